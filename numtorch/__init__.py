@@ -1,0 +1,37 @@
+"""numtorch: PyTorch's tensor, autograd and nn stack on NumPy storage with Numba kernels.
+
+>>> import numtorch as torch
+>>> torch.ones(2) + 1
+tensor([2., 2.])
+"""
+
+from __future__ import annotations
+
+from . import _dtype as _D
+from ._device import device
+from ._dtype import (
+    bool, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128,
+    dtype, finfo, iinfo, get_default_dtype, set_default_dtype, promote_types, can_cast,
+)  # fmt: skip
+from ._size import Size
+from ._tensor import Tensor
+from ._tensor_str import set_printoptions, get_printoptions
+from . import overrides
+from . import ops  # registers every op; also the ``numtorch.ops.aten`` namespace
+from .ops.factory import from_numpy
+from .ops._pointwise import broadcast_shapes
+from . import _api
+
+float = float32  # noqa: A001
+double = float64
+half = float16
+long = int64
+int = int32  # noqa: A001
+short = int16
+cfloat = complex64
+cdouble = complex128
+
+_BY_MODULE = _api.install(Tensor)
+_api.export(__name__, _BY_MODULE.get("torch", {}))
+
+__version__ = "0.1.0"

@@ -1,0 +1,109 @@
+"""The dispatcher: Autograd -> Python -> Backend, in PyTorch's order.
+
+``dispatch(op, vals)`` takes an OpOverload and its argument values in schema order (defaults
+filled). Each key either handles the call or passes it down:
+
+- Autograd: when grad mode is on and a Tensor argument requires grad (or a forward-AD level
+  is active), record a graph node around the call below (numtorch.autograd._engine).
+- Python: when a TorchDispatchMode is active or an argument's class defines
+  ``__torch_dispatch__`` (numtorch.utils._python_dispatch).
+- Backend: the kernel table ``op.impls`` keyed by device type.
+
+Composite ops (``op.impls["composite"]``) run above all keys: they decompose into other ops,
+which dispatch themselves, as CompositeImplicitAutograd ops do in PyTorch.
+"""
+
+from __future__ import annotations
+
+from ._state import STATE
+from ._tensor import PY_DISPATCH_TYPES, Tensor
+
+
+def dispatch(op, vals):
+    composite = op.impls.get("composite")
+    if composite is not None:
+        return composite(*vals)
+    st = STATE
+    if op.autograd is not None and (st.grad_enabled or st.fw_level >= 0):
+        if _needs_autograd(op, vals, st):
+            from .autograd._engine import autograd_call
+
+            return autograd_call(op, vals)
+    return below_autograd(op, vals)
+
+
+def _needs_autograd(op, vals, st) -> bool:
+    if st.grad_enabled:
+        for i in op.tensor_idx:
+            v = vals[i]
+            if v.__class__ is Tensor or isinstance(v, Tensor):
+                if v._rg:
+                    return True
+        for i in op.list_idx:
+            for v in vals[i]:
+                if isinstance(v, Tensor) and v._rg:
+                    return True
+    if st.fw_level >= 0:
+        for i in op.tensor_idx:
+            v = vals[i]
+            if isinstance(v, Tensor) and v._fw_grads:
+                return True
+        for i in op.list_idx:
+            for v in vals[i]:
+                if isinstance(v, Tensor) and v._fw_grads:
+                    return True
+    return False
+
+
+def below_autograd(op, vals):
+    if STATE.td_modes or _has_python_key(op, vals):
+        from .utils._python_dispatch import python_key
+
+        return python_key(op, vals)
+    return backend(op, vals)
+
+
+def _has_python_key(op, vals) -> bool:
+    for i in op.tensor_idx:
+        v = vals[i]
+        if v.__class__ in PY_DISPATCH_TYPES:
+            return True
+    for i in op.list_idx:
+        for v in vals[i]:
+            if v.__class__ in PY_DISPATCH_TYPES:
+                return True
+    return False
+
+
+def backend(op, vals):
+    impls = op.impls
+    dev = device_type_of(op, vals)
+    fn = impls.get(dev) or impls.get("any")
+    if fn is None:
+        raise NotImplementedError(
+            f"Could not run '{op.name()}' with arguments from the '{dev.upper()}' backend. "
+            f"'{op.name()}' is only available for these backends: "
+            f"[{', '.join(k.upper() for k in impls) or 'none'}]."
+        )
+    return fn(*vals)
+
+
+def device_type_of(op, vals) -> str:
+    for i in op.tensor_idx:
+        v = vals[i]
+        if isinstance(v, Tensor):
+            return v._device.type
+    for i in op.list_idx:
+        for v in vals[i]:
+            if isinstance(v, Tensor):
+                return v._device.type
+    # factories: the schema's device= argument decides
+    return _device_kwarg(op, vals)
+
+
+def _device_kwarg(op, vals) -> str:
+    for a, v in zip(op._schema.arguments, vals):
+        if a.name == "device" and v is not None:
+            return v.type if hasattr(v, "type") else str(v).partition(":")[0]
+    return "cpu"
+

@@ -1,0 +1,274 @@
+"""dtypes, PyTorch's type promotion (Python scalars are weak), finfo and iinfo."""
+
+from __future__ import annotations
+
+import builtins
+
+import numpy as np
+
+# Category order drives promotion: bool < integer < floating < complex.
+_BOOL, _INT, _FLOAT, _COMPLEX = 0, 1, 2, 3
+
+
+class dtype:
+    """A numtorch data type, mirroring ``torch.dtype``.
+
+    >>> numtorch.float32
+    torch.float32
+    """
+
+    __slots__ = ("name", "np", "itemsize", "category", "is_signed", "_rank")
+
+    def __init__(self, name: str, np_dtype, category: int, rank: int):
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.itemsize = self.np.itemsize
+        self.category = category
+        self.is_signed = category != _BOOL and name != "uint8"
+        self._rank = rank
+
+    @property
+    def is_floating_point(self) -> bool:
+        return self.category == _FLOAT
+
+    @property
+    def is_complex(self) -> bool:
+        return self.category == _COMPLEX
+
+    def to_real(self) -> dtype:
+        return {complex64: float32, complex128: float64}.get(self, self)
+
+    def to_complex(self) -> dtype:
+        return {float16: complex64, float32: complex64, float64: complex128}.get(self, self)
+
+    def __repr__(self) -> str:
+        return "torch." + self.name
+
+    def __reduce__(self):
+        return self.name
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+bool = dtype("bool", np.bool_, _BOOL, 0)  # noqa: A001 - mirrors torch.bool
+uint8 = dtype("uint8", np.uint8, _INT, 1)
+int8 = dtype("int8", np.int8, _INT, 2)
+int16 = dtype("int16", np.int16, _INT, 3)
+int32 = dtype("int32", np.int32, _INT, 4)
+int64 = dtype("int64", np.int64, _INT, 5)
+float16 = dtype("float16", np.float16, _FLOAT, 6)
+float32 = dtype("float32", np.float32, _FLOAT, 7)
+float64 = dtype("float64", np.float64, _FLOAT, 8)
+complex64 = dtype("complex64", np.complex64, _COMPLEX, 9)
+complex128 = dtype("complex128", np.complex128, _COMPLEX, 10)
+
+ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128)
+ALIASES = {
+    "float": float32,
+    "double": float64,
+    "half": float16,
+    "long": int64,
+    "int": int32,
+    "short": int16,
+    "cfloat": complex64,
+    "cdouble": complex128,
+}
+_FROM_NP = {d.np: d for d in ALL_DTYPES}
+
+_default = float32
+
+
+def get_default_dtype() -> dtype:
+    """The dtype of floating tensors created from Python floats (float32 unless changed).
+
+    >>> numtorch.get_default_dtype()
+    torch.float32
+    """
+    return _default
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Set the default floating dtype (float32 or float64, or float16).
+
+    >>> numtorch.set_default_dtype(numtorch.float64); numtorch.set_default_dtype(numtorch.float32)
+    """
+    global _default
+    if not isinstance(d, dtype) or d.category != _FLOAT:
+        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    _default = d
+
+
+def default_complex() -> dtype:
+    return complex128 if _default is float64 else complex64
+
+
+def from_numpy_dtype(npd) -> dtype:
+    try:
+        return _FROM_NP[np.dtype(npd)]
+    except KeyError:
+        raise TypeError(
+            f"can't convert np.ndarray of type {np.dtype(npd)}. The only supported types are: "
+            "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, "
+            "and bool."
+        ) from None
+
+
+def to_dtype(d) -> dtype:
+    """Accept a numtorch dtype, a numpy dtype or a Python type (float/int/bool/complex)."""
+    if isinstance(d, dtype):
+        return d
+    if d is builtins.float:
+        return float64
+    if d is builtins.int:
+        return int64
+    if d is builtins.bool:
+        return bool
+    if d is builtins.complex:
+        return complex128
+    return from_numpy_dtype(d)
+
+
+def _build_promotion_table():
+    # PyTorch's table: within a category the wider wins; uint8 with a signed int goes to the
+    # signed type that holds both (int16 for int8).
+    table = {}
+    for a in ALL_DTYPES:
+        for b in ALL_DTYPES:
+            if a is b:
+                r = a
+            elif {a, b} == {uint8, int8}:
+                r = int16
+            elif a.category == _COMPLEX or b.category == _COMPLEX:
+                real = max(
+                    (x.to_real() if x.category == _COMPLEX else x for x in (a, b)),
+                    key=lambda x: x._rank,
+                )
+                r = complex128 if real is float64 else complex64
+            else:
+                r = a if a._rank > b._rank else b
+            table[a, b] = r
+    return table
+
+
+_PROMOTE = _build_promotion_table()
+
+
+def promote_types(type1: dtype, type2: dtype) -> dtype:
+    """The smallest dtype both can be cast to without losing category.
+
+    >>> numtorch.promote_types(numtorch.int32, numtorch.float32)
+    torch.float32
+    """
+    return _PROMOTE[type1, type2]
+
+
+def can_cast(from_: dtype, to: dtype) -> builtins.bool:
+    """Whether PyTorch's casting rules allow ``from_`` to ``to`` (no category downgrade).
+
+    >>> numtorch.can_cast(numtorch.double, numtorch.float)
+    True
+    """
+    if from_.category > to.category:
+        return False
+    if to is bool and from_ is not bool:
+        return False
+    return True
+
+
+def scalar_dtype(value) -> dtype:
+    """The dtype a Python scalar takes when it is the only participant."""
+    t = type(value)
+    if t is builtins.bool or t is np.bool_:
+        return bool
+    if t is builtins.int:
+        return int64
+    if t is builtins.float:
+        return _default
+    if t is builtins.complex:
+        return default_complex()
+    if isinstance(value, np.generic):
+        return from_numpy_dtype(value.dtype)
+    raise TypeError(f"expected a number, got {t.__name__}")
+
+
+def _combine_categories(higher: dtype | None, lower: dtype | None) -> dtype | None:
+    # at::native::combine_categories: a higher-priority group wins unless the lower one has a
+    # higher category, in which case only the category (not the width) is taken from it.
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if higher.category == _COMPLEX:
+        return higher
+    if lower.category == _COMPLEX:
+        return higher.to_complex() if higher.category == _FLOAT else lower
+    if higher.category == _FLOAT:
+        return higher
+    if higher is bool or lower.category == _FLOAT:
+        return promote_types(higher, lower)
+    return higher
+
+
+def result_type_of(dim_types, zero_dim_types, scalars) -> dtype:
+    """Promotion over tensors with dims, 0-d tensors and Python scalars, in priority order."""
+    dim_r = zero_r = wrap_r = None
+    for d in dim_types:
+        dim_r = d if dim_r is None else _PROMOTE[dim_r, d]
+    for d in zero_dim_types:
+        zero_r = d if zero_r is None else _PROMOTE[zero_r, d]
+    for s in scalars:
+        d = scalar_dtype(s)
+        # A wrapped float/complex takes the default dtype, so promote in category only.
+        wrap_r = d if wrap_r is None else _PROMOTE[wrap_r, d]
+    r = _combine_categories(dim_r, _combine_categories(zero_r, wrap_r))
+    return r if r is not None else _default
+
+
+class finfo:
+    """Machine limits for floating dtypes, as ``torch.finfo``.
+
+    >>> numtorch.finfo(numtorch.float32).eps
+    1.1920928955078125e-07
+    """
+
+    def __init__(self, type: dtype | None = None):  # noqa: A002 - torch's parameter name
+        d = _default if type is None else to_dtype(type)
+        if d.category < _FLOAT:
+            raise TypeError("torch.finfo() requires a floating point input type.")
+        fi = np.finfo(d.np)
+        self.dtype = d.to_real().name
+        self.bits = fi.bits
+        self.eps = float(fi.eps)
+        self.max = float(fi.max)
+        self.min = float(fi.min)
+        self.tiny = self.smallest_normal = float(fi.tiny)
+        self.resolution = float(fi.resolution)
+
+    def __repr__(self) -> str:
+        return (
+            f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+            f"eps={self.eps:g}, smallest_normal={self.tiny:g}, tiny={self.tiny:g}, "
+            f"dtype={self.dtype})"
+        )
+
+
+class iinfo:
+    """Machine limits for integer dtypes, as ``torch.iinfo``.
+
+    >>> numtorch.iinfo(numtorch.int8).max
+    127
+    """
+
+    def __init__(self, type: dtype):  # noqa: A002 - torch's parameter name
+        d = to_dtype(type)
+        if d.category != _INT:
+            raise TypeError("torch.iinfo() requires an integer input type.")
+        ii = np.iinfo(d.np)
+        self.dtype = d.name
+        self.bits = ii.bits
+        self.max = int(ii.max)
+        self.min = int(ii.min)
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"

@@ -1,0 +1,204 @@
+"""OpOverload / OpOverloadPacket and the ``numtorch.ops`` namespace (``ops.aten.add.Tensor``)."""
+
+from __future__ import annotations
+
+import types
+
+from ._schema import FunctionSchema, bind
+
+
+class OpOverload:
+    """One operator overload, e.g. ``numtorch.ops.aten.add.Tensor``.
+
+    Calling it enters the dispatcher below the Python API (no ``__torch_function__``):
+
+    >>> numtorch.ops.aten.add.Tensor(numtorch.ones(2), numtorch.ones(2))
+    tensor([2., 2.])
+    """
+
+    __slots__ = ("_schema", "_overloadname", "_packet", "tensor_idx", "list_idx", "impls",
+                 "autograd", "py_kernels", "tags", "kind", "out_idx", "self_idx", "nargs",
+                 "__dict__")  # fmt: skip
+
+    def __init__(self, schema: FunctionSchema, packet: OpOverloadPacket, tags=()):
+        self._schema = schema
+        self._overloadname = schema.overload_name or "default"
+        self._packet = packet
+        args = schema.arguments
+        self.nargs = len(args)
+        self.tensor_idx = tuple(i for i, a in enumerate(args) if a.is_tensor)
+        self.list_idx = tuple(i for i, a in enumerate(args) if a.is_tensor_list)
+        self.out_idx = tuple(i for i, a in enumerate(args) if a.is_out)
+        writes = [i for i, a in enumerate(args) if a.is_write and not a.is_out]
+        self.self_idx = writes[0] if writes else -1
+        self.impls: dict = {}  # device type ("cpu", "cuda", "meta") or "composite" -> callable
+        self.autograd = None  # numtorch.autograd formula info, or None (non-differentiable)
+        self.py_kernels: dict = {}  # user registrations through numtorch.library
+        self.tags = tuple(tags)
+        self.kind = "view" if _returns_alias(schema) else ("inplace" if writes else "functional")
+        if self.out_idx:
+            self.kind = "out"
+        self.__name__ = f"{schema.name}.{self._overloadname}"
+        self.__qualname__ = self.__name__
+        self.__module__ = f"numtorch.ops.{schema.namespace}"
+
+    def __call__(self, /, *args, **kwargs):
+        from ._dispatch import dispatch
+
+        return dispatch(self, bind(self._schema, args, kwargs))
+
+    def redispatch_below_autograd(self, *args, **kwargs):
+        from ._dispatch import below_autograd
+
+        return below_autograd(self, bind(self._schema, args, kwargs))
+
+    def name(self) -> str:
+        return f"{self._schema.namespace}::{self._schema.name}" + (
+            f".{self._schema.overload_name}" if self._schema.overload_name else ""
+        )
+
+    @property
+    def overloadpacket(self) -> OpOverloadPacket:
+        return self._packet
+
+    @property
+    def op(self):
+        return self
+
+    @property
+    def namespace(self) -> str:
+        return self._schema.namespace
+
+    def __repr__(self) -> str:
+        return f"{self._schema.namespace}.{self._schema.name}.{self._overloadname}"
+
+    __str__ = __repr__
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __reduce__(self):
+        return (_lookup_overload, (self._schema.namespace, self._schema.name, self._overloadname))
+
+
+def _returns_alias(schema: FunctionSchema) -> bool:
+    return any(r.alias and not r.alias.endswith("!") for r in schema.returns)
+
+
+class OpOverloadPacket:
+    """All overloads of one operator name, e.g. ``numtorch.ops.aten.add``.
+
+    >>> numtorch.ops.aten.add.overloads()[:2]
+    ['Tensor', 'Scalar']
+    """
+
+    def __init__(self, namespace: str, name: str):
+        self._namespace = namespace
+        self._name = name
+        self._overloads: dict[str, OpOverload] = {}
+        self.__name__ = name
+        self.__qualname__ = name
+
+    def _add(self, ov: OpOverload) -> None:
+        self._overloads[ov._overloadname] = ov
+
+    def __getattr__(self, attr: str) -> OpOverload:
+        try:
+            return self.__dict__["_overloads"][attr]
+        except KeyError:
+            raise AttributeError(
+                f"The underlying op of '{self._namespace}.{self._name}' has no overload name '{attr}'"
+            ) from None
+
+    def overloads(self) -> list[str]:
+        return list(self._overloads)
+
+    def __call__(self, /, *args, **kwargs):
+        errors = []
+        for ov in self._overloads.values():
+            try:
+                vals = bind(ov._schema, args, kwargs)
+            except TypeError as e:
+                errors.append(str(e))
+                continue
+            if _types_fit(ov, vals):
+                from ._dispatch import dispatch
+
+                return dispatch(ov, vals)
+        raise TypeError(
+            f"{self._namespace}::{self._name}() received an invalid combination of arguments: "
+            + "; ".join(errors)
+        )
+
+    def __repr__(self) -> str:
+        return f"<OpOverloadPacket(op='{self._namespace}.{self._name}')>"
+
+    def __str__(self) -> str:
+        return f"{self._namespace}.{self._name}"
+
+
+def _types_fit(ov: OpOverload, vals: list) -> bool:
+    from ._tensor import Tensor
+
+    for i, a in enumerate(ov._schema.arguments):
+        v = vals[i]
+        if a.is_tensor and not (isinstance(v, Tensor) or (v is None and a.is_optional)):
+            return False
+        if a.type.startswith("Scalar") and isinstance(v, Tensor):
+            return False
+    return True
+
+
+class _OpNamespace(types.ModuleType):
+    def __init__(self, name: str):
+        super().__init__(f"numtorch.ops.{name}")
+        self._ns = name
+        self._packets: dict[str, OpOverloadPacket] = {}
+
+    def __getattr__(self, name: str) -> OpOverloadPacket:
+        try:
+            return self.__dict__["_packets"][name]
+        except KeyError:
+            raise AttributeError(f"'_OpNamespace' '{self._ns}' object has no attribute '{name}'") from None
+
+    def __dir__(self):
+        return sorted(self._packets)
+
+
+class _Ops(types.ModuleType):
+    """``numtorch.ops``: one namespace per library (``aten``, and user namespaces)."""
+
+    def __init__(self):
+        super().__init__("numtorch.ops")
+        self._namespaces: dict[str, _OpNamespace] = {}
+
+    def __getattr__(self, name: str) -> _OpNamespace:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self.namespace(name)
+
+    def namespace(self, name: str) -> _OpNamespace:
+        spaces = self.__dict__["_namespaces"]
+        if name not in spaces:
+            spaces[name] = _OpNamespace(name)
+        return spaces[name]
+
+
+ops = _Ops()
+
+
+def register_overload(schema: FunctionSchema, tags=()) -> OpOverload:
+    ns = ops.namespace(schema.namespace)
+    packet = ns._packets.get(schema.name)
+    if packet is None:
+        packet = ns._packets[schema.name] = OpOverloadPacket(schema.namespace, schema.name)
+    oname = schema.overload_name or "default"
+    if oname in packet._overloads:
+        raise RuntimeError(f"operator {schema.namespace}::{schema.name}.{oname} is already registered")
+    ov = OpOverload(schema, packet, tags)
+    packet._add(ov)
+    return ov
+
+
+def _lookup_overload(namespace: str, name: str, overload: str) -> OpOverload:
+    return getattr(getattr(ops.namespace(namespace), name), overload)

@@ -1,0 +1,425 @@
+"""The Tensor: a NumPy array (the storage, or a view of it) plus autograd metadata.
+
+Ops are not defined here: ``_api.py`` attaches a method for every registered op. This module
+holds what a tensor *is* (metadata, conversion, printing, the legacy constructor).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _dtype as D
+from ._device import CPU
+from ._size import Size
+from ._state import STATE
+
+_new = object.__new__
+PY_DISPATCH_TYPES: set = set()  # Tensor subclasses defining __torch_dispatch__ (the Python key)
+
+
+class Tensor:
+    """A multi-dimensional array with autograd, mirroring ``torch.Tensor``.
+
+    The legacy constructor builds a default-dtype tensor from data or a shape:
+
+    >>> numtorch.Tensor([1, 2])
+    tensor([1., 2.])
+    >>> numtorch.Tensor(2, 3).shape
+    torch.Size([2, 3])
+    """
+
+    # Note [Tensor slots]
+    # The hot path creates tensors through _make(), which fills exactly these slots. Rare
+    # state (hooks, retains_grad, output number, forward tangents) lives in __dict__ with
+    # class-level defaults, so a plain op's output pays nothing for it.
+    __slots__ = ("_data", "_dtype", "_device", "_rg", "_grad_fn", "_grad", "_vc", "_base",
+                 "__dict__", "__weakref__")  # fmt: skip
+
+    _out_nr = 0
+    _backward_hooks = None
+    _post_acc_hooks = None
+    _retains_grad = False
+    _fw_grads = None
+    _is_param = False
+    __array_priority__ = 1000  # NumPy scalars defer binary operators to us
+
+    def __new__(cls, *args, **kwargs):
+        device = kwargs.pop("device", None)
+        if kwargs:
+            raise TypeError(f"new() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        if device is not None and str(device) != "cpu":
+            raise RuntimeError(f"legacy constructor expects device type: cpu but device type: {device} was passed")
+        dt = D.get_default_dtype()
+        if len(args) == 1 and isinstance(args[0], Tensor):
+            src = args[0]
+            return _make(src._data, src._dtype, cls, src._device)
+        if args and all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
+            return _make(np.empty(tuple(int(a) for a in args), dt.np), dt, cls)
+        if len(args) == 1 and isinstance(args[0], Size):
+            return _make(np.empty(tuple(args[0]), dt.np), dt, cls)
+        if len(args) == 1:
+            from ._factory_utils import data_to_array
+
+            return _make(data_to_array(args[0], dt), dt, cls)
+        if not args:
+            return _make(np.empty((0,), dt.np), dt, cls)
+        raise TypeError(f"new() received an invalid combination of arguments - got {args!r}")
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if getattr(cls.__torch_dispatch__, "__func__", None) is not _default_torch_dispatch:
+            PY_DISPATCH_TYPES.add(cls)
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        return NotImplemented
+
+    # ---- metadata ---------------------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None):
+        """The shape, or the size of one dimension.
+
+        >>> numtorch.zeros(2, 3).size(-1)
+        3
+        """
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim, "size")]
+
+    def stride(self, dim: int | None = None):
+        """Strides in elements, as PyTorch reports them.
+
+        >>> numtorch.zeros(2, 3).stride()
+        (3, 1)
+        """
+        isz = self._data.itemsize
+        st = tuple(s // isz for s in self._data.strides)
+        if dim is None:
+            return st
+        return st[_wrap_dim(dim, self._data.ndim, "stride")]
+
+    @property
+    def dtype(self) -> D.dtype:
+        return self._dtype
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def is_cuda(self) -> bool:
+        return self._device.type == "cuda"
+
+    @property
+    def is_cpu(self) -> bool:
+        return self._device.type == "cpu"
+
+    @property
+    def is_meta(self) -> bool:
+        return self._device.type == "meta"
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self._data.nbytes
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        return bool(self._data.flags.c_contiguous)
+
+    def is_floating_point(self) -> bool:
+        return self._dtype.category == D._FLOAT
+
+    def is_complex(self) -> bool:
+        return self._dtype.category == D._COMPLEX
+
+    def is_signed(self) -> bool:
+        return self._dtype.is_signed
+
+    def storage_offset(self) -> int:
+        base = _root_array(self._data)
+        delta = self._data.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+        return delta // self._dtype.itemsize
+
+    def data_ptr(self) -> int:
+        return self._data.__array_interface__["data"][0]
+
+    @property
+    def _version(self) -> int:
+        return self._vc[0]
+
+    @property
+    def _is_view_flag(self) -> bool:
+        return self._base is not None
+
+    def _is_view(self) -> bool:
+        return self._base is not None
+
+    # ---- autograd metadata (the engine lives in numtorch.autograd) ----------------------
+    @property
+    def requires_grad(self) -> bool:
+        return self._rg
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        if value and not (self._dtype.category >= D._FLOAT):
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self._rg = bool(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set requires_grad in place and return self.
+
+        >>> numtorch.zeros(2).requires_grad_().requires_grad
+        True
+        """
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._grad_fn is None
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+            if value._dtype is not self._dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    @property
+    def data(self) -> Tensor:
+        return _make(self._data, self._dtype, Tensor, self._device, vc=self._vc)
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        self._data = value._data
+        self._dtype = value._dtype
+        self._device = value._device
+
+    # ---- conversion --------------------------------------------------------------------
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The tensor's data as a NumPy array sharing memory (CPU tensors).
+
+        >>> numtorch.ones(2).numpy()
+        array([1., 1.], dtype=float32)
+        """
+        if self._rg and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+            )
+        if self._device.type != "cpu":
+            if not force:
+                raise TypeError(
+                    f"can't convert {self._device.type}:0 device type tensor to numpy. Use "
+                    "Tensor.cpu() to copy the tensor to host memory first."
+                )
+            return self.cpu()._data
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self._host()
+        return arr if dtype is None else arr.astype(dtype, copy=False)
+
+    def _host(self) -> np.ndarray:
+        if self._device.type == "cpu":
+            return self._data
+        return self._data.copy_to_host()
+
+    def item(self):
+        """The value of a one-element tensor as a Python number.
+
+        >>> numtorch.tensor([2.5]).item()
+        2.5
+        """
+        n = self._data.size
+        if n != 1:
+            raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+        return self._host().reshape(()).item()
+
+    def tolist(self):
+        """The data as (nested) Python lists.
+
+        >>> numtorch.tensor([[1, 2]]).tolist()
+        [[1, 2]]
+        """
+        return self._host().tolist()
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self) -> bool:
+        n = self._data.size
+        if n == 1:
+            return bool(self._host().reshape(()))
+        what = "no values" if n == 0 else "more than one value"
+        raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __complex__(self) -> complex:
+        return complex(self.item())
+
+    def __index__(self) -> int:
+        if self._dtype.category > D._INT or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0 and not self._rg:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    def __repr__(self, *, tensor_contents=None) -> str:
+        if type(self) is not Tensor or STATE.tf_modes:
+            from .overrides import handle_torch_function, has_torch_function_unary
+
+            if has_torch_function_unary(self):
+                return handle_torch_function(Tensor.__repr__, (self,), self, tensor_contents=tensor_contents)
+        from ._tensor_repr import tensor_repr
+
+        return tensor_repr(self)
+
+    def __reduce_ex__(self, proto):
+        from ._serialization import reduce_tensor
+
+        return reduce_tensor(self)
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        new = _make(self._data.copy(), self._dtype, type(self), self._device)
+        new._rg = self._rg
+        memo[id(self)] = new
+        if self._grad is not None:
+            new._grad = self._grad.__deepcopy__(memo)
+        new.__dict__.update({k: v for k, v in self.__dict__.items() if not k.startswith("_")})
+        return new
+
+    # ---- subclass construction ----------------------------------------------------------
+    @staticmethod
+    def _make_subclass(cls, data: Tensor, require_grad: bool = False) -> Tensor:
+        t = _make(data._data, data._dtype, cls, data._device, vc=data._vc)
+        t._rg = bool(require_grad)
+        return t
+
+    def as_subclass(self, cls) -> Tensor:
+        """A view of this tensor's data typed as ``cls`` (no copy, shares autograd history).
+
+        >>> class Sub(numtorch.Tensor): pass
+        >>> type(numtorch.zeros(1).as_subclass(Sub)).__name__
+        'Sub'
+        """
+        t = _make(self._data, self._dtype, cls, self._device, vc=self._vc)
+        t._rg = self._rg
+        t._grad_fn = self._grad_fn
+        t._base = self._base
+        if self._out_nr:
+            t._out_nr = self._out_nr
+        return t
+
+
+_default_torch_dispatch = Tensor.__dict__["__torch_dispatch__"].__func__
+
+
+def _make(data, dt, cls=Tensor, device=CPU, vc=None) -> Tensor:
+    """Wrap an array without copying. The one place that fills the slots (Note [Tensor slots])."""
+    t = _new(cls)
+    t._data = data
+    t._dtype = dt
+    t._device = device
+    t._rg = False
+    t._grad_fn = None
+    t._grad = None
+    t._vc = [0] if vc is None else vc
+    t._base = None
+    return t
+
+
+def _view(src: Tensor, arr, dt=None) -> Tensor:
+    """A tensor viewing ``src``'s storage through ``arr`` (a NumPy view of ``src._data``):
+    shares the version counter and records the base, as PyTorch views do."""
+    t = _make(arr, src._dtype if dt is None else dt, Tensor, src._device, vc=src._vc)
+    t._base = src if src._base is None else src._base
+    return t
+
+
+def _wrap_dim(dim: int, ndim: int, op: str = "") -> int:
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
+    return dim + n if dim < 0 else dim
+
+
+def _root_array(a: np.ndarray) -> np.ndarray:
+    # as_strided views hang off a DummyArray whose .base is the real array.
+    while True:
+        b = a.base
+        if isinstance(b, np.ndarray):
+            a = b
+        elif b is not None and isinstance(getattr(b, "base", None), np.ndarray):
+            a = b.base
+        else:
+            return a

@@ -1,0 +1,15 @@
+"""Op declarations (one module per area) and, as ``numtorch.ops.<namespace>``, the op namespaces.
+
+Importing this package registers every op. Any other attribute is an operator namespace, as
+in ``torch.ops``: ``numtorch.ops.aten.add.Tensor``, ``numtorch.ops.mylib.foo``.
+"""
+
+from . import factory, pointwise, shape, indexing, reduction, linalg, random  # noqa: F401
+
+
+def __getattr__(name: str):
+    if name.startswith("__"):
+        raise AttributeError(name)
+    from .._ops import ops as _root
+
+    return _root.namespace(name)

@@ -1,0 +1,447 @@
+"""The pointwise engine: type promotion, broadcasting, out=/in-place, kernel variant choice.
+
+A ``Pointwise`` holds one scalar expression; its kernels are generated on first use
+(Note [Generated kernels are real files]). ``__call__`` is the CPU backend of every
+elementwise op: it resolves the compute dtype with PyTorch's promotion (Python scalars are
+weak), broadcasts, allocates, and picks the contiguous, parallel or strided variant.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor, _make
+from ..kernels import _codegen
+from ..kernels import PARALLEL_THRESHOLD
+
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+class Pointwise:
+    """One elementwise computation, e.g. ``Pointwise("add", ["self", "other"], "self + alpha * other", ["alpha"])``.
+
+    rule: "common" -> result in the promoted dtype; "float" -> integers promote to the
+    default float; "bool" -> computed in the promoted dtype, result bool; "int" -> integer
+    or bool inputs only; "real" -> no complex.
+    """
+
+    __slots__ = ("name", "inputs", "expr", "params", "rule", "_mod", "_cache", "allow")
+
+    def __init__(self, name, inputs, expr, params=(), rule="common", allow="all"):
+        self.name = name
+        self.inputs = list(inputs)
+        self.expr = expr
+        self.params = list(params)
+        self.rule = rule
+        self.allow = allow  # "all", "nobool", "int" (integral/bool), "real" (no complex), "float"
+        self._mod = None
+        self._cache: dict = {}
+
+    # ---- kernels -------------------------------------------------------------------------
+    def kernel(self, variant: str):
+        k = self._cache.get(variant)
+        if k is None:
+            if self._mod is None:
+                src = _codegen.render_pointwise(self.inputs, self.params, self.expr)
+                self._mod = _codegen.load_module(f"pw_{self.name}", src)
+            k = self._cache[variant] = getattr(self._mod, variant)
+        return k
+
+    # ---- dtypes ------------------------------------------------------------------------------
+    def dtypes(self, operands) -> tuple[D.dtype, D.dtype]:
+        """(compute dtype, result dtype) for these operands."""
+        dims, zeros, scalars = [], [], []
+        for x in operands:
+            if isinstance(x, Tensor):
+                (dims if x._data.ndim else zeros).append(x._dtype)
+            else:
+                scalars.append(x)
+        common = D.result_type_of(dims, zeros, scalars)
+        self._check_allowed(common)
+        rule = self.rule
+        if rule == "common":
+            return common, common
+        if rule == "float":
+            c = common if common.category >= D._FLOAT else D.get_default_dtype()
+            return c, c
+        if rule == "bool":
+            return common, D.bool
+        raise AssertionError(rule)
+
+    def _check_allowed(self, common: D.dtype) -> None:
+        allow = self.allow
+        if allow == "all":
+            return
+        bad = (
+            (allow == "nobool" and common is D.bool)
+            or (allow == "int" and common.category > D._INT)
+            or (allow == "real" and common.category == D._COMPLEX)
+            or (allow == "float" and common.category != D._FLOAT)
+        )
+        if bad:
+            raise RuntimeError(f'"{self.name}_cpu" not implemented for \'{_cname(common)}\'')
+
+    # ---- the call --------------------------------------------------------------------------------
+    def __call__(self, operands, params=(), out: Tensor | None = None, inplace: bool = False):
+        compute, result = self.dtypes(operands)
+        if inplace:
+            out = operands[0]
+        if compute is D.float16 or (out is not None and out._dtype is D.float16):
+            return self._via_float32(operands, params, out, result)
+        if out is not None and not D.can_cast(result, out._dtype):
+            raise RuntimeError(
+                f"result type {_cname(result)} can't be cast to the desired output type "
+                f"{_cname(out._dtype)}"
+            )
+        npc = compute.np
+        arrays, pattern, shape = [], [], ()
+        for x in operands:
+            if isinstance(x, Tensor):
+                a = x._data
+                if a.dtype != npc:
+                    a = a.astype(npc)
+                arrays.append(a)
+            else:
+                arrays.append(_scalar(x, compute))
+        shape = _broadcast([a.shape for a in arrays if isinstance(a, np.ndarray)])
+        if inplace and shape != out._data.shape:
+            raise RuntimeError(
+                f"output with shape {list(out._data.shape)} doesn't match the broadcast shape "
+                f"{list(shape)}"
+            )
+        if out is None:
+            res = np.empty(shape, result.np)
+            dest = res
+        else:
+            if out._data.shape != shape:
+                _resize_out(out, shape)
+            dest = out._data
+        n = dest.size
+        if n:
+            pvals = [_param(p, compute) for p in params]
+            if dest.flags.c_contiguous and all(
+                not isinstance(a, np.ndarray)
+                or (a.size == n or a.size == 1) and a.flags.c_contiguous
+                for a in arrays
+            ):
+                self._run_contig(arrays, dest, n, pvals)
+            else:
+                self._run_strided(arrays, dest, shape, pvals)
+        if out is None:
+            return _make(res, result)
+        out._vc[0] += 1
+        return out
+
+    def _via_float32(self, operands, params, out, result):
+        # Numba has no CPU float16: compute in float32 (PyTorch's opmath type for half), round once.
+        wide = [
+            _make(x._data.astype(np.float32), D.float32) if isinstance(x, Tensor) and x._dtype is D.float16 else x
+            for x in operands
+        ]
+        r = self(wide, params)
+        target = result if out is None else out._dtype
+        if out is None:
+            return _make(r._data.astype(target.np), target)
+        if out._data.shape != r._data.shape:
+            if out is operands[0]:
+                raise RuntimeError(
+                    f"output with shape {list(out._data.shape)} doesn't match the broadcast shape "
+                    f"{list(r._data.shape)}"
+                )
+            _resize_out(out, r._data.shape)
+        out._data[...] = r._data
+        out._vc[0] += 1
+        return out
+
+    def _run_contig(self, arrays, dest, n, pvals):
+        args, pat = [], ""
+        for a in arrays:
+            if not isinstance(a, np.ndarray):
+                pat += "s"
+                args.append(a)
+            else:
+                pat += "a" if a.size == n else "b"
+                args.append(a.reshape(-1))
+        prefix = "p_" if n >= PARALLEL_THRESHOLD else "c_"
+        self.kernel(prefix + pat)(*args, dest.reshape(-1), *pvals)
+
+    def _run_strided(self, arrays, dest, shape, pvals):
+        args = list(flat_parts(dest, shape))
+        for a in arrays:
+            if not isinstance(a, np.ndarray):
+                a = np.array([a], dest.dtype if not arrays else _first_array(arrays).dtype)
+            args += flat_parts(a, shape)
+        self.kernel("strided")(np.array(shape, np.int64), *args, *pvals)
+
+
+def _first_array(arrays):
+    return next(a for a in arrays if isinstance(a, np.ndarray))
+
+
+def flat_parts(a: np.ndarray, shape: tuple):
+    """(1-D storage, element offset, int64 strides broadcast to ``shape``) of an array view."""
+    nd = len(shape)
+    st = np.zeros(nd, np.int64)
+    isz = a.itemsize
+    lead = nd - a.ndim
+    for i, (s, n) in enumerate(zip(a.strides, a.shape)):
+        st[lead + i] = 0 if n == 1 else s // isz
+    if a.size == 0:
+        return a.reshape(-1), 0, st
+    root = _root(a)
+    if root is not None:
+        base = root.reshape(-1) if root.flags.c_contiguous else root.ravel(order="K")
+        off = (a.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // isz
+        if all(s % isz == 0 for s in a.strides):
+            return base, off, st
+    c = np.ascontiguousarray(a)
+    return flat_parts(c, shape)
+
+
+def _root(a: np.ndarray):
+    while True:
+        b = a.base
+        if isinstance(b, np.ndarray):
+            a = b
+        elif b is not None and isinstance(getattr(b, "base", None), np.ndarray):
+            a = b.base
+        else:
+            break
+    if a.flags.c_contiguous or a.flags.f_contiguous:
+        return a
+    return None
+
+
+def _scalar(x, compute: D.dtype):
+    if isinstance(x, np.generic):
+        x = x.item()
+    if type(x) is int and not _INT64[0] <= x <= _INT64[1]:
+        raise RuntimeError("Overflow when unpacking long")
+    if compute.category == D._COMPLEX:
+        return complex(x)
+    if compute.category == D._FLOAT:
+        if type(x) is complex:
+            raise RuntimeError(f"value cannot be converted to type {compute.name} without overflow")
+        return float(x)
+    if compute is D.bool:
+        return bool(x)
+    return int(x)
+
+
+def _param(p, compute: D.dtype):
+    if isinstance(p, Tensor):
+        p = p.item()
+    if compute.category <= D._INT and isinstance(p, float):
+        raise RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating point number."
+        )
+    return _scalar(p, compute)
+
+
+def broadcast_shapes(*shapes) -> tuple:
+    """The shape all arguments broadcast to, with PyTorch's error for a mismatch.
+
+    >>> numtorch.broadcast_shapes((2, 1), (3,))
+    torch.Size([2, 3])
+    """
+    return _broadcast([tuple(s) for s in shapes])
+
+
+def _broadcast(shapes) -> tuple:
+    if len(shapes) == 1:
+        return shapes[0]
+    first = shapes[0]
+    if all(s == first for s in shapes):
+        return first
+    res = list(first)
+    for s in shapes[1:]:
+        n = max(len(res), len(s))
+        a = [1] * (n - len(res)) + res
+        b = [1] * (n - len(s)) + list(s)
+        for i in range(n):
+            if a[i] != b[i]:
+                if a[i] == 1:
+                    a[i] = b[i]
+                elif b[i] != 1:
+                    raise RuntimeError(
+                        f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) "
+                        f"at non-singleton dimension {i}"
+                    )
+        res = a
+    return tuple(res)
+
+
+def _resize_out(out: Tensor, shape: tuple) -> None:
+    if out._data.size:
+        warnings.warn(
+            f"An output with one or more elements was resized since it had shape "
+            f"{list(out._data.shape)}, which does not match the required output shape "
+            f"{list(shape)}. This behavior is deprecated, and in a future PyTorch release "
+            "outputs will not be resized unless they have zero elements. You can explicitly "
+            "reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
+            UserWarning,
+            stacklevel=4,
+        )
+    out._data = np.empty(shape, out._dtype.np)
+
+
+_CNAMES = {
+    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+    "int64": "Long", "float16": "Half", "float32": "Float", "float64": "Double",
+    "complex64": "ComplexFloat", "complex128": "ComplexDouble",
+}  # fmt: skip
+
+
+def _cname(d: D.dtype) -> str:
+    return _CNAMES[d.name]
+
+
+# ---- declaration --------------------------------------------------------------------------
+def defpointwise(
+    schema: str,
+    pw: Pointwise,
+    *,
+    backward: dict | None = None,
+    jvp=None,
+    inplace: bool = True,
+    out: bool = True,
+    function: bool = True,
+    method: bool = True,
+    module: str = "torch",
+    doc: str | None = None,
+    dunders: tuple = (),
+):
+    """Declare an elementwise op: functional, in-place (``name_``) and ``out=`` overloads,
+    plus ``numtorch.name``, ``Tensor.name`` and ``Tensor.name_`` bindings. Returns the ops."""
+    from .._dispatch import dispatch
+    from .._schema import parse_schema
+    from ._registry import defop, public, schema_sig
+
+    s = parse_schema(schema)
+    names = [a.name for a in s.arguments]
+    in_idx = tuple(names.index(n) for n in pw.inputs)
+    par_idx = tuple(names.index(n) for n in pw.params)
+
+    def functional(*v):
+        return pw([v[i] for i in in_idx], [v[i] for i in par_idx])
+
+    def out_impl(*v):
+        return pw([v[i] for i in in_idx], [v[i] for i in par_idx], v[-1])
+
+    def inplace_impl(*v):
+        return pw([v[i] for i in in_idx], [v[i] for i in par_idx], inplace=True)
+
+    op = defop(schema, cpu=functional, backward=backward, jvp=jvp)
+    result = {"functional": op}
+    if out:
+        result["out"] = op_out = defop(_out_schema(s), cpu=out_impl)
+    if inplace:
+        result["inplace"] = op_ = defop(_inplace_schema(s), cpu=inplace_impl, backward=backward, jvp=jvp)
+    doc = doc or f"Elementwise ``{s.name}``; see PyTorch's ``torch.{s.name}``."
+    if function:
+        sig, rel, _ = schema_sig(op, method=False, out=out)
+        if out:
+
+            def fbody(*v):
+                o = v[-1]
+                if o is None:
+                    return dispatch(op, list(v[:-1]))
+                return dispatch(op_out, list(v))
+
+        else:
+
+            def fbody(*v):
+                return dispatch(op, list(v))
+
+        public(s.name, sig, fbody, relevant=rel, module=module, doc=doc, ops=tuple(result.values()))
+    if method:
+        sig, rel, _ = schema_sig(op, method=True, out=False)
+
+        def mbody(*v):
+            return dispatch(op, list(v))
+
+        public(s.name, sig, mbody, relevant=rel, module="Tensor", doc=doc, ops=(op,))
+        if inplace:
+
+            def ibody(*v):
+                return dispatch(op_, list(v))
+
+            public(s.name + "_", sig, ibody, relevant=rel, module="Tensor", doc=doc, ops=(op_,))
+    for d in dunders:
+        _dunder(d, result)
+    return result
+
+
+def _dunder(name: str, ops: dict) -> None:
+    """``__add__`` (forward), ``__radd__`` (reflected: operands swapped), ``__iadd__`` (in place)."""
+    from .._dispatch import dispatch
+    from ._registry import public
+
+    op, nargs = ops["functional"], len(ops["functional"]._schema.arguments)
+    pad = [a.default for a in op._schema.arguments[2:]]
+    if name.startswith("__r") and name not in ("__rshift__",):
+
+        def body(self, other):
+            return dispatch(op, [other, self, *pad])
+
+    elif name.startswith("__i"):
+        op_ = ops["inplace"]
+
+        def body(self, other):
+            return dispatch(op_, [self, other, *pad])
+
+    elif nargs == 1 or op._schema.arguments[1].kwarg_only:
+
+        def body(self):
+            return dispatch(op, [self, *[a.default for a in op._schema.arguments[1:]]])
+
+        public(name, "self", body, relevant=("self",), module="Tensor", ops=(op,))
+        return
+    else:
+
+        def body(self, other):
+            return dispatch(op, [self, other, *pad])
+
+    public(name, "self, other", body, relevant=("self", "other"), module="Tensor", ops=(op,))
+
+
+def _args_text(s, mutate_self: bool) -> list[str]:
+    parts, kw = [], False
+    for a in s.arguments:
+        if a.kwarg_only and not kw:
+            parts.append("*")
+            kw = True
+        t = "Tensor(a!)" if mutate_self and a.name == "self" else a.type
+        d = "" if not a.has_default else "=" + _default_text(a.default)
+        parts.append(f"{t} {a.name}{d}")
+    return parts
+
+
+def _default_text(v) -> str:
+    if v is None:
+        return "None"
+    if isinstance(v, bool):
+        return str(v)
+    if isinstance(v, str):
+        return f'"{v}"'
+    if isinstance(v, (list, tuple)):
+        return "[" + ",".join(str(x) for x in v) + "]"
+    return repr(v)
+
+
+def _inplace_schema(s) -> str:
+    ov = f".{s.overload_name}" if s.overload_name else ""
+    return f"{s.name}_{ov}({', '.join(_args_text(s, True))}) -> Tensor(a!)"
+
+
+def _out_schema(s) -> str:
+    ov = s.overload_name
+    out_ov = "out" if ov in ("", "Tensor") else (ov.replace("Tensor_", "out_") if ov.startswith("Tensor_") else f"{ov}_out")
+    parts = _args_text(s, False)
+    if "*" not in parts:
+        parts.append("*")
+    parts.append("Tensor(a!) out")
+    return f"{s.name}.{out_ov}({', '.join(parts)}) -> Tensor(a!)"

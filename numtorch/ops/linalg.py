@@ -1,0 +1,3 @@
+"""linalg ops (being written)."""
+
+from __future__ import annotations

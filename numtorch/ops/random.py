@@ -1,0 +1,3 @@
+"""random ops (being written)."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""reduction ops (being written)."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""shape ops (being written)."""
+
+from __future__ import annotations

@@ -1,0 +1,5 @@
+"""OpInfos for numtorch/ops/factory.py."""
+
+from __future__ import annotations
+
+OPINFOS: list = []
