@@ -21,6 +21,10 @@ from . import ops  # registers every op; also the ``numtorch.ops.aten`` namespac
 from .ops.factory import from_numpy
 from .ops._pointwise import broadcast_shapes
 from . import _api
+from . import autograd
+from .autograd.grad_mode import (
+    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled,
+)  # fmt: skip
 
 float = float32  # noqa: A001
 double = float64

@@ -4,7 +4,7 @@ Importing this package registers every op. Any other attribute is an operator na
 in ``torch.ops``: ``numtorch.ops.aten.add.Tensor``, ``numtorch.ops.mylib.foo``.
 """
 
-from . import factory, pointwise, shape, indexing, reduction, linalg, random  # noqa: F401
+from . import autograd, factory, indexing, linalg, pointwise, random, reduction, shape  # noqa: F401
 
 
 def __getattr__(name: str):

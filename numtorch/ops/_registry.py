@@ -16,6 +16,8 @@ from .._ops import OpOverload, register_overload
 from .._schema import parse_schema
 
 OPS: dict[str, OpOverload] = {}
+# out= overloads are not differentiable: the Autograd key raises PyTorch's error for them.
+OUT_NOT_DIFFERENTIABLE = object()
 
 
 @dataclass
@@ -74,6 +76,8 @@ def defop(
             op.impls[key] = fn
     if backward is not None:
         op.autograd = make_derivative(s, backward, jvp, node_name)
+    elif op.out_idx:
+        op.autograd = OUT_NOT_DIFFERENTIABLE
     return op
 
 

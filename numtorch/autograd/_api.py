@@ -1,0 +1,199 @@
+"""``numtorch.autograd.backward`` / ``grad`` and the Tensor autograd methods."""
+
+from __future__ import annotations
+
+from .._tensor import Tensor
+from ..overrides import handle_torch_function, has_torch_function
+from ._engine import run_backward
+from .graph import gradient_edge
+
+
+def _make_grads(outputs, grad_outputs, is_grads_batched=False):
+    from .. import ones_like
+
+    res = []
+    for out, g in zip(outputs, grad_outputs):
+        if g is None:
+            if out._rg and out._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if out._dtype.category < 2:
+                raise RuntimeError(
+                    f"grad can be implicitly created only for real scalar outputs but got {out._dtype}"
+                )
+            g = ones_like(out, memory_format=None)
+        elif not isinstance(g, Tensor):
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+        elif g._data.shape != out._data.shape:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[0] has a shape of {g.shape} and output[0] has a "
+                f"shape of {out.shape}."
+            )
+        res.append(g)
+    return res
+
+
+def _as_tuple(x):
+    if x is None:
+        return None
+    return (x,) if isinstance(x, Tensor) else tuple(x)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None, inputs=None):
+    """Accumulate d(tensors)/d(leaves) into the leaves' ``.grad``.
+
+    >>> x = numtorch.ones(2, requires_grad=True)
+    >>> numtorch.autograd.backward((x * 3).sum()); x.grad
+    tensor([3., 3.])
+    """
+    tensors = _as_tuple(tensors)
+    grads = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = []
+    for i, t in enumerate(tensors):
+        e = gradient_edge(t)
+        if e is None:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        roots.append(e)
+    grads = _make_grads(tensors, grads)
+    in_edges = None
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        if not inputs:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        in_edges = [gradient_edge(t) for t in inputs]
+    run_backward(roots, grads, retain_graph, create_graph, in_edges, accumulate=True)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):  # fmt: skip
+    """Gradients of ``outputs`` w.r.t. ``inputs``, returned (not accumulated into ``.grad``).
+
+    >>> x = numtorch.tensor([2.0], requires_grad=True)
+    >>> numtorch.autograd.grad((x ** 3).sum(), x)
+    (tensor([12.]),)
+    """
+    outputs = _as_tuple(outputs)
+    t_inputs = _as_tuple(inputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if materialize_grads and not allow_unused:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True")
+    gouts = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
+    if len(gouts) != len(outputs):
+        raise RuntimeError(f"grad requires one grad_output per output (got {len(gouts)} for {len(outputs)})")
+    roots = []
+    for i, t in enumerate(outputs):
+        e = gradient_edge(t)
+        if e is None:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        roots.append(e)
+    in_edges = []
+    for t in t_inputs:
+        e = gradient_edge(t)
+        if e is None:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        in_edges.append(e)
+    if retain_graph is None:
+        retain_graph = create_graph
+    res = run_backward(roots, _make_grads(outputs, gouts), retain_graph, create_graph, in_edges, accumulate=False)
+    out = []
+    for t, g in zip(t_inputs, res):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the graph. "
+                    "Set allow_unused=True if this is the desired behavior."
+                )
+            if materialize_grads:
+                from .. import zeros_like
+
+                g = zeros_like(t)
+        out.append(g)
+    return tuple(out)
+
+
+# ---- Tensor methods --------------------------------------------------------------------------
+def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Compute the gradient of this tensor w.r.t. graph leaves, accumulating into ``.grad``.
+
+    >>> x = numtorch.tensor([1.0, 2.0], requires_grad=True)
+    >>> (x * x).sum().backward(); x.grad
+    tensor([2., 4.])
+    """
+    if has_torch_function((self,)):
+        return handle_torch_function(
+            Tensor.backward, (self,), self, gradient=gradient, retain_graph=retain_graph,
+            create_graph=create_graph, inputs=inputs,
+        )  # fmt: skip
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+def _register_hook(self, hook):
+    """Run ``hook(grad)`` whenever this tensor's gradient is computed; it may return a new grad.
+
+    >>> x = numtorch.ones(2, requires_grad=True)
+    >>> h = x.register_hook(lambda g: g * 2)
+    >>> x.sum().backward(); x.grad
+    tensor([2., 2.])
+    """
+    if has_torch_function((self,)):
+        return handle_torch_function(Tensor.register_hook, (self,), self, hook)
+    if not self._rg:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if self._grad_fn is not None:
+        return self._grad_fn._register_tensor_hook(self._out_nr, hook)
+    from .graph import _RemovableHandle
+
+    if self.__dict__.get("_backward_hooks") is None:
+        self._backward_hooks = []
+    self._backward_hooks.append(hook)
+    return _RemovableHandle(self._backward_hooks, hook)
+
+
+def _register_post_accumulate_grad_hook(self, hook):
+    """Run ``hook(tensor)`` after a leaf's ``.grad`` has been accumulated."""
+    if not self._rg or self._grad_fn is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    from .graph import _RemovableHandle
+
+    if self.__dict__.get("_post_acc_hooks") is None:
+        self._post_acc_hooks = []
+    self._post_acc_hooks.append(hook)
+    return _RemovableHandle(self._post_acc_hooks, hook)
+
+
+def _retain_grad(self):
+    """Keep ``.grad`` for a non-leaf tensor after backward.
+
+    >>> x = numtorch.ones(2, requires_grad=True); y = x * 2; y.retain_grad()
+    >>> y.sum().backward(); y.grad
+    tensor([1., 1.])
+    """
+    if not self._rg:
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    if self._grad_fn is None or self._retains_grad:
+        return
+    import weakref
+
+    ref = weakref.ref(self)
+
+    def hook(g):
+        t = ref()
+        if t is not None:
+            t._grad = g.detach().clone() if t._grad is None else t._grad + g.detach()
+        return None
+
+    self._grad_fn._register_tensor_hook(self._out_nr, hook)
+    self._retains_grad = True
+
+
+def _retains_grad_prop(self) -> bool:
+    return bool(self.__dict__.get("_retains_grad", False))
+
+
+def install() -> None:
+    Tensor.backward = _backward
+    Tensor.register_hook = _register_hook
+    Tensor.register_post_accumulate_grad_hook = _register_post_accumulate_grad_hook
+    Tensor.retain_grad = _retain_grad

@@ -1,0 +1,384 @@
+"""The Autograd dispatch key (recording) and the backward engine (dependency counting).
+
+# Note [Recording at the Autograd key]
+# autograd_call runs the op below the Autograd key with grad mode off, then, if any input
+# requires grad, creates one node holding the op's derivative formulas, the saved values its
+# formulas name (Note [Saved tensors are inferred from backward's parameters]) and one edge per
+# tensor argument. In-place ops save a copy of the values they overwrite and re-point the
+# mutated tensor's history at the new node.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._dispatch import below_autograd
+from .._state import STATE
+from .._tensor import Tensor, _make
+from .graph import _FREED, AccumulateGrad, Node, SavedTensor, gradient_edge
+
+from ..ops._registry import OUT_NOT_DIFFERENTIABLE  # noqa: E402,F401
+
+
+class OpNode(Node):
+    """A node for a registered op; one subclass per op gives PyTorch's names (AddBackward0)."""
+
+    __slots__ = ("_deriv", "_saved", "_slots", "_out_meta", "_nout")
+
+    def apply(self, *grads):
+        if self._saved is None:
+            raise RuntimeError(_FREED)
+        deriv = self._deriv
+        grads = [
+            g if g is not None else _zeros(meta) for g, meta in zip(grads, self._out_meta)
+        ]
+        values = {}
+        for name, v in self._saved.items():
+            values[name] = _unpack(v, self)
+        result = [None] * len(self.next_functions)
+        for key, fn in deriv.formulas.items():
+            targets = self._slots[key] if not isinstance(key, tuple) else [self._slots[k] for k in key]
+            if not _any_needed(self, targets):
+                continue
+            kwargs = {}
+            for p in deriv.params[key]:
+                if p == "grad":
+                    kwargs[p] = grads[0]
+                elif p == "grads":
+                    kwargs[p] = tuple(grads)
+                else:
+                    kwargs[p] = values[p]
+            out = fn(**kwargs)
+            if isinstance(key, tuple):
+                for k, g in zip(key, out):
+                    _store(result, self._slots[k], g)
+            else:
+                _store(result, targets, out)
+        return tuple(result)
+
+    def _release(self) -> None:
+        self._saved = None
+
+
+def _zeros(meta) -> Tensor:
+    shape, dtype, _device = meta
+    return _make(np.zeros(shape, dtype.np), dtype)
+
+
+def _unpack(v, node):
+    if isinstance(v, SavedTensor):
+        return v.unpack(node)
+    if isinstance(v, list) and v and isinstance(v[0], SavedTensor):
+        return [s.unpack(node) for s in v]
+    return v
+
+
+def _any_needed(node, t) -> bool:
+    nf = node.next_functions
+    if isinstance(t, int):
+        return nf[t][0] is not None
+    if isinstance(t, range):
+        return any(nf[i][0] is not None for i in t)
+    return any(_any_needed(node, x) for x in t)
+
+
+def _store(result, slot, g) -> None:
+    if slot is None:
+        return
+    if isinstance(slot, range):
+        for i, gi in zip(slot, g):
+            result[i] = gi
+    else:
+        result[slot] = g
+
+
+_NODE_CLASSES: dict = {}
+
+
+def _node_class(deriv):
+    cls = _NODE_CLASSES.get(id(deriv))
+    if cls is None:
+        cls = _NODE_CLASSES[id(deriv)] = type(deriv.node_name, (OpNode,), {"__slots__": ()})
+    return cls
+
+
+def autograd_call(op, vals):
+    deriv = op.autograd
+    st = STATE
+    if deriv is OUT_NOT_DIFFERENTIABLE:
+        if st.grad_enabled:
+            raise RuntimeError(
+                f"{op._schema.name}(): functions with out=... arguments don't support automatic "
+                "differentiation, but one of the arguments requires grad."
+            )
+        return below_autograd(op, vals)
+    if not st.grad_enabled:
+        return below_autograd(op, vals)
+    args = op._schema.arguments
+    edges, metas, slots = [], [], {}
+    for i, a in enumerate(args):
+        v = vals[i]
+        if a.is_tensor:
+            slots[a.name] = len(edges)
+            if isinstance(v, Tensor):
+                edges.append(gradient_edge(v) or (None, 0))
+                metas.append((v._data.shape, v._dtype, v._device))
+            else:
+                edges.append((None, 0))
+                metas.append(None)
+        elif a.is_tensor_list:
+            start = len(edges)
+            for t in v:
+                edges.append(gradient_edge(t) if isinstance(t, Tensor) else None or (None, 0))
+                metas.append((t._data.shape, t._dtype, t._device) if isinstance(t, Tensor) else None)
+            slots[a.name] = range(start, len(edges))
+    edges = [e if e is not None else (None, 0) for e in edges]
+    inplace = op.kind == "inplace"
+    if inplace:
+        target = vals[op.self_idx]
+        if target._grad_fn is None and target._rg:
+            raise RuntimeError(
+                "a leaf Variable that requires grad is being used in an in-place operation."
+            )
+    saved = _save_inputs(op, deriv, vals, inplace)
+    st.grad_enabled = False
+    try:
+        out = below_autograd(op, vals)
+    finally:
+        st.grad_enabled = True
+    if all(e[0] is None for e in edges):
+        return out
+    node = _node_class(deriv)(edges, metas)
+    node._deriv = deriv
+    node._slots = slots
+    node._saved = saved
+    if st.anomaly:
+        import traceback
+
+        node._trace = "".join(traceback.format_stack()[:-3])
+    outs = out if isinstance(out, tuple) else (out,)
+    node._nout = len(outs)
+    node._out_meta = [(o._data.shape, o._dtype, o._device) if isinstance(o, Tensor) else None for o in outs]
+    results = []
+    for k, o in enumerate(outs):
+        if isinstance(o, Tensor) and o._dtype.category >= 2:
+            if not inplace and _is_input(o, vals):
+                o = _make(o._data, o._dtype, Tensor, o._device, vc=o._vc)
+            o._grad_fn = node
+            o._rg = True
+            if k:
+                o._out_nr = k
+        results.append(o)
+    if deriv.saves_result:
+        saved["result"] = SavedTensor(results[0], node, 0)
+        if len(results) > 1:
+            saved["results"] = tuple(
+                SavedTensor(o, node, k) if isinstance(o, Tensor) else o for k, o in enumerate(results)
+            )
+    if isinstance(out, tuple):
+        return type(out)(*results) if hasattr(out, "_fields") else tuple(results)
+    return results[0]
+
+
+def _is_input(o, vals) -> bool:
+    return any(o is v for v in vals)
+
+
+def _save_inputs(op, deriv, vals, inplace):
+    saved = {}
+    names = op._schema.arguments
+    for name in deriv.saved:
+        idx = next(i for i, a in enumerate(names) if a.name == name)
+        v = vals[idx]
+        if isinstance(v, Tensor):
+            if inplace and idx == op.self_idx:
+                v = _make(v._data.copy(), v._dtype, Tensor, v._device)
+            saved[name] = SavedTensor(v, tname=f", which is input '{name}' of {deriv.node_name}")
+        elif isinstance(v, (list, tuple)) and v and isinstance(v[0], Tensor):
+            saved[name] = [SavedTensor(t) for t in v]
+        else:
+            saved[name] = list(v) if isinstance(v, list) else v
+    return saved
+
+
+# ---- backward -------------------------------------------------------------------------------
+def run_backward(roots, root_grads, keep_graph: bool, create_graph: bool, inputs=None, accumulate=True):
+    """Propagate ``root_grads`` from the ``roots`` edges; return captured grads for ``inputs`` edges."""
+    from . import _hooks as _tensor_hooks
+
+    targets = {}
+    if inputs is not None:
+        for i, e in enumerate(inputs):
+            targets.setdefault((id(e[0]), e[1]), []).append(i)
+    deps, needed = _dependencies([r[0] for r in roots], inputs)
+    buffers: dict = {}
+    for (node, nr), g in zip(roots, root_grads):
+        buf = buffers.setdefault(node, [None] * _nout(node))
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
+    ready = [n for n in buffers if deps.get(n, 0) == 0]
+    captured = [None] * (len(inputs) if inputs is not None else 0)
+    prev = STATE.grad_enabled
+    STATE.grad_enabled = create_graph
+    try:
+        while ready:
+            node = ready.pop()
+            grads = buffers.pop(node)
+            grads = _tensor_hooks.run_pre_hooks(node, grads)
+            if targets:
+                for nr, g in enumerate(grads):
+                    for i in targets.get((id(node), nr), ()):
+                        captured[i] = g
+            if isinstance(node, AccumulateGrad):
+                if accumulate and (inputs is None or (id(node), 0) in targets) and grads[0] is not None:
+                    _tensor_hooks.accumulate(node.variable, grads[0], create_graph)
+                continue
+            if needed is not None and node not in needed:
+                continue
+            grad_inputs = _call_node(node, grads)
+            if not keep_graph:
+                node._release()
+            for (nx, nr), g in zip(node.next_functions, grad_inputs):
+                if nx is None:
+                    continue
+                if g is not None:
+                    buf = buffers.setdefault(nx, [None] * _nout(nx))
+                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                deps[nx] -= 1
+                if deps[nx] == 0:
+                    if nx in buffers:
+                        ready.append(nx)
+                    else:
+                        _skip(nx, deps, buffers, ready)
+    finally:
+        STATE.grad_enabled = prev
+    return captured
+
+
+def _skip(node, deps, buffers, ready) -> None:
+    # a node that received no gradient at all: its inputs get none from it either
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        for nx, _ in n.next_functions:
+            if nx is None:
+                continue
+            deps[nx] -= 1
+            if deps[nx] == 0:
+                if nx in buffers:
+                    ready.append(nx)
+                else:
+                    stack.append(nx)
+
+
+def _nout(node) -> int:
+    return getattr(node, "_nout", 1)
+
+
+def _dependencies(root_nodes, inputs):
+    deps: dict = {}
+    seen = set()
+    stack = [n for n in root_nodes if n is not None]
+    order = []
+    for n in stack:
+        seen.add(n)
+    while stack:
+        n = stack.pop()
+        order.append(n)
+        for nx, _ in n.next_functions:
+            if nx is None:
+                continue
+            deps[nx] = deps.get(nx, 0) + 1
+            if nx not in seen:
+                seen.add(nx)
+                stack.append(nx)
+    if inputs is None:
+        return deps, None
+    target_nodes = {e[0] for e in inputs}
+    needed = set()
+    # reverse topological sweep: a node is needed if any successor is a target or needed
+    for n in reversed(_topo(order)):
+        if n in target_nodes or any(nx in needed or nx in target_nodes for nx, _ in n.next_functions if nx is not None):
+            needed.add(n)
+    return deps, needed
+
+
+def _topo(nodes):
+    index = {n: i for i, n in enumerate(nodes)}
+    visited, out = set(), []
+    for root in nodes:
+        if root in visited:
+            continue
+        stack = [(root, iter(root.next_functions))]
+        visited.add(root)
+        while stack:
+            n, it = stack[-1]
+            for nx, _ in it:
+                if nx is not None and nx in index and nx not in visited:
+                    visited.add(nx)
+                    stack.append((nx, iter(nx.next_functions)))
+                    break
+            else:
+                stack.pop()
+                out.append(n)
+    return list(reversed(out))
+
+
+def _call_node(node, grads):
+    hooks = node._hooks
+    try:
+        grad_inputs = node.apply(*grads)
+    except RuntimeError as e:
+        if STATE.anomaly and node._trace:
+            raise RuntimeError(f"{e}\n\nTraceback of forward call that caused the error:\n{node._trace}") from e
+        raise
+    if not isinstance(grad_inputs, tuple):
+        grad_inputs = (grad_inputs,)
+    grad_inputs = _validate(node, grad_inputs)
+    if STATE.anomaly:
+        _check_nan(node, grad_inputs)
+    if hooks:
+        for h in hooks:
+            r = h(grad_inputs, tuple(grads))
+            if r is not None:
+                grad_inputs = tuple(r)
+    return grad_inputs
+
+
+def _validate(node, grad_inputs):
+    metas = node._input_meta
+    out = list(grad_inputs)
+    for i, g in enumerate(out):
+        if g is None or i >= len(metas) or metas[i] is None:
+            continue
+        shape, dtype, _ = metas[i]
+        if g._data.shape != shape:
+            from .._size import Size
+
+            if not _expandable(shape, g._data.shape):
+                raise RuntimeError(
+                    f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                    f"{list(g._data.shape)} but expected shape compatible with {list(shape)}"
+                )
+            g = g.sum_to_size(Size(shape))
+        if g._dtype is not dtype:
+            g = g.to(dtype)
+        out[i] = g
+    return tuple(out)
+
+
+def _expandable(shape, target) -> bool:
+    if len(shape) > len(target):
+        return False
+    for s, t in zip(reversed(shape), reversed(target)):
+        if s != 1 and s != t:
+            return False
+    return True
+
+
+def _check_nan(node, grad_inputs) -> None:
+    for i, g in enumerate(grad_inputs):
+        if g is not None and g._dtype.category >= 2 and np.isnan(g._host()).any():
+            msg = f"Function '{node.name()}' returned nan values in its {i}th output."
+            if node._trace:
+                msg += f"\n\nTraceback of forward call that caused the error:\n{node._trace}"
+            raise RuntimeError(msg)

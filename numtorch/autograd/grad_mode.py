@@ -1,0 +1,110 @@
+"""Grad modes: no_grad, enable_grad, set_grad_enabled, inference_mode (context managers and decorators)."""
+
+from __future__ import annotations
+
+import functools
+
+from .._state import STATE
+
+
+class _DecoratorContextManager:
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.__class__(*self._args):
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+    _args: tuple = ()
+
+
+class no_grad(_DecoratorContextManager):
+    """Disable gradient recording inside the block (or decorated function).
+
+    >>> x = numtorch.ones(2, requires_grad=True)
+    >>> with numtorch.no_grad():
+    ...     (x * 2).requires_grad
+    False
+    """
+
+    def __enter__(self):
+        self.prev = STATE.grad_enabled
+        STATE.grad_enabled = False
+
+    def __exit__(self, *exc):
+        STATE.grad_enabled = self.prev
+
+
+class enable_grad(_DecoratorContextManager):
+    """Enable gradient recording inside the block, e.g. within ``no_grad``.
+
+    >>> with numtorch.no_grad(), numtorch.enable_grad():
+    ...     numtorch.is_grad_enabled()
+    True
+    """
+
+    def __enter__(self):
+        self.prev = STATE.grad_enabled
+        STATE.grad_enabled = True
+
+    def __exit__(self, *exc):
+        STATE.grad_enabled = self.prev
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Set grad mode on or off; works as a function, context manager or decorator.
+
+    >>> _ = numtorch.set_grad_enabled(True)
+    """
+
+    def __init__(self, mode: bool):
+        self._args = (mode,)
+        self.prev = STATE.grad_enabled
+        STATE.grad_enabled = bool(mode)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        STATE.grad_enabled = self.prev
+
+    def __call__(self, fn):
+        STATE.grad_enabled = self.prev
+        return super().__call__(fn)
+
+
+class inference_mode(_DecoratorContextManager):
+    """Like no_grad, for code that never needs autograd (``inference_mode(False)`` is a no-op).
+
+    >>> with numtorch.inference_mode():
+    ...     numtorch.is_inference_mode_enabled()
+    True
+    """
+
+    def __init__(self, mode: bool = True):
+        self._args = (mode,)
+        self.mode = mode
+
+    def __enter__(self):
+        self.prev = (STATE.grad_enabled, STATE.inference)
+        if self.mode:
+            STATE.grad_enabled = False
+            STATE.inference = True
+
+    def __exit__(self, *exc):
+        STATE.grad_enabled, STATE.inference = self.prev
+
+
+def is_grad_enabled() -> bool:
+    """Whether operations are currently recorded for autograd.
+
+    >>> numtorch.is_grad_enabled()
+    True
+    """
+    return STATE.grad_enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    """Whether an ``inference_mode`` block is active."""
+    return STATE.inference

@@ -1,0 +1,160 @@
+"""Autograd graph objects: Node (grad_fn), AccumulateGrad, saved tensors with version checks."""
+
+from __future__ import annotations
+
+import weakref
+
+from .._tensor import Tensor, _make
+
+_FREED = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you "
+    "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
+    "through the graph a second time or if you need to access saved tensors after calling backward."
+)
+
+
+class Node:
+    """A backward function in the autograd graph (what ``tensor.grad_fn`` returns).
+
+    ``next_functions`` holds one ``(node, output_nr)`` edge per differentiable input (``None``
+    for inputs that need no gradient).
+    """
+
+    __slots__ = ("next_functions", "_pre_hooks", "_hooks", "_input_meta", "_trace", "metadata",
+                 "__weakref__", "__dict__")  # fmt: skip
+
+    def __init__(self, next_functions=(), input_meta=()):
+        self.next_functions = tuple(next_functions)
+        self._input_meta = tuple(input_meta)  # (shape, dtype, device) per edge
+        self._pre_hooks = None  # {output_nr: [hook]} from Tensor.register_hook on outputs
+        self._hooks = None
+        self._trace = None
+        self.metadata = {}
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+    def apply(self, *grads):  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
+        if self._hooks is None:
+            self._hooks = []
+        self._hooks.append(fn)
+        return _RemovableHandle(self._hooks, fn)
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        self._pre_hooks.setdefault("node", []).append(fn)
+        return _RemovableHandle(self._pre_hooks["node"], fn)
+
+    def _register_tensor_hook(self, output_nr: int, fn):
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        lst = self._pre_hooks.setdefault(output_nr, [])
+        lst.append(fn)
+        return _RemovableHandle(lst, fn)
+
+    def _release(self) -> None:
+        pass
+
+    def __call__(self, *grads):
+        return self.apply(*grads)
+
+
+class _RemovableHandle:
+    def __init__(self, lst, fn):
+        self._lst, self._fn = lst, fn
+
+    def remove(self) -> None:
+        if self._fn in self._lst:
+            self._lst.remove(self._fn)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class AccumulateGrad(Node):
+    """The sink node of a leaf tensor: adds incoming gradients into ``leaf.grad``."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable: Tensor):
+        super().__init__((), ((variable._data.shape, variable._dtype, variable._device),))
+        self.variable = variable
+
+
+def grad_accumulator(leaf: Tensor) -> AccumulateGrad:
+    ref = leaf.__dict__.get("_acc_ref")
+    acc = ref() if ref is not None else None
+    if acc is None:
+        acc = AccumulateGrad(leaf)
+        leaf.__dict__["_acc_ref"] = weakref.ref(acc)
+    return acc
+
+
+def gradient_edge(t: Tensor):
+    """The edge a gradient for ``t`` flows into: its grad_fn output, or its leaf accumulator."""
+    if t._grad_fn is not None:
+        return (t._grad_fn, t._out_nr)
+    if t._rg:
+        return (grad_accumulator(t), 0)
+    return None
+
+
+class SavedTensor:
+    """A tensor saved for backward, with the version it had when saved.
+
+    Outputs are saved without their grad_fn (no reference cycle) and rebuilt on unpack with
+    the owning node as grad_fn, as PyTorch's SavedVariable does.
+    """
+
+    __slots__ = ("tensor", "version", "is_output", "node_ref", "out_nr", "rg", "tname")
+
+    def __init__(self, t: Tensor, node: Node | None = None, out_nr: int = 0, tname: str = ""):
+        self.version = t._vc[0]
+        self.is_output = node is not None
+        self.tname = tname
+        if self.is_output:
+            self.tensor = _make(t._data, t._dtype, type(t), t._device, vc=t._vc)
+            self.node_ref = weakref.ref(node)
+            self.out_nr = out_nr
+            self.rg = t._rg
+        else:
+            self.tensor = t
+
+    def unpack(self, node: Node) -> Tensor:
+        t = self.tensor
+        if t._vc[0] != self.version:
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [{_type_name(t)} {list(t._data.shape)}]"
+                f"{self.tname}, is at version {t._vc[0]}; expected version {self.version} instead. "
+                "Hint: enable anomaly detection to find the operation that failed to compute its "
+                "gradient, with torch.autograd.set_detect_anomaly(True)."
+            )
+        if self.is_output:
+            out = _make(t._data, t._dtype, Tensor, t._device, vc=t._vc)
+            out._rg = self.rg
+            out._grad_fn = self.node_ref()
+            if self.out_nr:
+                out._out_nr = self.out_nr
+            return out
+        return t
+
+
+def _type_name(t: Tensor) -> str:
+    names = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+             "int64": "LongTensor", "int32": "IntTensor", "bool": "BoolTensor",
+             "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor"}  # fmt: skip
+    return "torch." + names.get(t._dtype.name, "Tensor")
