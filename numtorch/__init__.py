@@ -35,7 +35,11 @@ short = int16
 cfloat = complex64
 cdouble = complex128
 
+from . import linalg, nn, special  # noqa: E402
+
 _BY_MODULE = _api.install(Tensor)
-_api.export(__name__, _BY_MODULE.get("torch", {}))
+for _mod, _fns in _BY_MODULE.items():
+    if _mod != "Tensor":
+        _api.export(_mod.replace("torch", __name__, 1), _fns)
 
 __version__ = "0.1.0"

@@ -1,0 +1,3 @@
+"""numtorch.linalg: ops declared with ``module="torch.linalg"`` are exported here."""
+
+from __future__ import annotations
