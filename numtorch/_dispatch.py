@@ -15,11 +15,57 @@ which dispatch themselves, as CompositeImplicitAutograd ops do in PyTorch.
 
 from __future__ import annotations
 
+from ._device import CPU
 from ._state import STATE
 from ._tensor import PY_DISPATCH_TYPES, Tensor
 
+# Note [Per-op fast path]
+# dispatch(op, vals) calls op.fast(*vals): a function generated once per op (on its first
+# call) whose argument checks are unrolled: when every tensor argument is a plain CPU Tensor
+# that needs no gradient, and no dispatch mode or forward-AD level is active, it calls the CPU
+# kernel directly; otherwise it takes slow_dispatch, which runs the keys in order. Registering
+# a kernel (numtorch.library) resets op.fast so the next call regenerates it.
+_NON_TENSOR = (int, float, bool, complex, type(None))
+
+_FAST_TEMPLATE = """
+def fast({args}):
+    if {cond}:
+        return _impl({args})
+    return _slow(_op, [{args}])
+"""
+
 
 def dispatch(op, vals):
+    return op.fast(*vals)
+
+
+def make_fast(op):
+    """Generate op.fast (Note [Per-op fast path])."""
+    composite = op.impls.get("composite")
+    if composite is not None:
+        return composite
+    impl = op.impls.get("cpu") or op.impls.get("any")
+    args = [f"x{i}" for i in range(op.nargs)]
+    if impl is None or not op.tensor_idx or op.list_idx:
+        return lambda *v: slow_dispatch(op, list(v))
+    conds = ["not _S.td_modes", "_S.fw_level < 0"]
+    first = op.tensor_idx[0]
+    check_rg = op.autograd is not None
+    for i in op.tensor_idx:
+        x = f"x{i}"
+        rg = f" and (not {x}._rg or not _S.grad_enabled)" if check_rg else ""
+        if i == first:
+            conds.append(f"{x}.__class__ is _T{rg} and {x}._device is _CPU")
+        else:
+            conds.append(f"(({x}.__class__ is _T{rg}) or {x}.__class__ in _NT)")
+    src = _FAST_TEMPLATE.format(args=", ".join(args), cond=" and ".join(conds))
+    ns = {"_S": STATE, "_T": Tensor, "_CPU": CPU, "_NT": _NON_TENSOR, "_impl": impl,
+          "_slow": slow_dispatch, "_op": op}  # fmt: skip
+    exec(compile(src, f"<numtorch fast {op}>", "exec"), ns)
+    return ns["fast"]
+
+
+def slow_dispatch(op, vals):
     composite = op.impls.get("composite")
     if composite is not None:
         return composite(*vals)

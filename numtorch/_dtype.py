@@ -47,9 +47,6 @@ class dtype:
     def __reduce__(self):
         return self.name
 
-    def __hash__(self) -> int:
-        return id(self)
-
 
 bool = dtype("bool", np.bool_, _BOOL, 0)  # noqa: A001 - mirrors torch.bool
 uint8 = dtype("uint8", np.uint8, _INT, 1)

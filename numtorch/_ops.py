@@ -17,7 +17,7 @@ class OpOverload:
     """
 
     __slots__ = ("_schema", "_overloadname", "_packet", "tensor_idx", "list_idx", "impls",
-                 "autograd", "py_kernels", "tags", "kind", "out_idx", "self_idx", "nargs",
+                 "autograd", "py_kernels", "tags", "kind", "out_idx", "self_idx", "nargs", "fast",
                  "__dict__")  # fmt: skip
 
     def __init__(self, schema: FunctionSchema, packet: OpOverloadPacket, tags=()):
@@ -38,14 +38,22 @@ class OpOverload:
         self.kind = "view" if _returns_alias(schema) else ("inplace" if writes else "functional")
         if self.out_idx:
             self.kind = "out"
+        self.fast = self._first_call
         self.__name__ = f"{schema.name}.{self._overloadname}"
         self.__qualname__ = self.__name__
         self.__module__ = f"numtorch.ops.{schema.namespace}"
 
     def __call__(self, /, *args, **kwargs):
-        from ._dispatch import dispatch
+        return self.fast(*bind(self._schema, args, kwargs))
 
-        return dispatch(self, bind(self._schema, args, kwargs))
+    def _first_call(self, *vals):
+        from ._dispatch import make_fast
+
+        self.fast = make_fast(self)
+        return self.fast(*vals)
+
+    def _reset_fast(self) -> None:
+        self.fast = self._first_call
 
     def redispatch_below_autograd(self, *args, **kwargs):
         from ._dispatch import below_autograd

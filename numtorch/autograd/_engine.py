@@ -103,6 +103,15 @@ def _node_class(deriv):
 
 
 def autograd_call(op, vals):
+    if STATE.fw_level >= 0 and op.autograd is not OUT_NOT_DIFFERENTIABLE:
+        from . import forward_ad
+
+        if forward_ad.has_tangent(op, vals):
+            return forward_ad.jvp_call(op, vals, _record)
+    return _record(op, vals)
+
+
+def _record(op, vals):
     deriv = op.autograd
     st = STATE
     if deriv is OUT_NOT_DIFFERENTIABLE:

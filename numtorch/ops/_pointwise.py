@@ -28,7 +28,8 @@ class Pointwise:
     or bool inputs only; "real" -> no complex.
     """
 
-    __slots__ = ("name", "inputs", "expr", "params", "rule", "_mod", "_cache", "allow")
+    __slots__ = ("name", "inputs", "expr", "params", "rule", "_mod", "_cache", "allow", "_fast",
+                 "_fast_scalar")  # fmt: skip
 
     def __init__(self, name, inputs, expr, params=(), rule="common", allow="all"):
         self.name = name
@@ -39,6 +40,10 @@ class Pointwise:
         self.allow = allow  # "all", "nobool", "int" (integral/bool), "real" (no complex), "float"
         self._mod = None
         self._cache: dict = {}
+        # Note [Pointwise fast path]: dtype -> (result np dtype, result dtype, serial, parallel)
+        # for same-dtype, same-shape, C-contiguous tensor operands, filled by the general path.
+        self._fast: dict = {}
+        self._fast_scalar: dict = {}  # (dtype, int | float) -> same, for tensor-op-Python-scalar
 
     # ---- kernels -------------------------------------------------------------------------
     def kernel(self, variant: str):
@@ -84,6 +89,62 @@ class Pointwise:
         if bad:
             raise RuntimeError(f'"{self.name}_cpu" not implemented for \'{_cname(common)}\'')
 
+    # ---- fast paths (Note [Pointwise fast path]) ---------------------------------------------------
+    def unary(self, a, *params):
+        d = a._data
+        if a.__class__ is Tensor and d.flags.c_contiguous:
+            f = self._fast.get(a._dtype)
+            if f is not None and (not params or _plain_params(params, a._dtype)):
+                res = np.empty(d.shape, f[0])
+                if d.ndim != 1:
+                    d, r = d.ravel(), res.ravel()
+                else:
+                    r = res
+                (f[3] if d.size >= PARALLEL_THRESHOLD else f[2])(d, r, *params)
+                return _make(res, f[1])
+        return self([a], params)
+
+    def binary(self, a, b, *params):
+        d = a._data
+        cls = b.__class__
+        if cls is Tensor:
+            e = b._data
+            dt = a._dtype
+            if b._dtype is dt and a.__class__ is Tensor and e.shape == d.shape and d.flags.c_contiguous and e.flags.c_contiguous:
+                f = self._fast.get(dt)
+                if f is not None and (not params or _plain_params(params, dt)):
+                    res = np.empty(d.shape, f[0])
+                    if d.ndim != 1:
+                        d, e, r = d.ravel(), e.ravel(), res.ravel()
+                    else:
+                        r = res
+                    (f[3] if d.size >= PARALLEL_THRESHOLD else f[2])(d, e, r, *params)
+                    return _make(res, f[1])
+        elif (cls is float or cls is int) and a.__class__ is Tensor and d.flags.c_contiguous:
+            dt = a._dtype
+            f = self._fast_scalar.get((dt, cls))
+            if f is not None and (not params or _plain_params(params, dt)):
+                res = np.empty(d.shape, f[0])
+                if d.ndim != 1:
+                    d, r = d.ravel(), res.ravel()
+                else:
+                    r = res
+                (f[3] if d.size >= PARALLEL_THRESHOLD else f[2])(d, b, r, *params)
+                return _make(res, f[1])
+        return self([a, b], params)
+
+    def _learn(self, operands, compute, result, pat):
+        # remember the kernels for homogeneous contiguous calls (Note [Pointwise fast path])
+        dt = operands[0]._dtype if isinstance(operands[0], Tensor) else None
+        if compute is not dt or dt is None:
+            return
+        entry = (result.np, result, self.kernel("c_" + pat), self.kernel("p_" + pat))
+        if pat == "a" * len(operands):
+            if all(isinstance(x, Tensor) and x._dtype is dt for x in operands):
+                self._fast[dt] = entry
+        elif pat == "as" and type(operands[1]) in (int, float):
+            self._fast_scalar[dt, type(operands[1])] = entry
+
     # ---- the call --------------------------------------------------------------------------------
     def __call__(self, operands, params=(), out: Tensor | None = None, inplace: bool = False):
         compute, result = self.dtypes(operands)
@@ -127,7 +188,9 @@ class Pointwise:
                 or (a.size == n or a.size == 1) and a.flags.c_contiguous
                 for a in arrays
             ):
-                self._run_contig(arrays, dest, n, pvals)
+                pat = self._run_contig(arrays, dest, n, pvals)
+                if out is None and pat in ("a" * len(arrays), "as") and compute.category != D._COMPLEX:
+                    self._learn(operands, compute, result, pat)
             else:
                 self._run_strided(arrays, dest, shape, pvals)
         if out is None:
@@ -167,6 +230,7 @@ class Pointwise:
                 args.append(a.reshape(-1))
         prefix = "p_" if n >= PARALLEL_THRESHOLD else "c_"
         self.kernel(prefix + pat)(*args, dest.reshape(-1), *pvals)
+        return pat
 
     def _run_strided(self, arrays, dest, shape, pvals):
         args = list(flat_parts(dest, shape))
@@ -175,6 +239,14 @@ class Pointwise:
                 a = np.array([a], dest.dtype if not arrays else _first_array(arrays).dtype)
             args += flat_parts(a, shape)
         self.kernel("strided")(np.array(shape, np.int64), *args, *pvals)
+
+
+def _plain_params(params, dt) -> bool:
+    for p in params:
+        t = type(p)
+        if t is not int and (t is not float or dt.category != D._FLOAT):
+            return False
+    return True
 
 
 def _first_array(arrays):
@@ -313,9 +385,14 @@ def defpointwise(
     module: str = "torch",
     doc: str | None = None,
     dunders: tuple = (),
+    out_overload: str | None = None,
+    inplace_overload: str | None = None,
 ):
     """Declare an elementwise op: functional, in-place (``name_``) and ``out=`` overloads,
-    plus ``numtorch.name``, ``Tensor.name`` and ``Tensor.name_`` bindings. Returns the ops."""
+    plus ``numtorch.name``, ``Tensor.name`` and ``Tensor.name_`` bindings. Returns the ops.
+
+    ``out_overload`` / ``inplace_overload`` name those overloads where PyTorch's names do not
+    follow the usual pattern (``pow.Tensor_Tensor_out``, ``pow_.Tensor``)."""
     from .._dispatch import dispatch
     from .._schema import parse_schema
     from ._registry import defop, public, schema_sig
@@ -328,6 +405,13 @@ def defpointwise(
     def functional(*v):
         return pw([v[i] for i in in_idx], [v[i] for i in par_idx])
 
+    n_in = len(in_idx)
+    if in_idx == tuple(range(n_in)) and par_idx == tuple(range(n_in, n_in + len(par_idx))):
+        if n_in == 1:
+            functional = pw.unary  # noqa: F811
+        elif n_in == 2:
+            functional = pw.binary  # noqa: F811
+
     def out_impl(*v):
         return pw([v[i] for i in in_idx], [v[i] for i in par_idx], v[-1])
 
@@ -337,19 +421,18 @@ def defpointwise(
     op = defop(schema, cpu=functional, backward=backward, jvp=jvp)
     result = {"functional": op}
     if out:
-        result["out"] = op_out = defop(_out_schema(s), cpu=out_impl)
+        result["out"] = op_out = defop(_out_schema(s, out_overload), cpu=out_impl)
     if inplace:
-        result["inplace"] = op_ = defop(_inplace_schema(s), cpu=inplace_impl, backward=backward, jvp=jvp)
+        result["inplace"] = op_ = defop(_inplace_schema(s, inplace_overload), cpu=inplace_impl, backward=backward, jvp=jvp)
     doc = doc or f"Elementwise ``{s.name}``; see PyTorch's ``torch.{s.name}``."
     if function:
         sig, rel, _ = schema_sig(op, method=False, out=out)
         if out:
 
             def fbody(*v):
-                o = v[-1]
-                if o is None:
-                    return dispatch(op, list(v[:-1]))
-                return dispatch(op_out, list(v))
+                if v[-1] is None:
+                    return op.fast(*v[:-1])
+                return op_out.fast(*v)
 
         else:
 
@@ -361,7 +444,7 @@ def defpointwise(
         sig, rel, _ = schema_sig(op, method=True, out=False)
 
         def mbody(*v):
-            return dispatch(op, list(v))
+            return op.fast(*v)
 
         public(s.name, sig, mbody, relevant=rel, module="Tensor", doc=doc, ops=(op,))
         if inplace:
@@ -385,13 +468,13 @@ def _dunder(name: str, ops: dict) -> None:
     if name.startswith("__r") and name not in ("__rshift__",):
 
         def body(self, other):
-            return dispatch(op, [other, self, *pad])
+            return op.fast(other, self, *pad)
 
     elif name.startswith("__i"):
         op_ = ops["inplace"]
 
         def body(self, other):
-            return dispatch(op_, [self, other, *pad])
+            return op_.fast(self, other, *pad)
 
     elif nargs == 1 or op._schema.arguments[1].kwarg_only:
 
@@ -403,7 +486,7 @@ def _dunder(name: str, ops: dict) -> None:
     else:
 
         def body(self, other):
-            return dispatch(op, [self, other, *pad])
+            return op.fast(self, other, *pad)
 
     public(name, "self, other", body, relevant=("self", "other"), module="Tensor", ops=(op,))
 
@@ -432,14 +515,16 @@ def _default_text(v) -> str:
     return repr(v)
 
 
-def _inplace_schema(s) -> str:
-    ov = f".{s.overload_name}" if s.overload_name else ""
+def _inplace_schema(s, overload: str | None = None) -> str:
+    ov = overload if overload is not None else s.overload_name
+    ov = f".{ov}" if ov else ""
     return f"{s.name}_{ov}({', '.join(_args_text(s, True))}) -> Tensor(a!)"
 
 
-def _out_schema(s) -> str:
+def _out_schema(s, overload: str | None = None) -> str:
     ov = s.overload_name
     out_ov = "out" if ov in ("", "Tensor") else (ov.replace("Tensor_", "out_") if ov.startswith("Tensor_") else f"{ov}_out")
+    out_ov = overload or out_ov
     parts = _args_text(s, False)
     if "*" not in parts:
         parts.append("*")

@@ -1,4 +1,4 @@
-"""Ops the autograd layer needs: detach (a view without history), alias, sum_to_size."""
+"""Ops the autograd layer needs: detach (a view without history), detach_, sum_to_size."""
 
 from __future__ import annotations
 
@@ -7,8 +7,6 @@ from .._tensor import _view
 from ._registry import defop, public
 
 detach = defop("detach(Tensor(a) self) -> Tensor(a)", any_device=lambda self: _view(self, self._data))
-alias = defop("alias(Tensor(a) self) -> Tensor(a)", any_device=lambda self: _view(self, self._data),
-              backward={"self": lambda grad: grad})  # fmt: skip
 
 
 def _detach(input):
