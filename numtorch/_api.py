@@ -45,8 +45,8 @@ def build(b: Binding, is_method: bool, tensor_type) -> types.FunctionType:
     pos, kwonly = _split_sig(b.sig)
     names = [n.lstrip("*") for n, _ in pos + kwonly]
     strict = b.relevant[:1] if b.relevant[:1] in (("input",), ("self",)) else ()
-    gate = [f"type({r}) is not _T" for r in strict]
-    gate += [f"type({r}) not in _NO_TF" for r in b.relevant[len(strict) :]]
+    gate = [f"_type({r}) is not _T" for r in strict]
+    gate += [f"_type({r}) not in _NO_TF" for r in b.relevant[len(strict) :]]
     gate += [f"_list_tf({r})" for r in b.lists]
     rel = ", ".join(list(b.relevant) + [f"*{r}" for r in b.lists])
     rel = f"({rel},)" if rel else "()"
@@ -67,6 +67,7 @@ def build(b: Binding, is_method: bool, tensor_type) -> types.FunctionType:
     ns = {
         "_S": STATE,
         "_T": tensor_type,
+        "_type": type,  # a binding may itself be named ``type`` (Tensor.type)
         "_NO_TF": overrides.NO_TF,
         "_list_tf": overrides.list_has_tf,
         "_tf": overrides.dispatch_torch_function,

@@ -363,6 +363,22 @@ class Tensor:
         t._rg = bool(require_grad)
         return t
 
+    @staticmethod
+    def _make_wrapper_subclass(cls, size, strides=None, storage_offset=None, memory_format=None,
+                               dtype=None, layout=None, device=None, pin_memory=False,
+                               requires_grad=False, dispatch_sizes_strides_policy=None,
+                               dispatch_device=False, dispatch_layout=False, _extra_dispatch_keys=None,
+                               storage_size=None):  # fmt: skip
+        """A ``cls`` instance with metadata only (no storage), for ``__torch_dispatch__`` wrappers."""
+        from ._device import to_device
+
+        dt = D.get_default_dtype() if dtype is None else D.to_dtype(dtype)
+        shape = tuple(int(s) for s in size)
+        meta = np.lib.stride_tricks.as_strided(np.zeros(1, dt.np), shape, (0,) * len(shape))
+        t = _make(meta, dt, cls, to_device(device))
+        t._rg = bool(requires_grad)
+        return t
+
     def as_subclass(self, cls) -> Tensor:
         """A view of this tensor's data typed as ``cls`` (no copy, shares autograd history).
 

@@ -1,3 +1,5 @@
 """numtorch.linalg: ops declared with ``module="torch.linalg"`` are exported here."""
 
 from __future__ import annotations
+
+from .ops.linalg import LinAlgError  # noqa: E402,F401

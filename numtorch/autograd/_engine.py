@@ -61,6 +61,8 @@ class OpNode(Node):
 
 
 def _zeros(meta) -> Tensor:
+    if meta is None:  # an output that is None (an undefined tensor, e.g. a masked backward output)
+        return None
     shape, dtype, _device = meta
     return _make(np.zeros(shape, dtype.np), dtype)
 
@@ -70,6 +72,8 @@ def _unpack(v, node):
         return v.unpack(node)
     if isinstance(v, list) and v and isinstance(v[0], SavedTensor):
         return [s.unpack(node) for s in v]
+    if isinstance(v, tuple) and any(isinstance(s, SavedTensor) for s in v):  # ``results``
+        return tuple(s.unpack(node) if isinstance(s, SavedTensor) else s for s in v)
     return v
 
 
@@ -149,6 +153,13 @@ def _record(op, vals):
             raise RuntimeError(
                 "a leaf Variable that requires grad is being used in an in-place operation."
             )
+    view_base_edge = None
+    if inplace and target._base is not None:
+        from ._copy_slices import base_edge
+
+        view_base_edge = base_edge(target)
+        if view_base_edge is not None and edges[slots[args[op.self_idx].name]][0] is None:
+            edges[slots[args[op.self_idx].name]] = view_base_edge
     saved = _save_inputs(op, deriv, vals, inplace)
     st.grad_enabled = False
     try:
@@ -178,6 +189,10 @@ def _record(op, vals):
             if k:
                 o._out_nr = k
         results.append(o)
+    if inplace and vals[op.self_idx]._base is not None:
+        from ._copy_slices import rebase
+
+        rebase(node, vals[op.self_idx], view_base_edge, slots[args[op.self_idx].name])
     if deriv.saves_result:
         saved["result"] = SavedTensor(results[0], node, 0)
         if len(results) > 1:

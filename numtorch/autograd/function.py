@@ -297,7 +297,7 @@ class _DelayedError(Node):
         self.msg = msg
 
     def name(self) -> str:
-        return "DelayedError"
+        return "Error"
 
     def apply(self, *grads):
         raise RuntimeError(self.msg)

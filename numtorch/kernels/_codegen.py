@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 _HELPERS = Path(__file__).parent / "cpu" / "scalar.py"
-_VERSION = "1"  # bump when the templates below change shape
+_VERSION = "2"  # bump when the templates below change shape
 
 
 def cache_dir() -> Path:
@@ -31,8 +31,14 @@ def cache_dir() -> Path:
     return Path(base) / "numtorch" / "kernels"
 
 
+_DIGEST: list = []
+_LOADED: dict = {}  # (stem, source) -> module: a repeated load costs one dict lookup
+
+
 def _helpers_digest() -> str:
-    return hashlib.sha1(_HELPERS.read_bytes()).hexdigest()[:10]
+    if not _DIGEST:
+        _DIGEST.append(hashlib.sha1(_HELPERS.read_bytes()).hexdigest()[:10])
+    return _DIGEST[0]
 
 
 def render_pointwise(inputs: list[str], params: list[str], expr: str) -> str:
@@ -41,7 +47,7 @@ def render_pointwise(inputs: list[str], params: list[str], expr: str) -> str:
     ``inputs`` name the tensor operands as the expression uses them, ``params`` the extra
     scalar parameters (cast to the compute dtype, which is the first array operand's dtype).
     Variant names: ``c_<pattern>`` serial contiguous, ``p_<pattern>`` parallel contiguous,
-    pattern letters per input: ``a`` array, ``s`` Python scalar, ``b`` one-element array;
+    pattern letters per input: ``a`` array, ``s`` Python scalar;
     ``strided`` takes flat storages, offsets and int64 strides for the output and every input.
     """
     n = len(inputs)
@@ -53,7 +59,7 @@ def render_pointwise(inputs: list[str], params: list[str], expr: str) -> str:
         "from numtorch.kernels.cpu.scalar import *  # noqa: F403",
         "",
     ]
-    for pattern in itertools.product("asb", repeat=n):
+    for pattern in itertools.product("as", repeat=n):
         if "a" not in pattern:
             continue
         pat = "".join(pattern)
@@ -75,8 +81,6 @@ def _render_contig(prefix, deco, rng, pat, inputs, params, expr):
     for i, (name, kind) in enumerate(zip(inputs, pat)):
         if kind == "s":
             lines.append(f"    {name}_ = {ref}.dtype.type(x{i})")
-        elif kind == "b":
-            lines.append(f"    {name}_ = x{i}[0]")
     lines.append(f"    for i in {rng}(out.size):")
     for i, (name, kind) in enumerate(zip(inputs, pat)):
         lines.append(f"        {name} = x{i}[i]" if kind == "a" else f"        {name} = {name}_")
@@ -117,10 +121,14 @@ def _render_strided(inputs, params, expr):
 
 def load_module(stem: str, source: str):
     """Write ``source`` to ``<cache>/<stem>_<hash>.py`` (once) and import it."""
+    mod = _LOADED.get((stem, source))
+    if mod is not None:
+        return mod
     digest = hashlib.sha1((_VERSION + _helpers_digest() + source).encode()).hexdigest()[:16]
     modname = f"_numtorch_gen_{stem}_{digest}"
     mod = sys.modules.get(modname)
     if mod is not None:
+        _LOADED[stem, source] = mod
         return mod
     folder = cache_dir()
     folder.mkdir(parents=True, exist_ok=True)
@@ -135,4 +143,5 @@ def load_module(stem: str, source: str):
     mod = importlib.util.module_from_spec(spec)
     sys.modules[modname] = mod
     spec.loader.exec_module(mod)
+    _LOADED[stem, source] = mod
     return mod

@@ -220,14 +220,20 @@ class Pointwise:
         return out
 
     def _run_contig(self, arrays, dest, n, pvals):
+        # A one-element operand travels as a Python scalar (already in the compute dtype, so
+        # the kernel's cast is exact): patterns are only "a"/"s", which keeps the number of
+        # compiled variants per op and dtype small.
         args, pat = [], ""
         for a in arrays:
             if not isinstance(a, np.ndarray):
                 pat += "s"
                 args.append(a)
-            else:
-                pat += "a" if a.size == n else "b"
+            elif a.size == n and (n > 1 or len(arrays) == 1 or "a" not in pat):
+                pat += "a"
                 args.append(a.reshape(-1))
+            else:
+                pat += "s"
+                args.append(a.reshape(-1)[0].item())
         prefix = "p_" if n >= PARALLEL_THRESHOLD else "c_"
         self.kernel(prefix + pat)(*args, dest.reshape(-1), *pvals)
         return pat
@@ -406,7 +412,7 @@ def defpointwise(
         return pw([v[i] for i in in_idx], [v[i] for i in par_idx])
 
     n_in = len(in_idx)
-    if in_idx == tuple(range(n_in)) and par_idx == tuple(range(n_in, n_in + len(par_idx))):
+    if in_idx == tuple(range(n_in)) and par_idx == tuple(range(n_in, len(names))):
         if n_in == 1:
             functional = pw.unary  # noqa: F811
         elif n_in == 2:

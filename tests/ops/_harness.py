@@ -22,6 +22,8 @@ def to_nt(x, requires_grad=False):
         return [to_nt(v, requires_grad) for v in x]
     if isinstance(x, tuple):
         return tuple(to_nt(v, requires_grad) for v in x)
+    if isinstance(x, dict):  # keyword arguments (e.g. a loss's class weights), never differentiated
+        return {k: to_nt(v) for k, v in x.items()}
     return x
 
 

@@ -1,0 +1,148 @@
+"""Per-call overhead on tiny tensors: the Python between a user's call and the kernel.
+
+Every class takes ``lib`` ("numtorch" or "torch"; torch skips when it is not installed) so
+asv records PyTorch's figure beside ours; the targets are <= 1.0x PyTorch's time without
+grad and <= 1.5x with ``requires_grad=True`` inputs (docs/PERFORMANCE.md).
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+
+from .common import (
+    LIBS,
+    TINY_OPS,
+    Benchmark,
+    lib,
+    mul_two_function,
+    pending,
+    tensor,
+    tf_subclass,
+    tiny_call,
+    warm,
+)
+
+COVERS = {"add", "mul", "relu", "sum", "reshape"}
+
+
+def _pair(L, requires_grad=False):
+    a = tensor((8,), L=L, requires_grad=requires_grad)
+    b = tensor((8,), L=L, requires_grad=requires_grad, seed=99)
+    return a, b
+
+
+class TinyOp(Benchmark):
+    """add, mul, relu, sum, x[1:3], reshape on 8 float32 elements."""
+
+    params = [TINY_OPS, LIBS, [False, True]]
+    param_names = ["op", "lib", "requires_grad"]
+
+    def setup(self, op, libname, requires_grad):
+        L = lib(libname)
+        a, b = _pair(L, requires_grad)
+        self.fn = tiny_call(L, op, a, b)
+        warm(self.fn)
+
+    def time_call(self, op, libname, requires_grad):
+        self.fn()
+
+
+class Spelling(Benchmark):
+    """One add, five ways: ``a + b``, ``torch.add``, ``a.add``, ``ops.aten.add.Tensor``, and
+    the overload packet ``ops.aten.add`` (which resolves its overload per call)."""
+
+    params = [["operator", "function", "method", "aten_overload", "aten_packet"], LIBS]
+    param_names = ["spelling", "lib"]
+
+    def setup(self, spelling, libname):
+        L = lib(libname)
+        a, b = _pair(L)
+        with pending():
+            self.fn = {
+                "operator": lambda: functools.partial(operator.add, a, b),
+                "function": lambda: functools.partial(L.add, a, b),
+                "method": lambda: functools.partial(a.add, b),
+                "aten_overload": lambda: functools.partial(L.ops.aten.add.Tensor, a, b),
+                "aten_packet": lambda: functools.partial(L.ops.aten.add, a, b),
+            }[spelling]()
+        warm(self.fn)
+
+    def time_add(self, spelling, libname):
+        self.fn()
+
+
+class ScalarOperand(Benchmark):
+    """``a + 1.0`` and ``a * 2``: Python scalars take the weak-type promotion path."""
+
+    params = [["add", "mul"], LIBS]
+    param_names = ["op", "lib"]
+
+    def setup(self, op, libname):
+        L = lib(libname)
+        a, _ = _pair(L)
+        self.fn = functools.partial(operator.add if op == "add" else operator.mul, a, 2.0)
+        warm(self.fn)
+
+    def time_call(self, op, libname):
+        self.fn()
+
+
+class TorchFunctionSubclass(Benchmark):
+    """``a + b`` on a Tensor subclass whose ``__torch_function__`` defers to the default."""
+
+    params = [LIBS]
+    param_names = ["lib"]
+
+    def setup(self, libname):
+        L = lib(libname)
+        a, b = _pair(L)
+        sub = tf_subclass(L)
+        with pending():
+            sa, sb = a.as_subclass(sub), b.as_subclass(sub)
+        self.fn = functools.partial(operator.add, sa, sb)
+        r = warm(self.fn)
+        if type(r) is not sub:
+            raise NotImplementedError("__torch_function__ subclass results are not wrapped yet")
+
+    def time_add(self, libname):
+        self.fn()
+
+
+class CustomFunction(Benchmark):
+    """``MulTwo.apply(x)`` (a trivial autograd.Function), with and without a backward."""
+
+    params = [LIBS]
+    param_names = ["lib"]
+
+    def setup(self, libname):
+        L = lib(libname)
+        self.x, _ = _pair(L, requires_grad=True)
+        self.g = tensor((8,), L=L)
+        self.apply = mul_two_function(L).apply
+        warm(lambda: self.apply(self.x).backward(self.g))
+
+    def time_apply(self, libname):
+        self.apply(self.x)
+
+    def time_apply_backward(self, libname):
+        self.apply(self.x).backward(self.g)
+
+
+class Backward(Benchmark):
+    """``(a * b).backward(g)`` on 8 elements: graph recording plus the engine's fixed cost."""
+
+    params = [LIBS]
+    param_names = ["lib"]
+
+    def setup(self, libname):
+        L = lib(libname)
+        self.a, self.b = _pair(L, requires_grad=True)
+        self.g = tensor((8,), L=L)
+        warm(self._step)
+
+    def _step(self):
+        (self.a * self.b).backward(self.g)
+
+    def time_mul_backward(self, libname):
+        (self.a * self.b).backward(self.g)

@@ -1,0 +1,508 @@
+"""The workloads of ``benchmarks/compare.py``: each built once per library (numtorch, torch,
+numpy) from the same fixed-seed data, as a zero-argument callable.
+
+Targets (docs/PERFORMANCE.md) are numtorch/PyTorch time ratios (``target``) or absolute
+seconds (``target_s``). Nothing here runs at import: asv imports this module too.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+
+LIBS = ("numtorch", "torch", "numpy")
+
+
+@dataclass
+class Workload:
+    """``make(lib_name)`` returns a zero-argument callable (NotImplementedError: n/a).
+
+    ``target``: the largest acceptable numtorch/PyTorch time ratio; ``target_s``: an absolute
+    bound in seconds for numtorch. ``work``: (unit, amount per call) for a throughput column.
+    ``process``: the callable itself returns a measured time (fresh-interpreter workloads)."""
+
+    name: str
+    category: str
+    make: Callable
+    target: float | None = None
+    target_s: float | None = None
+    work: tuple | None = None
+    process: bool = False
+    samples: int | None = None  # fixed sample count for process workloads
+
+
+# ---- library-specific builders --------------------------------------------------------------
+def _libs():
+    from benchmarks import common
+
+    return common
+
+
+def _L(name):
+    common = _libs()
+    if name == "numpy":
+        import numpy
+
+        return numpy
+    return common.lib(name)
+
+
+def _data(name, shape, dtype="float32", seed=None, requires_grad=False, low=-1.0, high=1.0):
+    common = _libs()
+    arr = common.array(shape, dtype, low, high, common.SEED if seed is None else seed)
+    if name == "numpy":
+        return arr
+    t = _L(name).from_numpy(arr)
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def _tiny(op, requires_grad=False):
+    def make(name):
+        import numpy as np
+
+        if name == "numpy" and requires_grad:
+            raise NotImplementedError("NumPy has no autograd")
+        a = _data(name, (8,), requires_grad=requires_grad)
+        b = _data(name, (8,), seed=99, requires_grad=requires_grad)
+        if name == "numpy":
+            return {
+                "add": functools.partial(operator.add, a, b),
+                "mul": functools.partial(operator.mul, a, b),
+                "relu": functools.partial(np.maximum, a, 0.0),
+                "sum": a.sum,
+                "getitem": functools.partial(operator.getitem, a, slice(1, 3)),
+                "reshape": functools.partial(a.reshape, 2, 4),
+            }[op]
+        return _libs().tiny_call(_L(name), op, a, b)
+
+    return make
+
+
+_NP_UNARY = {
+    "exp": lambda np, x, out: np.exp(x, out=out),
+    "tanh": lambda np, x, out: np.tanh(x, out=out),
+    "sigmoid": lambda np, x, out: _np_sigmoid(np, x, out),
+}
+
+
+def _np_sigmoid(np, x, out):
+    r = np.negative(x, out=out)
+    np.exp(r, out=r)
+    r += 1.0
+    return np.reciprocal(r, out=r)
+
+
+def _elementwise(op, n, dtype, use_out):
+    binary = op in ("add", "mul")
+
+    def make(name):
+        import numpy as np
+
+        args = [_data(name, (n,), dtype, low=0.1, high=0.9)]
+        if binary:
+            args.append(_data(name, (n,), dtype, seed=5, low=0.1, high=0.9))
+        if name == "numpy":
+            fn = getattr(np, {"add": "add", "mul": "multiply"}[op]) if binary else None
+            out = np.empty(n, dtype) if use_out else None
+            if binary:
+                return functools.partial(fn, *args, out=out)
+            return functools.partial(_NP_UNARY[op], np, args[0], out)
+        common = _libs()
+        fn = common.resolve(op) if name == "numtorch" else getattr(_L(name), op)
+        if use_out:
+            return functools.partial(fn, *args, out=fn(*args))
+        return functools.partial(fn, *args)
+
+    return make
+
+
+def _np_softmax(np, x, log):
+    m = x.max(1, keepdims=True)
+    z = x - m
+    e = np.exp(z)
+    s = e.sum(1, keepdims=True)
+    return z - np.log(s) if log else e / s
+
+
+def _reduction(op, over):
+    def make(name):
+        import numpy as np
+
+        x = _data(name, (4096, 1024))
+        if name == "numpy":
+            if op in ("softmax", "log_softmax"):
+                return functools.partial(_np_softmax, np, x, op == "log_softmax")
+            if op == "max" and over is not None:
+                return lambda: (x.max(over), x.argmax(over))
+            return functools.partial(getattr(x, op), over)
+        L = _L(name)
+        fn = _libs().resolve(op) if name == "numtorch" else getattr(L, op)
+        if op in ("softmax", "log_softmax"):
+            return functools.partial(fn, x, -1)
+        return functools.partial(fn, x) if over is None else functools.partial(fn, x, over)
+
+    return make
+
+
+def _matmul(shape_a, shape_b, op="matmul"):
+    def make(name):
+        import numpy as np
+
+        a, b = _data(name, shape_a), _data(name, shape_b, seed=5)
+        if name == "numpy":
+            return functools.partial(np.matmul, a, b)
+        fn = _libs().resolve(op) if name == "numtorch" else getattr(_L(name), op)
+        return functools.partial(fn, a, b)
+
+    return make
+
+
+# ---- the MLP, also in plain NumPy ---------------------------------------------------------------
+class _NumpyMLP:
+    """784-256-256-10 ReLU MLP with softmax cross-entropy and hand-written backward."""
+
+    def __init__(self):
+        import numpy as np
+
+        common = _libs()
+        self.np = np
+        sz = common.MLP_SIZES
+        self.W, self.b = [], []
+        for i, (m, n) in enumerate(zip(sz[:-1], sz[1:], strict=False)):
+            bound = 1.0 / m**0.5
+            self.W.append(common.array((n, m), "float32", -bound, bound, common.SEED + i))
+            self.b.append(common.array((n,), "float32", -bound, bound, common.SEED + 100 + i))
+        self.x = common.array((128, sz[0]), seed=common.SEED + 7)
+        self.y = np.random.default_rng(common.SEED + 8).integers(0, sz[-1], 128)
+        self.params = self.W + self.b
+        self.grads = None
+        self.state = [[np.zeros_like(p), np.zeros_like(p)] for p in self.params]
+        self.t = 0
+
+    def fwd_bwd(self):
+        np = self.np
+        hs, h = [self.x], self.x
+        last = len(self.W) - 1
+        for i, (W, b) in enumerate(zip(self.W, self.b, strict=False)):
+            h = h @ W.T + b
+            if i < last:
+                h = np.maximum(h, 0.0)
+                hs.append(h)
+        z = h - h.max(1, keepdims=True)
+        e = np.exp(z)
+        p = e / e.sum(1, keepdims=True)
+        rows = np.arange(len(self.y))
+        loss = -np.log(p[rows, self.y]).mean()
+        g = p
+        g[rows, self.y] -= 1.0
+        g /= len(self.y)
+        gW, gb = [None] * len(self.W), [None] * len(self.W)
+        for i in range(last, -1, -1):
+            gW[i] = g.T @ hs[i]
+            gb[i] = g.sum(0)
+            if i:
+                g = (g @ self.W[i]) * (hs[i] > 0)
+        self.grads = gW + gb
+        return loss
+
+    def sgd(self, lr=0.01, momentum=0.9):
+        for p, g, (buf, _) in zip(self.params, self.grads, self.state, strict=False):
+            buf *= momentum
+            buf += g
+            p -= lr * buf
+
+    def adam(self, lr=1e-3, b1=0.9, b2=0.999, eps=1e-8):
+        np = self.np
+        self.t += 1
+        c1, c2 = 1 - b1**self.t, 1 - b2**self.t
+        for p, g, (m, v) in zip(self.params, self.grads, self.state, strict=False):
+            m *= b1
+            m += (1 - b1) * g
+            v *= b2
+            v += (1 - b2) * g * g
+            p -= (lr / c1) * m / (np.sqrt(v / c2) + eps)
+
+
+def _mlp(kind, optim=None):
+    def make(name):
+        if name == "numpy":
+            m = _NumpyMLP()
+            m.fwd_bwd()
+            if kind == "fwd_bwd":
+                return m.fwd_bwd
+            step = getattr(m, optim)
+            return step if kind == "opt" else lambda: (m.fwd_bwd(), step())
+        common = _libs()
+        L = _L(name)
+        model = common.build_mlp(L)
+        x, y = common.mlp_batch(L)
+        fwd_bwd = common.mlp_step(L, model, x, y)
+        if kind == "fwd_bwd":
+            return fwd_bwd
+        fwd_bwd()
+        opt = common.make_optimizer(L, optim, model.parameters())
+        return opt.step if kind == "opt" else lambda: (fwd_bwd(), opt.step())
+
+    return make
+
+
+def _big_optimizer(optim, n=10_000_000):
+    """One optimizer step on a single 1e7-element parameter (fused-update territory)."""
+
+    def make(name):
+        import numpy as np
+
+        common = _libs()
+        if name == "numpy":
+            m = _NumpyMLP.__new__(_NumpyMLP)
+            m.np, m.t = np, 0
+            m.params = [common.array((n,))]
+            m.grads = [common.array((n,), seed=5)]
+            m.state = [[np.zeros(n, np.float32), np.zeros(n, np.float32)]]
+            return getattr(m, optim)
+        L = _L(name)
+        p = _data(name, (n,), requires_grad=True)
+        p.grad = _data(name, (n,), seed=5)
+        return common.make_optimizer(L, optim, [p]).step
+
+    return make
+
+
+def _no_numpy(fn):
+    def make(name):
+        if name == "numpy":
+            raise NotImplementedError("no NumPy equivalent")
+        return fn(name)
+
+    return make
+
+
+def _autograd_chain(name):
+    common = _libs()
+    x = _data(name, (8,), requires_grad=True)
+    g = _data(name, (8,), seed=5)
+    return lambda: common.elementwise_chain(x).backward(g)
+
+
+def _linear_function(name):
+    common = _libs()
+    apply = common.linear_function(_L(name)).apply
+    x = _data(name, (128, 784), requires_grad=True)
+    w = _data(name, (256, 784), seed=5, requires_grad=True)
+    b = _data(name, (256,), seed=6, requires_grad=True)
+    g = _data(name, (128, 256), seed=7)
+    return lambda: apply(x, w, b).backward(g)
+
+
+def _custom_function(name):
+    apply = _libs().mul_two_function(_L(name)).apply
+    x = _data(name, (8,), requires_grad=True)
+    return functools.partial(apply, x)
+
+
+def _tf_subclass(name):
+    common = _libs()
+    sub = common.tf_subclass(_L(name))
+    a, b = _data(name, (8,)).as_subclass(sub), _data(name, (8,), seed=5).as_subclass(sub)
+    fn = functools.partial(operator.add, a, b)
+    if type(fn()) is not sub:
+        raise NotImplementedError("pending in numtorch: __torch_function__ results not wrapped")
+    return fn
+
+
+def _spelling(kind):
+    def make(name):
+        L = _L(name)
+        a, b = _data(name, (8,)), _data(name, (8,), seed=5)
+        with _libs().pending():
+            return {
+                "function": lambda: functools.partial(L.add, a, b),
+                "method": lambda: functools.partial(a.add, b),
+                "aten": lambda: functools.partial(L.ops.aten.add.Tensor, a, b),
+                "scalar": lambda: functools.partial(operator.add, a, 1.0),
+            }[kind]()
+
+    return make
+
+
+def _mul_backward(name):
+    a = _data(name, (8,), requires_grad=True)
+    b = _data(name, (8,), seed=5, requires_grad=True)
+    g = _data(name, (8,), seed=6)
+    return lambda: (a * b).backward(g)
+
+
+def _conv(name):
+    with _libs().pending():
+        nn = _L(name).nn
+        net = nn.Sequential(nn.Conv2d(1, 32, 3), nn.ReLU(), nn.MaxPool2d(2))
+    x = _data(name, (64, 1, 28, 28))
+    params = list(net.parameters())
+
+    def step():
+        for p in params:
+            p.grad = None
+        net(x).sum().backward()
+
+    return step
+
+
+def _mlp_infer(name):
+    common = _libs()
+    L = _L(name)
+    model = common.build_mlp(L)
+    x = _data(name, (1, 784))
+    with L.no_grad():
+        model(x)
+
+    def infer():
+        with L.no_grad():
+            return model(x)
+
+    return infer
+
+
+def _beyond(kind, n=10_000_000):
+    def make(name):
+        import numpy as np
+
+        x = _data(name, (n,), low=0.1, high=0.9)
+        y = _data(name, (n,), seed=5, low=0.1, high=0.9)
+        if kind == "chain":  # three ops, three allocations in eager mode
+            if name == "numpy":
+                return lambda: np.exp(x * y + 0.5)
+            return lambda: (x * y + 0.5).exp()
+        if kind == "add_":
+            if name == "numpy":
+                return functools.partial(np.add, x, y, out=x)
+            return functools.partial(x.add_, y)
+        if kind == "clone":
+            return x.copy if name == "numpy" else x.clone
+        if kind == "sum64":
+            x64 = _data(name, (n,), "float64")
+            return x64.sum
+        if kind == "transpose_copy":
+            m = _data(name, (4096, 1024))
+            if name == "numpy":
+                return lambda: np.ascontiguousarray(m.T)
+            return m.t().contiguous
+        if kind == "cat":
+            xs = [_data(name, (512, 1024), seed=i) for i in range(8)]
+            if name == "numpy":
+                return functools.partial(np.concatenate, xs, 1)
+            return functools.partial(_L(name).cat, xs, 1)
+        raise ValueError(kind)
+
+    return make
+
+
+# ---- fresh-interpreter workloads --------------------------------------------------------------
+_FIRST_STEP = """
+import numpy as np
+import {lib} as torch
+nn = torch.nn
+rng = np.random.default_rng(0)
+model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 10))
+opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+x = torch.from_numpy(rng.standard_normal((128, 784), dtype=np.float32))
+y = torch.from_numpy(rng.integers(0, 10, 128))
+opt.zero_grad()
+nn.functional.cross_entropy(model(x), y).backward()
+opt.step()
+"""
+_FIRST_OP = "import {lib} as torch\na = torch.ones(8)\nb = a + a\n"
+
+
+def _fresh(code: str, cold: bool) -> float:
+    """Seconds ``code`` takes in a new interpreter (timed inside it, start-up excluded)."""
+    clock = "process_time" if os.environ.get("NUMTORCH_BENCH_CLOCK") == "cpu" else "perf_counter"
+    prog = f"import time\n_t0 = time.{clock}()\n{code}\nprint(time.{clock}() - _t0)\n"
+    env = dict(os.environ)
+    with tempfile.TemporaryDirectory(prefix="numtorch-cold-") as d:
+        if cold:
+            env.update(_libs().kernel_cache_env(d))
+        proc = subprocess.run([sys.executable, "-c", prog], env=env, capture_output=True, text=True)
+    if proc.returncode:
+        tail = proc.stderr.strip().splitlines()[-1:] or ["?"]
+        if re.search(r"has no attribute|No module named", tail[0]):
+            raise NotImplementedError(f"pending: {tail[0]}")
+        raise RuntimeError(tail[0])
+    return float(proc.stdout.strip().splitlines()[-1])
+
+
+def _startup(template: str, cold=False, peers=("numtorch", "torch")):
+    def make(name):
+        if name not in peers or (name == "torch" and _libs().torch_or_none() is None):
+            raise NotImplementedError("not applicable")
+        code = template.format(lib=name)
+        if not cold:
+            _fresh(code, False)  # fill the caches first
+        return lambda: _fresh(code, cold)
+
+    return make
+
+
+# ---- the workload table -----------------------------------------------------------------------------
+def workloads() -> list:
+    common = _libs()
+    W = []
+    for op in common.TINY_OPS:
+        W.append(Workload(f"tiny {op}", "tiny", _tiny(op), target=1.0))
+    for op in common.TINY_OPS:
+        W.append(Workload(f"tiny {op} grad", "tiny+grad", _tiny(op, True), target=1.5))
+    for kind in ("function", "method", "aten", "scalar"):
+        W.append(Workload(f"add spelling {kind}", "dispatch", _no_numpy(_spelling(kind))))
+    W.append(Workload("custom Function apply", "dispatch", _no_numpy(_custom_function)))
+    W.append(Workload("__torch_function__ subclass add", "dispatch", _no_numpy(_tf_subclass)))
+    W.append(Workload("(a*b).backward tiny", "dispatch", _no_numpy(_mul_backward)))
+    for n in (1_000_000, 10_000_000):
+        for op in ("add", "mul", "exp", "tanh", "sigmoid"):
+            for out in (False, True):
+                nbytes = (3 if op in ("add", "mul") else 2) * 4 * n
+                W.append(Workload(f"{op} {n:.0e} f32{' out=' if out else ''}", "elementwise",
+                                  _elementwise(op, n, "float32", out), target=1.0,
+                                  work=("GB/s", nbytes)))  # fmt: skip
+    for op, over in (("sum", None), ("sum", 1), ("sum", 0), ("mean", None), ("mean", 1),
+                     ("max", None), ("max", 1), ("softmax", -1), ("log_softmax", -1)):  # fmt: skip
+        label = f"{op} 4096x1024" + ("" if over is None else f" dim={over}")
+        W.append(Workload(label, "reduction", _reduction(op, over), target=1.0,
+                          work=("GB/s", 4096 * 1024 * 4)))  # fmt: skip
+    for n in (512, 1024):
+        W.append(Workload(f"matmul {n}", "linalg", _matmul((n, n), (n, n)), target=1 / 0.9,
+                          work=("GFLOP/s", 2 * n**3)))  # fmt: skip
+    W.append(Workload("bmm 32x128x128", "linalg", _matmul((32, 128, 128), (32, 128, 128), "bmm"),
+                      target=1 / 0.9, work=("GFLOP/s", 2 * 32 * 128**3)))  # fmt: skip
+    W.append(Workload("MLP fwd+bwd", "mlp", _mlp("fwd_bwd"), target=1.2))
+    W.append(Workload("MLP SGD step", "mlp", _mlp("opt", "sgd"), target=1.2))
+    W.append(Workload("MLP Adam step", "mlp", _mlp("opt", "adam"), target=1.2))
+    W.append(Workload("MLP train step (Adam)", "mlp", _mlp("train", "adam"), target=1.2))
+    W.append(Workload("autograd chain 100 tiny ops", "autograd", _no_numpy(_autograd_chain)))
+    W.append(Workload("LinearFunction fwd+bwd", "autograd", _no_numpy(_linear_function)))
+    W.append(Workload("conv+relu+pool fwd+bwd", "autograd", _no_numpy(_conv)))
+    W.append(Workload("MLP inference batch 1", "beyond", _no_numpy(_mlp_infer)))
+    W.append(Workload("(x*y+0.5).exp() 1e7", "beyond", _beyond("chain"), work=("GB/s", 5 * 4e7)))
+    W.append(Workload("x.add_(y) 1e7", "beyond", _beyond("add_"), work=("GB/s", 3 * 4e7)))
+    W.append(Workload("x.clone() 1e7", "beyond", _beyond("clone"), work=("GB/s", 2 * 4e7)))
+    W.append(Workload("x.sum() 1e7 f64", "beyond", _beyond("sum64"), work=("GB/s", 8e7)))
+    W.append(Workload("x.t().contiguous() 4096x1024", "beyond", _beyond("transpose_copy")))
+    W.append(Workload("cat 8x(512,1024) dim=1", "beyond", _beyond("cat")))
+    W.append(Workload("SGD step 1e7 param", "beyond", _big_optimizer("sgd")))
+    W.append(Workload("Adam step 1e7 param", "beyond", _big_optimizer("adam")))
+    W.append(Workload("import", "startup", _startup("import {lib}\n"), target_s=0.5,
+                      process=True))  # fmt: skip
+    W.append(Workload("first op, warm cache", "startup", _startup(_FIRST_OP), process=True))
+    W.append(Workload("first op, cold cache", "startup", _startup(_FIRST_OP, True, ("numtorch",)),
+                      process=True, samples=2))  # fmt: skip
+    W.append(Workload("import + first MLP step, warm", "startup", _startup(_FIRST_STEP),
+                      target_s=1.0, process=True))  # fmt: skip
+    W.append(Workload("import + first MLP step, cold", "startup",
+                      _startup(_FIRST_STEP, True, ("numtorch",)), target_s=20.0, process=True,
+                      samples=1))  # fmt: skip
+    return W

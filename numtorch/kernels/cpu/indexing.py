@@ -1,0 +1,117 @@
+"""Indexing kernels: storage offsets for gather/scatter-style ops, scatter-accumulate, search.
+
+# Note [Indexing kernels compute offsets]
+# gather, scatter, index_select/add/copy/fill and take_along_dim all visit the positions of an
+# iteration shape and replace the coordinate along one dim by an index value. ``dim_offsets``
+# turns that into storage offsets (flat storage + int64 strides, so ndim stays out of the Numba
+# type, and an index broadcast by stride 0 serves index_select's 1-D index); the data then
+# moves in one NumPy pass (``storage[offsets]``) or is combined by ``accumulate_at``. Bounds are
+# checked in the same loop: a kernel returns the first bad position (or -1) and the caller
+# raises PyTorch's error, so no Numba or NumPy message reaches the user.
+"""
+
+import numpy as np
+
+from numtorch.kernels._jit import kernel
+
+ADD, MUL, MAX, MIN = 0, 1, 2, 3
+
+
+@kernel
+def dim_offsets(shape, base, base_st, dim_st, idx, idx_off, idx_st, dim, dim_size, wrap, out):
+    """out[i] = storage offset of C-order position i of ``shape`` with its ``dim`` coordinate
+    replaced by the index value there; returns the first out-of-range position or -1.
+
+    ``base_st`` must hold 0 at ``dim`` (the index supplies that coordinate through ``dim_st``);
+    ``wrap`` admits negative indices down to -dim_size, as index_fill and take_along_dim do.
+    """
+    nd = shape.shape[0]
+    pos = np.zeros(nd, np.int64)
+    ip = idx_off
+    bp = base
+    for i in range(out.shape[0]):
+        v = np.int64(idx[ip])
+        if v < 0 and wrap:
+            v += dim_size
+        if v < 0 or v >= dim_size:
+            return i
+        out[i] = bp + v * dim_st
+        d = nd - 1
+        while d >= 0:
+            pos[d] += 1
+            ip += idx_st[d]
+            bp += base_st[d]
+            if pos[d] < shape[d]:
+                break
+            ip -= idx_st[d] * shape[d]
+            bp -= base_st[d] * shape[d]
+            pos[d] = 0
+            d -= 1
+    return -1
+
+
+@kernel
+def accumulate_at(dst, offsets, src, mode):
+    """dst[offsets[i]] (op)= src[i] in order, op by ``mode``: ADD, MUL, MAX, MIN (NaN wins)."""
+    n = offsets.shape[0]
+    # one loop per mode: the branch stays out of the hot loop
+    if mode == 0:
+        for i in range(n):
+            dst[offsets[i]] += src[i]
+    elif mode == 1:
+        for i in range(n):
+            dst[offsets[i]] *= src[i]
+    elif mode == 2:
+        for i in range(n):
+            o, v = offsets[i], src[i]
+            if v > dst[o] or v != v:
+                dst[o] = v
+    else:
+        for i in range(n):
+            o, v = offsets[i], src[i]
+            if v < dst[o] or v != v:
+                dst[o] = v
+
+
+@kernel
+def count_at(counts, offsets):
+    """counts[offsets[i]] += 1: the number of values scatter_reduce's mean divides by."""
+    for i in range(offsets.shape[0]):
+        counts[offsets[i]] += 1
+
+
+@kernel
+def search_rows(bounds, bstride, nb, values, nv, right, out):
+    """out[k] = insertion point of values[k] in its row of sorted ``bounds`` (row r holds
+    bounds[r * bstride : r * bstride + nb]; bstride 0 shares one row). NaN sorts last, as in
+    PyTorch's lower/upper bound loops."""
+    for k in range(values.shape[0]):
+        b0 = (k // nv) * bstride
+        v = values[k]
+        lo = 0
+        hi = nb
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            b = bounds[b0 + mid]
+            if not (b > v if right else b >= v):
+                lo = mid + 1
+            else:
+                hi = mid
+        out[k] = lo
+
+
+@kernel
+def add_slabs(dst, src, idx, outer, size, inner):
+    """index_add on C-contiguous data viewed as (outer, size, inner) / (outer, len(idx), inner):
+    dst[o, idx[j], :] += src[o, j, :]; returns the first out-of-range j or -1 (nothing written)."""
+    k = idx.shape[0]
+    for j in range(k):
+        if idx[j] < 0 or idx[j] >= size:
+            return j
+    for o in range(outer):
+        for j in range(k):
+            d0 = (o * size + idx[j]) * inner
+            s0 = (o * k + j) * inner
+            for r in range(inner):
+                dst[d0 + r] += src[s0 + r]
+    return -1

@@ -1,0 +1,57 @@
+"""Loss kernels: negative log likelihood over an (N, C, S) block and the float64 total that
+elementwise losses reduce with (their elementwise parts are generated pointwise kernels)."""
+
+from __future__ import annotations
+
+from numtorch.kernels._jit import kernel
+
+
+@kernel
+def total(x):
+    """The sum of a contiguous array, accumulated in float64 in blocks of 256 for accuracy."""
+    acc = 0.0
+    n = x.size
+    i = 0
+    while i < n:
+        part = 0.0
+        for j in range(i, min(i + 256, n)):
+            part += x[j]
+        acc += part
+        i += 256
+    return acc
+
+
+@kernel
+def nll_loss(x, target, w, C, S, ignore_index, out):
+    """Per-position -w[t] * x[n, t, s] of an (N, C, S) block into ``out`` (N*S,); returns the
+    summed weight of the positions not equal to ``ignore_index``. ``w`` of size 0: all ones."""
+    tw = 0.0
+    for k in range(target.size):
+        n = k // S
+        s = k - n * S
+        t = target[k]
+        if t == ignore_index:
+            out[k] = 0
+            continue
+        wt = w[t] if w.size else 1.0
+        out[k] = -wt * x[(n * C + t) * S + s]
+        tw += wt
+    return tw
+
+
+@kernel
+def nll_loss_backward(grad, target, w, C, S, ignore_index, scale, gi):
+    """``gi`` (N*C*S,) = -w[t] * grad * scale at the target positions, zero elsewhere; ``grad``
+    holds one element (reduced losses) or N*S."""
+    for i in range(gi.size):
+        gi[i] = 0
+    one = grad.size == 1
+    for k in range(target.size):
+        n = k // S
+        s = k - n * S
+        t = target[k]
+        if t == ignore_index:
+            continue
+        wt = w[t] if w.size else 1.0
+        g = grad[0] if one else grad[k]
+        gi[(n * C + t) * S + s] = -wt * g * scale

@@ -1,0 +1,201 @@
+"""nn kernels: normalization (layer/group/batch norm share one apply and one backward),
+embedding backward, GLU.
+
+# Note [Normalization layout]
+# Every normalization sees its input as a contiguous (A, C, S) block and one statistic
+# (mean, rstd) per ``stat = a * SA + c // CG``: layer norm is (M, N, 1) with SA=1, CG=N (one
+# statistic per row); group norm is (N, C, HxW) with SA=G, CG=C/G; batch norm is (N, C, HxW)
+# with SA=0, CG=1 (one per channel). The affine weight and bias are indexed by ``c``. So one
+# apply kernel and one backward kernel serve all three; only the moment kernels differ
+# (contiguous rows vs channels strided across the batch).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from numtorch.kernels._jit import inline, kernel, parallel_kernel, prange
+
+
+@inline
+def _row_moments(x, base, L, mean, rstd, r, eps):
+    acc = 0.0
+    for j in range(L):
+        acc += x[base + j]
+    m = acc / L
+    sq = 0.0
+    for j in range(L):
+        d = x[base + j] - m
+        sq += d * d
+    mean[r] = m
+    rstd[r] = 1.0 / math.sqrt(sq / L + eps)
+
+
+@kernel
+def row_moments(x, L, mean, rstd, eps):
+    """Mean and 1/sqrt(biased var + eps) of each contiguous row of length ``L`` (two-pass, float64)."""
+    for r in range(mean.size):
+        _row_moments(x, r * L, L, mean, rstd, r, eps)
+
+
+@parallel_kernel
+def row_moments_parallel(x, L, mean, rstd, eps):
+    for r in prange(mean.size):
+        _row_moments(x, r * L, L, mean, rstd, r, eps)
+
+
+@kernel
+def channel_moments(x, A, C, S, mean, var):
+    """Per-channel mean and biased variance of an (A, C, S) block (batch norm statistics)."""
+    for c in range(C):
+        acc = 0.0
+        for a in range(A):
+            base = (a * C + c) * S
+            for s in range(S):
+                acc += x[base + s]
+        m = acc / (A * S)
+        sq = 0.0
+        for a in range(A):
+            base = (a * C + c) * S
+            for s in range(S):
+                d = x[base + s] - m
+                sq += d * d
+        mean[c] = m
+        var[c] = sq / (A * S)
+
+
+@inline
+def _apply_row(x, out, mean, rstd, w, b, a, C, S, SA, CG, has_w, has_b):
+    for c in range(C):
+        st = a * SA + c // CG
+        m = mean[st]
+        r = rstd[st]
+        scale = r * w[c] if has_w else r
+        shift = b[c] if has_b else 0.0
+        base = (a * C + c) * S
+        for s in range(S):
+            out[base + s] = (x[base + s] - m) * scale + shift
+
+
+@kernel
+def norm_apply(x, out, mean, rstd, w, b, A, C, S, SA, CG, has_w, has_b):
+    """out = (x - mean[stat]) * rstd[stat] * w[c] + b[c]; Note [Normalization layout]."""
+    for a in range(A):
+        _apply_row(x, out, mean, rstd, w, b, a, C, S, SA, CG, has_w, has_b)
+
+
+@parallel_kernel
+def norm_apply_parallel(x, out, mean, rstd, w, b, A, C, S, SA, CG, has_w, has_b):
+    for a in prange(A):
+        _apply_row(x, out, mean, rstd, w, b, a, C, S, SA, CG, has_w, has_b)
+
+
+@kernel
+def norm_backward(go, x, mean, rstd, w, A, C, S, SA, CG, has_w, center, gi, gw, gb):
+    """Gradients of ``norm_apply`` (Note [Normalization layout]).
+
+    ``center``: the statistics came from ``x`` (training), so grad_input is
+    rstd * (g - mean(g) - xhat * mean(g * xhat)) per statistic, g = go * w; otherwise (batch
+    norm in eval) g * rstd. ``gi``, ``gw``, ``gb`` of size 0 are not computed.
+    """
+    nstat = mean.size
+    sg = np.zeros(nstat)
+    sgx = np.zeros(nstat)
+    pw = np.zeros(C)
+    pb = np.zeros(C)
+    for a in range(A):
+        for c in range(C):
+            st = a * SA + c // CG
+            m = mean[st]
+            r = rstd[st]
+            wc = w[c] if has_w else 1.0
+            base = (a * C + c) * S
+            for s in range(S):
+                g = go[base + s]
+                xh = (x[base + s] - m) * r
+                pw[c] += g * xh
+                pb[c] += g
+                sg[st] += g * wc
+                sgx[st] += g * wc * xh
+    if gw.size:
+        for c in range(C):
+            gw[c] = pw[c]
+    if gb.size:
+        for c in range(C):
+            gb[c] = pb[c]
+    if gi.size == 0:
+        return
+    count = (A * C * S) // nstat
+    for a in range(A):
+        for c in range(C):
+            st = a * SA + c // CG
+            m = mean[st]
+            r = rstd[st]
+            wc = w[c] if has_w else 1.0
+            mg = sg[st] / count
+            mgx = sgx[st] / count
+            base = (a * C + c) * S
+            for s in range(S):
+                g = go[base + s] * wc
+                if center:
+                    xh = (x[base + s] - m) * r
+                    gi[base + s] = r * (g - mg - xh * mgx)
+                else:
+                    gi[base + s] = r * g
+
+
+@kernel
+def embedding_backward(grad, idx, out, D, padding_idx, scale_by_freq):
+    """``out`` (V*D,) = rows of ``grad`` (n*D,) summed by index, skipping ``padding_idx``;
+    with ``scale_by_freq`` each row's sum is divided by its index's count."""
+    for i in range(out.size):
+        out[i] = 0
+    V = out.size // D
+    counts = np.zeros(V, np.int64)
+    if scale_by_freq:
+        for k in range(idx.size):
+            counts[idx[k]] += 1
+    for k in range(idx.size):
+        row = idx[k]
+        if row == padding_idx:
+            continue
+        scale = 1.0 / counts[row] if scale_by_freq else 1.0
+        for d in range(D):
+            out[row * D + d] += grad[k * D + d] * scale
+
+
+@inline
+def _sig(v):
+    if v >= 0:
+        return 1.0 / (1.0 + math.exp(-v))
+    e = math.exp(v)
+    return e / (1.0 + e)
+
+
+@kernel
+def glu(x, out, A, H, B):
+    """GLU on an (A, 2H, B) block: out (A, H, B) = first half * sigmoid(second half)."""
+    for a in range(A):
+        for h in range(H):
+            ib = (a * 2 * H + h) * B
+            gb = (a * 2 * H + H + h) * B
+            ob = (a * H + h) * B
+            for k in range(B):
+                out[ob + k] = x[ib + k] * _sig(x[gb + k])
+
+
+@kernel
+def glu_backward(grad, x, gi, A, H, B):
+    """Gradient of ``glu`` w.r.t. its (A, 2H, B) input."""
+    for a in range(A):
+        for h in range(H):
+            ib = (a * 2 * H + h) * B
+            gb = (a * 2 * H + H + h) * B
+            ob = (a * H + h) * B
+            for k in range(B):
+                s = _sig(x[gb + k])
+                g = grad[ob + k]
+                gi[ib + k] = g * s
+                gi[gb + k] = g * x[ib + k] * s * (1 - s)

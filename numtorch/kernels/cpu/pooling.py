@@ -1,0 +1,271 @@
+"""Pooling kernels on contiguous (P, H, W) planes, P = N*C (a 1-D pool has H == 1).
+
+Every forward works one plane per iteration (parallel variants split planes across cores);
+backward kernels scatter into a zeroed ``grad_input`` plane by plane, so they need no atomics.
+Max-pool indices are flat positions inside the input plane (h * W + w), as PyTorch returns.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from numtorch.kernels._jit import inline, kernel, parallel_kernel, prange
+
+
+@inline
+def _max_pool_plane(x, out, idx, p, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW):
+    xb = p * H * W
+    ob = p * OH * OW
+    for oh in range(OH):
+        h0 = oh * SH - PH
+        h1 = min(h0 + (KH - 1) * DH + 1, H)
+        while h0 < 0:
+            h0 += DH
+        for ow in range(OW):
+            w0 = ow * SW - PW
+            w1 = min(w0 + (KW - 1) * DW + 1, W)
+            while w0 < 0:
+                w0 += DW
+            best = -np.inf
+            at = h0 * W + w0
+            for h in range(h0, h1, DH):
+                for w in range(w0, w1, DW):
+                    v = x[xb + h * W + w]
+                    # NaN wins, as in PyTorch's kernel
+                    if v > best or v != v:
+                        best = v
+                        at = h * W + w
+            out[ob + oh * OW + ow] = best
+            idx[ob + oh * OW + ow] = at
+
+
+@kernel
+def max_pool2d(x, out, idx, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW):
+    """Max over each window of every plane; ``idx`` (int64) receives the argmax positions."""
+    for p in range(out.size // (OH * OW)):
+        _max_pool_plane(x, out, idx, p, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW)
+
+
+@parallel_kernel
+def max_pool2d_parallel(x, out, idx, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW):
+    for p in prange(out.size // (OH * OW)):
+        _max_pool_plane(x, out, idx, p, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW)
+
+
+@kernel
+def max_pool_backward(grad, idx, grad_input, HW, OHW):
+    """``grad_input`` (P*HW,) = scatter-add of ``grad`` (P*OHW,) at the saved argmax positions."""
+    for i in range(grad_input.size):
+        grad_input[i] = 0
+    for p in range(grad.size // OHW):
+        gb = p * OHW
+        xb = p * HW
+        for o in range(OHW):
+            grad_input[xb + idx[gb + o]] += grad[gb + o]
+
+
+@kernel
+def max_pool_gather(src, idx, out, HW, OHW):
+    """``out`` (P*OHW,) = ``src`` (P*HW,) read at the argmax positions (max-pool double backward)."""
+    for p in range(out.size // OHW):
+        gb = p * OHW
+        xb = p * HW
+        for o in range(OHW):
+            out[gb + o] = src[xb + idx[gb + o]]
+
+
+@inline
+def _avg_window(oh, ow, H, W, KH, KW, SH, SW, PH, PW, count_include_pad, divisor):
+    h0 = oh * SH - PH
+    w0 = ow * SW - PW
+    h1 = min(h0 + KH, H + PH)
+    w1 = min(w0 + KW, W + PW)
+    size = (h1 - h0) * (w1 - w0)
+    h0 = max(h0, 0)
+    w0 = max(w0, 0)
+    h1 = min(h1, H)
+    w1 = min(w1, W)
+    if divisor > 0:
+        d = divisor
+    elif count_include_pad:
+        d = size
+    else:
+        d = (h1 - h0) * (w1 - w0)
+    return h0, h1, w0, w1, d
+
+
+@inline
+def _avg_pool_plane(x, out, p, H, W, KH, KW, SH, SW, PH, PW, OH, OW, cip, divisor):
+    xb = p * H * W
+    ob = p * OH * OW
+    for oh in range(OH):
+        for ow in range(OW):
+            h0, h1, w0, w1, d = _avg_window(oh, ow, H, W, KH, KW, SH, SW, PH, PW, cip, divisor)
+            acc = x[xb] * 0
+            for h in range(h0, h1):
+                for w in range(w0, w1):
+                    acc += x[xb + h * W + w]
+            if h0 >= h1 or w0 >= w1:
+                out[ob + oh * OW + ow] = 0
+            else:
+                out[ob + oh * OW + ow] = acc / d
+
+
+@kernel
+def avg_pool2d(x, out, H, W, KH, KW, SH, SW, PH, PW, OH, OW, count_include_pad, divisor):
+    """Window means; ``divisor`` > 0 overrides the window size (``divisor_override``)."""
+    for p in range(out.size // (OH * OW)):
+        _avg_pool_plane(x, out, p, H, W, KH, KW, SH, SW, PH, PW, OH, OW, count_include_pad, divisor)
+
+
+@parallel_kernel
+def avg_pool2d_parallel(x, out, H, W, KH, KW, SH, SW, PH, PW, OH, OW, count_include_pad, divisor):
+    for p in prange(out.size // (OH * OW)):
+        _avg_pool_plane(x, out, p, H, W, KH, KW, SH, SW, PH, PW, OH, OW, count_include_pad, divisor)
+
+
+@kernel
+def avg_pool2d_backward(grad, gi, H, W, KH, KW, SH, SW, PH, PW, OH, OW, count_include_pad, divisor):
+    """The adjoint of ``avg_pool2d``: each window's grad / divisor added to its inputs."""
+    for i in range(gi.size):
+        gi[i] = 0
+    for p in range(grad.size // (OH * OW)):
+        xb = p * H * W
+        gb = p * OH * OW
+        for oh in range(OH):
+            for ow in range(OW):
+                h0, h1, w0, w1, d = _avg_window(
+                    oh, ow, H, W, KH, KW, SH, SW, PH, PW, count_include_pad, divisor
+                )
+                if h0 >= h1 or w0 >= w1:
+                    continue
+                g = grad[gb + oh * OW + ow] / d
+                for h in range(h0, h1):
+                    for w in range(w0, w1):
+                        gi[xb + h * W + w] += g
+
+
+@inline
+def _start(o, isz, osz):
+    return (o * isz) // osz
+
+
+@inline
+def _end(o, isz, osz):
+    return ((o + 1) * isz + osz - 1) // osz
+
+
+@kernel
+def adaptive_avg_pool2d(x, out, H, W, OH, OW):
+    """Mean over the adaptive windows [floor(o*I/O), ceil((o+1)*I/O)) of each plane."""
+    for p in range(out.size // (OH * OW)):
+        xb = p * H * W
+        ob = p * OH * OW
+        for oh in range(OH):
+            h0 = _start(oh, H, OH)
+            h1 = _end(oh, H, OH)
+            for ow in range(OW):
+                w0 = _start(ow, W, OW)
+                w1 = _end(ow, W, OW)
+                acc = x[xb] * 0
+                for h in range(h0, h1):
+                    for w in range(w0, w1):
+                        acc += x[xb + h * W + w]
+                out[ob + oh * OW + ow] = acc / ((h1 - h0) * (w1 - w0))
+
+
+@kernel
+def adaptive_avg_pool2d_backward(grad, gi, H, W, OH, OW):
+    """The adjoint of ``adaptive_avg_pool2d``."""
+    for i in range(gi.size):
+        gi[i] = 0
+    for p in range(grad.size // (OH * OW)):
+        xb = p * H * W
+        gb = p * OH * OW
+        for oh in range(OH):
+            h0 = _start(oh, H, OH)
+            h1 = _end(oh, H, OH)
+            for ow in range(OW):
+                w0 = _start(ow, W, OW)
+                w1 = _end(ow, W, OW)
+                g = grad[gb + oh * OW + ow] / ((h1 - h0) * (w1 - w0))
+                for h in range(h0, h1):
+                    for w in range(w0, w1):
+                        gi[xb + h * W + w] += g
+
+
+@kernel
+def adaptive_max_pool2d(x, out, idx, H, W, OH, OW):
+    """Max over the adaptive windows; ``idx`` receives flat argmax positions in the plane."""
+    for p in range(out.size // (OH * OW)):
+        xb = p * H * W
+        ob = p * OH * OW
+        for oh in range(OH):
+            h0 = _start(oh, H, OH)
+            h1 = _end(oh, H, OH)
+            for ow in range(OW):
+                w0 = _start(ow, W, OW)
+                w1 = _end(ow, W, OW)
+                best = -np.inf
+                at = h0 * W + w0
+                for h in range(h0, h1):
+                    for w in range(w0, w1):
+                        v = x[xb + h * W + w]
+                        if v > best or v != v:
+                            best = v
+                            at = h * W + w
+                out[ob + oh * OW + ow] = best
+                idx[ob + oh * OW + ow] = at
+
+
+@inline
+def _resample_plane(x, out, p, H, W, OH, OW, hi0, hi1, hw0, hw1, wi0, wi1, ww0, ww1):
+    xb = p * H * W
+    ob = p * OH * OW
+    for oh in range(OH):
+        r0 = xb + hi0[oh] * W
+        r1 = xb + hi1[oh] * W
+        a0 = hw0[oh]
+        a1 = hw1[oh]
+        for ow in range(OW):
+            c0 = wi0[ow]
+            c1 = wi1[ow]
+            top = ww0[ow] * x[r0 + c0] + ww1[ow] * x[r0 + c1]
+            bot = ww0[ow] * x[r1 + c0] + ww1[ow] * x[r1 + c1]
+            out[ob + oh * OW + ow] = a0 * top + a1 * bot
+
+
+@kernel
+def resample2d(x, out, H, W, OH, OW, hi0, hi1, hw0, hw1, wi0, wi1, ww0, ww1):
+    """Separable two-tap resampling of every plane: out[oh, ow] = sum over the taps
+    (hi0/hi1 rows weighted hw0/hw1) x (wi0/wi1 columns weighted ww0/ww1). Nearest upsampling
+    and reflect/replicate/circular padding are the one-tap case (weights 1 and 0)."""
+    for p in range(out.size // (OH * OW)):
+        _resample_plane(x, out, p, H, W, OH, OW, hi0, hi1, hw0, hw1, wi0, wi1, ww0, ww1)
+
+
+@parallel_kernel
+def resample2d_parallel(x, out, H, W, OH, OW, hi0, hi1, hw0, hw1, wi0, wi1, ww0, ww1):
+    for p in prange(out.size // (OH * OW)):
+        _resample_plane(x, out, p, H, W, OH, OW, hi0, hi1, hw0, hw1, wi0, wi1, ww0, ww1)
+
+
+@kernel
+def resample2d_backward(grad, gi, H, W, OH, OW, hi0, hi1, hw0, hw1, wi0, wi1, ww0, ww1):
+    """The adjoint of ``resample2d``: scatter-add into the zeroed planes of ``gi``."""
+    for i in range(gi.size):
+        gi[i] = 0
+    for p in range(grad.size // (OH * OW)):
+        xb = p * H * W
+        gb = p * OH * OW
+        for oh in range(OH):
+            r0 = xb + hi0[oh] * W
+            r1 = xb + hi1[oh] * W
+            for ow in range(OW):
+                g = grad[gb + oh * OW + ow]
+                c0 = wi0[ow]
+                c1 = wi1[ow]
+                gi[r0 + c0] += hw0[oh] * ww0[ow] * g
+                gi[r0 + c1] += hw0[oh] * ww1[ow] * g
+                gi[r1 + c0] += hw1[oh] * ww0[ow] * g
+                gi[r1 + c1] += hw1[oh] * ww1[ow] * g

@@ -1,0 +1,248 @@
+"""The reduction engine: dim normalisation, the (outer, R, inner) layout, kernel variant choice,
+dtype normalisation and ``out=`` writing, shared by every op in ``reduction.py``.
+
+# Note [Reduction layout]
+# Every reduction kernel sees a C-contiguous block viewed as (outer, R, inner): R merges the
+# reduced dims, outer the kept dims before them, inner the kept dims after them. A contiguous
+# input whose reduced dims are adjacent needs no copy; a permuted-contiguous one (a transpose)
+# is first viewed in memory order; anything else is copied with the reduced dims moved last
+# (inner == 1). The output comes back in the kept dims' order.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor, _make
+from ..kernels import PARALLEL_THRESHOLD, lazy
+from ..kernels._codegen_reduction import Combiner
+from ._pointwise import _cname
+
+K = lazy("numtorch.kernels.cpu.reduction")
+KS = lazy("numtorch.kernels.cpu.softmax")
+_ANYNAN = Combiner("anynan", "a | b", "x != x")
+_KERNEL_NP = {
+    np.dtype(t)
+    for t in (np.bool_, np.int32, np.int64, np.float32, np.float64, np.complex64, np.complex128)
+}
+_NTHREADS = []
+
+
+def nthreads() -> int:
+    if not _NTHREADS:
+        import numba
+
+        _NTHREADS.append(numba.get_num_threads())
+    return _NTHREADS[0]
+
+
+# ---- dims ---------------------------------------------------------------------------------
+def wrap_dim(dim, ndim: int) -> int:
+    if isinstance(dim, Tensor):
+        dim = dim.item()
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
+    return dim + n if dim < 0 else dim
+
+
+def dims_arg(dim, ndim: int) -> tuple:
+    """Sorted reduced dims of a ``int[1]? dim`` argument; None or [] mean every dim."""
+    if dim is None:
+        return tuple(range(ndim))
+    if not isinstance(dim, (list, tuple)):
+        d = wrap_dim(dim, ndim)
+        return (d,) if ndim else ()
+    if len(dim) == 0:
+        return tuple(range(ndim))
+    seen = []
+    for d in dim:
+        w = wrap_dim(d, ndim)
+        if w in seen:
+            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+        seen.append(w)
+    return tuple(sorted(seen)) if ndim else ()
+
+
+def out_shape(shape: tuple, dims: tuple, keepdim: bool) -> tuple:
+    if keepdim:
+        return tuple(1 if i in dims else s for i, s in enumerate(shape))
+    return tuple(s for i, s in enumerate(shape) if i not in dims)
+
+
+# ---- layout -------------------------------------------------------------------------------
+def layout(a: np.ndarray, dims: tuple):
+    """(flat contiguous data, outer, R, inner, kept dims in kernel order); Note [Reduction layout]."""
+    if not a.flags.c_contiguous:
+        perm = sorted(range(a.ndim), key=lambda i: -a.strides[i] if a.shape[i] > 1 else 0)
+        b = a.transpose(perm)
+        if b.flags.c_contiguous:
+            kd = [perm.index(d) for d in dims]
+            return _merge(b, sorted(kd), [perm[i] for i in range(a.ndim) if i not in kd])
+        kept = [i for i in range(a.ndim) if i not in dims]
+        b = np.ascontiguousarray(a.transpose(kept + list(dims)))
+        return (
+            b.reshape(-1),
+            math.prod(b.shape[: len(kept)]),
+            math.prod(b.shape[len(kept) :]),
+            1,
+            kept,
+        )
+    return _merge(a, list(dims), [i for i in range(a.ndim) if i not in dims])
+
+
+def _merge(b: np.ndarray, dims: list, kept: list):
+    if dims and dims[-1] - dims[0] + 1 == len(dims):
+        s = b.shape
+        return (
+            b.reshape(-1),
+            math.prod(s[: dims[0]]),
+            math.prod(s[dims[0] : dims[-1] + 1]),
+            math.prod(s[dims[-1] + 1 :]),
+            kept,
+        )
+    if not dims:
+        return b.reshape(-1), b.size, 1, 1, kept
+    order = [i for i in range(b.ndim) if i not in dims]
+    c = np.ascontiguousarray(b.transpose(order + dims))
+    return (
+        c.reshape(-1),
+        math.prod(c.shape[: len(order)]),
+        math.prod(c.shape[len(order) :]),
+        1,
+        kept,
+    )
+
+
+def restore(flat: np.ndarray, shape: tuple, dims: tuple, kept: list, keepdim: bool) -> np.ndarray:
+    """The kernel's output (kept dims in kernel order) as an array of the op's result shape."""
+    order = sorted(range(len(kept)), key=lambda i: kept[i])
+    r = flat.reshape([shape[k] for k in kept])
+    if order != list(range(len(kept))):
+        r = np.ascontiguousarray(r.transpose(order))
+    return r.reshape(out_shape(shape, dims, keepdim))
+
+
+def kernel_input(a: np.ndarray) -> np.ndarray:
+    """The array a kernel may read: float16 -> float32, small ints -> int64 (Rule 5)."""
+    if a.dtype in _KERNEL_NP:
+        return a
+    if a.dtype == np.float16:
+        return a.astype(np.float32)
+    if a.dtype.kind in "iu":
+        return a.astype(np.int64)
+    raise RuntimeError(f"reduction kernels do not support {a.dtype}")
+
+
+def kernel_dtype(dt: D.dtype) -> np.dtype:
+    if dt is D.float16:
+        return np.dtype(np.float32)
+    if dt.category == D._INT and dt is not D.int32:
+        return np.dtype(np.int64)
+    return dt.np
+
+
+# ---- running a generated combiner ---------------------------------------------------------
+def run(comb, a: np.ndarray, dims: tuple, keepdim: bool, acc: np.dtype, params=(), empty=None):
+    """Reduce ``a`` over ``dims`` with a ``Combiner``; the result has dtype ``acc``.
+
+    ``empty`` fills outputs of an empty reduction (R == 0)."""
+    x, outer, R, inner, kept = layout(kernel_input(a), dims)
+    res = np.empty(outer * inner, acc)
+    if res.size:
+        if R == 0:
+            res.fill(empty)
+        else:
+            _launch(comb.module(), x, res, outer, R, inner, params)
+            if comb.nan_pass and x.dtype.kind == "f":
+                nan = np.empty(outer * inner, np.bool_)
+                _launch(_ANYNAN.module(), x, nan, outer, R, inner, ())
+                res[nan] = np.nan
+    return restore(res, a.shape, dims, kept, keepdim)
+
+
+def _launch(mod, x, res, outer, R, inner, params):
+    n = x.size
+    if inner == 1:
+        if n < PARALLEL_THRESHOLD:
+            mod.row(x, res, outer, R, *params)
+        elif outer >= 4 * nthreads():
+            mod.row_p(x, res, outer, R, *params)
+        else:
+            mod.split_p(x, res, outer, R, -(-4 * nthreads() // outer), *params)
+        return
+    if n < PARALLEL_THRESHOLD:
+        mod.col(x, res, outer, R, inner, min(inner, 1024), *params)
+        return
+    # column chunks of at least 512: shorter ones pay a slice per row more often than they gain
+    tasks = -(-nthreads() // outer)
+    chunk = max(512, min(1024, -(-inner // tasks)))
+    mod.col_p(x, res, outer, R, inner, chunk, *params)
+
+
+def parallel(n: int) -> bool:
+    return n >= PARALLEL_THRESHOLD
+
+
+# ---- results and out= ---------------------------------------------------------------------
+def wrap(arr: np.ndarray, dt: D.dtype) -> Tensor:
+    if arr.dtype != dt.np:
+        arr = arr.astype(dt.np)
+    return _make(arr, dt)
+
+
+def write_out(out: Tensor, res: Tensor) -> Tensor:
+    """Copy ``res`` into ``out`` (resizing it as PyTorch does, with its warning)."""
+    shape = res._data.shape
+    if out._data.shape != shape:
+        if out._data.size:
+            warnings.warn(
+                f"An output with one or more elements was resized since it had shape "
+                f"{list(out._data.shape)}, which does not match the required output shape "
+                f"{list(shape)}. This behavior is deprecated, and in a future PyTorch release "
+                "outputs will not be resized unless they have zero elements. You can explicitly "
+                "reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
+                UserWarning,
+                stacklevel=5,
+            )
+        out._data = np.empty(shape, out._dtype.np)
+    np.copyto(out._data, res._data, casting="unsafe")
+    out._vc[0] += 1
+    return out
+
+
+_CTYPES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+           "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+           "float16": "c10::Half", "complex64": "c10::complex<float>",
+           "complex128": "c10::complex<double>"}  # fmt: skip
+
+
+def check_out_dtype(out: Tensor, dt: D.dtype) -> None:
+    """PyTorch's check for ``out=`` tensors of ops with a fixed result dtype (max.dim, sort)."""
+    if out._dtype is not dt:
+        raise RuntimeError(
+            f"Expected out tensor to have dtype {_CTYPES[dt.name]}, but got "
+            f"{_CTYPES[out._dtype.name]} instead"
+        )
+
+
+def check_same_dtype(inp: Tensor, out: Tensor) -> None:
+    if out._dtype is not inp._dtype:
+        raise RuntimeError(
+            f"Expected the dtype for input and out to match, but got {_cname(inp._dtype)} for "
+            f"input's dtype and {_cname(out._dtype)} for out's dtype."
+        )
+
+
+def cname(dt: D.dtype) -> str:
+    return _cname(dt)
+
+
+def dtype_arg(dtype) -> D.dtype | None:
+    return None if dtype is None else D.to_dtype(dtype)

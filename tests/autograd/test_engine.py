@@ -1,0 +1,210 @@
+"""The backward engine: accumulation, broadcasting, graph lifetime, hooks and PyTorch's errors."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+import numtorch
+from numtorch.autograd import grad
+
+
+def leaf(values, dtype=numtorch.float64):
+    return numtorch.tensor(values, dtype=dtype, requires_grad=True)
+
+
+def test_chain_rule_values_match_hand_derivatives():
+    x = leaf([1.0, 2.0, 3.0])
+    y = (x * x).exp() * 2.0
+    y.backward(numtorch.ones(3, dtype=numtorch.float64))
+    v = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(x.grad.numpy(), 4 * v * np.exp(v * v))
+
+
+def test_gradients_accumulate_across_backward_calls():
+    x = leaf([1.0, 2.0])
+    (x * 3.0).sum().backward()
+    (x * 4.0).sum().backward()
+    assert x.grad.tolist() == [7.0, 7.0]
+
+
+def test_broadcast_gradient_is_reduced_to_the_input_shape():
+    x = leaf([[1.0], [2.0]])  # (2, 1)
+    b = leaf([10.0, 20.0, 30.0])  # (3,)
+    (x * b).sum().backward()
+    assert x.grad.shape == (2, 1) and x.grad.tolist() == [[60.0], [60.0]]
+    assert b.grad.tolist() == [3.0, 3.0, 3.0]
+
+
+def test_grad_fn_names_and_next_functions():
+    x = leaf([1.0])
+    y = x * 2 + x
+    assert y.grad_fn.name() == "AddBackward0"
+    assert repr(y.grad_fn).startswith("<AddBackward0 object at 0x")
+    names = [type(n).__name__ if n is not None else None for n, _ in y.grad_fn.next_functions]
+    assert names == ["MulBackward0", "AccumulateGrad"]
+    assert y.grad_fn.next_functions[1][0].variable is x
+    assert not y.is_leaf and x.is_leaf
+
+
+def test_non_scalar_backward_needs_a_gradient():
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+        (leaf([1.0, 2.0]) * 2).backward()
+
+
+def test_second_backward_through_freed_graph_raises():
+    x = leaf([1.0, 2.0])
+    y = (x * x).sum()
+    y.backward()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.backward()
+
+
+def test_retain_graph_allows_a_second_backward():
+    x = leaf([1.0, 2.0])
+    y = (x * x).sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    assert x.grad.tolist() == [4.0, 8.0]
+
+
+def test_inplace_on_leaf_requiring_grad_raises():
+    x = leaf([1.0])
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation."):
+        x.add_(1)
+
+
+def test_saved_tensor_modified_inplace_is_detected_by_version_counter():
+    x = leaf([1.0, 2.0])
+    y = x * 2
+    z = y * y  # saves y
+    y.add_(1)
+    with pytest.raises(RuntimeError, match="one of the variables needed for gradient computation has been modified by an inplace operation"):
+        z.sum().backward()
+
+
+def test_graph_is_freed_after_backward():
+    x = leaf([1.0, 2.0])
+    y = x * 2
+    node = weakref.ref(y.grad_fn)
+    (y * y).sum().backward()
+    del y
+    gc.collect()
+    assert node() is None
+
+
+def test_autograd_grad_returns_without_accumulating():
+    x = leaf([2.0])
+    (g,) = grad((x * x * x).sum(), x)
+    assert g.tolist() == [12.0] and x.grad is None
+
+
+def test_autograd_grad_unused_input_errors_unless_allowed():
+    x, y = leaf([1.0]), leaf([2.0])
+    with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
+        grad((x * 2).sum(), (x, y))
+    gx, gy = grad((x * 2).sum(), (x, y), allow_unused=True)
+    assert gy is None and gx.tolist() == [2.0]
+    gx, gy = grad((x * 2).sum(), (x, y), materialize_grads=True)
+    assert gy.tolist() == [0.0]
+
+
+def test_create_graph_gives_second_derivatives():
+    x = leaf([1.0, 2.0])
+    (g,) = grad((x * x * x).sum(), x, create_graph=True)
+    (gg,) = grad(g.sum() if hasattr(g, "sum") else g, x, numtorch.ones(2, dtype=numtorch.float64) if not hasattr(g, "sum") else None)
+    assert gg.tolist() == [6.0, 12.0]
+
+
+def test_tensor_hook_can_replace_the_gradient():
+    x = leaf([1.0, 1.0])
+    y = x * 3
+    y.register_hook(lambda g: g * 10)
+    h = x.register_hook(lambda g: g + 1)
+    y.backward(numtorch.ones(2, dtype=numtorch.float64))
+    assert x.grad.tolist() == [31.0, 31.0]
+    h.remove()
+
+
+def test_retain_grad_keeps_non_leaf_gradient():
+    x = leaf([1.0, 2.0])
+    y = x * 2
+    y.retain_grad()
+    (y * y).backward(numtorch.ones(2, dtype=numtorch.float64))
+    assert y.grad.tolist() == [4.0, 8.0]
+
+
+def test_post_accumulate_grad_hook_sees_the_accumulated_grad():
+    x = leaf([1.0])
+    seen = []
+    x.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.tolist()))
+    (x * 5).backward(numtorch.ones(1, dtype=numtorch.float64))
+    assert seen == [[5.0]]
+
+
+def test_node_hooks_and_prehooks_run():
+    x = leaf([1.0])
+    y = x * 2
+    calls = []
+    y.grad_fn.register_prehook(lambda go: calls.append("pre"))
+    y.grad_fn.register_hook(lambda gi, go: calls.append("post"))
+    y.backward(numtorch.ones(1, dtype=numtorch.float64))
+    assert calls == ["pre", "post"]
+
+
+def test_no_grad_and_set_grad_enabled_stop_recording():
+    x = leaf([1.0])
+    with numtorch.no_grad():
+        assert not (x * 2).requires_grad
+    numtorch.set_grad_enabled(False)
+    try:
+        assert not (x * 2).requires_grad
+    finally:
+        numtorch.set_grad_enabled(True)
+
+    @numtorch.no_grad()
+    def f(t):
+        return t * 2
+
+    assert not f(x).requires_grad
+    with numtorch.no_grad(), numtorch.enable_grad():
+        assert (x * 2).requires_grad
+    with numtorch.inference_mode():
+        assert not (x * 2).requires_grad and numtorch.is_inference_mode_enabled()
+    assert numtorch.is_grad_enabled()
+
+
+def test_integer_results_do_not_require_grad_and_detach_cuts_history():
+    x = leaf([1.0, 2.0])
+    d = x.detach()
+    assert not d.requires_grad and d.grad_fn is None
+    d[0] = 5.0 if hasattr(d, "__setitem__") else None
+    y = x * 2
+    y.detach_()
+    assert y.is_leaf and not y.requires_grad
+
+
+def test_out_variant_refuses_tensors_that_require_grad():
+    x = leaf([1.0])
+    with pytest.raises(RuntimeError, match=r"add\(\): functions with out=... arguments don't support automatic differentiation"):
+        numtorch.add(x, x, out=numtorch.empty(1, dtype=numtorch.float64))
+
+
+def test_detect_anomaly_names_the_forward_op_of_a_nan_gradient():
+    class NanBackward(numtorch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * float("nan")
+
+    x = leaf([1.0])
+    with numtorch.autograd.detect_anomaly():
+        y = NanBackward.apply(x)
+        with pytest.raises(RuntimeError, match="Function 'NanBackwardBackward' returned nan values in its 0th output"):
+            y.backward(numtorch.ones(1, dtype=numtorch.float64))
