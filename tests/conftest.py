@@ -13,6 +13,16 @@ if "NUMTORCH_KERNEL_CACHE" not in os.environ:
     os.environ["NUMTORCH_KERNEL_CACHE"] = os.path.join(tempfile.gettempdir(), "numtorch-test-kernels")
 
 
+try:
+    from hypothesis import settings
+
+    # reproducible runs: CI must not find a new random counterexample that a local run missed
+    settings.register_profile("numtorch", derandomize=True, deadline=None, database=None)
+    settings.load_profile("numtorch")
+except ImportError:  # hypothesis is optional for running a subset
+    pass
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(0)
