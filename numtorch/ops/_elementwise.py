@@ -41,7 +41,8 @@ class Elementwise(Pointwise):
     zero_div: index of the divisor operand (integer division by zero raises).
     """
 
-    __slots__ = ("variants", "kname", "errors", "prep", "zero_div", "kparams", "fast_ok", "opmath", "early", "strict_out")
+    __slots__ = ("variants", "kname", "errors", "prep", "zero_div", "kparams", "fast_ok", "opmath", "early",
+                 "strict_out", "_dtype_cache", "_sig")  # fmt: skip
 
     def __init__(self, name, inputs, expr, params=(), rule="common", allow="bifc", kname=None,
                  errors=None, prep=None, zero_div=None, kparams=None, fast=None, opmath=(), early=None, strict_out=False):  # fmt: skip
@@ -59,8 +60,12 @@ class Elementwise(Pointwise):
         # float16: operands are rounded to half first, except scalar (0-d / number) operands at
         # these indices, which PyTorch's kernel reads in float (mul's and div's second operand)
         self.opmath = opmath
-        self.early = early  # early(operands): checks PyTorch makes before type promotion (sub's bool check)
+        self.early = (
+            early  # early(operands): checks PyTorch makes before type promotion (sub's bool check)
+        )
         self.strict_out = strict_out  # out= must have the result dtype (clamp's scalar overloads)
+        self._dtype_cache: dict = {}
+        self._sig: dict = {}  # Note [Elementwise fast signatures]
         # fast: whether the engine's fast path may skip prep (it only takes plain int/float params)
         self.fast_ok = (prep is None and kparams is None) if fast is None else fast
 
@@ -98,41 +103,134 @@ class Elementwise(Pointwise):
             raise exc(msg or f"\"{self.kname}\" not implemented for '{_cname(common)}'")
 
     def __call__(self, operands, params=(), out=None, inplace=False):
-        operands = [x if isinstance(x, Tensor) else number(x, self, i) for i, x in enumerate(operands)]
-        if not any(isinstance(x, Tensor) for x in operands):
+        if self._sig and out is None and len(operands) <= 2:
+            r = self._fast_call(operands, params, inplace)
+            if r is not None:
+                return r
+        operands = list(operands)
+        key = [D._default]
+        for i, x in enumerate(operands):
+            if isinstance(x, Tensor):
+                key.append(x._dtype if x._data.ndim else (x._dtype,))
+            else:
+                x = operands[i] = number(x, self, i)
+                key.append(type(x))
+        if len(key) == len(operands) + 1 and not any(isinstance(x, Tensor) for x in operands):
             # numbers only (numtorch.add(2, 3)): PyTorch wraps them; a 0-d first operand of the
             # number's own dtype promotes the same way
             d = D.scalar_dtype(operands[0])
             operands[0] = _make(np.array(operands[0], d.np), d)
+            key[1] = (d,)
         if self.early is not None:
             self.early(operands)
-        common, compute, result = self._dtypes(operands)
-        if inplace and result is not compute and self.rule == "real":
-            raise RuntimeError(f"In-place {self.name} is not supported for complex tensors.")
+        key = tuple(key)
+        types = self._dtype_cache.get(key)
         target = operands[0] if inplace else out
-        if target is not None:  # TensorIterator checks the output cast before the kernel's dtypes
-            if self.strict_out and not inplace and target._dtype is not result:
-                raise RuntimeError(f"Found dtype {_cname(target._dtype)} but expected {_cname(result)}")
-            cast_check(result, target, TYPEMETA if self.strict_out else None)
-        self.check(common)
+        if types is None:  # promotion and the dtype check, once per operand-kind signature
+            types = self._dtypes(operands)
+            if target is not None:  # TensorIterator checks the output before the kernel's dtypes
+                self._check_out(target, inplace, types[1], types[2])
+            self.check(types[0])
+            self._dtype_cache[key] = types
+        elif target is not None:
+            self._check_out(target, inplace, types[1], types[2])
+        common, compute, result = types
         kp = self.prep(compute, operands, list(params)) if self.prep else params
         pw = self.variants[CAT[compute.category]]
         keep = ()
         if compute is D.float16:
-            keep = [i for i in self.opmath if not isinstance(operands[i], Tensor) or not operands[i]._data.ndim]
-            operands = [x if isinstance(x, Tensor) or i in keep else _half(x) for i, x in enumerate(operands)]
+            keep = [
+                i
+                for i in self.opmath
+                if not isinstance(operands[i], Tensor) or not operands[i]._data.ndim
+            ]
+            operands = [
+                x if isinstance(x, Tensor) or i in keep else _half(x)
+                for i, x in enumerate(operands)
+            ]
         r = run(pw, operands, kp, out, inplace, compute, result, self.zero_div, keep)
-        if out is None and not inplace and self.fast_ok and self.zero_div is None:
-            self._learn_fast(pw, operands, compute, result, r)
+        if out is None and self.fast_ok and len(operands) <= 2:
+            self._learn_sig(pw, operands, params, compute, result, inplace)
         return r
 
-    def _learn_fast(self, pw, operands, compute, result, r):
-        # Note [Pointwise fast path]: same-dtype contiguous tensors skip all of the above next time
-        if compute.category == D._COMPLEX or compute is D.float16 or compute in self._fast:
+    # Note [Elementwise fast signatures]
+    # After a call succeeds, a signature of one or two operands whose compute dtype is the first
+    # operand's (a contiguous plain Tensor; the second the same dtype and shape, or a Python
+    # number) maps to its kernels, for functional and in-place calls alike. The next call with
+    # that signature skips promotion, checks and broadcasting: nothing they decide can differ.
+    # Value-dependent checks keep such calls on the general path (integer division by zero,
+    # parameters other than the default 1, float16 and complex).
+    def _fast_call(self, operands, params, inplace):
+        a = operands[0]
+        if a.__class__ is not Tensor or not a._data.flags.c_contiguous:
+            return None
+        for p in params:
+            if p.__class__ is not int or p != 1:
+                return None
+        d = a._data
+        args = [d.reshape(-1)]
+        if len(operands) == 2:
+            b = operands[1]
+            tb = b.__class__
+            if tb is Tensor:
+                e = b._data
+                if b._dtype is not a._dtype or e.shape != d.shape or not e.flags.c_contiguous:
+                    return None
+                f = self._sig.get((a._dtype, a._dtype, inplace))
+                args.append(e.reshape(-1))
+            elif tb is int or tb is float or tb is bool:
+                f = self._sig.get((a._dtype, tb, inplace))
+                if f is not None:
+                    args.append(scalar_as(number(b, self, 1), a._dtype))
+            else:
+                return None
+        else:
+            f = self._sig.get((a._dtype, None, inplace))
+        if f is None:
+            return None
+        dest = d if inplace else np.empty(d.shape, f[0])
+        (f[3] if d.size >= PARALLEL_THRESHOLD else f[2])(*args, dest.reshape(-1), *params)
+        if inplace:
+            a._vc[0] += 1
+            return a
+        return _make(dest, f[1])
+
+    def _learn_sig(self, pw, operands, params, compute, result, inplace):
+        a = operands[0]
+        if compute.category == D._COMPLEX or compute is D.float16 or type(a) is not Tensor:
             return
-        if all(type(x) is Tensor and x._dtype is compute and x._data.flags.c_contiguous for x in operands):
-            pat = "a" * len(operands)
-            self._fast[compute] = (result.np, result, pw.kernel("c_" + pat), pw.kernel("p_" + pat))
+        if a._dtype is not compute or not a._data.flags.c_contiguous:
+            return
+        if self.zero_div is not None and compute.category <= D._INT:
+            return
+        if any(p.__class__ is not int or p != 1 for p in params):
+            return
+        kind, pat = None, "a"
+        if len(operands) == 2:
+            b = operands[1]
+            if type(b) is Tensor:
+                if (
+                    b._dtype is not compute
+                    or b._data.shape != a._data.shape
+                    or not b._data.flags.c_contiguous
+                ):
+                    return
+                kind, pat = compute, "aa"
+            elif type(b) in (int, float, bool):
+                kind, pat = type(b), "as"
+            else:
+                return
+        entry = (result.np, result, pw.kernel("c_" + pat), pw.kernel("p_" + pat))
+        self._sig[compute, kind, inplace] = entry
+        if not inplace and pat != "as":
+            self._fast[compute] = entry  # the engine's own unary/binary fast path
+
+    def _check_out(self, target, inplace, compute, result):
+        if inplace and result is not compute and self.rule == "real":
+            raise RuntimeError(f"In-place {self.name} is not supported for complex tensors.")
+        if self.strict_out and not inplace and target._dtype is not result:
+            raise RuntimeError(f"Found dtype {_cname(target._dtype)} but expected {_cname(result)}")
+        cast_check(result, target, TYPEMETA if self.strict_out else None)
 
 
 class Routed(Pointwise):
@@ -167,7 +265,25 @@ def number(x, ew, i):
 
 def _half(x):
     with np.errstate(over="ignore"):
-        return complex(np.complex64(x).astype(np.complex64)) if type(x) is complex else float(np.float16(x))
+        return (
+            complex(np.complex64(x).astype(np.complex64))
+            if type(x) is complex
+            else float(np.float16(x))
+        )
+
+
+_LIMITS: dict = {}
+
+
+def _limits(c):
+    # c10::overflows: unsigned targets also accept negatives down to -max (they wrap)
+    if c.category == D._FLOAT:
+        m = D.finfo(c).max
+        _LIMITS[c] = (-m, m)
+    else:
+        ii = np.iinfo(c.np)
+        _LIMITS[c] = (-ii.max if ii.min == 0 else ii.min, ii.max)
+    return _LIMITS[c]
 
 
 def checked(x, c: D.dtype):
@@ -178,18 +294,22 @@ def checked(x, c: D.dtype):
         if x.imag == 0:
             return x
         bad = True
-    elif c.category == D._FLOAT:
-        bad = math.isfinite(x) and abs(x) > D.finfo(c).max
     else:
-        ii = np.iinfo(c.np)
-        bad = not (ii.min <= x <= ii.max or (ii.min == 0 and -ii.max <= x < 0))
+        lo, hi = _LIMITS.get(c) or _limits(c)
+        bad = (
+            (math.isfinite(x) and not lo <= x <= hi)
+            if c.category == D._FLOAT
+            else not lo <= x <= hi
+        )
     if bad:
         raise RuntimeError(f"value cannot be converted to type {CTYPE[c.name]} without overflow")
     return x
 
 
 def not_tensor(op, arg, pos, x):
-    return TypeError(f"{op}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
+    return TypeError(
+        f"{op}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}"
+    )
 
 
 def scalar_as(x, c: D.dtype):
@@ -197,7 +317,9 @@ def scalar_as(x, c: D.dtype):
     cat = c.category
     if cat == D._FLOAT:
         if type(x) is complex:
-            raise RuntimeError(f"value cannot be converted to type {CTYPE[c.name]} without overflow")
+            raise RuntimeError(
+                f"value cannot be converted to type {CTYPE[c.name]} without overflow"
+            )
         return float(x)
     if cat == D._COMPLEX:
         return complex(x)
@@ -220,7 +342,9 @@ def broadcast(shapes) -> tuple:
         out = [0] * n
         for i in range(n - 1, -1, -1):
             if a[i] != b[i] and a[i] != 1 and b[i] != 1:
-                raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at non-singleton dimension {i}")
+                raise RuntimeError(
+                    f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at non-singleton dimension {i}"
+                )
             out[i] = b[i] if a[i] == 1 else a[i]
         res = tuple(out)
     return res
@@ -229,7 +353,9 @@ def broadcast(shapes) -> tuple:
 def cast_check(result, out, names=None):
     if not D.can_cast(result, out._dtype):
         to = names[out._dtype.name] if names else _cname(out._dtype)
-        raise RuntimeError(f"result type {_cname(result)} can't be cast to the desired output type {to}")
+        raise RuntimeError(
+            f"result type {_cname(result)} can't be cast to the desired output type {to}"
+        )
 
 
 def _common(operands):
@@ -245,11 +371,10 @@ def _common(operands):
 
 
 def run(pw, operands, kparams, out, inplace, compute, result, zero_div=None, keep=()):
-    """Broadcast, allocate (or check ``out``), run ``pw``'s kernel; float16 computes in float32."""
+    """Broadcast, allocate (or resize ``out``, already dtype-checked), run ``pw``'s kernel;
+    float16 computes in float32."""
     if inplace:
         out = operands[0]
-    if out is not None:
-        cast_check(result, out)
     c = D.float32 if compute is D.float16 else compute
     npc = c.np
     arrays = []
@@ -294,7 +419,9 @@ def run(pw, operands, kparams, out, inplace, compute, result, zero_div=None, kee
                 arrays = [a if isinstance(a, np.ndarray) else np.array([a], npc) for a in arrays]
             pw._run_strided(arrays, buf, shape, pvals)
         if buf is not dest:
-            with np.errstate(over="ignore"):  # float32 -> float16 rounds to inf silently, as in PyTorch
+            with np.errstate(
+                over="ignore"
+            ):  # float32 -> float16 rounds to inf silently, as in PyTorch
                 dest[...] = buf
     if out is None:
         return _make(dest, target)
@@ -308,9 +435,13 @@ def alpha_check(compute, operands, params):
     if type(alpha) is bool and compute is not D.bool:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
     if compute.category <= D._INT and type(alpha) is float:
-        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+        raise RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating point number."
+        )
     if compute.category != D._COMPLEX and type(alpha) is complex:
-        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
+        raise RuntimeError(
+            "For non-complex input tensors, argument alpha must not be a complex number."
+        )
     checked(alpha, compute)
     return params
 
@@ -357,13 +488,21 @@ def nan_to_num_params(compute, operands, params):
     if compute.category < D._FLOAT:
         return [0, 0, 0]
     fi = D.finfo(compute.to_real())
-    return [0.0 if nan is None else nan, fi.max if posinf is None else posinf, fi.min if neginf is None else neginf]
+    return [
+        0.0 if nan is None else nan,
+        fi.max if posinf is None else posinf,
+        fi.min if neginf is None else neginf,
+    ]
 
 
 def lerp_check(compute, operands, params):
     self = operands[0]
-    for name, t in zip(("end", "weight"), operands[1:]):
-        if isinstance(t, Tensor) and t._dtype is not self._dtype and (name == "end" or t._data.ndim):
+    for name, t in zip(("end", "weight"), operands[1:], strict=False):
+        if (
+            isinstance(t, Tensor)
+            and t._dtype is not self._dtype
+            and (name == "end" or t._data.ndim)
+        ):
             raise RuntimeError(f"expected dtype {TYPEMETA[self._dtype.name]} for `{name}` but got dtype "
                                f"{TYPEMETA[t._dtype.name]}")  # fmt: skip
     return params + [0.5, 1.0]
@@ -376,6 +515,135 @@ def checked_bounds(compute, operands, params):
     return params
 
 
-__all__ = ["CAT", "CTYPE", "Elementwise", "PARALLEL_THRESHOLD", "Routed", "TYPEMETA", "addcdiv_check", "alpha_check",
-           "checked", "checked_bounds", "lerp_check", "nan_to_num_params", "not_tensor", "number", "pow_check", "run",
-           "scalar_as", "sub_check", "value_param"]
+# ---- docstring examples for ops/pointwise.py (each checked against torch's printout) -------------
+EXAMPLES = {
+    "abs": ("numtorch.abs(numtorch.tensor([5, -3]))", "tensor([5, 3])"),
+    "absolute": ("numtorch.absolute(numtorch.tensor([5, -3]))", "tensor([5, 3])"),
+    "acos": ("numtorch.acos(numtorch.tensor([0.0, 0.5]))", "tensor([1.5708, 1.0472])"),
+    "acosh": ("numtorch.acosh(numtorch.tensor([1.0, 2.0]))", "tensor([0.0000, 1.3170])"),
+    "add": ("numtorch.add(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([3.0000, 2.5000])"),
+    "addcdiv": ("numtorch.addcdiv(numtorch.tensor([1.0]), numtorch.tensor([6.0]), numtorch.tensor([2.0]), value=0.5)", "tensor([2.5000])"),
+    "addcmul": ("numtorch.addcmul(numtorch.tensor([1.0]), numtorch.tensor([6.0]), numtorch.tensor([2.0]), value=0.5)", "tensor([7.])"),
+    "allclose": ("numtorch.allclose(numtorch.tensor([1.0, 2.0]), numtorch.tensor([1.0, 2.0 + 1e-9]))", "True"),
+    "arccos": ("numtorch.arccos(numtorch.tensor([0.0, 0.5]))", "tensor([1.5708, 1.0472])"),
+    "arccosh": ("numtorch.arccosh(numtorch.tensor([1.0, 2.0]))", "tensor([0.0000, 1.3170])"),
+    "arcsin": ("numtorch.arcsin(numtorch.tensor([0.0, 0.5]))", "tensor([0.0000, 0.5236])"),
+    "arcsinh": ("numtorch.arcsinh(numtorch.tensor([0.5, 2.0]))", "tensor([0.4812, 1.4436])"),
+    "arctan": ("numtorch.arctan(numtorch.tensor([0.5, 2.0]))", "tensor([0.4636, 1.1071])"),
+    "arctan2": ("numtorch.arctan2(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([0.4636, 1.3258])"),
+    "arctanh": ("numtorch.arctanh(numtorch.tensor([0.0, 0.5]))", "tensor([0.0000, 0.5493])"),
+    "asin": ("numtorch.asin(numtorch.tensor([0.0, 0.5]))", "tensor([0.0000, 0.5236])"),
+    "asinh": ("numtorch.asinh(numtorch.tensor([0.5, 2.0]))", "tensor([0.4812, 1.4436])"),
+    "atan": ("numtorch.atan(numtorch.tensor([0.5, 2.0]))", "tensor([0.4636, 1.1071])"),
+    "atan2": ("numtorch.atan2(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([0.4636, 1.3258])"),
+    "atanh": ("numtorch.atanh(numtorch.tensor([0.0, 0.5]))", "tensor([0.0000, 0.5493])"),
+    "bitwise_and": ("numtorch.bitwise_and(numtorch.tensor([5, -3]), numtorch.tensor([2, 1]))", "tensor([0, 1])"),
+    "bitwise_left_shift": ("numtorch.bitwise_left_shift(numtorch.tensor([5, -3]), numtorch.tensor([2, 1]))", "tensor([20, -6])"),
+    "bitwise_not": ("numtorch.bitwise_not(numtorch.tensor([5, -3]))", "tensor([-6,  2])"),
+    "bitwise_or": ("numtorch.bitwise_or(numtorch.tensor([5, -3]), numtorch.tensor([2, 1]))", "tensor([ 7, -3])"),
+    "bitwise_right_shift": ("numtorch.bitwise_right_shift(numtorch.tensor([5, -3]), numtorch.tensor([2, 1]))", "tensor([ 1, -2])"),
+    "bitwise_xor": ("numtorch.bitwise_xor(numtorch.tensor([5, -3]), numtorch.tensor([2, 1]))", "tensor([ 7, -4])"),
+    "ceil": ("numtorch.ceil(numtorch.tensor([-1.5, 2.5]))", "tensor([-1.,  3.])"),
+    "clamp": ("numtorch.clamp(numtorch.tensor([-1.0, 0.5, 3.0]), 0, 1)", "tensor([0.0000, 0.5000, 1.0000])"),
+    "clamp_max": ("numtorch.clamp_max(numtorch.tensor([-1.0, 3.0]), 0)", "tensor([-1.,  0.])"),
+    "clamp_min": ("numtorch.clamp_min(numtorch.tensor([-1.0, 3.0]), 0)", "tensor([0., 3.])"),
+    "clip": ("numtorch.clip(numtorch.tensor([-1.0, 0.5, 3.0]), 0, 1)", "tensor([0.0000, 0.5000, 1.0000])"),
+    "cos": ("numtorch.cos(numtorch.tensor([0.5, 2.0]))", "tensor([ 0.8776, -0.4161])"),
+    "cosh": ("numtorch.cosh(numtorch.tensor([0.5, 2.0]))", "tensor([1.1276, 3.7622])"),
+    "div": ("numtorch.div(numtorch.tensor([7, -7]), 2, rounding_mode='floor')", "tensor([ 3, -4])"),
+    "divide": ("numtorch.divide(numtorch.tensor([7, -7]), 2, rounding_mode='floor')", "tensor([ 3, -4])"),
+    "eq": ("numtorch.eq(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([False, False])"),
+    "equal": ("numtorch.equal(numtorch.tensor([1.0, 2.0]), numtorch.tensor([1.0, 2.0 + 1e-9]))", "True"),
+    "erf": ("numtorch.erf(numtorch.tensor([0.5, 2.0]))", "tensor([0.5205, 0.9953])"),
+    "exp": ("numtorch.exp(numtorch.tensor([0.5, 2.0]))", "tensor([1.6487, 7.3891])"),
+    "exp2": ("numtorch.exp2(numtorch.tensor([0.5, 2.0]))", "tensor([1.4142, 4.0000])"),
+    "expm1": ("numtorch.expm1(numtorch.tensor([0.5, 2.0]))", "tensor([0.6487, 6.3891])"),
+    "fix": ("numtorch.fix(numtorch.tensor([-1.5, 2.5]))", "tensor([-1.,  2.])"),
+    "floor": ("numtorch.floor(numtorch.tensor([-1.5, 2.5]))", "tensor([-2.,  2.])"),
+    "floor_divide": ("numtorch.floor_divide(numtorch.tensor([5, -3]), numtorch.tensor([2, 1]))", "tensor([ 2, -3])"),
+    "fmax": ("numtorch.fmax(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([2., 2.])"),
+    "fmin": ("numtorch.fmin(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([1.0000, 0.5000])"),
+    "fmod": ("numtorch.fmod(numtorch.tensor([5, -3]), numtorch.tensor([2, 1]))", "tensor([1, 0])"),
+    "frac": ("numtorch.frac(numtorch.tensor([-1.5, 2.25]))", "tensor([-0.5000,  0.2500])"),
+    "ge": ("numtorch.ge(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([False,  True])"),
+    "greater": ("numtorch.greater(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([False,  True])"),
+    "greater_equal": ("numtorch.greater_equal(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([False,  True])"),
+    "gt": ("numtorch.gt(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([False,  True])"),
+    "hypot": ("numtorch.hypot(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([2.2361, 2.0616])"),
+    "isclose": ("numtorch.isclose(numtorch.tensor([1.0, 2.0]), numtorch.tensor([1.0, 2.0 + 1e-9]))", "tensor([True, True])"),
+    "isfinite": ("numtorch.isfinite(numtorch.tensor([1.0, float('inf')]))", "tensor([ True, False])"),
+    "isinf": ("numtorch.isinf(numtorch.tensor([1.0, float('inf')]))", "tensor([False,  True])"),
+    "isnan": ("numtorch.isnan(numtorch.tensor([1.0, float('nan')]))", "tensor([False,  True])"),
+    "isneginf": ("numtorch.isneginf(numtorch.tensor([float('-inf'), float('inf')]))", "tensor([ True, False])"),
+    "isposinf": ("numtorch.isposinf(numtorch.tensor([float('-inf'), float('inf')]))", "tensor([False,  True])"),
+    "le": ("numtorch.le(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([ True, False])"),
+    "lerp": ("numtorch.lerp(numtorch.tensor([0.0, 1.0]), numtorch.tensor([10.0, 3.0]), 0.5)", "tensor([5., 2.])"),
+    "less": ("numtorch.less(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([ True, False])"),
+    "less_equal": ("numtorch.less_equal(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([ True, False])"),
+    "log": ("numtorch.log(numtorch.tensor([1.0, 4.0]))", "tensor([0.0000, 1.3863])"),
+    "log10": ("numtorch.log10(numtorch.tensor([0.5, 2.0]))", "tensor([-0.3010,  0.3010])"),
+    "log1p": ("numtorch.log1p(numtorch.tensor([0.5, 2.0]))", "tensor([0.4055, 1.0986])"),
+    "log2": ("numtorch.log2(numtorch.tensor([0.5, 2.0]))", "tensor([-1.,  1.])"),
+    "logaddexp": ("numtorch.logaddexp(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([2.3133, 2.2014])"),
+    "logical_and": ("numtorch.logical_and(numtorch.tensor([True, False]), numtorch.tensor([True, True]))", "tensor([ True, False])"),
+    "logical_not": ("numtorch.logical_not(numtorch.tensor([0, 1]))", "tensor([ True, False])"),
+    "logical_or": ("numtorch.logical_or(numtorch.tensor([True, False]), numtorch.tensor([True, True]))", "tensor([True, True])"),
+    "logical_xor": ("numtorch.logical_xor(numtorch.tensor([True, False]), numtorch.tensor([True, True]))", "tensor([False,  True])"),
+    "lt": ("numtorch.lt(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([ True, False])"),
+    "maximum": ("numtorch.maximum(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([2., 2.])"),
+    "minimum": ("numtorch.minimum(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([1.0000, 0.5000])"),
+    "mul": ("numtorch.mul(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([2., 1.])"),
+    "multiply": ("numtorch.multiply(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([2., 1.])"),
+    "nan_to_num": ("numtorch.nan_to_num(numtorch.tensor([float('nan'), 1.5]))", "tensor([0.0000, 1.5000])"),
+    "ne": ("numtorch.ne(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([True, True])"),
+    "neg": ("numtorch.neg(numtorch.tensor([5, -3]))", "tensor([-5,  3])"),
+    "negative": ("numtorch.negative(numtorch.tensor([5, -3]))", "tensor([-5,  3])"),
+    "not_equal": ("numtorch.not_equal(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([True, True])"),
+    "positive": ("numtorch.positive(numtorch.tensor([5, -3]))", "tensor([ 5, -3])"),
+    "pow": ("numtorch.pow(numtorch.tensor([2, 3]), 2)", "tensor([4, 9])"),
+    "reciprocal": ("numtorch.reciprocal(numtorch.tensor([0.5, 2.0]))", "tensor([2.0000, 0.5000])"),
+    "remainder": ("numtorch.remainder(numtorch.tensor([5, -3]), numtorch.tensor([2, 1]))", "tensor([1, 0])"),
+    "result_type": ("numtorch.result_type(numtorch.tensor([1, 2]), 2.5)", "torch.float32"),
+    "round": ("numtorch.round(numtorch.tensor([0.5, 1.5, 2.5]))", "tensor([0., 2., 2.])"),
+    "rsqrt": ("numtorch.rsqrt(numtorch.tensor([0.5, 2.0]))", "tensor([1.4142, 0.7071])"),
+    "rsub": ("numtorch.rsub(numtorch.tensor([1, 2]), 10)", "tensor([9, 8])"),
+    "sgn": ("numtorch.sgn(numtorch.tensor([-2.0, 0.0, 3.0]))", "tensor([-1.,  0.,  1.])"),
+    "sigmoid": ("numtorch.sigmoid(numtorch.tensor([0.5, 2.0]))", "tensor([0.6225, 0.8808])"),
+    "sign": ("numtorch.sign(numtorch.tensor([-2.0, 0.0, 3.0]))", "tensor([-1.,  0.,  1.])"),
+    "signbit": ("numtorch.signbit(numtorch.tensor([-0.0, 1.0]))", "tensor([ True, False])"),
+    "sin": ("numtorch.sin(numtorch.tensor([0.5, 2.0]))", "tensor([0.4794, 0.9093])"),
+    "sinh": ("numtorch.sinh(numtorch.tensor([0.5, 2.0]))", "tensor([0.5211, 3.6269])"),
+    "sqrt": ("numtorch.sqrt(numtorch.tensor([0.5, 2.0]))", "tensor([0.7071, 1.4142])"),
+    "square": ("numtorch.square(numtorch.tensor([5, -3]))", "tensor([25,  9])"),
+    "sub": ("numtorch.sub(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([-1.0000,  1.5000])"),
+    "subtract": ("numtorch.subtract(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([-1.0000,  1.5000])"),
+    "tan": ("numtorch.tan(numtorch.tensor([0.5, 2.0]))", "tensor([ 0.5463, -2.1850])"),
+    "tanh": ("numtorch.tanh(numtorch.tensor([0.5, 2.0]))", "tensor([0.4621, 0.9640])"),
+    "true_divide": ("numtorch.true_divide(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([0.5000, 4.0000])"),
+    "trunc": ("numtorch.trunc(numtorch.tensor([-1.5, 2.5]))", "tensor([-1.,  2.])"),
+    "xlogy": ("numtorch.xlogy(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([ 0.6931, -1.3863])"),
+}  # fmt: skip
+
+
+__all__ = [
+    "CAT",
+    "CTYPE",
+    "EXAMPLES",
+    "Elementwise",
+    "PARALLEL_THRESHOLD",
+    "Routed",
+    "TYPEMETA",
+    "addcdiv_check",
+    "alpha_check",
+    "checked",
+    "checked_bounds",
+    "lerp_check",
+    "nan_to_num_params",
+    "not_tensor",
+    "number",
+    "pow_check",
+    "run",
+    "scalar_as",
+    "sub_check",
+    "value_param",
+]

@@ -137,9 +137,18 @@ def _topk(input, k, dim, largest, sorted, out):
 _fn("topk", "input, k, dim=-1, largest=True, sorted=True, *, out=None", _topk)
 
 
+def _stable_kth(a: np.ndarray, d: int, k: int) -> np.ndarray:
+    """The index a stable sort puts at position ``k`` along ``d`` (keepdims), in O(n): select
+    the value with argpartition, then take the right occurrence among its equals."""
+    v = np.take_along_axis(a, np.take(np.argpartition(a, k, axis=d), [k], axis=d), d)
+    rank = k - (a < v).sum(axis=d, keepdims=True)
+    return np.argmax(np.cumsum(a == v, axis=d) > rank, axis=d, keepdims=True)
+
+
 def _select(self, dim, keepdim, cls, pick, name, kernel=""):
     """The element at sorted position ``pick(n, nan_count)`` of each row along ``dim``: one
-    argpartition (O(n)) when that position is the same for every row, else a stable sort."""
+    argpartition (O(n)) when that position is the same for every row and there is no NaN (a
+    NaN result must be the first NaN), else a stable sort."""
     a, d = _prep(self, dim, name, kernel)
     if a.size == 0 and a.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
@@ -151,8 +160,8 @@ def _select(self, dim, keepdim, cls, pick, name, kernel=""):
     pos = np.broadcast_to(pick(a.shape[d], nans), shape).astype(np.int64)
     if a.size == 0:
         idx = np.zeros(shape, np.int64)
-    elif np.all(pos == pos.flat[0]):
-        idx = np.take(np.argpartition(a, pos.flat[0], axis=d), [pos.flat[0]], axis=d)
+    elif not nans.any() and np.all(pos == pos.flat[0]):
+        idx = _stable_kth(a, d, int(pos.flat[0]))
     else:
         idx = np.take_along_axis(argsort_np(a, d, False), pos, d)
     vals = np.take_along_axis(a, idx, d)

@@ -16,9 +16,20 @@ import numpy as np
 from .. import _dtype as D
 from .._dispatch import dispatch
 from .._tensor import Tensor, _make
+from ._elementwise import EXAMPLES as _EXAMPLES
 from ._elementwise import (
-    Elementwise, Routed, addcdiv_check, alpha_check, checked_bounds, lerp_check, nan_to_num_params, not_tensor,
-    number, pow_check, sub_check, value_param,
+    Elementwise,
+    Routed,
+    addcdiv_check,
+    alpha_check,
+    checked_bounds,
+    lerp_check,
+    nan_to_num_params,
+    not_tensor,
+    number,
+    pow_check,
+    sub_check,
+    value_param,
 )  # fmt: skip
 from ._pointwise import _cname, defpointwise
 from ._registry import OPS, defop, public, schema_sig
@@ -26,7 +37,6 @@ from ._registry import OPS, defop, public, schema_sig
 # name -> {"T"/"S"/"F": overload dicts, "pick", "pub"}: what aliases and dunders reuse
 _ALL: dict[str, dict] = {}
 _DEFAULTS: dict = {}
-_EXAMPLES: dict = {}  # name -> (doctest call, printed result) for the generated docstrings
 
 
 def _fill(op, v):
@@ -88,13 +98,23 @@ def _publish(names, pick, op, *, first_number=False, second_tensor=False, method
         doc = _doc(name)
         if function:
             sig, rel, _ = schema_sig(op, method=False, out=out)
-            rel = rel[::-1] if first_number else rel  # the generated gate then accepts a number first
+            rel = (
+                rel[::-1] if first_number else rel
+            )  # the generated gate then accepts a number first
             public(name, fsig or sig, fbody, relevant=rel, doc=doc, ops=(op,))
         if method:
             sig, rel, _ = schema_sig(op, method=True, out=False)
             public(name, msig or sig, mbody, relevant=rel, module="Tensor", doc=doc, ops=(op,))
             if inplace:
-                public(name + "_", msig or sig, ibody, relevant=rel, module="Tensor", doc=doc, ops=(op,))
+                public(
+                    name + "_",
+                    msig or sig,
+                    ibody,
+                    relevant=rel,
+                    module="Tensor",
+                    doc=doc,
+                    ops=(op,),
+                )
 
 
 def _register(names, T, S=None, F=None, pick=None, **pub):
@@ -118,19 +138,40 @@ def _no_self(bw):
     return None if bw is None else {k: v for k, v in bw.items() if k != "self"} or None
 
 
-def _binary(names, ew, backward=None, *, S="Scalar", F=None, t="Tensor", alpha=False, ov=None, **pub):
+def _binary(
+    names, ew, backward=None, *, S="Scalar", F=None, t="Tensor", alpha=False, ov=None, pick_s=True, **pub
+):
     """Tensor / Scalar / Scalar-first overloads of a binary op sharing one Elementwise.
-    ov: {"T"/"S"/"F": defpointwise keywords} (PyTorch's irregular out= and in-place names)."""
+    ov: {"T"/"S"/"F": defpointwise keywords} (PyTorch's irregular out= and in-place names).
+    pick_s=False: the bindings send numbers to the Tensor overload, as PyTorch's do for add,
+    sub, mul and floor_divide (the Scalar overload stays reachable as numtorch.ops.aten)."""
     names = (names,) if isinstance(names, str) else tuple(names)
     name, ov = names[0], ov or {}
     kw_a, pos_a = (", *, Scalar alpha=1", ", Scalar alpha=1") if alpha else ("", "")
-    T = _decl(f"{name}{'.' + t if t else ''}(Tensor self, Tensor other{kw_a}) -> Tensor", ew, backward, **ov.get("T", {}))
+    T = _decl(
+        f"{name}{'.' + t if t else ''}(Tensor self, Tensor other{kw_a}) -> Tensor",
+        ew,
+        backward,
+        **ov.get("T", {}),
+    )
     Sd = Fd = None
     if S:
-        Sd = _decl(f"{name}.{S}(Tensor self, Scalar other{pos_a}) -> Tensor", ew, _no_other(backward), **ov.get("S", {}))
+        Sd = _decl(
+            f"{name}.{S}(Tensor self, Scalar other{pos_a}) -> Tensor",
+            ew,
+            _no_other(backward),
+            **ov.get("S", {}),
+        )
     if F:
-        Fd = _decl(f"{name}.{F}(Scalar self, Tensor other) -> Tensor", ew, _no_self(backward), inplace=False, **ov.get("F", {}))
-    return _register(names, T, Sd, Fd, **pub)
+        Fd = _decl(
+            f"{name}.{F}(Scalar self, Tensor other) -> Tensor",
+            ew,
+            _no_self(backward),
+            inplace=False,
+            **ov.get("F", {}),
+        )
+    pick = None if pick_s else _pick_ts(T, None, Fd)
+    return _register(names, T, Sd, Fd, pick=pick, **pub)
 
 
 def _doc(name):
@@ -214,6 +255,9 @@ def _log_scalar(x):
     return math.log(x) if x > 0 else (-math.inf if x == 0 else math.nan)
 
 
+# fmt: off
+# (declarations below are tables: one op per statement, aligned by hand)
+
 # internal select for masked gradients (PyTorch's formulas use at::where)
 _WHERE = _decl("_s_where(Tensor condition, Tensor self, Tensor other) -> Tensor",
                Elementwise("where", ["condition", "self", "other"], "where(condition, self, other)"),
@@ -224,15 +268,18 @@ _WHERE = _decl("_s_where(Tensor condition, Tensor self, Tensor other) -> Tensor"
 # ---- arithmetic ----------------------------------------------------------------------------------
 _T2 = ["self", "other"]
 _binary("add", Elementwise("add", _T2, "self + alpha * other", ["alpha"], prep=alpha_check, fast=True),
-        {"self": lambda grad: grad, "other": lambda grad, alpha: _scaled(grad, alpha)}, alpha=True, first_number=True)  # fmt: skip
+        {"self": lambda grad: grad, "other": lambda grad, alpha: _scaled(grad, alpha)}, alpha=True, first_number=True,
+        pick_s=False)  # fmt: skip
 _binary(("sub", "subtract"), Elementwise("sub", _T2, "self - alpha * other", ["alpha"], prep=alpha_check, early=sub_check, fast=True),
-        {"self": lambda grad: grad, "other": lambda grad, alpha: _scaled(_neg(grad), alpha)}, alpha=True, first_number=True)  # fmt: skip
+        {"self": lambda grad: grad, "other": lambda grad, alpha: _scaled(_neg(grad), alpha)}, alpha=True, first_number=True,
+        pick_s=False)  # fmt: skip
 _binary("rsub", Elementwise("rsub", _T2, "other - alpha * self", ["alpha"], prep=alpha_check, early=sub_check),
         {"self": lambda grad, alpha: _scaled(_neg(grad), alpha), "other": lambda grad: grad}, alpha=True,
         ov={"T": {"inplace": False, "out_overload": "Tensor_out"}, "S": {"inplace": False}}, method=False, out=False)  # fmt: skip
 _MUL_EW = Elementwise("mul", _T2, "self * other", opmath=(1,))
 _binary(("mul", "multiply"), _MUL_EW,
-        {"self": lambda grad, other: _mul(grad, other), "other": lambda grad, self: _mul(grad, self)}, first_number=True)  # fmt: skip
+        {"self": lambda grad, other: _mul(grad, other), "other": lambda grad, self: _mul(grad, self)}, first_number=True,
+        pick_s=False)  # fmt: skip
 
 
 def _div_bw_other(grad, self, other):
@@ -275,10 +322,10 @@ _DIVM_S = _decl("div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mod
 
 
 def _pick_div(v):
-    scalar = not isinstance(v[1], Tensor) and isinstance(v[0], Tensor)
+    # PyTorch's bindings use div.Tensor / div.Tensor_mode for numbers too
     if len(v) < 3 or v[2] is None:
-        return (_DIV_S if scalar else _DIV_T), v[:2]
-    return (_DIVM_S if scalar else _DIVM_T), v
+        return _DIV_T, v[:2]
+    return _DIVM_T, v
 
 
 _ALL["div"] = {"T": _DIV_T, "S": _DIV_S}
@@ -288,7 +335,7 @@ _publish("true_divide", _pick_div, _DIV_T["functional"], first_number=True)
 _binary("floor_divide", Elementwise("floor_divide", _T2, {"bi": "div_floor_int(self, other)", "f": "div_floor_float(self, other)"},
                                     allow="if", kname="div_floor_cpu", zero_div=1),
         {"self": _no_derivative("floor_divide"), "other": _no_derivative("floor_divide")}, t="",
-        ov={"T": {"inplace_overload": "Tensor"}}, first_number=True)  # fmt: skip
+        ov={"T": {"inplace_overload": "Tensor"}}, first_number=True, pick_s=False)  # fmt: skip
 
 
 def _floor_or_trunc_bw(mode):
@@ -331,7 +378,8 @@ _pow_s = Elementwise("pow", ["self", "exponent"], _POW_X, kname="pow", allow="if
 # sqrt / rsqrt / reciprocal / products for these exponents on float and complex tensors
 _pow_0 = Elementwise("pow_0", ["self", "exponent"], "1")
 _pow_1 = Elementwise("pow_1", ["self", "exponent"], "self")
-_POW_FAST = {e: Elementwise("pow", ["self", "exponent"], {"bi": _POW_X["bi"], "fc": x}, kname="pow", allow="ifc", prep=pow_check)
+_POW_FAST = {e: Elementwise("pow", ["self", "exponent"], {"bi": _POW_X["bi"], "fc": x}, kname="pow", allow="ifc", prep=pow_check,
+                           fast=True)
              for e, x in ((0.5, "np.sqrt(self)"), (-0.5, "rsqrt(self)"), (-1, "np.divide(1, self)"), (2, "self * self"),
                           (3, "self * self * self"), (-2, "np.divide(1, self * self)"))}  # fmt: skip
 
@@ -545,7 +593,7 @@ _CLAMP_C = {"c": (NotImplementedError, "clamp is not supported for complex types
 
 
 def _clamp_ew(name, inputs, expr, kname, allow="if"):
-    return Elementwise(name, inputs, expr, allow=allow, kname=kname, errors=_CLAMP_C, prep=checked_bounds, fast=True,
+    return Elementwise(name, inputs, expr, allow=allow, kname=kname, errors=_CLAMP_C, prep=checked_bounds,
                        strict_out=kname.endswith("_scalar_cpu"))  # fmt: skip
 
 
@@ -641,23 +689,26 @@ def _to_float(t):
 
 
 def _isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    # at::isclose, op for op
+    # at::isclose, op for op (so dispatch modes see PyTorch's decomposition)
     if self._dtype is not other._dtype:
         raise RuntimeError(f"{_cname(self._dtype)} did not match {_cname(other._dtype)}")
     for name, v in (("rtol", rtol), ("atol", atol)):
         if v < 0:
             raise RuntimeError(f"{name} must be greater than or equal to zero, but got {v:g}")
+    ior, iand = _ALL["bitwise_or"]["T"]["inplace"], _ALL["bitwise_and"]["T"]["inplace"]
     close = _cmp("eq", self, other)
     if equal_nan and self._dtype.category >= D._FLOAT:
-        close = _or(close, _and(_u("isnan", self), _u("isnan", other)))
+        both = dispatch(_f("bitwise_and"), [_u("isnan", self), _u("isnan", other)])
+        close = dispatch(ior, [close, both])
     if rtol == 0 and atol == 0:
         return close
     if self._dtype.category < D._FLOAT:  # integers: other (and a bool self) go to the default float
         other = _to_float(other)
         self = _to_float(self) if self._dtype is D.bool else self
-    allowed = _add(_u("abs", _mul(other, rtol)), atol)
+    allowed = dispatch(_f("add", "S"), [_u("abs", dispatch(_f("mul", "S"), [other, rtol])), atol, 1])
     actual = _u("abs", _sub(self, other))
-    return _or(close, _and(_u("isfinite", actual), _cmp("le", actual, allowed)))
+    finite = dispatch(iand, [_u("isfinite", actual), _cmp("le", actual, allowed)])
+    return dispatch(ior, [close, finite])
 
 
 _ISCLOSE = defop("isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor",
@@ -756,3 +807,4 @@ public("__rdiv__", "self, other", _rtruediv, relevant=("self", "other"), module=
 for _n, _fn in (("__neg__", lambda self: _neg(self)), ("__abs__", lambda self: _u("abs", self)),
                 ("__pos__", lambda self: dispatch(_ALL["positive"]["T"]["functional"], [self])), ("__invert__", _invert)):  # fmt: skip
     public(_n, "self", _fn, relevant=("self",), module="Tensor", doc=f"``{_n}``.")
+# fmt: on

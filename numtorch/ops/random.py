@@ -289,32 +289,30 @@ _RANDINT_LIKE_LOW = _like_family("randint_like", "SymInt low, SymInt high", 2, _
                                  "low_generator_dtype")  # fmt: skip
 
 
-def _like(ops, name, what, extra=""):
+def _like(family, name, what, extra=""):
     def body(input, *rest):
         *head, generator, dtype, layout, device, requires_grad, memory_format = rest
-        if extra:
+        ops = family
+        if extra:  # randint_like(input, high) or randint_like(input, low, high)
             low, high = head
             head = [0, low] if high is None else [low, high]
             _check_i64(*head)
-            if head[0] != 0:
-                ops = _RANDINT_LIKE_LOW
+            if head[0] == 0:
+                head = head[1:]
             else:
-                ops, head = body.ops, head[1:]
-        else:
-            ops = body.ops
+                ops = _RANDINT_LIKE_LOW
         generator_of(generator, name)
         rest = [F.dtype_arg(dtype, name), None, F.device_arg(device), None, memory_format]
         vals = [input, *head, *rest] if generator is None else [input, *head, generator, *rest]
         return F.finish(dispatch(ops[0 if generator is None else 1], vals), requires_grad)
 
-    body.ops = ops
     body.__doc__ = f"""{what}, shaped like ``input`` (and with its dtype unless ``dtype=``).
 
     >>> numtorch.{name}(numtorch.zeros(2, 3){", 5" if extra else ""}).shape
     torch.Size([2, 3])
     """
     sig = f"input, {extra}*, generator=None, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None"
-    public(name, sig, body, relevant=("input",), ops=tuple(ops))
+    public(name, sig, body, relevant=("input",), ops=tuple(family))
 
 
 _like(_RAND_LIKE, "rand_like", "Uniform samples on [0, 1)")

@@ -109,13 +109,6 @@ def _ints(v, fname: str, arg: str) -> list:
     return out
 
 
-def _varargs(args: tuple) -> tuple:
-    """``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(Size(...))`` all mean (2, 3)."""
-    if len(args) == 1 and isinstance(args[0], (list, tuple)):
-        return tuple(args[0])
-    return args
-
-
 def _int(v, fname: str, arg: str) -> int:
     if type(v) is int:
         return v

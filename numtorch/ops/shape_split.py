@@ -168,9 +168,8 @@ def _directional_split(name: str, min_dim: int, dim_of):
     def run(self, sections):
         nd = self._data.ndim
         if nd < min_dim:
-            s = "" if min_dim == 1 else ""
             raise RuntimeError(
-                f"torch.{name} requires a tensor with at least {min_dim} dimension{s}, but got a "
+                f"torch.{name} requires a tensor with at least {min_dim} dimension, but got a "
                 f"tensor with {nd} dimensions!"
             )
         d = dim_of(nd)

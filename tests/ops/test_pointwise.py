@@ -31,57 +31,233 @@ def f64(*vals, rg=True):
 @pytest.mark.parametrize(
     ("call", "exc", "msg"),
     [
-        (lambda: -T([True]), RuntimeError, "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."),
-        (lambda: T([True]) - T([True]), RuntimeError, "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead."),
-        (lambda: T([1]) - T([True]), RuntimeError, "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."),
-        (lambda: 1 - T([True]), RuntimeError, "Subtraction, the `-` operator, with a bool tensor is not supported."),
+        (
+            lambda: -T([True]),
+            RuntimeError,
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.",
+        ),
+        (
+            lambda: T([True]) - T([True]),
+            RuntimeError,
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` operator instead.",
+        ),
+        (
+            lambda: T([1]) - T([True]),
+            RuntimeError,
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.",
+        ),
+        (
+            lambda: 1 - T([True]),
+            RuntimeError,
+            "Subtraction, the `-` operator, with a bool tensor is not supported.",
+        ),
         (lambda: +T([True]), RuntimeError, "The `+` operator, on a bool tensor is not supported."),
-        (lambda: T([1.0]) & T([1.0]), NotImplementedError, "\"bitwise_and_cpu\" not implemented for 'Float'"),
-        (lambda: T([1]) | 1.5, NotImplementedError, "\"bitwise_or_cpu\" not implemented for 'Float'"),
+        (
+            lambda: T([1.0]) & T([1.0]),
+            NotImplementedError,
+            "\"bitwise_and_cpu\" not implemented for 'Float'",
+        ),
+        (
+            lambda: T([1]) | 1.5,
+            NotImplementedError,
+            "\"bitwise_or_cpu\" not implemented for 'Float'",
+        ),
         (lambda: T([1.0]) << 1, NotImplementedError, "\"lshift_cpu\" not implemented for 'Float'"),
-        (lambda: T([True]) >> T([True]), NotImplementedError, "\"rshift_cpu\" not implemented for 'Bool'"),
-        (lambda: ~T([1.0]), TypeError, "~ (operator.invert) is only implemented on integer and Boolean-type tensors"),
-        (lambda: numtorch.bitwise_not(T([1.0])), NotImplementedError, "\"bitwise_not_cpu\" not implemented for 'Float'"),
-        (lambda: T([1.0, 2.0]) + T([1.0, 2.0, 3.0]), RuntimeError, "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0"),
-        (lambda: numtorch.ones(1).add_(numtorch.ones(3)), RuntimeError, "output with shape [1] doesn't match the broadcast shape [3]"),
-        (lambda: T([1, 2]).add_(T([0.5, 1.0])), RuntimeError, "result type Float can't be cast to the desired output type Long"),
-        (lambda: T([1, 2]).sqrt_(), RuntimeError, "result type Float can't be cast to the desired output type Long"),
-        (lambda: T([1]).div_(2), RuntimeError, "result type Float can't be cast to the desired output type Long"),
-        (lambda: T([1]).add_(T([1.0]).half()), RuntimeError, "result type Half can't be cast to the desired output type Long"),
-        (lambda: T([True]).floor_divide_(T([1j])), RuntimeError, "result type ComplexFloat can't be cast to the desired output type Bool"),
-        (lambda: numtorch.add(T([1]), T([1]), out=numtorch.empty(1, dtype=numtorch.bool)), RuntimeError, "result type Long can't be cast to the desired output type Bool"),
+        (
+            lambda: T([True]) >> T([True]),
+            NotImplementedError,
+            "\"rshift_cpu\" not implemented for 'Bool'",
+        ),
+        (
+            lambda: ~T([1.0]),
+            TypeError,
+            "~ (operator.invert) is only implemented on integer and Boolean-type tensors",
+        ),
+        (
+            lambda: numtorch.bitwise_not(T([1.0])),
+            NotImplementedError,
+            "\"bitwise_not_cpu\" not implemented for 'Float'",
+        ),
+        (
+            lambda: T([1.0, 2.0]) + T([1.0, 2.0, 3.0]),
+            RuntimeError,
+            "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0",
+        ),
+        (
+            lambda: numtorch.ones(1).add_(numtorch.ones(3)),
+            RuntimeError,
+            "output with shape [1] doesn't match the broadcast shape [3]",
+        ),
+        (
+            lambda: T([1, 2]).add_(T([0.5, 1.0])),
+            RuntimeError,
+            "result type Float can't be cast to the desired output type Long",
+        ),
+        (
+            lambda: T([1, 2]).sqrt_(),
+            RuntimeError,
+            "result type Float can't be cast to the desired output type Long",
+        ),
+        (
+            lambda: T([1]).div_(2),
+            RuntimeError,
+            "result type Float can't be cast to the desired output type Long",
+        ),
+        (
+            lambda: T([1]).add_(T([1.0]).half()),
+            RuntimeError,
+            "result type Half can't be cast to the desired output type Long",
+        ),
+        (
+            lambda: T([True]).floor_divide_(T([1j])),
+            RuntimeError,
+            "result type ComplexFloat can't be cast to the desired output type Bool",
+        ),
+        (
+            lambda: numtorch.add(T([1]), T([1]), out=numtorch.empty(1, dtype=numtorch.bool)),
+            RuntimeError,
+            "result type Long can't be cast to the desired output type Bool",
+        ),
         (lambda: T([5]) // 0, RuntimeError, "ZeroDivisionError"),
         (lambda: T([5]) % T([1, 0]), RuntimeError, "ZeroDivisionError"),
-        (lambda: numtorch.fmod(T([5], dtype=numtorch.int8), 256), RuntimeError, "ZeroDivisionError"),
+        (
+            lambda: numtorch.fmod(T([5], dtype=numtorch.int8), 256),
+            RuntimeError,
+            "ZeroDivisionError",
+        ),
         (lambda: numtorch.div(T([5]), 0, rounding_mode="trunc"), RuntimeError, "ZeroDivisionError"),
-        (lambda: numtorch.div(T([5.0]), 2, rounding_mode="round"), RuntimeError, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found 'round'"),
-        (lambda: T([2]) ** -1, RuntimeError, "Integers to negative integer powers are not allowed."),
-        (lambda: T([], dtype=numtorch.int64) ** -2, RuntimeError, "Integers to negative integer powers are not allowed."),
+        (
+            lambda: numtorch.div(T([5.0]), 2, rounding_mode="round"),
+            RuntimeError,
+            "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found 'round'",
+        ),
+        (
+            lambda: T([2]) ** -1,
+            RuntimeError,
+            "Integers to negative integer powers are not allowed.",
+        ),
+        (
+            lambda: T([], dtype=numtorch.int64) ** -2,
+            RuntimeError,
+            "Integers to negative integer powers are not allowed.",
+        ),
         (lambda: T([True]) ** T([True]), NotImplementedError, "\"pow\" not implemented for 'Bool'"),
-        (lambda: numtorch.clamp(T([1.0])), RuntimeError, "torch.clamp: At least one of 'min' or 'max' must not be None"),
-        (lambda: numtorch.clamp(T([1], dtype=numtorch.int8), 1000), RuntimeError, "value cannot be converted to type int8_t without overflow"),
-        (lambda: numtorch.clamp(T([1j]), 0, 1), NotImplementedError, "clamp is not supported for complex types"),
-        (lambda: numtorch.maximum(T([1j]), T([1j])), RuntimeError, "maximum not implemented for complex tensors."),
-        (lambda: numtorch.maximum(T([1]), 2), TypeError, "maximum(): argument 'other' (position 2) must be Tensor, not int"),
-        (lambda: numtorch.add(T([1]), T([1]), alpha=2.5), RuntimeError, "For integral input tensors, argument alpha must not be a floating point number."),
-        (lambda: numtorch.add(T([1.0]), T([1.0]), alpha=True), RuntimeError, "Boolean alpha only supported for Boolean results."),
-        (lambda: numtorch.add(T([1.0]), 1, alpha=1j), RuntimeError, "For non-complex input tensors, argument alpha must not be a complex number."),
-        (lambda: numtorch.add(T([1]), "a"), TypeError, "add(): argument 'other' (position 2) must be Tensor, not str"),
+        (
+            lambda: numtorch.clamp(T([1.0])),
+            RuntimeError,
+            "torch.clamp: At least one of 'min' or 'max' must not be None",
+        ),
+        (
+            lambda: numtorch.clamp(T([1], dtype=numtorch.int8), 1000),
+            RuntimeError,
+            "value cannot be converted to type int8_t without overflow",
+        ),
+        (
+            lambda: numtorch.clamp(T([1j]), 0, 1),
+            NotImplementedError,
+            "clamp is not supported for complex types",
+        ),
+        (
+            lambda: numtorch.maximum(T([1j]), T([1j])),
+            RuntimeError,
+            "maximum not implemented for complex tensors.",
+        ),
+        (
+            lambda: numtorch.maximum(T([1]), 2),
+            TypeError,
+            "maximum(): argument 'other' (position 2) must be Tensor, not int",
+        ),
+        (
+            lambda: numtorch.add(T([1]), T([1]), alpha=2.5),
+            RuntimeError,
+            "For integral input tensors, argument alpha must not be a floating point number.",
+        ),
+        (
+            lambda: numtorch.add(T([1.0]), T([1.0]), alpha=True),
+            RuntimeError,
+            "Boolean alpha only supported for Boolean results.",
+        ),
+        (
+            lambda: numtorch.add(T([1.0]), 1, alpha=1j),
+            RuntimeError,
+            "For non-complex input tensors, argument alpha must not be a complex number.",
+        ),
+        (
+            lambda: numtorch.add(T([1]), "a"),
+            TypeError,
+            "add(): argument 'other' (position 2) must be Tensor, not str",
+        ),
         (lambda: T([1]) + 2**64, OverflowError, "int too big to convert"),
-        (lambda: numtorch.addcdiv(T([1]), T([3]), T([5])), RuntimeError, "Integer division with addcdiv is no longer supported"),
-        (lambda: numtorch.addcmul(T([1.0]), T([1.0]), T([1.0]), value=1j), RuntimeError, "value cannot be converted to type float without overflow"),
-        (lambda: numtorch.lerp(T([1.0]), T([1.0], dtype=numtorch.float64), 0.5), RuntimeError, "expected dtype float for `end` but got dtype double"),
-        (lambda: numtorch.lerp(T([1, 2]), T([3, 4]), 0.5), NotImplementedError, "\"lerp_kernel_scalar\" not implemented for 'Long'"),
-        (lambda: numtorch.isclose(T([1.0]), T([1.0], dtype=numtorch.float64)), RuntimeError, "Float did not match Double"),
-        (lambda: numtorch.isclose(T([1.0]), T([1.0]), rtol=-1), RuntimeError, "rtol must be greater than or equal to zero, but got -1"),
-        (lambda: numtorch.isclose(T([1.0]), 1.0), TypeError, "isclose(): argument 'other' (position 2) must be Tensor, not float"),
-        (lambda: numtorch.round(T([3]), decimals=1), NotImplementedError, "\"round_cpu\" not implemented for 'Long'"),
-        (lambda: numtorch.frac(T([1])), NotImplementedError, "\"frac_cpu\" not implemented for 'Long'"),
-        (lambda: numtorch.floor(T([True])), NotImplementedError, "\"floor_vml_cpu\" not implemented for 'Bool'"),
-        (lambda: numtorch.sign(T([1j])), NotImplementedError, "Unlike NumPy, torch.sign is not intended to support complex numbers."),
-        (lambda: numtorch.isposinf(T([1j])), RuntimeError, "isposinf does not support complex inputs."),
-        (lambda: T([1j]).abs_(), RuntimeError, "In-place abs is not supported for complex tensors."),
-        (lambda: numtorch.sin(2), TypeError, "sin(): argument 'input' (position 1) must be Tensor, not int"),
+        (
+            lambda: numtorch.addcdiv(T([1]), T([3]), T([5])),
+            RuntimeError,
+            "Integer division with addcdiv is no longer supported",
+        ),
+        (
+            lambda: numtorch.addcmul(T([1.0]), T([1.0]), T([1.0]), value=1j),
+            RuntimeError,
+            "value cannot be converted to type float without overflow",
+        ),
+        (
+            lambda: numtorch.lerp(T([1.0]), T([1.0], dtype=numtorch.float64), 0.5),
+            RuntimeError,
+            "expected dtype float for `end` but got dtype double",
+        ),
+        (
+            lambda: numtorch.lerp(T([1, 2]), T([3, 4]), 0.5),
+            NotImplementedError,
+            "\"lerp_kernel_scalar\" not implemented for 'Long'",
+        ),
+        (
+            lambda: numtorch.isclose(T([1.0]), T([1.0], dtype=numtorch.float64)),
+            RuntimeError,
+            "Float did not match Double",
+        ),
+        (
+            lambda: numtorch.isclose(T([1.0]), T([1.0]), rtol=-1),
+            RuntimeError,
+            "rtol must be greater than or equal to zero, but got -1",
+        ),
+        (
+            lambda: numtorch.isclose(T([1.0]), 1.0),
+            TypeError,
+            "isclose(): argument 'other' (position 2) must be Tensor, not float",
+        ),
+        (
+            lambda: numtorch.round(T([3]), decimals=1),
+            NotImplementedError,
+            "\"round_cpu\" not implemented for 'Long'",
+        ),
+        (
+            lambda: numtorch.frac(T([1])),
+            NotImplementedError,
+            "\"frac_cpu\" not implemented for 'Long'",
+        ),
+        (
+            lambda: numtorch.floor(T([True])),
+            NotImplementedError,
+            "\"floor_vml_cpu\" not implemented for 'Bool'",
+        ),
+        (
+            lambda: numtorch.sign(T([1j])),
+            NotImplementedError,
+            "Unlike NumPy, torch.sign is not intended to support complex numbers.",
+        ),
+        (
+            lambda: numtorch.isposinf(T([1j])),
+            RuntimeError,
+            "isposinf does not support complex inputs.",
+        ),
+        (
+            lambda: T([1j]).abs_(),
+            RuntimeError,
+            "In-place abs is not supported for complex tensors.",
+        ),
+        (
+            lambda: numtorch.sin(2),
+            TypeError,
+            "sin(): argument 'input' (position 1) must be Tensor, not int",
+        ),
     ],
     ids=lambda v: v if isinstance(v, str) else "",
 )
@@ -160,7 +336,9 @@ def test_maximum_minimum_clamp_propagate_nan_and_fmax_fmin_ignore_it():
     assert np.array_equal(numtorch.minimum(a, b).numpy(), [NAN, NAN, NAN, 1.0], equal_nan=True)
     assert np.array_equal(numtorch.fmax(a, b).numpy(), [1.0, 2.0, NAN, 3.0], equal_nan=True)
     assert np.array_equal(numtorch.fmin(a, b).numpy(), [1.0, 2.0, NAN, 1.0], equal_nan=True)
-    assert np.array_equal(numtorch.clamp(T([NAN, -1.0, 5.0]), 0, 2).numpy(), [NAN, 0.0, 2.0], equal_nan=True)
+    assert np.array_equal(
+        numtorch.clamp(T([NAN, -1.0, 5.0]), 0, 2).numpy(), [NAN, 0.0, 2.0], equal_nan=True
+    )
     assert math.isnan(numtorch.clamp(T([1.0]), NAN, 3).item())
     assert numtorch.clamp(T([1.0, 5.0]), 3, 2).tolist() == [2.0, 2.0]  # max wins when min > max
 
@@ -174,7 +352,11 @@ def test_floor_division_and_remainder_follow_python_for_floats():
     a, b = T([-0.0, 1.0, -1.0, 7.0, -7.0]), T([5.0, -0.0, float("inf"), -2.0, 2.0])
     assert np.signbit(numtorch.floor_divide(a, b).numpy()).all()
     assert numtorch.floor_divide(a, b).tolist()[1:] == [-math.inf, -1.0, -4.0, -4.0]
-    assert numtorch.remainder(T([-3.0, 3.0, 5.0]), T([2.0, -2.0, math.inf])).tolist() == [1.0, -1.0, 5.0]
+    assert numtorch.remainder(T([-3.0, 3.0, 5.0]), T([2.0, -2.0, math.inf])).tolist() == [
+        1.0,
+        -1.0,
+        5.0,
+    ]
     assert numtorch.fmod(T([-3.0, 3.0]), 2).tolist() == [-1.0, 1.0]
     assert (T([5, -5]) / 0).tolist() == [math.inf, -math.inf]
 
@@ -182,12 +364,19 @@ def test_floor_division_and_remainder_follow_python_for_floats():
 def test_round_is_half_to_even_with_decimals():
     assert numtorch.round(T([0.5, 1.5, 2.5, -0.5, -1.5])).tolist() == [0.0, 2.0, 2.0, -0.0, -2.0]
     assert numtorch.round(T([15.0, 25.0, -35.0]), decimals=-1).tolist() == [20.0, 20.0, -40.0]
-    assert numtorch.round(T([0.125, 1.2345], dtype=numtorch.float64), decimals=2).tolist() == [0.12, 1.23]
+    assert numtorch.round(T([0.125, 1.2345], dtype=numtorch.float64), decimals=2).tolist() == [
+        0.12,
+        1.23,
+    ]
 
 
 def test_nan_to_num_defaults_to_the_dtype_limits():
     x = T([NAN, math.inf, -math.inf])
-    assert numtorch.nan_to_num(x).tolist() == [0.0, np.finfo(np.float32).max, np.finfo(np.float32).min]
+    assert numtorch.nan_to_num(x).tolist() == [
+        0.0,
+        np.finfo(np.float32).max,
+        np.finfo(np.float32).min,
+    ]
     assert numtorch.nan_to_num(x.half()).tolist() == [0.0, 65504.0, -65504.0]
     assert numtorch.nan_to_num(x, nan=1.0, posinf=2.0, neginf=-2.0).tolist() == [1.0, 2.0, -2.0]
 
@@ -201,7 +390,10 @@ def test_isclose_equal_and_allclose():
     assert numtorch.equal(T([1, 2]), T([1.0, 2.0])) is True
     assert numtorch.equal(T([NAN]), T([NAN])) is False
     assert numtorch.equal(numtorch.ones(2, 2), numtorch.ones(2)) is False
-    assert numtorch.isclose(T([100, 2**62]), T([101, -(2**62)]), rtol=0.01, atol=0).tolist() == [True, False]
+    assert numtorch.isclose(T([100, 2**62]), T([101, -(2**62)]), rtol=0.01, atol=0).tolist() == [
+        True,
+        False,
+    ]
 
 
 # ---- integer overflow wraps --------------------------------------------------------------------------
@@ -266,9 +458,21 @@ def test_out_is_resized_with_pytorchs_warning_and_version_counters_bump():
 # ---- operator dunders -----------------------------------------------------------------------------------
 def test_reflected_operators():
     t = T([1, 2, 4])
-    assert (10 - t).tolist() == [9, 8, 6] and (10 // t).tolist() == [10, 5, 2] and (10 % t).tolist() == [0, 0, 2]
-    assert (2**t).tolist() == [2, 4, 16] and (1 << t).tolist() == [2, 4, 16] and (64 >> t).tolist() == [32, 16, 4]
-    assert (3 & t).tolist() == [1, 2, 0] and (3 | t).tolist() == [3, 3, 7] and (3 ^ t).tolist() == [2, 1, 7]
+    assert (
+        (10 - t).tolist() == [9, 8, 6]
+        and (10 // t).tolist() == [10, 5, 2]
+        and (10 % t).tolist() == [0, 0, 2]
+    )
+    assert (
+        (2**t).tolist() == [2, 4, 16]
+        and (1 << t).tolist() == [2, 4, 16]
+        and (64 >> t).tolist() == [32, 16, 4]
+    )
+    assert (
+        (3 & t).tolist() == [1, 2, 0]
+        and (3 | t).tolist() == [3, 3, 7]
+        and (3 ^ t).tolist() == [2, 1, 7]
+    )
     assert (2 / t).dtype is numtorch.float32 and (2 / t).tolist() == [2.0, 1.0, 0.5]
     assert (2 < t).tolist() == [False, False, True]
 

@@ -15,7 +15,18 @@ from numtorch.testing._opinfo import pointwise as pw_infos
 
 torch = pytest.importorskip("torch")
 
-DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64", "complex64"]
+DTYPES = [
+    "bool",
+    "uint8",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+]
 SCALARS = [True, 3, -2, 2.5, -0.5, 1j, 2**40]
 
 
@@ -54,12 +65,18 @@ def _same(ours, theirs, tol=None, what=""):
     if _complex_half(theirs):
         return  # numtorch has no complex32: float16 with complex promotes to complex64 there
     if theirs[0] == "err":
-        assert ours[0] == "err", f"{what}: torch raised {theirs[1].__name__}: {theirs[2]}, numtorch returned {_host(ours[1])}"
-        assert issubclass(ours[1], theirs[1]) or ours[1] is theirs[1], f"{what}: {ours[1].__name__} != {theirs[1].__name__} ({ours[2]})"
+        assert ours[0] == "err", (
+            f"{what}: torch raised {theirs[1].__name__}: {theirs[2]}, numtorch returned {_host(ours[1])}"
+        )
+        assert issubclass(ours[1], theirs[1]) or ours[1] is theirs[1], (
+            f"{what}: {ours[1].__name__} != {theirs[1].__name__} ({ours[2]})"
+        )
         if theirs[1] is not TypeError:  # the argument parser's long listings are not mirrored
             assert ours[2] == theirs[2], f"{what}: message {ours[2]!r} != {theirs[2]!r}"
         return
-    assert ours[0] == "ok", f"{what}: numtorch raised {ours[1].__name__}: {ours[2]}; torch gave {_host(theirs[1])}"
+    assert ours[0] == "ok", (
+        f"{what}: numtorch raised {ours[1].__name__}: {ours[2]}; torch gave {_host(theirs[1])}"
+    )
     (od, ov), (td, tv) = _host(ours[1]), _host(theirs[1])
     assert od == td, f"{what}: dtype {od} != {td}"
     if not isinstance(tv, np.ndarray):
@@ -67,11 +84,19 @@ def _same(ours, theirs, tol=None, what=""):
         return
     assert ov.shape == tv.shape, f"{what}: shape {ov.shape} != {tv.shape}"
     if tv.dtype.kind in "fc":
-        rtol, atol = tol or {"float16": (1e-3, 1e-3), "float32": (1.3e-6, 1e-5), "complex64": (1.3e-6, 1e-5)}.get(td, (1e-7, 1e-7))
-        np.testing.assert_allclose(ov.astype(tv.dtype), tv, rtol=rtol, atol=atol, equal_nan=True, err_msg=what)
+        rtol, atol = tol or {
+            "float16": (1e-3, 1e-3),
+            "float32": (1.3e-6, 1e-5),
+            "complex64": (1.3e-6, 1e-5),
+        }.get(td, (1e-7, 1e-7))
+        np.testing.assert_allclose(
+            ov.astype(tv.dtype), tv, rtol=rtol, atol=atol, equal_nan=True, err_msg=what
+        )
         if tv.dtype.kind == "f":  # signed zeros and infinities too
             z = (tv == 0) | np.isinf(tv)
-            assert np.array_equal(np.signbit(ov[z]), np.signbit(tv[z])), f"{what}: signs {ov[z]} != {tv[z]}"
+            assert np.array_equal(np.signbit(ov[z]), np.signbit(tv[z])), (
+                f"{what}: signs {ov[z]} != {tv[z]}"
+            )
     else:
         np.testing.assert_array_equal(ov, tv, err_msg=what)
 
@@ -100,21 +125,40 @@ def _cases():
             yield pytest.param(info, dt, id=f"{info.name}-{dt}")
 
 
-def _resolve(lib, name):
-    return getattr(lib, name)
+def _sample_outcome(lib, s, pick):
+    """Outcome of ``pick(lib, input)(*args, **kwargs)`` for one sample, inputs converted for ``lib``."""
+    mod = numtorch if lib is numtorch else torch
+    return _outcome(
+        lambda: pick(mod, _conv(s.input, lib))(*_conv(s.args, lib), **_conv(s.kwargs, lib))
+    )
 
 
 @pytest.mark.parametrize(("info", "dtype"), list(_cases()))
 def test_opinfo_samples_match_torch(info, dtype, rng):
+    tol = info.tolerance(dtype) if dtype != "float16" else (2e-3, 2e-3)
+    tol = tol if dtype in ("float16", "float32", "float64") else None
     for s in info.sample_inputs(dtype, rng):
-        ours = _outcome(lambda: _resolve(numtorch, info.name)(_conv(s.input, numtorch), *_conv(s.args, numtorch), **_conv(s.kwargs, numtorch)))
-        theirs = _outcome(lambda: _resolve(torch, info.name)(_conv(s.input, torch), *_conv(s.args, torch), **_conv(s.kwargs, torch)))
-        tol = info.tolerance(dtype) if dtype != "float16" else (2e-3, 2e-3)
-        _same(ours, theirs, tol if dtype in ("float16", "float32", "float64") else None, f"{info.name}({s!r}, {s.kwargs})")
+
+        def fn(mod, x):
+            return lambda *a, **k: getattr(mod, info.name)(x, *a, **k)
+
+        _same(
+            _sample_outcome(numtorch, s, fn),
+            _sample_outcome(torch, s, fn),
+            tol,
+            f"{info.name}({s!r}, {s.kwargs})",
+        )
         if info.method and isinstance(s.input, np.ndarray):
-            ours = _outcome(lambda: getattr(_conv(s.input, numtorch), info.method)(*_conv(s.args, numtorch), **_conv(s.kwargs, numtorch)))
-            theirs = _outcome(lambda: getattr(_conv(s.input, torch), info.method)(*_conv(s.args, torch), **_conv(s.kwargs, torch)))
-            _same(ours, theirs, None, f"Tensor.{info.method}({s!r})")
+
+            def meth(mod, x):
+                return getattr(x, info.method)
+
+            _same(
+                _sample_outcome(numtorch, s, meth),
+                _sample_outcome(torch, s, meth),
+                tol,
+                f"Tensor.{info.method}({s!r})",
+            )
 
 
 # ---- 2. promotion and error grids --------------------------------------------------------------------
@@ -130,7 +174,11 @@ def _arr(vals, dtype):
         warnings.simplefilter("ignore")
         if dtype == "bool":
             return np.array([bool(v) for v in vals])
-        return np.array(vals, dtype=np.float64).astype(dtype) if dtype not in ("complex64",) else np.array(vals, np.complex64)
+        return (
+            np.array(vals, dtype=np.float64).astype(dtype)
+            if dtype not in ("complex64",)
+            else np.array(vals, np.complex64)
+        )
 
 
 BINARY = ["add", "sub", "rsub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "pow", "atan2", "hypot",
@@ -146,7 +194,13 @@ UNARY = ["neg", "abs", "sign", "sgn", "reciprocal", "square", "sqrt", "rsqrt", "
 @pytest.mark.parametrize("op", UNARY)
 def test_unary_dtypes_values_and_errors_match_torch(op):
     for dt in DTYPES:
-        vals = _SPECIAL if dt in ("float16", "float32", "float64") else _FINITE if dt == "complex64" else _A
+        vals = (
+            _SPECIAL
+            if dt in ("float16", "float32", "float64")
+            else _FINITE
+            if dt == "complex64"
+            else _A
+        )
         a = _arr(vals, dt)
         _same(*_both(f"T.{op}(a)", {"a": a}), what=f"{op}({dt})")
         _same(*_both(f"a.{op}_()" if op not in ("isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit", "positive") else f"T.{op}(a)",
@@ -170,15 +224,40 @@ def test_binary_python_numbers_match_torch(op):
         _same(*_both(f"T.{op}(s, a)", ns), what=f"{op}({s!r}, {da})")
 
 
-@pytest.mark.parametrize("op", [o for o in BINARY if o not in ("rsub", "maximum", "minimum", "fmax", "fmin", "logaddexp")])
+@pytest.mark.parametrize(
+    "op",
+    [o for o in BINARY if o not in ("rsub", "maximum", "minimum", "fmax", "fmin", "logaddexp")],
+)
 def test_binary_inplace_casting_matches_torch(op):
     for da, db in itertools.product(DTYPES, DTYPES):
         ns = {"a": _arr(_A, da), "b": _arr(_B, db)}
         _same(*_both(f"a.{op}_(b)", ns), what=f"{da}.{op}_({db})")
-        _same(*_both(f"T.{op}(a, b, out=T.empty(6, dtype=T.{da}))", ns), what=f"{op}({da}, {db}, out={da})")
+        _same(
+            *_both(f"T.{op}(a, b, out=T.empty(6, dtype=T.{da}))", ns),
+            what=f"{op}({da}, {db}, out={da})",
+        )
 
 
-OPERATORS = ["+", "-", "*", "/", "//", "%", "**", "&", "|", "^", "<<", ">>", "==", "!=", "<", "<=", ">", ">="]
+OPERATORS = [
+    "+",
+    "-",
+    "*",
+    "/",
+    "//",
+    "%",
+    "**",
+    "&",
+    "|",
+    "^",
+    "<<",
+    ">>",
+    "==",
+    "!=",
+    "<",
+    "<=",
+    ">",
+    ">=",
+]
 
 
 _INAME = {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod", "**": "pow", "&": "and",
@@ -200,7 +279,9 @@ def test_operators_and_reflected_operators_match_torch(sym):
             ns = {"a": _arr(_A, da), **extra}
             _same(*_both(f"a {sym} {name}", ns), what=f"{da} {sym} {label}")
             _same(*_both(f"{name} {sym} a", ns), what=f"{label} {sym} {da}")
-            if sym in _INAME:  # the in-place dunder itself (NotImplemented when the operand is unsupported)
+            if (
+                sym in _INAME
+            ):  # the in-place dunder itself (NotImplemented when the operand is unsupported)
                 _same(*_both(f"a.__i{_INAME[sym]}__({name})", ns), what=f"{da} {sym}= {label}")
 
 

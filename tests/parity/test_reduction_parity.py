@@ -81,7 +81,8 @@ def _same(ours, theirs, what, tie_indices=False, inp=None, dim=-1):
             continue
         if x.dtype.kind in "fc":
             rtol, atol = _TOL.get(da, (1e-5, 1e-5))
-            np.testing.assert_allclose(x.astype(np.float64), y.astype(np.float64), rtol=rtol, atol=atol,
+            wide = np.complex128 if x.dtype.kind == "c" else np.float64
+            np.testing.assert_allclose(x.astype(wide), y.astype(wide), rtol=rtol, atol=atol,
                                        equal_nan=True, err_msg=what)  # fmt: skip
         else:
             np.testing.assert_array_equal(x, y, err_msg=what)

@@ -26,8 +26,8 @@ def arg(shape, dtype, rng, low=None, high=None, noncontiguous=False, nonzero=Fal
         low = max(-9 if low is None else math.ceil(low), info.min)
         high = max(10 if high is None else math.ceil(high), low + 1)
     a = make_arg(shape, dtype, rng, low, high, noncontiguous=noncontiguous)
-    if nonzero and a.size:
-        a[a == 0] = 1
+    if nonzero and a.size:  # integer division needs no zeros; float gradients no tiny divisors
+        a[np.abs(a.astype(np.float64)) < (0.5 if dtype in _FLOAT_KINDS else 1)] = 1
     return a
 
 
@@ -43,7 +43,18 @@ def unary(low=None, high=None, **kwargs):
     return gen
 
 
-def binary(low=None, high=None, rlow=None, rhigh=None, *, nonzero=False, scalar=True, fscalar=2.5, iscalar=2, kwargs=None):
+def binary(
+    low=None,
+    high=None,
+    rlow=None,
+    rhigh=None,
+    *,
+    nonzero=False,
+    scalar=True,
+    fscalar=2.5,
+    iscalar=2,
+    kwargs=None,
+):
     """Same-shape, broadcast, 0-d and Python-number right-hand sides."""
     rlow = low if rlow is None else rlow
     rhigh = high if rhigh is None else rhigh
@@ -55,10 +66,23 @@ def binary(low=None, high=None, rlow=None, rhigh=None, *, nonzero=False, scalar=
 
         out = [SampleInput(arg(s, dtype, rng, low, high, **kw), (rhs(s),), dict(kwargs), name=str(list(s)))
                for s, kw in elementwise_shapes()]  # fmt: skip
-        out.append(SampleInput(arg((3, 1), dtype, rng, low, high), (rhs((4,)),), dict(kwargs), name="bcast"))
-        out.append(SampleInput(arg((4,), dtype, rng, low, high), (rhs(()),), dict(kwargs), name="0d-rhs"))
+        out.append(
+            SampleInput(
+                arg((3, 1), dtype, rng, low, high), (rhs((4,)),), dict(kwargs), name="bcast"
+            )
+        )
+        out.append(
+            SampleInput(arg((4,), dtype, rng, low, high), (rhs(()),), dict(kwargs), name="0d-rhs")
+        )
         if scalar:
-            out.append(SampleInput(arg((4,), dtype, rng, low, high), (scalar_for(dtype, fscalar, iscalar),), dict(kwargs), name="scalar"))
+            out.append(
+                SampleInput(
+                    arg((4,), dtype, rng, low, high),
+                    (scalar_for(dtype, fscalar, iscalar),),
+                    dict(kwargs),
+                    name="scalar",
+                )
+            )
         return out
 
     return gen
@@ -68,7 +92,11 @@ def with_kwargs(gen, *variants):
     """The samples of ``gen`` once per kwargs dict in ``variants``."""
 
     def g(dtype, rng):
-        return [SampleInput(s.input, s.args, dict(s.kwargs, **kw), name=f"{s.name}{kw}") for kw in variants for s in gen(dtype, rng)]
+        return [
+            SampleInput(s.input, s.args, dict(s.kwargs, **kw), name=f"{s.name}{kw}")
+            for kw in variants
+            for s in gen(dtype, rng)
+        ]
 
     return g
 
@@ -77,7 +105,10 @@ def f64(fn):
     """A NumPy reference computing integer inputs in float64 (PyTorch promotes them to float)."""
 
     def ref(*args, **kwargs):
-        args = [a.astype(np.float64) if isinstance(a, np.ndarray) and a.dtype.kind in "biu" else a for a in args]
+        args = [
+            a.astype(np.float64) if isinstance(a, np.ndarray) and a.dtype.kind in "biu" else a
+            for a in args
+        ]
         return fn(*args, **kwargs)
 
     return ref
@@ -119,17 +150,23 @@ def _pred(fn):
     return lambda a: fn(a.astype(np.int8) if a.dtype == np.bool_ else a)
 
 
-def _clamp(a, lo=None, hi=None):
-    r = a if lo is None else np.maximum(a, lo)
-    return r if hi is None else np.minimum(r, hi)
+def _clamp(a, min=None, max=None):  # PyTorch's parameter names
+    r = a if min is None else np.maximum(a, min)
+    return r if max is None else np.minimum(r, max)
 
 
 def _clamp_samples(dtype, rng):
     x = [arg(s, dtype, rng, **kw) for s, kw in elementwise_shapes()]
     out = [SampleInput(a, (-3 if dtype != "uint8" else 2, 4), name="scalars") for a in x]
-    out += [SampleInput(x[2], (), {"min": 0}, name="min"), SampleInput(x[3], (), {"max": 1}, name="max")]
+    out += [
+        SampleInput(x[2], (), {"min": 0}, name="min"),
+        SampleInput(x[3], (), {"max": 1}, name="max"),
+    ]
     lo, hi = arg((3, 4), dtype, rng, -5, 0), arg((4,), dtype, rng, 1, 5)
-    out += [SampleInput(x[3], (lo, hi), name="tensors"), SampleInput(x[3], (lo,), name="tensor-min")]
+    out += [
+        SampleInput(x[3], (lo, hi), name="tensors"),
+        SampleInput(x[3], (lo,), name="tensor-min"),
+    ]
     if dtype in _FLOAT_KINDS:
         out.append(SampleInput(x[2], (2.5, -1.5), name="min>max"))
     return out
@@ -142,9 +179,18 @@ def _bound_samples(dtype, rng):
 
 
 def _lerp_samples(dtype, rng):
-    out = [SampleInput(arg(s, dtype, rng, **kw), (arg(s, dtype, rng), 0.3), name=f"{list(s)}") for s, kw in elementwise_shapes()]
+    out = [
+        SampleInput(arg(s, dtype, rng, **kw), (arg(s, dtype, rng), 0.3), name=f"{list(s)}")
+        for s, kw in elementwise_shapes()
+    ]
     out.append(SampleInput(arg((3, 4), dtype, rng), (arg((4,), dtype, rng), 0.75), name="w>0.5"))
-    out.append(SampleInput(arg((3, 4), dtype, rng), (arg((3, 4), dtype, rng), arg((3, 4), dtype, rng, 0, 1)), name="tensor-w"))
+    out.append(
+        SampleInput(
+            arg((3, 4), dtype, rng),
+            (arg((3, 4), dtype, rng), arg((3, 4), dtype, rng, 0, 1)),
+            name="tensor-w",
+        )
+    )
     return out
 
 
@@ -152,7 +198,14 @@ def _addc_samples(dtype, rng, nonzero=False):
     out = [SampleInput(arg(s, dtype, rng, **kw), (arg(s, dtype, rng), arg(s, dtype, rng, 1, 5, nonzero=nonzero)), name=f"{list(s)}")
            for s, kw in elementwise_shapes()]  # fmt: skip
     v = 0.5 if dtype in _FLOAT_KINDS else 2
-    out.append(SampleInput(arg((3, 1), dtype, rng), (arg((4,), dtype, rng), arg((3, 4), dtype, rng, 1, 5)), {"value": v}, name="bcast"))
+    out.append(
+        SampleInput(
+            arg((3, 1), dtype, rng),
+            (arg((4,), dtype, rng), arg((3, 4), dtype, rng, 1, 5)),
+            {"value": v},
+            name="bcast",
+        )
+    )
     return out
 
 
@@ -174,7 +227,10 @@ def _nan_to_num_samples(dtype, rng):
     out = unary()(dtype, rng)
     if dtype in _FLOAT_KINDS:
         a = np.array([np.nan, np.inf, -np.inf, 1.5, -0.0], dtype)
-        out += [SampleInput(a, name="special"), SampleInput(a, kwargs={"nan": 2.0, "posinf": 1.0, "neginf": -1.0}, name="given")]
+        out += [
+            SampleInput(a, name="special"),
+            SampleInput(a, kwargs={"nan": 2.0, "posinf": 1.0, "neginf": -1.0}, name="given"),
+        ]
     return out
 
 
@@ -184,7 +240,12 @@ def _special_floats(gen):
     def g(dtype, rng):
         out = gen(dtype, rng)
         if dtype in _FLOAT_KINDS:
-            out.append(SampleInput(np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 0.5, -1.5, 2.5], dtype), name="special"))
+            out.append(
+                SampleInput(
+                    np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 0.5, -1.5, 2.5], dtype),
+                    name="special",
+                )
+            )
         return out
 
     return g
@@ -194,7 +255,21 @@ def _round_ref(a, decimals=None):
     return np.round(a, decimals or 0) if a.dtype.kind == "f" else a.copy()
 
 
-def _op(name, ref, samples, dtypes, *, method=True, inplace=True, out=True, grad=True, variants=(), tol=None, gradgrad=True, aliases=()):
+def _op(
+    name,
+    ref,
+    samples,
+    dtypes,
+    *,
+    method=True,
+    inplace=True,
+    out=True,
+    grad=True,
+    variants=(),
+    tol=None,
+    gradgrad=True,
+    aliases=(),
+):
     infos = []
     for n in (name, *aliases):
         infos.append(OpInfo(n, ref, samples, dtypes=dtypes, method=n if method else None,
@@ -216,13 +291,41 @@ _add(_op("sub", lambda a, b, alpha=1: np.subtract(a, np.multiply(b, alpha)).asty
          variants=("__sub__", "__rsub__", "__isub__"), aliases=("subtract",)))  # fmt: skip
 _add(_op("rsub", lambda a, b, alpha=1: np.subtract(b, np.multiply(a, alpha)).astype(np.result_type(a, b)), _alpha, NUMERIC,
          method=False, out=False))  # fmt: skip
-_add(_op("mul", np.multiply, binary(), ALL_REAL, variants=("__mul__", "__rmul__", "__imul__"), aliases=("multiply",)))
-_modes = with_kwargs(binary(-9, 9, -5, 5, nonzero=True), {}, {"rounding_mode": "floor"}, {"rounding_mode": "trunc"})
-_add(_op("div", _div, _modes, INTS_FLOATS, variants=("__truediv__", "__rtruediv__", "__itruediv__"), aliases=("divide",)))
+_add(
+    _op(
+        "mul",
+        np.multiply,
+        binary(),
+        ALL_REAL,
+        variants=("__mul__", "__rmul__", "__imul__"),
+        aliases=("multiply",),
+    )
+)
+_modes = with_kwargs(
+    binary(-9, 9, -5, 5, nonzero=True), {}, {"rounding_mode": "floor"}, {"rounding_mode": "trunc"}
+)
+_add(
+    _op(
+        "div",
+        _div,
+        _modes,
+        INTS_FLOATS,
+        variants=("__truediv__", "__rtruediv__", "__itruediv__"),
+        aliases=("divide",),
+    )
+)
 _add(_op("true_divide", _div, binary(-9, 9, 1, 5), INTS_FLOATS))
 _add(_op("floor_divide", np.floor_divide, binary(-9, 9, -5, 5, nonzero=True), INTS_FLOATS, grad=False,
          variants=("__floordiv__", "__rfloordiv__", "__ifloordiv__")))  # fmt: skip
-_add(_op("remainder", np.remainder, binary(-9, 9, -5, 5, nonzero=True), INTS_FLOATS, variants=("__mod__", "__rmod__", "__imod__")))
+_add(
+    _op(
+        "remainder",
+        np.remainder,
+        binary(-9, 9, -5, 5, nonzero=True),
+        INTS_FLOATS,
+        variants=("__mod__", "__rmod__", "__imod__"),
+    )
+)
 _add(_op("fmod", np.fmod, binary(-9, 9, -5, 5, nonzero=True), INTS_FLOATS))
 _add(_op("pow", lambda a, b: np.power(a, b), binary(0.5, 3, 0, 3, fscalar=1.5, iscalar=3), INTS_FLOATS,
          variants=("__pow__", "__rpow__", "__ipow__")))  # fmt: skip
@@ -231,7 +334,9 @@ _add(_op("neg", np.negative, unary(), NUMERIC, variants=("__neg__",), aliases=("
 _add(_op("abs", np.abs, unary(), NUMERIC, variants=("__abs__",), aliases=("absolute",)))
 _add(_op("sign", _sign, _special_floats(unary()), ALL_REAL, gradgrad=False))
 _add(_op("sgn", _sign, unary(), ALL_REAL, gradgrad=False))
-_add(_op("positive", lambda a: a, unary(), NUMERIC, inplace=False, out=False, variants=("__pos__",)))
+_add(
+    _op("positive", lambda a: a, unary(), NUMERIC, inplace=False, out=False, variants=("__pos__",))
+)
 
 # ---- unary float math (integers promote to float32) ----
 _FL = INTS_FLOATS
@@ -251,36 +356,86 @@ for _n, _ref, _lo, _hi, _al in (
 
 # ---- rounding ----
 for _n, _ref in (("floor", np.floor), ("ceil", np.ceil), ("trunc", np.trunc)):
-    _add(_op(_n, _ref, _special_floats(unary()), INTS_FLOATS, gradgrad=False, aliases=("fix",) if _n == "trunc" else ()))
+    _add(
+        _op(
+            _n,
+            _ref,
+            _special_floats(unary()),
+            INTS_FLOATS,
+            gradgrad=False,
+            aliases=("fix",) if _n == "trunc" else (),
+        )
+    )
 _add(_op("round", _round_ref, _special_floats(unary(-9, 9)), INTS_FLOATS, gradgrad=False))
-_add(_op("round", _round_ref, with_kwargs(unary(-99, 99), {"decimals": 2}, {"decimals": -1}, {"decimals": 0}), FLOATS, gradgrad=False))
+_add(
+    _op(
+        "round",
+        _round_ref,
+        with_kwargs(unary(-99, 99), {"decimals": 2}, {"decimals": -1}, {"decimals": 0}),
+        FLOATS,
+        gradgrad=False,
+    )
+)
 _add(_op("frac", lambda a: a - np.trunc(a), unary(), FLOATS))
 _add(_op("nan_to_num", np.nan_to_num, _nan_to_num_samples, ALL_REAL, gradgrad=False))
 
 # ---- binary float math, min / max ----
-_add(_op("atan2", f64(np.arctan2), binary(scalar=False), ("bool", *INTS_FLOATS), aliases=("arctan2",)))
+_add(
+    _op(
+        "atan2", f64(np.arctan2), binary(scalar=False), ("bool", *INTS_FLOATS), aliases=("arctan2",)
+    )
+)
 _add(_op("hypot", np.hypot, binary(scalar=False), FLOATS))
 _add(_op("logaddexp", np.logaddexp, binary(scalar=False), FLOATS, inplace=False))
 _add(_op("xlogy", _xlogy, binary(0, 9, 0.1, 9), ("bool", *INTS_FLOATS)))
-for _n, _ref in (("maximum", np.maximum), ("minimum", np.minimum), ("fmax", np.fmax), ("fmin", np.fmin)):
+for _n, _ref in (
+    ("maximum", np.maximum),
+    ("minimum", np.minimum),
+    ("fmax", np.fmax),
+    ("fmin", np.fmin),
+):
     _add(_op(_n, _ref, binary(scalar=False), ALL_REAL, inplace=False))
 _add(_op("clamp", _clamp, _clamp_samples, INTS_FLOATS, aliases=("clip",)))
 _add(_op("clamp_min", lambda a, b: np.maximum(a, b), _bound_samples, INTS_FLOATS))
 _add(_op("clamp_max", lambda a, b: np.minimum(a, b), _bound_samples, INTS_FLOATS))
 _add(_op("lerp", _lerp, _lerp_samples, FLOATS))
 _add(_op("addcmul", lambda a, b, c, value=1: a + value * b * c, _addc_samples, NUMERIC))
-_add(_op("addcdiv", lambda a, b, c, value=1: a + value * b / c, lambda d, r: _addc_samples(d, r, True), FLOATS))
+_add(
+    _op(
+        "addcdiv",
+        lambda a, b, c, value=1: a + value * b / c,
+        lambda d, r: _addc_samples(d, r, True),
+        FLOATS,
+    )
+)
 
 # ---- comparisons, logical, bitwise, predicates ----
 for _n, _ref, _al, _d in (("eq", np.equal, (), "__eq__"), ("ne", np.not_equal, ("not_equal",), "__ne__"),
                           ("lt", np.less, ("less",), "__lt__"), ("le", np.less_equal, ("less_equal",), "__le__"),
                           ("gt", np.greater, ("greater",), "__gt__"), ("ge", np.greater_equal, ("greater_equal",), "__ge__")):  # fmt: skip
     _add(_op(_n, _ref, binary(), ALL_REAL, grad=False, aliases=_al, variants=(_d,)))
-for _n, _ref in (("logical_and", np.logical_and), ("logical_or", np.logical_or), ("logical_xor", np.logical_xor)):
+for _n, _ref in (
+    ("logical_and", np.logical_and),
+    ("logical_or", np.logical_or),
+    ("logical_xor", np.logical_xor),
+):
     _add(_op(_n, _ref, binary(scalar=False), ALL_REAL, grad=False))
 _add(_op("logical_not", np.logical_not, unary(), ALL_REAL, grad=False))
-for _n, _ref, _d in (("bitwise_and", np.bitwise_and, "and"), ("bitwise_or", np.bitwise_or, "or"), ("bitwise_xor", np.bitwise_xor, "xor")):
-    _add(_op(_n, _ref, binary(), BOOL_INTS, grad=False, variants=(f"__{_d}__", f"__r{_d}__", f"__i{_d}__")))
+for _n, _ref, _d in (
+    ("bitwise_and", np.bitwise_and, "and"),
+    ("bitwise_or", np.bitwise_or, "or"),
+    ("bitwise_xor", np.bitwise_xor, "xor"),
+):
+    _add(
+        _op(
+            _n,
+            _ref,
+            binary(),
+            BOOL_INTS,
+            grad=False,
+            variants=(f"__{_d}__", f"__r{_d}__", f"__i{_d}__"),
+        )
+    )
 _add(_op("bitwise_not", np.invert, unary(), BOOL_INTS, grad=False, variants=("__invert__",)))
 _add(_op("bitwise_left_shift", _shift(np.left_shift), binary(0, 9, 0, 7), INTS, grad=False,
          variants=("__lshift__", "__rlshift__", "__ilshift__")))  # fmt: skip
@@ -288,7 +443,11 @@ _add(_op("bitwise_right_shift", _shift(np.right_shift), binary(-9, 9, 0, 7), INT
          variants=("__rshift__", "__rrshift__", "__irshift__")))  # fmt: skip
 for _n, _ref, _out in (("isnan", np.isnan, False), ("isinf", np.isinf, False), ("isfinite", np.isfinite, False),
                        ("isposinf", np.isposinf, True), ("isneginf", np.isneginf, True), ("signbit", np.signbit, True)):  # fmt: skip
-    _add(_op(_n, _pred(_ref), _special_floats(unary()), ALL_REAL, grad=False, inplace=False, out=_out))
+    _add(
+        _op(
+            _n, _pred(_ref), _special_floats(unary()), ALL_REAL, grad=False, inplace=False, out=_out
+        )
+    )
 _add(_op("isclose", np.isclose, _isclose_samples, ALL_REAL, grad=False, inplace=False, out=False))
 _add(_op("allclose", None, _isclose_samples, ALL_REAL, grad=False, inplace=False, out=False))
 _add(_op("equal", None, _isclose_samples, ALL_REAL, grad=False, inplace=False, out=False))
