@@ -146,3 +146,23 @@ class Backward(Benchmark):
 
     def time_mul_backward(self, libname):
         (self.a * self.b).backward(self.g)
+
+
+class TinyParameterOp(Benchmark):
+    """The tiny ops on ``nn.Parameter`` inputs under ``no_grad`` (an inference or optimizer
+    step's operands): Parameter opts out of ``__torch_function__``, so it should cost what a
+    plain Tensor costs (Note [Plain subclasses])."""
+
+    params = [["add", "mul", "relu", "getitem", "reshape"], LIBS]
+    param_names = ["op", "lib"]
+
+    def setup(self, op, libname):
+        L = lib(libname)
+        with pending():
+            a, b = (L.nn.Parameter(t, requires_grad=False) for t in _pair(L))
+        warm(tiny_call(L, op, *_pair(L)))  # the plain call teaches the kernel fast path
+        self.fn = tiny_call(L, op, a, b)
+        warm(self.fn)
+
+    def time_call(self, op, libname):
+        self.fn()

@@ -85,6 +85,22 @@ def _tiny(op, requires_grad=False):
     return make
 
 
+def _tiny_param(op):
+    # nn.Parameter operands without grad (inference, optimizer updates): Parameter opts out of
+    # __torch_function__, so it should cost what a plain Tensor does
+    def make(name):
+        if name == "numpy":
+            raise NotImplementedError("NumPy has no Parameter")
+        L = _L(name)
+        a, b = _data(name, (8,)), _data(name, (8,), seed=99)
+        _libs().warm(_libs().tiny_call(L, op, a, b))  # plain calls teach the kernel fast path
+        with _libs().pending():
+            pa, pb = L.nn.Parameter(a, requires_grad=False), L.nn.Parameter(b, requires_grad=False)
+        return _libs().tiny_call(L, op, pa, pb)
+
+    return make
+
+
 _NP_UNARY = {
     "exp": lambda np, x, out: np.exp(x, out=out),
     "tanh": lambda np, x, out: np.tanh(x, out=out),
@@ -354,6 +370,33 @@ def _conv(name):
     return step
 
 
+def _digits_cnn(name):
+    """One Adam training step of examples/main.py's model (batch 64 of 8x8 images); an epoch
+    of the example is 23 such steps plus data loading."""
+    import importlib.util
+
+    import numpy as np
+
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", "main.py")
+    spec = importlib.util.spec_from_file_location("_numtorch_example_main", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    L = _L(name)
+    L.manual_seed(0)
+    model = example.digits_cnn(L)
+    opt = L.optim.Adam(model.parameters(), lr=3e-3)
+    loss_fn = L.nn.CrossEntropyLoss()
+    x = _data(name, (64, 1, 8, 8), low=0.0)
+    y = L.from_numpy(np.random.default_rng(0).integers(0, 10, 64))
+
+    def step():
+        opt.zero_grad()
+        loss_fn(model(x), y).backward()
+        opt.step()
+
+    return step
+
+
 def _mlp_infer(name):
     common = _libs()
     L = _L(name)
@@ -457,6 +500,8 @@ def workloads() -> list:
         W.append(Workload(f"tiny {op}", "tiny", _tiny(op), target=1.0))
     for op in common.TINY_OPS:
         W.append(Workload(f"tiny {op} grad", "tiny+grad", _tiny(op, True), target=1.5))
+    for op in ("add", "relu", "getitem", "reshape"):
+        W.append(Workload(f"tiny {op} Parameter", "dispatch", _tiny_param(op)))
     for kind in ("function", "method", "aten", "scalar"):
         W.append(Workload(f"add spelling {kind}", "dispatch", _no_numpy(_spelling(kind))))
     W.append(Workload("custom Function apply", "dispatch", _no_numpy(_custom_function)))
@@ -483,9 +528,10 @@ def workloads() -> list:
     W.append(Workload("MLP SGD step", "mlp", _mlp("opt", "sgd"), target=1.2))
     W.append(Workload("MLP Adam step", "mlp", _mlp("opt", "adam"), target=1.2))
     W.append(Workload("MLP train step (Adam)", "mlp", _mlp("train", "adam"), target=1.2))
-    W.append(Workload("autograd chain 100 tiny ops", "autograd", _no_numpy(_autograd_chain)))
-    W.append(Workload("LinearFunction fwd+bwd", "autograd", _no_numpy(_linear_function)))
-    W.append(Workload("conv+relu+pool fwd+bwd", "autograd", _no_numpy(_conv)))
+    W.append(Workload("autograd chain 100 tiny ops", "autograd", _no_numpy(_autograd_chain), target=2.0))
+    W.append(Workload("LinearFunction fwd+bwd", "autograd", _no_numpy(_linear_function), target=1.5))
+    W.append(Workload("conv+relu+pool fwd+bwd", "autograd", _no_numpy(_conv), target=2.0))
+    W.append(Workload("digits CNN Adam step", "autograd", _no_numpy(_digits_cnn)))
     W.append(Workload("MLP inference batch 1", "beyond", _no_numpy(_mlp_infer)))
     W.append(Workload("(x*y+0.5).exp() 1e7", "beyond", _beyond("chain"), work=("GB/s", 5 * 4e7)))
     W.append(Workload("x.add_(y) 1e7", "beyond", _beyond("add_"), work=("GB/s", 3 * 4e7)))

@@ -38,6 +38,10 @@ class LinearFunction(Function):
         return grad_input, grad_weight, grad_bias
 
 
+# Option 1: alias
+linear_alias = LinearFunction.apply
+
+
 # Option 2: wrap in a function, to support default args and keyword args.
 def linear(input, weight, bias=None):
     return LinearFunction.apply(input, weight, bias)
@@ -178,6 +182,7 @@ def main() -> None:
 
     out = linear(x, w, b)
     print(out.grad_fn.name(), out.shape)
+    assert torch.equal(linear_alias(x, w, b), out) and torch.equal(linear(x, w), linear_alias(x, w, None))
 
     import numtorch.autograd.forward_ad as fwAD
 

@@ -44,6 +44,7 @@ from . import linalg, nn, special  # noqa: E402
 from . import optim, serialization, utils  # noqa: E402
 from ._serialization import load, save  # noqa: E402
 
+ops.shape_views.install_fast_paths()
 _BY_MODULE = _api.install(Tensor)
 for _mod, _fns in _BY_MODULE.items():
     if _mod != "Tensor":

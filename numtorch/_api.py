@@ -9,21 +9,60 @@ Python wrappers with ``exec`` is fine (they are not Numba kernels); it is done o
 
 from __future__ import annotations
 
+import hashlib
+import marshal
+import os
 import sys
+import tempfile
 import types
 
 from . import overrides
+from ._ops import OpOverload
 from ._state import STATE
+from ._tensor import PLAIN_SUBCLASSES
 from .ops._registry import BINDINGS, Binding
 
 _TEMPLATE = """
-def {name}({sig}):
+def {name}({sig}):{fast}
     if _S.tf_modes or {gate}:
         _r = _tf(_self_fn, {rel}, ({pos}{comma}), {kw}, {is_method})
         if _r is not _NH:
             return _r
     return _body({call})
 """
+
+
+_FAST = """
+    if {exact} and not _S.tf_modes:
+        return {fn}({args})"""
+_FAST_NOTIMPL = """
+    if {exact} and not _S.tf_modes:
+        try:
+            return {fn}({args})
+        except TypeError:
+            return NotImplemented"""
+
+
+def _fast_text(b: Binding, ns: dict) -> str:
+    # Note [Binding fast call]: plain Tensors skip the body (and its argument parsing)
+    if b.fast is None or b.lists or not b.relevant:
+        return ""
+    op, args, *rest = b.fast
+    cond = rest[0] if rest else ""
+    notimpl = len(rest) > 1 and rest[1]
+    ns["_fop"] = op
+    names = []
+    for i, a in enumerate(args):
+        if isinstance(a, str):
+            names.append(a)
+        else:
+            names.append(f"_c{i}")
+            ns[f"_c{i}"] = a
+    plain = [f"(_type({r}) is _T or _type({r}) in _PLAIN)" for r in b.relevant]
+    exact = " and ".join(plain + ([cond] if cond else []))
+    tmpl = _FAST_NOTIMPL if notimpl else _FAST
+    fn = "_fop.fast" if isinstance(op, OpOverload) else "_fop"
+    return tmpl.format(exact=exact, args=", ".join(names), fn=fn)
 
 
 def _split_sig(sig: str):
@@ -41,7 +80,12 @@ def _split_sig(sig: str):
     return pos, kwonly
 
 
-def build(b: Binding, is_method: bool, tensor_type) -> types.FunctionType:
+def build(b: Binding, is_method: bool, tensor_type, code=None) -> types.FunctionType:
+    src, ns, filename = _render(b, is_method, tensor_type)
+    return _finish(b, is_method, code or compile(src, filename, "exec"), ns)
+
+
+def _render(b: Binding, is_method: bool, tensor_type) -> tuple[str, dict, str]:
     pos, kwonly = _split_sig(b.sig)
     names = [n.lstrip("*") for n, _ in pos + kwonly]
     strict = b.relevant[:1] if b.relevant[:1] in (("input",), ("self",)) else ()
@@ -53,7 +97,10 @@ def build(b: Binding, is_method: bool, tensor_type) -> types.FunctionType:
     kw_pairs = ", ".join(f"({n!r}, {n}, {d})" for n, d in kwonly if d is not None)
     kw_req = ", ".join(f"{n!r}: {n}" for n, d in kwonly if d is None)
     kw = f"_kw(({kw_pairs}{',' if kw_pairs else ''}), {{{kw_req}}})"
+    ns: dict = {}
+    fast = _fast_text(b, ns)
     src = _TEMPLATE.format(
+        fast=fast,
         name=b.name,
         sig=b.sig,
         gate=" or ".join(gate) or "False",
@@ -64,7 +111,7 @@ def build(b: Binding, is_method: bool, tensor_type) -> types.FunctionType:
         is_method=is_method,
         call=", ".join(names),
     )
-    ns = {
+    ns.update({
         "_S": STATE,
         "_T": tensor_type,
         "_type": type,  # a binding may itself be named ``type`` (Tensor.type)
@@ -74,8 +121,13 @@ def build(b: Binding, is_method: bool, tensor_type) -> types.FunctionType:
         "_NH": overrides.NOT_HANDLED,
         "_kw": overrides.nondefault_kwargs,
         "_body": b.body,
-    }
-    exec(compile(src, f"<numtorch.{b.module}.{b.name}>", "exec"), ns)
+        "_PLAIN": PLAIN_SUBCLASSES,
+    })
+    return src, ns, f"<numtorch.{b.module}.{b.name}>"
+
+
+def _finish(b: Binding, is_method: bool, code, ns: dict) -> types.FunctionType:
+    exec(code, ns)
     fn = ns[b.name]
     ns["_self_fn"] = fn
     fn.__doc__ = b.doc
@@ -88,14 +140,46 @@ def build(b: Binding, is_method: bool, tensor_type) -> types.FunctionType:
 def install(tensor_cls) -> dict[str, dict[str, types.FunctionType]]:
     """Create every binding; attach methods to Tensor; return functions by module name."""
     by_module: dict[str, dict[str, types.FunctionType]] = {}
-    for b in BINDINGS:
+    rendered = [_render(b, b.module == "Tensor", tensor_cls) for b in BINDINGS]
+    codes = _compiled([(src, filename) for src, _, filename in rendered])
+    for b, (_, ns, _), code in zip(BINDINGS, rendered, codes):
         is_method = b.module == "Tensor"
-        fn = build(b, is_method, tensor_cls)
+        fn = _finish(b, is_method, code, ns)
         if is_method:
             setattr(tensor_cls, b.name, fn)
         by_module.setdefault(b.module, {})[b.name] = fn
         overrides.register_public(fn, b, is_method)
     return by_module
+
+
+# Note [Wrapper code cache]
+# Compiling ~850 generated wrappers is a tenth of ``import numtorch``. Their code objects
+# depend only on the rendered sources, so they are marshalled once into the kernel cache
+# folder under a hash of all sources and Python's version; any change gives a new file.
+def _compiled(items: list) -> list:
+    from .kernels._codegen import cache_dir
+
+    h = hashlib.sha1(sys.version.encode())
+    for src, filename in items:
+        h.update(filename.encode())
+        h.update(src.encode())
+    path = cache_dir() / f"api_{h.hexdigest()[:16]}.marshal"
+    try:
+        codes = marshal.loads(path.read_bytes())
+        if len(codes) == len(items):
+            return codes
+    except (OSError, ValueError, EOFError, TypeError):
+        pass
+    codes = [compile(src, filename, "exec") for src, filename in items]
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "wb") as f:
+            f.write(marshal.dumps(codes))
+        os.replace(tmp, path)  # atomic: a concurrent import never reads half a file
+    except OSError:
+        pass  # a read-only cache folder only costs the compile next time
+    return codes
 
 
 def export(module_name: str, fns: dict) -> None:

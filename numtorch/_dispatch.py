@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ._device import CPU
 from ._state import STATE
-from ._tensor import PY_DISPATCH_TYPES, Tensor
+from ._tensor import PLAIN_SUBCLASSES, PY_DISPATCH_TYPES, Tensor
 
 # Note [Per-op fast path]
 # dispatch(op, vals) calls op.fast(*vals): a function generated once per op (on its first
@@ -29,7 +29,7 @@ _NON_TENSOR = (int, float, bool, complex, type(None))
 
 _FAST_TEMPLATE = """
 def fast({args}):
-    if {cond}:
+    if {cond}:{inline}
         return _impl({args})
     return _slow(_op, [{args}])
 """
@@ -54,15 +54,28 @@ def make_fast(op):
     for i in op.tensor_idx:
         x = f"x{i}"
         rg = f" and (not {x}._rg or not _S.grad_enabled)" if check_rg else ""
+        plain = f"({x}.__class__ is _T or {x}.__class__ in _PL)"  # Note [Plain subclasses]
         if i == first:
-            conds.append(f"{x}.__class__ is _T{rg} and {x}._device is _CPU")
+            conds.append(f"{plain}{rg} and {x}._device is _CPU")
         else:
-            conds.append(f"(({x}.__class__ is _T{rg}) or {x}.__class__ in _NT)")
-    src = _FAST_TEMPLATE.format(args=", ".join(args), cond=" and ".join(conds))
+            conds.append(f"(({plain}{rg}) or {x}.__class__ in _NT)")
+    inline, extra = _inline(op, impl, args)
+    src = _FAST_TEMPLATE.format(args=", ".join(args), cond=" and ".join(conds), inline=inline)
     ns = {"_S": STATE, "_T": Tensor, "_CPU": CPU, "_NT": _NON_TENSOR, "_impl": impl,
-          "_slow": slow_dispatch, "_op": op}  # fmt: skip
+          "_slow": slow_dispatch, "_op": op, "_PL": PLAIN_SUBCLASSES, **extra}  # fmt: skip
     exec(compile(src, f"<numtorch fast {op}>", "exec"), ns)
     return ns["fast"]
+
+
+def _inline(op, impl, args):
+    # A pointwise engine's unary/binary entry (operands first, then params, as the schema
+    # orders them) inlines its plain-tensor case: one Python frame from op.fast to the kernel.
+    owner = getattr(impl, "__self__", None)
+    kind = getattr(getattr(impl, "__func__", None), "__name__", "")
+    gen = getattr(owner, "inline_fast", None)
+    if gen is None or kind not in ("unary", "binary") or op.tensor_idx[0] != 0:
+        return "", {}
+    return gen(kind, args)
 
 
 def slow_dispatch(op, vals):

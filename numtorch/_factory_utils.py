@@ -233,6 +233,17 @@ def _size_elem(s):
     return None
 
 
+def size_kwarg(sizes: tuple, size, fname: str) -> tuple:
+    """``f(2, 3)`` or ``f(size=(2, 3))``: PyTorch's parser takes the size by keyword too."""
+    if size is None:
+        return sizes
+    if sizes:
+        raise TypeError(f"{fname}() got multiple values for argument 'size'")
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"{fname}(): argument 'size' must be tuple of ints, not {type(size).__name__}")
+    return (size,)
+
+
 def size_arg(size, fname: str = "", check=True, required=False) -> tuple:
     """Normalise ``f(2, 3)``, ``f((2, 3))``, ``f([2, 3])`` and ``f(torch.Size(...))`` to a tuple."""
     flat = size[0] if len(size) == 1 and type(size[0]) in _SIZE_TYPES else size

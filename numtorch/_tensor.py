@@ -15,6 +15,11 @@ from ._state import STATE
 
 _new = object.__new__
 PY_DISPATCH_TYPES: set = set()  # Tensor subclasses defining __torch_dispatch__ (the Python key)
+# Note [Plain subclasses]
+# Tensor subclasses that opt out of __torch_function__ (nn.Parameter) and define no
+# __torch_dispatch__ behave exactly as Tensor in every op (results are plain Tensors), so the
+# hot-path gates (generated wrappers, op.fast) accept them beside Tensor itself.
+PLAIN_SUBCLASSES: set = set()
 
 
 class Tensor:
@@ -54,11 +59,20 @@ class Tensor:
             src = args[0]
             return _make(src._data, src._dtype, cls, src._device)
         if args and all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
-            return _make(np.empty(tuple(int(a) for a in args), dt.np), dt, cls)
+            shape = [int(a) for a in args]
+            if any(n < 0 for n in shape):
+                neg = next(n for n in shape if n < 0)
+                raise RuntimeError(f"Trying to create tensor with negative dimension {neg}: {shape}")
+            return _make(np.empty(tuple(shape), dt.np), dt, cls)
         if len(args) == 1 and isinstance(args[0], Size):
             return _make(np.empty(tuple(args[0]), dt.np), dt, cls)
         if len(args) == 1:
             from ._factory_utils import data_to_array
+
+            if isinstance(args[0], (bool, float, complex, np.generic)):
+                raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
+            if isinstance(args[0], str):
+                raise TypeError("new(): invalid data type 'str'")
 
             return _make(data_to_array(args[0], dt), dt, cls)
         if not args:
@@ -72,6 +86,8 @@ class Tensor:
         super().__init_subclass__(**kwargs)
         if getattr(cls.__torch_dispatch__, "__func__", None) is not _default_torch_dispatch:
             PY_DISPATCH_TYPES.add(cls)
+        elif _tf_disabled(cls):
+            PLAIN_SUBCLASSES.add(cls)
 
     @classmethod
     def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
@@ -203,6 +219,8 @@ class Tensor:
         >>> numtorch.zeros(2).requires_grad_().requires_grad
         True
         """
+        if requires_grad and self._grad_fn is None and self._dtype.category < D._FLOAT:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self
 
@@ -309,13 +327,18 @@ class Tensor:
         raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._scalar())
 
     def __float__(self) -> float:
-        return float(self.item())
+        return float(self._scalar())
 
     def __complex__(self) -> complex:
-        return complex(self.item())
+        return complex(self._scalar())
+
+    def _scalar(self):
+        if self._data.size != 1:  # int(t) / float(t): Python's protocols, not item()'s error
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
 
     def __index__(self) -> int:
         if self._dtype.category > D._INT or self._data.size != 1:
@@ -396,6 +419,13 @@ class Tensor:
 
 
 _default_torch_dispatch = Tensor.__dict__["__torch_dispatch__"].__func__
+
+
+def _tf_disabled(cls) -> bool:
+    from .overrides import _disabled_torch_function_impl
+
+    tf = getattr(cls, "__torch_function__", None)
+    return getattr(tf, "__func__", tf) is _disabled_torch_function_impl
 
 
 def _make(data, dt, cls=Tensor, device=CPU, vc=None) -> Tensor:

@@ -41,28 +41,7 @@ _DEFAULT_DTYPES = {"float32", "float64", "int64", "bool"}
 # Defects found by the last full run and not yet fixed: each entry names the test and why it
 # fails. They run as xfail (non-strict), are listed in the issue notes as open work, and an
 # entry is removed with the fix that makes its test pass.
-KNOWN_FAILURES: dict[str, str] = {
-    "tests/ops/test_grad.py::test_grad_matches_finite_differences[remainder]":
-        "remainder's derivative w.r.t. `other` (-floor(self/other) * grad) is missing or wrong",
-    "tests/ops/test_grad.py::test_grad_matches_finite_differences[fmod]":
-        "fmod's derivative w.r.t. `other` (-trunc(self/other) * grad) is missing or wrong",
-    "tests/ops/test_reduction.py::test_nan_propagates_through_max_min_and_is_the_largest_in_sorts":
-        "a NaN does not yet sort as the largest value in every sort/topk path",
-    "tests/ops/test_values.py::test_values_match_numpy_reference[clamp-int64]":
-        "clamp/clip with tensor bounds of a broadcast shape disagree with the NumPy reference",
-    "tests/ops/test_values.py::test_values_match_numpy_reference[clip-int64]":
-        "clamp/clip with tensor bounds of a broadcast shape disagree with the NumPy reference",
-    "tests/ops/test_values.py::test_values_match_numpy_reference[clamp-float32]":
-        "clamp/clip with tensor bounds of a broadcast shape disagree with the NumPy reference",
-    "tests/ops/test_values.py::test_values_match_numpy_reference[clip-float32]":
-        "clamp/clip with tensor bounds of a broadcast shape disagree with the NumPy reference",
-    "tests/ops/test_values.py::test_values_match_numpy_reference[clamp-float64]":
-        "clamp/clip with tensor bounds of a broadcast shape disagree with the NumPy reference",
-    "tests/ops/test_values.py::test_values_match_numpy_reference[clip-float64]":
-        "clamp/clip with tensor bounds of a broadcast shape disagree with the NumPy reference",
-    "tests/ops/test_values.py::test_values_match_numpy_reference[kthvalue-int64]":
-        "kthvalue on int64 picks a different element than the reference for ties",
-}
+KNOWN_FAILURES: dict[str, str] = {}
 
 
 def pytest_collection_modifyitems(config, items):

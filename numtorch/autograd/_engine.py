@@ -12,52 +12,94 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._device import CPU
 from .._dispatch import below_autograd
 from .._state import STATE
 from .._tensor import Tensor, _make
-from .graph import _FREED, AccumulateGrad, Node, SavedTensor, gradient_edge
-
 from ..ops._registry import OUT_NOT_DIFFERENTIABLE  # noqa: E402,F401
+from .graph import _FREED, AccumulateGrad, Node, SavedTensor, grad_accumulator, gradient_edge
 
 
 class OpNode(Node):
     """A node for a registered op; one subclass per op gives PyTorch's names (AddBackward0)."""
 
-    __slots__ = ("_deriv", "_saved", "_slots", "_out_meta", "_nout")
+    __slots__ = ("_deriv", "_saved", "_slots", "_out_meta")
+    _nout = 1  # set per node only for multi-output ops
 
     def apply(self, *grads):
-        if self._saved is None:
+        saved = self._saved
+        if saved is None:
             raise RuntimeError(_FREED)
-        deriv = self._deriv
-        grads = [
-            g if g is not None else _zeros(meta) for g, meta in zip(grads, self._out_meta)
-        ]
-        values = {}
-        for name, v in self._saved.items():
-            values[name] = _unpack(v, self)
-        result = [None] * len(self.next_functions)
-        for key, fn in deriv.formulas.items():
-            targets = self._slots[key] if not isinstance(key, tuple) else [self._slots[k] for k in key]
-            if not _any_needed(self, targets):
-                continue
-            kwargs = {}
-            for p in deriv.params[key]:
+        for g in grads:
+            if g is None:
+                grads = [g if g is not None else _zeros(m) for g, m in zip(grads, self._out_meta)]
+                break
+        nf = self.next_functions
+        slots = self._slots
+        result = [None] * len(nf)
+        for key, fn, params, joint in _formula_plan(self._deriv):
+            if joint:
+                targets = [slots[k] for k in key]
+                if not _any_needed(self, targets):
+                    continue
+            else:
+                targets = slots[key]
+                if targets.__class__ is int:
+                    if nf[targets][0] is None:
+                        continue
+                elif not _any_needed(self, targets):
+                    continue
+            args = []
+            for p in params:
                 if p == "grad":
-                    kwargs[p] = grads[0]
+                    args.append(grads[0])
                 elif p == "grads":
-                    kwargs[p] = tuple(grads)
+                    args.append(tuple(grads))
                 else:
-                    kwargs[p] = values[p]
-            out = fn(**kwargs)
-            if isinstance(key, tuple):
+                    v = saved[p]
+                    c = v.__class__
+                    if c is SavedTensor:
+                        v = v.unpack(self)
+                    elif c is list or c is tuple:
+                        v = _unpack(v, self)
+                    args.append(v)
+            out = fn(*args)
+            if joint:
                 for k, g in zip(key, out):
-                    _store(result, self._slots[k], g)
+                    _store(result, slots[k], g)
+            elif targets.__class__ is int:
+                result[targets] = out
             else:
                 _store(result, targets, out)
         return tuple(result)
 
     def _release(self) -> None:
         self._saved = None
+
+
+def _formula_plan(deriv):
+    """(key, formula, parameter names, joint) per formula, cached on the Derivative: formulas
+    are called positionally (their parameters are named after what they need, in order)."""
+    plan = deriv.__dict__.get("_plan")
+    if plan is None:
+        import inspect
+
+        plan = []
+        for key, fn in deriv.formulas.items():
+            params = deriv.params[key]
+            kinds = {p.kind for p in inspect.signature(fn).parameters.values()}
+            if kinds - {inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.POSITIONAL_ONLY}:
+                fn = _by_keyword(fn, params)
+            plan.append((key, fn, params, isinstance(key, tuple)))
+        plan = deriv.__dict__["_plan"] = tuple(plan)
+    return plan
+
+
+def _by_keyword(fn, params):
+    def call(*args):
+        return fn(**dict(zip(params, args)))
+
+    return call
 
 
 def _zeros(meta) -> Tensor:
@@ -106,16 +148,175 @@ def _node_class(deriv):
     return cls
 
 
-def autograd_call(op, vals):
-    if STATE.fw_level >= 0 and op.autograd is not OUT_NOT_DIFFERENTIABLE:
-        from . import forward_ad
+def _forward_ad_call(op, vals):
+    from . import forward_ad
 
-        if forward_ad.has_tangent(op, vals):
-            return forward_ad.jvp_call(op, vals, _record)
-    return _record(op, vals)
+    if forward_ad.has_tangent(op, vals):
+        return forward_ad.jvp_call(op, vals, _record_reverse)
+    return _record_reverse(op, vals)
 
 
-def _record(op, vals):
+def _record_reverse(op, vals):
+    return _record(op, vals, False)
+
+
+class _Plan:
+    """What recording an op without tensor-list arguments needs, computed once per op."""
+
+    __slots__ = ("deriv", "tidx", "slots", "saves", "node_cls", "inplace", "generic")
+
+
+def _plan(op):
+    deriv = op.autograd
+    args = op._schema.arguments
+    p = _Plan()
+    p.deriv = deriv  # a formula registered later (numtorch.library) invalidates the plan
+    p.generic = bool(op.list_idx)
+    p.tidx = tuple(i for i, a in enumerate(args) if a.is_tensor)
+    p.slots = {args[i].name: k for k, i in enumerate(p.tidx)}
+    p.inplace = op.kind == "inplace"
+    saves = []
+    for name in deriv.saved:
+        idx = next(i for i, a in enumerate(args) if a.name == name)
+        tname = f", which is input '{name}' of {deriv.node_name}"
+        saves.append((name, idx, tname, p.inplace and idx == op.self_idx))
+    p.saves = tuple(saves)
+    p.node_cls = _node_class(deriv)
+    op.__dict__["_ag_plan"] = p
+    return p
+
+
+_NO_EDGE = (None, 0)
+# non-tensor values the dispatcher's fast path also lets through
+_PLAIN_NON_TENSOR = frozenset((int, float, bool, complex, type(None)))
+_new = object.__new__
+
+
+def _record(op, vals, fw=True):
+    """The Autograd key (``autograd_call``): forward-AD tangents if a level is active, then the
+    reverse-mode node."""
+    deriv = op.autograd
+    st = STATE
+    if fw and st.fw_level >= 0 and deriv is not OUT_NOT_DIFFERENTIABLE:
+        return _forward_ad_call(op, vals)
+    if deriv is OUT_NOT_DIFFERENTIABLE or not st.grad_enabled:
+        return _record_generic(op, vals)
+    plan = op.__dict__.get("_ag_plan")
+    if plan is None or plan.deriv is not deriv:
+        plan = _plan(op)
+    if plan.generic or plan.inplace:
+        return _record_generic(op, vals)
+    edges, metas, live, plain = [], [], False, True
+    for i in plan.tidx:
+        v = vals[i]
+        if v.__class__ is Tensor:
+            if v._device is not CPU:
+                plain = False
+        elif v.__class__ not in _PLAIN_NON_TENSOR:
+            plain = False
+        if isinstance(v, Tensor):
+            fn = v._grad_fn
+            if fn is not None:
+                edges.append((fn, v._out_nr))
+                live = True
+            elif v._rg:
+                acc = v.__dict__.get("_acc")  # grad_accumulator, inlined
+                edges.append((acc if acc is not None else grad_accumulator(v), 0))
+                live = True
+            else:
+                edges.append(_NO_EDGE)
+            metas.append((v._data.shape, v._dtype, v._device))
+        else:
+            edges.append(_NO_EDGE)
+            metas.append(None)
+    if not live:
+        st.grad_enabled = False
+        try:
+            return below_autograd(op, vals)
+        finally:
+            st.grad_enabled = True
+    saved = {}
+    for name, idx, tname, _ in plan.saves:
+        v = vals[idx]
+        c = v.__class__
+        if c in _PLAIN_NON_TENSOR:
+            saved[name] = v
+        elif c is Tensor or isinstance(v, Tensor):
+            sv = _new(SavedTensor)
+            sv.tensor, sv.version, sv.is_output, sv.tname = v, v._vc[0], False, tname
+            saved[name] = sv
+        elif isinstance(v, (list, tuple)) and v and isinstance(v[0], Tensor):
+            saved[name] = [SavedTensor(t) for t in v]
+        else:
+            saved[name] = list(v) if isinstance(v, list) else v
+    impl = op.impls.get("cpu") if plain and not st.td_modes else None
+    st.grad_enabled = False
+    try:
+        # plain CPU tensors and no dispatch mode: nothing between here and the kernel
+        out = impl(*vals) if impl is not None else below_autograd(op, vals)
+    finally:
+        st.grad_enabled = True
+    cls = plan.node_cls
+    node = _new(cls)
+    node.next_functions = tuple(edges)
+    node._input_meta = tuple(metas)
+    node._deriv = deriv
+    node._slots = plan.slots
+    node._saved = saved
+    if st.anomaly:
+        import traceback
+
+        node._trace = "".join(traceback.format_stack()[:-3])
+    if out.__class__ is Tensor:  # the common case: one plain output
+        node._out_meta = ((out._data.shape, out._dtype, out._device),)
+        if out._dtype.category >= 2:
+            for i in plan.tidx:
+                if vals[i] is out:  # an input returned as is: a new tensor with this history
+                    out = _make(out._data, out._dtype, Tensor, out._device, vc=out._vc)
+                    break
+            out._grad_fn = node
+            out._rg = True
+        if deriv.saves_result:
+            saved["result"] = SavedTensor(out, node, 0)
+        return out
+    return _finish_outputs(op, vals, deriv, node, out, saved, False)
+
+
+def _finish_outputs(op, vals, deriv, node, out, saved, inplace, view_base_edge=None):
+    outs = out if isinstance(out, tuple) else (out,)
+    if len(outs) != 1:
+        node._nout = len(outs)
+    node._out_meta = [
+        (o._data.shape, o._dtype, o._device) if isinstance(o, Tensor) else None for o in outs
+    ]
+    results = []
+    for k, o in enumerate(outs):
+        if isinstance(o, Tensor) and o._dtype.category >= 2:
+            if not inplace and _is_input(o, vals):
+                o = _make(o._data, o._dtype, Tensor, o._device, vc=o._vc)
+            o._grad_fn = node
+            o._rg = True
+            if k:
+                o._out_nr = k
+        results.append(o)
+    if inplace and vals[op.self_idx]._base is not None:
+        from ._copy_slices import rebase
+
+        slot = node._slots[op._schema.arguments[op.self_idx].name]
+        rebase(node, vals[op.self_idx], view_base_edge, slot)
+    if deriv.saves_result:
+        saved["result"] = SavedTensor(results[0], node, 0)
+        if len(results) > 1:
+            saved["results"] = tuple(
+                SavedTensor(o, node, k) if isinstance(o, Tensor) else o for k, o in enumerate(results)
+            )
+    if isinstance(out, tuple):
+        return type(out)(*results) if hasattr(out, "_fields") else tuple(results)
+    return results[0]
+
+
+def _record_generic(op, vals):
+    """Any op (tensor-list arguments included): slots are computed per call."""
     deriv = op.autograd
     st = STATE
     if deriv is OUT_NOT_DIFFERENTIABLE:
@@ -157,6 +358,10 @@ def _record(op, vals):
     if inplace and target._base is not None:
         from ._copy_slices import base_edge
 
+        msg = target.__dict__.get("_fn_view_msg")
+        if msg is not None and (target._rg or any(e[0] is not None for e in edges)):
+            raise RuntimeError(msg)
+
         view_base_edge = base_edge(target)
         if view_base_edge is not None and edges[slots[args[op.self_idx].name]][0] is None:
             edges[slots[args[op.self_idx].name]] = view_base_edge
@@ -176,32 +381,7 @@ def _record(op, vals):
         import traceback
 
         node._trace = "".join(traceback.format_stack()[:-3])
-    outs = out if isinstance(out, tuple) else (out,)
-    node._nout = len(outs)
-    node._out_meta = [(o._data.shape, o._dtype, o._device) if isinstance(o, Tensor) else None for o in outs]
-    results = []
-    for k, o in enumerate(outs):
-        if isinstance(o, Tensor) and o._dtype.category >= 2:
-            if not inplace and _is_input(o, vals):
-                o = _make(o._data, o._dtype, Tensor, o._device, vc=o._vc)
-            o._grad_fn = node
-            o._rg = True
-            if k:
-                o._out_nr = k
-        results.append(o)
-    if inplace and vals[op.self_idx]._base is not None:
-        from ._copy_slices import rebase
-
-        rebase(node, vals[op.self_idx], view_base_edge, slots[args[op.self_idx].name])
-    if deriv.saves_result:
-        saved["result"] = SavedTensor(results[0], node, 0)
-        if len(results) > 1:
-            saved["results"] = tuple(
-                SavedTensor(o, node, k) if isinstance(o, Tensor) else o for k, o in enumerate(results)
-            )
-    if isinstance(out, tuple):
-        return type(out)(*results) if hasattr(out, "_fields") else tuple(results)
-    return results[0]
+    return _finish_outputs(op, vals, deriv, node, out, saved, inplace, view_base_edge)
 
 
 def _is_input(o, vals) -> bool:
@@ -247,32 +427,51 @@ def run_backward(roots, root_grads, keep_graph: bool, create_graph: bool, inputs
         while ready:
             node = ready.pop()
             grads = buffers.pop(node)
-            grads = _tensor_hooks.run_pre_hooks(node, grads)
+            if node._pre_hooks:
+                grads = _tensor_hooks.run_pre_hooks(node, grads)
             if targets:
                 for nr, g in enumerate(grads):
                     for i in targets.get((id(node), nr), ()):
                         captured[i] = g
-            if isinstance(node, AccumulateGrad):
+            if node.__class__ is AccumulateGrad:
                 if accumulate and (inputs is None or (id(node), 0) in targets) and grads[0] is not None:
-                    _tensor_hooks.accumulate(node.variable, grads[0], create_graph)
+                    g = grads[0]
+                    grads = None  # the buffer's reference goes: the leaf may take g's storage
+                    var = node.variable
+                    if var is not None:  # a leaf nobody holds any more has nowhere to put it
+                        _tensor_hooks.accumulate(var, g, create_graph)
+                    var = None
+                    g = None
                 continue
             if needed is not None and node not in needed:
                 continue
-            grad_inputs = _call_node(node, grads)
+            if node._hooks is None and not STATE.anomaly:  # _call_node's common case, inlined
+                grad_inputs = node.apply(*grads)
+                if grad_inputs.__class__ is not tuple:
+                    grad_inputs = (grad_inputs,)
+                grad_inputs = _validate(node, grad_inputs)
+            else:
+                grad_inputs = _call_node(node, grads)
+            grads = None
             if not keep_graph:
                 node._release()
             for (nx, nr), g in zip(node.next_functions, grad_inputs):
                 if nx is None:
                     continue
                 if g is not None:
-                    buf = buffers.setdefault(nx, [None] * _nout(nx))
+                    buf = buffers.get(nx)
+                    if buf is None:
+                        buf = buffers[nx] = [None] * getattr(nx, "_nout", 1)
                     buf[nr] = g if buf[nr] is None else buf[nr] + g
-                deps[nx] -= 1
-                if deps[nx] == 0:
+                d = deps[nx] - 1
+                deps[nx] = d
+                if d == 0:
                     if nx in buffers:
                         ready.append(nx)
                     else:
                         _skip(nx, deps, buffers, ready)
+            # no stale references: Note [Stealing the incoming gradient]
+            grad_inputs = buf = g = None
     finally:
         STATE.grad_enabled = prev
     return captured
@@ -301,20 +500,25 @@ def _nout(node) -> int:
 def _dependencies(root_nodes, inputs):
     deps: dict = {}
     seen = set()
-    stack = [n for n in root_nodes if n is not None]
-    order = []
-    for n in stack:
-        seen.add(n)
+    stack = []
+    for n in root_nodes:  # two outputs of one node are two roots but one node
+        if n is not None and n not in seen:
+            seen.add(n)
+            stack.append(n)
+    order = list(stack)
     while stack:
         n = stack.pop()
-        order.append(n)
         for nx, _ in n.next_functions:
             if nx is None:
                 continue
-            deps[nx] = deps.get(nx, 0) + 1
+            if nx in deps:
+                deps[nx] += 1
+            else:
+                deps[nx] = 1
             if nx not in seen:
                 seen.add(nx)
                 stack.append(nx)
+                order.append(nx)
     if inputs is None:
         return deps, None
     target_nodes = {e[0] for e in inputs}
@@ -370,6 +574,12 @@ def _call_node(node, grads):
 
 def _validate(node, grad_inputs):
     metas = node._input_meta
+    if len(metas) == len(grad_inputs):  # fast path: every gradient has its input's shape/dtype
+        for g, m in zip(grad_inputs, metas):
+            if g is not None and m is not None and (g._data.shape != m[0] or g._dtype is not m[1]):
+                break
+        else:
+            return grad_inputs
     out = list(grad_inputs)
     for i, g in enumerate(out):
         if g is None or i >= len(metas) or metas[i] is None:
@@ -385,6 +595,12 @@ def _validate(node, grad_inputs):
                 )
             g = g.sum_to_size(Size(shape))
         if g._dtype is not dtype:
+            if g._dtype.is_complex and not dtype.is_complex:
+                raise RuntimeError(
+                    "Expected isFloatingType(grad.scalar_type()) || (input_is_complex == "
+                    "grad_is_complex) to be true, but got false.  (Could this error message be "
+                    "improved?  If so, please report an enhancement request to PyTorch.)"
+                )
             g = g.to(dtype)
         out[i] = g
     return tuple(out)
@@ -406,3 +622,6 @@ def _check_nan(node, grad_inputs) -> None:
             if node._trace:
                 msg += f"\n\nTraceback of forward call that caused the error:\n{node._trace}"
             raise RuntimeError(msg)
+
+
+autograd_call = _record  # the dispatcher's entry (one frame less than a wrapper)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from .._tensor import Tensor, _make
 
 
@@ -26,6 +28,36 @@ def run_pre_hooks(node, grads):
     return grads
 
 
+# Note [Stealing the incoming gradient]
+# As PyTorch's AccumulateGrad does when the gradient's use count is 1, the first gradient of a
+# leaf becomes its .grad without a copy only when nothing else can see that buffer: the engine
+# drops its own reference first, then the Tensor must be referenced only by the engine's local,
+# this call's argument and getrefcount's (3), its array only by that Tensor and getrefcount's
+# (2), and the array must own its memory. Otherwise (a gradient that is also the user's
+# `gradient=`, another leaf's grad, a saved tensor, a view) .grad gets a copy, so a later
+# in-place accumulation can never write into someone else's tensor.
+_STEAL_REFS = 3
+
+
+def _can_steal(g, var) -> bool:
+    a = g._data
+    if not a.flags.c_contiguous or a.shape != var._data.shape or sys.getrefcount(g) > _STEAL_REFS + 1:
+        return False
+    b = g._base
+    if b is None:
+        return a.base is None and sys.getrefcount(a) <= 3  # g's slot, local, argument
+    # a contiguous view (e.g. weight.t()'s gradient) of a base that nothing else holds
+    root = a.base
+    return (
+        root is not None
+        and b._data is root
+        and b._base is None
+        and sys.getrefcount(b) <= 3  # g._base, local, argument
+        and sys.getrefcount(a) <= 3
+        and sys.getrefcount(root) <= 4  # b._data, a.base, local, argument
+    )
+
+
 def accumulate(var: Tensor, g: Tensor, create_graph: bool) -> None:
     for fn in list(var._backward_hooks or ()):
         r = fn(g)
@@ -34,7 +66,7 @@ def accumulate(var: Tensor, g: Tensor, create_graph: bool) -> None:
     if var._grad is None:
         if create_graph:
             var._grad = g
-        elif g._data.flags.c_contiguous and g._data.shape == var._data.shape and g._base is None:
+        elif _can_steal(g, var):
             var._grad = g.detach()
         else:
             var._grad = _make(g._data.copy(), g._dtype, Tensor, g._device)

@@ -176,11 +176,18 @@ def _double_vjp(op, vals, tangents):
         for i in op.tensor_idx:
             t = tangents[i]
             if t is not None:
-                p = _make(vals[i]._data, vals[i]._dtype, Tensor, vals[i]._device)
-                p._rg = True
-                v[i] = p
-                prims.append(p)
+                v[i] = _leaf_like(vals[i])
+                prims.append(v[i])
                 tans.append(t)
+        for i in op.list_idx:  # tensor lists (cat, stack, einsum's operands): element by element
+            items = list(vals[i])
+            for k, x in enumerate(items):
+                t = tangent_of(x)
+                if t is not None:
+                    items[k] = _leaf_like(x)
+                    prims.append(items[k])
+                    tans.append(t)
+            v[i] = items
         out = dispatch(op, v)
         outs = [o for o in (out if isinstance(out, tuple) else (out,))]
         diff = [o for o in outs if isinstance(o, Tensor) and o._rg]
@@ -207,6 +214,12 @@ def _double_vjp(op, vals, tangents):
         return res
     finally:
         STATE.fw_level, STATE.grad_enabled = prev_level, prev_grad
+
+
+def _leaf_like(x):
+    p = _make(x._data, x._dtype, Tensor, x._device)
+    p._rg = True
+    return p
 
 
 def _function_jvp(cls, ctx, args, outputs) -> None:

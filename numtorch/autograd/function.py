@@ -169,7 +169,7 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        from ..overrides import NO_TF, dispatch_torch_function, NOT_HANDLED
+        from ..overrides import NO_TF, NOT_HANDLED, dispatch_torch_function
 
         if STATE.tf_modes or any(type(a) not in NO_TF for a in args):
             r = dispatch_torch_function(cls.apply, args, args, kwargs or None, False)
@@ -212,8 +212,36 @@ def _apply(cls, args, separate):
         _function_jvp(cls, ctx, args, outputs)
     if not requires:
         ctx.__dict__.pop("to_save", None)
-        return outputs
+        return _views_of_returned_inputs(args, outputs, ctx)
     return _wrap_outputs(ctx, args, outputs)
+
+
+def _as_view_of(a: Tensor) -> Tensor:
+    """An input returned as is comes back as a new view of it, as in PyTorch."""
+    v = _make(a._data, a._dtype, Tensor, a._device, vc=a._vc)
+    v._base = a if a._base is None else a._base
+    return v
+
+
+def _views_of_returned_inputs(args, outputs, ctx):
+    dirty = {id(t) for t in ctx.__dict__.get("dirty_tensors", ())}
+    ids = {id(a) for a in args if isinstance(a, Tensor)} - dirty
+    if isinstance(outputs, tuple):
+        if any(id(o) in ids for o in outputs):
+            return tuple(_as_view_of(o) if id(o) in ids else o for o in outputs)
+        return outputs
+    return _as_view_of(outputs) if id(outputs) in ids else outputs
+
+
+_VIEW_MSG = ("Output {k} of {name} is a view and is being modified inplace. This view was created "
+             "inside a custom Function (or because an input was returned as-is) and the autograd "
+             "logic to handle view+inplace would override the custom backward associated with the "
+             "custom Function, leading to incorrect gradients. This behavior is forbidden. You can "
+             "fix this by cloning the output of the custom Function.")  # fmt: skip
+_MULTI_VIEW_MSG = ("Output {k} of {name} is a view and is being modified inplace. This view is the "
+                   "output of a function that returns multiple views. Such functions do not allow "
+                   "the output views to be modified inplace. You should replace the inplace "
+                   "operation by an out-of-place one.")  # fmt: skip
 
 
 def _wrap_outputs(ctx, args, outputs):
@@ -236,7 +264,7 @@ def _wrap_outputs(ctx, args, outputs):
                 raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
             o._vc[0] += 0
         elif id(o) in input_ids:
-            o = outs[k] = _make(o._data, o._dtype, Tensor, o._device, vc=o._vc)
+            o = outs[k] = _as_view_of(o)
         if id(outputs if not is_tuple else outputs[k]) in nondiff or o._dtype.category < 2:
             o._rg = False
             continue
@@ -246,6 +274,11 @@ def _wrap_outputs(ctx, args, outputs):
             o._out_nr = k
     ctx._out_meta = metas
     ctx._nout = len(outs)
+    views = [k for k, o in enumerate(outs) if isinstance(o, Tensor) and o._base is not None and o._rg
+             and id(outputs[k] if is_tuple else outputs) not in dirty]  # fmt: skip
+    for k in views:  # in-place on them later would bypass this Function's backward: refused
+        msg = _MULTI_VIEW_MSG if len(views) > 1 else _VIEW_MSG
+        outs[k].__dict__["_fn_view_msg"] = msg.format(k=k, name=ctx._forward_cls.__name__)
     to_save = ctx.__dict__.pop("to_save", None)
     if to_save is not None:
         out_pos = {id(o): k for k, o in enumerate(outs) if isinstance(o, Tensor)}

@@ -21,16 +21,23 @@ class Node:
     for inputs that need no gradient).
     """
 
-    __slots__ = ("next_functions", "_pre_hooks", "_hooks", "_input_meta", "_trace", "metadata",
-                 "__weakref__", "__dict__")  # fmt: skip
+    __slots__ = ("next_functions", "_input_meta", "__weakref__", "__dict__")
+
+    # rarely set: class defaults, so creating a node (once per recorded op) writes two slots
+    _pre_hooks = None  # {output_nr: [hook]} from Tensor.register_hook on outputs
+    _hooks = None
+    _trace = None
 
     def __init__(self, next_functions=(), input_meta=()):
         self.next_functions = tuple(next_functions)
         self._input_meta = tuple(input_meta)  # (shape, dtype, device) per edge
-        self._pre_hooks = None  # {output_nr: [hook]} from Tensor.register_hook on outputs
-        self._hooks = None
-        self._trace = None
-        self.metadata = {}
+
+    @property
+    def metadata(self) -> dict:
+        d = self.__dict__.get("_metadata")
+        if d is None:
+            d = self.__dict__["_metadata"] = {}
+        return d
 
     def name(self) -> str:
         return type(self).__name__
@@ -85,21 +92,33 @@ class _RemovableHandle:
 
 
 class AccumulateGrad(Node):
-    """The sink node of a leaf tensor: adds incoming gradients into ``leaf.grad``."""
+    """The sink node of a leaf tensor: adds incoming gradients into ``leaf.grad``.
 
-    __slots__ = ("variable",)
+    The leaf holds its accumulator and the accumulator holds the leaf weakly (no cycle), so
+    recording an op on a leaf does not build a new accumulator each time.
+    """
+
+    __slots__ = ("_var_ref",)
 
     def __init__(self, variable: Tensor):
-        super().__init__((), ((variable._data.shape, variable._dtype, variable._device),))
-        self.variable = variable
+        self.next_functions = ()
+        self._var_ref = weakref.ref(variable)
+
+    @property
+    def variable(self):
+        return self._var_ref()
+
+    @property
+    def _input_meta(self):  # read from the leaf: ``leaf.data = other`` may change its shape
+        v = self._var_ref()
+        return () if v is None else ((v._data.shape, v._dtype, v._device),)
 
 
 def grad_accumulator(leaf: Tensor) -> AccumulateGrad:
-    ref = leaf.__dict__.get("_acc_ref")
-    acc = ref() if ref is not None else None
+    d = leaf.__dict__
+    acc = d.get("_acc")
     if acc is None:
-        acc = AccumulateGrad(leaf)
-        leaf.__dict__["_acc_ref"] = weakref.ref(acc)
+        acc = d["_acc"] = AccumulateGrad(leaf)
     return acc
 
 

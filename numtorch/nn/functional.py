@@ -507,6 +507,8 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
     tensor([[-1.0000],
             [ 1.0000]])
     """
+    _loss.forbid_grad("native_batch_norm", "running_mean", running_mean)
+    _loss.forbid_grad("native_batch_norm", "running_var", running_var)
     if training:
         _verify_batch_size(input.size())
     return dispatch(
@@ -705,6 +707,7 @@ def _binary_cross_entropy(input, target, weight, size_average, reduce, reduction
             f"Using a target size ({target.size()}) that is different to the input size ({input.size()}) is "
             "deprecated. Please ensure they have the same size."
         )
+    _loss.forbid_grad("binary_cross_entropy", "weight", weight)
     if weight is not None:
         weight = weight.expand(numtorch.broadcast_shapes(target.size(), weight.size()))
     return dispatch(_lp.binary_cross_entropy, [input, target, weight, red])
@@ -723,6 +726,8 @@ def _bce_with_logits(input, target, weight, size_average, reduce, reduction, pos
         raise ValueError(
             f"Target size ({target.size()}) must be the same as input size ({input.size()})"
         )
+    _loss.forbid_grad("binary_cross_entropy_with_logits", "weight", weight)
+    _loss.forbid_grad("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
     return dispatch(_lp.binary_cross_entropy_with_logits, [input, target, weight, pos_weight, red])
 
 

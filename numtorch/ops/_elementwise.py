@@ -19,7 +19,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, _make
 from ..kernels import PARALLEL_THRESHOLD
-from ._pointwise import Pointwise, _cname, _resize_out
+from ._pointwise import Pointwise, _broadcast, _cname, _resize_out
 
 CAT = "bifc"  # category letter by D category index
 TYPEMETA = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
@@ -130,7 +130,14 @@ class Elementwise(Pointwise):
             types = self._dtypes(operands)
             if target is not None:  # TensorIterator checks the output before the kernel's dtypes
                 self._check_out(target, inplace, types[1], types[2])
-            self.check(types[0])
+            try:
+                self.check(types[0])
+            except Exception:
+                # TensorIterator computes the shape before the kernel's dtype dispatch fails;
+                # an op's own dtype checks (self.errors) come first in PyTorch
+                if CAT[types[0].category] not in self.errors:
+                    _broadcast([x._data.shape for x in operands if isinstance(x, Tensor)])
+                raise
             self._dtype_cache[key] = types
         elif target is not None:
             self._check_out(target, inplace, types[1], types[2])
@@ -246,6 +253,15 @@ class Routed(Pointwise):
     def __call__(self, operands, params=(), out=None, inplace=False):
         ew, ops, kp = self.pick(list(operands), list(params))
         return ew(ops, kp, out, inplace)
+
+    # a routed op has no kernel of its own, so no same-dtype fast path; the operands may hold a
+    # Python number where the schema says Tensor (div(-7, t, rounding_mode=...), as PyTorch's
+    # parser wraps numbers)
+    def unary(self, a, *params):
+        return self([a], params)
+
+    def binary(self, a, b, *params):
+        return self([a, b], params)
 
 
 def number(x, ew, i):
@@ -555,6 +571,11 @@ EXAMPLES = {
     "eq": ("numtorch.eq(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([False, False])"),
     "equal": ("numtorch.equal(numtorch.tensor([1.0, 2.0]), numtorch.tensor([1.0, 2.0 + 1e-9]))", "True"),
     "erf": ("numtorch.erf(numtorch.tensor([0.5, 2.0]))", "tensor([0.5205, 0.9953])"),
+    "erfc": ("numtorch.erfc(numtorch.tensor([0.5, 2.0]))", "tensor([0.4795, 0.0047])"),
+    "deg2rad": ("numtorch.deg2rad(numtorch.tensor([180.0, 90.0]))", "tensor([3.1416, 1.5708])"),
+    "rad2deg": ("numtorch.rad2deg(numtorch.tensor([3.1416, 1.0]))", "tensor([180.0004,  57.2958])"),
+    "copysign": ("numtorch.copysign(numtorch.tensor([1.5, -2.0]), -1)", "tensor([-1.5000, -2.0000])"),
+    "logaddexp2": ("numtorch.logaddexp2(numtorch.tensor([1.0, 2.0]), numtorch.tensor([1.0, 0.0]))", "tensor([2.0000, 2.3219])"),
     "exp": ("numtorch.exp(numtorch.tensor([0.5, 2.0]))", "tensor([1.6487, 7.3891])"),
     "exp2": ("numtorch.exp2(numtorch.tensor([0.5, 2.0]))", "tensor([1.4142, 4.0000])"),
     "expm1": ("numtorch.expm1(numtorch.tensor([0.5, 2.0]))", "tensor([0.6487, 6.3891])"),

@@ -29,7 +29,7 @@ class Pointwise:
     """
 
     __slots__ = ("name", "inputs", "expr", "params", "rule", "_mod", "_cache", "allow", "_fast",
-                 "_fast_scalar")  # fmt: skip
+                 "_fast_scalar", "_entry")  # fmt: skip
 
     def __init__(self, name, inputs, expr, params=(), rule="common", allow="all"):
         self.name = name
@@ -44,6 +44,7 @@ class Pointwise:
         # for same-dtype, same-shape, C-contiguous tensor operands, filled by the general path.
         self._fast: dict = {}
         self._fast_scalar: dict = {}  # (dtype, int | float) -> same, for tensor-op-Python-scalar
+        self._entry: dict = {}  # dtype -> compiled entry of _fast[dtype]'s serial kernel (inline_fast)
 
     # ---- kernels -------------------------------------------------------------------------
     def kernel(self, variant: str):
@@ -132,6 +133,55 @@ class Pointwise:
                 (f[3] if d.size >= PARALLEL_THRESHOLD else f[2])(d, b, r, *params)
                 return _make(res, f[1])
         return self([a, b], params)
+
+    def inline_fast(self, kind: str, args: list) -> tuple[str, dict]:
+        """Source of unary()/binary()'s same-dtype contiguous case, inlined into op.fast by the
+        dispatcher (Note [Per-op fast path]); ``args`` name the operands, then the params.
+        Only 1-D serial calls with int params (alpha=1 ...) take it; the rest call the impl."""
+        n = 1 if kind == "unary" else 2
+        x, ps = args[:n], args[n:]
+        d = [f"_d{i}" for i in range(n)]
+        head = "_d0 = x0._data"
+        cond = ["_d0.ndim == 1", "_d0.flags.c_contiguous"]
+        if n == 2:
+            y = x[1]
+            head += f"\n        _d1 = {y}._data if {y}.__class__ is _T or {y}.__class__ in _PL else None"
+            cond = ["_d1 is not None", f"{y}._dtype is x0._dtype", f"{y}._device is _CPU", "_d1.ndim == 1",
+                    "_d0.ndim == 1", "len(_d1) == len(_d0)", "_d1.flags.c_contiguous", "_d0.flags.c_contiguous"]  # fmt: skip
+        cond += [f"{p}.__class__ is int" for p in ps]
+        call = ", ".join(d + ["_r"] + ps)
+        exact = " and ".join(f"{a}.__class__ is _nd" for a in d)
+        src = f"""
+        {head}
+        if {" and ".join(cond)}:
+            _e = _PWE.get(x0._dtype)
+            if _e is not None and len(_d0) < _PT and {exact} and _d0.dtype is _e[1]:
+                _r = _empty(len(_d0), _e[2])
+                _e[0]({call})
+                _rd = _e[3]
+            else:
+                _f = _PWF.get(x0._dtype)
+                if _f is None or _d0.size >= _PT:
+                    return _impl({", ".join(args)})
+                _r = _empty(_d0.shape, _f[0])
+                if _e is None:
+                    _learn_entry(_PWE, x0._dtype, _f, {call})
+                else:
+                    _f[2]({call})
+                _rd = _f[1]
+            _t = _new(_T)
+            _t._data = _r
+            _t._dtype = _rd
+            _t._device = _CPU
+            _t._rg = False
+            _t._grad_fn = None
+            _t._grad = None
+            _t._vc = [0]
+            _t._base = None
+            return _t"""
+        ns = {"_PWF": self._fast, "_PWE": self._entry, "_PT": PARALLEL_THRESHOLD, "_empty": np.empty,
+              "_new": object.__new__, "_nd": np.ndarray, "_learn_entry": _learn_entry}  # fmt: skip
+        return src, ns
 
     def _learn(self, operands, compute, result, pat):
         # remember the kernels for homogeneous contiguous calls (Note [Pointwise fast path])
@@ -247,6 +297,24 @@ class Pointwise:
         self.kernel("strided")(np.array(shape, np.int64), *args, *pvals)
 
 
+# Note [Compiled kernel entry]
+# Numba's dispatcher types every argument on each call (~0.1 us of a 1 us tiny op). Once a
+# serial kernel has run for a dtype, inline_fast calls the compiled overload's entry point
+# directly. That entry unboxes without checking types, so it is used only where the types
+# are what it was compiled for: exact ndarrays (no subclass) of the entry's dtype object
+# (native byte order), same dtype operands, C-contiguous 1-D, and Python int params.
+def _learn_entry(store: dict, dt, f: tuple, *args) -> None:
+    # f: a _fast entry (result np dtype, result dtype, serial, parallel); runs f's serial kernel
+    disp = f[2]
+    disp(*args)
+    from numba import typeof
+
+    ov = disp.overloads.get(tuple(typeof(a) for a in args))
+    ok = ov is not None and args[0].dtype.isnative and args[0].__class__ is np.ndarray
+    # no entry found: the dispatcher itself stands in (it checks types), learned once
+    store[dt] = (ov.entry_point if ok else disp, args[0].dtype, np.dtype(f[0]), f[1])
+
+
 def _plain_params(params, dt) -> bool:
     for p in params:
         t = type(p)
@@ -325,7 +393,10 @@ def broadcast_shapes(*shapes) -> tuple:
     >>> numtorch.broadcast_shapes((2, 1), (3,))
     torch.Size([2, 3])
     """
-    return _broadcast([tuple(s) for s in shapes])
+    from .._size import Size
+
+    shapes = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
+    return Size(_broadcast(shapes) if shapes else ())
 
 
 def _broadcast(shapes) -> tuple:
@@ -445,14 +516,17 @@ def defpointwise(
             def fbody(*v):
                 return dispatch(op, list(v))
 
-        public(s.name, sig, fbody, relevant=rel, module=module, doc=doc, ops=tuple(result.values()))
+        fast = (op, _param_names(s, "input"), "out is None") if out else (op, _param_names(s, "input"))
+        public(s.name, sig, fbody, relevant=rel, module=module, doc=doc, ops=tuple(result.values()),
+               fast=fast)  # fmt: skip
     if method:
         sig, rel, _ = schema_sig(op, method=True, out=False)
 
         def mbody(*v):
             return op.fast(*v)
 
-        public(s.name, sig, mbody, relevant=rel, module="Tensor", doc=doc, ops=(op,))
+        public(s.name, sig, mbody, relevant=rel, module="Tensor", doc=doc, ops=(op,),
+               fast=(op, _param_names(s, "self")))  # fmt: skip
         if inplace:
 
             def ibody(*v):
@@ -464,6 +538,11 @@ def defpointwise(
     return result
 
 
+def _param_names(s, self_name: str) -> tuple:
+    # the binding's parameter names in schema order (schema_sig renames self for functions)
+    return tuple(self_name if a.name == "self" else a.name for a in s.arguments if not a.is_out)
+
+
 def _dunder(name: str, ops: dict) -> None:
     """``__add__`` (forward), ``__radd__`` (reflected: operands swapped), ``__iadd__`` (in place)."""
     from .._dispatch import dispatch
@@ -472,12 +551,14 @@ def _dunder(name: str, ops: dict) -> None:
     op, nargs = ops["functional"], len(ops["functional"]._schema.arguments)
     pad = [a.default for a in op._schema.arguments[2:]]
     if name.startswith("__r") and name not in ("__rshift__",):
+        fast = (op, ("other", "self", *pad))
 
         def body(self, other):
             return op.fast(other, self, *pad)
 
     elif name.startswith("__i"):
         op_ = ops["inplace"]
+        fast = (op_, ("self", "other", *pad))
 
         def body(self, other):
             return op_.fast(self, other, *pad)
@@ -490,11 +571,12 @@ def _dunder(name: str, ops: dict) -> None:
         public(name, "self", body, relevant=("self",), module="Tensor", ops=(op,))
         return
     else:
+        fast = (op, ("self", "other", *pad))
 
         def body(self, other):
             return op.fast(self, other, *pad)
 
-    public(name, "self, other", body, relevant=("self", "other"), module="Tensor", ops=(op,))
+    public(name, "self, other", body, relevant=("self", "other"), module="Tensor", ops=(op,), fast=fast)
 
 
 def _args_text(s, mutate_self: bool) -> list[str]:

@@ -45,7 +45,11 @@ def wrap_dim(dim, ndim: int) -> int:
     if isinstance(dim, Tensor):
         dim = dim.item()
     n = max(ndim, 1)
-    if not -n <= dim < n:
+    try:
+        inside = -n <= dim < n
+    except TypeError:  # a tuple or None where one dim is expected
+        raise TypeError(f"argument 'dim' must be int, not {type(dim).__name__}") from None
+    if not inside:
         raise IndexError(
             f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
         )
@@ -170,7 +174,7 @@ def run(comb, a: np.ndarray, dims: tuple, keepdim: bool, acc: np.dtype, params=(
 def _launch(mod, x, res, outer, R, inner, params):
     n = x.size
     if inner == 1:
-        if n < PARALLEL_THRESHOLD:
+        if n < PARALLEL_THRESHOLD or nthreads() == 1:  # a prange costs ~10 us even on 1 thread
             mod.row(x, res, outer, R, *params)
         elif outer >= 4 * nthreads():
             mod.row_p(x, res, outer, R, *params)

@@ -32,6 +32,13 @@ class Binding:
     doc: str | None = None
     ops: tuple = ()  # the OpOverloads it reaches (for overrides / testing tables)
     lists: tuple = field(default_factory=tuple)  # relevant parameters that are tensor lists
+    # Note [Binding fast call]: (op, args[, cond[, notimpl]]); args are parameter names or
+    # constants. When every relevant parameter is exactly a Tensor, ``cond`` (a Python
+    # expression over the parameters, e.g. "out is None") holds and no mode is active, the
+    # wrapper calls op.fast(*args) itself instead of the body, which must do the same in that
+    # case. notimpl: a TypeError becomes NotImplemented (operator dunders). Instead of an op,
+    # a plain function may stand: it is called with args and must behave as the body does.
+    fast: tuple | None = None
 
 
 BINDINGS: list[Binding] = []
@@ -115,9 +122,13 @@ def public(
     doc: str | None = None,
     ops: tuple = (),
     lists: tuple = (),
+    fast: tuple | None = None,
 ) -> Binding:
-    """Declare a public function or method (``module="Tensor"``) bound to ``body``."""
-    b = Binding(name, sig, body, tuple(relevant), module, doc or body.__doc__, tuple(ops), tuple(lists))
+    """Declare a public function or method (``module="Tensor"``) bound to ``body``.
+
+    ``fast=(op, args)``: Note [Binding fast call]."""
+    b = Binding(name, sig, body, tuple(relevant), module, doc or body.__doc__, tuple(ops), tuple(lists),
+                fast)  # fmt: skip
     BINDINGS.append(b)
     return b
 

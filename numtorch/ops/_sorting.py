@@ -97,6 +97,30 @@ def _argsort(input, dim, descending, stable):
 _fn("argsort", "input, dim=-1, descending=False, *, stable=False", _argsort)
 
 
+def _msort_out(self, out):
+    from .._factory_utils import write_out
+
+    return write_out(out, dispatch(sort, [self, False, 0, False]).values._data)
+
+
+msort = defop("msort(Tensor self) -> Tensor",
+              composite=lambda self: dispatch(sort, [self, False, 0, False]).values)  # fmt: skip
+msort_out = defop("msort.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", composite=_msort_out)
+
+
+def _msort(input, out):
+    """``input`` sorted along its first dimension (the values of ``sort(input, dim=0)``).
+
+    >>> numtorch.tensor([[3, 1], [2, 4]]).msort()
+    tensor([[2, 1],
+            [3, 4]])
+    """
+    return _call(msort, msort_out, [input], out)
+
+
+_fn("msort", "input, *, out=None", _msort)
+
+
 # ---- topk, kthvalue -----------------------------------------------------------------------
 def _topk_cpu(self, k, dim, largest, sorted):
     a, d = _prep(self, dim, "topk")

@@ -309,3 +309,37 @@ def _logsumexp(input, dim, keepdim, out):
 
 
 _fn("logsumexp", "input, dim, keepdim=False, *, out=None", _logsumexp)
+
+
+# ---- nanmean: at::nanmean's decomposition, nansum / count of non-NaN ------------------------------
+def _nanmean_impl(self, dim=None, keepdim=False, dtype=None):
+    if self._dtype.category < D._FLOAT:
+        raise RuntimeError(
+            f"nanmean(): expected input to have floating point or complex dtype but got {E.cname(self._dtype)}"
+        )
+    factor = self.isnan().logical_not_().sum(dim, keepdim)
+    return self.nansum(dim, keepdim, dtype=dtype).div(factor)
+
+
+def _nanmean_out(self, dim, keepdim, dtype, out):
+    from .._factory_utils import write_out
+
+    return write_out(out, _nanmean_impl(self, dim, keepdim, dtype)._data)
+
+
+nanmean = defop("nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+                composite=_nanmean_impl)  # fmt: skip
+nanmean_out = defop("nanmean.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, "
+                    "Tensor(a!) out) -> Tensor(a!)", composite=_nanmean_out)  # fmt: skip
+
+
+def _nanmean(input, dim, keepdim, dtype, out):
+    """The mean over ``dim`` (all elements when None) of the non-NaN elements.
+
+    >>> numtorch.tensor([1.0, float('nan'), 3.0]).nanmean()
+    tensor(2.)
+    """
+    return _call(nanmean, nanmean_out, [input, dim, keepdim, dtype], out)
+
+
+_fn("nanmean", "input, dim=None, keepdim=False, *, dtype=None, out=None", _nanmean)

@@ -117,6 +117,16 @@ def _check_conv(input, weight, bias, stride, padding, dilation, transposed, outp
                     "output padding must be smaller than either stride or dilation, but got "
                     + _opad_text(output_padding, stride, dilation)
                 )
+        ins = list(input._data.shape[2:])
+        outs = [(ins[i] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (ws[2 + i] - 1)
+                + output_padding[i] + 1 for i in range(k - 2)]  # fmt: skip
+        if any(o < 1 for o in outs):
+            if k == 3:  # PyTorch reports 1-D sizes as 2-D (1 x L)
+                ins, outs = [1, *ins], [1, *outs]
+            raise RuntimeError(
+                f"Given input size per channel: ({' x '.join(map(str, ins))}). Calculated output "
+                f"size per channel: ({' x '.join(map(str, outs))}). Output size is too small"
+            )
     if bias is not None and (bias.dim() != 1 or bias._data.shape[0] != nb):
         raise RuntimeError(
             f"{head} weight of size {list(ws)}, expected bias to be 1-dimensional with {nb} elements, "

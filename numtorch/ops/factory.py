@@ -34,6 +34,7 @@ from .._factory_utils import (
     scalar_dtype,
     scalar_to,
     size_arg,
+    size_kwarg,
     space_array,
     strided_array,
     write_out,
@@ -101,8 +102,8 @@ def create(op, op_out, head: list, out, dtype, device, requires_grad, fname: str
 def _sized(op, op_out, name):
     tail = (None,) if op is empty else ()
 
-    def body(size, out, dtype, layout, device, requires_grad, pin_memory):
-        head = [list(size_arg(size, name, required=True))]
+    def body(sizes, size, out, dtype, layout, device, requires_grad, pin_memory):
+        head = [list(size_arg(size_kwarg(sizes, size, name), name, required=True))]
         if out is not None and op is empty:
             head.append(None)
         return create(op, op_out, head, out, dtype, device, requires_grad, name, tail)
@@ -112,7 +113,7 @@ def _sized(op, op_out, name):
     >>> numtorch.{name}(2, 3).shape
     torch.Size([2, 3])
     """
-    public(name, f"*size, {_PUB_KW}", body, relevant=(), ops=(op, op_out))
+    public(name, f"*sizes, size=None, {_PUB_KW}", body, relevant=(), ops=(op, op_out))
 
 
 _sized(empty, empty_out, "empty")

@@ -370,10 +370,24 @@ def _addbmm_cpu(self, batch1, batch2, beta=1, alpha=1):
 
 
 _SCAL = "*, Scalar beta=1, Scalar alpha=1"
+def _maybe_mul(t: Tensor, s) -> Tensor:
+    # PyTorch's maybe_multiply: a factor of 1 costs no full-size pass
+    return t if s == 1 else t * s
+
+
+def _mm_mat2_grad(grad: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
+    # PyTorch's mm_mat2_backward: when mat2 is a transposed matrix (linear's weight.t()), compute
+    # the gradient in that layout, so that weight's gradient (through t()) is contiguous
+    st = mat2._data.strides
+    if mat2._data.ndim == 2 and st[0] < st[1] and mat2._data.shape[0] > 1 and mat2._data.shape[1] > 1:
+        return grad.t().mm(_cj(mat1)).t()
+    return _mH(mat1).mm(grad)
+
+
 _ADDMM = _op(f"addmm(Tensor self, Tensor mat1, Tensor mat2, {_SCAL}) -> Tensor", _addmm_cpu, backward={
-    "self": lambda grad, beta: grad * beta,
-    "mat1": lambda grad, mat2, alpha: grad.mm(_mH(mat2)) * alpha,
-    "mat2": lambda grad, mat1, alpha: _mH(mat1).mm(grad) * alpha})  # fmt: skip
+    "self": lambda grad, beta: _maybe_mul(grad, beta),
+    "mat1": lambda grad, mat2, alpha: _maybe_mul(grad.mm(_mH(mat2)), alpha),
+    "mat2": lambda grad, mat1, mat2, alpha: _maybe_mul(_mm_mat2_grad(grad, mat1, mat2), alpha)})  # fmt: skip
 _ADDMV = _op(f"addmv(Tensor self, Tensor mat, Tensor vec, {_SCAL}) -> Tensor", _addmv_cpu, backward={
     "self": lambda grad, beta: grad * beta,
     "mat": lambda grad, vec, alpha: grad.outer(_cj(vec)) * alpha,
@@ -670,4 +684,4 @@ def _trace(input):
 public("trace", "input", _trace, ops=(trace,))
 public("trace", "self", _trace, relevant=("self",), module="Tensor", ops=(trace,))
 
-from . import _linalg_solve  # noqa: E402,F401  (numtorch.linalg: inv, det, solve, norms)
+from . import _linalg_qr, _linalg_solve  # noqa: E402,F401  (numtorch.linalg: inv, det, solve, norms, qr)

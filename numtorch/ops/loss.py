@@ -15,6 +15,7 @@ import numtorch
 
 from .. import _dtype as D
 from .._dispatch import dispatch
+from .._state import STATE
 from .._tensor import Tensor, _make
 from ..kernels import lazy
 from ._pointwise import _cname
@@ -171,7 +172,18 @@ nll_loss2d_forward, nll_loss2d_backward, nll_loss2d = _declare_nll(
 )
 
 
+def forbid_grad(fname: str, name: str, t) -> None:
+    """PyTorch's check for a tensor argument without a derivative (class weights, running
+    stats): it must not require grad while grad mode is on."""
+    if t is not None and t.requires_grad and STATE.grad_enabled:
+        raise RuntimeError(
+            f"The function '{fname}' is not differentiable with respect to argument '{name}'. "
+            "This input cannot have requires_grad True."
+        )
+
+
 def _nll_loss_nd(self, target, weight, reduction, ignore_index):
+    forbid_grad("nll_loss_forward" if self.dim() < 3 else "nll_loss2d_forward", "weight", weight)
     if self.dim() < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {self.dim()})")
     if self.dim() != 1 and self.shape[0] != target.shape[0]:

@@ -767,7 +767,12 @@ def _dunder(name, target, swap=False, inplace=False):
         except TypeError:
             return NotImplemented
 
-    public(name, "self, other", body, relevant=("self", "other"), module="Tensor", doc=f"``{name}``: see ``{target}``.")
+    fast = None  # Note [Binding fast call]: two plain Tensors pick the .Tensor overload
+    if not swap and "T" in _ALL[target] and pick.__qualname__.startswith("_pick_ts."):
+        op = _ALL[target]["T"]["inplace" if inplace else "functional"]
+        fast = (op, ("self", "other", *_fill(op, [0, 0])[2:]), "", True)
+    public(name, "self, other", body, relevant=("self", "other"), module="Tensor", doc=f"``{name}``: see ``{target}``.",
+           fast=fast)  # fmt: skip
 
 
 for _names, _t in ((("__add__", "__radd__"), "add"), (("__sub__",), "sub"), (("__rsub__",), "rsub"),

@@ -146,8 +146,8 @@ _RANDN = _family("randn", "SymInt[] size", _randn_impl, 1)
 
 
 def _sized(ops, name, what):
-    def body(size, generator, out, dtype, layout, device, requires_grad, pin_memory):
-        head = [list(F.size_arg(size, name))]
+    def body(sizes, size, generator, out, dtype, layout, device, requires_grad, pin_memory):
+        head = [list(F.size_arg(F.size_kwarg(sizes, size, name), name))]
         return _run(ops, head, generator, out, dtype, device, requires_grad, name)
 
     body.__doc__ = f"""A tensor of the given shape with {what} (default dtype).
@@ -157,7 +157,7 @@ def _sized(ops, name, what):
     >>> numtorch.{name}(2, 3).shape
     torch.Size([2, 3])
     """
-    public(name, f"*size, generator=None, {_PUB}", body, relevant=(), ops=tuple(ops.values()))
+    public(name, f"*sizes, size=None, generator=None, {_PUB}", body, relevant=(), ops=tuple(ops.values()))
 
 
 _sized(_RAND, "rand", "samples from the uniform distribution on [0, 1)")

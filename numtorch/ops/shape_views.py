@@ -577,3 +577,115 @@ tensor_property("real", lambda self: _c(real, self), _set_part("real"), "The rea
 tensor_property(
     "imag", lambda self: _c(imag, self), _set_part("imag"), "The imaginary part (a view)."
 )
+
+
+# ---- Tensor.view / Tensor.reshape fast path ------------------------------------------------------
+# Note [Reshape fast path]
+# x.view(2, 4) / x.reshape(2, 4) on a plain C-contiguous CPU tensor with no dispatch mode, no
+# gradient to record and int sizes is a NumPy reshape wrapped as a view: exactly what the
+# dispatcher reaches through aten.reshape -> aten.view -> _view_cpu. The generated wrapper
+# calls these for exact Tensors (Note [Binding fast call]); anything else takes the body.
+def _fast_shape(shape, numel: int):
+    if not shape:
+        return None
+    if len(shape) == 1 and shape[0].__class__ is not int:
+        shape = shape[0]
+        if shape.__class__ is not tuple and shape.__class__ is not list and shape.__class__ is not _Size:
+            return None
+    n, infer = 1, -1
+    for i, s in enumerate(shape):
+        if s.__class__ is not int:
+            return None
+        if s >= 0:
+            n *= s
+        elif s == -1 and infer < 0:
+            infer = i
+        else:
+            return None
+    if infer >= 0:
+        if n == 0 or numel % n:
+            return None
+        shape = (*shape[:infer], numel // n, *shape[infer + 1 :])
+    elif n != numel:
+        return None
+    return shape
+
+
+def _make_shape_fast(body):
+    def fast(self, shape):
+        st = _STATE
+        a = self._data
+        if st.td_modes or st.fw_level >= 0 or (self._rg and st.grad_enabled) or self._device is not _CPU:
+            return body(self, shape)
+        n, new = 1, shape
+        for s in shape:  # the common spelling, x.view(2, 4): all sizes plain ints >= 0
+            if s.__class__ is not int or s < 0:
+                new = _fast_shape(shape, a.size)
+                n = -1 if new is None else a.size
+                break
+            n *= s
+        if n == a.size and n and shape and a.flags.c_contiguous and (a.ndim == 0 or a.strides[-1] == a.itemsize):
+            t = _new(Tensor)  # _view(self, a.reshape(new)), inlined
+            t._data = a.reshape(new)
+            t._dtype = self._dtype
+            t._device = _CPU
+            t._rg = False
+            t._grad_fn = None
+            t._grad = None
+            t._vc = self._vc
+            t._base = self if self._base is None else self._base
+            return t
+        return body(self, shape)
+
+    return fast
+
+
+def _bound(v, n: int) -> bool:
+    return v is None or (v.__class__ is int and -n <= v <= n)
+
+
+def _make_getitem_fast(body):
+    # x[i] / x[a:b:c] with in-range ints on a plain tensor: the view select/slice.Tensor make
+    # (Note [Reshape fast path]); an empty slice keeps PyTorch's offset through the body.
+    def fast(self, key):
+        st = _STATE
+        a = self._data
+        if (
+            not st.td_modes
+            and st.fw_level < 0
+            and (not self._rg or not st.grad_enabled)
+            and self._device is _CPU
+            and a.ndim
+        ):
+            n = a.shape[0]
+            if key.__class__ is _pyslice:
+                step = key.step
+                if (step is None or (step.__class__ is int and step > 0)) and _bound(key.start, n) and _bound(key.stop, n):
+                    r = a[key]
+                    if r.size or not a.size:
+                        return _view(self, r)
+            elif key.__class__ is int and -n <= key < n:
+                return _view(self, a[key, ...])
+        return body(self, key)
+
+    return fast
+
+
+def install_fast_paths() -> None:
+    """Attach the fast calls above to their bindings (numtorch/__init__.py, before _api.install)."""
+    from ._registry import BINDINGS
+
+    for b in BINDINGS:
+        if b.module != "Tensor":
+            continue
+        if b.name in ("view", "reshape") and b.sig.startswith("self, *"):
+            b.fast = (_make_shape_fast(b.body), ("self", b.sig.partition("*")[2]))
+        elif b.name == "__getitem__" and b.sig == "self, key":
+            b.fast = (_make_getitem_fast(b.body), ("self", "key"))
+
+
+from .._device import CPU as _CPU  # noqa: E402
+from .._state import STATE as _STATE  # noqa: E402
+
+_new = object.__new__
+from .._size import Size as _Size  # noqa: E402

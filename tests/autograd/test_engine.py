@@ -208,3 +208,46 @@ def test_detect_anomaly_names_the_forward_op_of_a_nan_gradient():
         y = NanBackward.apply(x)
         with pytest.raises(RuntimeError, match="Function 'NanBackwardBackward' returned nan values in its 0th output"):
             y.backward(numtorch.ones(1, dtype=numtorch.float64))
+
+
+def test_two_outputs_of_one_node_as_roots():
+    x = leaf([1.0, 2.0, 4.0])
+    v, m = numtorch.var_mean(x)
+    (gx,) = grad([v, m], [x], [numtorch.tensor(1.0, dtype=numtorch.float64)] * 2)
+    xs = np.array([1.0, 2.0, 4.0])
+    np.testing.assert_allclose(gx.numpy(), 2 * (xs - xs.mean()) / 2 + 1 / 3)
+    x2 = leaf([1.0, 2.0, 4.0])
+    v2, m2 = numtorch.var_mean(x2)
+    numtorch.autograd.backward([v2, m2])
+    np.testing.assert_allclose(x2.grad.numpy(), gx.numpy())
+
+
+def test_leaf_gradients_never_alias_the_users_gradient_or_each_other():
+    # Note [Stealing the incoming gradient]: AddBackward passes the same tensor to both inputs
+    z, w = leaf([1.0, 1.0]), leaf([1.0, 1.0])
+    g = numtorch.ones(2, dtype=numtorch.float64)
+    (z + w).backward(g)
+    assert not np.shares_memory(z.grad.numpy(), w.grad.numpy())
+    assert not np.shares_memory(z.grad.numpy(), g.numpy())
+    (z + w).backward(g)  # accumulates in place: neither g nor the other leaf's grad may change
+    assert g.tolist() == [1.0, 1.0] and z.grad.tolist() == [2.0, 2.0] and w.grad.tolist() == [2.0, 2.0]
+    x = leaf([1.0, 2.0])
+    x.backward(g)  # the root gradient itself reaches the leaf: copied
+    x.backward(g)
+    assert x.grad.tolist() == [2.0, 2.0] and g.tolist() == [1.0, 1.0]
+    y = leaf([1.0, 2.0])
+    keep = []
+    y.register_hook(lambda t: keep.append(t))
+    (y * 2).sum().backward()
+    (y * 2).sum().backward()
+    assert keep[0].tolist() == [2.0, 2.0] and y.grad.tolist() == [4.0, 4.0]
+
+
+def test_linear_weight_gradient_is_contiguous_and_correct():
+    x = numtorch.randn(4, 3, dtype=numtorch.float64)
+    lin = numtorch.nn.Linear(3, 5).double()
+    lin(x).sum().backward()
+    g = lin.weight.grad
+    assert g.is_contiguous() and g.shape == (5, 3)
+    np.testing.assert_allclose(g.numpy(), np.ones((5, 4)) @ x.numpy())
+    np.testing.assert_allclose(lin.bias.grad.numpy(), np.full(5, 4.0))

@@ -45,3 +45,36 @@ def test_custom_function_jvp_is_called():
         x = fwAD.make_dual(numtorch.tensor([1.0, 2.0]), numtorch.tensor([1.0, 1.0]))
         t = fwAD.unpack_dual(ex.ScaleWithJvp.apply(x, 3.0)).tangent
     assert t.tolist() == [3.0, 3.0]
+
+
+def _t(v):
+    return numtorch.tensor(v, dtype=numtorch.float64)
+
+
+def test_tangents_propagate_through_views_and_inplace_ops():
+    # values checked against PyTorch 2.13
+    with fwAD.dual_level():
+        x = fwAD.make_dual(_t([1.0, 2.0, 3.0]), _t([1.0, 1.0, 1.0]))
+        y = x.clone()
+        y[1:].mul_(x[1:])  # in place through a view: d(y_i * x_i) = 2 x_i for i >= 1
+        assert fwAD.unpack_dual(y).tangent.tolist() == [1.0, 4.0, 6.0]
+        z = x * 2
+        v = z.view(3, 1)
+        z.add_(x)  # the view sees its base's new tangent
+        assert fwAD.unpack_dual(v).tangent.tolist() == [[3.0], [3.0], [3.0]]
+        p = _t([1.0, 2.0, 3.0])  # a tensor without tangent updated in place by a dual one
+        p.mul_(x)
+        assert fwAD.unpack_dual(p).tangent.tolist() == [1.0, 2.0, 3.0]
+        _, b = x.split([1, 2])
+        assert fwAD.unpack_dual(b).tangent.tolist() == [1.0, 1.0]
+
+
+def test_tangents_through_tensor_list_ops_and_multi_output_ops():
+    with fwAD.dual_level():
+        x = fwAD.make_dual(_t([1.0, 2.0, 4.0]), _t([1.0, 0.0, 0.0]))
+        c = numtorch.cat([x, x * 3])  # a tensor-list argument
+        assert fwAD.unpack_dual(c).tangent.tolist() == [1.0, 0.0, 0.0, 3.0, 0.0, 0.0]
+        var, mean = numtorch.var_mean(x)  # two outputs of one node
+        xs = np.array([1.0, 2.0, 4.0])
+        np.testing.assert_allclose(fwAD.unpack_dual(var).tangent.item(), (xs[0] - xs.mean()) * 2 / 2)
+        np.testing.assert_allclose(fwAD.unpack_dual(mean).tangent.item(), 1 / 3)

@@ -236,3 +236,93 @@ def test_apply_with_keyword_arguments_through_setup_context_style():
     a = d(2)
     F.apply(a, scale=5.0).sum().backward()
     assert a.grad.tolist() == [5.0, 5.0]
+
+
+class _Ident(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 3
+
+
+class _FirstHalf(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x[:1]
+
+    @staticmethod
+    def backward(ctx, g):
+        return numtorch.cat([g, numtorch.zeros(1, dtype=g.dtype)]) * 5
+
+
+class _Halves(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x[:1], x[1:]
+
+    @staticmethod
+    def backward(ctx, g, h):
+        return numtorch.cat([g, h])
+
+
+def test_an_input_returned_as_is_comes_back_as_a_view_with_the_functions_history():
+    x = d(2)
+    o = _Ident.apply(x)
+    assert o is not x and o._base is x and type(o.grad_fn).__name__ == "_IdentBackward"
+    o.sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0]
+    z = numtorch.ones(2)  # no input requires grad: still a new view, as in PyTorch
+    oz = _Ident.apply(z)
+    assert oz is not z and oz._base is z and not oz.requires_grad
+
+
+def test_a_view_of_an_input_keeps_the_custom_backward():
+    x = d(2)
+    o = _FirstHalf.apply(x)
+    assert o._base is x and o.requires_grad and not o.is_leaf
+    assert type(o.grad_fn).__name__ == "_FirstHalfBackward"
+    o.sum().backward()
+    assert x.grad.tolist() == [5.0, 0.0]
+
+
+def test_inplace_on_a_view_output_of_a_function_is_refused():
+    with pytest.raises(RuntimeError, match=r"Output 0 of _Ident is a view and is being modified inplace\. "
+                       r"This view was created inside a custom Function \(or because an input was returned as-is\)"):
+        _Ident.apply(d(2).clone()).mul_(2)
+    with pytest.raises(RuntimeError, match="Output 0 of _FirstHalf is a view and is being modified inplace"):
+        _FirstHalf.apply(d(2).clone()).mul_(2)
+    with pytest.raises(RuntimeError, match="Output 1 of _Halves is a view and is being modified inplace. This view "
+                       "is the output of a function that returns multiple views"):
+        _Halves.apply(d(2).clone())[1].add_(1)
+    o = _Ident.apply(d(2).clone())
+    with numtorch.no_grad():  # allowed without recording, as in PyTorch
+        o.mul_(2)
+    free = _Ident.apply(numtorch.ones(2))
+    free.mul_(2)  # nothing requires grad: allowed
+    assert free.tolist() == [2.0, 2.0]
+
+
+def test_gradient_of_another_dtype_is_cast_and_a_complex_one_for_a_real_input_raises():
+    class ToFloat(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g.to(numtorch.float32)
+
+    class ToComplex(ToFloat):
+        @staticmethod
+        def backward(ctx, g):
+            return g.to(numtorch.complex128)
+
+    x = d(2)
+    ToFloat.apply(x).sum().backward()
+    assert x.grad.dtype == numtorch.float64 and x.grad.tolist() == [1.0, 1.0]
+    with pytest.raises(RuntimeError, match=r"Expected isFloatingType\(grad.scalar_type\(\)\) \|\| "
+                       r"\(input_is_complex == grad_is_complex\) to be true, but got false"):
+        ToComplex.apply(d(2)).sum().backward()

@@ -94,12 +94,23 @@ def test_trunc_normal_stays_in_bounds():
         init.trunc_normal_(numtorch.empty(10), mean=10.0, std=1.0, a=-1.0, b=1.0)
 
 
-@pytest.mark.skipif(
-    not hasattr(numtorch.linalg, "qr"), reason="needs numtorch.linalg.qr (linalg area)"
-)
 def test_orthogonal_gives_orthonormal_rows():
     q = _np(init.orthogonal_(numtorch.empty(3, 5), gain=2.0))
     np.testing.assert_allclose(q @ q.T, 4 * np.eye(3), atol=1e-5)
+
+
+def test_orthogonal_tall_and_conv_shaped():
+    q = _np(init.orthogonal_(numtorch.empty(6, 3)))
+    np.testing.assert_allclose(q.T @ q, np.eye(3), atol=1e-5)
+    w = init.orthogonal_(numtorch.empty(4, 2, 3, 3))
+    flat = _np(w).reshape(4, -1)
+    np.testing.assert_allclose(flat @ flat.T, np.eye(4), atol=1e-5)
+    g = numtorch.Generator().manual_seed(3)
+    a = _np(init.orthogonal_(numtorch.empty(3, 3), generator=g))
+    b = _np(init.orthogonal_(numtorch.empty(3, 3), generator=numtorch.Generator().manual_seed(3)))
+    np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="Only tensors with 2 or more dimensions"):
+        init.orthogonal_(numtorch.empty(3))
 
 
 def test_sparse_zeros_a_fraction_of_each_column():

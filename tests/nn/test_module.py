@@ -100,7 +100,6 @@ def test_note_linear_repr_and_registration():
     )
 
 
-@pytest.mark.skipif(not hasattr(numtorch.Tensor, "mm"), reason="needs Tensor.mm (linalg area)")
 def test_note_linear_forward_backward():
     m = Linear(3, 2)
     x = numtorch.tensor(np.arange(12.0, dtype=np.float32).reshape(4, 3), requires_grad=True)

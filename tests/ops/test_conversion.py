@@ -133,3 +133,21 @@ def test_float_to_int_conversion_truncates_and_complex_drops_imag_with_a_warning
     ):
         r = numtorch.tensor([1 + 2j]).float()
     assert r.tolist() == [1.0]
+
+
+def test_python_number_protocols_need_one_element():
+    # int()/float()/complex() raise ValueError as torch.Tensor does; item() keeps its RuntimeError
+    for conv in (int, float, complex):
+        with pytest.raises(ValueError, match="^only one element tensors can be converted to Python scalars$"):
+            conv(numtorch.ones(2))
+    with pytest.raises(RuntimeError, match="^a Tensor with 2 elements cannot be converted to Scalar$"):
+        numtorch.ones(2).item()
+    assert int(numtorch.tensor([3.7])) == 3 and float(numtorch.tensor(2)) == 2.0
+
+
+def test_requires_grad_on_an_integer_tensor_uses_each_entry_points_message():
+    with pytest.raises(RuntimeError, match="^only Tensors of floating point dtype can require gradients$"):
+        numtorch.tensor([1, 2]).requires_grad_()
+    t = numtorch.tensor([1, 2])
+    with pytest.raises(RuntimeError, match="^only Tensors of floating point and complex dtype can require gradients$"):
+        t.requires_grad = True

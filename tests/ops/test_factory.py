@@ -365,3 +365,33 @@ def test_factories_pass_the_device_to_the_backend_key():
         match=r"Could not run 'aten::eye.m' with arguments from the 'CUDA' backend",
     ):
         numtorch.eye(2, 3, device="cuda:0")
+
+
+# ---- size= keyword, broadcast_shapes, the legacy constructor's errors ---------------------------
+@pytest.mark.parametrize("name", ["zeros", "ones", "empty", "rand", "randn"])
+def test_sized_factories_take_the_size_by_keyword(name):
+    fn = getattr(numtorch, name)
+    assert fn(size=(2, 3)).shape == (2, 3) and fn(size=[4]).shape == (4,) and fn(size=()).shape == ()
+    with pytest.raises(TypeError, match=f"^{name}\\(\\) got multiple values for argument 'size'$"):
+        fn(2, size=(3,))
+    with pytest.raises(TypeError, match=f"^{name}\\(\\): argument 'size' must be tuple of ints, not int$"):
+        fn(size=3)
+
+
+def test_broadcast_shapes_returns_a_size():
+    r = numtorch.broadcast_shapes((2, 1), (3,))
+    assert type(r) is numtorch.Size and r == (2, 3)
+    assert numtorch.broadcast_shapes(2, (3, 1)) == (3, 2) and numtorch.broadcast_shapes() == ()
+    with pytest.raises(RuntimeError, match=r"The size of tensor a \(3\) must match the size of tensor b \(4\) at non-singleton dimension 1"):
+        numtorch.broadcast_shapes((2, 3), (2, 4))
+
+
+def test_legacy_constructor_rejects_numbers_strings_and_negative_sizes():
+    for v, name in ((2.5, "float"), (True, "bool")):
+        with pytest.raises(TypeError, match=f"^new\\(\\): data must be a sequence \\(got {name}\\)$"):
+            numtorch.Tensor(v)
+    with pytest.raises(TypeError, match="^new\\(\\): invalid data type 'str'$"):
+        numtorch.Tensor("ab")
+    with pytest.raises(RuntimeError, match=r"^Trying to create tensor with negative dimension -1: \[2, -1\]$"):
+        numtorch.Tensor(2, -1)
+    assert numtorch.Tensor(3, 4).shape == (3, 4) and numtorch.Tensor([1, 2]).tolist() == [1.0, 2.0]

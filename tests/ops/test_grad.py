@@ -70,3 +70,20 @@ def test_gradcheck_detects_a_wrong_derivative():
     with pytest.raises(numtorch.autograd.GradcheckError, match="Jacobian mismatch for output 0 with respect to input 0"):
         gradcheck(Wrong.apply, (x,))
     assert gradcheck(Wrong.apply, (x,), raise_exception=False) is False
+
+
+def _jvp_samples(info, rng):
+    """Small samples for the forward-mode sweep (each costs one dual pass per input element)."""
+    return [s for s in _samples(info, rng) if s.input.size <= 12][:2] or _samples(info, rng)[:1]
+
+
+@pytest.mark.parametrize("info", GRAD_OPS, ids=lambda i: i.name)
+def test_jvp_matches_finite_differences(info, rng):
+    """Forward mode: the JVP of every differentiable op, column by column, vs central differences."""
+    if "grad" in info.skips:
+        pytest.skip(info.skips["grad"])
+    if "fwgrad" in info.skips:
+        pytest.skip(info.skips["fwgrad"])
+    for s in _jvp_samples(info, rng):
+        f, nts = _closure(info, s)
+        assert gradcheck(f, tuple(nts), eps=1e-6, atol=1e-5, rtol=1e-3, check_forward_ad=True, check_backward_ad=False)

@@ -555,3 +555,54 @@ def test_double_backward(fn):
     x = f64(0.3, -0.8, 1.3)
     assert gradcheck(fn, (x,))
     assert gradgradcheck(fn, (x,))
+
+
+# ---- numbers first, error order, erfc / deg2rad / rad2deg / copysign / logaddexp2 ------------------
+@pytest.mark.parametrize("mode", ["floor", "trunc"])
+def test_div_with_a_number_first_and_a_rounding_mode(mode):
+    # PyTorch's parser wraps the number as a tensor; the routed kernel must accept it
+    for a, b, want_dtype in ((-7, T(2), numtorch.int64), (-7.5, T(2), numtorch.float32), (7, T([-2.0]), numtorch.float32)):
+        r = numtorch.div(a, b, rounding_mode=mode)
+        fn = np.floor if mode == "floor" else np.trunc
+        assert r.dtype == want_dtype and r.tolist() == np.asarray(fn(a / b.numpy()), dtype=r.numpy().dtype).tolist()
+
+
+def test_broadcast_error_comes_before_the_dtype_error():
+    # TensorIterator computes the shape first: a shape mismatch wins over an unsupported dtype
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(5\) must match the size of tensor b \(4\) at non-singleton dimension 0$"):
+        numtorch.bitwise_and(numtorch.ones(5), numtorch.ones(4))
+    with pytest.raises(NotImplementedError, match="\"bitwise_and_cpu\" not implemented for 'Float'"):
+        numtorch.bitwise_and(numtorch.ones(4), numtorch.ones(4))
+    with pytest.raises(RuntimeError, match="must match the size of tensor b"):
+        numtorch.lt(numtorch.ones(3, 4), numtorch.ones(3, dtype=numtorch.complex64))
+
+
+def test_erfc_deg2rad_rad2deg_values_dtypes_and_errors():
+    x = np.array([-2.0, -0.5, 0.0, 0.7, 3.0, np.nan, np.inf, -np.inf])
+    np.testing.assert_allclose(numtorch.erfc(T(x)).numpy(), [math.erfc(v) for v in x], rtol=1e-12)
+    np.testing.assert_allclose(numtorch.deg2rad(T(x)).numpy(), np.deg2rad(x))
+    np.testing.assert_allclose(numtorch.rad2deg(T(x)).numpy(), np.rad2deg(x))
+    assert numtorch.deg2rad(T([180])).dtype == numtorch.float32 and numtorch.erfc(T([True])).dtype == numtorch.float32
+    with pytest.raises(RuntimeError, match="^deg2rad is not supported for complex tensors.$"):
+        numtorch.deg2rad(T([1j]))
+    with pytest.raises(NotImplementedError, match="\"erfc_vml_cpu\" not implemented for 'ComplexFloat'"):
+        numtorch.erfc(T([1j]))
+
+
+def test_copysign_and_logaddexp2_values_and_gradients():
+    x = np.array([2.0, -0.5, 0.0, 0.7, -3.0])
+    y = np.array([1.0, -1.0, -0.0, 2.0, -3.0])
+    assert numtorch.copysign(T(x), T(y)).numpy().tobytes() == np.copysign(x, y).tobytes()
+    assert numtorch.copysign(T([1, -2]), -1.5).tolist() == [-1.0, -2.0]
+    np.testing.assert_allclose(numtorch.logaddexp2(T(x), T(y)).numpy(), np.logaddexp2(x, y), rtol=1e-12)
+    with pytest.raises(NotImplementedError, match="\"logaddexp2_cpu\" not implemented for 'Long'"):
+        numtorch.logaddexp2(T([1]), T([2]))
+    a = T(x, requires_grad=True)
+    b = T(y, requires_grad=True)
+    numtorch.copysign(a, b).sum().backward()
+    # PyTorch: grad * result / self, zero where self == 0; nothing flows to `other`
+    assert a.grad.tolist() == [1.0, 1.0, 0.0, 1.0, 1.0] and b.grad.tolist() == [0.0] * 5
+    p = T([0.3, -1.2], dtype=numtorch.float64, requires_grad=True)
+    q = T([1.5, 0.4], dtype=numtorch.float64, requires_grad=True)
+    assert gradcheck(numtorch.logaddexp2, (p, q)) and gradgradcheck(numtorch.logaddexp2, (p, q))
+    assert gradcheck(numtorch.copysign, (p, q)) and gradgradcheck(numtorch.copysign, (p, q))

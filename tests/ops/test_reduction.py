@@ -554,3 +554,44 @@ def test_sum_node_names_follow_pytorch():
     assert type(x.sum().grad_fn).__name__ == "SumBackward0"
     assert type(x.sum(0).grad_fn).__name__ == "SumBackward1"
     assert type(x.mean(0).grad_fn).__name__ == "MeanBackward1"
+
+
+# ---- dim argument types, aminmax on an empty dim, nanmean, msort --------------------------------
+@pytest.mark.parametrize("name", ["max", "min", "argmax", "argmin", "median", "nanmedian", "mode", "kthvalue"])
+def test_a_tuple_where_one_dim_is_expected_is_a_type_error(name):
+    x = numtorch.ones(2, 3)
+    args = (1, (0, 1)) if name == "kthvalue" else ((0, 1),)
+    with pytest.raises(TypeError, match="^argument 'dim' must be int, not tuple$"):
+        getattr(numtorch, name)(x, *args)
+
+
+def test_aminmax_over_an_empty_dim_raises_pytorchs_index_error():
+    with pytest.raises(IndexError, match=r"^aminmax: Expected reduction dim 0 to have non-zero size\.$"):
+        numtorch.aminmax(numtorch.zeros(0, 3), dim=0)
+    with pytest.raises(IndexError, match=r"^aminmax: Expected reduction dim 1 to have non-zero size\.$"):
+        numtorch.aminmax(numtorch.zeros(3, 0), dim=-1, keepdim=True)
+    r = numtorch.aminmax(numtorch.zeros(0, 3), dim=1)
+    assert r.min.shape == (0,) and r.max.shape == (0,)
+    with pytest.raises(RuntimeError, match="cannot compute aminmax over an empty dimension"):
+        numtorch.aminmax(numtorch.zeros(0, 3))
+
+
+def test_nanmean_skips_nan_and_gives_nan_for_all_nan_rows():
+    a = np.array([[1.0, NAN, 2.0], [3.0, 4.0, 5.0], [NAN, NAN, NAN]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = np.nanmean(a, axis=1)
+    np.testing.assert_array_equal(numtorch.nanmean(T(a), 1).numpy(), want)
+    assert numtorch.nanmean(T(a)).item() == 3.0
+    assert T(a).float().nanmean(1, dtype=numtorch.float64).dtype == numtorch.float64
+    x = T(a, requires_grad=True)
+    x.nanmean().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.where(np.isnan(a), 0.0, 0.2))
+    with pytest.raises(RuntimeError, match="^nanmean\\(\\): expected input to have floating point or complex dtype but got Long$"):
+        numtorch.nanmean(T([1, 2]))
+
+
+def test_msort_sorts_along_the_first_dim_with_nan_last():
+    a = np.array([[3.0, 1.0, NAN], [2.0, 4.0, 1.0]])
+    np.testing.assert_array_equal(numtorch.msort(T(a)).numpy(), np.sort(a, axis=0))
+    assert T([[3, 1], [2, 4]]).msort().tolist() == [[2, 1], [3, 4]]

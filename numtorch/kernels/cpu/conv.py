@@ -18,6 +18,15 @@ from numtorch.kernels._jit import inline, kernel, parallel_kernel, prange
 
 
 @inline
+def _valid_range(K, S, P, D, size, out_size):
+    """[lo, hi): the output positions o whose input o*S - P + K*D lies inside [0, size)."""
+    off = P - K * D  # input = o*S - off
+    lo = 0 if off <= 0 else (off + S - 1) // S
+    hi = (size + off + S - 1) // S
+    return min(lo, out_size), max(min(hi, out_size), min(lo, out_size))
+
+
+@inline
 def _im2col_plane(x, cols, nc, C, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW):
     n = nc // C
     c = nc - n * C
@@ -25,6 +34,8 @@ def _im2col_plane(x, cols, nc, C, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW):
     L = OH * OW
     for kh in range(KH):
         for kw in range(KW):
+            # the in-bounds columns [lo, hi) are hoisted per tap: the copy loop has no tests
+            lo, hi = _valid_range(kw, SW, PW, DW, W, OW)
             row = (c * KH + kh) * KW + kw
             cb = (n * C * KH * KW + row) * L
             for oh in range(OH):
@@ -34,13 +45,13 @@ def _im2col_plane(x, cols, nc, C, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW):
                     for ow in range(OW):
                         cols[ob + ow] = 0
                     continue
-                rb = xb + ih * W
-                for ow in range(OW):
-                    iw = ow * SW - PW + kw * DW
-                    if iw >= 0 and iw < W:
-                        cols[ob + ow] = x[rb + iw]
-                    else:
-                        cols[ob + ow] = 0
+                src = xb + ih * W - PW + kw * DW
+                for ow in range(lo):
+                    cols[ob + ow] = 0
+                for ow in range(lo, hi):
+                    cols[ob + ow] = x[src + ow * SW]
+                for ow in range(hi, OW):
+                    cols[ob + ow] = 0
 
 
 @kernel
@@ -65,19 +76,16 @@ def _col2im_plane(cols, out, nc, C, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW
     for i in range(H * W):
         out[xb + i] = 0
     for kh in range(KH):
+        oh_lo, oh_hi = _valid_range(kh, SH, PH, DH, H, OH)
         for kw in range(KW):
+            ow_lo, ow_hi = _valid_range(kw, SW, PW, DW, W, OW)
             row = (c * KH + kh) * KW + kw
             cb = (n * C * KH * KW + row) * L
-            for oh in range(OH):
-                ih = oh * SH - PH + kh * DH
-                if ih < 0 or ih >= H:
-                    continue
-                rb = xb + ih * W
+            for oh in range(oh_lo, oh_hi):
                 ob = cb + oh * OW
-                for ow in range(OW):
-                    iw = ow * SW - PW + kw * DW
-                    if iw >= 0 and iw < W:
-                        out[rb + iw] += cols[ob + ow]
+                dst = xb + (oh * SH - PH + kh * DH) * W - PW + kw * DW
+                for ow in range(ow_lo, ow_hi):
+                    out[dst + ow * SW] += cols[ob + ow]
 
 
 @kernel

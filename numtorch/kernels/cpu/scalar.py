@@ -16,6 +16,7 @@ import numpy as np
 # Complex division goes through np.divide: Numba's ``/`` raises ZeroDivisionError for a zero
 # complex divisor, NumPy's (and c10::complex's) algorithm gives inf/nan instead.
 from numtorch.kernels._jit import inline
+from numtorch.kernels.cpu.vmath import vsigmoid
 
 
 # ---- sign, rounding ------------------------------------------------------------------------
@@ -216,7 +217,7 @@ def relu(x):
 # ---- transcendental ------------------------------------------------------------------------
 @inline
 def sigmoid(x):
-    return np.divide(1, 1 + np.exp(-x))
+    return vsigmoid(x)  # Note [Vectorizable exp]
 
 
 @inline

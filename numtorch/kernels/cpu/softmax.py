@@ -9,115 +9,69 @@ import math
 
 import numpy as np
 
-from numtorch.kernels._jit import inline, kernel, parallel_kernel, prange
+from numtorch.kernels._jit import kernel, parallel_kernel, prange, reassoc_kernel
+from numtorch.kernels.cpu.vmath import exp32 as _exp32
+from numtorch.kernels.cpu.vmath import exp64 as _exp64
 
 
 # ---- softmax, log_softmax, logsumexp (max-subtracted, fused) ------------------------------
-# Note [Vectorizable exp]
-# Numba's math.exp is a scalar libm call (no SVML here), ~30x slower than NumPy's SIMD exp.
-# _exp32 is Cephes' expf written with selects, a polynomial and exponent bits (np.int32.view),
-# which LLVM vectorizes: Cody-Waite reduction by ln2, a degree-6 polynomial (~1 ulp), and 2^n
-# applied in two halves so denormal results and overflow to inf come out right. float64 keeps
-# math.exp. Max and sum use sixteen independent lanes so they do not serialise on one register.
-@inline
-def _exp32(x):
-    if x > np.float32(89.0):
-        x = np.float32(89.0)
-    if x < np.float32(-104.0):
-        x = np.float32(-104.0)
-    n = np.floor(x * np.float32(1.44269504) + np.float32(0.5))
-    r = x - n * np.float32(0.693359375) - n * np.float32(-2.12194440e-4)
-    p = np.float32(1.9875691500e-4) * r + np.float32(1.3981999507e-3)
-    p = p * r + np.float32(8.3334519073e-3)
-    p = p * r + np.float32(4.1665795894e-2)
-    p = p * r + np.float32(1.6666665459e-1)
-    p = p * r + np.float32(5.0000001201e-1)
-    p = p * (r * r) + r + np.float32(1.0)
-    k = np.int32(n)
-    k1 = k >> 1
-    s1 = np.int32((k1 + 127) << 23).view(np.float32)
-    s2 = np.int32((k - k1 + 127) << 23).view(np.float32)
-    return p * s1 * s2
-
-
-@inline
-def _exp_shifted(x, m, y):
-    # y = exp(x - m), elementwise (Note [Vectorizable exp])
+# The row max is an integer max of order-preserving keys (vectorizable); exp and the
+# row sum run in one loop that LLVM splits into vector lanes (fastmath "reassoc" on that loop
+# only, Note [Reduction order]); exp is vmath's (Note [Vectorizable exp]).
+@reassoc_kernel
+def _exp_sum(x, m, y):
+    # y = exp(x - m) elementwise; returns sum(y), accumulated in x's dtype as PyTorch's
+    # vectorized softmax does
+    s = x.dtype.type(0)
+    m = x.dtype.type(m)
     if x.itemsize == 4:
         for r in range(x.size):
-            y[r] = _exp32(x[r] - m)
+            e = _exp32(x[r] - m)
+            y[r] = e
+            s += e
     else:
         for r in range(x.size):
-            y[r] = math.exp(x[r] - m)
+            e = _exp64(x[r] - m)
+            y[r] = e
+            s += e
+    return s
+
+
+@kernel
+def _kmax32(x):
+    # max of the order-preserving integer keys of x's float32 bits: an integer max, which LLVM
+    # vectorizes without fastmath (a float max with NaN semantics it does not)
+    k = x.view(np.int32)
+    m = np.int32(-2147483648)
+    for i in range(k.size):
+        v = k[i]
+        m = max(m, v ^ ((v >> 31) & np.int32(0x7FFFFFFF)))
+    return np.int32(m ^ ((m >> 31) & np.int32(0x7FFFFFFF))).view(np.float32)
+
+
+@kernel
+def _kmax64(x):
+    k = x.view(np.int64)
+    m = np.int64(-9223372036854775808)
+    for i in range(k.size):
+        v = k[i]
+        m = max(m, v ^ ((v >> 63) & np.int64(0x7FFFFFFFFFFFFFFF)))
+    return np.int64(m ^ ((m >> 63) & np.int64(0x7FFFFFFFFFFFFFFF))).view(np.float64)
 
 
 @kernel
 def _rowmax(x):
-    # plain max: a NaN need not win here, exp(NaN - m) makes the whole row NaN anyway
-    n = x.size
-    if n < 16:
-        m = x[0]
-        for i in range(1, n):
-            m = max(m, x[i])
-        return m
-    a0, a1, a2, a3, a4, a5, a6, a7 = x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]
-    a8, a9, a10, a11, a12, a13, a14, a15 = x[8], x[9], x[10], x[11], x[12], x[13], x[14], x[15]
-    for j in range(1, n // 16):
-        i = 16 * j
-        a0, a1, a2, a3 = max(a0, x[i + 0]), max(a1, x[i + 1]), max(a2, x[i + 2]), max(a3, x[i + 3])
-        a4, a5, a6, a7 = max(a4, x[i + 4]), max(a5, x[i + 5]), max(a6, x[i + 6]), max(a7, x[i + 7])
-        a8, a9, a10, a11 = (
-            max(a8, x[i + 8]),
-            max(a9, x[i + 9]),
-            max(a10, x[i + 10]),
-            max(a11, x[i + 11]),
-        )
-        a12, a13, a14, a15 = (
-            max(a12, x[i + 12]),
-            max(a13, x[i + 13]),
-            max(a14, x[i + 14]),
-            max(a15, x[i + 15]),
-        )
-    m = max(
-        max(max(max(a0, a1), max(a2, a3)), max(max(a4, a5), max(a6, a7))),
-        max(max(max(a8, a9), max(a10, a11)), max(max(a12, a13), max(a14, a15))),
-    )
-    for i in range(n - n % 16, n):
-        m = max(m, x[i])
-    return m
-
-
-@kernel
-def _rowsum(x):
-    # sixteen lanes in x's dtype (PyTorch's vectorised softmax sums in float too)
-    n = x.size
-    if n < 16:
-        s = 0.0
-        for i in range(n):
-            s += x[i]
-        return s
-    a0, a1, a2, a3, a4, a5, a6, a7 = x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]
-    a8, a9, a10, a11, a12, a13, a14, a15 = x[8], x[9], x[10], x[11], x[12], x[13], x[14], x[15]
-    for j in range(1, n // 16):
-        i = 16 * j
-        a0, a1, a2, a3 = a0 + x[i + 0], a1 + x[i + 1], a2 + x[i + 2], a3 + x[i + 3]
-        a4, a5, a6, a7 = a4 + x[i + 4], a5 + x[i + 5], a6 + x[i + 6], a7 + x[i + 7]
-        a8, a9, a10, a11 = a8 + x[i + 8], a9 + x[i + 9], a10 + x[i + 10], a11 + x[i + 11]
-        a12, a13, a14, a15 = a12 + x[i + 12], a13 + x[i + 13], a14 + x[i + 14], a15 + x[i + 15]
-    s = 1.0 * (
-        (((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7)))
-        + (((a8 + a9) + (a10 + a11)) + ((a12 + a13) + (a14 + a15)))
-    )
-    for i in range(n - n % 16, n):
-        s += x[i]
-    return s
+    # max of a row; which NaN (if any) comes out does not matter: exp(x - m) of a row holding a
+    # NaN is NaN anyway
+    if x.itemsize == 4:
+        return x.dtype.type(_kmax32(x))
+    return x.dtype.type(_kmax64(x))
 
 
 @kernel
 def _softmax1(x, y, log):
     m = _rowmax(x)
-    _exp_shifted(x, m, y)
-    s = _rowsum(y)
+    s = _exp_sum(x, m, y)
     if log:
         c = m + math.log(s)
         for r in range(x.size):
@@ -160,7 +114,7 @@ def _colstats(x, o, R, inner, m, s, dst, step):
                 e[i] = _exp32(xs[i] - m[i])
         else:
             for i in range(inner):
-                e[i] = math.exp(xs[i] - m[i])
+                e[i] = _exp64(xs[i] - m[i])
         for i in range(inner):
             s[i] += e[i]
 
@@ -203,8 +157,7 @@ def _lse1(x, e):
     m = _rowmax(x)
     if m == np.inf or m == -np.inf:
         m = x.dtype.type(0)  # torch: an infinite max is not subtracted
-    _exp_shifted(x, m, e)
-    return m + math.log(_rowsum(e))
+    return m + math.log(_exp_sum(x, m, e))
 
 
 @kernel

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numtorch
 
 from ..._tensor import Tensor
@@ -73,8 +75,24 @@ class Hardtanh(Module):
 
     __constants__ = ["min_val", "max_val", "inplace"]
 
-    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
+    def __init__(
+        self,
+        min_val: float = -1.0,
+        max_val: float = 1.0,
+        inplace: bool = False,
+        min_value: float | None = None,
+        max_value: float | None = None,
+    ) -> None:
         super().__init__()
+        for old, new in (("min_value", "min_val"), ("max_value", "max_val")):
+            if locals()[old] is not None:
+                warnings.warn(
+                    f"keyword argument `{old}` is deprecated and renamed to `{new}`",
+                    FutureWarning,
+                    stacklevel=2,
+                )
+        min_val = min_val if min_value is None else min_value
+        max_val = max_val if max_value is None else max_value
         self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
         if self.max_val <= self.min_val:
             raise AssertionError(

@@ -349,8 +349,10 @@ for _n, _ref, _lo, _hi, _al in (
     ("cosh", np.cosh, -3, 3, ()), ("asinh", np.arcsinh, None, None, ("arcsinh",)), ("acosh", np.arccosh, 1.1, 9, ("arccosh",)),
     ("atanh", np.arctanh, -0.95, 0.95, ("arctanh",)), ("tanh", np.tanh, -3, 3, ()),
     ("sigmoid", lambda a: 1 / (1 + np.exp(-a)), -5, 5, ()), ("erf", np.vectorize(math.erf, otypes=[np.float64]), -3, 3, ()),
+    ("erfc", np.vectorize(math.erfc, otypes=[np.float64]), -3, 3, ()), ("deg2rad", np.deg2rad, None, None, ()),
+    ("rad2deg", np.rad2deg, None, None, ()),
 ):  # fmt: skip
-    _dt = ("bool", *_FL) if _n in ("exp", "sin", "sigmoid", "erf") else _FL
+    _dt = ("bool", *_FL) if _n in ("exp", "sin", "sigmoid", "erf", "erfc", "deg2rad", "rad2deg") else _FL
     _add(_op(_n, f64(_ref), _special_floats(unary(_lo, _hi)) if _lo is None else unary(_lo, _hi), _dt, aliases=_al,
              tol={"float32": (1e-5, 1e-5), "float64": (1e-7, 1e-7)}))  # fmt: skip
 
@@ -387,6 +389,8 @@ _add(
 )
 _add(_op("hypot", np.hypot, binary(scalar=False), FLOATS))
 _add(_op("logaddexp", np.logaddexp, binary(scalar=False), FLOATS, inplace=False))
+_add(_op("logaddexp2", np.logaddexp2, binary(scalar=False), FLOATS, inplace=False))
+_add(_op("copysign", f64(np.copysign), binary(), ("bool", *INTS_FLOATS)))
 _add(_op("xlogy", _xlogy, binary(0, 9, 0.1, 9), ("bool", *INTS_FLOATS)))
 for _n, _ref in (
     ("maximum", np.maximum),

@@ -6,6 +6,8 @@ dim, ties keep the first index (argmax) or sort stably, NaN is the largest value
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .core import ALL_REAL, NUMERIC, OpInfo, SampleInput, make_arg
@@ -57,6 +59,12 @@ def _red(fn, int_dtype=None):
         return np.asarray(r)
 
     return ref
+
+
+def _nanmean(a, dim=None, keepdim=False, dtype=None):
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # all-NaN and empty slices: NaN, as 0 / 0 in PyTorch
+        return _red(np.nanmean)(a, dim, keepdim, dtype)
 
 
 def _nansum(a, dim=None, keepdim=False, dtype=None):
@@ -308,6 +316,7 @@ OPINFOS = [
            dtypes=ALL_REAL, method="sum", supports_out=True),
     OpInfo("nansum", _np_dtype_ref(_nansum), _gen(_DIMS), dtypes=NUMERIC, method="nansum", supports_out=True),
     OpInfo("mean", _np_dtype_ref(_red(np.mean)), _gen(_DIMS), method="mean", supports_out=True),
+    OpInfo("nanmean", _np_dtype_ref(_nanmean), _gen(_DIMS), method="nanmean", supports_out=True),
     OpInfo("prod", _np_dtype_ref(_red(np.prod, np.int64)), _gen(_ONE_DIM[:-1] + [((2, 3), (), {})], 0.5, 1.5),
            dtypes=("bool", "int32", "int64", "float32", "float64"), method="prod", supports_out=True),
     OpInfo("amax", _red(np.max), _gen([s for s in _DIMS if 0 not in s[0]]), dtypes=ALL_REAL, method="amax", supports_out=True),
@@ -357,6 +366,9 @@ OPINFOS = [
     OpInfo("topk", _topk, _gen([((5,), (2,), {}), ((2, 3, 4), (2, 1), {}), ((2, 3, 4), (2, 0, False), {}),
                                 ((), (1,), {}), ((3, 4), (0,), {}), ((3, 6), (4,), {"largest": False}, True)]),
            dtypes=NUMERIC, method="topk"),
+    OpInfo("msort", lambda a: np.sort(a, axis=0) if a.ndim else a.copy(),
+           _gen([((5,), (), {}), ((3, 4), (), {}), ((2, 3, 4), (), {}, True), ((), (), {}), ((0, 3), (), {})]),
+           dtypes=NUMERIC, method="msort", supports_out=True),
     OpInfo("kthvalue", _kthvalue, _gen([((5,), (2,), {}), ((2, 3, 4), (2, 1), {}), ((2, 3, 4), (2, 0, True), {}),
                                         ((), (1,), {}), ((3, 6), (4,), {}, True)]),
            dtypes=NUMERIC, method="kthvalue"),

@@ -15,8 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from ..._tensor import Tensor
-from .dataset import IterableDataset
+from ..._dtype import int64
+from ..._tensor import Tensor, _make
+from .dataset import IterableDataset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = ["DataLoader", "default_collate", "default_convert", "get_worker_info"]
@@ -301,6 +302,23 @@ class DataLoader:
         return len(self._index_sampler)
 
 
+def _row_indices(index, n: int):
+    """``index`` as an int64 tensor when every entry is an in-range int, else None.
+
+    Note [TensorDataset batches by one gather]: default_collate stacks the rows ``ds[i]``, which
+    equals one gather ``t[rows]`` per tensor; anything unusual takes the per-sample path, so its
+    errors stay PyTorch's."""
+    try:
+        rows = np.asarray(index)
+    except (TypeError, ValueError):
+        return None
+    if rows.ndim != 1 or rows.size == 0 or rows.dtype.kind not in "iu":
+        return None
+    if rows.min() < -n or rows.max() >= n:
+        return None
+    return _make(np.ascontiguousarray(rows, dtype=np.int64), int64)
+
+
 def _check_worker_args(num_workers, timeout, prefetch_factor, persistent_workers) -> None:
     if num_workers < 0:
         raise ValueError(
@@ -342,6 +360,10 @@ class _SingleProcessDataLoaderIter:
 
     def _fetch_map(self, index):
         ds = self._dataset
+        if self._auto_collation and type(ds) is TensorDataset and self._collate_fn is default_collate:
+            rows = _row_indices(index, len(ds))
+            if rows is not None:
+                return [t[rows] for t in ds.tensors]
         if self._auto_collation:
             getitems = getattr(ds, "__getitems__", None)
             data = getitems(index) if getitems else [ds[idx] for idx in index]

@@ -52,6 +52,14 @@ def test_hardtanh_rejects_empty_range():
         nn.Hardtanh(1, 1)
 
 
+def test_hardtanh_deprecated_value_keywords_warn_and_apply():
+    with pytest.warns(FutureWarning, match="is deprecated and renamed to") as rec:
+        m = nn.Hardtanh(min_value=-2.0, max_value=2.0)
+    assert [str(w.message).split("`")[1] for w in rec] == ["min_value", "max_value"]
+    assert repr(m) == "Hardtanh(min_val=-2.0, max_val=2.0)"
+    np.testing.assert_array_equal(m(numtorch.tensor([-3.0, 3.0])).numpy(), [-2.0, 2.0])
+
+
 def test_softmax_without_dim_warns():
     with pytest.warns(
         UserWarning, match="Implicit dimension choice for softmax has been deprecated"

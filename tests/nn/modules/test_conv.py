@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -98,3 +100,33 @@ def test_conv_backward_fills_every_parameter_grad():
     np.testing.assert_allclose(conv.bias.grad.numpy(), np.full(32, 4 * 36.0))
     np.testing.assert_allclose(conv.weight.grad.numpy(), np.full((32, 1, 3, 3), 4 * 36.0))
     assert x.grad.shape == (4, 1, 8, 8)
+
+
+@pytest.mark.parametrize(
+    "x_shape, w_shape, kwargs, sizes",
+    [
+        ((2, 4, 1, 5), (4, 3, 1, 2), {"padding": (1, 0)}, "(1 x 5). Calculated output size per channel: (-1 x 6)"),
+        ((1, 4, 2), (4, 3, 1), {"padding": 1}, "(1 x 2). Calculated output size per channel: (1 x 0)"),
+    ],
+)  # fmt: skip
+def test_conv_transpose_output_too_small_raises(x_shape, w_shape, kwargs, sizes):
+    fn = F.conv_transpose2d if len(x_shape) == 4 else F.conv_transpose1d
+    pattern = "Given input size per channel: " + re.escape(sizes)
+    with pytest.raises(RuntimeError, match=pattern):
+        fn(numtorch.randn(*x_shape), numtorch.randn(*w_shape), **kwargs)
+
+
+@pytest.mark.parametrize(
+    "stride, padding, dilation", [(1, 0, 1), (2, 1, 1), (1, 2, 2), ((2, 3), (0, 2), (3, 1))]
+)
+def test_conv2d_gradients_match_finite_differences_across_geometries(stride, padding, dilation):
+    # im2col / col2im skip out-of-bounds taps by hoisted ranges: padding, stride and dilation mix
+    x = numtorch.randn(2, 3, 7, 6, dtype=numtorch.float64, requires_grad=True)
+    w = numtorch.randn(4, 3, 3, 2, dtype=numtorch.float64, requires_grad=True)
+    kw = {"stride": stride, "padding": padding, "dilation": dilation}
+    ref = conv2d_ref(x.detach().numpy(), w.detach().numpy(), None, **kw)
+    np.testing.assert_allclose(F.conv2d(x, w, **kw).detach().numpy(), ref, atol=1e-12)
+    assert numtorch.autograd.gradcheck(lambda a, b: F.conv2d(a, b, **kw), (x, w))
+    xt = x[:, :, :4, :4].detach().requires_grad_()
+    wt = w.transpose(0, 1).detach().requires_grad_()
+    assert numtorch.autograd.gradcheck(lambda a, b: F.conv_transpose2d(a, b, **kw), (xt, wt))

@@ -74,3 +74,30 @@ def test_loss_backward_through_a_tiny_classifier(rng):
     np.testing.assert_allclose(
         lin.bias.grad.numpy().sum(), 0, atol=1e-12
     )  # softmax rows sum to one
+
+
+_W = numtorch.rand(4)
+
+
+@pytest.mark.parametrize(
+    "call, fname, arg",
+    [
+        (lambda w: F.nll_loss(numtorch.randn(3, 4), numtorch.tensor([0, 1, 2]), weight=w), "nll_loss_forward", "weight"),
+        (lambda w: F.cross_entropy(numtorch.randn(2, 4, 3), numtorch.zeros(2, 3, dtype=numtorch.long), weight=w),
+         "nll_loss2d_forward", "weight"),
+        (lambda w: F.cross_entropy(numtorch.randn(3, 4), numtorch.tensor([0, 1, 2]), weight=w, label_smoothing=0.1),
+         "nll_loss_forward", "weight"),
+        (lambda w: F.binary_cross_entropy(numtorch.rand(3, 4), numtorch.rand(3, 4), weight=w), "binary_cross_entropy", "weight"),
+        (lambda w: F.binary_cross_entropy_with_logits(numtorch.randn(3, 4), numtorch.rand(3, 4), pos_weight=w),
+         "binary_cross_entropy_with_logits", "pos_weight"),
+        (lambda w: F.batch_norm(numtorch.randn(2, 4), w.detach(), w, training=True), "native_batch_norm", "running_var"),
+    ],
+)  # fmt: skip
+def test_non_differentiable_tensor_arguments_must_not_require_grad(call, fname, arg):
+    w = _W.clone().requires_grad_()
+    msg = f"The function '{fname}' is not differentiable with respect to argument '{arg}'"
+    with pytest.raises(RuntimeError, match=msg):
+        call(w)
+    with numtorch.no_grad():
+        call(w)  # only checked while grad mode is on, as in PyTorch
+    assert call(w.detach()).requires_grad is False

@@ -15,11 +15,6 @@ from numtorch.nn.utils import (
     vector_to_parameters,
 )
 
-needs_norm = pytest.mark.skipif(
-    not hasattr(numtorch.linalg, "vector_norm"),
-    reason="needs numtorch.linalg.vector_norm (linalg area)",
-)
-
 
 def _params(*grads):
     ps = []
@@ -30,7 +25,6 @@ def _params(*grads):
     return ps
 
 
-@needs_norm
 def test_clip_grad_norm_scales_when_above_max():
     ps = _params([3.0, 0.0], [0.0, 4.0])
     total = clip_grad_norm_(ps, max_norm=1.0)
@@ -40,7 +34,6 @@ def test_clip_grad_norm_scales_when_above_max():
     np.testing.assert_allclose(ps[1].grad.numpy(), [0.0, 4.0 * coef], rtol=1e-6)
 
 
-@needs_norm
 def test_clip_grad_norm_leaves_small_gradients():
     ps = _params([0.3, 0.4])
     total = clip_grad_norm_(ps, max_norm=1.0, foreach=True)
@@ -48,14 +41,12 @@ def test_clip_grad_norm_leaves_small_gradients():
     np.testing.assert_allclose(ps[0].grad.numpy(), [0.3, 0.4], rtol=1e-6)
 
 
-@needs_norm
 def test_clip_grad_norm_inf_and_p_norms():
     ps = _params([1.0, -7.0], [2.0])
     assert float(clip_grad_norm_(ps, 100.0, norm_type=float("inf"))) == 7.0
     assert float(get_total_norm([p.grad for p in ps], norm_type=1)) == pytest.approx(10.0)
 
 
-@needs_norm
 def test_clip_grad_norm_nonfinite():
     ps = _params([float("nan"), 1.0])
     with pytest.raises(

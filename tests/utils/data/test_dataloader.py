@@ -155,3 +155,26 @@ def test_default_convert():
         and isinstance(out["b"][0], numtorch.Tensor)
         and out["b"][1] == "s"
     )
+
+
+def test_tensor_dataset_batches_equal_stacked_samples():
+    # Note [TensorDataset batches by one gather]: same batches as collating ds[i] one by one
+    x, y = numtorch.randn(23, 2, 3), numtorch.arange(23)
+    ds = TensorDataset(x, y)
+    fast = DataLoader(ds, batch_size=5, shuffle=True, generator=numtorch.Generator().manual_seed(1))
+    slow = DataLoader(ds, batch_size=5, shuffle=True, generator=numtorch.Generator().manual_seed(1),
+                      collate_fn=lambda b: default_collate(b))  # fmt: skip
+    pairs = list(zip(fast, slow, strict=True))
+    assert len(pairs) == 5
+    for a, b in pairs:
+        assert type(a) is list and type(b) is list
+        for u, v in zip(a, b, strict=True):
+            assert u.dtype is v.dtype and u.shape == v.shape and numtorch.equal(u, v)
+    neg = next(iter(DataLoader(ds, sampler=[-1, 0], batch_size=2)))
+    assert neg[1].tolist() == [22, 0]
+
+
+def test_tensor_dataset_out_of_range_index_raises_per_sample_error():
+    loader = DataLoader(TensorDataset(numtorch.arange(5)), sampler=[0, 7], batch_size=2)
+    with pytest.raises(IndexError, match="index 7 is out of bounds for dimension 0 with size 5"):
+        list(loader)
