@@ -166,3 +166,24 @@ class TinyParameterOp(Benchmark):
 
     def time_call(self, op, libname):
         self.fn()
+
+
+class TinyParameterGrad(Benchmark):
+    """The tiny ops on ``nn.Parameter`` inputs that require grad (a training step's forward):
+    the generated recording with plain-subclass operands (Note [Generated recording]). The
+    graph is kept for the call's duration only, so each call also makes the leaves'
+    AccumulateGrad nodes, as in PyTorch."""
+
+    params = [["add", "mul", "relu", "getitem", "reshape"], LIBS]
+    param_names = ["op", "lib"]
+
+    def setup(self, op, libname):
+        L = lib(libname)
+        with pending():
+            a, b = (L.nn.Parameter(t) for t in _pair(L))
+        warm(tiny_call(L, op, *_pair(L)))  # the plain call teaches the kernel fast path
+        self.fn = tiny_call(L, op, a, b)
+        warm(self.fn)
+
+    def time_call(self, op, libname):
+        self.fn()

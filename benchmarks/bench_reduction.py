@@ -84,3 +84,22 @@ class Softmax(Benchmark):
 
     def time_forward(self, op, dim, dtype):
         self.fn()
+
+
+class TinyReduce(Benchmark):
+    """Per-call cost of reductions of 8 elements (Note [Reduction fast path]): every element,
+    one dim of a (2, 4) tensor (rows and columns), with and without ``requires_grad``."""
+
+    params = [["sum", "mean", "prod", "amax", "max", "all"], ["all", "dim1", "dim0"], [False, True]]
+    param_names = ["op", "over", "requires_grad"]
+
+    def setup(self, op, over, requires_grad):
+        if requires_grad and op == "all":
+            raise NotImplementedError("all has no gradient")
+        x = tensor((8,) if over == "all" else (2, 4), requires_grad=requires_grad)
+        fn = getattr(x, op)
+        self.fn = fn if over == "all" else functools.partial(fn, 1 if over == "dim1" else 0)
+        warm(self.fn)
+
+    def time_tiny_reduce(self, op, over, requires_grad):
+        self.fn()

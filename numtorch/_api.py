@@ -80,9 +80,9 @@ def _split_sig(sig: str):
     return pos, kwonly
 
 
-def build(b: Binding, is_method: bool, tensor_type, code=None) -> types.FunctionType:
+def build(b: Binding, is_method: bool, tensor_type) -> types.FunctionType:
     src, ns, filename = _render(b, is_method, tensor_type)
-    return _finish(b, is_method, code or compile(src, filename, "exec"), ns)
+    return _finish(b, is_method, compile(src, filename, "exec"), ns)
 
 
 def _render(b: Binding, is_method: bool, tensor_type) -> tuple[str, dict, str]:
@@ -142,7 +142,7 @@ def install(tensor_cls) -> dict[str, dict[str, types.FunctionType]]:
     by_module: dict[str, dict[str, types.FunctionType]] = {}
     rendered = [_render(b, b.module == "Tensor", tensor_cls) for b in BINDINGS]
     codes = _compiled([(src, filename) for src, _, filename in rendered])
-    for b, (_, ns, _), code in zip(BINDINGS, rendered, codes):
+    for b, (_, ns, _), code in zip(BINDINGS, rendered, codes, strict=True):
         is_method = b.module == "Tensor"
         fn = _finish(b, is_method, code, ns)
         if is_method:

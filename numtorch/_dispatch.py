@@ -34,13 +34,33 @@ def fast({args}):
     return _slow(_op, [{args}])
 """
 
+# With a generated recorder (Note [Generated recording]): the same gate without the grad test,
+# then the no-grad case as above, else the recording of plain CPU tensors, else slow_dispatch.
+# An op gets it on its first call that leaves the no-grad case (``_upgrade``): compiling the
+# recorder costs ~0.5 ms per op, which inference never pays.
+_FAST_GRAD_TEMPLATE = """
+def fast({args}):
+    if {cond}:
+        if {nograd}:{inline}
+            return _impl({args})
+        if {grad}:
+{record}
+    return _slow(_op, [{args}])
+"""
+
+_FORWARD = """_S.grad_enabled = False
+try:
+    _o = _fwd({args})
+finally:
+    _S.grad_enabled = True"""
+
 
 def dispatch(op, vals):
     return op.fast(*vals)
 
 
-def make_fast(op):
-    """Generate op.fast (Note [Per-op fast path])."""
+def make_fast(op, grad: bool = False):
+    """Generate op.fast (Note [Per-op fast path]); ``grad``: with its generated recorder."""
     composite = op.impls.get("composite")
     if composite is not None:
         return composite
@@ -48,6 +68,9 @@ def make_fast(op):
     args = [f"x{i}" for i in range(op.nargs)]
     if impl is None or not op.tensor_idx or op.list_idx:
         return lambda *v: slow_dispatch(op, list(v))
+    recordable = _engine.recordable(op)
+    if grad and recordable:
+        return _make_fast_grad(op, impl, args)
     conds = ["not _S.td_modes", "_S.fw_level < 0"]
     first = op.tensor_idx[0]
     check_rg = op.autograd is not None
@@ -62,9 +85,60 @@ def make_fast(op):
     inline, extra = _inline(op, impl, args)
     src = _FAST_TEMPLATE.format(args=", ".join(args), cond=" and ".join(conds), inline=inline)
     ns = {"_S": STATE, "_T": Tensor, "_CPU": CPU, "_NT": _NON_TENSOR, "_impl": impl,
-          "_slow": slow_dispatch, "_op": op, "_PL": PLAIN_SUBCLASSES, **extra}  # fmt: skip
+          "_slow": _upgrade if recordable else slow_dispatch, "_op": op, "_PL": PLAIN_SUBCLASSES,
+          **extra}  # fmt: skip
     exec(compile(src, f"<numtorch fast {op}>", "exec"), ns)
     return ns["fast"]
+
+
+def _upgrade(op, vals):
+    op.fast = make_fast(op, grad=True)
+    return op.fast(*vals)
+
+
+def _make_fast_grad(op, impl, args):
+    first = op.tensor_idx[0]
+    conds = ["not _S.td_modes", "_S.fw_level < 0"]
+    nograd, cpu = [], []
+    for i in op.tensor_idx:
+        x = f"x{i}"
+        plain = f"({x}.__class__ is _T or {x}.__class__ in _PL)"  # Note [Plain subclasses]
+        if i == first:
+            conds.append(f"{plain} and {x}._device is _CPU")
+            nograd.append(f"not {x}._rg")
+        else:  # tensor tests first: the tuple scan of _NT only for numbers / None
+            conds.append(f"({plain} or {x}.__class__ in _NT)")
+            nograd.append(f"({plain} and not {x}._rg or {x}.__class__ in _NT)")
+            cpu.append(f"({plain} and {x}._device is _CPU or {x}.__class__ in _NT)")
+    inline, extra = _inline(op, impl, args)
+    ns = {"_S": STATE, "_T": Tensor, "_CPU": CPU, "_NT": _NON_TENSOR, "_impl": impl,
+          "_slow": slow_dispatch, "_op": op, "_PL": PLAIN_SUBCLASSES, **extra}  # fmt: skip
+    lines = _engine.recorder_lines(op, args, first, ns)
+    fwd = _FORWARD.format(args=", ".join(args)).split("\n")
+    at = lines.index("{FORWARD}")
+    lines[at : at + 1] = fwd
+    ns["_fwd"] = _forward_fn(op, impl, args, inline, extra) if inline else impl
+    src = _FAST_GRAD_TEMPLATE.format(
+        args=", ".join(args),
+        cond=" and ".join(conds),
+        nograd=f"({' and '.join(nograd)}) or not _S.grad_enabled",
+        grad=" and ".join(["not _S.anomaly", "_op.autograd is _D", *cpu]),
+        inline=inline.replace("\n", "\n    "),  # one level deeper than in _FAST_TEMPLATE
+        record="".join(f"            {x}\n" for x in lines).rstrip("\n"),
+    )
+    exec(compile(src, f"<numtorch fast {op}>", "exec"), ns)
+    return ns["fast"]
+
+
+def _forward_fn(op, impl, args, inline, extra):
+    # the inlined pointwise case as a function of its own, for the recording path
+    body = inline.replace("\n    ", "\n")  # one level less than in _FAST_TEMPLATE
+    a = ", ".join(args)
+    src = f"def fwd({a}):{body}\n    return _impl({a})\n"
+    ns = {"_S": STATE, "_T": Tensor, "_CPU": CPU, "_NT": _NON_TENSOR, "_impl": impl,
+          "_PL": PLAIN_SUBCLASSES, **extra}  # fmt: skip
+    exec(compile(src, f"<numtorch forward {op}>", "exec"), ns)
+    return ns["fwd"]
 
 
 def _inline(op, impl, args):
@@ -85,9 +159,7 @@ def slow_dispatch(op, vals):
     st = STATE
     if op.autograd is not None and (st.grad_enabled or st.fw_level >= 0):
         if _needs_autograd(op, vals, st):
-            from .autograd._engine import autograd_call
-
-            return autograd_call(op, vals)
+            return _engine.autograd_call(op, vals)
     return below_autograd(op, vals)
 
 
@@ -166,3 +238,6 @@ def _device_kwarg(op, vals) -> str:
             return v.type if hasattr(v, "type") else str(v).partition(":")[0]
     return "cpu"
 
+
+# the Autograd key's module imports this one (below_autograd); either may be imported first
+from .autograd import _engine  # noqa: E402

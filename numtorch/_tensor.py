@@ -22,6 +22,15 @@ PY_DISPATCH_TYPES: set = set()  # Tensor subclasses defining __torch_dispatch__ 
 PLAIN_SUBCLASSES: set = set()
 
 
+def _contiguous_strides(shape) -> tuple:
+    """PyTorch's contiguous strides: a size-0 or size-1 dim counts as 1."""
+    st, acc = [], 1
+    for n in reversed(shape):
+        st.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(st))
+
+
 class Tensor:
     """A multi-dimensional array with autograd, mirroring ``torch.Tensor``.
 
@@ -114,8 +123,11 @@ class Tensor:
         >>> numtorch.zeros(2, 3).stride()
         (3, 1)
         """
-        isz = self._data.itemsize
-        st = tuple(s // isz for s in self._data.strides)
+        a = self._data
+        isz = a.itemsize
+        st = tuple(s // isz for s in a.strides)
+        if not a.size and a.ndim and not any(st):  # NumPy 2 zeroes an empty array's strides
+            st = _contiguous_strides(a.shape)
         if dim is None:
             return st
         return st[_wrap_dim(dim, self._data.ndim, "stride")]

@@ -125,3 +125,175 @@ def test_getitem_fast_path_matches_pytorch_rules():
         x[::-1]
     with pytest.raises(IndexError, match="0-dim"):
         torch.tensor(1.0)[0:1]
+
+
+# ---- Note [Generated recording]: recording plain CPU tensors without slow_dispatch ----------------
+class _Nop(TorchDispatchMode):
+    # an active mode turns the fast paths off: what it records is the Autograd key's own work
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        return func(*args, **(kwargs or {}))
+
+
+_RECORDED = {
+    "add": (lambda a, b: a + b, "AddBackward0"),
+    "add_alpha": (lambda a, b: torch.add(a, b, alpha=3), "AddBackward0"),
+    "mul": (lambda a, b: a * b, "MulBackward0"),
+    "mul_scalar": (lambda a, b: a * 2.5, "MulBackward0"),
+    "div": (lambda a, b: a / b, "DivBackward0"),
+    "relu": (lambda a, b: torch.relu(a), "ReluBackward0"),
+    "sigmoid": (lambda a, b: a.sigmoid(), "SigmoidBackward0"),
+    "sum": (lambda a, b: a.sum(), "SumBackward0"),
+    "slice": (lambda a, b: a[1:3], "SliceBackward0"),
+    "slice_open": (lambda a, b: a[-3:], "SliceBackward0"),
+    "slice_step": (lambda a, b: a[::3], "SliceBackward0"),
+    "select": (lambda a, b: a[-2], "SelectBackward0"),
+    "reshape": (lambda a, b: a.reshape(2, -1), "ViewBackward0"),
+    "view": (lambda a, b: a.view(4, 2), "ViewBackward0"),
+    "view_seq": (lambda a, b: a.view((8,)), "ViewBackward0"),
+    "chain": (lambda a, b: (a * b + a).relu()[2:6].reshape(2, 2), "ViewBackward0"),
+    "clamp_none_max": (lambda a, b: torch.clamp(a, min=b), "ClampBackward0"),  # Tensor? None
+    "where": (lambda a, b: torch.where(a > 0, a, b), "WhereBackward0"),
+    "layer_norm": (lambda a, b: torch.nn.functional.layer_norm(a.view(2, 4), (4,)), "NativeLayerNormBackward0"),
+    "aten_number": (lambda a, b: torch.ops.aten.mul.Tensor(a, 2), "MulBackward0"),
+}
+
+
+def _leaves(b_grad=True, cls=None):
+    a, b = _pair(np.float64)
+    ta = torch.from_numpy(a.copy()).requires_grad_(True)
+    tb = torch.from_numpy(b.copy()).requires_grad_(b_grad)
+    if cls is not None:
+        ta, tb = cls(ta), cls(tb, requires_grad=b_grad)
+    return ta, tb
+
+
+def _graph(t, seen=None):
+    # the recorded graph as names, edges and saved values (tensors as lists), depth first
+    fn = t.grad_fn
+    seen = {} if seen is None else seen
+
+    def walk(node):
+        if node is None:
+            return None
+        if id(node) in seen:
+            return seen[id(node)]
+        def value(v):
+            if isinstance(v, (list, tuple)):
+                return [value(x) for x in v]
+            if v.__class__.__name__ == "SavedTensor":
+                u = v.unpack(node)
+                return (u.tolist(), u.requires_grad, u.grad_fn is node, u._out_nr)
+            return v
+
+        saved = {k: value(v) for k, v in (getattr(node, "_saved", None) or {}).items()}
+        meta = [None if m is None else (tuple(m[0]), str(m[1])) for m in node._input_meta]
+        seen[id(node)] = r = (node.name(), saved, meta, [(walk(n), k) for n, k in node.next_functions])
+        return r
+
+    return walk(fn)
+
+
+@pytest.mark.parametrize("case", list(_RECORDED))
+@pytest.mark.parametrize("b_grad", [True, False])
+def test_generated_recording_matches_the_autograd_key(case, b_grad):
+    fn, name = _RECORDED[case]
+    a, b = _leaves(b_grad)
+    y = fn(a, b)
+    a2, b2 = _leaves(b_grad)
+    with _Nop():
+        y2 = fn(a2, b2)
+    assert type(y) is torch.Tensor and y.grad_fn.name() == name and y.requires_grad and not y.is_leaf
+    assert _graph(y) == _graph(y2)
+    g = torch.from_numpy(np.linspace(0.5, 2.0, y.numel()).reshape(y.shape))
+    y.backward(g)
+    y2.backward(g)
+    np.testing.assert_array_equal(a.grad.numpy(), a2.grad.numpy())
+    assert (b.grad is None) == (b2.grad is None)
+    if b.grad is not None:
+        np.testing.assert_array_equal(b.grad.numpy(), b2.grad.numpy())
+
+
+@pytest.mark.parametrize("case", ["add", "mul", "relu", "slice", "select", "reshape", "chain"])
+def test_generated_recording_gradients_are_right(case):
+    fn, _ = _RECORDED[case]
+    a, b = _leaves()
+    assert torch.autograd.gradcheck(fn, (a, b))
+    assert torch.autograd.gradgradcheck(fn, (a, b))
+
+
+def test_generated_recording_of_parameters_and_shared_accumulators():
+    p, q = _leaves(cls=torch.nn.Parameter)
+    y1, y2 = p * q, p + q
+    assert type(y1) is torch.Tensor and y1.grad_fn.name() == "MulBackward0"
+    acc = y1.grad_fn.next_functions[0][0]
+    assert acc.name() == "AccumulateGrad" and acc.variable is p
+    assert y2.grad_fn.next_functions[0][0] is acc  # one accumulator per leaf while a graph holds it
+    for v in (p[1:3], p[0], p.reshape(2, 4)):
+        assert v.grad_fn.next_functions[0][0] is acc and v._base is p
+    (y1 + y2).sum().backward()
+    np.testing.assert_array_equal(p.grad.numpy(), q.detach().numpy() + 1)
+
+
+def test_generated_recording_checks_saved_versions():
+    a, b = _leaves()
+    y = a * b
+    with torch.no_grad():
+        b.add_(1.0)
+    msg = r"\[torch.DoubleTensor \[8\]\], which is input 'other' of MulBackward0, is at version 1; expected version 0"
+    with pytest.raises(RuntimeError, match=msg):
+        y.sum().backward()
+    r = torch.relu(a * 1.0)  # relu saves its result
+    r.add_(1.0)
+    with pytest.raises(RuntimeError, match=r"\[torch.DoubleTensor \[8\]\], is at version 1; expected version 0"):
+        r.sum().backward()
+    v = a[1:3]  # the view shares a's version counter; slice saved a
+    with torch.no_grad():
+        a.mul_(2.0)
+    assert v._version == a._version == 1
+    with pytest.raises(RuntimeError, match="which is input 'self' of SliceBackward0, is at version 1"):
+        v.sum().backward()
+
+
+def test_generated_recording_runs_hooks_and_inplace_through_views():
+    a, b = _leaves()
+    seen = []
+    a.register_hook(lambda g: seen.append(g.tolist()))
+    y = a * 1.0
+    y.register_hook(lambda g: g * 10)
+    v = y[1:3]
+    v.mul_(2.0)
+    assert y.grad_fn.name() == "CopySlices" and v._base is y
+    y.sum().backward()
+    assert seen == [[10.0, 20.0, 20.0, 10.0, 10.0, 10.0, 10.0, 10.0]]
+
+
+def test_generated_recording_steps_aside_for_anomaly_mode_and_no_grad():
+    a, b = _leaves()
+    with torch.autograd.detect_anomaly():
+        y = a * b
+        v = a[1:3]
+    assert "test_dispatch.py" in y.grad_fn._trace and "test_dispatch.py" in v.grad_fn._trace
+    with torch.no_grad():
+        for r in (a * b, torch.relu(a), a[1:3], a[0], a.reshape(2, 4)):
+            assert r.grad_fn is None and not r.requires_grad
+    assert (a > b).grad_fn is None and not (a > b).requires_grad
+
+
+def test_modes_see_the_same_aten_ops_with_requires_grad_inputs():
+    seen = []
+
+    class Log(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            seen.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    x, y = torch.ones(8, requires_grad=True), torch.ones(8, requires_grad=True)
+    with Log():
+        x + y
+        x[1:3]
+        x[2]
+        x.reshape(2, 4)
+        x.view(8)
+        torch.relu(x)
+    assert seen == ["aten.add.Tensor", "aten.slice.Tensor", "aten.select.int", "aten.view.default",
+                    "aten.view.default", "aten.relu.default"]  # fmt: skip

@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from .._device import CPU
@@ -190,6 +192,7 @@ _NO_EDGE = (None, 0)
 # non-tensor values the dispatcher's fast path also lets through
 _PLAIN_NON_TENSOR = frozenset((int, float, bool, complex, type(None)))
 _new = object.__new__
+_weakref = weakref.ref
 
 
 def _record(op, vals, fw=True):
@@ -220,7 +223,8 @@ def _record(op, vals, fw=True):
                 edges.append((fn, v._out_nr))
                 live = True
             elif v._rg:
-                acc = v.__dict__.get("_acc")  # grad_accumulator, inlined
+                ref = v.__dict__.get("_acc_ref")  # grad_accumulator, inlined
+                acc = ref() if ref is not None else None
                 edges.append((acc if acc is not None else grad_accumulator(v), 0))
                 live = True
             else:
@@ -280,6 +284,126 @@ def _record(op, vals, fw=True):
             saved["result"] = SavedTensor(out, node, 0)
         return out
     return _finish_outputs(op, vals, deriv, node, out, saved, False)
+
+
+# Note [Generated recording]
+# With grad mode on, no dispatch mode, forward-AD level or anomaly mode, and every tensor argument
+# a plain CPU tensor (or a number / None), _record's work is fixed per op: which arguments give
+# edges, which are saved and how, the node class. recorder_lines() writes that work out as
+# straight-line code with one block per argument; op.fast inlines it (Note [Per-op fast path])
+# and view fast paths call record_output() (Note [Reshape fast path]) with the view they built.
+# Both make the node _record makes; multi-output ops go to _finish_outputs as there.
+def recordable(op) -> bool:
+    """Whether op's recording can be generated (no tensor lists, not in-place, differentiable)."""
+    d = op.autograd
+    return d is not None and d is not OUT_NOT_DIFFERENTIABLE and not op.list_idx and op.kind in (
+        "functional",
+        "view",
+    )
+
+
+def recorder_lines(op, args, first: int, ns: dict) -> list:
+    """Lines recording ``op`` around ``_o``: the caller's lines up to ``{FORWARD}`` compute it.
+    ``args`` name the schema arguments; only ``args[first]`` is known to be a Tensor."""
+    deriv = op.autograd
+    plan = _plan(op)
+    ns.update({"_new": _new, "_ST": SavedTensor, "_NO": _NO_EDGE, "_AG": AccumulateGrad, "_wr": _weakref,
+               "_D": deriv, "_NC": plan.node_cls, "_SL": plan.slots, "_fin": _finish_outputs,
+               "_make": _make, "_SvT": SavedTensor, "_sval": _save_value, "_PNT": _PLAIN_NON_TENSOR,
+               "_CPU": CPU, "_T": Tensor})  # fmt: skip
+    L = []
+    for i in plan.tidx:
+        x, e, m = args[i], f"_e{i}", f"_m{i}"
+        body = [
+            f"_f = {x}._grad_fn",
+            "if _f is not None:",
+            f"    {e} = (_f, {x}._out_nr)",
+            f"elif {x}._rg:",  # grad_accumulator, inlined
+            f"    _d = {x}.__dict__",
+            "    _a = _d.get('_acc_ref')",
+            "    _a = _a() if _a is not None else None",
+            "    if _a is None:",
+            "        _a = _new(_AG)",
+            "        _a.next_functions = ()",
+            f"        _a.variable = {x}",
+            "        _d['_acc_ref'] = _wr(_a)",
+            f"    {e} = (_a, 0)",
+            "else:",
+            f"    {e} = _NO",
+            f"{m} = ({x}._data.shape, {x}._dtype, _CPU)",
+        ]
+        if i != first:  # a number or None there has no edge
+            L.append(f"if {x}.__class__ is _T or {x}.__class__ not in _NT:")
+            body = ["    " + b for b in body] + ["else:", f"    {e} = _NO", f"    {m} = None"]
+        L += body
+    entries = []
+    for name, idx, tname, _ in plan.saves:
+        x, s = args[idx], f"_s{idx}"
+        ns[f"_tn{idx}"] = tname
+        if idx in plan.tidx:
+            body = [f"{s} = _new(_ST)", f"{s}.tensor = {x}", f"{s}.version = {x}._vc[0]",
+                    f"{s}.is_output = False", f"{s}.tname = _tn{idx}"]  # fmt: skip
+            if idx != first:
+                L.append(f"if {x}.__class__ is _T or {x}.__class__ not in _NT:")
+                body = ["    " + b for b in body] + ["else:", f"    {s} = {x}"]
+            L += body
+        else:
+            L.append(f"{s} = {x} if {x}.__class__ in _PNT else _sval({x}, _tn{idx})")
+        entries.append(f"{name!r}: {s}")
+    L.append(f"_sv = {{{', '.join(entries)}}}")
+    L.append("{FORWARD}")
+    tens = [args[i] for i in plan.tidx]
+    L += [
+        "_n = _new(_NC)",
+        f"_n.next_functions = ({''.join(f'_e{i}, ' for i in plan.tidx)})",
+        f"_n._input_meta = ({''.join(f'_m{i}, ' for i in plan.tidx)})",
+        "_n._deriv = _D",
+        "_n._slots = _SL",
+        "_n._saved = _sv",
+        "if _o.__class__ is not _T:",
+        f"    return _fin(_op, [{', '.join(args)}], _D, _n, _o, _sv, False)",
+        "_n._out_meta = ((_o._data.shape, _o._dtype, _o._device),)",
+        "if _o._dtype.category >= 2:",
+        f"    if {' or '.join(f'_o is {x}' for x in tens)}:",
+        "        _o = _make(_o._data, _o._dtype, _T, _o._device, vc=_o._vc)",
+        "    _o._grad_fn = _n",
+        "    _o._rg = True",
+    ]
+    if deriv.saves_result:  # SavedTensor(_o, _n, 0), inlined
+        L += ["_r = _new(_ST)", "_r.tensor = (_o._data, _o._dtype, _o._device, _o._vc)",
+              "_r.version = _o._vc[0]", "_r.is_output = True", "_r.tname = ''", "_r.out_nr = 0",
+              "_r.rg = _o._rg", "_sv['result'] = _r"]  # fmt: skip
+    L.append("return _o")
+    return L
+
+
+def record_output(op):
+    """``rec(out, *vals)``: record ``op`` for ``out``, a result the caller computed itself from
+    ``vals`` (plain CPU tensors, grad mode on, no mode, no forward AD, no anomaly mode)."""
+    rec = op.__dict__.get("_rec_out")
+    if rec is None or rec.deriv is not op.autograd:
+        args = [f"x{i}" for i in range(op.nargs)]
+        ns = {"_op": op, "_NT": frozenset(_PLAIN_NON_TENSOR)}
+        first = op.tensor_idx[0]
+        lines = recorder_lines(op, args, first, ns)
+        lines.remove("{FORWARD}")
+        src = f"def rec(_o, {', '.join(args)}):\n" + "".join(f"    {x}\n" for x in lines)
+        exec(compile(src, f"<numtorch record {op}>", "exec"), ns)
+        rec = ns["rec"]
+        rec.deriv = op.autograd
+        op.__dict__["_rec_out"] = rec
+    return rec
+
+
+def _save_value(v, tname):
+    # a non-tensor schema argument: as _record saves it
+    if isinstance(v, Tensor):
+        sv = _new(SavedTensor)
+        sv.tensor, sv.version, sv.is_output, sv.tname = v, v._vc[0], False, tname
+        return sv
+    if isinstance(v, (list, tuple)) and v and isinstance(v[0], Tensor):
+        return [SavedTensor(t) for t in v]
+    return list(v) if isinstance(v, list) else v
 
 
 def _finish_outputs(op, vals, deriv, node, out, saved, inplace, view_base_edge=None):
@@ -353,6 +477,11 @@ def _record_generic(op, vals):
         if target._grad_fn is None and target._rg:
             raise RuntimeError(
                 "a leaf Variable that requires grad is being used in an in-place operation."
+            )
+        base = target._base
+        if base is not None and target._rg and base._grad_fn is None and base._rg:
+            raise RuntimeError(
+                "a view of a leaf Variable that requires grad is being used in an in-place operation."
             )
     view_base_edge = None
     if inplace and target._base is not None:
@@ -437,10 +566,7 @@ def run_backward(roots, root_grads, keep_graph: bool, create_graph: bool, inputs
                 if accumulate and (inputs is None or (id(node), 0) in targets) and grads[0] is not None:
                     g = grads[0]
                     grads = None  # the buffer's reference goes: the leaf may take g's storage
-                    var = node.variable
-                    if var is not None:  # a leaf nobody holds any more has nowhere to put it
-                        _tensor_hooks.accumulate(var, g, create_graph)
-                    var = None
+                    _tensor_hooks.accumulate(node.variable, g, create_graph)
                     g = None
                 continue
             if needed is not None and node not in needed:

@@ -94,31 +94,30 @@ class _RemovableHandle:
 class AccumulateGrad(Node):
     """The sink node of a leaf tensor: adds incoming gradients into ``leaf.grad``.
 
-    The leaf holds its accumulator and the accumulator holds the leaf weakly (no cycle), so
-    recording an op on a leaf does not build a new accumulator each time.
+    As in PyTorch, the graph holds the leaf (through this node) and the leaf holds its
+    accumulator weakly: a leaf the caller dropped still receives its gradient and runs its
+    hooks, and no reference cycle keeps either alive.
     """
 
-    __slots__ = ("_var_ref",)
+    __slots__ = ("variable",)
 
     def __init__(self, variable: Tensor):
         self.next_functions = ()
-        self._var_ref = weakref.ref(variable)
-
-    @property
-    def variable(self):
-        return self._var_ref()
+        self.variable = variable
 
     @property
     def _input_meta(self):  # read from the leaf: ``leaf.data = other`` may change its shape
-        v = self._var_ref()
-        return () if v is None else ((v._data.shape, v._dtype, v._device),)
+        v = self.variable
+        return ((v._data.shape, v._dtype, v._device),)
 
 
 def grad_accumulator(leaf: Tensor) -> AccumulateGrad:
     d = leaf.__dict__
-    acc = d.get("_acc")
+    ref = d.get("_acc_ref")
+    acc = ref() if ref is not None else None
     if acc is None:
-        acc = d["_acc"] = AccumulateGrad(leaf)
+        acc = AccumulateGrad(leaf)
+        d["_acc_ref"] = weakref.ref(acc)
     return acc
 
 
@@ -134,19 +133,19 @@ def gradient_edge(t: Tensor):
 class SavedTensor:
     """A tensor saved for backward, with the version it had when saved.
 
-    Outputs are saved without their grad_fn (no reference cycle) and rebuilt on unpack with
-    the owning node as grad_fn, as PyTorch's SavedVariable does.
+    Outputs are saved as their storage fields only (no Tensor, no grad_fn, no node reference:
+    no reference cycle) and rebuilt on unpack with the owning node as grad_fn, as PyTorch's
+    SavedVariable does. ``unpack`` is always called by the node that saved them.
     """
 
-    __slots__ = ("tensor", "version", "is_output", "node_ref", "out_nr", "rg", "tname")
+    __slots__ = ("tensor", "version", "is_output", "out_nr", "rg", "tname")
 
     def __init__(self, t: Tensor, node: Node | None = None, out_nr: int = 0, tname: str = ""):
         self.version = t._vc[0]
         self.is_output = node is not None
         self.tname = tname
         if self.is_output:
-            self.tensor = _make(t._data, t._dtype, type(t), t._device, vc=t._vc)
-            self.node_ref = weakref.ref(node)
+            self.tensor = (t._data, t._dtype, t._device, t._vc)
             self.out_nr = out_nr
             self.rg = t._rg
         else:
@@ -154,26 +153,32 @@ class SavedTensor:
 
     def unpack(self, node: Node) -> Tensor:
         t = self.tensor
-        if t._vc[0] != self.version:
-            raise RuntimeError(
-                "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [{_type_name(t)} {list(t._data.shape)}]"
-                f"{self.tname}, is at version {t._vc[0]}; expected version {self.version} instead. "
-                "Hint: enable anomaly detection to find the operation that failed to compute its "
-                "gradient, with torch.autograd.set_detect_anomaly(True)."
-            )
         if self.is_output:
-            out = _make(t._data, t._dtype, Tensor, t._device, vc=t._vc)
+            data, dtype, device, vc = t
+            if vc[0] != self.version:
+                raise self._modified(data.shape, dtype, vc[0])
+            out = _make(data, dtype, Tensor, device, vc=vc)
             out._rg = self.rg
-            out._grad_fn = self.node_ref()
+            out._grad_fn = node
             if self.out_nr:
                 out._out_nr = self.out_nr
             return out
+        if t._vc[0] != self.version:
+            raise self._modified(t._data.shape, t._dtype, t._vc[0])
         return t
 
+    def _modified(self, shape, dtype, version) -> RuntimeError:
+        return RuntimeError(
+            "one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: [{_type_name(dtype)} {list(shape)}]"
+            f"{self.tname}, is at version {version}; expected version {self.version} instead. "
+            "Hint: enable anomaly detection to find the operation that failed to compute its "
+            "gradient, with torch.autograd.set_detect_anomaly(True)."
+        )
 
-def _type_name(t: Tensor) -> str:
+
+def _type_name(dtype) -> str:
     names = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
              "int64": "LongTensor", "int32": "IntTensor", "bool": "BoolTensor",
              "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor"}  # fmt: skip
-    return "torch." + names.get(t._dtype.name, "Tensor")
+    return "torch." + names.get(dtype.name, "Tensor")

@@ -9,14 +9,14 @@ accumulator has ``out``'s dtype. Files are written and loaded like the pointwise
 
 # Note [Reduction order]
 # Sums must not lose accuracy on long rows (1e7 float32 ones sum to exactly 1e7), and must
-# use vector lanes to keep up with PyTorch. So rows (inner == 1) are halved pairwise down to
-# leaves of 4096; a leaf of a + b (or a * b) is one loop compiled with fastmath "reassoc" only,
-# which LLVM splits into 4 x 16 vector lanes (IEEE NaN/inf/zero semantics kept), so each lane
-# adds ~64 elements serially; other leaves (max, and, or) keep 128 lanes in a small array updated
-# elementwise. Columns (inner > 1) fold blocks of 64 rows into a
-# row of partials and combine those partials pairwise through a binary counter of levels,
-# so the error grows with log(R) in both layouts. Parallel variants split rows into pieces
-# (or columns into chunks), and combine the few partials at the end.
+# use vector lanes to keep up with PyTorch. So rows (inner == 1) are cut into leaves of 4096
+# whose partials are combined pairwise. A leaf of a + b (or a * b) is one loop compiled with
+# fastmath "reassoc" only, which LLVM splits into 4 x 16 vector lanes (IEEE NaN/inf/zero
+# semantics kept), so each lane adds ~64 elements serially; other leaves (max, and, or) keep
+# 128 lanes in a small array updated elementwise. Columns (inner > 1) fold blocks of 64 rows
+# into a row of partials and combine those partials pairwise through a binary counter of
+# levels, so the error grows with log(R) in both layouts. Parallel variants split rows into
+# pieces (or columns into chunks), and combine the few partials at the end.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from ._codegen import load_module
 
-_VERSION = "2"  # bump when the template below changes shape
+_VERSION = "3"  # bump when the template below changes shape
 _LANES = 128  # lanes of a lanes leaf: 8 AVX-512 vectors of float32 hide the store-load latency
 _BLOCK = 4096  # row length folded by one leaf before halving
 _REASSOC = {"a + b": "0", "a * b": "1"}  # combiners LLVM vectorizes under "reassoc": identity
@@ -100,20 +100,41 @@ def _p(a, n, out{ps}):
 {leaf}
 
 @kernel
-def _row(x, out{ps}):
-    # pairwise fold of x (a contiguous slice, size >= 1) down to leaves of {block}
+def _halves(x, out{ps}):
+    # leaves of {block} folded into partials, the partials combined pairwise (a loop: the
+    # recursion it replaces cost 10 % of a 4M-element sum)
     n = x.size
-    if n <= {block}:
+    m = (n + {block} - 1) // {block}
+    part = np.empty(m, out.dtype)
+    for b in range(m):
+        part[b] = _leaf(x[b * {block} : min(n, b * {block} + {block})], out{ps})
+    while m > 1:
+        h = m // 2
+        for i in range(h):
+            part[i] = _c(part[2 * i], part[2 * i + 1])
+        if m % 2:
+            part[h] = part[m - 1]
+            h += 1
+        m = h
+    return part[0]
+
+
+@inline
+def _row(x, out{ps}):
+    # pairwise fold of x (a contiguous slice, size >= 1) with leaves of {block}
+    if x.size <= {block}:
         return _leaf(x, out{ps})
-    h = n // 2
-    h -= h % {lanes}
-    return _c(_row(x[:h], out{ps}), _row(x[h:], out{ps}))
+    return _halves(x, out{ps})
 
 
 @kernel
 def row(x, out, outer, R{ps}):
+    if R <= {block}:  # one leaf a row: no branch in the loop
+        for o in range(outer):
+            out[o] = _p(_leaf(x[o * R : o * R + R], out{ps}), R, out{ps})
+        return
     for o in range(outer):
-        out[o] = _p(_row(x[o * R : o * R + R], out{ps}), R, out{ps})
+        out[o] = _p(_halves(x[o * R : o * R + R], out{ps}), R, out{ps})
 
 
 @parallel_kernel

@@ -8,6 +8,7 @@ Kernels compile lazily on first call per signature and are cached on disk, so
 from __future__ import annotations
 
 import importlib.util
+import sys
 
 import numba
 import numba.np.linalg as _nb_linalg
@@ -27,10 +28,11 @@ def _probe_blas_without_import():
 
 
 _ensure_blas = _nb_linalg.ensure_blas
-if "numba.np.arraymath" not in __import__("sys").modules:
+if "numba.np.arraymath" not in sys.modules:
     _nb_linalg.ensure_blas = _probe_blas_without_import
 
 _OPTS = dict(cache=True, nogil=True, error_model="numpy")
+
 
 def kernel(fn):
     """A serial CPU kernel: ``@kernel def add_contig(a, b, out): ...``."""

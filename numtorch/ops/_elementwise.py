@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor, _make
+from .._tensor import PLAIN_SUBCLASSES, Tensor, _make
 from ..kernels import PARALLEL_THRESHOLD
 from ._pointwise import Pointwise, _broadcast, _cname, _resize_out
 
@@ -169,7 +169,8 @@ class Elementwise(Pointwise):
     # parameters other than the default 1, float16 and complex).
     def _fast_call(self, operands, params, inplace):
         a = operands[0]
-        if a.__class__ is not Tensor or not a._data.flags.c_contiguous:
+        ca = a.__class__
+        if (ca is not Tensor and ca not in PLAIN_SUBCLASSES) or not a._data.flags.c_contiguous:
             return None
         for p in params:
             if p.__class__ is not int or p != 1:
@@ -179,7 +180,7 @@ class Elementwise(Pointwise):
         if len(operands) == 2:
             b = operands[1]
             tb = b.__class__
-            if tb is Tensor:
+            if tb is Tensor or tb in PLAIN_SUBCLASSES:
                 e = b._data
                 if b._dtype is not a._dtype or e.shape != d.shape or not e.flags.c_contiguous:
                     return None
@@ -204,7 +205,9 @@ class Elementwise(Pointwise):
 
     def _learn_sig(self, pw, operands, params, compute, result, inplace):
         a = operands[0]
-        if compute.category == D._COMPLEX or compute is D.float16 or type(a) is not Tensor:
+        if compute.category == D._COMPLEX or compute is D.float16:
+            return
+        if type(a) is not Tensor and type(a) not in PLAIN_SUBCLASSES:
             return
         if a._dtype is not compute or not a._data.flags.c_contiguous:
             return
@@ -215,7 +218,7 @@ class Elementwise(Pointwise):
         kind, pat = None, "a"
         if len(operands) == 2:
             b = operands[1]
-            if type(b) is Tensor:
+            if type(b) is Tensor or type(b) in PLAIN_SUBCLASSES:
                 if (
                     b._dtype is not compute
                     or b._data.shape != a._data.shape
@@ -571,6 +574,16 @@ EXAMPLES = {
     "eq": ("numtorch.eq(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([False, False])"),
     "equal": ("numtorch.equal(numtorch.tensor([1.0, 2.0]), numtorch.tensor([1.0, 2.0 + 1e-9]))", "True"),
     "erf": ("numtorch.erf(numtorch.tensor([0.5, 2.0]))", "tensor([0.5205, 0.9953])"),
+    "logit": ("numtorch.logit(numtorch.tensor([0.25, 0.5]))", "tensor([-1.0986,  0.0000])"),
+    "sinc": ("numtorch.sinc(numtorch.tensor([0.0, 0.5]))", "tensor([1.0000, 0.6366])"),
+    "heaviside": ("numtorch.heaviside(numtorch.tensor([-1.0, 0.0, 2.0]), numtorch.tensor([0.5]))", "tensor([0.0000, 0.5000, 1.0000])"),
+    "float_power": ("numtorch.float_power(numtorch.tensor([2, 3]), 2)", "tensor([4., 9.], dtype=torch.float64)"),
+    "gcd": ("numtorch.gcd(numtorch.tensor([12, 18]), numtorch.tensor([18, 4]))", "tensor([6, 2])"),
+    "lcm": ("numtorch.lcm(numtorch.tensor([4, 6]), numtorch.tensor([6, 4]))", "tensor([12, 12])"),
+    "ldexp": ("numtorch.ldexp(numtorch.tensor([1.0, 2.0]), numtorch.tensor([3, -1]))", "tensor([8., 1.])"),
+    "isreal": ("numtorch.isreal(numtorch.tensor([1 + 0j, 1j]))", "tensor([ True, False])"),
+    "dist": ("numtorch.dist(numtorch.tensor([1.0, 2.0]), numtorch.tensor([4.0, 6.0]))", "tensor(5.)"),
+    "conj_physical": ("numtorch.conj_physical(numtorch.tensor([1 + 2j]))", "tensor([1.-2.j])"),
     "erfc": ("numtorch.erfc(numtorch.tensor([0.5, 2.0]))", "tensor([0.4795, 0.0047])"),
     "deg2rad": ("numtorch.deg2rad(numtorch.tensor([180.0, 90.0]))", "tensor([3.1416, 1.5708])"),
     "rad2deg": ("numtorch.rad2deg(numtorch.tensor([3.1416, 1.0]))", "tensor([180.0004,  57.2958])"),

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .. import _factory_utils as F
+from .. import return_types
 from .._dispatch import dispatch
 from .._tensor import Tensor, _make, _wrap_dim
 from ._registry import defop, public
@@ -376,3 +377,126 @@ def _norm(A, ord, dim, keepdim, out, dtype):
 
 public("norm", "A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None", _norm, relevant=("A",),
        module="torch.linalg", ops=_VNORM + _MNORM + _MNORM_NUM)  # fmt: skip
+
+
+# ---- matrix_power: repeated squaring with matmul (and inv for n < 0), as at::linalg_matrix_power ----
+def _matrix_power_composite(A, n):
+    s = A._data.shape
+    if len(s) < 2:
+        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
+    if s[-1] != s[-2]:
+        raise RuntimeError(
+            f"linalg.matrix_power: A must be batches of square matrices, but they are {s[-2]} by {s[-1]} matrices"
+        )
+    if n == 0:  # PyTorch: a.clone().copy_(eye): a zero gradient still reaches A
+        eye = np.broadcast_to(np.eye(s[-1], dtype=A._dtype.np), s)
+        dst = A.clone() if A.is_contiguous() else A.contiguous()
+        return dst.copy_(_make(eye, A._dtype))
+    if n < 0:
+        A, n = dispatch(_INV[0], [A]), -n
+    result, z = None, A
+    while True:  # binary decomposition of n: the products PyTorch's implementation makes
+        if n % 2:
+            result = z if result is None else result.matmul(z)
+        n //= 2
+        if not n:
+            return result if result is not A else A.clone()
+        z = z.matmul(z)
+
+
+_MATRIX_POWER = _op("linalg_matrix_power(Tensor self, int n) -> Tensor", _matrix_power_composite, composite=True)
+_MATRIX_POWER_T = _op("matrix_power(Tensor self, int n) -> Tensor", _matrix_power_composite, composite=True)
+_bind("matrix_power", "A, n", _MATRIX_POWER, method=False, module="torch.linalg", relevant=("A",), doc="""``A``
+    multiplied by itself ``n`` times (``n < 0``: the inverse's power; ``n == 0``: the identity).
+
+    >>> numtorch.linalg.matrix_power(numtorch.tensor([[1, 1], [0, 1]]), 3)
+    tensor([[1, 3],
+            [0, 1]])
+    """)  # fmt: skip
+_bind("matrix_power", "input, n", _MATRIX_POWER_T, doc="""Alias of ``numtorch.linalg.matrix_power``.
+
+    >>> numtorch.matrix_power(numtorch.tensor([[2.0, 0.0], [0.0, 3.0]]), -1)
+    tensor([[0.5000, 0.0000],
+            [0.0000, 0.3333]])
+    """)  # fmt: skip
+
+
+# ---- slogdet / logdet ------------------------------------------------------------------------------------
+_SLOGDET_NT = return_types.register("linalg_slogdet", ("sign", "logabsdet"))
+_SLOGDET_NT_T = return_types.register("slogdet", ("sign", "logabsdet"))
+
+
+def _slogdet_cpu(A):
+    _square(A, "linalg.slogdet")
+    _floating(A, "linalg.slogdet", low_precision=False)
+    sign, logabs = np.linalg.slogdet(A._data)  # LU through LAPACK; empty matrices: (1, 0)
+    real = A._dtype.to_real()
+    return _SLOGDET_NT(_make(np.asarray(sign).astype(A._dtype.np), A._dtype),
+                       _make(np.asarray(logabs).astype(real.np), real))  # fmt: skip
+
+
+def _slogdet_backward(grads, A):
+    # d logabsdet / dA = A^{-H}; the sign is piecewise constant for real A (its complex phase
+    # derivative is not implemented)
+    g = grads[1]
+    if g is None:
+        return None
+    return g.unsqueeze(-1).unsqueeze(-1) * _mH(dispatch(_INV[0], [A]))
+
+
+linalg_slogdet = defop("linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)", cpu=_slogdet_cpu,
+                       backward={"A": _slogdet_backward})  # fmt: skip
+slogdet = defop("slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)",
+                composite=lambda self: _SLOGDET_NT_T(*dispatch(linalg_slogdet, [self])))  # fmt: skip
+
+
+def _logdet_composite(self):
+    _square(self, "logdet")
+    _floating(self, "logdet", low_precision=False)
+    sign, logabs = dispatch(linalg_slogdet, [self])
+    if self._dtype.category == D._COMPLEX:
+        return sign.log() + logabs
+    return logabs.masked_fill(sign == -1, math.nan)
+
+
+logdet = defop("logdet(Tensor self) -> Tensor", composite=_logdet_composite)
+
+
+def _linalg_slogdet(A, out):
+    """``(sign, log|det|)`` of a square matrix (or batch); stable where ``det`` over- or underflows.
+
+    >>> numtorch.linalg.slogdet(numtorch.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    torch.return_types.linalg_slogdet(
+    sign=tensor(-1.),
+    logabsdet=tensor(0.6931))
+    """
+    res = dispatch(linalg_slogdet, [A])
+    if out is None:
+        return res
+    for o, v in zip(out, res, strict=True):
+        o.resize_(v.shape).copy_(v)
+    return _SLOGDET_NT(*out)
+
+
+def _slogdet(input):
+    """Alias of ``numtorch.linalg.slogdet`` (a ``torch.return_types.slogdet``).
+
+    >>> numtorch.slogdet(numtorch.eye(2)).logabsdet
+    tensor(0.)
+    """
+    return dispatch(slogdet, [input])
+
+
+def _logdet(input):
+    """``log(det(input))``: NaN for a negative determinant, -inf for a singular matrix.
+
+    >>> numtorch.logdet(numtorch.tensor([[2.0, 0.0], [0.0, 3.0]]))
+    tensor(1.7918)
+    """
+    return dispatch(logdet, [input])
+
+
+public("slogdet", "A, *, out=None", _linalg_slogdet, relevant=("A",), module="torch.linalg", ops=(linalg_slogdet,))
+for _n, _body, _op_ in (("slogdet", _slogdet, slogdet), ("logdet", _logdet, logdet)):
+    public(_n, "input", _body, ops=(_op_,))
+    public(_n, "self", _body, relevant=("self",), module="Tensor", ops=(_op_,))

@@ -29,15 +29,17 @@ class Pointwise:
     """
 
     __slots__ = ("name", "inputs", "expr", "params", "rule", "_mod", "_cache", "allow", "_fast",
-                 "_fast_scalar", "_entry")  # fmt: skip
+                 "_fast_scalar", "_entry", "refuse")  # fmt: skip
 
-    def __init__(self, name, inputs, expr, params=(), rule="common", allow="all"):
+    def __init__(self, name, inputs, expr, params=(), rule="common", allow="all", refuse=None):
         self.name = name
         self.inputs = list(inputs)
         self.expr = expr
         self.params = list(params)
         self.rule = rule
         self.allow = allow  # "all", "nobool", "int" (integral/bool), "real" (no complex), "float"
+        # refuse: {"bool" | "complex": (exception type, message)}, PyTorch's op-specific refusals
+        self.refuse = refuse or {}
         self._mod = None
         self._cache: dict = {}
         # Note [Pointwise fast path]: dtype -> (result np dtype, result dtype, serial, parallel)
@@ -78,6 +80,11 @@ class Pointwise:
         raise AssertionError(rule)
 
     def _check_allowed(self, common: D.dtype) -> None:
+        if self.refuse:
+            kind = "bool" if common is D.bool else "complex" if common.category == D._COMPLEX else ""
+            if kind in self.refuse:
+                exc, msg = self.refuse[kind]
+                raise exc(msg)
         allow = self.allow
         if allow == "all":
             return
@@ -285,8 +292,20 @@ class Pointwise:
                 pat += "s"
                 args.append(a.reshape(-1)[0].item())
         prefix = "p_" if n >= PARALLEL_THRESHOLD else "c_"
-        self.kernel(prefix + pat)(*args, dest.reshape(-1), *pvals)
+        try:
+            self.kernel(prefix + pat)(*args, dest.reshape(-1), *pvals)
+        except Exception as e:
+            self._untyped(e, dest)
         return pat
+
+    def _untyped(self, e: Exception, dest: np.ndarray):
+        # a dtype the op's expression has no meaning for (a comparison on complex): the
+        # declaration's ``allow`` missed it, so say what PyTorch says rather than Numba
+        if type(e).__name__ != "TypingError":
+            raise e
+        raise RuntimeError(
+            f"\"{self.name}_cpu\" not implemented for '{_cname(D.from_numpy_dtype(dest.dtype))}'"
+        ) from None
 
     def _run_strided(self, arrays, dest, shape, pvals):
         args = list(flat_parts(dest, shape))
@@ -294,7 +313,10 @@ class Pointwise:
             if not isinstance(a, np.ndarray):
                 a = np.array([a], dest.dtype if not arrays else _first_array(arrays).dtype)
             args += flat_parts(a, shape)
-        self.kernel("strided")(np.array(shape, np.int64), *args, *pvals)
+        try:
+            self.kernel("strided")(np.array(shape, np.int64), *args, *pvals)
+        except Exception as e:
+            self._untyped(e, dest)
 
 
 # Note [Compiled kernel entry]
@@ -340,8 +362,13 @@ def flat_parts(a: np.ndarray, shape: tuple):
     root = _root(a)
     if root is not None:
         base = root.reshape(-1) if root.flags.c_contiguous else root.ravel(order="K")
-        off = (a.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // isz
-        if all(s % isz == 0 for s in a.strides):
+        if base.dtype != a.dtype:  # a dtype view (Tensor.imag, view(dtype)): read storage as a's dtype
+            try:
+                base = base.view(a.dtype)
+            except ValueError:
+                base = None
+        if base is not None and all(s % isz == 0 for s in a.strides):
+            off = (a.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // isz
             return base, off, st
     c = np.ascontiguousarray(a)
     return flat_parts(c, shape)

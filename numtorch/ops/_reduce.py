@@ -250,3 +250,229 @@ def cname(dt: D.dtype) -> str:
 
 def dtype_arg(dtype) -> D.dtype | None:
     return None if dtype is None else D.to_dtype(dtype)
+
+
+# Note [Reduction fast path]
+# x.sum() / x.mean() / x.amax(1) / x.all(-1) ... of a small plain C-contiguous CPU tensor, with
+# no dispatch mode, no forward AD and no anomaly mode, over every dim or one int dim: what the
+# dispatcher reaches through aten.sum.default (or sum.dim_IntList) -> fold -> run -> _launch
+# (layout (outer, R, inner), the serial ``row`` or ``col`` kernel), done here in one frame.
+# After a dtype's first call the kernel's compiled entry point is called directly (Note
+# [Compiled kernel entry], _pointwise.py), guarded by exact ndarray, the dtype object it was
+# compiled for, C-contiguous and aligned. A gradient is recorded by the op's generated
+# recorder (engine.record_output), as the dispatcher's would. The public bindings call these
+# through Note [Binding fast call]; anything else (empty, large, float16, list dims, modes)
+# takes ``slow``, the binding's body.
+def reduce_fast(comb, acc: dict, full, one, slow, nodim=None):
+    """``fast(self, dim, keepdim)`` for the bindings of one reduction.
+
+    ``acc`` maps each input dtype this path takes to the result dtype; ``full=(op, extra)``:
+    the op (and its arguments after self) of ``dim=None`` (``()`` when ``nodim`` is ``()``),
+    ``keepdim=False`` (None: not taken);
+    ``one=(op, tail)``: the op of one int dim, called with ``(self, dim, keepdim, *tail)``
+    (None: not taken); ``slow(self, dim, keepdim)``: the body's call."""
+    assert not comb.nan_pass
+    store: dict = {}  # input dtype -> [row entry, col entry, input np dtype, result np dtype, result dtype]
+    shapes: dict = {}  # (shape, dim, keepdim) -> (outer, R, inner, result shape)
+    recs = [None, None]  # record_output of the full / one-dim op, made when first needed
+    fop, fextra = full if full is not None else (None, ())
+    dop, dtail = one if one is not None else (None, ())
+
+    def fast(self, dim=None, keepdim=False):
+        st = _STATE
+        if (
+            not st.td_modes
+            and st.fw_level < 0
+            and (self.__class__ is Tensor or self.__class__ in PLAIN_SUBCLASSES)
+            and self._device is _CPU
+        ):
+            a = self._data
+            e = store.get(self._dtype)
+            if e is None:
+                e = _learn(comb, store, self._dtype, acc)
+            n = a.size
+            if e is not None and a.__class__ is _nd and a.dtype is e[2] and 0 < n < _PT:
+                lay = None
+                full = dim is None if nodim is None else dim.__class__ is tuple and not dim
+                if full and keepdim is False:
+                    op = fop
+                elif dim.__class__ is int and keepdim.__class__ is bool and a.ndim:
+                    op = dop
+                    lay = shapes.get((a.shape, dim, keepdim))
+                    if lay is None:
+                        lay = _dim_layout(shapes, a.shape, dim, keepdim)
+                        if lay is None:
+                            op = None
+                else:
+                    op = None
+                f = a.flags
+                if op is not None and f.c_contiguous and f.aligned:
+                    rec = None
+                    if self._rg and st.grad_enabled:
+                        ri = lay is not None
+                        rec = recs[ri]
+                        if rec is None or rec.deriv is not op.autograd:
+                            rec = _recorder(recs, ri, op)
+                        if rec is None or st.anomaly:
+                            return slow(self, dim, keepdim)
+                    if lay is None:
+                        r = _empty(1, e[3])
+                        e[0](a if a.ndim == 1 else a.reshape(-1), r, 1, n)
+                        r = r.reshape(())
+                    else:
+                        r = _empty(lay[0] * lay[2], e[3])
+                        if lay[2] == 1:
+                            e[0](a.reshape(-1), r, lay[0], lay[1])
+                        else:
+                            k = e[1]
+                            if k is None:
+                                k = _learn_col(comb, e)
+                            k(a.reshape(-1), r, lay[0], lay[1], lay[2], min(lay[2], 1024))
+                        r = r.reshape(lay[3])
+                    t = _new(Tensor)  # _make(r, e[4]), inlined
+                    t._data = r
+                    t._dtype = e[4]
+                    t._device = _CPU
+                    t._rg = False
+                    t._grad_fn = None
+                    t._grad = None
+                    t._vc = [0]
+                    t._base = None
+                    if rec is not None:
+                        if lay is None:
+                            return rec(t, self, *fextra)
+                        return rec(t, self, dim, keepdim, *dtail)
+                    return t
+        return slow(self, dim, keepdim)
+
+    return fast
+
+
+def select_fast(largest: bool, op, cls, slow):
+    """``fast(self, dim, keepdim)`` of ``max(dim)`` / ``min(dim)``: ``cls(values, indices)``
+    through the argext kernels (Note [Reduction fast path]); ``slow`` is the body's call."""
+    store: dict = {}  # input dtype -> [rows entry, cols entry, input np dtype]
+    shapes: dict = {}
+    recs = [None]
+
+    def fast(self, dim, keepdim):
+        st = _STATE
+        if (
+            not st.td_modes
+            and st.fw_level < 0
+            and (self.__class__ is Tensor or self.__class__ in PLAIN_SUBCLASSES)
+            and self._device is _CPU
+            and dim.__class__ is int
+            and keepdim.__class__ is bool
+        ):
+            a = self._data
+            e = store.get(self._dtype)
+            if e is None and self._dtype in _SELECT:
+                e = store[self._dtype] = [None, None, np.dtype(self._dtype.np)]
+            n = a.size
+            if e is not None and a.__class__ is _nd and a.dtype is e[2] and a.ndim and 0 < n < _PT:
+                lay = shapes.get((a.shape, dim, keepdim))
+                if lay is None:
+                    lay = _dim_layout(shapes, a.shape, dim, keepdim)
+                f = a.flags
+                if lay is not None and f.c_contiguous and f.aligned:
+                    rec = None
+                    if self._rg and st.grad_enabled:
+                        rec = recs[0]
+                        if rec is None or rec.deriv is not op.autograd:
+                            rec = _recorder(recs, 0, op)
+                        if rec is None or st.anomaly:
+                            return slow(self, dim, keepdim)
+                    m = lay[0] * lay[2]
+                    v = _empty(m, e[2])
+                    i = _empty(m, _I64)
+                    x = a.reshape(-1)
+                    if lay[2] == 1:
+                        k = e[0]
+                        if k is None:
+                            K.argext_rows(x, v, i, lay[0], lay[1], largest)
+                            k = e[0] = _entry(K.argext_rows, (x, v, i, lay[0], lay[1], largest))
+                        else:
+                            k(x, v, i, lay[0], lay[1], largest)
+                    else:
+                        k = e[1]
+                        if k is None:
+                            K.argext_cols(x, v, i, lay[0], lay[1], lay[2], largest)
+                            args = (x, v, i, lay[0], lay[1], lay[2], largest)
+                            k = e[1] = _entry(K.argext_cols, args)
+                        else:
+                            k(x, v, i, lay[0], lay[1], lay[2], largest)
+                    dt = self._dtype
+                    res = cls(_make(v.reshape(lay[3]), dt), _make(i.reshape(lay[3]), _D_I64))
+                    if rec is not None:
+                        return rec(res, self, dim, keepdim)
+                    return res
+        return slow(self, dim, keepdim)
+
+    return fast
+
+
+def _recorder(recs: list, i: int, op):
+    # record_output(op), kept in recs[i]; None when op's recording cannot be generated
+    if op is None or not _engine.recordable(op):
+        return None
+    rec = recs[i] = _engine.record_output(op)
+    return rec
+
+
+def _dim_layout(shapes: dict, shape: tuple, dim: int, keepdim: bool):
+    # (outer, R, inner, result shape) of a C-contiguous reduction over one in-range dim
+    nd = len(shape)
+    if not -nd <= dim < nd:
+        return None
+    d = dim + nd if dim < 0 else dim
+    if shape[d] == 0:
+        return None
+    if len(shapes) > 512:
+        shapes.clear()
+    out = shape[:d] + ((1,) if keepdim else ()) + shape[d + 1 :]
+    lay = (math.prod(shape[:d]), shape[d], math.prod(shape[d + 1 :]), out)
+    shapes[shape, dim, keepdim] = lay
+    return lay
+
+
+def _learn(comb, store: dict, dt, acc: dict):
+    res = acc.get(dt)
+    if res is None:
+        return None
+    kernel = comb.module().row
+    x = np.zeros(1, dt.np)
+    r = np.empty(1, kernel_dtype(res))
+    kernel(x, r, 1, 1)
+    e = store[dt] = [_entry(kernel, (x, r, 1, 1)), None, x.dtype, r.dtype, res]
+    return e
+
+
+def _learn_col(comb, e: list):
+    kernel = comb.module().col
+    args = (np.zeros(2, e[2]), np.empty(2, e[3]), 1, 1, 2, 2)
+    kernel(*args)
+    k = e[1] = _entry(kernel, args)
+    return k
+
+
+def _entry(kernel, args):
+    # the compiled entry of ``kernel`` for these argument types; the dispatcher when none
+    from numba import typeof
+
+    ov = kernel.overloads.get(tuple(typeof(v) for v in args))
+    return kernel if ov is None else ov.entry_point
+
+
+from .._device import CPU as _CPU  # noqa: E402
+from .._state import STATE as _STATE  # noqa: E402
+from .._tensor import PLAIN_SUBCLASSES  # noqa: E402
+from ..autograd import _engine  # noqa: E402
+
+_nd = np.ndarray
+_PT = PARALLEL_THRESHOLD
+_empty = np.empty
+_I64 = np.dtype(np.int64)
+_D_I64 = D.int64
+_SELECT = {D.bool, D.int32, D.int64, D.float32, D.float64}
+_new = object.__new__

@@ -223,7 +223,9 @@ def _act(schema, pw, backward, *, torch_fn=False, method=False, doc=None, inplac
     )
 
 
-_relu = _act("relu(Tensor self) -> Tensor", Pointwise("relu", _X, "self if not self <= 0 else 0", allow="nobool"),
+_relu = _act("relu(Tensor self) -> Tensor", Pointwise("relu", _X, "self if not self <= 0 else 0", allow="nobool",
+                       refuse={"bool": (RuntimeError, "Boolean inputs not supported for relu"),
+                               "complex": (NotImplementedError, "clamp is not supported for complex types")}),
              {"self": lambda grad, result: threshold_backward(grad, result, 0)}, torch_fn=True, method=True,
              doc="Rectified linear unit, max(x, 0), elementwise.\n\n    >>> numtorch.relu(numtorch.tensor([-1.0, 2.0]))\n    tensor([0., 2.])\n")  # fmt: skip
 _threshold = _act("threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor",

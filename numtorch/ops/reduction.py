@@ -112,11 +112,14 @@ def _decl(schema, cpu, backward=None, out=None, node_name=None, mode="cast", nou
     return op, defop(out, cpu=out_impl)
 
 
-def _fn(name, sig, body, rel=("input",), method=True, fn=True, doc_ops=()):
+def _fn(name, sig, body, rel=("input",), method=True, fn=True, doc_ops=(), fast=None):
     """Declare ``numtorch.<name>`` with ``sig`` and (``method``) ``Tensor.<name>`` with the
-    same parameters minus ``out``."""
+    same parameters minus ``out``. ``fast=(fn, cond)``: the bindings call ``fn(input, dim,
+    keepdim)`` when ``cond`` (text ending in " and ") holds and ``out`` is None for an exact
+    Tensor (Note [Reduction fast path])."""
     if fn:
-        public(name, sig, body, relevant=rel, ops=doc_ops)
+        f = fast and (fast[0], ("input", "dim", "keepdim"), fast[1] + "out is None")
+        public(name, sig, body, relevant=rel, ops=doc_ops, fast=f)
     if method:
         msig = sig.replace("input", "self", 1)
         mbody = body
@@ -127,7 +130,9 @@ def _fn(name, sig, body, rel=("input",), method=True, fn=True, doc_ops=()):
                 return body(*v, None)
 
             mbody.__doc__ = body.__doc__
-        public(name, msig, mbody, relevant=("self",) + tuple(rel[1:]), module="Tensor", ops=doc_ops)
+        f = fast and (fast[0], ("self", "dim", "keepdim"), fast[1] + "True")
+        public(name, msig, mbody, relevant=("self",) + tuple(rel[1:]), module="Tensor", ops=doc_ops,
+               fast=f)  # fmt: skip
 
 
 def _call(op, op_out, vals, out):
@@ -165,7 +170,15 @@ def _sum(input, dim, keepdim, dtype, out):
     return _call(sum_dim, sum_out, [input, dim, keepdim, dtype], out)
 
 
-_fn("sum", "input, dim=None, keepdim=False, *, dtype=None, out=None", _sum)
+# Note [Reduction fast path]: dtype -> result dtype of the inputs it takes
+_INTS = {D.bool: D.int64, D.int32: D.int64, D.int64: D.int64}
+_FLOATS = {D.float32: D.float32, D.float64: D.float64}
+_SAME = {D.int32: D.int32, D.int64: D.int64, **_FLOATS}
+_LOGICAL = {dt: D.bool for dt in (D.bool, D.int32, D.int64, D.float32, D.float64)}
+_NODTYPE = "dtype is None and "
+_fn("sum", "input, dim=None, keepdim=False, *, dtype=None, out=None", _sum,
+    fast=(E.reduce_fast(_SUM, {**_INTS, **_FLOATS}, (sum_all, (None,)), (sum_dim, (None,)),
+                        lambda s, d, k: _sum(s, d, k, None, None)), _NODTYPE))  # fmt: skip
 
 nansum, nansum_out = _decl(
     "nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
@@ -227,7 +240,9 @@ def _mean(input, dim, keepdim, dtype, out):
     return _call(mean_dim, mean_out, [input, dim, keepdim, dtype], out)
 
 
-_fn("mean", "input, dim=None, keepdim=False, *, dtype=None, out=None", _mean)
+_fn("mean", "input, dim=None, keepdim=False, *, dtype=None, out=None", _mean,
+    fast=(E.reduce_fast(_MEAN, _FLOATS, (mean_all, (None,)), (mean_dim, (None,)),
+                        lambda s, d, k: _mean(s, d, k, None, None)), _NODTYPE))  # fmt: skip
 
 
 def _prod_cpu(self, dim, keepdim, dtype):
@@ -299,7 +314,9 @@ def _prod(input, dim, keepdim, dtype, out):
     return _call(prod_dim, prod_out, [input, dim, keepdim, dtype], out)
 
 
-_fn("prod", "input, dim=None, keepdim=False, *, dtype=None, out=None", _prod)
+_fn("prod", "input, dim=None, keepdim=False, *, dtype=None, out=None", _prod,
+    fast=(E.reduce_fast(_PROD, {**_INTS, **_FLOATS}, (prod_all, (None,)), (prod_dim, (None,)),
+                        lambda s, d, k: _prod(s, d, k, None, None)), _NODTYPE))  # fmt: skip
 
 
 # ---- max, min, amax, amin, argmax, argmin, aminmax ------------------------------------------
@@ -366,8 +383,13 @@ def _amin(input, dim, keepdim, out):
     return _call(amin, amin_out, [input, [] if dim is None else dim, keepdim], out)
 
 
-_fn("amax", "input, dim=(), keepdim=False, *, out=None", _amax)
-_fn("amin", "input, dim=(), keepdim=False, *, out=None", _amin)
+_EXT = {D.bool: D.bool, **_SAME}
+_fn("amax", "input, dim=(), keepdim=False, *, out=None", _amax,
+    fast=(E.reduce_fast(_AMAX, _EXT, (amax, ([], False)), (amax, ()),
+                        lambda s, d, k: _amax(s, d, k, None), nodim=()), ""))  # fmt: skip
+_fn("amin", "input, dim=(), keepdim=False, *, out=None", _amin,
+    fast=(E.reduce_fast(_AMIN, _EXT, (amin, ([], False)), (amin, ()),
+                        lambda s, d, k: _amin(s, d, k, None), nodim=()), ""))  # fmt: skip
 
 
 def _argext(self, dim, keepdim, largest):
@@ -429,8 +451,21 @@ for _name, _largest, _cls, _comb in (("max", True, MinMax, _AMAX), ("min", False
 
 def _minmax_body(name, largest):
     ops = globals()
+    op_all = ops[f"{name}_all"]
+    # the binding's relevant dim/other defeat Note [Binding fast call]: the body calls it
+    fast_all = E.reduce_fast(_AMAX if largest else _AMIN, _EXT, (op_all, ()), None,
+                             lambda s, d, k: dispatch(op_all, [s]))  # fmt: skip
+
+    op_dim = ops[f"{name}_dim"]
+    fast_dim = E.select_fast(largest, op_dim, MinMax if largest else Min,
+                             lambda s, d, k: _call(op_dim, None, [s, d, k], None))  # fmt: skip
 
     def body(input, dim, keepdim, other, out):
+        if other is None and out is None:
+            if dim is None and keepdim is False:
+                return fast_all(input)
+            if dim.__class__ is int:
+                return fast_dim(input, dim, keepdim)
         if isinstance(dim, Tensor):
             dim, other = None, dim
         if other is not None:
@@ -444,7 +479,7 @@ def _minmax_body(name, largest):
                 )
             if out is not None:
                 return dispatch(ops[f"{name}_unary_out"], [input, out])
-            return dispatch(ops[f"{name}_all"], [input])
+            return fast_all(input)
         return _call(ops[f"{name}_dim"], ops[f"{name}_dim_out"], [input, dim, keepdim], out)
 
     word = "largest" if largest else "smallest"
@@ -456,12 +491,25 @@ def _minmax_body(name, largest):
     values=tensor([{"5, 7" if largest else "1, 2"}]),
     indices=tensor([{"1, 0" if largest else "0, 1"}]))
     """
-    return body
+
+    def mbody(self, dim, keepdim, other):  # Tensor.max: one frame less than _fn's wrapper
+        if other is None:
+            if dim is None and keepdim is False:
+                return fast_all(self)
+            if dim.__class__ is int:
+                return fast_dim(self, dim, keepdim)
+        return body(self, dim, keepdim, other, None)
+
+    mbody.__doc__ = body.__doc__
+    return body, mbody
 
 
 for _name, _largest in (("max", True), ("min", False)):
-    _fn(_name, "input, dim=None, keepdim=False, *, other=None, out=None",
-        _minmax_body(_name, _largest), rel=("input", "dim", "other"))  # fmt: skip
+    _b, _mb = _minmax_body(_name, _largest)
+    _fn(_name, "input, dim=None, keepdim=False, *, other=None, out=None", _b, rel=("input", "dim", "other"),
+        method=False)  # fmt: skip
+    public(_name, "self, dim=None, keepdim=False, *, other=None", _mb, relevant=("self", "dim", "other"),
+           module="Tensor")  # fmt: skip
 
 
 def _argcpu(name, largest):
@@ -576,7 +624,9 @@ def _logical(comb, name, empty):
     >>> numtorch.tensor([[True, False], [True, True]]).{name}(1)
     tensor([{"False,  True" if name == "all" else "True, True"}])
     """
-    _fn(name, "input, dim=None, keepdim=False, *, out=None", body)
+    slow = lambda s, d, k: body(s, d, k, None)  # noqa: E731
+    fast = E.reduce_fast(comb, _LOGICAL, (op, (None, False)), (op, ()), slow)
+    _fn(name, "input, dim=None, keepdim=False, *, out=None", body, fast=(fast, ""))
     return op, op_out
 
 

@@ -755,4 +755,4 @@ def tensor_property(name: str, getter, setter=None, doc: str = "") -> None:
 
 
 # The rest of the area registers when this module is imported.
-from . import conversion, shape_copy, shape_split, shape_views  # noqa: E402,F401
+from . import conversion, shape_copy, shape_extra, shape_split, shape_views  # noqa: E402,F401

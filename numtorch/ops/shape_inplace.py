@@ -7,15 +7,18 @@ import math
 import numpy as np
 
 from .. import _dtype as D
+from .._state import STATE as _STATE
 from .._tensor import Tensor, _make, _root_array
 from ._pointwise import _broadcast
-from ._registry import defop
+from ._registry import defop, public
 from .shape import _c, _est, _ints, _strided, both
 from .shape_copy import _c_strides, _dense, assign, empty_layout, preserve_format, zeros_like_tensor
 
 
 def check_no_internal_overlap(a: np.ndarray) -> None:
     """PyTorch refuses to write where two elements of the destination share memory."""
+    if a.size == 0:  # nothing is written (NumPy 2 gives empty arrays all-zero strides)
+        return
     for n, s in zip(a.shape, a.strides, strict=False):
         if s == 0 and n > 1:
             raise RuntimeError(
@@ -264,3 +267,49 @@ both("zero_", "input", "self", _zero_body, (zero_,))
 both("resize_", None, "self, *sizes, memory_format=None", _resize_body, (resize_,))
 both("resize_as_", "input, the_template, *, memory_format=None", "self, the_template, *, memory_format=None",
      _resize_as_body, (resize_as_,))  # fmt: skip
+
+
+# ---- in-place view ops: t_, transpose_, squeeze_, unsqueeze_, swapdims_, as_strided_ ---------------
+# Note [In-place view ops adopt the view]
+# x.t_() makes x the view x.t() would return: its array, and (when recorded) its autograd node,
+# whose edge already points at x's previous history; x keeps its base and version counter,
+# bumped once as PyTorch does, except for a view: numtorch's view derivatives (select,
+# slice ...) save their input, which PyTorch's do not, so the bump would fail their backward.
+# A leaf that requires grad refuses, as for any in-place op.
+def _adopt(self: Tensor, view: Tensor) -> Tensor:
+    self._data = view._data
+    if view._grad_fn is not None:
+        self._grad_fn = view._grad_fn
+        self._out_nr = view._out_nr
+    if self._base is None:
+        self._vc[0] += 1
+    return self
+
+
+def _inplace_view(name: str, sig: str, of: str, example: str, shows: str) -> None:
+    def body(self, *args):
+        if self._rg and self._grad_fn is None and _STATE.grad_enabled:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        if of == "t" and self._data.ndim > 2:
+            raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {self._data.ndim}D")
+        return _adopt(self, getattr(self, of)(*args))
+
+    body.__doc__ = f"""In-place ``{of}``: ``self`` becomes the view ``self.{of}(...)`` returns.
+
+    >>> {example}
+    {shows}
+    """
+    public(name, sig, body, relevant=("self",), module="Tensor")
+
+
+for _n, _sig, _of, _ex, _shows in (
+    ("t_", "self", "t", "numtorch.zeros(2, 3).t_().shape", "torch.Size([3, 2])"),
+    ("transpose_", "self, dim0, dim1", "transpose", "numtorch.zeros(2, 3).transpose_(0, 1).shape", "torch.Size([3, 2])"),
+    ("swapdims_", "self, dim0, dim1", "transpose", "numtorch.zeros(2, 3).swapdims_(0, 1).shape", "torch.Size([3, 2])"),
+    ("swapaxes_", "self, axis0, axis1", "transpose", "numtorch.zeros(2, 3).swapaxes_(0, 1).shape", "torch.Size([3, 2])"),
+    ("squeeze_", "self, dim=None", "squeeze", "numtorch.zeros(2, 1).squeeze_().shape", "torch.Size([2])"),
+    ("unsqueeze_", "self, dim", "unsqueeze", "numtorch.zeros(2).unsqueeze_(0).shape", "torch.Size([1, 2])"),
+    ("as_strided_", "self, size, stride, storage_offset=None", "as_strided",
+     "numtorch.arange(4.0).as_strided_((2,), (2,)).tolist()", "[0.0, 2.0]"),
+):  # fmt: skip
+    _inplace_view(_n, _sig, _of, _ex, _shows)

@@ -611,11 +611,15 @@ def _fast_shape(shape, numel: int):
     return shape
 
 
-def _make_shape_fast(body):
+def _make_shape_fast(body, is_view: bool):
+    rec = None  # record_output(aten.view), made on the first call that records
+
     def fast(self, shape):
+        nonlocal rec
         st = _STATE
         a = self._data
-        if st.td_modes or st.fw_level >= 0 or (self._rg and st.grad_enabled) or self._device is not _CPU:
+        grad = self._rg and st.grad_enabled
+        if st.td_modes or st.fw_level >= 0 or self._device is not _CPU or (grad and st.anomaly):
             return body(self, shape)
         n, new = 1, shape
         for s in shape:  # the common spelling, x.view(2, 4): all sizes plain ints >= 0
@@ -634,38 +638,58 @@ def _make_shape_fast(body):
             t._grad = None
             t._vc = self._vc
             t._base = self if self._base is None else self._base
+            if grad:  # Note [Generated recording]: ViewBackward0, as aten.view records it
+                if rec is None or rec.deriv is not _aten_view.autograd:
+                    rec = _engine.record_output(_aten_view)
+                return rec(t, self, list(new) if new is shape or not is_view else _view_size(shape))
             return t
         return body(self, shape)
 
     return fast
 
 
-def _bound(v, n: int) -> bool:
-    return v is None or (v.__class__ is int and -n <= v <= n)
+def _view_size(shape) -> list:
+    # the size list Tensor.view passes to aten.view (its *args, or the one sequence given)
+    if len(shape) == 1 and shape[0].__class__ is not int:
+        shape = shape[0]
+    return list(shape)
 
 
 def _make_getitem_fast(body):
     # x[i] / x[a:b:c] with in-range ints on a plain tensor: the view select/slice.Tensor make
     # (Note [Reshape fast path]); an empty slice keeps PyTorch's offset through the body.
+    rec_slice = rec_select = None  # record_output(op), made on the first call that records
+
     def fast(self, key):
+        nonlocal rec_slice, rec_select
         st = _STATE
         a = self._data
-        if (
-            not st.td_modes
-            and st.fw_level < 0
-            and (not self._rg or not st.grad_enabled)
-            and self._device is _CPU
-            and a.ndim
-        ):
+        grad = self._rg and st.grad_enabled
+        if not st.td_modes and st.fw_level < 0 and self._device is _CPU and a.ndim and not (grad and st.anomaly):
             n = a.shape[0]
             if key.__class__ is _pyslice:
-                step = key.step
-                if (step is None or (step.__class__ is int and step > 0)) and _bound(key.start, n) and _bound(key.stop, n):
+                step, start, stop = key.step, key.start, key.stop
+                if (
+                    (step is None or (step.__class__ is int and step > 0))
+                    and (start is None or (start.__class__ is int and -n <= start <= n))
+                    and (stop is None or (stop.__class__ is int and -n <= stop <= n))
+                ):
                     r = a[key]
                     if r.size or not a.size:
-                        return _view(self, r)
+                        t = _view(self, r)
+                        if grad:  # SliceBackward0 with the values indexing._slice passes
+                            if rec_slice is None or rec_slice.deriv is not slice.autograd:
+                                rec_slice = _engine.record_output(slice)
+                            return rec_slice(t, self, 0, 0 if start is None else start,
+                                             _INT64_MAX if stop is None else stop, 1 if step is None else step)  # fmt: skip
+                        return t
             elif key.__class__ is int and -n <= key < n:
-                return _view(self, a[key, ...])
+                t = _view(self, a[key, ...])
+                if grad:
+                    if rec_select is None or rec_select.deriv is not select.autograd:
+                        rec_select = _engine.record_output(select)
+                    return rec_select(t, self, 0, key)
+                return t
         return body(self, key)
 
     return fast
@@ -679,7 +703,7 @@ def install_fast_paths() -> None:
         if b.module != "Tensor":
             continue
         if b.name in ("view", "reshape") and b.sig.startswith("self, *"):
-            b.fast = (_make_shape_fast(b.body), ("self", b.sig.partition("*")[2]))
+            b.fast = (_make_shape_fast(b.body, b.name == "view"), ("self", b.sig.partition("*")[2]))
         elif b.name == "__getitem__" and b.sig == "self, key":
             b.fast = (_make_getitem_fast(b.body), ("self", "key"))
 
@@ -689,3 +713,5 @@ from .._state import STATE as _STATE  # noqa: E402
 
 _new = object.__new__
 from .._size import Size as _Size  # noqa: E402
+from ..autograd import _engine  # noqa: E402
+from .shape import view as _aten_view  # noqa: E402

@@ -251,3 +251,38 @@ def test_linear_weight_gradient_is_contiguous_and_correct():
     assert g.is_contiguous() and g.shape == (5, 3)
     np.testing.assert_allclose(g.numpy(), np.ones((5, 4)) @ x.numpy())
     np.testing.assert_allclose(lin.bias.grad.numpy(), np.full(5, 4.0))
+
+
+def test_graph_keeps_a_dropped_leaf_alive_so_its_hooks_run():
+    seen = []
+
+    def make():
+        w = numtorch.ones(3, requires_grad=True)
+        w.register_hook(lambda g: seen.append(g.clone()))
+        return (w * 2).sum()
+
+    make().backward()
+    assert len(seen) == 1 and seen[0].tolist() == [2.0, 2.0, 2.0]
+
+
+def test_leaf_is_freed_with_its_graph():
+    x = numtorch.ones(3, requires_grad=True)
+    ref = weakref.ref(x)
+    y = (x * 2).sum()
+    del x, y
+    assert ref() is None
+
+
+def test_inplace_through_a_view_of_a_leaf_requiring_grad_raises():
+    w = numtorch.zeros(4, requires_grad=True)
+    msg = "a view of a leaf Variable that requires grad is being used in an in-place operation"
+    for f in (lambda: w[1:].add_(1.0), lambda: w.view(2, 2).mul_(2.0), lambda: w[0].fill_(1.0)):
+        with pytest.raises(RuntimeError, match=msg):
+            f()
+    assert w.is_leaf and w.grad_fn is None and w.tolist() == [0.0] * 4
+    with numtorch.no_grad():
+        w[1:].add_(1.0)
+    y = w * 1.0  # a view of a non-leaf may be written: CopySlices
+    y[1:].mul_(3.0)
+    y.sum().backward()
+    assert y.grad_fn.name() == "CopySlices" and w.grad.tolist() == [1.0, 3.0, 3.0, 3.0]

@@ -395,3 +395,24 @@ def test_legacy_constructor_rejects_numbers_strings_and_negative_sizes():
     with pytest.raises(RuntimeError, match=r"^Trying to create tensor with negative dimension -1: \[2, -1\]$"):
         numtorch.Tensor(2, -1)
     assert numtorch.Tensor(3, 4).shape == (3, 4) and numtorch.Tensor([1, 2]).tolist() == [1.0, 2.0]
+
+
+@pytest.mark.parametrize("name", ["tril_indices", "triu_indices"])
+@pytest.mark.parametrize("row, col, offset", [(3, 3, 0), (3, 4, 1), (4, 2, -1), (0, 0, 0), (2, 5, -3)])
+def test_triangle_indices_match_numpy(name, row, col, offset):
+    got = getattr(numtorch, name)(row, col, offset)
+    want = np.stack(getattr(np, name)(row, offset, col))
+    assert got.dtype == numtorch.int64 and got.shape == (2, want.shape[1])
+    np.testing.assert_array_equal(got.numpy(), want)
+    assert getattr(numtorch, name)(row, col, offset, dtype=numtorch.int32).dtype == numtorch.int32
+    with pytest.raises(RuntimeError, match="^row must be non-negative, got-1$"):
+        getattr(numtorch, name)(-1, 2)
+
+
+def test_empty_tensors_report_pytorchs_contiguous_strides():
+    # NumPy 2 gives empty arrays all-zero strides; PyTorch reports contiguous ones
+    for shape, want in (((0, 3), (3, 1)), ((2, 0), (1, 1)), ((0,), (1,)), ((2, 0, 3), (3, 3, 1))):
+        x = numtorch.zeros(shape)
+        assert x.stride() == want and numtorch.empty_like(x).stride() == want
+    out = numtorch.empty_like(numtorch.zeros(0, 3))
+    assert out.copy_(numtorch.ones(0, 3)) is out  # no internal-overlap error for an empty destination

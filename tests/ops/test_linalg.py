@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -310,3 +312,66 @@ def test_det_backward_matches_adjugate_formula():
     a = numtorch.tensor([[2.0, 1.0], [1.0, 3.0]], dtype=numtorch.float64, requires_grad=True)
     numtorch.linalg.det(a).backward()
     np.testing.assert_allclose(a.grad.numpy(), [[3.0, -1.0], [-1.0, 2.0]], rtol=1e-12)
+
+
+# ---- matrix_power ---------------------------------------------------------------------------------
+def test_matrix_power_values_errors_and_identity_for_zero():
+    a = np.array([[1.0, 2.0], [3.0, 4.0]])
+    for n in (0, 1, 2, 5, -1, -3):
+        np.testing.assert_allclose(numtorch.linalg.matrix_power(numtorch.tensor(a), n).numpy(),
+                                   np.linalg.matrix_power(a, n), rtol=1e-10)  # fmt: skip
+    assert numtorch.matrix_power(numtorch.tensor([[1, 1], [0, 1]]), 3).tolist() == [[1, 3], [0, 1]]
+    with pytest.raises(RuntimeError, match="^linalg.matrix_power: A must be batches of square matrices, but they are 2 by 3 matrices$"):
+        numtorch.linalg.matrix_power(numtorch.ones(2, 3), 2)
+    with pytest.raises(RuntimeError, match="^linalg.matrix_power: The input tensor A must have at least 2 dimensions.$"):
+        numtorch.linalg.matrix_power(numtorch.ones(3), 2)
+    with pytest.raises(RuntimeError, match="^linalg.inv: Expected a floating point or complex tensor as input. Got Long$"):
+        numtorch.linalg.matrix_power(numtorch.ones(2, 2, dtype=numtorch.int64), -1)
+    x = numtorch.tensor(a, requires_grad=True)
+    r = numtorch.linalg.matrix_power(x, 0)
+    r.sum().backward()  # n == 0: a copy of the identity that still carries (zero) gradient to A
+    assert r.requires_grad and x.grad.tolist() == [[0.0, 0.0], [0.0, 0.0]]
+
+
+# ---- slogdet / logdet ----------------------------------------------------------------------------
+def test_slogdet_logdet_values_named_tuples_out_and_errors():
+    a = np.array([[1.0, 2.0], [3.0, 4.0]])
+    r = numtorch.linalg.slogdet(numtorch.tensor(a))
+    assert type(r).__name__ == "linalg_slogdet" and r._fields == ("sign", "logabsdet")
+    sign, logabs = np.linalg.slogdet(a)
+    assert r.sign.item() == sign and abs(r.logabsdet.item() - logabs) < 1e-12
+    assert type(numtorch.slogdet(numtorch.tensor(a))).__name__ == "slogdet"
+    assert math.isnan(numtorch.logdet(numtorch.tensor(a)).item())  # negative determinant
+    assert numtorch.logdet(numtorch.tensor([[0.0, 0.0], [0.0, 1.0]])).item() == -math.inf
+    assert abs(numtorch.tensor([[2.0, 0.0], [0.0, 3.0]]).logdet().item() - math.log(6)) < 1e-6
+    outs = (numtorch.empty(0, dtype=numtorch.float64), numtorch.empty(0, dtype=numtorch.float64))
+    got = numtorch.linalg.slogdet(numtorch.tensor(a), out=outs)
+    assert got.sign is outs[0] and outs[1].item() == r.logabsdet.item()
+    with pytest.raises(RuntimeError, match="^linalg.slogdet: Low precision dtypes not supported. Got Half$"):
+        numtorch.linalg.slogdet(numtorch.ones(2, 2, dtype=numtorch.float16))
+    with pytest.raises(RuntimeError, match="^logdet: A must be batches of square matrices, but they are 2 by 3 matrices$"):
+        numtorch.logdet(numtorch.ones(2, 3))
+    with pytest.raises(RuntimeError, match="^logdet: Expected a floating point or complex tensor as input. Got Long$"):
+        numtorch.logdet(numtorch.ones(2, 2, dtype=numtorch.int64))
+
+
+# ---- inner / multi_dot --------------------------------------------------------------------------
+def test_multi_dot_matches_the_matmul_chain_and_raises_pytorchs_errors():
+    rng = np.random.default_rng(0)
+    v, m, a = rng.standard_normal(3), rng.standard_normal((3, 3)), rng.standard_normal((2, 3))
+    t = numtorch.tensor
+    np.testing.assert_allclose(numtorch.linalg.multi_dot([t(v), t(m), t(m), t(v)]).numpy(), v @ m @ m @ v)
+    np.testing.assert_allclose(numtorch.linalg.multi_dot([t(a), t(m), t(a).T]).numpy(), a @ m @ a.T)
+    assert numtorch.linalg.multi_dot([t(v), t(m)]).shape == (3,) and numtorch.linalg.multi_dot([t(m), t(v)]).shape == (3,)
+    x = t(m, requires_grad=True)
+    assert gradcheck(lambda w: numtorch.linalg.multi_dot([w, w, t(v)]), (x,))
+    errors = [([t(m)], "expected at least 2 tensors but got 1"),
+              ([t(np.ones((2, 2, 2))), t(m)], "the first tensor must be 1D or 2D but got 3D"),
+              ([t(m), t(v), t(m)], "tensor 1 must be 2D but got 1D"),
+              ([t(m).float(), t(m)], "all tensors must have be the same dtype but tensor 0 is float and tensor 1 double"),
+              ([t(m), t(np.ones((2, 2)))], r"tensors 0 and 1 with shapes \[3, 3\] and \[2, 2\] cannot be multiplied")]  # fmt: skip
+    for tensors, msg in errors:
+        with pytest.raises(RuntimeError, match=f"^multi_dot\\(\\): {msg}$"):
+            numtorch.linalg.multi_dot(tensors)
+    with pytest.raises(RuntimeError, match=r"^inner\(\) the last dimension must match on both input tensors but got shapes \[2\] and \[3\]$"):
+        numtorch.inner(numtorch.ones(2), numtorch.ones(3))

@@ -606,3 +606,56 @@ def test_copysign_and_logaddexp2_values_and_gradients():
     q = T([1.5, 0.4], dtype=numtorch.float64, requires_grad=True)
     assert gradcheck(numtorch.logaddexp2, (p, q)) and gradgradcheck(numtorch.logaddexp2, (p, q))
     assert gradcheck(numtorch.copysign, (p, q)) and gradgradcheck(numtorch.copysign, (p, q))
+
+
+def test_logit_heaviside_float_power_follow_pytorchs_rules():
+    x = T([-0.5, 0.0, 0.3, 1.0, 1.5])
+    got = numtorch.logit(x).tolist()
+    assert math.isnan(got[0]) and got[1] == -math.inf and got[3] == math.inf and math.isnan(got[4])
+    assert numtorch.logit(x, 0.1).tolist() == pytest.approx([math.log(0.1 / 0.9)] * 2 + [math.log(0.3 / 0.7), math.log(9)] * 1 + [math.log(9)], rel=1e-6)
+    g = T([-0.5, 0.5, 0.05], dtype=numtorch.float64, requires_grad=True)
+    numtorch.logit(g).sum().backward()
+    assert math.isnan(g.grad[0].item()) and g.grad[1].item() == 4.0
+    g.grad = None
+    numtorch.logit(g, 0.1).sum().backward()  # outside [eps, 1 - eps]: zero
+    assert g.grad[0].item() == 0.0 and g.grad[2].item() == 0.0
+    # heaviside: `values` where input == 0, NaN counts as not positive (PyTorch, unlike NumPy)
+    assert numtorch.heaviside(T([-1.0, 0.0, 2.0, math.nan]), T([0.5])).tolist() == [0.0, 0.5, 1.0, 0.0]
+    with pytest.raises(RuntimeError, match="^heaviside is not yet implemented for tensors with different dtypes.$"):
+        numtorch.heaviside(T([1.0]), T([1]))
+    with pytest.raises(RuntimeError, match="derivative for aten::heaviside is not implemented"):
+        numtorch.heaviside(T([1.0], requires_grad=True), T([1.0])).sum().backward()
+    # float_power computes in double (complex double)
+    assert numtorch.float_power(T([2, 3]), 2).dtype == numtorch.float64
+    assert numtorch.float_power(2, T([0.5])).dtype == numtorch.float64
+    assert numtorch.float_power(T([1j]), 2).dtype == numtorch.complex128
+    with pytest.raises(RuntimeError, match="^the base given to float_power_ has dtype Float but the operation's result requires dtype Double$"):
+        T([1.0]).float_power_(2)
+    y = T([2.0], dtype=numtorch.float64)
+    assert y.float_power_(T([3])) is y and y.item() == 8.0
+
+
+def test_gcd_lcm_ldexp_isreal_dist_conj():
+    assert numtorch.gcd(T([12, -18, 0]), T([18, 4, 0])).tolist() == [6, 2, 0]
+    assert numtorch.lcm(T([12, -18, 0]), T([18, 4, 5])).tolist() == [36, 36, 0]
+    with pytest.raises(NotImplementedError, match="\"gcd_cpu\" not implemented for 'Float'"):
+        numtorch.gcd(T([1.0]), T([1.0]))
+    assert numtorch.ldexp(T([1, 2]), T([3, 1])).tolist() == [8.0, 4.0] and numtorch.ldexp(T([1, 2]), T([3, 1])).dtype == numtorch.float32
+    assert numtorch.isreal(T([1 + 0j, 1j])).tolist() == [True, False] and numtorch.isreal(T([math.nan])).tolist() == [True]
+    assert numtorch.dist(T([1.0, 2.0]), T([4.0, 6.0])).item() == 5.0 and T([1.0, 2.0]).dist(T([4.0, 6.0]), 1).item() == 7.0
+    with pytest.raises(RuntimeError, match="^norm\\(\\): input dtype should be either floating point or complex. Got Long instead.$"):
+        numtorch.dist(T([1, 2]), T([4, 6]))
+    x = T([1.0, 2.0])
+    assert numtorch.conj(x) is x and numtorch.conj(T([1 + 2j])).tolist() == [1 - 2j] and not x.is_conj()
+
+
+def test_elementwise_ops_read_dtype_views_of_their_storage():
+    # Tensor.imag / view(dtype) are views whose storage has another dtype: the strided kernels
+    # must read the storage as the view's dtype
+    c = T([[1 + 0j, 1j], [2 - 3j, 4 + 5j]])
+    im, re = c.imag, c.real
+    assert numtorch.eq(im, 0).tolist() == [[True, False], [False, False]]
+    assert (im + re).tolist() == [[1.0, 1.0], [-1.0, 9.0]] and (im.t() * 2).tolist() == [[0.0, -6.0], [2.0, 10.0]]
+    assert numtorch.where(im > 0, re, im).tolist() == [[0.0, 0.0], [-3.0, 4.0]]
+    w = numtorch.arange(6, dtype=numtorch.int32).view(numtorch.int16)[::2]
+    assert (w + 1).tolist() == [1, 2, 3, 4, 5, 6]

@@ -548,3 +548,67 @@ def test_expand_matches_numpy_broadcast_and_sums_back(shape, lead, rnd):
     )
     reps = int(np.prod(target)) // max(int(np.prod(small)), 1)
     assert_close(y.sum_to_size(small), x * reps)
+
+
+# ---- rot90 / diff: PyTorch's decompositions and checks ------------------------------------------
+def test_rot90_matches_numpy_and_raises_pytorchs_errors():
+    a = np.arange(24.0).reshape(2, 3, 4)
+    for k, dims in ((1, (0, 1)), (2, (1, 2)), (3, (2, 0)), (-1, (0, 2)), (4, (0, 1))):
+        np.testing.assert_array_equal(numtorch.rot90(numtorch.tensor(a), k, dims).numpy(), np.rot90(a, k, dims))
+    x = numtorch.tensor(np.arange(12.0).reshape(3, 4))
+    assert x.rot90().stride() == (1, 4) and x.rot90(4).stride() == (4, 1)
+    cases = [((1, (0, 0)), RuntimeError, "expected rotation dims to be different, but got dim0 = 0 and dim1 = 0"),
+             ((1, (0, 1, 2)), RuntimeError, "expected total rotation dims == 2, but got dims = 3"),
+             ((1, (0, 2)), IndexError, r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)")]  # fmt: skip
+    for args, exc, msg in cases:
+        with pytest.raises(exc, match=f"^{msg}$"):
+            x.rot90(*args)
+    with pytest.raises(RuntimeError, match="^expected total dims >= 2, but got total dims = 1$"):
+        numtorch.tensor([1]).rot90()
+
+
+def test_diff_matches_numpy_with_prepend_append_and_bool():
+    a = np.arange(12.0).reshape(3, 4) ** 2
+    np.testing.assert_array_equal(numtorch.diff(numtorch.tensor(a), 2, 0).numpy(), np.diff(a, 2, 0))
+    pre, app = np.zeros((3, 1)), np.ones((3, 2))
+    got = numtorch.diff(numtorch.tensor(a), prepend=numtorch.tensor(pre), append=numtorch.tensor(app))
+    np.testing.assert_array_equal(got.numpy(), np.diff(a, prepend=pre, append=app))
+    assert numtorch.diff(numtorch.tensor([True, False, False])).tolist() == [True, False]
+    assert numtorch.diff(numtorch.tensor(a), n=10).shape == (3, 0)
+    with pytest.raises(RuntimeError, match="^diff expects input to be at least one-dimensional$"):
+        numtorch.diff(numtorch.tensor(1.0))
+    with pytest.raises(RuntimeError, match="^diff expects prepend or append to be the same dimension as input$"):
+        numtorch.diff(numtorch.tensor(a), prepend=numtorch.ones(1))
+    with pytest.raises(RuntimeError, match=r"input.size\(0\) = 3, but got tensor.size\(0\) = 2$"):
+        numtorch.diff(numtorch.tensor(a), append=numtorch.ones(2, 1))
+
+
+# ---- in-place view ops --------------------------------------------------------------------------
+def test_inplace_view_ops_become_the_view_and_keep_the_graph():
+    x = numtorch.zeros(2, 3)
+    v = x._version
+    assert x.t_() is x and x.shape == (3, 2) and x.stride() == (1, 3) and x._version == v + 1
+    assert numtorch.zeros(2, 1, 3).squeeze_().shape == (2, 3) and numtorch.zeros(2, 1, 1).squeeze_((1, 2)).shape == (2,)
+    assert numtorch.zeros(2).unsqueeze_(0).shape == (1, 2) and numtorch.zeros(2, 3).transpose_(0, 1).shape == (3, 2)
+    assert numtorch.zeros(2, 3).swapaxes_(0, 1).shape == (3, 2) and numtorch.zeros(2, 3).swapdims_(1, 0).shape == (3, 2)
+    assert numtorch.arange(4.0).as_strided_((2,), (2,)).tolist() == [0.0, 2.0]
+    b = numtorch.arange(6.0).view(2, 3)
+    c = b.view(2, 3)
+    c.t_()
+    c[0, 1] = 100.0  # still a view of b's storage
+    assert b.tolist() == [[0.0, 1.0, 2.0], [100.0, 4.0, 5.0]] and c._base is b._base
+    y = numtorch.zeros(2, 3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad is being used in an in-place operation.$"):
+        y.t_()
+    q = y * 3
+    q.t_()
+    q.unsqueeze_(0)
+    (q * numtorch.arange(6.0).view(1, 3, 2)).sum().backward()
+    assert y.grad.tolist() == [[0.0, 6.0, 12.0], [3.0, 9.0, 15.0]]
+    y.grad = None
+    r = (y * 2)[0]
+    r.unsqueeze_(0)  # an in-place view op on a view
+    (r * numtorch.tensor([[1.0, 2.0, 3.0]])).sum().backward()
+    assert y.grad.tolist() == [[2.0, 4.0, 6.0], [0.0, 0.0, 0.0]]
+    with pytest.raises(RuntimeError, match="^t_\\(\\) expects a tensor with <= 2 dimensions, but self is 3D$"):
+        numtorch.zeros(2, 3, 4).t_()

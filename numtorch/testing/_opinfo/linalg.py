@@ -64,6 +64,13 @@ def _well(shape, dtype, rng):
     return (a + n * np.eye(n, dtype=dtype)).astype(dtype)
 
 
+def _slogdet_samples(dtype, rng):
+    out = [_S(_well(s, dtype, rng), name=f"{s}") for s in ((3, 3), (2, 2, 2), (1, 1))]
+    neg = _well((3, 3), dtype, rng)
+    neg[0] *= -1  # a negative determinant: sign -1
+    return out + [_S(neg, name="negative det")]
+
+
 def _square_samples(*shapes, extra=()):
     def gen(dtype, rng):
         out = [_S(_well(s, dtype, rng), name=f"{s}") for s in shapes]
@@ -204,6 +211,8 @@ OPINFOS = [
            dtypes=FLOATS, method="addbmm", supports_out=True, tol=_TOL),
     OpInfo("outer", np.outer, _pairs(((3,), (4,)), ((1,), (2,)), ((0,), (2,))), dtypes=MATMUL_DTYPES, method="outer",
            supports_out=True),
+    OpInfo("inner", np.inner, _pairs(((3,), (3,)), ((2, 3), (4, 3)), ((2, 1, 3), (3,), True), ((), (4,)), ((0, 2), (3, 2))),
+           dtypes=MATMUL_DTYPES, method="inner", supports_out=True, tol=_TOL),
     OpInfo("ger", np.outer, _pairs(((3,), (4,))), dtypes=FLOATS, method="ger", supports_out=True),
     OpInfo("einsum", lambda eq, *ops: np.einsum(eq, *ops), _einsum_samples, dtypes=("float32", "float64", "int64"),
            tol=_TOL, skips={"grad": _EINSUM_GRAD, "gradgrad": _EINSUM_GRAD}),
@@ -226,6 +235,15 @@ OPINFOS = [
                                                                           ((1, 1), (), {}), well=True),
            supports_out=True, tol=_TOL),
     OpInfo("det", lambda a: np.asarray(np.linalg.det(a)), _samples(((3, 3), (), {}), well=True), method="det", tol=_TOL),
+    OpInfo("linalg.slogdet", lambda a: tuple(np.asarray(v) for v in np.linalg.slogdet(a)), _slogdet_samples, tol=_TOL),
+    OpInfo("slogdet", lambda a: tuple(np.asarray(v) for v in np.linalg.slogdet(a)), _slogdet_samples, method="slogdet", tol=_TOL),
+    OpInfo("logdet", lambda a: np.asarray(np.log(np.linalg.det(a))), _samples(((3, 3), (), {}), ((2, 2, 2), (), {}), well=True),
+           method="logdet", tol=_TOL),
+    OpInfo("linalg.matrix_power", np.linalg.matrix_power,
+           _samples(((3, 3), (3,), {}), ((2, 2, 2), (2,), {}), ((3, 3), (0,), {}), ((3, 3), (-2,), {}), ((1, 1), (1,), {}),
+                    well=True), supports_out=True, tol=_TOL),
+    OpInfo("matrix_power", np.linalg.matrix_power, _samples(((3, 3), (2,), {}), ((2, 3, 3), (-1,), {}), well=True),
+           method="matrix_power", supports_out=True, tol=_TOL),
     OpInfo("linalg.solve", _solve_ref, _square_samples(extra=[((3, 3), (3,), (), {}), ((3, 3), (3, 2), (), {}),
                                                               ((2, 3, 3), (3, 2), (), {}), ((2, 3, 3), (2, 3), (), {}),
                                                               ((3, 3), (2, 3), (), {"left": False})]),

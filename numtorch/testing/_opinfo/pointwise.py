@@ -101,6 +101,14 @@ def with_kwargs(gen, *variants):
     return g
 
 
+def _logit_ref(a, eps=None):
+    a = a.astype(np.float64) if a.dtype.kind in "biu" else a
+    if eps is not None:
+        a = np.clip(a, eps, 1 - eps)
+    with np.errstate(divide="ignore", invalid="ignore"):  # integer samples sit on 0 / 1: +-inf, as in PyTorch
+        return np.log(a / (1 - a))
+
+
 def f64(fn):
     """A NumPy reference computing integer inputs in float64 (PyTorch promotes them to float)."""
 
@@ -356,6 +364,12 @@ for _n, _ref, _lo, _hi, _al in (
     _add(_op(_n, f64(_ref), _special_floats(unary(_lo, _hi)) if _lo is None else unary(_lo, _hi), _dt, aliases=_al,
              tol={"float32": (1e-5, 1e-5), "float64": (1e-7, 1e-7)}))  # fmt: skip
 
+# ---- torch.special aliases ----
+for _n, _ref, _lo, _hi in (("erf", np.vectorize(math.erf, otypes=[np.float64]), -3, 3), ("erfc", np.vectorize(math.erfc, otypes=[np.float64]), -3, 3),
+                           ("exp2", np.exp2, -3, 3), ("expm1", np.expm1, -3, 3), ("log1p", np.log1p, -0.9, 9),
+                           ("expit", lambda a: 1 / (1 + np.exp(-a)), -5, 5)):  # fmt: skip
+    _add(_op(f"special.{_n}", f64(_ref), unary(_lo, _hi), ("bool", *_FL), method=False, tol=_LOOSE))
+
 # ---- rounding ----
 for _n, _ref in (("floor", np.floor), ("ceil", np.ceil), ("trunc", np.trunc)):
     _add(
@@ -390,6 +404,21 @@ _add(
 _add(_op("hypot", np.hypot, binary(scalar=False), FLOATS))
 _add(_op("logaddexp", np.logaddexp, binary(scalar=False), FLOATS, inplace=False))
 _add(_op("logaddexp2", np.logaddexp2, binary(scalar=False), FLOATS, inplace=False))
+_add(_op("conj_physical", np.conj, unary(), NUMERIC))
+_add(_op("gcd", np.gcd, binary(scalar=False), INTS, grad=False))
+_add(_op("lcm", np.lcm, binary(-9, 9, 1, 9, scalar=False), INTS, grad=False))
+_add(_op("ldexp", lambda a, b: np.asarray(a, np.float64) * 2.0 ** np.asarray(b, np.float64), binary(-3, 3, -3, 3, scalar=False),
+         INTS_FLOATS, inplace=False, tol=_LOOSE))
+_add(_op("isreal", lambda a: np.ones(a.shape, bool), unary(), ALL_REAL, grad=False, inplace=False, out=False, method=False))
+_add(_op("dist", lambda a, b, p=2: np.asarray(np.linalg.norm((a - b).ravel(), p)), with_kwargs(binary(scalar=False), {}, {"p": 1}, {"p": 3}),
+         FLOATS, inplace=False, out=False, tol=_LOOSE))
+_add(_op("conj", np.conj, unary(), NUMERIC, inplace=False, out=False))
+_add(_op("resolve_conj", lambda a: a, unary(), NUMERIC, inplace=False, out=False))
+_add(_op("logit", _logit_ref, with_kwargs(unary(0.05, 0.95), {}, {"eps": 0.2}), INTS_FLOATS, tol=_LOOSE))
+_add(_op("sinc", f64(np.sinc), unary(-3, 3), ("bool", *INTS_FLOATS), tol=_LOOSE))
+_add(_op("heaviside", np.heaviside, binary(scalar=False), ALL_REAL, grad=False))
+_add(_op("float_power", lambda a, b: np.power(np.asarray(a, np.float64), np.asarray(b, np.float64)),
+         binary(0.5, 3, 0, 3, fscalar=1.5, iscalar=3), INTS_FLOATS, inplace=False))
 _add(_op("copysign", f64(np.copysign), binary(), ("bool", *INTS_FLOATS)))
 _add(_op("xlogy", _xlogy, binary(0, 9, 0.1, 9), ("bool", *INTS_FLOATS)))
 for _n, _ref in (

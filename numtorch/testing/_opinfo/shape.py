@@ -167,6 +167,15 @@ def _cast(name: str, npd: str, grad: bool = True, skips=None) -> OpInfo:
                   dtypes=ALL, grad=grad, skips=skips or {})  # fmt: skip
 
 
+def _diff_ref(a, n=1, dim=-1):
+    r = a
+    for _ in range(min(n, a.shape[dim])):
+        hi = np.take(r, range(1, r.shape[dim]), axis=dim)
+        lo = np.take(r, range(r.shape[dim] - 1), axis=dim)
+        r = hi ^ lo if a.dtype == np.bool_ else hi - lo
+    return r.copy()
+
+
 OPINFOS = [
     # ---- views ------------------------------------------------------------------------------
     OpInfo("Tensor.view", _view_ref, _view_samples, dtypes=ALL),
@@ -257,6 +266,12 @@ OPINFOS = [
            _samples(((2, 3), ((0,),), {}), ((2, 3, 4), ((0, 2),), {}), ((3, 4), ((1,),), {}, True), ((), ((),), {})),
            dtypes=ALL, method="flip"),
     OpInfo("fliplr", np.fliplr, _samples(((2, 3), (), {})), dtypes=ALL, method="fliplr"),
+    OpInfo("rot90", lambda a, k=1, dims=(0, 1): np.rot90(a, k, dims).copy(),
+           _samples(((2, 3), (), {}), ((2, 3), (2,), {}), ((2, 3, 4), (-1, (2, 0)), {}), ((3, 4), (3,), {}, True),
+                    ((2, 3), (4,), {})), dtypes=ALL, method="rot90"),
+    OpInfo("diff", _diff_ref,
+           _samples(((5,), (), {}), ((2, 5), (2, 1), {}), ((3, 4), (1, 0), {}, True), ((3, 4), (), {"n": 0}),
+                    ((4,), (), {"n": 7})), dtypes=ALL, method="diff"),
     OpInfo("flipud", np.flipud, _samples(((2, 3), (), {}), ((4,), (), {})), dtypes=ALL, method="flipud"),
     OpInfo("roll", lambda a, shifts, dims=None: np.roll(a, shifts, dims),
            _samples(((2, 3), (1,), {}), ((2, 3), (1, 0), {}), ((2, 3), ((1, -2), (0, 1)), {}), ((3, 4), (5, 1), {}, True)),
