@@ -9,13 +9,13 @@ from .common import FLOATS, Benchmark, resolve, tensor, warm
 
 SHAPE = (4096, 1024)
 REDUCTIONS = ["sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "aminmax", "prod",
-              "var", "std", "var_mean", "std_mean", "norm", "logsumexp", "nansum", "all", "any",
+              "var", "std", "var_mean", "std_mean", "norm", "logsumexp", "nansum", "nanmean", "all", "any",
               "count_nonzero", "median", "nanmedian", "mode"]  # fmt: skip
 # the reductions PyTorch has no all-elements form of; they get a dim
 _DIM_ONLY = {"logsumexp", "mode"}
 # along dim 1, with extra arguments
 SCANS = {"cumsum": (1,), "cumprod": (1,), "cummax": (1,), "cummin": (1,), "sort": (1,),
-         "argsort": (1,), "topk": (10, 1), "kthvalue": (10, 1)}  # fmt: skip
+         "argsort": (1,), "topk": (10, 1), "kthvalue": (10, 1), "msort": ()}  # fmt: skip
 COVERS = set(REDUCTIONS) | set(SCANS) | {"softmax", "log_softmax"}
 
 

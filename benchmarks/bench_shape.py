@@ -14,8 +14,8 @@ JOINS = ["cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", 
 COPIES = {"flip": ((0,),), "fliplr": (), "flipud": (), "roll": (3, 1), "tile": ((2, 1),),
           "repeat_interleave": (2,), "tril": (), "triu": (), "diag": (), "diag_embed": (),
           "fill": (1.5,), "atleast_1d": (), "atleast_2d": (), "atleast_3d": (),
-          "broadcast_tensors": (), "meshgrid": (), "cartesian_prod": ()}  # fmt: skip
-COVERS = set(VIEWS) | {"contiguous", "clone"} | set(JOINS) | set(COPIES)
+          "broadcast_tensors": (), "meshgrid": (), "cartesian_prod": (), "rot90": (), "diff": ()}  # fmt: skip
+COVERS = set(VIEWS) | {"contiguous", "clone"} | set(JOINS) | set(COPIES) | {"tril_indices", "triu_indices"}
 
 
 def _view_call(op, x):
@@ -123,6 +123,20 @@ class Copies(Benchmark):
             self.fn = functools.partial(fn, x, y)
         else:
             self.fn = functools.partial(fn, x, *COPIES[op])
+        warm(self.fn)
+
+    def time_op(self, op):
+        self.fn()
+
+
+class TriangleIndices(Benchmark):
+    """``tril_indices`` / ``triu_indices`` of a 1024x1024 matrix (index factories)."""
+
+    params = [["tril_indices", "triu_indices"]]
+    param_names = ["op"]
+
+    def setup(self, op):
+        self.fn = functools.partial(resolve(op), 1024, 1024)
         warm(self.fn)
 
     def time_op(self, op):

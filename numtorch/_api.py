@@ -44,7 +44,9 @@ _FAST_NOTIMPL = """
 
 
 def _fast_text(b: Binding, ns: dict) -> str:
-    # Note [Binding fast call]: plain Tensors skip the body (and its argument parsing)
+    # Note [Binding fast call]: plain Tensors skip the body (and its argument parsing). Every
+    # relevant (tensor-like) argument must be a plain Tensor, except that an optional one after
+    # the first may be None (max's dim and other): the binding's ``cond`` says which it takes.
     if b.fast is None or b.lists or not b.relevant:
         return ""
     op, args, *rest = b.fast
@@ -58,7 +60,15 @@ def _fast_text(b: Binding, ns: dict) -> str:
         else:
             names.append(f"_c{i}")
             ns[f"_c{i}"] = a
-    plain = [f"(_type({r}) is _T or _type({r}) in _PLAIN)" for r in b.relevant]
+    # an optional (``=None``) relevant argument after the first may also be absent: None
+    pos, kwonly = _split_sig(b.sig)
+    optional = {n for n, d in pos + kwonly if d == "None"}
+    plain = [
+        f"({r} is None or _type({r}) is _T or _type({r}) in _PLAIN)"
+        if i and r in optional
+        else f"(_type({r}) is _T or _type({r}) in _PLAIN)"
+        for i, r in enumerate(b.relevant)
+    ]
     exact = " and ".join(plain + ([cond] if cond else []))
     tmpl = _FAST_NOTIMPL if notimpl else _FAST
     fn = "_fop.fast" if isinstance(op, OpOverload) else "_fop"

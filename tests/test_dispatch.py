@@ -297,3 +297,50 @@ def test_modes_see_the_same_aten_ops_with_requires_grad_inputs():
         torch.relu(x)
     assert seen == ["aten.add.Tensor", "aten.slice.Tensor", "aten.select.int", "aten.view.default",
                     "aten.view.default", "aten.relu.default"]  # fmt: skip
+
+
+def test_max_min_binding_fast_call_keeps_every_spelling():
+    # Note [Binding fast call]: max() / min() (dim and other absent, i.e. None) skip the body;
+    # every other spelling still parses there, with PyTorch's results and errors
+    a = np.array([[3.0, -1.0, 7.0, 2.0], [0.5, 9.0, -4.0, 1.0]], np.float32)
+    x = torch.from_numpy(a.copy())
+    for fn, ref in ((torch.max, np.max), (torch.min, np.min)):
+        name = fn.__name__
+        method = getattr(torch.Tensor, name)
+        body, mbody = fn.__globals__["_body"], method.__globals__["_body"]
+
+        def no_body(*v):
+            raise AssertionError("the binding's body ran")
+
+        fn.__globals__["_body"] = method.__globals__["_body"] = no_body
+        try:
+            for r in (fn(x), method(x), fn(input=x), method(x, None)):
+                assert r.shape == () and r.item() == ref(a)
+        finally:
+            fn.__globals__["_body"], method.__globals__["_body"] = body, mbody
+        v, i = fn(x, 1)
+        np.testing.assert_array_equal(v.numpy(), ref(a, 1))
+        np.testing.assert_array_equal(i.numpy(), getattr(np, f"arg{name}")(a, 1))
+        y = torch.from_numpy(a[::-1].copy())
+        both = np.maximum(a, a[::-1]) if name == "max" else np.minimum(a, a[::-1])
+        np.testing.assert_array_equal(fn(x, y).numpy(), both)
+        np.testing.assert_array_equal(fn(x, other=y).numpy(), both)
+        np.testing.assert_array_equal(getattr(x, name)(y).numpy(), both)
+        with pytest.raises(TypeError, match=rf"^{name}\(\) received an invalid combination of arguments"):
+            fn(x, keepdim=True)
+        g = torch.from_numpy(a.astype(np.float64)).requires_grad_()
+        fn(g).backward()
+        expect = (a == ref(a)).astype(np.float64)
+        np.testing.assert_array_equal(g.grad.numpy(), expect)
+    seen = []
+
+    class Log(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            seen.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    with Log():
+        torch.max(x), x.min()
+    assert seen == ["aten.max.default", "aten.min.default"]
+    with pytest.raises(TypeError):
+        x + None  # a required relevant argument still has to be a Tensor

@@ -19,7 +19,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import PLAIN_SUBCLASSES, Tensor, _make
 from ..kernels import PARALLEL_THRESHOLD
-from ._pointwise import Pointwise, _broadcast, _cname, _resize_out
+from ._pointwise import Pointwise, _broadcast, _cname, _resize_out, big_prefix
 
 CAT = "bifc"  # category letter by D category index
 TYPEMETA = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
@@ -103,8 +103,8 @@ class Elementwise(Pointwise):
             raise exc(msg or f"\"{self.kname}\" not implemented for '{_cname(common)}'")
 
     def __call__(self, operands, params=(), out=None, inplace=False):
-        if self._sig and out is None and len(operands) <= 2:
-            r = self._fast_call(operands, params, inplace)
+        if self._sig and len(operands) <= 2:
+            r = self._fast_call(operands, params, inplace, out)
             if r is not None:
                 return r
         operands = list(operands)
@@ -156,7 +156,7 @@ class Elementwise(Pointwise):
                 for i, x in enumerate(operands)
             ]
         r = run(pw, operands, kp, out, inplace, compute, result, self.zero_div, keep)
-        if out is None and self.fast_ok and len(operands) <= 2:
+        if self.fast_ok and len(operands) <= 2:  # an out= call learns the functional signature
             self._learn_sig(pw, operands, params, compute, result, inplace)
         return r
 
@@ -166,8 +166,10 @@ class Elementwise(Pointwise):
     # number) maps to its kernels, for functional and in-place calls alike. The next call with
     # that signature skips promotion, checks and broadcasting: nothing they decide can differ.
     # Value-dependent checks keep such calls on the general path (integer division by zero,
-    # parameters other than the default 1, float16 and complex).
-    def _fast_call(self, operands, params, inplace):
+    # parameters other than the default 1, float16 and complex). A functional signature also
+    # serves out= when ``out`` is a plain C-contiguous Tensor of the result dtype and of the
+    # operands' shape: then the general path's out checks (cast, resize) decide nothing either.
+    def _fast_call(self, operands, params, inplace, out=None):
         a = operands[0]
         ca = a.__class__
         if (ca is not Tensor and ca not in PLAIN_SUBCLASSES) or not a._data.flags.c_contiguous:
@@ -176,7 +178,8 @@ class Elementwise(Pointwise):
             if p.__class__ is not int or p != 1:
                 return None
         d = a._data
-        args = [d.reshape(-1)]
+        flat = d.ndim == 1  # 1-D: the arrays themselves, no reshape views
+        args = [d if flat else d.reshape(-1)]
         if len(operands) == 2:
             b = operands[1]
             tb = b.__class__
@@ -185,7 +188,7 @@ class Elementwise(Pointwise):
                 if b._dtype is not a._dtype or e.shape != d.shape or not e.flags.c_contiguous:
                     return None
                 f = self._sig.get((a._dtype, a._dtype, inplace))
-                args.append(e.reshape(-1))
+                args.append(e if flat else e.reshape(-1))
             elif tb is int or tb is float or tb is bool:
                 f = self._sig.get((a._dtype, tb, inplace))
                 if f is not None:
@@ -196,8 +199,18 @@ class Elementwise(Pointwise):
             f = self._sig.get((a._dtype, None, inplace))
         if f is None:
             return None
+        if out is not None:
+            co = out.__class__
+            if (co is not Tensor and co not in PLAIN_SUBCLASSES) or out._dtype is not f[1]:
+                return None
+            dest = out._data
+            if dest.shape != d.shape or not dest.flags.c_contiguous:
+                return None  # resize (with its warning) or strided out: the general path
+            (f[3] if d.size >= PARALLEL_THRESHOLD else f[2])(*args, dest if flat else dest.reshape(-1), *params)
+            out._vc[0] += 1
+            return out
         dest = d if inplace else np.empty(d.shape, f[0])
-        (f[3] if d.size >= PARALLEL_THRESHOLD else f[2])(*args, dest.reshape(-1), *params)
+        (f[3] if d.size >= PARALLEL_THRESHOLD else f[2])(*args, dest if flat else dest.reshape(-1), *params)
         if inplace:
             a._vc[0] += 1
             return a
@@ -230,7 +243,7 @@ class Elementwise(Pointwise):
                 kind, pat = type(b), "as"
             else:
                 return
-        entry = (result.np, result, pw.kernel("c_" + pat), pw.kernel("p_" + pat))
+        entry = (result.np, result, pw.kernel("c_" + pat), pw.kernel(big_prefix() + pat))
         self._sig[compute, kind, inplace] = entry
         if not inplace and pat != "as":
             self._fast[compute] = entry  # the engine's own unary/binary fast path

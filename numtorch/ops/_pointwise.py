@@ -14,8 +14,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _make
-from ..kernels import _codegen
-from ..kernels import PARALLEL_THRESHOLD
+from ..kernels import PARALLEL_THRESHOLD, _codegen
 
 _INT64 = (-(2**63), 2**63 - 1)
 
@@ -195,7 +194,7 @@ class Pointwise:
         dt = operands[0]._dtype if isinstance(operands[0], Tensor) else None
         if compute is not dt or dt is None:
             return
-        entry = (result.np, result, self.kernel("c_" + pat), self.kernel("p_" + pat))
+        entry = (result.np, result, self.kernel("c_" + pat), self.kernel(big_prefix() + pat))
         if pat == "a" * len(operands):
             if all(isinstance(x, Tensor) and x._dtype is dt for x in operands):
                 self._fast[dt] = entry
@@ -215,7 +214,7 @@ class Pointwise:
                 f"{_cname(out._dtype)}"
             )
         npc = compute.np
-        arrays, pattern, shape = [], [], ()
+        arrays, shape = [], ()
         for x in operands:
             if isinstance(x, Tensor):
                 a = x._data
@@ -291,7 +290,7 @@ class Pointwise:
             else:
                 pat += "s"
                 args.append(a.reshape(-1)[0].item())
-        prefix = "p_" if n >= PARALLEL_THRESHOLD else "c_"
+        prefix = big_prefix() if n >= PARALLEL_THRESHOLD else "c_"
         try:
             self.kernel(prefix + pat)(*args, dest.reshape(-1), *pvals)
         except Exception as e:
@@ -325,6 +324,20 @@ class Pointwise:
 # directly. That entry unboxes without checking types, so it is used only where the types
 # are what it was compiled for: exact ndarrays (no subclass) of the entry's dtype object
 # (native byte order), same dtype operands, C-contiguous 1-D, and Python int params.
+_BIG: list = []
+
+
+def big_prefix() -> str:
+    """Kernel variant prefix for calls of PARALLEL_THRESHOLD elements or more: the parallel one,
+    except where Numba can only ever run one thread (NUMBA_NUM_THREADS=1), where the parallel
+    variant adds only its scheduling (~2 us a call) to the serial loop."""
+    if not _BIG:
+        import numba  # kernels are loaded by now: this import costs nothing
+
+        _BIG.append("c_" if numba.config.NUMBA_NUM_THREADS == 1 else "p_")
+    return _BIG[0]
+
+
 def _learn_entry(store: dict, dt, f: tuple, *args) -> None:
     # f: a _fast entry (result np dtype, result dtype, serial, parallel); runs f's serial kernel
     disp = f[2]
@@ -355,7 +368,7 @@ def flat_parts(a: np.ndarray, shape: tuple):
     st = np.zeros(nd, np.int64)
     isz = a.itemsize
     lead = nd - a.ndim
-    for i, (s, n) in enumerate(zip(a.strides, a.shape)):
+    for i, (s, n) in enumerate(zip(a.strides, a.shape, strict=True)):
         st[lead + i] = 0 if n == 1 else s // isz
     if a.size == 0:
         return a.reshape(-1), 0, st
@@ -518,6 +531,11 @@ def defpointwise(
 
     def out_impl(*v):
         return pw([v[i] for i in in_idx], [v[i] for i in par_idx], v[-1])
+
+    if in_idx == tuple(range(n_in)) and par_idx == tuple(range(n_in, len(names))):
+
+        def out_impl(*v):  # noqa: F811  (schema order: operands, params, out)
+            return pw(v[:n_in], v[n_in:-1], v[-1])
 
     def inplace_impl(*v):
         return pw([v[i] for i in in_idx], [v[i] for i in par_idx], inplace=True)

@@ -452,7 +452,7 @@ for _name, _largest, _cls, _comb in (("max", True, MinMax, _AMAX), ("min", False
 def _minmax_body(name, largest):
     ops = globals()
     op_all = ops[f"{name}_all"]
-    # the binding's relevant dim/other defeat Note [Binding fast call]: the body calls it
+    # the bindings call it for max() / min() (Note [Binding fast call]); the body for the rest
     fast_all = E.reduce_fast(_AMAX if largest else _AMIN, _EXT, (op_all, ()), None,
                              lambda s, d, k: dispatch(op_all, [s]))  # fmt: skip
 
@@ -501,15 +501,17 @@ def _minmax_body(name, largest):
         return body(self, dim, keepdim, other, None)
 
     mbody.__doc__ = body.__doc__
-    return body, mbody
+    return body, mbody, fast_all
 
 
+# Note [Binding fast call] takes max() / min() (dim and other None) to fast_all directly
+_ALL_COND = "dim is None and keepdim is False and other is None"
 for _name, _largest in (("max", True), ("min", False)):
-    _b, _mb = _minmax_body(_name, _largest)
+    _b, _mb, _fa = _minmax_body(_name, _largest)
     _fn(_name, "input, dim=None, keepdim=False, *, other=None, out=None", _b, rel=("input", "dim", "other"),
-        method=False)  # fmt: skip
+        method=False, fast=(_fa, _ALL_COND + " and "))  # fmt: skip
     public(_name, "self, dim=None, keepdim=False, *, other=None", _mb, relevant=("self", "dim", "other"),
-           module="Tensor")  # fmt: skip
+           module="Tensor", fast=(_fa, ("self", "dim", "keepdim"), _ALL_COND))  # fmt: skip
 
 
 def _argcpu(name, largest):

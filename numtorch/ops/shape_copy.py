@@ -2,7 +2,8 @@
 formats (``numtorch.contiguous_format``, ...). Joins live in ``shape_join.py``, in-place data ops
 (copy_, fill_, zero_, resize_) in ``shape_inplace.py``.
 
-Pure data movement stays in NumPy, which does each of these in one pass (STYLE rule 4).
+Pure data movement stays in NumPy, which does each of these in one pass (STYLE rule 4), except
+large transposed copies in clone/contiguous (cache-blocked, kernels/cpu/copy.py).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype as D
+from .._factory_utils import blocked_copy_into
 from .._tensor import Tensor, _make, _wrap_dim
 from ._pointwise import _cname, _resize_out
 from ._registry import OPS, defop
@@ -205,7 +207,7 @@ def _clone_cpu(self, memory_format=None):
         if fmt is contiguous_format or r.strides == a.strides:
             return _make(r, self._dtype)
     out = empty_layout(a, fmt)
-    np.copyto(out, a)
+    blocked_copy_into(out, a)  # cache-blocked for large transposed views
     return _make(out, self._dtype)
 
 

@@ -455,6 +455,70 @@ def test_out_is_resized_with_pytorchs_warning_and_version_counters_bump():
         numtorch.add(T([1.0]), 1, out=numtorch.empty(0))  # empty outputs resize silently
 
 
+def test_out_fast_case_keeps_pytorchs_out_semantics(monkeypatch):
+    # Note [Elementwise fast signatures]: a plain contiguous out= of the result dtype and shape
+    # skips the general path (run); every other out= still takes it
+    from numtorch.ops import _elementwise
+    from numtorch.utils._python_dispatch import TorchDispatchMode
+
+    rng = np.random.default_rng(0)
+    an, bn = rng.standard_normal((3, 4)).astype(np.float32), rng.standard_normal((3, 4)).astype(np.float32)
+    a, b = numtorch.from_numpy(an.copy()), numtorch.from_numpy(bn.copy())
+    for f in (numtorch.add, numtorch.mul, numtorch.sub):
+        f(a, b), f(a, 2.0)  # learn the signatures
+
+    def no_general_path(*args, **kw):
+        raise AssertionError("out= took the general path")
+
+    real_run = _elementwise.run
+    monkeypatch.setattr(_elementwise, "run", no_general_path)
+    for f, ref in ((numtorch.add, np.add), (numtorch.mul, np.multiply), (numtorch.sub, np.subtract)):
+        out = numtorch.empty(3, 4)
+        v = out._version
+        assert f(a, b, out=out) is out and out._version == v + 1
+        np.testing.assert_array_equal(out.numpy(), ref(an, bn))
+        assert f(a, 2.0, out=out) is out and out._version == v + 2
+        np.testing.assert_array_equal(out.numpy(), ref(an, np.float32(2.0)))
+    c = numtorch.from_numpy(an.copy())
+    assert numtorch.add(c, b, out=c) is c  # out aliasing an input
+    np.testing.assert_array_equal(c.numpy(), an + bn)
+    big = rng.standard_normal(_elementwise.PARALLEL_THRESHOLD + 3).astype(np.float32)
+    tb = numtorch.from_numpy(big)
+    numtorch.mul(tb, tb)  # from PARALLEL_THRESHOLD on: the parallel (or single-thread) kernel
+    out = numtorch.empty(big.size)
+    np.testing.assert_array_equal(numtorch.mul(tb, tb, out=out).numpy(), big * big)
+    monkeypatch.setattr(_elementwise, "run", real_run)
+
+    out = numtorch.empty(5)  # another shape: resized with the warning
+    with pytest.warns(UserWarning, match="An output with one or more elements was resized"):
+        numtorch.add(a, b, out=out)
+    np.testing.assert_array_equal(out.numpy(), an + bn)
+    wide = numtorch.empty(3, 4, dtype=numtorch.float64)  # another dtype: cast check, then cast
+    numtorch.mul(a, b, out=wide)
+    np.testing.assert_array_equal(wide.numpy(), (an * bn).astype(np.float64))
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
+        numtorch.mul(a, b, out=numtorch.empty(3, 4, dtype=numtorch.int64))
+    strided = numtorch.empty(4, 3).t()  # a non-contiguous out
+    numtorch.add(a, b, out=strided)
+    np.testing.assert_array_equal(strided.numpy(), an + bn)
+    msg = "^add\\(\\): functions with out=... arguments don't support automatic differentiation, but one of the arguments requires grad.$"
+    with pytest.raises(RuntimeError, match=msg):
+        numtorch.add(a.detach().requires_grad_(), b, out=numtorch.empty(3, 4))
+    with pytest.raises(RuntimeError, match=msg):
+        numtorch.add(a, b, out=numtorch.zeros(3, 4, requires_grad=True))
+    seen = []
+
+    class Log(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            seen.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    with Log():
+        numtorch.add(a, b, out=numtorch.empty(3, 4))
+        numtorch.mul(a, b, out=numtorch.empty(3, 4))
+    assert seen.count("aten.add.out") == 1 and seen.count("aten.mul.out") == 1
+
+
 # ---- operator dunders -----------------------------------------------------------------------------------
 def test_reflected_operators():
     t = T([1, 2, 4])

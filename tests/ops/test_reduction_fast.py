@@ -1,5 +1,5 @@
-"""Note [Full reduction fast path]: ``x.sum()``, ``x.mean()``, ``x.amax()``, ``x.max()``,
-``x.all()`` ... of small plain tensors skip the dispatcher; they must give exactly what it gives
+"""Note [Reduction fast path]: ``x.sum()``, ``x.mean()``, ``x.amax()``, ``x.max()``,
+``x.all()`` ... of plain tensors skip the dispatcher; they must give exactly what it gives
 (values, dtypes, NaN, 0-d results, errors, gradients) and modes must still see the aten ops."""
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def test_nan_propagates(op):
             assert np.isnan(r) and r.dtype == np.float32
 
 
-def test_empty_and_large_inputs_take_the_dispatchers_path():
+def test_empty_inputs_take_the_dispatchers_path():
     e = torch.ones(0)
     assert e.sum().item() == 0 and e.prod().item() == 1 and np.isnan(e.mean().item())
     assert e.all().item() is True and e.any().item() is False
@@ -85,6 +85,50 @@ def test_empty_and_large_inputs_take_the_dispatchers_path():
     n = PARALLEL_THRESHOLD + 5
     big = torch.ones(n)
     assert big.sum().item() == n and big.mean().item() == 1.0 and big.amax().item() == 1.0
+
+
+@pytest.mark.parametrize("threads", [1, 2], ids=["serial", "parallel"])
+def test_large_inputs_match_the_dispatchers_kernels(threads, monkeypatch):
+    # From PARALLEL_THRESHOLD on the fast path runs the kernel the general path's _launch
+    # picks (serial with one Numba thread, row_p / split_p / col_p with more): same bits.
+    from numtorch.ops import _reduce as E
+    from numtorch.ops import reduction as R
+
+    monkeypatch.setattr(E, "_NTHREADS", [threads])
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((PARALLEL_THRESHOLD // 256, 257)).astype(np.float32)
+    t = torch.from_numpy(a)
+    body = {"sum": R._sum, "mean": R._mean}
+    for op, ref in (("sum", np.sum), ("mean", np.mean), ("amax", np.max), ("amin", np.min)):
+        for dim in (None, 0, 1, -1):
+            for keepdim in (False,) if dim is None else (False, True):
+                r = getattr(t, op)() if dim is None else getattr(t, op)(dim, keepdim)
+                if body.get(op):
+                    g = body[op](t, dim, keepdim, None, None)
+                else:  # a list dim takes the general path
+                    dims = list(range(2)) if dim is None else [dim]
+                    g = getattr(t, op)(dims, keepdim)
+                want = ref(a.astype(np.float64), axis=dim, keepdims=keepdim)
+                assert r.dtype == torch.float32 and r.shape == want.shape, (op, dim)
+                np.testing.assert_array_equal(r.numpy(), g.numpy())
+                np.testing.assert_allclose(r.numpy(), want, rtol=2e-5, atol=2e-5)
+    # exact: 1e7 float32 ones (pairwise partials), on every kernel choice
+    ones = torch.ones(10**7)
+    assert ones.sum().item() == 1e7 and ones.mean().item() == 1.0
+    assert ones.reshape(10, 10**6).sum(1).tolist() == [1e6] * 10
+    assert ones.reshape(10**6, 10).sum(0).tolist() == [1e6] * 10
+    # NaN propagates, int sums stay exact in int64, grads are recorded
+    b = a.copy()
+    b[7, 3] = np.nan
+    assert np.isnan(torch.from_numpy(b).sum().item())
+    assert np.isnan(torch.from_numpy(b).amax(1)[7].item())
+    i = torch.from_numpy(np.full(PARALLEL_THRESHOLD + 3, 2**40, np.int64))
+    assert i.sum().item() == 2**40 * (PARALLEL_THRESHOLD + 3) and i.sum().dtype == torch.int64
+    x = torch.from_numpy(a.copy()).requires_grad_(True)
+    y = x.mean(1)
+    assert y.grad_fn.name() == "MeanBackward1"
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.full(a.shape, 1 / 257, np.float32))
 
 
 def test_foreign_readonly_and_unaligned_buffers():
