@@ -204,16 +204,19 @@ class Elementwise(Pointwise):
             if (co is not Tensor and co not in PLAIN_SUBCLASSES) or out._dtype is not f[1]:
                 return None
             dest = out._data
-            if dest.shape != d.shape or not dest.flags.c_contiguous:
-                return None  # resize (with its warning) or strided out: the general path
+            if dest.shape != d.shape or not dest.flags.c_contiguous or dest is d:
+                # resize (with its warning), strided out, or out= the first input (the general
+                # path's in-place kernel variants, Note [In-place kernel variants])
+                return None
             (f[3] if d.size >= PARALLEL_THRESHOLD else f[2])(*args, dest if flat else dest.reshape(-1), *params)
             out._vc[0] += 1
             return out
-        dest = d if inplace else np.empty(d.shape, f[0])
-        (f[3] if d.size >= PARALLEL_THRESHOLD else f[2])(*args, dest if flat else dest.reshape(-1), *params)
-        if inplace:
+        if inplace:  # f holds the in-place variants: no destination argument
+            (f[3] if d.size >= PARALLEL_THRESHOLD else f[2])(*args, *params)
             a._vc[0] += 1
             return a
+        dest = np.empty(d.shape, f[0])
+        (f[3] if d.size >= PARALLEL_THRESHOLD else f[2])(*args, dest if flat else dest.reshape(-1), *params)
         return _make(dest, f[1])
 
     def _learn_sig(self, pw, operands, params, compute, result, inplace):
@@ -243,7 +246,11 @@ class Elementwise(Pointwise):
                 kind, pat = type(b), "as"
             else:
                 return
-        entry = (result.np, result, pw.kernel("c_" + pat), pw.kernel(big_prefix() + pat))
+        big = big_prefix()
+        if inplace:  # Note [In-place kernel variants]
+            entry = (result.np, result, pw.kernel("ci_" + pat), pw.kernel(big[0] + "i_" + pat))
+        else:
+            entry = (result.np, result, pw.kernel("c_" + pat), pw.kernel(big + pat))
         self._sig[compute, kind, inplace] = entry
         if not inplace and pat != "as":
             self._fast[compute] = entry  # the engine's own unary/binary fast path

@@ -291,8 +291,12 @@ class Pointwise:
                 pat += "s"
                 args.append(a.reshape(-1)[0].item())
         prefix = big_prefix() if n >= PARALLEL_THRESHOLD else "c_"
+        if arrays[0] is dest and pat[0] == "a":  # Note [In-place kernel variants]
+            prefix, dest_args = prefix[0] + "i_", ()
+        else:
+            dest_args = (dest.reshape(-1),)
         try:
-            self.kernel(prefix + pat)(*args, dest.reshape(-1), *pvals)
+            self.kernel(prefix + pat)(*args, *dest_args, *pvals)
         except Exception as e:
             self._untyped(e, dest)
         return pat

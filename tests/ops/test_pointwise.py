@@ -479,9 +479,6 @@ def test_out_fast_case_keeps_pytorchs_out_semantics(monkeypatch):
         np.testing.assert_array_equal(out.numpy(), ref(an, bn))
         assert f(a, 2.0, out=out) is out and out._version == v + 2
         np.testing.assert_array_equal(out.numpy(), ref(an, np.float32(2.0)))
-    c = numtorch.from_numpy(an.copy())
-    assert numtorch.add(c, b, out=c) is c  # out aliasing an input
-    np.testing.assert_array_equal(c.numpy(), an + bn)
     big = rng.standard_normal(_elementwise.PARALLEL_THRESHOLD + 3).astype(np.float32)
     tb = numtorch.from_numpy(big)
     numtorch.mul(tb, tb)  # from PARALLEL_THRESHOLD on: the parallel (or single-thread) kernel
@@ -489,6 +486,9 @@ def test_out_fast_case_keeps_pytorchs_out_semantics(monkeypatch):
     np.testing.assert_array_equal(numtorch.mul(tb, tb, out=out).numpy(), big * big)
     monkeypatch.setattr(_elementwise, "run", real_run)
 
+    c = numtorch.from_numpy(an.copy())  # out= the first input: Note [In-place kernel variants]
+    assert numtorch.add(c, b, out=c) is c
+    np.testing.assert_array_equal(c.numpy(), an + bn)
     out = numtorch.empty(5)  # another shape: resized with the warning
     with pytest.warns(UserWarning, match="An output with one or more elements was resized"):
         numtorch.add(a, b, out=out)
@@ -723,3 +723,26 @@ def test_elementwise_ops_read_dtype_views_of_their_storage():
     assert numtorch.where(im > 0, re, im).tolist() == [[0.0, 0.0], [-3.0, 4.0]]
     w = numtorch.arange(6, dtype=numtorch.int32).view(numtorch.int16)[::2]
     assert (w + 1).tolist() == [1, 2, 3, 4, 5, 6]
+
+
+@pytest.mark.parametrize("n", [5, 1 << 19])
+def test_inplace_ops_write_through_the_inplace_kernel_variants(n, monkeypatch):
+    # Note [In-place kernel variants]: the c_/p_ loops given one array as input and output
+    # lose vectorization to LLVM's alias check; x.op_(...) takes the ci_/pi_ variants instead
+    from numtorch.ops._pointwise import Pointwise
+
+    used = []
+    real = Pointwise.kernel
+    monkeypatch.setattr(Pointwise, "kernel", lambda self, v: used.append(v) or real(self, v))
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    x, y = numtorch.tensor(a), numtorch.tensor(b)
+    x.add_(y, alpha=2)
+    x.mul_(x)
+    x.sub_(0.5)
+    np.testing.assert_allclose(x.numpy(), (a + 2 * b) ** 2 - 0.5, rtol=1e-6)
+    assert used and all(v[1:3] == "i_" for v in used), used
+    used.clear()
+    numtorch.add(x, y, out=x)  # out= the first input runs in place too
+    np.testing.assert_allclose(x.numpy(), (a + 2 * b) ** 2 - 0.5 + b, rtol=1e-6)
+    assert used[0][1:3] == "i_", used
