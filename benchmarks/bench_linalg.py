@@ -87,3 +87,38 @@ class Products(Benchmark):
 
     def time_product(self, op):
         self.fn()
+
+
+DECOMPS = ["linalg.cholesky", "linalg.eigh", "linalg.svd", "linalg.pinv", "linalg.lstsq", "cdist", "block_diag"]
+COVERS |= {"linalg_cholesky", "linalg_eigh", "linalg_svd", "linalg_pinv", "linalg_lstsq", "cdist", "block_diag"}
+
+
+def _decomp_args(op, L):
+    """A 128 x 128 problem (cdist: 256 x 32 points against 128 x 32)."""
+    a = tensor((128, 128), "float64", L=L)
+    if op == "linalg.cholesky":
+        return (a @ a.mT + 128 * L.eye(128, dtype=L.float64),)
+    if op == "linalg.eigh":
+        return (a + a.mT,)
+    if op == "linalg.lstsq":
+        return (a, tensor((128, 4), "float64", L=L, seed=5))
+    if op == "cdist":
+        return (tensor((256, 32), L=L), tensor((128, 32), L=L, seed=5))
+    if op == "block_diag":
+        return tuple(tensor((32, 32), L=L, seed=s) for s in range(4))
+    return (a,)
+
+
+class Decompositions(Benchmark):
+    """Factorizations (LAPACK through NumPy), pairwise distances and block_diag."""
+
+    params = [DECOMPS, LIBS]
+    param_names = ["op", "lib"]
+
+    def setup(self, op, libname):
+        L = lib(libname)
+        self.fn = functools.partial(resolve(op, L), *_decomp_args(op, L))
+        warm(self.fn)
+
+    def time_decomposition(self, op, libname):
+        self.fn()

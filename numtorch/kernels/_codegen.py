@@ -21,6 +21,7 @@ from pathlib import Path
 
 _HELPERS = Path(__file__).parent / "cpu" / "scalar.py"
 _VMATH = Path(__file__).parent / "cpu" / "vmath.py"
+_SPECIAL = Path(__file__).parent / "cpu" / "special.py"
 # Note [Vectorizable exp]: NumPy math calls in expressions that have a vectorizable version
 _VECTOR_MATH = (("np.exp(", "vexp("), ("np.expm1(", "vexpm1("), ("np.tanh(", "vtanh("))
 _VERSION = "2"  # bump when the templates below change shape
@@ -40,7 +41,7 @@ _LOADED: dict = {}  # (stem, source) -> module: a repeated load costs one dict l
 
 def _helpers_digest() -> str:
     if not _DIGEST:
-        _DIGEST.append(hashlib.sha1(_HELPERS.read_bytes() + _VMATH.read_bytes()).hexdigest()[:10])
+        _DIGEST.append(hashlib.sha1(_HELPERS.read_bytes() + _VMATH.read_bytes() + _SPECIAL.read_bytes()).hexdigest()[:10])
     return _DIGEST[0]
 
 
@@ -64,6 +65,7 @@ def render_pointwise(inputs: list[str], params: list[str], expr: str) -> str:
         "from numtorch.kernels._jit import kernel, parallel_kernel, prange",
         "from numtorch.kernels.cpu.scalar import *  # noqa: F403",
         "from numtorch.kernels.cpu.vmath import vexp, vexpm1, vsigmoid, vtanh  # noqa: F401",
+        "from numtorch.kernels.cpu.special import digamma, erfinv, lgamma, polygamma  # noqa: F401",
         "",
     ]
     for pattern in itertools.product("as", repeat=n):

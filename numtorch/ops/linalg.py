@@ -684,4 +684,4 @@ def _trace(input):
 public("trace", "input", _trace, ops=(trace,))
 public("trace", "self", _trace, relevant=("self",), module="Tensor", ops=(trace,))
 
-from . import _linalg_products, _linalg_qr, _linalg_solve  # noqa: E402,F401  (numtorch.linalg: inv, det, solve, norms, qr, multi_dot)
+from . import _linalg_decomp, _linalg_products, _linalg_qr, _linalg_solve  # noqa: E402,F401  (numtorch.linalg: inv, det, solve, norms, qr, multi_dot, cholesky, eigh, svd, pinv, lstsq; cdist, block_diag)

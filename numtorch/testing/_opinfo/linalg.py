@@ -261,3 +261,131 @@ OPINFOS = [
                                               ((2, 3, 4), (), {"dim": (0, 2)}), ((4,), (), {"ord": np.inf})),
            supports_out=True, tol=_TOL, gradgrad=False),
 ]  # fmt: skip
+
+
+# ---- numtorch/ops/_linalg_decomp.py: cholesky, eigh, svd, pinv, lstsq, cdist, block_diag ----------------
+_HERMITIAN_GRAD = ("reads one triangle of a Hermitian input, so entrywise finite differences differ from "
+                   "the symmetric gradient: tests/ops/test_linalg_decomp.py gradchecks it on A + A^H")  # fmt: skip
+
+
+def _pd(shape, dtype, rng):
+    a = make_arg(shape, dtype, rng, -1, 1)
+    return (a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])).astype(dtype)
+
+
+def _sym(shape, dtype, rng):
+    """Symmetric with well separated eigenvalues (eigh's derivative divides by their gaps)."""
+    a = make_arg(shape, dtype, rng, -0.3, 0.3)
+    d = np.diag(np.arange(1, shape[-1] + 1, dtype=np.float64) * 2)
+    return (a + np.swapaxes(a, -1, -2) + d).astype(dtype)
+
+
+def _distinct_sv(shape, dtype, rng):
+    """Singular values 1, 2, 3, ... times random orthogonal factors."""
+    m, n = shape[-2:]
+    k = min(m, n)
+    out = np.empty(shape, np.float64)
+    for idx in np.ndindex(*shape[:-2]):
+        u = np.linalg.qr(rng.standard_normal((m, m)))[0][:, :k]
+        v = np.linalg.qr(rng.standard_normal((n, n)))[0][:, :k]
+        out[idx] = (u * np.arange(1, k + 1)) @ v.T
+    return out.astype(dtype)
+
+
+def _gen(make, *specs):
+    def gen(dtype, rng):
+        return [_S(make(shape, dtype, rng), args, dict(kw), name=f"{shape}{args}{kw}") for shape, args, kw in specs]
+
+    return gen
+
+
+def _chol_ref(a, upper=False):
+    low = np.linalg.cholesky(a)
+    return np.swapaxes(low, -1, -2).copy() if upper else low
+
+
+def _tsvd_ref(a, some=True, compute_uv=True):
+    u, s, vh = np.linalg.svd(a, full_matrices=not some)
+    return u, s, np.swapaxes(vh, -1, -2)
+
+
+def _lstsq_ref(a, b, rcond=None):
+    vec = b.ndim == a.ndim - 1
+    bb = b[..., None] if vec else b
+    batch = np.broadcast_shapes(a.shape[:-2], bb.shape[:-2])
+    a2 = np.broadcast_to(a, batch + a.shape[-2:]).reshape(-1, *a.shape[-2:])
+    b2 = np.broadcast_to(bb, batch + bb.shape[-2:]).reshape(-1, *bb.shape[-2:])
+    sol = [np.linalg.lstsq(x, y, rcond=None) for x, y in zip(a2, b2, strict=True)]
+    x = np.stack([r[0] for r in sol]).reshape(batch + (a.shape[-1], bb.shape[-1]))
+    rank = np.array([r[2] for r in sol], np.int64).reshape(batch)
+    empty = np.zeros((0,), a.dtype)
+    return x[..., 0] if vec else x, empty, rank, empty
+
+
+def _lstsq_samples(dtype, rng):
+    def m(*s):
+        return make_arg(s, dtype, rng, -2, 2)
+
+    return [_S(m(5, 3), (m(5, 2),), name="tall"), _S(m(4, 3), (m(4),), name="vector"),
+            _S(m(2, 4, 2), (m(1, 4, 1),), name="batched,broadcast"), _S(m(3, 3), (m(3, 2),), name="square")]  # fmt: skip
+
+
+def _cdist_ref(x1, x2, p=2.0, compute_mode=None):
+    d = x1[..., :, None, :].astype(np.float64) - x2[..., None, :, :]
+    return np.linalg.norm(d, ord=p, axis=-1).astype(x1.dtype)
+
+
+def _block_diag_ref(*ts):
+    ms = [np.asarray(t).reshape(1, -1) if np.ndim(t) < 2 else np.asarray(t) for t in ts]
+    out = np.zeros((sum(m.shape[0] for m in ms), sum(m.shape[1] for m in ms)), np.result_type(*ms))
+    r = c = 0
+    for m in ms:
+        out[r : r + m.shape[0], c : c + m.shape[1]] = m
+        r, c = r + m.shape[0], c + m.shape[1]
+    return out
+
+
+def _block_diag_samples(dtype, rng):
+    def m(*s):
+        return make_arg(s, dtype, rng, -3, 3)
+
+    return [_S(m(2, 3), (m(1, 2),), name="2d,2d"), _S(m(2, 2), (m(3), m()), name="2d,1d,0d"),
+            _S(m(3), name="one 1d"), _S(m(2, 0), (m(1, 2),), name="empty block")]  # fmt: skip
+
+
+def _cdist_samples(dtype, rng):
+    def m(*s):
+        return make_arg(s, dtype, rng, -2, 2)
+
+    kws = ({}, {"p": 1.0}, {"p": 3.0}, {"p": float("inf")}, {"p": 0.5})
+    return [_S(m(3, 2), (m(4, 2),), dict(kw), name=f"{kw}") for kw in kws] + [
+        _S(m(2, 3, 2), (m(1, 2, 2),), name="batched broadcast")
+    ]
+
+
+_SVD_SAMPLES = _gen(_distinct_sv, ((3, 3), (), {}), ((4, 2), (False,), {}), ((2, 4), (), {"full_matrices": False}),
+                    ((2, 3, 2), (False,), {}))  # fmt: skip
+
+OPINFOS += [
+    OpInfo("linalg.cholesky", _chol_ref, _gen(_pd, ((3, 3), (), {}), ((2, 3, 3), (), {}), ((1, 1), (), {}),
+                                              ((3, 3), (), {"upper": True})),
+           supports_out=True, tol=_TOL, skips={"grad": _HERMITIAN_GRAD, "gradgrad": _HERMITIAN_GRAD}),
+    OpInfo("cholesky", _chol_ref, _gen(_pd, ((3, 3), (), {}), ((2, 2, 2), (True,), {})), method="cholesky", tol=_TOL,
+           skips={"grad": _HERMITIAN_GRAD, "gradgrad": _HERMITIAN_GRAD}),
+    OpInfo("linalg.eigh", lambda a, UPLO="L": tuple(np.linalg.eigh(a, UPLO=UPLO)),
+           _gen(_sym, ((3, 3), (), {}), ((2, 3, 3), (), {}), ((3, 3), ("U",), {})), tol=_TOL,
+           skips={"grad": _HERMITIAN_GRAD, "gradgrad": _HERMITIAN_GRAD}),
+    OpInfo("linalg.eigvalsh", lambda a, UPLO="L": np.linalg.eigvalsh(a, UPLO=UPLO),
+           _gen(_sym, ((3, 3), (), {}), ((2, 3, 3), (), {}), ((3, 3), ("U",), {})), supports_out=True, tol=_TOL,
+           skips={"grad": _HERMITIAN_GRAD, "gradgrad": _HERMITIAN_GRAD}),
+    OpInfo("linalg.svd", lambda a, full_matrices=True: tuple(np.linalg.svd(a, full_matrices=full_matrices)),
+           _SVD_SAMPLES, tol=_TOL),
+    OpInfo("svd", _tsvd_ref, _gen(_distinct_sv, ((3, 3), (), {}), ((4, 2), (), {}), ((2, 2, 3), (True,), {})),
+           method="svd", tol=_TOL),
+    # pinv(hermitian=True) reads one triangle (as eigh): test_linalg_decomp.py tests it
+    OpInfo("linalg.pinv", lambda a, hermitian=False: np.linalg.pinv(a, hermitian=hermitian),
+           _gen(_distinct_sv, ((3, 3), (), {}), ((4, 2), (), {}), ((2, 2, 3), (), {})), supports_out=True, tol=_TOL),
+    OpInfo("linalg.lstsq", _lstsq_ref, _lstsq_samples, tol=_TOL),
+    OpInfo("cdist", _cdist_ref, _cdist_samples, tol=_TOL),
+    OpInfo("block_diag", _block_diag_ref, _block_diag_samples, dtypes=("float32", "float64", "int64")),
+]  # fmt: skip
