@@ -467,17 +467,23 @@ def _broadcast(shapes) -> tuple:
     return tuple(res)
 
 
+def warn_resize(old_shape: tuple, shape: tuple, stacklevel: int) -> None:
+    """PyTorch's resize_output warning for an ``out=`` that had elements; ``stacklevel`` counts
+    from the caller of this function."""
+    warnings.warn(
+        f"An output with one or more elements was resized since it had shape "
+        f"{list(old_shape)}, which does not match the required output shape "
+        f"{list(shape)}. This behavior is deprecated, and in a future PyTorch release "
+        "outputs will not be resized unless they have zero elements. You can explicitly "
+        "reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
+        UserWarning,
+        stacklevel=stacklevel + 1,
+    )
+
+
 def _resize_out(out: Tensor, shape: tuple) -> None:
     if out._data.size:
-        warnings.warn(
-            f"An output with one or more elements was resized since it had shape "
-            f"{list(out._data.shape)}, which does not match the required output shape "
-            f"{list(shape)}. This behavior is deprecated, and in a future PyTorch release "
-            "outputs will not be resized unless they have zero elements. You can explicitly "
-            "reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
-            UserWarning,
-            stacklevel=4,
-        )
+        warn_resize(out._data.shape, shape, 4)
     out._data = np.empty(shape, out._dtype.np)
 
 

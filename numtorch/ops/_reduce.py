@@ -12,7 +12,6 @@ dtype normalisation and ``out=`` writing, shared by every op in ``reduction.py``
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 
@@ -20,7 +19,7 @@ from .. import _dtype as D
 from .._tensor import Tensor, _make
 from ..kernels import PARALLEL_THRESHOLD, lazy
 from ..kernels._codegen_reduction import Combiner
-from ._pointwise import _cname
+from ._pointwise import _cname, warn_resize
 
 K = lazy("numtorch.kernels.cpu.reduction")
 KS = lazy("numtorch.kernels.cpu.softmax")
@@ -206,15 +205,7 @@ def write_out(out: Tensor, res: Tensor) -> Tensor:
     shape = res._data.shape
     if out._data.shape != shape:
         if out._data.size:
-            warnings.warn(
-                f"An output with one or more elements was resized since it had shape "
-                f"{list(out._data.shape)}, which does not match the required output shape "
-                f"{list(shape)}. This behavior is deprecated, and in a future PyTorch release "
-                "outputs will not be resized unless they have zero elements. You can explicitly "
-                "reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
-                UserWarning,
-                stacklevel=5,
-            )
+            warn_resize(out._data.shape, shape, 5)
         out._data = np.empty(shape, out._dtype.np)
     np.copyto(out._data, res._data, casting="unsafe")
     out._vc[0] += 1

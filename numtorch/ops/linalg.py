@@ -32,6 +32,7 @@ from ._contract import (
     parse_sublists,
     product,
 )  # fmt: skip
+from ._pointwise import warn_resize
 from ._registry import defop, public
 
 
@@ -87,16 +88,7 @@ def prepare_out(out: Tensor, shape: tuple, res_dt: D.dtype, rule: str = "same") 
     _out_check(out, res_dt, rule)
     if out._data.shape != shape:
         if out._data.size:
-            import warnings
-
-            warnings.warn(
-                f"An output with one or more elements was resized since it had shape {list(out._data.shape)}, "
-                f"which does not match the required output shape {list(shape)}. This behavior is deprecated, and "
-                "in a future PyTorch release outputs will not be resized unless they have zero elements. You can "
-                "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
-                UserWarning,
-                stacklevel=7,
-            )
+            warn_resize(out._data.shape, shape, 7)
         out._data = F.alloc(shape, out._dtype.np)
 
 
