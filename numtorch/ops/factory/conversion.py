@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import builtins
 
-from .. import _dtype as D
-from .._device import CPU, device
-from .._device import to_device as _as_device
-from .._tensor import Tensor, _make
-from ._pointwise import _cname
-from ._registry import defop, public
-from .shape import _c, both
-from .shape_copy import as_format, assign, empty_layout, preserve_format, suggest_format
+from ... import _dtype as D
+from ..._device import CPU, device
+from ..._device import to_device as _as_device
+from ..._tensor import Tensor, _make
+from .._pointwise import _cname
+from .._registry import defop, public
+from ..shape.core import _c, both
+from ..shape.copy import as_format, assign, empty_layout, preserve_format, suggest_format
 
 DEVICE_COPY: dict = {}
 
@@ -58,7 +58,7 @@ def _to_copy_cpu(
 
 def _to_copy_grad(grad, self):
     if grad._dtype.category == D._COMPLEX and self._dtype.category != D._COMPLEX:
-        from .shape_views import real
+        from ..shape.views import real
 
         grad = _c(real, grad)  # the gradient of a real-to-complex cast is the real part
     if grad._dtype is self._dtype and grad._device == self._device:

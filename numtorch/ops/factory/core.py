@@ -15,10 +15,10 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype as D
-from .._device import to_device
-from .._dispatch import dispatch
-from .._factory_utils import (
+from ... import _dtype as D
+from ..._device import to_device
+from ..._dispatch import dispatch
+from ..._factory_utils import (
     alloc,
     arange_array,
     check_out_dtype,
@@ -39,8 +39,8 @@ from .._factory_utils import (
     strided_array,
     write_out,
 )  # fmt: skip
-from .._tensor import Tensor, _make
-from ._registry import defop, public
+from ..._tensor import Tensor, _make
+from .._registry import defop, public
 
 _KW = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None"
 _PUB_KW = "out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False"

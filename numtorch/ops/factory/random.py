@@ -14,17 +14,17 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype as D
-from .. import _factory_utils as F
-from .._dispatch import dispatch
-from .._random import generator_of
-from .._tensor import Tensor, _make
-from ..kernels import lazy
-from ._pointwise import broadcast_shapes
-from ._registry import defop, public
-from .factory import zeros_like as _zeros_like_op
+from ... import _dtype as D
+from ... import _factory_utils as F
+from ..._dispatch import dispatch
+from ..._random import generator_of
+from ..._tensor import Tensor, _make
+from ...kernels import lazy
+from .._pointwise import broadcast_shapes
+from .._registry import defop, public
+from .core import zeros_like as _zeros_like_op
 
-K = lazy("numtorch.kernels.cpu.random")
+K = lazy("numtorch.kernels.cpu.factory")
 _KW = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None"
 _LKW = f"{_KW}, MemoryFormat? memory_format=None"
 _PUB = "out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False"

@@ -18,16 +18,16 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype as D
-from .. import overrides
-from .._dispatch import dispatch
-from .._factory_utils import data_to_array, infer_dtype
-from .._ops import ops as _ops
-from .._tensor import Tensor, _make
-from ..kernels import lazy
-from ._pointwise import _cname, _resize_out
-from ._registry import defop, public
-from .shape_inplace import checked_scalar
+from ... import _dtype as D
+from ... import overrides
+from ..._dispatch import dispatch
+from ..._factory_utils import data_to_array, infer_dtype
+from ..._ops import ops as _ops
+from ..._tensor import Tensor, _make
+from ...kernels import lazy
+from .._pointwise import _cname, _resize_out
+from .._registry import defop, public
+from ..shape.inplace import checked_scalar
 
 K = lazy("numtorch.kernels.cpu.indexing")
 _ATEN = _ops.namespace("aten")
@@ -742,6 +742,3 @@ public(
     module="Tensor",
     ops=(index_put_,),
 )
-
-
-from . import indexing_masked, indexing_scatter  # noqa: E402,F401  (the rest of the area)

@@ -7,11 +7,11 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype as D
-from .._tensor import Tensor, _make, _wrap_dim
-from ._pointwise import Pointwise, _broadcast, _cname
-from ._registry import defop, public
-from .indexing import (
+from ... import _dtype as D
+from ..._tensor import Tensor, _make, _wrap_dim
+from .._pointwise import Pointwise, _broadcast, _cname
+from .._registry import defop, public
+from .core import (
     _ADD,
     _OUT,
     K,
@@ -29,8 +29,8 @@ from .indexing import (
     bind,
     parts,
 )
-from .indexing_scatter import scatter_add
-from .shape_inplace import checked_scalar
+from .scatter import scatter_add
+from ..shape.inplace import checked_scalar
 
 # caffe2's TypeMeta names, which masked_fill_'s error prints
 _META = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "int16": "short int",

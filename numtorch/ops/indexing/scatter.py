@@ -13,11 +13,11 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype as D
-from .._tensor import Tensor, _make, _wrap_dim
-from ._pointwise import _cname
-from ._registry import defop, public
-from .indexing import (
+from ... import _dtype as D
+from ..._tensor import Tensor, _make, _wrap_dim
+from .._pointwise import _cname
+from .._registry import defop, public
+from .core import (
     _ADD,
     _INDEX_DTYPES,
     _KERNEL_DTYPES,
@@ -42,7 +42,7 @@ from .indexing import (
     bind,
     parts,
 )
-from .shape_inplace import checked_scalar
+from ..shape.inplace import checked_scalar
 
 
 # ---- gather / scatter--------------------------------------------------------------------------

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype as D
-from .. import _factory_utils as F
-from .._dispatch import dispatch
-from .._tensor import Tensor, _make, _wrap_dim
+from ... import _dtype as D
+from ... import _factory_utils as F
+from ..._dispatch import dispatch
+from ..._tensor import Tensor, _make, _wrap_dim
 from ._contract import (
     _CXX,
     _bmm_checks,
@@ -32,8 +32,8 @@ from ._contract import (
     parse_sublists,
     product,
 )  # fmt: skip
-from ._pointwise import warn_resize
-from ._registry import defop, public
+from .._pointwise import warn_resize
+from .._registry import defop, public
 
 
 class LinAlgError(RuntimeError):
@@ -655,7 +655,7 @@ def _trace_cpu(self):
 
 
 def _trace_backward(grad, self):
-    from .factory import eye_m
+    from ..factory.core import eye_m
 
     n, m = self._data.shape
     return grad * dispatch(eye_m, [n, m, grad._dtype, None, None, None])
@@ -675,5 +675,3 @@ def _trace(input):
 
 public("trace", "input", _trace, ops=(trace,))
 public("trace", "self", _trace, relevant=("self",), module="Tensor", ops=(trace,))
-
-from . import _linalg_decomp, _linalg_products, _linalg_qr, _linalg_solve  # noqa: E402,F401  (numtorch.linalg: inv, det, solve, norms, qr, multi_dot, cholesky, eigh, svd, pinv, lstsq; cdist, block_diag)

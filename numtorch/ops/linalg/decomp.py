@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype as D
-from .. import _factory_utils as F
-from .. import return_types
-from .._dispatch import dispatch
-from .._tensor import Tensor, _make
-from ._linalg_solve import _SOLVE, _floating, _square
-from ._registry import defop, public
-from .linalg import LinAlgError, _mH, broadcast_error
-from .shape_join import cat
+from ... import _dtype as D
+from ... import _factory_utils as F
+from ... import return_types
+from ..._dispatch import dispatch
+from ..._tensor import Tensor, _make
+from .solve import _SOLVE, _floating, _square
+from .._registry import defop, public
+from .core import LinAlgError, _mH, broadcast_error
+from ..shape.join import cat
 
 _EIGH = return_types.register("linalg_eigh", ("eigenvalues", "eigenvectors"))
 _LSVD = return_types.register("linalg_svd", ("U", "S", "Vh"))
@@ -267,7 +267,7 @@ linalg_svd = defop("linalg_svd(Tensor A, bool full_matrices=True, *, str? driver
 
 def _svd_composite(self, some=True, compute_uv=True):
     if not compute_uv:
-        from ._linalg_solve import _SVDVALS
+        from .solve import _SVDVALS
 
         s = dispatch(_SVDVALS[0], [self, None])
         m, n = self.shape[-2], self.shape[-1]
@@ -513,7 +513,7 @@ def _cdist_composite(x1, x2, p=2.0, compute_mode=None):
     if compute_mode not in (None, 0, 1, 2):
         raise RuntimeError(f"{compute_mode} is not a valid value for compute_mode")
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
-    from ._linalg_solve import _VNORM
+    from .solve import _VNORM
 
     return dispatch(_VNORM[0], [diff, p, [-1], False, None])
 

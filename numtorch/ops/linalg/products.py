@@ -3,9 +3,9 @@ decomposes them (tensordot / a chain of matmuls), with PyTorch's checks."""
 
 from __future__ import annotations
 
-from .._dispatch import dispatch
-from ._registry import defop, public
-from .linalg import _TENSORDOT
+from ..._dispatch import dispatch
+from .._registry import defop, public
+from .core import _TENSORDOT
 
 # c10's TypeMeta names, which multi_dot's dtype message prints
 _META = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",

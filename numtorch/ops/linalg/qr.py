@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import return_types
-from .._dispatch import dispatch
-from .._tensor import Tensor, _make
-from ._linalg_solve import _SOLVE, _floating
-from ._registry import defop, public
-from .linalg import _mH
-from .shape_join import cat
+from ... import return_types
+from ..._dispatch import dispatch
+from ..._tensor import Tensor, _make
+from .solve import _SOLVE, _floating
+from .._registry import defop, public
+from .core import _mH
+from ..shape.join import cat
 
 _QR = return_types.register("linalg_qr", ("Q", "R"))
 _MODES = ("reduced", "r", "complete")

@@ -10,13 +10,13 @@ import math
 
 import numpy as np
 
-from .. import _dtype as D
-from .. import _factory_utils as F
-from .. import return_types
-from .._dispatch import dispatch
-from .._tensor import Tensor, _make, _wrap_dim
-from ._registry import defop, public
-from .linalg import LinAlgError, _bind, _cj, _mH, _op, broadcast_error
+from ... import _dtype as D
+from ... import _factory_utils as F
+from ... import return_types
+from ..._dispatch import dispatch
+from ..._tensor import Tensor, _make, _wrap_dim
+from .._registry import defop, public
+from .core import LinAlgError, _bind, _cj, _mH, _op, broadcast_error
 
 
 def _square(A: Tensor, fname: str) -> None:
@@ -242,7 +242,7 @@ _bind("svdvals", "A, *, driver=None", _SVDVALS, method=False, module="torch.lina
 
 
 def _norm_op():
-    from .._ops import ops
+    from ..._ops import ops
 
     try:
         return ops.aten.norm.ScalarOpt_dim

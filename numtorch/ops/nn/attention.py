@@ -8,9 +8,9 @@ import warnings
 
 import numtorch
 
-from .. import _dtype as D
-from .._dispatch import dispatch
-from ._registry import defop, public
+from ... import _dtype as D
+from ..._dispatch import dispatch
+from .._registry import defop, public
 
 _F = "torch.nn.functional"
 

@@ -13,14 +13,14 @@ import numpy as np
 
 import numtorch
 
-from .. import _dtype as D
-from .._dispatch import dispatch
-from .._tensor import Tensor, _make
-from ..kernels import PARALLEL_THRESHOLD, lazy
-from ._pointwise import _cname
-from ._registry import defop, public
+from ... import _dtype as D
+from ..._dispatch import dispatch
+from ..._tensor import Tensor, _make
+from ...kernels import PARALLEL_THRESHOLD, lazy
+from .._pointwise import _cname
+from .._registry import defop, public
 
-K = lazy("numtorch.kernels.cpu.conv")
+K = lazy("numtorch.kernels.cpu.nn.conv")
 _F = "torch.nn.functional"
 _LEGACY = {
     "float32": "torch.FloatTensor",

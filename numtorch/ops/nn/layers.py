@@ -9,15 +9,15 @@ import numpy as np
 
 import numtorch
 
-from .. import _dtype as D
-from .._dispatch import dispatch
-from .._state import STATE
-from .._tensor import Tensor, _make
-from ..kernels import lazy
-from ._pointwise import _cname
-from ._registry import defop, public
+from ... import _dtype as D
+from ..._dispatch import dispatch
+from ..._state import STATE
+from ..._tensor import Tensor, _make
+from ...kernels import lazy
+from .._pointwise import _cname
+from .._registry import defop, public
 
-K = lazy("numtorch.kernels.cpu.nn")
+K = lazy("numtorch.kernels.cpu.nn.layers")
 _F = "torch.nn.functional"
 
 

@@ -13,15 +13,15 @@ import numpy as np
 
 import numtorch
 
-from .. import _dtype as D
-from .._dispatch import dispatch
-from .._state import STATE
-from .._tensor import Tensor, _make
-from ..kernels import lazy
-from ._pointwise import _cname
-from ._registry import defop
+from ... import _dtype as D
+from ..._dispatch import dispatch
+from ..._state import STATE
+from ..._tensor import Tensor, _make
+from ...kernels import lazy
+from .._pointwise import _cname
+from .._registry import defop
 
-K = lazy("numtorch.kernels.cpu.loss")
+K = lazy("numtorch.kernels.cpu.nn.loss")
 NONE, MEAN, SUM = 0, 1, 2
 
 
@@ -306,5 +306,3 @@ cross_entropy_loss = defop(
     "float label_smoothing=0.0) -> Tensor",
     composite=_cross_entropy_loss,
 )
-
-from . import loss_pointwise  # noqa: E402,F401

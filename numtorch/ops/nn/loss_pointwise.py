@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype as D
-from .._dispatch import dispatch
-from .._tensor import Tensor, _make
-from ..kernels import lazy
-from ._pointwise import Pointwise, _cname
-from ._registry import defop
+from ... import _dtype as D
+from ..._dispatch import dispatch
+from ..._tensor import Tensor, _make
+from ...kernels import lazy
+from .._pointwise import Pointwise, _cname
+from .._registry import defop
 from .loss import MEAN, NONE, SUM
 
-K = lazy("numtorch.kernels.cpu.loss")
+K = lazy("numtorch.kernels.cpu.nn.loss")
 _ST = ["self", "target"]
 _GST = ["grad_output", "self", "target"]
 
@@ -60,7 +60,7 @@ def _loss_ops(name, pw, bwd_pw, param=None, default="1."):
 
 
 def _set_backward(op, formulas):
-    from ._registry import make_derivative
+    from .._registry import make_derivative
 
     op.autograd = make_derivative(op._schema, formulas)
 

@@ -17,15 +17,15 @@ import numpy as np
 
 import numtorch
 
-from .. import _dtype as D
-from .._dispatch import dispatch
-from .._state import STATE
-from .._tensor import Tensor, _make
-from ..kernels import PARALLEL_THRESHOLD, lazy
-from ._pointwise import _cname
-from ._registry import defop
+from ... import _dtype as D
+from ..._dispatch import dispatch
+from ..._state import STATE
+from ..._tensor import Tensor, _make
+from ...kernels import PARALLEL_THRESHOLD, lazy
+from .._pointwise import _cname
+from .._registry import defop
 
-K = lazy("numtorch.kernels.cpu.nn")
+K = lazy("numtorch.kernels.cpu.nn.layers")
 
 
 def _float_dtype(x: Tensor, op: str) -> D.dtype:

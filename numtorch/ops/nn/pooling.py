@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype as D
-from .._dispatch import dispatch
-from .._tensor import Tensor, _make
-from ..kernels import PARALLEL_THRESHOLD, lazy
-from ._registry import defop
+from ... import _dtype as D
+from ..._dispatch import dispatch
+from ..._tensor import Tensor, _make
+from ...kernels import PARALLEL_THRESHOLD, lazy
+from .._registry import defop
 from .conv import compute_dtype, contig
 
-K = lazy("numtorch.kernels.cpu.pooling")
+K = lazy("numtorch.kernels.cpu.nn.pooling")
 
 
 def _pair(v, name: str, op: str, allow_empty=False) -> list:
@@ -373,5 +373,3 @@ adaptive_max_pool2d_backward = defop(
     backward={"grad_output": lambda grad, indices: _gather_max(grad, indices),
               "self": lambda grad, self: self.new_zeros(self.shape)},
 )  # fmt: skip
-
-from . import resample  # noqa: E402,F401

@@ -8,13 +8,13 @@ import numpy as np
 
 import numtorch
 
-from .._dispatch import dispatch
-from .._tensor import Tensor, _make
-from ..kernels import PARALLEL_THRESHOLD, lazy
-from ._registry import defop
+from ..._dispatch import dispatch
+from ..._tensor import Tensor, _make
+from ...kernels import PARALLEL_THRESHOLD, lazy
+from .._registry import defop
 from .conv import compute_dtype, contig
 
-K = lazy("numtorch.kernels.cpu.pooling")
+K = lazy("numtorch.kernels.cpu.nn.pooling")
 
 
 # ---- taps ----------------------------------------------------------------------------------------

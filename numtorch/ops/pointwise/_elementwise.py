@@ -16,10 +16,10 @@ import math
 
 import numpy as np
 
-from .. import _dtype as D
-from .._tensor import PLAIN_SUBCLASSES, Tensor, _make
-from ..kernels import PARALLEL_THRESHOLD
-from ._pointwise import Pointwise, _broadcast, _cname, _resize_out, big_prefix
+from ... import _dtype as D
+from ..._tensor import PLAIN_SUBCLASSES, Tensor, _make
+from ...kernels import PARALLEL_THRESHOLD
+from .._pointwise import Pointwise, _broadcast, _cname, _resize_out, big_prefix
 
 CAT = "bifc"  # category letter by D category index
 TYPEMETA = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from .. import _dtype as D
-from .._dispatch import dispatch
-from .._tensor import Tensor
+from ... import _dtype as D
+from ..._dispatch import dispatch
+from ..._tensor import Tensor
 from ._elementwise import not_tensor, number
-from ._pointwise import _cname
-from ._registry import OPS, defop, public, schema_sig
-from .pointwise import _ALL, _cmp, _doc, _f, _mul, _sub, _u
+from .._pointwise import _cname
+from .._registry import OPS, defop, public, schema_sig
+from .core import _ALL, _cmp, _doc, _f, _mul, _sub, _u
 
 
 def _to_float(t):

@@ -13,9 +13,9 @@ import math
 
 import numpy as np
 
-from .. import _dtype as D
-from .._dispatch import dispatch
-from .._tensor import Tensor, _make
+from ... import _dtype as D
+from ..._dispatch import dispatch
+from ..._tensor import Tensor, _make
 from ._elementwise import EXAMPLES as _EXAMPLES
 from ._elementwise import (
     Elementwise,
@@ -31,8 +31,8 @@ from ._elementwise import (
     sub_check,
     value_param,
 )  # fmt: skip
-from ._pointwise import _cname, defpointwise
-from ._registry import OPS, defop, public, schema_sig
+from .._pointwise import _cname, defpointwise
+from .._registry import OPS, defop, public, schema_sig
 
 # name -> {"T"/"S"/"F": overload dicts, "pick", "pub"}: what aliases and dunders reuse
 _ALL: dict[str, dict] = {}

@@ -7,13 +7,13 @@ import math
 
 import numpy as np
 
-from .. import _dtype as D
-from .._dispatch import dispatch
-from .._tensor import Tensor, _make
+from ... import _dtype as D
+from ..._dispatch import dispatch
+from ..._tensor import Tensor, _make
 from ._elementwise import Elementwise
-from ._pointwise import _cname
-from ._registry import OPS, defop, public, schema_sig
-from .pointwise import (
+from .._pointwise import _cname
+from .._registry import OPS, defop, public, schema_sig
+from .core import (
     _ALL,
     _T2,
     _add,

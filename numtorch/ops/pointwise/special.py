@@ -7,15 +7,15 @@ import math
 
 import numpy as np
 
-from .. import _dtype as D
-from .._dispatch import dispatch
-from .._tensor import _make
+from ... import _dtype as D
+from ..._dispatch import dispatch
+from ..._tensor import _make
 from ._elementwise import Elementwise
-from ._pointwise import _cname
-from ._reduce import wrap_dim
-from ._registry import OPS, defop, public
-from .pointwise import _ALL, _decl, _fl, _mul, _u, _zero_grad
-from .pointwise_math import _special_alias
+from .._pointwise import _cname
+from ..reduction._reduce import wrap_dim
+from .._registry import OPS, defop, public
+from .core import _ALL, _decl, _fl, _mul, _u, _zero_grad
+from .extra import _special_alias
 
 
 def _polygamma_of(n, x):

@@ -15,14 +15,14 @@ import math
 
 import numpy as np
 
-from .. import _dtype as D
-from .._tensor import Tensor, _make
-from ..kernels import PARALLEL_THRESHOLD, lazy
-from ..kernels._codegen_reduction import Combiner
-from ._pointwise import _cname, warn_resize
+from ... import _dtype as D
+from ..._tensor import Tensor, _make
+from ...kernels import PARALLEL_THRESHOLD, lazy
+from ...kernels._codegen_reduction import Combiner
+from .._pointwise import _cname, warn_resize
 
-K = lazy("numtorch.kernels.cpu.reduction")
-KS = lazy("numtorch.kernels.cpu.softmax")
+K = lazy("numtorch.kernels.cpu.reduction.core")
+KS = lazy("numtorch.kernels.cpu.reduction.softmax")
 _ANYNAN = Combiner("anynan", "a | b", "x != x")
 _KERNEL_NP = {
     np.dtype(t)
@@ -462,10 +462,10 @@ def _entry(kernel, args):
     return kernel if ov is None else ov.entry_point
 
 
-from .._device import CPU as _CPU  # noqa: E402
-from .._state import STATE as _STATE  # noqa: E402
-from .._tensor import PLAIN_SUBCLASSES  # noqa: E402
-from ..autograd import _engine  # noqa: E402
+from ..._device import CPU as _CPU  # noqa: E402
+from ..._state import STATE as _STATE  # noqa: E402
+from ..._tensor import PLAIN_SUBCLASSES  # noqa: E402
+from ...autograd import _engine  # noqa: E402
 
 _nd = np.ndarray
 _PT = PARALLEL_THRESHOLD

@@ -12,13 +12,13 @@ import math
 
 import numpy as np
 
-from .. import _dtype as D
-from .. import return_types
-from .._dispatch import dispatch
-from .._tensor import Tensor
-from ..kernels._codegen_reduction import Combiner
+from ... import _dtype as D
+from ... import return_types
+from ..._dispatch import dispatch
+from ..._tensor import Tensor
+from ...kernels._codegen_reduction import Combiner
 from . import _reduce as E
-from ._registry import defop, public
+from .._registry import defop, public
 
 _SUM = Combiner("sum", "a + b")
 _NANSUM = Combiner("nansum", "a + b", "x if x == x else 0")
@@ -652,6 +652,3 @@ def _count_nonzero(input, dim, out):
 
 
 _fn("count_nonzero", "input, dim=None, *, out=None", _count_nonzero)
-
-# var/std, norm, logsumexp | scans, softmax | sort, topk, kthvalue, median, mode, unique
-from . import _scan, _sorting, _stats  # noqa: E402,F401

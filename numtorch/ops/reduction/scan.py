@@ -7,13 +7,13 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype as D
-from .. import return_types
-from .._dispatch import dispatch
-from .._tensor import Tensor, _make
+from ... import _dtype as D
+from ... import return_types
+from ..._dispatch import dispatch
+from ..._tensor import Tensor, _make
 from . import _reduce as E
-from ._registry import defop, public
-from .reduction import _call, _decl, _fn, _sum_dtype, nt
+from .._registry import defop, public
+from .core import _call, _decl, _fn, _sum_dtype, nt
 
 CumMax = return_types.register("cummax", ("values", "indices"))
 CumMin = return_types.register("cummin", ("values", "indices"))

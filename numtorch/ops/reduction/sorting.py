@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype as D
-from .. import return_types
-from .._dispatch import dispatch
-from .._tensor import Tensor, _make
+from ... import _dtype as D
+from ... import return_types
+from ..._dispatch import dispatch
+from ..._tensor import Tensor, _make
 from . import _reduce as E
-from ._registry import defop
-from .reduction import _call, _decl, _evenly, _fn, _select_bw
+from .._registry import defop
+from .core import _call, _decl, _evenly, _fn, _select_bw
 
 Sort = return_types.register("sort", ("values", "indices"))
 TopK = return_types.register("topk", ("values", "indices"))
@@ -98,7 +98,7 @@ _fn("argsort", "input, dim=-1, descending=False, *, stable=False", _argsort)
 
 
 def _msort_out(self, out):
-    from .._factory_utils import write_out
+    from ..._factory_utils import write_out
 
     return write_out(out, dispatch(sort, [self, False, 0, False]).values._data)
 

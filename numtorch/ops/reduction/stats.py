@@ -7,12 +7,12 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype as D
-from .._dispatch import dispatch
-from .._tensor import Tensor
+from ... import _dtype as D
+from ..._dispatch import dispatch
+from ..._tensor import Tensor
 from . import _reduce as E
-from ._registry import defop, public
-from .reduction import _NORMP, _NORMS, _call, _count, _decl, _fn, fold, nt, restore_dims
+from .._registry import defop, public
+from .core import _NORMP, _NORMS, _call, _count, _decl, _fn, fold, nt, restore_dims
 
 
 # ---- var, std, var_mean, std_mean -------------------------------------------------------------
@@ -322,7 +322,7 @@ def _nanmean_impl(self, dim=None, keepdim=False, dtype=None):
 
 
 def _nanmean_out(self, dim, keepdim, dtype, out):
-    from .._factory_utils import write_out
+    from ..._factory_utils import write_out
 
     return write_out(out, _nanmean_impl(self, dim, keepdim, dtype)._data)
 

@@ -12,12 +12,12 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype as D
-from .._factory_utils import blocked_copy_into
-from .._tensor import Tensor, _make, _wrap_dim
-from ._pointwise import _cname, _resize_out
-from ._registry import OPS, defop
-from .shape import (
+from ... import _dtype as D
+from ..._factory_utils import blocked_copy_into
+from ..._tensor import Tensor, _make, _wrap_dim
+from .._pointwise import _cname, _resize_out
+from .._registry import OPS, defop
+from .core import (
     _c,
     _dims_set,
     _est,
@@ -32,33 +32,8 @@ from .shape import (
     reshape,
     varargs_method,
 )
-from .shape_views import diagonal as _diagonal
-
-
-class memory_format:
-    """A memory layout request, mirroring ``torch.memory_format``.
-
-    >>> numtorch.zeros(2, 3).t().contiguous(memory_format=numtorch.contiguous_format).stride()
-    (2, 1)
-    """
-
-    __slots__ = ("name", "code")
-
-    def __init__(self, name: str, code: int):
-        self.name, self.code = name, code
-
-    def __repr__(self) -> str:
-        return f"torch.{self.name}"
-
-    def __reduce__(self):
-        return self.name
-
-
-contiguous_format = memory_format("contiguous_format", 0)
-preserve_format = memory_format("preserve_format", 1)
-channels_last = memory_format("channels_last", 2)
-channels_last_3d = memory_format("channels_last_3d", 3)
-_FORMATS = (contiguous_format, preserve_format, channels_last, channels_last_3d)
+from ._format import _FORMATS, channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
+from .views import diagonal as _diagonal
 
 
 def as_format(fmt, default=preserve_format) -> memory_format:
@@ -330,7 +305,7 @@ def _ri_index_cpu(repeats, output_size=None):
 
 def _ri_int(self, repeats, dim=None, output_size=None):
     # PyTorch's composite: a contiguous copy of an expanded view, flattened (so a view of it)
-    from .shape import expand, flatten, unsqueeze
+    from .core import expand, flatten, unsqueeze
 
     x = self if dim is not None else _c(flatten, self, 0, -1)
     d = _wrap_dim(0 if dim is None else dim, self.ndim)
@@ -345,7 +320,7 @@ def _ri_int(self, repeats, dim=None, output_size=None):
 
 
 def _ri_tensor(self, repeats, dim=None, output_size=None):
-    from .shape import expand, flatten
+    from .core import expand, flatten
 
     x = self if dim is not None else _c(flatten, self, 0, -1)
     d = _wrap_dim(0 if dim is None else dim, x.ndim)
@@ -438,7 +413,7 @@ triu, triu_, triu_out = _tri_ops("triu", False)
 
 
 def _diag_embed_cpu(self, offset=0, dim1=-2, dim2=-1):
-    from .shape_views import _diag_geometry
+    from .views import _diag_geometry
 
     a = self._data
     nd = a.ndim + 1
@@ -650,5 +625,3 @@ both(
     _diag_embed_body,
     (diag_embed,),
 )
-
-from . import shape_inplace, shape_join  # noqa: E402,F401

@@ -11,11 +11,13 @@ import operator
 
 import numpy as np
 
-from .. import _dtype as D
-from .._dispatch import dispatch
-from .._tensor import Tensor, _make, _root_array, _view, _wrap_dim
-from ._pointwise import _cname
-from ._registry import defop, public
+from ... import _dtype as D
+from ..._dispatch import dispatch
+from ..._ops import ops
+from ..._tensor import Tensor, _make, _root_array, _view, _wrap_dim
+from .._pointwise import _cname
+from .._registry import defop, public
+from ._format import contiguous_format
 
 # Note [Views are NumPy views]
 # A view op builds a NumPy view of self._data with exactly the sizes, strides and storage
@@ -253,9 +255,8 @@ def _reshape(self, shape):
     shape = _infer_size(shape, a.size)
     if _plain_contiguous(a) or _compute_stride(a.shape, _est(a), shape) is not None:
         return _c(view, self, list(shape))
-    from .shape_copy import clone, contiguous_format
-
-    return _c(_unsafe_view, _c(clone, self, contiguous_format), list(shape))
+    # aten.clone through the op table: shape/copy.py imports this module
+    return _c(_unsafe_view, _c(ops.aten.clone.default, self, contiguous_format), list(shape))
 
 
 reshape = defop("reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", composite=_reshape)
@@ -742,8 +743,8 @@ both(
 def tensor_property(name: str, getter, setter=None, doc: str = "") -> None:
     """Attach ``Tensor.<name>`` as a property that honours ``__torch_function__``, as
     PyTorch's ``Tensor.T`` does (the handler receives ``Tensor.<name>.__get__``)."""
-    from .._state import STATE
-    from ..overrides import handle_torch_function, has_torch_function_unary
+    from ..._state import STATE
+    from ...overrides import handle_torch_function, has_torch_function_unary
 
     def get(self):
         if (type(self) is not Tensor or STATE.tf_modes) and has_torch_function_unary(self):
@@ -752,7 +753,3 @@ def tensor_property(name: str, getter, setter=None, doc: str = "") -> None:
 
     prop = property(get, setter, doc=doc)
     setattr(Tensor, name, prop)
-
-
-# The rest of the area registers when this module is imported.
-from . import conversion, shape_copy, shape_extra, shape_split, shape_views  # noqa: E402,F401

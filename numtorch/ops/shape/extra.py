@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _dtype as D
-from .. import _factory_utils as F
-from .._dispatch import dispatch
-from .._tensor import _make
-from ._reduce import wrap_dim
-from ._registry import defop
-from .shape import _c, both
-from .shape_copy import flip
-from .shape_join import cat
+from ... import _dtype as D
+from ... import _factory_utils as F
+from ..._dispatch import dispatch
+from ..._tensor import _make
+from ..reduction._reduce import wrap_dim
+from .._registry import defop
+from .core import _c, both
+from .copy import flip
+from .join import cat
 
 
 # ---- rot90 -------------------------------------------------------------------------------------------

@@ -6,13 +6,13 @@ import math
 
 import numpy as np
 
-from .. import _dtype as D
-from .._state import STATE as _STATE
-from .._tensor import Tensor, _make, _root_array
-from ._pointwise import _broadcast
-from ._registry import defop, public
-from .shape import _c, _est, _ints, _strided, both
-from .shape_copy import _c_strides, _dense, assign, empty_layout, preserve_format, zeros_like_tensor
+from ... import _dtype as D
+from ..._state import STATE as _STATE
+from ..._tensor import Tensor, _make, _root_array
+from .._pointwise import _broadcast
+from .._registry import defop, public
+from .core import _c, _est, _ints, _strided, both
+from .copy import _c_strides, _dense, assign, empty_layout, preserve_format, zeros_like_tensor
 
 
 def check_no_internal_overlap(a: np.ndarray) -> None:

@@ -7,13 +7,13 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype as D
-from .._tensor import Tensor, _make, _wrap_dim
-from ._pointwise import _broadcast, _cname
-from ._registry import defop, public
-from .shape import _c, _int, _sh, expand, reshape, unsqueeze, view
-from .shape_copy import write_out, zeros_like_tensor
-from .shape_views import slice as _slice
+from ... import _dtype as D
+from ..._tensor import Tensor, _make, _wrap_dim
+from .._pointwise import _broadcast, _cname
+from .._registry import defop, public
+from .core import _c, _int, _sh, expand, reshape, unsqueeze, view
+from .copy import write_out, zeros_like_tensor
+from .views import slice as _slice
 
 
 # ---- cat / stack ---------------------------------------------------------------------------------
@@ -73,7 +73,7 @@ def _cat_out_cpu(tensors, dim, out):
         raise TypeError(
             f"torch.cat(): input types can't be cast to the desired output type {_cname(out._dtype)}"
         )
-    from .shape_inplace import OVERLAP_ERR, overlap
+    from .inplace import OVERLAP_ERR, overlap
 
     for x in tensors:
         if overlap(out._data, x._data) in ("full", "partial"):

@@ -5,13 +5,13 @@ See Note [Views are NumPy views] in ``shape.py`` and Note [Multi-output views] b
 
 from __future__ import annotations
 
-from .. import _dtype as D
-from .._tensor import Tensor, _view, _wrap_dim
-from ._pointwise import _cname
-from ._registry import defop
-from .shape import _c, _int, _ints, _wrap_strict, both
-from .shape_views import _index, _pyslice
-from .shape_views import slice as _slice
+from ... import _dtype as D
+from ..._tensor import Tensor, _view, _wrap_dim
+from .._pointwise import _cname
+from .._registry import defop
+from .core import _c, _int, _ints, _wrap_strict, both
+from .views import _index, _pyslice
+from .views import slice as _slice
 
 
 # ---- unbind / split / chunk / tensor_split ------------------------------------------------------
@@ -63,7 +63,7 @@ def _split_cpu(self, split_size, dim):
 # unbind/split return a tuple (aten returns a list; the autograd engine records tuples), and
 # their formulas take ``grads`` only: the engine passes zeros for outputs that got no gradient.
 def _split_grad(grads, dim):
-    from .shape_join import cat
+    from .join import cat
 
     return _c(cat, list(grads), dim)
 
@@ -87,7 +87,7 @@ split_sizes = defop(
 
 
 def _stack(tensors, dim):
-    from .shape_join import stack
+    from .join import stack
 
     return _c(stack, tensors, dim)
 

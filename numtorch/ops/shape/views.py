@@ -11,11 +11,11 @@ import builtins
 
 import numpy as np
 
-from .. import _dtype as D
-from .._tensor import Tensor, _make, _root_array, _view, _wrap_dim
-from ._pointwise import _cname
-from ._registry import defop
-from .shape import _c, _est, _int, _ints, _sh, _strided, both, permute, tensor_property, transpose
+from ... import _dtype as D
+from ..._tensor import Tensor, _make, _root_array, _view, _wrap_dim
+from .._pointwise import _cname
+from .._registry import defop
+from .core import _c, _est, _int, _ints, _sh, _strided, both, permute, tensor_property, transpose
 
 _INT64_MAX = 2**63 - 1
 _pyslice = builtins.slice  # this module's ``slice`` is aten's op
@@ -697,7 +697,7 @@ def _make_getitem_fast(body):
 
 def install_fast_paths() -> None:
     """Attach the fast calls above to their bindings (numtorch/__init__.py, before _api.install)."""
-    from ._registry import BINDINGS
+    from .._registry import BINDINGS
 
     for b in BINDINGS:
         if b.module != "Tensor":
@@ -708,10 +708,10 @@ def install_fast_paths() -> None:
             b.fast = (_make_getitem_fast(b.body), ("self", "key"))
 
 
-from .._device import CPU as _CPU  # noqa: E402
-from .._state import STATE as _STATE  # noqa: E402
+from ..._device import CPU as _CPU  # noqa: E402
+from ..._state import STATE as _STATE  # noqa: E402
 
 _new = object.__new__
-from .._size import Size as _Size  # noqa: E402
-from ..autograd import _engine  # noqa: E402
-from .shape import view as _aten_view  # noqa: E402
+from ..._size import Size as _Size  # noqa: E402
+from ...autograd import _engine  # noqa: E402
+from .core import view as _aten_view  # noqa: E402

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import numtorch
-from numtorch.kernels.cpu import copy as K
+from numtorch.kernels.cpu import shape as K
 
 DTYPES = [np.bool_, np.int8, np.int16, np.float16, np.int32, np.float32, np.int64, np.float64,
           np.complex64]  # fmt: skip

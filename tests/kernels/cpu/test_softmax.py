@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from numtorch.kernels.cpu import softmax as K
+from numtorch.kernels.cpu.reduction import softmax as K
 
 
 @pytest.mark.parametrize("log", [False, True])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import numtorch
-from numtorch.ops import conversion
+from numtorch.ops.factory import conversion
 
 
 def test_to_returns_self_unless_something_changes_or_copy_is_asked():

@@ -12,7 +12,7 @@ import pytest
 import numtorch
 import numtorch.nn.functional as F
 from numtorch.autograd import gradcheck, gradgradcheck
-from numtorch.testing._opinfo.nn import (
+from numtorch.testing._opinfo.nn.core import (
     avg_pool2d_ref,
     conv2d_ref,
     conv_transpose2d_ref,

@@ -458,7 +458,7 @@ def test_out_is_resized_with_pytorchs_warning_and_version_counters_bump():
 def test_out_fast_case_keeps_pytorchs_out_semantics(monkeypatch):
     # Note [Elementwise fast signatures]: a plain contiguous out= of the result dtype and shape
     # skips the general path (run); every other out= still takes it
-    from numtorch.ops import _elementwise
+    from numtorch.ops.pointwise import _elementwise
     from numtorch.utils._python_dispatch import TorchDispatchMode
 
     rng = np.random.default_rng(0)

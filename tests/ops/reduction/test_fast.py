@@ -91,8 +91,8 @@ def test_empty_inputs_take_the_dispatchers_path():
 def test_large_inputs_match_the_dispatchers_kernels(threads, monkeypatch):
     # From PARALLEL_THRESHOLD on the fast path runs the kernel the general path's _launch
     # picks (serial with one Numba thread, row_p / split_p / col_p with more): same bits.
-    from numtorch.ops import _reduce as E
-    from numtorch.ops import reduction as R
+    from numtorch.ops.reduction import _reduce as E
+    from numtorch.ops.reduction import core as R
 
     monkeypatch.setattr(E, "_NTHREADS", [threads])
     rng = np.random.default_rng(3)

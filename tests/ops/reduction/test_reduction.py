@@ -13,7 +13,7 @@ import numtorch
 from numtorch.autograd import gradcheck, gradgradcheck
 from numtorch.testing._opinfo import reduction as red_infos
 
-from ._harness import to_nt
+from .._harness import to_nt
 
 T = numtorch.tensor
 NAN = float("nan")

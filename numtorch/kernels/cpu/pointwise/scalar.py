@@ -16,7 +16,7 @@ import numpy as np
 # Complex division goes through np.divide: Numba's ``/`` raises ZeroDivisionError for a zero
 # complex divisor, NumPy's (and c10::complex's) algorithm gives inf/nan instead.
 from numtorch.kernels._jit import inline
-from numtorch.kernels.cpu.vmath import vsigmoid
+from numtorch.kernels.cpu.pointwise.vmath import vsigmoid
 
 
 # ---- sign, rounding ------------------------------------------------------------------------

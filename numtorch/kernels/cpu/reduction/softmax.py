@@ -10,8 +10,8 @@ import math
 import numpy as np
 
 from numtorch.kernels._jit import kernel, parallel_kernel, prange, reassoc_kernel
-from numtorch.kernels.cpu.vmath import exp32 as _exp32
-from numtorch.kernels.cpu.vmath import exp64 as _exp64
+from numtorch.kernels.cpu.pointwise.vmath import exp32 as _exp32
+from numtorch.kernels.cpu.pointwise.vmath import exp64 as _exp64
 
 
 # ---- softmax, log_softmax, logsumexp (max-subtracted, fused) ------------------------------

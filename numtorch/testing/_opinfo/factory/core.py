@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import ALL_REAL, FLOATS, OpInfo, SampleInput, make_arg
+from ..core import ALL_REAL, FLOATS, OpInfo, SampleInput, make_arg
 
 _S = SampleInput
 _NUMERIC = ("int32", "int64", "float32", "float64")

@@ -6,7 +6,7 @@ tests/ops/test_random.py. They are not differentiable (grad=False) and are nonde
 
 from __future__ import annotations
 
-from .core import FLOATS, OpInfo, SampleInput, make_arg
+from ..core import FLOATS, OpInfo, SampleInput, make_arg
 
 _S = SampleInput
 _KW = {"grad": False, "nondeterministic": True}

@@ -9,7 +9,7 @@ import math
 import numpy as np
 from scipy import special
 
-from .core import OpInfo, SampleInput, make_arg, unary_samples
+from ..core import OpInfo, SampleInput, make_arg, unary_samples
 
 F = "nn.functional."
 _T32 = {"float32": (1e-4, 1e-4)}
@@ -376,7 +376,7 @@ POOL = [
            _pool_samples([(3, {})], (2, 3, 7))),
 ]  # fmt: skip
 
-from .nn_layers import OPINFOS as _MORE  # noqa: E402
+from .layers import OPINFOS as _MORE  # noqa: E402
 
 OPINFOS = ACTIVATIONS + CONV + POOL + _MORE
 

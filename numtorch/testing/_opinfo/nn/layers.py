@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from .core import OpInfo, SampleInput, make_arg
+from ..core import OpInfo, SampleInput, make_arg
 
 F = "nn.functional."
 _T32 = {"float32": (1e-4, 1e-4)}

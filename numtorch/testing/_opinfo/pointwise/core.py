@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from .core import ALL_REAL, FLOATS, NUMERIC, OpInfo, SampleInput, elementwise_shapes, make_arg
+from ..core import ALL_REAL, FLOATS, NUMERIC, OpInfo, SampleInput, elementwise_shapes, make_arg
 
 INTS_FLOATS = ("uint8", "int8", "int16", "int32", "int64", "float32", "float64")
 BOOL_INTS = ("bool", "uint8", "int8", "int16", "int32", "int64")

@@ -8,8 +8,8 @@ import math
 
 import numpy as np
 
-from .core import FLOATS
-from .pointwise import INTS_FLOATS, _op, f64, unary, with_kwargs
+from ..core import FLOATS
+from .core import INTS_FLOATS, _op, f64, unary, with_kwargs
 
 _TOL = {"float32": (1e-5, 1e-5), "float64": (1e-7, 1e-7)}
 
