@@ -1,4 +1,4 @@
-"""Samplers on raw arrays for numtorch/ops/random.py.
+"""Samplers on raw arrays for numtorch/ops/factory/random.py.
 
 ``g`` is a ``np.random.Generator`` (PCG64); NumPy draws the bits and these functions shape
 them into PyTorch's distributions. They are plain NumPy (the draws are already vectorised C)

@@ -8,7 +8,7 @@ masked_*, where, nonzero, take, put, bincount, searchsorted.
 # sequences, bool masks) one ``aten.index.Tensor`` call with None for the plain dims. So basic
 # indexing returns views sharing storage and the version counter, and a dispatch mode sees the
 # same aten calls as in PyTorch. ``x[key] = v`` slices the same way, then ``copy_``/``fill_``
-# the view, or ``index_put_`` it. The view ops themselves are declared in ``shape_views.py``.
+# the view, or ``index_put_`` it. The view ops themselves are declared in ``shape/views.py``.
 """
 
 from __future__ import annotations

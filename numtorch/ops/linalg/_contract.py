@@ -1,4 +1,4 @@
-"""Contractions for numtorch/ops/linalg.py: the BLAS product, PyTorch's product checks, einsum.
+"""Contractions for numtorch/ops/linalg/core.py: the BLAS product, PyTorch's product checks, einsum.
 
 ``product`` is the one place a matrix product is computed (Note [Matrix products go to BLAS]
 in linalg.py); the ``_*_checks`` raise PyTorch's shape and dtype errors in PyTorch's order. ``parse`` reproduces PyTorch's einsum equation parsing and checks (its messages

@@ -1,4 +1,4 @@
-"""Composite products for numtorch/ops/linalg.py: inner and linalg.multi_dot, as PyTorch
+"""Composite products for numtorch/ops/linalg/core.py: inner and linalg.multi_dot, as PyTorch
 decomposes them (tensordot / a chain of matmuls), with PyTorch's checks."""
 
 from __future__ import annotations

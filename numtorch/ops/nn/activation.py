@@ -3,7 +3,7 @@
 Backward helpers (``threshold_backward``, ``gelu_backward``, ...) are aten ops with their own
 generated kernels, so dispatch modes see them and double backward differentiates them with
 their own formulas, as in PyTorch's derivatives.yaml. The other nn ops live in
-``nn_ops.py`` (dropout, linear, embedding, ...), ``normalization.py``, ``conv.py`` and ``loss.py``.
+``layers.py`` (dropout, linear, embedding, ...), ``normalization.py``, ``conv.py`` and ``loss.py``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``Elementwise``: the pointwise engine with PyTorch's per-op checks (used by ops/pointwise.py).
+"""``Elementwise``: the pointwise engine with PyTorch's per-op checks (used by ops/pointwise/core.py).
 
 # Note [Elementwise semantics]
 # ``Elementwise`` refines the engine's ``Pointwise`` with what PyTorch's TensorIterator ops do
@@ -554,7 +554,7 @@ def checked_bounds(compute, operands, params):
     return params
 
 
-# ---- docstring examples for ops/pointwise.py (each checked against torch's printout) -------------
+# ---- docstring examples for ops/pointwise/core.py (each checked against torch's printout) -------------
 EXAMPLES = {
     "abs": ("numtorch.abs(numtorch.tensor([5, -3]))", "tensor([5, 3])"),
     "absolute": ("numtorch.absolute(numtorch.tensor([5, -3]))", "tensor([5, 3])"),

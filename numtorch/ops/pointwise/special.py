@@ -1,5 +1,5 @@
 """Special functions (lgamma, digamma, polygamma, erfinv, angle), logcumsumexp, histc and the
-``torch.special`` names of existing ops. Scalar kernels live in ``kernels/cpu/special.py``."""
+``torch.special`` names of existing ops. Scalar kernels live in ``kernels/cpu/pointwise/special.py``."""
 
 from __future__ import annotations
 

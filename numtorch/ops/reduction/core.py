@@ -1,9 +1,9 @@
 """Reductions: sum, mean, prod, max/min, amax/amin, argmax/argmin, aminmax, all/any,
-count_nonzero, var/std(_mean), norm, logsumexp. Scans and softmax live in ``_scan.py``,
-sorting-based ops in ``_sorting.py``; both are imported at the end of this module.
+count_nonzero, var/std(_mean), norm, logsumexp. Scans and softmax live in ``scan.py``,
+sorting-based ops in ``sorting.py``, var/std/norm in ``stats.py``; they import this module.
 
 Simple folds are one ``Combiner`` each (numtorch/kernels/_codegen_reduction.py) run by the
-engine in ``_reduce.py``; the rest call hand-written kernels in kernels/cpu/reduction.py.
+engine in ``_reduce.py``; the rest call hand-written kernels in kernels/cpu/reduction/core.py.
 """
 
 from __future__ import annotations

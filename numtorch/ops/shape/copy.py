@@ -1,9 +1,9 @@
 """Shape ops that copy: clone, contiguous, flip, roll, repeat, tril/triu, diag, and the memory
-formats (``numtorch.contiguous_format``, ...). Joins live in ``shape_join.py``, in-place data ops
-(copy_, fill_, zero_, resize_) in ``shape_inplace.py``.
+formats (``numtorch.contiguous_format``, ...). Joins live in ``join.py``, in-place data ops
+(copy_, fill_, zero_, resize_) in ``inplace.py``; the memory formats themselves in ``_format.py``.
 
 Pure data movement stays in NumPy, which does each of these in one pass (STYLE rule 4), except
-large transposed copies in clone/contiguous (cache-blocked, kernels/cpu/copy.py).
+large transposed copies in clone/contiguous (cache-blocked, kernels/cpu/shape.py).
 """
 
 from __future__ import annotations

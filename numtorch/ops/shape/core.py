@@ -1,7 +1,8 @@
 """Shape and view ops: view, reshape, permute, expand, slicing views, splits, diagonal.
 
-Copies (cat, flip, repeat, tril, copy_, ...) live in ``shape_copy.py`` and conversions
-(to, type, float, ...) in ``conversion.py``; both are imported at the end of this module.
+Copies (cat, flip, repeat, tril, copy_, ...) live in ``copy.py`` and conversions
+(to, type, float, ...) in ``factory/conversion.py``; this module imports neither (shape/__init__.py
+imports the area in order).
 """
 
 from __future__ import annotations

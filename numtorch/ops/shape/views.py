@@ -1,6 +1,6 @@
 """Views of part of a tensor: slice, select, narrow, diagonal, unfold, as_strided, real/imag,
 the matrix transposes (T, mT, H, mH, adjoint); plus the backward helpers (``select_backward``, ...)
-that scatter a gradient back. Splits live in ``shape_split.py``.
+that scatter a gradient back. Splits live in ``split.py``.
 
 See Note [Views are NumPy views] in ``shape.py``.
 """

@@ -1,5 +1,5 @@
 """Reduction kernels as plain functions on NumPy arrays: the generated combiner kernels
-(numtorch/kernels/_codegen_reduction.py) and the hand-written ones (kernels/cpu/reduction.py)."""
+(numtorch/kernels/_codegen_reduction.py) and the hand-written ones (kernels/cpu/reduction/core.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Cache-blocked strided copy (numtorch/kernels/cpu/copy.py) against NumPy, and its use by
+"""Cache-blocked strided copy (numtorch/kernels/cpu/shape.py) against NumPy, and its use by
 clone/contiguous on large transposed views."""
 
 from __future__ import annotations

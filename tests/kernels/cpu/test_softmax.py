@@ -1,4 +1,4 @@
-"""Softmax / log_softmax / logsumexp kernels (numtorch/kernels/cpu/softmax.py) on NumPy arrays."""
+"""Softmax / log_softmax / logsumexp kernels (numtorch/kernels/cpu/reduction/softmax.py) on NumPy arrays."""
 
 from __future__ import annotations
 

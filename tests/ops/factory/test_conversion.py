@@ -1,4 +1,4 @@
-"""dtype/device conversions: to, type, type_as, float()..., cpu(), cuda() (numtorch/ops/conversion.py)."""
+"""dtype/device conversions: to, type, type_as, float()..., cpu(), cuda() (numtorch/ops/factory/conversion.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Special functions (numtorch/ops/pointwise_special.py): values against PyTorch on random inputs
+"""Special functions (numtorch/ops/pointwise/special.py): values against PyTorch on random inputs
 and special values, polygamma (order first, not covered by OpInfo), errors, torch.special names."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Copying shape ops and in-place data ops (numtorch/ops/shape_copy.py, shape_join.py, shape_inplace.py)."""
+"""Copying shape ops and in-place data ops (numtorch/ops/shape/copy.py, join.py, inplace.py)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Scalar helpers inlined into generated pointwise kernels (PyTorch's edge-case semantics).
 
 Every function here is typed per call site by Numba, so one definition serves all dtypes of
-the categories its op allows (numtorch/ops/pointwise.py picks an expression per category).
+the categories its op allows (numtorch/ops/pointwise/core.py picks an expression per category).
 Changing this file changes the hash of every generated kernel file (Note [Generated kernels
 are real files]), so cached kernels never keep stale helper code.
 

@@ -1,5 +1,5 @@
 """Scalar helpers for the special functions (lgamma's family, erfinv), inlined into generated
-pointwise kernels next to ``scalar.py``'s (numtorch/ops/pointwise_special.py declares the ops).
+pointwise kernels next to ``scalar.py``'s (numtorch/ops/pointwise/special.py declares the ops).
 
 Each follows ATen's ``Math.h`` algorithm so special values match PyTorch: poles give inf or
 NaN as there, and float32 inputs are computed in float64 (the constants are float64) and

@@ -1,8 +1,8 @@
-"""OpInfos for numtorch/ops/factory.py.
+"""OpInfos for numtorch/ops/factory/core.py.
 
 Factories take sizes and scalars rather than tensors, so ``input`` is the first size or value
 and ``dtype=`` samples carry a numtorch dtype that the references map to NumPy. ``empty*`` and
-the predicates returning Python values have no reference: tests/ops/test_factory.py covers them.
+the predicates returning Python values have no reference: tests/ops/factory/test_factory.py covers them.
 Factories are not differentiable (grad=False).
 """
 

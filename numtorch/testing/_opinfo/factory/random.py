@@ -1,7 +1,7 @@
-"""OpInfos for numtorch/ops/random.py.
+"""OpInfos for numtorch/ops/factory/random.py.
 
 Random ops have no NumPy reference (ref=None): their values are checked statistically in
-tests/ops/test_random.py. They are not differentiable (grad=False) and are nondeterministic.
+tests/ops/factory/test_random.py. They are not differentiable (grad=False) and are nondeterministic.
 """
 
 from __future__ import annotations

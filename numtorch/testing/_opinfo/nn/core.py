@@ -1,4 +1,4 @@
-"""OpInfos for the nn area (numtorch/ops/{nn,conv,pooling,resample,normalization,layers,loss*,attention}.py
+"""OpInfos for the nn area (numtorch/ops/nn/
 and numtorch/nn/functional.py). References are NumPy: convolutions and pools are direct loops over
 kernel taps / windows, independent of the im2col kernels they check."""
 

@@ -338,7 +338,7 @@ LAYERS = [
     OpInfo(F + "alpha_dropout", _identity_dropout, _dropout_samples),
     OpInfo(F + "feature_alpha_dropout", _identity_dropout, _dropout_samples),
     OpInfo(F + "embedding", lambda i, w, padding_idx=None: w[i], _embedding_samples, grad=False,
-           skips={"grad": "the input is an index tensor; weight gradients are checked in tests/ops/test_nn_ops.py"}),
+           skips={"grad": "the input is an index tensor; weight gradients are checked in tests/ops/nn/test_nn.py"}),
     OpInfo(F + "one_hot", lambda t, num_classes=-1: np.eye(t.max() + 1 if num_classes < 0 else num_classes,
                                                             dtype=np.int64)[t],
            lambda d, r: [SampleInput(np.array([0, 3, 1])), SampleInput(np.array([[1], [0]]), (4,))],

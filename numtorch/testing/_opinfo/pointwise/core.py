@@ -1,4 +1,4 @@
-"""OpInfos for numtorch/ops/pointwise.py: one per public elementwise function (aliases too).
+"""OpInfos for numtorch/ops/pointwise/core.py: one per public elementwise function (aliases too).
 
 Samples cover 0-d, empty, 1-d, 2-d, non-contiguous, broadcasting and Python-scalar operands;
 domains are restricted where the op or its NumPy reference needs it (log on positives, integer

@@ -1,6 +1,6 @@
-"""OpInfos for numtorch/ops/pointwise_special.py: lgamma, digamma, erfinv, angle, logcumsumexp,
+"""OpInfos for numtorch/ops/pointwise/special.py: lgamma, digamma, erfinv, angle, logcumsumexp,
 histc and the ``torch.special`` names. References use only ``math`` and NumPy (series written
-here); polygamma, whose order comes first, is checked in tests/ops/test_special.py."""
+here); polygamma, whose order comes first, is checked in tests/ops/pointwise/test_special.py."""
 
 from __future__ import annotations
 
