@@ -128,9 +128,10 @@ def need(*paths: str) -> None:
 
 
 # ---- the registry -------------------------------------------------------------------------------
-# engine modules (numtorch/ops/_x.py) hold the implementations of ops declared elsewhere
-_ENGINE_AREAS = {"_pointwise": "pointwise", "_elementwise": "pointwise", "_reduce": "reduction",
-                 "_scan": "reduction", "_stats": "reduction", "_sorting": "reduction"}  # fmt: skip
+# the elementwise engine (numtorch/ops/_pointwise.py) holds the implementations of ops declared
+# elsewhere; nn's and factory's modules count as areas of their own (conv, pooling, loss, random, ...)
+_ENGINE_AREAS = {"_pointwise": "pointwise"}
+_SPLIT_AREAS = {"nn": "activation", "factory": "core"}
 
 
 def _impl_module(op) -> str:
@@ -145,19 +146,24 @@ def _impl_module(op) -> str:
 
 
 def op_area(op) -> str:
-    """The area of ``op``: ``numtorch/ops/<area>[_part].py`` holding its kernel, an engine
-    module mapped to its area (``_elementwise`` -> pointwise), "" when unknown."""
+    """The area of ``op``: the package ``numtorch/ops/<area>/`` holding its kernel (for nn and
+    factory the module: conv, pooling, random, ...), the engine mapped to its area (``_pointwise``
+    -> pointwise), "" when unknown."""
     mod = _impl_module(op)
     if not mod.startswith("numtorch.ops."):
         return ""
-    leaf = mod.rsplit(".", 1)[1]
-    return _ENGINE_AREAS.get(leaf) or leaf.split("_")[0]
+    parts = mod.split(".")[2:]
+    if len(parts) == 1:
+        return _ENGINE_AREAS.get(parts[0], parts[0])
+    if parts[0] in _SPLIT_AREAS and parts[-1] != _SPLIT_AREAS[parts[0]]:
+        return parts[-1].split("_")[0]
+    return parts[0]
 
 
 def is_pointwise(op) -> bool:
     """Tagged pointwise, or run by the elementwise engine (one scalar expression per op)."""
     return "pointwise" in op.tags or _impl_module(op) in ("numtorch.ops._pointwise",
-                                                          "numtorch.ops._elementwise")  # fmt: skip
+                                                          "numtorch.ops.pointwise._elementwise")  # fmt: skip
 
 
 def _public_names() -> set:
@@ -253,7 +259,7 @@ def area_ops(area: str) -> set:
 
 
 def uncovered(area: str) -> list:
-    """Public functional ops declared in ``numtorch/ops/<area>.py`` that no benchmark covers."""
+    """Public functional ops declared in ``numtorch/ops/<area>/`` that no benchmark covers."""
     return sorted(area_ops(area) - covered_ops())
 
 

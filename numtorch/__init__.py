@@ -18,13 +18,13 @@ from ._tensor import Tensor
 from ._tensor_str import set_printoptions, get_printoptions
 from . import overrides
 from . import ops  # registers every op; also the ``numtorch.ops.aten`` namespace
-from .ops.factory import from_numpy, is_tensor
+from .ops.factory.core import from_numpy, is_tensor
 from ._random import (
     Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
 )  # fmt: skip
 from . import _random as random
 from .ops._pointwise import broadcast_shapes
-from .ops.shape_copy import memory_format, contiguous_format, preserve_format, channels_last, channels_last_3d
+from .ops.shape._format import memory_format, contiguous_format, preserve_format, channels_last, channels_last_3d
 from . import _api
 from . import autograd
 from .autograd.grad_mode import (
@@ -44,7 +44,7 @@ from . import linalg, nn, special  # noqa: E402
 from . import optim, serialization, utils  # noqa: E402
 from ._serialization import load, save  # noqa: E402
 
-ops.shape_views.install_fast_paths()
+ops.shape.views.install_fast_paths()
 _BY_MODULE = _api.install(Tensor)
 for _mod, _fns in _BY_MODULE.items():
     if _mod != "Tensor":

@@ -136,7 +136,7 @@ def _cast(arr: np.ndarray, dt: D.dtype, check: bool = True) -> np.ndarray:
 # elements the cache-blocked kernel wins (measured crossover ~64K elements: 256x256 float32
 # 51 us vs 55 us, 4096x1024 3.6 ms vs 27 ms; below it the kernel's ~10 us set-up dominates).
 BLOCKED_COPY_MIN = 1 << 16
-_KC = lazy("numtorch.kernels.cpu.copy")
+_KC = lazy("numtorch.kernels.cpu.shape")
 
 
 def blocked_copy_into(out: np.ndarray, a: np.ndarray) -> None:

@@ -2,4 +2,4 @@
 
 from __future__ import annotations
 
-from .ops.linalg import LinAlgError  # noqa: F401
+from .ops.linalg.core import LinAlgError  # noqa: F401

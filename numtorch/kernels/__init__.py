@@ -14,7 +14,7 @@ PARALLEL_THRESHOLD = 1 << 18
 
 
 class lazy:
-    """A module proxy: ``K = lazy("numtorch.kernels.cpu.reduction")``; ``K.sum_dim`` imports on first use."""
+    """A module proxy: ``K = lazy("numtorch.kernels.cpu.reduction.core")``; ``K.sum_dim`` imports on first use."""
 
     def __init__(self, name: str):
         self.__dict__["_name"] = name

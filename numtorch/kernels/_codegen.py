@@ -19,9 +19,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-_HELPERS = Path(__file__).parent / "cpu" / "scalar.py"
-_VMATH = Path(__file__).parent / "cpu" / "vmath.py"
-_SPECIAL = Path(__file__).parent / "cpu" / "special.py"
+_HELPERS = Path(__file__).parent / "cpu" / "pointwise" / "scalar.py"
+_VMATH = Path(__file__).parent / "cpu" / "pointwise" / "vmath.py"
+_SPECIAL = Path(__file__).parent / "cpu" / "pointwise" / "special.py"
 # Note [Vectorizable exp]: NumPy math calls in expressions that have a vectorizable version
 _VECTOR_MATH = (("np.exp(", "vexp("), ("np.expm1(", "vexpm1("), ("np.tanh(", "vtanh("))
 _VERSION = "2"  # bump when the templates below change shape
@@ -63,9 +63,9 @@ def render_pointwise(inputs: list[str], params: list[str], expr: str) -> str:
         "import math",
         "import numpy as np",
         "from numtorch.kernels._jit import kernel, parallel_kernel, prange",
-        "from numtorch.kernels.cpu.scalar import *  # noqa: F403",
-        "from numtorch.kernels.cpu.vmath import vexp, vexpm1, vsigmoid, vtanh  # noqa: F401",
-        "from numtorch.kernels.cpu.special import digamma, erfinv, lgamma, polygamma  # noqa: F401",
+        "from numtorch.kernels.cpu.pointwise.scalar import *  # noqa: F403",
+        "from numtorch.kernels.cpu.pointwise.vmath import vexp, vexpm1, vsigmoid, vtanh  # noqa: F401",
+        "from numtorch.kernels.cpu.pointwise.special import digamma, erfinv, lgamma, polygamma  # noqa: F401",
         "",
     ]
     for pattern in itertools.product("as", repeat=n):

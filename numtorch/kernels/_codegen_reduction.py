@@ -79,7 +79,7 @@ _TEMPLATE = """\
 import math
 import numpy as np
 from numtorch.kernels._jit import inline, kernel, parallel_kernel, prange, reassoc_kernel
-from numtorch.kernels.cpu.scalar import *  # noqa: F403
+from numtorch.kernels.cpu.pointwise.scalar import *  # noqa: F403
 
 
 @inline

@@ -11,12 +11,12 @@ import warnings
 import numtorch
 
 from .._dispatch import dispatch
-from ..ops import conv as _conv
-from ..ops import loss as _loss
-from ..ops import loss_pointwise as _lp
-from ..ops import normalization as _norm
-from ..ops import pooling as _pool
-from ..ops import resample as _rs
+from ..ops.nn import conv as _conv
+from ..ops.nn import loss as _loss
+from ..ops.nn import loss_pointwise as _lp
+from ..ops.nn import normalization as _norm
+from ..ops.nn import pooling as _pool
+from ..ops.nn import resample as _rs
 from ..ops._registry import public
 
 _F = "torch.nn.functional"

@@ -1,11 +1,17 @@
-"""Op declarations (one module per area) and, as ``numtorch.ops.<namespace>``, the op namespaces.
+"""Op declarations (one package per area) and, as ``numtorch.ops.<namespace>``, the op namespaces.
 
 Importing this package registers every op. Any other attribute is an operator namespace, as
 in ``torch.ops``: ``numtorch.ops.aten.add.Tensor``, ``numtorch.ops.mylib.foo``.
+
+Areas depend one way (no import circle, checked by tests/test_style.py): ``_registry`` and the
+elementwise engine ``_pointwise`` are leaves; ``reduction`` <- ``pointwise``, ``shape``;
+``shape`` <- ``indexing``, ``factory`` (conversions), ``linalg``; ``factory`` <- ``linalg``.
+Inside a package, ``core`` (or a ``_``-prefixed helper module) holds what its siblings share and
+imports none of them; the package's ``__init__`` imports its modules in order.
 """
 
-from . import autograd, factory, indexing, linalg, pointwise, random, reduction, shape  # noqa: F401
-from . import nn, pointwise_compare, pointwise_math, pointwise_special  # noqa: F401,E402
+from . import autograd, factory, indexing, linalg, pointwise, reduction, shape  # noqa: F401
+from . import nn  # noqa: F401,E402
 
 
 def __getattr__(name: str):

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import numtorch
-from numtorch.testing._opinfo import pointwise as pw_infos
+from numtorch.testing._opinfo.pointwise import core as pw_infos
 
 torch = pytest.importorskip("torch")
 
@@ -364,7 +364,7 @@ def test_expression_matches_torch(expr):
 
 # ---- 4. overloads: the aten schemas numtorch registers are PyTorch's ----------------------------------
 def _our_overloads():
-    from numtorch.ops import pointwise as mod  # noqa: F401  (registers)
+    from numtorch.ops.pointwise import core as mod  # noqa: F401  (registers)
     from numtorch.ops._registry import OPS
 
     names = set(UNARY + BINARY) | {"add", "sub", "rsub", "div", "pow", "square", "clamp", "clamp_min", "clamp_max", "lerp",

@@ -1,4 +1,5 @@
-"""The OpInfo table: ``op_db`` gathers every area's entries."""
+"""The OpInfo table: ``op_db`` gathers every area's entries (one module or package per area of
+``numtorch/ops/``)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from .core import OpInfo, SampleInput, make_arg  # noqa: F401
 
 op_db: list[OpInfo] = []
 
-from . import factory, indexing, linalg, nn, pointwise, random, reduction, shape, special  # noqa: E402
+from . import factory, indexing, linalg, nn, pointwise, reduction, shape  # noqa: E402
 
-for _m in (pointwise, reduction, shape, indexing, factory, random, linalg, nn, special):
+for _m in (pointwise.core, reduction, shape, indexing, factory.core, factory.random, linalg, nn.core, pointwise.special):
     op_db.extend(_m.OPINFOS)

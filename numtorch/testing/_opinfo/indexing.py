@@ -1,4 +1,4 @@
-"""OpInfos for the indexing area: numtorch/ops/indexing*.py (NumPy references, PyTorch semantics)."""
+"""OpInfos for the indexing area: numtorch/ops/indexing/ (NumPy references, PyTorch semantics)."""
 
 from __future__ import annotations
 
@@ -189,7 +189,7 @@ def _src_samples(with_src=True, value=False):
 
 def _dup_samples(extra=()):
     """Repeated indices (accumulating ops), non-contiguous self; src larger than the index is in
-    tests/ops/test_indexing.py (PyTorch's src gradient has the index's shape)."""
+    tests/ops/indexing/test_indexing.py (PyTorch's src gradient has the index's shape)."""
 
     def gen(dtype, rng):
         out = [

@@ -1,4 +1,4 @@
-"""OpInfos for numtorch/ops/linalg.py (and its _contract, _linalg_solve parts).
+"""OpInfos for numtorch/ops/linalg/.
 
 NumPy references: np.matmul/einsum/tensordot/kron/cross/trace and np.linalg. Matrices for
 inv/det/solve are diagonally dominant so the references are well conditioned.
@@ -14,7 +14,7 @@ _S = SampleInput
 MATMUL_DTYPES = ("float32", "float64", "int64")
 _TOL = {"float32": (1e-4, 1e-4)}
 _EINSUM_GRAD = (
-    "the input is the equation string; tests/ops/test_linalg.py gradchecks einsum's operands"
+    "the input is the equation string; tests/ops/linalg/test_linalg.py gradchecks einsum's operands"
 )
 
 
@@ -263,9 +263,9 @@ OPINFOS = [
 ]  # fmt: skip
 
 
-# ---- numtorch/ops/_linalg_decomp.py: cholesky, eigh, svd, pinv, lstsq, cdist, block_diag ----------------
+# ---- numtorch/ops/linalg/decomp.py: cholesky, eigh, svd, pinv, lstsq, cdist, block_diag ----------------
 _HERMITIAN_GRAD = ("reads one triangle of a Hermitian input, so entrywise finite differences differ from "
-                   "the symmetric gradient: tests/ops/test_linalg_decomp.py gradchecks it on A + A^H")  # fmt: skip
+                   "the symmetric gradient: tests/ops/linalg/test_decomp.py gradchecks it on A + A^H")  # fmt: skip
 
 
 def _pd(shape, dtype, rng):
@@ -382,7 +382,7 @@ OPINFOS += [
            _SVD_SAMPLES, tol=_TOL),
     OpInfo("svd", _tsvd_ref, _gen(_distinct_sv, ((3, 3), (), {}), ((4, 2), (), {}), ((2, 2, 3), (True,), {})),
            method="svd", tol=_TOL),
-    # pinv(hermitian=True) reads one triangle (as eigh): test_linalg_decomp.py tests it
+    # pinv(hermitian=True) reads one triangle (as eigh): linalg/test_decomp.py tests it
     OpInfo("linalg.pinv", lambda a, hermitian=False: np.linalg.pinv(a, hermitian=hermitian),
            _gen(_distinct_sv, ((3, 3), (), {}), ((4, 2), (), {}), ((2, 2, 3), (), {})), supports_out=True, tol=_TOL),
     OpInfo("linalg.lstsq", _lstsq_ref, _lstsq_samples, tol=_TOL),

@@ -1,4 +1,4 @@
-"""OpInfos for numtorch/ops/reduction.py (and its _stats, _scan, _sorting parts).
+"""OpInfos for numtorch/ops/reduction/.
 
 NumPy references follow PyTorch's semantics: integers sum to int64, ``dim=None`` means every
 dim, ties keep the first index (argmax) or sort stably, NaN is the largest value.

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from numtorch.kernels.cpu import conv, loss, nn, pooling
-from numtorch.testing._opinfo.nn import avg_pool2d_ref, max_pool2d_ref
+from numtorch.kernels.cpu.nn import conv, loss, pooling
+from numtorch.kernels.cpu.nn import layers as nn
+from numtorch.testing._opinfo.nn.core import avg_pool2d_ref, max_pool2d_ref
 
 GEOMS = [  # C, H, W, KH, KW, SH, SW, PH, PW, DH, DW
     (2, 5, 6, 3, 2, 1, 1, 0, 0, 1, 1),

@@ -1,5 +1,5 @@
 """Reduction kernels as plain functions on NumPy arrays: the generated combiner kernels
-(numtorch/kernels/_codegen_reduction.py) and the hand-written ones (kernels/cpu/reduction.py)."""
+(numtorch/kernels/_codegen_reduction.py) and the hand-written ones (kernels/cpu/reduction/core.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from numtorch.kernels import _codegen_reduction as CR
-from numtorch.kernels.cpu import reduction as K
+from numtorch.kernels.cpu.reduction import core as K
 
 SUM = CR.Combiner("sum", "a + b")
 AMAX = CR.Combiner("amax", "maximum(a, b)")

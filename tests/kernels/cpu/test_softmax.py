@@ -1,4 +1,4 @@
-"""Softmax / log_softmax / logsumexp kernels (numtorch/kernels/cpu/softmax.py) on NumPy arrays."""
+"""Softmax / log_softmax / logsumexp kernels (numtorch/kernels/cpu/reduction/softmax.py) on NumPy arrays."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from numtorch.kernels.cpu import softmax as K
+from numtorch.kernels.cpu.reduction import softmax as K
 
 
 @pytest.mark.parametrize("log", [False, True])

@@ -1,4 +1,4 @@
-"""Vectorizable exp / expm1 / tanh / sigmoid (numtorch/kernels/cpu/vmath.py), through the public ops
+"""Vectorizable exp / expm1 / tanh / sigmoid (numtorch/kernels/cpu/pointwise/vmath.py), through the public ops
 whose generated kernels call them: accuracy over dense sweeps against a long-double reference,
 and IEEE special values."""
 

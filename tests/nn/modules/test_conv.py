@@ -10,7 +10,7 @@ import pytest
 import numtorch
 import numtorch.nn.functional as F
 from numtorch import nn
-from numtorch.testing._opinfo.nn import conv2d_ref
+from numtorch.testing._opinfo.nn.core import conv2d_ref
 
 
 def test_conv2d_parameters_init_and_forward(rng):

@@ -1,0 +1,1 @@
+"""Kernels of the ops/pointwise/ area (imported lazily by module path; this package imports nothing)."""

@@ -1,0 +1,186 @@
+"""Softmax, log_softmax and logsumexp kernels: max-subtracted, fused, with a vectorizable exp.
+
+Inputs are C-contiguous and viewed as (outer, R, inner) (Note [Reduction layout]): ``*_rows``
+kernels reduce contiguous rows (inner == 1), ``*_cols`` kernels strided columns; a ``_p``
+suffix runs the outer loop in parallel.
+"""
+
+import math
+
+import numpy as np
+
+from numtorch.kernels._jit import kernel, parallel_kernel, prange, reassoc_kernel
+from numtorch.kernels.cpu.pointwise.vmath import exp32 as _exp32
+from numtorch.kernels.cpu.pointwise.vmath import exp64 as _exp64
+
+
+# ---- softmax, log_softmax, logsumexp (max-subtracted, fused) ------------------------------
+# The row max is an integer max of order-preserving keys (vectorizable); exp and the
+# row sum run in one loop that LLVM splits into vector lanes (fastmath "reassoc" on that loop
+# only, Note [Reduction order]); exp is vmath's (Note [Vectorizable exp]).
+@reassoc_kernel
+def _exp_sum(x, m, y):
+    # y = exp(x - m) elementwise; returns sum(y), accumulated in x's dtype as PyTorch's
+    # vectorized softmax does
+    s = x.dtype.type(0)
+    m = x.dtype.type(m)
+    if x.itemsize == 4:
+        for r in range(x.size):
+            e = _exp32(x[r] - m)
+            y[r] = e
+            s += e
+    else:
+        for r in range(x.size):
+            e = _exp64(x[r] - m)
+            y[r] = e
+            s += e
+    return s
+
+
+@kernel
+def _kmax32(x):
+    # max of the order-preserving integer keys of x's float32 bits: an integer max, which LLVM
+    # vectorizes without fastmath (a float max with NaN semantics it does not)
+    k = x.view(np.int32)
+    m = np.int32(-2147483648)
+    for i in range(k.size):
+        v = k[i]
+        m = max(m, v ^ ((v >> 31) & np.int32(0x7FFFFFFF)))
+    return np.int32(m ^ ((m >> 31) & np.int32(0x7FFFFFFF))).view(np.float32)
+
+
+@kernel
+def _kmax64(x):
+    k = x.view(np.int64)
+    m = np.int64(-9223372036854775808)
+    for i in range(k.size):
+        v = k[i]
+        m = max(m, v ^ ((v >> 63) & np.int64(0x7FFFFFFFFFFFFFFF)))
+    return np.int64(m ^ ((m >> 63) & np.int64(0x7FFFFFFFFFFFFFFF))).view(np.float64)
+
+
+@kernel
+def _rowmax(x):
+    # max of a row; which NaN (if any) comes out does not matter: exp(x - m) of a row holding a
+    # NaN is NaN anyway
+    if x.itemsize == 4:
+        return x.dtype.type(_kmax32(x))
+    return x.dtype.type(_kmax64(x))
+
+
+@kernel
+def _softmax1(x, y, log):
+    m = _rowmax(x)
+    s = _exp_sum(x, m, y)
+    if log:
+        c = m + math.log(s)
+        for r in range(x.size):
+            y[r] = x[r] - c
+    else:
+        inv = 1.0 / s
+        for r in range(x.size):
+            y[r] *= inv
+
+
+@kernel
+def softmax_rows(x, y, outer, R, log):
+    for o in range(outer):
+        _softmax1(x[o * R : o * R + R], y[o * R : o * R + R], log)
+
+
+@parallel_kernel
+def softmax_rows_p(x, y, outer, R, log):
+    for o in prange(outer):
+        _softmax1(x[o * R : o * R + R], y[o * R : o * R + R], log)
+
+
+@kernel
+def _colstats(x, o, R, inner, m, s, dst, step):
+    # per column of the (R, inner) block o: max in m (x's dtype) and the sum of exp(x - max) in
+    # s (float64); row r's exps are written to dst[r * step :] (step 0: one row of scratch)
+    xs = x[o * R * inner :]
+    for i in range(inner):
+        m[i] = xs[i]
+        s[i] = 0.0
+    for r in range(1, R):
+        xs = x[(o * R + r) * inner :]
+        for i in range(inner):
+            m[i] = max(m[i], xs[i])
+    for r in range(R):
+        xs = x[(o * R + r) * inner :]
+        e = dst[r * step :]
+        if x.itemsize == 4:
+            for i in range(inner):
+                e[i] = _exp32(xs[i] - m[i])
+        else:
+            for i in range(inner):
+                e[i] = _exp64(xs[i] - m[i])
+        for i in range(inner):
+            s[i] += e[i]
+
+
+@kernel
+def _softmax_block(x, y, o, R, inner, log, m, s):
+    yo = y[o * R * inner :]
+    _colstats(x, o, R, inner, m, s, yo, inner)
+    for i in range(inner):
+        s[i] = m[i] + math.log(s[i]) if log else 1.0 / s[i]
+    for r in range(R):
+        xs = x[(o * R + r) * inner :]
+        ys = yo[r * inner :]
+        if log:
+            for i in range(inner):
+                ys[i] = xs[i] - s[i]
+        else:
+            for i in range(inner):
+                ys[i] *= s[i]
+
+
+@kernel
+def softmax_cols(x, y, outer, R, inner, log):
+    m = np.empty(inner, x.dtype)
+    s = np.empty(inner, np.float64)
+    for o in range(outer):
+        _softmax_block(x, y, o, R, inner, log, m, s)
+
+
+@parallel_kernel
+def softmax_cols_p(x, y, outer, R, inner, log):
+    for o in prange(outer):
+        m = np.empty(inner, x.dtype)
+        s = np.empty(inner, np.float64)
+        _softmax_block(x, y, o, R, inner, log, m, s)
+
+
+@kernel
+def _lse1(x, e):
+    m = _rowmax(x)
+    if m == np.inf or m == -np.inf:
+        m = x.dtype.type(0)  # torch: an infinite max is not subtracted
+    return m + math.log(_exp_sum(x, m, e))
+
+
+@kernel
+def logsumexp_rows(x, out, outer, R):
+    e = np.empty(R, x.dtype)
+    for o in range(outer):
+        out[o] = _lse1(x[o * R : o * R + R], e)
+
+
+@kernel
+def logsumexp_cols(x, out, outer, R, inner):
+    m = np.empty(inner, x.dtype)
+    s = np.empty(inner, np.float64)
+    e = np.empty(inner, x.dtype)
+    for o in range(outer):
+        _colstats(x, o, R, inner, m, s, e, 0)
+        os = out[o * inner :]
+        for i in range(inner):
+            if m[i] == np.inf or m[i] == -np.inf:
+                # an infinite max is not subtracted (rare: recomputed)
+                t = 0.0
+                for r in range(R):
+                    t += math.exp(x[(o * R + r) * inner + i])
+                os[i] = math.log(t)
+            else:
+                os[i] = m[i] + math.log(s[i])

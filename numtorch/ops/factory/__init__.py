@@ -1,0 +1,4 @@
+"""Factories (``core``: tensor, zeros, arange, ...), random sampling (``random``) and dtype /
+device / memory-format conversions (``conversion``: to, type, float, ...)."""
+
+from . import core, random, conversion  # noqa: F401

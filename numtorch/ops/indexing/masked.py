@@ -1,0 +1,583 @@
+"""Mask and flat-index ops: masked_fill/select/scatter, where, nonzero/argwhere, take, put,
+take_along_dim, bincount, searchsorted/bucketize."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ... import _dtype as D
+from ..._tensor import Tensor, _make, _wrap_dim
+from .._pointwise import Pointwise, _broadcast, _cname
+from .._registry import defop, public
+from .core import (
+    _ADD,
+    _OUT,
+    K,
+    _accumulate,
+    _bad_value,
+    _check_no_overlap,
+    _d,
+    _finish,
+    _offsets,
+    _t,
+    _target,
+    _trio,
+    _write_out,
+    _zeros,
+    bind,
+    parts,
+)
+from .scatter import scatter_add
+from ..shape.inplace import checked_scalar
+
+# caffe2's TypeMeta names, which masked_fill_'s error prints
+_META = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "int16": "short int",
+         "int8": "signed char", "uint8": "unsigned char", "float16": "c10::Half",
+         "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}  # fmt: skip
+
+
+def _check_out_shape(a: np.ndarray, other_shape) -> None:
+    shape = _broadcast([a.shape, other_shape])
+    if shape != a.shape:
+        raise RuntimeError(
+            f"output with shape {list(a.shape)} doesn't match the broadcast shape {list(shape)}"
+        )
+
+
+def _masked_result(inplace, self, mask) -> np.ndarray:
+    """The array a masked op writes: self's (checked to hold the broadcast) or a broadcast copy."""
+    if inplace:
+        _check_out_shape(self._data, mask._data.shape)
+        return _target(self, True)
+    shape = _broadcast([mask._data.shape, self._data.shape])
+    return np.array(np.broadcast_to(self._data, shape), order="C")
+
+
+# ---- masked_fill / masked_select / masked_scatter ----------------------------------------------
+def _masked_fill_impl(inplace, self, mask, value):
+    if mask._dtype is not D.bool:
+        raise RuntimeError(
+            f"masked_fill_ only supports boolean masks, but got mask with dtype {_META[mask._dtype.name]}"
+        )
+    if isinstance(value, Tensor) and value._data.ndim:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value._data.ndim} dimension(s).")  # fmt: skip
+    v = checked_scalar(value, self._dtype)
+    res = _masked_result(inplace, self, mask)
+    np.copyto(res, v, where=mask._data)
+    return _finish(self, res, inplace)
+
+
+def _masked_select_cpu(self, mask):
+    if mask._dtype is not D.bool:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    shape = _broadcast([self._data.shape, mask._data.shape])
+    return _make(
+        np.broadcast_to(self._data, shape)[np.broadcast_to(mask._data, shape)], self._dtype
+    )
+
+
+def _masked_select_grad(grad, self, mask):
+    shape = _broadcast([self._data.shape, mask._data.shape])
+    return _d(masked_scatter, _zeros(shape, grad._dtype), mask, grad)
+
+
+def _masked_scatter_impl(inplace, self, mask, source):
+    if mask._dtype is not D.bool:
+        raise RuntimeError(
+            f"masked_scatter_ only supports boolean masks, but got mask with dtype {_cname(mask._dtype)}"
+        )
+    if source._dtype is not self._dtype:
+        raise RuntimeError("masked_scatter: expected self and source to have same dtypes but got"
+                           f"{_cname(self._dtype)} and {_cname(source._dtype)}")  # fmt: skip
+    res = _masked_result(inplace, self, mask)
+    m = np.broadcast_to(mask._data, res.shape)
+    k = int(np.count_nonzero(m))
+    if source._data.size < k:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    res[m] = source._data.reshape(-1)[:k]
+    return _finish(self, res, inplace)
+
+
+def _masked_scatter_backward_cpu(grad_output, mask, sizes):
+    g = grad_output._data
+    sel = g[np.broadcast_to(mask._data, g.shape)]
+    out = np.zeros(int(np.prod(sizes, dtype=np.int64)), g.dtype)
+    out[: sel.size] = sel
+    return _make(out.reshape(sizes), grad_output._dtype)
+
+
+_MASK0 = {"self": lambda grad, mask: _d(masked_fill, grad, mask, 0)}
+masked_fill, masked_fill_, masked_fill_out = _trio("masked_fill", "Tensor mask, Scalar value", _masked_fill_impl,
+                                                   _MASK0, "Scalar", "Scalar_out")  # fmt: skip
+masked_fill_t, masked_fill_t_, masked_fill_t_out = _trio(
+    "masked_fill",
+    "Tensor mask, Tensor value",
+    _masked_fill_impl,
+    {**_MASK0, "value": lambda grad, mask: _d(where_so, mask, grad, 0).sum()},
+    "Tensor",
+    "Tensor_out",
+)
+masked_select = defop("masked_select(Tensor self, Tensor mask) -> Tensor", cpu=_masked_select_cpu,
+                      backward={"self": _masked_select_grad})  # fmt: skip
+masked_select_out = defop(f"masked_select.out(Tensor self, Tensor mask, *, {_OUT}",
+                          cpu=lambda s, m, out: _write_out(out, _masked_select_cpu(s, m)))  # fmt: skip
+masked_scatter_backward = defop(
+    "masked_scatter_backward(Tensor grad_output, Tensor mask, SymInt[] sizes) -> Tensor",
+    cpu=_masked_scatter_backward_cpu,
+    backward={
+        "grad_output": lambda grad, grad_output, mask: _d(
+            masked_scatter, _zeros(grad_output._data.shape, grad._dtype), mask, grad
+        )
+    },
+)
+masked_scatter, masked_scatter_, masked_scatter_out = _trio(
+    "masked_scatter",
+    "Tensor mask, Tensor source",
+    _masked_scatter_impl,
+    {
+        **_MASK0,
+        "source": lambda grad, mask, source: _d(
+            masked_scatter_backward, grad, mask, list(source._data.shape)
+        ),
+    },
+)
+
+
+# ---- where / nonzero ---------------------------------------------------------------------------
+_WHERE = Pointwise("where", ["condition", "self", "other"], "self if condition != 0 else other")
+
+
+def _where_cpu(condition, self, other, out=None):
+    if condition._dtype is not D.bool:
+        if condition._dtype is not D.uint8:
+            raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                               f"{_cname(condition._dtype)}")  # fmt: skip
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in "
+                      "a future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=5)  # fmt: skip
+        condition = _make(condition._data != 0, D.bool)
+    return _WHERE([condition, self, other], out=out)
+
+
+def _nonzero_numpy_cpu(self):
+    return [_t(a.astype(np.int64)) for a in np.nonzero(np.atleast_1d(self._data))]
+
+
+_WG = {"self": lambda grad, condition: _d(where_so, condition, grad, 0),
+       "other": lambda grad, condition: _d(where_ss, condition, 0, grad)}  # fmt: skip
+where_self = defop(
+    "where.self(Tensor condition, Tensor self, Tensor other) -> Tensor",
+    cpu=_where_cpu,
+    backward=_WG,
+)
+where_so = defop("where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor", cpu=_where_cpu,
+                 backward={"self": _WG["self"]})  # fmt: skip
+where_ss = defop("where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor", cpu=_where_cpu,
+                 backward={"other": _WG["other"]})  # fmt: skip
+where_scalar = defop(
+    "where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor", cpu=_where_cpu
+)
+where_out = defop(
+    f"where.self_out(Tensor condition, Tensor self, Tensor other, *, {_OUT}", cpu=_where_cpu
+)
+where_cond = defop(
+    "where(Tensor condition) -> Tensor[]", composite=lambda condition: _d(nonzero_numpy, condition)
+)
+nonzero = defop(
+    "nonzero(Tensor self) -> Tensor", cpu=lambda self: _t(np.argwhere(self._data).astype(np.int64))
+)
+nonzero_out = defop(
+    f"nonzero.out(Tensor self, *, {_OUT}", cpu=lambda self, out: _write_out(out, _d(nonzero, self))
+)
+nonzero_numpy = defop("nonzero_numpy(Tensor self) -> Tensor[]", cpu=_nonzero_numpy_cpu)
+argwhere = defop("argwhere(Tensor self) -> Tensor", composite=lambda self: _d(nonzero, self))
+
+
+# ---- take / put / take_along_dim -----------------------------------------------------------------
+def _flat_index(index: Tensor, n: int, fname: str) -> np.ndarray:
+    if index._dtype is not D.int64:
+        raise RuntimeError(
+            f"{fname}(): Expected a long tensor for index, but got {_cname(index._dtype)}"
+        )
+    i = index._data
+    if i.size:
+        if n == 0:
+            raise IndexError(f"{fname}(): tried to take from an empty tensor" if fname == "take" else
+                             "put_(): Tried to put elements into an empty tensor")  # fmt: skip
+        bad = (i >= n) | (i < -n)
+        if bad.any():
+            raise IndexError(
+                f"out of range: tried to access index {i[bad].flat[0]} on a tensor of {n} elements."
+            )
+    return i
+
+
+def _take_cpu(self, index):
+    a = self._data
+    return _make(a.reshape(-1)[_flat_index(index, a.size, "take")], self._dtype)
+
+
+def _put_impl(inplace, self, index, source, accumulate=False):
+    i = _flat_index(index, self._data.size, "put_")
+    if source._dtype is not self._dtype:
+        raise RuntimeError("put_(): self and source expected to have the same dtype, but got self.dtype = "
+                           f"{_cname(self._dtype)} and source.dtype = {_cname(source._dtype)}")  # fmt: skip
+    if source._data.size != i.size:
+        raise IndexError("put_(): Expected source and index to have the same number of elements, but got "
+                         f"source.numel() = {source._data.size}, index.numel() = {i.size}")  # fmt: skip
+    if inplace:
+        _check_no_overlap(self._data, source._data)
+    res = _target(self, inplace)
+    flat = res.reshape(-1)
+    i = i.reshape(-1)
+    i = np.where(i < 0, i + flat.size, i)
+    src = np.ascontiguousarray(source._data).reshape(-1)
+    if accumulate:
+        _accumulate(flat, i, src, _ADD)
+    else:
+        flat[i] = src
+    return _finish(self, res, inplace)
+
+
+def _tad_shapes(self, indices, dim):
+    if self._data.ndim != indices._data.ndim:
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           f"but got {self._data.ndim} dimensions for input, and {indices._data.ndim} dimensions for "
+                           "indices")  # fmt: skip
+    if indices._dtype is not D.int64:
+        raise RuntimeError(
+            f"torch.take_along_dim(): dtype of indices should be Long but got {_cname(indices._dtype)}"
+        )
+    d = _wrap_dim(dim, self._data.ndim)
+    s, i = list(self._data.shape), list(indices._data.shape)
+    s[d], i[d] = i[d], s[d]
+    return d, _broadcast([i, list(self._data.shape)]), _broadcast([s, list(indices._data.shape)])
+
+
+def _take_along_dim_cpu(self, indices, dim=None):
+    if dim is None:
+        if indices._dtype is not D.int64:
+            raise RuntimeError(
+                f"torch.take_along_dim(): dtype of indices should be Long but got {_cname(indices._dtype)}"
+            )
+        i = np.ascontiguousarray(indices._data).reshape(-1)
+        a, shape, d, wrap = self._data.reshape(-1), i.shape, 0, False
+    else:
+        d, sshape, shape = _tad_shapes(self, indices, dim)
+        a, i, wrap = (
+            np.broadcast_to(self._data, sshape),
+            np.broadcast_to(indices._data, shape),
+            True,
+        )
+        if not shape:
+            a, i, shape = a.reshape(1), i.reshape(1), (1,)
+    base, off, st = parts(a)
+    offs, bad = _offsets(shape, d, a.shape[d], off, st, parts(i), wrap)
+    if bad >= 0:
+        raise RuntimeError(
+            f"index {_bad_value(i, bad)} is out of bounds for dimension {d} with size {a.shape[d]}"
+        )
+    return _make(
+        base[offs].reshape(
+            i.shape if dim is None else np.broadcast_shapes(indices._data.shape, shape)
+        ),
+        self._dtype,
+    )
+
+
+def _take_along_dim_grad(grad, self, indices, dim):
+    if dim is None:
+        return _d(put, _zeros(self._data.shape, grad._dtype), indices, grad, True)
+    d, sshape, shape = _tad_shapes(self, indices, dim)
+    i = np.array(np.broadcast_to(indices._data, shape))
+    i = np.where(i < 0, i + sshape[d], i)
+    return _d(scatter_add, _zeros(sshape, grad._dtype), d, _t(i), grad)
+
+
+def _put_source_grad(grad, index, source):
+    return _d(take, grad, _t(np.reshape(index._data, source._data.shape)))
+
+
+_PUT_GRAD = {
+    "self": lambda grad, index, source, accumulate: (
+        grad if accumulate else _d(put, grad, index, _zeros(source._data.shape, grad._dtype), False)
+    ),
+    "source": _put_source_grad,
+}
+take = defop(
+    "take(Tensor self, Tensor index) -> Tensor",
+    cpu=_take_cpu,
+    backward={
+        "self": lambda grad, self, index: _d(
+            put, _zeros(self._data.shape, grad._dtype), index, grad, True
+        )
+    },
+)
+take_out = defop(
+    f"take.out(Tensor self, Tensor index, *, {_OUT}",
+    cpu=lambda s, i, out: _write_out(out, _take_cpu(s, i)),
+)
+put = defop("put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor",
+            cpu=lambda *v: _put_impl(False, *v), backward=_PUT_GRAD)  # fmt: skip
+put_ = defop("put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)",
+             cpu=lambda *v: _put_impl(True, *v), backward=_PUT_GRAD)  # fmt: skip
+take_along_dim = defop("take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor",
+                       cpu=_take_along_dim_cpu, backward={"self": _take_along_dim_grad})  # fmt: skip
+take_along_dim_out = defop(f"take_along_dim.out(Tensor self, Tensor indices, int? dim=None, *, {_OUT}",
+                           cpu=lambda s, i, d, out: _write_out(out, _take_along_dim_cpu(s, i, d)))  # fmt: skip
+
+
+# ---- bincount / searchsorted / bucketize ---------------------------------------------------------
+def _bincount_cpu(self, weights=None, minlength=0):
+    if self._dtype.category != D._INT:
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{_cname(self._dtype)}'")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    a = self._data
+    if a.ndim == 1 and a.size == 0:
+        return _t(np.zeros(minlength, np.int64))
+    if a.ndim != 1 or a.min() < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is not None and (weights._data.ndim != 1 or weights._data.size != a.size):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    n, i = max(int(a.max()) + 1, minlength), a.astype(np.int64)
+    if weights is None:
+        counts = np.zeros(n, np.int64)
+        K.count_at(counts, i)
+        return _t(counts)
+    dt = D.float32 if weights._dtype is D.float32 else D.float64
+    out = np.zeros(n, dt.np)
+    _accumulate(out, i, weights._data.astype(dt.np), _ADD)
+    return _make(out, dt)
+
+
+_SEARCH_NP = {"float16": np.float32, "int8": np.int64, "int16": np.int64, "uint8": np.int64}
+
+
+def _searchsorted_cpu(seq, self, out_int32=False, right=False, side=None, sorter=None):
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(
+                f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}"
+            )
+        if side == "left" and right:
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of left "
+                               "while right was True")  # fmt: skip
+        right = side == "right"
+    b = seq._data
+    v = self._data if isinstance(self, Tensor) else np.array(self)
+    if b.ndim == 0:
+        raise RuntimeError(
+            "torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 dimension"
+        )
+    if b.ndim > 1 and b.shape[:-1] != v.shape[:-1]:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions "
+                           f"of boundaries tensor and input value tensor must match, but we got boundaries tensor "
+                           f"{list(b.shape)} and input value tensor {list(v.shape)}")  # fmt: skip
+    if sorter is not None:
+        if sorter._dtype is not D.int64:
+            raise RuntimeError(
+                f"torch.searchsorted(): sorter must be a tensor of long dtype but got dtype {_cname(sorter._dtype)}"
+            )
+        if sorter._data.shape != b.shape:
+            raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
+                               f"tensor {list(b.shape)}and got sorter tensor {list(sorter._data.shape)}")  # fmt: skip
+        b = np.take_along_axis(b, sorter._data, -1)
+    ct = (
+        D.result_type_of([seq._dtype], [], [self])
+        if not isinstance(self, Tensor)
+        else D.promote_types(seq._dtype, self._dtype)
+    )
+    if ct.category not in (D._INT, D._FLOAT):
+        raise NotImplementedError(f"\"searchsorted_out_cpu\" not implemented for '{_cname(ct)}'")
+    npc = _SEARCH_NP.get(ct.name, ct.np)
+    bf, vf = np.ascontiguousarray(b, npc).reshape(-1), np.ascontiguousarray(v, npc).reshape(-1)
+    out = np.zeros(vf.size, np.int32 if out_int32 else np.int64)
+    nb = b.shape[-1]
+    if vf.size:
+        nv = vf.size if b.ndim == 1 else v.shape[-1]
+        res = np.empty(vf.size, np.int64)
+        K.search_rows(bf, nb if b.ndim > 1 else 0, nb, vf, nv, bool(right), res)
+        out[...] = res
+    return _make(out.reshape(v.shape), D.int32 if out_int32 else D.int64)
+
+
+def _bucketize_cpu(self, boundaries, out_int32=False, right=False):
+    if boundaries._data.ndim != 1:
+        raise RuntimeError(
+            f"boundaries tensor must be 1 dimension, but got dim({boundaries._data.ndim})"
+        )
+    return _searchsorted_cpu(boundaries, self, out_int32, right)
+
+
+bincount = defop(
+    "bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor", cpu=_bincount_cpu
+)
+_SS = "*, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None"
+searchsorted = defop(
+    f"searchsorted.Tensor(Tensor sorted_sequence, Tensor self, {_SS}) -> Tensor",
+    cpu=_searchsorted_cpu,
+)
+searchsorted_s = defop(
+    f"searchsorted.Scalar(Tensor sorted_sequence, Scalar self, {_SS}) -> Tensor",
+    cpu=_searchsorted_cpu,
+)
+searchsorted_out = defop(f"searchsorted.Tensor_out(Tensor sorted_sequence, Tensor self, {_SS}, {_OUT}",
+                         cpu=lambda *v: _write_out(v[-1], _searchsorted_cpu(*v[:-1])))  # fmt: skip
+_BK = "*, bool out_int32=False, bool right=False"
+bucketize = defop(
+    f"bucketize.Tensor(Tensor self, Tensor boundaries, {_BK}) -> Tensor", cpu=_bucketize_cpu
+)
+bucketize_s = defop(
+    f"bucketize.Scalar(Scalar self, Tensor boundaries, {_BK}) -> Tensor", cpu=_bucketize_cpu
+)
+bucketize_out = defop(f"bucketize.Tensor_out(Tensor self, Tensor boundaries, {_BK}, {_OUT}",
+                      cpu=lambda *v: _write_out(v[-1], _bucketize_cpu(*v[:-1])))  # fmt: skip
+
+
+# ---- public bindings -----------------------------------------------------------------------------
+def _tensor_pick(scalar_ops, tensor_ops, pos):
+    return lambda v, inplace=False: (tensor_ops if isinstance(v[pos], Tensor) else scalar_ops)[
+        inplace
+    ]
+
+
+bind("masked_fill", "mask, value", masked_fill, None, masked_fill_, rel=("input", "mask", "value"),
+     pick=_tensor_pick((masked_fill, masked_fill_), (masked_fill_t, masked_fill_t_), 2), doc="""``input`` with
+    ``value`` where the bool ``mask`` (broadcast) is True.
+
+    >>> numtorch.zeros(3).masked_fill(numtorch.tensor([True, False, True]), 2.0)
+    tensor([2., 0., 2.])
+    """)  # fmt: skip
+bind("masked_select", "mask", masked_select, masked_select_out, rel=("input", "mask"), doc="""The 1-D tensor of
+    ``input``'s entries where the bool ``mask`` (broadcast with ``input``) is True.
+
+    >>> numtorch.masked_select(numtorch.tensor([[1, 2], [3, 4]]), numtorch.tensor([True, False]))
+    tensor([1, 3])
+    """)  # fmt: skip
+bind("masked_scatter", "mask, source", masked_scatter, None, masked_scatter_, rel=("input", "mask", "source"), doc="""
+    ``input`` with the True positions of ``mask`` filled, in order, from ``source``'s leading elements.
+
+    >>> numtorch.zeros(3).masked_scatter(numtorch.tensor([True, False, True]), numtorch.tensor([1.0, 2.0]))
+    tensor([1., 0., 2.])
+    """)  # fmt: skip
+bind("take", "index", take, take_out, rel=("input", "index"), doc="""``input`` read as 1-D at ``index``
+    (negative entries count from the end); the result has ``index``'s shape.
+
+    >>> numtorch.take(numtorch.tensor([[1, 2], [3, 4]]), numtorch.tensor([0, -1]))
+    tensor([1, 4])
+    """)  # fmt: skip
+bind("put", "index, source, accumulate=False", put, None, put_, rel=("input", "index", "source"), doc="""``input``
+    read as 1-D with ``source`` written (or added, ``accumulate=True``) at ``index``.
+
+    >>> numtorch.zeros(2, 2).put(numtorch.tensor([3]), numtorch.tensor([9.0]))
+    tensor([[0., 0.],
+            [0., 9.]])
+    """)  # fmt: skip
+bind("take_along_dim", "indices, dim=None", take_along_dim, take_along_dim_out, rel=("input", "indices"), doc="""
+    ``input`` gathered along ``dim`` at ``indices`` (broadcast with ``input`` except along ``dim``);
+    with ``dim=None`` both are read as 1-D.
+
+    >>> numtorch.take_along_dim(numtorch.tensor([[3, 1], [2, 5]]), numtorch.tensor([[1], [0]]), 1)
+    tensor([[1],
+            [2]])
+    """)  # fmt: skip
+bind("bincount", "weights=None, minlength=0", bincount, rel=("input", "weights"), doc="""How often each
+    non-negative integer occurs in the 1-D ``input`` (or the sum of its ``weights``).
+
+    >>> numtorch.bincount(numtorch.tensor([0, 2, 2]))
+    tensor([1, 0, 2])
+    """)  # fmt: skip
+bind("argwhere", "", argwhere, rel=("input",), doc="""The indices of ``input``'s nonzero entries, one row each.
+
+    >>> numtorch.argwhere(numtorch.tensor([[0, 1], [1, 0]]))
+    tensor([[0, 1],
+            [1, 0]])
+    """)  # fmt: skip
+
+
+def _where_body(condition, input=None, other=None, out=None):
+    """``input`` where ``condition`` is True, else ``other`` (either may be a Python number);
+    ``where(condition)`` is ``nonzero(condition, as_tuple=True)``.
+
+    >>> numtorch.where(numtorch.tensor([True, False]), numtorch.tensor([1.0, 2.0]), 0.0)
+    tensor([1., 0.])
+    """
+    if not isinstance(condition, Tensor):
+        raise TypeError(
+            f"where(): argument 'condition' (position 1) must be Tensor, not {type(condition).__name__}"
+        )
+    if input is None and other is None:
+        return tuple(_d(where_cond, condition))
+    if input is None or other is None:
+        raise TypeError("where() received an invalid combination of arguments - got (Tensor, Tensor), but expected "
+                        "(Tensor condition) or (Tensor condition, Tensor input, Tensor other)")  # fmt: skip
+    ti, to = isinstance(input, Tensor), isinstance(other, Tensor)
+    op = (where_scalar, where_ss, where_so, where_self)[2 * ti + to]
+    if out is None:
+        return _d(op, condition, input, other)
+    return (
+        _d(where_out, condition, input, other, out)
+        if op is where_self
+        else _write_out(out, _d(op, condition, input, other))
+    )
+
+
+def _where_method(self, condition, other):
+    """``where(condition, self, other)``."""
+    return _where_body(condition, self, other)
+
+
+def _nonzero_body(input, out=None, as_tuple=False):
+    """Indices of the nonzero entries: an (n, ndim) tensor, or with ``as_tuple=True`` one 1-D
+    tensor per dimension.
+
+    >>> numtorch.nonzero(numtorch.tensor([0, 3, 4]), as_tuple=True)
+    (tensor([1, 2]),)
+    """
+    if as_tuple:
+        return tuple(_d(nonzero_numpy, input))
+    return _d(nonzero, input) if out is None else _d(nonzero_out, input, out)
+
+
+def _searchsorted_body(
+    sorted_sequence, input, out_int32=False, right=False, side=None, out=None, sorter=None
+):
+    """For each value of ``input``, the index in the (innermost-dim) sorted ``sorted_sequence`` where
+    it would be inserted to keep it sorted (``right=True``/``side="right"``: after equal entries).
+
+    >>> numtorch.searchsorted(numtorch.tensor([1.0, 3.0, 5.0]), numtorch.tensor([3.0, 6.0]))
+    tensor([1, 3])
+    """
+    vals = [sorted_sequence, input, out_int32, right, side, sorter]
+    if out is not None:
+        return _d(searchsorted_out, *vals, out)
+    return _d(searchsorted if isinstance(input, Tensor) else searchsorted_s, *vals)
+
+
+def _bucketize_body(input, boundaries, out_int32=False, right=False, out=None):
+    """The bucket of each ``input`` value among the sorted 1-D ``boundaries``.
+
+    >>> numtorch.bucketize(numtorch.tensor([1.0, 4.0]), numtorch.tensor([2.0, 4.0]))
+    tensor([0, 1])
+    """
+    if out is not None:
+        return _d(bucketize_out, input, boundaries, out_int32, right, out)
+    return _d(
+        bucketize if isinstance(input, Tensor) else bucketize_s, input, boundaries, out_int32, right
+    )
+
+
+public("where", "condition, input=None, other=None, *, out=None", _where_body, relevant=("condition", "input", "other"),
+       ops=(where_self,))  # fmt: skip
+public("where", "self, condition, other", _where_method, relevant=("self", "condition", "other"), module="Tensor",
+       ops=(where_self,), doc=_where_body.__doc__)  # fmt: skip
+public("nonzero", "input, *, out=None, as_tuple=False", _nonzero_body, ops=(nonzero, nonzero_numpy))
+public("nonzero", "self, *, as_tuple=False", lambda self, as_tuple: _nonzero_body(self, None, as_tuple),
+       relevant=("self",), module="Tensor", ops=(nonzero,), doc=_nonzero_body.__doc__)  # fmt: skip
+public("searchsorted", "sorted_sequence, input, *, out_int32=False, right=False, side=None, out=None, sorter=None",
+       _searchsorted_body, relevant=("sorted_sequence", "input", "sorter"), ops=(searchsorted,))  # fmt: skip
+public("bucketize", "input, boundaries, *, out_int32=False, right=False, out=None", _bucketize_body,
+       relevant=("input", "boundaries"), ops=(bucketize,))  # fmt: skip

@@ -1,0 +1,470 @@
+"""Contractions for numtorch/ops/linalg/core.py: the BLAS product, PyTorch's product checks, einsum.
+
+``product`` is the one place a matrix product is computed (Note [Matrix products go to BLAS]
+in linalg.py); the ``_*_checks`` raise PyTorch's shape and dtype errors in PyTorch's order. ``parse`` reproduces PyTorch's einsum equation parsing and checks (its messages
+verbatim); ``einsum_compute`` contracts; ``einsum_backward`` is einsum's derivative, written
+as einsums so that double backward works.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ... import _dtype as D
+from ... import _factory_utils as F
+from ..._tensor import Tensor
+
+_CXX = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
+        "int64": "long int", "float16": "c10::Half", "float32": "float", "float64": "double",
+        "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}  # fmt: skip
+_ELL = -1  # ellipsis marker while parsing
+_NLETTERS = 52
+
+
+def product(x: np.ndarray, y: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``x @ y`` with NumPy's matmul rules via ``np.matmul(..., out=...)``; half runs in float32."""
+    half = x.dtype == np.float16
+    if half:
+        x, y = x.astype(np.float32), y.astype(np.float32)
+    shape = _result_shape(x.shape, y.shape)
+    dest = (
+        out
+        if out is not None and not half and out.dtype == x.dtype and out.shape == shape
+        else None
+    )
+    if dest is None:
+        dest = np.empty(shape, x.dtype)
+    with np.errstate(all="ignore"):  # integer products wrap, as in C++
+        np.matmul(x, y, out=dest)
+    if half:
+        dest = dest.astype(np.float16)
+    if out is not None and dest is not out:
+        np.copyto(out, dest, casting="unsafe")
+        return out
+    return dest
+
+
+def _result_shape(s1, s2) -> tuple:
+    if len(s1) == 1 and len(s2) == 1:
+        return ()
+    if len(s1) == 1:
+        return tuple(s2[:-2]) + (s2[-1],)
+    if len(s2) == 1:
+        return tuple(s1[:-1])
+    return tuple(np.broadcast_shapes(s1[:-2], s2[:-2])) + (s1[-2], s2[-1])
+
+
+def _not_impl(kernel: str, dt: D.dtype):
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{F.cname(dt)}'")
+
+
+# ---- checks, in PyTorch's order ------------------------------------------------------------------
+def _mm_checks(s1, s2, d1: D.dtype, d2: D.dtype, names=("self", "mat2")) -> None:
+    if len(s1) != 2:
+        raise RuntimeError(f"{names[0]} must be a matrix")
+    if len(s2) != 2:
+        raise RuntimeError(f"{names[1]} must be a matrix")
+    if s1[1] != s2[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({s1[0]}x{s1[1]} and {s2[0]}x{s2[1]})"
+        )
+    if d1 is not d2:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {_CXX[d1.name]} != {_CXX[d2.name]}"
+        )
+    if d1 is D.bool:
+        raise _not_impl("addmm_impl_cpu_", d1)
+
+
+def _mv_checks(
+    ms, vs, md: D.dtype, vd: D.dtype, self_dims=1, self_numel=None, self_dt=None
+) -> None:
+    if not (len(ms) == 2 and len(vs) == 1 and self_dims <= 1):
+        raise RuntimeError(
+            f"vector + matrix @ vector expected, got {self_dims}, {len(ms)}, {len(vs)}"
+        )
+    n = ms[0] if self_numel is None else self_numel
+    if ms[1] != vs[0] or not (ms[0] == n or n == 1):
+        raise RuntimeError(f"size mismatch, got input ({n}), mat ({ms[0]}x{ms[1]}), vec ({vs[0]})")
+    sd = vd if self_dt is None else self_dt
+    if not (sd is md is vd):
+        raise RuntimeError(
+            f"addmv input tensors must have the same dtype, but got {F.cname(sd)}, {F.cname(md)}, and {F.cname(vd)}"
+        )
+    if md is D.bool:
+        raise _not_impl("addmv_impl_cpu", md)
+
+
+def _dot_checks(a: Tensor, b: Tensor) -> None:
+    if a._data.ndim != 1 or b._data.ndim != 1:
+        raise RuntimeError(
+            f"1D tensors expected, but got {a._data.ndim}D and {b._data.ndim}D tensors"
+        )
+    if a._dtype is not b._dtype:
+        raise RuntimeError(
+            f"dot : expected both vectors to have same dtype, but found {F.cname(a._dtype)} and {F.cname(b._dtype)}"
+        )
+    n1, n2 = a._data.size, b._data.size
+    if n1 != n2:
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{n1}] and src [{n2}] to have the same number of elements, but got {n1} and {n2} elements respectively"
+        )
+    if a._dtype is D.bool:
+        raise _not_impl("dot", a._dtype)
+
+
+def _bmm_checks(s1, s2, d1: D.dtype, d2: D.dtype, kernel="bmm") -> None:
+    if len(s1) != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if len(s2) != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if s2[0] != s1[0] or s2[1] != s1[2]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{s1[0]}, {s1[2]}] but got: [{s2[0]}, {s2[1]}]."
+        )
+    if d1 is not d2:
+        raise RuntimeError(f"expected scalar type {F.cname(d1)} but found {F.cname(d2)}")
+    if d1 is D.bool:
+        raise _not_impl(kernel, d1)
+
+
+def broadcast_error(a, b, offset=0):
+    """PyTorch's message for shapes that do not broadcast (dims counted from the left of the result)."""
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+    for i, (x, y) in enumerate(zip(a, b, strict=True)):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton dimension {i + offset}"
+            )
+    return tuple(max(x, y) if min(x, y) else 0 for x, y in zip(a, b, strict=True))
+
+
+def _estrides(a: np.ndarray) -> tuple:
+    return tuple(s // a.itemsize for s in a.strides)
+
+
+def _should_fold(a: Tensor, b: Tensor) -> bool:
+    """PyTorch's should_fold: fold the larger operand into a matrix when that needs no copy."""
+    larger = a._data.ndim >= b._data.ndim
+    big = a._data if larger else np.swapaxes(b._data, -1, -2)
+    small = b if larger else a
+    if not (big.ndim >= 3 and small._data.ndim <= 2):
+        return False
+    if small._rg:
+        return True
+    if a._data.ndim == 2:
+        return False
+    if big.size == 0:
+        return True
+    sh, st = big.shape, _estrides(big)
+    return all(st[i] == st[i + 1] * sh[i + 1] for i in range(big.ndim - 2))
+
+
+def _matmul_checks(a: Tensor, b: Tensor) -> None:
+    d1, d2 = a._data.ndim, b._data.ndim
+    s1, s2, t1, t2 = a._data.shape, b._data.shape, a._dtype, b._dtype
+    if d1 == 0 or d2 == 0:
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {d1}D and {d2}D"
+        )
+    if d1 == 1 and d2 == 1:
+        return _dot_checks(a, b)
+    if d1 == 2 and d2 == 1:
+        return _mv_checks(s1, s2, t1, t2)
+    if d1 == 1 and d2 == 2:
+        return _mm_checks((1, s1[0]), s2, t1, t2)
+    if d1 == 2 and d2 == 2:
+        return _mm_checks(s1, s2, t1, t2)
+    if _should_fold(a, b):
+        if d1 >= 3:
+            mat = (math.prod(s1[:-1]), s1[-1])
+            return _mv_checks(mat, s2, t1, t2) if d2 == 1 else _mm_checks(mat, s2, t1, t2)
+        mat = (math.prod(s2[:-2]) * s2[-1], s2[-2])
+        return _mv_checks(mat, s1, t2, t1) if d1 == 1 else _mm_checks(mat, s1[::-1], t2, t1)
+    batch = broadcast_error(s1[:-2], s2[:-2])
+    n, k1 = (s1[-2] if d1 >= 2 else 1), s1[-1]
+    k2, m = (s2[-2], s2[-1]) if d2 >= 2 else (s2[-1], 1)
+    _bmm_checks((math.prod(batch), n, k1), (math.prod(batch), k2, m), t1, t2)
+
+
+# ---- parsing ------------------------------------------------------------------------------------------
+def _label(c: str) -> int:
+    return ord(c) - ord("A") if c.isupper() else ord(c) - ord("a") + 26
+
+
+def _char(label: int) -> str:
+    return chr(ord("A") + label) if label < 26 else chr(ord("a") + label - 26)
+
+
+def _err(msg: str):
+    return RuntimeError(f"einsum(): {msg}")
+
+
+def parse(equation: str, shapes: list) -> tuple[list, list, dict]:
+    """Per-operand label lists, output labels and label sizes, with PyTorch's checks.
+
+    Letters are labels 0..51 (A-Z, a-z); ellipsis dimensions are labels 52.. (right-aligned)."""
+    num_ops = len(shapes)
+    arrow = equation.find("->")
+    lhs = equation if arrow < 0 else equation[:arrow]
+    op_labels: list = [[]]
+    ell_seen, i = False, 0
+    while i < len(lhs):
+        c = lhs[i]
+        if c == ".":
+            if ell_seen:
+                raise _err(
+                    f"found '.' for operand {len(op_labels) - 1} for which an ellipsis was already found"
+                )
+            if not (i + 2 < len(lhs) and lhs[i + 1] == "." and lhs[i + 2] == "."):
+                raise _err(
+                    f"found '.' for operand {len(op_labels) - 1} that is not part of any ellipsis"
+                )
+            op_labels[-1].append(_ELL)
+            ell_seen, i = True, i + 2
+        elif c == ",":
+            if len(op_labels) >= num_ops:
+                raise _err("fewer operands were provided than specified in the equation")
+            op_labels.append([])
+            ell_seen = False
+        elif c != " ":
+            if not (c.isascii() and c.isalpha()):
+                raise _err(
+                    f"invalid subscript given at index {i} in the equation string, subscripts must be in [a-zA-Z]"
+                )
+            op_labels[-1].append(_label(c))
+        i += 1
+    if len(op_labels) != num_ops:
+        raise _err("more operands were provided than specified in the equation")
+    count = [0] * _NLETTERS
+    ell_dims = 0
+    for k, (labels, shape) in enumerate(zip(op_labels, shapes, strict=True)):
+        n = sum(1 for x in labels if x != _ELL)
+        has_ell = _ELL in labels
+        for x in labels:
+            if x != _ELL:
+                count[x] += 1
+        if has_ell:
+            ell_dims = max(ell_dims, len(shape) - n)
+        if (n > len(shape)) if has_ell else (n != len(shape)):
+            what = (
+                ") is more than the number of dimensions ("
+                if has_ell
+                else ") does not match the number of dimensions ("
+            )
+            tail = "" if has_ell else " and no ellipsis was given"
+            raise _err(
+                f"the number of subscripts in the equation ({n}{what}{len(shape)}) for operand {k}{tail}"
+            )
+    ell = [_NLETTERS + j for j in range(ell_dims)]
+    out = _output(equation, arrow, lhs, count, ell)
+    expanded, sizes = [], {}
+    for k, (labels, shape) in enumerate(zip(op_labels, shapes, strict=True)):
+        full = []
+        for x in labels:
+            full += ell[ell_dims - (len(shape) - len(labels) + 1) :] if x == _ELL else [x]
+        expanded.append(full)
+        _check_sizes(k, full, shape, sizes, ell_dims)
+    return expanded, out, sizes
+
+
+def _output(equation, arrow, lhs, count, ell) -> list:
+    if arrow < 0:  # implicit: the ellipsis, then labels seen exactly once, in label order
+        return ell + [x for x in range(_NLETTERS) if count[x] == 1]
+    rhs, out, ell_out, i = equation[arrow + 2 :], [], False, 0
+    while i < len(rhs):
+        c = rhs[i]
+        if c == ".":
+            if ell_out:
+                raise _err("found '.' for output but an ellipsis (...) was already found")
+            if not (i + 2 < len(rhs) and rhs[i + 1] == "." and rhs[i + 2] == "."):
+                raise _err("found '.' for output that is not part of any ellipsis (...)")
+            out += ell
+            ell_out, i = True, i + 2
+        elif c != " ":
+            if not (c.isascii() and c.isalpha()):
+                raise _err(
+                    f"invalid subscript given at index {len(lhs) + 2 + i} in the equation string, subscripts must be in [a-zA-Z]"
+                )
+            x = _label(c)
+            if count[x] == 0 or x in out:
+                why = (
+                    "appears more than once in the output"
+                    if x in out
+                    else "does not appear in the equation for any input operand"
+                )
+                raise _err(f"output subscript {c} {why}")
+            out.append(x)
+        i += 1
+    return out
+
+
+def _check_sizes(k, labels, shape, sizes, ell_dims) -> None:
+    first = {}
+    for dim, (x, s) in enumerate(zip(labels, shape, strict=True)):
+        if x in first:
+            prev = shape[first[x]]
+            if s != prev:
+                raise _err(
+                    f"subscript {_char(x)} is repeated for operand {k} but the sizes don't match, {s} != {prev}"
+                )
+            continue
+        first[x] = dim
+        if s != 1:
+            seen = sizes.get(x, 1)
+            if seen != 1 and seen != s:
+                if x >= _NLETTERS:
+                    raise _err(
+                        f"dimension {dim} covered by ellipsis in operand {k}has size {s} which does not broadcast with previously seen ellipsis with size {seen} for the respective dimension"
+                    )
+                raise _err(
+                    f"subscript {_char(x)} has size {s} for operand {k} which does not broadcast with previously seen size {seen}"
+                )
+            sizes[x] = s
+        else:
+            sizes.setdefault(x, 1)
+
+
+# ---- contraction --------------------------------------------------------------------------------------
+def _prepare(a: np.ndarray, labels: list, sizes: dict):
+    """Take diagonals for repeated labels; drop size-1 dims that broadcast against a larger size."""
+    labels = list(labels)
+    while len(set(labels)) < len(labels):
+        x = next(x for x in labels if labels.count(x) > 1)
+        p = labels.index(x)
+        q = labels.index(x, p + 1)
+        a = np.moveaxis(np.diagonal(a, axis1=p, axis2=q), -1, p)
+        del labels[q]
+    keep = [i for i, x in enumerate(labels) if not (a.shape[i] == 1 and sizes[x] > 1)]
+    return a.reshape([a.shape[i] for i in keep]), [labels[i] for i in keep]
+
+
+def _pair(a, la, b, lb, out) -> np.ndarray:
+    """Two-operand contraction as one batched matmul: (batch, a-free, k) @ (batch, k, b-free)."""
+    for arr_name in ("a", "b"):
+        arr, lab, other = (a, la, lb) if arr_name == "a" else (b, lb, la)
+        summed = tuple(i for i, x in enumerate(lab) if x not in other and x not in out)
+        if summed:
+            arr = arr.sum(axis=summed, dtype=arr.dtype)
+            lab = [x for i, x in enumerate(lab) if i not in summed]
+        if arr_name == "a":
+            a, la = arr, lab
+        else:
+            b, lb = arr, lab
+    batch = [x for x in la if x in lb and x in out]
+    contract = [x for x in la if x in lb and x not in out]
+    fa, fb = [x for x in la if x not in lb], [x for x in lb if x not in la]
+    size = dict(zip(la, a.shape, strict=True)) | dict(zip(lb, b.shape, strict=True))
+    bs, ms, ks, ns = ([size[x] for x in g] for g in (batch, fa, contract, fb))
+    A = np.transpose(a, [la.index(x) for x in batch + fa + contract])
+    B = np.transpose(b, [lb.index(x) for x in batch + contract + fb])
+    res = product(
+        A.reshape(math.prod(bs), math.prod(ms), math.prod(ks)),
+        B.reshape(math.prod(bs), math.prod(ks), math.prod(ns)),
+    )
+    cur = batch + fa + fb
+    return np.transpose(res.reshape(bs + ms + ns), [cur.index(x) for x in out])
+
+
+def einsum_compute(equation: str, tensors: list) -> tuple[np.ndarray, D.dtype]:
+    labels, out, sizes = parse(equation, [t._data.shape for t in tensors])
+    dt = tensors[0]._dtype
+    for t in tensors[1:]:
+        if t._dtype is not dt:
+            raise RuntimeError(f"expected scalar type {F.cname(dt)} but found {F.cname(t._dtype)}")
+    if len(tensors) > 1 and dt is D.bool:
+        raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
+    res_dt = dt
+    work = np.float32 if dt is D.float16 else dt.np
+    if len(tensors) == 1 and dt.category <= D._INT and any(x not in out for x in labels[0]):
+        res_dt, work = D.int64, np.int64  # a sum over integers (or bools) gives int64
+    ops = [
+        _prepare(t._data.astype(work, copy=False), lab, sizes)
+        for t, lab in zip(tensors, labels, strict=True)
+    ]
+    ids = {x: i for i, x in enumerate(sorted(set(out).union(*(lab for _, lab in ops))))}
+    if len(ids) > _NLETTERS:
+        raise RuntimeError(
+            "einsum(): more than 52 distinct subscripts (letters plus ellipsis dimensions)"
+        )
+    with np.errstate(all="ignore"):
+        if len(ops) == 2:
+            res = _pair(ops[0][0], ops[0][1], ops[1][0], ops[1][1], out)
+        else:
+            args = [v for a, lab in ops for v in (a, [ids[x] for x in lab])]
+            res = np.einsum(
+                *args, [ids[x] for x in out], optimize="greedy" if len(ops) > 2 else False
+            )
+    res = np.asarray(res)
+    if res.dtype != res_dt.np or any(np.shares_memory(res, t._data) for t in tensors):
+        res = res.astype(res_dt.np)
+    return res, res_dt
+
+
+def parse_sublists(args) -> tuple[str, list]:
+    """``einsum(a, [0, 1], b, [1, 2], [0, 2])`` -> ("Ab,bC->AC"-style equation, [a, b]), as torch.functional."""
+
+    def letters(sub) -> str:
+        s = ""
+        for v in sub:
+            if v is Ellipsis:
+                s += "..."
+            elif isinstance(v, int) and 0 <= v < _NLETTERS:
+                s += _char(v)
+            else:
+                raise ValueError(
+                    "einsum(): subscript in subscript list is not within the valid range [0, 52)"
+                )
+        return s
+
+    equation = ",".join(letters(s) for s in args[1 : len(args) - len(args) % 2 : 2])
+    if len(args) % 2:
+        return equation + "->" + letters(args[-1]), list(args[:-1:2])
+    return equation, list(args[::2])
+
+
+# ---- derivative -------------------------------------------------------------------------------------
+def einsum_backward(grad, equation: str, tensors: list) -> list:
+    """d(einsum)/d(operand i) = einsum(grad, other operands -> operand i's subscripts); repeated
+    subscripts get an identity operand, subscripts summed only within operand i a ones operand.
+    Size-1 broadcast dims come back full size and the engine sums them (sum_to_size)."""
+    from ..._dispatch import dispatch
+    from ..._ops import ops
+    from ..factory.core import eye_m, ones
+
+    einsum_op = ops.aten.einsum.default  # through the op table: linalg/core.py imports this module
+
+    labels, out, sizes = parse(equation, [t._data.shape for t in tensors])
+    used = sorted(set(out).union(*labels))
+    letter = {x: _char((i + 26) % 52) for i, x in enumerate(used)}
+    fresh = iter(_char((i + 26) % 52) for i in range(len(used), _NLETTERS))
+    dt, kw = grad._dtype, [None, None, None]
+    cplx = dt.category == D._COMPLEX
+    grads = []
+    for i, t in enumerate(tensors):
+        others = [
+            (u.conj() if cplx else u, "".join(letter[x] for x in labels[j]))
+            for j, u in enumerate(tensors)
+            if j != i
+        ]
+        extra, target, seen = [], [], set()
+        for x in labels[i]:
+            if x in seen:  # a diagonal: the identity ties the repeated subscript to a fresh one
+                f = next(fresh)
+                target.append(f)
+                extra.append((dispatch(eye_m, [sizes[x], sizes[x], dt, *kw]), letter[x] + f))
+            else:
+                seen.add(x)
+                target.append(letter[x])
+        have = set("".join(letter[x] for x in out) + "".join(s for _, s in others + extra))
+        for dim, x in enumerate(labels[i]):
+            if letter[x] not in have:
+                have.add(letter[x])
+                extra.append((dispatch(ones, [[t._data.shape[dim]], dt, *kw]), letter[x]))
+        subs = ["".join(letter[x] for x in out)] + [s for _, s in others + extra]
+        eq = ",".join(subs) + "->" + "".join(target)
+        grads.append(dispatch(einsum_op, [eq, [grad] + [u for u, _ in others + extra], None]))
+    return grads

@@ -1,0 +1,677 @@
+"""Linear algebra: matmul/mm/bmm/mv/dot/vdot, addmm/addmv/addbmm/baddbmm, outer/ger, einsum,
+tensordot, kron, cross, trace, and numtorch.linalg (inv, det, solve, cross, norms).
+
+# Note [Matrix products go to BLAS]
+# Every product ends in ``np.matmul(a, b, out=preallocated)`` (_product), so float32/float64/
+# complex reach BLAS through NumPy and integers use NumPy's loops; half is multiplied in float32
+# and rounded once (PyTorch accumulates half in float too). Shape and dtype checks run first, in
+# PyTorch's order and with its messages, so no NumPy error reaches the user. einsum contracts two
+# operands as one batched matmul (_pair) and hands three or more to np.einsum(optimize=...).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _dtype as D
+from ... import _factory_utils as F
+from ..._dispatch import dispatch
+from ..._tensor import Tensor, _make, _wrap_dim
+from ._contract import (
+    _CXX,
+    _bmm_checks,
+    _dot_checks,
+    _matmul_checks,
+    _mm_checks,
+    _mv_checks,
+    _not_impl,
+    _result_shape,
+    broadcast_error,
+    einsum_backward,
+    einsum_compute,
+    parse_sublists,
+    product,
+)  # fmt: skip
+from .._pointwise import warn_resize
+from .._registry import defop, public
+
+
+class LinAlgError(RuntimeError):
+    """Raised by numtorch.linalg functions for singular or otherwise unsolvable inputs.
+
+    >>> issubclass(numtorch.linalg.LinAlgError, RuntimeError)
+    True
+    """
+
+
+LinAlgError.__module__ = "numtorch.linalg"
+
+
+def _mH(x: Tensor) -> Tensor:
+    return x.mH if x._dtype.category == D._COMPLEX else x.mT
+
+
+def _cj(x: Tensor) -> Tensor:
+    return x.conj() if x._dtype.category == D._COMPLEX else x
+
+
+# ---- the product ------------------------------------------------------------------------------------
+def _scalar(v, dt: D.dtype):
+    """alpha/beta as the computation type holds them (PyTorch's checked Scalar conversion)."""
+    return F.scalar_to(v, D.float32 if dt is D.float16 else dt)
+
+
+def _addprod(self_arr, prod: np.ndarray, beta, alpha, dt: D.dtype) -> np.ndarray:
+    b, a = _scalar(beta, dt), _scalar(alpha, dt)
+    with np.errstate(all="ignore"):
+        if a != 1:
+            prod = np.multiply(prod, a, out=prod, casting="unsafe")
+        if b != 0:  # beta == 0 ignores self, NaNs included
+            prod = np.add(prod, self_arr if b == 1 else self_arr * b, out=prod, casting="unsafe")
+    return prod
+
+
+# ---- registration helpers ---------------------------------------------------------------------------
+def _out_check(out: Tensor, res_dt: D.dtype, rule: str) -> None:
+    if rule == "same" and out._dtype is not res_dt:
+        raise RuntimeError(
+            f"Expected out tensor to have dtype {_CXX[res_dt.name]}, but got {_CXX[out._dtype.name]} instead"
+        )
+    if rule == "cast" and not D.can_cast(res_dt, out._dtype):
+        raise RuntimeError(
+            f"result type {F.cname(res_dt)} can't be cast to the desired output type {F.cname(out._dtype)}"
+        )
+
+
+def prepare_out(out: Tensor, shape: tuple, res_dt: D.dtype, rule: str = "same") -> None:
+    """PyTorch's out= rules: dtype check, then resize_output (warning when ``out`` had elements)."""
+    _out_check(out, res_dt, rule)
+    if out._data.shape != shape:
+        if out._data.size:
+            warn_resize(out._data.shape, shape, 7)
+        out._data = F.alloc(shape, out._dtype.np)
+
+
+def write_result(out: Tensor, arr: np.ndarray, res_dt: D.dtype, rule: str = "same") -> Tensor:
+    prepare_out(out, arr.shape, res_dt, rule)
+    return F.write_out(out, arr)
+
+
+def _product_out(check):
+    """A product's ``.out`` kernel: np.matmul writes straight into ``out`` (no temporary)."""
+
+    def impl(self, other, out):
+        if check is _mv_check:  # PyTorch names out (addmv's self) in the dtype message
+            check(self, other, out)
+        check(self, other)
+        prepare_out(out, _result_shape(self._data.shape, other._data.shape), self._dtype)
+        product(self._data, other._data, out=out._data)
+        out._vc[0] += 1
+        return out
+
+    return impl
+
+
+def _op(schema: str, impl, backward=None, rule="same", composite=False, out_impl=None):
+    """Declare ``schema`` and its ``.out`` overload (impl's result written into ``out`` unless
+    ``out_impl`` computes into it directly)."""
+    name, rest = schema.split("(", 1)
+    base, _, ov = name.partition(".")
+    args, ret = rest.rsplit(") -> ", 1)
+    star = ", *" if "*" not in args else ""
+    out_ov = f"{base}.{ov + '_' if ov else ''}out"
+    out_schema = f"{out_ov}({args}{star}, Tensor(a!) out) -> Tensor(a!)"
+
+    def copy_out(*v):
+        res = impl(*v[:-1])
+        return write_result(v[-1], res._data, res._dtype, rule)
+
+    out_impl = out_impl or copy_out
+    if composite:
+        return defop(schema, composite=impl), defop(out_schema, composite=out_impl)
+    return defop(schema, cpu=impl, backward=backward), defop(out_schema, cpu=out_impl)
+
+
+def _bind(name, sig, ops, *, method=True, module="torch", doc=None, relevant=None):
+    """Public function (with ``out=``) and Tensor method for an (op, op_out) pair."""
+    op, op_out = ops
+    params = [p.strip().split("=")[0] for p in sig.split(",") if p.strip() and p.strip() != "*"]
+    rel = relevant or tuple(p for p in params[:2] if p in ("input", "other", "mat2", "vec", "vec2", "tensor",
+                                                          "mat1", "mat", "batch1", "batch2", "A", "B"))  # fmt: skip
+
+    def fbody(*v):
+        *vals, out = v
+        return dispatch(op, vals) if out is None else dispatch(op_out, [*vals, out])
+
+    fbody.__doc__ = doc
+    star = "" if "*" in sig else ", *"
+    public(name, f"{sig}{star}, out=None", fbody, relevant=rel, module=module, ops=(op, op_out))
+    if method:
+        msig = sig.replace("input", "self", 1)
+
+        def mbody(*v):
+            return dispatch(op, list(v))
+
+        mbody.__doc__ = doc
+        mrel = ("self",) + tuple(r for r in rel if r != "input")
+        public(name, msig, mbody, relevant=mrel, module="Tensor", ops=(op,))
+
+
+# ---- matmul / mm / bmm / mv / dot / vdot ------------------------------------------------------------
+def _matmul_cpu(self, other):
+    _matmul_checks(self, other)
+    return _make(product(self._data, other._data), self._dtype)
+
+
+def _matmul_backward(grad, self, other):
+    a1, b1 = self._data.ndim == 1, other._data.ndim == 1
+    a2 = self.unsqueeze(0) if a1 else self
+    b2 = other.unsqueeze(-1) if b1 else other
+    g = grad.unsqueeze(-1) if b1 else grad
+    g = g.unsqueeze(-2) if a1 else g
+    ga = g.matmul(_mH(b2))
+    gb = _mH(a2).matmul(g)
+    return (ga.squeeze(-2) if a1 else ga), (gb.squeeze(-1) if b1 else gb)
+
+
+_MATMUL = _op("matmul(Tensor self, Tensor other) -> Tensor", _matmul_cpu, out_impl=_product_out(_matmul_checks),
+              backward={("self", "other"): _matmul_backward})  # fmt: skip
+_bind("matmul", "input, other", _MATMUL, doc="""Matrix product with PyTorch's rules for 1-D operands
+    (dot, matrix-vector) and broadcast batch dimensions; BLAS through NumPy.
+
+    >>> numtorch.matmul(numtorch.ones(2, 3), numtorch.ones(3)).shape
+    torch.Size([2])
+    """)  # fmt: skip
+public("__matmul__", "self, other", lambda self, other: dispatch(_MATMUL[0], [self, other]),
+       relevant=("self", "other"), module="Tensor", ops=(_MATMUL[0],))  # fmt: skip
+public("__rmatmul__", "self, other", lambda self, other: dispatch(_MATMUL[0], [other, self]),
+       relevant=("self", "other"), module="Tensor", ops=(_MATMUL[0],))  # fmt: skip
+
+
+def _product_cpu(check):
+    def impl(self, other):
+        check(self, other)
+        return _make(product(self._data, other._data), self._dtype)
+
+    return impl
+
+
+def _mm_check(a: Tensor, b: Tensor) -> None:
+    _mm_checks(a._data.shape, b._data.shape, a._dtype, b._dtype)
+
+
+def _bmm_check(a: Tensor, b: Tensor) -> None:
+    _bmm_checks(a._data.shape, b._data.shape, a._dtype, b._dtype)
+
+
+def _mv_check(a: Tensor, b: Tensor, out: Tensor | None = None) -> None:
+    _mv_checks(
+        a._data.shape,
+        b._data.shape,
+        a._dtype,
+        b._dtype,
+        self_dt=None if out is None else out._dtype,
+    )
+
+
+_MM = _op("mm(Tensor self, Tensor mat2) -> Tensor", _product_cpu(_mm_check), out_impl=_product_out(_mm_check), backward={
+    "self": lambda grad, mat2: grad.mm(_mH(mat2)), "mat2": lambda grad, self: _mH(self).mm(grad)})  # fmt: skip
+_bind("mm", "input, mat2", _MM, doc="""Product of two matrices (no broadcasting).
+
+    >>> numtorch.mm(numtorch.ones(2, 3), numtorch.ones(3, 4)).shape
+    torch.Size([2, 4])
+    """)  # fmt: skip
+
+
+_BMM = _op("bmm(Tensor self, Tensor mat2) -> Tensor", _product_cpu(_bmm_check), out_impl=_product_out(_bmm_check), backward={
+    "self": lambda grad, mat2: grad.bmm(_mH(mat2)), "mat2": lambda grad, self: _mH(self).bmm(grad)})  # fmt: skip
+_bind("bmm", "input, mat2", _BMM, doc="""Batched product of 3-D tensors ``(b, n, k) @ (b, k, m)``.
+
+    >>> numtorch.bmm(numtorch.ones(2, 3, 4), numtorch.ones(2, 4, 5)).shape
+    torch.Size([2, 3, 5])
+    """)  # fmt: skip
+
+
+_MV = _op("mv(Tensor self, Tensor vec) -> Tensor", _product_cpu(_mv_check), out_impl=_product_out(_mv_check), backward={
+    "self": lambda grad, vec: grad.outer(_cj(vec)), "vec": lambda grad, self: _mH(self).mv(grad)})  # fmt: skip
+_bind("mv", "input, vec", _MV, doc="""Matrix-vector product.
+
+    >>> numtorch.mv(numtorch.ones(2, 3), numtorch.ones(3))
+    tensor([3., 3.])
+    """)  # fmt: skip
+
+
+def _vdot_cpu(self, other):
+    _dot_checks(self, other)
+    return _make(product(np.conj(self._data), other._data), self._dtype)
+
+
+_DOT = _op("dot(Tensor self, Tensor tensor) -> Tensor", _product_cpu(_dot_checks), out_impl=_product_out(_dot_checks), backward={
+    "self": lambda grad, tensor: grad * _cj(tensor), "tensor": lambda grad, self: grad * _cj(self)})  # fmt: skip
+_VDOT = _op("vdot(Tensor self, Tensor other) -> Tensor", _vdot_cpu, backward={
+    "self": lambda grad, other: _cj(grad) * other, "other": lambda grad, self: grad * self})  # fmt: skip
+_bind("dot", "input, tensor", _DOT, doc="""Inner product of two 1-D tensors of the same dtype.
+
+    >>> numtorch.dot(numtorch.tensor([1.0, 2.0]), numtorch.tensor([3.0, 4.0]))
+    tensor(11.)
+    """)  # fmt: skip
+_bind("vdot", "input, other", _VDOT, doc="""Inner product conjugating the first vector.
+
+    >>> numtorch.vdot(numtorch.tensor([1.0, 2.0]), numtorch.tensor([3.0, 4.0]))
+    tensor(11.)
+    """)  # fmt: skip
+
+
+# ---- addmm / addmv / addbmm / baddbmm ---------------------------------------------------------------
+def _expand_to(t: Tensor, shape: tuple) -> np.ndarray:
+    s = t._data.shape
+    if len(s) > len(shape):
+        sizes = ", ".join(str(x) for x in s)
+        raise RuntimeError(
+            f"expand(torch.{F.cname(t._dtype)}Tensor{{[{sizes}]}}, size={list(shape)}): the number of sizes provided ({len(shape)}) must be greater or equal to the number of dimensions in the tensor ({len(s)})"
+        )
+    lead = len(shape) - len(s)
+    for i, x in reversed(list(enumerate(s))):  # PyTorch scans from the last dim
+        if x != 1 and x != shape[lead + i]:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({shape[lead + i]}) must match the existing size ({x}) at non-singleton dimension {lead + i}.  Target sizes: {list(shape)}.  Tensor sizes: {list(s)}"
+            )
+    return np.broadcast_to(t._data, shape)
+
+
+def _addmm_cpu(self, mat1, mat2, beta=1, alpha=1):
+    s1, s2 = mat1._data.shape, mat2._data.shape
+    if len(s1) != 2:
+        raise RuntimeError(f"mat1 must be a matrix, got {len(s1)}-D tensor")
+    if len(s2) != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {len(s2)}-D tensor")
+    for what, t in (("self", self), ("mat1", mat1)):
+        if t._dtype is not mat2._dtype:
+            raise RuntimeError(
+                f"{what} and mat2 must have the same dtype, but got {F.cname(t._dtype)} and {F.cname(mat2._dtype)}"
+            )
+    _mm_checks(s1, s2, mat1._dtype, mat2._dtype)
+    base = _expand_to(self, (s1[0], s2[1]))
+    return _make(
+        _addprod(base, product(mat1._data, mat2._data), beta, alpha, self._dtype), self._dtype
+    )
+
+
+def _addmv_cpu(self, mat, vec, beta=1, alpha=1):
+    _mv_checks(
+        mat._data.shape,
+        vec._data.shape,
+        mat._dtype,
+        vec._dtype,
+        self._data.ndim,
+        self._data.size,
+        self._dtype,
+    )
+    base = np.broadcast_to(
+        self._data.reshape(-1) if self._data.size == 1 else self._data, (mat._data.shape[0],)
+    )
+    return _make(
+        _addprod(base, product(mat._data, vec._data), beta, alpha, self._dtype), self._dtype
+    )
+
+
+def _baddbmm_cpu(self, batch1, batch2, beta=1, alpha=1):
+    s1, s2 = batch1._data.shape, batch2._data.shape
+    if len(s1) != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if len(s2) != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    base = _expand_to(self, (s1[0], s1[1], s2[2]))
+    if not (self._dtype is batch1._dtype is batch2._dtype):
+        raise RuntimeError(
+            f"Input dtypes must be the same, got: input {_CXX[self._dtype.name]}, batch1: {_CXX[batch1._dtype.name]}, batch2: {_CXX[batch2._dtype.name]}"
+        )
+    _bmm_checks(s1, s2, batch1._dtype, batch2._dtype, "baddbmm")
+    return _make(
+        _addprod(base, product(batch1._data, batch2._data), beta, alpha, self._dtype), self._dtype
+    )
+
+
+def _addbmm_cpu(self, batch1, batch2, beta=1, alpha=1):
+    s1, s2 = batch1._data.shape, batch2._data.shape
+    for i, s in ((1, s1), (2, s2)):
+        if len(s) != 3:
+            _expand_to(self, (s1[1] if len(s1) > 1 else 1, s2[-1]))
+            raise RuntimeError(f"batch{i} must be a 3D tensor")
+    base = _expand_to(self, (s1[1], s2[2]))
+    for t in (self, batch1):
+        if t._dtype is not batch2._dtype:
+            raise RuntimeError(
+                f"self and mat2 must have the same dtype, but got {F.cname(t._dtype)} and {F.cname(batch2._dtype)}"
+            )
+    if s1[0] != s2[0]:
+        raise RuntimeError(
+            f"batch1 and batch2 must have same number of batches, got {s1[0]} and {s2[0]}"
+        )
+    if s1[2] != s2[1]:
+        raise RuntimeError(
+            f"Incompatible matrix sizes for bmm ({s1[1]}x{s1[2]} and {s2[1]}x{s2[2]})"
+        )
+    if self._dtype is D.bool:
+        raise _not_impl("addmm_impl_cpu_", self._dtype)
+    n, k, m, b = s1[1], s1[2], s2[2], s1[0]
+    # sum over batches == one matmul of the batch-concatenated operands
+    x = np.moveaxis(batch1._data, 0, 1).reshape(n, b * k)
+    prod = product(x, batch2._data.reshape(b * k, m))
+    return _make(_addprod(base, prod, beta, alpha, self._dtype), self._dtype)
+
+
+_SCAL = "*, Scalar beta=1, Scalar alpha=1"
+def _maybe_mul(t: Tensor, s) -> Tensor:
+    # PyTorch's maybe_multiply: a factor of 1 costs no full-size pass
+    return t if s == 1 else t * s
+
+
+def _mm_mat2_grad(grad: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
+    # PyTorch's mm_mat2_backward: when mat2 is a transposed matrix (linear's weight.t()), compute
+    # the gradient in that layout, so that weight's gradient (through t()) is contiguous
+    st = mat2._data.strides
+    if mat2._data.ndim == 2 and st[0] < st[1] and mat2._data.shape[0] > 1 and mat2._data.shape[1] > 1:
+        return grad.t().mm(_cj(mat1)).t()
+    return _mH(mat1).mm(grad)
+
+
+_ADDMM = _op(f"addmm(Tensor self, Tensor mat1, Tensor mat2, {_SCAL}) -> Tensor", _addmm_cpu, backward={
+    "self": lambda grad, beta: _maybe_mul(grad, beta),
+    "mat1": lambda grad, mat2, alpha: _maybe_mul(grad.mm(_mH(mat2)), alpha),
+    "mat2": lambda grad, mat1, mat2, alpha: _maybe_mul(_mm_mat2_grad(grad, mat1, mat2), alpha)})  # fmt: skip
+_ADDMV = _op(f"addmv(Tensor self, Tensor mat, Tensor vec, {_SCAL}) -> Tensor", _addmv_cpu, backward={
+    "self": lambda grad, beta: grad * beta,
+    "mat": lambda grad, vec, alpha: grad.outer(_cj(vec)) * alpha,
+    "vec": lambda grad, mat, alpha: _mH(mat).mv(grad) * alpha})  # fmt: skip
+_BADDBMM = _op(f"baddbmm(Tensor self, Tensor batch1, Tensor batch2, {_SCAL}) -> Tensor", _baddbmm_cpu, backward={
+    "self": lambda grad, beta: grad * beta,
+    "batch1": lambda grad, batch2, alpha: grad.bmm(_mH(batch2)) * alpha,
+    "batch2": lambda grad, batch1, alpha: _mH(batch1).bmm(grad) * alpha})  # fmt: skip
+_ADDBMM = _op(f"addbmm(Tensor self, Tensor batch1, Tensor batch2, {_SCAL}) -> Tensor", _addbmm_cpu, backward={
+    "self": lambda grad, beta: grad * beta,
+    "batch1": lambda grad, batch2, alpha: grad.matmul(_mH(batch2)) * alpha,
+    "batch2": lambda grad, batch1, alpha: _mH(batch1).matmul(grad) * alpha})  # fmt: skip
+
+for _name, _ops, _a, _b, _what in (
+    ("addmm", _ADDMM, "mat1", "mat2", "beta * input + alpha * (mat1 @ mat2)"),
+    ("addmv", _ADDMV, "mat", "vec", "beta * input + alpha * (mat @ vec)"),
+    ("baddbmm", _BADDBMM, "batch1", "batch2", "beta * input + alpha * bmm(batch1, batch2)"),
+    (
+        "addbmm",
+        _ADDBMM,
+        "batch1",
+        "batch2",
+        "beta * input + alpha * sum over b of batch1[b] @ batch2[b]",
+    ),
+):
+    _bind(_name, f"input, {_a}, {_b}, *, beta=1, alpha=1", _ops, relevant=("input", _a, _b), doc=f"""``{_what}``
+    (``input`` broadcasts; ``beta=0`` ignores it, NaNs included).
+
+    >>> numtorch.addmm(numtorch.zeros(2, 2), numtorch.ones(2, 3), numtorch.ones(3, 2), alpha=2)
+    tensor([[6., 6.],
+            [6., 6.]])
+    """)  # fmt: skip
+
+
+# ---- outer / ger / einsum / tensordot / kron ------------------------------------------------------
+def _outer_cpu(self, vec2):
+    for name, t in (("self", self), ("vec2", vec2)):
+        if t._data.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t._data.ndim}-D")
+    dt = D.promote_types(self._dtype, vec2._dtype)
+    with np.errstate(all="ignore"):
+        arr = np.multiply.outer(
+            self._data.astype(dt.np, copy=False), vec2._data.astype(dt.np, copy=False)
+        )
+    return _make(arr, dt)
+
+
+_OUTER_BW = {
+    "self": lambda grad, vec2: grad.mv(_cj(vec2)),
+    "vec2": lambda grad, self: _mH(grad).mv(_cj(self)),
+}
+_OUTER = _op(
+    "outer(Tensor self, Tensor vec2) -> Tensor", _outer_cpu, backward=_OUTER_BW, rule="cast"
+)
+_GER = _op("ger(Tensor self, Tensor vec2) -> Tensor", _outer_cpu, backward=_OUTER_BW, rule="cast")
+for _name, _ops in (("outer", _OUTER), ("ger", _GER)):
+    _bind(_name, "input, vec2", _ops, doc="""Outer product of two 1-D tensors (types promote).
+
+    >>> numtorch.outer(numtorch.tensor([1.0, 2.0]), numtorch.tensor([1.0, 10.0]))
+    tensor([[ 1., 10.],
+            [ 2., 20.]])
+    """)  # fmt: skip
+
+
+def _einsum_cpu(equation, tensors, path=None):
+    arr, dt = einsum_compute(equation, tensors)
+    return _make(arr, dt)
+
+
+einsum_op = defop("einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor", cpu=_einsum_cpu,
+                  backward={"tensors": lambda grad, equation, tensors: einsum_backward(grad, equation, tensors)})  # fmt: skip
+
+
+def _einsum(args):
+    """Einstein summation: ``einsum("ij,jk->ik", a, b)``, operands as varargs or one list, or the
+    sublist form ``einsum(a, [0, 1], b, [1, 2], [0, 2])``. Two operands contract as one batched
+    BLAS matmul; three or more go through ``np.einsum`` with an optimised path.
+
+    >>> numtorch.einsum("ij,jk->ik", numtorch.ones(2, 3), numtorch.ones(3, 4)).shape
+    torch.Size([2, 4])
+    """
+    if not args or not isinstance(args[0], str):
+        if not args:
+            raise ValueError(
+                "einsum(): must specify the equation string and at least one operand, or at least one operand and its subscripts list"
+            )
+        equation, operands = parse_sublists(args)
+    else:
+        equation, operands = args[0], args[1:]
+        if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+            operands = operands[0]
+    operands = list(operands)
+    if not operands:
+        raise ValueError(
+            "einsum(): must specify the equation string and at least one operand, or at least one operand and its subscripts list"
+        )
+    for i, t in enumerate(operands):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 1, but got {type(t).__name__}"
+            )
+    return dispatch(einsum_op, [equation, operands, None])
+
+
+public("einsum", "*args", _einsum, relevant=(), lists=("args",), ops=(einsum_op,))
+
+
+def _letters(n, start=0):
+    return "".join(
+        chr(ord("a") + start + i) if start + i < 26 else chr(ord("A") + start + i - 26)
+        for i in range(n)
+    )
+
+
+def _tensordot_dims(a: Tensor, b: Tensor, dims):
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, (int, np.integer)) and not isinstance(dims, bool):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > a._data.ndim or dims > b._data.ndim:
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        return list(range(-dims, 0)), list(range(dims))
+    if isinstance(dims, (list, tuple)) and len(dims) == 2:
+        da, db = ([d] if isinstance(d, int) else list(d) for d in dims)
+        if len(da) != len(db):
+            raise RuntimeError("both dimension lists should have same length")
+        return da, db
+    raise RuntimeError(
+        f"tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] containing two lists, but got dims={dims}"
+    )
+
+
+def _tensordot_eq(a: Tensor, b: Tensor, dims_a, dims_b) -> str:
+    na, nb = a._data.ndim, b._data.ndim
+    la, lb = list(_letters(na)), list(_letters(nb, na))
+    seen_a, seen_b = set(), set()
+    for x, y in zip(dims_a, dims_b, strict=True):
+        xa, yb = _wrap_dim(x, na), _wrap_dim(y, nb)
+        for seen, d, v in ((seen_a, xa, x), (seen_b, yb, y)):
+            if d in seen:
+                raise RuntimeError(f"dim {v} appears multiple times in the list of dims")
+            seen.add(d)
+        s1, s2 = a._data.shape[xa], b._data.shape[yb]
+        if s1 != s2 and s1 != 1 and s2 != 1:
+            raise RuntimeError(
+                f"contracted dimensions need to match, but first has size {s1} in dim {x} and second has size {s2} in dim {y}"
+            )
+        lb[yb] = la[xa]
+    out = [c for i, c in enumerate(la) if i not in seen_a] + [
+        c for i, c in enumerate(lb) if i not in seen_b
+    ]
+    return f"{''.join(la)},{''.join(lb)}->{''.join(out)}"
+
+
+def _tensordot_composite(self, other, dims_self, dims_other):
+    if self._dtype is not other._dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    return dispatch(
+        einsum_op, [_tensordot_eq(self, other, dims_self, dims_other), [self, other], None]
+    )
+
+
+_TENSORDOT = _op("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor",
+                 _tensordot_composite, composite=True)  # fmt: skip
+
+
+def _tensordot(a, b, dims, out):
+    """Contract ``dims`` (an int: a's last and b's first dims; or two lists of dims) of ``a`` and ``b``.
+
+    >>> numtorch.tensordot(numtorch.ones(2, 3, 4), numtorch.ones(3, 4, 5)).shape
+    torch.Size([2, 5])
+    """
+    da, db = _tensordot_dims(a, b, dims)
+    if out is None:
+        return dispatch(_TENSORDOT[0], [a, b, da, db])
+    return dispatch(_TENSORDOT[1], [a, b, da, db, out])
+
+
+public("tensordot", "a, b, dims=2, out=None", _tensordot, relevant=("a", "b"), ops=_TENSORDOT)
+
+
+def _kron_composite(self, other):
+    n = max(self._data.ndim, other._data.ndim)
+    sa = (1,) * (n - self._data.ndim) + self._data.shape
+    sb = (1,) * (n - other._data.ndim) + other._data.shape
+    a = self.reshape([x for s in sa for x in (s, 1)])
+    b = other.reshape([x for s in sb for x in (1, s)])
+    return (a * b).reshape([x * y for x, y in zip(sa, sb, strict=True)])
+
+
+_KRON = _op(
+    "kron(Tensor self, Tensor other) -> Tensor", _kron_composite, composite=True, rule="cast"
+)
+_bind("kron", "input, other", _KRON, doc="""Kronecker product (types promote; fewer dims are padded with 1s).
+
+    >>> numtorch.kron(numtorch.eye(2), numtorch.ones(1, 2))
+    tensor([[1., 1., 0., 0.],
+            [0., 0., 1., 1.]])
+    """)  # fmt: skip
+
+
+# ---- cross / trace ---------------------------------------------------------------------------------
+def _linalg_cross_cpu(self, other, dim=-1):
+    if self._data.ndim != other._data.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    d = _wrap_dim(dim, self._data.ndim)
+    if self._data.shape[d] != 3 or other._data.shape[d] != 3:
+        raise RuntimeError(
+            f"linalg.cross: inputs dimension {dim} must have length 3. Got {self._data.shape[d]} and {other._data.shape[d]}"
+        )
+    broadcast_error(self._data.shape, other._data.shape)
+    if self._dtype is not other._dtype:
+        raise RuntimeError(
+            f"expected scalar type {F.cname(self._dtype)} but found {F.cname(other._dtype)}"
+        )
+    if self._dtype is D.bool:
+        raise _not_impl("cross", self._dtype)
+    with np.errstate(all="ignore"):
+        arr = np.cross(self._data, other._data, axis=d)
+    return _make(np.ascontiguousarray(arr, dtype=self._dtype.np), self._dtype)
+
+
+_LCROSS = _op("linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor", _linalg_cross_cpu, backward={
+    "self": lambda grad, other, dim: dispatch(_LCROSS[0], [_cj(other), grad, dim]),
+    "other": lambda grad, self, dim: dispatch(_LCROSS[0], [grad, _cj(self), dim])})  # fmt: skip
+_bind("cross", "input, other, *, dim=-1", _LCROSS, method=False, module="torch.linalg", doc="""Cross product of
+    3-vectors along ``dim`` (inputs broadcast and have the same number of dimensions).
+
+    >>> numtorch.linalg.cross(numtorch.tensor([1.0, 0.0, 0.0]), numtorch.tensor([0.0, 1.0, 0.0]))
+    tensor([0., 0., 1.])
+    """)  # fmt: skip
+
+
+def _cross_composite(self, other, dim=None):
+    if dim is None:
+        import warnings
+
+        warnings.warn(
+            "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+            "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree with "
+            "that of linalg.cross in a future release.",
+            UserWarning,
+            stacklevel=5,
+        )
+        shape = broadcast_error(self._data.shape, other._data.shape)
+        dim = next((i for i, s in enumerate(shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    return dispatch(_LCROSS[0], [self, other, dim])
+
+
+_CROSS = _op(
+    "cross(Tensor self, Tensor other, int? dim=None) -> Tensor", _cross_composite, composite=True
+)
+_bind("cross", "input, other, dim=None", _CROSS, doc="""Cross product along ``dim`` (default: the first
+    dimension of size 3, with PyTorch's deprecation warning).
+
+    >>> numtorch.cross(numtorch.tensor([1.0, 0.0, 0.0]), numtorch.tensor([0.0, 1.0, 0.0]), dim=0)
+    tensor([0., 0., 1.])
+    """)  # fmt: skip
+
+
+def _trace_cpu(self):
+    if self._data.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {self._data.ndim}")
+    dt = self._dtype
+    if dt is D.bool:
+        raise _not_impl("trace", dt)
+    res = D.int64 if dt.category == D._INT else dt
+    acc = np.float32 if dt is D.float16 else res.np
+    return _make(np.asarray(np.trace(self._data, dtype=acc)).astype(res.np), res)
+
+
+def _trace_backward(grad, self):
+    from ..factory.core import eye_m
+
+    n, m = self._data.shape
+    return grad * dispatch(eye_m, [n, m, grad._dtype, None, None, None])
+
+
+trace = defop("trace(Tensor self) -> Tensor", cpu=_trace_cpu, backward={"self": _trace_backward})
+
+
+def _trace(input):
+    """Sum of the main diagonal of a 2-D tensor (integers accumulate in int64).
+
+    >>> numtorch.trace(numtorch.eye(3))
+    tensor(3.)
+    """
+    return dispatch(trace, [input])
+
+
+public("trace", "input", _trace, ops=(trace,))
+public("trace", "self", _trace, relevant=("self",), module="Tensor", ops=(trace,))

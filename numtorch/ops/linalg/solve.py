@@ -1,0 +1,502 @@
+"""numtorch.linalg: inv (torch.inverse), det (torch.det), solve, svdvals and the norms.
+
+LAPACK runs through NumPy; PyTorch's checks and messages come first, and NumPy's singular-matrix
+errors become ``numtorch.linalg.LinAlgError`` with PyTorch's text (batch element and pivot).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ... import _dtype as D
+from ... import _factory_utils as F
+from ... import return_types
+from ..._dispatch import dispatch
+from ..._tensor import Tensor, _make, _wrap_dim
+from .._registry import defop, public
+from .core import LinAlgError, _bind, _cj, _mH, _op, broadcast_error
+
+
+def _square(A: Tensor, fname: str) -> None:
+    s = A._data.shape
+    if len(s) < 2:
+        raise RuntimeError(f"{fname}: The input tensor A must have at least 2 dimensions.")
+    if s[-1] != s[-2]:
+        raise RuntimeError(
+            f"{fname}: A must be batches of square matrices, but they are {s[-2]} by {s[-1]} matrices"
+        )
+
+
+def _floating(A: Tensor, fname: str, low_precision: bool = True) -> None:
+    if A._dtype.category < D._FLOAT:
+        raise RuntimeError(
+            f"{fname}: Expected a floating point or complex tensor as input. Got {F.cname(A._dtype)}"
+        )
+    if not low_precision and A._dtype is D.float16:
+        raise RuntimeError(f"{fname}: Low precision dtypes not supported. Got Half")
+
+
+def _zero_pivot(a: np.ndarray) -> int:
+    """1-based index of the first zero pivot of LU with partial pivoting (LAPACK getrf's info)."""
+    a = np.array(a, dtype=np.complex128 if a.dtype.kind == "c" else np.float64)
+    n = a.shape[0]
+    for j in range(n):
+        p = j + int(np.argmax(np.abs(a[j:, j])))
+        if a[p, j] == 0:
+            return j + 1
+        a[[j, p]] = a[[p, j]]
+        a[j + 1 :, j:] -= np.outer(a[j + 1 :, j] / a[j, j], a[j, j:])
+    return 0
+
+
+def _singular(A: np.ndarray, prefix: str, msg) -> LinAlgError:
+    mats = A.reshape(-1, *A.shape[-2:])
+    for b, m in enumerate(mats):
+        info = _zero_pivot(m)
+        if info:
+            where = f"(Batch element {b}): " if A.ndim > 2 else ""
+            return LinAlgError(f"{prefix}: {where}{msg(info)}")
+    return LinAlgError(f"{prefix}: {msg(1)}")
+
+
+# ---- inv / det ---------------------------------------------------------------------------------------
+def _inv_cpu(A):
+    _square(A, "linalg.inv")
+    _floating(A, "linalg.inv", low_precision=False)
+    try:
+        arr = np.linalg.inv(A._data) if A._data.size else np.empty(A._data.shape, A._dtype.np)
+    except np.linalg.LinAlgError:
+        raise _singular(
+            A._data,
+            "linalg.inv",
+            lambda i: (
+                f"The diagonal element {i} is zero, the inversion could not be completed because the input matrix is singular."
+            ),
+        ) from None
+    return _make(arr.astype(A._dtype.np, copy=False), A._dtype)
+
+
+def _inv_backward(grad, result):
+    r = _mH(result)
+    return -(r.matmul(grad).matmul(r))
+
+
+_INV = _op("linalg_inv(Tensor A) -> Tensor", _inv_cpu, backward={"A": _inv_backward})
+_INVERSE = _op("inverse(Tensor self) -> Tensor", _inv_cpu, backward={"self": _inv_backward})
+_bind("inv", "A", _INV, method=False, module="torch.linalg", relevant=("A",), doc="""Inverse of a square
+    matrix (or batch); raises ``numtorch.linalg.LinAlgError`` for singular input.
+
+    >>> numtorch.linalg.inv(numtorch.tensor([[2.0, 0.0], [0.0, 4.0]]))
+    tensor([[0.5000, 0.0000],
+            [0.0000, 0.2500]])
+    """)  # fmt: skip
+_bind("inverse", "input", _INVERSE, doc="""Alias of ``numtorch.linalg.inv``.
+
+    >>> numtorch.inverse(numtorch.eye(2))
+    tensor([[1., 0.],
+            [0., 1.]])
+    """)  # fmt: skip
+
+
+def _det_cpu(A):
+    _square(A, "linalg.det")
+    _floating(A, "linalg.det")
+    if A._dtype is D.float16:
+        raise NotImplementedError("\"lu_cpu\" not implemented for 'Half'")
+    return _make(np.asarray(np.linalg.det(A._data)).astype(A._dtype.np), A._dtype)
+
+
+def _det_backward(grad, A, result):
+    # d det / dA = det * inv(A)^H; singular A raises LinAlgError here (no SVD fallback yet)
+    g = (grad * _cj(result)).unsqueeze(-1).unsqueeze(-1)
+    return g * _mH(dispatch(_INV[0], [A]))
+
+
+_DET = _op("linalg_det(Tensor A) -> Tensor", _det_cpu, backward={"A": _det_backward})
+det = defop("det(Tensor self) -> Tensor", composite=lambda self: dispatch(_DET[0], [self]))
+_bind("det", "A", _DET, method=False, module="torch.linalg", relevant=("A",), doc="""Determinant of a
+    square matrix (or batch).
+
+    >>> numtorch.linalg.det(numtorch.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    tensor(-2.)
+    """)  # fmt: skip
+
+
+def _det(input):
+    """Alias of ``numtorch.linalg.det``.
+
+    >>> numtorch.det(numtorch.eye(2))
+    tensor(1.)
+    """
+    return dispatch(det, [input])
+
+
+public("det", "input", _det, ops=(det,))
+public("det", "self", _det, relevant=("self",), module="Tensor", ops=(det,))
+
+
+# ---- solve -----------------------------------------------------------------------------------------------
+def _vector_rhs(A: Tensor, B: Tensor) -> bool:
+    a, b = A._data.shape, B._data.shape
+    return len(b) == 1 or (len(a) - 1 == len(b) and b == a[:-1])
+
+
+def _solve_cpu(A, B, left=True):
+    _square(A, "linalg.solve")
+    _floating(A, "linalg.solve")
+    if A._dtype is not B._dtype:
+        raise RuntimeError(
+            f"linalg.solve: Expected A and B to have the same dtype, but found A of type {F.cname(A._dtype)} and B of type {F.cname(B._dtype)} instead"
+        )
+    vec = _vector_rhs(A, B)
+    b = B._data[..., None] if vec and left else (B._data[..., None, :] if vec else B._data)
+    a = A._data
+    if not left:  # XA = B  <=>  A^T X^T = B^T
+        a, b = np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)
+    if a.shape[-1] != b.shape[-2]:
+        s, t = A._data.shape, (b.shape if left else np.swapaxes(b, -1, -2).shape)
+        raise RuntimeError(
+            f"linalg.solve: Incompatible shapes of A and B for the equation {'AX = B' if left else 'XA = B'} ({s[-2]}x{s[-1]} and {t[-2]}x{t[-1]})"
+        )
+    batch = broadcast_error(a.shape[:-2], b.shape[:-2])
+    a = np.broadcast_to(a, batch + a.shape[-2:])
+    b = np.broadcast_to(b, batch + b.shape[-2:])
+    work = np.float32 if A._dtype is D.float16 else A._dtype.np
+    try:
+        x = (
+            np.linalg.solve(a.astype(work), b.astype(work))
+            if a.size and b.size
+            else np.zeros(b.shape, work)
+        )
+    except np.linalg.LinAlgError:
+        raise _singular(
+            a,
+            "torch.linalg.solve",
+            lambda i: "The solver failed because the input matrix is singular.",
+        ) from None
+    if not left:
+        x = np.swapaxes(x, -1, -2)
+    if vec:
+        x = x[..., 0] if left else x[..., 0, :]
+    return _make(np.ascontiguousarray(x, dtype=A._dtype.np), A._dtype)
+
+
+def _solve_backward(grad, A, B, left, result):
+    vec = _vector_rhs(A, B)
+    d = -1 if left else -2
+    g, x = (grad.unsqueeze(d), result.unsqueeze(d)) if vec else (grad, result)
+    gb = dispatch(_SOLVE[0], [_mH(A), g, left])
+    ga = -(gb.matmul(_mH(x)) if left else _mH(x).matmul(gb))
+    return ga, (gb.squeeze(d) if vec else gb)
+
+
+_SOLVE = _op("linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor", _solve_cpu,
+             backward={("A", "B"): _solve_backward})  # fmt: skip
+_bind("solve", "A, B, *, left=True", _SOLVE, method=False, module="torch.linalg", relevant=("A", "B"), doc="""The
+    solution X of ``A X = B`` (``X A = B`` with ``left=False``); batches broadcast.
+
+    >>> numtorch.linalg.solve(numtorch.tensor([[2.0, 0.0], [0.0, 4.0]]), numtorch.tensor([2.0, 2.0]))
+    tensor([1.0000, 0.5000])
+    """)  # fmt: skip
+
+
+# ---- svdvals and norms --------------------------------------------------------------------------------
+def _svd_cpu(A, full_matrices=False, compute_uv=True, driver=None):
+    work = np.float32 if A._dtype is D.float16 else A._dtype.np
+    u, s, vh = np.linalg.svd(A._data.astype(work), full_matrices=full_matrices)
+    real = A._dtype.to_real()
+    return _make(u, A._dtype), _make(s.astype(real.np), real), _make(vh, A._dtype)
+
+
+_svd = defop("_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? driver=None) -> "
+             "(Tensor U, Tensor S, Tensor Vh)", cpu=_svd_cpu)  # fmt: skip
+
+
+def _svdvals_cpu(A, driver=None):
+    if A._data.ndim < 2:
+        raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
+    _floating(A, "linalg.svd")
+    real = A._dtype.to_real()
+    s = np.linalg.svd(
+        A._data.astype(np.float32 if A._dtype is D.float16 else A._dtype.np), compute_uv=False
+    )
+    return _make(s.astype(real.np), real)
+
+
+def _svdvals_backward(grad, A):
+    # dS = U^H dA V, so dA = U diag(g) V^H (U and V are constants here: first order only)
+    u, _, vh = dispatch(_svd, [A.detach(), False, True, None])
+    return (u * grad.unsqueeze(-2)).matmul(vh)
+
+
+_SVDVALS = _op("linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor", _svdvals_cpu,
+               backward={"A": _svdvals_backward})  # fmt: skip
+_bind("svdvals", "A, *, driver=None", _SVDVALS, method=False, module="torch.linalg", relevant=("A",), doc="""
+    Singular values of a matrix (or batch), in descending order.
+
+    >>> numtorch.linalg.svdvals(numtorch.tensor([[3.0, 0.0], [0.0, 4.0]]))
+    tensor([4., 3.])
+    """)  # fmt: skip
+
+
+def _norm_op():
+    from ..._ops import ops
+
+    try:
+        return ops.aten.norm.ScalarOpt_dim
+    except AttributeError:
+        raise NotImplementedError(
+            "numtorch.linalg.vector_norm needs aten.norm.ScalarOpt_dim"
+        ) from None
+
+
+def _norm_dtype(self: Tensor, dtype, fname: str) -> Tensor:
+    _floating(self, fname)
+    if dtype is None:
+        return self
+    dt = F.resolve_dtype(dtype)
+    if dt.category < D._FLOAT:
+        raise RuntimeError(
+            f"{fname}: dtype should be floating point or complex, but got {F.cname(dt)}"
+        )
+    if dt.to_real()._rank < self._dtype.to_real()._rank:
+        raise RuntimeError(
+            f"{fname}: the dtype of the input ({F.cname(self._dtype)}) should be convertible without narrowing to the specified dtype ({F.cname(dt)})"
+        )
+    return self if dt is self._dtype else self.to(dt)
+
+
+def _vector_norm_composite(self, ord=2, dim=None, keepdim=False, dtype=None):
+    x = _norm_dtype(self, dtype, "linalg.vector_norm")
+    if x._dtype.category == D._COMPLEX:
+        x = x.abs()
+    return dispatch(_norm_op(), [x, ord, [] if dim is None else list(dim), keepdim])
+
+
+_VNORM = _op("linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, "
+             "ScalarType? dtype=None) -> Tensor", _vector_norm_composite, composite=True, rule="cast")  # fmt: skip
+
+
+def _dims(dim):
+    return None if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+
+
+def _vector_norm(x, ord, dim, keepdim, dtype, out):
+    """``sum(|x|**ord) ** (1/ord)`` over ``dim`` (all elements by default); ``ord`` may be inf,
+    -inf or 0.
+
+    >>> numtorch.linalg.vector_norm(numtorch.tensor([3.0, -4.0]))
+    tensor(5.)
+    """
+    if isinstance(ord, str) or not isinstance(ord, (int, float)):
+        raise TypeError(
+            f"linalg_vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}"
+        )
+    vals = [x, ord, _dims(dim), keepdim, dtype]
+    return dispatch(_VNORM[0], vals) if out is None else dispatch(_VNORM[1], [*vals, out])
+
+
+public("vector_norm", "x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None", _vector_norm, relevant=("x",),
+       module="torch.linalg", ops=_VNORM)  # fmt: skip
+
+_MATRIX_ORDS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
+
+
+def _matrix_norm_composite(self, ord="fro", dim=(-2, -1), keepdim=False, dtype=None):
+    if self._data.ndim < 2:
+        raise RuntimeError(
+            "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
+        )
+    x = _norm_dtype(self, dtype, "linalg.matrix_norm")
+    if ord not in _MATRIX_ORDS:
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if len(dim) != 2:
+        raise RuntimeError(
+            f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}"
+        )
+    d0, d1 = (_wrap_dim(d, x._data.ndim) for d in dim)
+    if ord == "fro":
+        return _vector_norm_composite(x, 2, [d0, d1], keepdim)
+    a = x.abs()
+    if ord in ("nuc", 2, -2):
+        s = dispatch(_SVDVALS[0], [x.movedim((d0, d1), (-2, -1)), None])
+        r = s.sum(-1) if ord == "nuc" else (s.amax(-1) if ord == 2 else s.amin(-1))
+        if keepdim:
+            r = r.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
+        return r
+    inner, outer = (d0, d1) if abs(ord) == 1 else (d1, d0)
+    r = a.sum(inner, keepdim=True)
+    r = r.amax(outer, keepdim=True) if ord > 0 else r.amin(outer, keepdim=True)
+    return r if keepdim else r.squeeze((d0, d1))
+
+
+_MNORM = _op("linalg_matrix_norm.str_ord(Tensor self, str ord=\"fro\", int[] dim=[-2,-1], bool keepdim=False, *, "
+             "ScalarType? dtype=None) -> Tensor", _matrix_norm_composite, composite=True, rule="cast")  # fmt: skip
+_MNORM_NUM = _op("linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2,-1], bool keepdim=False, *, "
+                 "ScalarType? dtype=None) -> Tensor", _matrix_norm_composite, composite=True, rule="cast")  # fmt: skip
+
+
+def _matrix_norm(A, ord, dim, keepdim, dtype, out):
+    """Matrix norm over the two ``dim``s: ``"fro"``, ``"nuc"``, 1, -1, 2, -2, inf or -inf.
+
+    >>> numtorch.linalg.matrix_norm(numtorch.tensor([[1.0, 2.0], [3.0, 4.0]]), 1)
+    tensor(6.)
+    """
+    ops = _MNORM if isinstance(ord, str) else _MNORM_NUM
+    vals = [A, ord, [-2, -1] if dim is None else list(dim), keepdim, dtype]
+    return dispatch(ops[0], vals) if out is None else dispatch(ops[1], [*vals, out])
+
+
+public("matrix_norm", "A, ord='fro', dim=None, keepdim=False, *, dtype=None, out=None", _matrix_norm,
+       relevant=("A",), module="torch.linalg", ops=_MNORM + _MNORM_NUM)  # fmt: skip
+
+
+def _norm(A, ord, dim, keepdim, out, dtype):
+    """Vector or matrix norm: a matrix norm when ``ord`` is a string or ``dim`` has two entries (or
+    ``A`` is 2-D with ``ord`` given), else a vector norm (2-norm of all elements by default).
+
+    >>> numtorch.linalg.norm(numtorch.tensor([[3.0, 4.0]]))
+    tensor(5.)
+    """
+    dim = _dims(dim)
+    if (
+        dim is not None
+        and len(dim) == 2
+        or dim is None
+        and (isinstance(ord, str) or ord is not None and A.ndim == 2)
+    ):
+        return _matrix_norm(A, "fro" if ord is None else ord, dim or [-2, -1], keepdim, dtype, out)
+    if ord is not None and dim is None and A.ndim != 1:
+        raise RuntimeError(
+            f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.ndim}D."
+        )
+    return _vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype, out)
+
+
+public("norm", "A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None", _norm, relevant=("A",),
+       module="torch.linalg", ops=_VNORM + _MNORM + _MNORM_NUM)  # fmt: skip
+
+
+# ---- matrix_power: repeated squaring with matmul (and inv for n < 0), as at::linalg_matrix_power ----
+def _matrix_power_composite(A, n):
+    s = A._data.shape
+    if len(s) < 2:
+        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
+    if s[-1] != s[-2]:
+        raise RuntimeError(
+            f"linalg.matrix_power: A must be batches of square matrices, but they are {s[-2]} by {s[-1]} matrices"
+        )
+    if n == 0:  # PyTorch: a.clone().copy_(eye): a zero gradient still reaches A
+        eye = np.broadcast_to(np.eye(s[-1], dtype=A._dtype.np), s)
+        dst = A.clone() if A.is_contiguous() else A.contiguous()
+        return dst.copy_(_make(eye, A._dtype))
+    if n < 0:
+        A, n = dispatch(_INV[0], [A]), -n
+    result, z = None, A
+    while True:  # binary decomposition of n: the products PyTorch's implementation makes
+        if n % 2:
+            result = z if result is None else result.matmul(z)
+        n //= 2
+        if not n:
+            return result if result is not A else A.clone()
+        z = z.matmul(z)
+
+
+_MATRIX_POWER = _op("linalg_matrix_power(Tensor self, int n) -> Tensor", _matrix_power_composite, composite=True)
+_MATRIX_POWER_T = _op("matrix_power(Tensor self, int n) -> Tensor", _matrix_power_composite, composite=True)
+_bind("matrix_power", "A, n", _MATRIX_POWER, method=False, module="torch.linalg", relevant=("A",), doc="""``A``
+    multiplied by itself ``n`` times (``n < 0``: the inverse's power; ``n == 0``: the identity).
+
+    >>> numtorch.linalg.matrix_power(numtorch.tensor([[1, 1], [0, 1]]), 3)
+    tensor([[1, 3],
+            [0, 1]])
+    """)  # fmt: skip
+_bind("matrix_power", "input, n", _MATRIX_POWER_T, doc="""Alias of ``numtorch.linalg.matrix_power``.
+
+    >>> numtorch.matrix_power(numtorch.tensor([[2.0, 0.0], [0.0, 3.0]]), -1)
+    tensor([[0.5000, 0.0000],
+            [0.0000, 0.3333]])
+    """)  # fmt: skip
+
+
+# ---- slogdet / logdet ------------------------------------------------------------------------------------
+_SLOGDET_NT = return_types.register("linalg_slogdet", ("sign", "logabsdet"))
+_SLOGDET_NT_T = return_types.register("slogdet", ("sign", "logabsdet"))
+
+
+def _slogdet_cpu(A):
+    _square(A, "linalg.slogdet")
+    _floating(A, "linalg.slogdet", low_precision=False)
+    sign, logabs = np.linalg.slogdet(A._data)  # LU through LAPACK; empty matrices: (1, 0)
+    real = A._dtype.to_real()
+    return _SLOGDET_NT(_make(np.asarray(sign).astype(A._dtype.np), A._dtype),
+                       _make(np.asarray(logabs).astype(real.np), real))  # fmt: skip
+
+
+def _slogdet_backward(grads, A):
+    # d logabsdet / dA = A^{-H}; the sign is piecewise constant for real A (its complex phase
+    # derivative is not implemented)
+    g = grads[1]
+    if g is None:
+        return None
+    return g.unsqueeze(-1).unsqueeze(-1) * _mH(dispatch(_INV[0], [A]))
+
+
+linalg_slogdet = defop("linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)", cpu=_slogdet_cpu,
+                       backward={"A": _slogdet_backward})  # fmt: skip
+slogdet = defop("slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)",
+                composite=lambda self: _SLOGDET_NT_T(*dispatch(linalg_slogdet, [self])))  # fmt: skip
+
+
+def _logdet_composite(self):
+    _square(self, "logdet")
+    _floating(self, "logdet", low_precision=False)
+    sign, logabs = dispatch(linalg_slogdet, [self])
+    if self._dtype.category == D._COMPLEX:
+        return sign.log() + logabs
+    return logabs.masked_fill(sign == -1, math.nan)
+
+
+logdet = defop("logdet(Tensor self) -> Tensor", composite=_logdet_composite)
+
+
+def _linalg_slogdet(A, out):
+    """``(sign, log|det|)`` of a square matrix (or batch); stable where ``det`` over- or underflows.
+
+    >>> numtorch.linalg.slogdet(numtorch.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    torch.return_types.linalg_slogdet(
+    sign=tensor(-1.),
+    logabsdet=tensor(0.6931))
+    """
+    res = dispatch(linalg_slogdet, [A])
+    if out is None:
+        return res
+    for o, v in zip(out, res, strict=True):
+        o.resize_(v.shape).copy_(v)
+    return _SLOGDET_NT(*out)
+
+
+def _slogdet(input):
+    """Alias of ``numtorch.linalg.slogdet`` (a ``torch.return_types.slogdet``).
+
+    >>> numtorch.slogdet(numtorch.eye(2)).logabsdet
+    tensor(0.)
+    """
+    return dispatch(slogdet, [input])
+
+
+def _logdet(input):
+    """``log(det(input))``: NaN for a negative determinant, -inf for a singular matrix.
+
+    >>> numtorch.logdet(numtorch.tensor([[2.0, 0.0], [0.0, 3.0]]))
+    tensor(1.7918)
+    """
+    return dispatch(logdet, [input])
+
+
+public("slogdet", "A, *, out=None", _linalg_slogdet, relevant=("A",), module="torch.linalg", ops=(linalg_slogdet,))
+for _n, _body, _op_ in (("slogdet", _slogdet, slogdet), ("logdet", _logdet, logdet)):
+    public(_n, "input", _body, ops=(_op_,))
+    public(_n, "self", _body, relevant=("self",), module="Tensor", ops=(_op_,))

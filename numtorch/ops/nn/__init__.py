@@ -1,0 +1,6 @@
+"""nn ops: activations, attention, convolution, layers (dropout, linear, embedding, ...), losses,
+normalization, pooling, resampling; ``aliases`` (the ``torch.<name>`` forms) comes last because
+it looks up ops the other modules register."""
+
+from . import activation, attention, conv, layers, loss, loss_pointwise, normalization, pooling, resample  # noqa: F401
+from . import aliases  # noqa: F401,E402

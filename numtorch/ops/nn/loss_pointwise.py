@@ -1,0 +1,383 @@
+"""Elementwise losses: mse / smooth_l1 / huber / binary_cross_entropy(_with_logits) with
+generated pointwise kernels, and the l1 / kl_div / margin_ranking / cosine_embedding composites.
+
+# Note [Elementwise loss kernels]
+# A loss op evaluates its per-element expression with the pointwise engine (broadcasting, dtypes)
+# and reduces with the float64 ``total`` kernel. Its backward op is one more pointwise
+# expression scaled by ``norm`` (1/numel for 'mean', else 1), the grad broadcast from 0-d. Double
+# backward formulas are written with numtorch ops, following derivatives.yaml.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _dtype as D
+from ..._dispatch import dispatch
+from ..._tensor import Tensor, _make
+from ...kernels import lazy
+from .._pointwise import Pointwise, _cname
+from .._registry import defop
+from .loss import MEAN, NONE, SUM
+
+K = lazy("numtorch.kernels.cpu.nn.loss")
+_ST = ["self", "target"]
+_GST = ["grad_output", "self", "target"]
+
+
+def _reduce(elems: Tensor, reduction: int) -> Tensor:
+    if reduction == NONE:
+        return elems
+    a = np.ascontiguousarray(elems._data).reshape(-1)
+    total = K.total(a) if a.size else 0.0
+    if reduction == MEAN:
+        total = total / a.size if a.size else np.nan
+    return _make(np.array(total, elems._dtype.np), elems._dtype)
+
+
+def _norm(self: Tensor, target: Tensor, reduction: int) -> float:
+    n = int(np.prod(np.broadcast_shapes(self._data.shape, target._data.shape)))
+    return 1.0 / n if reduction == MEAN and n else 1.0
+
+
+def _loss_ops(name, pw, bwd_pw, param=None, default="1."):
+    """``name`` (the loss value) and ``name_backward`` (its input gradient), derivatives unset."""
+    extra, extra_d = (f", float {param}", f", float {param}={default}") if param else ("", "")
+
+    def fwd_cpu(self, target, reduction, *ps):
+        _check_float(self, target, name)
+        return _reduce(pw([self, target], list(ps)), reduction)
+
+    def bwd_cpu(grad_output, self, target, reduction, *ps):
+        return bwd_pw([grad_output, self, target], [_norm(self, target, reduction), *ps])
+
+    op = defop(
+        f"{name}(Tensor self, Tensor target, int reduction=1{extra_d}) -> Tensor", cpu=fwd_cpu
+    )
+    bwd_op = defop(f"{name}_backward(Tensor grad_output, Tensor self, Tensor target, int reduction{extra}) -> Tensor",
+                   cpu=bwd_cpu)  # fmt: skip
+    return op, bwd_op
+
+
+def _set_backward(op, formulas):
+    from .._registry import make_derivative
+
+    op.autograd = make_derivative(op._schema, formulas)
+
+
+_CPU_NAMES = {"mse_loss": "mse", "smooth_l1_loss": "smooth_l1", "huber_loss": "huber"}
+
+
+def _check_float(self, target, name):
+    dt = D.promote_types(self._dtype, target._dtype)
+    if dt.category != D._FLOAT:
+        raise NotImplementedError(f"\"{_CPU_NAMES[name]}_cpu\" not implemented for '{_cname(dt)}'")
+
+
+def _sum_if(t, reduction):
+    return t if reduction == NONE else t.sum()
+
+
+def _scale(t, self, reduction):
+    return t / self.numel() if reduction == MEAN else t
+
+
+def _mse_dd(g, self, reduction):
+    return _scale(g * 2, self, reduction)
+
+
+def _smooth_l1_dd(g, self, target, reduction, beta):
+    inside = ((self - target).abs() < beta).to(g.dtype)
+    return _scale(g * inside / beta, self, reduction)
+
+
+def _huber_dd(g, self, target, reduction, delta):
+    inside = ((self - target).abs() <= delta).to(g.dtype)
+    return _scale(g * inside, self, reduction)
+
+
+mse_loss, mse_loss_backward = _loss_ops(
+    "mse_loss",
+    Pointwise("mse", _ST, "(self - target) * (self - target)"),
+    Pointwise("mse_backward", _GST, "norm * 2 * (self - target) * grad_output", ["norm"]),
+)
+smooth_l1_loss, smooth_l1_loss_backward = _loss_ops(
+    "smooth_l1_loss",
+    Pointwise("smooth_l1", _ST, "(0.5 * (self - target) * (self - target) / beta if abs(self - target) < beta "
+              "else abs(self - target) - 0.5 * beta)", ["beta"]),
+    Pointwise("smooth_l1_backward", _GST, "norm * grad_output * ((-1.0 if self - target < -beta else 1.0) "
+              "if abs(self - target) >= beta else (self - target) / beta)", ["norm", "beta"]),
+    "beta",
+)  # fmt: skip
+huber_loss, huber_loss_backward = _loss_ops(
+    "huber_loss",
+    Pointwise("huber", _ST, "(0.5 * (self - target) * (self - target) if abs(self - target) < delta "
+              "else delta * (abs(self - target) - 0.5 * delta))", ["delta"]),
+    Pointwise("huber_backward", _GST, "norm * grad_output * ((-delta if self - target < -delta else delta) "
+              "if abs(self - target) > delta else self - target)", ["norm", "delta"]),
+    "delta",
+)  # fmt: skip
+
+
+def _call(op, *v):
+    return dispatch(op, list(v))
+
+
+_set_backward(
+    mse_loss,
+    {
+        "self": lambda grad, self, target, reduction: _call(
+            mse_loss_backward, grad, self, target, reduction
+        ),
+        "target": lambda grad, self, target, reduction: _call(
+            mse_loss_backward, grad, target, self, reduction
+        ),
+    },
+)
+_set_backward(
+    mse_loss_backward,
+    {
+        "grad_output": lambda grad, self, target, reduction: _sum_if(
+            _call(mse_loss_backward, grad, self, target, reduction), reduction
+        ),
+        "self": lambda grad, grad_output, self, reduction: _mse_dd(
+            grad * grad_output, self, reduction
+        ),
+        "target": lambda grad, grad_output, self, reduction: (
+            -_mse_dd(grad * grad_output, self, reduction)
+        ),
+    },
+)
+_set_backward(
+    smooth_l1_loss,
+    {
+        "self": lambda grad, self, target, reduction, beta: _call(
+            smooth_l1_loss_backward, grad, self, target, reduction, beta
+        ),
+        "target": lambda grad, self, target, reduction, beta: (
+            -_call(smooth_l1_loss_backward, grad, self, target, reduction, beta)
+        ),
+    },
+)
+_set_backward(
+    smooth_l1_loss_backward,
+    {
+        "grad_output": lambda grad, self, target, reduction, beta: _sum_if(
+            _call(smooth_l1_loss_backward, grad, self, target, reduction, beta), reduction
+        ),
+        "self": lambda grad, grad_output, self, target, reduction, beta: _smooth_l1_dd(
+            grad * grad_output, self, target, reduction, beta
+        ),
+        "target": lambda grad, grad_output, self, target, reduction, beta: (
+            -_smooth_l1_dd(grad * grad_output, self, target, reduction, beta)
+        ),
+    },
+)
+_set_backward(
+    huber_loss,
+    {
+        "self": lambda grad, self, target, reduction, delta: _call(
+            huber_loss_backward, grad, self, target, reduction, delta
+        ),
+        "target": lambda grad, self, target, reduction, delta: (
+            -_call(huber_loss_backward, grad, self, target, reduction, delta)
+        ),
+    },
+)
+_set_backward(huber_loss_backward, {
+    "grad_output": lambda grad, self, target, reduction, delta: _sum_if(
+        _call(huber_loss_backward, grad, self, target, reduction, delta), reduction),
+    "self": lambda grad, grad_output, self, target, reduction, delta: _huber_dd(grad * grad_output, self, target, reduction, delta),
+    "target": lambda grad, grad_output, self, target, reduction, delta: -_huber_dd(grad * grad_output, self, target, reduction, delta)})  # fmt: skip
+
+
+def _smooth_l1_checked(self, target, reduction, beta):
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0:
+        return dispatch(l1_loss, [self, target, reduction])
+    return dispatch(smooth_l1_loss, [self, target, reduction, beta])
+
+
+def _huber_checked(self, target, reduction, delta):
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    return dispatch(huber_loss, [self, target, reduction, delta])
+
+
+def apply_reduction(t: Tensor, reduction: int) -> Tensor:
+    """ATen's apply_loss_reduction, in ops."""
+    if reduction == MEAN:
+        return t.mean()
+    if reduction == SUM:
+        return t.sum()
+    return t
+
+
+l1_loss = defop("l1_loss(Tensor self, Tensor target, int reduction=1) -> Tensor",
+                composite=lambda self, target, reduction: apply_reduction((self - target).abs(), reduction))  # fmt: skip
+
+
+# ---- binary cross entropy ------------------------------------------------------------------------------
+_BCE = Pointwise("binary_cross_entropy", ["self", "target", "weight"],
+                 "-weight * (target * max(math.log(self), -100.0) + (1 - target) * max(math.log1p(-self), -100.0))")  # fmt: skip
+_BCE_BWD = Pointwise("binary_cross_entropy_backward", ["grad_output", "self", "target", "weight"],
+                     "norm * grad_output * weight * (self - target) / max((1 - self) * self, 1e-12)", ["norm"])  # fmt: skip
+
+
+def _bce_cpu(self, target, weight, reduction):
+    if self._dtype.category != D._FLOAT:
+        raise NotImplementedError(
+            f"\"binary_cross_entropy\" not implemented for '{_cname(self._dtype)}'"
+        )
+    x = self._data
+    if x.size and not (np.all(x >= 0) and np.all(x <= 1)):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    return _reduce(_BCE([self, target, 1.0 if weight is None else weight]), reduction)
+
+
+def _bce_backward_cpu(grad_output, self, target, weight, reduction):
+    norm = _norm(self, target, reduction)
+    return _BCE_BWD([grad_output, self, target, 1.0 if weight is None else weight], [norm])
+
+
+def _w(t, weight):
+    return t * weight if weight is not None else t
+
+
+def _bce_target_grad(grad, self, target, weight, reduction):
+    g = ((-self).log1p().clamp_min(-100) - self.log().clamp_min(-100)) * grad
+    return _scale(_w(g, weight), self, reduction)
+
+
+def _bce_dd_self(grad, grad_output, self, target, weight, reduction):
+    eps = 1e-12
+    num = self * self - self * target * 2 + target
+    den = (self + eps) * (self + eps) * (1 - self + eps) * (1 - self + eps)
+    return _scale(_w(num / den * (grad * grad_output), weight), self, reduction)
+
+
+def _bce_dd_target(grad, grad_output, self, weight, reduction):
+    res = -grad * grad_output / ((1 - self) * self).clamp_min(1e-12)
+    return _scale(_w(res, weight), self, reduction)
+
+
+binary_cross_entropy = defop(
+    "binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor",
+    cpu=_bce_cpu,
+    backward={"self": lambda grad, self, target, weight, reduction: dispatch(
+        binary_cross_entropy_backward, [grad, self, target, weight, reduction]),
+        "target": _bce_target_grad},
+)  # fmt: skip
+binary_cross_entropy_backward = defop(
+    "binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, "
+    "int reduction=1) -> Tensor",
+    cpu=_bce_backward_cpu,
+    backward={"grad_output": lambda grad, self, target, weight, reduction: _sum_if(dispatch(
+        binary_cross_entropy_backward, [grad, self, target, weight, reduction]), reduction),
+        "self": _bce_dd_self, "target": _bce_dd_target},
+)  # fmt: skip
+
+_BCE_LOGITS = Pointwise(
+    "binary_cross_entropy_with_logits", ["self", "target", "weight", "pos_weight"],
+    "weight * ((1 - target) * self + (1 + (pos_weight - 1) * target) * (math.log1p(math.exp(-abs(self))) + "
+    "max(-self, 0.0)))",
+)  # fmt: skip
+
+
+def _bce_logits_cpu(self, target, weight, pos_weight, reduction):
+    ops = [
+        self,
+        target,
+        1.0 if weight is None else weight,
+        1.0 if pos_weight is None else pos_weight,
+    ]
+    return _reduce(_BCE_LOGITS(ops), reduction)
+
+
+def _bce_logits_grad(grad, self, target, weight, pos_weight, reduction):
+    if pos_weight is not None:
+        t = pos_weight * target
+        gi = (t + 1 - target) * self.sigmoid() - t
+    else:
+        gi = self.sigmoid() - target
+    return _scale(_w(gi * grad, weight), self, reduction)
+
+
+def _bce_logits_target_grad(grad, self, target, weight, pos_weight, reduction):
+    import numtorch
+
+    if pos_weight is not None:
+        F = numtorch.nn.functional
+        gt = F.logsigmoid(-self) - F.logsigmoid(self) * pos_weight
+    else:
+        gt = -self
+    return _scale(_w(gt * grad, weight), self, reduction)
+
+
+binary_cross_entropy_with_logits = defop(
+    "binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, "
+    "int reduction=1) -> Tensor",
+    cpu=_bce_logits_cpu,
+    backward={"self": _bce_logits_grad, "target": _bce_logits_target_grad},
+)
+
+
+# ---- composites -----------------------------------------------------------------------------------------
+def _kl_div(self, target, reduction, log_target):
+    for t in (self, target):
+        if t.dtype.category == D._COMPLEX:
+            raise RuntimeError("kl_div: Complex inputs not supported.")
+        if t.dtype.category <= D._INT:
+            raise RuntimeError("kl_div: Integral inputs not supported.")
+    if log_target:
+        out = target.exp() * (target - self)
+    else:
+        out = target.xlogy(target) - target * self
+    return apply_reduction(out, reduction)
+
+
+kl_div = defop("kl_div(Tensor self, Tensor target, int reduction=1, *, bool log_target=False) -> Tensor",
+               composite=_kl_div)  # fmt: skip
+
+
+def _margin_ranking(input1, input2, target, margin, reduction):
+    return apply_reduction((-target * (input1 - input2) + margin).clamp_min(0), reduction)
+
+
+margin_ranking_loss = defop(
+    "margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0., int reduction=1) -> Tensor",
+    composite=_margin_ranking,
+)
+
+
+def _cosine_embedding(input1, input2, target, margin, reduction):
+    t_dim = target.dim()
+    if input1.shape != input2.shape:
+        raise RuntimeError(
+            f"cosine_embedding_loss: Input1 and Input2 must have same shape, but got Input1 shape "
+            f"{list(input1.shape)} and Input2 shape {list(input2.shape)}"
+        )
+    if input1.dim() != t_dim + 1:
+        raise RuntimeError(
+            f"cosine_embedding_loss: Expected input1 to have {t_dim + 1} dimensions, but got {input1.dim()}"
+        )
+    eps = 1e-12
+    prod = (input1 * input2).sum(t_dim)
+    mag1 = (input1 * input1).sum(t_dim) + eps
+    mag2 = (input2 * input2).sum(t_dim) + eps
+    cos = prod / (mag1 * mag2).sqrt()
+    zeros = cos * 0
+    pos = 1 - cos
+    neg = (cos - margin).clamp_min(0)
+    out_pos = pos.where(target == 1, zeros)
+    out_neg = neg.where(target == -1, zeros)
+    return apply_reduction(out_pos + out_neg, reduction)
+
+
+cosine_embedding_loss = defop(
+    "cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0., int reduction=1) -> Tensor",
+    composite=_cosine_embedding,
+)
+smooth_l1_checked = _smooth_l1_checked
+huber_checked = _huber_checked

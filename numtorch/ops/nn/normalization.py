@@ -1,0 +1,429 @@
+"""Normalization: native_layer_norm / native_group_norm / native_batch_norm with their fused
+backward ops (one apply and one backward kernel, Note [Normalization layout]), and the
+layer_norm / group_norm / batch_norm / instance_norm composites.
+
+# Note [Norm double backward]
+# The forward ops' derivatives call the fused ``native_*_backward`` ops, which dispatch modes see.
+# When the backward itself is being recorded (create_graph: grad mode on inside the formula), they
+# use the same gradient written with numtorch ops instead, recomputing the statistics from the
+# input, so every higher derivative comes from autograd (PyTorch does this for mish).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import numtorch
+
+from ... import _dtype as D
+from ..._dispatch import dispatch
+from ..._state import STATE
+from ..._tensor import Tensor, _make
+from ...kernels import PARALLEL_THRESHOLD, lazy
+from .._pointwise import _cname
+from .._registry import defop
+
+K = lazy("numtorch.kernels.cpu.nn.layers")
+
+
+def _float_dtype(x: Tensor, op: str) -> D.dtype:
+    if x._dtype.category != D._FLOAT:
+        raise NotImplementedError(f"\"{op}\" not implemented for '{_cname(x._dtype)}'")
+    return D.float32 if x._dtype is D.float16 else x._dtype
+
+
+def _arr(t: Tensor | None, dt: D.dtype) -> np.ndarray:
+    if t is None:
+        return np.zeros(1, dt.np)
+    return np.ascontiguousarray(t._data, dtype=dt.np).reshape(-1)
+
+
+def _out(a: np.ndarray, shape, like: Tensor) -> Tensor:
+    return _make(np.ascontiguousarray(a.reshape(shape), dtype=like._dtype.np), like._dtype)
+
+
+def _apply(x, mean, rstd, w, b, A, C, S, SA, CG, dt):
+    out = np.empty(x.size, dt.np)
+    if out.size:
+        fn = K.norm_apply_parallel if out.size >= PARALLEL_THRESHOLD and A > 1 else K.norm_apply
+        fn(
+            x,
+            out,
+            mean,
+            rstd,
+            _arr(w, dt),
+            _arr(b, dt),
+            A,
+            C,
+            S,
+            SA,
+            CG,
+            w is not None,
+            b is not None,
+        )
+    return out
+
+
+def _backward(go, x, mean, rstd, w, A, C, S, SA, CG, center, mask, dt):
+    gi = np.empty(x.size if mask[0] else 0, dt.np)
+    gw = np.empty(C if mask[1] and w is not None else 0, dt.np)
+    gb = np.empty(C if mask[2] else 0, dt.np)
+    if x.size:
+        K.norm_backward(
+            go, x, mean, rstd, _arr(w, dt), A, C, S, SA, CG, w is not None, center, gi, gw, gb
+        )
+    else:
+        gw[...] = 0
+        gb[...] = 0
+    return gi, gw, gb
+
+
+def _grads(gi, gw, gb, mask, input, weight, wshape) -> tuple:
+    ref = weight if weight is not None else input
+    return (
+        _out(gi, input._data.shape, input) if mask[0] else None,
+        _out(gw, wshape, ref) if mask[1] and weight is not None else None,
+        _out(gb, wshape, ref) if mask[2] else None,
+    )
+
+
+# ---- layer norm -------------------------------------------------------------------------------------
+def _check_layer_norm(input, normalized_shape, weight, bias):
+    ns = [int(s) for s in normalized_shape]
+    if not ns:
+        raise RuntimeError(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but "
+            f"got normalized_shape = {ns}"
+        )
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and list(t._data.shape) != ns:
+            raise RuntimeError(
+                f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                f"{list(t._data.shape)} and normalized_shape = {ns}"
+            )
+    shape = list(input._data.shape)
+    if len(shape) < len(ns) or shape[len(shape) - len(ns) :] != ns:
+        raise RuntimeError(
+            f"Given normalized_shape={ns}, expected input with shape [*{''.join(', ' + str(s) for s in ns)}], "
+            f"but got input of size{shape}"
+        )
+    n = math.prod(ns)
+    return ns, input._data.size // n if n else 0, n
+
+
+def _layer_norm_cpu(input, normalized_shape, weight, bias, eps):
+    ns, M, N = _check_layer_norm(input, normalized_shape, weight, bias)
+    dt = _float_dtype(input, "LayerNormKernelImpl")
+    x = _arr(input, dt)
+    mean, rstd = np.empty(M, dt.np), np.empty(M, dt.np)
+    if M and N:
+        fn = K.row_moments_parallel if x.size >= PARALLEL_THRESHOLD and M > 1 else K.row_moments
+        fn(x, N, mean, rstd, float(eps))
+    elif M:
+        mean[...], rstd[...] = np.nan, np.nan
+    out = _apply(x, mean, rstd, weight, bias, M, N, 1, 1, max(N, 1), dt)
+    stat_shape = input._data.shape[: input.dim() - len(ns)] + (1,) * len(ns)
+    return (
+        _out(out, input._data.shape, input),
+        _out(mean, stat_shape, input),
+        _out(rstd, stat_shape, input),
+    )
+
+
+def _layer_norm_backward_cpu(
+    grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask
+):
+    ns, M, N = _check_layer_norm(input, normalized_shape, weight, bias)
+    dt = _float_dtype(input, "LayerNormBackwardKernelImpl")
+    gi, gw, gb = _backward(_arr(grad_out, dt), _arr(input, dt), _arr(mean, dt), _arr(rstd, dt), weight,
+                           M, N, 1, 1, max(N, 1), True, output_mask, dt)  # fmt: skip
+    return _grads(gi, gw, gb, output_mask, input, weight, tuple(ns))
+
+
+def _layer_norm_grad(grads, input, normalized_shape, weight, bias, eps, results):
+    mask = [True, weight is not None, bias is not None]
+    if STATE.grad_enabled:
+        return _layer_norm_grad_composite(grads[0], input, normalized_shape, weight, eps, mask)
+    return dispatch(native_layer_norm_backward,
+                    [grads[0], input, normalized_shape, results[1], results[2], weight, bias, mask])  # fmt: skip
+
+
+def _layer_norm_grad_composite(go, x, normalized_shape, weight, eps, mask):
+    k = len(normalized_shape)
+    dims = tuple(range(x.dim() - k, x.dim()))
+    bdims = tuple(range(x.dim() - k))
+    xc = x - x.mean(dims, keepdim=True)
+    rstd = ((xc * xc).mean(dims, keepdim=True) + eps).rsqrt()
+    xhat = xc * rstd
+    g = go * weight if weight is not None else go
+    gi = rstd * (g - g.mean(dims, keepdim=True) - xhat * (g * xhat).mean(dims, keepdim=True))
+    gw = (go * xhat).sum(bdims) if mask[1] else None
+    gb = go.sum(bdims) if mask[2] else None
+    return gi, gw, gb
+
+
+native_layer_norm = defop(
+    "native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> "
+    "(Tensor, Tensor, Tensor)",
+    cpu=_layer_norm_cpu,
+    backward={("input", "weight", "bias"): _layer_norm_grad},
+)
+native_layer_norm_backward = defop(
+    "native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, "
+    "Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
+    cpu=_layer_norm_backward_cpu,
+)
+layer_norm = defop(
+    "layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, "
+    "float eps=1e-05, bool cudnn_enable=True) -> Tensor",
+    composite=lambda input, normalized_shape, weight, bias, eps, cudnn_enable: dispatch(
+        native_layer_norm, [input, normalized_shape, weight, bias, eps]
+    )[0],
+)
+
+
+# ---- group norm ---------------------------------------------------------------------------------------
+def _group_norm_cpu(input, weight, bias, N, C, HxW, group, eps):
+    dt = _float_dtype(input, "GroupNormKernelImpl")
+    x = _arr(input, dt)
+    G = int(group)
+    mean, rstd = np.empty(N * G, dt.np), np.empty(N * G, dt.np)
+    L = (C // G) * HxW
+    if x.size:
+        fn = K.row_moments_parallel if x.size >= PARALLEL_THRESHOLD and N * G > 1 else K.row_moments
+        fn(x, L, mean, rstd, float(eps))
+    out = _apply(x, mean, rstd, weight, bias, N, C, HxW, G, max(C // G, 1), dt)
+    return _out(out, input._data.shape, input), _out(mean, (N, G), input), _out(rstd, (N, G), input)
+
+
+def _group_norm_backward_cpu(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
+    dt = _float_dtype(input, "GroupNormBackwardKernelImpl")
+    G = int(group)
+    gi, gw, gb = _backward(_arr(grad_out, dt), _arr(input, dt), _arr(mean, dt), _arr(rstd, dt), weight,
+                           N, C, HxW, G, max(C // G, 1), True, output_mask, dt)  # fmt: skip
+    return _grads(gi, gw, gb, output_mask, input, weight, (C,))
+
+
+def _group_norm_grad(grads, input, weight, bias, N, C, HxW, group, eps, results):
+    mask = [True, weight is not None, bias is not None]
+    if STATE.grad_enabled:
+        x = input.reshape(N, group, -1)
+        go = grads[0]
+        g = go * weight.reshape(1, C, *([1] * (input.dim() - 2))) if weight is not None else go
+        xc = x - x.mean(-1, keepdim=True)
+        rstd = ((xc * xc).mean(-1, keepdim=True) + eps).rsqrt()
+        xhat = xc * rstd
+        g3 = g.reshape(N, group, -1)
+        gi = (
+            rstd * (g3 - g3.mean(-1, keepdim=True) - xhat * (g3 * xhat).mean(-1, keepdim=True))
+        ).reshape(input.shape)
+        go3 = go.reshape(N, C, -1)
+        xh = xhat.reshape(N, C, -1)
+        gw = (go3 * xh).sum((0, 2)) if mask[1] else None
+        gb = go3.sum((0, 2)) if mask[2] else None
+        return gi, gw, gb
+    return dispatch(native_group_norm_backward,
+                    [grads[0], input, results[1], results[2], weight, N, C, HxW, group, mask])  # fmt: skip
+
+
+native_group_norm = defop(
+    "native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, "
+    "float eps) -> (Tensor, Tensor, Tensor)",
+    cpu=_group_norm_cpu,
+    backward={("input", "weight", "bias"): _group_norm_grad},
+)
+native_group_norm_backward = defop(
+    "native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, "
+    "SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)",
+    cpu=_group_norm_backward_cpu,
+)
+
+
+def _group_norm(input, num_groups, weight, bias, eps, cudnn_enabled):
+    shape = list(input._data.shape)
+    N, C = shape[0], shape[1]
+    if C % num_groups:
+        raise RuntimeError(
+            f"Expected number of channels in input to be divisible by num_groups, but got input of shape {shape} "
+            f"and num_groups={num_groups}"
+        )
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.dim() != 1 or t.numel() != C):
+            raise RuntimeError(
+                f"Expected {name} to be a vector of size equal to the number of channels in input, but got {name} "
+                f"of shape {list(t._data.shape)} and input of shape {shape}"
+            )
+    hxw = math.prod(shape[2:])
+    return dispatch(native_group_norm, [input, weight, bias, N, C, hxw, num_groups, eps])[0]
+
+
+group_norm = defop(
+    "group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, "
+    "bool cudnn_enabled=True) -> Tensor",
+    composite=_group_norm,
+)
+
+
+# ---- batch norm ---------------------------------------------------------------------------------------
+def _bn_dims(input: Tensor):
+    shape = input._data.shape
+    if input.dim() < 2:
+        raise RuntimeError(
+            f"batch_norm(): expected input to have at least 2 dims, got {input.dim()}"
+        )
+    return shape[0], shape[1], math.prod(shape[2:])
+
+
+def _check_channel(t, name, C):
+    if t is not None and t.numel() != C:
+        raise RuntimeError(f"{name} should contain {C} elements not {t.numel()}")
+
+
+def _batch_norm_cpu(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    A, C, S = _bn_dims(input)
+    for t, name in (
+        (weight, "weight"),
+        (bias, "bias"),
+        (running_mean, "running_mean"),
+        (running_var, "running_var"),
+    ):
+        _check_channel(t, name, C)
+    dt = _float_dtype(input, "batch_norm")
+    x = _arr(input, dt)
+    if training:
+        mean, var = np.empty(C, dt.np), np.empty(C, dt.np)
+        K.channel_moments(x, A, C, S, mean, var)
+        invstd = (1.0 / np.sqrt(var.astype(np.float64) + eps)).astype(dt.np)
+        n = A * S
+        # running stats are updated in place without a version bump, as PyTorch's kernel does
+        if running_mean is not None:
+            rm = running_mean._data
+            rm[...] = (1 - momentum) * rm + momentum * mean.astype(rm.dtype)
+        if running_var is not None:
+            rv = running_var._data
+            unbiased = var.astype(np.float64) * n / max(n - 1, 1)
+            rv[...] = (1 - momentum) * rv + momentum * unbiased.astype(rv.dtype)
+        save_mean, save_invstd = mean, invstd
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+        mean = _arr(running_mean, dt)
+        invstd = (1.0 / np.sqrt(running_var._data.astype(np.float64).reshape(-1) + eps)).astype(
+            dt.np
+        )
+        save_mean = save_invstd = np.empty(0, dt.np)
+    out = _apply(x, mean, invstd, weight, bias, A, C, S, 0, 1, dt)
+    return (_out(out, input._data.shape, input), _out(save_mean, save_mean.shape, input),
+            _out(save_invstd, save_invstd.shape, input))  # fmt: skip
+
+
+def _batch_norm_backward_cpu(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train,
+                             eps, output_mask):  # fmt: skip
+    A, C, S = _bn_dims(input)
+    dt = _float_dtype(input, "batch_norm_backward")
+    if train:
+        mean, invstd = _arr(save_mean, dt), _arr(save_invstd, dt)
+    else:
+        mean = _arr(running_mean, dt)
+        invstd = (1.0 / np.sqrt(running_var._data.astype(np.float64).reshape(-1) + eps)).astype(
+            dt.np
+        )
+    gi, gw, gb = _backward(_arr(grad_out, dt), _arr(input, dt), mean, invstd, weight, A, C, S, 0, 1, bool(train),
+                           output_mask, dt)  # fmt: skip
+    return _grads(gi, gw, gb, output_mask, input, weight, (C,))
+
+
+def _batch_norm_grad(grads, input, weight, bias, running_mean, running_var, training, eps, results):
+    mask = [True, weight is not None, bias is not None]
+    if STATE.grad_enabled:
+        return _batch_norm_grad_composite(grads[0], input, weight, running_var, training, eps, mask)
+    return dispatch(native_batch_norm_backward, [grads[0], input, weight, running_mean, running_var, results[1],
+                                                 results[2], training, eps, mask])  # fmt: skip
+
+
+def _batch_norm_grad_composite(go, x, weight, running_var, training, eps, mask):
+    dims = (0,) + tuple(range(2, x.dim()))
+    bshape = (1, x.shape[1]) + (1,) * (x.dim() - 2)
+    g = go * weight.reshape(bshape) if weight is not None else go
+    if training:
+        xc = x - x.mean(dims, keepdim=True)
+        rstd = ((xc * xc).mean(dims, keepdim=True) + eps).rsqrt()
+        xhat = xc * rstd
+        gi = rstd * (g - g.mean(dims, keepdim=True) - xhat * (g * xhat).mean(dims, keepdim=True))
+    else:
+        rstd = (running_var.reshape(bshape) + eps).rsqrt()
+        xhat = None
+        gi = g * rstd
+    gw = None
+    if mask[1]:
+        if xhat is None:
+            raise NotImplementedError("double backward of eval-mode batch_norm w.r.t. weight")
+        gw = (go * xhat).sum(dims)
+    gb = go.sum(dims) if mask[2] else None
+    return gi, gw, gb
+
+
+native_batch_norm = defop(
+    "native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
+    "bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)",
+    cpu=_batch_norm_cpu,
+    backward={("input", "weight", "bias"): _batch_norm_grad},
+)
+native_batch_norm_backward = defop(
+    "native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, "
+    "Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> "
+    "(Tensor, Tensor, Tensor)",
+    cpu=_batch_norm_backward_cpu,
+)
+batch_norm = defop(
+    "batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
+    "bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor",
+    composite=lambda input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled: dispatch(
+        native_batch_norm, [input, weight, bias, running_mean, running_var, training, momentum, eps])[0],
+)  # fmt: skip
+
+
+def _instance_norm(
+    input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled
+):
+    shape = list(input.shape)
+    b, c = shape[0], shape[1]
+    x = input.reshape(1, b * c, *shape[2:])
+    rep = lambda t: t.repeat(b) if t is not None else None  # noqa: E731
+    rm, rv = rep(running_mean), rep(running_var)
+    out = dispatch(
+        batch_norm,
+        [x, rep(weight), rep(bias), rm, rv, use_input_stats, momentum, eps, cudnn_enabled],
+    )
+    if use_input_stats:
+        with numtorch.no_grad():
+            if running_mean is not None:
+                running_mean.copy_(rm.view(b, c).mean(0))
+            if running_var is not None:
+                running_var.copy_(rv.view(b, c).mean(0))
+    return out.view(shape)
+
+
+instance_norm = defop(
+    "instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
+    "bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor",
+    composite=_instance_norm,
+)
+
+
+def _rms_norm(input, normalized_shape, weight, eps):
+    _check_layer_norm(input, normalized_shape, weight, None)
+    if input.dtype.category != D._FLOAT:
+        raise RuntimeError(f"rms_norm only supports floating point inputs, got {input.dtype}")
+    dims = tuple(range(input.dim() - len(normalized_shape), input.dim()))
+    e = D.finfo(input.dtype).eps if eps is None else eps
+    out = input * ((input * input).mean(dims, keepdim=True) + e).rsqrt()
+    return out * weight if weight is not None else out
+
+
+rms_norm = defop(
+    "rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor",
+    composite=_rms_norm,
+)

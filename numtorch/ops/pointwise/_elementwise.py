@@ -1,0 +1,703 @@
+"""``Elementwise``: the pointwise engine with PyTorch's per-op checks (used by ops/pointwise/core.py).
+
+# Note [Elementwise semantics]
+# ``Elementwise`` refines the engine's ``Pointwise`` with what PyTorch's TensorIterator ops do
+# before their kernel runs: one scalar expression per dtype category (``b``ool, ``i``nt,
+# ``f``loat, ``c``omplex; a category an op does not list raises PyTorch's error for it), Python
+# numbers accepted as weak operands (ints wrap into [-2**63, 2**64) like c10::Scalar, larger
+# ones raise OverflowError), the out=/in-place cast check before the float16 path, and
+# value-dependent checks (integer division by zero) done in Python so no kernel sees them.
+# Kernels compute in float32 for float16 (Numba has no CPU half) and round once.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ... import _dtype as D
+from ..._tensor import PLAIN_SUBCLASSES, Tensor, _make
+from ...kernels import PARALLEL_THRESHOLD
+from .._pointwise import Pointwise, _broadcast, _cname, _resize_out, big_prefix
+
+CAT = "bifc"  # category letter by D category index
+TYPEMETA = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+            "int32": "int", "int64": "long int", "float16": "c10::Half", "float32": "float",
+            "float64": "double", "complex64": "c10::complex<float>",
+            "complex128": "c10::complex<double>"}  # fmt: skip
+# c10::checked_convert's names (Scalar -> C type conversions that must not overflow)
+CTYPE = dict(TYPEMETA, uint8="uint8_t", int8="int8_t", int16="int16_t", int64="int64_t")
+
+
+class Elementwise(Pointwise):
+    """A pointwise op with per-category expressions and PyTorch's checks.
+
+    expr: one expression, or ``{"bi": int_expr, "f": float_expr}``. rule: "common", "float"
+    (integers promote to the default float), "bool" (bool result) or "real" (complex -> real).
+    allow: categories of the promoted dtype accepted; others raise NotImplementedError
+    '"<kname>" not implemented for ...' unless ``errors`` maps the letter to (type, message).
+    prep(compute, operands, params) validates and returns the kernel parameters ``kparams``.
+    zero_div: index of the divisor operand (integer division by zero raises).
+    """
+
+    __slots__ = ("variants", "kname", "errors", "prep", "zero_div", "kparams", "fast_ok", "opmath", "early",
+                 "strict_out", "_dtype_cache", "_sig")  # fmt: skip
+
+    def __init__(self, name, inputs, expr, params=(), rule="common", allow="bifc", kname=None,
+                 errors=None, prep=None, zero_div=None, kparams=None, fast=None, opmath=(), early=None, strict_out=False):  # fmt: skip
+        super().__init__(name, inputs, "", params, rule, allow)
+        self.kparams = list(params if kparams is None else kparams)
+        self.variants = {}
+        for cats, e in ({"bifc": expr} if isinstance(expr, str) else expr).items():
+            pw = Pointwise(f"{name}_{cats}", inputs, e, self.kparams)
+            for c in cats:
+                self.variants[c] = pw
+        self.kname = kname or f"{name}_cpu"
+        self.errors = errors or {}
+        self.prep = prep
+        self.zero_div = zero_div
+        # float16: operands are rounded to half first, except scalar (0-d / number) operands at
+        # these indices, which PyTorch's kernel reads in float (mul's and div's second operand)
+        self.opmath = opmath
+        self.early = (
+            early  # early(operands): checks PyTorch makes before type promotion (sub's bool check)
+        )
+        self.strict_out = strict_out  # out= must have the result dtype (clamp's scalar overloads)
+        self._dtype_cache: dict = {}
+        self._sig: dict = {}  # Note [Elementwise fast signatures]
+        # fast: whether the engine's fast path may skip prep (it only takes plain int/float params)
+        self.fast_ok = (prep is None and kparams is None) if fast is None else fast
+
+    def binary(self, a, b, *params):
+        # the engine's fast path reads a._data first; pow.Scalar & co. have a number there
+        if a.__class__ is Tensor:
+            return Pointwise.binary(self, a, b, *params)
+        return self([a, b], params)
+
+    def kernel(self, variant):
+        return next(iter(self.variants.values())).kernel(variant)
+
+    def dtypes(self, operands):
+        return self._dtypes(operands)[1:]
+
+    def _dtypes(self, operands):
+        """(promoted, compute, result) dtypes."""
+        common = _common(operands)
+        if common is None:
+            raise not_tensor(self.name, "input", 1, operands[0])
+        rule = self.rule
+        if rule == "common":
+            return common, common, common
+        if rule == "float":
+            c = common if common.category >= D._FLOAT else D.get_default_dtype()
+            return common, c, c
+        if rule == "bool":
+            return common, common, D.bool
+        return common, common, common.to_real()
+
+    def check(self, common):
+        cat = CAT[common.category]
+        if cat not in self.allow:
+            exc, msg = self.errors.get(cat, (NotImplementedError, None))
+            raise exc(msg or f"\"{self.kname}\" not implemented for '{_cname(common)}'")
+
+    def __call__(self, operands, params=(), out=None, inplace=False):
+        if self._sig and len(operands) <= 2:
+            r = self._fast_call(operands, params, inplace, out)
+            if r is not None:
+                return r
+        operands = list(operands)
+        key = [D._default]
+        for i, x in enumerate(operands):
+            if isinstance(x, Tensor):
+                key.append(x._dtype if x._data.ndim else (x._dtype,))
+            else:
+                x = operands[i] = number(x, self, i)
+                key.append(type(x))
+        if len(key) == len(operands) + 1 and not any(isinstance(x, Tensor) for x in operands):
+            # numbers only (numtorch.add(2, 3)): PyTorch wraps them; a 0-d first operand of the
+            # number's own dtype promotes the same way
+            d = D.scalar_dtype(operands[0])
+            operands[0] = _make(np.array(operands[0], d.np), d)
+            key[1] = (d,)
+        if self.early is not None:
+            self.early(operands)
+        key = tuple(key)
+        types = self._dtype_cache.get(key)
+        target = operands[0] if inplace else out
+        if types is None:  # promotion and the dtype check, once per operand-kind signature
+            types = self._dtypes(operands)
+            if target is not None:  # TensorIterator checks the output before the kernel's dtypes
+                self._check_out(target, inplace, types[1], types[2])
+            try:
+                self.check(types[0])
+            except Exception:
+                # TensorIterator computes the shape before the kernel's dtype dispatch fails;
+                # an op's own dtype checks (self.errors) come first in PyTorch
+                if CAT[types[0].category] not in self.errors:
+                    _broadcast([x._data.shape for x in operands if isinstance(x, Tensor)])
+                raise
+            self._dtype_cache[key] = types
+        elif target is not None:
+            self._check_out(target, inplace, types[1], types[2])
+        common, compute, result = types
+        kp = self.prep(compute, operands, list(params)) if self.prep else params
+        pw = self.variants[CAT[compute.category]]
+        keep = ()
+        if compute is D.float16:
+            keep = [
+                i
+                for i in self.opmath
+                if not isinstance(operands[i], Tensor) or not operands[i]._data.ndim
+            ]
+            operands = [
+                x if isinstance(x, Tensor) or i in keep else _half(x)
+                for i, x in enumerate(operands)
+            ]
+        r = run(pw, operands, kp, out, inplace, compute, result, self.zero_div, keep)
+        if self.fast_ok and len(operands) <= 2:  # an out= call learns the functional signature
+            self._learn_sig(pw, operands, params, compute, result, inplace)
+        return r
+
+    # Note [Elementwise fast signatures]
+    # After a call succeeds, a signature of one or two operands whose compute dtype is the first
+    # operand's (a contiguous plain Tensor; the second the same dtype and shape, or a Python
+    # number) maps to its kernels, for functional and in-place calls alike. The next call with
+    # that signature skips promotion, checks and broadcasting: nothing they decide can differ.
+    # Value-dependent checks keep such calls on the general path (integer division by zero,
+    # parameters other than the default 1, float16 and complex). A functional signature also
+    # serves out= when ``out`` is a plain C-contiguous Tensor of the result dtype and of the
+    # operands' shape: then the general path's out checks (cast, resize) decide nothing either.
+    def _fast_call(self, operands, params, inplace, out=None):
+        a = operands[0]
+        ca = a.__class__
+        if (ca is not Tensor and ca not in PLAIN_SUBCLASSES) or not a._data.flags.c_contiguous:
+            return None
+        for p in params:
+            if p.__class__ is not int or p != 1:
+                return None
+        d = a._data
+        flat = d.ndim == 1  # 1-D: the arrays themselves, no reshape views
+        args = [d if flat else d.reshape(-1)]
+        if len(operands) == 2:
+            b = operands[1]
+            tb = b.__class__
+            if tb is Tensor or tb in PLAIN_SUBCLASSES:
+                e = b._data
+                if b._dtype is not a._dtype or e.shape != d.shape or not e.flags.c_contiguous:
+                    return None
+                f = self._sig.get((a._dtype, a._dtype, inplace))
+                args.append(e if flat else e.reshape(-1))
+            elif tb is int or tb is float or tb is bool:
+                f = self._sig.get((a._dtype, tb, inplace))
+                if f is not None:
+                    args.append(scalar_as(number(b, self, 1), a._dtype))
+            else:
+                return None
+        else:
+            f = self._sig.get((a._dtype, None, inplace))
+        if f is None:
+            return None
+        if out is not None:
+            co = out.__class__
+            if (co is not Tensor and co not in PLAIN_SUBCLASSES) or out._dtype is not f[1]:
+                return None
+            dest = out._data
+            if dest.shape != d.shape or not dest.flags.c_contiguous or dest is d:
+                # resize (with its warning), strided out, or out= the first input (the general
+                # path's in-place kernel variants, Note [In-place kernel variants])
+                return None
+            (f[3] if d.size >= PARALLEL_THRESHOLD else f[2])(*args, dest if flat else dest.reshape(-1), *params)
+            out._vc[0] += 1
+            return out
+        if inplace:  # f holds the in-place variants: no destination argument
+            (f[3] if d.size >= PARALLEL_THRESHOLD else f[2])(*args, *params)
+            a._vc[0] += 1
+            return a
+        dest = np.empty(d.shape, f[0])
+        (f[3] if d.size >= PARALLEL_THRESHOLD else f[2])(*args, dest if flat else dest.reshape(-1), *params)
+        return _make(dest, f[1])
+
+    def _learn_sig(self, pw, operands, params, compute, result, inplace):
+        a = operands[0]
+        if compute.category == D._COMPLEX or compute is D.float16:
+            return
+        if type(a) is not Tensor and type(a) not in PLAIN_SUBCLASSES:
+            return
+        if a._dtype is not compute or not a._data.flags.c_contiguous:
+            return
+        if self.zero_div is not None and compute.category <= D._INT:
+            return
+        if any(p.__class__ is not int or p != 1 for p in params):
+            return
+        kind, pat = None, "a"
+        if len(operands) == 2:
+            b = operands[1]
+            if type(b) is Tensor or type(b) in PLAIN_SUBCLASSES:
+                if (
+                    b._dtype is not compute
+                    or b._data.shape != a._data.shape
+                    or not b._data.flags.c_contiguous
+                ):
+                    return
+                kind, pat = compute, "aa"
+            elif type(b) in (int, float, bool):
+                kind, pat = type(b), "as"
+            else:
+                return
+        big = big_prefix()
+        if inplace:  # Note [In-place kernel variants]
+            entry = (result.np, result, pw.kernel("ci_" + pat), pw.kernel(big[0] + "i_" + pat))
+        else:
+            entry = (result.np, result, pw.kernel("c_" + pat), pw.kernel(big + pat))
+        self._sig[compute, kind, inplace] = entry
+        if not inplace and pat != "as":
+            self._fast[compute] = entry  # the engine's own unary/binary fast path
+
+    def _check_out(self, target, inplace, compute, result):
+        if inplace and result is not compute and self.rule == "real":
+            raise RuntimeError(f"In-place {self.name} is not supported for complex tensors.")
+        if self.strict_out and not inplace and target._dtype is not result:
+            raise RuntimeError(f"Found dtype {_cname(target._dtype)} but expected {_cname(result)}")
+        cast_check(result, target, TYPEMETA if self.strict_out else None)
+
+
+class Routed(Pointwise):
+    """Picks an Elementwise from non-operand arguments: ``pick(operands, params)`` returns
+    (elementwise, operands, params) (div's rounding_mode, clamp's optional bounds)."""
+
+    __slots__ = ("pick",)
+
+    def __init__(self, name, inputs, params, pick):
+        super().__init__(name, inputs, "", params)
+        self.pick = pick
+
+    def __call__(self, operands, params=(), out=None, inplace=False):
+        ew, ops, kp = self.pick(list(operands), list(params))
+        return ew(ops, kp, out, inplace)
+
+    # a routed op has no kernel of its own, so no same-dtype fast path; the operands may hold a
+    # Python number where the schema says Tensor (div(-7, t, rounding_mode=...), as PyTorch's
+    # parser wraps numbers)
+    def unary(self, a, *params):
+        return self([a], params)
+
+    def binary(self, a, b, *params):
+        return self([a, b], params)
+
+
+def number(x, ew, i):
+    """A Python number standing for a tensor operand, as PyTorch's argument parser accepts it."""
+    t = type(x)
+    if t is int:
+        if not -(2**63) <= x < 2**64:
+            raise OverflowError("int too big to convert")
+        return x
+    if t is float or t is bool or t is complex:
+        return x
+    if isinstance(x, np.generic) and x.dtype.kind in "biufc":
+        return x.item()
+    name = ew.inputs[i] if i < len(ew.inputs) else "other"
+    raise not_tensor(ew.name, "input" if name == "self" else name, i + 1, x)
+
+
+def _half(x):
+    with np.errstate(over="ignore"):
+        return (
+            complex(np.complex64(x).astype(np.complex64))
+            if type(x) is complex
+            else float(np.float16(x))
+        )
+
+
+_LIMITS: dict = {}
+
+
+def _limits(c):
+    # c10::overflows: unsigned targets also accept negatives down to -max (they wrap)
+    if c.category == D._FLOAT:
+        m = D.finfo(c).max
+        _LIMITS[c] = (-m, m)
+    else:
+        ii = np.iinfo(c.np)
+        _LIMITS[c] = (-ii.max if ii.min == 0 else ii.min, ii.max)
+    return _LIMITS[c]
+
+
+def checked(x, c: D.dtype):
+    """``x`` as c10::checked_convert accepts it for dtype ``c`` (PyTorch's overflow error otherwise)."""
+    if c.category == D._COMPLEX or c is D.bool:
+        return x
+    if type(x) is complex:
+        if x.imag == 0:
+            return x
+        bad = True
+    else:
+        lo, hi = _LIMITS.get(c) or _limits(c)
+        bad = (
+            (math.isfinite(x) and not lo <= x <= hi)
+            if c.category == D._FLOAT
+            else not lo <= x <= hi
+        )
+    if bad:
+        raise RuntimeError(f"value cannot be converted to type {CTYPE[c.name]} without overflow")
+    return x
+
+
+def not_tensor(op, arg, pos, x):
+    return TypeError(
+        f"{op}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}"
+    )
+
+
+def scalar_as(x, c: D.dtype):
+    """``x`` converted as c10::Scalar::to<c>() does: integers wrap, complex to real raises."""
+    cat = c.category
+    if cat == D._FLOAT:
+        if type(x) is complex:
+            raise RuntimeError(
+                f"value cannot be converted to type {CTYPE[c.name]} without overflow"
+            )
+        return float(x)
+    if cat == D._COMPLEX:
+        return complex(x)
+    if c is D.bool:
+        return bool(x)
+    bits = c.itemsize * 8
+    x = int(x) & ((1 << bits) - 1)
+    return x - (1 << bits) if c.is_signed and x >> (bits - 1) else x
+
+
+def broadcast(shapes) -> tuple:
+    """The broadcast shape; a mismatch is reported at the last dimension first, as PyTorch does."""
+    first = shapes[0]
+    if all(s == first for s in shapes):
+        return first
+    res = first
+    for s in shapes[1:]:
+        n = max(len(res), len(s))
+        a, b = (1,) * (n - len(res)) + tuple(res), (1,) * (n - len(s)) + tuple(s)
+        out = [0] * n
+        for i in range(n - 1, -1, -1):
+            if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+                raise RuntimeError(
+                    f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at non-singleton dimension {i}"
+                )
+            out[i] = b[i] if a[i] == 1 else a[i]
+        res = tuple(out)
+    return res
+
+
+def cast_check(result, out, names=None):
+    if not D.can_cast(result, out._dtype):
+        to = names[out._dtype.name] if names else _cname(out._dtype)
+        raise RuntimeError(
+            f"result type {_cname(result)} can't be cast to the desired output type {to}"
+        )
+
+
+def _common(operands):
+    dims, zeros, scalars = [], [], []
+    for x in operands:
+        if isinstance(x, Tensor):
+            (dims if x._data.ndim else zeros).append(x._dtype)
+        else:
+            scalars.append(x)
+    if not dims and not zeros:
+        return None
+    return D.result_type_of(dims, zeros, scalars)
+
+
+def run(pw, operands, kparams, out, inplace, compute, result, zero_div=None, keep=()):
+    """Broadcast, allocate (or resize ``out``, already dtype-checked), run ``pw``'s kernel;
+    float16 computes in float32."""
+    if inplace:
+        out = operands[0]
+    c = D.float32 if compute is D.float16 else compute
+    npc = c.np
+    arrays = []
+    for i, x in enumerate(operands):
+        if isinstance(x, Tensor):
+            a = x._data
+            if a.dtype != npc:
+                # float16 compute: inputs are cast to half first, as TensorIterator does
+                half = compute is D.float16 and a.dtype != np.float16 and i not in keep
+                a = a.astype(np.float16).astype(npc) if half else a.astype(npc)
+            arrays.append(a)
+        else:
+            arrays.append(scalar_as(x, c))
+    shapes = [a.shape for a in arrays if isinstance(a, np.ndarray)]
+    shape = broadcast(shapes) if len(shapes) > 1 else shapes[0]
+    target = result if out is None else out._dtype
+    if out is None:
+        dest = np.empty(shape, target.np)
+    else:
+        if out._data.shape != shape:
+            if inplace:
+                raise RuntimeError(
+                    f"output with shape {list(out._data.shape)} doesn't match the broadcast shape {list(shape)}"
+                )
+            _resize_out(out, shape)
+        dest = out._data
+    n = dest.size
+    if n:
+        if zero_div is not None and c.category <= D._INT:
+            d = arrays[zero_div]
+            if (d == 0).any() if isinstance(d, np.ndarray) else d == 0:
+                raise RuntimeError("ZeroDivisionError")
+        buf = dest if target is not D.float16 else np.empty(shape, np.float32)
+        pvals = [scalar_as(p, c) for p in kparams]
+        if buf.flags.c_contiguous and all(
+            not isinstance(a, np.ndarray) or (a.size == n or a.size == 1) and a.flags.c_contiguous
+            for a in arrays
+        ):
+            pw._run_contig(arrays, buf, n, pvals)
+        else:
+            with np.errstate(over="ignore"):
+                arrays = [a if isinstance(a, np.ndarray) else np.array([a], npc) for a in arrays]
+            pw._run_strided(arrays, buf, shape, pvals)
+        if buf is not dest:
+            with np.errstate(
+                over="ignore"
+            ):  # float32 -> float16 rounds to inf silently, as in PyTorch
+                dest[...] = buf
+    if out is None:
+        return _make(dest, target)
+    out._vc[0] += 1
+    return out
+
+
+# ---- PyTorch's argument checks, as Elementwise prep / early hooks ------------------------------
+def alpha_check(compute, operands, params):
+    (alpha,) = params  # at::native::alpha_check, on the promoted dtype
+    if type(alpha) is bool and compute is not D.bool:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if compute.category <= D._INT and type(alpha) is float:
+        raise RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating point number."
+        )
+    if compute.category != D._COMPLEX and type(alpha) is complex:
+        raise RuntimeError(
+            "For non-complex input tensors, argument alpha must not be a complex number."
+        )
+    checked(alpha, compute)
+    return params
+
+
+def sub_check(operands):
+    a, b = ((x._dtype if isinstance(x, Tensor) else D.scalar_dtype(x)) is D.bool for x in operands)
+    if a and b:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")  # fmt: skip
+    if a or b:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you "
+                           "are trying to invert a mask, use the `~` or `logical_not()` operator instead.")  # fmt: skip
+
+
+def pow_check(compute, operands, params):
+    base, exp = operands
+    if base._dtype.category <= D._INT and type(exp) in (int, bool) and exp < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if compute is not None:
+        checked(exp, compute)
+    return params
+
+
+def value_param(compute, operands, params):
+    (v,) = params
+    return [int(v) if compute.category <= D._INT and type(v) is float else v]
+
+
+def addcdiv_check(compute, operands, params):
+    if all(isinstance(t, Tensor) and t._dtype.category <= D._INT for t in operands[1:]):
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
+            "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can "
+            "be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
+            "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
+            "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
+            "for all dtypes."
+        )
+    return value_param(compute, operands, params)
+
+
+def nan_to_num_params(compute, operands, params):
+    nan, posinf, neginf = params
+    if compute.category < D._FLOAT:
+        return [0, 0, 0]
+    fi = D.finfo(compute.to_real())
+    return [
+        0.0 if nan is None else nan,
+        fi.max if posinf is None else posinf,
+        fi.min if neginf is None else neginf,
+    ]
+
+
+def lerp_check(compute, operands, params):
+    self = operands[0]
+    for name, t in zip(("end", "weight"), operands[1:], strict=False):
+        if (
+            isinstance(t, Tensor)
+            and t._dtype is not self._dtype
+            and (name == "end" or t._data.ndim)
+        ):
+            raise RuntimeError(f"expected dtype {TYPEMETA[self._dtype.name]} for `{name}` but got dtype "
+                               f"{TYPEMETA[t._dtype.name]}")  # fmt: skip
+    return params + [0.5, 1.0]
+
+
+def checked_bounds(compute, operands, params):
+    for x in operands[1:]:
+        if not isinstance(x, Tensor):
+            checked(x, compute)
+    return params
+
+
+# ---- docstring examples for ops/pointwise/core.py (each checked against torch's printout) -------------
+EXAMPLES = {
+    "abs": ("numtorch.abs(numtorch.tensor([5, -3]))", "tensor([5, 3])"),
+    "absolute": ("numtorch.absolute(numtorch.tensor([5, -3]))", "tensor([5, 3])"),
+    "acos": ("numtorch.acos(numtorch.tensor([0.0, 0.5]))", "tensor([1.5708, 1.0472])"),
+    "acosh": ("numtorch.acosh(numtorch.tensor([1.0, 2.0]))", "tensor([0.0000, 1.3170])"),
+    "add": ("numtorch.add(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([3.0000, 2.5000])"),
+    "addcdiv": ("numtorch.addcdiv(numtorch.tensor([1.0]), numtorch.tensor([6.0]), numtorch.tensor([2.0]), value=0.5)", "tensor([2.5000])"),
+    "addcmul": ("numtorch.addcmul(numtorch.tensor([1.0]), numtorch.tensor([6.0]), numtorch.tensor([2.0]), value=0.5)", "tensor([7.])"),
+    "allclose": ("numtorch.allclose(numtorch.tensor([1.0, 2.0]), numtorch.tensor([1.0, 2.0 + 1e-9]))", "True"),
+    "arccos": ("numtorch.arccos(numtorch.tensor([0.0, 0.5]))", "tensor([1.5708, 1.0472])"),
+    "arccosh": ("numtorch.arccosh(numtorch.tensor([1.0, 2.0]))", "tensor([0.0000, 1.3170])"),
+    "arcsin": ("numtorch.arcsin(numtorch.tensor([0.0, 0.5]))", "tensor([0.0000, 0.5236])"),
+    "arcsinh": ("numtorch.arcsinh(numtorch.tensor([0.5, 2.0]))", "tensor([0.4812, 1.4436])"),
+    "arctan": ("numtorch.arctan(numtorch.tensor([0.5, 2.0]))", "tensor([0.4636, 1.1071])"),
+    "arctan2": ("numtorch.arctan2(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([0.4636, 1.3258])"),
+    "arctanh": ("numtorch.arctanh(numtorch.tensor([0.0, 0.5]))", "tensor([0.0000, 0.5493])"),
+    "asin": ("numtorch.asin(numtorch.tensor([0.0, 0.5]))", "tensor([0.0000, 0.5236])"),
+    "asinh": ("numtorch.asinh(numtorch.tensor([0.5, 2.0]))", "tensor([0.4812, 1.4436])"),
+    "atan": ("numtorch.atan(numtorch.tensor([0.5, 2.0]))", "tensor([0.4636, 1.1071])"),
+    "atan2": ("numtorch.atan2(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([0.4636, 1.3258])"),
+    "atanh": ("numtorch.atanh(numtorch.tensor([0.0, 0.5]))", "tensor([0.0000, 0.5493])"),
+    "bitwise_and": ("numtorch.bitwise_and(numtorch.tensor([5, -3]), numtorch.tensor([2, 1]))", "tensor([0, 1])"),
+    "bitwise_left_shift": ("numtorch.bitwise_left_shift(numtorch.tensor([5, -3]), numtorch.tensor([2, 1]))", "tensor([20, -6])"),
+    "bitwise_not": ("numtorch.bitwise_not(numtorch.tensor([5, -3]))", "tensor([-6,  2])"),
+    "bitwise_or": ("numtorch.bitwise_or(numtorch.tensor([5, -3]), numtorch.tensor([2, 1]))", "tensor([ 7, -3])"),
+    "bitwise_right_shift": ("numtorch.bitwise_right_shift(numtorch.tensor([5, -3]), numtorch.tensor([2, 1]))", "tensor([ 1, -2])"),
+    "bitwise_xor": ("numtorch.bitwise_xor(numtorch.tensor([5, -3]), numtorch.tensor([2, 1]))", "tensor([ 7, -4])"),
+    "ceil": ("numtorch.ceil(numtorch.tensor([-1.5, 2.5]))", "tensor([-1.,  3.])"),
+    "clamp": ("numtorch.clamp(numtorch.tensor([-1.0, 0.5, 3.0]), 0, 1)", "tensor([0.0000, 0.5000, 1.0000])"),
+    "clamp_max": ("numtorch.clamp_max(numtorch.tensor([-1.0, 3.0]), 0)", "tensor([-1.,  0.])"),
+    "clamp_min": ("numtorch.clamp_min(numtorch.tensor([-1.0, 3.0]), 0)", "tensor([0., 3.])"),
+    "clip": ("numtorch.clip(numtorch.tensor([-1.0, 0.5, 3.0]), 0, 1)", "tensor([0.0000, 0.5000, 1.0000])"),
+    "cos": ("numtorch.cos(numtorch.tensor([0.5, 2.0]))", "tensor([ 0.8776, -0.4161])"),
+    "cosh": ("numtorch.cosh(numtorch.tensor([0.5, 2.0]))", "tensor([1.1276, 3.7622])"),
+    "div": ("numtorch.div(numtorch.tensor([7, -7]), 2, rounding_mode='floor')", "tensor([ 3, -4])"),
+    "divide": ("numtorch.divide(numtorch.tensor([7, -7]), 2, rounding_mode='floor')", "tensor([ 3, -4])"),
+    "eq": ("numtorch.eq(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([False, False])"),
+    "equal": ("numtorch.equal(numtorch.tensor([1.0, 2.0]), numtorch.tensor([1.0, 2.0 + 1e-9]))", "True"),
+    "erf": ("numtorch.erf(numtorch.tensor([0.5, 2.0]))", "tensor([0.5205, 0.9953])"),
+    "logit": ("numtorch.logit(numtorch.tensor([0.25, 0.5]))", "tensor([-1.0986,  0.0000])"),
+    "sinc": ("numtorch.sinc(numtorch.tensor([0.0, 0.5]))", "tensor([1.0000, 0.6366])"),
+    "heaviside": ("numtorch.heaviside(numtorch.tensor([-1.0, 0.0, 2.0]), numtorch.tensor([0.5]))", "tensor([0.0000, 0.5000, 1.0000])"),
+    "float_power": ("numtorch.float_power(numtorch.tensor([2, 3]), 2)", "tensor([4., 9.], dtype=torch.float64)"),
+    "gcd": ("numtorch.gcd(numtorch.tensor([12, 18]), numtorch.tensor([18, 4]))", "tensor([6, 2])"),
+    "lcm": ("numtorch.lcm(numtorch.tensor([4, 6]), numtorch.tensor([6, 4]))", "tensor([12, 12])"),
+    "ldexp": ("numtorch.ldexp(numtorch.tensor([1.0, 2.0]), numtorch.tensor([3, -1]))", "tensor([8., 1.])"),
+    "isreal": ("numtorch.isreal(numtorch.tensor([1 + 0j, 1j]))", "tensor([ True, False])"),
+    "dist": ("numtorch.dist(numtorch.tensor([1.0, 2.0]), numtorch.tensor([4.0, 6.0]))", "tensor(5.)"),
+    "conj_physical": ("numtorch.conj_physical(numtorch.tensor([1 + 2j]))", "tensor([1.-2.j])"),
+    "erfc": ("numtorch.erfc(numtorch.tensor([0.5, 2.0]))", "tensor([0.4795, 0.0047])"),
+    "deg2rad": ("numtorch.deg2rad(numtorch.tensor([180.0, 90.0]))", "tensor([3.1416, 1.5708])"),
+    "rad2deg": ("numtorch.rad2deg(numtorch.tensor([3.1416, 1.0]))", "tensor([180.0004,  57.2958])"),
+    "copysign": ("numtorch.copysign(numtorch.tensor([1.5, -2.0]), -1)", "tensor([-1.5000, -2.0000])"),
+    "logaddexp2": ("numtorch.logaddexp2(numtorch.tensor([1.0, 2.0]), numtorch.tensor([1.0, 0.0]))", "tensor([2.0000, 2.3219])"),
+    "exp": ("numtorch.exp(numtorch.tensor([0.5, 2.0]))", "tensor([1.6487, 7.3891])"),
+    "exp2": ("numtorch.exp2(numtorch.tensor([0.5, 2.0]))", "tensor([1.4142, 4.0000])"),
+    "expm1": ("numtorch.expm1(numtorch.tensor([0.5, 2.0]))", "tensor([0.6487, 6.3891])"),
+    "fix": ("numtorch.fix(numtorch.tensor([-1.5, 2.5]))", "tensor([-1.,  2.])"),
+    "floor": ("numtorch.floor(numtorch.tensor([-1.5, 2.5]))", "tensor([-2.,  2.])"),
+    "floor_divide": ("numtorch.floor_divide(numtorch.tensor([5, -3]), numtorch.tensor([2, 1]))", "tensor([ 2, -3])"),
+    "fmax": ("numtorch.fmax(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([2., 2.])"),
+    "fmin": ("numtorch.fmin(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([1.0000, 0.5000])"),
+    "fmod": ("numtorch.fmod(numtorch.tensor([5, -3]), numtorch.tensor([2, 1]))", "tensor([1, 0])"),
+    "frac": ("numtorch.frac(numtorch.tensor([-1.5, 2.25]))", "tensor([-0.5000,  0.2500])"),
+    "ge": ("numtorch.ge(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([False,  True])"),
+    "greater": ("numtorch.greater(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([False,  True])"),
+    "greater_equal": ("numtorch.greater_equal(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([False,  True])"),
+    "gt": ("numtorch.gt(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([False,  True])"),
+    "hypot": ("numtorch.hypot(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([2.2361, 2.0616])"),
+    "isclose": ("numtorch.isclose(numtorch.tensor([1.0, 2.0]), numtorch.tensor([1.0, 2.0 + 1e-9]))", "tensor([True, True])"),
+    "isfinite": ("numtorch.isfinite(numtorch.tensor([1.0, float('inf')]))", "tensor([ True, False])"),
+    "isinf": ("numtorch.isinf(numtorch.tensor([1.0, float('inf')]))", "tensor([False,  True])"),
+    "isnan": ("numtorch.isnan(numtorch.tensor([1.0, float('nan')]))", "tensor([False,  True])"),
+    "isneginf": ("numtorch.isneginf(numtorch.tensor([float('-inf'), float('inf')]))", "tensor([ True, False])"),
+    "isposinf": ("numtorch.isposinf(numtorch.tensor([float('-inf'), float('inf')]))", "tensor([False,  True])"),
+    "le": ("numtorch.le(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([ True, False])"),
+    "lerp": ("numtorch.lerp(numtorch.tensor([0.0, 1.0]), numtorch.tensor([10.0, 3.0]), 0.5)", "tensor([5., 2.])"),
+    "less": ("numtorch.less(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([ True, False])"),
+    "less_equal": ("numtorch.less_equal(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([ True, False])"),
+    "log": ("numtorch.log(numtorch.tensor([1.0, 4.0]))", "tensor([0.0000, 1.3863])"),
+    "log10": ("numtorch.log10(numtorch.tensor([0.5, 2.0]))", "tensor([-0.3010,  0.3010])"),
+    "log1p": ("numtorch.log1p(numtorch.tensor([0.5, 2.0]))", "tensor([0.4055, 1.0986])"),
+    "log2": ("numtorch.log2(numtorch.tensor([0.5, 2.0]))", "tensor([-1.,  1.])"),
+    "logaddexp": ("numtorch.logaddexp(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([2.3133, 2.2014])"),
+    "logical_and": ("numtorch.logical_and(numtorch.tensor([True, False]), numtorch.tensor([True, True]))", "tensor([ True, False])"),
+    "logical_not": ("numtorch.logical_not(numtorch.tensor([0, 1]))", "tensor([ True, False])"),
+    "logical_or": ("numtorch.logical_or(numtorch.tensor([True, False]), numtorch.tensor([True, True]))", "tensor([True, True])"),
+    "logical_xor": ("numtorch.logical_xor(numtorch.tensor([True, False]), numtorch.tensor([True, True]))", "tensor([False,  True])"),
+    "lt": ("numtorch.lt(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([ True, False])"),
+    "maximum": ("numtorch.maximum(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([2., 2.])"),
+    "minimum": ("numtorch.minimum(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([1.0000, 0.5000])"),
+    "mul": ("numtorch.mul(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([2., 1.])"),
+    "multiply": ("numtorch.multiply(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([2., 1.])"),
+    "nan_to_num": ("numtorch.nan_to_num(numtorch.tensor([float('nan'), 1.5]))", "tensor([0.0000, 1.5000])"),
+    "ne": ("numtorch.ne(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([True, True])"),
+    "neg": ("numtorch.neg(numtorch.tensor([5, -3]))", "tensor([-5,  3])"),
+    "negative": ("numtorch.negative(numtorch.tensor([5, -3]))", "tensor([-5,  3])"),
+    "not_equal": ("numtorch.not_equal(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([True, True])"),
+    "positive": ("numtorch.positive(numtorch.tensor([5, -3]))", "tensor([ 5, -3])"),
+    "pow": ("numtorch.pow(numtorch.tensor([2, 3]), 2)", "tensor([4, 9])"),
+    "reciprocal": ("numtorch.reciprocal(numtorch.tensor([0.5, 2.0]))", "tensor([2.0000, 0.5000])"),
+    "remainder": ("numtorch.remainder(numtorch.tensor([5, -3]), numtorch.tensor([2, 1]))", "tensor([1, 0])"),
+    "result_type": ("numtorch.result_type(numtorch.tensor([1, 2]), 2.5)", "torch.float32"),
+    "round": ("numtorch.round(numtorch.tensor([0.5, 1.5, 2.5]))", "tensor([0., 2., 2.])"),
+    "rsqrt": ("numtorch.rsqrt(numtorch.tensor([0.5, 2.0]))", "tensor([1.4142, 0.7071])"),
+    "rsub": ("numtorch.rsub(numtorch.tensor([1, 2]), 10)", "tensor([9, 8])"),
+    "sgn": ("numtorch.sgn(numtorch.tensor([-2.0, 0.0, 3.0]))", "tensor([-1.,  0.,  1.])"),
+    "sigmoid": ("numtorch.sigmoid(numtorch.tensor([0.5, 2.0]))", "tensor([0.6225, 0.8808])"),
+    "sign": ("numtorch.sign(numtorch.tensor([-2.0, 0.0, 3.0]))", "tensor([-1.,  0.,  1.])"),
+    "signbit": ("numtorch.signbit(numtorch.tensor([-0.0, 1.0]))", "tensor([ True, False])"),
+    "sin": ("numtorch.sin(numtorch.tensor([0.5, 2.0]))", "tensor([0.4794, 0.9093])"),
+    "sinh": ("numtorch.sinh(numtorch.tensor([0.5, 2.0]))", "tensor([0.5211, 3.6269])"),
+    "sqrt": ("numtorch.sqrt(numtorch.tensor([0.5, 2.0]))", "tensor([0.7071, 1.4142])"),
+    "square": ("numtorch.square(numtorch.tensor([5, -3]))", "tensor([25,  9])"),
+    "sub": ("numtorch.sub(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([-1.0000,  1.5000])"),
+    "subtract": ("numtorch.subtract(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([-1.0000,  1.5000])"),
+    "tan": ("numtorch.tan(numtorch.tensor([0.5, 2.0]))", "tensor([ 0.5463, -2.1850])"),
+    "tanh": ("numtorch.tanh(numtorch.tensor([0.5, 2.0]))", "tensor([0.4621, 0.9640])"),
+    "true_divide": ("numtorch.true_divide(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([0.5000, 4.0000])"),
+    "trunc": ("numtorch.trunc(numtorch.tensor([-1.5, 2.5]))", "tensor([-1.,  2.])"),
+    "xlogy": ("numtorch.xlogy(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([ 0.6931, -1.3863])"),
+}  # fmt: skip
+
+
+__all__ = [
+    "CAT",
+    "CTYPE",
+    "EXAMPLES",
+    "Elementwise",
+    "PARALLEL_THRESHOLD",
+    "Routed",
+    "TYPEMETA",
+    "addcdiv_check",
+    "alpha_check",
+    "checked",
+    "checked_bounds",
+    "lerp_check",
+    "nan_to_num_params",
+    "not_tensor",
+    "number",
+    "pow_check",
+    "run",
+    "scalar_as",
+    "sub_check",
+    "value_param",
+]

@@ -1,0 +1,260 @@
+"""More elementwise math (erfc, deg2rad, rad2deg, copysign, logaddexp2), declared with the
+helpers of ``pointwise.py``, which is at its size cap."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ... import _dtype as D
+from ..._dispatch import dispatch
+from ..._tensor import Tensor, _make
+from ._elementwise import Elementwise
+from .._pointwise import _cname
+from .._registry import OPS, defop, public, schema_sig
+from .core import (
+    _ALL,
+    _T2,
+    _add,
+    _binary,
+    _cmp,
+    _decl,
+    _div,
+    _fl,
+    _mul,
+    _neg,
+    _no_derivative,
+    _or,
+    _register,
+    _sub,
+    _u,
+    _unary,
+    _where,
+)
+
+# fmt: off
+_fl("erfc", "math.erfc(self)",
+    lambda grad, self: _mul(grad, _mul(_u("exp", _neg(_mul(self, self))), -2 / math.sqrt(math.pi))),
+    allow="bif", kname="erfc_vml_cpu")
+
+
+def _scaled_by(k):
+    return lambda grad: _mul(grad, k)
+
+
+for _n, _k in (("deg2rad", math.pi / 180), ("rad2deg", 180 / math.pi)):
+    _fl(_n, f"self * {_k!r}", _scaled_by(_k), allow="bif",
+        errors={"c": (RuntimeError, f"{_n} is not supported for complex tensors.")})
+
+
+def _copysign_bw_self(grad, self, result):
+    # PyTorch's copysign_tensor_self_backward: grad * result / self, zero where self == 0
+    return _where(_cmp("eq", self, 0), 0.0, _mul(grad, _div(result, self)))
+
+
+_binary("copysign", Elementwise("copysign", _T2, "np.copysign(self, other)", rule="float", allow="bif"),
+        {"self": _copysign_bw_self, "other": lambda grad: _mul(grad, 0.0)})  # zero, kept on the graph for double backward
+
+
+def _logaddexp2_bw(key):
+    def bw(grad, self, other):
+        a, b = (other, self) if key == "self" else (self, other)
+        return _div(grad, _add(_u("exp2", _sub(a, b)), 1))
+
+    return bw
+
+
+_binary("logaddexp2", Elementwise("logaddexp2", _T2, "logaddexp(self * 0.6931471805599453, other * 0.6931471805599453) "
+                                                      "* 1.4426950408889634", allow="f"),
+        {"self": _logaddexp2_bw("self"), "other": _logaddexp2_bw("other")}, S=None, t="", ov={"T": {"inplace": False}},
+        second_tensor=True, inplace=False)
+# fmt: on
+
+
+
+# ---- logit, sinc, heaviside ------------------------------------------------------------------------
+_LOGIT_X = ("np.log(clamp(self, eps, 1 - eps) / (1 - clamp(self, eps, 1 - eps))) if eps >= 0 "
+            "else np.log(self / (1 - self))")  # fmt: skip
+
+
+def _logit_bw(grad, self, eps):
+    # PyTorch's logit_backward: NaN outside [0, 1] (eps None), zero outside [eps, 1 - eps]
+    lo, hi = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)
+    outside = _or(_cmp("lt", self, lo), _cmp("gt", self, hi))
+    return _where(outside, math.nan if eps is None else 0.0, _div(grad, _mul(self, _sub(1, self))))
+
+
+_LOGIT = _decl("logit(Tensor self, float? eps=None) -> Tensor",
+               Elementwise("logit", ["self"], _LOGIT_X, ["eps"], rule="float", allow="bif",
+                           prep=lambda c, o, p: [-1.0 if p[0] is None else float(p[0])]),
+               {"self": _logit_bw})  # fmt: skip
+_register("logit", _LOGIT, fsig="input, eps=None, *, out=None", msig="self, eps=None")
+
+
+def _sinc_bw(grad, self):
+    px = _mul(self, math.pi)
+    d = _div(_sub(_mul(px, _u("cos", px)), _u("sin", px)), _mul(px, self))
+    return _mul(grad, _where(_cmp("eq", self, 0), 0.0, d))
+
+
+_fl("sinc", "1.0 if self == 0 else np.sin(self * np.pi) / (self * np.pi)", _sinc_bw, allow="bif")
+
+
+def _heaviside_check(operands):
+    a, b = operands
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        if a._dtype.category == D._COMPLEX or b._dtype.category == D._COMPLEX:
+            raise RuntimeError("heaviside is not yet implemented for complex tensors.")
+        if a._dtype is not b._dtype:
+            raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+
+
+_binary("heaviside", Elementwise("heaviside", _T2, "other if self == 0 else (self > 0)", allow="bif", early=_heaviside_check),
+        {"self": _no_derivative("heaviside"), "other": _no_derivative("heaviside")}, S=None, t="", second_tensor=True)
+
+
+# ---- float_power: pow in double (complex double), as at::float_power ------------------------------------
+def _fp_dtype(*xs):
+    cplx = any((x._dtype.category == D._COMPLEX) if isinstance(x, Tensor) else isinstance(x, complex) for x in xs)
+    return D.complex128 if cplx else D.float64
+
+
+def _fp_cast(x, dt):
+    return x.to(dt) if isinstance(x, Tensor) else x
+
+
+def _float_power(self, exponent):
+    dt = _fp_dtype(self, exponent)
+    base = _fp_cast(self, dt) if isinstance(self, Tensor) else _make(np.array(self, dt.np), dt)
+    return base.pow(_fp_cast(exponent, dt))
+
+
+def _float_power_(self, exponent):
+    dt = _fp_dtype(self, exponent)
+    if self._dtype is not dt:
+        raise RuntimeError(f"the base given to float_power_ has dtype {_cname(self._dtype)} but the operation's "
+                           f"result requires dtype {_cname(dt)}")  # fmt: skip
+    return self.pow_(_fp_cast(exponent, dt))
+
+
+def _float_power_out(self, exponent, out):
+    return dispatch(OPS["aten::pow.Tensor_Tensor_out"] if isinstance(exponent, Tensor) else OPS["aten::pow.Tensor_Scalar_out"],
+                    [_fp_cast(self, _fp_dtype(self, exponent)), _fp_cast(exponent, _fp_dtype(self, exponent)), out])
+
+
+def _fp_ops(ov, a, b, inplace=True):
+    sch = f"({a} self, {b} exponent)"
+    r = {"functional": defop(f"float_power.{ov}{sch} -> Tensor", composite=_float_power),
+         "out": defop(f"float_power.{ov}_out{sch[:-1]}, *, Tensor(a!) out) -> Tensor(a!)", composite=_float_power_out)}
+    if inplace:
+        r["inplace"] = defop(f"float_power_.{'Tensor' if b == 'Tensor' else 'Scalar'}(Tensor(a!) self, {b} exponent) -> Tensor(a!)",
+                             composite=_float_power_)  # fmt: skip
+    return r
+
+
+_register("float_power", _fp_ops("Tensor_Tensor", "Tensor", "Tensor"), _fp_ops("Tensor_Scalar", "Tensor", "Scalar"),
+          _fp_ops("Scalar", "Scalar", "Tensor", inplace=False), first_number=True)
+
+
+
+# ---- conj: the conjugate; real tensors are returned as they are (PyTorch's conj is a lazy view of
+# complex tensors; here it is a copy, as conj_physical) ---------------------------------------------------
+_unary("conj_physical", {"bif": "self", "c": "np.conj(self)"}, {"self": lambda grad: _u("conj_physical", grad)})
+_CONJ = defop("conj(Tensor(a) self) -> Tensor(a)",
+              composite=lambda self: _u("conj_physical", self) if self._dtype.category == D._COMPLEX else self)  # fmt: skip
+_RESOLVE = defop("resolve_conj(Tensor(a) self) -> Tensor(a)", composite=lambda self: self)
+
+
+def _conj(input):
+    """The complex conjugate; a real tensor is returned as it is.
+
+    >>> numtorch.conj(numtorch.tensor([1 + 2j]))
+    tensor([1.-2.j])
+    """
+    return dispatch(_CONJ, [input])
+
+
+def _resolve_conj(input):
+    """``input`` itself: numtorch has no lazily conjugated tensors.
+
+    >>> numtorch.resolve_conj(numtorch.tensor([1.0])).tolist()
+    [1.0]
+    """
+    return dispatch(_RESOLVE, [input])
+
+
+for _n, _b, _o in (("conj", _conj, _CONJ), ("resolve_conj", _resolve_conj, _RESOLVE)):
+    public(_n, "input", _b, ops=(_o,))
+    public(_n, "self", _b, relevant=("self",), module="Tensor", ops=(_o,))
+public("is_conj", "self", lambda self: False, relevant=("self",), module="Tensor",
+       doc="Always False: numtorch has no lazily conjugated tensors.\n\n    >>> numtorch.tensor([1j]).is_conj()\n    False\n    ")
+
+
+
+# ---- gcd, lcm, ldexp, isreal, dist --------------------------------------------------------------------
+for _n in ("gcd", "lcm"):
+    _binary(_n, Elementwise(_n, _T2, f"np.{_n}(self, other)", allow="i"), S=None, t="", second_tensor=True)
+
+
+def _ldexp(self, other):
+    # at::ldexp: self * 2 ** other, in floating point
+    return _mul(self, dispatch(_ALL["pow"]["F"]["functional"], [2.0, other]))
+
+
+def _ldexp_(self, other):
+    return self.mul_(dispatch(_ALL["pow"]["F"]["functional"], [2.0, other]))
+
+
+def _ldexp_out(self, other, out):
+    return dispatch(_ALL["mul"]["T"]["out"], [self, dispatch(_ALL["pow"]["F"]["functional"], [2.0, other]), out])
+
+
+_register("ldexp", {"functional": defop("ldexp.Tensor(Tensor self, Tensor other) -> Tensor", composite=_ldexp),
+                    "out": defop("ldexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", composite=_ldexp_out),
+                    "inplace": defop("ldexp_(Tensor(a!) self, Tensor other) -> Tensor(a!)", composite=_ldexp_)},
+          second_tensor=True)  # fmt: skip
+
+
+def _isreal(self):
+    if self._dtype.category != D._COMPLEX:  # at::isreal: ones_like(self, kBool)
+        return dispatch(OPS["aten::ones_like"], [self, D.bool, None, None, None, None])
+    return _cmp("eq", self.imag, 0)
+
+
+_register("isreal", {"functional": defop("isreal(Tensor self) -> Tensor", composite=_isreal)}, inplace=False, out=False,
+          method=False)  # fmt: skip
+
+
+def _dist(self, other, p=2):
+    for t in (self, other):
+        if t._dtype.category < D._FLOAT:
+            _sub(self, other)  # PyTorch subtracts first: bool operands raise sub's error
+            raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got {_cname(t._dtype)} instead.")
+    return dispatch(OPS["aten::linalg_vector_norm"], [_sub(self, other), p, None, False, None])
+
+
+_register("dist", {"functional": defop("dist(Tensor self, Tensor other, Scalar p=2) -> Tensor", composite=_dist)},
+          inplace=False, out=False, second_tensor=True)  # fmt: skip
+
+
+# ---- torch.special aliases of the unary ops: the same op, one more public name -------------------
+def _special_alias(name: str, target: str, shows: str) -> None:
+    info = _ALL[target]
+    pick, op = info["pick"], info["op"]
+    sig, rel, _ = schema_sig(op, method=False, out=True)
+
+    def body(*v):
+        o, v = v[-1], list(v[:-1])
+        ops, v = pick(v)
+        return dispatch(ops["functional"], v) if o is None else dispatch(ops["out"], v + [o])
+
+    doc = (f"``torch.special.{name}``: the same op as ``numtorch.{target}``.\n\n"
+           f"    >>> numtorch.special.{name}(numtorch.tensor([0.5, 2.0]))\n    {shows}\n    ")
+    public(name, sig, body, relevant=rel, module="torch.special", doc=doc, ops=(op,))
+
+
+for _n, _t, _shows in (("erf", "erf", "tensor([0.5205, 0.9953])"), ("erfc", "erfc", "tensor([0.4795, 0.0047])"),
+                       ("exp2", "exp2", "tensor([1.4142, 4.0000])"), ("expm1", "expm1", "tensor([0.6487, 6.3891])"),
+                       ("log1p", "log1p", "tensor([0.4055, 1.0986])"), ("expit", "sigmoid", "tensor([0.6225, 0.8808])")):  # fmt: skip
+    _special_alias(_n, _t, _shows)

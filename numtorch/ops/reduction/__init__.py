@@ -1,0 +1,5 @@
+"""Reductions: ``_reduce`` (the engine), ``core`` (sum, mean, prod, max/min, all/any, ... and the
+area's helpers), ``scan`` (cumulative ops, softmax), ``sorting`` (sort, topk, median, ...) and
+``stats`` (var/std, norm, logsumexp)."""
+
+from . import _reduce, core, scan, sorting, stats  # noqa: F401

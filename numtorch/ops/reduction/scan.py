@@ -1,0 +1,256 @@
+"""Scans (cumsum, cumprod, cummax, cummin) and softmax / log_softmax (imported by
+``reduction.py``). Both work on the (outer, R, inner) layout of Note [Reduction layout]."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ... import _dtype as D
+from ... import return_types
+from ..._dispatch import dispatch
+from ..._tensor import Tensor, _make
+from . import _reduce as E
+from .._registry import defop, public
+from .core import _call, _decl, _fn, _sum_dtype, nt
+
+CumMax = return_types.register("cummax", ("values", "indices"))
+CumMin = return_types.register("cummin", ("values", "indices"))
+
+
+def _dim_layout(self: Tensor, dim: int, a: np.ndarray | None = None):
+    """(data, outer, R, inner) for a scan or softmax along ``dim``; the result keeps the shape."""
+    a = self._data if a is None else a
+    d = E.wrap_dim(dim, a.ndim)
+    c = np.ascontiguousarray(a)
+    if a.ndim == 0:
+        return c.reshape(-1), 1, 1, 1
+    s = c.shape
+    return c.reshape(-1), int(np.prod(s[:d])), s[d], int(np.prod(s[d + 1 :]))
+
+
+# ---- cumsum, cumprod ------------------------------------------------------------------------
+def _cumulative(self, dim, dtype, prod):
+    dt = _sum_dtype(self._dtype, dtype)
+    src = E.kernel_input(self._data).astype(E.kernel_dtype(dt), copy=False)
+    x, outer, R, inner = _dim_layout(self, dim, src)
+    acc_np = {D._FLOAT: np.float64, D._COMPLEX: np.complex128}.get(dt.category, np.int64)
+    out = np.empty(x.size, acc_np if dt is D.bool else x.dtype)
+    if x.size:
+        E.K.cumulative(x, out, outer, R, inner, np.empty(inner, acc_np), prod)
+    return E.wrap(out.reshape(self._data.shape), dt)
+
+
+def _cumsum_bw(grad, dim):
+    # reverse cumsum, as sum - cumsum + grad (no flip needed)
+    if grad.dim() == 0:
+        return grad
+    return grad.sum(dim, keepdim=True) - grad.cumsum(dim) + grad
+
+
+def _cumprod_bw(grad, self, dim, result):
+    if self.dim() == 0 or self.numel() == 0:
+        return grad
+    if self.count_nonzero() == self.numel():
+        return _cumsum_bw(grad * result, dim) / self
+    # zeros: exact O(n) recurrence in a kernel (not differentiable twice)
+    g = dispatch(_cumprod_grad, [grad, self, dim])
+    return g
+
+
+def _cumprod_grad_cpu(grad, self, dim):
+    x, outer, R, inner = _dim_layout(self, dim, self._data.astype(np.float64))
+    g = _dim_layout(grad, dim, grad._data.astype(np.float64))[0]
+    out = np.empty(x.size, np.float64)
+    E.K.cumprod_grad(x, g, out, outer, R, inner)
+    return E.wrap(out.reshape(self._data.shape), self._dtype)
+
+
+_cumprod_grad = defop(
+    "_cumprod_grad(Tensor grad, Tensor self, int dim) -> Tensor", cpu=_cumprod_grad_cpu
+)
+
+
+def _scan(name, prod, backward):
+    def cpu(self, dim, dtype):
+        return _cumulative(self, dim, dtype, prod)
+
+    def inplace(self, dim, dtype):
+        dt = self._dtype if dtype is None else D.to_dtype(dtype)
+        if dt is not self._dtype:
+            raise RuntimeError(
+                f"Bad in-place call: input tensor dtype {E._CTYPES[self._dtype.name]} and output "
+                f"tensor dtype {E._CTYPES[dt.name]} should match"
+            )
+        r = _cumulative(self, dim, dt, prod)
+        self._data[...] = r._data
+        self._vc[0] += 1
+        return self
+
+    op, op_out = _decl(f"{name}(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor", cpu, backward,
+                       out=f"{name}.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)")  # fmt: skip
+    op_ = defop(f"{name}_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)",
+                cpu=inplace, backward=backward)  # fmt: skip
+
+    def body(input, dim, dtype, out):
+        if out is not None and dtype is None:
+            dtype = out._dtype
+        return _call(op, op_out, [input, dim, dtype], out)
+
+    body.__doc__ = f"""Cumulative {"product" if prod else "sum"} along ``dim``; integers and bools give int64.
+
+    >>> numtorch.tensor([1, 2, 3]).{name}(0)
+    tensor([{"1, 2, 6" if prod else "1, 3, 6"}])
+    """
+    _fn(name, "input, dim, *, dtype=None, out=None", body)
+
+    def ibody(self, dim, dtype):
+        return dispatch(op_, [self, dim, dtype])
+
+    ibody.__doc__ = f"In-place ``{name}`` (the dtype must stay the same)."
+    public(name + "_", "self, dim, *, dtype=None", ibody, relevant=("self",), module="Tensor")
+    return op, op_out, op_
+
+
+cumsum, cumsum_out, cumsum_ = _scan(
+    "cumsum", False, {"self": lambda grad, dim: _cumsum_bw(grad, dim)}
+)
+cumprod, cumprod_out, cumprod_ = _scan("cumprod", True, {"self": _cumprod_bw})
+
+
+# ---- cummax, cummin -----------------------------------------------------------------------
+def _cumext(largest, cls, name):
+    def cpu(self, dim):
+        if self._dtype.category == D._COMPLEX:
+            raise NotImplementedError(
+                f"\"{name}_cpu\" not implemented for '{E.cname(self._dtype)}'"
+            )
+        x, outer, R, inner = _dim_layout(self, dim, E.kernel_input(self._data))
+        vals = np.empty(x.size, x.dtype)
+        idx = np.empty(x.size, np.int64)
+        if x.size:
+            E.K.cumext(x, vals, idx, outer, R, inner, largest)
+        shape = self._data.shape
+        return cls(E.wrap(vals.reshape(shape), self._dtype), _make(idx.reshape(shape), D.int64))
+
+    return cpu
+
+
+def _cumext_bw(grad, self, dim, results):
+    if self.dim() == 0:
+        return grad
+    return nt().zeros_like(self).scatter_add(dim, results[1], grad)
+
+
+for _name, _largest, _cls in (("cummax", True, CumMax), ("cummin", False, CumMin)):
+    _op, _op_out = _decl(
+        f"{_name}(Tensor self, int dim) -> (Tensor values, Tensor indices)",
+        _cumext(_largest, _cls, _name), {"self": _cumext_bw}, mode="exact", nout=2,
+        out=f"{_name}.out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)",
+    )  # fmt: skip
+
+    def _body(input, dim, out, _op=_op, _op_out=_op_out):
+        return _call(_op, _op_out, [input, dim], out)
+
+    _body.__doc__ = f"""Running {"maximum" if _largest else "minimum"} along ``dim`` and the index where it was last reached.
+
+    >>> numtorch.tensor([1, 3, 2]).{_name}(0).values
+    tensor([1, {"3, 3" if _largest else "1, 1"}])
+    """
+    _fn(_name, "input, dim, *, out=None", _body)
+
+
+# ---- softmax, log_softmax -------------------------------------------------------------------
+def _softmax_impl(self, dim, half_to_float, log):
+    name = "log_softmax" if log else "softmax"
+    if half_to_float:
+        raise RuntimeError(f"{name} with half to float conversion is not supported on CPU")
+    if self._dtype.category != D._FLOAT and self._data.size:
+        last = self._data.ndim == 0 or E.wrap_dim(dim, self._data.ndim) == self._data.ndim - 1
+        raise NotImplementedError(
+            f"\"{name}{'_lastdim' if last else ''}_kernel_impl\" not implemented for '{E.cname(self._dtype)}'"
+        )
+    x, outer, R, inner = _dim_layout(self, dim, E.kernel_input(self._data))
+    y = np.empty(x.size, x.dtype)
+    if x.size:
+        if inner == 1:
+            k = E.KS.softmax_rows_p if E.parallel(x.size) and outer > 1 else E.KS.softmax_rows
+            k(x, y, outer, R, log)
+        else:
+            k = E.KS.softmax_cols_p if E.parallel(x.size) and outer > 1 else E.KS.softmax_cols
+            k(x, y, outer, R, inner, log)
+    return E.wrap(y.reshape(self._data.shape), self._dtype)
+
+
+def _softmax_bw_data(grad_output, output, dim, input_dtype):
+    g = grad_output * output
+    return g - output * g.sum(dim, keepdim=True)
+
+
+def _log_softmax_bw_data(grad_output, output, dim, input_dtype):
+    return grad_output - output.exp() * grad_output.sum(dim, keepdim=True)
+
+
+_softmax_backward_data = defop(
+    "_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor",
+    composite=_softmax_bw_data,
+)  # fmt: skip
+_log_softmax_backward_data = defop(
+    "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor",
+    composite=_log_softmax_bw_data,
+)  # fmt: skip
+
+
+def _declare_softmax(name, log, bw):
+    prim, prim_out = _decl(
+        f"_{name}(Tensor self, int dim, bool half_to_float) -> Tensor",
+        lambda self, dim, half_to_float: _softmax_impl(self, dim, half_to_float, log),
+        {"self": lambda grad, self, dim, result: dispatch(bw, [grad, result, dim, self._dtype])},
+        out=f"_{name}.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)",
+    )  # fmt: skip
+
+    def composite(self, dim, dtype):
+        if dtype is not None and D.to_dtype(dtype) is not self._dtype:
+            self = self.to(D.to_dtype(dtype))
+        return dispatch(prim, [self, dim, False])
+
+    op = defop(
+        f"{name}.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor", composite=composite
+    )
+    op_out = defop(f"{name}.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)",
+                   cpu=lambda self, dim, dtype, out: E.write_out(out, composite(self, dim, dtype)))  # fmt: skip
+    what = "log(softmax(x))" if log else "exp(x) / sum(exp(x))"
+
+    def body(input, dim, dtype, out):
+        return _call(op, op_out, [input, dim, dtype], out)
+
+    body.__doc__ = f"""``{what}`` along ``dim``, computed stably in one fused kernel.
+
+    >>> numtorch.tensor([[0.0, 0.0]]).{name}(1)
+    tensor([[{"-0.6931, -0.6931" if log else "0.5000, 0.5000"}]])
+    """
+    _fn(name, "input, dim, dtype=None, *, out=None", body)
+
+    def fbody(input, dim, _stacklevel, dtype):
+        if dim is None:
+            warnings.warn(
+                f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+                "include dim=X as an argument.",
+                UserWarning,
+                stacklevel=_stacklevel,
+            )
+            dim = 0 if input.dim() in (0, 1, 3) else 1
+        return dispatch(op, [input, dim, dtype])
+
+    fbody.__doc__ = body.__doc__
+    public(name, "input, dim=None, _stacklevel=3, dtype=None", fbody, module="torch.nn.functional")
+    return prim, prim_out, op, op_out
+
+
+_softmax, _softmax_out, softmax, softmax_out = _declare_softmax(
+    "softmax", False, _softmax_backward_data
+)
+_log_softmax, _log_softmax_out, log_softmax, log_softmax_out = _declare_softmax(
+    "log_softmax", True, _log_softmax_backward_data
+)

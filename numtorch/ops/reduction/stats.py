@@ -1,0 +1,345 @@
+"""var, std, var_mean, std_mean, norm and logsumexp (imported by ``reduction.py``)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from ... import _dtype as D
+from ..._dispatch import dispatch
+from ..._tensor import Tensor
+from . import _reduce as E
+from .._registry import defop, public
+from .core import _NORMP, _NORMS, _call, _count, _decl, _fn, fold, nt, restore_dims
+
+
+# ---- var, std, var_mean, std_mean -------------------------------------------------------------
+def _var_mean(self: Tensor, dim, correction, keepdim: bool, name: str):
+    if self._dtype.category != D._FLOAT:
+        if self._dtype.category == D._COMPLEX:
+            raise NotImplementedError(f"{name}(): complex input is not supported by numtorch yet")
+        what = "std and var" if name in ("std", "var") else name
+        raise RuntimeError(f"{what} only support floating point and complex dtypes")
+    a = self._data
+    dims = E.dims_arg(dim, a.ndim)
+    c = 1.0 if correction is None else float(correction)
+    x, outer, R, inner, kept = E.layout(E.kernel_input(a), dims)
+    if R - c <= 0:
+        warnings.warn(
+            f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+            "reduction factor (input numel divided by output numel).",
+            UserWarning,
+            stacklevel=5,
+        )
+    var = np.empty(outer * inner, np.float64)
+    mean = np.empty(outer * inner, np.float64)
+    if var.size:
+        if inner == 1:
+            k = E.K.var_rows_p if E.parallel(x.size) else E.K.var_rows
+            k(x, var, mean, outer, R, c)
+        else:
+            E.K.var_cols(x, var, mean, outer, R, inner, c)
+    dt = self._dtype
+    return (E.wrap(E.restore(var, a.shape, dims, kept, keepdim), dt),
+            E.wrap(E.restore(mean, a.shape, dims, kept, keepdim), dt))  # fmt: skip
+
+
+def _var_bw(grad, self, dim, correction, keepdim):
+    c = 1.0 if correction is None else float(correction)
+    g = restore_dims(grad, self.dim(), dim, keepdim)
+    dims = list(E.dims_arg(dim, self.dim()))
+    return g * (self - self.mean(dims, keepdim=True)) * (2.0 / (_count(self, dim) - c))
+
+
+def _std_bw(grad, self, dim, correction, keepdim, result):
+    return _var_bw(grad / (result * 2), self, dim, correction, keepdim)
+
+
+def _mean_part(g, self, dim, keepdim):
+    return restore_dims(g, self.dim(), dim, keepdim).expand(self.shape) / max(_count(self, dim), 1)
+
+
+def _var_mean_bw(grads, self, dim, correction, keepdim):
+    return _var_bw(grads[0], self, dim, correction, keepdim) + _mean_part(
+        grads[1], self, dim, keepdim
+    )
+
+
+def _std_mean_bw(grads, self, dim, correction, keepdim, results):
+    return _std_bw(grads[0], self, dim, correction, keepdim, results[0]) + _mean_part(
+        grads[1], self, dim, keepdim
+    )
+
+
+_SIG = "(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)"
+_OUT = "(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, "
+var, var_out = _decl(f"var.correction{_SIG} -> Tensor",
+                     lambda self, dim, correction, keepdim: _var_mean(self, dim, correction, keepdim, "var")[0],
+                     {"self": _var_bw}, node_name="VarBackward0",
+                     out=f"var.correction_out{_OUT}Tensor(a!) out) -> Tensor(a!)")  # fmt: skip
+
+
+def _std_cpu(self, dim, correction, keepdim):
+    v = _var_mean(self, dim, correction, keepdim, "std")[0]
+    np.sqrt(v._data, out=v._data)
+    return v
+
+
+def _std_mean_cpu(self, dim, correction, keepdim):
+    v, m = _var_mean(self, dim, correction, keepdim, "std_mean")
+    np.sqrt(v._data, out=v._data)
+    return v, m
+
+
+std, std_out = _decl(f"std.correction{_SIG} -> Tensor", _std_cpu, {"self": _std_bw},
+                     node_name="StdBackward0", out=f"std.correction_out{_OUT}Tensor(a!) out) -> Tensor(a!)")  # fmt: skip
+var_mean = defop(f"var_mean.correction{_SIG} -> (Tensor, Tensor)",
+                 cpu=lambda self, dim, correction, keepdim: _var_mean(self, dim, correction, keepdim, "var_mean"),
+                 backward={"self": _var_mean_bw}, node_name="VarMeanBackward0")  # fmt: skip
+std_mean = defop(f"std_mean.correction{_SIG} -> (Tensor, Tensor)", cpu=_std_mean_cpu,
+                 backward={"self": _std_mean_bw}, node_name="StdMeanBackward0")  # fmt: skip
+
+
+def _correction(name, dim, unbiased, correction):
+    if isinstance(dim, bool):  # var(input, unbiased)
+        if unbiased is not None:
+            raise TypeError(
+                f"{name}() received an invalid combination of arguments - got (Tensor, bool, bool)"
+            )
+        dim, unbiased = None, dim
+    if unbiased is not None:
+        if correction is not None:
+            raise TypeError(
+                f"{name}() received an invalid combination of arguments - got (Tensor, "
+                "correction=..., unbiased=bool)"
+            )
+        correction = 1 if unbiased else 0
+    return dim, correction
+
+
+def _stat_body(name, op, op_out, doc):
+    def body(input, dim, unbiased, keepdim, correction, out):
+        dim, correction = _correction(name, dim, unbiased, correction)
+        vals = [input, dim, correction, keepdim]
+        if op_out is None:
+            if out is not None:
+                raise TypeError(f"{name}() got an unexpected keyword argument 'out'")
+            return dispatch(op, vals)
+        return _call(op, op_out, vals, out)
+
+    body.__doc__ = doc
+    _fn(name, "input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None", body,
+        method=name in ("var", "std"))  # fmt: skip
+
+
+_stat_body("var", var, var_out, """Variance over ``dim`` (all when None) with Bessel's ``correction``
+    (default 1; legacy ``unbiased=False`` means 0).
+
+    >>> numtorch.tensor([1.0, 2.0, 3.0, 4.0]).var()
+    tensor(1.6667)
+    """)  # fmt: skip
+_stat_body("std", std, std_out, """Standard deviation over ``dim``: the square root of ``var``.
+
+    >>> numtorch.tensor([1.0, 2.0, 3.0, 4.0]).std(correction=0)
+    tensor(1.1180)
+    """)  # fmt: skip
+_stat_body("var_mean", var_mean, None, """``(var, mean)`` over ``dim`` in one pass over the data.
+
+    >>> numtorch.var_mean(numtorch.tensor([1.0, 3.0]))
+    (tensor(2.), tensor(2.))
+    """)  # fmt: skip
+_stat_body("std_mean", std_mean, None, """``(std, mean)`` over ``dim`` in one pass over the data.
+
+    >>> numtorch.std_mean(numtorch.tensor([1.0, 3.0]), correction=0)
+    (tensor(1.), tensor(2.))
+    """)  # fmt: skip
+
+
+# ---- norm ---------------------------------------------------------------------------------
+def _norm_cpu(self, p, dim, keepdim):
+    if self._dtype.category != D._FLOAT:
+        if self._dtype.category == D._COMPLEX:
+            raise NotImplementedError("norm(): complex input is not supported by numtorch yet")
+        raise RuntimeError(
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. "
+            f"Got {E.cname(self._dtype)}"
+        )
+    p = 2.0 if p is None else float(p)
+    if self._data.size == 0 and (p < 0 or math.isinf(p)):
+        _empty_norm_check(self, p, dim)
+    comb = _NORMS.get(p)
+    if comb is not None:
+        return fold(comb, self, dim, keepdim, self._dtype, 0.0 if p >= 0 else math.inf)
+    return fold(_NORMP, self, dim, keepdim, self._dtype, 0.0, (p,))
+
+
+def _empty_norm_check(self, p, dim):
+    if not dim:
+        raise RuntimeError(
+            f"linalg.vector_norm cannot compute the {p:g} norm on an empty tensor because the "
+            "operation does not have an identity"
+        )
+    for d in E.dims_arg(dim, self._data.ndim):
+        if self._data.shape[d] == 0:
+            raise RuntimeError(
+                f"linalg.vector_norm cannot compute the {p:g} norm on the dimension {d}because "
+                "this dimension is empty and the operation does not have an identity"
+            )
+
+
+def _norm_bw(grad, self, p, dim, keepdim, result):
+    p = 2.0 if p is None else float(p)
+    g = restore_dims(grad, self.dim(), dim, keepdim)
+    r = restore_dims(result, self.dim(), dim, keepdim)
+    where = nt().where
+    if p == 0:
+        return self * 0
+    if p == 1:
+        return self.sgn() * g
+    if p == 2:
+        return g * where(r == 0, 0.0, self / r)
+    if math.isinf(p):
+        mask = self.abs() == r
+        count = mask.sum(list(E.dims_arg(dim, self.dim())), keepdim=True)
+        return self.sgn() * mask * (g / count)
+    if p < 1:
+        s = where(self == 0, 0.0, self.sgn() * self.abs().pow(p - 1))
+        return s * g * r.pow(1 - p)
+    base = self.sgn() * self.abs().pow(p - 1) if p < 2 else self * self.abs().pow(p - 2)
+    return where(r == 0, 0.0, base * g / r.pow(p - 1))
+
+
+norm, norm_out = _decl(
+    "norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor",
+    _norm_cpu, {"self": _norm_bw}, node_name="NormBackward1",
+    out="norm.out(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)",
+)  # fmt: skip
+norm_dtype = defop(
+    "norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype) -> Tensor",
+    composite=lambda self, p, dim, keepdim, dtype: dispatch(norm, [self.to(dtype), p, dim, keepdim]),
+)  # fmt: skip
+
+
+def _norm(input, p, dim, keepdim, out, dtype):
+    """Vector norm over ``dim`` (all elements when None): ``p`` is a number, ``inf``, ``-inf``,
+    ``"fro"`` (2-norm over at most two dims) or ``"nuc"`` (needs numtorch.linalg.matrix_norm).
+
+    >>> numtorch.tensor([[3.0, 4.0]]).norm(dim=1)
+    tensor([5.])
+    """
+    if isinstance(dim, int):
+        dim = [dim]
+    if isinstance(p, str):
+        if p != "fro" or (dim is not None and len(dim) > 2):
+            if p not in ("fro", "nuc"):
+                raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+            if dim is not None and len(dim) != 2:
+                raise RuntimeError(
+                    f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}"
+                )
+            mn = getattr(nt().linalg, "matrix_norm", None)
+            if mn is None:
+                raise NotImplementedError("norm(p='nuc') needs numtorch.linalg.matrix_norm")
+            return mn(input, p, dim if dim is not None else (-2, -1), keepdim, dtype=dtype, out=out)
+        p = 2.0
+    if dtype is not None:
+        dt = D.to_dtype(dtype)
+        if dt.category < D._FLOAT:
+            raise RuntimeError(
+                f"linalg.vector_norm: dtype should be floating point or complex, but got {E.cname(dt)}"
+            )
+        input = input.to(dt)
+    return _call(norm, norm_out, [input, p, [] if dim is None else dim, keepdim], out)
+
+
+public("norm", "input, p='fro', dim=None, keepdim=False, out=None, dtype=None", _norm)
+
+
+def _norm_method(self, p, dim, keepdim, dtype):
+    return _norm(self, p, dim, keepdim, None, dtype)
+
+
+_norm_method.__doc__ = _norm.__doc__
+public("norm", "self, p='fro', dim=None, keepdim=False, dtype=None", _norm_method,
+       relevant=("self",), module="Tensor")  # fmt: skip
+
+
+# ---- logsumexp ----------------------------------------------------------------------------
+def _logsumexp_cpu(self, dim, keepdim):
+    a = self._data
+    dt = self._dtype if self._dtype.category == D._FLOAT else D.get_default_dtype()
+    if self._dtype.category == D._COMPLEX:
+        raise NotImplementedError("logsumexp(): complex input is not supported by numtorch yet")
+    dims = E.dims_arg(dim, a.ndim)
+    x, outer, R, inner, kept = E.layout(
+        E.kernel_input(a).astype(E.kernel_dtype(dt), copy=False), dims
+    )
+    res = np.empty(outer * inner, x.dtype)
+    if res.size:
+        if R == 0:
+            res.fill(-math.inf)
+        elif inner == 1:
+            E.KS.logsumexp_rows(x, res, outer, R)
+        else:
+            E.KS.logsumexp_cols(x, res, outer, R, inner)
+    return E.wrap(E.restore(res, a.shape, dims, kept, keepdim), dt)
+
+
+def _logsumexp_bw(grad, self, dim, keepdim, result):
+    g = restore_dims(grad, self.dim(), dim, keepdim)
+    return g * (self - restore_dims(result, self.dim(), dim, keepdim)).exp()
+
+
+logsumexp, logsumexp_out = _decl(
+    "logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor",
+    _logsumexp_cpu, {"self": _logsumexp_bw},
+    out="logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)",
+)  # fmt: skip
+
+
+def _logsumexp(input, dim, keepdim, out):
+    """``log(sum(exp(input), dim))`` computed stably (the max is subtracted first).
+
+    >>> numtorch.tensor([[0.0, 0.0]]).logsumexp(1)
+    tensor([0.6931])
+    """
+    return _call(logsumexp, logsumexp_out, [input, dim, keepdim], out)
+
+
+_fn("logsumexp", "input, dim, keepdim=False, *, out=None", _logsumexp)
+
+
+# ---- nanmean: at::nanmean's decomposition, nansum / count of non-NaN ------------------------------
+def _nanmean_impl(self, dim=None, keepdim=False, dtype=None):
+    if self._dtype.category < D._FLOAT:
+        raise RuntimeError(
+            f"nanmean(): expected input to have floating point or complex dtype but got {E.cname(self._dtype)}"
+        )
+    factor = self.isnan().logical_not_().sum(dim, keepdim)
+    return self.nansum(dim, keepdim, dtype=dtype).div(factor)
+
+
+def _nanmean_out(self, dim, keepdim, dtype, out):
+    from ..._factory_utils import write_out
+
+    return write_out(out, _nanmean_impl(self, dim, keepdim, dtype)._data)
+
+
+nanmean = defop("nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
+                composite=_nanmean_impl)  # fmt: skip
+nanmean_out = defop("nanmean.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, "
+                    "Tensor(a!) out) -> Tensor(a!)", composite=_nanmean_out)  # fmt: skip
+
+
+def _nanmean(input, dim, keepdim, dtype, out):
+    """The mean over ``dim`` (all elements when None) of the non-NaN elements.
+
+    >>> numtorch.tensor([1.0, float('nan'), 3.0]).nanmean()
+    tensor(2.)
+    """
+    return _call(nanmean, nanmean_out, [input, dim, keepdim, dtype], out)
+
+
+_fn("nanmean", "input, dim=None, keepdim=False, *, dtype=None, out=None", _nanmean)

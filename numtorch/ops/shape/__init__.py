@@ -1,0 +1,5 @@
+"""Shape and view ops: ``core`` (view, reshape, permute, expand, ... and the area's helpers),
+``views`` (slicing views, diagonal, real/imag), ``copy`` (clone, flip, repeat, tril, ...),
+``inplace`` (copy_, fill_, resize_), ``join`` (cat, stack), ``split`` and ``extra``."""
+
+from . import core, views, copy, inplace, join, split, extra  # noqa: F401
