@@ -2,11 +2,11 @@
 
 # Note [Generated kernels are real files]
 # Numba's disk cache needs a source file: closure-made or exec'd kernels recompile in every
-# process. So each pointwise op's kernels are rendered to a .py file in a cache folder, named
-# by a hash of its source and of the scalar-helper module it calls (a change to either gives
-# a new file, hence a fresh compile), imported with the module placed in sys.modules before
-# it executes, and decorated with the house @kernel. Files are never rewritten in place:
-# Numba keys its cache on the source file's timestamp.
+# process. So each pointwise op's kernels are rendered to a .py file in this build's kernel
+# folder (Note [Kernel cache layout]: a change to the helpers they call names a new folder),
+# named by a hash of its source, imported with the module placed in sys.modules before it
+# executes, and decorated with the house @kernel. Files are never rewritten in place: Numba
+# keys its cache on the source file.
 """
 
 from __future__ import annotations
@@ -17,32 +17,16 @@ import itertools
 import os
 import sys
 import tempfile
-from pathlib import Path
 
-_HELPERS = Path(__file__).parent / "cpu" / "pointwise" / "scalar.py"
-_VMATH = Path(__file__).parent / "cpu" / "pointwise" / "vmath.py"
-_SPECIAL = Path(__file__).parent / "cpu" / "pointwise" / "special.py"
+from ._cache import cache_dir, kernel_dir
+
+__all__ = ["cache_dir", "load_module", "render_pointwise"]
 # Note [Vectorizable exp]: NumPy math calls in expressions that have a vectorizable version
 _VECTOR_MATH = (("np.exp(", "vexp("), ("np.expm1(", "vexpm1("), ("np.tanh(", "vtanh("))
 _VERSION = "2"  # bump when the templates below change shape
 
 
-def cache_dir() -> Path:
-    root = os.environ.get("NUMTORCH_KERNEL_CACHE")
-    if root:
-        return Path(root)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "numtorch" / "kernels"
-
-
-_DIGEST: list = []
 _LOADED: dict = {}  # (stem, source) -> module: a repeated load costs one dict lookup
-
-
-def _helpers_digest() -> str:
-    if not _DIGEST:
-        _DIGEST.append(hashlib.sha1(_HELPERS.read_bytes() + _VMATH.read_bytes() + _SPECIAL.read_bytes()).hexdigest()[:10])
-    return _DIGEST[0]
 
 
 def render_pointwise(inputs: list[str], params: list[str], expr: str) -> str:
@@ -138,20 +122,20 @@ def _render_strided(inputs, params, expr):
 
 
 def load_module(stem: str, source: str):
-    """Write ``source`` to ``<cache>/<stem>_<hash>.py`` (once) and import it."""
+    """Write ``source`` to ``<kernel folder>/<stem>_<hash>.py`` (once) and import it."""
     mod = _LOADED.get((stem, source))
     if mod is not None:
         return mod
-    digest = hashlib.sha1((_VERSION + _helpers_digest() + source).encode()).hexdigest()[:16]
+    digest = hashlib.sha1((_VERSION + source).encode()).hexdigest()[:16]
     modname = f"_numtorch_gen_{stem}_{digest}"
     mod = sys.modules.get(modname)
     if mod is not None:
         _LOADED[stem, source] = mod
         return mod
-    folder = cache_dir()
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = kernel_dir()
     path = folder / f"{stem}_{digest}.py"
     if not path.exists():
+        folder.mkdir(parents=True, exist_ok=True)  # a sweep may have removed an idle folder
         # write-then-rename so a concurrent process never imports a half-written file
         fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
         with os.fdopen(fd, "w") as f:

@@ -8,10 +8,14 @@ Kernels compile lazily on first call per signature and are cached on disk, so
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 
 import numba
 import numba.np.linalg as _nb_linalg
+from numba.core import caching as _caching
+
+from . import _cache
 
 
 # Note [Numba's BLAS probe]
@@ -30,6 +34,71 @@ def _probe_blas_without_import():
 _ensure_blas = _nb_linalg.ensure_blas
 if "numba.np.arraymath" not in sys.modules:
     _nb_linalg.ensure_blas = _probe_blas_without_import
+
+
+# Note [Kernel cache layout]
+# Numba keys a cached kernel on its own bytecode, signature and source file only: an edit of a
+# helper another module's kernel calls (softmax's kernels inline vmath.exp32), of a _jit.py
+# flag, or an upgrade of numtorch would leave old machine code in the cache. So every numtorch
+# kernel is cached under a folder named by a digest of all of numtorch/kernels/**/*.py plus
+# numtorch.__version__ (any such edit names a new, empty folder; _cache.py names them):
+#
+#   $NUMTORCH_KERNEL_CACHE or ~/.cache/numtorch/kernels/
+#       api_<hash>.marshal          wrapper code objects (Note [Wrapper code cache])
+#       v<version>-<digest>/        one per kernel-source digest
+#           .used                   touched by each process that uses this digest
+#           pw_add_<hash>.py ...    generated kernel modules (Note [Generated kernels are real files])
+#           numba/cpu/, numba/gen/  Numba's index (.nbi) and machine code (.nbc) per kernel
+#                                   folder (gen: the generated modules)
+#
+# With $NUMBA_CACHE_DIR set, Numba's files go to $NUMBA_CACHE_DIR/numtorch/v<version>-<digest>/
+# instead (the generated sources stay above). _KernelCacheLocator below, first in Numba's
+# locator list, sends numtorch's kernels there; other code is left to Numba's own locators
+# (NUMBA_CACHE_LOCATOR_CLASSES, when set, replaces that list; an unwritable cache root falls
+# back to them too). The digest is computed once per process, at the first kernel load
+# (~0.3 ms for ~110 kB of sources; stamp and sweep ~0.03 ms), never at ``import numtorch``.
+# Stale folders: several installs may share one cache (virtualenvs, checkouts), so a folder is
+# removed only once no process has used it for _GRACE_S; removal renames it away first, and a
+# process that still writes there recreates it (Numba re-creates its folder before each save).
+# The sweep runs once per process; files of the old flat layout (generated modules at the top,
+# Numba files in __pycache__) go the same way, and in-tree Numba files under numtorch/kernels/
+# when a new digest folder is made.
+class _KernelCacheLocator(_caching._SourceFileBackedLocatorMixin, _caching._CacheLocator):
+    _ready: set = set()  # folders known to exist and be writable in this process
+
+    def __init__(self, py_func, py_file, path):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        self._cache_path = path
+
+    def get_cache_path(self):
+        return self._cache_path
+
+    def ensure_cache_path(self):
+        super().ensure_cache_path()  # Numba calls this before each save: a swept folder returns
+        _cache.touch()
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        area = _cache.area_of(py_file)
+        if area is None:
+            return None
+        path = os.path.join(_cache.numba_dir(numba.config.CACHE_DIR), area)
+        self = cls(py_func, py_file, path)
+        if path not in cls._ready:  # Numba's locators probe the folder once per kernel
+            try:
+                _caching._CacheLocator.ensure_cache_path(self)
+            except OSError:
+                return None  # unwritable: Numba's own locators (Note [Kernel cache layout])
+            cls._ready.add(path)
+        return self
+
+
+_IMPL = getattr(_caching, "CacheImpl", None) or _caching._CacheImpl  # renamed in Numba 0.61
+_IMPL._locator_classes[:] = [
+    c for c in _IMPL._locator_classes if c.__name__ != _KernelCacheLocator.__name__
+]
+_IMPL._locator_classes.insert(0, _KernelCacheLocator)
 
 _OPTS = dict(cache=True, nogil=True, error_model="numpy")
 

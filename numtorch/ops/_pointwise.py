@@ -222,7 +222,7 @@ class Pointwise:
                     a = a.astype(npc)
                 arrays.append(a)
             else:
-                arrays.append(_scalar(x, compute))
+                arrays.append(kernel_scalar(x, _scalar(x, compute), compute))
         shape = _broadcast([a.shape for a in arrays if isinstance(a, np.ndarray)])
         if inplace and shape != out._data.shape:
             raise RuntimeError(
@@ -428,7 +428,25 @@ def _param(p, compute: D.dtype):
         raise RuntimeError(
             "For integral input tensors, argument alpha must not be a floating point number."
         )
-    return _scalar(p, compute)
+    return kernel_scalar(p, _scalar(p, compute), compute)
+
+
+# Note [One kernel signature per parameter kind]
+# The fast paths pass a Python number to a kernel as it is (``alpha=1`` is an int64 there),
+# and the kernel casts it to the compute dtype. The general path passes the same kind, an int
+# where the caller gave an int, rather than a float converted for a float dtype, so that a
+# kernel compiles (and loads from the disk cache) one signature per dtype and parameter kind.
+# Casting an int64 to float32 in the kernel rounds once, as c10::Scalar::to<float> does.
+def kernel_scalar(x, v, compute: D.dtype):
+    """The Python number ``x`` (``v``: converted for ``compute``) as kernels receive it."""
+    if isinstance(x, np.generic):
+        x = x.item()
+    if x.__class__ is bool and compute is D.bool:
+        return int(x)  # alpha=True and alpha=1 are one kind for a bool kernel
+    if x.__class__ is int and (compute.category == D._FLOAT or compute is D.bool):
+        if _INT64[0] <= x <= _INT64[1]:
+            return x
+    return v
 
 
 def broadcast_shapes(*shapes) -> tuple:

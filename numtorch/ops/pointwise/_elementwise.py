@@ -19,7 +19,7 @@ import numpy as np
 from ... import _dtype as D
 from ..._tensor import PLAIN_SUBCLASSES, Tensor, _make
 from ...kernels import PARALLEL_THRESHOLD
-from .._pointwise import Pointwise, _broadcast, _cname, _resize_out, big_prefix
+from .._pointwise import Pointwise, _broadcast, _cname, _resize_out, big_prefix, kernel_scalar
 
 CAT = "bifc"  # category letter by D category index
 TYPEMETA = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
@@ -447,7 +447,8 @@ def run(pw, operands, kparams, out, inplace, compute, result, zero_div=None, kee
             if (d == 0).any() if isinstance(d, np.ndarray) else d == 0:
                 raise RuntimeError("ZeroDivisionError")
         buf = dest if target is not D.float16 else np.empty(shape, np.float32)
-        pvals = [scalar_as(p, c) for p in kparams]
+        # Note [One kernel signature per parameter kind]
+        pvals = [kernel_scalar(p, scalar_as(p, c), c) for p in kparams]
         if buf.flags.c_contiguous and all(
             not isinstance(a, np.ndarray) or (a.size == n or a.size == 1) and a.flags.c_contiguous
             for a in arrays

@@ -746,3 +746,28 @@ def test_inplace_ops_write_through_the_inplace_kernel_variants(n, monkeypatch):
     numtorch.add(x, y, out=x)  # out= the first input runs in place too
     np.testing.assert_allclose(x.numpy(), (a + 2 * b) ** 2 - 0.5 + b, rtol=1e-6)
     assert used[0][1:3] == "i_", used
+
+
+def test_one_kernel_signature_per_dtype_and_parameter_kind():
+    # Note [One kernel signature per parameter kind]: the fast paths and the general path
+    # (alpha != 1, out=, in-place, strided) pass alpha=<int> alike, so each compiles (and loads
+    # from the disk cache) once
+    import sys
+
+    a, b, o = numtorch.ones(5), numtorch.ones(5), numtorch.empty(5)
+    x = numtorch.ones(4, 4).t()
+    ai = numtorch.ones(5, dtype=numtorch.int64)
+    ab = numtorch.ones(5, dtype=numtorch.bool)
+    a + b, a.add(b, alpha=2), numtorch.add(a, b, out=o), numtorch.add(a, b, out=o, alpha=3)
+    a.add_(b), a.add_(b, alpha=2), a + 2, a.add(2, alpha=2)
+    x + x, x.add(x, alpha=2), ai + ai, ai.add(ai, alpha=2), ab + ab, ab.add(ab, alpha=True)
+    np.testing.assert_array_equal(b.add(b, alpha=3).numpy(), np.full(5, 4, np.float32))
+    (mod,) = {m for n, m in sys.modules.items() if n.startswith("_numtorch_gen_pw_add_bifc_")}
+    for variant, dtypes in (("c_aa", 3), ("ci_aa", 1), ("c_as", 1), ("strided", 1)):
+        sigs = getattr(mod, variant).signatures
+        assert all(str(s[-1]) == "int64" for s in sigs), (variant, sigs)
+        assert len({s[0] for s in sigs}) == len(sigs) == dtypes, (variant, sigs)
+    a.add(b, alpha=0.5)  # a float alpha is the other kind: one more signature, not one per path
+    a.add(b, alpha=1.5)
+    x.add(x, alpha=0.5)
+    assert len(mod.c_aa.signatures) == 4 and len(mod.strided.signatures) == 2

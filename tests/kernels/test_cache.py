@@ -1,0 +1,120 @@
+"""The kernel cache never serves stale machine code (Note [Kernel cache layout]).
+
+A copy of the package runs a kernel in fresh processes: the first compiles, the second loads
+from the cache, and after an edit of a helper the kernel inlines from another module (or of a
+_jit.py flag) the next one compiles again and runs the new code.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import numtorch
+
+PKG = Path(numtorch.__file__).resolve().parent
+# softmax's _exp_sum inlines vmath.exp64 from another module: Numba's own key misses that edit
+RUN = """
+import json, sys
+import numpy as np
+import numtorch
+from numtorch.kernels.cpu import softmax
+y = np.empty(2)
+s = softmax._exp_sum(np.zeros(2), 0.0, y)
+st = softmax._exp_sum.stats
+print(json.dumps({"sum": float(s), "hits": sum(st.cache_hits.values()),
+                  "misses": sum(st.cache_misses.values()), "path": st.cache_path}))
+"""
+
+
+@pytest.fixture()
+def copy(tmp_path):
+    dst = tmp_path / "src"
+    shutil.copytree(PKG, dst / "numtorch", ignore=shutil.ignore_patterns("__pycache__"))
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "PYTHONPATH")}
+    env["NUMTORCH_KERNEL_CACHE"] = str(tmp_path / "cache")
+
+    def run():
+        out = subprocess.run([sys.executable, "-c", RUN], cwd=dst, env=env, capture_output=True,
+                             text=True, timeout=120, check=True)  # fmt: skip
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    return dst / "numtorch", tmp_path / "cache", run
+
+
+def _digests(cache: Path) -> set:
+    return {p.name for p in cache.iterdir() if p.is_dir() and p.name.startswith("v")}
+
+
+def test_helper_edit_recompiles_and_stale_folders_go(copy):
+    pkg, cache, run = copy
+    first = run()
+    assert (first["hits"], first["misses"], first["sum"]) == (0, 1, 2.0)
+    (old,) = _digests(cache)
+    assert Path(first["path"]) == cache / old / "numba" / "cpu"
+    second = run()
+    assert (second["hits"], second["misses"]) == (1, 0)
+
+    # exp64(x) now returns exp(x + log 2): a process running the old machine code sums 2.0.
+    # Folders idle past the grace period and the old flat layout's files are swept meanwhile;
+    # a folder another install used lately and the wrapper code cache stay.
+    vmath = pkg / "kernels" / "cpu" / "vmath.py"
+    src = vmath.read_text()
+    assert src.count("def exp64(x):\n") == 1
+    vmath.write_text(src.replace("def exp64(x):\n", "def exp64(x):\n    x = x + 0.6931471805599453\n"))
+    day_ago = time.time() - 2 * 24 * 3600
+    os.utime(cache / old / ".used", (day_ago, day_ago))
+    other = cache / "v0.0.1-0123456789abcdef"
+    (other / "numba").mkdir(parents=True)
+    (other / ".used").touch()
+    legacy = cache / "pw_add_bifc_0123456789abcdef.py"
+    legacy.write_text("")
+    os.utime(legacy, (day_ago, day_ago))
+    api = next(cache.glob("api_*.marshal"))
+    third = run()
+    assert (third["hits"], third["misses"], round(third["sum"], 9)) == (0, 1, 4.0)
+    new = Path(third["path"]).parent.parent.name
+    assert _digests(cache) == {new, other.name} and new != old
+    assert not legacy.exists() and api.exists()
+
+
+def test_digest_covers_every_kernel_source_and_version(tmp_path, monkeypatch):
+    from numtorch.kernels import _cache
+
+    version = numtorch.__version__
+    monkeypatch.setattr(_cache, "_STATE", {})
+    base = _cache.source_digest()
+    assert base.startswith(f"v{version}-")
+    monkeypatch.setattr(_cache, "_STATE", {})
+    monkeypatch.setattr(numtorch, "__version__", "9.9.9")
+    assert _cache.source_digest().startswith("v9.9.9-")
+    monkeypatch.setattr(numtorch, "__version__", version)
+    shutil.copytree(PKG / "kernels", tmp_path / "kernels", ignore=shutil.ignore_patterns("__pycache__"))
+    digests = []
+    for edit in (None, "cpu/scalar.py", "_codegen.py", "_jit.py"):
+        if edit:
+            f = tmp_path / "kernels" / edit
+            f.write_text(f.read_text() + "\n")
+        monkeypatch.setattr(_cache, "_STATE", {})
+        monkeypatch.setattr(_cache, "KERNELS", str(tmp_path / "kernels"))
+        digests.append(_cache.source_digest())
+    assert len(set(digests)) == 4
+
+
+def test_numba_cache_dir_is_the_root_when_set(tmp_path, monkeypatch):
+    from numtorch.kernels import _cache
+
+    monkeypatch.setattr(_cache, "_STATE", {})
+    monkeypatch.setenv("NUMTORCH_KERNEL_CACHE", str(tmp_path / "k"))
+    digest = _cache.source_digest()
+    assert _cache.numba_dir(str(tmp_path / "nb")) == str(tmp_path / "nb" / "numtorch" / digest)
+    assert (tmp_path / "nb" / "numtorch" / digest / ".used").exists()
+    monkeypatch.setattr(_cache, "_STATE", {})
+    assert _cache.numba_dir("") == str(tmp_path / "k" / digest / "numba")
