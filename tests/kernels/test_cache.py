@@ -25,7 +25,7 @@ RUN = """
 import json, sys
 import numpy as np
 import numtorch
-from numtorch.kernels.cpu import softmax
+from numtorch.kernels.cpu.reduction import softmax
 y = np.empty(2)
 s = softmax._exp_sum(np.zeros(2), 0.0, y)
 st = softmax._exp_sum.stats
@@ -58,14 +58,14 @@ def test_helper_edit_recompiles_and_stale_folders_go(copy):
     first = run()
     assert (first["hits"], first["misses"], first["sum"]) == (0, 1, 2.0)
     (old,) = _digests(cache)
-    assert Path(first["path"]) == cache / old / "numba" / "cpu"
+    assert Path(first["path"]) == cache / old / "numba" / "cpu_reduction"
     second = run()
     assert (second["hits"], second["misses"]) == (1, 0)
 
     # exp64(x) now returns exp(x + log 2): a process running the old machine code sums 2.0.
     # Folders idle past the grace period and the old flat layout's files are swept meanwhile;
     # a folder another install used lately and the wrapper code cache stay.
-    vmath = pkg / "kernels" / "cpu" / "vmath.py"
+    vmath = pkg / "kernels" / "cpu" / "pointwise" / "vmath.py"
     src = vmath.read_text()
     assert src.count("def exp64(x):\n") == 1
     vmath.write_text(src.replace("def exp64(x):\n", "def exp64(x):\n    x = x + 0.6931471805599453\n"))
@@ -98,7 +98,7 @@ def test_digest_covers_every_kernel_source_and_version(tmp_path, monkeypatch):
     monkeypatch.setattr(numtorch, "__version__", version)
     shutil.copytree(PKG / "kernels", tmp_path / "kernels", ignore=shutil.ignore_patterns("__pycache__"))
     digests = []
-    for edit in (None, "cpu/scalar.py", "_codegen.py", "_jit.py"):
+    for edit in (None, "cpu/pointwise/scalar.py", "_codegen.py", "_jit.py"):
         if edit:
             f = tmp_path / "kernels" / edit
             f.write_text(f.read_text() + "\n")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from . import _npmath as special
+from .. import _npmath as special
 
 from ..core import OpInfo, SampleInput, make_arg, unary_samples
 

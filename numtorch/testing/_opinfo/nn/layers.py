@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from . import _npmath as special
+from .. import _npmath as special
 
 from ..core import OpInfo, SampleInput, make_arg
 
