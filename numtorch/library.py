@@ -187,6 +187,7 @@ def _custom_def(op) -> CustomOpDef:
         d._backend_fns, d._abstract_fn, d._vmap_fn, d._torch_dispatch_fns = {}, None, None, {}
         d._init_fn = None
         d.__name__ = o._schema.name
+        d._plan_fast_call()
         o._custom_def = d
     return d
 

@@ -83,6 +83,12 @@ _SCALAR_FITS = {
 }
 
 
+_NONE = type(None)
+_EXACT = {"Tensor": (Tensor,), "Tensor?": (Tensor, _NONE), "float": (float, int), "float?": (float, int, _NONE),
+          "SymInt": (int,), "int": (int,), "SymInt?": (int, _NONE), "int?": (int, _NONE), "bool": (bool,),
+          "bool?": (bool, _NONE), "str": (str,), "Scalar": (int, float, bool)}  # fmt: skip
+
+
 def _fits(t: str, v) -> bool:
     if t.endswith("?"):
         return v is None or _fits(t[:-1], v)
@@ -171,6 +177,7 @@ class CustomOpDef:
         self._backward_fn = None
         self.__name__ = name
         self.__doc__ = getattr(fn, "__doc__", None)
+        self._plan_fast_call()
 
     @property
     def _qualname(self) -> str:
@@ -180,7 +187,28 @@ class CustomOpDef:
         return f"<CustomOpDef({self._qualname})>"
 
     def __call__(self, *args, **kwargs):
+        # Note [Custom-op call fast path]: plain tensors and numbers of the schema's exact types,
+        # passed positionally, no torch-function mode: straight to the op's generated fast path
+        # (what bind() and the type checks would give); anything else takes the full route.
+        if not kwargs and not STATE.tf_modes:
+            pad = self._pad.get(len(args))
+            if pad is not None:
+                for a, ok in zip(args, self._exact):
+                    if a.__class__ not in ok:
+                        break
+                else:
+                    return self._opoverload.fast(*args, *pad)
         return self._opoverload(*args, **kwargs)
+
+    def _plan_fast_call(self) -> None:
+        s = self._opoverload._schema
+        self._exact = tuple(_EXACT.get(a.type, ()) for a in s.arguments)
+        self._pad = {}
+        n = len(s.arguments)
+        for k in range(n + 1):
+            rest = s.arguments[k:]
+            if all(a.has_default and not isinstance(a.default, list) for a in rest) and all(not a.kwarg_only for a in s.arguments[:k]):
+                self._pad[k] = tuple(a.default for a in rest)
 
     def register_kernel(self, device_types, fn=None, /):
         """Register ``fn`` as the kernel for ``device_types`` ("cpu", "cuda", a sequence, or None
