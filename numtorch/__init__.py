@@ -43,6 +43,8 @@ cdouble = complex128
 from . import linalg, nn, special  # noqa: E402
 from . import optim, serialization, utils  # noqa: E402
 from ._serialization import load, save  # noqa: E402
+from . import library  # noqa: E402
+from ._library.infer_schema import Tag  # noqa: E402
 
 ops.shape.views.install_fast_paths()
 _BY_MODULE = _api.install(Tensor)

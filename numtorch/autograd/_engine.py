@@ -18,7 +18,7 @@ from .._device import CPU
 from .._dispatch import below_autograd
 from .._state import STATE
 from .._tensor import Tensor, _make
-from ..ops._registry import OUT_NOT_DIFFERENTIABLE  # noqa: E402,F401
+from ..ops._registry import OUT_NOT_DIFFERENTIABLE, Derivative  # noqa: E402,F401
 from .graph import _FREED, AccumulateGrad, Node, SavedTensor, grad_accumulator, gradient_edge
 
 
@@ -200,6 +200,8 @@ def _record(op, vals, fw=True):
     reverse-mode node."""
     deriv = op.autograd
     st = STATE
+    if deriv.__class__ is not Derivative and deriv is not OUT_NOT_DIFFERENTIABLE:
+        return deriv.call(op, vals)  # Note [Custom-op autograd kernel]
     if fw and st.fw_level >= 0 and deriv is not OUT_NOT_DIFFERENTIABLE:
         return _forward_ad_call(op, vals)
     if deriv is OUT_NOT_DIFFERENTIABLE or not st.grad_enabled:
@@ -296,7 +298,7 @@ def _record(op, vals, fw=True):
 def recordable(op) -> bool:
     """Whether op's recording can be generated (no tensor lists, not in-place, differentiable)."""
     d = op.autograd
-    return d is not None and d is not OUT_NOT_DIFFERENTIABLE and not op.list_idx and op.kind in (
+    return d.__class__ is Derivative and not op.list_idx and op.kind in (
         "functional",
         "view",
     )

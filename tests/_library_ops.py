@@ -1,0 +1,28 @@
+"""Scalar functions for tests/test_library.py: elementwise() compiles their source, so they live
+in a real module (a function typed at a prompt has no source)."""
+
+import math
+
+
+def softplus(x, beta=1.0):
+    return math.log1p(math.exp(beta * x)) / beta
+
+
+def dsoftplus(x, beta=1.0):
+    return 1.0 / (1.0 + math.exp(-beta * x))
+
+
+def lerp2(a, b, w=0.25):
+    return a + w * (b - a)
+
+
+def dlerp2_a(a, b, w=0.25):
+    return 1.0 - w
+
+
+def dlerp2_b(a, b, w=0.25):
+    return w
+
+
+def bad_typing(x):
+    return x.nonexistent_attribute
