@@ -2,7 +2,7 @@
 
 ``PUBLIC`` maps each generated public function/method to its Binding (filled by
 ``numtorch._api.install``); ``ROUTED`` maps each other Tensor method or property accessor that
-goes through ``__torch_function__`` (``numtorch._tensor_tf``) to its name. Nothing here is a
+goes through ``__torch_function__`` (``numtorch._tensor_tf``) to its name and signature. Nothing here is a
 hand-kept list of functions: every table is derived from those two and the namespaces.
 """
 
@@ -16,7 +16,7 @@ import types
 from typing import Any, Callable
 
 PUBLIC: dict[Callable, Any] = {}  # generated public function -> its Binding
-ROUTED: dict[Any, tuple[str, str]] = {}  # Tensor method / property accessor -> (name, signature)
+ROUTED: dict[Any, tuple[str, Any]] = {}  # Tensor method / property accessor -> (name, signature)
 _NAMESPACES = ("numtorch", "numtorch.nn.functional", "numtorch.linalg", "numtorch.special", "numtorch.fft")
 
 
@@ -115,7 +115,8 @@ def get_testing_overrides() -> dict:
     for f, b in PUBLIC.items():
         out[f] = _dummy(b.sig)
     for f, (_, sig) in ROUTED.items():
-        out[f] = _dummy(sig)
+        out[f] = dummy = lambda *args, **kwargs: -1  # noqa: E731
+        dummy.__signature__ = sig
     return out
 
 

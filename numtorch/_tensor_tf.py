@@ -58,11 +58,17 @@ def _property(name: str, prop: property) -> property:
     return new
 
 
-def _signature(fn) -> str:
+def _signature(fn) -> inspect.Signature:
     try:
-        return str(inspect.signature(fn))[1:].rsplit(")", 1)[0]
+        sig = inspect.signature(fn)
     except (TypeError, ValueError):
-        return "self, *args, **kwargs"
+        return inspect.signature(lambda self, *args, **kwargs: None)
+    params = [p.replace(annotation=p.empty) for p in sig.parameters.values()]
+    return sig.replace(parameters=params, return_annotation=sig.empty)
+
+
+_GET = inspect.signature(lambda self: None)
+_SET = inspect.signature(lambda self, value: None)
 
 
 def install(tensor_cls) -> None:
@@ -76,9 +82,9 @@ def install(tensor_cls) -> None:
         if isinstance(v, property):
             new = _property(name, v)
             setattr(tensor_cls, name, new)
-            ROUTED[new.__get__] = (f"{name}.__get__", "self")
+            ROUTED[new.__get__] = (f"{name}.__get__", _GET)
             if new.fset is not None:
-                ROUTED[new.__set__] = (f"{name}.__set__", "self, value")
+                ROUTED[new.__set__] = (f"{name}.__set__", _SET)
         elif inspect.isfunction(v) and v not in PUBLIC:
             new = _method(name, v)
             setattr(tensor_cls, name, new)
