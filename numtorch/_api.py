@@ -163,6 +163,10 @@ def install(tensor_cls) -> dict[str, dict[str, types.FunctionType]]:
         by_module.setdefault(b.module, {})[b.name] = fn
         overrides.register_public(fn, b, is_method)
     methods = by_module.get("Tensor", {})
+    for alias, target in SAME_OBJECT.items():  # one object under two names, as in torch
+        overrides.PUBLIC.pop(methods[alias], None)
+        methods[alias] = methods[target]
+        setattr(tensor_cls, alias, methods[target])
     for dunder, target in TF_FUNC.items():
         if dunder in methods and target in methods:
             overrides.PUBLIC[methods[dunder]]._tf_func = methods[target]
@@ -177,12 +181,13 @@ def install(tensor_cls) -> dict[str, dict[str, types.FunctionType]]:
 TF_FUNC = {
     "__add__": "add", "__radd__": "add", "__iadd__": "add_", "__sub__": "sub", "__isub__": "sub_",
     "__mul__": "mul", "__rmul__": "mul", "__imul__": "mul_", "__truediv__": "div", "__div__": "div",
-    "__itruediv__": "div_", "__idiv__": "div_", "__rdiv__": "__rtruediv__",
+    "__itruediv__": "div_", "__idiv__": "div_",
     "__ifloordiv__": "floor_divide_", "__mod__": "remainder", "__imod__": "remainder_",
     "__matmul__": "matmul", "__rand__": "bitwise_and", "__ror__": "bitwise_or",
     "__rxor__": "bitwise_xor", "__neg__": "neg", "__pos__": "positive", "__abs__": "abs",
     "__ne__": "ne", "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge",
 }  # fmt: skip
+SAME_OBJECT = {"__rdiv__": "__rtruediv__"}
 
 
 # Note [Wrapper code cache]
