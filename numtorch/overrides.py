@@ -152,8 +152,9 @@ def handle_torch_function(public_api: Callable, relevant_args: Iterable, *args, 
     return r
 
 
-def _run_handlers(func, relevant, args, kwargs, python_api=False):
-    overloaded = _get_overloaded_args(relevant)
+def _run_handlers(func, relevant, args, kwargs, python_api=False, overloaded=None):
+    if overloaded is None:
+        overloaded = _get_overloaded_args(relevant)
     types = tuple(type(a) for a in overloaded)
     mode = None
     if STATE.tf_modes and TF_STATE[0] != ALL_DISABLED:
@@ -203,7 +204,11 @@ def _not_implemented_text(func, overloaded, mode, python_api: bool) -> str:
 def dispatch_torch_function(func, relevant, pos, kw, is_method):
     """Entry from a generated wrapper whose gate fired (see numtorch._api)."""
     binding = PUBLIC.get(func)
-    if TF_STATE[0] == ALL_DISABLED or not (STATE.tf_modes or _get_overloaded_args(relevant)):
+    state = TF_STATE[0]
+    # inside a subclass handler (SUBCLASSES_DISABLED) no argument is looked at: the common
+    # re-entry of the default Tensor.__torch_function__ costs one read here
+    overloaded = _get_overloaded_args(relevant) if state == ENABLED else []
+    if state == ALL_DISABLED or not (STATE.tf_modes or overloaded):
         if binding is not None and binding._strict and not isinstance(relevant[0], Tensor):
             raise TypeError(
                 f"{binding.name}(): argument '{binding._strict}' (position 1) must be Tensor, "
@@ -214,7 +219,8 @@ def dispatch_torch_function(func, relevant, pos, kw, is_method):
     if binding is not None:
         pos = _trim_defaults(pos, binding)
         tf_func = binding._tf_func or func
-    return _run_handlers(tf_func, relevant, pos, kw or None, binding is not None and binding._py)
+    py = binding is not None and binding._py
+    return _run_handlers(tf_func, relevant, pos, kw or None, py, overloaded)
 
 
 def _trim_defaults(pos: tuple, binding) -> tuple:
