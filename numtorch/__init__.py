@@ -48,6 +48,9 @@ from ._library.infer_schema import Tag  # noqa: E402
 
 ops.shape.views.install_fast_paths()
 _BY_MODULE = _api.install(Tensor)
+from . import _tensor_tf  # noqa: E402
+
+_tensor_tf.install(Tensor)
 for _mod, _fns in _BY_MODULE.items():
     if _mod != "Tensor":
         _api.export(_mod.replace("torch", __name__, 1), _fns)

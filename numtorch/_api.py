@@ -102,7 +102,10 @@ def _render(b: Binding, is_method: bool, tensor_type) -> tuple[str, dict, str]:
     gate = [f"_type({r}) is not _T" for r in strict]
     gate += [f"_type({r}) not in _NO_TF" for r in b.relevant[len(strict) :]]
     gate += [f"_list_tf({r})" for r in b.lists]
-    rel = ", ".join(list(b.relevant) + [f"*{r}" for r in b.lists])
+    # handlers run in argument order (Note [Handler order]), whatever order the gate tests in
+    order = {n.lstrip("*"): i for i, (n, _) in enumerate(pos + kwonly)}
+    ordered = sorted(list(b.relevant) + [f"*{r}" for r in b.lists], key=lambda r: order.get(r.lstrip("*"), 0))
+    rel = ", ".join(ordered)
     rel = f"({rel},)" if rel else "()"
     kw_pairs = ", ".join(f"({n!r}, {n}, {d})" for n, d in kwonly if d is not None)
     kw_req = ", ".join(f"{n!r}: {n}" for n, d in kwonly if d is None)
@@ -159,7 +162,32 @@ def install(tensor_cls) -> dict[str, dict[str, types.FunctionType]]:
             setattr(tensor_cls, b.name, fn)
         by_module.setdefault(b.module, {})[b.name] = fn
         overrides.register_public(fn, b, is_method)
+    methods = by_module.get("Tensor", {})
+    for alias, target in SAME_OBJECT.items():  # one object under two names, as in torch
+        overrides.PUBLIC.pop(methods[alias], None)
+        methods[alias] = methods[target]
+        setattr(tensor_cls, alias, methods[target])
+    for dunder, target in TF_FUNC.items():
+        if dunder in methods and target in methods:
+            overrides.PUBLIC[methods[dunder]]._tf_func = methods[target]
     return by_module
+
+
+# Note [Operators pass the method PyTorch passes]
+# PyTorch's C++ operators hand ``__torch_function__`` the method they call (``x * 2`` passes
+# ``Tensor.mul``, ``x += y`` passes ``Tensor.add_``), so handlers keyed on ``Tensor.mul`` see
+# operators too. The other dunders pass themselves. Checked against torch in
+# tests/parity/test_overrides_parity.py.
+TF_FUNC = {
+    "__add__": "add", "__radd__": "add", "__iadd__": "add_", "__sub__": "sub", "__isub__": "sub_",
+    "__mul__": "mul", "__rmul__": "mul", "__imul__": "mul_", "__truediv__": "div", "__div__": "div",
+    "__itruediv__": "div_", "__idiv__": "div_",
+    "__ifloordiv__": "floor_divide_", "__mod__": "remainder", "__imod__": "remainder_",
+    "__matmul__": "matmul", "__rand__": "bitwise_and", "__ror__": "bitwise_or",
+    "__rxor__": "bitwise_xor", "__neg__": "neg", "__pos__": "positive", "__abs__": "abs",
+    "__ne__": "ne", "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge",
+}  # fmt: skip
+SAME_OBJECT = {"__rdiv__": "__rtruediv__"}
 
 
 # Note [Wrapper code cache]

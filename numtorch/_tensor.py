@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtype as D
+from ._C import TensorBase, _disabled_torch_function_impl
 from ._device import CPU
 from ._size import Size
 from ._state import STATE
@@ -31,7 +32,7 @@ def _contiguous_strides(shape) -> tuple:
     return tuple(reversed(st))
 
 
-class Tensor:
+class Tensor(TensorBase):
     """A multi-dimensional array with autograd, mirroring ``torch.Tensor``.
 
     The legacy constructor builds a default-dtype tensor from data or a shape:
@@ -327,9 +328,20 @@ class Tensor:
         return self._data.shape[0]
 
     def __iter__(self):
-        if self._data.ndim == 0:
+        if self.dim() == 0:  # through dim() and unbind(), as PyTorch's (a mode sees both)
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
+
+    def __contains__(self, element) -> bool:
+        if isinstance(element, (Tensor, int, float, bool, complex)):
+            return bool((element == self).any().item())
+        raise RuntimeError(
+            "Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+            f"{type(element)}."
+        )
+
+    def __reversed__(self):
+        return self if self._data.ndim == 0 else self.flip(0)
 
     def __bool__(self) -> bool:
         n = self._data.size
@@ -373,7 +385,9 @@ class Tensor:
                 return handle_torch_function(Tensor.__repr__, (self,), self, tensor_contents=tensor_contents)
         from ._tensor_repr import tensor_repr
 
-        return tensor_repr(self)
+        # PyTorch prints a subclass's name (``LoggingTensor([1.])``), except for Parameter
+        plain = type(self) is Tensor or self._is_param
+        return tensor_repr(self) if plain else tensor_repr(self, type(self).__name__)
 
     def __reduce_ex__(self, proto):
         from ._serialization import reduce_tensor
@@ -434,8 +448,6 @@ _default_torch_dispatch = Tensor.__dict__["__torch_dispatch__"].__func__
 
 
 def _tf_disabled(cls) -> bool:
-    from .overrides import _disabled_torch_function_impl
-
     tf = getattr(cls, "__torch_function__", None)
     return getattr(tf, "__func__", tf) is _disabled_torch_function_impl
 

@@ -2,16 +2,48 @@
 
 See Note [One cheap gate]. ``NO_TF`` caches the types known to need no handler (plain
 Tensor, Python numbers, classes whose ``__torch_function__`` is disabled); the generated
-wrappers test membership, and only arguments of other types reach this module.
+wrappers test membership, and only arguments of other types reach this module. The tables
+(``get_overridable_functions``, ``resolve_name`` ...) are generated in ``_overridable.py``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import warnings
 from typing import Any, Callable, Iterable
 
+from . import _C
+from ._C import (  # noqa: F401 (re-exported: PyTorch code imports them from here too)
+    ALL_DISABLED,
+    ENABLED,
+    TF_STATE,
+    DisableTorchFunction,
+    DisableTorchFunctionSubclass,
+    _disabled_torch_function_impl,
+    _is_torch_function_mode_enabled,
+    _len_torch_function_stack,
+    _pop_torch_function_stack,
+    _push_on_torch_function_stack,
+)
+from ._overridable import (  # noqa: F401
+    PUBLIC,
+    _get_tensor_methods,
+    get_ignored_functions,
+    get_overridable_functions,
+    get_testing_overrides,
+    is_tensor_method_or_property,
+    resolve_name,
+)
 from ._state import STATE
 from ._tensor import Tensor
+
+__all__ = [
+    "get_ignored_functions", "get_overridable_functions", "get_testing_overrides",
+    "handle_torch_function", "has_torch_function", "has_torch_function_unary",
+    "has_torch_function_variadic", "is_tensor_like", "is_tensor_method_or_property",
+    "resolve_name", "wrap_torch_function", "TorchFunctionMode", "enable_reentrant_dispatch",
+]  # fmt: skip
 
 
 class _NotHandled:
@@ -23,24 +55,12 @@ class _NotHandled:
 
 NOT_HANDLED = _NotHandled()
 NO_TF: set = {Tensor, int, float, bool, complex, type(None), str, slice, type(Ellipsis)}
-_SUBCLASS_DISABLED = [0]  # depth of DisableTorchFunctionSubclass contexts
-_ALL_DISABLED = [0]  # depth of DisableTorchFunction contexts
-PUBLIC: dict[Callable, Any] = {}  # generated public function -> its Binding
-
-
-def _disabled_torch_function_impl(cls, func, types, args=(), kwargs=None):
-    """Assign as ``__torch_function__ = _disabled_torch_function_impl`` to opt a subclass out."""
-    with DisableTorchFunctionSubclass():
-        return func(*args, **(kwargs or {}))
 
 
 def _tf_impl(tp):
-    """The type's __torch_function__ as a plain function, or None when it has none or opts out."""
+    """The type's __torch_function__, or None when it has none or opts out."""
     attr = getattr(tp, "__torch_function__", None)
-    if attr is None:
-        return None
-    fn = getattr(attr, "__func__", attr)
-    if fn is _disabled_torch_function_impl:
+    if attr is None or getattr(attr, "__func__", attr) is _disabled_torch_function_impl:
         return None
     return attr
 
@@ -64,23 +84,27 @@ def list_has_tf(seq) -> bool:
     return any(type(x) not in NO_TF and _needs_handler(type(x)) for x in seq)
 
 
-def _overloaded_args(relevant: Iterable) -> list:
-    """Arguments whose types define __torch_function__: subclasses before superclasses, else left to right."""
-    if _SUBCLASS_DISABLED[0]:
+def _get_overloaded_args(relevant: Iterable, get_type_fn=type) -> list:
+    """Arguments whose types define __torch_function__, one per type: subclasses before
+    superclasses, otherwise left to right (PyTorch's order)."""
+    if TF_STATE[0] != ENABLED:
         return []
     args, seen = [], set()
     for a in relevant:
-        tp = type(a)
+        tp = get_type_fn(a)
         if tp in seen or not _needs_handler(tp):
             continue
         seen.add(tp)
         idx = len(args)
         for i, other in enumerate(args):
-            if issubclass(tp, type(other)):
+            if issubclass(tp, get_type_fn(other)):
                 idx = i
                 break
         args.insert(idx, a)
     return args
+
+
+_overloaded_args = _get_overloaded_args
 
 
 def has_torch_function(relevant_args: Iterable) -> bool:
@@ -89,31 +113,53 @@ def has_torch_function(relevant_args: Iterable) -> bool:
     >>> numtorch.overrides.has_torch_function((numtorch.ones(1),))
     False
     """
-    if STATE.tf_modes and not _ALL_DISABLED[0]:
+    if STATE.tf_modes and TF_STATE[0] != ALL_DISABLED:
         return True
-    return bool(_overloaded_args(relevant_args))
+    return bool(_get_overloaded_args(relevant_args))
 
 
 def has_torch_function_unary(arg) -> bool:
+    """``has_torch_function((arg,))``.
+
+    >>> numtorch.overrides.has_torch_function_unary(numtorch.ones(1))
+    False
+    """
     return has_torch_function((arg,))
 
 
 def has_torch_function_variadic(*args) -> bool:
+    """``has_torch_function(args)``.
+
+    >>> numtorch.overrides.has_torch_function_variadic(numtorch.ones(1), 2)
+    False
+    """
     return has_torch_function(args)
 
 
 def handle_torch_function(public_api: Callable, relevant_args: Iterable, *args, **kwargs):
-    """Run the torch-function modes and the overloaded arguments' handlers for one call."""
-    r = _run_handlers(public_api, tuple(relevant_args), args, kwargs or None)
+    """Run the modes and the overloaded arguments' handlers for a call of ``public_api``.
+
+    >>> class Neg:
+    ...     @classmethod
+    ...     def __torch_function__(cls, func, types, args=(), kwargs=None):
+    ...         return -1
+    >>> numtorch.overrides.handle_torch_function(numtorch.add, (Neg(),), Neg(), 1)
+    -1
+    """
+    r = _run_handlers(public_api, tuple(relevant_args), args, kwargs, python_api=True)
     if r is NOT_HANDLED:
         return public_api(*args, **kwargs)
     return r
 
 
-def _run_handlers(func, relevant, args, kwargs):
-    overloaded = _overloaded_args(relevant)
+def _run_handlers(func, relevant, args, kwargs, python_api=False, overloaded=None):
+    if overloaded is None:
+        overloaded = _get_overloaded_args(relevant)
     types = tuple(type(a) for a in overloaded)
-    if STATE.tf_modes and not _ALL_DISABLED[0]:
+    mode = None
+    if STATE.tf_modes and TF_STATE[0] != ALL_DISABLED:
+        # Note [Mode handler runs with itself popped]: calls its handler makes reach the next
+        # mode out (or the subclasses); ``with self:`` pushes it back.
         mode = STATE.tf_modes.pop()
         try:
             r = mode.__torch_function__(func, types, args, kwargs)
@@ -124,35 +170,67 @@ def _run_handlers(func, relevant, args, kwargs):
     elif not overloaded:
         return NOT_HANDLED
     for a in overloaded:
-        r = type(a).__torch_function__(func, types, args, kwargs)
+        handler = a.__torch_function__
+        if getattr(handler, "__self__", None) is a:
+            warnings.warn(
+                "Defining your `__torch_function__` as a plain method is deprecated and will be an "
+                "error in future, please define it as a classmethod.",
+                UserWarning,
+                stacklevel=3,
+            )
+        r = handler(func, types, args, kwargs)
         if r is not NotImplemented:
             return r
-    names = ", ".join(t.__name__ for t in types)
-    raise TypeError(
-        f"no implementation found for '{resolve_name(func)}' on types that implement "
-        f"__torch_function__: [{names}]"
+    raise TypeError(_not_implemented_text(func, overloaded, mode, python_api))
+
+
+def _not_implemented_text(func, overloaded, mode, python_api: bool) -> str:
+    name = resolve_name(func)
+    if python_api:  # torch/overrides.py's handle_torch_function
+        msg = (
+            f"no implementation found for '{name}' on types that implement "
+            f"__torch_function__: {[type(a) for a in overloaded]}"
+        )
+        return msg + (f" nor in mode {mode}" if mode is not None else "")
+    lines = [f"  - mode object {mode!r}"] if mode is not None else []
+    lines += [f"  - tensor subclass {type(a)!r}" for a in overloaded]
+    return (
+        f"Multiple dispatch failed for '{name}'; all __torch_function__ handlers returned "
+        "NotImplemented:\n\n" + "\n".join(lines) + "\n\nFor more information, try re-running "
+        "with TORCH_LOGS=not_implemented"
     )
 
 
 def dispatch_torch_function(func, relevant, pos, kw, is_method):
     """Entry from a generated wrapper whose gate fired (see numtorch._api)."""
     binding = PUBLIC.get(func)
-    if _ALL_DISABLED[0] or not (STATE.tf_modes or _overloaded_args(relevant)):
+    state = TF_STATE[0]
+    # inside a subclass handler (SUBCLASSES_DISABLED) no argument is looked at: the common
+    # re-entry of the default Tensor.__torch_function__ costs one read here
+    overloaded = _get_overloaded_args(relevant) if state == ENABLED else []
+    if state == ALL_DISABLED or not (STATE.tf_modes or overloaded):
         if binding is not None and binding._strict and not isinstance(relevant[0], Tensor):
             raise TypeError(
                 f"{binding.name}(): argument '{binding._strict}' (position 1) must be Tensor, "
                 f"not {type(relevant[0]).__name__}"
             )
         return NOT_HANDLED
+    tf_func = func
     if binding is not None:
         pos = _trim_defaults(pos, binding)
-    return _run_handlers(func, relevant, pos, kw or None)
+        tf_func = binding._tf_func or func
+    py = binding is not None and binding._py
+    return _run_handlers(tf_func, relevant, pos, kw or None, py, overloaded)
 
 
 def _trim_defaults(pos: tuple, binding) -> tuple:
     defaults = binding._pos_defaults
     n = len(pos)
-    while 0 < n <= len(defaults) and defaults[n - 1] is not _REQUIRED and _same(pos[n - 1], defaults[n - 1]):
+    while (
+        0 < n <= len(defaults)
+        and defaults[n - 1] is not _REQUIRED
+        and _same(pos[n - 1], defaults[n - 1])
+    ):
         n -= 1
     return pos[:n]
 
@@ -182,72 +260,43 @@ def register_public(fn: Callable, binding, is_method: bool) -> None:
     ]
     binding._pos_defaults = tuple(_REQUIRED if p.default is p.empty else p.default for p in params)
     binding._is_method = is_method
+    binding._tf_func = None  # Note [Operators pass the method PyTorch passes] (numtorch._api)
+    # torch.nn.functional is Python in PyTorch: its all-NotImplemented error is overrides.py's
+    binding._py = binding.module == "torch.nn.functional"
     first = binding.relevant[0] if binding.relevant else None
     binding._strict = first if first in ("input", "self") and not is_method else None
     PUBLIC[fn] = binding
 
 
-def resolve_name(f) -> str | None:
-    """PyTorch's name of a public function, e.g. ``'torch.add'`` or ``'torch.Tensor.mul'``."""
-    b = PUBLIC.get(f)
-    if b is not None:
-        return f"torch.Tensor.{b.name}" if b.module == "Tensor" else f"{b.module}.{b.name}"
-    qual = getattr(f, "__qualname__", None) or getattr(f, "__name__", None)
-    mod = getattr(f, "__module__", None)
-    if qual is None:
-        return None
-    if mod and mod.startswith("numtorch"):
-        mod = "torch" + mod[len("numtorch") :]
-        if qual.startswith("Tensor."):
-            mod = "torch"
-    return f"{mod}.{qual}" if mod else qual
-
-
 def is_tensor_like(inp) -> bool:
     """True for Tensors and for any object whose type defines ``__torch_function__``.
 
-    >>> numtorch.overrides.is_tensor_like(numtorch.ones(1))
-    True
+    >>> numtorch.overrides.is_tensor_like(numtorch.ones(1)), numtorch.overrides.is_tensor_like(6)
+    (True, False)
     """
     return type(inp) is Tensor or hasattr(inp, "__torch_function__")
 
 
-class DisableTorchFunctionSubclass:
-    """Within this context, only modes (not subclasses) see ``__torch_function__``."""
-
-    def __enter__(self):
-        _SUBCLASS_DISABLED[0] += 1
-        return self
-
-    def __exit__(self, *exc):
-        _SUBCLASS_DISABLED[0] -= 1
-
-
-class DisableTorchFunction:
-    """Within this context, neither modes nor subclasses see ``__torch_function__``."""
-
-    def __enter__(self):
-        _ALL_DISABLED[0] += 1
-        _SUBCLASS_DISABLED[0] += 1
-        return self
-
-    def __exit__(self, *exc):
-        _ALL_DISABLED[0] -= 1
-        _SUBCLASS_DISABLED[0] -= 1
+# ---- the default Tensor.__torch_function__ ---------------------------------------------------------
+def get_default_nowrap_functions() -> set:
+    """Functions whose results the default ``Tensor.__torch_function__`` does not convert."""
+    return {Tensor._base.__get__, Tensor.grad.__get__}
 
 
 def _convert(ret, cls):
+    if cls is Tensor:
+        return ret
     if isinstance(ret, Tensor) and not isinstance(ret, cls):
         return ret.as_subclass(cls)
     if isinstance(ret, (tuple, list)):
-        return type(ret)(_convert(r, cls) for r in ret) if type(ret) in (tuple, list) else type(ret)(
-            *(_convert(r, cls) for r in ret)
-        )
+        if hasattr(type(ret), "_fields"):  # namedtuple return types take fields positionally
+            return type(ret)(*(_convert(r, cls) for r in ret))
+        return type(ret)(_convert(r, cls) for r in ret)
     return ret
 
 
 def _tensor_torch_function(cls, func, types, args=(), kwargs=None):
-    """Default ``Tensor.__torch_function__``: run func, then re-wrap Tensor outputs as ``cls``."""
+    """Run ``func`` with subclass dispatch disabled, then re-wrap Tensor results as ``cls``."""
     if kwargs is None:
         kwargs = {}
     if not all(issubclass(cls, t) for t in types):
@@ -259,37 +308,110 @@ def _tensor_torch_function(cls, func, types, args=(), kwargs=None):
         return _convert(ret, cls)
 
 
-_NOWRAP: set = set()
+_NOWRAP: set = set()  # filled once Tensor's properties exist (numtorch/_tensor_tf.py)
 Tensor.__torch_function__ = classmethod(_tensor_torch_function)
 
 
+# ---- modes -------------------------------------------------------------------------------------
 class TorchFunctionMode:
-    """Base class for ``__torch_function__`` modes, used as context managers.
+    """Base class for ``__torch_function__`` modes, used as context managers; the innermost runs
+    first, before any subclass handler, and is disabled inside its own handler.
 
     >>> class Log(numtorch.overrides.TorchFunctionMode):
     ...     def __torch_function__(self, func, types, args=(), kwargs=None):
+    ...         print(resolve_name(func))
     ...         return func(*args, **(kwargs or {}))
     >>> with Log():
     ...     _ = numtorch.ones(1) + 1
+    torch.ones
+    torch.Tensor.add
     """
+
+    inner: TorchFunctionMode
+
+    def __init__(self) -> None:
+        pass
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         raise NotImplementedError
 
     def __enter__(self):
-        STATE.tf_modes.append(self)
+        _push_mode(self)
         return self
 
-    def __exit__(self, *exc):
-        STATE.tf_modes.remove(self)
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        _pop_mode()
 
     @classmethod
     def push(cls, *args, **kwargs):
-        return cls(*args, **kwargs).__enter__()
+        warnings.warn(
+            "`Mode.push()` is no longer necessary and can be replaced with just `with Mode()`",
+            stacklevel=2,
+        )
+        return cls(*args, **kwargs)
+
+
+class BaseTorchFunctionMode(TorchFunctionMode):
+    """A mode whose handler just runs the function (subclass it to override a few calls)."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        return func(*args, **(kwargs or {}))
+
+
+def _push_mode(mode) -> None:
+    _push_on_torch_function_stack(mode)
+
+
+def _pop_mode():
+    return _pop_torch_function_stack()
+
+
+@contextlib.contextmanager
+def _pop_mode_temporarily():
+    old = _pop_mode()
+    try:
+        yield old
+    finally:
+        _push_mode(old)
+
+
+def _get_current_function_mode():
+    return STATE.tf_modes[-1] if STATE.tf_modes else None
+
+
+def _get_current_function_mode_stack() -> list:
+    return list(STATE.tf_modes)
+
+
+def _is_torch_function_mode_enabled_py() -> bool:
+    return _is_torch_function_mode_enabled()
+
+
+@contextlib.contextmanager
+def _enable_torch_function():
+    with _C._EnableTorchFunction():
+        yield
+
+
+@contextlib.contextmanager
+def enable_reentrant_dispatch():
+    """Let a ``__torch_dispatch__`` handler call back into the dispatcher's Python keys.
+
+    numtorch keeps no per-call Python TLS snapshot, so the handler's modes are already restored
+    and this context only marks the region.
+    """
+    yield
 
 
 def wrap_torch_function(dispatcher: Callable):
-    """Decorator making a Python function overridable by ``__torch_function__``."""
+    """Make a Python function overridable: ``dispatcher`` returns its tensor-like arguments.
+
+    >>> @numtorch.overrides.wrap_torch_function(lambda x: (x,))
+    ... def double(x):
+    ...     return x * 2
+    >>> double(numtorch.ones(1))
+    tensor([2.])
+    """
 
     def inner(func):
         @functools.wraps(func)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import _dtype as D
 from .._tensor import Tensor, _make
-from ..overrides import _disabled_torch_function_impl
+from .._C import _disabled_torch_function_impl
 
 __all__ = [
     "Parameter", "UninitializedParameter", "is_lazy", "Buffer", "UninitializedBuffer",
