@@ -3,10 +3,10 @@ and BLAS products) with a BPTT backward op, the cells as composites, and the fun
 ``torch.lstm`` / ``gru`` / ``rnn_tanh`` / ``rnn_relu`` entry points over them.
 
 # Note [RNN layer op]
-# ``_rnn_layer`` runs one direction of one layer over a whole (T, B, G*H) block of input
-# projections (x @ W_ih^T + biases, computed by ``linear`` outside, one BLAS call for all steps):
-# per step one BLAS product h @ W_hh^T and one fused gate kernel, so autograd records one node per
-# layer instead of ~5 per step. Variable lengths (packed sequences) come as ``batch_sizes`` (T,),
+# ``_rnn_layer`` runs one direction of one layer over a whole (T, B, F) input: one BLAS product
+# projects every step's input (x @ W_ih^T + biases), then per step one BLAS product h @ W_hh^T and
+# one fused gate kernel, so autograd records one node per layer instead of ~5 per step (and the
+# weight gradients are one BLAS product each over all steps). Variable lengths (packed sequences) come as ``batch_sizes`` (T,),
 # non-increasing: at step t only rows < batch_sizes[t] advance, the others keep their state, which
 # gives each sequence its own last state in both directions. The op returns a flat workspace (the
 # activations BPTT needs) that its backward op re-reads; the backward op has no derivative of its
@@ -61,10 +61,15 @@ def _sizes(batch_sizes, T: int, B: int) -> np.ndarray:
     return np.ascontiguousarray(batch_sizes._data, dtype=np.int64)
 
 
-def _rnn_layer_cpu(igates, hx, cx, w_hh, b_hh, w_hr, batch_sizes, mode, reverse):
-    ig = np.ascontiguousarray(igates._data)
-    T, B, _ = ig.shape
-    dt = ig.dtype
+def _rnn_layer_cpu(input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, mode, reverse):
+    x = np.ascontiguousarray(input._data)
+    T, B, F = x.shape
+    dt = x.dtype
+    ig = (x.reshape(T * B, F) @ w_ih._data.T).reshape(T, B, -1)
+    if b_ih is not None:
+        ig += b_ih._data
+    if b_hh is not None and mode != GRU:
+        ig += b_hh._data  # GRU applies b_hh inside r * (h W_hn^T + b_hn)
     whh_t = w_hh._data.T
     H = w_hh.shape[0] // _GATES[mode]
     Hout = w_hh.shape[1]
@@ -77,7 +82,7 @@ def _rnn_layer_cpu(igates, hx, cx, w_hh, b_hh, w_hr, batch_sizes, mode, reverse)
     h = np.array(hx._data, dt, order="C")
     c = np.array(cx._data, dt, order="C") if mode == LSTM else None
     hg = np.empty((B, _GATES[mode] * H), dt) if mode == GRU else None
-    bhh = b_hh._data if b_hh is not None else None
+    bhh = b_hh._data if b_hh is not None and mode == GRU else None
     for t in _steps(T, reverse):
         n = int(bs[t])
         ws["h_prev"][t] = h
@@ -104,11 +109,12 @@ def _rnn_layer_cpu(igates, hx, cx, w_hh, b_hh, w_hr, batch_sizes, mode, reverse)
             pre[:n] = h[:n]
         out[t, :n] = h[:n]
     cy = c if mode == LSTM else np.zeros(0, dt)
-    return _make(out, igates._dtype), _make(h, igates._dtype), _make(cy, igates._dtype), _make(flat, igates._dtype)
+    mk = input._dtype
+    return _make(out, mk), _make(h, mk), _make(cy, mk), _make(flat, mk)
 
 
-def _rnn_layer_backward_cpu(grad_output, grad_hy, grad_cy, workspace, w_hh, w_hr, batch_sizes,
-                            has_b_hh, mode, reverse):  # fmt: skip
+def _rnn_layer_backward_cpu(grad_output, grad_hy, grad_cy, workspace, input, w_ih, w_hh, w_hr, batch_sizes,
+                            mode, reverse):  # fmt: skip
     gout = np.ascontiguousarray(grad_output._data)
     T, B, Hout = gout.shape
     dt = gout.dtype
@@ -140,38 +146,44 @@ def _rnn_layer_backward_cpu(grad_output, grad_hy, grad_cy, workspace, w_hh, w_hr
         else:
             K.rnn_step_backward(ws["h"][t], dh, n, H, mode == RNN_RELU, dig[t])
             np.matmul(dig[t, :n], whh, out=dh[:n])
-    flat_g = dhg.reshape(T * B, G * H)
-    dw_hh = flat_g.T @ ws["h_prev"].reshape(T * B, Hout)
-    db_hh = flat_g.sum(0) if has_b_hh else np.zeros(0, dt)
+    flat_i = dig.reshape(T * B, G * H)
+    flat_h = dhg.reshape(T * B, G * H)
+    x = np.ascontiguousarray(input._data).reshape(T * B, -1)
+    dx = (flat_i @ w_ih._data).reshape(T, B, -1)
+    dw_ih = flat_i.T @ x
+    dw_hh = flat_h.T @ ws["h_prev"].reshape(T * B, Hout)
+    db_ih = flat_i.sum(0)
+    db_hh = flat_h.sum(0) if mode == GRU else db_ih.copy()
     dcx = dc if mode == LSTM else np.zeros(0, dt)
     dw_hr = dw_hr if proj else np.zeros(0, dt)
     mk = grad_output._dtype
-    return tuple(_make(a, mk) for a in (dig, dh, dcx, dw_hh, db_hh, dw_hr))
+    return tuple(_make(a, mk) for a in (dx, dh, dcx, dw_ih, dw_hh, db_ih, db_hh, dw_hr))
 
 
 _rnn_layer_backward = defop(
     "_rnn_layer_backward(Tensor grad_output, Tensor grad_hy, Tensor grad_cy, Tensor workspace, "
-    "Tensor w_hh, Tensor? w_hr, Tensor? batch_sizes, bool has_b_hh, int mode, bool reverse) "
-    "-> (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor)",
+    "Tensor input, Tensor w_ih, Tensor w_hh, Tensor? w_hr, Tensor? batch_sizes, int mode, bool reverse) "
+    "-> (Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor, Tensor)",
     cpu=_rnn_layer_backward_cpu,
 )
 
 
-def _layer_grads(grads, results, w_hh, b_hh, w_hr, batch_sizes, mode, reverse):
+def _layer_grads(grads, results, input, w_ih, w_hh, b_ih, w_hr, batch_sizes, mode, reverse):
     g_out, g_hy, g_cy = grads[0], grads[1], grads[2]
-    dig, dh, dc, dw_hh, db_hh, dw_hr = dispatch(
+    dx, dh, dc, dw_ih, dw_hh, db_ih, db_hh, dw_hr = dispatch(
         _rnn_layer_backward,
-        [g_out, g_hy, g_cy, results[3], w_hh, w_hr, batch_sizes, b_hh is not None, mode, reverse],
+        [g_out, g_hy, g_cy, results[3], input, w_ih, w_hh, w_hr, batch_sizes, mode, reverse],
     )
-    return (dig, dh, dc if mode == LSTM else None, dw_hh,
-            db_hh if b_hh is not None else None, dw_hr if w_hr is not None else None)  # fmt: skip
+    has_b = b_ih is not None
+    return (dx, dh, dc if mode == LSTM else None, dw_ih, dw_hh, db_ih if has_b else None,
+            db_hh if has_b else None, dw_hr if w_hr is not None else None)  # fmt: skip
 
 
 _rnn_layer = defop(
-    "_rnn_layer(Tensor igates, Tensor hx, Tensor? cx, Tensor w_hh, Tensor? b_hh, Tensor? w_hr, "
-    "Tensor? batch_sizes, int mode, bool reverse) -> (Tensor, Tensor, Tensor, Tensor)",
+    "_rnn_layer(Tensor input, Tensor hx, Tensor? cx, Tensor w_ih, Tensor w_hh, Tensor? b_ih, Tensor? b_hh, "
+    "Tensor? w_hr, Tensor? batch_sizes, int mode, bool reverse) -> (Tensor, Tensor, Tensor, Tensor)",
     cpu=_rnn_layer_cpu,
-    backward={("igates", "hx", "cx", "w_hh", "b_hh", "w_hr"): _layer_grads},
+    backward={("input", "hx", "cx", "w_ih", "w_hh", "b_ih", "b_hh", "w_hr"): _layer_grads},
 )
 
 
@@ -186,11 +198,7 @@ def _direction(x, h0, c0, p, has_biases, batch_sizes, mode, reverse):
     w_ih, w_hh = p[0], p[1]
     b_ih, b_hh = (p[2], p[3]) if has_biases else (None, None)
     w_hr = p[4 if has_biases else 2] if len(p) > (4 if has_biases else 2) else None
-    ig = numtorch.nn.functional.linear(x, w_ih, b_ih)
-    if mode != GRU and b_hh is not None:
-        ig = ig + b_hh  # folded into the one projection of all steps
-        b_hh = None
-    out, hy, cy, _ = dispatch(_rnn_layer, [ig, h0, c0, w_hh, b_hh, w_hr, batch_sizes, mode, reverse])
+    out, hy, cy, _ = dispatch(_rnn_layer, [x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, mode, reverse])
     return out, hy, cy
 
 

@@ -245,10 +245,6 @@ class RNN(RNNBase):
         super().__init__("RNN_TANH" if nonlinearity == "tanh" else "RNN_RELU", input_size, hidden_size,
                          num_layers, bias, batch_first, dropout, bidirectional, device=device, dtype=dtype)  # fmt: skip
 
-    def extra_repr(self) -> str:
-        s = super().extra_repr()
-        return s + (f", nonlinearity={self.nonlinearity}" if self.nonlinearity != "tanh" else "")
-
 
 class LSTM(RNNBase):
     """Multi-layer long short-term memory RNN; ``proj_size > 0`` adds a projection of h.
