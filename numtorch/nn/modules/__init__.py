@@ -77,7 +77,15 @@ from .pooling import (
     MaxPool1d,
     MaxPool2d,
 )  # fmt: skip
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
+from .transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = [
@@ -98,4 +106,6 @@ __all__ = [
     "CosineSimilarity", "PairwiseDistance",
     "L1Loss", "NLLLoss", "MSELoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "SmoothL1Loss",
     "HuberLoss", "MarginRankingLoss", "CosineEmbeddingLoss",
+    "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
+    "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer", "TransformerDecoderLayer",
 ]  # fmt: skip

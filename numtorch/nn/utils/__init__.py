@@ -14,6 +14,7 @@ from .clip_grad import (
     clip_grads_with_norm_,
     get_total_norm,
 )
+from . import rnn  # noqa: F401
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 
 __all__ = [
