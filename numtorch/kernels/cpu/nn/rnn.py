@@ -5,7 +5,7 @@ them (input and hidden projections) stay in BLAS; see numtorch/ops/nn/rnn.py (No
 from __future__ import annotations
 
 from numtorch.kernels._jit import kernel
-from numtorch.kernels.cpu.vmath import vsigmoid, vtanh
+from numtorch.kernels.cpu.pointwise.vmath import vsigmoid, vtanh
 
 
 @kernel
