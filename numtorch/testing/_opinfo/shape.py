@@ -260,7 +260,7 @@ OPINFOS = [
     OpInfo("clone", np.copy, _samples(((2, 3), (), {}), ((3, 4), (), {}, True), ((), (), {})), dtypes=ALL, method="clone"),
     OpInfo("Tensor.contiguous", np.ascontiguousarray, _samples(((2, 3), (), {}), ((3, 4), (), {}, True)), dtypes=ALL),
     OpInfo("cat", lambda ts, dim=0: np.concatenate([t for t in ts if t.shape != (0,)], dim), _CAT, dtypes=ALL,
-           supports_out=True, skips={"grad": "tensor-list input: covered by tests/ops/test_shape.py"}),
+           supports_out=True),
     OpInfo("concat", lambda ts, dim=0: np.concatenate(ts, dim), _CAT2, dtypes=FLOATS, supports_out=True),
     OpInfo("concatenate", lambda ts, dim=0: np.concatenate(ts, dim), _CAT2, dtypes=FLOATS, supports_out=True),
     OpInfo("stack", lambda ts, dim=0: np.stack(ts, dim), _STACK, dtypes=ALL, supports_out=True),
