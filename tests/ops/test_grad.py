@@ -14,10 +14,29 @@ from ._harness import to_nt
 GRAD_OPS = [i for i in op_db if i.grad and "float64" in i.dtypes]
 
 
+def _is_diff(a):
+    return isinstance(a, np.ndarray) and a.dtype == np.float64
+
+
+def _inputs(s):
+    """The arrays of ``s.input``: itself, each array of a tensor list (cat, stack), or none (einsum's
+    equation string)."""
+    if isinstance(s.input, (list, tuple)):
+        return list(s.input)
+    return [s.input] if isinstance(s.input, np.ndarray) else []
+
+
+def _leaves(s):
+    """The float64 arrays gradcheck perturbs: the input's and the float64 array arguments."""
+    return [a for a in _inputs(s) if _is_diff(a)] + [a for a in s.args if _is_diff(a)]
+
+
 def _samples(info, rng):
     out = []
     for s in info.sample_inputs("float64", rng):
-        if not isinstance(s.input, np.ndarray) or s.input.size == 0 or s.input.size > 40:
+        # each dual / finite-difference pass costs one call per input element: keep inputs small
+        main = _inputs(s) if _inputs(s) else [a for a in s.args if isinstance(a, np.ndarray)]
+        if not main or not all(_is_diff(a) and 0 < a.size <= 40 for a in main):
             continue
         out.append(s)
     return out[:4]
@@ -26,34 +45,84 @@ def _samples(info, rng):
 def _closure(info, s):
     """A function of the differentiable (float64 array) arguments only; the rest is fixed."""
     fn = info.resolve()
-    tensors = [s.input] + [a for a in s.args if isinstance(a, np.ndarray) and a.dtype == np.float64]
-    nts = [to_nt(a.copy()).requires_grad_(True) for a in tensors]
+    nts = [to_nt(a.copy()).requires_grad_(True) for a in _leaves(s)]
 
     def f(*ts):
-        it = iter(ts[1:])
-        args = [next(it) if isinstance(a, np.ndarray) and a.dtype == np.float64 else to_nt(a) for a in s.args]
-        out = fn(ts[0], *args, **to_nt(s.kwargs))
-        return out
+        it = iter(ts)
+        if isinstance(s.input, (list, tuple)):
+            x = type(s.input)(next(it) for _ in s.input)
+        else:
+            x = next(it) if isinstance(s.input, np.ndarray) else s.input
+        args = [next(it) if _is_diff(a) else to_nt(a) for a in s.args]
+        return fn(x, *args, **to_nt(s.kwargs))
 
     return f, nts
 
 
+def _grad_samples(info, rng):
+    return _samples(info, rng)
+
+
+def _gradgrad_samples(info, rng):
+    return _samples(info, rng)[:2]
+
+
+def _jvp_samples(info, rng):
+    """Small samples for the forward-mode sweep (each costs one dual pass per input element)."""
+    small = [s for s in _samples(info, rng) if sum(a.size for a in _inputs(s) or _leaves(s)) <= 12]
+    return small[:2] or _samples(info, rng)[:1]
+
+
+# property -> (skip keys, whether the entry has it, the samples it checks)
+_PROPERTIES = {
+    "grad": (("grad",), lambda i: True, _grad_samples),
+    "gradgrad": (("gradgrad",), lambda i: i.gradgrad, _gradgrad_samples),
+    "jvp": (("grad", "fwgrad"), lambda i: True, _jvp_samples),
+}
+
+
+def _skip_reason(info, prop):
+    return next((info.skips[k] for k in _PROPERTIES[prop][0] if k in info.skips), None)
+
+
+def _check(info, prop, rng, **kw):
+    reason = _skip_reason(info, prop)
+    if reason is not None:
+        pytest.skip(reason)
+    samples = _PROPERTIES[prop][2](info, rng)
+    assert samples, f"no sample of {info.name} is small enough for the {prop} check"
+    check = gradgradcheck if prop == "gradgrad" else gradcheck
+    for s in samples:
+        f, nts = _closure(info, s)
+        assert check(f, tuple(nts), eps=1e-6, atol=1e-5, rtol=1e-3, **kw)
+
+
 @pytest.mark.parametrize("info", GRAD_OPS, ids=lambda i: i.name)
 def test_grad_matches_finite_differences(info, rng):
-    if "grad" in info.skips:
-        pytest.skip(info.skips["grad"])
-    for s in _samples(info, rng):
-        f, nts = _closure(info, s)
-        assert gradcheck(f, tuple(nts), eps=1e-6, atol=1e-5, rtol=1e-3)
+    _check(info, "grad", rng)
 
 
 @pytest.mark.parametrize("info", [i for i in GRAD_OPS if i.gradgrad], ids=lambda i: i.name)
 def test_gradgrad_matches_finite_differences(info, rng):
-    if "gradgrad" in info.skips:
-        pytest.skip(info.skips["gradgrad"])
-    for s in _samples(info, rng)[:2]:
-        f, nts = _closure(info, s)
-        assert gradgradcheck(f, tuple(nts), eps=1e-6, atol=1e-5, rtol=1e-3)
+    _check(info, "gradgrad", rng)
+
+
+@pytest.mark.parametrize("info", GRAD_OPS, ids=lambda i: i.name)
+def test_jvp_matches_finite_differences(info, rng):
+    """Forward mode: the JVP of every differentiable op, column by column, vs central differences."""
+    _check(info, "jvp", rng, check_forward_ad=True, check_backward_ad=False)
+
+
+def test_every_differentiable_op_has_checked_samples_in_each_grad_property(rng):
+    """A differentiable entry either names why a property is skipped or has a sample it checks:
+    an entry whose samples the size filter drops would otherwise pass without running."""
+    empty = [
+        f"{info.name}: {prop}"
+        for info in GRAD_OPS
+        for prop, (_, has, samples) in _PROPERTIES.items()
+        if has(info) and _skip_reason(info, prop) is None and not samples(info, rng)
+    ]
+    assert not empty, "no checked sample: " + ", ".join(empty)
 
 
 def test_gradcheck_detects_a_wrong_derivative():
@@ -70,20 +139,3 @@ def test_gradcheck_detects_a_wrong_derivative():
     with pytest.raises(numtorch.autograd.GradcheckError, match="Jacobian mismatch for output 0 with respect to input 0"):
         gradcheck(Wrong.apply, (x,))
     assert gradcheck(Wrong.apply, (x,), raise_exception=False) is False
-
-
-def _jvp_samples(info, rng):
-    """Small samples for the forward-mode sweep (each costs one dual pass per input element)."""
-    return [s for s in _samples(info, rng) if s.input.size <= 12][:2] or _samples(info, rng)[:1]
-
-
-@pytest.mark.parametrize("info", GRAD_OPS, ids=lambda i: i.name)
-def test_jvp_matches_finite_differences(info, rng):
-    """Forward mode: the JVP of every differentiable op, column by column, vs central differences."""
-    if "grad" in info.skips:
-        pytest.skip(info.skips["grad"])
-    if "fwgrad" in info.skips:
-        pytest.skip(info.skips["fwgrad"])
-    for s in _jvp_samples(info, rng):
-        f, nts = _closure(info, s)
-        assert gradcheck(f, tuple(nts), eps=1e-6, atol=1e-5, rtol=1e-3, check_forward_ad=True, check_backward_ad=False)

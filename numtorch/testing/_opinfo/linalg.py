@@ -13,9 +13,6 @@ from .core import FLOATS, OpInfo, SampleInput, make_arg
 _S = SampleInput
 MATMUL_DTYPES = ("float32", "float64", "int64")
 _TOL = {"float32": (1e-4, 1e-4)}
-_EINSUM_GRAD = (
-    "the input is the equation string; tests/ops/linalg/test_linalg.py gradchecks einsum's operands"
-)
 
 
 def _pairs(*specs, low=-3, high=3, kwargs=None):
@@ -215,7 +212,7 @@ OPINFOS = [
            dtypes=MATMUL_DTYPES, method="inner", supports_out=True, tol=_TOL),
     OpInfo("ger", np.outer, _pairs(((3,), (4,))), dtypes=FLOATS, method="ger", supports_out=True),
     OpInfo("einsum", lambda eq, *ops: np.einsum(eq, *ops), _einsum_samples, dtypes=("float32", "float64", "int64"),
-           tol=_TOL, skips={"grad": _EINSUM_GRAD, "gradgrad": _EINSUM_GRAD}),
+           tol=_TOL),
     OpInfo("tensordot", _tensordot_ref, _tensordot_samples, dtypes=MATMUL_DTYPES, supports_out=True, tol=_TOL),
     OpInfo("kron", _kron_ref, _pairs(((2, 3), (2, 2)), ((2,), (3, 2)), ((2, 1, 2), (1, 2, 1))), dtypes=MATMUL_DTYPES,
            method="kron", supports_out=True),

@@ -176,11 +176,17 @@ def _diff_ref(a, n=1, dim=-1):
     return r.copy()
 
 
+# views whose result is defined by the input's strides: PyTorch's view refuses a layout it cannot
+# express, and resize_ reinterprets the storage in order; the value tests cover the contiguous case
+_STRIDED_VIEW = "view refuses strides it cannot express (as PyTorch does); the contiguous samples cover the values"
+_RESIZE = "resize_ reads the storage in order, which the non-contiguous layout permutes (as in PyTorch)"
+
 OPINFOS = [
     # ---- views ------------------------------------------------------------------------------
-    OpInfo("Tensor.view", _view_ref, _view_samples, dtypes=ALL),
+    OpInfo("Tensor.view", _view_ref, _view_samples, dtypes=ALL, skips={"layouts": _STRIDED_VIEW}),
     OpInfo("Tensor.view_as", lambda a, b: a.reshape(b.shape),
-           _with_arrays(((2, 3), (("arr", (3, 2), "int64"),), {}), ((4,), (("arr", (2, 2), "int64"),), {})), dtypes=ALL),
+           _with_arrays(((2, 3), (("arr", (3, 2), "int64"),), {}), ((4,), (("arr", (2, 2), "int64"),), {})), dtypes=ALL,
+           skips={"layouts": _STRIDED_VIEW}),
     OpInfo("reshape", lambda a, shape: a.reshape(shape), _samples(((2, 3), ((3, 2),), {}), ((2, 3), ((-1,),), {}),
            ((3, 4), ((4, 3),), {}, True), ((), ((1, 1),), {}), ((0, 2), ((2, 0),), {})), dtypes=ALL, method="reshape"),
     OpInfo("Tensor.reshape_as", lambda a, b: a.reshape(b.shape),
@@ -226,7 +232,8 @@ OPINFOS = [
     OpInfo("Tensor.unfold", _unfold_ref, _samples(((7,), (0, 3, 2), {}), ((2, 6), (1, 2, 1), {}), ((2, 6), (0, 2, 1), {}),
            ((), (0, 1, 1), {})), dtypes=ALL),
     OpInfo("as_strided", _as_strided_ref, _samples(((3, 4), ((2, 2), (1, 2)), {}), ((3, 4), ((3, 3), (4, 1), 1), {}),
-           ((6,), ((2, 3), (1, 1)), {})), dtypes=ALL, method="as_strided"),
+           ((6,), ((2, 3), (1, 1)), {})), dtypes=ALL, method="as_strided",
+           skips={"layouts": "strides and offset index the storage, whose order the layout changes"}),
     OpInfo("unbind", lambda a, dim=0: tuple(np.moveaxis(a, dim, 0)), _samples(((3, 2), (), {}), ((3, 2), (1,), {})),
            dtypes=ALL, method="unbind"),
     OpInfo("split", _split_ref, _samples(((5, 2), (2,), {}), ((5, 2), ([1, 4],), {}), ((2, 5), (3, 1), {})),
@@ -246,14 +253,14 @@ OPINFOS = [
     OpInfo("view_as_real", lambda a: np.stack([a.real, a.imag], -1), _samples(((2, 3), (), {}), ((), (), {})),
            dtypes=COMPLEX, grad=False),
     OpInfo("view_as_complex", lambda a: a[..., 0] + 1j * a[..., 1], _samples(((3, 2), (), {}), ((2,), (), {})),
-           dtypes=FLOATS, grad=False),
+           dtypes=FLOATS, grad=False, skips={"layouts": "PyTorch refuses a last dim whose stride is not 1"}),
     OpInfo("real", np.real, _samples(((2, 3), (), {})), dtypes=COMPLEX + FLOATS),
     OpInfo("imag", np.imag, _samples(((2, 3), (), {})), dtypes=COMPLEX),
     # ---- copies -----------------------------------------------------------------------------
     OpInfo("clone", np.copy, _samples(((2, 3), (), {}), ((3, 4), (), {}, True), ((), (), {})), dtypes=ALL, method="clone"),
     OpInfo("Tensor.contiguous", np.ascontiguousarray, _samples(((2, 3), (), {}), ((3, 4), (), {}, True)), dtypes=ALL),
     OpInfo("cat", lambda ts, dim=0: np.concatenate([t for t in ts if t.shape != (0,)], dim), _CAT, dtypes=ALL,
-           supports_out=True, skips={"grad": "tensor-list input: covered by tests/ops/shape/test_shape.py"}),
+           supports_out=True),
     OpInfo("concat", lambda ts, dim=0: np.concatenate(ts, dim), _CAT2, dtypes=FLOATS, supports_out=True),
     OpInfo("concatenate", lambda ts, dim=0: np.concatenate(ts, dim), _CAT2, dtypes=FLOATS, supports_out=True),
     OpInfo("stack", lambda ts, dim=0: np.stack(ts, dim), _STACK, dtypes=ALL, supports_out=True),
@@ -304,9 +311,10 @@ OPINFOS = [
     OpInfo("fill_", lambda a, v: np.full_like(a, v), _samples(((2, 3), (1,), {}), ((), (0,), {})), dtypes=ALL, method="fill_", grad=False),
     OpInfo("fill", lambda a, v: np.full_like(a, v), _samples(((2, 3), (1,), {})), dtypes=ALL, gradgrad=False),
     OpInfo("zero_", np.zeros_like, _samples(((2, 3), (), {})), dtypes=ALL, method="zero_", grad=False),
-    OpInfo("Tensor.resize_", lambda a, *s: a.reshape(s), _samples(((2, 3), (3, 2), {}), ((6,), (6,), {})), dtypes=ALL, grad=False),
+    OpInfo("Tensor.resize_", lambda a, *s: a.reshape(s), _samples(((2, 3), (3, 2), {}), ((6,), (6,), {})), dtypes=ALL, grad=False,
+           skips={"layouts": _RESIZE}),
     OpInfo("resize_as_", lambda a, b: a.reshape(b.shape), _with_arrays(((2, 3), (("arr", (6,)),), {})),
-           dtypes=ALL, method="resize_as_", grad=False),
+           dtypes=ALL, method="resize_as_", grad=False, skips={"layouts": _RESIZE}),
     # ---- conversions --------------------------------------------------------------------------
     OpInfo("Tensor.to", _to_ref, _with_arrays(((2, 3), ("cpu",), {}), ((2, 3), (("arr", (1,), "int32"),), {}),
            ((3,), (), {"dtype": np.dtype("float64")})), dtypes=ALL),

@@ -139,8 +139,9 @@ def _tensor_samples(dtype, rng):
 
 
 def _tensor_ref(data, dtype=None):
-    if dtype is None:
-        return np.array(data)
+    if dtype is None:  # Python floats give PyTorch's default dtype, NumPy's is float64
+        a = np.array(data)
+        return a.astype(np.float32) if a.dtype == np.float64 and not isinstance(data, np.ndarray) else a
     return np.array(data, dtype=_np(dtype))
 
 

@@ -182,14 +182,17 @@ def fold_ref(x, output_size, kernel_size, dilation=1, padding=0, stride=1):
 RESAMPLE = [
     OpInfo(F + "interpolate", interpolate_ref, _interp_samples, tol=_T32, variants=("nn.functional.upsample",)),
     OpInfo(F + "pad", pad_ref, _pad_samples),
-    OpInfo(F + "pixel_shuffle", pixel_shuffle_ref, lambda d, r: [SampleInput(_a(d, r)(1, 8, 2, 3), (2,))],
+    OpInfo(F + "pixel_shuffle", pixel_shuffle_ref, lambda d, r: [SampleInput(_a(d, r)(1, 8, 2, 3), (2,)),
+                                                                  SampleInput(_a(d, r)(1, 4, 1, 2), (2,))],
            variants=("pixel_shuffle",)),
-    OpInfo(F + "pixel_unshuffle", pixel_unshuffle_ref, lambda d, r: [SampleInput(_a(d, r)(2, 4, 6), (2,))],
+    OpInfo(F + "pixel_unshuffle", pixel_unshuffle_ref, lambda d, r: [SampleInput(_a(d, r)(2, 4, 6), (2,)),
+                                                                      SampleInput(_a(d, r)(1, 2, 4), (2,))],
            variants=("pixel_unshuffle",)),
     OpInfo(F + "unfold", unfold_ref, lambda d, r: [SampleInput(_a(d, r)(1, 2, 4, 5), ((2, 3),), {"padding": 1, "stride": 2}),
                                                   SampleInput(_a(d, r)(2, 1, 4, 4), (2,), {"dilation": 2})]),
     OpInfo(F + "fold", fold_ref, lambda d, r: [SampleInput(_a(d, r)(1, 8, 8), ((4, 5), 2), {"stride": (2, 1)}),
-                                              SampleInput(_a(d, r)(2, 4, 16), ((3, 3), 2), {"padding": 1, "stride": 1})]),
+                                              SampleInput(_a(d, r)(2, 4, 16), ((3, 3), 2), {"padding": 1, "stride": 1}),
+                                              SampleInput(_a(d, r)(1, 4, 6), ((3, 4), 2))]),
 ]  # fmt: skip
 
 

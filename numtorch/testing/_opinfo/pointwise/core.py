@@ -416,7 +416,9 @@ _add(_op("conj", np.conj, unary(), NUMERIC, inplace=False, out=False))
 _add(_op("resolve_conj", lambda a: a, unary(), NUMERIC, inplace=False, out=False))
 _add(_op("logit", _logit_ref, with_kwargs(unary(0.05, 0.95), {}, {"eps": 0.2}), INTS_FLOATS, tol=_LOOSE))
 _add(_op("sinc", f64(np.sinc), unary(-3, 3), ("bool", *INTS_FLOATS), tol=_LOOSE))
-_add(_op("heaviside", np.heaviside, binary(scalar=False), ALL_REAL, grad=False))
+# np.heaviside gives float16 on bool and float64 on ints; PyTorch keeps the inputs' common dtype
+_add(_op("heaviside", lambda a, b: np.heaviside(a, b).astype(np.result_type(a, b)), binary(scalar=False), ALL_REAL,
+         grad=False))
 _add(_op("float_power", lambda a, b: np.power(np.asarray(a, np.float64), np.asarray(b, np.float64)),
          binary(0.5, 3, 0, 3, fscalar=1.5, iscalar=3), INTS_FLOATS, inplace=False))
 _add(_op("copysign", f64(np.copysign), binary(), ("bool", *INTS_FLOATS)))
