@@ -47,7 +47,7 @@ if "numba.np.arraymath" not in sys.modules:
 #       api_<hash>.marshal          wrapper code objects (Note [Wrapper code cache])
 #       v<version>-<digest>/        one per kernel-source digest
 #           .used                   touched by each process that uses this digest
-#           pw_add_<hash>.py ...    generated kernel modules (Note [Generated kernels are real files])
+#           pw_add_<hash>.py ...    generated modules (Note [Generated kernels are real files])
 #           numba/cpu/, numba/gen/  Numba's index (.nbi) and machine code (.nbc) per kernel
 #                                   folder (gen: the generated modules)
 #

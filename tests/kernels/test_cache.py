@@ -68,7 +68,8 @@ def test_helper_edit_recompiles_and_stale_folders_go(copy):
     vmath = pkg / "kernels" / "cpu" / "pointwise" / "vmath.py"
     src = vmath.read_text()
     assert src.count("def exp64(x):\n") == 1
-    vmath.write_text(src.replace("def exp64(x):\n", "def exp64(x):\n    x = x + 0.6931471805599453\n"))
+    shifted = "def exp64(x):\n    x = x + 0.6931471805599453\n"
+    vmath.write_text(src.replace("def exp64(x):\n", shifted))
     day_ago = time.time() - 2 * 24 * 3600
     os.utime(cache / old / ".used", (day_ago, day_ago))
     other = cache / "v0.0.1-0123456789abcdef"
@@ -96,7 +97,8 @@ def test_digest_covers_every_kernel_source_and_version(tmp_path, monkeypatch):
     monkeypatch.setattr(numtorch, "__version__", "9.9.9")
     assert _cache.source_digest().startswith("v9.9.9-")
     monkeypatch.setattr(numtorch, "__version__", version)
-    shutil.copytree(PKG / "kernels", tmp_path / "kernels", ignore=shutil.ignore_patterns("__pycache__"))
+    no_cache = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(PKG / "kernels", tmp_path / "kernels", ignore=no_cache)
     digests = []
     for edit in (None, "cpu/pointwise/scalar.py", "_codegen.py", "_jit.py"):
         if edit:
