@@ -461,19 +461,40 @@ def bind(schema: FunctionSchema, args: tuple, kwargs: dict, *, fname: str | None
 
 
 def _equals_default(value: object, default: object) -> bool:
-    # Never call == on tensors or arrays: it is elementwise and its truth value is ambiguous.
+    # Like c10's IValue equality: types must match (an int 2 is not a float 2.0, 0 is not False),
+    # and == is never called on tensors or arrays (elementwise, truth value ambiguous).
     if value is default:
         return True
     if value is None or default is None or isinstance(value, bool) or isinstance(default, bool):
-        return False  # None and bools only ever match by identity (0 is not False)
+        return False  # None and bools only ever match by identity
     if isinstance(value, (list, tuple)):
         if not isinstance(default, (list, tuple)) or len(value) != len(default):
             return False
         return all(_equals_default(v, d) for v, d in zip(value, default, strict=True))
     if isinstance(value, str) or isinstance(default, str):
         return isinstance(value, str) and isinstance(default, str) and value == default
-    numbers = isinstance(value, (int, float)) and isinstance(default, (int, float))
-    return numbers and bool(value == default)
+    if isinstance(value, int) and isinstance(default, int):
+        return value == default
+    if isinstance(value, float) and isinstance(default, float):
+        return value == default or (value != value and default != default)
+    return False
+
+
+def _int_lists(schema: FunctionSchema) -> tuple:
+    # (index, size) of each int[N] / SymInt[N] argument: a bare int given for it reaches a
+    # handler as a list of N copies (N=1 when unsized), a tuple as a list, as PyTorch's
+    # IntArrayRef conversion does.
+    plan = _INT_LISTS.get(schema)
+    if plan is None:
+        plan = _INT_LISTS[schema] = tuple(
+            (i, a.list_size or 1)
+            for i, a in enumerate(schema.arguments)
+            if _element_type(a.type) in ("int", "SymInt") and a.type.removesuffix("?").endswith("]")
+        )
+    return plan
+
+
+_INT_LISTS: dict = {}
 
 
 def normalize_for_dispatch(schema: FunctionSchema, values: list) -> tuple[tuple, dict]:
@@ -485,6 +506,15 @@ def normalize_for_dispatch(schema: FunctionSchema, values: list) -> tuple[tuple,
     params = schema.arguments
     if len(values) != len(params):
         raise ValueError(f"expected {len(params)} values for {schema.name}, got {len(values)}")
+    lists = _int_lists(schema)
+    if lists:
+        values = list(values)
+        for i, n in lists:
+            v = values[i]
+            if isinstance(v, int) and not isinstance(v, bool):
+                values[i] = [v] * n
+            elif isinstance(v, tuple):
+                values[i] = list(v)
     n_pos = next((i for i, a in enumerate(params) if a.kwarg_only), len(params))
     end = n_pos
     while end > 0 and _equals_default(values[end - 1], params[end - 1].default):
