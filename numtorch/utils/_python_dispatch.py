@@ -11,7 +11,7 @@ import contextlib
 import warnings
 
 from .. import _C
-from .._schema import normalize_for_dispatch
+from .._schema import dispatch_plan, normalize_for_dispatch
 from .._state import STATE
 from .._tensor import PY_DISPATCH_TYPES, Tensor
 
@@ -183,7 +183,10 @@ def python_key(op, vals):
 
     if _C._TD_DISABLED[0]:
         return backend(op, vals)
-    args, kwargs = normalize_for_dispatch(op._schema, vals)
+    plan = op.__dict__.get("_dispatch_plan")
+    if plan is None:
+        plan = op.__dict__["_dispatch_plan"] = dispatch_plan(op._schema)
+    args, kwargs = normalize_for_dispatch(op._schema, vals, plan)
     overloaded = _subclass_args(op, vals)
     types = tuple(type(a) for a in overloaded)
     if _DEPTH[0] >= _MAX_DEPTH:
