@@ -187,3 +187,62 @@ class TinyParameterGrad(Benchmark):
 
     def time_call(self, op, libname):
         self.fn()
+
+
+def _dispatch_helpers(L):
+    import importlib
+
+    pd = importlib.import_module(f"{L.__name__}.utils._python_dispatch")
+    pt = importlib.import_module(f"{L.__name__}.utils._pytree")
+
+    class PassMode(pd.TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    class Wrapper(L.Tensor):
+        @staticmethod
+        def __new__(cls, elem):
+            r = L.Tensor._make_wrapper_subclass(cls, elem.shape, strides=elem.stride(),
+                                                dtype=elem.dtype, device=elem.device)  # fmt: skip
+            r.elem = elem
+            return r
+
+        __torch_function__ = L._C._disabled_torch_function_impl
+
+        @classmethod
+        def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+            def unwrap(x):
+                return x.elem
+
+            out = func(*pt.tree_map_only(cls, unwrap, args), **pt.tree_map_only(cls, unwrap, kwargs or {}))
+            return pt.tree_map_only(L.Tensor, cls, out)
+
+    return PassMode, Wrapper
+
+
+class PythonKey(Benchmark):
+    """``((a + b) * b).sum()`` on 8 elements: plain, under a pass-through TorchDispatchMode, and on
+    a pass-through wrapper subclass (the unwrap/rewrap pattern with tree_map_only)."""
+
+    params = [["plain", "mode", "wrapper"], LIBS]
+    param_names = ["case", "lib"]
+
+    def setup(self, case, libname):
+        L = lib(libname)
+        mode, wrapper = _dispatch_helpers(L)
+        a, b = _pair(L)
+        if case == "wrapper":
+            a, b = wrapper(a), wrapper(b)
+
+        def plain():
+            ((a + b) * b).sum()
+
+        def under_mode():
+            with mode():
+                ((a + b) * b).sum()
+
+        self.fn = under_mode if case == "mode" else plain
+        warm(self.fn)
+
+    def time_call(self, case, libname):
+        self.fn()

@@ -333,6 +333,17 @@ def _tf_subclass(name):
     return fn
 
 
+def _python_key(case):
+    def make(name):
+        from benchmarks.bench_dispatch import PythonKey
+
+        b = PythonKey()
+        b.setup(case, name)
+        return b.fn
+
+    return make
+
+
 def _spelling(kind):
     def make(name):
         L = _L(name)
@@ -506,6 +517,10 @@ def workloads() -> list:
         W.append(Workload(f"add spelling {kind}", "dispatch", _no_numpy(_spelling(kind))))
     W.append(Workload("custom Function apply", "dispatch", _no_numpy(_custom_function)))
     W.append(Workload("__torch_function__ subclass add", "dispatch", _no_numpy(_tf_subclass)))
+    W.append(Workload("TorchDispatchMode pass-through add+mul+sum", "dispatch",
+                      _no_numpy(_python_key("mode")), target=1.2))  # fmt: skip
+    W.append(Workload("wrapper subclass pass-through add+mul+sum", "dispatch",
+                      _no_numpy(_python_key("wrapper")), target=1.2))  # fmt: skip
     W.append(Workload("(a*b).backward tiny", "dispatch", _no_numpy(_mul_backward)))
     for n in (1_000_000, 10_000_000):
         for op in ("add", "mul", "exp", "tanh", "sigmoid"):

@@ -120,6 +120,76 @@ def _get_function_stack_at(i: int):
     return STATE.tf_modes[i]
 
 
+# ---- __torch_dispatch__ side --------------------------------------------------------------------
+# Note [Python key exclusion]
+# PyTorch excludes the Python dispatch key through thread-local key sets; numtorch models only the
+# key this protocol needs: while _TD_DISABLED[0] is non-zero the Python key passes every call
+# straight to the backend (no modes, no __torch_dispatch__), read in utils/_python_dispatch.
+import enum as _enum  # noqa: E402
+
+_TD_DISABLED = [0]
+
+
+class DispatchKey(_enum.Enum):
+    """The dispatch keys numtorch has, named and ordered as PyTorch's (highest priority last)."""
+
+    Undefined = 0
+    CPU = 1
+    CUDA = 2
+    Meta = 3
+    CompositeExplicitAutograd = 4
+    CompositeImplicitAutograd = 5
+    Python = 6
+    PythonTLSSnapshot = 7
+    ADInplaceOrView = 8
+    AutogradOther = 9
+    AutogradCPU = 10
+    AutogradCUDA = 11
+    AutogradMeta = 12
+    Autograd = 13
+    FuncTorchBatched = 14
+
+
+class _DisableTorchDispatch:
+    """Within this context ``__torch_dispatch__`` and dispatch modes are skipped (the Python key
+    is excluded): calls go from autograd straight to the kernels."""
+
+    def __enter__(self):
+        _TD_DISABLED[0] += 1
+        return self
+
+    def __exit__(self, *exc):
+        _TD_DISABLED[0] -= 1
+
+
+def _dispatch_tls_set_dispatch_key_excluded(key: DispatchKey, excluded: bool) -> None:
+    """Exclude (or re-include) a key for this thread; only ``DispatchKey.Python`` has meaning."""
+    if key is DispatchKey.Python:
+        _TD_DISABLED[0] = 1 if excluded else 0
+
+
+def _dispatch_tls_is_dispatch_key_excluded(key: DispatchKey) -> bool:
+    return key is DispatchKey.Python and _TD_DISABLED[0] > 0
+
+
+def _len_torch_dispatch_stack() -> int:
+    return len(STATE.td_modes)
+
+
+def _get_dispatch_stack_at(i: int):
+    return STATE.td_modes[i]
+
+
+def _push_on_torch_dispatch_stack(mode) -> None:
+    STATE.td_modes.append(mode)
+
+
+def _pop_torch_dispatch_stack(mode_key=None):
+    if not STATE.td_modes:
+        raise RuntimeError("Trying to pop from an empty mode stack")
+    return STATE.td_modes.pop()
+
+
 # ---- misc -------------------------------------------------------------------------------------
 _API_USAGE: set = set()
 

@@ -88,6 +88,17 @@ class OpOverload:
     def __reduce__(self):
         return (_lookup_overload, (self._schema.namespace, self._schema.name, self._overloadname))
 
+    # an op is a process-wide singleton: copies are the op itself, as in PyTorch
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    @property
+    def _overloadpacket(self) -> OpOverloadPacket:
+        return self._packet
+
 
 def _returns_alias(schema: FunctionSchema) -> bool:
     return any(r.alias and not r.alias.endswith("!") for r in schema.returns)
@@ -111,6 +122,8 @@ class OpOverloadPacket:
         self._overloads[ov._overloadname] = ov
 
     def __getattr__(self, attr: str) -> OpOverload:
+        if attr.startswith("__"):  # copy/pickle probe dunders before __dict__ exists
+            raise AttributeError(attr)
         try:
             return self.__dict__["_overloads"][attr]
         except KeyError:
@@ -120,6 +133,26 @@ class OpOverloadPacket:
 
     def overloads(self) -> list[str]:
         return list(self._overloads)
+
+    @property
+    def _qualified_op_name(self) -> str:
+        return f"{self._namespace}::{self._name}"
+
+    @property
+    def op(self):
+        return self
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        return (_lookup_packet, (self._namespace, self._name))
+
+    def __hash__(self) -> int:
+        return id(self)
 
     def __call__(self, /, *args, **kwargs):
         errors = []
@@ -206,6 +239,10 @@ def register_overload(schema: FunctionSchema, tags=()) -> OpOverload:
     ov = OpOverload(schema, packet, tags)
     packet._add(ov)
     return ov
+
+
+def _lookup_packet(namespace: str, name: str) -> OpOverloadPacket:
+    return getattr(ops.namespace(namespace), name)
 
 
 def _lookup_overload(namespace: str, name: str, overload: str) -> OpOverload:

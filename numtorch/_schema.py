@@ -461,37 +461,61 @@ def bind(schema: FunctionSchema, args: tuple, kwargs: dict, *, fname: str | None
 
 
 def _equals_default(value: object, default: object) -> bool:
-    # Never call == on tensors or arrays: it is elementwise and its truth value is ambiguous.
+    # Like c10's IValue equality: types must match (an int 2 is not a float 2.0, 0 is not False),
+    # and == is never called on tensors or arrays (elementwise, truth value ambiguous).
     if value is default:
         return True
     if value is None or default is None or isinstance(value, bool) or isinstance(default, bool):
-        return False  # None and bools only ever match by identity (0 is not False)
+        return False  # None and bools only ever match by identity
     if isinstance(value, (list, tuple)):
         if not isinstance(default, (list, tuple)) or len(value) != len(default):
             return False
         return all(_equals_default(v, d) for v, d in zip(value, default, strict=True))
     if isinstance(value, str) or isinstance(default, str):
         return isinstance(value, str) and isinstance(default, str) and value == default
-    numbers = isinstance(value, (int, float)) and isinstance(default, (int, float))
-    return numbers and bool(value == default)
+    if isinstance(value, int) and isinstance(default, int):
+        return value == default
+    if isinstance(value, float) and isinstance(default, float):
+        return value == default or (value != value and default != default)
+    return False
 
 
-def normalize_for_dispatch(schema: FunctionSchema, values: list) -> tuple[tuple, dict]:
+def dispatch_plan(schema: FunctionSchema) -> tuple:
+    """What normalize_for_dispatch needs, computed once per op (numtorch.utils._python_dispatch
+    caches it on the OpOverload): the number of positional arguments, each positional default,
+    the keyword-only (index, name, default) triples and the int[N] arguments as (index, N)."""
+    params = schema.arguments
+    n_pos = next((i for i, a in enumerate(params) if a.kwarg_only), len(params))
+    kw = tuple((i, a.name, a.default) for i, a in enumerate(params) if i >= n_pos)
+    # a bare int given for an int[N] / SymInt[N] argument reaches a handler as a list of N copies
+    # (N=1 when unsized) and a tuple as a list, as PyTorch's IntArrayRef conversion does
+    lists = tuple(
+        (i, a.list_size or 1)
+        for i, a in enumerate(params)
+        if _element_type(a.type) in ("int", "SymInt") and a.type.removesuffix("?").endswith("]")
+    )
+    return n_pos, tuple(a.default for a in params[:n_pos]), kw, lists
+
+
+def normalize_for_dispatch(schema: FunctionSchema, values: list, plan: tuple | None = None) -> tuple[tuple, dict]:
     """Split ``bind``'s value list into the (args, kwargs) that ``__torch_dispatch__`` receives.
 
     Keyword-only values are passed by name unless equal to their default; positional values are
     passed positionally, minus the trailing run of those equal to their defaults.
     """
-    params = schema.arguments
-    if len(values) != len(params):
-        raise ValueError(f"expected {len(params)} values for {schema.name}, got {len(values)}")
-    n_pos = next((i for i, a in enumerate(params) if a.kwarg_only), len(params))
+    if len(values) != len(schema.arguments):
+        raise ValueError(f"expected {len(schema.arguments)} values for {schema.name}, got {len(values)}")
+    n_pos, defaults, kw, lists = dispatch_plan(schema) if plan is None else plan
+    if lists:
+        values = list(values)
+        for i, n in lists:
+            v = values[i]
+            if v.__class__ is int:
+                values[i] = [v] * n
+            elif v.__class__ is tuple:
+                values[i] = list(v)
     end = n_pos
-    while end > 0 and _equals_default(values[end - 1], params[end - 1].default):
+    while end > 0 and _equals_default(values[end - 1], defaults[end - 1]):
         end -= 1
-    kwargs = {
-        a.name: v
-        for a, v in zip(params[n_pos:], values[n_pos:], strict=True)
-        if not _equals_default(v, a.default)
-    }
+    kwargs = {name: values[i] for i, name, d in kw if not _equals_default(values[i], d)}
     return tuple(values[:end]), kwargs

@@ -395,12 +395,14 @@ def _enable_torch_function():
 
 @contextlib.contextmanager
 def enable_reentrant_dispatch():
-    """Let a ``__torch_dispatch__`` handler call back into the dispatcher's Python keys.
-
-    numtorch keeps no per-call Python TLS snapshot, so the handler's modes are already restored
-    and this context only marks the region.
-    """
-    yield
+    """Let code running with the Python key excluded (``_DisableTorchDispatch``) reach
+    ``__torch_dispatch__`` and dispatch modes again for the duration of the block."""
+    saved = _C._TD_DISABLED[0]
+    _C._TD_DISABLED[0] = 0
+    try:
+        yield
+    finally:
+        _C._TD_DISABLED[0] = saved
 
 
 def wrap_torch_function(dispatcher: Callable):

@@ -448,7 +448,13 @@ def test_normalize_kwarg_only():
     args, kwargs = normalize_for_dispatch(s(ADD), [t, o, 2])
     assert len(args) == 2 and kwargs == {"alpha": 2}
     assert normalize_for_dispatch(s(ADD), [t, o, 1])[1] == {}
-    assert normalize_for_dispatch(s(ADD), [t, o, 1.0])[1] == {}
+    # IValue equality is typed, as in PyTorch: alpha=1.0 differs from the int default 1
+    assert normalize_for_dispatch(s(ADD), [t, o, 1.0])[1] == {"alpha": 1.0}
+    sum_dim = s(SUM)
+    assert normalize_for_dispatch(sum_dim, [t, 1, False, None])[0][1:] == ([1],)
+    assert normalize_for_dispatch(sum_dim, [t, (0, 1), True, None])[0][1:] == ([0, 1], True)
+    pool = s("max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0) -> Tensor")
+    assert normalize_for_dispatch(pool, [t, 2, [], 0])[0][1:] == ([2, 2],)
     rand = s(f"rand(SymInt[] size, {FACTORY}) -> Tensor")
     args, kwargs = normalize_for_dispatch(rand, [[2, 3], None, None, "cpu", False])
     assert args == ([2, 3],)

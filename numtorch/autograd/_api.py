@@ -9,7 +9,9 @@ from .graph import gradient_edge
 
 
 def _make_grads(outputs, grad_outputs, is_grads_batched=False):
-    from .. import ones_like
+    from .._dispatch import dispatch
+    from ..ops.factory.core import ones_like
+    from ..ops.shape._format import preserve_format
 
     res = []
     for out, g in zip(outputs, grad_outputs):
@@ -20,7 +22,8 @@ def _make_grads(outputs, grad_outputs, is_grads_batched=False):
                 raise RuntimeError(
                     f"grad can be implicitly created only for real scalar outputs but got {out._dtype}"
                 )
-            g = ones_like(out, memory_format=None)
+            # PyTorch's engine calls ones_like(out, pin_memory=False, memory_format=preserve)
+            g = dispatch(ones_like, [out, None, None, None, False, preserve_format])
         elif not isinstance(g, Tensor):
             raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
         elif g._data.shape != out._data.shape:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sys
 
-from .._tensor import Tensor, _make
+from .._state import STATE
+from .._tensor import PY_DISPATCH_TYPES, Tensor, _make
 
 
 def run_pre_hooks(node, grads):
@@ -58,6 +59,18 @@ def _can_steal(g, var) -> bool:
     )
 
 
+def _clone_obey_contract(g, var):
+    # PyTorch's AccumulateGrad copy, as the aten calls a dispatch mode or subclass sees:
+    # new_empty_strided(var's size and strides) then copy_ (Note [Recording at the Autograd key])
+    from .._dispatch import dispatch
+    from ..ops.factory.core import new_empty_strided
+    from ..ops.shape.inplace import copy_
+
+    size, stride = list(var.shape), list(var.stride())
+    new = dispatch(new_empty_strided, [g, size, stride, g._dtype, None, g._device, None])
+    return dispatch(copy_, [new, g, False])
+
+
 def accumulate(var: Tensor, g: Tensor, create_graph: bool) -> None:
     for fn in list(var._backward_hooks or ()):
         r = fn(g)
@@ -68,6 +81,8 @@ def accumulate(var: Tensor, g: Tensor, create_graph: bool) -> None:
             var._grad = g
         elif _can_steal(g, var):
             var._grad = g.detach()
+        elif STATE.td_modes or g.__class__ in PY_DISPATCH_TYPES:
+            var._grad = _clone_obey_contract(g, var)
         else:
             var._grad = _make(g._data.copy(), g._dtype, Tensor, g._device)
     elif create_graph:

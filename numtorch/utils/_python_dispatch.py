@@ -8,14 +8,27 @@ PyTorch's calling convention (numtorch._schema.normalize_for_dispatch).
 from __future__ import annotations
 
 import contextlib
+import warnings
 
-from .._schema import normalize_for_dispatch
+from .. import _C
+from .._schema import dispatch_plan, normalize_for_dispatch
 from .._state import STATE
 from .._tensor import PY_DISPATCH_TYPES, Tensor
+
+__all__ = [
+    "TorchDispatchMode", "BaseTorchDispatchMode", "_get_current_dispatch_mode", "_push_mode",
+    "_pop_mode", "_pop_mode_temporarily", "_disable_current_modes", "_get_current_dispatch_mode_stack",
+    "_len_torch_dispatch_stack", "_get_dispatch_stack_at", "_is_in_torch_dispatch_mode",
+    "is_in_torch_dispatch_mode", "any_torch_dispatch_mode_on_stack", "return_and_correct_aliasing",
+    "is_traceable_wrapper_subclass", "is_traceable_wrapper_subclass_type", "transform_subclass",
+]  # fmt: skip
 
 
 class TorchDispatchMode:
     """Base class for modes that intercept every aten call below autograd.
+
+    Inside its own ``__torch_dispatch__`` a mode is off (its calls reach the modes below it and
+    then the kernels); ``with self:`` turns it back on.
 
     >>> class Count(numtorch.utils._python_dispatch.TorchDispatchMode):
     ...     def __init__(self):
@@ -30,49 +43,113 @@ class TorchDispatchMode:
     """
 
     def __init__(self, _dispatch_key=None):
-        pass
+        if _dispatch_key is not None:
+            self.__dict__["_dispatch_key"] = _dispatch_key
+        self.old_dispatch_mode_flags: list = []
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         raise NotImplementedError
 
     def __enter__(self):
-        STATE.td_modes.append(self)
+        _push_mode(self)
         return self
 
     def __exit__(self, *exc):
-        STATE.td_modes.remove(self)
+        st = STATE.td_modes
+        for i in range(len(st) - 1, -1, -1):  # the innermost entry: `with self:` may nest
+            if st[i] is self:
+                del st[i]
+                break
 
     @classmethod
     def push(cls, *args, **kwargs):
-        return cls(*args, **kwargs).__enter__()
+        warnings.warn("`Mode.push()` is no longer necessary and can be replaced with just `with Mode()`",
+                      stacklevel=2)  # fmt: skip
+        return cls(*args, **kwargs)
 
     @classmethod
     def is_infra_mode(cls) -> bool:
         return False
 
+    @classmethod
+    def ignore_compile_internals(cls) -> bool:
+        return False
 
+
+BaseTorchDispatchMode = TorchDispatchMode
+
+
+# ---- the mode stack (innermost last) ------------------------------------------------------------
 def _get_current_dispatch_mode():
     return STATE.td_modes[-1] if STATE.td_modes else None
 
 
-def _get_current_dispatch_mode_stack():
+def _get_current_dispatch_mode_stack() -> list:
     return list(STATE.td_modes)
 
 
+def _len_torch_dispatch_stack() -> int:
+    return len(STATE.td_modes)
+
+
+def _get_dispatch_stack_at(i: int):
+    return STATE.td_modes[i]
+
+
+def _push_mode(mode) -> None:
+    if not hasattr(mode, "__torch_dispatch__"):
+        raise TypeError(f"{type(mode).__name__} is not a TorchDispatchMode")
+    STATE.td_modes.append(mode)
+
+
+def _pop_mode(k=None):
+    if not STATE.td_modes:
+        raise AssertionError("Trying to pop from an empty mode stack")
+    return STATE.td_modes.pop()
+
+
+_push_on_torch_dispatch_stack = _push_mode
+_pop_torch_dispatch_stack = _pop_mode
+
+
 @contextlib.contextmanager
-def _pop_mode_temporarily():
-    mode = STATE.td_modes.pop()
+def _pop_mode_temporarily(k=None):
+    mode = _pop_mode(k)
     try:
         yield mode
     finally:
         STATE.td_modes.append(mode)
 
 
+@contextlib.contextmanager
+def _disable_current_modes():
+    """Run the body with no TorchDispatchMode active; the stack comes back afterwards."""
+    saved = STATE.td_modes[:]
+    del STATE.td_modes[:]
+    try:
+        yield saved
+    finally:
+        STATE.td_modes[:] = saved + STATE.td_modes
+
+
+def _is_in_torch_dispatch_mode(include_infra_modes: bool = True) -> bool:
+    return bool(STATE.td_modes)
+
+
+def is_in_torch_dispatch_mode(include_infra_modes: bool = True) -> bool:
+    return bool(STATE.td_modes)
+
+
+def any_torch_dispatch_mode_on_stack(*, include_infra_modes=True, respect_ignore=False) -> bool:
+    return bool(STATE.td_modes)
+
+
+# ---- the Python key -------------------------------------------------------------------------------
 def _subclass_args(op, vals):
     found = []
     for i in op.tensor_idx:
         v = vals[i]
-        if v.__class__ in PY_DISPATCH_TYPES and v not in found:
+        if v.__class__ in PY_DISPATCH_TYPES and not any(v is f for f in found):
             found.append(v)
     for i in op.list_idx:
         for v in vals[i]:
@@ -92,26 +169,59 @@ def _subclass_args(op, vals):
     return ordered
 
 
+# Note [Redispatch loops]
+# A __torch_dispatch__ handler that calls ``func`` on its own subclass's instances without
+# unwrapping them re-enters itself forever. PyTorch overflows the C++ stack; here the nesting
+# depth of the Python key is counted and past _MAX_DEPTH a RuntimeError names the op and the
+# handler, long before Python's recursion limit.
+_MAX_DEPTH = 120
+_DEPTH = [0]
+
+
 def python_key(op, vals):
     from .._dispatch import backend
 
-    args, kwargs = normalize_for_dispatch(op._schema, vals)
+    if _C._TD_DISABLED[0]:
+        return backend(op, vals)
+    plan = op.__dict__.get("_dispatch_plan")
+    if plan is None:
+        plan = op.__dict__["_dispatch_plan"] = dispatch_plan(op._schema)
+    args, kwargs = normalize_for_dispatch(op._schema, vals, plan)
     overloaded = _subclass_args(op, vals)
     types = tuple(type(a) for a in overloaded)
-    if STATE.td_modes:
-        mode = STATE.td_modes.pop()
-        try:
-            r = mode.__torch_dispatch__(op, types, args, kwargs)
-        finally:
-            STATE.td_modes.append(mode)
-        if r is not NotImplemented:
-            return r
-    if not overloaded:
-        return backend(op, vals)
-    for a in overloaded:
-        r = type(a).__torch_dispatch__(op, types, args, kwargs)
-        if r is not NotImplemented:
-            return r
+    if _DEPTH[0] >= _MAX_DEPTH:
+        who = type(STATE.td_modes[-1]) if STATE.td_modes else types[0] if types else None
+        raise RuntimeError(
+            f"{op}: __torch_dispatch__ of {getattr(who, '__name__', who)} re-entered the dispatcher "
+            f"{_MAX_DEPTH} times: a handler calling func on its own subclass's tensors must unwrap "
+            "them first (or run under `with no_dispatch()` / numtorch._C._DisableTorchDispatch())"
+        )
+    _DEPTH[0] += 1
+    try:
+        if STATE.td_modes:
+            mode = STATE.td_modes.pop()
+            try:
+                r = mode.__torch_dispatch__(op, types, args, kwargs)
+            except Exception as e:
+                _note(e, op, type(mode))
+                raise
+            finally:
+                STATE.td_modes.append(mode)
+            if r is not NotImplemented:
+                return _check_result(op, r, type(mode))
+        if not overloaded:
+            return backend(op, vals)
+        for a in overloaded:
+            cls = type(a)
+            try:
+                r = cls.__torch_dispatch__(op, types, args, kwargs)
+            except Exception as e:
+                _note(e, op, cls)
+                raise
+            if r is not NotImplemented:
+                return _check_result(op, r, cls)
+    finally:
+        _DEPTH[0] -= 1
     raise TypeError(
         f"Multiple dispatch failed for '{op}'; all __torch_dispatch__ handlers returned "
         f"NotImplemented:\n\n  - tensor subclass {', '.join(repr(t) for t in types)}\n\n"
@@ -119,9 +229,80 @@ def python_key(op, vals):
     )
 
 
+def _note(e: Exception, op, cls) -> None:
+    note = f"(raised in {cls.__name__}.__torch_dispatch__ for {op})"
+    if note not in getattr(e, "__notes__", ()):
+        e.add_note(note)
+
+
+def _check_result(op, r, cls):
+    # PyTorch converts the handler's result to the schema's return types and refuses others
+    # with "Unable to cast <r> to Tensor"; the op and handler are named here.
+    rets = op._schema.returns
+    if len(rets) == 1 and rets[0].type == "Tensor" and not isinstance(r, Tensor):
+        raise RuntimeError(
+            f"Unable to cast {r} to Tensor: {cls.__name__}.__torch_dispatch__ returned "
+            f"{type(r).__name__} for {op}, whose schema returns Tensor"
+        )
+    return r
+
+
+# ---- wrapper-subclass helpers ---------------------------------------------------------------------
 def is_traceable_wrapper_subclass(t) -> bool:
+    """True for a Tensor subclass instance defining ``__tensor_flatten__``/``__tensor_unflatten__``."""
+    return is_traceable_wrapper_subclass_type(type(t))
+
+
+def is_traceable_wrapper_subclass_type(t) -> bool:
     return (
-        isinstance(t, Tensor)
+        isinstance(t, type)
+        and issubclass(t, Tensor)
+        and t is not Tensor
         and hasattr(t, "__tensor_flatten__")
         and hasattr(t, "__tensor_unflatten__")
     )
+
+
+def transform_subclass(t, callback, outer_size=None, outer_stride=None):
+    """Rebuild the wrapper subclass ``t`` with ``callback(attr_name, inner_tensor)`` applied to
+    each inner tensor (via ``__tensor_flatten__`` / ``__tensor_unflatten__``)."""
+    outer_size = t.size() if outer_size is None else outer_size
+    outer_stride = t.stride() if outer_stride is None else outer_stride
+    attrs, ctx = t.__tensor_flatten__()
+    inner = {a: callback(a, getattr(t, a)) for a in attrs}
+    return type(t).__tensor_unflatten__(inner, ctx, outer_size, outer_stride)
+
+
+def _get_write_alias(x):
+    alias = x.alias
+    return alias if alias is not None and alias.endswith("!") else None
+
+
+def return_and_correct_aliasing(func, args, kwargs, out):
+    """Make a wrapper subclass's result alias its inputs as ``func``'s schema says: an in-place or
+    ``out=`` op returns the very input it mutated; a view op's result shares its input's version
+    counter and records it as its base."""
+    schema = func._schema
+    kwargs = kwargs or {}
+    vals = list(args) + [kwargs.get(a.name) for a in schema.arguments[len(args):]]
+
+    def arg_for(alias):
+        for a, v in zip(schema.arguments, vals):
+            if a.alias is not None and a.alias == alias:
+                return v
+        return None
+
+    rets = schema.returns
+    outs = list(out) if isinstance(out, (tuple, list)) and len(rets) > 1 else [out]
+    fixed = []
+    for r, o in zip(rets, outs):
+        src = arg_for(r.alias) if r.alias is not None else None
+        if src is None or not isinstance(o, Tensor):
+            fixed.append(o)
+        elif r.alias.endswith("!"):
+            fixed.append(src)  # mutated in place: the input object itself comes back
+        else:
+            o._vc = src._vc
+            o._base = src if src._base is None else src._base
+            fixed.append(o)
+    return tuple(fixed) if len(rets) > 1 else fixed[0]

@@ -47,7 +47,7 @@ def _to_copy_cpu(
     memory_format=None,
 ):
     dt = self._dtype if dtype is None else D.to_dtype(dtype)
-    dev = CPU if device is None else _as_device(device)
+    dev = self._device if device is None else _as_device(device)
     if dev.type != "cpu":
         return _other_device(self, dt, dev)
     a = self._host()
@@ -76,6 +76,7 @@ _to_copy = defop(
 
 def _to(self, dtype, dev, non_blocking, copy, memory_format):
     """PyTorch's ``to_impl``: ``self`` itself when nothing would change, else ``_to_copy``."""
+    given_dt, given_dev = dtype, dev
     dt = self._dtype if dtype is None else D.to_dtype(dtype)
     dev = self._device if dev is None else _as_device(dev)
     fmt = as_format(memory_format)
@@ -84,7 +85,10 @@ def _to(self, dtype, dev, non_blocking, copy, memory_format):
     aliases = fmt is preserve_format or suggest_format(self._data) is fmt
     if not copy and dt is self._dtype and _same_device(dev, self._device) and aliases:
         return self
-    return _c(_to_copy, self, dt, None, dev, None, bool(non_blocking), fmt)
+    # as PyTorch's to_impl: _to_copy receives only what the caller gave (a dispatch mode sees it)
+    return _c(_to_copy, self, None if given_dt is None else dt, None,
+              None if given_dev is None else dev, None, bool(non_blocking),
+              None if memory_format is None else fmt)  # fmt: skip
 
 
 def _same_device(a: device, b: device) -> bool:

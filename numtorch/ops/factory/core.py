@@ -16,7 +16,7 @@ import warnings
 import numpy as np
 
 from ... import _dtype as D
-from ..._device import to_device
+from ..._device import CPU, to_device
 from ..._dispatch import dispatch
 from ..._factory_utils import (
     alloc,
@@ -89,13 +89,16 @@ full_out = defop("full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) 
 
 
 def create(op, op_out, head: list, out, dtype, device, requires_grad, fname: str, tail=()):
-    """Dispatch a factory: the ``.out`` overload when ``out`` is given, else the functional one."""
+    """Dispatch a factory: the ``.out`` overload when ``out`` is given, else the functional one.
+
+    Like PyTorch's Python binding, a factory passes ``device`` (the default device) and
+    ``pin_memory=False`` explicitly, so a dispatch mode sees them (extending.rst's DispatchLog)."""
     dtype = dtype_arg(dtype, fname)
     if out is not None:
         check_out_dtype(out, dtype)
         return finish(dispatch(op_out, [*head, out]), requires_grad)
     return finish(
-        dispatch(op, [*head, dtype, None, device_arg(device), None, *tail]), requires_grad
+        dispatch(op, [*head, dtype, None, device_arg(device) or CPU, False, *tail]), requires_grad
     )
 
 
@@ -163,7 +166,7 @@ def _like(op, name, extra=""):
     def body(input, *rest):
         *fill, dtype, layout, device, requires_grad, memory_format = rest
         fill = [number(fill[0], name, "fill_value", 2)] if fill else []
-        args = [input, *fill, dtype_arg(dtype, name), None, device_arg(device), None, memory_format]
+        args = [input, *fill, dtype_arg(dtype, name), None, device_arg(device), False, memory_format]
         return finish(dispatch(op, args), requires_grad)
 
     body.__doc__ = f"""``{name[:-5]}`` with the shape, dtype and device of ``input`` unless given.
@@ -201,7 +204,7 @@ new_full = defop(f"new_full(Tensor self, SymInt[] size, Scalar fill_value, *, {_
 def _new(op, name):
     def body(self, size, dtype, device, requires_grad, layout, pin_memory):
         sz = list(size_arg(size, name, required=True))
-        args = [self, sz, dtype_arg(dtype, name), None, device_arg(device), None]
+        args = [self, sz, dtype_arg(dtype, name), None, device_arg(device), False]
         return finish(dispatch(op, args), requires_grad)
 
     body.__doc__ = f"""A ``{name[4:]}`` tensor with this tensor's dtype and device unless given.
@@ -232,7 +235,7 @@ def _new_full(self, size, fill_value, dtype, device, requires_grad, layout, pin_
         list(size_arg((size,), "new_full")),
         number(fill_value, "new_full", "fill_value", 2),
     ]
-    args += [dtype_arg(dtype, "new_full"), None, device_arg(device), None]
+    args += [dtype_arg(dtype, "new_full"), None, device_arg(device), False]
     return finish(dispatch(new_full, args), requires_grad)
 
 

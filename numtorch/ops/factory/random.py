@@ -16,6 +16,7 @@ import numpy as np
 
 from ... import _dtype as D
 from ... import _factory_utils as F
+from ..._device import CPU
 from ..._dispatch import dispatch
 from ..._random import generator_of
 from ..._tensor import Tensor, _make
@@ -124,7 +125,7 @@ def _run(ops, head, generator, out, dtype, device, requires_grad, fname, tail=()
         return F.finish(
             dispatch(ops["out" if generator is None else "gen_out"], vals), requires_grad
         )
-    rest = [dtype, None, F.device_arg(device), None, *tail]
+    rest = [dtype, None, F.device_arg(device) or CPU, False, *tail]  # PyTorch's binding fills both
     vals = [*head, *rest] if generator is None else [*head, generator, *rest]
     return F.finish(dispatch(ops["plain" if generator is None else "gen"], vals), requires_grad)
 
@@ -302,7 +303,7 @@ def _like(family, name, what, extra=""):
             else:
                 ops = _RANDINT_LIKE_LOW
         generator_of(generator, name)
-        rest = [F.dtype_arg(dtype, name), None, F.device_arg(device), None, memory_format]
+        rest = [F.dtype_arg(dtype, name), None, F.device_arg(device), False, memory_format]
         vals = [input, *head, *rest] if generator is None else [input, *head, generator, *rest]
         return F.finish(dispatch(ops[0 if generator is None else 1], vals), requires_grad)
 
@@ -398,7 +399,7 @@ def _normal(mean, std, size, generator, out, dtype, layout, device, pin_memory, 
             return F.finish(
                 dispatch(_NORMAL["float_float_out"], [*head, generator, out]), requires_grad
             )
-        rest = [F.dtype_arg(dtype, "normal"), None, F.device_arg(device), None]
+        rest = [F.dtype_arg(dtype, "normal"), None, F.device_arg(device) or CPU, False]
         return F.finish(dispatch(_NORMAL["float_float"], [*head, generator, *rest]), requires_grad)
     if size is not None:
         raise TypeError("normal() received an invalid combination of arguments - got (Tensor, float, size=tuple), "

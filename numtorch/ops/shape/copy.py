@@ -466,7 +466,7 @@ def _clone_body(input, memory_format):
     >>> numtorch.zeros(2, 3).t().clone().stride()
     (1, 3)
     """
-    return _c(clone, input, as_format(memory_format))
+    return _c(clone, input, None if memory_format is None else as_format(memory_format))
 
 
 def _contiguous_body(self, memory_format):

@@ -1,0 +1,98 @@
+"""The aten calls a TorchDispatchMode records, numtorch vs torch, for the same script."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import numtorch  # noqa: E402
+
+# name -> script over a module T (torch or numtorch) and F (its nn.functional)
+CASES = {
+    "add": "x + y", "add_scalar": "x + 2", "add_alpha": "T.add(x, y, alpha=2)",
+    "add_alpha_float": "T.add(x, y, alpha=1.0)", "mul": "x * 2", "sub": "x - y",
+    "div_floor": "T.div(x, y, rounding_mode='floor')", "sum": "x.sum()", "sum_dim": "x.sum(1)",
+    "sum_keep": "x.sum(1, keepdim=True)", "sum_tuple": "x.sum((0, 1))", "sum_dtype": "x.sum(dtype=T.float64)",
+    "mean_dim": "x.mean(0)", "mean_keep": "x.mean(1, True)", "amax": "x.amax(1)", "logsumexp": "x.logsumexp(1)",
+    "relu": "T.relu(x)", "exp": "x.exp()", "view": "x.view(12)", "reshape": "x.reshape(2, 6)",
+    "t": "x.t()", "transpose": "x.transpose(0, 1)", "unsqueeze": "x.unsqueeze(0)", "expand": "v.expand(3, 4)",
+    "cat": "T.cat([x, y], 1)", "clone": "x.clone()", "softmax": "T.softmax(x, 1)",
+    "log_softmax": "F.log_softmax(x, 1)", "cross_entropy": "F.cross_entropy(x, tgt)",
+    "linear": "F.linear(x, m.t(), T.ones(5))", "layer_norm": "F.layer_norm(x, (4,))",
+    "zeros": "T.zeros(3)", "ones": "T.ones(2, 3)", "empty": "T.empty(2)", "full": "T.full((2,), 3.0)",
+    "arange": "T.arange(5)", "rand": "T.rand(3)", "randn": "T.randn(3)", "zeros_like": "T.zeros_like(x)",
+    "ones_like": "T.ones_like(x)", "full_like": "T.full_like(x, 2.0)", "new_zeros": "x.new_zeros(2)",
+    "new_full": "x.new_full((2,), 1.0)", "eye": "T.eye(3)", "linspace": "T.linspace(0, 1, 5)",
+    "to_dtype": "x.to(T.float64)", "add_": "x.clone().add_(1)", "mul_": "x.clone().mul_(y)",
+    "zero_": "x.clone().zero_()", "fill_": "x.clone().fill_(2)", "copy_": "x.clone().copy_(y)",
+    "conv2d": "F.conv2d(T.ones(1, 1, 4, 4), T.ones(2, 1, 3, 3))", "max_pool2d": "F.max_pool2d(T.ones(1, 1, 4, 4), 2)",
+    "addmm": "T.addmm(T.ones(3, 5), x, m)", "baddbmm": "T.baddbmm(T.ones(2, 3, 5), T.ones(2, 3, 4), T.ones(2, 4, 5), beta=2)",
+    "leaky_relu": "F.leaky_relu(x, 0.01)", "hardtanh": "F.hardtanh(x)", "clamp": "x.clamp(min=0)",
+    "where": "T.where(x > 0, x, y)", "gather": "x.gather(1, tgt[:, None])",
+    "bw_note": "a = T.ones(10, requires_grad=True); (a * 2).sum().backward()",
+    "bw_mul": "a = x.clone().requires_grad_(); b = y.clone().requires_grad_(); (a * b).sum().backward()",
+    "bw_add": "a = x.clone().requires_grad_(); b = y.clone().requires_grad_(); (a + b).sum().backward()",
+    "bw_view": "a = x.clone().requires_grad_(); a.view(12).sum().backward()",
+    "bw_reshape": "a = x.clone().requires_grad_(); a.reshape(2, 6).sum().backward()",
+    "bw_relu_sumdim": "a = x.clone().requires_grad_(); a.sum(1).sum().backward()",
+}  # fmt: skip
+
+
+def _record(T, F, Mode, script):
+    def norm(v):
+        if isinstance(v, T.Tensor):
+            return ("T", tuple(v.shape), str(v.dtype).split(".")[-1])
+        if isinstance(v, (list, tuple)):
+            return [norm(e) for e in v]
+        if isinstance(v, T.dtype):
+            return ("dtype", str(v).split(".")[-1])
+        if isinstance(v, T.device):
+            return ("device", str(v))
+        if isinstance(v, (bool, int, float, str)) or v is None:
+            return (type(v).__name__, v)
+        return repr(v).replace("numtorch", "torch")
+
+    log = []
+
+    class Rec(Mode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            log.append((str(func), norm(args), {k: norm(w) for k, w in (kwargs or {}).items()}))
+            return func(*args, **(kwargs or {}))
+
+    env = {"T": T, "F": F, "x": T.ones(3, 4), "y": T.ones(3, 4) * 2, "m": T.ones(4, 5), "v": T.ones(4),
+           "tgt": T.tensor([1, 0, 3])}  # fmt: skip
+    with Rec():
+        exec(script, env)
+    return log
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_dispatch_mode_sees_torch_calls(name):
+    from numtorch.utils._python_dispatch import TorchDispatchMode as NMode
+    from torch.utils._python_dispatch import TorchDispatchMode as TMode
+
+    want = _record(torch, torch.nn.functional, TMode, CASES[name])
+    got = _record(numtorch, numtorch.nn.functional, NMode, CASES[name])
+    # torch passes layout=torch.strided in a few internal calls; numtorch has no layout object
+    for _, _, kw in want:
+        kw.pop("layout", None)
+    assert got == want
+
+
+# Note [Python key placement]: CompositeImplicitAutograd ops decompose above the Python key
+# (a mode sees their pieces); the others reach it whole.
+KINDS = ["add.Tensor", "mul.Tensor", "sum.default", "sum.dim_IntList", "mean.dim", "view.default",
+         "reshape.default", "linear.default", "softmax.int", "log_softmax.int", "cross_entropy_loss.default",
+         "layer_norm.default", "flatten.using_ints", "relu.default", "exp.default", "mm.default",
+         "addmm.default", "expand.default", "t.default", "transpose.int", "clone.default", "zeros.default",
+         "ones_like.default", "_softmax.default", "native_layer_norm.default", "cat.default", "conv2d.default",
+         "convolution.default", "dropout.default", "where.self", "unsqueeze.default"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", KINDS)
+def test_composite_implicit_kind_matches_torch(name):
+    packet, overload = name.split(".")
+    op = getattr(getattr(numtorch.ops.aten, packet), overload)
+    torch_implicit = torch._C._dispatch_has_kernel_for_dispatch_key(
+        f"aten::{packet}" + ("" if overload == "default" else f".{overload}"), "CompositeImplicitAutograd"
+    )
+    assert ("composite" in op.impls) == torch_implicit
