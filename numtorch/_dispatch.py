@@ -15,6 +15,7 @@ which dispatch themselves, as CompositeImplicitAutograd ops do in PyTorch.
 
 from __future__ import annotations
 
+from . import _C, overrides
 from ._device import CPU
 from ._state import STATE
 from ._tensor import PLAIN_SUBCLASSES, PY_DISPATCH_TYPES, Tensor
@@ -63,7 +64,7 @@ def make_fast(op, grad: bool = False):
     """Generate op.fast (Note [Per-op fast path]); ``grad``: with its generated recorder."""
     composite = op.impls.get("composite")
     if composite is not None:
-        return composite
+        return _composite_fast(op, composite)
     impl = op.impls.get("cpu") or op.impls.get("any")
     args = [f"x{i}" for i in range(op.nargs)]
     if impl is None or not op.tensor_idx or op.list_idx:
@@ -152,10 +153,45 @@ def _inline(op, impl, args):
     return gen(kind, args)
 
 
+# Note [Composite bodies are below the Python API]
+# A composite's body is written with numtorch's tensor methods and operators, but in PyTorch it
+# runs in C++ where neither modes nor __torch_function__ subclasses see its inside: a mode sees
+# ``F.linear`` (or ``aten.linear``), never the ``t``/``matmul``/``add`` it is made of. So when a
+# mode is on the stack or an argument's type has a handler, the body runs with torch-function
+# disabled (its inner gates then fall through); plain calls pay three reads.
+def _composite_fast(op, composite):
+    tix, lix = op.tensor_idx, op.list_idx
+    S, TF = STATE, _C.TF_STATE
+
+    def fast(*vals):
+        if S.tf_modes or (TF[0] == _C.ENABLED and _has_tf_arg(vals, tix, lix)):
+            old = TF[0]
+            TF[0] = _C.ALL_DISABLED
+            try:
+                return composite(*vals)
+            finally:
+                TF[0] = old
+        return composite(*vals)
+
+    fast.__wrapped__ = composite
+    return fast
+
+
+def _has_tf_arg(vals, tix, lix) -> bool:
+    no_tf = overrides.NO_TF
+    for i in tix:
+        if vals[i].__class__ not in no_tf and overrides._needs_handler(vals[i].__class__):
+            return True
+    for i in lix:
+        if overrides.list_has_tf(vals[i]):
+            return True
+    return False
+
+
 def slow_dispatch(op, vals):
     composite = op.impls.get("composite")
     if composite is not None:
-        return composite(*vals)
+        return _composite_fast(op, composite)(*vals)
     st = STATE
     if op.autograd is not None and (st.grad_enabled or st.fw_level >= 0):
         if _needs_autograd(op, vals, st):

@@ -5,6 +5,37 @@ from __future__ import annotations
 import types
 
 from ._schema import FunctionSchema, bind
+from ._state import STATE
+
+# Note [Operator calls see __torch_function__]
+# As PyTorch's ``torch.ops.aten.*`` builtins do, a direct call of an overload or packet goes
+# through modes and tensor-like arguments' handlers, which receive the overload (packet) itself.
+# The dispatcher's own calls (``dispatch(op, vals)`` -> ``op.fast``) never do: they are the
+# C++ side. overrides.py fills these three at import (it imports this module's users).
+_NO_TF: set = set()
+_NH = object()
+_op_torch_function = None
+
+
+def _has_tf(args, kwargs) -> bool:
+    no_tf = _NO_TF
+    for a in args:
+        c = a.__class__
+        if c not in no_tf:
+            if c is list or c is tuple:
+                if _has_tf(a, None):
+                    return True
+            elif _needs_handler(c):
+                return True
+    if kwargs:
+        return _has_tf(tuple(kwargs.values()), None)
+    return False
+
+
+def _needs_handler(c) -> bool:
+    from .overrides import _needs_handler as nh
+
+    return nh(c)
 
 
 class OpOverload:
@@ -44,6 +75,10 @@ class OpOverload:
         self.__module__ = f"numtorch.ops.{schema.namespace}"
 
     def __call__(self, /, *args, **kwargs):
+        if STATE.tf_modes or _has_tf(args, kwargs):
+            r = _op_torch_function(self, args, kwargs)
+            if r is not _NH:
+                return r
         return self.fast(*bind(self._schema, args, kwargs))
 
     def _first_call(self, *vals):
@@ -155,6 +190,10 @@ class OpOverloadPacket:
         return id(self)
 
     def __call__(self, /, *args, **kwargs):
+        if STATE.tf_modes or _has_tf(args, kwargs):
+            r = _op_torch_function(self, args, kwargs)
+            if r is not _NH:
+                return r
         errors = []
         for ov in self._overloads.values():
             try:

@@ -33,6 +33,10 @@ def resolve_name(f) -> str | None:
     b = PUBLIC.get(f)
     if b is not None:
         return f"{_torch_module(b)}.{b.name}"
+    from ._ops import OpOverload, OpOverloadPacket
+
+    if isinstance(f, (OpOverload, OpOverloadPacket)):
+        return str(f)
     r = ROUTED.get(f)
     if r is not None:
         return f"torch.Tensor.{r[0]}"

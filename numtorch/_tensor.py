@@ -390,9 +390,30 @@ class Tensor(TensorBase):
         return tensor_repr(self) if plain else tensor_repr(self, type(self).__name__)
 
     def __reduce_ex__(self, proto):
+        # as torch: a plain Tensor without Python state pickles directly; a subclass (or one
+        # carrying attributes) goes through __torch_function__ first
+        if type(self) is not Tensor or self.__dict__:
+            from .overrides import handle_torch_function, has_torch_function
+
+            if has_torch_function((self,)):
+                return handle_torch_function(Tensor.__reduce_ex__, (self,), self, proto)
         from ._serialization import reduce_tensor
 
         return reduce_tensor(self)
+
+    def __dir__(self):
+        keys = dir(type(self)) + list(self.__dict__)
+        if self._device.type != "cuda":  # PyTorch offers it on dense CUDA tensors only
+            keys = [k for k in keys if k != "__cuda_array_interface__"]
+        return sorted(set(keys))
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """Wrap a NumPy ufunc's result as a Tensor (bool arrays become uint8, as in PyTorch)."""
+        from .ops.factory.core import from_numpy
+
+        if array.dtype == bool:
+            array = array.astype("uint8")
+        return from_numpy(array)
 
     def __deepcopy__(self, memo):
         if id(self) in memo:

@@ -24,7 +24,7 @@ _SKIP = frozenset({
     "__hash__", "__reduce_ex__", "__repr__", "__iter__", "__getattr__", "__setattr__",
     "as_subclass", "backward", "register_hook",
 })  # fmt: skip
-_SELF_GATED = ("__repr__", "backward", "register_hook")
+_SELF_GATED = ("__repr__", "backward", "register_hook", "__reduce_ex__")
 
 
 def _method(name: str, fn, nh=overrides.NO_TF, S=STATE, tf=overrides, T=None):
@@ -89,4 +89,5 @@ def install(tensor_cls) -> None:
             new = _method(name, v)
             setattr(tensor_cls, name, new)
             ROUTED[new] = (name, _signature(v))
+    tensor_cls.__long__ = tensor_cls.__int__  # one object under two names, as in torch
     overrides._NOWRAP.update({tensor_cls.grad.__get__, tensor_cls._base.__get__})

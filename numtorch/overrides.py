@@ -13,7 +13,7 @@ import functools
 import warnings
 from typing import Any, Callable, Iterable
 
-from . import _C
+from . import _C, _ops
 from ._C import (  # noqa: F401 (re-exported: PyTorch code imports them from here too)
     ALL_DISABLED,
     ENABLED,
@@ -105,6 +105,28 @@ def _get_overloaded_args(relevant: Iterable, get_type_fn=type) -> list:
 
 
 _overloaded_args = _get_overloaded_args
+
+
+def _flat_tensor_likes(args, kwargs) -> tuple:
+    out = []
+    for a in (*args, *(kwargs or {}).values()):
+        if type(a) in (list, tuple):
+            out.extend(x for x in a if type(x) not in NO_TF)
+        elif type(a) not in NO_TF:
+            out.append(a)
+    return tuple(out)
+
+
+def _op_torch_function(op, args, kwargs):
+    """Note [Operator calls see __torch_function__] (numtorch._ops)."""
+    state = TF_STATE[0]
+    if state == ALL_DISABLED:
+        return _ops._NH
+    relevant = _flat_tensor_likes(args, kwargs)
+    overloaded = _get_overloaded_args(relevant)
+    if not (STATE.tf_modes or overloaded):
+        return _ops._NH
+    return _run_handlers(op, relevant, args, kwargs or None, False, overloaded)
 
 
 def has_torch_function(relevant_args: Iterable) -> bool:
@@ -426,3 +448,8 @@ def wrap_torch_function(dispatcher: Callable):
         return wrapped
 
     return inner
+
+
+_ops._NO_TF = NO_TF
+_ops._NH = NOT_HANDLED
+_ops._op_torch_function = _op_torch_function

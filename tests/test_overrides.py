@@ -358,3 +358,36 @@ def test_no_warnings_on_classmethod_handlers():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         numtorch.add(D(), 1)
+
+
+def test_dir_array_wrap_long_and_reduce_ex_route_as_in_torch():
+    import pickle
+
+    import numpy as np
+
+    seen = []
+
+    class Log(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append(numtorch.overrides.resolve_name(func))
+            return func(*args, **(kwargs or {}))
+
+    x = numtorch.ones(1)
+    with Log():
+        assert "shape" in dir(x)
+        w = x.__array_wrap__(np.array([True]))
+        assert x.__long__() == 1
+        pickle.dumps(x)  # a plain Tensor without state pickles without the protocol (torch's fast path)
+    assert seen == ["torch.Tensor.__dir__", "torch.Tensor.__array_wrap__", "torch.Tensor.__int__"]
+    assert w.dtype == numtorch.uint8 and numtorch.Tensor.__long__ is numtorch.Tensor.__int__
+
+    s = numtorch.ones(2).as_subclass(PickledSub)
+    seen.clear()
+    with Log():
+        data = pickle.dumps(s)
+    assert seen == ["torch.Tensor.__reduce_ex__"]
+    assert type(pickle.loads(data)) is PickledSub
+
+
+class PickledSub(numtorch.Tensor):
+    pass

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .._tensor import Tensor
-from ..overrides import handle_torch_function, has_torch_function
+from ..overrides import handle_torch_function, has_torch_function, is_tensor_like
 from ._engine import run_backward
 from .graph import gradient_edge
 
@@ -48,7 +48,15 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     >>> numtorch.autograd.backward((x * 3).sum()); x.grad
     tensor([3., 3.])
     """
-    tensors = _as_tuple(tensors)
+    tensors = (tensors,) if is_tensor_like(tensors) else tuple(tensors)
+    inputs_tuple = None if inputs is None else ((inputs,) if is_tensor_like(inputs) else tuple(inputs))
+    # torch.autograd.backward is itself overridable (modes and subclasses see it, not the engine)
+    relevant = tuple(t for t in tensors + (inputs_tuple or ()) if is_tensor_like(t))
+    if has_torch_function(relevant):
+        return handle_torch_function(
+            backward, relevant, tensors, grad_tensors=grad_tensors, retain_graph=retain_graph,
+            create_graph=create_graph, inputs=inputs_tuple,
+        )  # fmt: skip
     grads = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
     if retain_graph is None:
         retain_graph = create_graph
@@ -76,8 +84,15 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     >>> numtorch.autograd.grad((x ** 3).sum(), x)
     (tensor([12.]),)
     """
-    outputs = _as_tuple(outputs)
-    t_inputs = _as_tuple(inputs)
+    outputs = (outputs,) if is_tensor_like(outputs) else tuple(outputs)
+    t_inputs = (inputs,) if is_tensor_like(inputs) else tuple(inputs)
+    relevant = tuple(t for t in outputs + t_inputs if is_tensor_like(t))
+    if has_torch_function(relevant):
+        return handle_torch_function(
+            grad, relevant, outputs, t_inputs, grad_outputs=grad_outputs, retain_graph=retain_graph,
+            create_graph=create_graph, only_inputs=only_inputs, allow_unused=allow_unused,
+            is_grads_batched=is_grads_batched, materialize_grads=materialize_grads,
+        )  # fmt: skip
     if allow_unused is None:
         allow_unused = materialize_grads
     if materialize_grads and not allow_unused:

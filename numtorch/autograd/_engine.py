@@ -14,6 +14,7 @@ import weakref
 
 import numpy as np
 
+from .._C import ALL_DISABLED, TF_STATE
 from .._device import CPU
 from .._dispatch import below_autograd
 from .._state import STATE
@@ -29,6 +30,19 @@ class OpNode(Node):
     _nout = 1  # set per node only for multi-output ops
 
     def apply(self, *grads):
+        # Note [Derivative formulas are below the Python API]: PyTorch's formulas are C++, so
+        # a mode active during backward, or a __torch_function__ subclass among the saved
+        # values, never sees the ops a formula is written with.
+        tf = TF_STATE[0]
+        if tf == ALL_DISABLED:
+            return self._apply(grads)
+        TF_STATE[0] = ALL_DISABLED
+        try:
+            return self._apply(grads)
+        finally:
+            TF_STATE[0] = tf
+
+    def _apply(self, grads):
         saved = self._saved
         if saved is None:
             raise RuntimeError(_FREED)
@@ -77,6 +91,16 @@ class OpNode(Node):
 
     def _release(self) -> None:
         self._saved = None
+
+
+def _sum_below_tf(a, b):
+    # the engine's own sums are C++ in PyTorch (Note [Derivative formulas are below the Python API])
+    tf = TF_STATE[0]
+    TF_STATE[0] = ALL_DISABLED
+    try:
+        return a + b
+    finally:
+        TF_STATE[0] = tf
 
 
 def _formula_plan(deriv):
@@ -549,7 +573,7 @@ def run_backward(roots, root_grads, keep_graph: bool, create_graph: bool, inputs
     buffers: dict = {}
     for (node, nr), g in zip(roots, root_grads):
         buf = buffers.setdefault(node, [None] * _nout(node))
-        buf[nr] = g if buf[nr] is None else buf[nr] + g
+        buf[nr] = g if buf[nr] is None else _sum_below_tf(buf[nr], g)
     ready = [n for n in buffers if deps.get(n, 0) == 0]
     captured = [None] * (len(inputs) if inputs is not None else 0)
     prev = STATE.grad_enabled
@@ -590,7 +614,7 @@ def run_backward(roots, root_grads, keep_graph: bool, create_graph: bool, inputs
                     buf = buffers.get(nx)
                     if buf is None:
                         buf = buffers[nx] = [None] * getattr(nx, "_nout", 1)
-                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                    buf[nr] = g if buf[nr] is None else _sum_below_tf(buf[nr], g)
                 d = deps[nx] - 1
                 deps[nx] = d
                 if d == 0:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from .._C import ALL_DISABLED, TF_STATE
 from .._state import STATE
 from .._tensor import PY_DISPATCH_TYPES, Tensor, _make
 
@@ -76,18 +77,23 @@ def accumulate(var: Tensor, g: Tensor, create_graph: bool) -> None:
         r = fn(g)
         if r is not None:
             g = r
-    if var._grad is None:
-        if create_graph:
-            var._grad = g
-        elif _can_steal(g, var):
-            var._grad = g.detach()
-        elif STATE.td_modes or g.__class__ in PY_DISPATCH_TYPES:
-            var._grad = _clone_obey_contract(g, var)
+    tf = TF_STATE[0]
+    TF_STATE[0] = ALL_DISABLED  # Note [Derivative formulas are below the Python API]
+    try:
+        if var._grad is None:
+            if create_graph:
+                var._grad = g
+            elif _can_steal(g, var):
+                var._grad = g.detach()
+            elif STATE.td_modes or g.__class__ in PY_DISPATCH_TYPES:
+                var._grad = _clone_obey_contract(g, var)
+            else:
+                var._grad = _make(g._data.copy(), g._dtype, Tensor, g._device)
+        elif create_graph:
+            var._grad = var._grad + g
         else:
-            var._grad = _make(g._data.copy(), g._dtype, Tensor, g._device)
-    elif create_graph:
-        var._grad = var._grad + g
-    else:
-        var._grad.add_(g)
+            var._grad.add_(g)
+    finally:
+        TF_STATE[0] = tf
     for fn in list(var._post_acc_hooks or ()):
         fn(var)

@@ -166,3 +166,21 @@ def _py_default(v) -> str:
     if isinstance(v, list):
         return repr(tuple(v)) if v else "None"
     return repr(v)
+
+
+_BODIES: dict = {}
+
+
+def body_of(name: str, module: str = "torch") -> Callable:
+    """The body of the public binding ``module.name``, to call below its ``__torch_function__``
+    gate: an op that forwards to another public function must not show a mode (or a patched
+    ``numtorch.<name>``) that second call (Note [Composite bodies are below the Python API])."""
+    fn = _BODIES.get((module, name))
+    if fn is None:
+        for b in BINDINGS:
+            if b.name == name and b.module == module:
+                fn = _BODIES[(module, name)] = b.body
+                break
+        else:
+            raise KeyError(f"no public binding {module}.{name}")
+    return fn

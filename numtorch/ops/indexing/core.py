@@ -61,9 +61,8 @@ def _zeros(shape, dt: D.dtype) -> Tensor:
 
 
 def _nt():
-    import numtorch
-
-    return numtorch
+    # other areas' ops, below the Python API (Note [Composite bodies are below the Python API])
+    return _ops.aten
 
 
 # ---- shared helpers ---------------------------------------------------------------------------

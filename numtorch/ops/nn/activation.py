@@ -12,9 +12,10 @@ import math
 
 import numpy as np
 
-import numtorch
-
 from ..._dispatch import dispatch
+from ..._ops import ops as _ops
+from ...autograd._api import grad as autograd_grad
+from ...autograd.grad_mode import enable_grad
 from .._pointwise import Pointwise, defpointwise
 from .._registry import defop, public
 
@@ -33,7 +34,7 @@ def _helper(schema, pw, backward):
 
 
 def _zeros(grad):
-    return numtorch.zeros_like(grad)
+    return _ops.aten.zeros_like.default(grad)
 
 
 # ---- backward helpers -----------------------------------------------------------------------
@@ -154,7 +155,7 @@ silu_backward = _helper(
 def _mish_grad_composite(grad, self):
     # d/dx x*tanh(softplus(x)), in ops so that it differentiates again
     sig = self.sigmoid()
-    tsp = numtorch.nn.functional.softplus(self).tanh()
+    tsp = _ops.aten.softplus.default(self).tanh()
     return grad * (tsp + self * sig * (1 - tsp * tsp))
 
 
@@ -168,10 +169,10 @@ mish_backward = _helper(
 
 
 def _mish_self_dd(grad, grad_output, self):
-    with numtorch.enable_grad():
+    with enable_grad():
         x = self.detach().requires_grad_(True)
         g = _mish_grad_composite(grad_output.detach(), x)
-        (d,) = numtorch.autograd.grad(g, x, grad)
+        (d,) = autograd_grad(g, x, grad)
     return d
 
 

@@ -6,18 +6,35 @@ from __future__ import annotations
 import math
 import warnings
 
-import numtorch
-
 from ... import _dtype as D
 from ..._dispatch import dispatch
-from .._registry import defop, public
+from ..._ops import ops as _ops
+from .._registry import body_of, defop, public
 
 _F = "torch.nn.functional"
+
+aten = _ops.aten  # Note [Composite bodies are below the Python API]
+
+
+class _Fn:
+    """F.linear / F.pad / F.dropout without their gates (the calls a mode must not see)."""
+
+    @staticmethod
+    def linear(x, w, b=None):
+        return aten.linear.default(x, w, b)
+
+    @staticmethod
+    def pad(x, pad, mode="constant", value=None):
+        return aten.pad.default(x, list(pad), mode, value)
+
+    @staticmethod
+    def dropout(x, p=0.5, training=True, inplace=False):
+        return body_of("dropout", "torch.nn.functional")(x, p, training, inplace)
 
 
 def _bool_to_bias(mask, dtype):
     """A boolean mask (True = attend) as an additive float mask (-inf where masked)."""
-    return numtorch.zeros(mask.shape, dtype=dtype).masked_fill(mask.logical_not(), float("-inf"))
+    return aten.zeros.default(mask.shape, dtype=dtype).masked_fill(mask.logical_not(), float("-inf"))
 
 
 def _safe_softmax(x, dim):
@@ -35,7 +52,7 @@ def _sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
                 "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True"
             )
         L, S = query.shape[-2], key.shape[-2]
-        attn_mask = _bool_to_bias(numtorch.ones(L, S, dtype=D.bool).tril(), query.dtype)
+        attn_mask = _bool_to_bias(aten.ones.default((L, S), dtype=D.bool).tril(), query.dtype)
     if enable_gqa and query.dim() >= 3 and key.shape[-3] != query.shape[-3]:
         rep = query.shape[-3] // key.shape[-3]
         key = key.repeat_interleave(rep, -3)
@@ -43,13 +60,13 @@ def _sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
     s = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     root = math.sqrt(abs(s))
     q = query * (-root if s < 0 else root)
-    attn = numtorch.matmul(q, key.transpose(-2, -1) * root)
+    attn = aten.matmul.default(q, key.transpose(-2, -1) * root)
     if attn_mask is not None:
         attn = attn + attn_mask
     attn = _safe_softmax(attn, -1)
     if dropout_p > 0.0:
-        attn = numtorch.nn.functional.dropout(attn, dropout_p, True)
-    return numtorch.matmul(attn, value)
+        attn = aten.dropout.default(attn, dropout_p, True)
+    return aten.matmul.default(attn, value)
 
 
 scaled_dot_product_attention = defop(
@@ -87,7 +104,7 @@ def _canonical_mask(mask, name, other_type, other_name, target_type):
         warnings.warn(f"Support for mismatched {name} and {other_name} is deprecated. Use same type for both "
                       "instead.", stacklevel=4)  # fmt: skip
     if mask.dtype is D.bool:
-        return numtorch.zeros(mask.shape, dtype=target_type).masked_fill(mask, float("-inf"))
+        return aten.zeros.default(mask.shape, dtype=target_type).masked_fill(mask, float("-inf"))
     return mask
 
 
@@ -122,7 +139,7 @@ def _batched(query, key, value, key_padding_mask, attn_mask, num_heads) -> bool:
 
 
 def _project(query, key, value, E, in_proj_weight, in_proj_bias, separate, q_w, k_w, v_w):
-    F = numtorch.nn.functional
+    F = _Fn
     bq = bk = bv = None
     if in_proj_bias is not None:
         bq, bk, bv = in_proj_bias.chunk(3)
@@ -165,7 +182,7 @@ def _mha_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weigh
     >>> out.shape
     torch.Size([2, 1, 4])
     """
-    F = numtorch.nn.functional
+    F = _Fn
     if static_k is not None or static_v is not None:
         raise NotImplementedError(
             "numtorch's multi_head_attention_forward does not take static_k / static_v"
@@ -201,16 +218,16 @@ def _mha_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weigh
                        q_proj_weight, k_proj_weight, v_proj_weight)  # fmt: skip
     attn_mask = _merge_masks(attn_mask, key_padding_mask, tgt_len, src_len, bsz, num_heads)
     if bias_k is not None and bias_v is not None:
-        k = numtorch.cat([k, bias_k.repeat(1, bsz, 1)])
-        v = numtorch.cat([v, bias_v.repeat(1, bsz, 1)])
+        k = aten.cat.default([k, bias_k.repeat(1, bsz, 1)])
+        v = aten.cat.default([v, bias_v.repeat(1, bsz, 1)])
         attn_mask = F.pad(attn_mask, (0, 1)) if attn_mask is not None else None
         key_padding_mask = F.pad(key_padding_mask, (0, 1)) if key_padding_mask is not None else None
     q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
     k = k.reshape(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
     v = v.reshape(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
     if add_zero_attn:
-        zeros = numtorch.zeros(bsz * num_heads, 1, head_dim, dtype=k.dtype)
-        k, v = numtorch.cat([k, zeros], 1), numtorch.cat([v, zeros], 1)
+        zeros = aten.zeros.default((bsz * num_heads, 1, head_dim), dtype=k.dtype)
+        k, v = aten.cat.default([k, zeros], 1), aten.cat.default([v, zeros], 1)
         attn_mask = F.pad(attn_mask, (0, 1)) if attn_mask is not None else None
         key_padding_mask = F.pad(key_padding_mask, (0, 1)) if key_padding_mask is not None else None
     src_len = k.shape[1]
@@ -224,13 +241,13 @@ def _mha_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weigh
     if not training:
         dropout_p = 0.0
     if need_weights:
-        w = numtorch.matmul(q * math.sqrt(1.0 / float(head_dim)), k.transpose(-2, -1))
+        w = aten.matmul.default(q * math.sqrt(1.0 / float(head_dim)), k.transpose(-2, -1))
         if attn_mask is not None:
             w = w + attn_mask
         w = w.softmax(-1)
         if dropout_p > 0.0:
             w = F.dropout(w, p=dropout_p)
-        out = numtorch.matmul(w, v)
+        out = aten.matmul.default(w, v)
         out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
         out = F.linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
         w = w.reshape(bsz, num_heads, tgt_len, src_len)

@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import numpy as np
 
-import numtorch
-
 from ... import _dtype as D
 from ..._dispatch import dispatch
+from ..._ops import ops as _ops
 from ..._tensor import Tensor, _make
 from ...kernels import PARALLEL_THRESHOLD, lazy
 from .._pointwise import _cname
 from .._registry import defop, public
 
 K = lazy("numtorch.kernels.cpu.nn.conv")
+aten = _ops.aten  # Note [Composite bodies are below the Python API]
 _F = "torch.nn.functional"
 _LEGACY = {
     "float32": "torch.FloatTensor",
@@ -434,7 +434,7 @@ def _conv_double_backward(grads, grad_output, input, weight, stride, padding, di
     if ggi is not None:
         d_go = convolution(ggi, weight, None, *p)
     if ggw is not None or ggb is not None:
-        wt = ggw if ggw is not None else numtorch.zeros_like(weight)
+        wt = ggw if ggw is not None else aten.zeros_like.default(weight)
         t = convolution(input, wt, ggb, *p)
         d_go = t if d_go is None else d_go + t
     d_x = (
@@ -493,7 +493,7 @@ def _same_padding(input, weight, stride, dilation, n):
         pad = []
         for e in reversed(extra):
             pad += [0, e]
-        input = numtorch.nn.functional.pad(input, pad)
+        input = aten.pad.default(input, pad)
     return input, left
 
 

@@ -7,17 +7,18 @@ import math
 
 import numpy as np
 
-import numtorch
-
 from ... import _dtype as D
 from ..._dispatch import dispatch
+from ..._ops import ops as _ops
 from ..._state import STATE
 from ..._tensor import Tensor, _make
+from ...autograd.grad_mode import no_grad
 from ...kernels import lazy
 from .._pointwise import _cname
 from .._registry import defop, public
 
 K = lazy("numtorch.kernels.cpu.nn.layers")
+aten = _ops.aten  # Note [Composite bodies are below the Python API]
 _F = "torch.nn.functional"
 
 
@@ -29,8 +30,8 @@ _F = "torch.nn.functional"
 def _noise(input, feature: bool):
     if feature:
         shape = list(input.shape[:2]) + [1] * (input.dim() - 2)
-        return numtorch.empty(shape, dtype=input.dtype)
-    return numtorch.empty_like(input)
+        return aten.empty.memory_format(shape, dtype=input.dtype)
+    return aten.empty_like.default(input)
 
 
 def _dropout_impl(input, p, train, inplace, feature=False, alpha=False):
@@ -41,10 +42,10 @@ def _dropout_impl(input, p, train, inplace, feature=False, alpha=False):
     if p == 0 or not train or input.numel() == 0:
         return input
     if p == 1:
-        zero = numtorch.zeros((), dtype=input.dtype)
+        zero = aten.zeros.default((), dtype=input.dtype)
         return input.mul_(zero) if inplace else input.mul(zero)
     noise = _noise(input, feature)
-    with numtorch.no_grad():
+    with no_grad():
         noise.bernoulli_(1 - p)
     if alpha:
         a_const = 1.7580993408473766
@@ -148,8 +149,8 @@ _f_feature_dropout("dropout2d", 2, "Zero whole channels of (N, C, H, W) input.\n
 # ---- linear / bilinear ----------------------------------------------------------------------------
 def _linear(input, weight, bias):
     if input.dim() == 2 and bias is not None:
-        return numtorch.addmm(bias, input, weight.t())
-    out = numtorch.matmul(input, weight.t())
+        return aten.addmm.default(bias, input, weight.t())
+    out = aten.matmul.default(input, weight.t())
     return out + bias if bias is not None else out
 
 
@@ -181,7 +182,7 @@ def _bilinear(input1, input2, weight, bias):
     x1 = input1.reshape(-1, i1)
     x2 = input2.reshape(-1, i2)
     # (B, i1) @ (o, i1, i2) -> (o, B, i2); times x2 and summed over i2 -> (o, B)
-    t = numtorch.matmul(x1, weight)
+    t = aten.matmul.default(x1, weight)
     out = (t * x2).sum(-1).t()
     if bias is not None:
         out = out + bias
@@ -298,7 +299,7 @@ def _f_embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_
         padding_idx = -1
     if max_norm is not None:
         input = input.contiguous()
-        with numtorch.no_grad():
+        with no_grad():
             dispatch(embedding_renorm_, [weight, input, max_norm, norm_type])
     return dispatch(embedding, [weight, input, padding_idx, scale_grad_by_freq, sparse])
 
@@ -371,7 +372,7 @@ def _glu_grad(grad, self, dim):
     if STATE.grad_enabled:  # Note [Norm double backward]: differentiable composite when recording
         a, b = self.chunk(2, dim)
         s = b.sigmoid()
-        return numtorch.cat([grad * s, grad * a * s * (1 - s)], dim)
+        return aten.cat.default([grad * s, grad * a * s * (1 - s)], dim)
     return dispatch(glu_backward, [grad, self, dim])
 
 

@@ -11,10 +11,9 @@ import math
 
 import numpy as np
 
-import numtorch
-
 from ... import _dtype as D
 from ..._dispatch import dispatch
+from ..._ops import ops as _ops
 from ..._state import STATE
 from ..._tensor import Tensor, _make
 from ...kernels import lazy
@@ -157,7 +156,7 @@ def _declare_nll(name, fwd, bwd):
         cpu=bwd,
         backward={"grad_output": lambda grad, target, weight, reduction, ignore_index: dispatch(
             f, [grad, target, weight, reduction, ignore_index])[0],
-            "self": lambda grad: numtorch.zeros_like(grad)},
+            "self": lambda grad: _ops.aten.zeros_like.default(grad)},
     )  # fmt: skip
     top = defop(
         f"{name}(Tensor self, Tensor target, Tensor? weight=None, int reduction=1, SymInt ignore_index=-100) -> Tensor",

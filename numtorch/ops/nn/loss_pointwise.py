@@ -14,6 +14,7 @@ import numpy as np
 
 from ... import _dtype as D
 from ..._dispatch import dispatch
+from ..._ops import ops as _ops
 from ..._tensor import Tensor, _make
 from ...kernels import lazy
 from .._pointwise import Pointwise, _cname
@@ -305,11 +306,9 @@ def _bce_logits_grad(grad, self, target, weight, pos_weight, reduction):
 
 
 def _bce_logits_target_grad(grad, self, target, weight, pos_weight, reduction):
-    import numtorch
-
     if pos_weight is not None:
-        F = numtorch.nn.functional
-        gt = F.logsigmoid(-self) - F.logsigmoid(self) * pos_weight
+        ls = _ops.aten.log_sigmoid.default
+        gt = ls(-self) - ls(self) * pos_weight
     else:
         gt = -self
     return _scale(_w(gt * grad, weight), self, reduction)

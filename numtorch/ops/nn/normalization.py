@@ -15,12 +15,11 @@ import math
 
 import numpy as np
 
-import numtorch
-
 from ... import _dtype as D
 from ..._dispatch import dispatch
 from ..._state import STATE
 from ..._tensor import Tensor, _make
+from ...autograd.grad_mode import no_grad
 from ...kernels import PARALLEL_THRESHOLD, lazy
 from .._pointwise import _cname
 from .._registry import defop
@@ -398,7 +397,7 @@ def _instance_norm(
         [x, rep(weight), rep(bias), rm, rv, use_input_stats, momentum, eps, cudnn_enabled],
     )
     if use_input_stats:
-        with numtorch.no_grad():
+        with no_grad():
             if running_mean is not None:
                 running_mean.copy_(rm.view(b, c).mean(0))
             if running_var is not None:

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-import numtorch
-
 from ..._dispatch import dispatch
+from ..._ops import ops as _ops
 from ..._tensor import Tensor, _make
 from ...kernels import PARALLEL_THRESHOLD, lazy
 from .._registry import defop
@@ -312,7 +311,7 @@ def _pad_circular(self, pad):
         parts.append(x.narrow(d, max(-lo, 0), size - max(-lo, 0) - max(-hi, 0)))
         if hi > 0:
             parts.append(x.narrow(d, 0, hi))
-        x = numtorch.cat(parts, d) if len(parts) > 1 else parts[0]
+        x = _ops.aten.cat.default(parts, d) if len(parts) > 1 else parts[0]
     return x
 
 

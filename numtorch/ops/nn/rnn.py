@@ -18,15 +18,15 @@ from __future__ import annotations
 
 import numpy as np
 
-import numtorch
-
 from ... import _dtype as D
 from ..._dispatch import dispatch
+from ..._ops import ops as _ops
 from ..._tensor import Tensor, _make
 from ...kernels import lazy
 from .._registry import defop, public
 
 K = lazy("numtorch.kernels.cpu.nn.rnn")
+aten = _ops.aten  # Note [Composite bodies are below the Python API]
 
 LSTM, GRU, RNN_TANH, RNN_RELU = 0, 1, 2, 3
 _GATES = {LSTM: 4, GRU: 3, RNN_TANH: 1, RNN_RELU: 1}
@@ -219,11 +219,11 @@ def _network(x, batch_sizes, hx, cx, params, has_biases, num_layers, dropout, tr
             outs.append(o)
             hys.append(hy)
             cys.append(cy)
-        layer_in = outs[0] if D_ == 1 else numtorch.cat(outs, -1)
+        layer_in = outs[0] if D_ == 1 else aten.cat.default(outs, -1)
         if dropout > 0 and train and layer < num_layers - 1:
-            layer_in = numtorch.nn.functional.dropout(layer_in, dropout, True)
-    hy = numtorch.stack(hys, 0)
-    cy = numtorch.stack(cys, 0) if cx is not None else None
+            layer_in = aten.dropout.default(layer_in, dropout, True)
+    hy = aten.stack.default(hys, 0)
+    cy = aten.stack.default(cys, 0) if cx is not None else None
     return layer_in, hy, cy
 
 
@@ -239,7 +239,7 @@ def _unpack(data, batch_sizes):
     """Packed (N, F) rows -> padded (T, B, F) (zeros past each length), differentiably."""
     idx, B = _packed_index(batch_sizes)
     T = batch_sizes.shape[0]
-    flat = numtorch.zeros((T * B, data.shape[-1]), dtype=data.dtype).index_add(0, idx, data)
+    flat = aten.zeros.default((T * B, data.shape[-1]), dtype=data.dtype).index_add(0, idx, data)
     return flat.view(T, B, data.shape[-1]), idx
 
 

@@ -4,14 +4,13 @@ work for a fused kernel to pay for its dispatch, and composites keep double back
 
 from __future__ import annotations
 
-import numtorch
-
 from ..._dispatch import dispatch
+from ..._ops import ops as _ops
 from .._registry import defop, public
 
 
 def _lin(x, w, b):
-    return numtorch.nn.functional.linear(x, w, b)
+    return _ops.aten.linear.default(x, w, b)
 
 
 def _lstm_cell(input, hx, w_ih, w_hh, b_ih, b_hh):

@@ -13,7 +13,7 @@ from ..._tensor import _make
 from ._elementwise import Elementwise
 from .._pointwise import _cname
 from ..reduction._reduce import wrap_dim
-from .._registry import OPS, defop, public
+from .._registry import OPS, body_of, defop, public
 from .core import _ALL, _decl, _fl, _mul, _u, _zero_grad
 from .extra import _special_alias
 
@@ -210,9 +210,8 @@ for _n, _t, _shows in (("gammaln", "lgamma", "tensor([0.5724, 0.0000])"), ("diga
 
 
 def _api(name):
-    import numtorch
-
-    return getattr(numtorch, name)
+    # the torch-level body, below its gate (Note [Composite bodies are below the Python API])
+    return body_of(name)
 
 
 def _forward(name, sig, call, shows, example):
@@ -224,16 +223,16 @@ def _forward(name, sig, call, shows, example):
     public(name, sig, body, relevant=("input",), module="torch.special", doc=doc)
 
 
-_forward("polygamma", "n, input, *, out=None", lambda n, x, out: _api("polygamma")(n, x, out=out), "tensor([1.6449])",
+_forward("polygamma", "n, input, *, out=None", lambda n, x, out: _api("polygamma")(n, x, out), "tensor([1.6449])",
          "numtorch.special.polygamma(1, numtorch.tensor([1.0]))")
-_forward("round", "input, *, decimals=0, out=None", lambda x, decimals, out: _api("round")(x, decimals=decimals, out=out),
+_forward("round", "input, *, decimals=0, out=None", lambda x, decimals, out: _api("round")(x, decimals, out),
          "tensor([1.2300])", "numtorch.special.round(numtorch.tensor([1.234]), decimals=2)")
-_forward("log_softmax", "input, dim, *, dtype=None", lambda x, dim, dtype: _api("log_softmax")(x, dim, dtype=dtype),
+_forward("log_softmax", "input, dim, *, dtype=None", lambda x, dim, dtype: _api("log_softmax")(x, dim, dtype, None),
          "tensor([-0.6931, -0.6931])", "numtorch.special.log_softmax(numtorch.tensor([1.0, 1.0]), 0)")
-_forward("softmax", "input, dim, *, dtype=None", lambda x, dim, dtype: _api("softmax")(x, dim, dtype=dtype),
+_forward("softmax", "input, dim, *, dtype=None", lambda x, dim, dtype: _api("softmax")(x, dim, dtype, None),
          "tensor([0.5000, 0.5000])", "numtorch.special.softmax(numtorch.tensor([1.0, 1.0]), 0)")
 _forward("logsumexp", "input, dim, keepdim=False, *, out=None",
-         lambda x, dim, keepdim, out: _api("logsumexp")(x, dim, keepdim, out=out),
+         lambda x, dim, keepdim, out: _api("logsumexp")(x, dim, keepdim, out),
          "tensor(0.6931)", "numtorch.special.logsumexp(numtorch.tensor([0.0, 0.0]), 0)")
 
 
@@ -243,7 +242,7 @@ def _special_xlogy(input, other, out):
     >>> numtorch.special.xlogy(numtorch.tensor([0.0, 2.0]), numtorch.tensor([0.0, 1.0]))
     tensor([0., 0.])
     """
-    return _api("xlogy")(input, other, out=out)
+    return _api("xlogy")(input, other, out)
 
 
 public("xlogy", "input, other, *, out=None", _special_xlogy, relevant=("input", "other"), module="torch.special")

@@ -15,6 +15,7 @@ import numpy as np
 from ... import _dtype as D
 from ... import return_types
 from ..._dispatch import dispatch
+from ..._ops import ops as _ops
 from ..._tensor import Tensor
 from ...kernels._codegen_reduction import Combiner
 from . import _reduce as E
@@ -266,14 +267,12 @@ def _prod_bw(grad, self, result, dim=None, keepdim=False):
 def _exclusive_cumprod(x, dim):
     n = x.shape[dim]
     ones = x.narrow(dim, 0, 1) * 0 + 1
-    return nt().cat([ones, x.narrow(dim, 0, n - 1)], dim).cumprod(dim)
+    return aten.cat.default([ones, x.narrow(dim, 0, n - 1)], dim).cumprod(dim)
 
 
-def nt():
-    """The numtorch module, for formulas that call public functions of other areas."""
-    import numtorch
-
-    return numtorch
+# formulas call other areas' ops through the aten namespace, below the Python API
+# (Note [Composite bodies are below the Python API]); a packet picks its overload per call
+aten = _ops.aten
 
 
 prod_all, prod_all_out = _decl(
@@ -427,7 +426,7 @@ def _select_bw(grad, self, dim, keepdim, results):
         return grad
     idx = restore_dims(results[1], self.dim(), dim, keepdim)
     g = restore_dims(grad, self.dim(), dim, keepdim)
-    return nt().zeros_like(self).scatter(dim, idx, g)
+    return aten.zeros_like.default(self).scatter(dim, idx, g)
 
 
 for _name, _largest, _cls, _comb in (("max", True, MinMax, _AMAX), ("min", False, Min, _AMIN)):

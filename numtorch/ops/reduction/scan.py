@@ -13,7 +13,7 @@ from ..._dispatch import dispatch
 from ..._tensor import Tensor, _make
 from . import _reduce as E
 from .._registry import defop, public
-from .core import _call, _decl, _fn, _sum_dtype, nt
+from .core import _call, _decl, _fn, _sum_dtype, aten
 
 CumMax = return_types.register("cummax", ("values", "indices"))
 CumMin = return_types.register("cummin", ("values", "indices"))
@@ -140,7 +140,7 @@ def _cumext(largest, cls, name):
 def _cumext_bw(grad, self, dim, results):
     if self.dim() == 0:
         return grad
-    return nt().zeros_like(self).scatter_add(dim, results[1], grad)
+    return aten.zeros_like.default(self).scatter_add(dim, results[1], grad)
 
 
 for _name, _largest, _cls in (("cummax", True, CumMax), ("cummin", False, CumMin)):

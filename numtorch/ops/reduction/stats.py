@@ -11,8 +11,8 @@ from ... import _dtype as D
 from ..._dispatch import dispatch
 from ..._tensor import Tensor
 from . import _reduce as E
-from .._registry import defop, public
-from .core import _NORMP, _NORMS, _call, _count, _decl, _fn, fold, nt, restore_dims
+from .._registry import body_of, defop, public
+from .core import _NORMP, _NORMS, _call, _count, _decl, _fn, aten, fold, restore_dims
 
 
 # ---- var, std, var_mean, std_mean -------------------------------------------------------------
@@ -193,7 +193,7 @@ def _norm_bw(grad, self, p, dim, keepdim, result):
     p = 2.0 if p is None else float(p)
     g = restore_dims(grad, self.dim(), dim, keepdim)
     r = restore_dims(result, self.dim(), dim, keepdim)
-    where = nt().where
+    where = aten.where
     if p == 0:
         return self * 0
     if p == 1:
@@ -239,10 +239,8 @@ def _norm(input, p, dim, keepdim, out, dtype):
                 raise RuntimeError(
                     f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}"
                 )
-            mn = getattr(nt().linalg, "matrix_norm", None)
-            if mn is None:
-                raise NotImplementedError("norm(p='nuc') needs numtorch.linalg.matrix_norm")
-            return mn(input, p, dim if dim is not None else (-2, -1), keepdim, dtype=dtype, out=out)
+            mn = body_of("matrix_norm", "torch.linalg")
+            return mn(input, p, dim if dim is not None else (-2, -1), keepdim, dtype, out)
         p = 2.0
     if dtype is not None:
         dt = D.to_dtype(dtype)

@@ -1,0 +1,224 @@
+"""Composite ops are below the Python API: a TorchFunctionMode (even one that re-enters itself)
+and code that patches public functions see only the call the user made, never the ops a
+composite or a derivative formula is written with (Note [Composite bodies are below the Python
+API], Note [Derivative formulas are below the Python API]).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import numtorch
+import numtorch.nn.functional as F
+from numtorch.ops._registry import OPS
+from numtorch.overrides import TorchFunctionMode, resolve_name
+from numtorch.testing._opinfo import op_db
+
+from .ops._harness import to_nt
+
+COMPOSITES = sorted((op for op in OPS.values() if "composite" in op.impls), key=str)
+
+
+class Count(TorchFunctionMode):
+    """Records every call it sees."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        self.seen.append(func)
+        return func(*args, **(kwargs or {}))
+
+
+def _names(seen):
+    return [resolve_name(f) for f in seen]
+
+
+def _first_sample(info):
+    rng = np.random.default_rng(0)
+    dtype = "float64" if "float64" in info.dtypes else info.dtypes[0]
+    samples = info.sample_inputs(dtype, rng)
+    return samples[0] if samples else None
+
+
+def _reached_composites():
+    """For each OpInfo's first sample: the first composite overload its public call reaches and
+    the values it got (recorded by swapping each composite's op.fast)."""
+    found, log = {}, []
+    saved = {op: op.fast for op in COMPOSITES}
+
+    def spy(op):
+        inner = op.fast if op.fast is not op._first_call else None
+
+        def fast(*vals):
+            log.append((op, vals))
+            return (inner or saved_fast(op))(*vals)
+
+        return fast
+
+    def saved_fast(op):
+        from numtorch._dispatch import make_fast
+
+        return make_fast(op)
+
+    for op in COMPOSITES:
+        op.fast = spy(op)
+    try:
+        for info in op_db:
+            s = _first_sample(info)
+            if s is None:
+                continue
+            log.clear()
+            try:
+                info.resolve()(to_nt(s.input), *to_nt(s.args), **to_nt(s.kwargs))
+            except Exception:  # noqa: BLE001 (samples of error tests; not this test's concern)
+                continue
+            if log:
+                found.setdefault(log[0][0], (info, log[0][1]))
+    finally:
+        for op, f in saved.items():
+            op.fast = f
+    return found
+
+
+REACHED = _reached_composites()
+
+
+def test_registry_has_composites_and_opinfos_reach_most():
+    assert len(COMPOSITES) > 100
+    assert len(REACHED) > 60, sorted(map(str, set(COMPOSITES) - set(REACHED)))
+
+
+_MODULES = ("numtorch", "numtorch.nn.functional", "numtorch.linalg", "numtorch.special")
+
+
+@pytest.fixture
+def patched_public(monkeypatch):
+    """Every public function of the torch namespaces replaced by one that counts and forwards:
+    a call made from inside another op's body shows up in ``calls``."""
+    import sys
+
+    from numtorch.overrides import get_overridable_functions
+
+    calls = []
+    for ns, fns in get_overridable_functions().items():
+        if not (isinstance(ns, type(numtorch)) and ns.__name__ in _MODULES):
+            continue
+        for name, v in list(vars(ns).items()):
+            if v in fns:
+                def spy(*a, _v=v, _n=f"{ns.__name__}.{name}", **k):
+                    calls.append(_n)
+                    return _v(*a, **k)
+
+                monkeypatch.setattr(sys.modules[ns.__name__], name, spy)
+    return calls
+
+
+@pytest.mark.parametrize("info", op_db, ids=lambda i: i.name)
+def test_public_call_makes_no_other_public_call(info, patched_public):
+    s = _first_sample(info)
+    if s is None:
+        pytest.skip("no sample")
+    fn = _resolve_unpatched(info)
+    args, kwargs = (to_nt(s.input), *to_nt(s.args)), to_nt(s.kwargs)
+    try:
+        with Count() as m:
+            fn(*args, **kwargs)
+    except Exception as e:  # noqa: BLE001 (a sample this machine cannot run, e.g. Tensor.cuda)
+        pytest.skip(f"sample raises {type(e).__name__}")
+    assert [c for c in patched_public if c not in _PYTHON_LEVEL_IN_TORCH] == []
+    assert m.seen == [fn], _names(m.seen)
+
+
+# PyTorch's F.mse_loss / l1_loss / smooth_l1_loss / huber_loss are Python and call the public
+# torch.broadcast_tensors (itself Python with a __torch_function__ check), so patching it changes
+# them in torch too: numtorch's F keeps that call.
+_PYTHON_LEVEL_IN_TORCH = {"numtorch.broadcast_tensors"}
+
+
+_ORIGINAL = {info.name: info.resolve() for info in op_db}
+
+
+def _resolve_unpatched(info):
+    return _ORIGINAL[info.name]
+
+
+@pytest.mark.parametrize("op", sorted(REACHED, key=str), ids=str)
+def test_aten_composite_shows_only_itself(op):
+    info, vals = REACHED[op]
+    args, kwargs = [], {}
+    for a, v in zip(op._schema.arguments, vals):
+        if a.kwarg_only:
+            kwargs[a.name] = v
+        else:
+            args.append(v)
+    with Count() as m:
+        op(*args, **kwargs)
+    assert m.seen == [op], _names(m.seen)
+
+
+def test_aten_calls_reach_modes_and_subclass_handlers_like_torch():
+    x, w = numtorch.randn(3), numtorch.randn(2, 3)
+    with Count() as m:
+        numtorch.ops.aten.linear.default(x, w)
+        numtorch.ops.aten.linear(x, w)
+    assert _names(m.seen) == ["aten.linear.default", "aten.linear"]
+
+    class Sub(numtorch.Tensor):
+        pass
+
+    out = numtorch.ops.aten.linear.default(x.as_subclass(Sub), w)
+    assert type(out) is Sub
+
+
+def test_cross_entropy_and_linear_do_not_leak_to_a_mode():
+    x, w, b = numtorch.randn(4, 3), numtorch.randn(2, 3), numtorch.randn(2)
+    t = numtorch.tensor([0, 1, 1, 0])
+    with Count() as m:
+        numtorch.ops.aten.cross_entropy_loss(F.linear(x, w, b), t)
+    assert _names(m.seen) == ["torch.nn.functional.linear", "aten.cross_entropy_loss"]
+
+
+def test_patching_public_functions_does_not_change_linear(monkeypatch):
+    x, w, b = numtorch.randn(4, 3), numtorch.randn(2, 3), numtorch.randn(2)
+    want = F.linear(x, w, b)
+    calls = []
+
+    def boom(*a, **k):
+        calls.append(1)
+        raise AssertionError("F.linear reached the public function")
+
+    for name in ("matmul", "addmm", "add"):
+        monkeypatch.setattr(numtorch, name, boom)
+    got = F.linear(x, w, b)
+    got3 = F.linear(x.reshape(2, 2, 3), w, b)
+    assert not calls
+    np.testing.assert_allclose(got.numpy(), want.numpy())
+    assert got3.shape == (2, 2, 2)
+
+
+@pytest.mark.parametrize(
+    "name, make",
+    [
+        ("mul", lambda x, w: (x * x).sum()),
+        ("add", lambda x, w: (x + x).sum()),
+        ("sum", lambda x, w: x.sum()),
+        ("linear", lambda x, w: F.linear(x, w).sum()),
+    ],
+)
+def test_backward_shows_a_mode_only_the_entry_point(name, make):
+    # as torch 2.13: Tensor.backward, torch.autograd.grad / backward, never the formulas
+    x = numtorch.randn(3, requires_grad=True)
+    w = numtorch.randn(2, 3, requires_grad=True)
+    for call, want in [
+        (lambda y: y.backward(), numtorch.Tensor.backward),
+        (lambda y: numtorch.autograd.grad(y, x), numtorch.autograd.grad),
+        (lambda y: numtorch.autograd.grad(y, x, create_graph=True), numtorch.autograd.grad),
+        (lambda y: numtorch.autograd.backward(y), numtorch.autograd.backward),
+    ]:
+        y = make(x, w)
+        with Count() as m:
+            call(y)
+        assert m.seen == [want], (name, _names(m.seen))
