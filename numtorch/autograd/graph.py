@@ -146,6 +146,8 @@ class SavedTensor:
         self.tname = tname
         if self.is_output:
             self.tensor = (t._data, t._dtype, t._device, t._vc)
+            if t.__class__ is not Tensor and hasattr(t, "_level"):  # a vmap BatchedTensor keeps its batch
+                self.tensor += (t._value, t._level)
             self.out_nr = out_nr
             self.rg = t._rg
         else:
@@ -154,10 +156,15 @@ class SavedTensor:
     def unpack(self, node: Node) -> Tensor:
         t = self.tensor
         if self.is_output:
-            data, dtype, device, vc = t
+            data, dtype, device, vc = t[:4]
             if vc[0] != self.version:
                 raise self._modified(data.shape, dtype, vc[0])
-            out = _make(data, dtype, Tensor, device, vc=vc)
+            if len(t) > 4:
+                from .._functorch.batched import make_batched
+
+                out = make_batched(t[4], t[5])
+            else:
+                out = _make(data, dtype, Tensor, device, vc=vc)
             out._rg = self.rg
             out._grad_fn = node
             if self.out_nr:
