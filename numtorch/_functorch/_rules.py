@@ -83,6 +83,12 @@ def _classify(op):
     if name in _MATMUL:
         return _MATMUL[name]
     impl = op.impls.get("cpu")
+    if op.kind == "inplace":  # an in-place op is pointwise when its functional variant is
+        from ..ops._registry import OPS
+
+        ov = "" if op._overloadname == "default" else f".{op._overloadname}"
+        fn = OPS.get(f"{op._schema.namespace}::{name}{ov}")
+        impl = fn.impls.get("cpu") if fn is not None else impl
     owner = type(getattr(impl, "__self__", None)).__name__
     if owner in _POINTWISE_OWNERS or name in _POINTWISE_NAMES:
         return pointwise
@@ -357,12 +363,25 @@ def _mm_vals(a, b, level):
         va = _pad(va, max(ra, 2), r)
     if bb:
         vb = _pad(vb, max(rb, 2), r)
-    out = matmul(va, vb)
+    out = _product(va, vb, ba, bb)
     if rb == 1:
         out = out.squeeze(-1)
     if ra == 1:
         out = out.squeeze(-1 if rb == 1 else -2)
     return out
+
+
+def _product(va, vb, ba, bb):
+    from .. import matmul
+
+    if ba and not bb and vb.dim() == 2:  # one BLAS product over every sample's rows
+        k, m = vb.shape
+        return matmul(va.reshape((-1, k)), vb).reshape(tuple(va.shape[:-1]) + (m,))
+    if bb and not ba and va.dim() == 2:
+        n, k = va.shape
+        rows = vb.transpose(-1, -2).reshape((-1, k))
+        return matmul(rows, va.t()).reshape(tuple(vb.shape[:-2]) + (vb.shape[-1], n)).transpose(-1, -2)
+    return matmul(va, vb)
 
 
 def _matmul(op, vals, lv):
@@ -421,11 +440,11 @@ def random_unbatched(op, vals):
     if "size" in names and not op.tensor_idx:
         i = names.index("size")
         new[i] = [lv.batch_size, *vals[i]]
-        return make_batched(op.fast(*new), lv.level)
+        return make_batched(below_vmap(op, new), lv.level)
     if op.tensor_idx and op._schema.name.endswith("_like"):
         x = vals[0]
         new[0] = x.expand((lv.batch_size,) + tuple(x.shape))
-        return make_batched(op.fast(*new), lv.level)
+        return make_batched(below_vmap(op, new), lv.level)
     outs = [below_vmap(op, vals) for _ in range(lv.batch_size)]
     from .. import stack
 
