@@ -43,8 +43,8 @@ _DIM_OPS = _ALL_WHEN_NONE | {
     "index_select", "cross", "diagonal_backward", "select_backward", "slice_backward",
 }  # fmt: skip
 # dim ops whose tensor arguments must all carry the batch (no broadcasting inside the kernel)
-_EXPAND = {"gather", "scatter", "scatter_add", "scatter_reduce", "take_along_dim", "index_add",
-           "index_copy", "index_fill", "masked_scatter"}  # fmt: skip
+_EXPAND = {"gather", "scatter", "scatter_add", "scatter_reduce", "index_add",
+           "index_copy", "index_fill", "linalg_cross"}  # fmt: skip
 _DIM_OPS |= _EXPAND
 _INDEX_ARGS = {"index"}  # 1-D index lists of index_* ops: never padded or expanded
 _PLUS_ONE = {"unsqueeze", "diag_embed"}  # the dim wraps against the result's rank
@@ -175,10 +175,11 @@ def dim_rule(op, vals, lv):
     level = lv.level
     _check_inplace(op, vals, level)
     name = op._schema.name.rstrip("_")
+    skip = _INDEX_ARGS if name.startswith("index_") else ()
     for i in op.tensor_idx:
-        if op._schema.arguments[i].name in _INDEX_ARGS and is_batched_at(vals[i], level):
+        if op._schema.arguments[i].name in skip and is_batched_at(vals[i], level):
             return _loop(op, vals, lv)
-    new, rank = _aligned(op, vals, level, name in _EXPAND, skip=_INDEX_ARGS)
+    new, rank = _aligned(op, vals, level, name in _EXPAND, skip=skip)
     if name in _PLUS_ONE:
         rank += 1
     args = op._schema.arguments
@@ -189,6 +190,8 @@ def dim_rule(op, vals, lv):
         if a.name not in _DIM_NAMES or a.is_tensor:
             continue
         d = new[i]
+        if d is None and name == "cross":  # the first per-sample dim of size 3
+            d = next((k for k, n in enumerate(vals[op.tensor_idx[0]].shape) if n == 3), -1)
         if d is None or (isinstance(d, (list, tuple)) and not d and name in _ALL_WHEN_NONE):
             if name not in _ALL_WHEN_NONE or d is not None and name == "flip":
                 continue
@@ -401,7 +404,9 @@ def _addmm(op, vals, lv):
     # beta * self + alpha * (m1 @ m2): the product folded, the sum broadcast (pointwise rule)
     level = lv.level
     s, m1, m2, beta, alpha = vals
-    prod = make_batched(_mm_vals(m1, m2, level), level)
+    prod = _mm_vals(m1, m2, level)
+    if is_batched_at(m1, level) or is_batched_at(m2, level):
+        prod = make_batched(prod, level)
     if alpha != 1:
         prod = prod * alpha
     if op._schema.name in ("addbmm",):
