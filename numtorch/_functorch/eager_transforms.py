@@ -312,9 +312,6 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
             return fn(pytree.tree_unflatten(list(c), ospec))
 
         rows = vmap(one, chunk_size=chunk_size)(*cts)  # per input: (n, *in_shape)
-        jac_o = []
-        for o, (_, oshape) in zip(flat_o, _split_rows(basis, flat_o, 0)):
-            pass
         per_out = []
         start = 0
         for o in flat_o:
@@ -322,7 +319,6 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
             per_in = pytree.tree_map(lambda r: r.narrow(0, start, k).reshape(tuple(o.shape) + tuple(r.shape[1:])), rows)
             per_out.append(per_in if not isinstance(argnums, int) else per_in[0])
             start += k
-        del jac_o
         jac = pytree.tree_unflatten(per_out, ospec)
         return (jac, res[2]) if has_aux else jac
 
