@@ -56,3 +56,6 @@ for _mod, _fns in _BY_MODULE.items():
         _api.export(_mod.replace("torch", __name__, 1), _fns)
 
 __version__ = "0.1.0"
+
+from . import func  # noqa: E402
+from .func import vmap  # noqa: E402

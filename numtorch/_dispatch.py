@@ -18,6 +18,7 @@ from __future__ import annotations
 from . import _C, overrides
 from ._device import CPU
 from ._state import STATE
+from ._functorch._levels import CALL_GRAD, VMAP_LEVELS
 from ._tensor import PLAIN_SUBCLASSES, PY_DISPATCH_TYPES, Tensor
 
 # Note [Per-op fast path]
@@ -193,6 +194,8 @@ def slow_dispatch(op, vals):
     if composite is not None:
         return _composite_fast(op, composite)(*vals)
     st = STATE
+    if VMAP_LEVELS:  # the grad mode the caller asked for (Note [vmap key])
+        CALL_GRAD[0] = st.grad_enabled
     if op.autograd is not None and (st.grad_enabled or st.fw_level >= 0):
         if _needs_autograd(op, vals, st):
             return _engine.autograd_call(op, vals)
@@ -223,6 +226,19 @@ def _needs_autograd(op, vals, st) -> bool:
 
 
 def below_autograd(op, vals):
+    if VMAP_LEVELS:  # Note [vmap key] (numtorch/_functorch/batched.py)
+        from ._functorch.batched import vmap_key
+
+        return vmap_key(op, vals)
+    # below_vmap's body, inlined: one frame less per call and per __torch_dispatch__ re-entry
+    if STATE.td_modes or _has_python_key(op, vals):
+        from .utils._python_dispatch import python_key
+
+        return python_key(op, vals)
+    return backend(op, vals)
+
+
+def below_vmap(op, vals):
     if STATE.td_modes or _has_python_key(op, vals):
         from .utils._python_dispatch import python_key
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import weakref
 
+from .._state import STATE
 from .._tensor import Tensor, _make
 
 _FREED = (
@@ -138,7 +139,7 @@ class SavedTensor:
     SavedVariable does. ``unpack`` is always called by the node that saved them.
     """
 
-    __slots__ = ("tensor", "version", "is_output", "out_nr", "rg", "tname")
+    __slots__ = ("tensor", "version", "is_output", "out_nr", "rg", "tname", "fw_ref")
 
     def __init__(self, t: Tensor, node: Node | None = None, out_nr: int = 0, tname: str = ""):
         self.version = t._vc[0]
@@ -146,20 +147,32 @@ class SavedTensor:
         self.tname = tname
         if self.is_output:
             self.tensor = (t._data, t._dtype, t._device, t._vc)
+            if t.__class__ is not Tensor and hasattr(t, "_level"):  # a vmap BatchedTensor keeps its batch
+                self.tensor += (t._value, t._level)
             self.out_nr = out_nr
             self.rg = t._rg
+            # forward-over-reverse: the output's tangent is attached after this is saved
+            self.fw_ref = weakref.ref(t) if STATE.fw_level >= 0 else None
         else:
             self.tensor = t
 
     def unpack(self, node: Node) -> Tensor:
         t = self.tensor
         if self.is_output:
-            data, dtype, device, vc = t
+            data, dtype, device, vc = t[:4]
             if vc[0] != self.version:
                 raise self._modified(data.shape, dtype, vc[0])
-            out = _make(data, dtype, Tensor, device, vc=vc)
+            if len(t) > 4:
+                from .._functorch.batched import make_batched
+
+                out = make_batched(t[4], t[5])
+            else:
+                out = _make(data, dtype, Tensor, device, vc=vc)
             out._rg = self.rg
             out._grad_fn = node
+            src = self.fw_ref() if getattr(self, "fw_ref", None) is not None else None
+            if src is not None and src._fw_grads:
+                out.__dict__["_fw_grads"] = src._fw_grads
             if self.out_nr:
                 out._out_nr = self.out_nr
             return out
