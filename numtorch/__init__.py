@@ -42,6 +42,24 @@ cdouble = complex128
 
 from . import linalg, nn, special  # noqa: E402
 from . import optim, serialization, utils  # noqa: E402
+from . import accelerator, amp, backends, cuda, jit, testing  # noqa: E402
+from ._layout import layout, strided  # noqa: E402
+from ._tensortype import (  # noqa: E402
+    BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor,
+)  # fmt: skip
+from ._config import (  # noqa: E402
+    are_deterministic_algorithms_enabled, get_default_device, get_deterministic_debug_mode,
+    get_float32_matmul_precision, get_num_interop_threads, get_num_threads,
+    is_deterministic_algorithms_warn_only_enabled, set_default_device, set_deterministic_debug_mode,
+    set_float32_matmul_precision, set_num_interop_threads, set_num_threads, use_deterministic_algorithms,
+)  # fmt: skip
+from .amp import autocast  # noqa: E402
+from .amp.autocast_mode import (  # noqa: E402
+    autocast_decrement_nesting, autocast_increment_nesting, clear_autocast_cache, get_autocast_dtype,
+    is_autocast_cache_enabled, is_autocast_enabled, set_autocast_cache_enabled, set_autocast_dtype,
+    set_autocast_enabled,
+)  # fmt: skip
+from math import e, inf, nan, pi  # noqa: E402
 from ._serialization import load, save  # noqa: E402
 
 ops.shape_views.install_fast_paths()

@@ -15,7 +15,7 @@ which dispatch themselves, as CompositeImplicitAutograd ops do in PyTorch.
 
 from __future__ import annotations
 
-from ._device import CPU
+from ._device import CPU, cuda_not_compiled
 from ._state import STATE
 from ._tensor import PLAIN_SUBCLASSES, PY_DISPATCH_TYPES, Tensor
 
@@ -211,6 +211,8 @@ def backend(op, vals):
     dev = device_type_of(op, vals)
     fn = impls.get(dev) or impls.get("any")
     if fn is None:
+        if dev == "cuda":
+            raise cuda_not_compiled()
         raise NotImplementedError(
             f"Could not run '{op.name()}' with arguments from the '{dev.upper()}' backend. "
             f"'{op.name()}' is only available for these backends: "

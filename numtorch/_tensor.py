@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtype as D
+from . import _layout
 from ._device import CPU
 from ._size import Size
 from ._state import STATE
@@ -151,6 +152,9 @@ class Tensor:
     @property
     def is_meta(self) -> bool:
         return self._device.type == "meta"
+
+    layout = property(lambda self: _layout.strided, doc="Always ``numtorch.strided``: tensors are dense.")
+    is_sparse = property(lambda self: False, doc="False: numtorch tensors are dense.")
 
     @property
     def ndim(self) -> int:

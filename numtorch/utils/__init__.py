@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 
-_LAZY = ("data", "hooks")
+_LAZY = ("data", "hooks", "collect_env", "dlpack")
 
 
 def __getattr__(name: str):
