@@ -40,7 +40,7 @@ short = int16
 cfloat = complex64
 cdouble = complex128
 
-from . import linalg, nn, special  # noqa: E402
+from . import fft, linalg, nn, special  # noqa: E402
 from . import optim, serialization, utils  # noqa: E402
 from . import accelerator, amp, backends, cuda, jit, testing  # noqa: E402
 from ._layout import layout, strided  # noqa: E402

@@ -6,7 +6,7 @@ from .core import OpInfo, SampleInput, make_arg  # noqa: F401
 
 op_db: list[OpInfo] = []
 
-from . import factory, indexing, linalg, nn, pointwise, random, reduction, shape, special  # noqa: E402
+from . import factory, fft, indexing, linalg, nn, pointwise, random, reduction, shape, special  # noqa: E402
 
-for _m in (pointwise, reduction, shape, indexing, factory, random, linalg, nn, special):
+for _m in (pointwise, reduction, shape, indexing, factory, random, linalg, nn, special, fft):
     op_db.extend(_m.OPINFOS)
