@@ -42,9 +42,34 @@ def _c2c_cpu(self, dim, normalization, forward):
 
 def _r2c_cpu(self, dim, normalization, onesided):
     a, out_dt = self._data, _COMPLEX_OF[self._dtype.name]
-    norm = _FWD_NP[normalization]
-    r = np.fft.rfftn(a, axes=list(dim), norm=norm) if onesided else np.fft.fftn(a, axes=list(dim), norm=norm)
-    return _make(np.ascontiguousarray(r.astype(out_dt.np, copy=False)), out_dt)
+    half = np.fft.rfftn(a, axes=list(dim), norm=_FWD_NP[normalization]).astype(out_dt.np, copy=False)
+    if onesided:
+        return _make(np.ascontiguousarray(half), out_dt)
+    return _make(_hermitian_fill(half, list(dim), a.shape[dim[-1]]), out_dt)
+
+
+def _hermitian_fill(half: np.ndarray, dims: list, n: int) -> np.ndarray:
+    """The full spectrum of a real signal from its half: X[-k] = conj(X[k]) over all ``dims``.
+
+    PyTorch fills the same way; a real-to-complex transform plus this copy costs about half of
+    a complex transform of the promoted input (NumPy's pocketfft is slow on long complex FFTs)."""
+    last, h = dims[-1], half.shape[dims[-1]]
+    shape = list(half.shape)
+    shape[last] = n
+    full = np.empty(shape, half.dtype)
+    idx = [slice(None)] * full.ndim
+    idx[last] = slice(0, h)
+    full[tuple(idx)] = half
+    if n > h:
+        # X[k] for k in [h, n) is conj(X[n - k]) with every other transformed index negated mod size
+        src = [slice(None)] * half.ndim
+        src[last] = slice(n - h, 0, -1)
+        mirror = np.conj(half[tuple(src)])
+        for d in dims[:-1]:
+            mirror = np.roll(np.flip(mirror, axis=d), 1, axis=d)
+        idx[last] = slice(h, n)
+        full[tuple(idx)] = mirror
+    return full
 
 
 def _c2r_cpu(self, dim, normalization, last_dim_size):
