@@ -19,6 +19,7 @@ from ._tensor_str import set_printoptions, get_printoptions
 from . import overrides
 from . import ops  # registers every op; also the ``numtorch.ops.aten`` namespace
 from .ops.factory import from_numpy, is_tensor
+from .ops.tensor_extra import from_dlpack
 from ._random import (
     Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
 )  # fmt: skip

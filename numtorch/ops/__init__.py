@@ -6,7 +6,7 @@ in ``torch.ops``: ``numtorch.ops.aten.add.Tensor``, ``numtorch.ops.mylib.foo``.
 
 from . import autograd, factory, indexing, linalg, pointwise, random, reduction, shape  # noqa: F401
 from . import nn, pointwise_compare, pointwise_math, pointwise_special  # noqa: F401,E402
-from . import fft  # noqa: F401,E402
+from . import extra, fft, tensor_extra, windows  # noqa: F401,E402
 
 
 def __getattr__(name: str):
