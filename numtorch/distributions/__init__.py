@@ -17,6 +17,14 @@ from ._discrete import Bernoulli, Binomial, Categorical, OneHotCategorical, Pois
 from ._multivariate import (
     ExpRelaxedCategorical, LogNormal, MixtureSameFamily, MultivariateNormal, RelaxedOneHotCategorical,
 )  # fmt: skip
+from ._more import (
+    Cauchy, Chi2, Geometric, Gumbel, HalfCauchy, HalfNormal, InverseGamma, Kumaraswamy, LogitRelaxedBernoulli,
+    Multinomial, NegativeBinomial, OneHotCategoricalStraightThrough, Pareto, RelaxedBernoulli, StudentT, Weibull,
+)  # fmt: skip
+from . import (  # noqa: E402 - torch's per-family import paths
+    bernoulli, beta, binomial, categorical, dirichlet, exp_family, exponential, gamma, laplace, log_normal,
+    mixture_same_family, multivariate_normal, normal, one_hot_categorical, poisson, relaxed_categorical, uniform,
+)  # fmt: skip
 from .constraint_registry import biject_to, transform_to
 from .distribution import Distribution, ExponentialFamily
 from .independent import Independent
@@ -35,5 +43,7 @@ __all__ = [
     "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson", "PowerTransform", "RelaxedOneHotCategorical",
     "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform", "TanhTransform",
     "Transform", "TransformedDistribution", "Uniform", "biject_to", "constraints", "identity_transform",
-    "kl_divergence", "register_kl", "transform_to", "transforms",
+    "kl_divergence", "register_kl", "transform_to", "transforms", "Cauchy", "Chi2", "Geometric", "Gumbel",
+    "HalfCauchy", "HalfNormal", "InverseGamma", "Kumaraswamy", "LogitRelaxedBernoulli", "Multinomial",
+    "NegativeBinomial", "OneHotCategoricalStraightThrough", "Pareto", "RelaxedBernoulli", "StudentT", "Weibull",
 ]  # fmt: skip

@@ -134,6 +134,3 @@ class TransformedDistribution(Distribution):
         for transform in self.transforms:
             value = transform(value)
         return value
-
-    def __repr__(self) -> str:
-        return f"{self.__class__.__name__}()"

@@ -78,10 +78,11 @@ def _foreign(v, root: str) -> bool:
 
 def public_names(mod, prefix: str) -> set[str]:
     names = set()
-    for n in dir(mod):
+    lazy = getattr(mod, "_LAZY", ())  # numtorch.utils loads submodules on first access
+    for n in sorted(set(dir(mod)) | set(lazy)):
         if n.startswith("_"):
             continue
-        if prefix == "torch" and _EXCLUDED.search(n):
+        if prefix.split(".", 1)[-1] in ("torch", "numtorch", "Tensor") and _EXCLUDED.search(n):
             continue
         try:
             v = getattr(mod, n)
@@ -89,7 +90,8 @@ def public_names(mod, prefix: str) -> set[str]:
             continue
         root = prefix.split(".")[0]
         if isinstance(v, types.ModuleType):
-            if not v.__name__.startswith(root):
+            # foreign modules (torch.os) and the root package re-imported (torch.fft.torch) are not API
+            if not v.__name__.startswith(root) or (v.__name__ == root and prefix != root):
                 continue
         elif isinstance(mod, types.ModuleType) and _foreign(v, root):
             continue
@@ -103,9 +105,9 @@ def measure(torch, numtorch) -> list[dict]:
         ref = _resolve(torch, ns)
         if ref is None:
             continue
-        want = public_names(ref, "torch")
+        want = public_names(ref, ns)
         mine = _resolve(numtorch, ns.replace("torch", "numtorch", 1))
-        have = public_names(mine, "numtorch") if mine is not None else set()
+        have = public_names(mine, ns.replace("torch", "numtorch", 1)) if mine is not None else set()
         absent = {n for n in want if f"{ns}.{n}" in DELIBERATELY_ABSENT}
         present = want & have
         rows.append(
