@@ -360,7 +360,7 @@ public("corrcoef", "self", _corrcoef, relevant=("self",), module="Tensor")
 _INPLACE = {
     "input": ["abs_", "acos_", "acosh_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_", "arctanh_",
               "asin_", "asinh_", "atan_", "atanh_", "ceil_", "cos_", "cosh_", "deg2rad_", "erf_", "erfc_",
-              "exp2_", "exp_", "expm1_", "fix_", "floor_", "frac_", "i0_", "log10_", "log1p_", "log2_",
+              "exp2_", "exp_", "expm1_", "fix_", "floor_", "frac_", "log10_", "log1p_", "log2_",
               "log_", "neg_", "negative_", "rad2deg_", "reciprocal_", "rsqrt_", "sigmoid_", "sin_", "sinc_",
               "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "detach_", "conj_physical_"],
     "input, other": ["gcd_", "lcm_", "ldexp_", "xlogy_"],
@@ -370,6 +370,9 @@ _INPLACE = {
     "input, eps=None": ["logit_"],
     "input, nan=0.0, posinf=None, neginf=None": ["nan_to_num_"],
     "input, *, decimals=0": ["round_"],
+    "input, size, stride, storage_offset=None": ["as_strided_"],
+    # not in place, but the same "function = method" relation
+    "input ": ["get_device", "is_conj", "is_signed"],
 }  # fmt: skip
 
 
@@ -377,19 +380,12 @@ def _inplace_body(method: str):
     def body(input, *args):
         return getattr(input, method)(*args)
 
-    body.__doc__ = f"``input.{method}(...)`` as a function: modifies ``input`` in place and returns it."
+    body.__doc__ = (f"``input.{method}(...)`` as a function: modifies ``input`` in place and returns it." if method.endswith("_")
+                    else f"``input.{method}()`` as a function.")  # fmt: skip
     return body
 
 
-def _install_inplace() -> None:
-    for sig, names in _INPLACE.items():
-        for name in names:
-            if hasattr(Tensor, name) or name in _PENDING_METHODS:
-                public(name, sig, _inplace_body(name))
-
-
-# Tensor methods declared through the registry appear on Tensor only after install: look them up there.
-from ._registry import BINDINGS as _BINDINGS  # noqa: E402
-
-_PENDING_METHODS = {b.name for b in _BINDINGS if b.module == "Tensor"}
-_install_inplace()
+# every name here is a Tensor method by the time numtorch finishes importing (tests/ops/test_extra.py checks)
+for _sig, _names in _INPLACE.items():
+    for _name in _names:
+        public(_name, _sig.strip(), _inplace_body(_name))

@@ -135,3 +135,12 @@ def test_dlpack_round_trips_without_copy():
     assert numtorch.utils.dlpack.from_dlpack(t).tolist() == t.tolist()
     with pytest.raises(RuntimeError, match="Can't export tensors that require gradient"):
         numtorch.ones(1, requires_grad=True).__dlpack__()
+
+
+def test_every_function_form_has_its_method():
+    from numtorch.ops.extra import _INPLACE
+
+    missing = [n for names in _INPLACE.values() for n in names if not hasattr(numtorch.Tensor, n)]
+    assert not missing
+    x = numtorch.ones(2)
+    assert (numtorch.get_device(x), numtorch.is_conj(x), numtorch.is_signed(x)) == (-1, False, True)
