@@ -9,7 +9,7 @@ import numpy as np
 
 from .core import FLOATS, OpInfo, SampleInput, make_arg
 
-_TOL = {"float32": (1e-4, 1e-4), "float64": (1e-10, 1e-10)}
+_TOL = {"float32": (1e-4, 1e-4), "float64": (1e-10, 1e-10), "complex64": (1e-4, 1e-4), "complex128": (1e-10, 1e-10)}
 _CPLX = {"float32": np.complex64, "float64": np.complex128}
 _REAL = {"float32": np.float32, "float64": np.float64}
 
