@@ -19,6 +19,7 @@ from ._tensor_str import set_printoptions, get_printoptions
 from . import overrides
 from . import ops  # registers every op; also the ``numtorch.ops.aten`` namespace
 from .ops.factory.core import from_numpy, is_tensor
+from .ops.factory.tensor_extra import from_dlpack
 from ._random import (
     Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
 )  # fmt: skip
@@ -40,8 +41,26 @@ short = int16
 cfloat = complex64
 cdouble = complex128
 
-from . import linalg, nn, special  # noqa: E402
+from . import fft, linalg, nn, special  # noqa: E402
 from . import optim, serialization, utils  # noqa: E402
+from . import accelerator, amp, backends, cuda, distributions, jit, testing  # noqa: E402
+from ._layout import layout, strided  # noqa: E402
+from ._tensortype import (  # noqa: E402
+    BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor,
+)  # fmt: skip
+from ._config import (  # noqa: E402
+    are_deterministic_algorithms_enabled, get_default_device, get_deterministic_debug_mode,
+    get_float32_matmul_precision, get_num_interop_threads, get_num_threads,
+    is_deterministic_algorithms_warn_only_enabled, set_default_device, set_deterministic_debug_mode,
+    set_float32_matmul_precision, set_num_interop_threads, set_num_threads, use_deterministic_algorithms,
+)  # fmt: skip
+from .amp import autocast  # noqa: E402
+from .amp.autocast_mode import (  # noqa: E402
+    autocast_decrement_nesting, autocast_increment_nesting, clear_autocast_cache, get_autocast_dtype,
+    is_autocast_cache_enabled, is_autocast_enabled, set_autocast_cache_enabled, set_autocast_dtype,
+    set_autocast_enabled,
+)  # fmt: skip
+from math import e, inf, nan, pi  # noqa: E402
 from ._serialization import load, save  # noqa: E402
 from . import library  # noqa: E402
 from ._library.infer_schema import Tag  # noqa: E402

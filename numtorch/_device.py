@@ -65,3 +65,16 @@ def to_device(d) -> device:
     if isinstance(d, device):
         return d
     return device(d)
+
+
+class CudaNotCompiledError(RuntimeError, AssertionError):
+    """PyTorch's CPU build raises AssertionError here; numtorch's callers catch RuntimeError too."""
+
+
+def cuda_not_compiled() -> CudaNotCompiledError:
+    """The error for a CUDA request when numtorch's CUDA backend (the ``cuda`` extra) is not loaded."""
+    return CudaNotCompiledError(
+        "Torch not compiled with CUDA enabled: numtorch's CUDA backend is not available "
+        "(install it with `pip install numtorch[cuda]`, which brings numba-cuda, on a machine "
+        "with an NVIDIA GPU)"
+    )

@@ -16,7 +16,7 @@ which dispatch themselves, as CompositeImplicitAutograd ops do in PyTorch.
 from __future__ import annotations
 
 from . import _C, overrides
-from ._device import CPU
+from ._device import CPU, cuda_not_compiled
 from ._state import STATE
 from ._functorch._levels import CALL_GRAD, VMAP_LEVELS
 from ._tensor import PLAIN_SUBCLASSES, PY_DISPATCH_TYPES, Tensor
@@ -263,12 +263,20 @@ def backend(op, vals):
     dev = device_type_of(op, vals)
     fn = impls.get(dev) or impls.get("any")
     if fn is None:
+        if dev == "cuda" and "cuda" not in _device_copy():
+            raise cuda_not_compiled()  # no CUDA backend loaded at all, as a CPU-only PyTorch says
         raise NotImplementedError(
             f"Could not run '{op.name()}' with arguments from the '{dev.upper()}' backend. "
             f"'{op.name()}' is only available for these backends: "
             f"[{', '.join(k.upper() for k in impls) or 'none'}]."
         )
     return fn(*vals)
+
+
+def _device_copy() -> dict:
+    from .ops.factory.conversion import DEVICE_COPY  # registered by a device backend when it loads
+
+    return DEVICE_COPY
 
 
 def device_type_of(op, vals) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _dtype as D
+from . import _layout
 from ._C import TensorBase, _disabled_torch_function_impl
 from ._device import CPU
 from ._size import Size
@@ -152,6 +153,9 @@ class Tensor(TensorBase):
     @property
     def is_meta(self) -> bool:
         return self._device.type == "meta"
+
+    layout = property(lambda self: _layout.strided, doc="Always ``numtorch.strided``: tensors are dense.")
+    is_sparse = property(lambda self: False, doc="False: numtorch tensors are dense.")
 
     @property
     def ndim(self) -> int:

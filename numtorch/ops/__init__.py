@@ -12,6 +12,7 @@ imports none of them; the package's ``__init__`` imports its modules in order.
 
 from . import autograd, factory, indexing, linalg, pointwise, reduction, shape  # noqa: F401
 from . import nn  # noqa: F401,E402
+from . import extra, fft  # noqa: F401,E402
 
 
 def __getattr__(name: str):

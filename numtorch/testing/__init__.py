@@ -1,7 +1,8 @@
-"""Testing utilities: ``assert_close`` and the OpInfo table (``numtorch.testing._opinfo``)."""
+"""numtorch.testing: ``assert_close``, ``make_tensor`` and the OpInfo table (``numtorch.testing._opinfo``)."""
 
 from __future__ import annotations
 
-from ._comparison import assert_close
+from ._comparison import assert_allclose, assert_close
+from ._creation import make_tensor
 
-__all__ = ["assert_close"]
+__all__ = ["assert_allclose", "assert_close", "make_tensor"]

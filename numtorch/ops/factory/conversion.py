@@ -13,7 +13,7 @@ from __future__ import annotations
 import builtins
 
 from ... import _dtype as D
-from ..._device import CPU, device
+from ..._device import CPU, cuda_not_compiled, device
 from ..._device import to_device as _as_device
 from ..._tensor import Tensor, _make
 from .._pointwise import _cname
@@ -24,16 +24,12 @@ from ..shape.copy import as_format, assign, empty_layout, preserve_format, sugge
 DEVICE_COPY: dict = {}
 
 
-class _CudaUnavailable(RuntimeError, AssertionError):
-    """PyTorch raises AssertionError here; RuntimeError is what numtorch's callers expect."""
-
-
 def _other_device(t: Tensor, dt: D.dtype, dev: device) -> Tensor:
     fn = DEVICE_COPY.get(dev.type)
     if fn is not None:
         return fn(t, dt, dev)
     if dev.type == "cuda":
-        raise _CudaUnavailable("Torch not compiled with CUDA enabled")
+        raise cuda_not_compiled()
     raise RuntimeError(f"numtorch has no backend for device type '{dev.type}'")
 
 

@@ -1,0 +1,49 @@
+"""numtorch.distributions: probability distributions with PyTorch's API, shapes, checks and messages.
+
+``rsample`` is differentiable for the reparameterisable families (Normal, Uniform, Laplace,
+Exponential, Gamma, Beta, Dirichlet, LogNormal, MultivariateNormal, RelaxedOneHotCategorical);
+``log_prob`` is differentiable everywhere. Samples come from numtorch's default generator.
+
+>>> d = numtorch.distributions.Normal(numtorch.tensor(0.0), numtorch.tensor(1.0))
+>>> d.log_prob(numtorch.tensor(0.0))
+tensor(-0.9189)
+"""
+
+from __future__ import annotations
+
+from . import constraints, transforms
+from ._continuous import Beta, Dirichlet, Exponential, Gamma, Laplace, Normal, Uniform
+from ._discrete import Bernoulli, Binomial, Categorical, OneHotCategorical, Poisson
+from ._multivariate import (
+    ExpRelaxedCategorical, LogNormal, MixtureSameFamily, MultivariateNormal, RelaxedOneHotCategorical,
+)  # fmt: skip
+from ._more import (
+    Cauchy, Chi2, Geometric, Gumbel, HalfCauchy, HalfNormal, InverseGamma, Kumaraswamy, LogitRelaxedBernoulli,
+    Multinomial, NegativeBinomial, OneHotCategoricalStraightThrough, Pareto, RelaxedBernoulli, StudentT, Weibull,
+)  # fmt: skip
+from . import (  # noqa: E402 - torch's per-family import paths
+    bernoulli, beta, binomial, categorical, dirichlet, exp_family, exponential, gamma, laplace, log_normal,
+    mixture_same_family, multivariate_normal, normal, one_hot_categorical, poisson, relaxed_categorical, uniform,
+)  # fmt: skip
+from .constraint_registry import biject_to, transform_to
+from .distribution import Distribution, ExponentialFamily
+from .independent import Independent
+from .kl import kl_divergence, register_kl
+from .transformed_distribution import TransformedDistribution
+from .transforms import (
+    AbsTransform, AffineTransform, ComposeTransform, ExpTransform, IndependentTransform, PowerTransform,
+    SigmoidTransform, SoftmaxTransform, SoftplusTransform, StickBreakingTransform, TanhTransform, Transform,
+    identity_transform,
+)  # fmt: skip
+
+__all__ = [
+    "AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "ComposeTransform",
+    "Dirichlet", "Distribution", "ExpRelaxedCategorical", "ExpTransform", "Exponential", "ExponentialFamily",
+    "Gamma", "Independent", "IndependentTransform", "Laplace", "LogNormal", "MixtureSameFamily",
+    "MultivariateNormal", "Normal", "OneHotCategorical", "Poisson", "PowerTransform", "RelaxedOneHotCategorical",
+    "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform", "TanhTransform",
+    "Transform", "TransformedDistribution", "Uniform", "biject_to", "constraints", "identity_transform",
+    "kl_divergence", "register_kl", "transform_to", "transforms", "Cauchy", "Chi2", "Geometric", "Gumbel",
+    "HalfCauchy", "HalfNormal", "InverseGamma", "Kumaraswamy", "LogitRelaxedBernoulli", "Multinomial",
+    "NegativeBinomial", "OneHotCategoricalStraightThrough", "Pareto", "RelaxedBernoulli", "StudentT", "Weibull",
+]  # fmt: skip

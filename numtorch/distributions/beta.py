@@ -1,0 +1,5 @@
+"""``torch.distributions.beta``'s import path (the class lives in numtorch/distributions/_continuous.py)."""
+
+from __future__ import annotations
+
+from ._continuous import Beta  # noqa: F401

@@ -1,0 +1,5 @@
+"""``torch.distributions.binomial``'s import path (the class lives in numtorch/distributions/_discrete.py)."""
+
+from __future__ import annotations
+
+from ._discrete import Binomial  # noqa: F401

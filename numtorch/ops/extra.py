@@ -1,0 +1,391 @@
+"""Composite functions PyTorch code reaches for: isin, quantile/nanquantile, unique_consecutive,
+polar, trapezoid/trapz/cumulative_trapezoid, cov/corrcoef, diagflat, combinations, and the
+``torch.exp_``-style in-place functions.
+
+Each is built from existing numtorch ops (STYLE rule 2), so autograd and ``__torch_function__``
+come from those ops; the bodies only check arguments with PyTorch's messages and compose.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor, _make, _wrap_dim
+from ._registry import public
+
+
+def _nt():
+    import numtorch
+
+    return numtorch
+
+
+def _as_tensor(x, like=None):
+    nt = _nt()
+    if isinstance(x, Tensor):
+        return x
+    return nt.tensor(x, dtype=None if like is None else like.dtype if isinstance(x, (int, float)) and like.dtype.is_floating_point else None)
+
+
+# ---- isin ------------------------------------------------------------------------------------
+
+
+def _isin(elements, test_elements, assume_unique, invert):
+    """Whether each element of ``elements`` is in ``test_elements`` (either may be a scalar).
+
+    >>> numtorch.isin(numtorch.tensor([1, 2, 3]), numtorch.tensor([2, 5]))
+    tensor([False,  True, False])
+    """
+    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
+        raise TypeError("isin() received an invalid combination of arguments: expected at least one Tensor")
+    a = elements._host() if isinstance(elements, Tensor) else np.asarray(elements)
+    b = test_elements._host() if isinstance(test_elements, Tensor) else np.asarray(test_elements)
+    return _make(np.asarray(np.isin(a, b, assume_unique=assume_unique, invert=invert)), D.bool)
+
+
+public("isin", "elements, test_elements, *, assume_unique=False, invert=False", _isin,
+       relevant=("elements", "test_elements"))  # fmt: skip
+
+
+# ---- quantile ------------------------------------------------------------------------------
+
+_INTERP = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile_impl(fname, input, q, dim, keepdim, interpolation, out, ignore_nan):
+    nt = _nt()
+    if input.dtype not in (D.float32, D.float64):
+        raise RuntimeError(f"{fname}() input tensor must be either float or double dtype")
+    if input.numel() == 0:
+        raise RuntimeError(f"{fname}() input tensor must be non-empty")
+    if interpolation not in _INTERP:
+        raise RuntimeError(
+            f"{fname}() interpolation must be one of linear, lower, higher, midpoint or nearest, but got {interpolation}"
+        )
+    scalar_q = not isinstance(q, Tensor)
+    qt = nt.tensor([float(q)], dtype=input.dtype) if scalar_q else q.to(input.dtype)
+    if qt.ndim > 1:
+        raise RuntimeError(f"{fname}() q must be a scalar or 1D tensor")
+    qv = qt.reshape(-1)
+    for v in qv.tolist():
+        if not 0 <= v <= 1:
+            raise RuntimeError(f"{fname}() q must be in the range [0, 1] but got {v}")
+    x = input.reshape(-1) if dim is None else input
+    d = 0 if dim is None else _wrap_dim(dim, input.ndim)
+    s = x.movedim(d, -1) if x.ndim else x.reshape(1)
+    srt = s.sort(dim=-1).values  # NaN sorts last
+    n = srt.shape[-1]
+    nan_mask = srt.isnan()
+    valid = (~nan_mask).sum(dim=-1, keepdim=True).to(input.dtype) if ignore_nan else nt.full_like(srt[..., :1], n)
+    rank = qv * (valid - 1).clamp(min=0)  # (..., Q)
+    if interpolation == "nearest":
+        rank = rank.round()
+    lo = rank.floor().long().clamp(0, n - 1)
+    hi = rank.ceil().long().clamp(0, n - 1)
+    vlo, vhi = srt.gather(-1, lo), srt.gather(-1, hi)
+    if interpolation in ("lower", "nearest"):
+        res = vlo
+    elif interpolation == "higher":
+        res = vhi
+    elif interpolation == "midpoint":
+        res = (vlo + vhi) * 0.5
+    else:
+        res = vlo + (vhi - vlo) * (rank - rank.floor())
+    bad = nan_mask.any(dim=-1, keepdim=True) if not ignore_nan else (valid == 0)
+    res = nt.where(bad, nt.full_like(res, float("nan")), res)
+    res = res.movedim(-1, 0)  # (Q, ...)
+    if keepdim:
+        res = res.reshape([res.shape[0]] + [1] * input.ndim) if dim is None else res.unsqueeze(d + 1)
+    if scalar_q:
+        res = res[0]
+    if out is not None:
+        return out.resize_(res.shape).copy_(res)
+    return res
+
+
+def _quantile(input, q, dim, keepdim, interpolation, out):
+    """The ``q``-th quantiles of ``input`` (over ``dim``, or all elements), with NumPy's interpolation modes.
+
+    >>> numtorch.quantile(numtorch.tensor([0.0, 1.0, 2.0, 3.0]), 0.5)
+    tensor(1.5000)
+    """
+    return _quantile_impl("quantile", input, q, dim, keepdim, interpolation, out, False)
+
+
+def _nanquantile(input, q, dim, keepdim, interpolation, out):
+    """``quantile`` ignoring NaN values (NaN only where a slice holds nothing else).
+
+    >>> numtorch.nanquantile(numtorch.tensor([0.0, float("nan"), 2.0]), 0.5)
+    tensor(1.)
+    """
+    return _quantile_impl("nanquantile", input, q, dim, keepdim, interpolation, out, True)
+
+
+_QSIG = "input, q, dim=None, keepdim=False, *, interpolation='linear', out=None"
+public("quantile", _QSIG, _quantile)
+public("nanquantile", _QSIG, _nanquantile)
+public("quantile", _QSIG.replace("input", "self").replace(", *, interpolation='linear', out=None", ", *, interpolation='linear'"),
+       lambda self, q, dim, keepdim, interpolation: _quantile(self, q, dim, keepdim, interpolation, None),
+       relevant=("self",), module="Tensor", doc=_quantile.__doc__)  # fmt: skip
+public("nanquantile", _QSIG.replace("input", "self").replace(", *, interpolation='linear', out=None", ", *, interpolation='linear'"),
+       lambda self, q, dim, keepdim, interpolation: _nanquantile(self, q, dim, keepdim, interpolation, None),
+       relevant=("self",), module="Tensor", doc=_nanquantile.__doc__)  # fmt: skip
+
+
+# ---- unique_consecutive ------------------------------------------------------------------------
+
+
+def _unique_consecutive(input, return_inverse, return_counts, dim):
+    """Collapse runs of equal consecutive elements (or slices along ``dim``).
+
+    >>> numtorch.unique_consecutive(numtorch.tensor([1, 1, 2, 2, 3, 1]))
+    tensor([1, 2, 3, 1])
+    """
+    a = input.detach()._host()
+    if dim is None:
+        flat = a.reshape(-1)
+        change = np.ones(flat.shape[0], bool)
+        change[1:] = flat[1:] != flat[:-1]
+        vals = flat[change]
+        inv_shape = a.shape
+    else:
+        d = _wrap_dim(dim, a.ndim)
+        moved = np.moveaxis(a, d, 0).reshape(a.shape[d], -1)
+        change = np.ones(moved.shape[0], bool)
+        change[1:] = np.any(moved[1:] != moved[:-1], axis=1)
+        vals = np.compress(change, a, axis=d)
+        inv_shape = (a.shape[d],)
+    starts = np.flatnonzero(change)
+    res = [_make(np.ascontiguousarray(vals), input.dtype)]
+    if return_inverse:
+        res.append(_make((np.cumsum(change) - 1).reshape(inv_shape).astype(np.int64), D.int64))
+    if return_counts:
+        res.append(_make(np.diff(np.append(starts, change.shape[0])).astype(np.int64), D.int64))
+    return res[0] if len(res) == 1 else tuple(res)
+
+
+public("unique_consecutive", "input, return_inverse=False, return_counts=False, dim=None", _unique_consecutive)
+public("unique_consecutive", "self, return_inverse=False, return_counts=False, dim=None", _unique_consecutive,
+       relevant=("self",), module="Tensor")  # fmt: skip
+
+
+# ---- polar, diagflat, combinations --------------------------------------------------------------
+
+
+def _polar(abs, angle, out):  # noqa: A002 - torch's parameter name
+    """The complex tensor ``abs * (cos(angle) + i sin(angle))``.
+
+    >>> numtorch.polar(numtorch.tensor([2.0]), numtorch.tensor([0.0]))
+    tensor([2.+0.j])
+    """
+    nt = _nt()
+    res = nt.complex(abs * nt.cos(angle), abs * nt.sin(angle))
+    return res if out is None else out.resize_(res.shape).copy_(res)
+
+
+public("polar", "abs, angle, *, out=None", _polar, relevant=("abs", "angle"))
+
+
+def _diagflat(input, offset):
+    """A 2-d tensor with the flattened ``input`` on diagonal ``offset``.
+
+    >>> numtorch.diagflat(numtorch.tensor([[1, 2]]))
+    tensor([[1, 0],
+            [0, 2]])
+    """
+    return _nt().diag(input.reshape(-1), offset)
+
+
+public("diagflat", "input, offset=0", _diagflat)
+public("diagflat", "self, offset=0", _diagflat, relevant=("self",), module="Tensor")
+
+
+def _combinations(input, r, with_replacement):
+    """Length-``r`` combinations of the elements of a 1-d tensor, as rows, like ``itertools``.
+
+    >>> numtorch.combinations(numtorch.tensor([1, 2, 3]))
+    tensor([[1, 2],
+            [1, 3],
+            [2, 3]])
+    """
+    nt = _nt()
+    if input.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return nt.empty(0, dtype=input.dtype)
+    gen = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    idx = np.array(list(gen(range(input.shape[0]), r)), dtype=np.int64).reshape(-1, r)
+    return input[_make(idx, D.int64)]
+
+
+public("combinations", "input, r=2, with_replacement=False", _combinations)
+
+
+# ---- trapezoid -----------------------------------------------------------------------------------
+
+
+def _trapezoid(y, x, dx, dim):
+    """Integral of ``y`` along ``dim`` by the trapezoid rule, with sample points ``x`` or spacing ``dx``.
+
+    >>> numtorch.trapezoid(numtorch.tensor([1.0, 2.0, 3.0]))
+    tensor(4.)
+    """
+    if x is not None and dx is not None:
+        raise TypeError("trapezoid() received an invalid combination of arguments: x and dx cannot both be given")
+    d = _wrap_dim(dim, y.ndim)
+    n = y.shape[d]
+    if n == 0:
+        return y.sum(d) * 0
+    if x is None:
+        step = 1 if dx is None else dx
+        return (y.sum(d) - (y.select(d, 0) + y.select(d, n - 1)) * 0.5) * step
+    if isinstance(x, Tensor) and x.ndim == 1:
+        if x.shape[0] != n:
+            raise RuntimeError(
+                f"trapezoid: There must be one `x` value for each sample point, but got {x.shape[0]} and {n}"
+            )
+        shape = [1] * y.ndim
+        shape[d] = n - 1
+        dxs = x.diff().reshape(shape)
+    else:
+        dxs = x.diff(dim=d)
+    return ((y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)) * dxs).sum(d) * 0.5
+
+
+def _trapz(y, x, dx, dim):
+    """The old name of ``trapezoid``.
+
+    >>> numtorch.trapz(numtorch.tensor([1.0, 2.0, 3.0]))
+    tensor(4.)
+    """
+    return _trapezoid(y, x, dx, dim)
+
+
+def _cumulative_trapezoid(y, x, dx, dim):
+    """Running trapezoid-rule integral of ``y`` along ``dim`` (one element shorter).
+
+    >>> numtorch.cumulative_trapezoid(numtorch.tensor([1.0, 2.0, 3.0]))
+    tensor([1.5000, 4.0000])
+    """
+    d = _wrap_dim(dim, y.ndim)
+    n = y.shape[d]
+    mid = (y.narrow(d, 1, max(n - 1, 0)) + y.narrow(d, 0, max(n - 1, 0))) * 0.5
+    if x is None:
+        return mid.cumsum(d) * (1 if dx is None else dx)
+    if x.ndim == 1:
+        shape = [1] * y.ndim
+        shape[d] = n - 1
+        return (mid * x.diff().reshape(shape)).cumsum(d)
+    return (mid * x.diff(dim=d)).cumsum(d)
+
+
+public("trapezoid", "y, x=None, *, dx=None, dim=-1", _trapezoid, relevant=("y", "x"))
+public("trapz", "y, x=None, *, dx=None, dim=-1", _trapz, relevant=("y", "x"))
+public("cumulative_trapezoid", "y, x=None, *, dx=None, dim=-1", _cumulative_trapezoid, relevant=("y", "x"))
+
+
+# ---- cov / corrcoef ------------------------------------------------------------------------------
+
+
+def _cov(input, correction, fweights, aweights):
+    """Covariance of the variables in the rows of ``input`` (observations in columns).
+
+    >>> numtorch.cov(numtorch.tensor([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]]))
+    tensor([[ 1., -1.],
+            [-1.,  1.]])
+    """
+    nt = _nt()
+    if input.ndim > 2:
+        raise RuntimeError(
+            f"cov(): expected input to have two or fewer dimensions but got an input with {input.ndim} dimensions"
+        )
+    x = input if input.ndim == 2 else input.reshape(1, -1)
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        x = x.to(D.get_default_dtype())
+    n_obs = x.shape[1]
+    w = None
+    if fweights is not None:
+        w = fweights
+    if aweights is not None:
+        w = aweights if w is None else w * aweights
+    if w is None:
+        avg = x.mean(dim=1)
+        w_sum = nt.tensor(float(n_obs), dtype=x.dtype)
+        norm = w_sum - correction
+    else:
+        w = w.to(x.dtype)
+        w_sum = w.sum()
+        avg = (x * w).sum(dim=1) / w_sum
+        norm = w_sum - correction if aweights is None else w_sum - correction * (w * aweights).sum() / w_sum
+    norm = nt.clamp(norm, min=0)
+    xm = x - avg.unsqueeze(1)
+    xw = xm if w is None else xm * w
+    c = xw @ xm.t().conj()
+    c = c / norm
+    return c.squeeze() if input.ndim < 2 else c
+
+
+def _corrcoef(input):
+    """Pearson correlation coefficients of the variables in the rows of ``input``.
+
+    >>> numtorch.corrcoef(numtorch.tensor([[0.0, 1.0, 2.0], [2.0, 1.0, 0.0]]))
+    tensor([[ 1., -1.],
+            [-1.,  1.]])
+    """
+    nt = _nt()
+    c = _cov(input, 1, None, None)
+    if c.ndim == 0:
+        return c / c
+    d = nt.diagonal(c)
+    stddev = d.real.sqrt() if c.dtype.is_complex else d.sqrt()
+    c = c / stddev.unsqueeze(1) / stddev.unsqueeze(0)
+    return c.clamp(-1, 1) if not c.dtype.is_complex else c
+
+
+public("cov", "input, *, correction=1, fweights=None, aweights=None", _cov,
+       relevant=("input", "fweights", "aweights"))  # fmt: skip
+public("cov", "self, *, correction=1, fweights=None, aweights=None", _cov,
+       relevant=("self", "fweights", "aweights"), module="Tensor")  # fmt: skip
+public("corrcoef", "input", _corrcoef)
+public("corrcoef", "self", _corrcoef, relevant=("self",), module="Tensor")
+
+
+# ---- torch.exp_(x) and friends: the in-place methods as functions -------------------------------
+
+_INPLACE = {
+    "input": ["abs_", "acos_", "acosh_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_", "arctanh_",
+              "asin_", "asinh_", "atan_", "atanh_", "ceil_", "cos_", "cosh_", "deg2rad_", "erf_", "erfc_",
+              "exp2_", "exp_", "expm1_", "fix_", "floor_", "frac_", "log10_", "log1p_", "log2_",
+              "log_", "neg_", "negative_", "rad2deg_", "reciprocal_", "rsqrt_", "sigmoid_", "sin_", "sinc_",
+              "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "detach_", "conj_physical_"],
+    "input, other": ["gcd_", "lcm_", "ldexp_", "xlogy_"],
+    "input, min=None, max=None": ["clamp_", "clip_"],
+    "input, min": ["clamp_min_"],
+    "input, max": ["clamp_max_"],
+    "input, eps=None": ["logit_"],
+    "input, nan=0.0, posinf=None, neginf=None": ["nan_to_num_"],
+    "input, *, decimals=0": ["round_"],
+    "input, size, stride, storage_offset=None": ["as_strided_"],
+    # not in place, but the same "function = method" relation
+    "input ": ["get_device", "is_conj", "is_signed"],
+}  # fmt: skip
+
+
+def _inplace_body(method: str):
+    def body(input, *args):
+        return getattr(input, method)(*args)
+
+    body.__doc__ = (f"``input.{method}(...)`` as a function: modifies ``input`` in place and returns it." if method.endswith("_")
+                    else f"``input.{method}()`` as a function.")  # fmt: skip
+    return body
+
+
+# every name here is a Tensor method by the time numtorch finishes importing (tests/ops/test_extra.py checks)
+for _sig, _names in _INPLACE.items():
+    for _name in _names:
+        public(_name, _sig.strip(), _inplace_body(_name))

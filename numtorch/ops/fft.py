@@ -1,0 +1,368 @@
+"""numtorch.fft: the 22 ``torch.fft`` functions on NumPy's pocketfft.
+
+# Note [Three FFT primitives]
+# As in PyTorch, every transform is a composite over three ops with derivatives:
+#   _fft_c2c(self, dim, normalization, forward)   complex -> complex
+#   _fft_r2c(self, dim, normalization, onesided)  real -> complex (half spectrum on dim[-1])
+#   _fft_c2r(self, dim, normalization, last_dim_size)  half spectrum -> real
+# ``normalization`` is PyTorch's fft_norm_mode: 0 none, 1 by 1/sqrt(n), 2 by 1/n, where n is the
+# product of the signal sizes. Their backward formulas are PyTorch's (fft_r2c_backward,
+# fft_c2r_backward), written with these same ops so higher derivatives work. The n/s arguments
+# resize the input first (narrow, or zero padding at the end), as PyTorch's resize_fft_input.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as D
+from .._dispatch import dispatch
+from .._tensor import Tensor, _make, _wrap_dim
+from ._pointwise import _cname
+from ._registry import body_of, defop, public
+from .._ops import ops as _ops
+
+_FWD_NP = {0: "backward", 1: "ortho", 2: "forward"}  # numpy name for a forward transform's scaling
+_INV_NP = {0: "forward", 1: "ortho", 2: "backward"}  # ... and for an inverse transform's
+_COMPLEX_OF = {"float32": D.complex64, "float64": D.complex128}
+_REAL_OF = {"complex64": D.float32, "complex128": D.float64}
+_REAL_ONLY = {"rfft2": "rfftn expects a real-valued input tensor, but got {t}",
+              "rfftn": "rfftn expects a real-valued input tensor, but got {t}",
+              "ihfft2": "Only supports floating-point dtypes, but found: {t}",
+              "ihfftn": "Only supports floating-point dtypes, but found: {t}"}  # fmt: skip
+
+
+def _c2c_cpu(self, dim, normalization, forward):
+    a = self._data
+    if not dim:
+        return _make(a.copy(), self._dtype)
+    fn = np.fft.fftn if forward else np.fft.ifftn
+    norm = (_FWD_NP if forward else _INV_NP)[normalization]
+    return _make(np.ascontiguousarray(fn(a, axes=list(dim), norm=norm).astype(self._dtype.np, copy=False)), self._dtype)
+
+
+def _r2c_cpu(self, dim, normalization, onesided):
+    a, out_dt = self._data, _COMPLEX_OF[self._dtype.name]
+    half = np.fft.rfftn(a, axes=list(dim), norm=_FWD_NP[normalization]).astype(out_dt.np, copy=False)
+    if onesided:
+        return _make(np.ascontiguousarray(half), out_dt)
+    return _make(_hermitian_fill(half, list(dim), a.shape[dim[-1]]), out_dt)
+
+
+def _hermitian_fill(half: np.ndarray, dims: list, n: int) -> np.ndarray:
+    """The full spectrum of a real signal from its half: X[-k] = conj(X[k]) over all ``dims``.
+
+    PyTorch fills the same way; a real-to-complex transform plus this copy costs about half of
+    a complex transform of the promoted input (NumPy's pocketfft is slow on long complex FFTs)."""
+    last, h = dims[-1], half.shape[dims[-1]]
+    shape = list(half.shape)
+    shape[last] = n
+    full = np.empty(shape, half.dtype)
+    idx = [slice(None)] * full.ndim
+    idx[last] = slice(0, h)
+    full[tuple(idx)] = half
+    if n > h:
+        # X[k] for k in [h, n) is conj(X[n - k]) with every other transformed index negated mod size
+        src = [slice(None)] * half.ndim
+        src[last] = slice(n - h, 0, -1)
+        mirror = np.conj(half[tuple(src)])
+        for d in dims[:-1]:
+            mirror = np.roll(np.flip(mirror, axis=d), 1, axis=d)
+        idx[last] = slice(h, n)
+        full[tuple(idx)] = mirror
+    return full
+
+
+def _c2r_cpu(self, dim, normalization, last_dim_size):
+    a, out_dt = self._data, _REAL_OF[self._dtype.name]
+    s = [a.shape[d] for d in dim[:-1]] + [last_dim_size]
+    r = np.fft.irfftn(a, s=s, axes=list(dim), norm=_INV_NP[normalization])
+    return _make(np.ascontiguousarray(r.astype(out_dt.np, copy=False)), out_dt)
+
+
+def _r2c_backward(grad, self, dim, normalization, onesided):
+    if not onesided:
+        return _ops.aten.real.default(dispatch(fft_c2c, [grad, dim, normalization, False]))
+    last = dim[-1]
+    full = self.shape[last]
+    missing = full - grad.shape[last]
+    if missing > 0:
+        pad = [0, 0] * (grad.ndim - 1 - last) + [0, missing]
+        grad = _ops.aten.constant_pad_nd.default(grad, pad, 0.0)
+    return _ops.aten.real.default(dispatch(fft_c2c, [grad, dim, normalization, False]))
+
+
+def _c2r_backward(grad, dim, normalization):
+    gi = dispatch(fft_r2c, [grad, dim, normalization, True])
+    last = dim[-1]
+    double = grad.shape[last] - gi.shape[last]
+    if double > 0:
+        # the bins 1..double stand for themselves and their mirror images: count them twice
+        w = np.ones(gi.shape[last])
+        w[1 : 1 + double] = 2.0
+        rd = _REAL_OF[gi.dtype.name]
+        w = _make(w.reshape([-1] + [1] * (gi.ndim - 1 - last)).astype(rd.np), rd)
+        gi = gi * w
+    return gi
+
+
+fft_c2c = defop(
+    "_fft_c2c(Tensor self, SymInt[] dim, int normalization, bool forward) -> Tensor",
+    cpu=_c2c_cpu,
+    backward={"self": lambda grad, dim, normalization, forward: dispatch(fft_c2c, [grad, dim, normalization, not forward])},
+)
+fft_r2c = defop(
+    "_fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor",
+    cpu=_r2c_cpu,
+    backward={"self": _r2c_backward},
+)
+fft_c2r = defop(
+    "_fft_c2r(Tensor self, int[] dim, int normalization, SymInt last_dim_size) -> Tensor",
+    cpu=_c2r_cpu,
+    backward={"self": _c2r_backward},
+)
+
+
+# ---- argument handling shared by the public functions --------------------------------------
+
+
+def _norm_mode(norm, forward: bool) -> int:
+    if norm is None or norm == "backward":
+        return 0 if forward else 2
+    if norm == "forward":
+        return 2 if forward else 0
+    if norm == "ortho":
+        return 1
+    raise RuntimeError(f'Invalid normalization mode: "{norm}"')
+
+
+def _float_input(x: Tensor, fname: str, require_real: bool = False) -> Tensor:
+    dt = x.dtype
+    if dt is D.float16 or dt.name == "bfloat16":
+        raise RuntimeError(f"Unsupported dtype {_cname(dt)}")
+    if dt.is_complex:
+        if require_real:
+            raise RuntimeError(_REAL_ONLY.get(fname, "{f} expects a real input tensor, but got {t}").format(f=fname, t=_cname(dt)))
+        return x
+    if not dt.is_floating_point:
+        return x.to(D.get_default_dtype())
+    return x
+
+
+def _to_complex(x: Tensor) -> Tensor:
+    return x if x.dtype.is_complex else x.to(_COMPLEX_OF[x.dtype.name])
+
+
+def _resize(x: Tensor, dims: list, sizes: list) -> Tensor:
+    """Narrow or zero-pad ``x`` at the end of each of ``dims`` to ``sizes`` (PyTorch's resize_fft_input)."""
+    pad, need_pad = [0] * (2 * x.ndim), False
+    for d, n in zip(dims, sizes):
+        cur = x.shape[d]
+        if n < cur:
+            x = x.narrow(d, 0, n)
+        elif n > cur:
+            pad[2 * (x.ndim - 1 - d) + 1] = n - cur
+            need_pad = True
+    return _ops.aten.constant_pad_nd.default(x, pad, 0.0) if need_pad else x
+
+
+def _check_n(n) -> None:
+    if n is not None and n < 1:
+        raise RuntimeError(f"Invalid number of data points ({n}) specified")
+
+
+def _one_dim(x: Tensor, dim: int) -> int:
+    if x.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return _wrap_dim(dim, x.ndim)
+
+
+def _canonical(x: Tensor, s, dim) -> tuple[list, list]:
+    """PyTorch's canonicalize_fft_shape_and_dim_args: the dims and signal sizes of an n-d transform."""
+    if s is not None and dim is not None and len(s) != len(dim):
+        raise RuntimeError("When given, dim and shape arguments must have the same length")
+    if dim is not None:
+        dims = [_wrap_dim(d, x.ndim) for d in ([dim] if isinstance(dim, int) else dim)]
+        if len(set(dims)) != len(dims):
+            raise RuntimeError("FFT dims must be unique")
+    elif s is not None:
+        if len(s) > x.ndim:
+            raise RuntimeError(f"Got shape with {len(s)} values but input tensor only has {x.ndim} dimensions.")
+        dims = list(range(x.ndim - len(s), x.ndim))
+    else:
+        dims = list(range(x.ndim))
+    if s is None:
+        sizes = [x.shape[d] for d in dims]
+    else:
+        sizes = [x.shape[d] if n == -1 else n for d, n in zip(dims, s)]
+        for n in sizes:
+            _check_n(n)
+    return dims, sizes
+
+
+# ---- the transforms --------------------------------------------------------------------------
+
+
+def _c2c_nd(fname, x, dims, sizes, norm, forward):
+    x = _float_input(x, fname)
+    x = _resize(x, dims, sizes)
+    if x.dtype.is_complex:
+        return dispatch(fft_c2c, [x, dims, _norm_mode(norm, forward), forward])
+    out = dispatch(fft_r2c, [x, dims, _norm_mode(norm, forward), False])
+    if forward:
+        return out
+    # ifft of a real signal is the conjugate of its forward transform under the inverse's scaling
+    return _ops.aten.conj_physical.default(out)
+
+
+def _r2c_nd(fname, x, dims, sizes, norm, forward):
+    x = _float_input(x, fname, require_real=True)
+    x = _resize(x, dims, sizes)
+    out = dispatch(fft_r2c, [x, dims, _norm_mode(norm, forward), True])
+    if forward:
+        return out
+    return _ops.aten.conj_physical.default(out)
+
+
+def _c2r_nd(fname, x, dims, sizes, norm, forward):
+    """irfft (forward=False) and hfft (forward=True, conjugated input); sizes are the output's."""
+    x = _to_complex(_float_input(x, fname))
+    last = sizes[-1]
+    x = _resize(x, dims, sizes[:-1] + [last // 2 + 1])
+    if forward:
+            x = _ops.aten.conj_physical.default(x)
+    return dispatch(fft_c2r, [x, dims, _norm_mode(norm, forward), last])
+
+
+def _out(res: Tensor, out):
+    if out is None:
+        return res
+    if out.dtype != res.dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {res.dtype}, but got {out.dtype} instead")
+    return out.resize_(res.shape).copy_(res)
+
+
+def _make_1d(fname, kind, forward):
+    def body(input, n, dim, norm, out):
+        _check_n(n)
+        d = _one_dim(input, dim)
+        if kind == "c2r":
+            size = n if n is not None else 2 * (input.shape[d] - 1)
+            _check_n(size)
+            return _out(_c2r_nd(fname, input, [d], [size], norm, forward), out)
+        size = n if n is not None else input.shape[d]
+        fn = _c2c_nd if kind == "c2c" else _r2c_nd
+        return _out(fn(fname, input, [d], [size], norm, forward), out)
+
+    return body
+
+
+def _make_nd(fname, kind, forward):
+    two_d = fname.endswith("2")
+
+    def body(input, s, dim, norm, out):
+        if two_d and dim is None:
+            dim = (-2, -1)  # PyTorch's default; the generated wrapper's signature cannot spell a tuple
+        dims, sizes = _canonical(input, s, dim)
+        if kind == "c2r":
+            if not dims:
+                raise RuntimeError(f"{fname} must transform at least one axis")
+            if s is None or s[-1] == -1:
+                sizes[-1] = 2 * (input.shape[dims[-1]] - 1)
+            _check_n(sizes[-1])
+            return _out(_c2r_nd(fname, input, dims, sizes, norm, forward), out)
+        if kind == "r2c" and not dims:
+            raise RuntimeError(f"{fname} must transform at least one axis")
+        fn = _c2c_nd if kind == "c2c" else _r2c_nd
+        return _out(fn(fname, input, dims, sizes, norm, forward), out)
+
+    return body
+
+
+# name -> (kind, forward): the 18 transforms
+_TRANSFORMS = {
+    "fft": ("c2c", True), "ifft": ("c2c", False), "rfft": ("r2c", True), "irfft": ("c2r", False),
+    "hfft": ("c2r", True), "ihfft": ("r2c", False),
+}  # fmt: skip
+
+for _name, (_kind, _fwd) in _TRANSFORMS.items():
+    _doc = (f"``torch.fft.{_name}``: one-dimensional {_kind} transform over ``dim`` (Note [Three FFT primitives]).\n\n"
+            f"    >>> numtorch.fft.{_name}(numtorch.tensor([1.0, 2.0, 3.0, 4.0])).shape[0] > 0\n    True\n    ")  # fmt: skip
+    public(_name, "input, n=None, dim=-1, norm=None, *, out=None", _make_1d(_name, _kind, _fwd),
+           module="torch.fft", doc=_doc, ops=(fft_c2c, fft_r2c, fft_c2r))  # fmt: skip
+    for _suffix in ("2", "n"):
+        _doc = (f"``torch.fft.{_name}{_suffix}``: the {_kind} transform over several dimensions.\n\n"
+                f"    >>> numtorch.fft.{_name}{_suffix}(numtorch.ones(2, 4)).ndim\n    2\n    ")  # fmt: skip
+        public(f"{_name}{_suffix}", "input, s=None, dim=None, norm=None, *, out=None",
+               _make_nd(f"{_name}{_suffix}", _kind, _fwd), module="torch.fft", doc=_doc,
+               ops=(fft_c2c, fft_r2c, fft_c2r))  # fmt: skip
+
+
+# ---- frequencies and shifts ------------------------------------------------------------------
+
+
+def _freq(fname, n, d, out, dtype, layout, device, requires_grad, onesided):
+    dt = dtype or D.get_default_dtype()
+    if not (dt.is_floating_point or dt.is_complex):
+        raise RuntimeError(f"{fname} requires a floating point or complex dtype")
+    vals = np.fft.rfftfreq(n, d) if onesided else np.fft.fftfreq(n, d)
+    res = body_of("tensor")(vals, dt, device, False, False)
+    if out is not None:
+        return out.resize_(res.shape).copy_(res)
+    return res.requires_grad_(requires_grad) if requires_grad else res
+
+
+def _fftfreq(n, d, out, dtype, layout, device, requires_grad):
+    """Sample frequencies of an ``n``-point FFT with spacing ``d``.
+
+    >>> numtorch.fft.fftfreq(4)
+    tensor([ 0.0000,  0.2500, -0.5000, -0.2500])
+    """
+    return _freq("fftfreq", n, d, out, dtype, layout, device, requires_grad, False)
+
+
+def _rfftfreq(n, d, out, dtype, layout, device, requires_grad):
+    """Sample frequencies of ``rfft`` for an ``n``-point signal with spacing ``d``.
+
+    >>> numtorch.fft.rfftfreq(4)
+    tensor([0.0000, 0.2500, 0.5000])
+    """
+    return _freq("rfftfreq", n, d, out, dtype, layout, device, requires_grad, True)
+
+
+_FREQ_SIG = "n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False"
+public("fftfreq", _FREQ_SIG, _fftfreq, relevant=(), module="torch.fft")
+public("rfftfreq", _FREQ_SIG, _rfftfreq, relevant=(), module="torch.fft")
+
+
+def _shift(input, dim, sign):
+    if dim is None:
+        dims = list(range(input.ndim))
+    else:
+        dims = [_wrap_dim(d, input.ndim) for d in ([dim] if isinstance(dim, int) else dim)]
+    if not dims:
+        return input.clone()
+    shifts = [(input.shape[d] // 2) if sign > 0 else -(input.shape[d] // 2) for d in dims]
+    return _ops.aten.roll.default(input, shifts, dims)
+
+
+def _fftshift(input, dim):
+    """Move the zero-frequency term to the centre (``roll`` by half of each dimension).
+
+    >>> numtorch.fft.fftshift(numtorch.arange(5))
+    tensor([3, 4, 0, 1, 2])
+    """
+    return _shift(input, dim, 1)
+
+
+def _ifftshift(input, dim):
+    """The inverse of ``fftshift``.
+
+    >>> numtorch.fft.ifftshift(numtorch.arange(5))
+    tensor([2, 3, 4, 0, 1])
+    """
+    return _shift(input, dim, -1)
+
+
+public("fftshift", "input, dim=None", _fftshift, module="torch.fft")
+public("ifftshift", "input, dim=None", _ifftshift, module="torch.fft")
