@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import weakref
 
-from .._tensor import Tensor, _make
+from .._state import STATE
+from .._tensor import PY_DISPATCH_TYPES, Tensor, _make
 
 _FREED = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -145,9 +146,11 @@ class SavedTensor:
         self.is_output = node is not None
         self.tname = tname
         if self.is_output:
+            self.rg = t._rg
+            if t._grad_fn is not None and (STATE.td_modes or t.__class__ in PY_DISPATCH_TYPES):
+                t = _detach(t)
             self.tensor = (t._data, t._dtype, t._device, t._vc)
             self.out_nr = out_nr
-            self.rg = t._rg
         else:
             self.tensor = t
 
@@ -158,6 +161,8 @@ class SavedTensor:
             if vc[0] != self.version:
                 raise self._modified(data.shape, dtype, vc[0])
             out = _make(data, dtype, Tensor, device, vc=vc)
+            if self.rg and STATE.td_modes:
+                out = _detach(out)  # PyTorch's make_variable over the kept data: a shallow copy
             out._rg = self.rg
             out._grad_fn = node
             if self.out_nr:
@@ -175,6 +180,17 @@ class SavedTensor:
             "Hint: enable anomaly detection to find the operation that failed to compute its "
             "gradient, with torch.autograd.set_detect_anomaly(True)."
         )
+
+
+def _detach(t: Tensor) -> Tensor:
+    # PyTorch's SavedVariable keeps an output as ``tensor_data()``, a shallow copy that under
+    # an active TorchDispatchMode (or for a Python-key tensor) is made by calling aten.detach:
+    # a mode sees that detach right after the op whose backward needs its result.
+    from .._dispatch import below_autograd
+    from ..ops.autograd import detach
+
+    d = below_autograd(detach, [t])
+    return d if isinstance(d, Tensor) else t
 
 
 def _type_name(dtype) -> str:
