@@ -44,7 +44,8 @@ _BW = {
     "log_softmax": "F.log_softmax(a, 1).sum()", "cross_entropy": "F.cross_entropy(a, tgt)",
     "layer_norm": "F.layer_norm(a, (4,)).sum()", "expand": "a.expand(2, 3, 4).sum()",
     "sum_mul": "(a * y).sum(1).sum()", "linear": "F.linear(a, m.t(), T.ones(5)).sum()",
-    "max_pool2d": "F.max_pool2d(a[None, None], 2).sum()",
+    "max_pool2d": "F.max_pool2d(a[None, None], 2).sum()", "mm": "T.mm(a, m).sum()",
+    "addmm_scaled": "T.addmm(T.ones(3, 5), a, m, alpha=2, beta=3).sum()",
 }  # fmt: skip
 CASES.update({f"bw_{k}": f"a = x.clone().requires_grad_(); ({v}).backward()" for k, v in _BW.items()})
 
