@@ -440,8 +440,9 @@ def _finish_outputs(op, vals, deriv, node, out, saved, inplace, view_base_edge=N
         (o._data.shape, o._dtype, o._device) if isinstance(o, Tensor) else None for o in outs
     ]
     results = []
+    diff = deriv.out_diff if deriv.__class__ is Derivative else None
     for k, o in enumerate(outs):
-        if isinstance(o, Tensor) and o._dtype.category >= 2:
+        if isinstance(o, Tensor) and o._dtype.category >= 2 and (diff is None or diff[k]):
             if not inplace and _is_input(o, vals):
                 o = _make(o._data, o._dtype, Tensor, o._device, vc=o._vc)
             o._grad_fn = node
@@ -455,8 +456,13 @@ def _finish_outputs(op, vals, deriv, node, out, saved, inplace, view_base_edge=N
         slot = node._slots[op._schema.arguments[op.self_idx].name]
         rebase(node, vals[op.self_idx], view_base_edge, slot)
     if deriv.saves_result:
-        saved["result"] = SavedTensor(results[0], node, 0)
-        if len(results) > 1:
+        if "result" in deriv.result_names or len(results) == 1:
+            saved["result"] = SavedTensor(results[0], node, 0)
+        for n in deriv.result_names:
+            if n[6:].isdigit():
+                o = results[int(n[6:])]
+                saved[n] = SavedTensor(o, node, int(n[6:])) if isinstance(o, Tensor) else o
+        if len(results) > 1 and "results" in deriv.result_names:
             saved["results"] = tuple(
                 SavedTensor(o, node, k) if isinstance(o, Tensor) else o for k, o in enumerate(results)
             )

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+import numpy as np
+
 from .._C import ALL_DISABLED, TF_STATE
 from .._state import STATE
 from .._tensor import PY_DISPATCH_TYPES, Tensor, _make
@@ -45,19 +47,23 @@ def _can_steal(g, var) -> bool:
     a = g._data
     if not a.flags.c_contiguous or a.shape != var._data.shape or sys.getrefcount(g) > _STEAL_REFS + 1:
         return False
+    if sys.getrefcount(a) > 3:  # g's slot, local, argument
+        return False
+    root = a.base  # NumPy collapses view chains: the array owning the memory, if not a
+    if root is not None and (root.__class__ is not np.ndarray or root.base is not None):
+        return False
     b = g._base
     if b is None:
-        return a.base is None and sys.getrefcount(a) <= 3  # g's slot, local, argument
-    # a contiguous view (e.g. weight.t()'s gradient) of a base that nothing else holds
-    root = a.base
-    return (
-        root is not None
-        and b._data is root
-        and b._base is None
-        and sys.getrefcount(b) <= 3  # g._base, local, argument
-        and sys.getrefcount(a) <= 3
-        and sys.getrefcount(root) <= 4  # b._data, a.base, local, argument
-    )
+        # a kernel's result reshaped to its output shape is a view of an array only it sees
+        return root is None or sys.getrefcount(root) <= 3  # a.base, local, argument
+    # a contiguous view (e.g. weight.t()'s or a summed expand's gradient) of a base that
+    # nothing else holds, itself the memory's owner or a view only it holds
+    if root is None or b._base is not None or sys.getrefcount(b) > 3:  # g._base, local, arg
+        return False
+    bd = b._data
+    if bd is root:
+        return sys.getrefcount(root) <= 5  # b._data, a.base, root, bd, argument
+    return bd.base is root and sys.getrefcount(bd) <= 3 and sys.getrefcount(root) <= 4
 
 
 def _clone_obey_contract(g, var):

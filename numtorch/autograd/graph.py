@@ -5,7 +5,7 @@ from __future__ import annotations
 import weakref
 
 from .._state import STATE
-from .._tensor import Tensor, _make
+from .._tensor import PY_DISPATCH_TYPES, Tensor, _make
 
 _FREED = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -146,13 +146,15 @@ class SavedTensor:
         self.is_output = node is not None
         self.tname = tname
         if self.is_output:
+            self.rg = t._rg
+            # forward-over-reverse: the output's tangent is attached after this is saved
+            self.fw_ref = weakref.ref(t) if STATE.fw_level >= 0 else None
+            if t._grad_fn is not None and (STATE.td_modes or t.__class__ in PY_DISPATCH_TYPES):
+                t = _detach(t)
             self.tensor = (t._data, t._dtype, t._device, t._vc)
             if t.__class__ is not Tensor and hasattr(t, "_level"):  # a vmap BatchedTensor keeps its batch
                 self.tensor += (t._value, t._level)
             self.out_nr = out_nr
-            self.rg = t._rg
-            # forward-over-reverse: the output's tangent is attached after this is saved
-            self.fw_ref = weakref.ref(t) if STATE.fw_level >= 0 else None
         else:
             self.tensor = t
 
@@ -168,6 +170,8 @@ class SavedTensor:
                 out = make_batched(t[4], t[5])
             else:
                 out = _make(data, dtype, Tensor, device, vc=vc)
+                if self.rg and STATE.td_modes:
+                    out = _detach(out)  # PyTorch's make_variable over the kept data: a shallow copy
             out._rg = self.rg
             out._grad_fn = node
             src = self.fw_ref() if getattr(self, "fw_ref", None) is not None else None
@@ -188,6 +192,17 @@ class SavedTensor:
             "Hint: enable anomaly detection to find the operation that failed to compute its "
             "gradient, with torch.autograd.set_detect_anomaly(True)."
         )
+
+
+def _detach(t: Tensor) -> Tensor:
+    # PyTorch's SavedVariable keeps an output as ``tensor_data()``, a shallow copy that under
+    # an active TorchDispatchMode (or for a Python-key tensor) is made by calling aten.detach:
+    # a mode sees that detach right after the op whose backward needs its result.
+    from .._dispatch import below_autograd
+    from ..ops.autograd import detach
+
+    d = below_autograd(detach, [t])
+    return d if isinstance(d, Tensor) else t
 
 
 def _type_name(dtype) -> str:

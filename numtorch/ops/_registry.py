@@ -9,6 +9,7 @@ gate built in.
 from __future__ import annotations
 
 import inspect
+import re
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -16,6 +17,7 @@ from .._ops import OpOverload, register_overload
 from .._schema import parse_schema
 
 OPS: dict[str, OpOverload] = {}
+_RESULT_K = re.compile(r"result\d+")
 # out= overloads are not differentiable: the Autograd key raises PyTorch's error for them.
 OUT_NOT_DIFFERENTIABLE = object()
 
@@ -49,8 +51,9 @@ class Derivative:
     """A backward formula set, as in PyTorch's derivatives.yaml.
 
     ``formulas`` maps an input name (or a tuple of names for a joint formula) to a callable
-    whose parameter names say what it needs: ``grad``/``grads``, ``result``/``results`` and
-    schema argument names. Note [Saved tensors are inferred from backward's parameters].
+    whose parameter names say what it needs: ``grad``/``grads``, ``result``/``results`` (or one
+    output ``result0``, ``result1``, ... as PyTorch's derivatives.yaml names them) and schema
+    argument names. Note [Saved tensors are inferred from backward's parameters].
     """
 
     formulas: dict
@@ -60,6 +63,12 @@ class Derivative:
     jvp: Callable | None = None
     jvp_params: tuple = ()
     params: dict = field(default_factory=dict)  # formula key -> its parameter names
+    # which of result / results the formulas read: only those are saved (each saved output
+    # is a detach a dispatch mode sees, as in PyTorch)
+    result_names: frozenset = frozenset()
+    # PyTorch's output_differentiability: outputs marked False get no grad_fn (a layer norm's
+    # mean and rstd), so saving them is saving a leaf
+    out_diff: tuple | None = None
 
 
 def defop(
@@ -73,6 +82,7 @@ def defop(
     jvp: Callable | None = None,
     node_name: str | None = None,
     tags: tuple = (),
+    output_differentiability: tuple | None = None,
 ) -> OpOverload:
     """Register an operator overload and its kernels; returns the OpOverload."""
     s = parse_schema(schema)
@@ -83,6 +93,7 @@ def defop(
             op.impls[key] = fn
     if backward is not None:
         op.autograd = make_derivative(s, backward, jvp, node_name)
+        op.autograd.out_diff = output_differentiability
     elif op.out_idx:
         op.autograd = OUT_NOT_DIFFERENTIABLE
     return op
@@ -90,20 +101,21 @@ def defop(
 
 def make_derivative(schema, backward: dict, jvp=None, node_name=None) -> Derivative:
     argnames = {a.name for a in schema.arguments}
-    saved, params, saves_result = [], {}, False
+    saved, params, saves_result, rnames = [], {}, False, set()
     for key, fn in backward.items():
         names = tuple(inspect.signature(fn).parameters)
         params[key] = names
         for n in names:
-            if n in ("result", "results"):
+            if n in ("result", "results") or _RESULT_K.fullmatch(n):  # resultK: PyTorch's name
                 saves_result = True
+                rnames.add(n)
             elif n in argnames and n not in saved:
                 saved.append(n)
             elif n not in ("grad", "grads") and n not in argnames:
                 raise TypeError(f"{schema.name}: backward formula parameter '{n}' is not an argument")
     jvp_params = tuple(inspect.signature(jvp).parameters) if jvp is not None else ()
     name = node_name or _node_name(schema.name)
-    return Derivative(backward, tuple(saved), saves_result, name, jvp, jvp_params, params)
+    return Derivative(backward, tuple(saved), saves_result, name, jvp, jvp_params, params, frozenset(rnames))
 
 
 def _node_name(opname: str) -> str:

@@ -35,6 +35,19 @@ CASES = {
     "bw_reshape": "a = x.clone().requires_grad_(); a.reshape(2, 6).sum().backward()",
     "bw_relu_sumdim": "a = x.clone().requires_grad_(); a.sum(1).sum().backward()",
 }  # fmt: skip
+# forward + backward of the ops whose derivative formulas must make PyTorch's aten calls
+# (saved outputs are detached when saved and when unpacked, fused *_backward ops)
+_BW = {
+    "mean": "a.mean()", "mean_dim": "a.mean(1).sum()", "mean_keep": "a.mean(1, True).sum()",
+    "mean_tuple": "a.mean((0, 1))", "relu": "a.relu().sum()", "exp": "a.exp().sum()",
+    "sigmoid": "a.sigmoid().sum()", "tanh": "a.tanh().sum()", "softmax": "a.softmax(1).sum()",
+    "log_softmax": "F.log_softmax(a, 1).sum()", "cross_entropy": "F.cross_entropy(a, tgt)",
+    "layer_norm": "F.layer_norm(a, (4,)).sum()", "expand": "a.expand(2, 3, 4).sum()",
+    "sum_mul": "(a * y).sum(1).sum()", "linear": "F.linear(a, m.t(), T.ones(5)).sum()",
+    "max_pool2d": "F.max_pool2d(a[None, None], 2).sum()", "mm": "T.mm(a, m).sum()",
+    "addmm_scaled": "T.addmm(T.ones(3, 5), a, m, alpha=2, beta=3).sum()",
+}  # fmt: skip
+CASES.update({f"bw_{k}": f"a = x.clone().requires_grad_(); ({v}).backward()" for k, v in _BW.items()})
 
 
 def _record(T, F, Mode, script):

@@ -33,7 +33,7 @@ from ._contract import (
     product,
 )  # fmt: skip
 from .._pointwise import warn_resize
-from .._registry import defop, public
+from .._registry import OPS, defop, public
 
 
 class LinAlgError(RuntimeError):
@@ -215,7 +215,8 @@ def _mv_check(a: Tensor, b: Tensor, out: Tensor | None = None) -> None:
 
 
 _MM = _op("mm(Tensor self, Tensor mat2) -> Tensor", _product_cpu(_mm_check), out_impl=_product_out(_mm_check), backward={
-    "self": lambda grad, mat2: grad.mm(_mH(mat2)), "mat2": lambda grad, self: _mH(self).mm(grad)})  # fmt: skip
+    # mat2's formula first: PyTorch's generated MmBackward0 computes it first
+    "mat2": lambda grad, self, mat2: _mm_mat2_grad(grad, self, mat2), "self": lambda grad, mat2: grad.mm(_tH(mat2))})  # fmt: skip
 _bind("mm", "input, mat2", _MM, doc="""Product of two matrices (no broadcasting).
 
     >>> numtorch.mm(numtorch.ones(2, 3), numtorch.ones(3, 4)).shape
@@ -363,8 +364,15 @@ def _addbmm_cpu(self, batch1, batch2, beta=1, alpha=1):
 
 _SCAL = "*, Scalar beta=1, Scalar alpha=1"
 def _maybe_mul(t: Tensor, s) -> Tensor:
-    # PyTorch's maybe_multiply: a factor of 1 costs no full-size pass
-    return t if s == 1 else t * s
+    # PyTorch's maybe_multiply: a factor of 1 costs no full-size pass; a number is mul.Scalar
+    if s == 1:
+        return t
+    return dispatch(OPS["aten::mul.Scalar"], [t, s]) if isinstance(s, (int, float, complex)) else t * s
+
+
+def _tH(x: Tensor) -> Tensor:
+    # a matrix's conjugate transpose as PyTorch's mm backward writes it: t() then conj()
+    return _cj(x.t())
 
 
 def _mm_mat2_grad(grad: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
@@ -373,12 +381,12 @@ def _mm_mat2_grad(grad: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
     st = mat2._data.strides
     if mat2._data.ndim == 2 and st[0] < st[1] and mat2._data.shape[0] > 1 and mat2._data.shape[1] > 1:
         return grad.t().mm(_cj(mat1)).t()
-    return _mH(mat1).mm(grad)
+    return _tH(mat1).mm(grad)
 
 
 _ADDMM = _op(f"addmm(Tensor self, Tensor mat1, Tensor mat2, {_SCAL}) -> Tensor", _addmm_cpu, backward={
     "self": lambda grad, beta: _maybe_mul(grad, beta),
-    "mat1": lambda grad, mat2, alpha: _maybe_mul(grad.mm(_mH(mat2)), alpha),
+    "mat1": lambda grad, mat2, alpha: _maybe_mul(grad.mm(_tH(mat2)), alpha),
     "mat2": lambda grad, mat1, mat2, alpha: _maybe_mul(_mm_mat2_grad(grad, mat1, mat2), alpha)})  # fmt: skip
 _ADDMV = _op(f"addmv(Tensor self, Tensor mat, Tensor vec, {_SCAL}) -> Tensor", _addmv_cpu, backward={
     "self": lambda grad, beta: grad * beta,

@@ -147,8 +147,9 @@ def _declare_nll(name, fwd, bwd):
         f"{name}_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> "
         "(Tensor output, Tensor total_weight)",
         cpu=fwd,
-        backward={"self": lambda grad, self, target, weight, reduction, ignore_index, results: dispatch(
-            b, [grad, self, target, weight, reduction, ignore_index, results[1]])},
+        backward={"self": lambda grad, self, target, weight, reduction, ignore_index, result1: dispatch(
+            b, [grad, self, target, weight, reduction, ignore_index, result1])},
+        output_differentiability=(True, False),
     )  # fmt: skip
     b = defop(
         f"{name}_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, "

@@ -141,12 +141,12 @@ def _layer_norm_backward_cpu(
     return _grads(gi, gw, gb, output_mask, input, weight, tuple(ns))
 
 
-def _layer_norm_grad(grads, input, normalized_shape, weight, bias, eps, results):
+def _layer_norm_grad(grads, input, normalized_shape, weight, bias, eps, result1, result2):
     mask = [True, weight is not None, bias is not None]
     if STATE.grad_enabled:
         return _layer_norm_grad_composite(grads[0], input, normalized_shape, weight, eps, mask)
     return dispatch(native_layer_norm_backward,
-                    [grads[0], input, normalized_shape, results[1], results[2], weight, bias, mask])  # fmt: skip
+                    [grads[0], input, normalized_shape, result1, result2, weight, bias, mask])  # fmt: skip
 
 
 def _layer_norm_grad_composite(go, x, normalized_shape, weight, eps, mask):
@@ -168,6 +168,7 @@ native_layer_norm = defop(
     "(Tensor, Tensor, Tensor)",
     cpu=_layer_norm_cpu,
     backward={("input", "weight", "bias"): _layer_norm_grad},
+    output_differentiability=(True, False, False),
 )
 native_layer_norm_backward = defop(
     "native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, "
@@ -205,7 +206,7 @@ def _group_norm_backward_cpu(grad_out, input, mean, rstd, weight, N, C, HxW, gro
     return _grads(gi, gw, gb, output_mask, input, weight, (C,))
 
 
-def _group_norm_grad(grads, input, weight, bias, N, C, HxW, group, eps, results):
+def _group_norm_grad(grads, input, weight, bias, N, C, HxW, group, eps, result1, result2):
     mask = [True, weight is not None, bias is not None]
     if STATE.grad_enabled:
         x = input.reshape(N, group, -1)
@@ -224,7 +225,7 @@ def _group_norm_grad(grads, input, weight, bias, N, C, HxW, group, eps, results)
         gb = go3.sum((0, 2)) if mask[2] else None
         return gi, gw, gb
     return dispatch(native_group_norm_backward,
-                    [grads[0], input, results[1], results[2], weight, N, C, HxW, group, mask])  # fmt: skip
+                    [grads[0], input, result1, result2, weight, N, C, HxW, group, mask])  # fmt: skip
 
 
 native_group_norm = defop(
@@ -334,12 +335,12 @@ def _batch_norm_backward_cpu(grad_out, input, weight, running_mean, running_var,
     return _grads(gi, gw, gb, output_mask, input, weight, (C,))
 
 
-def _batch_norm_grad(grads, input, weight, bias, running_mean, running_var, training, eps, results):
+def _batch_norm_grad(grads, input, weight, bias, running_mean, running_var, training, eps, result1, result2):
     mask = [True, weight is not None, bias is not None]
     if STATE.grad_enabled:
         return _batch_norm_grad_composite(grads[0], input, weight, running_var, training, eps, mask)
-    return dispatch(native_batch_norm_backward, [grads[0], input, weight, running_mean, running_var, results[1],
-                                                 results[2], training, eps, mask])  # fmt: skip
+    return dispatch(native_batch_norm_backward, [grads[0], input, weight, running_mean, running_var, result1,
+                                                 result2, training, eps, mask])  # fmt: skip
 
 
 def _batch_norm_grad_composite(go, x, weight, running_var, training, eps, mask):
@@ -369,6 +370,7 @@ native_batch_norm = defop(
     "bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)",
     cpu=_batch_norm_cpu,
     backward={("input", "weight", "bias"): _batch_norm_grad},
+    output_differentiability=(True, False, False),
 )
 native_batch_norm_backward = defop(
     "native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, "

@@ -160,8 +160,8 @@ _MP = "int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1
 max_pool2d_with_indices = defop(
     f"max_pool2d_with_indices(Tensor self, {_MP}) -> (Tensor, Tensor)",
     cpu=_max_pool_cpu,
-    backward={"self": lambda grad, self, kernel_size, stride, padding, dilation, ceil_mode, results:
-              _max_pool_bwd(grad, self, kernel_size, stride, padding, dilation, ceil_mode, results[1])},
+    backward={"self": lambda grad, self, kernel_size, stride, padding, dilation, ceil_mode, result1:
+              _max_pool_bwd(grad, self, kernel_size, stride, padding, dilation, ceil_mode, result1)},
 )  # fmt: skip
 max_pool2d_with_indices_backward = defop(
     "max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, "
@@ -362,8 +362,8 @@ adaptive_max_pool2d = defop(
     "adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)",
     cpu=_adaptive_max_cpu,
     backward={
-        "self": lambda grad, self, results: dispatch(
-            adaptive_max_pool2d_backward, [grad, self, results[1]]
+        "self": lambda grad, self, result1: dispatch(
+            adaptive_max_pool2d_backward, [grad, self, result1]
         )
     },
 )

@@ -19,7 +19,7 @@ from ..._ops import ops as _ops
 from ..._tensor import Tensor
 from ...kernels._codegen_reduction import Combiner
 from . import _reduce as E
-from .._registry import defop, public
+from .._registry import OPS, defop, public
 
 _SUM = Combiner("sum", "a + b")
 _NANSUM = Combiner("nansum", "a + b", "x if x == x else 0")
@@ -215,7 +215,9 @@ def _mean_cpu(self, dim, keepdim, dtype):
 
 
 def _mean_bw(grad, self, dim, keepdim):
-    return _expand_back(grad, self, dim, keepdim) / max(_count(self, dim), 1)
+    # PyTorch's mean_backward: the summed-back gradient divided by the count, a div.Scalar
+    g = grad.expand(self.shape) if dim is None else _expand_back(grad, self, dim, keepdim)
+    return dispatch(OPS["aten::div.Scalar"], [g, max(_count(self, dim), 1)])
 
 
 mean_all = defop("mean(Tensor self, *, ScalarType? dtype=None) -> Tensor",
@@ -420,11 +422,11 @@ def _minmax_dim(name, largest, cls):
     return cpu
 
 
-def _select_bw(grad, self, dim, keepdim, results):
+def _select_bw(grad, self, dim, keepdim, result1):
     # scatter the values' gradient back to the selected indices (max.dim, kthvalue, ...)
     if self.dim() == 0:
         return grad
-    idx = restore_dims(results[1], self.dim(), dim, keepdim)
+    idx = restore_dims(result1, self.dim(), dim, keepdim)
     g = restore_dims(grad, self.dim(), dim, keepdim)
     return aten.zeros_like.default(self).scatter(dim, idx, g)
 

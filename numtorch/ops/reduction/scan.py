@@ -137,10 +137,10 @@ def _cumext(largest, cls, name):
     return cpu
 
 
-def _cumext_bw(grad, self, dim, results):
+def _cumext_bw(grad, self, dim, result1):
     if self.dim() == 0:
         return grad
-    return aten.zeros_like.default(self).scatter_add(dim, results[1], grad)
+    return aten.zeros_like.default(self).scatter_add(dim, result1, grad)
 
 
 for _name, _largest, _cls in (("cummax", True, CumMax), ("cummin", False, CumMin)):
@@ -183,22 +183,42 @@ def _softmax_impl(self, dim, half_to_float, log):
     return E.wrap(y.reshape(self._data.shape), self._dtype)
 
 
-def _softmax_bw_data(grad_output, output, dim, input_dtype):
-    g = grad_output * output
-    return g - output * g.sum(dim, keepdim=True)
+def _bw_data_cpu(grad_output, output, dim, input_dtype, log):
+    # the fused backward of (log_)softmax over the saved output, one pass in the compute dtype
+    y = E.kernel_input(output._data)
+    go = E.kernel_input(grad_output._data).astype(y.dtype, copy=False)
+    axis = E.wrap_dim(dim, y.ndim) if y.ndim else None
+    if log:
+        r = go - np.exp(y) * go.sum(axis=axis, keepdims=True)
+    else:
+        gy = go * y
+        r = gy - y * gy.sum(axis=axis, keepdims=True)
+    return E.wrap(np.ascontiguousarray(r).reshape(output._data.shape), output._dtype)
 
 
-def _log_softmax_bw_data(grad_output, output, dim, input_dtype):
-    return grad_output - output.exp() * grad_output.sum(dim, keepdim=True)
+def _softmax_bw_bw_output(grad, grad_output, output, dim):
+    # d/d(output) of grad_output * y - y * sum(grad_output * y): PyTorch's softmax_double_backward
+    return grad_output * grad - grad * (output * grad_output).sum(dim, True) - grad_output * (
+        output * grad
+    ).sum(dim, True)
 
 
 _softmax_backward_data = defop(
     "_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor",
-    composite=_softmax_bw_data,
+    cpu=lambda grad_output, output, dim, input_dtype: _bw_data_cpu(grad_output, output, dim, input_dtype, False),
+    backward={
+        "grad_output": lambda grad, output, dim, input_dtype: dispatch(
+            _softmax_backward_data, [grad, output, dim, input_dtype]),
+        "output": lambda grad, grad_output, output, dim: _softmax_bw_bw_output(grad, grad_output, output, dim),
+    },
 )  # fmt: skip
 _log_softmax_backward_data = defop(
     "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor",
-    composite=_log_softmax_bw_data,
+    cpu=lambda grad_output, output, dim, input_dtype: _bw_data_cpu(grad_output, output, dim, input_dtype, True),
+    backward={
+        "grad_output": lambda grad, output, dim: grad - (grad * output.exp()).sum(dim, True),
+        "output": lambda grad, grad_output, output, dim: -grad_output.sum(dim, True) * output.exp() * grad,
+    },
 )  # fmt: skip
 
 

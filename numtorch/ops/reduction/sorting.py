@@ -57,7 +57,7 @@ def _sort_cpu(self, stable, dim, descending):
     return _pair(self, np.take_along_axis(a, idx, d), idx, Sort)
 
 
-_SORT_BW = {"self": lambda grad, self, dim, results: _select_bw(grad, self, dim, True, results)}
+_SORT_BW = {"self": lambda grad, self, dim, result1: _select_bw(grad, self, dim, True, result1)}
 sort, sort_out = _decl(
     "sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)",
     _sort_cpu, _SORT_BW, mode="exact", nout=2, node_name="SortBackward1",
@@ -219,7 +219,7 @@ def _kthvalue_cpu(self, k, dim, keepdim):
 
 kthvalue, kthvalue_out = _decl(
     "kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)",
-    _kthvalue_cpu, {"self": lambda grad, self, dim, keepdim, results: _select_bw(grad, self, dim, keepdim, results)},
+    _kthvalue_cpu, {"self": lambda grad, self, dim, keepdim, result1: _select_bw(grad, self, dim, keepdim, result1)},
     mode="exact", nout=2,
     out="kthvalue.values(Tensor self, SymInt k, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)",
 )  # fmt: skip
@@ -264,7 +264,7 @@ def _declare_median(name, pick, cls):
                                out=f"{name}.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", mode="same")  # fmt: skip
     op, op_out = _decl(
         f"{name}.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
-        dim_cpu, {"self": lambda grad, self, dim, keepdim, results: _select_bw(grad, self, dim, keepdim, results)},
+        dim_cpu, {"self": lambda grad, self, dim, keepdim, result1: _select_bw(grad, self, dim, keepdim, result1)},
         mode="exact", nout=2,
         out=f"{name}.dim_values(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)",
     )  # fmt: skip
@@ -313,7 +313,7 @@ def _mode_cpu(self, dim, keepdim):
 
 mode, mode_out = _decl(
     "mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)",
-    _mode_cpu, {"self": lambda grad, self, dim, keepdim, results: _select_bw(grad, self, dim, keepdim, results)},
+    _mode_cpu, {"self": lambda grad, self, dim, keepdim, result1: _select_bw(grad, self, dim, keepdim, result1)},
     mode="exact", nout=2,
     out="mode.values(Tensor self, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)",
 )  # fmt: skip
