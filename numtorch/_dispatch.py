@@ -211,6 +211,10 @@ def backend(op, vals):
     dev = device_type_of(op, vals)
     fn = impls.get(dev) or impls.get("any")
     if fn is None:
+        if dev == "meta":  # Note [Meta storage]: no kernel may see a meta tensor's missing data
+            from .ops._meta_rules import no_meta_kernel
+
+            raise no_meta_kernel(op.name())
         raise NotImplementedError(
             f"Could not run '{op.name()}' with arguments from the '{dev.upper()}' backend. "
             f"'{op.name()}' is only available for these backends: "

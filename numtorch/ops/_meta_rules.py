@@ -1,0 +1,355 @@
+"""Meta kernels: every op's output metadata from its inputs' metadata, one rule per op family.
+
+``install()`` runs once every op is registered and attaches ``op.impls["meta"]`` to each op
+with a CPU kernel, by family: views run their CPU kernel on stand-ins (Note [Meta storage]);
+``out=`` and in-place overloads reuse their functional sibling's rule; the rest look their
+base name up in ``SHAPE_RULES`` (numtorch/ops/_meta_shapes.py). Elementwise ops get theirs
+from the pointwise engine (``pointwise_meta``, registered by defpointwise).
+
+# Note [Dtype probe]
+# A family rule gives output shapes; output dtypes (and PyTorch's dtype refusals) come from
+# the op's own CPU kernel run once on a probe: tensors of the same dtypes and ranks whose every
+# dimension has at most one element. The probe costs the same for any size, reads no data of
+# the meta tensors (they have none), and keeps the dtype rules in one place (the CPU kernel).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as D
+from .._meta import META, NO_DATA, MetaArray, contiguous_strides, empty_meta, from_standin, standin
+from .._tensor import Tensor, _make
+from ._registry import OPS
+
+_PROBE_SMALL = 4096
+
+
+# ---- device checks and errors ---------------------------------------------------------------------
+def _walk(vals):
+    for v in vals:
+        if isinstance(v, Tensor):
+            yield v
+        elif isinstance(v, (list, tuple)):
+            yield from (x for x in v if isinstance(x, Tensor))
+
+
+def check_devices(vals) -> None:
+    """PyTorch's device check for a meta kernel: a CPU 0-d tensor may stand for a scalar."""
+    for t in _walk(vals):
+        if t._device.type != "meta" and (t._data.ndim or t._device.type != "cpu"):
+            raise RuntimeError(f"Tensor on device {t._device} is not on the expected device meta!")
+
+
+def no_meta_kernel(opname: str) -> NotImplementedError:
+    return NotImplementedError(
+        f"{opname}: attempted to run this operator with Meta tensors, but there was no fake impl or "
+        "Meta kernel registered. You may have run into this message while using an operator with "
+        "PT2 compilation APIs (torch.compile/torch.export); in order to use this operator with those "
+        "APIs you'll need to add a fake impl. Please see the following for next steps:  "
+        "https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html"
+    )
+
+
+_NONZERO = (
+    "The register_meta function for torch.nonzero() raises unimplemented by default, as a correct "
+    "data-independent implementation does not exist. This implementation returns a fake value, "
+    "assuming all elements of the tensor are non-zero. To enable this registration, please set "
+    "'torch.fx.experimental._config.meta_nonzero_assume_all_nonzero' to True."
+)
+
+
+def data_dependent(op):
+    """Ops whose output shape depends on the data: PyTorch's meta error."""
+
+    def rule(*vals):
+        name = op._schema.name
+        if name in ("nonzero", "nonzero_numpy"):
+            raise NotImplementedError(_NONZERO)
+        if name == "repeat_interleave":
+            raise RuntimeError("cannot repeat_interleave a meta tensor without output_size")
+        raise no_meta_kernel(op.name())
+
+    return rule
+
+
+# ---- the probe (Note [Dtype probe]) -------------------------------------------------------------------
+def _probe_arg(v, full: bool):
+    if isinstance(v, Tensor) and v._device.type == "meta":
+        shape = v._data.shape if full else tuple(min(n, 1) for n in v._data.shape)
+        return _make(np.zeros(shape, v._dtype.np), v._dtype)
+    if isinstance(v, list):
+        return [_probe_arg(x, full) for x in v]
+    if isinstance(v, tuple):
+        return tuple(_probe_arg(x, full) for x in v)
+    return v
+
+
+# a factory's probe: sizes zeroed (nothing allocated), the CPU device
+_ZERO = {"n": 0, "m": 0, "steps": 0, "row": 0, "col": 0, "num_samples": 0, "device": None}
+
+
+def _factory_probe(names, vals):
+    vals = list(vals)
+    for i, k in enumerate(names):
+        if k in ("size", "stride") and vals[i] is not None:
+            vals[i] = [0] * len(vals[i]) if k == "size" else list(vals[i])
+        elif k in _ZERO:
+            vals[i] = _ZERO[k] if vals[i] is not None else None
+        elif k == "end":
+            vals[i] = vals[names.index("start")] if "start" in names else 0
+    return vals
+
+
+def probe(op, vals):
+    """The CPU kernel's result on a probe: its tensors' dtypes are the meta outputs' dtypes."""
+    fn = op.impls.get("cpu") or op.impls.get("any")
+    names = [a.name for a in op._schema.arguments]
+    if "device" in names:
+        vals = _factory_probe(names, vals)
+    try:
+        return fn(*[_probe_arg(v, False) for v in vals])
+    except Exception:
+        if sum(t._data.size for t in _walk(vals)) > _PROBE_SMALL or "device" in names:
+            return None  # a probe the rule's shapes do not fit: dtypes follow the inputs
+        return fn(*[_probe_arg(v, True) for v in vals])  # PyTorch's error, if the call has one
+
+
+def _dtypes_of(res) -> list:
+    if isinstance(res, Tensor):
+        return [res._dtype]
+    if isinstance(res, (tuple, list)):
+        return [r._dtype if isinstance(r, Tensor) else None for r in res]
+    return []
+
+
+# ---- families ------------------------------------------------------------------------------------------
+def view_rule(op):
+    """A view kernel computes metadata only: run it on stand-ins of the meta inputs."""
+    cpu = op.impls["cpu"]
+
+    def rule(*vals):
+        check_devices(vals)
+        src = next(_walk(vals))
+        ins = []
+        for v in vals:
+            if isinstance(v, Tensor) and v._device.type == "meta":
+                t = _make(standin(v._data), v._dtype, Tensor, vc=v._vc)
+                ins.append(t)
+            else:
+                ins.append(v)
+        stand = ins[vals.index(src)]._data
+        return _back(cpu(*ins), stand, src)
+
+    return rule
+
+
+def _back(r, stand, src):
+    if isinstance(r, Tensor):
+        if r._device.type == "meta":
+            return r
+        t = _make(from_standin(r._data, stand, src._data), r._dtype, type(r), META, vc=r._vc)
+        if r._base is not None:
+            t._base = src if src._base is None else src._base
+        return t
+    if isinstance(r, (list, tuple)):
+        vals = [_back(x, stand, src) for x in r]
+        return vals if isinstance(r, list) else type(r)(vals) if type(r) is tuple else type(r)(*vals)
+    return r
+
+
+def shape_rule(op, shapes_fn):
+    """A family rule: ``shapes_fn(args)`` gives the output shapes (args by schema name); the
+    dtypes come from the probe. Outputs are contiguous."""
+    names = [a.name for a in op._schema.arguments]
+    nret = len(op._schema.returns)
+
+    def rule(*vals):
+        check_devices(vals)
+        args = dict(zip(names, vals))
+        shapes = shapes_fn(args)
+        single = not isinstance(shapes, list)
+        shapes = [shapes] if single else shapes
+        dts = _dtypes_of(probe(op, vals))
+        if not dts:
+            first = next(_walk(vals), None)
+            dts = [first._dtype if first is not None else D.get_default_dtype()] * len(shapes)
+        strides = [args.get("stride")] if "stride" in args and len(shapes) == 1 else [None] * len(shapes)
+        outs = [empty_meta(s, dt, st) for s, dt, st in zip(shapes, dts, strides)]
+        if single and nret == 1:
+            return outs[0]
+        return _wrap_like(op, outs)
+
+    return rule
+
+
+def _wrap_like(op, outs):
+    ret = op._schema.returns
+    if len(ret) == 1 and ret[0].type.startswith("Tensor["):
+        return outs
+    from .. import return_types
+
+    cls = getattr(return_types, op._schema.name, None)
+    return cls(outs) if cls is not None else tuple(outs)
+
+
+def sibling_rule(op, sibling):
+    """``out=`` and in-place overloads: the functional sibling's metadata, written to out/self."""
+    fn = sibling.impls.get("meta")
+    sib = [a.name for a in sibling._schema.arguments]
+    names = [a.name for a in op._schema.arguments]
+    outs = [n for n, a in zip(names, op._schema.arguments) if a.is_out]
+
+    def rule(*vals):
+        check_devices(vals)
+        args = dict(zip(names, vals))
+        res = fn(*[args[n] for n in sib])
+        if not outs:  # in-place: the result must keep self's shape
+            self = vals[op.self_idx]
+            r = res[0] if isinstance(res, (tuple, list)) else res
+            if r._data.shape != self._data.shape:
+                raise RuntimeError(
+                    f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
+                    f"{list(r._data.shape)}"
+                )
+            self._vc[0] += 1
+            return self
+        got = list(res) if isinstance(res, (tuple, list)) else [res]
+        dest = [args[n] for n in outs]
+        for d, r in zip(dest, got):
+            if d._data.shape != r._data.shape:
+                d._data = MetaArray(r._data.shape, d._dtype.np)
+            d._vc[0] += 1
+        return dest[0] if len(dest) == 1 else tuple(dest)
+
+    return rule
+
+
+def pointwise_meta(pw, operands, params, out=None, inplace=False):
+    """The elementwise engine's meta kernel: promotion and checks as on CPU, broadcasting."""
+    check_devices(operands)
+    if hasattr(pw, "pick"):  # Routed: the rounding mode / bounds choose the Elementwise
+        pw, operands, params = pw.pick(list(operands), list(params))
+    if hasattr(pw, "_dtypes"):
+        operands = [x.item() if isinstance(x, np.generic) else x for x in operands]
+        common, _compute, result = pw._dtypes(operands)
+        shape = broadcast([x._data.shape for x in operands if isinstance(x, Tensor)])
+        pw.check(common)
+    else:
+        _compute, result = pw.dtypes(operands)
+        shape = broadcast([x._data.shape for x in operands if isinstance(x, Tensor)])
+    if inplace:
+        out = operands[0]
+        if shape != out._data.shape:
+            raise RuntimeError(
+                f"output with shape {list(out._data.shape)} doesn't match the broadcast shape {list(shape)}"
+            )
+    if out is None:
+        return empty_meta(shape, result)
+    if not D.can_cast(result, out._dtype):
+        raise RuntimeError(
+            f"result type {_cname(result)} can't be cast to the desired output type {_cname(out._dtype)}"
+        )
+    if out._data.shape != shape:
+        out._data = MetaArray(shape, out._dtype.np)
+    out._vc[0] += 1
+    return out
+
+
+def _cname(d) -> str:
+    return repr(d).removeprefix("torch.").capitalize().replace("Bfloat", "BFloat")
+
+
+def broadcast(shapes) -> tuple:
+    if not shapes:
+        return ()
+    res = tuple(shapes[0])
+    for s in shapes[1:]:
+        n = max(len(res), len(s))
+        a, b = (1,) * (n - len(res)) + tuple(res), (1,) * (n - len(s)) + tuple(s)
+        out = [0] * n
+        for i in range(n - 1, -1, -1):
+            if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+                raise RuntimeError(
+                    f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at "
+                    f"non-singleton dimension {i}"
+                )
+            out[i] = b[i] if a[i] == 1 else a[i]
+        res = tuple(out)
+    return res
+
+
+# ---- installation -------------------------------------------------------------------------------------
+def _functional_sibling(op):
+    s = op._schema
+    base = s.name.rstrip("_") if op.kind == "inplace" else s.name
+    names = [a.name for a in s.arguments if not a.is_out]
+    want = s.overload_name
+    for suffix in ("_out", "out"):
+        want = want.removesuffix(suffix)
+    want = want.rstrip("_")
+    cands = [o for n, o in OPS.items() if o._schema.name == base and o.kind in ("functional", "view")
+             and o is not op and [a.name for a in o._schema.arguments] == names]  # fmt: skip
+    for o in cands:
+        if o._schema.overload_name == want:
+            return o
+    return cands[0] if cands else None
+
+
+def _to_copy_rule(op):
+    base = shape_rule(op, lambda a: tuple(a["self"]._data.shape))
+
+    def rule(self, dtype=None, layout=None, device=None, *rest):
+        if device is not None and getattr(device, "type", str(device)) != "meta":
+            raise NotImplementedError(NO_DATA)
+        return base(self, dtype, layout, None, *rest)
+
+    return rule
+
+
+def _copy_to_meta(t, dt, dev):
+    """``.to("meta")`` of a CPU tensor (numtorch.ops.factory.conversion.DEVICE_COPY)."""
+    return empty_meta(t._data.shape, dt)
+
+
+def install() -> dict:
+    """Attach a meta kernel to every op with a CPU kernel that has none; returns counts."""
+    from ._meta_shapes import DATA_DEPENDENT, SHAPE_RULES
+    from .factory.conversion import DEVICE_COPY
+
+    DEVICE_COPY["meta"] = _copy_to_meta
+    OPS["aten::_to_copy"].impls["meta"] = _to_copy_rule(OPS["aten::_to_copy"])
+
+    counts = {"view": 0, "shape": 0, "sibling": 0, "data_dependent": 0}
+    pending = []
+    for op in OPS.values():
+        if "meta" in op.impls or "composite" in op.impls or not op.impls:
+            continue
+        name = op._schema.name
+        impl = op.impls.get("cpu")
+        owner = getattr(impl, "__self__", None)
+        if hasattr(owner, "dtypes") and impl.__name__ in ("unary", "binary"):  # an engine's entry
+            k = 1 if impl.__name__ == "unary" else 2
+            op.impls["meta"] = lambda *v, pw=owner, k=k: pointwise_meta(pw, v[:k], v[k:])
+            counts["pointwise"] = counts.get("pointwise", 0) + 1
+        elif name in DATA_DEPENDENT:
+            op.impls["meta"] = data_dependent(op)
+            counts["data_dependent"] += 1
+        elif op.kind == "view" and "cpu" in op.impls:
+            op.impls["meta"] = view_rule(op)
+            counts["view"] += 1
+        elif op.kind in ("out", "inplace"):
+            pending.append(op)
+        elif name in SHAPE_RULES or (name, op._schema.overload_name) in SHAPE_RULES:
+            fn = SHAPE_RULES.get((name, op._schema.overload_name)) or SHAPE_RULES[name]
+            op.impls["meta"] = shape_rule(op, fn)
+            counts["shape"] += 1
+    for op in pending:
+        sib = _functional_sibling(op)
+        if sib is not None and "meta" in sib.impls:
+            op.impls["meta"] = sibling_rule(op, sib)
+            counts["sibling"] += 1
+    return counts
+
+
+__all__ = ["install", "pointwise_meta", "broadcast", "contiguous_strides", "no_meta_kernel"]
