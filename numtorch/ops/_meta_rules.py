@@ -165,8 +165,13 @@ def shape_rule(op, shapes_fn):
     nret = len(op._schema.returns)
 
     def rule(*vals):
-        check_devices(vals)
         args = dict(zip(names, vals))
+        dev = args.get("device")
+        if dev is not None and getattr(dev, "type", str(dev)) != "meta":
+            # empty_like(meta, device="cpu"): the device argument wins; the kernel reads metadata only
+            ins = [_make(standin(v._data), v._dtype) if isinstance(v, Tensor) else v for v in vals]
+            return op.impls["cpu"](*ins)
+        check_devices(vals)
         shapes = shapes_fn(args)
         single = not isinstance(shapes, list)
         shapes = [shapes] if single else shapes
@@ -221,6 +226,28 @@ def sibling_rule(op, sibling):
                 d._data = MetaArray(r._data.shape, d._dtype.np)
             d._vc[0] += 1
         return dest[0] if len(dest) == 1 else tuple(dest)
+
+    return rule
+
+
+# in-place ops that write values only (random fills, copies): self keeps its metadata
+KEEPS_SELF = frozenset({"uniform_", "normal_", "random_", "exponential_", "geometric_", "log_normal_",
+                        "cauchy_", "bernoulli_", "zero_", "fill_", "copy_", "embedding_renorm_"})  # fmt: skip
+
+
+def keeps_self_rule(op):
+    def rule(*vals):
+        self = vals[0]
+        if op._schema.name == "copy_":  # any device may be copied into meta (nothing is read)
+            if broadcast([self._data.shape, vals[1]._data.shape]) != self._data.shape:
+                raise RuntimeError(
+                    f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
+                    f"{list(broadcast([self._data.shape, vals[1]._data.shape]))}"
+                )
+        else:
+            check_devices(vals)
+        self._vc[0] += 1
+        return self
 
     return rule
 
@@ -335,7 +362,7 @@ def install() -> dict:
         elif name in DATA_DEPENDENT:
             op.impls["meta"] = data_dependent(op)
             counts["data_dependent"] += 1
-        elif op.kind == "view" and "cpu" in op.impls:
+        elif (op.kind == "view" or name == "_unsafe_view") and "cpu" in op.impls:
             op.impls["meta"] = view_rule(op)
             counts["view"] += 1
         elif op.kind in ("out", "inplace"):
@@ -348,6 +375,9 @@ def install() -> dict:
         sib = _functional_sibling(op)
         if sib is not None and "meta" in sib.impls:
             op.impls["meta"] = sibling_rule(op, sib)
+            counts["sibling"] += 1
+        elif op.kind == "inplace" and op._schema.name in KEEPS_SELF:
+            op.impls["meta"] = keeps_self_rule(op)
             counts["sibling"] += 1
     return counts
 
