@@ -45,6 +45,12 @@ def _all_meta(r) -> bool:
     return True
 
 
+def _has_tensor(x) -> bool:
+    if isinstance(x, numtorch.Tensor):
+        return True
+    return isinstance(x, (list, tuple)) and any(_has_tensor(v) for v in x)
+
+
 def run_meta_case(info, dtype, rng):
     """'ok', 'data_dependent' or 'not_covered: reason' for one OpInfo entry and dtype."""
     fn = info.resolve()
@@ -55,8 +61,11 @@ def run_meta_case(info, dtype, rng):
             want = fn(x, *args, **kwargs)
         except Exception:
             continue  # the CPU call itself refuses the sample (an error test)
+        mk = to_meta(kwargs)
+        if not _has_tensor([x, args]):
+            mk["device"] = "meta"  # a factory: the device argument puts it on meta
         try:
-            got = fn(to_meta(x), *to_meta(args), **to_meta(kwargs))
+            got = fn(to_meta(x), *to_meta(args), **mk)
         except NotImplementedError as e:
             if "meta" in str(e).lower() or "Meta" in str(e):
                 if info.name.split(".")[-1] in DATA_DEP_NAMES:

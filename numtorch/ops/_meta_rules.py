@@ -77,7 +77,8 @@ def data_dependent(op):
 def _probe_arg(v, full: bool):
     if isinstance(v, Tensor) and v._device.type == "meta":
         shape = v._data.shape if full else tuple(min(n, 1) for n in v._data.shape)
-        return _make(np.zeros(shape, v._dtype.np), v._dtype)
+        fill = 1 if v._dtype.category >= D._FLOAT else 0  # valid probabilities / divisors; valid indices
+        return _make(np.full(shape, fill, v._dtype.np), v._dtype)
     if isinstance(v, list):
         return [_probe_arg(x, full) for x in v]
     if isinstance(v, tuple):
@@ -179,7 +180,8 @@ def shape_rule(op, shapes_fn):
         if not dts:
             first = next(_walk(vals), None)
             dts = [first._dtype if first is not None else D.get_default_dtype()] * len(shapes)
-        strides = [args.get("stride")] if "stride" in args and len(shapes) == 1 else [None] * len(shapes)
+        strided = op._schema.name in ("empty_strided", "new_empty_strided")
+        strides = [args["stride"]] if strided else [None] * len(shapes)
         outs = [empty_meta(s, dt, st) for s, dt, st in zip(shapes, dts, strides)]
         if single and nret == 1:
             return outs[0]
@@ -195,7 +197,7 @@ def _wrap_like(op, outs):
     from .. import return_types
 
     cls = getattr(return_types, op._schema.name, None)
-    return cls(outs) if cls is not None else tuple(outs)
+    return cls(*outs) if cls is not None else tuple(outs)
 
 
 def sibling_rule(op, sibling):
