@@ -15,6 +15,8 @@ from the pointwise engine (``pointwise_meta``, registered by defpointwise).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .. import _dtype as D
@@ -102,18 +104,39 @@ def _factory_probe(names, vals):
     return vals
 
 
+# int arguments that never size a buffer: a kernel given a clamped probe cannot overrun with them
+_SAFE_INTS = frozenset({"dim", "dims", "dim0", "dim1", "dim2", "keepdim", "dtype", "correction", "half_to_float",
+                        "descending", "stable", "largest", "sorted", "reduction", "ignore_index", "offset"})  # fmt: skip
+
+
+def _clamp_safe(op) -> bool:
+    return all(a.name in _SAFE_INTS or not a.type.removesuffix("?").startswith(("int", "SymInt"))
+               for a in op._schema.arguments)  # fmt: skip
+
+
 def probe(op, vals):
-    """The CPU kernel's result on a probe: its tensors' dtypes are the meta outputs' dtypes."""
+    """The CPU kernel's result on a probe: its tensors' dtypes are the meta outputs' dtypes.
+
+    A small call probes with its real shapes (a valid CPU call: PyTorch's errors surface); a
+    large one with clamped shapes only where no int argument sizes a buffer (the kernel would
+    trust it and overrun the probe), else None: the dtypes then follow the inputs."""
     fn = op.impls.get("cpu") or op.impls.get("any")
     names = [a.name for a in op._schema.arguments]
     if "device" in names:
         vals = _factory_probe(names, vals)
+        full = False
+    else:
+        full = sum(t._data.size for t in _walk(vals)) <= _PROBE_SMALL
+        if not full and not _clamp_safe(op):
+            return None
     try:
-        return fn(*[_probe_arg(v, False) for v in vals])
+        with warnings.catch_warnings():  # the probe's own warnings (degrees of freedom <= 0) are not the call's
+            warnings.simplefilter("ignore")
+            return fn(*[_probe_arg(v, full) for v in vals])
     except Exception:
-        if sum(t._data.size for t in _walk(vals)) > _PROBE_SMALL or "device" in names:
-            return None  # a probe the rule's shapes do not fit: dtypes follow the inputs
-        return fn(*[_probe_arg(v, True) for v in vals])  # PyTorch's error, if the call has one
+        if full:
+            raise  # PyTorch's error for this call
+        return None
 
 
 def _dtypes_of(res) -> list:
