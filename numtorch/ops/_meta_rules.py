@@ -22,6 +22,7 @@ import numpy as np
 from .. import _dtype as D
 from .._meta import META, NO_DATA, MetaArray, contiguous_strides, empty_meta, from_standin, standin
 from .._tensor import Tensor, _make
+from ._meta_shapes import DATA_DEPENDENT, SHAPE_RULES, broadcast, data_dependent, no_meta_kernel
 from ._registry import OPS
 
 _PROBE_SMALL = 4096
@@ -41,38 +42,6 @@ def check_devices(vals) -> None:
     for t in _walk(vals):
         if t._device.type != "meta" and (t._data.ndim or t._device.type != "cpu"):
             raise RuntimeError(f"Tensor on device {t._device} is not on the expected device meta!")
-
-
-def no_meta_kernel(opname: str) -> NotImplementedError:
-    return NotImplementedError(
-        f"{opname}: attempted to run this operator with Meta tensors, but there was no fake impl or "
-        "Meta kernel registered. You may have run into this message while using an operator with "
-        "PT2 compilation APIs (torch.compile/torch.export); in order to use this operator with those "
-        "APIs you'll need to add a fake impl. Please see the following for next steps:  "
-        "https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html"
-    )
-
-
-_NONZERO = (
-    "The register_meta function for torch.nonzero() raises unimplemented by default, as a correct "
-    "data-independent implementation does not exist. This implementation returns a fake value, "
-    "assuming all elements of the tensor are non-zero. To enable this registration, please set "
-    "'torch.fx.experimental._config.meta_nonzero_assume_all_nonzero' to True."
-)
-
-
-def data_dependent(op):
-    """Ops whose output shape depends on the data: PyTorch's meta error."""
-
-    def rule(*vals):
-        name = op._schema.name
-        if name in ("nonzero", "nonzero_numpy"):
-            raise NotImplementedError(_NONZERO)
-        if name == "repeat_interleave":
-            raise RuntimeError("cannot repeat_interleave a meta tensor without output_size")
-        raise no_meta_kernel(op.name())
-
-    return rule
 
 
 # ---- the probe (Note [Dtype probe]) -------------------------------------------------------------------
@@ -312,25 +281,6 @@ def _cname(d) -> str:
     return repr(d).removeprefix("torch.").capitalize().replace("Bfloat", "BFloat")
 
 
-def broadcast(shapes) -> tuple:
-    if not shapes:
-        return ()
-    res = tuple(shapes[0])
-    for s in shapes[1:]:
-        n = max(len(res), len(s))
-        a, b = (1,) * (n - len(res)) + tuple(res), (1,) * (n - len(s)) + tuple(s)
-        out = [0] * n
-        for i in range(n - 1, -1, -1):
-            if a[i] != b[i] and a[i] != 1 and b[i] != 1:
-                raise RuntimeError(
-                    f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at "
-                    f"non-singleton dimension {i}"
-                )
-            out[i] = b[i] if a[i] == 1 else a[i]
-        res = tuple(out)
-    return res
-
-
 # ---- installation -------------------------------------------------------------------------------------
 def _functional_sibling(op):
     s = op._schema
@@ -359,17 +309,13 @@ def _to_copy_rule(op):
     return rule
 
 
-def _copy_to_meta(t, dt, dev):
+def copy_to_meta(t, dt, dev):
     """``.to("meta")`` of a CPU tensor (numtorch.ops.factory.conversion.DEVICE_COPY)."""
     return empty_meta(t._data.shape, dt)
 
 
 def install() -> dict:
     """Attach a meta kernel to every op with a CPU kernel that has none; returns counts."""
-    from ._meta_shapes import DATA_DEPENDENT, SHAPE_RULES
-    from .factory.conversion import DEVICE_COPY
-
-    DEVICE_COPY["meta"] = _copy_to_meta
     OPS["aten::_to_copy"].impls["meta"] = _to_copy_rule(OPS["aten::_to_copy"])
 
     counts = {"view": 0, "shape": 0, "sibling": 0, "data_dependent": 0}
@@ -407,4 +353,4 @@ def install() -> dict:
     return counts
 
 
-__all__ = ["install", "pointwise_meta", "broadcast", "contiguous_strides", "no_meta_kernel"]
+__all__ = ["install", "pointwise_meta", "copy_to_meta", "broadcast", "contiguous_strides", "no_meta_kernel"]

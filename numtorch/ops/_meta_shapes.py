@@ -36,6 +36,57 @@ def _reduced(shape, dims, keepdim) -> tuple:
     return tuple(n for i, n in enumerate(shape) if i not in dims)
 
 
+def no_meta_kernel(opname: str) -> NotImplementedError:
+    return NotImplementedError(
+        f"{opname}: attempted to run this operator with Meta tensors, but there was no fake impl or "
+        "Meta kernel registered. You may have run into this message while using an operator with "
+        "PT2 compilation APIs (torch.compile/torch.export); in order to use this operator with those "
+        "APIs you'll need to add a fake impl. Please see the following for next steps:  "
+        "https://pytorch.org/tutorials/advanced/custom_ops_landing_page.html"
+    )
+
+
+_NONZERO = (
+    "The register_meta function for torch.nonzero() raises unimplemented by default, as a correct "
+    "data-independent implementation does not exist. This implementation returns a fake value, "
+    "assuming all elements of the tensor are non-zero. To enable this registration, please set "
+    "'torch.fx.experimental._config.meta_nonzero_assume_all_nonzero' to True."
+)
+
+
+def data_dependent(op):
+    """Ops whose output shape depends on the data: PyTorch's meta error."""
+
+    def rule(*vals):
+        name = op._schema.name
+        if name in ("nonzero", "nonzero_numpy"):
+            raise NotImplementedError(_NONZERO)
+        if name == "repeat_interleave":
+            raise RuntimeError("cannot repeat_interleave a meta tensor without output_size")
+        raise no_meta_kernel(op.name())
+
+    return rule
+
+
+def broadcast(shapes) -> tuple:
+    if not shapes:
+        return ()
+    res = tuple(shapes[0])
+    for s in shapes[1:]:
+        n = max(len(res), len(s))
+        a, b = (1,) * (n - len(res)) + tuple(res), (1,) * (n - len(s)) + tuple(s)
+        out = [0] * n
+        for i in range(n - 1, -1, -1):
+            if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+                raise RuntimeError(
+                    f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at "
+                    f"non-singleton dimension {i}"
+                )
+            out[i] = b[i] if a[i] == 1 else a[i]
+        res = tuple(out)
+    return res
+
+
 # ---- same shape as the first tensor -------------------------------------------------------------------
 def same(a):
     return next(_sh(v) for v in a.values() if hasattr(v, "_data"))
@@ -112,8 +163,6 @@ def matmul(a):
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({math.prod(xm[:-1])}x{xm[-1]} and {ym[-2]}x{ym[-1]})"
         )
-    from ._meta_rules import broadcast
-
     batch = broadcast([xm[:-2], ym[:-2]])
     out = batch + (xm[-2], ym[-1])
     if len(x) == 1:
@@ -160,8 +209,6 @@ def addbmm(a):
 
 
 def _check_bcast(shape, t):
-    from ._meta_rules import broadcast
-
     if broadcast([shape, _sh(t)]) != shape:
         raise RuntimeError(f"The expanded size of the tensor must match the existing size: {list(_sh(t))} vs {list(shape)}")
     return shape
@@ -210,8 +257,6 @@ def repeat(a):
 
 
 def where(a):
-    from ._meta_rules import broadcast
-
     return broadcast([_sh(v) for k in ("condition", "self", "other", "mask") if hasattr(v := a.get(k), "_data")])
 
 
@@ -226,8 +271,6 @@ def constant_pad_nd(a):
 
 
 def index(a):
-    from ._meta_rules import broadcast, data_dependent
-
     s, idx = _sh(a["self"]), list(a["indices"])
     if any(t is not None and t._dtype.name in ("bool", "uint8") for t in idx):
         raise data_dependent(_NZ)()
@@ -329,9 +372,7 @@ def group_norm(a):
 
 def loss(a):
     if a["reduction"] == 0:
-        from ._meta_rules import broadcast
-
-        return broadcast([_sh(a["self"]), _sh(a["target"])])
+            return broadcast([_sh(a["self"]), _sh(a["target"])])
     return ()
 
 
@@ -347,8 +388,6 @@ def embedding(a):
 
 def one_hot(a):
     if a["num_classes"] < 0:
-        from ._meta_rules import no_meta_kernel
-
         raise no_meta_kernel("aten::one_hot")
     return _sh(a["self"]) + (a["num_classes"],)
 
