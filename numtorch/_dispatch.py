@@ -262,7 +262,11 @@ def backend(op, vals):
     impls = op.impls
     dev = device_type_of(op, vals)
     fn = impls.get(dev) or impls.get("any")
-    if fn is None:
+    if fn is None or dev == "meta" and fn is not impls.get(dev) and op._schema.namespace != "aten":
+        if dev == "meta":  # Note [Meta storage]; a custom op reaches meta through its fake only
+            from .ops._meta_rules import no_meta_kernel
+
+            raise no_meta_kernel(op.name())
         if dev == "cuda" and "cuda" not in _device_copy():
             raise cuda_not_compiled()  # no CUDA backend loaded at all, as a CPU-only PyTorch says
         raise NotImplementedError(

@@ -195,11 +195,15 @@ class Tensor(TensorBase):
         return self._dtype.is_signed
 
     def storage_offset(self) -> int:
+        if self._device.type == "meta":  # Note [Meta storage]
+            return self._data.offset // self._dtype.itemsize
         base = _root_array(self._data)
         delta = self._data.__array_interface__["data"][0] - base.__array_interface__["data"][0]
         return delta // self._dtype.itemsize
 
     def data_ptr(self) -> int:
+        if self._device.type == "meta":
+            return 0
         return self._data.__array_interface__["data"][0]
 
     @property
@@ -291,8 +295,9 @@ class Tensor(TensorBase):
             )
         if self._device.type != "cpu":
             if not force:
+                dev = "meta" if self._device.type == "meta" else f"{self._device.type}:0"
                 raise TypeError(
-                    f"can't convert {self._device.type}:0 device type tensor to numpy. Use "
+                    f"can't convert {dev} device type tensor to numpy. Use "
                     "Tensor.cpu() to copy the tensor to host memory first."
                 )
             return self.cpu()._data
@@ -305,6 +310,8 @@ class Tensor(TensorBase):
     def _host(self) -> np.ndarray:
         if self._device.type == "cpu":
             return self._data
+        if self._device.type == "meta":
+            raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         return self._data.copy_to_host()
 
     def item(self):
@@ -316,6 +323,8 @@ class Tensor(TensorBase):
         n = self._data.size
         if n != 1:
             raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+        if self._device.type == "meta":
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
         return self._host().reshape(()).item()
 
     def tolist(self):
@@ -350,7 +359,7 @@ class Tensor(TensorBase):
     def __bool__(self) -> bool:
         n = self._data.size
         if n == 1:
-            return bool(self._host().reshape(()))
+            return bool(self.item())
         what = "no values" if n == 0 else "more than one value"
         raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
 

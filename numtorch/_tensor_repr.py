@@ -11,6 +11,8 @@ def _is_default(dt) -> bool:
 
 
 def tensor_repr(t, tensor_name: str = "tensor") -> str:
+    if t._device.type == "meta":
+        return _meta_repr(t, tensor_name)
     dev = None if t._device.type == "cpu" else str(t._device if t._device.index is not None else f"{t._device.type}:0")
     fn = t._grad_fn
     return format_tensor(
@@ -22,3 +24,17 @@ def tensor_repr(t, tensor_name: str = "tensor") -> str:
         grad_fn=fn.name() if fn is not None else None,
         tensor_name=tensor_name,
     )
+
+
+def _meta_repr(t, tensor_name: str) -> str:
+    # PyTorch prints no values for a meta tensor; like an empty tensor, it names any dtype but
+    # the default float
+    parts = ["...", "device='meta'", f"size={tuple(t._data.shape)}"]
+    if t._dtype is not D.get_default_dtype():
+        parts.append(f"dtype={t._dtype!r}")
+    fn = t._grad_fn
+    if fn is not None:
+        parts.append(f"grad_fn=<{fn.name()}>")
+    elif t._rg:
+        parts.append("requires_grad=True")
+    return f"{tensor_name}({', '.join(parts)})"

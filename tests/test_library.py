@@ -360,9 +360,16 @@ def test_opcheck_fake_mismatch_and_missing_fake():
 
     with pytest.raises(OpCheckError, match="There was no fake impl registered"):
         opcheck(f, (numtorch.ones(3),), test_utils="test_faketensor")
-    f.register_fake(lambda x: numtorch.empty(4))
+    f.register_fake(lambda x: numtorch.empty(4, device=x.device))
     with pytest.raises(OpCheckError, match="the fake function's output 0 has"):
         opcheck(f, (numtorch.ones(3),), test_utils="test_faketensor")
+    f.register_fake(lambda x: numtorch.empty(3))  # a fake must stay on its inputs' (meta) device
+    with pytest.raises(OpCheckError, match="output 0 is on cpu, not on the meta device"):
+        opcheck(f, (numtorch.ones(3),), test_utils="test_faketensor")
+    f.register_fake(lambda x: numtorch.empty_like(x))
+    assert opcheck(f, (numtorch.ones(3),), test_utils="test_faketensor")["test_faketensor"] == "SUCCESS"
+    y = f(numtorch.ones(2, 5, device="meta"))
+    assert y.is_meta and y.shape == (2, 5)
 
 
 def test_opcheck_wrong_gradient():

@@ -1,9 +1,10 @@
 """``opcheck``: the schema, autograd registration and fake kernel of an op against what its
 real kernel does, as ``torch.library.opcheck``.
 
-# Note [Fake check without a meta device]
-# numtorch has no meta device yet, so test_faketensor runs the registered fake function on the
-# real inputs and compares its outputs' metadata (shape, dtype, strides) with the real kernel's.
+# Note [Fake check on the meta device]
+# test_faketensor calls the op on meta copies of the inputs, which dispatches to the registered
+# fake function (the op's meta kernel), and compares its outputs' metadata (shape, dtype,
+# strides) with the real kernel's; every fake output must be a meta tensor.
 """
 
 from __future__ import annotations
@@ -157,7 +158,7 @@ def _test_faketensor(op, args, kwargs):
 
     with no_grad():
         real = op(*_clone(args), **_clone(kwargs))
-        f = fake(*_clone(args), **_clone(kwargs))
+        f = op(*_to_meta(args), **_to_meta(kwargs))
     reals = real if isinstance(real, (tuple, list)) else (real,)
     fakes = f if isinstance(f, (tuple, list)) else (f,)
     if len(reals) != len(fakes):
@@ -165,11 +166,23 @@ def _test_faketensor(op, args, kwargs):
     for k, (r, g) in enumerate(zip(reals, fakes)):
         if isinstance(r, Tensor) != isinstance(g, Tensor):
             raise RuntimeError(f"{op}: output {k} is a {type(r).__name__} from the kernel but a {type(g).__name__} from the fake function")
+        if isinstance(g, Tensor) and not g.is_meta:
+            raise RuntimeError(f"{op}: the fake function's output {k} is on {g.device}, not on the meta device")
         if isinstance(r, Tensor) and _meta(r) != _meta(g):
             raise RuntimeError(
                 f"{op}: the fake function's output {k} has (shape, dtype, strides) {_meta(g)} but the "
                 f"real kernel's has {_meta(r)}"
             )
+
+
+def _to_meta(x):
+    if isinstance(x, Tensor):
+        return x.detach().to("meta")
+    if isinstance(x, (list, tuple)):
+        return type(x)(_to_meta(v) for v in x)
+    if isinstance(x, dict):
+        return {k: _to_meta(v) for k, v in x.items()}
+    return x
 
 
 def _test_aot_dispatch_dynamic(op, args, kwargs):

@@ -15,6 +15,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, _make
 from ..kernels import PARALLEL_THRESHOLD, _codegen
+from ._meta_rules import pointwise_meta
 
 _INT64 = (-(2**63), 2**63 - 1)
 
@@ -569,11 +570,14 @@ def defpointwise(
         return pw([v[i] for i in in_idx], [v[i] for i in par_idx], inplace=True)
 
     op = defop(schema, cpu=functional, backward=backward, jvp=jvp)
+    op.impls["meta"] = lambda *v: pointwise_meta(pw, [v[i] for i in in_idx], [v[i] for i in par_idx])
     result = {"functional": op}
     if out:
         result["out"] = op_out = defop(_out_schema(s, out_overload), cpu=out_impl)
+        op_out.impls["meta"] = lambda *v: pointwise_meta(pw, [v[i] for i in in_idx], [v[i] for i in par_idx], v[-1])
     if inplace:
         result["inplace"] = op_ = defop(_inplace_schema(s, inplace_overload), cpu=inplace_impl, backward=backward, jvp=jvp)
+        op_.impls["meta"] = lambda *v: pointwise_meta(pw, [v[i] for i in in_idx], [v[i] for i in par_idx], inplace=True)
     doc = doc or f"Elementwise ``{s.name}``; see PyTorch's ``torch.{s.name}``."
     if function:
         sig, rel, _ = schema_sig(op, method=False, out=out)

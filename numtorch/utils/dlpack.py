@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..ops.tensor_extra import from_dlpack
+from ..ops.factory.tensor_extra import from_dlpack
 
 __all__ = ["from_dlpack", "to_dlpack"]
 
