@@ -295,3 +295,30 @@ def _reductify_leaf(g, gdim, idim, batch_size, shape):
         g = g.sum(tuple(range(1, 1 + extra)))
     keep = tuple(i + 1 for i, s in enumerate(shape) if s == 1 and g.shape[i + 1] != 1)
     return g.sum(keep, keepdim=True) if keep else g
+
+
+def custom_op_vmap(op, vals, lv, fn):
+    """A custom op's ``register_vmap`` rule: ``fn(info, in_dims, *args, **kwargs)`` on values."""
+    level = lv.level
+    pos, kwargs = [], {}
+    for a, v in zip(op._schema.arguments, vals):
+        if a.kwarg_only:
+            kwargs[a.name] = v
+        else:
+            pos.append(v)
+    for v in kwargs.values():
+        if isinstance(v, Tensor) or (isinstance(v, (list, tuple)) and any(isinstance(x, Tensor) for x in v)):
+            raise NotImplementedError(
+                f"Run vmap on autograd.Function with kwarg-only Tensor args. Please do not pass "
+                f"kwarg-only Tensors to autograd.Function. Got: {kwargs}"
+            )
+    flat, spec = pytree.tree_flatten(pos)
+    unwrapped = [x._value if is_batched_at(x, level) else x for x in flat]
+    dims = [0 if is_batched_at(x, level) else None for x in flat]
+    args = pytree.tree_unflatten(unwrapped, spec)
+    in_dims = tuple(pytree.tree_unflatten(dims, spec))
+    with _Lowered(lv, STATE.grad_enabled):
+        res = fn(VmapInfo(lv.batch_size, lv.randomness), in_dims, *args, **kwargs)
+    validate_vmap_returns(res)
+    out, out_dims = res
+    return wrap_outputs(out, out_dims, unwrapped, flat, level, "custom op's vmap rule")
