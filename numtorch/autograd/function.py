@@ -246,6 +246,15 @@ def _forward(cls, args, grad_on):
         level = batched_level(args)
         if level >= 0:  # Note [Function under vmap]
             return vmap_forward(cls, args, level, grad_on)
+    if GRAD_DEPTH[0] and any(isinstance(a, Tensor) and a._rg for a in args):
+        # under a grad transform forward sees the inputs one level down (torch unwraps them):
+        # plain tensors that do not require grad, so forward may call .numpy() on them
+        low = [a.detach() if isinstance(a, Tensor) and a._rg else a for a in args]
+        back = {id(d): a for d, a in zip(low, args) if d is not a}
+        out = cls.forward(*low)
+        if isinstance(out, tuple):
+            return tuple(back.get(id(o), o) for o in out)
+        return back.get(id(out), out)
     return cls.forward(*args)
 
 
