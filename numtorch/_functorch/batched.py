@@ -136,6 +136,11 @@ def vmap_key(op, vals):
     # the Autograd key above turned grad mode off for the per-sample level only
     st.grad_enabled = lv.grad_enabled and CALL_GRAD[0]
     try:
+        custom = op.py_kernels.get("vmap") if op.py_kernels else None
+        if custom is not None:  # numtorch.library.register_vmap
+            from .autograd_function import custom_op_vmap
+
+            return custom_op_vmap(op, vals, lv, custom)
         rule = _rules.rule_for(op)
         if rule is None:
             return loop_fallback(op, vals, lv)

@@ -232,7 +232,11 @@ def _function_jvp(cls, ctx, args, outputs) -> None:
             t if t is not None or not isinstance(a, Tensor) else _make(np.zeros(a._data.shape, a._dtype.np), a._dtype)
             for a, t in zip(args, tans)
         ]
-    res = cls.jvp(ctx, *tans)
+    ctx._in_jvp = True  # ctx.saved_tensors reads save_for_forward's tensors in jvp
+    try:
+        res = cls.jvp(ctx, *tans)
+    finally:
+        ctx._in_jvp = False
     outs = outputs if isinstance(outputs, tuple) else (outputs,)
     res = res if isinstance(res, tuple) else (res,)
     for o, t in zip(outs, res):

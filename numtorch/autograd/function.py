@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import inspect
 
+from .._functorch._levels import GRAD_DEPTH, VMAP_LEVELS
 from .._state import STATE
 from .._tensor import Tensor, _make
 from .graph import _FREED, Node, SavedTensor, gradient_edge
@@ -42,6 +43,8 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self):
+        if self.__dict__.get("_in_jvp"):  # jvp reads only what save_for_forward kept, as in torch
+            return tuple(self.__dict__.get("saved_for_forward", ()))
         saved = self.__dict__.get("_saved")
         if saved is None:
             if self.__dict__.get("_released"):
@@ -68,7 +71,8 @@ class BackwardCFunction(Node, FunctionCtx):
             raise RuntimeError(_FREED)
         if self.materialize_grads:
             grads = tuple(
-                g if g is not None else _zeros_like_meta(m) for g, m in zip(grads, self._out_meta)
+                g if g is not None or m is None else _zeros_like_meta(m)
+                for g, m in zip(grads, self._out_meta)
             )
         backward_fn = cls.vjp if cls.vjp is not Function.vjp else cls.backward
         if backward_fn is Function.backward:
@@ -161,6 +165,14 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     vjp = backward
 
     @staticmethod
+    def vmap(info, in_dims, *args):
+        """The batching rule: ``(output, out_dims)`` for inputs batched along ``in_dims``."""
+        raise NotImplementedError(
+            "To use autograd.Function with vmap, you must either override the vmap staticmethod "
+            "or set generate_vmap_rule=True."
+        )
+
+    @staticmethod
     def jvp(ctx, *grad_inputs):
         raise NotImplementedError(
             "You must implement the jvp function for custom autograd.Function to use it with "
@@ -180,6 +192,17 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
             args = _bind_defaults(cls.forward, args, kwargs)
         elif kwargs:
             raise TypeError(f"{cls.__name__}.apply() got keyword arguments; use positional arguments")
+        if VMAP_LEVELS or GRAD_DEPTH[0]:  # a numtorch.func transform is running
+            if not separate:
+                raise RuntimeError(
+                    "In order to use an autograd.Function with functorch transforms (vmap, grad, "
+                    "jvp, jacrev, ...), it must override the setup_context staticmethod. For more "
+                    "details, please see https://pytorch.org/docs/main/notes/extending.func.html"
+                )
+            if VMAP_LEVELS:
+                from .._functorch.autograd_function import check_vmap_support
+
+                check_vmap_support(cls, Function)
         return _apply(cls, args, separate)
 
 
@@ -200,7 +223,7 @@ def _apply(cls, args, separate):
     STATE.grad_enabled = False
     try:
         if separate:
-            outputs = cls.forward(*args)
+            outputs = _forward(cls, args, grad_on)
             cls.setup_context(ctx, args, outputs)
         else:
             outputs = cls.forward(ctx, *args)
@@ -214,6 +237,25 @@ def _apply(cls, args, separate):
         ctx.__dict__.pop("to_save", None)
         return _views_of_returned_inputs(args, outputs, ctx)
     return _wrap_outputs(ctx, args, outputs)
+
+
+def _forward(cls, args, grad_on):
+    if VMAP_LEVELS:
+        from .._functorch.autograd_function import batched_level, vmap_forward
+
+        level = batched_level(args)
+        if level >= 0:  # Note [Function under vmap]
+            return vmap_forward(cls, args, level, grad_on)
+    if GRAD_DEPTH[0] and any(isinstance(a, Tensor) and a._rg for a in args):
+        # under a grad transform forward sees the inputs one level down (torch unwraps them):
+        # plain tensors that do not require grad, so forward may call .numpy() on them
+        low = [a.detach() if isinstance(a, Tensor) and a._rg else a for a in args]
+        back = {id(d): a for d, a in zip(low, args) if d is not a}
+        out = cls.forward(*low)
+        if isinstance(out, tuple):
+            return tuple(back.get(id(o), o) for o in out)
+        return back.get(id(out), out)
+    return cls.forward(*args)
 
 
 def _as_view_of(a: Tensor) -> Tensor:

@@ -139,7 +139,7 @@ class SavedTensor:
     SavedVariable does. ``unpack`` is always called by the node that saved them.
     """
 
-    __slots__ = ("tensor", "version", "is_output", "out_nr", "rg", "tname", "fw_ref")
+    __slots__ = ("tensor", "version", "is_output", "out_nr", "rg", "tname", "fw_ref", "fw_grads")
 
     def __init__(self, t: Tensor, node: Node | None = None, out_nr: int = 0, tname: str = ""):
         self.version = t._vc[0]
@@ -149,6 +149,9 @@ class SavedTensor:
             self.rg = t._rg
             # forward-over-reverse: the output's tangent is attached after this is saved
             self.fw_ref = weakref.ref(t) if STATE.fw_level >= 0 else None
+            # a custom Function's jvp ran before its outputs were saved: keep that tangent even
+            # when the caller drops the output (MyCube's dx)
+            self.fw_grads = t._fw_grads
             if t._grad_fn is not None and (STATE.td_modes or t.__class__ in PY_DISPATCH_TYPES):
                 t = _detach(t)
             self.tensor = (t._data, t._dtype, t._device, t._vc)
@@ -175,8 +178,9 @@ class SavedTensor:
             out._rg = self.rg
             out._grad_fn = node
             src = self.fw_ref() if getattr(self, "fw_ref", None) is not None else None
-            if src is not None and src._fw_grads:
-                out.__dict__["_fw_grads"] = src._fw_grads
+            fw = src._fw_grads if src is not None and src._fw_grads else getattr(self, "fw_grads", None)
+            if fw:
+                out.__dict__["_fw_grads"] = fw
             if self.out_nr:
                 out._out_nr = self.out_nr
             return out
