@@ -18,7 +18,7 @@ from ..._dispatch import dispatch
 from ..._tensor import Tensor
 from ...kernels._codegen_reduction import Combiner
 from . import _reduce as E
-from .._registry import defop, public
+from .._registry import defop, holomorphic, public
 
 _SUM = Combiner("sum", "a + b")
 _NANSUM = Combiner("nansum", "a + b", "x if x == x else 0")
@@ -279,12 +279,12 @@ def nt():
 prod_all, prod_all_out = _decl(
     "prod(Tensor self, *, ScalarType? dtype=None) -> Tensor",
     lambda self, dtype: _prod_cpu(self, None, False, dtype),
-    {"self": lambda grad, self, result: _prod_bw(grad, self, result)},
+    {"self": holomorphic(lambda grad, self, result: _prod_bw(grad, self, result))},
     out="prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",
 )  # fmt: skip
 prod_dim, prod_out = _decl(
     "prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-    _prod_cpu, {"self": _prod_bw}, node_name="ProdBackward1",
+    _prod_cpu, {"self": holomorphic(_prod_bw)}, node_name="ProdBackward1",
     out="prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",
 )  # fmt: skip
 
