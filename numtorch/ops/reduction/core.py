@@ -15,7 +15,7 @@ import numpy as np
 from ... import _dtype as D
 from ... import return_types
 from ..._dispatch import dispatch
-from ..._tensor import Tensor
+from ..._tensor import Tensor, _make
 from ...kernels._codegen_reduction import Combiner
 from . import _reduce as E
 from .._registry import defop, holomorphic, public
@@ -605,6 +605,8 @@ _fn("aminmax", "input, *, dim=None, keepdim=False, out=None", _aminmax)
 def _logical(comb, name, empty):
     def cpu(self, dim, keepdim):
         dt = D.uint8 if self._dtype is D.uint8 else D.bool
+        if dim is not None and len(dim) == 0:  # at::all/any.dims: dim=[] reduces nothing
+            return _make((self._data != 0).astype(dt.np), dt)
         return fold(comb, self, dim, keepdim, dt, empty)
 
     def out_cpu(self, dim, keepdim, out):

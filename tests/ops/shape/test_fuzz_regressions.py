@@ -23,3 +23,15 @@ def test_reshape_and_flatten_view_a_viewable_strided_input():
     y = x[:, ::2].flatten()
     assert y.stride() == (2,) and _writes_reach(x, y)
     assert not _writes_reach(x, x.t().reshape(12))
+
+
+def test_repeat_and_tile_of_0d_with_no_dims_stay_0d():
+    x = numtorch.tensor(3.0)
+    assert x.repeat(()).shape == () and x.tile(()).shape == ()
+    assert x.repeat(()).item() == 3.0
+
+
+def test_diff_of_order_zero_ignores_prepend_and_append():
+    x = numtorch.arange(3.0)
+    r = numtorch.diff(x, n=0, prepend=numtorch.tensor([9.0]), append=numtorch.tensor([7.0]))
+    assert r.tolist() == [0.0, 1.0, 2.0]
