@@ -605,7 +605,7 @@ _fn("aminmax", "input, *, dim=None, keepdim=False, out=None", _aminmax)
 def _logical(comb, name, empty):
     def cpu(self, dim, keepdim):
         dt = D.uint8 if self._dtype is D.uint8 else D.bool
-        if dim is not None and len(dim) == 0:  # at::all/any.dims: dim=[] reduces nothing
+        if isinstance(dim, (list, tuple)) and len(dim) == 0:  # at::all/any.dims: dim=[] reduces nothing
             return _make((self._data != 0).astype(dt.np), dt)
         return fold(comb, self, dim, keepdim, dt, empty)
 
