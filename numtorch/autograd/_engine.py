@@ -754,6 +754,9 @@ def _validate(node, grad_inputs):
             g = g.sum_to_size(Size(shape))
         if g._dtype is not dtype:
             if g._dtype.is_complex and not dtype.is_complex:
+                if isinstance(node, OpNode):  # a real input of a complex op: PyTorch's handle_r_to_c
+                    out[i] = g.real.to(dtype)
+                    continue
                 raise RuntimeError(
                     "Expected isFloatingType(grad.scalar_type()) || (input_is_complex == "
                     "grad_is_complex) to be true, but got false.  (Could this error message be "

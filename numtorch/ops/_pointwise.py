@@ -533,15 +533,20 @@ def defpointwise(
     dunders: tuple = (),
     out_overload: str | None = None,
     inplace_overload: str | None = None,
+    holomorphic: bool = True,
 ):
     """Declare an elementwise op: functional, in-place (``name_``) and ``out=`` overloads,
     plus ``numtorch.name``, ``Tensor.name`` and ``Tensor.name_`` bindings. Returns the ops.
 
     ``out_overload`` / ``inplace_overload`` name those overloads where PyTorch's names do not
-    follow the usual pattern (``pow.Tensor_Tensor_out``, ``pow_.Tensor``)."""
+    follow the usual pattern (``pow.Tensor_Tensor_out``, ``pow_.Tensor``). ``holomorphic=False``:
+    the formulas already give PyTorch's complex gradient (Note [Complex gradients])."""
     from .._dispatch import dispatch
     from .._schema import parse_schema
-    from ._registry import defop, public, schema_sig
+    from ._registry import defop, holomorphic as _holo, public, schema_sig
+
+    if backward is not None and holomorphic:
+        backward = {k: _holo(f) for k, f in backward.items()}
 
     s = parse_schema(schema)
     names = [a.name for a in s.arguments]

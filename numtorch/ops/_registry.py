@@ -8,6 +8,7 @@ gate built in.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 from dataclasses import dataclass, field
@@ -116,6 +117,43 @@ def make_derivative(schema, backward: dict, jvp=None, node_name=None) -> Derivat
     jvp_params = tuple(inspect.signature(jvp).parameters) if jvp is not None else ()
     name = node_name or _node_name(schema.name)
     return Derivative(backward, tuple(saved), saves_result, name, jvp, jvp_params, params, frozenset(rnames))
+
+
+# Note [Complex gradients]
+# PyTorch's gradient of a complex input is the conjugate Wirtinger derivative: for a holomorphic
+# f, grad_in = grad * conj(f'(z)) (x*x at 7.25+1j gives 14.5-2j). Formulas are written as for
+# real inputs (grad * f'(z)); ``holomorphic`` turns one into PyTorch's convention for complex
+# gradients with conj(formula(conj(grad), ...)), which is exact for any formula linear in grad
+# whose other factors are holomorphic in the inputs. Non-holomorphic ops (abs, sgn, angle,
+# conj, real, complex, polar) write their complex formula themselves and opt out.
+def holomorphic(fn: Callable) -> Callable:
+    names = tuple(inspect.signature(fn).parameters)
+    if "grad" in names:
+        gi = names.index("grad")
+    elif "grads" in names:
+        gi = names.index("grads")
+    else:
+        return fn
+
+    @functools.wraps(fn)
+    def conj_wirtinger(*args):
+        g = args[gi]
+        gs = g if isinstance(g, tuple) else (g,)
+        if not any(t is not None and t._dtype.is_complex for t in gs):
+            return fn(*args)
+        gs = tuple(None if t is None else t.conj() for t in gs)
+        a = list(args)
+        a[gi] = gs if isinstance(g, tuple) else gs[0]
+        out = fn(*a)
+        if isinstance(out, tuple):
+            return tuple(_conj_or_none(o) for o in out)
+        return _conj_or_none(out)
+
+    return conj_wirtinger
+
+
+def _conj_or_none(t):
+    return t if t is None or not t._dtype.is_complex else t.conj()
 
 
 def _node_name(opname: str) -> str:

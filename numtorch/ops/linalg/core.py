@@ -437,7 +437,7 @@ def _outer_cpu(self, vec2):
 
 _OUTER_BW = {
     "self": lambda grad, vec2: grad.mv(_cj(vec2)),
-    "vec2": lambda grad, self: _mH(grad).mv(_cj(self)),
+    "vec2": lambda grad, self: grad.mT.mv(_cj(self)),
 }
 _OUTER = _op(
     "outer(Tensor self, Tensor vec2) -> Tensor", _outer_cpu, backward=_OUTER_BW, rule="cast"

@@ -250,6 +250,12 @@ def _svd_backward(grads, full_matrices, results):
         ga = s.unsqueeze(-1) * (vhgv / e)
     if gs is not None:
         ga = ga + gs.diag_embed()
+    if u._dtype.is_complex and gu is not None:
+        # the skewed diagonals are imaginary: PyTorch replaces their (gauge-cancelling) sum by
+        # i Im(diag(U^H gU)) / S
+        d = uhgu.diagonal(0, -2, -1)  # 2i Im(diag(U^H gU))
+        dv = vhgv.diagonal(0, -2, -1) if vhgv is not None else 0.0
+        ga = ga - ((d + dv) * s.to(d.dtype)).diag_embed() + (0.5 * d / s.to(d.dtype)).diag_embed()
     if m > n and gu is not None:
         gus = gu / s.unsqueeze(-2)
         ga = u.matmul(ga) + gus - u.matmul(_mH(u).matmul(gus))

@@ -51,6 +51,8 @@ def _qr_square_or_tall(q, r, gq, gr):
     qgq = _mH(q).matmul(gq)
     rgr = r.matmul(_mH(gr))
     tril = (qgq - _mH(qgq) + rgr - _mH(rgr)).tril()
+    if tril._dtype.is_complex:  # the skew-Hermitian diagonal is imaginary: PyTorch halves it
+        tril = tril - 0.5 * tril.diagonal(0, -2, -1).diag_embed()
     return q.matmul(gr + _tri_solve(tril, r)) + _tri_solve(gq - q.matmul(qgq), r)
 
 

@@ -435,10 +435,14 @@ def _slogdet_cpu(A):
                        _make(np.asarray(logabs).astype(real.np), real))  # fmt: skip
 
 
-def _slogdet_backward(grads, A):
-    # d logabsdet / dA = A^{-H}; the sign is piecewise constant for real A (its complex phase
-    # derivative is not implemented)
-    g = grads[1]
+def _slogdet_backward(grads, A, results):
+    # d logabsdet / dA = A^{-H}; the sign is piecewise constant for real A. For complex A the
+    # phase moves too: d log det = tr(A^{-1} dA) = d logabsdet + i d arg, so the sign's gradient
+    # enters as -i Im(conj(g_sign) sign) (PyTorch's slogdet_backward)
+    gsign, g = grads
+    if A._dtype.is_complex and gsign is not None:
+        phase = (_cj(gsign) * results[0]).imag * -1j
+        g = phase if g is None else g + phase
     if g is None:
         return None
     return g.unsqueeze(-1).unsqueeze(-1) * _mH(dispatch(_INV[0], [A]))

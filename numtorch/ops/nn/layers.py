@@ -389,7 +389,8 @@ def _cosine_similarity(x1, x2, dim, eps):
         raise RuntimeError(
             f"expected common dtype to be floating point, yet common dtype is {_cname(common)}"
         )
-    x1, x2 = x1.to(common), x2.to(common)
+    # broadcast before normalising: a size-1 ``dim`` in one input must not be normalised on its own
+    x1, x2 = aten.broadcast_tensors.default([x1.to(common), x2.to(common)])
     n1 = x1.norm(2, dim, keepdim=True).clamp_min(eps)
     n2 = x2.norm(2, dim, keepdim=True).clamp_min(eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)

@@ -124,9 +124,9 @@ def _register(names, T, S=None, F=None, pick=None, **pub):
     return T
 
 
-def _unary(name, expr, backward=None, *, aliases=(), inplace=True, out=True, pub=None, **ew):
+def _unary(name, expr, backward=None, *, aliases=(), inplace=True, out=True, pub=None, holomorphic=True, **ew):
     ops = _decl(f"{name}(Tensor self) -> Tensor", Elementwise(name, ["self"], expr, **ew), backward,
-                inplace=inplace, out=out)  # fmt: skip
+                inplace=inplace, out=out, holomorphic=holomorphic)  # fmt: skip
     return _register((name, *aliases), ops, **{"inplace": inplace, "out": out, **(pub or {})})
 
 
@@ -415,11 +415,31 @@ _unary("neg", "-self", {"self": lambda grad: _neg(grad)}, aliases=("negative",),
 _unary("abs", "abs(self)", {"self": lambda grad, self: _mul(grad, _u("sgn", self))}, aliases=("absolute",), rule="real", allow="ifc")
 _unary("sign", "sign(self)", {"self": _zero_grad}, allow="bif", errors={"c": (
     NotImplementedError, "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead.")})  # fmt: skip
-_unary("sgn", {"bif": "sign(self)", "c": "sgn_complex(self)"}, {"self": _zero_grad})
+
+
+def _sgn_bw(grad, self, result):
+    # Note [Complex gradients]: sgn is not holomorphic; PyTorch's sgn_backward is
+    # (g - sgn^2 * conj(g)) / (2|z|), zero where z == 0 (and for real inputs)
+    if not self._dtype.is_complex:
+        return _zeros_like(grad)
+    a = _u("abs", self)
+    g = _sub(grad, _mul(_mul(result, result), _u("conj_physical", grad)))
+    return _where(_cmp("eq", a, 0.0), 0.0, _div(g, _mul(a, 2.0)))
+
+
+_unary("sgn", {"bif": "sign(self)", "c": "sgn_complex(self)"}, {"self": _sgn_bw}, holomorphic=False)
 
 
 def _fl(name, expr, bw, **kw):
     return _unary(name, expr, {"self": bw}, rule="float", **kw)
+
+
+def _acosh_d(x):
+    # complex: 1/(sqrt(z+1) sqrt(z-1)) keeps arccosh's branch cut (PyTorch's formula);
+    # real: rsqrt(x^2 - 1), which PyTorch also uses (finite for x < -1)
+    if x._dtype.is_complex:
+        return _mul(_u("rsqrt", _add(x, 1)), _u("rsqrt", _sub(x, 1)))
+    return _u("rsqrt", _sub(_mul(x, x), 1))
 
 
 def _one_minus_sq(x):
@@ -445,7 +465,7 @@ _fl("atan", "np.arctan(self)", lambda grad, self: _div(grad, _add(_mul(self, sel
 _fl("sinh", "np.sinh(self)", lambda grad, self: _mul(grad, _u("cosh", self)))
 _fl("cosh", "np.cosh(self)", lambda grad, self: _mul(grad, _u("sinh", self)))
 _fl("asinh", "np.arcsinh(self)", lambda grad, self: _mul(grad, _u("rsqrt", _add(_mul(self, self), 1))), aliases=("arcsinh",))
-_fl("acosh", "np.arccosh(self)", lambda grad, self: _mul(grad, _u("rsqrt", _sub(_mul(self, self), 1))), aliases=("arccosh",))
+_fl("acosh", "np.arccosh(self)", lambda grad, self: _mul(grad, _acosh_d(self)), aliases=("arccosh",))
 _fl("atanh", "np.arctanh(self)", lambda grad, self: _div(grad, _one_minus_sq(self)), aliases=("arctanh",))
 _fl("erf", "erf(self)", lambda grad, self: _mul(grad, _mul(_u("exp", _neg(_mul(self, self))), 2 / math.sqrt(math.pi))),
     allow="bif", kname="erf_vml_cpu")  # fmt: skip

@@ -16,10 +16,10 @@ from ... import _dtype as D
 from ... import return_types
 from ..._dispatch import dispatch
 from ..._ops import ops as _ops
-from ..._tensor import Tensor
+from ..._tensor import Tensor, _make
 from ...kernels._codegen_reduction import Combiner
 from . import _reduce as E
-from .._registry import OPS, defop, public
+from .._registry import OPS, defop, holomorphic, public
 
 _SUM = Combiner("sum", "a + b")
 _NANSUM = Combiner("nansum", "a + b", "x if x == x else 0")
@@ -280,12 +280,12 @@ aten = _ops.aten
 prod_all, prod_all_out = _decl(
     "prod(Tensor self, *, ScalarType? dtype=None) -> Tensor",
     lambda self, dtype: _prod_cpu(self, None, False, dtype),
-    {"self": lambda grad, self, result: _prod_bw(grad, self, result)},
+    {"self": holomorphic(lambda grad, self, result: _prod_bw(grad, self, result))},
     out="prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",
 )  # fmt: skip
 prod_dim, prod_out = _decl(
     "prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-    _prod_cpu, {"self": _prod_bw}, node_name="ProdBackward1",
+    _prod_cpu, {"self": holomorphic(_prod_bw)}, node_name="ProdBackward1",
     out="prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",
 )  # fmt: skip
 
@@ -606,6 +606,8 @@ _fn("aminmax", "input, *, dim=None, keepdim=False, out=None", _aminmax)
 def _logical(comb, name, empty):
     def cpu(self, dim, keepdim):
         dt = D.uint8 if self._dtype is D.uint8 else D.bool
+        if isinstance(dim, (list, tuple)) and len(dim) == 0:  # at::all/any.dims: dim=[] reduces nothing
+            return _make((self._data != 0).astype(dt.np), dt)
         return fold(comb, self, dim, keepdim, dt, empty)
 
     def out_cpu(self, dim, keepdim, out):

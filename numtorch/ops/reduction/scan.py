@@ -12,7 +12,7 @@ from ... import return_types
 from ..._dispatch import dispatch
 from ..._tensor import Tensor, _make
 from . import _reduce as E
-from .._registry import defop, public
+from .._registry import defop, holomorphic, public
 from .core import _call, _decl, _fn, _sum_dtype, aten
 
 CumMax = return_types.register("cummax", ("values", "indices"))
@@ -116,7 +116,7 @@ def _scan(name, prod, backward):
 cumsum, cumsum_out, cumsum_ = _scan(
     "cumsum", False, {"self": lambda grad, dim: _cumsum_bw(grad, dim)}
 )
-cumprod, cumprod_out, cumprod_ = _scan("cumprod", True, {"self": _cumprod_bw})
+cumprod, cumprod_out, cumprod_ = _scan("cumprod", True, {"self": holomorphic(_cumprod_bw)})
 
 
 # ---- cummax, cummin -----------------------------------------------------------------------

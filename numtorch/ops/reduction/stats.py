@@ -50,11 +50,14 @@ def _var_bw(grad, self, dim, correction, keepdim):
     c = 1.0 if correction is None else float(correction)
     g = restore_dims(grad, self.dim(), dim, keepdim)
     dims = list(E.dims_arg(dim, self.dim()))
-    return g * (self - self.mean(dims, keepdim=True)) * (2.0 / (_count(self, dim) - c))
+    dof = _count(self, dim) - c
+    # C's 2.0 / 0.0 = inf, as PyTorch's var_backward: no degrees of freedom give NaN, not an error
+    return g * (self - self.mean(dims, keepdim=True)) * (2.0 / dof if dof else math.inf)
 
 
 def _std_bw(grad, self, dim, correction, keepdim, result):
-    return _var_bw(grad / (result * 2), self, dim, correction, keepdim)
+    # PyTorch's std_backward: zero where the std is zero (constant input), not 0/0 = NaN
+    return _var_bw((grad / (result * 2)).masked_fill(result == 0, 0), self, dim, correction, keepdim)
 
 
 def _mean_part(g, self, dim, keepdim):

@@ -237,7 +237,8 @@ def _repeat_cpu(self, repeats):
     for s in target:
         if s < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {target}")
-    return _make(np.ascontiguousarray(np.tile(a, tuple(repeats))), self._dtype)
+    # not np.ascontiguousarray: it turns a 0-d result (repeat(()) of a 0-d tensor) into 1-d
+    return _make(np.asarray(np.tile(a, tuple(repeats)), order="C"), self._dtype)
 
 
 def _repeat_grad(grad, self, repeats):

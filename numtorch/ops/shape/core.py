@@ -307,8 +307,10 @@ flatten = defop("flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim
 unflatten = defop(
     "unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)", composite=_unflatten
 )
+# at::ravel is contiguous().view(-1): a non-contiguous input is copied even where a strided
+# view would exist (reshape/flatten take that view)
 ravel = defop("ravel(Tensor(a) self) -> Tensor(a)",
-              composite=lambda self: _c(reshape, self, [-1]))  # fmt: skip
+              composite=lambda self: _c(view, self.contiguous(), [-1]))  # fmt: skip
 
 
 # ---- squeeze / unsqueeze / permute / transpose / expand ------------------------------------

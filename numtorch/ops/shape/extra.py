@@ -76,8 +76,8 @@ def _diff(self, n=1, dim=-1, prepend=None, append=None):
         raise RuntimeError(f"order must be non-negative but got {n}")
     dim = wrap_dim(dim, self.ndim)
     x = _with_ends(self, dim, prepend, append)
-    if n == 0:
-        return x.clone()
+    if n == 0:  # at::diff: prepend/append are checked, then the input is returned alone
+        return self.clone()
     length = x.shape[dim] - 1
     for _ in range(min(n, x.shape[dim])):
         hi, lo = x.narrow(dim, 1, length), x.narrow(dim, 0, length)

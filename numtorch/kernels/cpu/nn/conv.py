@@ -117,7 +117,7 @@ def channel_sum(g, out, C, S):
     for c in range(C):
         out[c] = 0
     for nc in range(g.size // S):
-        acc = g[0] * 0
+        acc = g.dtype.type(0)  # not g[0] * 0: a NaN or inf there would reach every channel
         base = nc * S
         for i in range(S):
             acc += g[base + i]

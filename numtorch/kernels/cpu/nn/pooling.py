@@ -101,7 +101,7 @@ def _avg_pool_plane(x, out, p, H, W, KH, KW, SH, SW, PH, PW, OH, OW, cip, diviso
     for oh in range(OH):
         for ow in range(OW):
             h0, h1, w0, w1, d = _avg_window(oh, ow, H, W, KH, KW, SH, SW, PH, PW, cip, divisor)
-            acc = x[xb] * 0
+            acc = x.dtype.type(0)  # not x[0] * 0: a NaN or inf there would reach every window
             for h in range(h0, h1):
                 for w in range(w0, w1):
                     acc += x[xb + h * W + w]
@@ -167,7 +167,7 @@ def adaptive_avg_pool2d(x, out, H, W, OH, OW):
             for ow in range(OW):
                 w0 = _start(ow, W, OW)
                 w1 = _end(ow, W, OW)
-                acc = x[xb] * 0
+                acc = x.dtype.type(0)  # not x[0] * 0: a NaN or inf there would reach every window
                 for h in range(h0, h1):
                     for w in range(w0, w1):
                         acc += x[xb + h * W + w]

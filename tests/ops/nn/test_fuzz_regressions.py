@@ -1,0 +1,46 @@
+"""nn regressions found by differential fuzzing against PyTorch (issue 10); expected values are
+PyTorch 2.13's."""
+
+import math
+
+import numpy as np
+
+import numtorch
+import numtorch.nn.functional as F
+
+nan, inf = math.nan, math.inf
+
+
+def test_cosine_similarity_broadcasts_before_normalising():
+    a = numtorch.tensor([[0.0, 0.5]], dtype=numtorch.float64)
+    b = numtorch.tensor([0.5], dtype=numtorch.float64)
+    np.testing.assert_allclose(F.cosine_similarity(a, b, dim=-1).numpy(), [0.7071067811865475])
+
+
+def _plane_with_nan_and_inf():
+    x = numtorch.arange(16.0).reshape(1, 1, 4, 4)
+    x[0, 0, 0, 0] = nan
+    x[0, 0, 3, 3] = inf
+    return x
+
+
+def test_avg_pool_nan_and_inf_stay_in_their_windows():
+    x = _plane_with_nan_and_inf()
+    np.testing.assert_array_equal(F.avg_pool2d(x, 2).numpy(), [[[[nan, 4.5], [10.5, inf]]]])
+    np.testing.assert_array_equal(
+        F.avg_pool2d(x, 2, 1).numpy(), [[[[nan, 3.5, 4.5], [6.5, 7.5, 8.5], [10.5, 11.5, inf]]]]
+    )
+    np.testing.assert_array_equal(
+        F.avg_pool1d(x[0], 2).numpy(), [[[nan, 2.5], [4.5, 6.5], [8.5, 10.5], [12.5, inf]]]
+    )
+    np.testing.assert_array_equal(F.adaptive_avg_pool2d(x, 2).numpy(), [[[[nan, 4.5], [10.5, inf]]]])
+
+
+def test_conv_bias_gradient_nan_stays_in_its_channel():
+    w = numtorch.ones(2, 1, 1, 1, requires_grad=True)
+    b = numtorch.zeros(2, requires_grad=True)
+    y = F.conv2d(numtorch.ones(1, 1, 2, 2), w, b)
+    g = numtorch.ones_like(y)
+    g[0, 0, 0, 0] = nan
+    y.backward(g)
+    np.testing.assert_array_equal(b.grad.numpy(), [nan, 4.0])
