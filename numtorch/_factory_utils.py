@@ -19,6 +19,7 @@ import numpy as np
 from . import _dtype as D
 from ._device import to_device
 from ._size import Size
+from ._overlap import check_no_internal_overlap
 from ._tensor import Tensor
 from .kernels import lazy
 
@@ -343,8 +344,13 @@ def alloc(shape, npdtype, fill=None) -> np.ndarray:
         ) from None
 
 
-def write_out(out: Tensor, arr: np.ndarray) -> Tensor:
-    """Resize ``out`` (as ``resize_`` does) when its shape differs, copy ``arr`` in, bump its version."""
+def write_out(out: Tensor, arr: np.ndarray, fill: bool = False) -> Tensor:
+    """Resize ``out`` (as ``resize_`` does) when its shape differs, copy ``arr`` in, bump its version.
+
+    An expanded ``out`` raises PyTorch's internal-overlap error (Note [Written-to memory]),
+    except for ``fill`` (zeros/ones/full/empty fill every element with one value: ATen allows it)."""
+    if not fill:
+        check_no_internal_overlap(out._data)
     if out._data.shape != arr.shape:
         out._data = alloc(arr.shape, out._dtype.np)
     with np.errstate(all="ignore"):

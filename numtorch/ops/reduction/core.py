@@ -18,6 +18,7 @@ from ..._dispatch import dispatch
 from ..._tensor import Tensor
 from ...kernels._codegen_reduction import Combiner
 from . import _reduce as E
+from ..._overlap import check_no_internal_overlap
 from .._registry import defop, public
 
 _SUM = Combiner("sum", "a + b")
@@ -101,11 +102,17 @@ def _decl(schema, cpu, backward=None, out=None, node_name=None, mode="cast", nou
     def out_impl(*v):
         res = cpu(*v[:-nout])
         outs = v[-nout:]
-        for o, r in zip(outs, res if nout > 1 else (res,), strict=True):
+        pairs = list(zip(outs, res if nout > 1 else (res,), strict=True))
+        # every out= tensor is checked before any is written: a failing call leaves all of them
+        # untouched (sort(out=(values, int32 indices)) must not write the values first)
+        for o, r in pairs:
+            if nout > 1:  # PyTorch's (values, indices) kernels refuse expanded outputs
+                check_no_internal_overlap(o._data)
             if mode == "same":
                 E.check_same_dtype(v[0], o)
             elif mode == "exact":
                 E.check_out_dtype(o, r._dtype)
+        for o, r in pairs:
             E.write_out(o, r)
         return outs[0] if nout == 1 else type(res)(*outs)
 

@@ -41,7 +41,7 @@ def check(call: Call) -> tuple[str, str]:
     return classify(call, ref, got)
 
 
-def campaign(n: int, seed: int = 0, families=None, budget_s: float | None = None):
+def campaign(n: int, seed: int = 0, families=None, budget_s: float | None = None, log=None):
     """Run up to ``n`` calls (or until ``budget_s`` seconds pass); returns (counts, findings)
     where findings maps (class, label) to [count, first call, detail]."""
     counts: Counter = Counter()
@@ -51,6 +51,9 @@ def campaign(n: int, seed: int = 0, families=None, budget_s: float | None = None
         if budget_s is not None and time.perf_counter() - t0 > budget_s:
             break
         call = draw(random.Random(f"{seed}:{i}"), families)
+        if log is not None:  # a crash (segfault, OOM kill) leaves the call that caused it
+            log.write(f"{i} {call!r}\n")
+            log.flush()
         cls, detail = check(call)
         counts[cls] += 1
         if cls not in BENIGN and cls != "ok":

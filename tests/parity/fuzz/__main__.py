@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import os
 import tempfile
 import time
@@ -19,9 +20,12 @@ def main(argv=None) -> None:
     p.add_argument("--family", action="append", choices=sorted(FAMILIES))
     p.add_argument("--show", type=int, default=8, help="distinct findings listed per class")
     p.add_argument("--budget", type=float, default=None, help="stop after this many seconds")
+    p.add_argument("--log", default=None, help="write each call here before running it")
     a = p.parse_args(argv)
     t0 = time.perf_counter()
-    counts, findings = campaign(a.calls, a.seed, a.family, a.budget)
+    log = open(a.log, "w") if a.log else None  # noqa: SIM115 -- open for the whole campaign
+    faulthandler.enable()
+    counts, findings = campaign(a.calls, a.seed, a.family, a.budget, log)
     print(report(counts, findings, a.show))
     print(f"\n{sum(counts.values())} calls in {time.perf_counter() - t0:.0f} s (seed {a.seed})")
 

@@ -59,7 +59,7 @@ def _autograd(lib, s, x, extra):
         z.add_(1)
         z.sum().backward()
     elif s == "std_grad":
-        v = x.detach().fill_(1.5).requires_grad_()
+        v = x.detach().clone().fill_(1.5).requires_grad_()
         (v.std() if extra else v.var()).backward() if v.numel() else None
         return v.grad
     elif s == "grad_unused":

@@ -31,8 +31,8 @@ def gen_indexing(r) -> Call:
         return Call("indexing", "torch.index_select", [a, d, _index_tensor(r, n, (r.choice((0, 2, 4)),), idt)])
     if op in ("gather", "take_along_dim"):
         ish = tuple(max(1, s) if r.random() < 0.7 else s for s in sh)
-        return Call("indexing", f"torch.{op}", [a, _index_tensor(r, n, ish, idt), d] if op == "gather" else
-                    [a, _index_tensor(r, n, ish, idt), d])  # fmt: skip
+        idx = _index_tensor(r, n, ish, idt)
+        return Call("indexing", f"torch.{op}", [a, d, idx] if op == "gather" else [a, idx, d])
     if op in ("scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill"):
         if op.startswith("index_"):
             idx = _index_tensor(r, n, (r.choice((0, 1, 2)),), idt)
@@ -364,7 +364,7 @@ FACTORIES = ("zeros", "ones", "full", "arange", "linspace", "logspace", "eye", "
 
 def gen_factory(r) -> Call:
     op = r.choice(FACTORIES)
-    size = r.choice(((2, 3), (0,), (), (-1,), (2**40,), 3, (2, 2**31)))
+    size = r.choice(((2, 3), (0,), (), (-1,), (2**40,), 3, (2, 2**62)))
     kw: dict = {}
     if r.random() < 0.4:
         kw["dtype"] = DT(dtype(r, DTYPES))
