@@ -349,7 +349,7 @@ def write_out(out: Tensor, arr: np.ndarray, fill: bool = False) -> Tensor:
 
     An expanded ``out`` raises PyTorch's internal-overlap error (Note [Written-to memory]),
     except for ``fill`` (zeros/ones/full/empty fill every element with one value: ATen allows it)."""
-    if not fill:
+    if not fill and out._data.shape == arr.shape:  # a resized out owns fresh memory
         check_no_internal_overlap(out._data)
     if out._data.shape != arr.shape:
         out._data = alloc(arr.shape, out._dtype.np)

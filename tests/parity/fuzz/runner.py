@@ -153,7 +153,7 @@ def resolve(lib, target: str, args):
 # ---- values and snapshots ------------------------------------------------------------------------
 def _tensor_np(lib, t) -> np.ndarray:
     t = t.detach()
-    if hasattr(t, "resolve_conj"):  # torch's numpy() refuses a conjugate-bit view
+    if hasattr(t, "resolve_neg"):  # torch's numpy() refuses a conjugate- or negative-bit view
         t = t.resolve_conj().resolve_neg()
     if str(t.dtype).endswith("bfloat16"):
         t = t.float()
