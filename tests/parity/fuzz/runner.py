@@ -157,7 +157,8 @@ def _tensor_np(lib, t) -> np.ndarray:
         t = t.resolve_conj().resolve_neg()
     if str(t.dtype).endswith("bfloat16"):
         t = t.float()
-    return np.array(t.contiguous().numpy(), copy=True) if t.numel() else np.zeros(tuple(t.shape), _npdt(t))
+    # numpy() of the clone: torch's numpy() makes a tensor's own storage non-resizable for good
+    return t.clone().numpy() if t.numel() else np.zeros(tuple(t.shape), _npdt(t))
 
 
 def _npdt(t):
@@ -348,7 +349,10 @@ def _values_diff(x: np.ndarray, y: np.ndarray, call: Call) -> str | None:
     if x.shape != y.shape:
         return f"shape {list(x.shape)} vs {list(y.shape)}"
     if x.dtype.kind in "fc" or y.dtype.kind in "fc":
-        rtol, atol = _TOL.get(str(x.dtype), (1e-5, 1e-8))
+        # the least precise dtype the call computes in bounds the error (cos(bool, out=float64)
+        # computes in float32 and widens)
+        tols = [_TOL.get(str(x.dtype), (1e-5, 1e-8))] + [_TOL.get(d, _TOL["float32"]) for d in _dtypes(call)]
+        rtol, atol = max(t[0] for t in tols), max(t[1] for t in tols)
         if call.rtol is not None:
             rtol, atol = call.rtol, call.rtol
         xf, yf = x.astype(np.complex128), y.astype(np.complex128)
@@ -364,6 +368,18 @@ def _values_diff(x: np.ndarray, y: np.ndarray, call: Call) -> str | None:
         return None
     i = int(np.argmin((x == y).reshape(-1)))
     return f"values differ at {i}: torch {x.reshape(-1)[i]} numtorch {y.reshape(-1)[i]}"
+
+
+def _dtypes(v) -> set:
+    if isinstance(v, Call):
+        return _dtypes(v.args) | _dtypes(v.kwargs)
+    if isinstance(v, T):
+        return {v.dtype}
+    if isinstance(v, (list, tuple)):
+        return set().union(*(_dtypes(x) for x in v)) if v else set()
+    if isinstance(v, dict):
+        return _dtypes(list(v.values()))
+    return set()
 
 
 def apply_operator(name: str, a, b=None):
