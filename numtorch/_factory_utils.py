@@ -100,6 +100,8 @@ def data_to_array(data, dtype: D.dtype | None = None) -> np.ndarray:
     except ValueError as e:
         if "Overflow" in str(e):
             raise
+        arr = None
+    if arr is None:  # outside the except block: NumPy's error is not chained to PyTorch's
         flat, shape = _flatten(data, dt)  # raises PyTorch's message for ragged data
         arr = _convert(flat, src, dt).reshape(shape)
     return _cast(arr, dt)

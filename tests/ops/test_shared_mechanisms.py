@@ -128,3 +128,13 @@ def test_allocation_failure_raises_pytorch_allocator_error(call):
     with pytest.raises(RuntimeError, match=r"^DefaultCPUAllocator: can't allocate memory: you tried to allocate \d+ bytes\.") as e:
         call()
     assert e.value.__cause__ is None and e.value.__suppress_context__
+
+
+# ---- NumPy errors are not chained to PyTorch's ------------------------------------------------------
+@pytest.mark.parametrize("data, exc, msg", [([[1, 2], [3]], ValueError, r"^expected sequence of length 2 at dim 1 \(got 1\)$"),
+                                            ((1, [2]), TypeError, "^'list' object cannot be interpreted as an integer$")])  # fmt: skip
+def test_ragged_data_error_has_no_numpy_context(data, exc, msg):
+    with pytest.raises(exc, match=msg) as e:
+        numtorch.tensor(data)
+    chained = e.value.__cause__ or (None if e.value.__suppress_context__ else e.value.__context__)
+    assert chained is None, repr(chained)
