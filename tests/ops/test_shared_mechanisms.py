@@ -138,3 +138,18 @@ def test_ragged_data_error_has_no_numpy_context(data, exc, msg):
         numtorch.tensor(data)
     chained = e.value.__cause__ or (None if e.value.__suppress_context__ else e.value.__context__)
     assert chained is None, repr(chained)
+
+
+# ---- reductions: each out= rule checked before the write ------------------------------------------------
+@pytest.mark.parametrize("op", ["std", "var"])
+def test_std_var_refuse_an_out_the_result_cannot_be_cast_to(op):
+    out = numtorch.full((3,), 7, dtype=numtorch.int64)
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
+        getattr(numtorch, op)(numtorch.ones(2, 3), dim=0, out=out)
+    assert out.tolist() == [7, 7, 7]
+    assert getattr(numtorch, op)(numtorch.ones(2, 3), dim=0, out=numtorch.zeros(0, dtype=numtorch.float64)).dtype == numtorch.float64
+
+
+def test_norm_out_must_have_the_result_dtype():
+    with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype float, but got double instead$"):
+        numtorch.norm(numtorch.ones(2, 3), dim=0, out=numtorch.zeros(0, dtype=numtorch.float64))

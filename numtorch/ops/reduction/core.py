@@ -93,8 +93,9 @@ def bad_args(name: str, got: str, overloads: tuple) -> TypeError:
 def _decl(schema, cpu, backward=None, out=None, node_name=None, mode="cast", nout=1):
     """Declare an op and (``out=``: its out schema) the overload writing into out tensors.
 
-    mode: "cast" copies into out's dtype; "same" requires out's dtype to be the input's;
-    "exact" requires each out to have its result's dtype (values and int64 indices)."""
+    mode: "cast" copies into out's dtype; "castable" too, where PyTorch's can_cast allows it
+    (std, var: a float result into an int out raises); "same" requires out's dtype to be the
+    input's; "exact" requires each out to have its result's dtype (values and int64 indices)."""
     op = defop(schema, cpu=cpu, backward=backward, node_name=node_name)
     if out is None:
         return op
@@ -112,6 +113,9 @@ def _decl(schema, cpu, backward=None, out=None, node_name=None, mode="cast", nou
                 E.check_same_dtype(v[0], o)
             elif mode == "exact":
                 E.check_out_dtype(o, r._dtype)
+            elif mode == "castable" and not D.can_cast(r._dtype, o._dtype):
+                raise RuntimeError(f"result type {E.cname(r._dtype)} can't be cast to the desired output type "
+                                   f"{E.cname(o._dtype)}")
         for o, r in pairs:
             E.write_out(o, r)
         return outs[0] if nout == 1 else type(res)(*outs)
