@@ -15,13 +15,17 @@ from hypothesis import strategies as st  # noqa: E402
 
 from tests.parity.fuzz import FAMILIES, check  # noqa: E402
 from tests.parity.fuzz.known import is_known  # noqa: E402
-from tests.parity.fuzz.runner import CLASSES  # noqa: E402
+
+# the "done when" classes: a result or an input silently wrong, NumPy/Numba (or internal
+# Python) errors reaching the user, bad input accepted. "numtorch raises where PyTorch returns"
+# and "another exception type" are counted by the CLI report, not asserted here.
+STRICT = ("modified", "numpy_text", "internal", "wrong", "accepted")
 
 
 def run_profile(family: str, r) -> None:
     call = FAMILIES[family](r)
     cls, detail = check(call)
-    if cls in CLASSES and not is_known(cls, call.label()):
+    if cls in STRICT and not is_known(cls, call.label()):
         pytest.fail(f"{cls}: {call!r}\n  -> {detail}")
 
 

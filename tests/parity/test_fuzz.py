@@ -15,7 +15,7 @@ from tests.test_fuzz_fast import run_profile  # noqa: E402
 
 
 @pytest.mark.parametrize("family", sorted(FAMILIES))
-@settings(max_examples=400, derandomize=True, deadline=None, database=None,
+@settings(max_examples=200, derandomize=True, deadline=None, database=None,
           phases=[Phase.generate, Phase.shrink], suppress_health_check=list(HealthCheck))  # fmt: skip
 @given(r=st.randoms(use_true_random=False))
 def test_fuzz_long_profile(family, r):
