@@ -159,6 +159,10 @@ def _variant(r, c: Call, res_shape, res_dt, self_spec: T) -> Call:
         c.target = "m." + name + "_"
         return c
     c.kwargs["out"] = out_tensor(r, res_shape, res_dt)
+    if r.random() < 0.3:  # a wider out of the same kind: the result must wrap/round before the cast
+        wide = "int64" if res_dt in INTS else "float64" if res_dt in FLOATS else None
+        if wide is not None:
+            c.kwargs["out"] = tensor(r, (0,), wide, "contig")
     if r.random() < 0.15:  # out= one of the inputs, or a view of it
         c.kwargs["out"] = c.args[0]
     return c
@@ -170,6 +174,8 @@ def gen_binary(r) -> Call:
     b = tensor(r, broadcast_pair(r, a.arr.shape)) if r.random() < 0.75 else scalar(r)
     if r.random() < 0.2:
         a, b = (scalar(r), b) if isinstance(b, T) and op in ("pow", "add", "mul", "sub") else (a, b)
+    if op in ("pow", "float_power") and r.random() < 0.4:  # tiny/huge exponents: double precision matters
+        b = r.choice((1e-300, 1e-40, 0.1, 2.5, -1e-300))
     c = Call("binary", f"torch.{op}", [a, b])
     if op in ("add", "sub", "rsub") and r.random() < 0.3:
         c.kwargs["alpha"] = r.choice((2, 0.5, True, -1, 1j))
