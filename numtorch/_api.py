@@ -22,14 +22,32 @@ from ._state import STATE
 from ._tensor import PLAIN_SUBCLASSES
 from .ops._registry import BINDINGS, Binding
 
+# Note [Allocation failures]
+# An allocation NumPy cannot satisfy raises its MemoryError (``_ArrayMemoryError: Unable to
+# allocate 4.00 TiB ...``) from whichever op allocates; the public entry point turns it into
+# PyTorch's RuntimeError text, once for every op. The ``try`` costs nothing until it raises
+# (Python 3.11 zero-cost exceptions).
 _TEMPLATE = """
-def {name}({sig}):{fast}
-    if _S.tf_modes or {gate}:
-        _r = _tf(_self_fn, {rel}, ({pos}{comma}), {kw}, {is_method})
-        if _r is not _NH:
-            return _r
-    return _body({call})
+def {name}({sig}):
+    try:{fast}
+        if _S.tf_modes or {gate}:
+            _r = _tf(_self_fn, {rel}, ({pos}{comma}), {kw}, {is_method})
+            if _r is not _NH:
+                return _r
+        return _body({call})
+    except MemoryError as _e:
+        raise _oom(_e) from None
 """
+
+
+def out_of_memory(e: MemoryError) -> RuntimeError:
+    """PyTorch's CPU allocator error for a failed allocation (Note [Allocation failures])."""
+    n = getattr(e, "_total_size", None)
+    size = f"{n} bytes" if n is not None else "more memory than is available"
+    return RuntimeError(
+        f"DefaultCPUAllocator: can't allocate memory: you tried to allocate {size}. "
+        "Error code 12 (Cannot allocate memory)"
+    )
 
 
 _FAST = """
@@ -111,7 +129,7 @@ def _render(b: Binding, is_method: bool, tensor_type) -> tuple[str, dict, str]:
     kw_req = ", ".join(f"{n!r}: {n}" for n, d in kwonly if d is None)
     kw = f"_kw(({kw_pairs}{',' if kw_pairs else ''}), {{{kw_req}}})"
     ns: dict = {}
-    fast = _fast_text(b, ns)
+    fast = _fast_text(b, ns).replace("\n", "\n    ")  # inside the template's ``try``
     src = _TEMPLATE.format(
         fast=fast,
         name=b.name,
@@ -135,6 +153,7 @@ def _render(b: Binding, is_method: bool, tensor_type) -> tuple[str, dict, str]:
         "_kw": overrides.nondefault_kwargs,
         "_body": b.body,
         "_PLAIN": PLAIN_SUBCLASSES,
+        "_oom": out_of_memory,
     })
     return src, ns, f"<numtorch.{b.module}.{b.name}>"
 

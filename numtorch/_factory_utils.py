@@ -19,6 +19,7 @@ import numpy as np
 from . import _dtype as D
 from ._device import to_device
 from ._size import Size
+from ._overlap import check_no_internal_overlap
 from ._tensor import Tensor
 from .kernels import lazy
 
@@ -99,6 +100,8 @@ def data_to_array(data, dtype: D.dtype | None = None) -> np.ndarray:
     except ValueError as e:
         if "Overflow" in str(e):
             raise
+        arr = None
+    if arr is None:  # outside the except block: NumPy's error is not chained to PyTorch's
         flat, shape = _flatten(data, dt)  # raises PyTorch's message for ragged data
         arr = _convert(flat, src, dt).reshape(shape)
     return _cast(arr, dt)
@@ -343,8 +346,13 @@ def alloc(shape, npdtype, fill=None) -> np.ndarray:
         ) from None
 
 
-def write_out(out: Tensor, arr: np.ndarray) -> Tensor:
-    """Resize ``out`` (as ``resize_`` does) when its shape differs, copy ``arr`` in, bump its version."""
+def write_out(out: Tensor, arr: np.ndarray, fill: bool = False) -> Tensor:
+    """Resize ``out`` (as ``resize_`` does) when its shape differs, copy ``arr`` in, bump its version.
+
+    An expanded ``out`` raises PyTorch's internal-overlap error (Note [Written-to memory]),
+    except for ``fill`` (zeros/ones/full/empty fill every element with one value: ATen allows it)."""
+    if not fill and out._data.shape == arr.shape:  # a resized out owns fresh memory
+        check_no_internal_overlap(out._data)
     if out._data.shape != arr.shape:
         out._data = alloc(arr.shape, out._dtype.np)
     with np.errstate(all="ignore"):

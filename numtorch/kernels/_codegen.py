@@ -29,7 +29,7 @@ _VERSION = "2"  # bump when the templates below change shape
 _LOADED: dict = {}  # (stem, source) -> module: a repeated load costs one dict lookup
 
 
-def render_pointwise(inputs: list[str], params: list[str], expr: str) -> str:
+def render_pointwise(inputs: list[str], params: list[str], expr: str, wide=()) -> str:
     """Source of a module with contiguous, parallel and strided variants of one pointwise op.
 
     ``inputs`` name the tensor operands as the expression uses them, ``params`` the extra
@@ -38,6 +38,8 @@ def render_pointwise(inputs: list[str], params: list[str], expr: str) -> str:
     pattern letters per input: ``a`` array, ``s`` Python scalar; ``ci_`` / ``pi_`` write into
     the first operand (Note [In-place kernel variants]);
     ``strided`` takes flat storages, offsets and int64 strides for the output and every input.
+    ``wide`` names inputs whose Python-number form stays float64 for a real floating compute
+    dtype (Note [Python scalars keep double precision]).
     """
     n = len(inputs)
     for np_fn, v_fn in _VECTOR_MATH:
@@ -57,9 +59,9 @@ def render_pointwise(inputs: list[str], params: list[str], expr: str) -> str:
             continue
         pat = "".join(pattern)
         for prefix, deco, rng in (("c", "kernel", "range"), ("p", "parallel_kernel", "prange")):
-            out += _render_contig(prefix, deco, rng, pat, inputs, params, expr)
+            out += _render_contig(prefix, deco, rng, pat, inputs, params, expr, wide=wide)
             if pat[0] == "a":
-                out += _render_contig(prefix + "i", deco, rng, pat, inputs, params, expr, True)
+                out += _render_contig(prefix + "i", deco, rng, pat, inputs, params, expr, True, wide)
     out += _render_strided(inputs, params, expr)
     return "\n".join(out) + "\n"
 
@@ -74,14 +76,16 @@ def _cast_params(ref: str, params: list[str]) -> list[str]:
 # runtime alias check fails and LLVM runs its scalar fallback (measured: add_ of 1e5 float32
 # 4.8x slower than NumPy's in-place add); one pointer read and written at the same index
 # needs no check, so the loop stays vectorized.
-def _render_contig(prefix, deco, rng, pat, inputs, params, expr, inplace=False):
+def _render_contig(prefix, deco, rng, pat, inputs, params, expr, inplace=False, wide=()):
     dst = "x0" if inplace else "out"
     args = [f"x{i}" for i in range(len(inputs))] + ([] if inplace else ["out"]) + list(params)
     ref = f"x{pat.index('a')}"
     lines = ["", f"@{deco}", f"def {prefix}_{pat}({', '.join(args)}):"]
     lines += _cast_params(ref, params)
     for i, (name, kind) in enumerate(zip(inputs, pat)):
-        if kind == "s":
+        if kind == "s" and name in wide:
+            lines.append(f"    {name}_ = keep_double(x{i}, {ref})")
+        elif kind == "s":
             lines.append(f"    {name}_ = {ref}.dtype.type(x{i})")
     lines.append(f"    for i in {rng}({dst}.size):")
     for i, (name, kind) in enumerate(zip(inputs, pat)):

@@ -15,6 +15,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, _make
 from ..kernels import PARALLEL_THRESHOLD, _codegen
+from .._overlap import check_written
 from ._meta_rules import pointwise_meta
 
 _INT64 = (-(2**63), 2**63 - 1)
@@ -29,11 +30,15 @@ class Pointwise:
     """
 
     __slots__ = ("name", "inputs", "expr", "params", "rule", "_mod", "_cache", "allow", "_fast",
-                 "_fast_scalar", "_entry", "refuse")  # fmt: skip
+                 "_fast_scalar", "_entry", "refuse", "wide")  # fmt: skip
 
-    def __init__(self, name, inputs, expr, params=(), rule="common", allow="all", refuse=None):
+    def __init__(self, name, inputs, expr, params=(), rule="common", allow="all", refuse=None, wide=()):
         self.name = name
         self.inputs = list(inputs)
+        # Note [Python scalars keep double precision]: operands named here, when given as a
+        # Python number and computed in a real floating dtype, reach the kernel as float64
+        # (pow's scalar exponent: ATen reads it with exp_scalar.to<double>())
+        self.wide = tuple(wide)
         self.expr = expr
         self.params = list(params)
         self.rule = rule
@@ -53,7 +58,7 @@ class Pointwise:
         k = self._cache.get(variant)
         if k is None:
             if self._mod is None:
-                src = _codegen.render_pointwise(self.inputs, self.params, self.expr)
+                src = _codegen.render_pointwise(self.inputs, self.params, self.expr, self.wide)
                 self._mod = _codegen.load_module(f"pw_{self.name}", src)
             k = self._cache[variant] = getattr(self._mod, variant)
         return k
@@ -203,10 +208,27 @@ class Pointwise:
             self._fast_scalar[dt, type(operands[1])] = entry
 
     # ---- the call --------------------------------------------------------------------------------
+    def scalar_array(self, i: int, x, compute: D.dtype) -> np.ndarray:
+        """Operand ``i``, a Python number, as the strided kernel reads it (a one-element array)."""
+        if self.wide and self.inputs[i] in self.wide and compute.category == D._FLOAT:
+            return np.array([x], np.float64)  # Note [Python scalars keep double precision]
+        return np.array([x], compute.np)
+
     def __call__(self, operands, params=(), out: Tensor | None = None, inplace: bool = False):
-        compute, result = self.dtypes(operands)
         if inplace:
             out = operands[0]
+        if out is not None:  # Note [Written-to memory]: before the shape and dtype checks
+            check_written(out._data, [x._data for x in operands if isinstance(x, Tensor) and x is not out])
+        compute, result = self.dtypes(operands)
+        if out is not None and not inplace and out._dtype is not result and D.can_cast(result, out._dtype):
+            # Note [out= computes in the result dtype]
+            r = self(operands, params)
+            if out._data.shape != r._data.shape:
+                _resize_out(out, r._data.shape)
+            with np.errstate(over="ignore", invalid="ignore"):
+                np.copyto(out._data, r._data, casting="unsafe")
+            out._vc[0] += 1
+            return out
         if compute is D.float16 or (out is not None and out._dtype is D.float16):
             return self._via_float32(operands, params, out, result)
         if out is not None and not D.can_cast(result, out._dtype):
@@ -262,9 +284,9 @@ class Pointwise:
             for x in operands
         ]
         r = self(wide, params)
-        target = result if out is None else out._dtype
         if out is None:
-            return _make(r._data.astype(target.np), target)
+            return _make(r._data.astype(result.np), result)
+        rd = r._data.astype(result.np) if result is D.float16 else r._data  # round once to the result
         if out._data.shape != r._data.shape:
             if out is operands[0]:
                 raise RuntimeError(
@@ -272,7 +294,8 @@ class Pointwise:
                     f"{list(r._data.shape)}"
                 )
             _resize_out(out, r._data.shape)
-        out._data[...] = r._data
+        with np.errstate(over="ignore", invalid="ignore"):
+            np.copyto(out._data, rd, casting="unsafe")
         out._vc[0] += 1
         return out
 
@@ -313,9 +336,10 @@ class Pointwise:
 
     def _run_strided(self, arrays, dest, shape, pvals):
         args = list(flat_parts(dest, shape))
-        for a in arrays:
+        for i, a in enumerate(arrays):
             if not isinstance(a, np.ndarray):
-                a = np.array([a], dest.dtype if not arrays else _first_array(arrays).dtype)
+                dt = _first_array(arrays).dtype
+                a = self.scalar_array(i, a, D.from_numpy_dtype(dt)) if self.wide else np.array([a], dt)
             args += flat_parts(a, shape)
         try:
             self.kernel("strided")(np.array(shape, np.int64), *args, *pvals)

@@ -66,7 +66,7 @@ def _out_of(fn):
 
     def impl(*vals):
         out = vals[-1]
-        return write_out(out, fn(*vals[:-1], out._dtype)._data)
+        return write_out(out, fn(*vals[:-1], out._dtype)._data, fill=True)
 
     return impl
 
@@ -74,7 +74,7 @@ def _out_of(fn):
 empty = defop(f"empty.memory_format(SymInt[] size, *, {_KW}, MemoryFormat? memory_format=None) -> Tensor",
               cpu=_filled(None))  # fmt: skip
 empty_out = defop("empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)",
-                  cpu=lambda size, memory_format, out: write_out(out, alloc(size, out._dtype.np)))  # fmt: skip
+                  cpu=lambda size, memory_format, out: write_out(out, alloc(size, out._dtype.np), fill=True))  # fmt: skip
 zeros = defop(f"zeros(SymInt[] size, *, {_KW}) -> Tensor", cpu=_filled(0))
 zeros_out = defop(
     "zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)", cpu=_out_of(_filled(0))

@@ -22,6 +22,7 @@ from ... import _dtype as D
 from ... import overrides
 from ..._dispatch import dispatch
 from ..._factory_utils import data_to_array, infer_dtype
+from ..._overlap import check_no_internal_overlap
 from ..._ops import ops as _ops
 from ..._tensor import Tensor, _make
 from ...kernels import lazy
@@ -84,6 +85,8 @@ def _finish(self: Tensor, res: np.ndarray, inplace: bool) -> Tensor:
 
 
 def _write_out(out: Tensor, r: Tensor) -> Tensor:
+    if out._data.shape == r._data.shape:  # Note [Written-to memory]; a resized out is fresh memory
+        check_no_internal_overlap(out._data)
     if not D.can_cast(r._dtype, out._dtype):
         raise RuntimeError(
             f"result type {_cname(r._dtype)} can't be cast to the desired output type {_cname(out._dtype)}"

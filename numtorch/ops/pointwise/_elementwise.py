@@ -19,6 +19,7 @@ import numpy as np
 from ... import _dtype as D
 from ..._tensor import PLAIN_SUBCLASSES, Tensor, _make
 from ...kernels import PARALLEL_THRESHOLD
+from ..._overlap import check_written
 from .._pointwise import Pointwise, _broadcast, _cname, _resize_out, big_prefix, kernel_scalar
 
 CAT = "bifc"  # category letter by D category index
@@ -45,12 +46,13 @@ class Elementwise(Pointwise):
                  "strict_out", "_dtype_cache", "_sig")  # fmt: skip
 
     def __init__(self, name, inputs, expr, params=(), rule="common", allow="bifc", kname=None,
-                 errors=None, prep=None, zero_div=None, kparams=None, fast=None, opmath=(), early=None, strict_out=False):  # fmt: skip
+                 errors=None, prep=None, zero_div=None, kparams=None, fast=None, opmath=(), early=None, strict_out=False,
+                 wide=()):  # fmt: skip
         super().__init__(name, inputs, "", params, rule, allow)
         self.kparams = list(params if kparams is None else kparams)
         self.variants = {}
         for cats, e in ({"bifc": expr} if isinstance(expr, str) else expr).items():
-            pw = Pointwise(f"{name}_{cats}", inputs, e, self.kparams)
+            pw = Pointwise(f"{name}_{cats}", inputs, e, self.kparams, wide=wide)
             for c in cats:
                 self.variants[c] = pw
         self.kname = kname or f"{name}_cpu"
@@ -126,6 +128,8 @@ class Elementwise(Pointwise):
         key = tuple(key)
         types = self._dtype_cache.get(key)
         target = operands[0] if inplace else out
+        if target is not None:  # Note [Written-to memory]: before the shape and dtype checks
+            check_written(target._data, [x._data for x in operands if isinstance(x, Tensor) and x is not target])
         if types is None:  # promotion and the dtype check, once per operand-kind signature
             types = self._dtypes(operands)
             if target is not None:  # TensorIterator checks the output before the kernel's dtypes
@@ -187,6 +191,8 @@ class Elementwise(Pointwise):
                 e = b._data
                 if b._dtype is not a._dtype or e.shape != d.shape or not e.flags.c_contiguous:
                     return None
+                if (inplace or out is not None) and e is not d and np.may_share_memory(d, e):
+                    return None  # Note [Written-to memory]: the general path checks the overlap
                 f = self._sig.get((a._dtype, a._dtype, inplace))
                 args.append(e if flat else e.reshape(-1))
             elif tb is int or tb is float or tb is bool:
@@ -204,7 +210,9 @@ class Elementwise(Pointwise):
             if (co is not Tensor and co not in PLAIN_SUBCLASSES) or out._dtype is not f[1]:
                 return None
             dest = out._data
-            if dest.shape != d.shape or not dest.flags.c_contiguous or dest is d:
+            if dest.shape != d.shape or not dest.flags.c_contiguous or np.may_share_memory(dest, d) or (
+                len(args) == 2 and args[1].__class__ is np.ndarray and np.may_share_memory(dest, args[1])
+            ):
                 # resize (with its warning), strided out, or out= the first input (the general
                 # path's in-place kernel variants, Note [In-place kernel variants])
                 return None
@@ -429,9 +437,8 @@ def run(pw, operands, kparams, out, inplace, compute, result, zero_div=None, kee
             arrays.append(scalar_as(x, c))
     shapes = [a.shape for a in arrays if isinstance(a, np.ndarray)]
     shape = broadcast(shapes) if len(shapes) > 1 else shapes[0]
-    target = result if out is None else out._dtype
     if out is None:
-        dest = np.empty(shape, target.np)
+        dest = np.empty(shape, result.np)
     else:
         if out._data.shape != shape:
             if inplace:
@@ -446,7 +453,12 @@ def run(pw, operands, kparams, out, inplace, compute, result, zero_div=None, kee
             d = arrays[zero_div]
             if (d == 0).any() if isinstance(d, np.ndarray) else d == 0:
                 raise RuntimeError("ZeroDivisionError")
-        buf = dest if target is not D.float16 else np.empty(shape, np.float32)
+        # Note [out= computes in the result dtype]: the kernel writes the result dtype (float32
+        # for float16) and the cast into out's dtype comes after, so sub(uint8, 5, out=int64)
+        # wraps like uint8 (251), as PyTorch's TensorIterator does; an in-place op whose result
+        # dtype is wider (float32.add_(float64)) rounds once, in the cast.
+        kdt = np.dtype(np.float32) if result is D.float16 else result.np
+        buf = dest if dest.dtype == kdt else np.empty(shape, kdt)
         # Note [One kernel signature per parameter kind]
         pvals = [kernel_scalar(p, scalar_as(p, c), c) for p in kparams]
         if buf.flags.c_contiguous and all(
@@ -456,15 +468,16 @@ def run(pw, operands, kparams, out, inplace, compute, result, zero_div=None, kee
             pw._run_contig(arrays, buf, n, pvals)
         else:
             with np.errstate(over="ignore"):
-                arrays = [a if isinstance(a, np.ndarray) else np.array([a], npc) for a in arrays]
+                arrays = [a if isinstance(a, np.ndarray) else pw.scalar_array(i, a, c) for i, a in enumerate(arrays)]
             pw._run_strided(arrays, buf, shape, pvals)
         if buf is not dest:
-            with np.errstate(
-                over="ignore"
-            ):  # float32 -> float16 rounds to inf silently, as in PyTorch
-                dest[...] = buf
+            # float32 -> float16 rounds to inf silently, as in PyTorch; then the cast into out
+            with np.errstate(over="ignore", invalid="ignore"):
+                if result is D.float16 and buf.dtype != np.float16:
+                    buf = buf.astype(np.float16)
+                np.copyto(dest, buf, casting="unsafe")
     if out is None:
-        return _make(dest, target)
+        return _make(dest, result)
     out._vc[0] += 1
     return out
 

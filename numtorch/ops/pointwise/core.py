@@ -125,6 +125,9 @@ def _register(names, T, S=None, F=None, pick=None, **pub):
 
 
 def _unary(name, expr, backward=None, *, aliases=(), inplace=True, out=True, pub=None, holomorphic=True, **ew):
+    # a dtype-preserving unary op is ATen's build_borrowing_unary_op: check_all_same_dtype, so
+    # out= must have the input's dtype ("Found dtype Double but expected Float")
+    ew.setdefault("strict_out", ew.get("rule", "common") == "common")
     ops = _decl(f"{name}(Tensor self) -> Tensor", Elementwise(name, ["self"], expr, **ew), backward,
                 inplace=inplace, out=out, holomorphic=holomorphic)  # fmt: skip
     return _register((name, *aliases), ops, **{"inplace": inplace, "out": out, **(pub or {})})
@@ -373,7 +376,8 @@ _POW_X = {"bi": "pow_int(self, exponent)", "f": "self ** exponent", "c": "cpow(s
 _pow_t = Elementwise("pow", ["self", "exponent"], _POW_X, kname="pow", allow="ifc")
 _POW_T = _decl("pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", _pow_t,
                {"self": _pow_bw_self, "exponent": _pow_bw_exponent}, out_overload="Tensor_Tensor_out", inplace_overload="Tensor")  # fmt: skip
-_pow_s = Elementwise("pow", ["self", "exponent"], _POW_X, kname="pow", allow="ifc", prep=pow_check)
+# Note [Python scalars keep double precision]: the exponent stays double for float tensors
+_pow_s = Elementwise("pow", ["self", "exponent"], _POW_X, kname="pow", allow="ifc", prep=pow_check, wide=("exponent",))
 # ATen fills ones for exponent 0 and copies for exponent 1 before any dtype dispatch, and uses
 # sqrt / rsqrt / reciprocal / products for these exponents on float and complex tensors
 _pow_0 = Elementwise("pow_0", ["self", "exponent"], "1")
@@ -500,8 +504,8 @@ _unary("signbit", {"b": "self != self", "i": "self < 0", "f": "np.signbit(self)"
 
 # round: the default overload keeps integers; round.decimals (any decimals given) is float-only
 _ROUND = _decl("round(Tensor self) -> Tensor", Elementwise("round", ["self"], {"i": "self", "f": "np.rint(self)"}, allow="if",
-                                                         kname="round_vml_cpu"), {"self": _zero_grad})  # fmt: skip
-_round_dec = {z: Elementwise("round", ["self"], {"f": "round_decimals(self, ten_pow, neg_flag)"}, ["decimals"], allow="f",
+                                                         kname="round_vml_cpu", strict_out=True), {"self": _zero_grad})  # fmt: skip
+_round_dec = {z: Elementwise("round", ["self"], {"f": "round_decimals(self, ten_pow, neg_flag)"}, ["decimals"], allow="f", strict_out=True,
                              kname="round_vml_cpu" if z else "round_cpu", kparams=["ten_pow", "neg_flag"],
                              prep=lambda c, o, p: [10.0 ** abs(p[0]), float(p[0] < 0)]) for z in (True, False)}  # fmt: skip
 _ROUND_D = _decl("round.decimals(Tensor self, *, int decimals) -> Tensor",

@@ -19,6 +19,7 @@ from ..._ops import ops as _ops
 from ..._tensor import Tensor, _make
 from ...kernels._codegen_reduction import Combiner
 from . import _reduce as E
+from ..._overlap import check_no_internal_overlap
 from .._registry import OPS, defop, holomorphic, public
 
 _SUM = Combiner("sum", "a + b")
@@ -93,8 +94,9 @@ def bad_args(name: str, got: str, overloads: tuple) -> TypeError:
 def _decl(schema, cpu, backward=None, out=None, node_name=None, mode="cast", nout=1):
     """Declare an op and (``out=``: its out schema) the overload writing into out tensors.
 
-    mode: "cast" copies into out's dtype; "same" requires out's dtype to be the input's;
-    "exact" requires each out to have its result's dtype (values and int64 indices)."""
+    mode: "cast" copies into out's dtype; "castable" too, where PyTorch's can_cast allows it
+    (std, var: a float result into an int out raises); "same" requires out's dtype to be the
+    input's; "exact" requires each out to have its result's dtype (values and int64 indices)."""
     op = defop(schema, cpu=cpu, backward=backward, node_name=node_name)
     if out is None:
         return op
@@ -102,11 +104,20 @@ def _decl(schema, cpu, backward=None, out=None, node_name=None, mode="cast", nou
     def out_impl(*v):
         res = cpu(*v[:-nout])
         outs = v[-nout:]
-        for o, r in zip(outs, res if nout > 1 else (res,), strict=True):
+        pairs = list(zip(outs, res if nout > 1 else (res,), strict=True))
+        # every out= tensor is checked before any is written: a failing call leaves all of them
+        # untouched (sort(out=(values, int32 indices)) must not write the values first)
+        for o, r in pairs:
+            if nout > 1 and o._data.shape == r._data.shape:  # expanded (not resized) outputs
+                check_no_internal_overlap(o._data)
             if mode == "same":
                 E.check_same_dtype(v[0], o)
             elif mode == "exact":
                 E.check_out_dtype(o, r._dtype)
+            elif mode == "castable" and not D.can_cast(r._dtype, o._dtype):
+                raise RuntimeError(f"result type {E.cname(r._dtype)} can't be cast to the desired output type "
+                                   f"{E.cname(o._dtype)}")
+        for o, r in pairs:
             E.write_out(o, r)
         return outs[0] if nout == 1 else type(res)(*outs)
 

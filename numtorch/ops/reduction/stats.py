@@ -80,7 +80,7 @@ _SIG = "(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim
 _OUT = "(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, "
 var, var_out = _decl(f"var.correction{_SIG} -> Tensor",
                      lambda self, dim, correction, keepdim: _var_mean(self, dim, correction, keepdim, "var")[0],
-                     {"self": _var_bw}, node_name="VarBackward0",
+                     {"self": _var_bw}, node_name="VarBackward0", mode="castable",
                      out=f"var.correction_out{_OUT}Tensor(a!) out) -> Tensor(a!)")  # fmt: skip
 
 
@@ -97,7 +97,8 @@ def _std_mean_cpu(self, dim, correction, keepdim):
 
 
 std, std_out = _decl(f"std.correction{_SIG} -> Tensor", _std_cpu, {"self": _std_bw},
-                     node_name="StdBackward0", out=f"std.correction_out{_OUT}Tensor(a!) out) -> Tensor(a!)")  # fmt: skip
+                     node_name="StdBackward0", mode="castable",
+                     out=f"std.correction_out{_OUT}Tensor(a!) out) -> Tensor(a!)")  # fmt: skip
 var_mean = defop(f"var_mean.correction{_SIG} -> (Tensor, Tensor)",
                  cpu=lambda self, dim, correction, keepdim: _var_mean(self, dim, correction, keepdim, "var_mean"),
                  backward={"self": _var_mean_bw}, node_name="VarMeanBackward0")  # fmt: skip
@@ -216,7 +217,7 @@ def _norm_bw(grad, self, p, dim, keepdim, result):
 
 norm, norm_out = _decl(
     "norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor",
-    _norm_cpu, {"self": _norm_bw}, node_name="NormBackward1",
+    _norm_cpu, {"self": _norm_bw}, node_name="NormBackward1", mode="exact",
     out="norm.out(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)",
 )  # fmt: skip
 norm_dtype = defop(

@@ -15,6 +15,8 @@ import numpy as np
 from ... import _dtype as D
 from ..._factory_utils import blocked_copy_into
 from ..._tensor import Tensor, _make, _wrap_dim
+from ..._overlap import check_no_internal_overlap
+from ..._overlap import dense as _dense
 from .._pointwise import _cname, _resize_out
 from .._registry import OPS, defop
 from .core import (
@@ -55,18 +57,6 @@ def _c_strides(shape) -> tuple:
         st[d] = acc
         acc *= max(shape[d], 1)
     return tuple(st)
-
-
-def _dense(shape, st) -> bool:
-    """PyTorch's is_non_overlapping_and_dense."""
-    if len(shape) == 1:
-        return shape[0] < 2 or st[0] == 1
-    need = 1
-    for d in sorted((d for d in range(len(shape)) if shape[d] >= 2), key=lambda d: st[d]):
-        if st[d] != need:
-            return False
-        need *= shape[d]
-    return True
 
 
 def _infer_dense_strides(shape, st) -> tuple:
@@ -165,7 +155,9 @@ def zeros_like_tensor(t: Tensor) -> Tensor:
 
 def write_out(out: Tensor, arr: np.ndarray) -> Tensor:
     """Resize ``out`` to ``arr``'s shape (with PyTorch's deprecation warning if it held data),
-    copy ``arr`` in, bump the version."""
+    copy ``arr`` in, bump the version. An expanded ``out`` raises (Note [Written-to memory])."""
+    if out._data.shape == arr.shape:  # a resized out owns fresh memory
+        check_no_internal_overlap(out._data)
     if out._data.shape != arr.shape:
         _resize_out(out, arr.shape)
     assign(out._data, arr)

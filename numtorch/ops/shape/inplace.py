@@ -9,41 +9,11 @@ import numpy as np
 from ... import _dtype as D
 from ..._state import STATE as _STATE
 from ..._tensor import Tensor, _make, _root_array
+from ..._overlap import OVERLAP_ERR, check_no_internal_overlap, overlap  # noqa: F401 (re-exported)
 from .._pointwise import _broadcast
 from .._registry import defop, public
 from .core import _c, _est, _ints, _strided, both
-from .copy import _c_strides, _dense, assign, empty_layout, preserve_format, zeros_like_tensor
-
-
-def check_no_internal_overlap(a: np.ndarray) -> None:
-    """PyTorch refuses to write where two elements of the destination share memory."""
-    if a.size == 0:  # nothing is written (NumPy 2 gives empty arrays all-zero strides)
-        return
-    for n, s in zip(a.shape, a.strides, strict=False):
-        if s == 0 and n > 1:
-            raise RuntimeError(
-                "unsupported operation: more than one element of the written-to tensor refers to a "
-                "single memory location. Please clone() the tensor before performing the operation."
-            )
-
-
-def overlap(a: np.ndarray, b: np.ndarray) -> str:
-    """PyTorch's get_overlap_status: "full", "partial", "no" or "too_hard" (not both dense)."""
-    if a.size == 0 or b.size == 0:
-        return "no"
-    if not (_dense(a.shape, _est(a)) and _dense(b.shape, _est(b))):
-        return "too_hard"
-    a0, b0 = a.__array_interface__["data"][0], b.__array_interface__["data"][0]
-    a1, b1 = a0 + a.nbytes, b0 + b.nbytes
-    if a0 == b0 and a1 == b1:
-        return "full" if a.strides == b.strides else "partial"
-    return "partial" if a0 < b1 and b0 < a1 else "no"
-
-
-OVERLAP_ERR = (
-    "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
-    "single memory location. Please clone() the tensor before performing the operation."
-)
+from .copy import _c_strides, assign, empty_layout, preserve_format, zeros_like_tensor
 
 
 def _copy_cpu(self, src, non_blocking=False):

@@ -15,8 +15,25 @@ import numpy as np
 
 # Complex division goes through np.divide: Numba's ``/`` raises ZeroDivisionError for a zero
 # complex divisor, NumPy's (and c10::complex's) algorithm gives inf/nan instead.
-from numtorch.kernels._jit import inline
+from numtorch.kernels._jit import inline, scalar_overload
 from numtorch.kernels.cpu.pointwise.vmath import vsigmoid
+
+
+# Note [Python scalars keep double precision]
+# A Python number operand is cast to the compute dtype in the kernel (``x.dtype.type(s)``), as
+# c10::Scalar::to<scalar_t>() does for add/mul/clamp. ATen's pow reads a scalar exponent with
+# exp_scalar.to<double>() for float and double tensors and computes std::pow(base, exp) in
+# double: pow(tensor([0.]), 1e-300) is 0, not 0 ** float32(1e-300) = 1.
+def keep_double(x, like):
+    return like.dtype.type(x)
+
+
+@scalar_overload(keep_double)
+def _keep_double_typer(x, like):
+    # like: the kernel's first array operand (a Numba array type); real floats keep double
+    if str(like.dtype) in ("float32", "float64"):
+        return lambda x, like: np.float64(x)
+    return lambda x, like: like.dtype.type(x)
 
 
 # ---- sign, rounding ------------------------------------------------------------------------
