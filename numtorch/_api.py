@@ -19,7 +19,8 @@ import types
 from . import overrides
 from ._ops import OpOverload
 from ._state import STATE
-from ._tensor import PLAIN_SUBCLASSES
+from ._C import TF_STATE
+from ._tensor import NO_TF_SUBCLASSES, PLAIN_SUBCLASSES
 from .ops._registry import BINDINGS, Binding
 
 _TEMPLATE = """
@@ -64,15 +65,18 @@ def _fast_text(b: Binding, ns: dict) -> str:
     pos, kwonly = _split_sig(b.sig)
     optional = {n for n, d in pos + kwonly if d == "None"}
     plain = [
-        f"({r} is None or _type({r}) is _T or _type({r}) in _PLAIN)"
-        if i and r in optional
-        else f"(_type({r}) is _T or _type({r}) in _PLAIN)"
+        f"({r} is None or {_plain(r)})" if i and r in optional else f"({_plain(r)})"
         for i, r in enumerate(b.relevant)
     ]
     exact = " and ".join(plain + ([cond] if cond else []))
     tmpl = _FAST_NOTIMPL if notimpl else _FAST
     fn = "_fop.fast" if isinstance(op, OpOverload) else "_fop"
     return tmpl.format(exact=exact, args=", ".join(names), fn=fn)
+
+
+def _plain(r: str) -> str:
+    # Note [Plain subclasses]: the third test only runs for subclasses, never for Tensor
+    return f"_type({r}) is _T or _type({r}) in _NOTF or _TF[0] and _type({r}) in _PLAIN"
 
 
 def _split_sig(sig: str):
@@ -135,6 +139,8 @@ def _render(b: Binding, is_method: bool, tensor_type) -> tuple[str, dict, str]:
         "_kw": overrides.nondefault_kwargs,
         "_body": b.body,
         "_PLAIN": PLAIN_SUBCLASSES,
+        "_NOTF": NO_TF_SUBCLASSES,
+        "_TF": TF_STATE,
     })
     return src, ns, f"<numtorch.{b.module}.{b.name}>"
 

@@ -17,6 +17,7 @@ from . import _C, _ops
 from ._C import (  # noqa: F401 (re-exported: PyTorch code imports them from here too)
     ALL_DISABLED,
     ENABLED,
+    SUBCLASSES_DISABLED,
     TF_STATE,
     DisableTorchFunction,
     DisableTorchFunctionSubclass,
@@ -89,12 +90,16 @@ def _get_overloaded_args(relevant: Iterable, get_type_fn=type) -> list:
     superclasses, otherwise left to right (PyTorch's order)."""
     if TF_STATE[0] != ENABLED:
         return []
-    args, seen = [], set()
+    args = []
     for a in relevant:
         tp = get_type_fn(a)
-        if tp in seen or not _needs_handler(tp):
+        if tp in NO_TF or not _needs_handler(tp):
             continue
-        seen.add(tp)
+        if not args:  # the common case: one overloaded argument
+            args.append(a)
+            continue
+        if any(get_type_fn(o) is tp for o in args):
+            continue
         idx = len(args)
         for i, other in enumerate(args):
             if issubclass(tp, get_type_fn(other)):
@@ -177,7 +182,7 @@ def handle_torch_function(public_api: Callable, relevant_args: Iterable, *args, 
 def _run_handlers(func, relevant, args, kwargs, python_api=False, overloaded=None):
     if overloaded is None:
         overloaded = _get_overloaded_args(relevant)
-    types = tuple(type(a) for a in overloaded)
+    types = (type(overloaded[0]),) if len(overloaded) == 1 else tuple(map(type, overloaded))
     mode = None
     if STATE.tf_modes and TF_STATE[0] != ALL_DISABLED:
         # Note [Mode handler runs with itself popped]: calls its handler makes reach the next
@@ -308,6 +313,8 @@ def get_default_nowrap_functions() -> set:
 def _convert(ret, cls):
     if cls is Tensor:
         return ret
+    if ret.__class__ is Tensor:
+        return ret.as_subclass(cls)
     if isinstance(ret, Tensor) and not isinstance(ret, cls):
         return ret.as_subclass(cls)
     if isinstance(ret, (tuple, list)):
@@ -321,13 +328,21 @@ def _tensor_torch_function(cls, func, types, args=(), kwargs=None):
     """Run ``func`` with subclass dispatch disabled, then re-wrap Tensor results as ``cls``."""
     if kwargs is None:
         kwargs = {}
-    if not all(issubclass(cls, t) for t in types):
-        return NotImplemented
-    with DisableTorchFunctionSubclass():
+    for t in types:
+        if not issubclass(cls, t):
+            return NotImplemented
+    # DisableTorchFunctionSubclass, inlined: this runs once per call on every pass-through
+    # subclass, and inside it the wrappers' fast calls take the subclass (Note [Plain subclasses])
+    old = TF_STATE[0]
+    if old == ENABLED:
+        TF_STATE[0] = SUBCLASSES_DISABLED
+    try:
         ret = func(*args, **kwargs)
-        if func in _NOWRAP:
-            return ret
-        return _convert(ret, cls)
+    finally:
+        TF_STATE[0] = old
+    if func in _NOWRAP:
+        return ret
+    return _convert(ret, cls)
 
 
 _NOWRAP: set = set()  # filled once Tensor's properties exist (numtorch/_tensor_tf.py)
