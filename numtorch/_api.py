@@ -31,6 +31,19 @@ def {name}({sig}):{fast}
             return _r
     return _body({call})
 """
+# an operator dunder's handlers: their TypeError is NotImplemented too, as in torch's C++
+# TypeError_to_NotImplemented_ wrappers (so ``x + y`` then raises Python's operand error)
+_TEMPLATE_NOTIMPL = """
+def {name}({sig}):{fast}
+    if _S.tf_modes or {gate}:
+        try:
+            _r = _tf(_self_fn, {rel}, ({pos}{comma}), {kw}, {is_method})
+        except TypeError:
+            return NotImplemented
+        if _r is not _NH:
+            return _r
+    return _body({call})
+"""
 
 
 _FAST = """
@@ -113,10 +126,11 @@ def _render(b: Binding, is_method: bool, tensor_type) -> tuple[str, dict, str]:
     rel = f"({rel},)" if rel else "()"
     kw_pairs = ", ".join(f"({n!r}, {n}, {d})" for n, d in kwonly if d is not None)
     kw_req = ", ".join(f"{n!r}: {n}" for n, d in kwonly if d is None)
-    kw = f"_kw(({kw_pairs}{',' if kw_pairs else ''}), {{{kw_req}}})"
+    kw = f"_kw(({kw_pairs}{',' if kw_pairs else ''}), {{{kw_req}}})" if kwonly else "None"
     ns: dict = {}
     fast = _fast_text(b, ns)
-    src = _TEMPLATE.format(
+    notimpl = b.fast is not None and len(b.fast) > 3 and b.fast[3]
+    src = (_TEMPLATE_NOTIMPL if notimpl else _TEMPLATE).format(
         fast=fast,
         name=b.name,
         sig=b.sig,

@@ -230,34 +230,59 @@ def _not_implemented_text(func, overloaded, mode, python_api: bool) -> str:
 
 def dispatch_torch_function(func, relevant, pos, kw, is_method):
     """Entry from a generated wrapper whose gate fired (see numtorch._api)."""
-    binding = PUBLIC.get(func)
     state = TF_STATE[0]
     # inside a subclass handler (SUBCLASSES_DISABLED) no argument is looked at: the common
     # re-entry of the default Tensor.__torch_function__ costs one read here
-    overloaded = _get_overloaded_args(relevant) if state == ENABLED else []
-    if state == ALL_DISABLED or not (STATE.tf_modes or overloaded):
+    overloaded = _NONE
+    if state == ENABLED:
+        for a in relevant:
+            if type(a) not in NO_TF:
+                overloaded = _get_overloaded_args(relevant)
+                break
+    modes = STATE.tf_modes
+    binding = PUBLIC.get(func)
+    if state == ALL_DISABLED or not (modes or overloaded):
         if binding is not None and binding._strict and not isinstance(relevant[0], Tensor):
             raise TypeError(
                 f"{binding.name}(): argument '{binding._strict}' (position 1) must be Tensor, "
                 f"not {type(relevant[0]).__name__}"
             )
         return NOT_HANDLED
-    tf_func = func
+    tf_func, py = func, False
     if binding is not None:
-        pos = _trim_defaults(pos, binding)
+        if len(pos) > binding._n_required:
+            pos = _trim_defaults(pos, binding._pos_defaults)
         tf_func = binding._tf_func or func
-    py = binding is not None and binding._py
-    return _run_handlers(tf_func, relevant, pos, kw or None, py, overloaded)
+        py = binding._py
+    if overloaded:
+        return _run_handlers(tf_func, relevant, pos, kw or None, py, overloaded)
+    # modes only (a TorchFunctionMode over plain tensors): Note [Mode handler runs with itself
+    # popped], as in _run_handlers, without its subclass half
+    mode = modes.pop()
+    try:
+        r = mode.__torch_function__(tf_func, (), pos, kw or None)
+    finally:
+        modes.append(mode)
+    if r is not NotImplemented:
+        return r
+    raise TypeError(_not_implemented_text(tf_func, overloaded, mode, py))
 
 
-def _trim_defaults(pos: tuple, binding) -> tuple:
-    defaults = binding._pos_defaults
+_NONE: list = []  # never mutated: the overloaded arguments of a call that has none
+
+
+def _trim_defaults(pos: tuple, defaults: tuple) -> tuple:
     n = len(pos)
-    while (
-        0 < n <= len(defaults)
-        and defaults[n - 1] is not _REQUIRED
-        and _same(pos[n - 1], defaults[n - 1])
-    ):
+    while 0 < n <= len(defaults):
+        d = defaults[n - 1]
+        v = pos[n - 1]
+        if d is _REQUIRED:
+            break
+        if d is None or d.__class__ is bool:
+            if v is not d:
+                break
+        elif v.__class__ is not d.__class__ or v != d:
+            break
         n -= 1
     return pos[:n]
 
@@ -286,6 +311,9 @@ def register_public(fn: Callable, binding, is_method: bool) -> None:
         p for p in inspect.signature(fn).parameters.values() if p.kind is p.POSITIONAL_OR_KEYWORD
     ]
     binding._pos_defaults = tuple(_REQUIRED if p.default is p.empty else p.default for p in params)
+    # positional arguments past the last required one may equal their defaults (trimmed)
+    req = [i + 1 for i, d in enumerate(binding._pos_defaults) if d is _REQUIRED]
+    binding._n_required = req[-1] if req else 0
     binding._is_method = is_method
     binding._tf_func = None  # Note [Operators pass the method PyTorch passes] (numtorch._api)
     # torch.nn.functional is Python in PyTorch: its all-NotImplemented error is overrides.py's

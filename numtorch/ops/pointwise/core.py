@@ -70,7 +70,8 @@ def _fast_args(pick, op, sig: str, first: str):
     T = getattr(pick, "tensors", None)
     if T is None or op not in T:
         return None
-    names = tuple(first if a.name == "self" else a.name for a in T[op]._schema.arguments if not a.is_out)
+    args = [a.name for a in T[op]._schema.arguments if not a.is_out]
+    names = tuple(first if n == "self" else n for n in args)
     given = [p.split("=")[0].strip() for p in sig.split(",")]
     if tuple(n for n in given if n not in ("*", "", "out")) != names:
         return None
@@ -121,11 +122,12 @@ def _publish(names, pick, op, *, first_number=False, second_tensor=False, method
         if method:
             sig, rel, _ = schema_sig(op, method=True, out=False)
             fast = _fast_args(pick, "functional", msig or sig, "self")
-            public(name, msig or sig, mbody, relevant=rel, module="Tensor", doc=doc, ops=(op,), fast=fast)
+            public(name, msig or sig, mbody, relevant=rel, module="Tensor", doc=doc, ops=(op,),
+                   fast=fast)  # fmt: skip
             if inplace:
                 fast = _fast_args(pick, "inplace", msig or sig, "self")
-                public(name + "_", msig or sig, ibody, relevant=rel, module="Tensor", doc=doc, ops=(op,),
-                       fast=fast)  # fmt: skip
+                public(name + "_", msig or sig, ibody, relevant=rel, module="Tensor", doc=doc,
+                       ops=(op,), fast=fast)  # fmt: skip
 
 
 def _register(names, T, S=None, F=None, pick=None, **pub):
