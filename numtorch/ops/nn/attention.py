@@ -34,13 +34,14 @@ class _Fn:
 
 def _bool_to_bias(mask, dtype):
     """A boolean mask (True = attend) as an additive float mask (-inf where masked)."""
-    return aten.zeros.default(mask.shape, dtype=dtype).masked_fill(mask.logical_not(), float("-inf"))
+    zeros = aten.zeros.default(mask.shape, dtype=dtype)
+    return aten.masked_fill.Scalar(zeros, aten.logical_not.default(mask), float("-inf"))
 
 
 def _safe_softmax(x, dim):
-    out = x.softmax(dim)
-    masked = (x == float("-inf")).all(dim, keepdim=True)
-    return out.masked_fill(masked, 0.0)
+    out = aten.softmax.int(x, dim)
+    masked = aten.all.dims(aten.eq.Scalar(x, float("-inf")), [dim], True)
+    return aten.masked_fill.Scalar(out, masked, 0.0)
 
 
 def _sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
@@ -52,17 +53,18 @@ def _sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
                 "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True"
             )
         L, S = query.shape[-2], key.shape[-2]
-        attn_mask = _bool_to_bias(aten.ones.default((L, S), dtype=D.bool).tril(), query.dtype)
+        causal = aten.tril.default(aten.ones.default((L, S), dtype=D.bool))
+        attn_mask = _bool_to_bias(causal, query.dtype)
     if enable_gqa and query.dim() >= 3 and key.shape[-3] != query.shape[-3]:
         rep = query.shape[-3] // key.shape[-3]
-        key = key.repeat_interleave(rep, -3)
-        value = value.repeat_interleave(rep, -3)
+        key = aten.repeat_interleave.self_int(key, rep, -3)
+        value = aten.repeat_interleave.self_int(value, rep, -3)
     s = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     root = math.sqrt(abs(s))
-    q = query * (-root if s < 0 else root)
-    attn = aten.matmul.default(q, key.transpose(-2, -1) * root)
+    q = aten.mul.Tensor(query, -root if s < 0 else root)
+    attn = aten.matmul.default(q, aten.mul.Tensor(aten.transpose.int(key, -2, -1), root))
     if attn_mask is not None:
-        attn = attn + attn_mask
+        attn = aten.add.Tensor(attn, attn_mask)
     attn = _safe_softmax(attn, -1)
     if dropout_p > 0.0:
         attn = aten.dropout.default(attn, dropout_p, True)

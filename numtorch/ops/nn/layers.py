@@ -148,10 +148,11 @@ _f_feature_dropout("dropout2d", 2, "Zero whole channels of (N, C, H, W) input.\n
 
 # ---- linear / bilinear ----------------------------------------------------------------------------
 def _linear(input, weight, bias):
+    wt = aten.t.default(weight)
     if input.dim() == 2 and bias is not None:
-        return aten.addmm.default(bias, input, weight.t())
-    out = aten.matmul.default(input, weight.t())
-    return out + bias if bias is not None else out
+        return aten.addmm.default(bias, input, wt)
+    out = aten.matmul.default(input, wt)
+    return aten.add.Tensor(out, bias) if bias is not None else out
 
 
 linear = defop(

@@ -210,11 +210,16 @@ nll_loss_nd = defop(
 
 
 # ---- cross entropy -------------------------------------------------------------------------------------
+# Note [Composite bodies are below the Python API]: aten calls, not Tensor methods or operators,
+# so patching Tensor.log_softmax (or __mul__) never changes cross_entropy, as in ATen's C++.
+aten = _ops.aten
+
+
 def _class_view(weight, input, class_dim):
     if input.dim() > 1:
         shape = [1] * input.dim()
         shape[class_dim] = weight.shape[0]
-        return weight.view(shape)
+        return aten.view.default(weight, shape)
     return weight
 
 
@@ -226,53 +231,53 @@ def _ce_prob_target(self, target, weight, reduction, label_smoothing):
             f"cross_entropy: weight tensor should be defined either for all {n_classes} classes or no classes but "
             f"got weight tensor of shape: {list(weight.shape)}"
         )
-    logp = self.log_softmax(class_dim)
+    logp = aten.log_softmax.int(self, class_dim)
     t = (
-        target * (1 - label_smoothing) + label_smoothing / n_classes
+        aten.add.Tensor(aten.mul.Tensor(target, 1 - label_smoothing), label_smoothing / n_classes)
         if label_smoothing > 0
         else target
     )
-    prod = logp * t
+    prod = aten.mul.Tensor(logp, t)
     if weight is not None:
-        prod = prod * _class_view(weight, logp, class_dim)
+        prod = aten.mul.Tensor(prod, _class_view(weight, logp, class_dim))
     if reduction == MEAN:
         if logp.numel() == 0:
-            return -(prod.sum()) * math.nan
-        return -prod.sum() / (logp.numel() / n_classes)
+            return aten.mul.Tensor(aten.neg.default(aten.sum.default(prod)), math.nan)
+        return aten.div.Tensor(aten.neg.default(aten.sum.default(prod)), logp.numel() / n_classes)
     if reduction == SUM:
-        return -prod.sum()
-    return -prod.sum(class_dim)
+        return aten.neg.default(aten.sum.default(prod))
+    return aten.neg.default(aten.sum.dim_IntList(prod, [class_dim]))
 
 
 def _ce_label_smoothing(self, target, weight, reduction, ignore_index, label_smoothing):
     class_dim = 0 if self.dim() == 1 else 1
-    logp = self.log_softmax(class_dim)
+    logp = aten.log_softmax.int(self, class_dim)
     nll = dispatch(nll_loss_nd, [logp, target, weight, reduction, ignore_index])
     n_classes = logp.shape[class_dim]
-    ignore = target == ignore_index
-    smooth = (
-        -(logp * _class_view(weight, logp, class_dim)).sum(class_dim)
-        if weight is not None
-        else -logp.sum(class_dim)
-    )
-    smooth = smooth.masked_fill(ignore, 0.0)
+    ignore = aten.eq.Scalar(target, ignore_index)
+    weighted = logp
+    if weight is not None:
+        weighted = aten.mul.Tensor(logp, _class_view(weight, logp, class_dim))
+    smooth = aten.neg.default(aten.sum.dim_IntList(weighted, [class_dim]))
+    smooth = aten.masked_fill.Scalar(smooth, ignore, 0.0)
     if reduction == MEAN:
         if weight is not None:
-            filtered = target.masked_fill(ignore, 0)
-            tw = (
-                weight.gather(0, filtered.flatten())
-                .view(filtered.shape)
-                .masked_fill(ignore, 0)
-                .sum()
-            )
-            ret = smooth.sum() / tw
+            filtered = aten.masked_fill.Scalar(target, ignore, 0)
+            tw = aten.gather.default(weight, 0, aten.flatten.using_ints(filtered))
+            tw = aten.view.default(tw, list(filtered.shape))
+            tw = aten.sum.default(aten.masked_fill.Scalar(tw, ignore, 0))
+            ret = aten.div.Tensor(aten.sum.default(smooth), tw)
         else:
-            ret = smooth.sum() / (~ignore).sum()
+            total = aten.sum.default(smooth)
+            ret = aten.div.Tensor(total, aten.sum.default(aten.bitwise_not.default(ignore)))
     elif reduction == SUM:
-        ret = smooth.sum()
+        ret = aten.sum.default(smooth)
     else:
         ret = smooth
-    return nll * (1 - label_smoothing) + ret * (label_smoothing / n_classes)
+    return aten.add.Tensor(
+        aten.mul.Tensor(nll, 1 - label_smoothing),
+        aten.mul.Tensor(ret, label_smoothing / n_classes),
+    )
 
 
 def _cross_entropy_loss(self, target, weight, reduction, ignore_index, label_smoothing):
@@ -295,9 +300,8 @@ def _cross_entropy_loss(self, target, weight, reduction, ignore_index, label_smo
             )
         return _ce_label_smoothing(self, target, weight, reduction, ignore_index, label_smoothing)
     class_dim = 0 if self.dim() == 1 else 1
-    return dispatch(
-        nll_loss_nd, [self.log_softmax(class_dim), target, weight, reduction, ignore_index]
-    )
+    logp = aten.log_softmax.int(self, class_dim)
+    return dispatch(nll_loss_nd, [logp, target, weight, reduction, ignore_index])
 
 
 cross_entropy_loss = defop(
