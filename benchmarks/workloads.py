@@ -344,6 +344,17 @@ def _python_key(case):
     return make
 
 
+def _torch_function(case):
+    def make(name):
+        from benchmarks.bench_dispatch import TorchFunction
+
+        b = TorchFunction()
+        b.setup(case, name)
+        return b.fn
+
+    return make
+
+
 def _spelling(kind):
     def make(name):
         L = _L(name)
@@ -516,12 +527,16 @@ def workloads() -> list:
     for kind in ("function", "method", "aten", "scalar"):
         W.append(Workload(f"add spelling {kind}", "dispatch", _no_numpy(_spelling(kind))))
     W.append(Workload("custom Function apply", "dispatch", _no_numpy(_custom_function)))
-    W.append(Workload("__torch_function__ subclass add", "dispatch", _no_numpy(_tf_subclass)))
     W.append(Workload("TorchDispatchMode pass-through add+mul+sum", "dispatch",
                       _no_numpy(_python_key("mode")), target=1.2))  # fmt: skip
     W.append(Workload("wrapper subclass pass-through add+mul+sum", "dispatch",
                       _no_numpy(_python_key("wrapper")), target=1.2))  # fmt: skip
     W.append(Workload("(a*b).backward tiny", "dispatch", _no_numpy(_mul_backward)))
+    W.append(Workload("__torch_function__ subclass add", "torch_function", _no_numpy(_tf_subclass)))
+    W.append(Workload("TorchFunctionMode pass-through add+mul+sum", "torch_function",
+                      _no_numpy(_torch_function("mode")), target=1.1))  # fmt: skip
+    W.append(Workload("__torch_function__ subclass pass-through add+mul+sum", "torch_function",
+                      _no_numpy(_torch_function("subclass")), target=1.2))  # fmt: skip
     for n in (1_000_000, 10_000_000):
         for op in ("add", "mul", "exp", "tanh", "sigmoid"):
             for out in (False, True):

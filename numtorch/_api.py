@@ -19,7 +19,8 @@ import types
 from . import overrides
 from ._ops import OpOverload
 from ._state import STATE
-from ._tensor import PLAIN_SUBCLASSES
+from ._C import TF_STATE
+from ._tensor import NO_TF_SUBCLASSES, PLAIN_SUBCLASSES
 from .ops._registry import BINDINGS, Binding
 
 # Note [Allocation failures]
@@ -32,6 +33,22 @@ def {name}({sig}):
     try:{fast}
         if _S.tf_modes or {gate}:
             _r = _tf(_self_fn, {rel}, ({pos}{comma}), {kw}, {is_method})
+            if _r is not _NH:
+                return _r
+        return _body({call})
+    except MemoryError as _e:
+        raise _oom(_e) from None
+"""
+# an operator dunder's handlers: their TypeError is NotImplemented too, as in torch's C++
+# TypeError_to_NotImplemented_ wrappers (so ``x + y`` then raises Python's operand error)
+_TEMPLATE_NOTIMPL = """
+def {name}({sig}):
+    try:{fast}
+        if _S.tf_modes or {gate}:
+            try:
+                _r = _tf(_self_fn, {rel}, ({pos}{comma}), {kw}, {is_method})
+            except TypeError:
+                return NotImplemented
             if _r is not _NH:
                 return _r
         return _body({call})
@@ -82,15 +99,18 @@ def _fast_text(b: Binding, ns: dict) -> str:
     pos, kwonly = _split_sig(b.sig)
     optional = {n for n, d in pos + kwonly if d == "None"}
     plain = [
-        f"({r} is None or _type({r}) is _T or _type({r}) in _PLAIN)"
-        if i and r in optional
-        else f"(_type({r}) is _T or _type({r}) in _PLAIN)"
+        f"({r} is None or {_plain(r)})" if i and r in optional else f"({_plain(r)})"
         for i, r in enumerate(b.relevant)
     ]
     exact = " and ".join(plain + ([cond] if cond else []))
     tmpl = _FAST_NOTIMPL if notimpl else _FAST
     fn = "_fop.fast" if isinstance(op, OpOverload) else "_fop"
     return tmpl.format(exact=exact, args=", ".join(names), fn=fn)
+
+
+def _plain(r: str) -> str:
+    # Note [Plain subclasses]: the third test only runs for subclasses, never for Tensor
+    return f"_type({r}) is _T or _type({r}) in _NOTF or _TF[0] and _type({r}) in _PLAIN"
 
 
 def _split_sig(sig: str):
@@ -127,10 +147,11 @@ def _render(b: Binding, is_method: bool, tensor_type) -> tuple[str, dict, str]:
     rel = f"({rel},)" if rel else "()"
     kw_pairs = ", ".join(f"({n!r}, {n}, {d})" for n, d in kwonly if d is not None)
     kw_req = ", ".join(f"{n!r}: {n}" for n, d in kwonly if d is None)
-    kw = f"_kw(({kw_pairs}{',' if kw_pairs else ''}), {{{kw_req}}})"
+    kw = f"_kw(({kw_pairs}{',' if kw_pairs else ''}), {{{kw_req}}})" if kwonly else "None"
     ns: dict = {}
     fast = _fast_text(b, ns).replace("\n", "\n    ")  # inside the template's ``try``
-    src = _TEMPLATE.format(
+    notimpl = b.fast is not None and len(b.fast) > 3 and b.fast[3]
+    src = (_TEMPLATE_NOTIMPL if notimpl else _TEMPLATE).format(
         fast=fast,
         name=b.name,
         sig=b.sig,
@@ -153,6 +174,8 @@ def _render(b: Binding, is_method: bool, tensor_type) -> tuple[str, dict, str]:
         "_kw": overrides.nondefault_kwargs,
         "_body": b.body,
         "_PLAIN": PLAIN_SUBCLASSES,
+        "_NOTF": NO_TF_SUBCLASSES,
+        "_TF": TF_STATE,
         "_oom": out_of_memory,
     })
     return src, ns, f"<numtorch.{b.module}.{b.name}>"

@@ -18,10 +18,14 @@ from ._state import STATE
 _new = object.__new__
 PY_DISPATCH_TYPES: set = set()  # Tensor subclasses defining __torch_dispatch__ (the Python key)
 # Note [Plain subclasses]
-# Tensor subclasses that opt out of __torch_function__ (nn.Parameter) and define no
-# __torch_dispatch__ behave exactly as Tensor in every op (results are plain Tensors), so the
-# hot-path gates (generated wrappers, op.fast) accept them beside Tensor itself.
+# Below the Python API (op.fast, the kernels' shortcuts) a Tensor subclass that defines no
+# __torch_dispatch__ behaves exactly as Tensor (results are plain Tensors): PLAIN_SUBCLASSES.
+# At the Python API the generated wrappers' fast call takes those that also opt out of
+# __torch_function__ (nn.Parameter: NO_TF_SUBCLASSES) and, while subclass dispatch is disabled
+# (DisableTorchFunctionSubclass: the default Tensor.__torch_function__ running the function),
+# every plain subclass, so a pass-through subclass pays the plain call plus one conversion.
 PLAIN_SUBCLASSES: set = set()
+NO_TF_SUBCLASSES: set = set()
 
 
 def _contiguous_strides(shape) -> tuple:
@@ -97,8 +101,10 @@ class Tensor(TensorBase):
         super().__init_subclass__(**kwargs)
         if getattr(cls.__torch_dispatch__, "__func__", None) is not _default_torch_dispatch:
             PY_DISPATCH_TYPES.add(cls)
-        elif _tf_disabled(cls):
+        else:
             PLAIN_SUBCLASSES.add(cls)
+            if _tf_disabled(cls):
+                NO_TF_SUBCLASSES.add(cls)
 
     @classmethod
     def __torch_dispatch__(cls, func, types, args=(), kwargs=None):

@@ -17,6 +17,7 @@ from . import _C, _ops
 from ._C import (  # noqa: F401 (re-exported: PyTorch code imports them from here too)
     ALL_DISABLED,
     ENABLED,
+    SUBCLASSES_DISABLED,
     TF_STATE,
     DisableTorchFunction,
     DisableTorchFunctionSubclass,
@@ -89,12 +90,16 @@ def _get_overloaded_args(relevant: Iterable, get_type_fn=type) -> list:
     superclasses, otherwise left to right (PyTorch's order)."""
     if TF_STATE[0] != ENABLED:
         return []
-    args, seen = [], set()
+    args = []
     for a in relevant:
         tp = get_type_fn(a)
-        if tp in seen or not _needs_handler(tp):
+        if tp in NO_TF or not _needs_handler(tp):
             continue
-        seen.add(tp)
+        if not args:  # the common case: one overloaded argument
+            args.append(a)
+            continue
+        if any(get_type_fn(o) is tp for o in args):
+            continue
         idx = len(args)
         for i, other in enumerate(args):
             if issubclass(tp, get_type_fn(other)):
@@ -177,7 +182,7 @@ def handle_torch_function(public_api: Callable, relevant_args: Iterable, *args, 
 def _run_handlers(func, relevant, args, kwargs, python_api=False, overloaded=None):
     if overloaded is None:
         overloaded = _get_overloaded_args(relevant)
-    types = tuple(type(a) for a in overloaded)
+    types = (type(overloaded[0]),) if len(overloaded) == 1 else tuple(map(type, overloaded))
     mode = None
     if STATE.tf_modes and TF_STATE[0] != ALL_DISABLED:
         # Note [Mode handler runs with itself popped]: calls its handler makes reach the next
@@ -225,34 +230,59 @@ def _not_implemented_text(func, overloaded, mode, python_api: bool) -> str:
 
 def dispatch_torch_function(func, relevant, pos, kw, is_method):
     """Entry from a generated wrapper whose gate fired (see numtorch._api)."""
-    binding = PUBLIC.get(func)
     state = TF_STATE[0]
     # inside a subclass handler (SUBCLASSES_DISABLED) no argument is looked at: the common
     # re-entry of the default Tensor.__torch_function__ costs one read here
-    overloaded = _get_overloaded_args(relevant) if state == ENABLED else []
-    if state == ALL_DISABLED or not (STATE.tf_modes or overloaded):
+    overloaded = _NONE
+    if state == ENABLED:
+        for a in relevant:
+            if type(a) not in NO_TF:
+                overloaded = _get_overloaded_args(relevant)
+                break
+    modes = STATE.tf_modes
+    binding = PUBLIC.get(func)
+    if state == ALL_DISABLED or not (modes or overloaded):
         if binding is not None and binding._strict and not isinstance(relevant[0], Tensor):
             raise TypeError(
                 f"{binding.name}(): argument '{binding._strict}' (position 1) must be Tensor, "
                 f"not {type(relevant[0]).__name__}"
             )
         return NOT_HANDLED
-    tf_func = func
+    tf_func, py = func, False
     if binding is not None:
-        pos = _trim_defaults(pos, binding)
+        if len(pos) > binding._n_required:
+            pos = _trim_defaults(pos, binding._pos_defaults)
         tf_func = binding._tf_func or func
-    py = binding is not None and binding._py
-    return _run_handlers(tf_func, relevant, pos, kw or None, py, overloaded)
+        py = binding._py
+    if overloaded:
+        return _run_handlers(tf_func, relevant, pos, kw or None, py, overloaded)
+    # modes only (a TorchFunctionMode over plain tensors): Note [Mode handler runs with itself
+    # popped], as in _run_handlers, without its subclass half
+    mode = modes.pop()
+    try:
+        r = mode.__torch_function__(tf_func, (), pos, kw or None)
+    finally:
+        modes.append(mode)
+    if r is not NotImplemented:
+        return r
+    raise TypeError(_not_implemented_text(tf_func, overloaded, mode, py))
 
 
-def _trim_defaults(pos: tuple, binding) -> tuple:
-    defaults = binding._pos_defaults
+_NONE: list = []  # never mutated: the overloaded arguments of a call that has none
+
+
+def _trim_defaults(pos: tuple, defaults: tuple) -> tuple:
     n = len(pos)
-    while (
-        0 < n <= len(defaults)
-        and defaults[n - 1] is not _REQUIRED
-        and _same(pos[n - 1], defaults[n - 1])
-    ):
+    while 0 < n <= len(defaults):
+        d = defaults[n - 1]
+        v = pos[n - 1]
+        if d is _REQUIRED:
+            break
+        if d is None or d.__class__ is bool:
+            if v is not d:
+                break
+        elif v.__class__ is not d.__class__ or v != d:
+            break
         n -= 1
     return pos[:n]
 
@@ -281,6 +311,9 @@ def register_public(fn: Callable, binding, is_method: bool) -> None:
         p for p in inspect.signature(fn).parameters.values() if p.kind is p.POSITIONAL_OR_KEYWORD
     ]
     binding._pos_defaults = tuple(_REQUIRED if p.default is p.empty else p.default for p in params)
+    # positional arguments past the last required one may equal their defaults (trimmed)
+    req = [i + 1 for i, d in enumerate(binding._pos_defaults) if d is _REQUIRED]
+    binding._n_required = req[-1] if req else 0
     binding._is_method = is_method
     binding._tf_func = None  # Note [Operators pass the method PyTorch passes] (numtorch._api)
     # torch.nn.functional is Python in PyTorch: its all-NotImplemented error is overrides.py's
@@ -308,6 +341,8 @@ def get_default_nowrap_functions() -> set:
 def _convert(ret, cls):
     if cls is Tensor:
         return ret
+    if ret.__class__ is Tensor:
+        return ret.as_subclass(cls)
     if isinstance(ret, Tensor) and not isinstance(ret, cls):
         return ret.as_subclass(cls)
     if isinstance(ret, (tuple, list)):
@@ -321,13 +356,21 @@ def _tensor_torch_function(cls, func, types, args=(), kwargs=None):
     """Run ``func`` with subclass dispatch disabled, then re-wrap Tensor results as ``cls``."""
     if kwargs is None:
         kwargs = {}
-    if not all(issubclass(cls, t) for t in types):
-        return NotImplemented
-    with DisableTorchFunctionSubclass():
+    for t in types:
+        if not issubclass(cls, t):
+            return NotImplemented
+    # DisableTorchFunctionSubclass, inlined: this runs once per call on every pass-through
+    # subclass, and inside it the wrappers' fast calls take the subclass (Note [Plain subclasses])
+    old = TF_STATE[0]
+    if old == ENABLED:
+        TF_STATE[0] = SUBCLASSES_DISABLED
+    try:
         ret = func(*args, **kwargs)
-        if func in _NOWRAP:
-            return ret
-        return _convert(ret, cls)
+    finally:
+        TF_STATE[0] = old
+    if func in _NOWRAP:
+        return ret
+    return _convert(ret, cls)
 
 
 _NOWRAP: set = set()  # filled once Tensor's properties exist (numtorch/_tensor_tf.py)

@@ -281,9 +281,13 @@ def test_library_define_impl_and_destroy():
     x = numtorch.ones(2, requires_grad=True)
     ov(x).sum().backward()
     assert x.grad.tolist() == [2.0, 2.0]
+    packet = getattr(numtorch.ops, ns).twice
     lib._destroy()
+    # Note [Op lookups are plain attributes]: the cached attributes go with the op
     with pytest.raises(AttributeError):
         getattr(numtorch.ops, ns).twice
+    with pytest.raises(AttributeError, match="has no overload name 'default'"):
+        packet.default
 
 
 def test_malformed_schema():

@@ -391,3 +391,38 @@ def test_dir_array_wrap_long_and_reduce_ex_route_as_in_torch():
 
 class PickledSub(numtorch.Tensor):
     pass
+
+
+def test_handlers_returning_not_implemented_or_raising_type_error_under_operators():
+    # a mode over plain tensors: the function's own error; an operator: Python's operand error
+    # (torch's C++ operators turn a handler's TypeError into NotImplemented)
+    class Refuse(numtorch.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            return NotImplemented
+
+        def __repr__(self):
+            return "Refuse()"
+
+    class Boom(numtorch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            raise TypeError("boom")
+
+    x = numtorch.ones(1)
+    b = x.as_subclass(Boom)
+    with Refuse(), pytest.raises(TypeError) as e:
+        x.sum()
+    assert str(e.value).startswith(
+        "Multiple dispatch failed for 'torch.Tensor.sum'; all __torch_function__ handlers "
+        "returned NotImplemented:\n\n  - mode object Refuse()\n"
+    )
+    with Refuse(), pytest.raises(TypeError, match=r"^no implementation found for 'torch.nn"):
+        numtorch.nn.functional.relu(x)
+    with Refuse(), pytest.raises(TypeError, match=r"operand type\(s\) for \+: 'Tensor' and 'Tensor'"):
+        x + x
+    with pytest.raises(TypeError, match=r"unsupported operand type\(s\) for \+: 'Boom' and 'Boom'"):
+        b + b
+    with pytest.raises(TypeError, match="^boom$"):
+        b.add(b)
+    with pytest.raises(TypeError, match="'<' not supported between instances of 'Tensor' and 'Boom'"):
+        x < b

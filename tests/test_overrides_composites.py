@@ -222,3 +222,62 @@ def test_backward_shows_a_mode_only_the_entry_point(name, make):
         with Count() as m:
             call(y)
         assert m.seen == [want], (name, _names(m.seen))
+
+
+# Tensor methods that are metadata in PyTorch (no op runs): composites may read these
+_METADATA = {"dim", "numel", "size", "stride", "is_contiguous", "element_size", "__len__"}
+
+
+def _patch_tensor_ops(monkeypatch, calls):
+    """Swap every op-running Tensor method and operator for one that records its name."""
+    keep = _METADATA | {"__repr__", "__hash__", "__bool__", "__iter__", "__getattr__", "__setattr__",
+                        "__new__", "__init__", "__init_subclass__", "__torch_function__",
+                        "__torch_dispatch__", "__reduce_ex__", "__format__", "__index__"}  # fmt: skip
+    for name, fn in list(vars(numtorch.Tensor).items()):
+        if name in keep or not callable(fn) or isinstance(fn, (type, staticmethod, classmethod)):
+            continue
+
+        def patched(*args, _name=name, _fn=fn, **kwargs):
+            calls.append(_name)
+            return _fn(*args, **kwargs)
+
+        monkeypatch.setattr(numtorch.Tensor, name, patched)
+
+
+def test_patching_tensor_methods_never_changes_the_main_composites(monkeypatch):
+    # ATen's composites are C++: replacing Tensor.t or Tensor.__add__ in Python changes nothing
+    g = np.random.default_rng(0)
+    x, w, b = (numtorch.tensor(g.standard_normal(s)) for s in ((4, 5), (3, 5), (3,)))
+    x3, q, k, v = (numtorch.tensor(g.standard_normal(s)) for s in ((2, 4, 5), *[(2, 3, 4)] * 3))
+    target = numtorch.tensor([0, 2, 1, 0])
+    probs = numtorch.tensor(g.dirichlet(np.ones(5), 4))
+    cw = numtorch.tensor(g.random(5))
+    mask = numtorch.tensor(g.random((3, 3)) > 0.3)
+    q4, k2, v2 = (numtorch.tensor(g.standard_normal(s)) for s in ((1, 4, 3, 4), *[(1, 2, 3, 4)] * 2))
+    calls = {
+        "linear": lambda: F.linear(x, w, b),
+        "linear 3-d": lambda: F.linear(x3, w, b),
+        "linear no bias": lambda: F.linear(x, w),
+        "cross_entropy": lambda: F.cross_entropy(x, target),
+        "cross_entropy probs": lambda: F.cross_entropy(x, probs, weight=cw, label_smoothing=0.2),
+        "cross_entropy probs none": lambda: F.cross_entropy(x, probs, reduction="none"),
+        "cross_entropy smoothing": lambda: F.cross_entropy(x, target, label_smoothing=0.1),
+        "cross_entropy smoothing weight": lambda: F.cross_entropy(
+            x, target, weight=cw, label_smoothing=0.1
+        ),
+        "layer_norm": lambda: F.layer_norm(x, (5,), cw, cw),
+        "softmax": lambda: F.softmax(x, 1),
+        "log_softmax": lambda: F.log_softmax(x, 1),
+        "sdpa": lambda: F.scaled_dot_product_attention(q, k, v),
+        "sdpa causal": lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True),
+        "sdpa bool mask": lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=mask),
+        "sdpa gqa": lambda: F.scaled_dot_product_attention(q4, k2, v2, enable_gqa=True),
+    }
+    expected = {name: fn().numpy().copy() for name, fn in calls.items()}
+    seen = []
+    _patch_tensor_ops(monkeypatch, seen)
+    for name, fn in calls.items():
+        seen.clear()
+        r = fn()
+        assert seen == [], (name, seen)
+        np.testing.assert_array_equal(r.numpy(), expected[name], err_msg=name)

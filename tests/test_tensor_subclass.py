@@ -73,3 +73,37 @@ def test_disabled_torch_function_impl_gives_plain_tensors():
 
     assert type(Plain([1.0]) + 1) is numtorch.Tensor
     assert numtorch.Tensor.__torch_function__.__self__ is numtorch.Tensor
+
+
+def test_subclass_with_dispatch_disabled_runs_as_plain_and_re_enabling_dispatches_again():
+    # Note [Plain subclasses]: inside DisableTorchFunctionSubclass the wrappers' fast calls take
+    # the subclass and give plain Tensors; _EnableTorchFunction brings its handler back
+    seen = []
+
+    class Counting(numtorch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            seen.append(func.__name__)
+            return super().__torch_function__(func, types, args, kwargs or {})
+
+    a, b = numtorch.ones(3).as_subclass(Counting), numtorch.full((3,), 2.0).as_subclass(Counting)
+    with numtorch._C.DisableTorchFunctionSubclass():
+        r = [a + b, a.add(b), numtorch.add(a, b), a.mul(b), a.exp(), a.sum(), a.add(b, alpha=2)]
+        with numtorch._C._EnableTorchFunction():
+            again = a + b
+    assert [type(x) for x in r] == [numtorch.Tensor] * 7
+    assert [x.tolist() for x in r[:4]] == [[3.0] * 3] * 3 + [[2.0] * 3]
+    assert r[6].tolist() == [5.0] * 3 and type(again) is Counting and seen == ["add"]
+    seen.clear()
+    assert type(a.add(b)) is Counting and type(numtorch.mul(a, b)) is Counting
+    assert seen == ["add", "mul"]
+
+
+def test_pass_through_subclass_leaf_gets_its_gradient_through_the_fast_calls():
+    x = numtorch.tensor([1.0, 2.0], requires_grad=True).as_subclass(SubTensor)
+    x.retain_grad()
+    y = SubTensor([3.0, 4.0])
+    out = ((x + y) * x).sum()
+    assert type(out) is SubTensor and out.grad_fn is not None
+    out.backward()
+    assert x.grad.tolist() == [5.0, 8.0]  # d/dx (x + y) x = 2x + y

@@ -116,7 +116,7 @@ def define_op(qualname_schema: str, tags=()) -> OpOverload:
     if packet is None:
         from .._ops import OpOverloadPacket
 
-        packet = ns._packets[s.name] = OpOverloadPacket(s.namespace, s.name)
+        packet = ns._add_packet(s.name, OpOverloadPacket(s.namespace, s.name))
     op = CustomOpOverload(s, packet, tuple(tags))
     packet._add(op)
     op.autograd = AutogradKernel(op) if _differentiable(op) else None
@@ -132,9 +132,9 @@ def undefine_op(op: OpOverload) -> None:
     ns = ops.namespace(s.namespace)
     packet = ns._packets.get(s.name)
     if packet is not None and packet._overloads.get(op._overloadname) is op:
-        del packet._overloads[op._overloadname]
+        packet._remove(op._overloadname)
         if not packet._overloads:
-            del ns._packets[s.name]
+            ns._remove_packet(s.name)
 
 
 def kernel_adapter(op, fn):

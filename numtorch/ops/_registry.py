@@ -219,6 +219,23 @@ def _py_default(v) -> str:
 
 
 _BODIES: dict = {}
+_isfunction = inspect.isfunction
+
+
+def fast_of(name: str, module: str = "torch") -> Callable:
+    """The plain function of the binding ``module.name``'s fast call (Note [Binding fast call]:
+    the reductions' fused path, ``fn(self, dim, keepdim)``, which falls back to the body by
+    itself), to call below the gate where the op's own dispatch would take the general path."""
+    key = (module, name, "fast")
+    fn = _BODIES.get(key)
+    if fn is None:
+        for b in BINDINGS:
+            if b.name == name and b.module == module and b.fast and _isfunction(b.fast[0]):
+                fn = _BODIES[key] = b.fast[0]
+                break
+        else:
+            raise KeyError(f"no public binding {module}.{name} with a fast function")
+    return fn
 
 
 def body_of(name: str, module: str = "torch") -> Callable:

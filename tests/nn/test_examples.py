@@ -1,4 +1,5 @@
-"""The nn examples run and pass their own checks (examples/extending_nn.py, examples/main.py)."""
+"""The examples run and pass their own checks (examples/extending_nn.py,
+examples/extending_torch_function.py, examples/main.py)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,15 @@ def test_extending_nn_example_prints_the_notes_repr(capsys):
     out = capsys.readouterr().out
     assert "Linear(input_features=4, output_features=3, bias=True)" in out
     assert "gradcheck through the note's Linear: True" in out
+
+
+def test_extending_torch_function_example_prints_the_notes_lines(capsys):
+    runpy.run_path(str(EXAMPLES / "extending_torch_function.py"), run_name="__main__")
+    out = capsys.readouterr().out
+    assert "ScalarTensor(N=2, value=4)" in out
+    assert "Metadata:\n{'owner': 'Ministry of Silly Walks'}\n\ndata:\ntensor([[2, 4]," in out
+    assert "Function Log: torch.rand(*(10,), **{'requires_grad': True})" in out
+    assert out.rstrip().endswith("every example of the note's __torch_function__ sections: OK")
 
 
 @pytest.mark.slow

@@ -9,7 +9,7 @@ import warnings
 from ... import _dtype as D
 from ..._dispatch import dispatch
 from ..._ops import ops as _ops
-from .._registry import body_of, defop, public
+from .._registry import body_of, defop, fast_of, public
 
 _F = "torch.nn.functional"
 
@@ -34,15 +34,21 @@ class _Fn:
 
 def _bool_to_bias(mask, dtype):
     """A boolean mask (True = attend) as an additive float mask (-inf where masked)."""
-    return aten.zeros.default(mask.shape, dtype=dtype).masked_fill(mask.logical_not(), float("-inf"))
+    zeros = aten.zeros.default(mask.shape, dtype=dtype)
+    keep = dispatch(aten.logical_not.default, [mask])
+    return dispatch(aten.masked_fill.Scalar, [zeros, keep, float("-inf")])
 
 
 def _safe_softmax(x, dim):
-    out = x.softmax(dim)
-    masked = (x == float("-inf")).all(dim, keepdim=True)
-    return out.masked_fill(masked, 0.0)
+    out = dispatch(aten.softmax.int, [x, dim, None])
+    masked = dispatch(aten.eq.Scalar, [x, float("-inf")])
+    masked = fast_of("all", "Tensor")(masked, dim, True)  # Tensor.all's fused path
+    return dispatch(aten.masked_fill.Scalar, [out, masked, 0.0])
 
 
+# Note [Composite bodies are below the Python API]: op calls, never Tensor methods or operators
+# (patching Tensor.transpose must not change attention); dispatch() with every schema value
+# skips the aten overloads' argument binding.
 def _sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
     if attn_mask is not None and attn_mask.dtype is D.bool:
         attn_mask = _bool_to_bias(attn_mask, query.dtype)
@@ -52,21 +58,23 @@ def _sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
                 "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True"
             )
         L, S = query.shape[-2], key.shape[-2]
-        attn_mask = _bool_to_bias(aten.ones.default((L, S), dtype=D.bool).tril(), query.dtype)
+        ones = aten.ones.default((L, S), dtype=D.bool)
+        attn_mask = _bool_to_bias(dispatch(aten.tril.default, [ones, 0]), query.dtype)
     if enable_gqa and query.dim() >= 3 and key.shape[-3] != query.shape[-3]:
         rep = query.shape[-3] // key.shape[-3]
-        key = key.repeat_interleave(rep, -3)
-        value = value.repeat_interleave(rep, -3)
+        key = dispatch(aten.repeat_interleave.self_int, [key, rep, -3, None])
+        value = dispatch(aten.repeat_interleave.self_int, [value, rep, -3, None])
     s = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     root = math.sqrt(abs(s))
-    q = query * (-root if s < 0 else root)
-    attn = aten.matmul.default(q, key.transpose(-2, -1) * root)
+    q = dispatch(aten.mul.Tensor, [query, -root if s < 0 else root])
+    kt = dispatch(aten.mul.Tensor, [body_of("transpose", "Tensor")(key, -2, -1), root])
+    attn = dispatch(aten.matmul.default, [q, kt])
     if attn_mask is not None:
-        attn = attn + attn_mask
+        attn = dispatch(aten.add.Tensor, [attn, attn_mask, 1])
     attn = _safe_softmax(attn, -1)
     if dropout_p > 0.0:
         attn = aten.dropout.default(attn, dropout_p, True)
-    return aten.matmul.default(attn, value)
+    return dispatch(aten.matmul.default, [attn, value])
 
 
 scaled_dot_product_attention = defop(

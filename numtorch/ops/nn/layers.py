@@ -15,7 +15,7 @@ from ..._tensor import Tensor, _make
 from ...autograd.grad_mode import no_grad
 from ...kernels import lazy
 from .._pointwise import _cname
-from .._registry import defop, public
+from .._registry import body_of, defop, public
 
 K = lazy("numtorch.kernels.cpu.nn.layers")
 aten = _ops.aten  # Note [Composite bodies are below the Python API]
@@ -148,10 +148,13 @@ _f_feature_dropout("dropout2d", 2, "Zero whole channels of (N, C, H, W) input.\n
 
 # ---- linear / bilinear ----------------------------------------------------------------------------
 def _linear(input, weight, bias):
+    # Note [Composite bodies are below the Python API]: no Tensor method or operator; Tensor.t's
+    # body is its view shortcut (dispatching aten.t takes the general path)
+    wt = body_of("t", "Tensor")(weight)
     if input.dim() == 2 and bias is not None:
-        return aten.addmm.default(bias, input, weight.t())
-    out = aten.matmul.default(input, weight.t())
-    return out + bias if bias is not None else out
+        return dispatch(aten.addmm.default, [bias, input, wt, 1, 1])
+    out = dispatch(aten.matmul.default, [input, wt])
+    return dispatch(aten.add.Tensor, [out, bias, 1]) if bias is not None else out
 
 
 linear = defop(

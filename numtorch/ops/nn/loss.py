@@ -18,7 +18,7 @@ from ..._state import STATE
 from ..._tensor import Tensor, _make
 from ...kernels import lazy
 from .._pointwise import _cname
-from .._registry import defop
+from .._registry import defop, fast_of
 
 K = lazy("numtorch.kernels.cpu.nn.loss")
 NONE, MEAN, SUM = 0, 1, 2
@@ -211,11 +211,31 @@ nll_loss_nd = defop(
 
 
 # ---- cross entropy -------------------------------------------------------------------------------------
+# Note [Composite bodies are below the Python API]: op calls, not Tensor methods or operators,
+# so patching Tensor.log_softmax (or __mul__) never changes cross_entropy, as in ATen's C++;
+# dispatch() with every schema value skips the aten overloads' argument binding.
+aten = _ops.aten
+
+
+def _log_softmax(x, dim):
+    return dispatch(aten.log_softmax.int, [x, dim, None])
+
+
+def _sum(x, dim=None):
+    # Tensor.sum's fused path (the op's own dispatch takes the general reduction)
+    return fast_of("sum", "Tensor")(x, dim, False)
+
+
+def _neg_sum(x, dim=None):
+    """-x.sum() or -x.sum(dim)"""
+    return dispatch(aten.neg.default, [_sum(x, dim)])
+
+
 def _class_view(weight, input, class_dim):
     if input.dim() > 1:
         shape = [1] * input.dim()
         shape[class_dim] = weight.shape[0]
-        return weight.view(shape)
+        return dispatch(aten.view.default, [weight, shape])
     return weight
 
 
@@ -227,53 +247,52 @@ def _ce_prob_target(self, target, weight, reduction, label_smoothing):
             f"cross_entropy: weight tensor should be defined either for all {n_classes} classes or no classes but "
             f"got weight tensor of shape: {list(weight.shape)}"
         )
-    logp = self.log_softmax(class_dim)
-    t = (
-        target * (1 - label_smoothing) + label_smoothing / n_classes
-        if label_smoothing > 0
-        else target
-    )
-    prod = logp * t
+    logp = _log_softmax(self, class_dim)
+    t = target
+    if label_smoothing > 0:
+        t = dispatch(aten.mul.Tensor, [target, 1 - label_smoothing])
+        t = dispatch(aten.add.Tensor, [t, label_smoothing / n_classes, 1])
+    prod = dispatch(aten.mul.Tensor, [logp, t])
     if weight is not None:
-        prod = prod * _class_view(weight, logp, class_dim)
+        prod = dispatch(aten.mul.Tensor, [prod, _class_view(weight, logp, class_dim)])
     if reduction == MEAN:
         if logp.numel() == 0:
-            return -(prod.sum()) * math.nan
-        return -prod.sum() / (logp.numel() / n_classes)
+            return dispatch(aten.mul.Tensor, [_neg_sum(prod), math.nan])
+        return dispatch(aten.div.Tensor, [_neg_sum(prod), logp.numel() / n_classes])
     if reduction == SUM:
-        return -prod.sum()
-    return -prod.sum(class_dim)
+        return _neg_sum(prod)
+    return _neg_sum(prod, class_dim)
 
 
 def _ce_label_smoothing(self, target, weight, reduction, ignore_index, label_smoothing):
     class_dim = 0 if self.dim() == 1 else 1
-    logp = self.log_softmax(class_dim)
+    logp = _log_softmax(self, class_dim)
     nll = dispatch(nll_loss_nd, [logp, target, weight, reduction, ignore_index])
     n_classes = logp.shape[class_dim]
-    ignore = target == ignore_index
-    smooth = (
-        -(logp * _class_view(weight, logp, class_dim)).sum(class_dim)
-        if weight is not None
-        else -logp.sum(class_dim)
-    )
-    smooth = smooth.masked_fill(ignore, 0.0)
+    ignore = dispatch(aten.eq.Scalar, [target, ignore_index])
+    weighted = logp
+    if weight is not None:
+        weighted = dispatch(aten.mul.Tensor, [logp, _class_view(weight, logp, class_dim)])
+    smooth = dispatch(aten.masked_fill.Scalar, [_neg_sum(weighted, class_dim), ignore, 0.0])
     if reduction == MEAN:
         if weight is not None:
-            filtered = target.masked_fill(ignore, 0)
-            tw = (
-                weight.gather(0, filtered.flatten())
-                .view(filtered.shape)
-                .masked_fill(ignore, 0)
-                .sum()
-            )
-            ret = smooth.sum() / tw
+            filtered = dispatch(aten.masked_fill.Scalar, [target, ignore, 0])
+            flat = dispatch(aten.flatten.using_ints, [filtered, 0, -1])
+            tw = dispatch(aten.gather.default, [weight, 0, flat, False])
+            tw = dispatch(aten.view.default, [tw, list(filtered.shape)])
+            tw = _sum(dispatch(aten.masked_fill.Scalar, [tw, ignore, 0]))
+            ret = dispatch(aten.div.Tensor, [_sum(smooth), tw])
         else:
-            ret = smooth.sum() / (~ignore).sum()
+            total = _sum(smooth)
+            kept = _sum(dispatch(aten.bitwise_not.default, [ignore]))
+            ret = dispatch(aten.div.Tensor, [total, kept])
     elif reduction == SUM:
-        ret = smooth.sum()
+        ret = _sum(smooth)
     else:
         ret = smooth
-    return nll * (1 - label_smoothing) + ret * (label_smoothing / n_classes)
+    nll = dispatch(aten.mul.Tensor, [nll, 1 - label_smoothing])
+    smooth = dispatch(aten.mul.Tensor, [ret, label_smoothing / n_classes])
+    return dispatch(aten.add.Tensor, [nll, smooth, 1])
 
 
 def _cross_entropy_loss(self, target, weight, reduction, ignore_index, label_smoothing):
@@ -296,9 +315,8 @@ def _cross_entropy_loss(self, target, weight, reduction, ignore_index, label_smo
             )
         return _ce_label_smoothing(self, target, weight, reduction, ignore_index, label_smoothing)
     class_dim = 0 if self.dim() == 1 else 1
-    return dispatch(
-        nll_loss_nd, [self.log_softmax(class_dim), target, weight, reduction, ignore_index]
-    )
+    logp = _log_softmax(self, class_dim)
+    return dispatch(nll_loss_nd, [logp, target, weight, reduction, ignore_index])
 
 
 cross_entropy_loss = defop(

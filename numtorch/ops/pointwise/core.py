@@ -59,7 +59,23 @@ def _pick_ts(T, S=None, F=None):
             return S, v
         return T, v
 
+    pick.tensors = T  # every operand a Tensor: T, whatever S and F are (_fast_args)
     return pick
+
+
+def _fast_args(pick, op, sig: str, first: str):
+    # Note [Binding fast call]: with every relevant operand a Tensor, a _pick_ts pick takes
+    # T unchanged, so the wrapper may call T's op.fast itself: its parameters are the
+    # binding's (schema order, ``self`` named ``first``), unless a custom sig renames them.
+    T = getattr(pick, "tensors", None)
+    if T is None or op not in T:
+        return None
+    args = [a.name for a in T[op]._schema.arguments if not a.is_out]
+    names = tuple(first if n == "self" else n for n in args)
+    given = [p.split("=")[0].strip() for p in sig.split(",")]
+    if tuple(n for n in given if n not in ("*", "", "out")) != names:
+        return None
+    return (T[op], names, "out is None") if "out" in given else (T[op], names)
 
 
 def _publish(names, pick, op, *, first_number=False, second_tensor=False, method=True, inplace=True,
@@ -101,20 +117,17 @@ def _publish(names, pick, op, *, first_number=False, second_tensor=False, method
             rel = (
                 rel[::-1] if first_number else rel
             )  # the generated gate then accepts a number first
-            public(name, fsig or sig, fbody, relevant=rel, doc=doc, ops=(op,))
+            fast = _fast_args(pick, "functional", fsig or sig, "input")
+            public(name, fsig or sig, fbody, relevant=rel, doc=doc, ops=(op,), fast=fast)
         if method:
             sig, rel, _ = schema_sig(op, method=True, out=False)
-            public(name, msig or sig, mbody, relevant=rel, module="Tensor", doc=doc, ops=(op,))
+            fast = _fast_args(pick, "functional", msig or sig, "self")
+            public(name, msig or sig, mbody, relevant=rel, module="Tensor", doc=doc, ops=(op,),
+                   fast=fast)  # fmt: skip
             if inplace:
-                public(
-                    name + "_",
-                    msig or sig,
-                    ibody,
-                    relevant=rel,
-                    module="Tensor",
-                    doc=doc,
-                    ops=(op,),
-                )
+                fast = _fast_args(pick, "inplace", msig or sig, "self")
+                public(name + "_", msig or sig, ibody, relevant=rel, module="Tensor", doc=doc,
+                       ops=(op,), fast=fast)  # fmt: skip
 
 
 def _register(names, T, S=None, F=None, pick=None, **pub):
