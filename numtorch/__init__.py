@@ -63,7 +63,7 @@ from .amp.autocast_mode import (  # noqa: E402
 from math import e, inf, nan, pi  # noqa: E402
 from ._serialization import load, save  # noqa: E402
 from . import library  # noqa: E402
-from ._library.infer_schema import Tag  # noqa: E402
+from ._tags import Tag  # noqa: E402
 
 ops.shape.views.install_fast_paths()
 _BY_MODULE = _api.install(Tensor)

@@ -3,40 +3,14 @@
 from __future__ import annotations
 
 import collections.abc
-import enum
 import inspect
 import typing
 from types import GenericAlias
 
 from .._device import device
 from .._dtype import dtype
+from .._tags import Tag
 from .._tensor import Tensor
-
-
-class Tag(enum.Enum):
-    """Operator tags (``numtorch.Tag.inplace``, ``numtorch.Tag.out`` ...), as ``torch.Tag``.
-
-    >>> numtorch.Tag.pointwise in numtorch.ops.mylib_doc.scale.default.tags  # doctest: +SKIP
-    """
-
-    core = 0
-    data_dependent_output = 1
-    dynamic_output_shape = 2
-    flexible_layout = 3
-    generated = 4
-    inplace = 5
-    inplace_view = 6
-    maybe_aliasing_or_mutating = 7
-    needs_fixed_stride_order = 8
-    nondeterministic_bitwise = 9
-    nondeterministic_seeded = 10
-    out = 11
-    pointwise = 12
-    pt2_compliant_tag = 17
-    view_copy = 18
-
-    def __repr__(self) -> str:
-        return f"<Tag.{self.name}: {self.value}>"
 
 
 def _derived(base, schema: str, list_base: bool, opt_base_list: bool, opt_list_base: bool):

@@ -15,9 +15,11 @@ from . import nn  # noqa: F401,E402
 from . import extra, fft  # noqa: F401,E402
 from ._meta_rules import copy_to_meta as _copy_to_meta  # noqa: E402
 from ._meta_rules import install as _install_meta  # noqa: E402
+from ._tags import install as _install_tags  # noqa: E402
 
 _install_meta()  # every op is registered now: attach the meta kernels by family
 factory.conversion.DEVICE_COPY["meta"] = _copy_to_meta  # Tensor.to("meta")
+_install_tags()  # tags by family rule, after every op is declared
 
 
 def __getattr__(name: str):

@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype as D
+from .._tags import Tag
 from .._tensor import Tensor, _make
 from ..kernels import PARALLEL_THRESHOLD, _codegen
 from .._overlap import check_written
@@ -598,14 +599,15 @@ def defpointwise(
     def inplace_impl(*v):
         return pw([v[i] for i in in_idx], [v[i] for i in par_idx], inplace=True)
 
-    op = defop(schema, cpu=functional, backward=backward, jvp=jvp)
+    op = defop(schema, cpu=functional, backward=backward, jvp=jvp, tags=(Tag.pointwise,))
     op.impls["meta"] = lambda *v: pointwise_meta(pw, [v[i] for i in in_idx], [v[i] for i in par_idx])
     result = {"functional": op}
     if out:
-        result["out"] = op_out = defop(_out_schema(s, out_overload), cpu=out_impl)
+        result["out"] = op_out = defop(_out_schema(s, out_overload), cpu=out_impl, tags=(Tag.pointwise,))
         op_out.impls["meta"] = lambda *v: pointwise_meta(pw, [v[i] for i in in_idx], [v[i] for i in par_idx], v[-1])
     if inplace:
-        result["inplace"] = op_ = defop(_inplace_schema(s, inplace_overload), cpu=inplace_impl, backward=backward, jvp=jvp)
+        result["inplace"] = op_ = defop(_inplace_schema(s, inplace_overload), cpu=inplace_impl, backward=backward, jvp=jvp,
+                                        tags=(Tag.pointwise,))
         op_.impls["meta"] = lambda *v: pointwise_meta(pw, [v[i] for i in in_idx], [v[i] for i in par_idx], inplace=True)
     doc = doc or f"Elementwise ``{s.name}``; see PyTorch's ``torch.{s.name}``."
     if function:
