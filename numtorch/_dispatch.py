@@ -82,8 +82,8 @@ def make_fast(op, grad: bool = False):
         plain = f"({x}.__class__ is _T or {x}.__class__ in _PL)"  # Note [Plain subclasses]
         if i == first:
             conds.append(f"{plain}{rg} and {x}._device is _CPU")
-        else:
-            conds.append(f"(({plain}{rg}) or {x}.__class__ in _NT)")
+        else:  # a meta operand after a cpu one takes the slow path to PyTorch's device error
+            conds.append(f"(({plain}{rg} and {x}._device is _CPU) or {x}.__class__ in _NT)")
     inline, extra = _inline(op, impl, args)
     src = _FAST_TEMPLATE.format(args=", ".join(args), cond=" and ".join(conds), inline=inline)
     ns = {"_S": STATE, "_T": Tensor, "_CPU": CPU, "_NT": _NON_TENSOR, "_impl": impl,
@@ -108,8 +108,9 @@ def _make_fast_grad(op, impl, args):
         if i == first:
             conds.append(f"{plain} and {x}._device is _CPU")
             nograd.append(f"not {x}._rg")
-        else:  # tensor tests first: the tuple scan of _NT only for numbers / None
-            conds.append(f"({plain} or {x}.__class__ in _NT)")
+        else:  # tensor tests first: the tuple scan of _NT only for numbers / None; a meta
+            # operand after a cpu one takes the slow path to PyTorch's device error
+            conds.append(f"({plain} and {x}._device is _CPU or {x}.__class__ in _NT)")
             nograd.append(f"({plain} and not {x}._rg or {x}.__class__ in _NT)")
             cpu.append(f"({plain} and {x}._device is _CPU or {x}.__class__ in _NT)")
     inline, extra = _inline(op, impl, args)
@@ -287,13 +288,23 @@ def device_type_of(op, vals) -> str:
     for i in op.tensor_idx:
         v = vals[i]
         if isinstance(v, Tensor):
-            return v._device.type
+            dev = v._device.type
+            if dev == "cpu" and len(op.tensor_idx) > 1 and _meta_operand(op, vals):
+                if v._data.ndim:
+                    raise RuntimeError("Tensor on device meta is not on the expected device cpu!")
+                return "meta"  # a 0-d cpu tensor stands for a scalar beside a meta one
+            return dev
     for i in op.list_idx:
         for v in vals[i]:
             if isinstance(v, Tensor):
                 return v._device.type
     # factories: the schema's device= argument decides
     return _device_kwarg(op, vals)
+
+
+def _meta_operand(op, vals) -> bool:
+    # PyTorch runs the Meta key for cpu + meta operands and its check expects the first device
+    return any(isinstance(vals[i], Tensor) and vals[i]._device.type == "meta" for i in op.tensor_idx)
 
 
 def _device_kwarg(op, vals) -> str:

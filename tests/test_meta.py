@@ -159,6 +159,16 @@ def test_device_mismatch_names_devices():
     with pytest.raises(RuntimeError, match="Tensor on device cpu is not on the expected device meta!"):
         numtorch.cat([m, c])
 
+    # cpu first: PyTorch still runs the Meta key, whose check expects the first tensor's device
+    for fn in (lambda: c + m, lambda: numtorch.mul(c, m),
+               lambda: c.clone().requires_grad_() * m):  # fmt: skip
+        with pytest.raises(RuntimeError, match="Tensor on device meta is not on the expected device cpu!"):
+            fn()
+    # a 0-d cpu tensor stands for a scalar beside a meta one
+    r = numtorch.tensor(2.0) + m
+    assert r.device.type == "meta" and r.shape == (2, 3)
+    assert (c + c).tolist() == [[2.0] * 3] * 2  # cpu + cpu untouched
+
 
 def test_data_dependent_ops_raise():
     m = numtorch.ones(2, 3, device="meta")
