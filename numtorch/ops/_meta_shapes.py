@@ -463,6 +463,76 @@ def tri_indices(a):
     return (2, cnt)
 
 
+
+# ---- indexing, binning, layouts (shape known from the arguments) ---------------------------------------
+def diag_embed(a):
+    x = list(_sh(a["self"]))
+    n = (x[-1] if x else 1) + abs(a["offset"])
+    nd = len(x) + 1
+    d1, d2 = _wrap_dim(a["dim1"], nd), _wrap_dim(a["dim2"], nd)
+    out, rest = [0] * nd, iter(x[:-1])
+    for i in range(nd):
+        out[i] = n if i in (d1, d2) else next(rest)
+    return tuple(out)
+
+
+def take_along_dim(a):
+    x, i = _sh(a["self"]), _sh(a["indices"])
+    if a["dim"] is None:
+        return i
+    d = _wrap_dim(a["dim"], len(x))
+    bx = list(x)
+    bx[d] = 1
+    bi = list(i)
+    bi[d] = 1
+    out = list(broadcast([tuple(bx), tuple(bi)]))
+    out[d] = i[d]
+    return tuple(out)
+
+
+def searchsorted(a):
+    v = a["self"]
+    return _sh(v) if hasattr(v, "_data") else ()
+
+
+def glu(a):
+    x = list(_sh(a["self"]))
+    d = _wrap_dim(a["dim"], len(x))
+    if x[d] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {x[d]}")
+    x[d] //= 2
+    return tuple(x)
+
+
+def pad_nd(a):
+    x, p = list(_sh(a["self"])), a["padding"]
+    for j in range(len(p) // 2):
+        x[-1 - j] += p[2 * j] + p[2 * j + 1]
+    return tuple(x)
+
+
+def pixel_unshuffle(a):
+    x, r = _sh(a["self"]), a["downscale_factor"]
+    return x[:-3] + (x[-3] * r * r, x[-2] // r, x[-1] // r)
+
+
+def _two(v):
+    return (v, v) if isinstance(v, int) else tuple(v)
+
+
+def im2col(a):
+    x, k, d, p, st = _sh(a["self"]), *(_two(a[n]) for n in ("kernel_size", "dilation", "padding", "stride"))
+    blocks = 1
+    for i in range(2):
+        blocks *= (x[-2 + i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) // st[i] + 1
+    return x[:-3] + (x[-3] * k[0] * k[1], blocks)
+
+
+def col2im(a):
+    x, k = _sh(a["self"]), _two(a["kernel_size"])
+    return x[:-2] + (x[-2] // (k[0] * k[1]),) + _two(a["output_size"])
+
+
 SAME = ("clone", "flip", "roll", "tril", "triu", "cumsum", "cumprod", "logcumsumexp", "argsort", "fill",
         "_softmax", "_log_softmax", "softmax", "log_softmax", "celu", "elu", "gelu", "hardshrink",
         "hardtanh", "hardsigmoid", "hardswish", "leaky_relu", "log_sigmoid", "mish", "relu", "silu",
@@ -506,4 +576,9 @@ SHAPE_RULES: dict = {
     "arange": arange, "linspace": steps, "logspace": steps, "eye": eye, "randperm": n,
     "scalar_tensor": scalar, "multinomial": multinomial, "tril_indices": tri_indices,
     "_fft_r2c": fft_r2c, "_fft_c2r": fft_c2r,
+    "diag_embed": diag_embed, "take_along_dim": take_along_dim, "searchsorted": searchsorted,
+    "bucketize": searchsorted, "complex": lambda a: broadcast([_sh(a["real"]), _sh(a["imag"])]),
+    "histc": lambda a: (a["bins"],), "glu": glu,
+    "reflection_pad1d": pad_nd, "reflection_pad2d": pad_nd, "replication_pad1d": pad_nd,
+    "replication_pad2d": pad_nd, "pixel_unshuffle": pixel_unshuffle, "im2col": im2col, "col2im": col2im,
 }  # fmt: skip
