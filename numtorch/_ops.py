@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import types
 
 from ._schema import FunctionSchema, bind
@@ -301,6 +302,8 @@ def register_overload(schema: FunctionSchema, tags=()) -> OpOverload:
     oname = schema.overload_name or "default"
     if oname in packet._overloads:
         raise RuntimeError(f"operator {schema.namespace}::{schema.name}.{oname} is already registered")
+    if not schema.qualified:  # a registered op's schema prints its namespace, as PyTorch's does
+        schema = dataclasses.replace(schema, qualified=True)
     ov = OpOverload(schema, packet, tags)
     packet._add(ov)
     return ov

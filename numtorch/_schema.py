@@ -141,6 +141,9 @@ class FunctionSchema:
     overload_name: str
     arguments: tuple[Argument, ...]
     returns: tuple[Return, ...]
+    # printed with its namespace (``aten::add.Tensor(...)``) as PyTorch prints a registered op's
+    # schema or a parsed text that named one; not part of equality
+    qualified: bool = field(default=False, compare=False)
 
     @property
     def is_mutable(self) -> bool:
@@ -168,7 +171,7 @@ class FunctionSchema:
         return len(self.returns) > 1
 
     def __str__(self) -> str:
-        head = self.name if self.namespace == "aten" else f"{self.namespace}::{self.name}"
+        head = f"{self.namespace}::{self.name}" if self.qualified or self.namespace != "aten" else self.name
         if self.overload_name:
             head = f"{head}.{self.overload_name}"
         parts = [str(a) for a in self.arguments]
@@ -409,7 +412,7 @@ def parse_schema(text: str) -> FunctionSchema:
         if end == len(ret) - 1:
             pieces = group if ret[1:-1].strip() else []
     returns = tuple(_parse_return(p.strip(), text) for p in pieces)
-    return FunctionSchema(namespace, name, overload, tuple(arguments), returns)
+    return FunctionSchema(namespace, name, overload, tuple(arguments), returns, m.group(1) is not None)
 
 
 def _plural(n: int, word: str) -> str:

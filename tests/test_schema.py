@@ -108,7 +108,7 @@ REFORMATTED = [
     ("f(Tensor(a->*) x) -> Tensor(a)[]", "f(Tensor(a -> *) x) -> Tensor(a)[]"),
     (
         "aten::f.out( Tensor x ,*,Tensor(a!) out )->Tensor(a!)",
-        "f.out(Tensor x, *, Tensor(a!) out) -> Tensor(a!)",
+        "aten::f.out(Tensor x, *, Tensor(a!) out) -> Tensor(a!)",  # the namespace given is printed
     ),
     ("f(Tensor x, *) -> Tensor", "f(Tensor x) -> Tensor"),
     ("f(float x=0.1) -> Tensor", "f(float x=0.10000000000000001) -> Tensor"),
@@ -256,7 +256,8 @@ def test_factory_and_namespaced():
         ("flag", False, True),
     ]
     assert str(foo).startswith("mylib::foo(")
-    assert str(s("aten::foo(Tensor x) -> Tensor")) == "foo(Tensor x) -> Tensor"
+    assert str(s("aten::foo(Tensor x) -> Tensor")) == "aten::foo(Tensor x) -> Tensor"  # as torch._C.parse_schema
+    assert str(s("foo(Tensor x) -> Tensor")) == "foo(Tensor x) -> Tensor"
     assert s("prims::var.out(Tensor x) -> Tensor").namespace == "prims"
 
 

@@ -233,7 +233,7 @@ def test_op_objects_copy_pickle_hash():
     assert pickle.loads(pickle.dumps(aten.mul.Tensor)) is aten.mul.Tensor
     assert pickle.loads(pickle.dumps(aten.mul)) is aten.mul
     assert aten.add.Tensor._overloadpacket is aten.add and aten.add.Tensor.name() == "aten::add.Tensor"
-    assert str(aten.add_.Tensor._schema).startswith("add_.Tensor(Tensor(a!) self")
+    assert str(aten.add_.Tensor._schema).startswith("aten::add_.Tensor(Tensor(a!) self")
     assert hash(aten.add.Tensor) == hash(aten.add.Tensor) and "Tensor" in aten.add.overloads()
 
 
