@@ -21,8 +21,13 @@ import tempfile
 from ._cache import cache_dir, kernel_dir
 
 __all__ = ["cache_dir", "load_module", "render_pointwise"]
-# Note [Vectorizable exp]: NumPy math calls in expressions that have a vectorizable version
-_VECTOR_MATH = (("np.exp(", "vexp("), ("np.expm1(", "vexpm1("), ("np.tanh(", "vtanh("))
+# Note [Vectorizable exp]: NumPy / math calls in expressions that have a vectorizable version
+# (math.f and np.f alike: the activations' expressions use math's names)
+_VECTOR_MATH = tuple(
+    (f"{mod}.{fn}(", f"v{fn}(")
+    for fn in ("exp", "exp2", "expm1", "tanh", "log", "log1p", "log2", "log10", "erf")
+    for mod in ("np", "math")
+)  # fmt: skip
 _VERSION = "2"  # bump when the templates below change shape
 
 
@@ -50,7 +55,9 @@ def render_pointwise(inputs: list[str], params: list[str], expr: str, wide=()) -
         "import numpy as np",
         "from numtorch.kernels._jit import kernel, parallel_kernel, prange",
         "from numtorch.kernels.cpu.pointwise.scalar import *  # noqa: F403",
-        "from numtorch.kernels.cpu.pointwise.vmath import vexp, vexpm1, vsigmoid, vtanh  # noqa: F401",
+        "from numtorch.kernels.cpu.pointwise.vmath import vexp, vexp2, vexpm1, vsigmoid, vtanh  # noqa: F401",
+        "from numtorch.kernels.cpu.pointwise.vmath_log import vlog, vlog1p, vlog10, vlog2  # noqa: F401",
+        "from numtorch.kernels.cpu.pointwise.vmath_erf import verf  # noqa: F401",
         "from numtorch.kernels.cpu.pointwise.special import digamma, erfinv, lgamma, polygamma  # noqa: F401",
         "",
     ]

@@ -484,7 +484,7 @@ _fl("cosh", "np.cosh(self)", lambda grad, self: _mul(grad, _u("sinh", self)))
 _fl("asinh", "np.arcsinh(self)", lambda grad, self: _mul(grad, _u("rsqrt", _add(_mul(self, self), 1))), aliases=("arcsinh",))
 _fl("acosh", "np.arccosh(self)", lambda grad, self: _mul(grad, _acosh_d(self)), aliases=("arccosh",))
 _fl("atanh", "np.arctanh(self)", lambda grad, self: _div(grad, _one_minus_sq(self)), aliases=("arctanh",))
-_fl("erf", "erf(self)", lambda grad, self: _mul(grad, _mul(_u("exp", _neg(_mul(self, self))), 2 / math.sqrt(math.pi))),
+_fl("erf", "math.erf(self)", lambda grad, self: _mul(grad, _mul(_u("exp", _neg(_mul(self, self))), 2 / math.sqrt(math.pi))),
     allow="bif", kname="erf_vml_cpu")  # fmt: skip
 
 # backward helpers are ops themselves, so double backward works (as in PyTorch)
