@@ -44,13 +44,22 @@ from .loss import (
     BCEWithLogitsLoss,
     CosineEmbeddingLoss,
     CrossEntropyLoss,
+    GaussianNLLLoss,
+    HingeEmbeddingLoss,
     HuberLoss,
     KLDivLoss,
     L1Loss,
     MarginRankingLoss,
     MSELoss,
+    MultiLabelMarginLoss,
+    MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
     NLLLoss,
+    PoissonNLLLoss,
     SmoothL1Loss,
+    SoftMarginLoss,
+    TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
 )  # fmt: skip
 from .module import Module
 from .normalization import GroupNorm, LayerNorm, RMSNorm
@@ -105,7 +114,9 @@ __all__ = [
     "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d", "CircularPad2d",
     "CosineSimilarity", "PairwiseDistance",
     "L1Loss", "NLLLoss", "MSELoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "SmoothL1Loss",
-    "HuberLoss", "MarginRankingLoss", "CosineEmbeddingLoss",
+    "HuberLoss", "MarginRankingLoss", "CosineEmbeddingLoss", "SoftMarginLoss", "HingeEmbeddingLoss", "PoissonNLLLoss",
+    "GaussianNLLLoss", "MultiLabelSoftMarginLoss", "MultiLabelMarginLoss", "MultiMarginLoss", "TripletMarginLoss",
+    "TripletMarginWithDistanceLoss",
     "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
     "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer", "TransformerDecoderLayer",
 ]  # fmt: skip
