@@ -1,0 +1,167 @@
+"""prelu, channel_shuffle / native_channel_shuffle (aten composites), and the functions PyTorch
+writes in Python over pooling: local_response_norm, lp_pool1d, lp_pool2d."""
+
+from __future__ import annotations
+
+from ..._dispatch import dispatch
+from ..._ops import ops as _ops
+from .._pointwise import _cname
+from .._registry import defop, public
+from . import pooling as _pool
+
+_F = "torch.nn.functional"
+aten = _ops.aten  # Note [Composite bodies are below the Python API]
+
+
+# ---- prelu -----------------------------------------------------------------------------------------------
+def _prelu(self, weight):
+    if self.dtype is not weight.dtype:
+        raise RuntimeError(
+            f"prelu: Type promoting not supported. Got {_cname(self.dtype)} and {_cname(weight.dtype)}"
+        )
+    nd = self.dim()
+    if weight.numel() != 1:
+        if nd == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = self.shape[1] if nd > 1 else 1
+        if channels != weight.numel():
+            raise RuntimeError(
+                f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                f"{weight.numel()} and channel size = {channels}."
+            )
+    if weight.dim() > 1:
+        raise RuntimeError(
+            f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}"
+        )
+    w = weight
+    if nd != weight.dim():
+        shape = [1] * nd
+        if nd > 1:
+            shape[1] = weight.numel()
+        w = weight.reshape(shape)
+    return self.where(self > 0, w * self)
+
+
+prelu = defop("prelu(Tensor self, Tensor weight) -> Tensor", composite=_prelu)
+
+
+# ---- channel shuffle ---------------------------------------------------------------------------------------
+def _channel_shuffle(self, groups):
+    if self.dim() <= 2:
+        raise RuntimeError(
+            f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(self.shape)}"
+        )
+    if groups <= 0:
+        raise RuntimeError(
+            f"Number of groups to divide channels in must be positive. Value of groups:{groups}"
+        )
+    n, c, rest = self.shape[0], self.shape[1], list(self.shape[2:])
+    if c % groups:
+        raise RuntimeError(
+            f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups."
+        )
+    x = self.reshape([n, groups, c // groups] + rest).transpose(1, 2)
+    return x.reshape([n, c] + rest)
+
+
+channel_shuffle = defop(
+    "channel_shuffle(Tensor self, SymInt groups) -> Tensor", composite=_channel_shuffle
+)
+native_channel_shuffle = defop(
+    "native_channel_shuffle(Tensor self, SymInt groups) -> Tensor", composite=_channel_shuffle
+)
+
+
+# ---- torch.nn.functional ------------------------------------------------------------------------------------
+def _f_prelu(input, weight):
+    """max(0, x) + weight * min(0, x), with one weight or one per channel.
+
+    >>> numtorch.nn.functional.prelu(numtorch.tensor([-2.0, 3.0]), numtorch.tensor([0.25]))
+    tensor([-0.5000,  3.0000])
+    """
+    return dispatch(prelu, [input, weight])
+
+
+def _f_channel_shuffle(input, groups):
+    """Interleave the channels of ``groups`` groups.
+
+    >>> numtorch.nn.functional.channel_shuffle(numtorch.arange(4.0).view(1, 4, 1), 2).flatten()
+    tensor([0., 2., 1., 3.])
+    """
+    return dispatch(channel_shuffle, [input, groups])
+
+
+def _f_native_channel_shuffle(input, groups):
+    """channel_shuffle, as the op PyTorch's ChannelShuffle module calls.
+
+    >>> numtorch.native_channel_shuffle(numtorch.arange(4.0).view(1, 4, 1), 2).flatten()
+    tensor([0., 2., 1., 3.])
+    """
+    return dispatch(native_channel_shuffle, [input, groups])
+
+
+def _f_local_response_norm(input, size, alpha, beta, k):
+    """Normalize each element by the squares of its ``size`` neighbouring channels.
+
+    >>> numtorch.nn.functional.local_response_norm(numtorch.ones(1, 2, 1), 2).shape
+    torch.Size([1, 2, 1])
+    """
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(
+            f"Expected 3D or higher dimensionality                          input (got {dim} dimensions)"
+        )
+    if input.numel() == 0:
+        return input
+    c = input.shape[1]
+    # the channel window average of avg_pool over zero padding (count_include_pad): pad dim 1
+    pad = [0, 0] * (dim - 2) + [size // 2, (size - 1) // 2]
+    sq = aten.constant_pad_nd.default(input * input, pad, 0.0)
+    div = sq.narrow(1, 0, c)
+    for i in range(1, size):
+        div = div + sq.narrow(1, i, c)
+    div = (div / size * alpha + k) ** beta
+    return input / div
+
+
+def _pair(v):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v, v)
+
+
+def _lp_finish(out, window, norm_type):
+    return (out.sign() * out.abs().relu()).mul(window).pow(1.0 / norm_type)
+
+
+def _f_lp_pool1d(input, norm_type, kernel_size, stride, ceil_mode):
+    """Power-average pooling: (sum of x^p over the window)^(1/p).
+
+    >>> numtorch.nn.functional.lp_pool1d(numtorch.tensor([[[3.0, 4.0]]]), 2, 2)
+    tensor([[[5.]]])
+    """
+    stride = [] if stride is None else stride
+    out = dispatch(_pool.avg_pool1d, [input.pow(norm_type), kernel_size, stride, 0, ceil_mode, True])
+    return _lp_finish(out, kernel_size, norm_type)
+
+
+def _f_lp_pool2d(input, norm_type, kernel_size, stride, ceil_mode):
+    """2-D power-average pooling.
+
+    >>> numtorch.nn.functional.lp_pool2d(numtorch.full((1, 1, 2, 2), 2.0), 1, 2)
+    tensor([[[[8.]]]])
+    """
+    kw, kh = _pair(kernel_size)
+    stride = [] if stride is None else stride
+    out = dispatch(_pool.avg_pool2d, [input.pow(norm_type), kernel_size, stride, 0, ceil_mode, True, None])
+    return _lp_finish(out, kw * kh, norm_type)
+
+
+public("prelu", "input, weight", _f_prelu, relevant=("input", "weight"), module=_F, ops=(prelu,))
+public("prelu", "input, weight", _f_prelu, relevant=("input", "weight"), ops=(prelu,))
+public("channel_shuffle", "input, groups", _f_channel_shuffle, module=_F, ops=(channel_shuffle,))
+public("channel_shuffle", "input, groups", _f_channel_shuffle, ops=(channel_shuffle,))
+public("native_channel_shuffle", "input, groups", _f_native_channel_shuffle, module=_F,
+       ops=(native_channel_shuffle,))  # fmt: skip
+public("native_channel_shuffle", "input, groups", _f_native_channel_shuffle, ops=(native_channel_shuffle,))
+public("local_response_norm", "input, size, alpha=0.0001, beta=0.75, k=1.0", _f_local_response_norm, module=_F)
+public("lp_pool1d", "input, norm_type, kernel_size, stride=None, ceil_mode=False", _f_lp_pool1d, module=_F)
+public("lp_pool2d", "input, norm_type, kernel_size, stride=None, ceil_mode=False", _f_lp_pool2d, module=_F)
