@@ -69,14 +69,19 @@ from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
 from .padding import (
     CircularPad1d,
     CircularPad2d,
+    CircularPad3d,
     ConstantPad1d,
     ConstantPad2d,
+    ConstantPad3d,
     ReflectionPad1d,
     ReflectionPad2d,
+    ReflectionPad3d,
     ReplicationPad1d,
     ReplicationPad2d,
+    ReplicationPad3d,
     ZeroPad1d,
     ZeroPad2d,
+    ZeroPad3d,
 )  # fmt: skip
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .pooling import (
@@ -118,6 +123,7 @@ __all__ = [
     "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
     "ConstantPad1d", "ConstantPad2d", "ZeroPad1d", "ZeroPad2d", "ReflectionPad1d", "ReflectionPad2d",
     "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d", "CircularPad2d",
+    "ConstantPad3d", "ZeroPad3d", "ReflectionPad3d", "ReplicationPad3d", "CircularPad3d",
     "CosineSimilarity", "PairwiseDistance",
     "L1Loss", "NLLLoss", "MSELoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "SmoothL1Loss",
     "HuberLoss", "MarginRankingLoss", "CosineEmbeddingLoss", "SoftMarginLoss", "HingeEmbeddingLoss", "PoissonNLLLoss",
