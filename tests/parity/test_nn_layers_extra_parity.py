@@ -155,3 +155,41 @@ def test_pad3d_errors_match_torch(i):
         return "ok", ""
 
     assert outcome(numtorch) == outcome(torch)
+
+
+@pytest.mark.parametrize("n,shape,kw", [(1, (2, 3, 8), {}), (2, (2, 3, 6, 8), {}), (2, (3, 6, 8), {"stride": 2}),
+                                        (2, (2, 3, 6, 8), {"output_size": [7, 9]}), (3, (1, 2, 4, 4, 6), {})])  # fmt: skip
+def test_max_unpool_matches_torch(n, shape, kw):
+    x = torch.from_numpy(r(*shape))
+    pooled, idx = getattr(TF, f"max_pool{n}d")(x, 2, return_indices=True)
+    tm = getattr(torch.nn, f"MaxUnpool{n}d")(2, kw.get("stride"))
+    nm = getattr(numtorch.nn, f"MaxUnpool{n}d")(2, kw.get("stride"))
+    assert repr(nm) == repr(tm)
+    pt = pooled.clone().requires_grad_(True)
+    pn = numtorch.from_numpy(pooled.numpy().copy()).requires_grad_(True)
+    want = tm(pt, idx, kw.get("output_size"))
+    got = nm(pn, numtorch.from_numpy(idx.numpy().copy()), kw.get("output_size"))
+    np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+    g = _rng.standard_normal(tuple(want.shape))
+    got.backward(numtorch.from_numpy(g)), want.backward(torch.from_numpy(g))
+    np.testing.assert_array_equal(pn.grad.numpy(), pt.grad.numpy())
+
+
+UNPOOL_ERRORS = [
+    lambda L: L.nn.functional.max_unpool2d(L.ones(1, 1, 2, 2), L.tensor([[[[0, 1], [2, 99]]]]), 2),
+    lambda L: L.nn.functional.max_unpool2d(L.ones(1, 1, 2, 2), L.zeros(1, 1, 2, 2, dtype=L.int64), 2, output_size=[9, 4]),
+    lambda L: L.nn.functional.max_unpool2d(L.ones(1, 1, 2, 2), L.zeros(1, 1, 2, 2, dtype=L.int64), 2, output_size=[4]),
+    lambda L: L.nn.functional.max_unpool2d(L.ones(1, 1, 2, 2), L.zeros(1, 1, 2, 1, dtype=L.int64), 2),
+]
+
+
+@pytest.mark.parametrize("i", range(len(UNPOOL_ERRORS)))
+def test_max_unpool_errors_match_torch(i):
+    def outcome(lib):
+        try:
+            UNPOOL_ERRORS[i](lib)
+        except Exception as e:  # noqa: BLE001 - the comparison is the test
+            return type(e).__name__, str(e)
+        return "ok", ""
+
+    assert outcome(numtorch) == outcome(torch)

@@ -1,8 +1,10 @@
-"""prelu, channel_shuffle / native_channel_shuffle (aten composites), and the functions PyTorch
-writes in Python over pooling: local_response_norm, lp_pool1d, lp_pool2d."""
+"""prelu, channel_shuffle / native_channel_shuffle, max_unpool2d/3d (aten composites), and the
+functions PyTorch writes in Python over them and over pooling: local_response_norm, lp_pool1d,
+lp_pool2d, max_unpool1d/2d/3d."""
 
 from __future__ import annotations
 
+from ... import _dtype as D
 from ..._dispatch import dispatch
 from ..._ops import ops as _ops
 from .._pointwise import _cname
@@ -70,6 +72,112 @@ channel_shuffle = defop(
 native_channel_shuffle = defop(
     "native_channel_shuffle(Tensor self, SymInt groups) -> Tensor", composite=_channel_shuffle
 )
+
+
+# ---- max unpool ------------------------------------------------------------------------------------------
+def _max_unpool(self, indices, output_size, n):
+    if indices.dtype is not D.int64:
+        raise RuntimeError(f"elements in indices should be type int64 but got: {_cname(indices.dtype)}")
+    if list(self.shape) != list(indices.shape):
+        raise RuntimeError(
+            f"Expected shape of indices to be same as that of the input tensor ({list(self.shape)}) but got "
+            f"indices tensor with shape: {list(indices.shape)}"
+        )
+    if self.dim() not in (n + 1, n + 2):
+        raise RuntimeError(
+            f"Input to max_unpooling{n}d should be a {n + 1}d or {n + 2}d Tensor, but got a tensor with "
+            f"{self.dim()} dimensions."
+        )
+    batched = self.dim() == n + 2
+    x, idx = (self, indices) if batched else (self.unsqueeze(0), indices.unsqueeze(0))
+    nb, c = x.shape[0], x.shape[1]
+    volume = 1
+    for s in output_size:
+        volume *= s
+    flat_idx = idx.reshape(nb, c, -1)
+    if flat_idx.numel():
+        lo, hi = int(flat_idx.min()), int(flat_idx.max())
+        if lo < 0 or hi >= volume:
+            bad = lo if lo < 0 else hi
+            sizes = "x".join(str(s) for s in output_size)
+            raise RuntimeError(f"Found an invalid max index: {bad} (output volumes are of size {sizes})")
+    out = x.new_zeros((nb, c, volume)).scatter(2, flat_idx, x.reshape(nb, c, -1))
+    out = out.reshape([nb, c] + list(output_size))
+    return out if batched else out.squeeze(0)
+
+
+max_unpool2d = defop(
+    "max_unpool2d(Tensor self, Tensor indices, SymInt[2] output_size) -> Tensor",
+    composite=lambda self, indices, output_size: _max_unpool(self, indices, output_size, 2),
+)
+max_unpool3d = defop(
+    "max_unpool3d(Tensor self, Tensor indices, SymInt[3] output_size, int[3] stride, int[3] padding) -> Tensor",
+    composite=lambda self, indices, output_size, stride, padding: _max_unpool(self, indices, output_size, 3),
+)
+
+
+def _unpool_output_size(input, kernel_size, stride, padding, output_size):
+    n = len(kernel_size)
+    default = [(input.shape[-n + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d] for d in range(n)]
+    if output_size is None:
+        return default
+    output_size = list(output_size)
+    if len(output_size) == n + 2:
+        output_size = output_size[2:]
+    if len(output_size) != n:
+        raise ValueError(
+            f"output_size should be a sequence containing {n} or {n + 2} elements, but it has a length of "
+            f"'{len(output_size)}'"
+        )
+    for d in range(n):
+        lo, hi = default[d] - stride[d], default[d] + stride[d]
+        if not lo < output_size[d] < hi:
+            raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {lo} and {hi})')
+    return output_size
+
+
+def _tuple(v, n):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
+
+
+def _unpool_args(input, kernel_size, stride, padding, output_size, n):
+    k = _tuple(kernel_size, n)
+    st = _tuple(stride, n) if stride is not None else k
+    pad = _tuple(padding, n)
+    return st, pad, _unpool_output_size(input, k, st, pad, output_size)
+
+
+def _f_max_unpool1d(input, indices, kernel_size, stride, padding, output_size):
+    """Place each value of ``input`` at its ``indices`` (from max_pool1d) in a zero tensor.
+
+    >>> numtorch.nn.functional.max_unpool1d(numtorch.tensor([[[5.0]]]), numtorch.tensor([[[1]]]), 2)
+    tensor([[[0., 5.]]])
+    """
+    _, _, size = _unpool_args(input, kernel_size, stride, padding, output_size, 1)
+    out = dispatch(max_unpool2d, [input.unsqueeze(-1), indices.unsqueeze(-1), list(size) + [1]])
+    return out.squeeze(-1)
+
+
+def _f_max_unpool2d(input, indices, kernel_size, stride, padding, output_size):
+    """The partial inverse of max_pool2d: values at their ``indices``, zeros elsewhere.
+
+    >>> numtorch.nn.functional.max_unpool2d(numtorch.tensor([[[[5.0]]]]), numtorch.tensor([[[[3]]]]), 2)
+    tensor([[[[0., 0.],
+              [0., 5.]]]])
+    """
+    _, _, size = _unpool_args(input, kernel_size, stride, padding, output_size, 2)
+    return dispatch(max_unpool2d, [input, indices, list(size)])
+
+
+def _f_max_unpool3d(input, indices, kernel_size, stride, padding, output_size):
+    """The partial inverse of max_pool3d.
+
+    >>> x = numtorch.ones(1, 1, 1, 1, 1)
+    >>> numtorch.nn.functional.max_unpool3d(x, numtorch.tensor([[[[[7]]]]]), 2).flatten()
+    tensor([0., 0., 0., 0., 0., 0., 0., 1.])
+    """
+    st, pad, size = _unpool_args(input, kernel_size, stride, padding, output_size, 3)
+    return dispatch(max_unpool3d, [input, indices, list(size), list(st), list(pad)])
 
 
 # ---- torch.nn.functional ------------------------------------------------------------------------------------
@@ -165,3 +273,7 @@ public("native_channel_shuffle", "input, groups", _f_native_channel_shuffle, ops
 public("local_response_norm", "input, size, alpha=0.0001, beta=0.75, k=1.0", _f_local_response_norm, module=_F)
 public("lp_pool1d", "input, norm_type, kernel_size, stride=None, ceil_mode=False", _f_lp_pool1d, module=_F)
 public("lp_pool2d", "input, norm_type, kernel_size, stride=None, ceil_mode=False", _f_lp_pool2d, module=_F)
+_UNPOOL_SIG = "input, indices, kernel_size, stride=None, padding=0, output_size=None"
+public("max_unpool1d", _UNPOOL_SIG, _f_max_unpool1d, relevant=("input", "indices"), module=_F, ops=(max_unpool2d,))
+public("max_unpool2d", _UNPOOL_SIG, _f_max_unpool2d, relevant=("input", "indices"), module=_F, ops=(max_unpool2d,))
+public("max_unpool3d", _UNPOOL_SIG, _f_max_unpool3d, relevant=("input", "indices"), module=_F, ops=(max_unpool3d,))

@@ -1,5 +1,5 @@
 """OpInfos for numtorch/ops/nn/layers_extra.py (prelu, channel_shuffle, local_response_norm,
-lp_pool1d/2d) and dropout3d, with NumPy references from PyTorch's documented formulas."""
+lp_pool1d/2d, max_unpool1d/2d/3d) and dropout3d, with NumPy references from PyTorch's documented formulas."""
 
 from __future__ import annotations
 
@@ -62,7 +62,40 @@ def _pos(dtype, rng):
     return lambda *s: make_arg(s, dtype, rng, 0.5, 2)
 
 
+def _unpool_ref(n):
+    def ref(x, idx, kernel_size, stride=None, padding=0, output_size=None):
+        k = kernel_size
+        size = list(output_size) if output_size is not None else [(s - 1) * k + k for s in x.shape[-n:]]
+        out = np.zeros(x.shape[:-n] + (int(np.prod(size)),), x.dtype)
+        np.put_along_axis(out, idx.reshape(x.shape[:-n] + (-1,)), x.reshape(x.shape[:-n] + (-1,)), -1)
+        return out.reshape(x.shape[:-n] + tuple(size))
+
+    return ref
+
+
+def _unpool_samples(n):
+    def gen(dtype, rng):
+        pooled, batch = ((2, 3), (2, 3)) if n < 3 else ((2, 1, 2), (1, 2))
+        pooled = pooled[:n]
+        full = [2 * p for p in pooled]
+        # one winner per 2-wide window: flat index of (2 * window + offset) in each dim
+        grids = np.meshgrid(*[np.arange(p) for p in pooled], indexing="ij")
+        coords = [2 * g + rng.integers(0, 2, g.shape) for g in grids]
+        flat = np.ravel_multi_index(coords, full).astype(np.int64)
+        idx = np.broadcast_to(flat, batch + tuple(pooled)).copy()
+        x = make_arg(batch + tuple(pooled), dtype, rng, -2, 2)
+        out = [SampleInput(x, (idx, 2))]
+        if n == 2:
+            out.append(SampleInput(x, (idx, 2), {"output_size": [5, 7]}, name="output_size"))
+        return out
+
+    return gen
+
+
 LAYERS_EXTRA = [
+    OpInfo(F + "max_unpool1d", _unpool_ref(1), _unpool_samples(1)),
+    OpInfo(F + "max_unpool2d", _unpool_ref(2), _unpool_samples(2)),
+    OpInfo(F + "max_unpool3d", _unpool_ref(3), _unpool_samples(3)),
     OpInfo(F + "prelu", _prelu, _prelu_samples, variants=("prelu",)),
     OpInfo(F + "channel_shuffle", _shuffle,
            lambda d, r: [SampleInput(_a(d, r)(2, 6, 3), (3,)), SampleInput(_a(d, r)(1, 4, 2, 2), (2,))],
