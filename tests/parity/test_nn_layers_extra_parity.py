@@ -193,3 +193,22 @@ def test_max_unpool_errors_match_torch(i):
         return "ok", ""
 
     assert outcome(numtorch) == outcome(torch)
+
+
+def test_rrelu_eval_matches_torch_and_training_draws_slopes_in_bounds():
+    x = r(4, 5)
+    nm, tm = numtorch.nn.RReLU(0.1, 0.3).eval(), torch.nn.RReLU(0.1, 0.3).eval()
+    assert repr(nm) == repr(tm) and repr(numtorch.nn.RReLU(inplace=True)) == repr(torch.nn.RReLU(inplace=True))
+    xn, xt = numtorch.from_numpy(x.copy()).requires_grad_(True), torch.from_numpy(x.copy()).requires_grad_(True)
+    got, want = nm(xn), tm(xt)
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-12)
+    got.sum().backward(), want.sum().backward()
+    np.testing.assert_allclose(xn.grad.numpy(), xt.grad.numpy(), rtol=1e-12)
+    xn = numtorch.from_numpy(r(2000)).requires_grad_(True)
+    y = F.rrelu(xn, 0.1, 0.3, training=True)
+    y.sum().backward()
+    ratio = (y / xn).detach().numpy()
+    neg = xn.detach().numpy() <= 0
+    assert 0.1 <= ratio[neg].min() and ratio[neg].max() <= 0.3 and np.ptp(ratio[neg]) > 0.15
+    assert (ratio[~neg] == 1).all()
+    np.testing.assert_allclose(xn.grad.numpy(), ratio)  # the drawn slope is the derivative

@@ -1,4 +1,4 @@
-"""prelu, channel_shuffle / native_channel_shuffle, max_unpool2d/3d (aten composites), and the
+"""prelu, rrelu, channel_shuffle / native_channel_shuffle, max_unpool2d/3d (aten composites), and the
 functions PyTorch writes in Python over them and over pooling: local_response_norm, lp_pool1d,
 lp_pool2d, max_unpool1d/2d/3d."""
 
@@ -45,6 +45,23 @@ def _prelu(self, weight):
 
 
 prelu = defop("prelu(Tensor self, Tensor weight) -> Tensor", composite=_prelu)
+
+
+# ---- rrelu ------------------------------------------------------------------------------------------------
+def _rrelu(self, lower, upper, training, generator):
+    if training:
+        # one slope per element drawn from U(lower, upper), as ATen's rrelu_with_noise
+        slope = self.detach().new_empty(self.shape).uniform_(lower, upper, generator=generator)
+    else:
+        slope = (lower + upper) / 2
+    return self.where(self > 0, self * slope)
+
+
+rrelu = defop(
+    "rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, "
+    "Generator? generator=None) -> Tensor",
+    composite=_rrelu,
+)
 
 
 # ---- channel shuffle ---------------------------------------------------------------------------------------
@@ -190,6 +207,34 @@ def _f_prelu(input, weight):
     return dispatch(prelu, [input, weight])
 
 
+def _f_rrelu(input, lower, upper, training, inplace):
+    """Leaky ReLU with a random slope in [lower, upper] per element when training, their mean in eval.
+
+    >>> numtorch.nn.functional.rrelu(numtorch.tensor([-2.0, 3.0]), 0.25, 0.25)
+    tensor([-0.5000,  3.0000])
+    """
+    out = dispatch(rrelu, [input, lower, upper, training, None])
+    return input.copy_(out) if inplace else out
+
+
+def _f_rrelu_(input, lower, upper, training):
+    """In-place rrelu.
+
+    >>> numtorch.nn.functional.rrelu_(numtorch.tensor([-2.0, 3.0]), 0.25, 0.25)
+    tensor([-0.5000,  3.0000])
+    """
+    return input.copy_(dispatch(rrelu, [input, lower, upper, training, None]))
+
+
+def _t_rrelu(input, lower, upper, training, generator):
+    """The ``aten::rrelu`` op as ``torch.rrelu``.
+
+    >>> numtorch.rrelu(numtorch.tensor([-2.0, 3.0]), 0.25, 0.25)
+    tensor([-0.5000,  3.0000])
+    """
+    return dispatch(rrelu, [input, lower, upper, training, generator])
+
+
 def _f_channel_shuffle(input, groups):
     """Interleave the channels of ``groups`` groups.
 
@@ -277,3 +322,8 @@ _UNPOOL_SIG = "input, indices, kernel_size, stride=None, padding=0, output_size=
 public("max_unpool1d", _UNPOOL_SIG, _f_max_unpool1d, relevant=("input", "indices"), module=_F, ops=(max_unpool2d,))
 public("max_unpool2d", _UNPOOL_SIG, _f_max_unpool2d, relevant=("input", "indices"), module=_F, ops=(max_unpool2d,))
 public("max_unpool3d", _UNPOOL_SIG, _f_max_unpool3d, relevant=("input", "indices"), module=_F, ops=(max_unpool3d,))
+public("rrelu", "input, lower=0.125, upper=0.3333333333333333, training=False, inplace=False", _f_rrelu, module=_F,
+       ops=(rrelu,))  # fmt: skip
+public("rrelu_", "input, lower=0.125, upper=0.3333333333333333, training=False", _f_rrelu_, module=_F, ops=(rrelu,))
+public("rrelu", "input, lower=0.125, upper=0.3333333333333333, training=False, generator=None", _t_rrelu,
+       ops=(rrelu,))  # fmt: skip

@@ -92,7 +92,14 @@ def _unpool_samples(n):
     return gen
 
 
+def _rrelu_eval(x, lower=0.125, upper=1 / 3, training=False, inplace=False):
+    return np.where(x > 0, x, x * (lower + upper) / 2)
+
+
 LAYERS_EXTRA = [
+    OpInfo(F + "rrelu", _rrelu_eval,
+           lambda d, r: [SampleInput(_a(d, r)(3, 4)), SampleInput(_a(d, r)(5), (0.1, 0.4), name="bounds")],
+           variants=("rrelu", "nn.functional.rrelu_")),
     OpInfo(F + "max_unpool1d", _unpool_ref(1), _unpool_samples(1)),
     OpInfo(F + "max_unpool2d", _unpool_ref(2), _unpool_samples(2)),
     OpInfo(F + "max_unpool3d", _unpool_ref(3), _unpool_samples(3)),
