@@ -212,3 +212,30 @@ def test_rrelu_eval_matches_torch_and_training_draws_slopes_in_bounds():
     assert 0.1 <= ratio[neg].min() and ratio[neg].max() <= 0.3 and np.ptp(ratio[neg]) > 0.15
     assert (ratio[~neg] == 1).all()
     np.testing.assert_allclose(xn.grad.numpy(), ratio)  # the drawn slope is the derivative
+
+
+@pytest.mark.parametrize("name,kw,shape", [("BatchNorm3d", {}, (2, 3, 2, 3, 2)), ("BatchNorm3d", {"momentum": None}, (4, 3, 2, 1, 2)),
+                                           ("InstanceNorm3d", {"affine": True, "track_running_stats": True}, (2, 3, 2, 3, 2)),
+                                           ("InstanceNorm3d", {}, (3, 2, 3, 2))])  # fmt: skip
+def test_norm3d_modules_match_torch_in_train_and_eval(name, kw, shape):
+    nm, tm = getattr(numtorch.nn, name)(3, **kw).double(), getattr(torch.nn, name)(3, **kw).double()
+    assert repr(nm) == repr(tm)
+    assert list(nm.state_dict()) == list(tm.state_dict())
+    with torch.no_grad():
+        for p in tm.parameters():
+            p.uniform_(0.5, 1.5)
+    nm.load_state_dict({k: numtorch.from_numpy(v.numpy().copy()) for k, v in tm.state_dict().items()})
+    for train in (True, False):
+        nm.train(train), tm.train(train)
+        x = r(*shape)
+        xn, xt = numtorch.from_numpy(x.copy()).requires_grad_(True), torch.from_numpy(x.copy()).requires_grad_(True)
+        got, want = nm(xn), tm(xt)
+        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-9, atol=1e-10)
+        (got * got).sum().backward(), (want * want).sum().backward()
+        np.testing.assert_allclose(xn.grad.numpy(), xt.grad.numpy(), rtol=1e-8, atol=1e-9)
+        for (_, p), (_, q) in zip(nm.named_parameters(), tm.named_parameters()):
+            np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-8, atol=1e-9)
+    for k, v in tm.state_dict().items():
+        np.testing.assert_allclose(nm.state_dict()[k].numpy(), v.numpy(), rtol=1e-9, atol=1e-10)
+    with pytest.raises(ValueError, match="expected"):
+        nm(numtorch.zeros(2, 3))
