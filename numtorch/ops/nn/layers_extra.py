@@ -112,7 +112,7 @@ def _max_unpool(self, indices, output_size, n):
     for s in output_size:
         volume *= s
     flat_idx = idx.reshape(nb, c, -1)
-    if flat_idx.numel():
+    if flat_idx.numel() and not flat_idx.is_meta:  # index values are unknown on meta
         lo, hi = int(flat_idx.min()), int(flat_idx.max())
         if lo < 0 or hi >= volume:
             bad = lo if lo < 0 else hi

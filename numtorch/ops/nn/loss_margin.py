@@ -130,7 +130,7 @@ def _multi_margin(self, target, p, margin, weight, reduction):
     if weight is not None and (weight.dim() > 1 or weight.numel() != c):
         raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")
     t = target.reshape(n, 1)
-    if bool(((t < 0) | (t >= c)).any()):
+    if not t.is_meta and bool(((t < 0) | (t >= c)).any()):  # values are unknown on meta
         raise RuntimeError("target out of range")
     z = (x - x.gather(1, t) + margin).clamp_min(0)
     if p == 2:
@@ -165,7 +165,7 @@ def _multilabel_margin(self, target, reduction):
     t = target.reshape(n, c)
     # labels count up to the first -1 in each row; a repeated label counts each time, as in ATen
     valid = (t != -1).cumprod(1).bool()
-    if bool(((t < -1) | (t >= c))[valid].any()):
+    if not t.is_meta and bool(((t < -1) | (t >= c))[valid].any()):
         raise RuntimeError("argument #2 'target' is out of range")
     idx = t.clamp_min(0)
     count = x.new_zeros((n, c)).scatter_add(1, idx, valid.to(x.dtype))
@@ -224,7 +224,7 @@ def _f_gaussian(input, target, var, full, eps, reduction):
         if var < 0:
             raise ValueError("var has negative entry/entries")
         var = input.new_ones(input.shape) * var
-    elif bool((var < 0).any()):
+    elif not var.is_meta and bool((var < 0).any()):
         raise ValueError("var has negative entry/entries")
     if var.size() != input.size():
         if input.size()[:-1] == var.size():
