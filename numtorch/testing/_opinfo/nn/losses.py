@@ -31,8 +31,8 @@ def _dist(x, y, p, eps=1e-6):
 
 
 # ---- references ------------------------------------------------------------------------------------------
-def _soft_margin(x, y, size_average=None, reduce=None, reduction="mean"):
-    return _reduce(np.log1p(np.exp(-x * y)), reduction)
+def _soft_margin(x, target, size_average=None, reduce=None, reduction="mean"):
+    return _reduce(np.log1p(np.exp(-x * target)), reduction)
 
 
 def _hinge(x, y, margin=1.0, size_average=None, reduce=None, reduction="mean"):
@@ -125,8 +125,11 @@ def _positive(a):
 _LABELS = np.array([[0, 3, -1, 1], [1, 1, 2, 3], [-1, 0, 0, 0]])
 
 MARGIN_LOSSES = [
+    # target by keyword: soft_margin_loss has no derivative for it, so the grad sweeps leave it out
     OpInfo(F + "soft_margin_loss", _soft_margin,
-           _samples(lambda a, dt, rng: (a(3, 4), (_sign(dt, rng, 3, 4),))), tol=_T32),
+           lambda dt, rng: [SampleInput(make_arg((3, 4), dt, rng, -2, 2), (),
+                                        {"target": _sign(dt, rng, 3, 4), "reduction": r}, name=r) for r in _REDS],
+           tol=_T32),
     OpInfo(F + "hinge_embedding_loss", _hinge,
            _samples(lambda a, dt, rng: (a(3, 4), (_sign(dt, rng, 3, 4),)), ({}, {"margin": 0.5})), tol=_T32),
     OpInfo(F + "poisson_nll_loss", _poisson,
