@@ -16,7 +16,7 @@ from .module import Module
 __all__ = [
     "Threshold", "ReLU", "Hardtanh", "ReLU6", "Sigmoid", "Hardsigmoid", "Tanh", "SiLU", "Mish", "Hardswish",
     "ELU", "CELU", "SELU", "GLU", "GELU", "LeakyReLU", "LogSigmoid", "Softplus", "Softsign", "Tanhshrink",
-    "Softmin", "Softmax", "LogSoftmax", "MultiheadAttention", "Hardshrink", "Softshrink",
+    "Softmin", "Softmax", "LogSoftmax", "MultiheadAttention", "Hardshrink", "Softshrink", "PReLU", "Softmax2d", "RReLU",
 ]  # fmt: skip
 
 
@@ -413,6 +413,66 @@ class LogSoftmax(_DimSoftmax):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.log_softmax(input, self.dim, _stacklevel=5)
+
+
+class Softmax2d(Module):
+    """Softmax over the channels of (N, C, H, W) or (C, H, W) input.
+
+    >>> numtorch.nn.Softmax2d()(numtorch.zeros(1, 2, 1, 1)).flatten()
+    tensor([0.5000, 0.5000])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
+        return F.softmax(input, -3, _stacklevel=5)
+
+
+class RReLU(Module):
+    """Leaky ReLU whose negative slope is drawn from U(lower, upper) per element when training
+    and is (lower + upper) / 2 in eval.
+
+    >>> numtorch.nn.RReLU(0.25, 0.25)(numtorch.tensor([-2.0, 3.0]))
+    tensor([-0.5000,  3.0000])
+    """
+
+    __constants__ = ["lower", "upper", "inplace"]
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False) -> None:
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")
+
+
+class PReLU(Module):
+    """max(0, x) + weight * min(0, x) with a learned ``weight`` (one, or one per channel).
+
+    >>> numtorch.nn.PReLU()(numtorch.tensor([-1.0, 2.0])).detach()
+    tensor([-0.2500,  2.0000])
+    """
+
+    __constants__ = ["num_parameters"]
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None, dtype=None) -> None:
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.init = init
+        self.weight = Parameter(numtorch.empty(num_parameters, device=device, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
 
 
 class MultiheadAttention(Module):

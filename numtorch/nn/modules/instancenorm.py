@@ -8,7 +8,7 @@ from ..._tensor import Tensor
 from .. import functional as F
 from .batchnorm import _NormBase
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d"]
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
 
 
 class _InstanceNorm(_NormBase):
@@ -70,3 +70,17 @@ class InstanceNorm2d(_InstanceNorm):
     def _check_input_dim(self, input):
         if input.dim() not in (3, 4):
             raise ValueError(f"expected 3D or 4D input (got {input.dim()}D input)")
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Per-sample, per-channel normalization of (N, C, D, H, W) or (C, D, H, W) input.
+
+    >>> numtorch.nn.InstanceNorm3d(1)(numtorch.randn(1, 1, 2, 2, 2)).shape
+    torch.Size([1, 1, 2, 2, 2])
+    """
+
+    _no_batch_dim = 4
+
+    def _check_input_dim(self, input):
+        if input.dim() not in (4, 5):
+            raise ValueError(f"expected 4D or 5D input (got {input.dim()}D input)")

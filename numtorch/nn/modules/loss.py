@@ -5,10 +5,13 @@ from __future__ import annotations
 from ..._tensor import Tensor
 from .. import functional as F
 from ..functional import _Reduction
+from .distance import PairwiseDistance
 from .module import Module
 
 __all__ = ["L1Loss", "NLLLoss", "MSELoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
-           "SmoothL1Loss", "HuberLoss", "MarginRankingLoss", "CosineEmbeddingLoss"]  # fmt: skip
+           "SmoothL1Loss", "HuberLoss", "MarginRankingLoss", "CosineEmbeddingLoss", "SoftMarginLoss",
+           "HingeEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MultiLabelSoftMarginLoss",
+           "MultiLabelMarginLoss", "MultiMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss"]  # fmt: skip
 
 
 class _Loss(Module):
@@ -224,3 +227,174 @@ class CosineEmbeddingLoss(_Loss):
         return F.cosine_embedding_loss(
             input1, input2, target, margin=self.margin, reduction=self.reduction
         )
+
+
+class SoftMarginLoss(_Loss):
+    """Two-class logistic loss, log(1 + exp(-y x)).
+
+    >>> numtorch.nn.SoftMarginLoss()(numtorch.tensor([0.0]), numtorch.tensor([1.0]))
+    tensor(0.6931)
+    """
+
+    __constants__ = ["reduction"]
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.soft_margin_loss(input, target, reduction=self.reduction)
+
+
+class HingeEmbeddingLoss(_Loss):
+    """x for y = 1, max(0, margin - x) for y = -1.
+
+    >>> numtorch.nn.HingeEmbeddingLoss()(numtorch.tensor([0.3]), numtorch.tensor([-1.0]))
+    tensor(0.7000)
+    """
+
+    __constants__ = ["margin", "reduction"]
+
+    def __init__(
+        self, margin: float = 1.0, size_average=None, reduce=None, reduction: str = "mean"
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
+
+
+class PoissonNLLLoss(_Loss):
+    """Negative log likelihood of a Poisson-distributed target.
+
+    >>> numtorch.nn.PoissonNLLLoss()(numtorch.tensor([0.0]), numtorch.tensor([1.0]))
+    tensor(1.)
+    """
+
+    __constants__ = ["log_input", "full", "eps", "reduction"]
+
+    def __init__(self, log_input: bool = True, full: bool = False, size_average=None, eps: float = 1e-8,
+                 reduce=None, reduction: str = "mean") -> None:  # fmt: skip
+        super().__init__(size_average, reduce, reduction)
+        self.log_input, self.full, self.eps = log_input, full, eps
+
+    def forward(self, log_input: Tensor, target: Tensor) -> Tensor:
+        return F.poisson_nll_loss(log_input, target, log_input=self.log_input, full=self.full,
+                                  eps=self.eps, reduction=self.reduction)  # fmt: skip
+
+
+class GaussianNLLLoss(_Loss):
+    """Negative log likelihood of a Gaussian with predicted mean and variance.
+
+    >>> numtorch.nn.GaussianNLLLoss()(numtorch.zeros(2), numtorch.zeros(2), numtorch.ones(2))
+    tensor(0.)
+    """
+
+    __constants__ = ["full", "eps", "reduction"]
+
+    def __init__(self, *, full: bool = False, eps: float = 1e-6, reduction: str = "mean") -> None:
+        super().__init__(None, None, reduction)
+        self.full, self.eps = full, eps
+
+    def forward(self, input: Tensor, target: Tensor, var) -> Tensor:
+        return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps,
+                                   reduction=self.reduction)  # fmt: skip
+
+
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    """Per-class logistic loss, averaged over classes.
+
+    >>> numtorch.nn.MultiLabelSoftMarginLoss()(numtorch.zeros(1, 2), numtorch.ones(1, 2))
+    tensor(0.6931)
+    """
+
+    __constants__ = ["reduction"]
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(_Loss):
+    """Multi-label hinge loss over (target, non-target) class pairs.
+
+    >>> numtorch.nn.MultiLabelMarginLoss()(numtorch.tensor([[0.0, 1.0]]), numtorch.tensor([[1, -1]]))
+    tensor(0.)
+    """
+
+    __constants__ = ["reduction"]
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class MultiMarginLoss(_WeightedLoss):
+    """Multi-class hinge loss.
+
+    >>> numtorch.nn.MultiMarginLoss()(numtorch.tensor([[0.0, 1.0]]), numtorch.tensor([1]))
+    tensor(0.)
+    """
+
+    __constants__ = ["p", "margin", "reduction"]
+
+    def __init__(self, p: int = 1, margin: float = 1.0, weight: Tensor | None = None, size_average=None,
+                 reduce=None, reduction: str = "mean") -> None:  # fmt: skip
+        super().__init__(weight, size_average, reduce, reduction)
+        if p != 1 and p != 2:
+            raise ValueError("only p == 1 and p == 2 supported")
+        if weight is not None and weight.dim() != 1:
+            raise ValueError(
+                f"MultiMarginLoss: expected weight to be None or 1D tensor, got {weight.dim()}D instead"
+            )
+        self.p, self.margin = p, margin
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multi_margin_loss(input, target, p=self.p, margin=self.margin, weight=self.weight,
+                                   reduction=self.reduction)  # fmt: skip
+
+
+class TripletMarginLoss(_Loss):
+    """max(0, d(a, p) - d(a, n) + margin) with the p-norm distance.
+
+    >>> a = numtorch.zeros(1, 2)
+    >>> numtorch.nn.TripletMarginLoss()(a, a, a + 1)
+    tensor(0.)
+    """
+
+    __constants__ = ["margin", "p", "eps", "swap", "reduction"]
+
+    def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6, swap: bool = False,
+                 size_average=None, reduce=None, reduction: str = "mean") -> None:  # fmt: skip
+        super().__init__(size_average, reduce, reduction)
+        if margin <= 0:
+            raise ValueError(
+                f"TripletMarginLoss: expected margin to be greater than 0, got {margin} instead"
+            )
+        self.margin, self.p, self.eps, self.swap = margin, p, eps, swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return F.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p,
+                                     eps=self.eps, swap=self.swap, reduction=self.reduction)  # fmt: skip
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """The triplet loss with any distance function (PairwiseDistance by default).
+
+    >>> a = numtorch.zeros(1, 2)
+    >>> numtorch.nn.TripletMarginWithDistanceLoss()(a, a, a + 1)
+    tensor(0.)
+    """
+
+    def __init__(self, *, distance_function=None, margin: float = 1.0, swap: bool = False,
+                 reduction: str = "mean") -> None:  # fmt: skip
+        super().__init__(size_average=None, reduce=None, reduction=reduction)
+        if margin <= 0:
+            raise ValueError(
+                f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} instead"
+            )
+        self.distance_function = (
+            distance_function if distance_function is not None else PairwiseDistance()
+        )
+        self.margin, self.swap = margin, swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return F.triplet_margin_with_distance_loss(anchor, positive, negative,
+                                                   distance_function=self.distance_function,
+                                                   margin=self.margin, swap=self.swap,
+                                                   reduction=self.reduction)  # fmt: skip

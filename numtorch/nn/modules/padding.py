@@ -5,10 +5,13 @@ from __future__ import annotations
 from ..._tensor import Tensor
 from .. import functional as F
 from .module import Module
-from .utils import _pair, _quadruple
+from .utils import _ntuple, _pair, _quadruple
+
+_sextuple = _ntuple(6, "_sextuple")
 
 __all__ = ["ConstantPad1d", "ConstantPad2d", "ZeroPad1d", "ZeroPad2d", "ReflectionPad1d", "ReflectionPad2d",
-           "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d", "CircularPad2d"]  # fmt: skip
+           "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d", "CircularPad2d", "ConstantPad3d", "ZeroPad3d",
+           "ReflectionPad3d", "ReplicationPad3d", "CircularPad3d"]  # fmt: skip
 
 
 class _PadNd(Module):
@@ -89,7 +92,7 @@ class ZeroPad2d(ConstantPad2d):
 
 
 def _pad_class(name: str, mode: str, n: int, doc: str):
-    conv = _pair if n == 1 else _quadruple
+    conv = {1: _pair, 2: _quadruple, 3: _sextuple}[n]
 
     def __init__(self, padding) -> None:
         _PadNd.__init__(self)
@@ -144,3 +147,50 @@ CircularPad2d = _pad_class(
     "Wrap-pad the last two dims.\n\n    >>> numtorch.nn."
     "CircularPad2d(1)(numtorch.ones(1, 2, 2)).shape\n    torch.Size([1, 4, 4])\n",
 )
+ReflectionPad3d = _pad_class(
+    "ReflectionPad3d",
+    "reflect",
+    3,
+    "Reflect-pad the last three dims.\n\n    >>> numtorch."
+    "nn.ReflectionPad3d(1)(numtorch.ones(1, 2, 2, 2)).shape\n    torch.Size([1, 4, 4, 4])\n",
+)
+ReplicationPad3d = _pad_class(
+    "ReplicationPad3d",
+    "replicate",
+    3,
+    "Edge-pad the last three dims.\n\n    >>> numtorch."
+    "nn.ReplicationPad3d(1)(numtorch.ones(1, 2, 2, 2)).shape\n    torch.Size([1, 4, 4, 4])\n",
+)
+CircularPad3d = _pad_class(
+    "CircularPad3d",
+    "circular",
+    3,
+    "Wrap-pad the last three dims.\n\n    >>> numtorch."
+    "nn.CircularPad3d(1)(numtorch.ones(1, 2, 2, 2)).shape\n    torch.Size([1, 4, 4, 4])\n",
+)
+
+
+class ConstantPad3d(_ConstantPadNd):
+    """Pad the last three dims with a constant.
+
+    >>> numtorch.nn.ConstantPad3d(1, 0.0)(numtorch.ones(1, 1, 1, 1)).shape
+    torch.Size([1, 3, 3, 3])
+    """
+
+    def __init__(self, padding, value: float) -> None:
+        super().__init__(value)
+        self.padding = _sextuple(padding)
+
+
+class ZeroPad3d(ConstantPad3d):
+    """Pad the last three dims with zeros.
+
+    >>> numtorch.nn.ZeroPad3d(1)(numtorch.ones(1, 1, 1, 1)).shape
+    torch.Size([1, 3, 3, 3])
+    """
+
+    def __init__(self, padding) -> None:
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}"

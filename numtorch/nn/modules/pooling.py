@@ -5,9 +5,9 @@ from __future__ import annotations
 from ..._tensor import Tensor
 from .. import functional as F
 from .module import Module
-from .utils import _single
+from .utils import _pair, _single, _triple
 
-__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+__all__ = ["LPPool1d", "LPPool2d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
            "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]  # fmt: skip
 
 
@@ -176,3 +176,88 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPool):
 
     def forward(self, input: Tensor):
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class _LPPoolNd(Module):
+    __constants__ = ["norm_type", "kernel_size", "stride", "ceil_mode"]
+
+    def __init__(self, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.norm_type, self.kernel_size, self.stride, self.ceil_mode = norm_type, kernel_size, stride, ceil_mode
+
+    def extra_repr(self) -> str:
+        return "norm_type={norm_type}, kernel_size={kernel_size}, stride={stride}, ceil_mode={ceil_mode}".format(
+            **self.__dict__
+        )
+
+
+class LPPool1d(_LPPoolNd):
+    """Power-average pooling over (N, C, L): (sum of x^p over the window)^(1/p).
+
+    >>> numtorch.nn.LPPool1d(2, 2)(numtorch.tensor([[[3.0, 4.0]]]))
+    tensor([[[5.]]])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool2d(_LPPoolNd):
+    """Power-average pooling over (N, C, H, W).
+
+    >>> numtorch.nn.LPPool2d(1, 2)(numtorch.full((1, 1, 2, 2), 2.0))
+    tensor([[[[8.]]]])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class _MaxUnpoolNd(Module):
+    _tuple = staticmethod(_single)
+
+    def __init__(self, kernel_size, stride=None, padding=0) -> None:
+        super().__init__()
+        self.kernel_size = self._tuple(kernel_size)
+        self.stride = self._tuple(stride if stride is not None else kernel_size)
+        self.padding = self._tuple(padding)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """The partial inverse of MaxPool1d: values at their indices, zeros elsewhere.
+
+    >>> numtorch.nn.MaxUnpool1d(2)(numtorch.tensor([[[5.0]]]), numtorch.tensor([[[1]]]))
+    tensor([[[0., 5.]]])
+    """
+
+    def forward(self, input: Tensor, indices: Tensor, output_size=None) -> Tensor:
+        return F.max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """The partial inverse of MaxPool2d.
+
+    >>> numtorch.nn.MaxUnpool2d(2)(numtorch.ones(1, 1, 1, 1), numtorch.tensor([[[[0]]]])).flatten()
+    tensor([1., 0., 0., 0.])
+    """
+
+    _tuple = staticmethod(_pair)
+
+    def forward(self, input: Tensor, indices: Tensor, output_size=None) -> Tensor:
+        return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """The partial inverse of MaxPool3d.
+
+    >>> numtorch.nn.MaxUnpool3d(2)(numtorch.ones(1, 1, 1, 1, 1), numtorch.tensor([[[[[0]]]]])).shape
+    torch.Size([1, 1, 2, 2, 2])
+    """
+
+    _tuple = staticmethod(_triple)
+
+    def forward(self, input: Tensor, indices: Tensor, output_size=None) -> Tensor:
+        return F.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding, output_size)

@@ -25,7 +25,8 @@ for _name in ("dropout", "dropout_", "feature_dropout", "feature_dropout_", "alp
               "feature_alpha_dropout", "feature_alpha_dropout_", "batch_norm", "instance_norm", "layer_norm",
               "group_norm", "native_batch_norm", "native_layer_norm", "native_group_norm", "embedding",
               "embedding_renorm_", "_adaptive_avg_pool2d", "constant_pad_nd", "binary_cross_entropy_with_logits",
-              "kl_div", "cosine_embedding_loss", "margin_ranking_loss"):  # fmt: skip
+              "kl_div", "cosine_embedding_loss", "margin_ranking_loss", "hinge_embedding_loss", "poisson_nll_loss",
+              "triplet_margin_loss"):  # fmt: skip
     _alias(_name)
 # list defaults written out: the generated wrappers split signatures on commas
 _POOL_SIG = "input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False"

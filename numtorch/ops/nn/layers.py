@@ -109,13 +109,14 @@ def _f_feature_dropout(name: str, spatial: int, doc: str):
             import warnings
 
             warnings.warn(
-                f"dropout2d: Received a {nd}-D input to dropout2d, which is deprecated and will result in an error "
+                f"{name}: Received a {nd}-D input to {name}, which is deprecated and will result in an error "
                 "in a future release. To retain the behavior and silence this warning, please use dropout instead. "
-                "Note that dropout2d exists to provide channel-wise dropout on inputs with 2 spatial dimensions, a "
-                "channel dimension, and an optional batch dimension (i.e. 3D or 4D inputs).",
+                f"Note that {name} exists to provide channel-wise dropout on inputs with {spatial} spatial "
+                f"dimensions, a channel dimension, and an optional batch dimension (i.e. {lo}D or {hi}D inputs).",
                 stacklevel=3,
             )
-        unbatched = spatial == 1 and nd == lo
+        # dropout3d batches anything that is not 5-D, as PyTorch's Python body does
+        unbatched = (spatial == 1 and nd == lo) or (spatial == 3 and nd != hi)
         x = (input.unsqueeze_(0) if inplace else input.unsqueeze(0)) if unbatched else input
         out = dispatch(ip if inplace else fn, [x, p, training])
         return (out.squeeze_(0) if inplace else out.squeeze(0)) if unbatched else out
@@ -144,6 +145,8 @@ _f_feature_dropout("dropout1d", 1, "Zero whole channels of (N, C, L) input.\n\n 
                    "numtorch.ones(1, 2, 3), training=False).shape\n    torch.Size([1, 2, 3])\n")  # fmt: skip
 _f_feature_dropout("dropout2d", 2, "Zero whole channels of (N, C, H, W) input.\n\n    >>> numtorch.nn.functional."
                    "dropout2d(numtorch.ones(1, 2, 2, 2), training=False).shape\n    torch.Size([1, 2, 2, 2])\n")  # fmt: skip
+_f_feature_dropout("dropout3d", 3, "Zero whole channels of (N, C, D, H, W) input.\n\n    >>> numtorch.nn.functional."
+                   "dropout3d(numtorch.ones(1, 2, 2, 2, 2), training=False).shape\n    torch.Size([1, 2, 2, 2, 2])\n")  # fmt: skip
 
 
 # ---- linear / bilinear ----------------------------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import _dtype as D
 from ..._dispatch import dispatch
 from ..._ops import ops as _ops
 from ..._tensor import Tensor, _make
@@ -348,8 +349,34 @@ def _pad(self, pad, mode, value):
     if mode == "circular":
         return dispatch(_pad_circular_op, [self, pad])
     if n == 3:
-        raise NotImplementedError(f"numtorch does not implement 3-d {mode} padding")
+        return _pad3d(self, pad, mode)
     return dispatch(_PAD_OPS[(mode, n)], [self, pad])
+
+
+def _pad3d(self, pad, mode):
+    """reflect / replicate over the last three dims as gathers (index_select's backward
+    accumulates the repeated edges), one dim at a time."""
+    if mode == "replicate" and any(s == 0 for s in self.shape[-3:]):
+        raise RuntimeError(
+            "Expected 4D or 5D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for "
+            f"input, but got: {list(self.shape)}"
+        )
+    out = self
+    for k in range(3):
+        dim, lo, hi = self.dim() - 1 - k, pad[2 * k], pad[2 * k + 1]
+        size = self.shape[dim]
+        if mode == "reflect" and (lo >= size or hi >= size):
+            raise RuntimeError(
+                f"Argument #{4 + 2 * k}: Padding size should be less than the corresponding input dimension, but "
+                f"got: padding ({lo}, {hi}) at dimension {dim} of input {list(self.shape)}"
+            )
+        i = np.arange(-lo, size + hi, dtype=np.int64)
+        if mode == "reflect":
+            i = (size - 1) - np.abs((size - 1) - np.abs(i))
+        else:
+            i = np.clip(i, 0, size - 1)
+        out = out.index_select(dim, _make(i, D.int64))
+    return out
 
 
 pad = defop(

@@ -380,8 +380,10 @@ POOL = [
 ]  # fmt: skip
 
 from .layers import OPINFOS as _MORE  # noqa: E402
+from .layers_extra import LAYERS_EXTRA  # noqa: E402
+from .losses import MARGIN_LOSSES  # noqa: E402
 
-OPINFOS = ACTIVATIONS + CONV + POOL + _MORE
+OPINFOS = ACTIVATIONS + CONV + POOL + _MORE + MARGIN_LOSSES + LAYERS_EXTRA
 
 # bindings covered by an entry above: torch-level aliases and (values, indices) forms
 _VARIANTS = {
@@ -397,6 +399,8 @@ _VARIANTS = {
     "interpolate": ("nn.functional.upsample_nearest", "nn.functional.upsample_bilinear"),
     "pad": ("constant_pad_nd",), "kl_div": ("kl_div",), "margin_ranking_loss": ("margin_ranking_loss",),
     "cosine_embedding_loss": ("cosine_embedding_loss",),
+    "triplet_margin_loss": ("triplet_margin_loss",), "hinge_embedding_loss": ("hinge_embedding_loss",),
+    "poisson_nll_loss": ("poisson_nll_loss",),
     "binary_cross_entropy_with_logits": ("binary_cross_entropy_with_logits",),
 }  # fmt: skip
 for _info in OPINFOS:

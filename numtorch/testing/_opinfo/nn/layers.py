@@ -111,6 +111,8 @@ def _pad_samples(dtype, rng):
         SampleInput(a(2, 5), ((2, 3),), {"mode": "reflect"}, name="reflect1d"),
         SampleInput(a(1, 2, 3, 4), ((1, 2, 3, 1),), {"mode": "replicate"}, name="replicate"),
         SampleInput(a(1, 2, 3, 4), ((1, 2, 3, 1),), {"mode": "circular"}, name="circular"),
+        SampleInput(a(1, 2, 3, 4, 3), ((1, 2, 2, 1, 0, 2),), {"mode": "reflect"}, name="reflect3d"),
+        SampleInput(a(2, 3, 2, 3), ((2, 1, 0, 3, 1, 1),), {"mode": "replicate"}, name="replicate3d"),
     ]
 
 
