@@ -150,6 +150,53 @@ def test_dispatch_mode_sees_custom_op():
     assert seen[0] == f"{op._namespace}.sin.default"
 
 
+def test_register_torch_dispatch_handler_runs_for_mode_and_subclass():
+    op = _make_sin(_ns())
+    calls = []
+
+    class Log(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            calls.append(("mode", str(func)))
+            return func(*args, **(kwargs or {}))
+
+    @op.register_torch_dispatch(Log)
+    def _(mode, func, types, args, kwargs):
+        assert isinstance(mode, Log) and func is op._opoverload
+        calls.append(("handler", str(func)))
+        return args[0] + 100
+
+    x = numtorch.randn(3)
+    with Log():
+        r = op(x)
+        other = x.cos()  # ops without a registration still reach the mode
+    assert calls[0] == ("handler", f"{op._namespace}.sin.default")
+    assert ("mode", "aten.cos.default") in calls and ("mode", f"{op._namespace}.sin.default") not in calls
+    np.testing.assert_allclose(r.numpy(), x.numpy() + 100)
+    np.testing.assert_allclose(other.numpy(), np.cos(x.numpy()))
+
+    class Wrap(Tensor):
+        @staticmethod
+        def __new__(cls, inner):
+            r = Tensor._make_wrapper_subclass(cls, inner.shape, dtype=inner.dtype, device=inner.device)
+            r.inner = inner
+            return r
+
+        __torch_function__ = numtorch._C._disabled_torch_function_impl
+
+        @classmethod
+        def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+            raise AssertionError("the registered handler must run instead")
+
+    @op.register_torch_dispatch(Wrap)
+    def _(cls, func, types, args, kwargs):
+        assert cls is Wrap and Wrap in types
+        return Wrap(func(args[0].inner))
+
+    w = op(Wrap(x))
+    assert type(w) is Wrap
+    np.testing.assert_allclose(w.inner.numpy(), np.sin(x.numpy()))
+
+
 def test_torch_function_mode_and_subclass_see_custom_op():
     op = _make_sin(_ns())
     seen = []
