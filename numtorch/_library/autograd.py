@@ -25,15 +25,16 @@ from .._functorch._levels import GRAD_DEPTH, VMAP_LEVELS
 from .._state import STATE
 from .._tensor import Tensor
 from ..autograd.function import Function, _apply, _wrap_outputs
-from ..autograd.graph import SavedTensor, gradient_edge
+from ..autograd.graph import SavedTensor, grad_accumulator
 
 _NO_EDGE = (None, 0)
+_new = object.__new__
 
 
 class AutogradKernel:
     """What ``register_autograd`` stored for one op (``backward`` None: backward raises)."""
 
-    __slots__ = ("op", "backward", "setup_context", "fn_cls", "n_pos", "kw_names", "tslots")
+    __slots__ = ("op", "backward", "setup_context", "fn_cls", "n_pos", "kw_names", "tslots", "is_tensor")
 
     def __init__(self, op, backward=None, setup_context=None):
         self.op = op
@@ -50,6 +51,8 @@ class AutogradKernel:
         # the fast path's argument shape: only plain "Tensor" and number/str/bool arguments
         simple = not self.kw_names and all(a.type == "Tensor" or not (a.is_tensor or a.is_tensor_list) for a in args)
         self.tslots = tuple(i for i, a in enumerate(args) if a.type == "Tensor") if simple else None
+        # what _apply computes per call; static here, as the fast path sees Tensors in tslots only
+        self.is_tensor = (*(a.type == "Tensor" for a in args), False)
 
     def call(self, op, vals):
         st = STATE
@@ -63,21 +66,32 @@ class AutogradKernel:
 
 
 def _fast_record(k, op, vals, st):
-    """Note [Custom-op recording fast path]; None: take the general route (nothing has run)."""
+    """Note [Custom-op recording fast path]; None: take the general route (nothing has run).
+    The node is filled as BackwardCFunction.__init__ + _wrap_outputs would, with the edges
+    inlined as the built-ins' generated recorders do (Note [Generated recording])."""
     needs = [False] * (len(vals) + 1)
     any_rg = False
+    edges, metas = [], []
     for i in k.tslots:
         t = vals[i]
         if t.__class__ is not Tensor:
             return None
-        if t._rg:
+        f = t._grad_fn
+        if f is not None:
+            edges.append((f, t._out_nr))
             needs[i] = any_rg = True
+        elif t._rg:
+            edges.append((grad_accumulator(t), 0))
+            needs[i] = any_rg = True
+        else:
+            edges.append(_NO_EDGE)
+        metas.append((t._data.shape, t._dtype, t._device))
     if not any_rg:
         return None
-    ctx = k.fn_cls._backward_cls()
-    ctx._is_tensor_input = tuple(v.__class__ is Tensor for v in (*vals, None))
+    ctx = _new(k.fn_cls._backward_cls)
+    ctx.materialize_grads = True
+    ctx._is_tensor_input = k.is_tensor
     ctx.needs_input_grad = tuple(needs)
-    inputs = (*vals, _KwOnly(()))
     st.grad_enabled = False
     try:
         out = below_autograd(op, list(vals))
@@ -88,10 +102,9 @@ def _fast_record(k, op, vals, st):
     d = ctx.__dict__
     if (out.__class__ is not Tensor or out._base is not None or "dirty_tensors" in d
             or "non_differentiable" in d or any(out is vals[i] for i in k.tslots)):
-        return _wrap_outputs(ctx, inputs, out)
-    targs = [vals[i] for i in k.tslots]
-    ctx.next_functions = tuple(gradient_edge(a) or _NO_EDGE for a in targs)
-    ctx._input_meta = tuple((a._data.shape, a._dtype, a._device) for a in targs)
+        return _wrap_outputs(ctx, (*vals, _KwOnly(())), out)
+    ctx.next_functions = tuple(edges)
+    ctx._input_meta = tuple(metas)
     ctx._out_meta = [(out._data.shape, out._dtype, out._device)]
     ctx._nout = 1
     if out._dtype.category >= 2:
