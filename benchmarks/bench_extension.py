@@ -41,7 +41,8 @@ _OPS: dict = {}
 
 
 def _run(kernel, L, x):
-    a = x.detach().numpy()
+    # numpy(force=True): PyTorch's spelling of detach().numpy() for a CPU tensor, one call less
+    a = x.numpy(force=True)
     out = np.empty_like(a)
     kernel(a, out)
     return L.from_numpy(out)
