@@ -333,6 +333,25 @@ def _tf_subclass(name):
     return fn
 
 
+def _extension(impl, n, grad):
+    """sin as a custom op with an @njit kernel (torch: torch.library.custom_op, same kernel)."""
+
+    def make(name):
+        from benchmarks.bench_extension import custom_sin, scalar_softplus
+
+        if name == "numpy":
+            raise NotImplementedError("NumPy has no custom ops")
+        L = _L(name)
+        x = _libs().tensor((n,), "float64", L=L, requires_grad=grad)
+        if impl == "scalar":
+            if name != "numtorch":
+                raise NotImplementedError("PyTorch has no scalar-function route")
+            return functools.partial(scalar_softplus(), x)
+        return functools.partial(custom_sin(L), x)
+
+    return make
+
+
 def _python_key(case):
     def make(name):
         from benchmarks.bench_dispatch import PythonKey
@@ -558,6 +577,11 @@ def workloads() -> list:
     W.append(Workload("MLP SGD step", "mlp", _mlp("opt", "sgd"), target=1.2))
     W.append(Workload("MLP Adam step", "mlp", _mlp("opt", "adam"), target=1.2))
     W.append(Workload("MLP train step (Adam)", "mlp", _mlp("train", "adam"), target=1.2))
+    for n in (8, 1_000_000):
+        for grad in (False, True):
+            tag = f"{n} {'grad' if grad else 'nograd'}"
+            W.append(Workload(f"custom_op sin {tag}", "extension", _extension("custom", n, grad)))
+            W.append(Workload(f"scalar-route softplus {tag}", "extension", _extension("scalar", n, grad)))
     W.append(Workload("autograd chain 100 tiny ops", "autograd", _no_numpy(_autograd_chain), target=2.0))
     W.append(Workload("LinearFunction fwd+bwd", "autograd", _no_numpy(_linear_function), target=1.5))
     W.append(Workload("conv+relu+pool fwd+bwd", "autograd", _no_numpy(_conv), target=2.0))

@@ -150,6 +150,53 @@ def test_dispatch_mode_sees_custom_op():
     assert seen[0] == f"{op._namespace}.sin.default"
 
 
+def test_register_torch_dispatch_handler_runs_for_mode_and_subclass():
+    op = _make_sin(_ns())
+    calls = []
+
+    class Log(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            calls.append(("mode", str(func)))
+            return func(*args, **(kwargs or {}))
+
+    @op.register_torch_dispatch(Log)
+    def _(mode, func, types, args, kwargs):
+        assert isinstance(mode, Log) and func is op._opoverload
+        calls.append(("handler", str(func)))
+        return args[0] + 100
+
+    x = numtorch.randn(3)
+    with Log():
+        r = op(x)
+        other = x.cos()  # ops without a registration still reach the mode
+    assert calls[0] == ("handler", f"{op._namespace}.sin.default")
+    assert ("mode", "aten.cos.default") in calls and ("mode", f"{op._namespace}.sin.default") not in calls
+    np.testing.assert_allclose(r.numpy(), x.numpy() + 100)
+    np.testing.assert_allclose(other.numpy(), np.cos(x.numpy()))
+
+    class Wrap(Tensor):
+        @staticmethod
+        def __new__(cls, inner):
+            r = Tensor._make_wrapper_subclass(cls, inner.shape, dtype=inner.dtype, device=inner.device)
+            r.inner = inner
+            return r
+
+        __torch_function__ = numtorch._C._disabled_torch_function_impl
+
+        @classmethod
+        def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+            raise AssertionError("the registered handler must run instead")
+
+    @op.register_torch_dispatch(Wrap)
+    def _(cls, func, types, args, kwargs):
+        assert cls is Wrap and Wrap in types
+        return Wrap(func(args[0].inner))
+
+    w = op(Wrap(x))
+    assert type(w) is Wrap
+    np.testing.assert_allclose(w.inner.numpy(), np.sin(x.numpy()))
+
+
 def test_torch_function_mode_and_subclass_see_custom_op():
     op = _make_sin(_ns())
     seen = []
@@ -494,3 +541,55 @@ def test_elementwise_kernels_hit_disk_cache_in_second_process(tmp_path):
         assert r.returncode == 0, r.stderr
     first, second = (tuple(map(int, r.stdout.split())) for r in runs)
     assert first == (0, 1) and second == (1, 0), (first, second)
+
+
+def test_recording_fast_path_mixed_inputs_saved_output_and_graph():
+    # Note [Custom-op recording fast path]: one input needing grad, one not, the output saved
+    ns = _ns()
+
+    @custom_op(f"{ns}::mulexp", mutates_args=())
+    def mulexp(x: Tensor, y: Tensor, k: float) -> Tensor:
+        return numtorch.from_numpy(np.exp(x.numpy(force=True) * y.numpy(force=True) * k))
+
+    def setup_context(ctx, inputs, output):
+        x, y, k = inputs
+        ctx.save_for_backward(x, y, output)
+        ctx.k = k
+
+    def backward(ctx, g):
+        x, y, out = ctx.saved_tensors
+        return g * out * y * ctx.k, g * out * x * ctx.k, None
+
+    mulexp.register_autograd(backward, setup_context=setup_context)
+    x = numtorch.randn(4, dtype=numtorch.float64, requires_grad=True)
+    y = numtorch.randn(4, dtype=numtorch.float64)
+    r = mulexp(x.exp(), y, 0.5)  # a non-leaf input: its edge is the exp node
+    assert r.requires_grad and r.grad_fn.next_functions[0][0] is not None
+    assert r.grad_fn.next_functions[1] == (None, 0)
+    assert r.grad_fn.needs_input_grad[:3] == (True, False, False)
+    r.sum().backward()
+    ex = np.exp(x.detach().numpy())
+    np.testing.assert_allclose(x.grad.numpy(), np.exp(ex * y.numpy() * 0.5) * y.numpy() * 0.5 * ex)
+    yg = y.clone().requires_grad_()
+    assert gradcheck(lambda a, b: mulexp(a, b, 0.5), (x.detach().clone().requires_grad_(), yg))
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out = mulexp(x, y, 1.0)
+        out.add_(1)
+        out.sum().backward()
+
+
+def test_from_numpy_fast_path_keeps_the_checks():
+    a = np.arange(4.0)
+    t = numtorch.from_numpy(a)
+    a[0] = 7.0
+    assert t[0].item() == 7.0 and t.dtype == numtorch.float64
+    with pytest.raises(ValueError, match="negative"):
+        numtorch.from_numpy(np.arange(4.0)[::-1])
+    with pytest.raises(ValueError, match="byte order"):
+        numtorch.from_numpy(np.arange(4.0).astype(">f8"))
+    ro = np.arange(3.0)
+    ro.flags.writeable = False
+    with pytest.warns(UserWarning, match="not writable"):
+        numtorch.from_numpy(ro)
+    with pytest.raises(TypeError, match="numpy.uint16"):
+        numtorch.from_numpy(np.zeros(2, np.uint16))

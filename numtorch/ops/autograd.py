@@ -33,8 +33,8 @@ def _detach_(self):
     return self
 
 
-public("detach", "input", _detach, relevant=("input",))
-public("detach", "self", _detach, relevant=("self",), module="Tensor")
+public("detach", "input", _detach, relevant=("input",), fast=(detach, ("input",)))
+public("detach", "self", _detach, relevant=("self",), module="Tensor", fast=(detach, ("self",)))
 public("detach_", "self", _detach_, relevant=("self",), module="Tensor")
 
 

@@ -201,7 +201,10 @@ def python_key(op, vals):
         if STATE.td_modes:
             mode = STATE.td_modes.pop()
             try:
-                r = mode.__torch_dispatch__(op, types, args, kwargs)
+                # Note [register_torch_dispatch]: a handler registered for this mode's (or
+                # subclass's) type on a custom op runs instead of its __torch_dispatch__
+                h = op.py_kernels.get(type(mode)) if op.py_kernels else None
+                r = mode.__torch_dispatch__(op, types, args, kwargs) if h is None else h(mode, op, types, args, kwargs)
             except Exception as e:
                 _note(e, op, type(mode))
                 raise
@@ -214,7 +217,8 @@ def python_key(op, vals):
         for a in overloaded:
             cls = type(a)
             try:
-                r = cls.__torch_dispatch__(op, types, args, kwargs)
+                h = op.py_kernels.get(cls) if op.py_kernels else None
+                r = cls.__torch_dispatch__(op, types, args, kwargs) if h is None else h(cls, op, types, args, kwargs)
             except Exception as e:
                 _note(e, op, cls)
                 raise

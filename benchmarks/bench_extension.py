@@ -1,0 +1,116 @@
+"""Extension ops: a ``custom_op`` whose kernel is an ``@njit`` function against the built-in op
+of the same math (and PyTorch's ``torch.library.custom_op`` with the same kernel), on 8 and 1e6
+elements, with and without autograd recording; and the scalar-function route
+(``numtorch.library.elementwise``) against the built-in elementwise op. Target: custom op
+<= 1.2x the built-in; the scalar route at the built-in's throughput."""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from .common import LIBS, Benchmark, lib, tensor, warm
+
+COVERS: set = set()
+SIZES = [8, 1_000_000]
+
+
+@numba.njit(cache=True)
+def _sin_kernel(a, out):
+    for i in range(a.size):
+        out[i] = math.sin(a[i])
+
+
+@numba.njit(cache=True)
+def _cos_kernel(a, out):
+    for i in range(a.size):
+        out[i] = math.cos(a[i])
+
+
+def softplus(x):
+    return math.log1p(math.exp(x))
+
+
+def dsoftplus(x):
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+_OPS: dict = {}
+
+
+def _run(kernel, L, x):
+    # numpy(force=True): PyTorch's spelling of detach().numpy() for a CPU tensor, one call less
+    a = x.numpy(force=True)
+    out = np.empty_like(a)
+    kernel(a, out)
+    return L.from_numpy(out)
+
+
+def custom_sin(L):
+    """``bench_ext::sin`` in library ``L`` (numtorch or torch), registered once per process."""
+    key = L.__name__
+    if key not in _OPS:
+        Tensor = L.Tensor
+
+        def sin(x: Tensor) -> Tensor:
+            return _run(_sin_kernel, L, x)
+
+        def cos(x: Tensor) -> Tensor:
+            return _run(_cos_kernel, L, x)
+
+        sin.__annotations__ = cos.__annotations__ = {"x": Tensor, "return": Tensor}
+        op = L.library.custom_op("bench_ext::sin", mutates_args=())(sin)
+        cop = L.library.custom_op("bench_ext::cos", mutates_args=())(cos)
+
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * cop(x)
+
+        op.register_autograd(backward, setup_context=setup_context)
+        _OPS[key] = op
+    return _OPS[key]
+
+
+def scalar_softplus():
+    if "softplus" not in _OPS:
+        import numtorch
+
+        _OPS["softplus"] = numtorch.library.elementwise("bench_ext::softplus", softplus, derivative=dsoftplus)
+    return _OPS["softplus"]
+
+
+class CustomOp(Benchmark):
+    """sin as a custom op with an @njit kernel ("custom") vs the built-in ("builtin")."""
+
+    params = [LIBS, ["custom", "builtin"], SIZES, [False, True]]
+    param_names = ["lib", "impl", "n", "grad"]
+
+    def setup(self, libname, impl, n, grad):
+        L = lib(libname)
+        self.x = tensor((n,), "float64", L=L, requires_grad=grad)
+        self.fn = custom_sin(L) if impl == "custom" else L.sin
+        warm(self.time_call, 3)
+
+    def time_call(self, *_):
+        self.fn(self.x)
+
+
+class ScalarRoute(Benchmark):
+    """softplus from a scalar function (numtorch.library.elementwise) vs the built-in softplus."""
+
+    params = [["scalar", "builtin"], SIZES, [False, True]]
+    param_names = ["impl", "n", "grad"]
+
+    def setup(self, impl, n, grad):
+        L = lib("numtorch")
+        self.x = tensor((n,), "float64", L=L, requires_grad=grad)
+        self.fn = scalar_softplus() if impl == "scalar" else L.nn.functional.softplus
+        warm(self.time_call, 3)
+
+    def time_call(self, *_):
+        self.fn(self.x)
