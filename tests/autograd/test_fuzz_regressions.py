@@ -1,0 +1,80 @@
+"""Autograd regressions found by differential fuzzing against PyTorch (issue 10)."""
+
+import numpy as np
+import pytest
+
+import numtorch
+import numtorch.autograd.forward_ad as fwAD
+from numtorch.autograd import Function, gradcheck
+from numtorch.autograd.gradcheck import GradcheckError
+
+
+class _SquareWithoutConj(Function):
+    """z**2 whose backward forgets PyTorch's conjugate: right for real inputs only."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * 2 * x
+
+
+class _RealPartWrongImag(Function):
+    """z -> z with a backward that drops the imaginary part of the gradient."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, g):
+        return numtorch.complex(g.real, numtorch.zeros_like(g.real))
+
+
+def _z():
+    return numtorch.tensor([1 + 2j, 0.5 - 1j], dtype=numtorch.complex128, requires_grad=True)
+
+
+@pytest.mark.parametrize("fn", [_SquareWithoutConj.apply, _RealPartWrongImag.apply])
+def test_gradcheck_fails_wrong_complex_gradient(fn):
+    with pytest.raises(GradcheckError, match="Jacobian mismatch"):
+        gradcheck(fn, (_z(),))
+    assert gradcheck(fn, (_z(),), raise_exception=False) is False
+
+
+def test_gradcheck_names_the_imaginary_output_part():
+    x = numtorch.tensor([1.0, 2.0], dtype=numtorch.float64, requires_grad=True)
+
+    class ImagWrong(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * (1 + 2j)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g.real  # loses the 2j part: d Im(out)/dx is wrong
+
+    with pytest.raises(GradcheckError, match="grad output = 1j"):
+        gradcheck(ImagWrong.apply, (x,))
+
+
+@pytest.mark.parametrize("fn", [lambda t: t * t, lambda t: t.abs(), lambda t: t.conj(),
+                                lambda t: t.real, numtorch.exp, lambda t: (t * t.conj()).sum(),
+                                lambda t: numtorch.view_as_real(t)])  # fmt: skip
+def test_gradcheck_passes_right_complex_gradients(fn):
+    assert gradcheck(fn, (_z(),), check_forward_ad=True)
+
+
+@pytest.mark.parametrize("fn,want", [(lambda t: t * t, lambda z, t: 2 * z * t),
+                                     (numtorch.exp, lambda z, t: np.exp(z) * t),
+                                     (lambda t: t.conj(), lambda z, t: np.conj(t))])  # fmt: skip
+def test_forward_ad_complex_tangent_is_not_conjugated(fn, want):
+    z, t = np.array([1 + 2j]), np.array([1j])
+    with fwAD.dual_level():
+        d = fwAD.make_dual(numtorch.tensor(z), numtorch.tensor(t))
+        got = fwAD.unpack_dual(fn(d)).tangent
+    np.testing.assert_allclose(got.numpy(), want(z, t))
