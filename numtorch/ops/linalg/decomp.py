@@ -556,9 +556,8 @@ def _block_diag_composite(tensors):
         mats.append(t.reshape(1, -1) if t.ndim < 2 else t)
     if not mats:
         return _t(np.zeros((1, 0)), D.get_default_dtype())
-    dt = mats[0]._dtype
-    for t in mats[1:]:
-        dt = D.promote_types(dt, t._dtype)
+    # at::result_type over the inputs: a 0-d tensor ranks below those with dims.
+    dt = D.result_type_of([t._dtype for t in tensors if t.ndim], [t._dtype for t in tensors if not t.ndim], ())
     cols = sum(t.shape[1] for t in mats)
     rows, left = [], 0
     for t in mats:

@@ -4,6 +4,7 @@ PyTorch 2.13's."""
 import math
 
 import numpy as np
+import pytest
 
 import numtorch
 import numtorch.nn.functional as F
@@ -44,3 +45,26 @@ def test_conv_bias_gradient_nan_stays_in_its_channel():
     g[0, 0, 0, 0] = nan
     y.backward(g)
     np.testing.assert_array_equal(b.grad.numpy(), [nan, 4.0])
+
+
+def test_huber_loss_mixed_dtypes_give_the_input_dtype():
+    for a, b in [(numtorch.float32, numtorch.float64), (numtorch.float64, numtorch.float32)]:
+        x, t = numtorch.tensor([0.5, 3.0], dtype=a), numtorch.tensor([0.0, 0.0], dtype=b)
+        for red in ("none", "mean", "sum"):
+            r = F.huber_loss(x, t, reduction=red)
+            assert r.dtype is a
+        np.testing.assert_allclose(F.huber_loss(x, t, reduction="none").numpy(), [0.125, 2.5])
+
+
+def test_bce_with_logits_mixed_dtypes_give_the_target_dtype():
+    for a, b in [(numtorch.float32, numtorch.float64), (numtorch.float64, numtorch.float32)]:
+        x, t = numtorch.tensor([0.0, 2.0], dtype=a), numtorch.tensor([1.0, 0.0], dtype=b)
+        assert F.binary_cross_entropy_with_logits(x, t, reduction="none").dtype is b
+        pw = numtorch.ones(2, dtype=numtorch.float64)
+        assert F.binary_cross_entropy_with_logits(x, t, pos_weight=pw).dtype is b
+
+
+def test_bce_rejects_a_target_of_another_dtype():
+    x = numtorch.tensor([0.5, 0.25])
+    with pytest.raises(RuntimeError, match="^Found dtype Double but expected Float$"):
+        F.binary_cross_entropy(x, x.double())

@@ -1,0 +1,38 @@
+"""Linear-algebra regressions found by differential fuzzing against PyTorch (issue 10); expected
+values are PyTorch 2.13's."""
+
+import numpy as np
+import pytest
+
+import numtorch
+
+_u8 = numtorch.uint8
+
+
+@pytest.mark.parametrize("eq,n,dtype,value", [
+    ("i,j->j", 2, numtorch.int64, [60000, 30000]),  # i summed alone (sum() promotes): no wrap
+    ("i,i,j->", 3, numtorch.int64, None),
+    ("ii->", 1, numtorch.int64, None),
+    ("i,j->ij", 2, _u8, None),                   # no sum: stays uint8, as bmm
+    ("i,i->", 2, _u8, [(200 * 200 + 100 * 100) % 256]),  # contraction inside bmm wraps
+])  # fmt: skip
+def test_einsum_integer_result_dtype_follows_pytorch(eq, n, dtype, value):
+    a = numtorch.tensor([200, 100], dtype=_u8)
+    ops = [a.reshape(2, 1).expand(2, 2).contiguous() if eq == "ii->" else a][:1] * n
+    r = numtorch.einsum(eq, *ops)
+    assert r.dtype is dtype
+    if value is not None:
+        assert r.reshape(-1).tolist() == value
+
+
+@pytest.mark.parametrize("shapes,dts,want", [
+    (((), (2, 2)), (numtorch.int32, numtorch.int8), numtorch.int8),      # 0-d ranks lower
+    (((0, 2), ()), (numtorch.uint8, numtorch.int64), numtorch.uint8),
+    (((2,), (1,)), (numtorch.int32, numtorch.float32), numtorch.float32),
+    (((), (2, 2)), (numtorch.float32, numtorch.float16), numtorch.float16),
+    (((), ()), (numtorch.uint8, numtorch.int8), numtorch.int16),
+])  # fmt: skip
+def test_block_diag_result_type_ranks_zero_dim_lower(shapes, dts, want):
+    r = numtorch.block_diag(*(numtorch.ones(s, dtype=d) for s, d in zip(shapes, dts)))
+    assert r.dtype is want
+    assert np.count_nonzero(r.numpy()) == sum(int(np.prod(s)) for s in shapes)
