@@ -78,3 +78,26 @@ def test_forward_ad_complex_tangent_is_not_conjugated(fn, want):
         d = fwAD.make_dual(numtorch.tensor(z), numtorch.tensor(t))
         got = fwAD.unpack_dual(fn(d)).tangent
     np.testing.assert_allclose(got.numpy(), want(z, t))
+
+
+class _MulTwoInPlace(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.mark_dirty(x)
+        return x.mul_(2)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+
+    @staticmethod
+    def jvp(ctx, t):
+        return t.mul_(2)
+
+
+def test_mark_dirty_with_in_place_jvp_applies_the_tangent_once():
+    with fwAD.dual_level():
+        x = fwAD.make_dual(numtorch.tensor([1.0, 2.0]), numtorch.tensor([3.0, 4.0]))
+        y = _MulTwoInPlace.apply(x)
+        assert fwAD.unpack_dual(y).tangent.tolist() == [6.0, 8.0]
+        assert fwAD.unpack_dual(y).primal.tolist() == [2.0, 4.0]

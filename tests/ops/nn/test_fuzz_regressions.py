@@ -68,3 +68,17 @@ def test_bce_rejects_a_target_of_another_dtype():
     x = numtorch.tensor([0.5, 0.25])
     with pytest.raises(RuntimeError, match="^Found dtype Double but expected Float$"):
         F.binary_cross_entropy(x, x.double())
+
+
+@pytest.mark.parametrize("idx,exc,msg", [
+    (numtorch.tensor([0.0, 1.0]), RuntimeError, "argument #2 'indices' .* but got torch.FloatTensor instead "
+                                                r"\(while checking arguments for embedding_renorm_\)"),
+    (numtorch.tensor([True]), RuntimeError, "but got CPUBoolType instead"),
+    (numtorch.tensor([0, 5]), IndexError, r"select\(\): index 5 out of range for tensor of size \[3, 2\] at dimension 0"),
+    (numtorch.tensor([-1, 0]), IndexError, "index out of range in self"),
+])  # fmt: skip
+def test_embedding_max_norm_validates_indices_before_renormalising(idx, exc, msg):
+    w = numtorch.full((3, 2), 5.0)
+    with pytest.raises(exc, match=msg):
+        F.embedding(idx, w, max_norm=1.0)
+    assert w.tolist() == [[5.0, 5.0]] * 3
