@@ -99,7 +99,10 @@ def data_to_array(data, dtype: D.dtype | None = None) -> np.ndarray:
     except ValueError as e:
         if "Overflow" in str(e):
             raise
-        flat, shape = _flatten(data, dt)  # raises PyTorch's message for ragged data
+        arr = None
+    if arr is None:
+        # outside the except: PyTorch's ragged-data error must not chain NumPy's
+        flat, shape = _flatten(data, dt)
         arr = _convert(flat, src, dt).reshape(shape)
     return _cast(arr, dt)
 

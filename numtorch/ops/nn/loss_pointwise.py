@@ -29,7 +29,9 @@ _GST = ["grad_output", "self", "target"]
 def _reduce(elems: Tensor, reduction: int) -> Tensor:
     if reduction == NONE:
         return elems
-    a = np.ascontiguousarray(elems._data).reshape(-1)
+    # float16 sums in float32 (PyTorch's accumulate type; the kernel has no float16 variant)
+    acc = np.float32 if elems._data.dtype == np.float16 else None
+    a = np.ascontiguousarray(elems._data, dtype=acc).reshape(-1)
     total = K.total(a) if a.size else 0.0
     if reduction == MEAN:
         total = total / a.size if a.size else np.nan

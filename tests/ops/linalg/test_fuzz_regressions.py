@@ -36,3 +36,18 @@ def test_block_diag_result_type_ranks_zero_dim_lower(shapes, dts, want):
     r = numtorch.block_diag(*(numtorch.ones(s, dtype=d) for s, d in zip(shapes, dts)))
     assert r.dtype is want
     assert np.count_nonzero(r.numpy()) == sum(int(np.prod(s)) for s in shapes)
+
+
+def test_svd_of_nan_raises_linalg_error_with_pytorchs_text():
+    a = numtorch.tensor([[float("nan"), 0.0], [0.0, 1.0]])
+    msg = "^linalg.svd: The algorithm failed to converge because the input matrix contained non-finite values.$"
+    for fn in (numtorch.linalg.svd, numtorch.linalg.svdvals, numtorch.svd, numtorch.linalg.pinv):
+        with pytest.raises(numtorch.linalg.LinAlgError, match=msg):
+            fn(a)
+
+
+@pytest.mark.parametrize("a,b,shape", [((0, 3), (0, 2), (3, 2)), ((2, 0), (2, 2), (0, 2)),
+                                       ((0, 2, 2), (0, 2, 2), (0, 2, 2))])  # fmt: skip
+def test_lstsq_of_empty_matrices(a, b, shape):
+    x = numtorch.linalg.lstsq(numtorch.ones(a), numtorch.ones(b)).solution
+    assert x.shape == shape and not x.any()

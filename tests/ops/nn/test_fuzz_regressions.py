@@ -82,3 +82,20 @@ def test_embedding_max_norm_validates_indices_before_renormalising(idx, exc, msg
     with pytest.raises(exc, match=msg):
         F.embedding(idx, w, max_norm=1.0)
     assert w.tolist() == [[5.0, 5.0]] * 3
+
+
+@pytest.mark.parametrize("fn", [F.binary_cross_entropy, F.mse_loss, F.binary_cross_entropy_with_logits,
+                                F.huber_loss, F.smooth_l1_loss])  # fmt: skip
+def test_float16_losses_reduce(fn):
+    x = numtorch.tensor([0.3, 0.7, 0.1], dtype=numtorch.float16)
+    t = numtorch.tensor([0.0, 1.0, 1.0], dtype=numtorch.float16)
+    want = fn(x.float(), t.float(), reduction="none").double().sum().item()
+    r = fn(x, t, reduction="sum")
+    assert r.dtype is numtorch.float16
+    assert abs(r.item() - want) < 1e-2 * abs(want)
+
+
+def test_layer_norm_empty_normalized_shape():
+    out, mean, rstd = numtorch.native_layer_norm(numtorch.ones(2, 0), (0,), None, None, 1e-5)
+    assert out.shape == (2, 0) and mean.tolist() == [[0.0], [0.0]]
+    assert all(math.isnan(v) for v in rstd.reshape(-1).tolist())
