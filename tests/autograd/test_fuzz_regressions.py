@@ -101,3 +101,33 @@ def test_mark_dirty_with_in_place_jvp_applies_the_tangent_once():
         y = _MulTwoInPlace.apply(x)
         assert fwAD.unpack_dual(y).tangent.tolist() == [6.0, 8.0]
         assert fwAD.unpack_dual(y).primal.tolist() == [2.0, 4.0]
+
+
+def test_grad_with_too_few_grad_outputs_names_the_counts():
+    x = numtorch.ones(2, requires_grad=True)
+    y = x * 2
+    with pytest.raises(RuntimeError, match="^got 2 tensors and 1 gradients$"):
+        numtorch.autograd.grad([y, y * 3], [x], [numtorch.ones(2)])
+
+
+def test_complex_scalar_backward_needs_a_gradient():
+    x = numtorch.tensor(1 + 1j, requires_grad=True)
+    msg = "^grad can be implicitly created only for real scalar outputs but got torch.complex64$"
+    with pytest.raises(RuntimeError, match=msg):
+        (x * x).backward()
+    with pytest.raises(RuntimeError, match=msg):
+        numtorch.autograd.grad(x * x, x)
+    (x * x).backward(numtorch.tensor(1 + 0j))
+    assert x.grad.item() == 2 - 2j
+
+
+@pytest.mark.parametrize("leaf", [False, True])
+def test_hooks_may_not_change_dtype_or_size(leaf):
+    for hook, msg in [(lambda g: g.double(), r"hook '<lambda>' has changed the type of value \(was "
+                       r"torch.FloatTensor got torch.DoubleTensor\)"),
+                      (lambda g: g[:1], "hook '<lambda>' has changed the size of value")]:  # fmt: skip
+        x = numtorch.ones(2, requires_grad=True)
+        y = x * 2
+        (x if leaf else y).register_hook(hook)
+        with pytest.raises(RuntimeError, match=msg):
+            y.sum().backward()

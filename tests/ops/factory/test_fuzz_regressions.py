@@ -10,3 +10,8 @@ def test_ragged_list_error_does_not_chain_numpys(data, exc):
     with pytest.raises(exc) as info:
         numtorch.tensor(data)
     assert info.value.__context__ is None and info.value.__cause__ is None
+
+
+def test_poisson_refuses_a_nan_rate():
+    with pytest.raises(RuntimeError, match="^invalid Poisson rate, expected rate to be non-negative$"):
+        numtorch.poisson(numtorch.tensor([float("nan"), 1.0]))

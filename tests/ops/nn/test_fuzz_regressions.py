@@ -99,3 +99,17 @@ def test_layer_norm_empty_normalized_shape():
     out, mean, rstd = numtorch.native_layer_norm(numtorch.ones(2, 0), (0,), None, None, 1e-5)
     assert out.shape == (2, 0) and mean.tolist() == [[0.0], [0.0]]
     assert all(math.isnan(v) for v in rstd.reshape(-1).tolist())
+
+
+@pytest.mark.parametrize("kw,msg", [
+    (dict(kernel_size=0), "kernel size should be greater than zero, but got kernel_height: 0 kernel_width: 0"),
+    (dict(kernel_size=(2, 0)), "kernel size should be greater than zero, but got kernel_height: 2 kernel_width: 0"),
+    (dict(kernel_size=2, dilation=0, padding=-1), "dilation should be greater than zero, but got dilation_height: 0"),
+    (dict(kernel_size=2, stride=0, padding=-1), "padding should be non-negative, but got pad_height: -1 pad_width: -1"),
+    (dict(kernel_size=2, stride=0), "stride should be greater than zero, but got stride_height: 0 stride_width: 0"),
+])  # fmt: skip
+def test_unfold_fold_check_their_parameters(kw, msg):
+    with pytest.raises(RuntimeError, match=msg):
+        F.unfold(numtorch.ones(1, 1, 3, 3), **kw)
+    with pytest.raises(RuntimeError, match=msg):
+        F.fold(numtorch.ones(1, 4, 4), (3, 3), **kw)
