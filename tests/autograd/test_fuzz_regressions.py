@@ -131,3 +131,14 @@ def test_hooks_may_not_change_dtype_or_size(leaf):
         (x if leaf else y).register_hook(hook)
         with pytest.raises(RuntimeError, match=msg):
             y.sum().backward()
+
+
+def test_complex_records_a_gradient():
+    a = numtorch.tensor([1.0, 2.0], dtype=numtorch.float64, requires_grad=True)
+    b = numtorch.tensor([0.5, -1.0], dtype=numtorch.float64, requires_grad=True)
+    c = numtorch.complex(a, b)
+    assert c.requires_grad and type(c.grad_fn).__name__ == "ComplexBackward0"
+    c.abs().sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), [1 / 1.25**0.5, 2 / 5**0.5])
+    np.testing.assert_allclose(b.grad.numpy(), [0.5 / 1.25**0.5, -1 / 5**0.5])
+    assert gradcheck(lambda x, y: numtorch.complex(x, y).exp(), (a, b), check_forward_ad=True)
