@@ -64,3 +64,16 @@ def test_sum_prod_of_complex_with_a_real_dtype_cast_first():
     assert p.dtype is numtorch.int32 and p.item() == 2
     with pytest.warns(UserWarning):
         assert numtorch.sum(z, 0, dtype=numtorch.float64).item() == pytest.approx(4.3)
+
+
+def test_complex_std_var_are_real_and_differentiable():
+    z = numtorch.tensor([1 + 2j, 3 - 1j, -2 + 0.5j])
+    a = np.array([1 + 2j, 3 - 1j, -2 + 0.5j])
+    assert numtorch.var(z).dtype is numtorch.float32
+    assert numtorch.var(z).item() == pytest.approx(np.var(a, ddof=1), rel=1e-6)
+    assert numtorch.std(z, correction=0).item() == pytest.approx(np.std(a), rel=1e-6)
+    v, m = numtorch.var_mean(z)
+    assert m.dtype is numtorch.complex64 and complex(m.item()) == pytest.approx(a.mean())
+    x = numtorch.tensor(a, requires_grad=True)
+    assert numtorch.autograd.gradcheck(numtorch.var, (x,))
+    assert numtorch.autograd.gradcheck(lambda t: numtorch.std(t, 0, keepdim=True), (x,))
