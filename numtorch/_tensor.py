@@ -189,7 +189,17 @@ class Tensor(TensorBase):
         return self._data.nbytes
 
     def is_contiguous(self, memory_format=None) -> bool:
-        return bool(self._data.flags.c_contiguous)
+        if memory_format is None:
+            return bool(self._data.flags.c_contiguous)
+        from .ops.shape._format import memory_format as _fmt
+        from .ops.shape.copy import is_contiguous_as
+
+        if not isinstance(memory_format, _fmt):
+            raise TypeError(
+                "is_contiguous(): argument 'memory_format' must be torch.memory_format, "
+                f"not {type(memory_format).__name__}"
+            )
+        return is_contiguous_as(self._data, memory_format)
 
     def is_floating_point(self) -> bool:
         return self._dtype.category == D._FLOAT

@@ -319,7 +319,14 @@ def register_public(fn: Callable, binding, is_method: bool) -> None:
     # torch.nn.functional is Python in PyTorch: its all-NotImplemented error is overrides.py's
     binding._py = binding.module == "torch.nn.functional"
     first = binding.relevant[0] if binding.relevant else None
-    binding._strict = first if first in ("input", "self") and not is_method else None
+    # A Scalar overload (bucketize.Scalar) makes a number a valid first argument.
+    scalar_first = any(
+        o._schema.positional and o._schema.positional[0].type == "Scalar"
+        for o in binding.ops
+        if hasattr(o, "_schema")
+    )
+    strict = first in ("input", "self") and not is_method and not scalar_first
+    binding._strict = first if strict else None
     PUBLIC[fn] = binding
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from .._C import _disabled_torch_function_impl
 from .._state import STATE
-from .._tensor import PLAIN_SUBCLASSES, Tensor, _new
+from .._tensor import NO_TF_SUBCLASSES, PLAIN_SUBCLASSES, Tensor, _new
 from ._levels import CALL_GRAD, VMAP_LEVELS
 
 
@@ -63,6 +63,7 @@ class BatchedTensor(Tensor):
 
 # a wrapper must never take the plain-tensor fast paths (Note [Plain subclasses])
 PLAIN_SUBCLASSES.discard(BatchedTensor)
+NO_TF_SUBCLASSES.discard(BatchedTensor)  # its ops must reach the vmap key, never a binding fast call
 
 
 def make_batched(value: Tensor, level: int) -> BatchedTensor:

@@ -18,7 +18,7 @@ def _make_grads(outputs, grad_outputs, is_grads_batched=False):
         if g is None:
             if out._rg and out._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if out._dtype.category < 2:
+            if out._dtype.category != 2:  # integer, bool and complex outputs need a gradient
                 raise RuntimeError(
                     f"grad can be implicitly created only for real scalar outputs but got {out._dtype}"
                 )
@@ -99,7 +99,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True")
     gouts = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
     if len(gouts) != len(outputs):
-        raise RuntimeError(f"grad requires one grad_output per output (got {len(gouts)} for {len(outputs)})")
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(gouts)} gradients")
     roots = []
     for i, t in enumerate(outputs):
         e = gradient_edge(t)

@@ -11,6 +11,20 @@ from .._state import STATE
 from .._tensor import PY_DISPATCH_TYPES, Tensor, _make
 
 
+def _checked(fn, old, new):
+    """A tensor hook's result: PyTorch's check_single_result refuses another dtype or size."""
+    if isinstance(new, Tensor) and isinstance(old, Tensor):
+        name = getattr(fn, "__name__", type(fn).__name__)
+        if new._dtype is not old._dtype:
+            from ..ops._pointwise import _cname
+
+            raise RuntimeError(f"hook '{name}' has changed the type of value (was "
+                               f"torch.{_cname(old._dtype)}Tensor got torch.{_cname(new._dtype)}Tensor)")  # fmt: skip
+        if new._data.shape != old._data.shape:
+            raise RuntimeError(f"hook '{name}' has changed the size of value")
+    return new
+
+
 def run_pre_hooks(node, grads):
     hooks = node._pre_hooks
     if not hooks:
@@ -24,7 +38,7 @@ def run_pre_hooks(node, grads):
                 continue
             r = fn(grads[nr])
             if r is not None:
-                grads[nr] = r
+                grads[nr] = _checked(fn, grads[nr], r)
     for fn in list(hooks.get("node", ())):
         r = fn(tuple(grads))
         if r is not None:
@@ -82,7 +96,7 @@ def accumulate(var: Tensor, g: Tensor, create_graph: bool) -> None:
     for fn in list(var._backward_hooks or ()):
         r = fn(g)
         if r is not None:
-            g = r
+            g = _checked(fn, g, r)
     tf = TF_STATE[0]
     TF_STATE[0] = ALL_DISABLED  # Note [Derivative formulas are below the Python API]
     try:

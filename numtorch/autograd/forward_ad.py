@@ -200,8 +200,13 @@ def _double_vjp(op, vals, tangents):
         total = None
         for u, t in zip(us, tans):
             if u is not None and u._rg:
-                term = (u * t).sum()
+                # u = J^H g in PyTorch's convention, so J t is the gradient in g of the real
+                # Re<t, u> = Re(sum(conj(t) u)); without the conj the tangent would come
+                # out as f'(z) conj(t).
+                term = (u * (t.conj() if t._dtype.is_complex else t)).sum()
                 total = term if total is None else total + term
+        if total is not None and total._dtype.is_complex:
+            total = total.real
         res = [None] * len(outs)
         if total is not None:
             jt = grad(total, gs, allow_unused=True, materialize_grads=True)
@@ -246,17 +251,18 @@ def _function_jvp(cls, ctx, args, outputs) -> None:
 
 def check_forward_ad(func, inputs, diff, eps, atol, rtol, raise_exception) -> bool:
     """gradcheck(check_forward_ad=True): the Jacobian column by column through tangents."""
-    from .gradcheck import GradcheckError, _numerical_jacobian, _outputs
+    from .gradcheck import GradcheckError, _directions, _n_real, _numerical_jacobian, _outputs, _split
 
     num = _numerical_jacobian(func, inputs, diff, eps)
     for j, x in enumerate(diff):
-        for flat in range(x._data.size):
+        # A complex input is two real ones: tangents 1 and 1j per element.
+        for col, (flat, step) in enumerate(_directions(x)):
             with dual_level():
                 dual_inputs = []
                 for t in inputs:
                     if t is x:
                         tan = np.zeros(x._data.shape, x._dtype.np)
-                        tan.reshape(-1)[flat] = 1
+                        tan.reshape(-1)[flat] = step
                         t = make_dual(t.detach(), _make(tan, x._dtype))
                     elif isinstance(t, Tensor) and t._rg:
                         t = t.detach()
@@ -264,8 +270,8 @@ def check_forward_ad(func, inputs, diff, eps, atol, rtol, raise_exception) -> bo
                 outs = _outputs(func, dual_inputs)
                 cols = [tangent_of(o) for o in outs]
             for i, c in enumerate(cols):
-                got = np.zeros(outs[i]._data.size) if c is None else c._host().astype(np.float64).ravel()
-                want = num[i][j][:, flat]
+                got = np.zeros(_n_real(outs[i])) if c is None else _split(c)[: _n_real(outs[i])]
+                want = num[i][j][:, col]
                 if not np.all(np.abs(got - want) <= atol + rtol * np.abs(want)):
                     if raise_exception:
                         raise GradcheckError(

@@ -206,6 +206,28 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         return _apply(cls, args, separate)
 
 
+def _tangent_values(args):
+    from .forward_ad import tangent_of
+
+    out = {}
+    for a in args:
+        t = tangent_of(a) if isinstance(a, Tensor) else None
+        if t is not None:
+            out[id(a)] = (t, t._data.copy())
+    return out
+
+
+def _restore_dirty_tangents(ctx, args, before) -> None:
+    from .forward_ad import _set_tangent, tangent_of
+
+    for a in ctx.__dict__.get("dirty_tensors", ()):
+        if before and id(a) in before:
+            t, values = before[id(a)]
+            t._data[...] = values
+            if tangent_of(a) is not t:
+                _set_tangent(a, t)
+
+
 def _bind_defaults(fn, args, kwargs):
     sig = inspect.signature(fn)
     bound = sig.bind(*args, **kwargs)
@@ -220,6 +242,9 @@ def _apply(cls, args, separate):
     grad_on = STATE.grad_enabled
     ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._rg for a in args)
     requires = grad_on and any(ctx.needs_input_grad)
+    # The tangents as forward found them: an in-place forward (mark_dirty) also updates its
+    # input's tangent, and jvp must see the tangent before that, or it is applied twice.
+    fw_before = _tangent_values(args) if STATE.fw_level >= 0 else None
     STATE.grad_enabled = False
     try:
         if separate:
@@ -232,6 +257,7 @@ def _apply(cls, args, separate):
     if STATE.fw_level >= 0:
         from .forward_ad import _function_jvp
 
+        _restore_dirty_tangents(ctx, args, fw_before)
         _function_jvp(cls, ctx, args, outputs)
     if not requires:
         ctx.__dict__.pop("to_save", None)

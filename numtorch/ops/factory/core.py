@@ -690,7 +690,8 @@ def _complex_impl(real, imag):
     return _make(arr, dt)
 
 
-complex_op = defop("complex(Tensor real, Tensor imag) -> Tensor", cpu=_complex_impl)
+complex_op = defop("complex(Tensor real, Tensor imag) -> Tensor", cpu=_complex_impl,
+                   backward={"real": lambda grad: grad.real, "imag": lambda grad: grad.imag})  # fmt: skip
 complex_out = defop("complex.out(Tensor real, Tensor imag, *, Tensor(a!) out) -> Tensor(a!)",
                     cpu=lambda real, imag, out: write_out(out, _complex_impl(real, imag)._data))  # fmt: skip
 

@@ -558,7 +558,7 @@ public("bernoulli", "self, p=None, *, generator=None", lambda self, p, g: _berno
 def _poisson_impl(self, generator=None):
     _check_float(self._dtype, "poisson_cpu", complex_ok=False)
     lam = self._data.astype(np.float64)
-    if lam.size and np.any(lam < 0):
+    if lam.size and not np.all(lam >= 0):  # NaN is refused too (inf is not, as PyTorch)
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     vals = K.poisson(generator_of(generator), lam)
     return _make(vals.astype(self._dtype.np), self._dtype)

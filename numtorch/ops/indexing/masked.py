@@ -393,6 +393,10 @@ def _searchsorted_cpu(seq, self, out_int32=False, right=False, side=None, sorter
     if ct.category not in (D._INT, D._FLOAT):
         raise NotImplementedError(f"\"searchsorted_out_cpu\" not implemented for '{_cname(ct)}'")
     npc = _SEARCH_NP.get(ct.name, ct.np)
+    # Both sides are cast to the common dtype first (an int64 past float16's range is inf
+    # against float16 boundaries, as in PyTorch), then widened for the kernel.
+    with np.errstate(over="ignore"):
+        b, v = np.asarray(b).astype(ct.np, copy=False), np.asarray(v).astype(ct.np, copy=False)
     bf, vf = np.ascontiguousarray(b, npc).reshape(-1), np.ascontiguousarray(v, npc).reshape(-1)
     out = np.zeros(vf.size, np.int32 if out_int32 else np.int64)
     nb = b.shape[-1]
@@ -580,4 +584,4 @@ public("nonzero", "self, *, as_tuple=False", lambda self, as_tuple: _nonzero_bod
 public("searchsorted", "sorted_sequence, input, *, out_int32=False, right=False, side=None, out=None, sorter=None",
        _searchsorted_body, relevant=("sorted_sequence", "input", "sorter"), ops=(searchsorted,))  # fmt: skip
 public("bucketize", "input, boundaries, *, out_int32=False, right=False, out=None", _bucketize_body,
-       relevant=("input", "boundaries"), ops=(bucketize,))  # fmt: skip
+       relevant=("input", "boundaries"), ops=(bucketize, bucketize_s))  # fmt: skip

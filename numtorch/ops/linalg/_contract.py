@@ -369,6 +369,19 @@ def _pair(a, la, b, lb, out) -> np.ndarray:
     return np.transpose(res.reshape(bs + ms + ns), [cur.index(x) for x in out])
 
 
+def _sums_alone(labels, shapes, out) -> bool:
+    """Whether PyTorch's einsum sums a dimension with ``sum`` (not inside bmm): a summed label
+    that only one operand holds with a size other than 1 (any summed label of a lone operand)."""
+    if len(labels) == 1:
+        return any(x not in out for x in labels[0])
+    for x in set().union(*labels) - set(out):
+        holders = [k for k, lab in enumerate(labels) if x in lab]
+        big = [k for k in holders if any(s != 1 for y, s in zip(labels[k], shapes[k]) if y == x)]
+        if len(holders) == 1 or len(big) == 1:
+            return True
+    return False
+
+
 def einsum_compute(equation: str, tensors: list) -> tuple[np.ndarray, D.dtype]:
     labels, out, sizes = parse(equation, [t._data.shape for t in tensors])
     dt = tensors[0]._dtype
@@ -379,8 +392,8 @@ def einsum_compute(equation: str, tensors: list) -> tuple[np.ndarray, D.dtype]:
         raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
     res_dt = dt
     work = np.float32 if dt is D.float16 else dt.np
-    if len(tensors) == 1 and dt.category <= D._INT and any(x not in out for x in labels[0]):
-        res_dt, work = D.int64, np.int64  # a sum over integers (or bools) gives int64
+    if dt.category <= D._INT and _sums_alone(labels, [t._data.shape for t in tensors], out):
+        res_dt, work = D.int64, np.int64  # PyTorch sums such dims with sum(), which gives int64
     ops = [
         _prepare(t._data.astype(work, copy=False), lab, sizes)
         for t, lab in zip(tensors, labels, strict=True)

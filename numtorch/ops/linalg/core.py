@@ -47,6 +47,19 @@ class LinAlgError(RuntimeError):
 LinAlgError.__module__ = "numtorch.linalg"
 
 
+def np_svd(a, **kw):
+    """np.linalg.svd with PyTorch's error: LAPACK's non-convergence (NaN/inf input) is a
+    numtorch.linalg.LinAlgError with PyTorch's text, not NumPy's."""
+    try:
+        return np.linalg.svd(a, **kw)
+    except np.linalg.LinAlgError:
+        if not np.all(np.isfinite(a)):
+            raise LinAlgError("linalg.svd: The algorithm failed to converge because the input matrix "
+                              "contained non-finite values.") from None  # fmt: skip
+        raise LinAlgError("linalg.svd: The algorithm failed to converge because the input matrix is "
+                          "ill-conditioned or has too many repeated singular values.") from None  # fmt: skip
+
+
 def _mH(x: Tensor) -> Tensor:
     return x.mH if x._dtype.category == D._COMPLEX else x.mT
 

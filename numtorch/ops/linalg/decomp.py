@@ -6,6 +6,8 @@ Factorizations run in LAPACK through NumPy after PyTorch's checks; derivatives a
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ... import _dtype as D
@@ -15,7 +17,7 @@ from ..._dispatch import dispatch
 from ..._tensor import Tensor, _make
 from .solve import _SOLVE, _floating, _square
 from .._registry import defop, public
-from .core import LinAlgError, _mH, broadcast_error
+from .core import LinAlgError, _mH, broadcast_error, np_svd
 from ..shape.join import cat
 
 _EIGH = return_types.register("linalg_eigh", ("eigenvalues", "eigenvectors"))
@@ -213,7 +215,7 @@ def _svd_cpu(A, full_matrices=True, driver=None):
         vh = np.broadcast_to(np.eye(kv, n, dtype=a.dtype), a.shape[:-2] + (kv, n))
         s = np.zeros(a.shape[:-2] + (k,), a.dtype)
     else:
-        u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+        u, s, vh = np_svd(a, full_matrices=full_matrices)
     real = A._dtype.to_real()
     return _LSVD(_t(u, A._dtype), _t(s, real), _t(vh, A._dtype))
 
@@ -418,8 +420,9 @@ def _lstsq_cpu(A, B, rcond=None, driver=None):
             "torch.linalg.lstsq: input.size(-2) should match other.size(-2)"
             if not vec else "torch.linalg.lstsq: input.size(-2) should match other.size(-1)"
         )
-    a = np.broadcast_to(a, batch + a.shape[-2:]).reshape(-1, m, n)
-    b = np.broadcast_to(b, batch + b.shape[-2:]).reshape(-1, m, b.shape[-1])
+    nb = math.prod(batch)  # not -1: an empty matrix leaves the batch size ambiguous
+    a = np.broadcast_to(a, batch + a.shape[-2:]).reshape(nb, m, n)
+    b = np.broadcast_to(b, batch + b.shape[-2:]).reshape(nb, m, b.shape[-1])
     eps = float(np.finfo(A._dtype.to_real().np).eps)
     rc = eps * max(m, n) if rcond is None or rcond < 0 else rcond
     k = b.shape[-1]
@@ -556,9 +559,8 @@ def _block_diag_composite(tensors):
         mats.append(t.reshape(1, -1) if t.ndim < 2 else t)
     if not mats:
         return _t(np.zeros((1, 0)), D.get_default_dtype())
-    dt = mats[0]._dtype
-    for t in mats[1:]:
-        dt = D.promote_types(dt, t._dtype)
+    # at::result_type over the inputs: a 0-d tensor ranks below those with dims.
+    dt = D.result_type_of([t._dtype for t in tensors if t.ndim], [t._dtype for t in tensors if not t.ndim], ())
     cols = sum(t.shape[1] for t in mats)
     rows, left = [], 0
     for t in mats:

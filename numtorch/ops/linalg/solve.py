@@ -16,7 +16,7 @@ from ... import return_types
 from ..._dispatch import dispatch
 from ..._tensor import Tensor, _make, _wrap_dim
 from .._registry import defop, public
-from .core import LinAlgError, _bind, _cj, _mH, _op, broadcast_error
+from .core import LinAlgError, _bind, _cj, _mH, _op, broadcast_error, np_svd
 
 
 def _square(A: Tensor, fname: str) -> None:
@@ -205,7 +205,7 @@ _bind("solve", "A, B, *, left=True", _SOLVE, method=False, module="torch.linalg"
 # ---- svdvals and norms --------------------------------------------------------------------------------
 def _svd_cpu(A, full_matrices=False, compute_uv=True, driver=None):
     work = np.float32 if A._dtype is D.float16 else A._dtype.np
-    u, s, vh = np.linalg.svd(A._data.astype(work), full_matrices=full_matrices)
+    u, s, vh = np_svd(A._data.astype(work), full_matrices=full_matrices)
     real = A._dtype.to_real()
     return _make(u, A._dtype), _make(s.astype(real.np), real), _make(vh, A._dtype)
 
@@ -219,7 +219,7 @@ def _svdvals_cpu(A, driver=None):
         raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
     _floating(A, "linalg.svd")
     real = A._dtype.to_real()
-    s = np.linalg.svd(
+    s = np_svd(
         A._data.astype(np.float32 if A._dtype is D.float16 else A._dtype.np), compute_uv=False
     )
     return _make(s.astype(real.np), real)

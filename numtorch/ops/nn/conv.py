@@ -598,8 +598,18 @@ public("convolution", "input, weight, bias, stride, padding, dilation, transpose
 
 # ---- im2col / col2im (F.unfold / F.fold) -------------------------------------------------------------
 def _fold_params(kernel_size, dilation, padding, stride):
-    return tuple(expand_param(v, n, 2) for v, n in ((kernel_size, "kernel_size"), (dilation, "dilation"),
-                                                    (padding, "padding"), (stride, "stride")))  # fmt: skip
+    k, d, p, s = (expand_param(v, n, 2) for v, n in ((kernel_size, "kernel_size"), (dilation, "dilation"),
+                                                     (padding, "padding"), (stride, "stride")))  # fmt: skip
+    # im2col_shape_check's order and texts
+    if k[0] <= 0 or k[1] <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: {k[0]} kernel_width: {k[1]}")
+    if d[0] <= 0 or d[1] <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilation_height: {d[0]} dilation_width: {d[1]}")
+    if p[0] < 0 or p[1] < 0:
+        raise RuntimeError(f"padding should be non-negative, but got pad_height: {p[0]} pad_width: {p[1]}")
+    if s[0] <= 0 or s[1] <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got stride_height: {s[0]} stride_width: {s[1]}")
+    return k, d, p, s
 
 
 def _blocks(H, W, k, d, p, s):

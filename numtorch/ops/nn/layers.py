@@ -200,15 +200,18 @@ bilinear = defop("bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? 
 
 
 # ---- embedding --------------------------------------------------------------------------------------
-def _check_indices(indices: Tensor, op: str):
+def _check_indices(indices: Tensor, op: str, argno: int = 1):
     if indices._dtype not in (D.int64, D.int32):
         raise RuntimeError(
-            f"Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but "
-            f"got {_legacy(indices)} instead (while checking arguments for {op})"
+            f"Expected tensor for argument #{argno} 'indices' to have one of the following scalar types: Long, Int; "
+            f"but got {_legacy(indices)} instead (while checking arguments for {op})"
         )
 
 
 def _legacy(t: Tensor) -> str:
+    # bool and complex have no legacy Tensor class: PyTorch prints the backend type's name
+    if t._dtype is D.bool or t._dtype.category == D._COMPLEX:
+        return f"CPU{_cname(t._dtype)}Type"
     return f"torch.{_cname(t._dtype)}Tensor"
 
 
@@ -271,7 +274,15 @@ embedding_dense_backward = defop(
 
 
 def _embedding_renorm_cpu(self, indices, max_norm, norm_type):
+    # Every check before the first write: a failing call leaves the weight untouched.
+    _check_indices(indices, "embedding_renorm_", 2)
     rows = np.unique(indices._data.astype(np.int64).reshape(-1))
+    V = self._data.shape[0]
+    if rows.size and rows[0] < 0:
+        raise IndexError("index out of range in self")
+    if rows.size and rows[-1] >= V:
+        raise IndexError(f"select(): index {rows[-1]} out of range for tensor of size "
+                         f"{list(self._data.shape)} at dimension 0")  # fmt: skip
     w = self._data
     sub = w[rows].astype(np.float64)
     norms = np.sum(np.abs(sub) ** norm_type, axis=1) ** (1.0 / norm_type)

@@ -29,7 +29,9 @@ _GST = ["grad_output", "self", "target"]
 def _reduce(elems: Tensor, reduction: int) -> Tensor:
     if reduction == NONE:
         return elems
-    a = np.ascontiguousarray(elems._data).reshape(-1)
+    # float16 sums in float32 (PyTorch's accumulate type; the kernel has no float16 variant)
+    acc = np.float32 if elems._data.dtype == np.float16 else None
+    a = np.ascontiguousarray(elems._data, dtype=acc).reshape(-1)
     total = K.total(a) if a.size else 0.0
     if reduction == MEAN:
         total = total / a.size if a.size else np.nan
@@ -47,7 +49,12 @@ def _loss_ops(name, pw, bwd_pw, param=None, default="1."):
 
     def fwd_cpu(self, target, reduction, *ps):
         _check_float(self, target, name)
-        return _reduce(pw([self, target], list(ps)), reduction)
+        elems = pw([self, target], list(ps))
+        if name == "huber_loss" and elems._dtype is not self._dtype:
+            # at::huber_loss writes into empty_like(input): computed in the promoted type,
+            # stored in the input's.
+            elems = _make(elems._data.astype(self._dtype.np), self._dtype)
+        return _reduce(elems, reduction)
 
     def bwd_cpu(grad_output, self, target, reduction, *ps):
         return bwd_pw([grad_output, self, target], [_norm(self, target, reduction), *ps])
@@ -231,6 +238,8 @@ def _bce_cpu(self, target, weight, reduction):
         raise NotImplementedError(
             f"\"binary_cross_entropy\" not implemented for '{_cname(self._dtype)}'"
         )
+    if target._dtype is not self._dtype:
+        raise RuntimeError(f"Found dtype {_cname(target._dtype)} but expected {_cname(self._dtype)}")
     x = self._data
     if x.size and not (np.all(x >= 0) and np.all(x <= 1)):
         raise RuntimeError("all elements of input should be between 0 and 1")
@@ -293,7 +302,11 @@ def _bce_logits_cpu(self, target, weight, pos_weight, reduction):
         1.0 if weight is None else weight,
         1.0 if pos_weight is None else pos_weight,
     ]
-    return _reduce(_BCE_LOGITS(ops), reduction)
+    elems = _BCE_LOGITS(ops)
+    if target._dtype.category == D._FLOAT and elems._dtype is not target._dtype:
+        # PyTorch builds the loss as (1 - target).mul_(input)...: the target's dtype.
+        elems = _make(elems._data.astype(target._dtype.np), target._dtype)
+    return _reduce(elems, reduction)
 
 
 def _bce_logits_grad(grad, self, target, weight, pos_weight, reduction):

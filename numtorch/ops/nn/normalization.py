@@ -109,7 +109,9 @@ def _check_layer_norm(input, normalized_shape, weight, bias):
             f"but got input of size{shape}"
         )
     n = math.prod(ns)
-    return ns, input._data.size // n if n else 0, n
+    # M from the leading dims, not size // n: with an empty normalized shape there are still
+    # M rows (each with mean 0 and rstd NaN, as PyTorch)
+    return ns, math.prod(input._data.shape[: input._data.ndim - len(ns)]), n
 
 
 def _layer_norm_cpu(input, normalized_shape, weight, bias, eps):
@@ -121,7 +123,7 @@ def _layer_norm_cpu(input, normalized_shape, weight, bias, eps):
         fn = K.row_moments_parallel if x.size >= PARALLEL_THRESHOLD and M > 1 else K.row_moments
         fn(x, N, mean, rstd, float(eps))
     elif M:
-        mean[...], rstd[...] = np.nan, np.nan
+        mean[...], rstd[...] = 0.0, np.nan
     out = _apply(x, mean, rstd, weight, bias, M, N, 1, 1, max(N, 1), dt)
     stat_shape = input._data.shape[: input.dim() - len(ns)] + (1,) * len(ns)
     return (

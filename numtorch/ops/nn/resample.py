@@ -375,7 +375,10 @@ def _pad3d(self, pad, mode):
             i = (size - 1) - np.abs((size - 1) - np.abs(i))
         else:
             i = np.clip(i, 0, size - 1)
-        out = out.index_select(dim, _make(i, D.int64))
+        idx = _make(i, D.int64)
+        if self.device.type != "cpu":  # meta: the gather's index lives beside its input
+            idx = idx.to(self.device)
+        out = out.index_select(dim, idx)
     return out
 
 

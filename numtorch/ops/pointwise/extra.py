@@ -197,17 +197,30 @@ for _n in ("gcd", "lcm"):
     _binary(_n, Elementwise(_n, _T2, f"np.{_n}(self, other)", allow="i"), S=None, t="", second_tensor=True)
 
 
+def _pow2(other):
+    # 2 ** other in double precision (complex128 for a complex exponent): at::ldexp computes
+    # in a wide type, so ldexp(float16 0, 200) is 0, not 0 * inf.
+    wide = D.complex128 if other._dtype.category == D._COMPLEX else D.float64
+    return dispatch(_ALL["pow"]["F"]["functional"], [2.0, other.to(wide)])
+
+
+def _ldexp_dtype(self, other):
+    # PyTorch's result type: the promoted type, integers and bools to the default float.
+    rd = D.promote_types(self._dtype, other._dtype)
+    return rd if rd.category >= D._FLOAT else D.get_default_dtype()
+
+
 def _ldexp(self, other):
     # at::ldexp: self * 2 ** other, in floating point
-    return _mul(self, dispatch(_ALL["pow"]["F"]["functional"], [2.0, other]))
+    return _mul(self, _pow2(other)).to(_ldexp_dtype(self, other))
 
 
 def _ldexp_(self, other):
-    return self.mul_(dispatch(_ALL["pow"]["F"]["functional"], [2.0, other]))
+    return self.mul_(_pow2(other))
 
 
 def _ldexp_out(self, other, out):
-    return dispatch(_ALL["mul"]["T"]["out"], [self, dispatch(_ALL["pow"]["F"]["functional"], [2.0, other]), out])
+    return dispatch(_ALL["mul"]["T"]["out"], [self, _pow2(other), out])
 
 
 _register("ldexp", {"functional": defop("ldexp.Tensor(Tensor self, Tensor other) -> Tensor", composite=_ldexp),

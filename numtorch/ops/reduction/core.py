@@ -9,6 +9,7 @@ engine in ``_reduce.py``; the rest call hand-written kernels in kernels/cpu/redu
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -51,6 +52,11 @@ def fold(comb, t: Tensor, dim, keepdim: bool, dt: D.dtype, empty=0, params=()) -
     """Reduce ``t`` over ``dim`` with ``comb``; the result has dtype ``dt``."""
     a = t._data
     dims = E.dims_arg(dim, a.ndim)
+    if a.dtype.kind == "c" and dt.category != D._COMPLEX:
+        # sum(complex, dtype=int64): PyTorch casts the input to dtype first (dropping the
+        # imaginary part, with its warning), then reduces
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
+        a = a.real.astype(dt.np)
     return E.wrap(E.run(comb, a, dims, keepdim, E.kernel_dtype(dt), params, empty), dt)
 
 

@@ -344,6 +344,8 @@ def _unique_np(self, dim, return_inverse, return_counts):
         )
         inv = inv.reshape(a.shape)
     else:
+        if a.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         d = E.wrap_dim(dim, a.ndim)
         u, inv, cnt = np.unique(a, return_inverse=True, return_counts=True, axis=d)
         inv = inv.reshape(-1)

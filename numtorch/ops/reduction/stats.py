@@ -9,7 +9,7 @@ import numpy as np
 
 from ... import _dtype as D
 from ..._dispatch import dispatch
-from ..._tensor import Tensor
+from ..._tensor import Tensor, _make
 from . import _reduce as E
 from .._registry import body_of, defop, public
 from .core import _NORMP, _NORMS, _call, _count, _decl, _fn, aten, fold, restore_dims
@@ -17,9 +17,14 @@ from .core import _NORMP, _NORMS, _call, _count, _decl, _fn, aten, fold, restore
 
 # ---- var, std, var_mean, std_mean -------------------------------------------------------------
 def _var_mean(self: Tensor, dim, correction, keepdim: bool, name: str):
+    if self._dtype.category == D._COMPLEX:
+        # |z - mean|^2 splits into the parts: var(z) = var(re) + var(im), a real result
+        real = self._dtype.to_real()
+        (vr, mr), (vi, mi) = (_var_mean(_make(p, real), dim, correction, keepdim, name)
+                              for p in (self._data.real, self._data.imag))  # fmt: skip
+        return (_make(np.asarray(vr._data + vi._data), real),
+                _make(np.asarray(mr._data + 1j * mi._data, self._dtype.np), self._dtype))
     if self._dtype.category != D._FLOAT:
-        if self._dtype.category == D._COMPLEX:
-            raise NotImplementedError(f"{name}(): complex input is not supported by numtorch yet")
         what = "std and var" if name in ("std", "var") else name
         raise RuntimeError(f"{what} only support floating point and complex dtypes")
     a = self._data

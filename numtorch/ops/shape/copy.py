@@ -120,12 +120,20 @@ def empty_layout(a: np.ndarray, fmt: memory_format, npd=None) -> np.ndarray:
 
 
 def is_contiguous_as(a: np.ndarray, fmt: memory_format) -> bool:
-    if fmt is preserve_format:
-        return True
-    if fmt is contiguous_format:
+    """Tensor.is_contiguous(memory_format=fmt), as c10's compute_channels_last_contiguous_*:
+    the channels-last formats need their rank, size-1 dims are free, and preserve_format asks
+    the plain (row-major) question."""
+    if fmt is preserve_format or fmt is contiguous_format:
         return bool(a.flags.c_contiguous)
-    want = _format_strides(a.shape, fmt)
-    return all(s == w for s, w, n in zip(_est(a), want, a.shape, strict=False) if n > 1)
+    if a.ndim != (4 if fmt is channels_last else 5):
+        return False
+    expected, st = 1, _est(a)
+    for d in [1, *range(a.ndim - 1, 1, -1), 0]:  # C innermost, then W, H(, D), N
+        if a.shape[d] != 1:
+            if st[d] != expected:
+                return False
+            expected *= a.shape[d]
+    return True
 
 
 def suggest_format(a: np.ndarray) -> memory_format:

@@ -4,6 +4,7 @@ PyTorch 2.13's."""
 import math
 
 import numpy as np
+import pytest
 
 import numtorch
 import numtorch.nn.functional as F
@@ -44,3 +45,71 @@ def test_conv_bias_gradient_nan_stays_in_its_channel():
     g[0, 0, 0, 0] = nan
     y.backward(g)
     np.testing.assert_array_equal(b.grad.numpy(), [nan, 4.0])
+
+
+def test_huber_loss_mixed_dtypes_give_the_input_dtype():
+    for a, b in [(numtorch.float32, numtorch.float64), (numtorch.float64, numtorch.float32)]:
+        x, t = numtorch.tensor([0.5, 3.0], dtype=a), numtorch.tensor([0.0, 0.0], dtype=b)
+        for red in ("none", "mean", "sum"):
+            r = F.huber_loss(x, t, reduction=red)
+            assert r.dtype is a
+        np.testing.assert_allclose(F.huber_loss(x, t, reduction="none").numpy(), [0.125, 2.5])
+
+
+def test_bce_with_logits_mixed_dtypes_give_the_target_dtype():
+    for a, b in [(numtorch.float32, numtorch.float64), (numtorch.float64, numtorch.float32)]:
+        x, t = numtorch.tensor([0.0, 2.0], dtype=a), numtorch.tensor([1.0, 0.0], dtype=b)
+        assert F.binary_cross_entropy_with_logits(x, t, reduction="none").dtype is b
+        pw = numtorch.ones(2, dtype=numtorch.float64)
+        assert F.binary_cross_entropy_with_logits(x, t, pos_weight=pw).dtype is b
+
+
+def test_bce_rejects_a_target_of_another_dtype():
+    x = numtorch.tensor([0.5, 0.25])
+    with pytest.raises(RuntimeError, match="^Found dtype Double but expected Float$"):
+        F.binary_cross_entropy(x, x.double())
+
+
+@pytest.mark.parametrize("idx,exc,msg", [
+    (numtorch.tensor([0.0, 1.0]), RuntimeError, "argument #2 'indices' .* but got torch.FloatTensor instead "
+                                                r"\(while checking arguments for embedding_renorm_\)"),
+    (numtorch.tensor([True]), RuntimeError, "but got CPUBoolType instead"),
+    (numtorch.tensor([0, 5]), IndexError, r"select\(\): index 5 out of range for tensor of size \[3, 2\] at dimension 0"),
+    (numtorch.tensor([-1, 0]), IndexError, "index out of range in self"),
+])  # fmt: skip
+def test_embedding_max_norm_validates_indices_before_renormalising(idx, exc, msg):
+    w = numtorch.full((3, 2), 5.0)
+    with pytest.raises(exc, match=msg):
+        F.embedding(idx, w, max_norm=1.0)
+    assert w.tolist() == [[5.0, 5.0]] * 3
+
+
+@pytest.mark.parametrize("fn", [F.binary_cross_entropy, F.mse_loss, F.binary_cross_entropy_with_logits,
+                                F.huber_loss, F.smooth_l1_loss])  # fmt: skip
+def test_float16_losses_reduce(fn):
+    x = numtorch.tensor([0.3, 0.7, 0.1], dtype=numtorch.float16)
+    t = numtorch.tensor([0.0, 1.0, 1.0], dtype=numtorch.float16)
+    want = fn(x.float(), t.float(), reduction="none").double().sum().item()
+    r = fn(x, t, reduction="sum")
+    assert r.dtype is numtorch.float16
+    assert abs(r.item() - want) < 1e-2 * abs(want)
+
+
+def test_layer_norm_empty_normalized_shape():
+    out, mean, rstd = numtorch.native_layer_norm(numtorch.ones(2, 0), (0,), None, None, 1e-5)
+    assert out.shape == (2, 0) and mean.tolist() == [[0.0], [0.0]]
+    assert all(math.isnan(v) for v in rstd.reshape(-1).tolist())
+
+
+@pytest.mark.parametrize("kw,msg", [
+    (dict(kernel_size=0), "kernel size should be greater than zero, but got kernel_height: 0 kernel_width: 0"),
+    (dict(kernel_size=(2, 0)), "kernel size should be greater than zero, but got kernel_height: 2 kernel_width: 0"),
+    (dict(kernel_size=2, dilation=0, padding=-1), "dilation should be greater than zero, but got dilation_height: 0"),
+    (dict(kernel_size=2, stride=0, padding=-1), "padding should be non-negative, but got pad_height: -1 pad_width: -1"),
+    (dict(kernel_size=2, stride=0), "stride should be greater than zero, but got stride_height: 0 stride_width: 0"),
+])  # fmt: skip
+def test_unfold_fold_check_their_parameters(kw, msg):
+    with pytest.raises(RuntimeError, match=msg):
+        F.unfold(numtorch.ones(1, 1, 3, 3), **kw)
+    with pytest.raises(RuntimeError, match=msg):
+        F.fold(numtorch.ones(1, 4, 4), (3, 3), **kw)

@@ -47,3 +47,33 @@ def test_any_all_with_empty_dim_reduce_nothing(name, dim):
 def test_sum_with_empty_dim_reduces_everything():
     assert numtorch.sum(numtorch.ones(2, 3), dim=()).shape == ()
     assert numtorch.sum(numtorch.ones(2, 3), dim=[]).item() == 6.0
+
+
+def test_unique_dim_of_0d_raises_pytorchs_index_error():
+    with pytest.raises(IndexError, match="^Dimension specified as 0 but tensor has no dimensions$"):
+        numtorch.unique(numtorch.tensor(0), dim=0)
+
+
+def test_sum_prod_of_complex_with_a_real_dtype_cast_first():
+    z = numtorch.tensor([1.7 + 1j, 2.6 - 1j])
+    with pytest.warns(UserWarning, match="Casting complex values to real discards the imaginary part"):
+        s = numtorch.sum(z, dtype=numtorch.int64)
+    assert s.dtype is numtorch.int64 and s.item() == 3
+    with pytest.warns(UserWarning):
+        p = numtorch.prod(z, dtype=numtorch.int32)
+    assert p.dtype is numtorch.int32 and p.item() == 2
+    with pytest.warns(UserWarning):
+        assert numtorch.sum(z, 0, dtype=numtorch.float64).item() == pytest.approx(4.3)
+
+
+def test_complex_std_var_are_real_and_differentiable():
+    z = numtorch.tensor([1 + 2j, 3 - 1j, -2 + 0.5j])
+    a = np.array([1 + 2j, 3 - 1j, -2 + 0.5j])
+    assert numtorch.var(z).dtype is numtorch.float32
+    assert numtorch.var(z).item() == pytest.approx(np.var(a, ddof=1), rel=1e-6)
+    assert numtorch.std(z, correction=0).item() == pytest.approx(np.std(a), rel=1e-6)
+    v, m = numtorch.var_mean(z)
+    assert m.dtype is numtorch.complex64 and complex(m.item()) == pytest.approx(a.mean())
+    x = numtorch.tensor(a, requires_grad=True)
+    assert numtorch.autograd.gradcheck(numtorch.var, (x,))
+    assert numtorch.autograd.gradcheck(lambda t: numtorch.std(t, 0, keepdim=True), (x,))

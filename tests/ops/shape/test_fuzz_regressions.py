@@ -1,5 +1,7 @@
 """Shape-op regressions found by differential fuzzing against PyTorch (issue 10)."""
 
+import pytest
+
 import numtorch
 
 
@@ -35,3 +37,20 @@ def test_diff_of_order_zero_ignores_prepend_and_append():
     x = numtorch.arange(3.0)
     r = numtorch.diff(x, n=0, prepend=numtorch.tensor([9.0]), append=numtorch.tensor([7.0]))
     assert r.tolist() == [0.0, 1.0, 2.0]
+
+
+def test_is_contiguous_honours_memory_format():
+    nt = numtorch
+    x = nt.ones(2, 3, 4, 5)
+    cl = x.to(memory_format=nt.channels_last)
+    fmts = [nt.contiguous_format, nt.channels_last, nt.channels_last_3d, nt.preserve_format]
+    assert [x.is_contiguous(memory_format=f) for f in fmts] == [True, False, False, True]
+    assert [cl.is_contiguous(memory_format=f) for f in fmts] == [False, True, False, False]
+    assert nt.ones(2, 3, 1, 1).is_contiguous(memory_format=nt.channels_last)  # size-1 dims are free
+    assert not nt.ones(3).is_contiguous(memory_format=nt.channels_last)  # wrong rank: False
+    assert not nt.ones(0, 3, 4, 5).is_contiguous(memory_format=nt.channels_last)
+    c3 = nt.ones(2, 3, 4, 5, 6).to(memory_format=nt.channels_last_3d)
+    assert [c3.is_contiguous(memory_format=f) for f in fmts] == [False, False, True, False]
+    assert not x[:, :, ::2].is_contiguous(memory_format=nt.contiguous_format)
+    with pytest.raises(TypeError, match="argument 'memory_format' must be torch.memory_format, not int"):
+        x.is_contiguous(memory_format=3)

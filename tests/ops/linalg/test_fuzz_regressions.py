@@ -1,0 +1,53 @@
+"""Linear-algebra regressions found by differential fuzzing against PyTorch (issue 10); expected
+values are PyTorch 2.13's."""
+
+import numpy as np
+import pytest
+
+import numtorch
+
+_u8 = numtorch.uint8
+
+
+@pytest.mark.parametrize("eq,n,dtype,value", [
+    ("i,j->j", 2, numtorch.int64, [60000, 30000]),  # i summed alone (sum() promotes): no wrap
+    ("i,i,j->", 3, numtorch.int64, None),
+    ("ii->", 1, numtorch.int64, None),
+    ("i,j->ij", 2, _u8, None),                   # no sum: stays uint8, as bmm
+    ("i,i->", 2, _u8, [(200 * 200 + 100 * 100) % 256]),  # contraction inside bmm wraps
+])  # fmt: skip
+def test_einsum_integer_result_dtype_follows_pytorch(eq, n, dtype, value):
+    a = numtorch.tensor([200, 100], dtype=_u8)
+    ops = [a.reshape(2, 1).expand(2, 2).contiguous() if eq == "ii->" else a][:1] * n
+    r = numtorch.einsum(eq, *ops)
+    assert r.dtype is dtype
+    if value is not None:
+        assert r.reshape(-1).tolist() == value
+
+
+@pytest.mark.parametrize("shapes,dts,want", [
+    (((), (2, 2)), (numtorch.int32, numtorch.int8), numtorch.int8),      # 0-d ranks lower
+    (((0, 2), ()), (numtorch.uint8, numtorch.int64), numtorch.uint8),
+    (((2,), (1,)), (numtorch.int32, numtorch.float32), numtorch.float32),
+    (((), (2, 2)), (numtorch.float32, numtorch.float16), numtorch.float16),
+    (((), ()), (numtorch.uint8, numtorch.int8), numtorch.int16),
+])  # fmt: skip
+def test_block_diag_result_type_ranks_zero_dim_lower(shapes, dts, want):
+    r = numtorch.block_diag(*(numtorch.ones(s, dtype=d) for s, d in zip(shapes, dts)))
+    assert r.dtype is want
+    assert np.count_nonzero(r.numpy()) == sum(int(np.prod(s)) for s in shapes)
+
+
+def test_svd_of_nan_raises_linalg_error_with_pytorchs_text():
+    a = numtorch.tensor([[float("nan"), 0.0], [0.0, 1.0]])
+    msg = "^linalg.svd: The algorithm failed to converge because the input matrix contained non-finite values.$"
+    for fn in (numtorch.linalg.svd, numtorch.linalg.svdvals, numtorch.svd, numtorch.linalg.pinv):
+        with pytest.raises(numtorch.linalg.LinAlgError, match=msg):
+            fn(a)
+
+
+@pytest.mark.parametrize("a,b,shape", [((0, 3), (0, 2), (3, 2)), ((2, 0), (2, 2), (0, 2)),
+                                       ((0, 2, 2), (0, 2, 2), (0, 2, 2))])  # fmt: skip
+def test_lstsq_of_empty_matrices(a, b, shape):
+    x = numtorch.linalg.lstsq(numtorch.ones(a), numtorch.ones(b)).solution
+    assert x.shape == shape and not x.any()
