@@ -370,8 +370,12 @@ def main(argv=None) -> int:
         print("\n".join(f"{w.category:12} {w.name}" for w in workloads(sweep=args.category == "sweep")))
         return 0
     torch = _common().torch_or_none()
-    if torch is not None and args.threads == "1":
-        torch.set_num_threads(1)
+    if args.threads == "1":
+        import numtorch
+
+        numtorch.set_num_threads(1)
+        if torch is not None:
+            torch.set_num_threads(1)
     info = _env_info(args.threads)
     print(f"== threads={args.threads}: " + ", ".join(f"{k}={v}" for k, v in info.items()) + " ==")
     print(_HEADER)
