@@ -2,6 +2,7 @@
 
     python benchmarks/compare.py                  # every workload, 1 thread and default threads
     python benchmarks/compare.py --quick --filter 'tiny|matmul' --threads 1 --json out.json
+    python benchmarks/compare.py sweep --threads 1 --clock cpu   # every OpInfo entry
 
 Each workload is built for each library from the same fixed-seed data, warmed (JIT compiled),
 then timed in rounds: each round times one batch per library, in a rotating order, so drift
@@ -126,7 +127,8 @@ def measure(fns: dict, rounds: int, batch_s: float, process: bool, samples: int 
 def run(args) -> list:
     from benchmarks.workloads import LIBS, workloads
 
-    selected = [w for w in workloads() if re.search(args.filter, w.name)]
+    selected = [w for w in workloads(sweep=args.category == "sweep")
+                if re.search(args.filter, w.name) and w.category.startswith(args.category or "")]  # fmt: skip
     rounds = args.rounds or (5 if args.quick else 15)
     batch_s = args.batch_ms / 1000
     results = []
@@ -219,6 +221,35 @@ def report(results, mode: str) -> None:
         print(f"  pending in numtorch ({len(pend)}): {', '.join(pend)}")
 
 
+def sweep_report(results, worst: int = 20) -> None:
+    """The sweep's summary: geometric mean per mode and size, the ``worst`` ratios per mode,
+    and every case that did not run (with the reason)."""
+    from benchmarks import sweep
+
+    print("\n== sweep: numtorch/PyTorch time, geometric mean (<1: faster) ==")
+    for mode in sweep.MODES:
+        cat = [r for r in results if r.category == f"sweep {mode}"]
+        cells = [f"all {sweep.geomean(r.ratio for r in cat):.2f}x ({sum(bool(r.ratio) for r in cat)})"]
+        for size in sweep.SIZES:
+            rs = [r.ratio for r in cat if r.name.endswith(f" {size} {mode}")]
+            cells.append(f"{size} {sweep.geomean(rs):.2f}x")
+        print(f"  {mode:8} " + ", ".join(cells))
+    for mode in sweep.MODES:
+        ranked = sorted((r for r in results if r.category == f"sweep {mode}" and r.ratio),
+                        key=lambda r: r.ratio, reverse=True)  # fmt: skip
+        print(f"\n  worst {worst}, {mode}:")
+        for r in ranked[:worst]:
+            print(f"    {r.ratio:7.2f}x  {r.name:48} {_fmt_time(r.times['numtorch']):>9} "
+                  f"vs {_fmt_time(r.times['torch']):>9}")  # fmt: skip
+    if _common().torch_or_none() is not None:
+        print(f"\n  skipped, no PyTorch counterpart: {', '.join(sweep.unresolved()) or '-'}")
+    not_run = [(r.name, r.notes.get("numtorch") or r.notes.get("torch", ""))
+               for r in results if r.category.startswith("sweep") and not r.ratio]  # fmt: skip
+    print(f"  not run ({len(not_run)}):")
+    for name, note in not_run:
+        print(f"    {name}: {note[:160]}")
+
+
 def _env_info(mode):
     info = {
         "threads": mode,
@@ -261,6 +292,8 @@ def _to_json(results, mode):
 
 def _parse(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("category", nargs="?", default=None,
+                   help="only this category (prefix); 'sweep': the registry sweep")  # fmt: skip
     p.add_argument("--quick", action="store_true", help="fewer rounds, shorter batches")
     p.add_argument("--filter", default=".", help="regex on workload names")
     p.add_argument("--threads", choices=["1", "default", "both"], default="both")
@@ -334,16 +367,23 @@ def main(argv=None) -> int:
     from benchmarks.workloads import workloads
 
     if args.list:
-        print("\n".join(f"{w.category:12} {w.name}" for w in workloads()))
+        print("\n".join(f"{w.category:12} {w.name}" for w in workloads(sweep=args.category == "sweep")))
         return 0
     torch = _common().torch_or_none()
-    if torch is not None and args.threads == "1":
-        torch.set_num_threads(1)
+    if args.threads == "1":
+        import numtorch
+
+        numtorch.set_num_threads(1)
+        if torch is not None:
+            torch.set_num_threads(1)
     info = _env_info(args.threads)
     print(f"== threads={args.threads}: " + ", ".join(f"{k}={v}" for k, v in info.items()) + " ==")
     print(_HEADER)
     results = run(args)
-    report(results, args.threads)
+    if args.category == "sweep":
+        sweep_report(results)
+    else:
+        report(results, args.threads)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(_to_json(results, args.threads), f, indent=1)

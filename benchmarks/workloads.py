@@ -533,8 +533,41 @@ def _startup(template: str, cold=False, peers=("numtorch", "torch")):
     return make
 
 
+def _sweep(entry, size, mode):
+    def make(name):
+        if name == "numpy":
+            raise NotImplementedError("the sweep compares numtorch with PyTorch")
+        from benchmarks import sweep
+
+        libs = ("numtorch", "torch") if _libs().torch_or_none() is not None else ("numtorch",)
+        return sweep.build(entry, size, mode, name, libs)
+
+    return make
+
+
+def sweep_workloads() -> list:
+    """The registry sweep (benchmarks/sweep.py): one workload per OpInfo entry, size and mode
+    (categories "sweep fwd" and "sweep fwd+bwd"), leaving out entries PyTorch lacks."""
+    from benchmarks import sweep
+
+    skip = set(sweep.unresolved()) if _libs().torch_or_none() is not None else set()
+    W = []
+    for entry, info in sweep.entries().items():
+        if entry in skip:
+            continue
+        for mode in sweep.MODES:
+            if mode == "fwd+bwd" and not info.grad:
+                continue
+            for size in sweep.SIZES:
+                W.append(Workload(f"{entry} {size} {mode}", f"sweep {mode}", _sweep(entry, size, mode)))
+    return W
+
+
 # ---- the workload table -----------------------------------------------------------------------------
-def workloads() -> list:
+def workloads(sweep: bool = False) -> list:
+    """The table; ``sweep``: the registry sweep instead (``compare.py sweep``)."""
+    if sweep:
+        return sweep_workloads()
     common = _libs()
     W = []
     for op in common.TINY_OPS:

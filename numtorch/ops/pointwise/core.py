@@ -289,7 +289,7 @@ _binary("add", Elementwise("add", _T2, "self + alpha * other", ["alpha"], prep=a
 _binary(("sub", "subtract"), Elementwise("sub", _T2, "self - alpha * other", ["alpha"], prep=alpha_check, early=sub_check, fast=True),
         {"self": lambda grad: grad, "other": lambda grad, alpha: _scaled(_neg(grad), alpha)}, alpha=True, first_number=True,
         pick_s=False)  # fmt: skip
-_binary("rsub", Elementwise("rsub", _T2, "other - alpha * self", ["alpha"], prep=alpha_check, early=sub_check),
+_binary("rsub", Elementwise("rsub", _T2, "other - alpha * self", ["alpha"], prep=alpha_check, early=sub_check, fast=True),
         {"self": lambda grad, alpha: _scaled(_neg(grad), alpha), "other": lambda grad: grad}, alpha=True,
         ov={"T": {"inplace": False, "out_overload": "Tensor_out"}, "S": {"inplace": False}}, method=False, out=False)  # fmt: skip
 _MUL_EW = Elementwise("mul", _T2, "self * other", opmath=(1,))
