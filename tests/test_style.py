@@ -159,3 +159,16 @@ def test_each_ops_area_imports_alone():
             expected = {_modname(p, ROOT) for p in pkg.rglob("*.py")}
             missing = expected - set(out.split())
             assert not missing, f"{area}/__init__.py does not import {sorted(missing)}"
+
+
+def test_ops_never_import_the_public_package():
+    # Note [Composite bodies are below the Python API]: an op body that reaches numtorch.<fn>
+    # shows a mode or a patched function a second call; ops call aten overloads or bodies
+    import ast
+
+    offenders = []
+    for path in sorted((ROOT / "ops").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import) and any(a.name == "numtorch" for a in node.names):
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert offenders == []

@@ -12,22 +12,41 @@ import itertools
 
 import numpy as np
 
+from .. import _C
 from .. import _dtype as D
+from .._ops import ops as _ops
 from .._tensor import Tensor, _make, _wrap_dim
-from ._registry import public
+from ._registry import body_of
+from ._registry import public as _public
+
+aten = _ops.aten
 
 
-def _nt():
-    import numtorch
+def public(name, sig, body, *args, **kwargs):
+    """These bindings have no aten op of their own: their bodies run below the Python API, as
+    composites do (Note [Composite bodies are below the Python API]), so a mode or a
+    __torch_function__ subclass sees the call the user made, never the ops it is made of."""
 
-    return numtorch
+    def below_api(*vals):
+        old = _C.TF_STATE[0]
+        _C.TF_STATE[0] = _C.ALL_DISABLED
+        try:
+            return body(*vals)
+        finally:
+            _C.TF_STATE[0] = old
+
+    below_api.__wrapped__ = body
+    return _public(name, sig, below_api, *args, **kwargs)
+
+
+def _tensor(data, dtype=None):
+    return body_of("tensor")(data, dtype, None, False, False)
 
 
 def _as_tensor(x, like=None):
-    nt = _nt()
     if isinstance(x, Tensor):
         return x
-    return nt.tensor(x, dtype=None if like is None else like.dtype if isinstance(x, (int, float)) and like.dtype.is_floating_point else None)
+    return _tensor(x, None if like is None else like.dtype if isinstance(x, (int, float)) and like.dtype.is_floating_point else None)
 
 
 # ---- isin ------------------------------------------------------------------------------------
@@ -56,7 +75,6 @@ _INTERP = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 def _quantile_impl(fname, input, q, dim, keepdim, interpolation, out, ignore_nan):
-    nt = _nt()
     if input.dtype not in (D.float32, D.float64):
         raise RuntimeError(f"{fname}() input tensor must be either float or double dtype")
     if input.numel() == 0:
@@ -66,7 +84,7 @@ def _quantile_impl(fname, input, q, dim, keepdim, interpolation, out, ignore_nan
             f"{fname}() interpolation must be one of linear, lower, higher, midpoint or nearest, but got {interpolation}"
         )
     scalar_q = not isinstance(q, Tensor)
-    qt = nt.tensor([float(q)], dtype=input.dtype) if scalar_q else q.to(input.dtype)
+    qt = _tensor([float(q)], input.dtype) if scalar_q else q.to(input.dtype)
     if qt.ndim > 1:
         raise RuntimeError(f"{fname}() q must be a scalar or 1D tensor")
     qv = qt.reshape(-1)
@@ -79,7 +97,7 @@ def _quantile_impl(fname, input, q, dim, keepdim, interpolation, out, ignore_nan
     srt = s.sort(dim=-1).values  # NaN sorts last
     n = srt.shape[-1]
     nan_mask = srt.isnan()
-    valid = (~nan_mask).sum(dim=-1, keepdim=True).to(input.dtype) if ignore_nan else nt.full_like(srt[..., :1], n)
+    valid = (~nan_mask).sum(dim=-1, keepdim=True).to(input.dtype) if ignore_nan else aten.full_like.default(srt[..., :1], n)
     rank = qv * (valid - 1).clamp(min=0)  # (..., Q)
     if interpolation == "nearest":
         rank = rank.round()
@@ -95,7 +113,7 @@ def _quantile_impl(fname, input, q, dim, keepdim, interpolation, out, ignore_nan
     else:
         res = vlo + (vhi - vlo) * (rank - rank.floor())
     bad = nan_mask.any(dim=-1, keepdim=True) if not ignore_nan else (valid == 0)
-    res = nt.where(bad, nt.full_like(res, float("nan")), res)
+    res = aten.where.self(bad, aten.full_like.default(res, float("nan")), res)
     res = res.movedim(-1, 0)  # (Q, ...)
     if keepdim:
         res = res.reshape([res.shape[0]] + [1] * input.ndim) if dim is None else res.unsqueeze(d + 1)
@@ -181,8 +199,7 @@ def _polar(abs, angle, out):  # noqa: A002 - torch's parameter name
     >>> numtorch.polar(numtorch.tensor([2.0]), numtorch.tensor([0.0]))
     tensor([2.+0.j])
     """
-    nt = _nt()
-    res = nt.complex(abs * nt.cos(angle), abs * nt.sin(angle))
+    res = aten.complex.default(abs * aten.cos.default(angle), abs * aten.sin.default(angle))
     return res if out is None else out.resize_(res.shape).copy_(res)
 
 
@@ -196,7 +213,7 @@ def _diagflat(input, offset):
     tensor([[1, 0],
             [0, 2]])
     """
-    return _nt().diag(input.reshape(-1), offset)
+    return aten.diag.default(input.reshape(-1), offset)
 
 
 public("diagflat", "input, offset=0", _diagflat)
@@ -211,13 +228,12 @@ def _combinations(input, r, with_replacement):
             [1, 3],
             [2, 3]])
     """
-    nt = _nt()
     if input.ndim != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
     if r < 0:
         raise RuntimeError(f"Expect a non-negative number, but got {r}")
     if r == 0:
-        return nt.empty(0, dtype=input.dtype)
+        return aten.empty.memory_format([0], dtype=input.dtype)
     gen = itertools.combinations_with_replacement if with_replacement else itertools.combinations
     idx = np.array(list(gen(range(input.shape[0]), r)), dtype=np.int64).reshape(-1, r)
     return input[_make(idx, D.int64)]
@@ -299,7 +315,6 @@ def _cov(input, correction, fweights, aweights):
     tensor([[ 1., -1.],
             [-1.,  1.]])
     """
-    nt = _nt()
     if input.ndim > 2:
         raise RuntimeError(
             f"cov(): expected input to have two or fewer dimensions but got an input with {input.ndim} dimensions"
@@ -315,14 +330,14 @@ def _cov(input, correction, fweights, aweights):
         w = aweights if w is None else w * aweights
     if w is None:
         avg = x.mean(dim=1)
-        w_sum = nt.tensor(float(n_obs), dtype=x.dtype)
+        w_sum = _tensor(float(n_obs), x.dtype)
         norm = w_sum - correction
     else:
         w = w.to(x.dtype)
         w_sum = w.sum()
         avg = (x * w).sum(dim=1) / w_sum
         norm = w_sum - correction if aweights is None else w_sum - correction * (w * aweights).sum() / w_sum
-    norm = nt.clamp(norm, min=0)
+    norm = aten.clamp.default(norm, 0)
     xm = x - avg.unsqueeze(1)
     xw = xm if w is None else xm * w
     c = xw @ xm.t().conj()
@@ -337,11 +352,10 @@ def _corrcoef(input):
     tensor([[ 1., -1.],
             [-1.,  1.]])
     """
-    nt = _nt()
     c = _cov(input, 1, None, None)
     if c.ndim == 0:
         return c / c
-    d = nt.diagonal(c)
+    d = aten.diagonal.default(c)
     stddev = d.real.sqrt() if c.dtype.is_complex else d.sqrt()
     c = c / stddev.unsqueeze(1) / stddev.unsqueeze(0)
     return c.clamp(-1, 1) if not c.dtype.is_complex else c
