@@ -48,11 +48,13 @@ AMinMax = return_types.register("aminmax", ("min", "max"))
 
 
 # ---- shared helpers -------------------------------------------------------------------------
-def fold(comb, t: Tensor, dim, keepdim: bool, dt: D.dtype, empty=0, params=()) -> Tensor:
-    """Reduce ``t`` over ``dim`` with ``comb``; the result has dtype ``dt``."""
+def fold(comb, t: Tensor, dim, keepdim: bool, dt: D.dtype, empty=0, params=(), cast_input=False) -> Tensor:
+    """Reduce ``t`` over ``dim`` with ``comb``; the result has dtype ``dt``. ``cast_input``: the
+    input is first cast to ``dt`` (sum/prod with ``dtype=``); otherwise ``dt`` is only the
+    accumulator's type (count_nonzero, any, all read complex values whole)."""
     a = t._data
     dims = E.dims_arg(dim, a.ndim)
-    if a.dtype.kind == "c" and dt.category != D._COMPLEX:
+    if cast_input and a.dtype.kind == "c" and dt.category != D._COMPLEX:
         # sum(complex, dtype=int64): PyTorch casts the input to dtype first (dropping the
         # imaginary part, with its warning), then reduces
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
@@ -161,7 +163,7 @@ def _call(op, op_out, vals, out):
 
 # ---- sum, nansum, mean, prod ------------------------------------------------------------------
 def _sum_cpu(self, dim, keepdim, dtype):
-    return fold(_SUM, self, dim, keepdim, _sum_dtype(self._dtype, dtype))
+    return fold(_SUM, self, dim, keepdim, _sum_dtype(self._dtype, dtype), cast_input=True)
 
 
 _SUM_BW = {"self": lambda grad, self, dim, keepdim: _expand_back(grad, self, dim, keepdim)}
@@ -200,7 +202,7 @@ _fn("sum", "input, dim=None, keepdim=False, *, dtype=None, out=None", _sum,
 
 nansum, nansum_out = _decl(
     "nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-    lambda self, dim, keepdim, dtype: fold(_NANSUM, self, dim, keepdim, _sum_dtype(self._dtype, dtype)),
+    lambda self, dim, keepdim, dtype: fold(_NANSUM, self, dim, keepdim, _sum_dtype(self._dtype, dtype), cast_input=True),
     {"self": lambda grad, self, dim, keepdim: _expand_back(grad, self, dim, keepdim) * (self == self)},
     out="nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",
 )  # fmt: skip
@@ -266,7 +268,7 @@ _fn("mean", "input, dim=None, keepdim=False, *, dtype=None, out=None", _mean,
 
 
 def _prod_cpu(self, dim, keepdim, dtype):
-    return fold(_PROD, self, dim, keepdim, _sum_dtype(self._dtype, dtype), 1)
+    return fold(_PROD, self, dim, keepdim, _sum_dtype(self._dtype, dtype), 1, cast_input=True)
 
 
 def _prod_bw(grad, self, result, dim=None, keepdim=False):

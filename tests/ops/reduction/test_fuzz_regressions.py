@@ -77,3 +77,12 @@ def test_complex_std_var_are_real_and_differentiable():
     x = numtorch.tensor(a, requires_grad=True)
     assert numtorch.autograd.gradcheck(numtorch.var, (x,))
     assert numtorch.autograd.gradcheck(lambda t: numtorch.std(t, 0, keepdim=True), (x,))
+
+
+def test_count_nonzero_any_all_read_complex_values_whole():
+    # only sum/prod with an integer dtype= cast complex input first; the accumulator type of
+    # count_nonzero/any/all must not drop imaginary parts (cumprod's backward relies on it)
+    z = numtorch.tensor([1 + 2j, 3 - 1j, 0.5 + 0.5j, 0j, 1j], dtype=numtorch.complex128)
+    assert int(z.count_nonzero()) == 4
+    assert bool(numtorch.tensor([1j]).any()) and not bool(z.all())
+    assert bool(z[:3].all())
