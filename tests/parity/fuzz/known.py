@@ -38,6 +38,15 @@ KNOWN: list[tuple[str, str, str]] = [
     ("exc_type", r"^torch\.(h|v|d|column_)stack\(\[\]\)", "empty list error type of the stack joins"),
     ("exc_type", r"^torch\.lerp\(|^F\.(gelu|silu|mish|elu|celu|leaky_relu|logsigmoid|hardswish)\(int", "integer inputs: NotImplementedError vs RuntimeError"),
     ("exc_type", r"scatter(_add|_reduce)?_?\(.*, (int|float|bool|complex)(, str)?\)$", "scatter with a number src: index checked before the argument type"),
+    # found by the long profile after session 3's merges; open (issue 10)
+    ("wrong", r"^linalg\.slogdet\(", "slogdet of a matrix holding inf/NaN: sign and logabsdet differ from torch's LU path"),
+    ("wrong", r"^F\.group_norm\(", "group_norm with a 1e30 element: float32 variance overflows where torch accumulates in double"),
+    ("wrong", r"^torch\.trapezoid\(", "trapezoid of empty bool/uint8 input: result dtype (int64 in torch)"),
+    ("accepted", r"^torch\.trapezoid\(", "trapezoid of bool input: torch refuses it"),
+    ("accepted", r"^fn:misc\(str, (bool|uint8|int)", "hash_dim on bool/integer tensors: torch refuses them"),
+    ("accepted", r"^torch\.(sum|mean|nansum|nanmean|prod)\(.*out=", "reductions with dtype= and an out= of another dtype: torch checks they agree"),
+    ("wrong", r"^F\.gelu\(", "gelu(+inf): torch 2.13 gives nan, numtorch inf (the limit)"),
+    ("wrong", r"^F\.interpolate\(", "interpolate of inf: the resampling kernel weighs taps by 0, so inf becomes nan"),
     ("nt_raises", r"^torch\.take_along_dim\(", "torch reads out of bounds for an out-of-range index; numtorch raises (kept)"),
     ("nt_raises", r"^linalg\.eigvalsh\(int64e", "an empty integer matrix"),
 ]
