@@ -68,7 +68,7 @@ clone max.other min.other masked_fill.Scalar where.self square square.out square
 float_power.Tensor_Tensor float_power.Tensor_Tensor_out float_power_.Tensor
 float_power.Tensor_Scalar float_power.Tensor_Scalar_out float_power_.Scalar float_power.Scalar
 float_power.Scalar_out ldexp.Tensor ldexp.out ldexp_ polygamma_ gelu_backward gelu selu selu_
-celu celu_ relu6
+celu celu_ relu6 rrelu
 """.split())
 
 # out= overloads PyTorch's codegen writes (its generated tag).

@@ -16,6 +16,7 @@ from .. import _C
 from .. import _dtype as D
 from .._ops import ops as _ops
 from .._tensor import Tensor, _make, _wrap_dim
+from ._pointwise import _cname
 from ._registry import body_of
 from ._registry import public as _public
 
@@ -199,6 +200,15 @@ def _polar(abs, angle, out):  # noqa: A002 - torch's parameter name
     >>> numtorch.polar(numtorch.tensor([2.0]), numtorch.tensor([0.0]))
     tensor([2.+0.j])
     """
+    floats = (D.float16, D.float32, D.float64)
+    if abs.dtype not in floats or angle.dtype not in floats:
+        raise RuntimeError(
+            f"Expected both inputs to be Half, Float or Double tensors but got {_cname(abs.dtype)} and {_cname(angle.dtype)}"
+        )
+    if abs.dtype != angle.dtype:
+        raise RuntimeError(
+            f"Expected object of scalar type {_cname(abs.dtype)} but got scalar type {_cname(angle.dtype)} for second argument"
+        )
     res = aten.complex.default(abs * aten.cos.default(angle), abs * aten.sin.default(angle))
     return res if out is None else out.resize_(res.shape).copy_(res)
 

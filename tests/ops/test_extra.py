@@ -176,3 +176,10 @@ def test_no_other_public_function_is_called(name, call, monkeypatch):
     got = call(numtorch, x)
     assert called == (["tensor"] if name == "isin" else []), called
     np.testing.assert_allclose(np.asarray(got.tolist(), dtype=complex), np.asarray(expected.tolist(), dtype=complex))
+
+
+def test_polar_takes_two_floating_tensors_of_one_dtype():
+    with pytest.raises(RuntimeError, match="Expected both inputs to be Half, Float or Double tensors but got Char and Int"):
+        numtorch.polar(numtorch.tensor([5], dtype=numtorch.int8), numtorch.tensor([9], dtype=numtorch.int32))
+    with pytest.raises(RuntimeError, match="Expected object of scalar type Float but got scalar type Double for second argument"):
+        numtorch.polar(numtorch.tensor([1.0]), numtorch.tensor([1.0], dtype=numtorch.float64))
