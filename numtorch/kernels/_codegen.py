@@ -58,7 +58,10 @@ def render_pointwise(inputs: list[str], params: list[str], expr: str, wide=()) -
         "from numtorch.kernels.cpu.pointwise.vmath import vexp, vexp2, vexpm1, vsigmoid, vtanh  # noqa: F401",
         "from numtorch.kernels.cpu.pointwise.vmath_log import vlog, vlog1p, vlog10, vlog2  # noqa: F401",
         "from numtorch.kernels.cpu.pointwise.vmath_erf import verf  # noqa: F401",
-        "from numtorch.kernels.cpu.pointwise.special import digamma, erfinv, lgamma, polygamma  # noqa: F401",
+        "from numtorch.kernels.cpu.pointwise.special import digamma, erfinv, lgamma, polygamma, zeta  # noqa: F401",
+        "from numtorch.kernels.cpu.pointwise.bessel import *  # noqa: F403",
+        "from numtorch.kernels.cpu.pointwise.gauss import *  # noqa: F403",
+        "from numtorch.kernels.cpu.pointwise.polynomials import *  # noqa: F403",
         "",
     ]
     for pattern in itertools.product("as", repeat=n):
