@@ -413,3 +413,79 @@ def _inplace_body(method: str):
 for _sig, _names in _INPLACE.items():
     for _name in _names:
         public(_name, _sig.strip(), _inplace_body(_name))
+
+
+# ---- small tensor queries: is_neg/resolve_neg, is_same_size, typename, rms_norm, unravel_index ---
+def _is_neg(input):
+    """Always False: numtorch has no lazily negated tensors (PyTorch's neg bit), so
+    ``resolve_neg`` returns its input.
+
+    >>> numtorch.tensor([1.0]).is_neg()
+    False
+    """
+    return False
+
+
+def _resolve_neg(input):
+    """``input`` itself: no numtorch tensor carries a pending negation.
+
+    >>> numtorch.resolve_neg(numtorch.tensor([1.0]))
+    tensor([1.])
+    """
+    return input
+
+
+def _is_same_size(input, other):
+    """Whether the two tensors have the same shape, as ``torch.is_same_size``.
+
+    >>> numtorch.is_same_size(numtorch.ones(2, 3), numtorch.zeros(2, 3))
+    True
+    """
+    return tuple(input.shape) == tuple(other.shape)
+
+
+for _n, _b in (("is_neg", _is_neg), ("resolve_neg", _resolve_neg)):
+    public(_n, "input", _b)
+    public(_n, "self", _b, relevant=("self",), module="Tensor")
+public("is_same_size", "input, other", _is_same_size, relevant=("input", "other"))
+public("is_same_size", "self, other", _is_same_size, relevant=("self", "other"), module="Tensor")
+
+
+def _rms_norm(input, normalized_shape, weight, eps):
+    """Root-mean-square normalisation over the trailing ``normalized_shape`` dimensions, as
+    ``torch.rms_norm`` (the same op as ``numtorch.nn.functional.rms_norm``).
+
+    >>> numtorch.rms_norm(numtorch.tensor([[3.0, 4.0]]), [2])
+    tensor([[0.8485, 1.1314]])
+    """
+    return aten.rms_norm(input, list(normalized_shape), weight, eps)
+
+
+public("rms_norm", "input, normalized_shape, weight=None, eps=None", _rms_norm, relevant=("input", "weight"))
+
+
+def _unravel_index(indices, shape):
+    """The coordinates in a tensor of ``shape`` of flat ``indices``, one int64 tensor per
+    dimension, as ``torch.unravel_index``.
+
+    >>> numtorch.unravel_index(numtorch.tensor([4, 1]), (2, 3))
+    (tensor([1, 0]), tensor([1, 1]))
+    """
+    if not isinstance(indices, Tensor):
+        indices = _tensor(indices)
+    if indices._dtype.category > D._INT or indices._dtype is D.bool:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    shape = (shape,) if isinstance(shape, int) else tuple(int(s) for s in shape)
+    if any(s < 0 for s in shape):
+        raise ValueError("'shape' cannot have negative values, but got " + str(shape))
+    # PyTorch takes each coordinate modulo its dimension (floor division), so out-of-range and
+    # negative indices wrap instead of raising
+    rest = indices._data.astype(np.int64)
+    coords = []
+    for s in reversed(shape):
+        coords.append(np.mod(rest, s) if s else np.zeros_like(rest))
+        rest = np.floor_divide(rest, s) if s else rest
+    return tuple(_make(np.array(c, np.int64), D.int64) for c in reversed(coords))
+
+
+public("unravel_index", "indices, shape", _unravel_index, relevant=("indices",))

@@ -370,6 +370,26 @@ def is_tensor(obj) -> bool:
     return isinstance(obj, Tensor)
 
 
+def typename(obj) -> str:
+    """The type name PyTorch prints for ``obj``: ``x.type()`` for a tensor, else the dotted
+    name of ``obj`` (or of its class), as ``torch.typename``.
+
+    >>> numtorch.typename(numtorch.zeros(1)), numtorch.typename(3)
+    ('torch.FloatTensor', 'int')
+    """
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module = obj.__class__.__module__ or ""
+        qualname = obj.__class__.__qualname__
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
+
+
 # ---- arange / linspace / logspace ------------------------------------------------------------------
 def _arange_dtype(*vals) -> D.dtype:
     integral = all(isinstance(v, (builtins.int, np.integer, np.bool_)) for v in vals)
