@@ -263,6 +263,8 @@ def backend(op, vals):
     impls = op.impls
     dev = device_type_of(op, vals)
     fn = impls.get(dev) or impls.get("any")
+    if fn is None and dev == "cuda" and _start_cuda():
+        fn = impls.get(dev) or impls.get("any")
     if fn is None or dev == "meta" and fn is not impls.get(dev) and op._schema.namespace != "aten":
         if dev == "meta":  # Note [Meta storage]; a custom op reaches meta through its fake only
             from .ops._meta_rules import no_meta_kernel
@@ -276,6 +278,13 @@ def backend(op, vals):
             f"[{', '.join(k.upper() for k in impls) or 'none'}]."
         )
     return fn(*vals)
+
+
+def _start_cuda() -> bool:
+    # the CUDA backend fills the kernel table on first use (numtorch/cuda/_install.py)
+    from .cuda import _INIT, _lazy_init
+
+    return not _INIT[0] and _lazy_init()
 
 
 def _device_copy() -> dict:
@@ -293,6 +302,8 @@ def device_type_of(op, vals) -> str:
                 if v._data.ndim:
                     raise RuntimeError("Tensor on device meta is not on the expected device cpu!")
                 return "meta"  # a 0-d cpu tensor stands for a scalar beside a meta one
+            if len(op.tensor_idx) > 1 and op.name() not in _CROSS_DEVICE:
+                _check_same_device(op, vals, dev)
             return dev
     for i in op.list_idx:
         for v in vals[i]:
@@ -300,6 +311,24 @@ def device_type_of(op, vals) -> str:
                 return v._device.type
     # factories: the schema's device= argument decides
     return _device_kwarg(op, vals)
+
+
+_CROSS_DEVICE = frozenset({"aten::copy_"})  # ops whose operands may live on different devices
+
+
+def _check_same_device(op, vals, dev: str) -> None:
+    # PyTorch's check for cpu + cuda operands (a 0-d CPU tensor may stand for a scalar)
+    if dev not in ("cpu", "cuda"):
+        return
+    kinds = set()
+    for i in op.tensor_idx:
+        v = vals[i]
+        if isinstance(v, Tensor) and (v._device.type != "cpu" or v._data.ndim):
+            kinds.add(v._device.type)
+    if "cuda" in kinds and "cpu" in kinds:
+        raise RuntimeError(
+            "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+        )
 
 
 def _meta_operand(op, vals) -> bool:

@@ -319,6 +319,21 @@ class Tensor(TensorBase):
             return self.cpu()._data
         return self._data
 
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        """CUDA Array Interface (v3) of a CUDA tensor, so CuPy and Numba kernels share its memory."""
+        if self._device.type != "cuda":
+            raise AttributeError(
+                f"Can't get __cuda_array_interface__ on non-CUDA tensor type: {self.type()} "
+                "If CUDA data is required use tensor.cuda() to copy tensor to device memory."
+            )
+        if self._rg:
+            raise RuntimeError(
+                "Can't get __cuda_array_interface__ on Variable that requires grad. If gradients "
+                "aren't required, use var.detach() to get Variable that doesn't require grad."
+            )
+        return self._data.__cuda_array_interface__
+
     def __array__(self, dtype=None, copy=None):
         arr = self._host()
         return arr if dtype is None else arr.astype(dtype, copy=False)
