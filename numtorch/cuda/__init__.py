@@ -236,6 +236,12 @@ class Stream(_rt.Stream):
         _need()
         return object.__new__(cls)
 
+    def record_event(self, event=None):
+        """Record ``event`` (a new Event when None) on this stream and return it."""
+        event = Event() if event is None else event
+        event.record(self)
+        return event
+
 
 class Event(_rt.Event):
     """A CUDA event; ``start.elapsed_time(end)`` is in milliseconds (needs CUDA)."""

@@ -16,12 +16,12 @@ _MODS: dict = {}
 
 
 def _kernel(pw, name: str):
-    mod = _MODS.get(pw.name)
+    mod = _MODS.get(pw)  # by object: declarations may share a name (round and round.decimals)
     if mod is None:
         from ..kernels._codegen import load_module
         from ..kernels.cuda._codegen import render_pointwise
 
-        mod = _MODS[pw.name] = load_module(f"cu_{pw.name}", render_pointwise(pw.inputs, pw.params, pw.expr))
+        mod = _MODS[pw] = load_module(f"cu_{pw.name}", render_pointwise(pw.inputs, pw.params, pw.expr))
     return getattr(mod, name)
 
 
@@ -71,12 +71,14 @@ def entry(engine, operands, params=(), out=None, inplace=False):
     engine.check(common)
     kp = engine.prep(compute, ops, list(params)) if engine.prep else list(params)
     pw = engine.variants[CAT[compute.category]]
-    return call(pw, ops, kp, out, inplace, (compute, result), raw=True)
+    kname = engine.kname.removesuffix("_cpu")
+    return call(pw, ops, kp, out, inplace, (compute, result), raw=True, kname=kname)
 
 
-def call(pw, operands, params=(), out=None, inplace=False, types=None, raw=False):
+def call(pw, operands, params=(), out=None, inplace=False, types=None, raw=False, kname=None):
     """Elementwise ``pw`` on CUDA operands (PyTorch's promotion, broadcasting, out=, in place);
-    ``types``: (compute, result) already decided; ``raw``: params are already validated."""
+    ``types``: (compute, result) already decided; ``raw``: params are already validated;
+    ``kname``: the kernel name errors give (PyTorch's ``add_cuda``)."""
     if inplace:
         out = operands[0]
     if out is not None and out._device.type != "cuda":
@@ -86,12 +88,12 @@ def call(pw, operands, params=(), out=None, inplace=False, types=None, raw=False
     compute, result = pw.dtypes(operands) if types is None else types
     for dt in (compute, result) + ((out._dtype,) if out is not None else ()):
         if dt in _UNSUPPORTED:
-            raise not_implemented(pw.name, dt)
+            raise not_implemented(kname or pw.name, dt)
     if out is not None and not inplace and out._dtype is not result:
         if not D.can_cast(result, out._dtype):
             raise RuntimeError(f"result type {_cname(result)} can't be cast to the desired output type "
                                f"{_cname(out._dtype)}")  # fmt: skip
-        r = call(pw, operands, params, types=types, raw=raw)
+        r = call(pw, operands, params, types=types, raw=raw, kname=kname)
         from ._install import copy_into
 
         if out._data.shape != r._data.shape:
