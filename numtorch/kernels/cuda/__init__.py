@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 _SIM = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
-THREADS = 16 if _SIM else 256  # elementwise: threads per block
-RED_THREADS = 8 if _SIM else 256  # reductions: a power of two (the shared-memory tree halves it)
+THREADS = 8 if _SIM else 256  # elementwise: threads per block
+RED_THREADS = 4 if _SIM else 256  # reductions: a power of two (the shared-memory tree halves it)
+RED_BLOCKS = 2 if _SIM else 65535  # reductions: blocks at most (each loops over its rows)
 TILE = 4 if _SIM else 16  # matmul: square tile edge (TILE * TILE threads per block)

@@ -1,7 +1,8 @@
-"""Row reductions with a shared-memory tree: one block per output element, its threads stride
-over the row, then halve the partial results in shared memory (RED_THREADS, a power of two).
-Rows are contiguous: the caller moves reduced dims last and copies first. Accumulators are
-float64 for floating inputs and int64 for integers (PyTorch's sum of int32 is int64 too)."""
+"""Row reductions with a shared-memory tree: a block per output element (blocks loop over rows
+when there are more rows than blocks), its threads stride over the row, then halve the partial
+results in shared memory (RED_THREADS, a power of two). Rows are contiguous: the caller moves
+reduced dims last and copies first. Accumulators are float64 for floating inputs and int64 for
+integers (PyTorch's sum of integers is int64 too)."""
 
 from __future__ import annotations
 
@@ -15,93 +16,91 @@ from . import RED_THREADS
 
 @cuda_kernel
 def sum_rows_float(x, rows, n, out, scale):
-    r = cuda.blockIdx.x
     t = cuda.threadIdx.x
     acc = cuda.shared.array(RED_THREADS, float64)
-    s = 0.0
-    if r < rows:
+    for r in range(cuda.blockIdx.x, rows, cuda.gridDim.x):
+        s = 0.0
         for j in range(t, n, RED_THREADS):
             s += x[r * n + j]
-    acc[t] = s
-    cuda.syncthreads()
-    step = RED_THREADS // 2
-    while step > 0:
-        if t < step:
-            acc[t] += acc[t + step]
+        acc[t] = s
         cuda.syncthreads()
-        step //= 2
-    if t == 0 and r < rows:
-        out[r] = acc[0] * scale
+        step = RED_THREADS // 2
+        while step > 0:
+            if t < step:
+                acc[t] += acc[t + step]
+            cuda.syncthreads()
+            step //= 2
+        if t == 0:
+            out[r] = acc[0] * scale
+        cuda.syncthreads()  # thread 0 reads acc[0] before the next row overwrites it
 
 
 @cuda_kernel
 def sum_rows_int(x, rows, n, out):
-    r = cuda.blockIdx.x
     t = cuda.threadIdx.x
     acc = cuda.shared.array(RED_THREADS, int64)
-    s = 0
-    if r < rows:
+    for r in range(cuda.blockIdx.x, rows, cuda.gridDim.x):
+        s = 0
         for j in range(t, n, RED_THREADS):
             s += x[r * n + j]
-    acc[t] = s
-    cuda.syncthreads()
-    step = RED_THREADS // 2
-    while step > 0:
-        if t < step:
-            acc[t] += acc[t + step]
+        acc[t] = s
         cuda.syncthreads()
-        step //= 2
-    if t == 0 and r < rows:
-        out[r] = acc[0]
+        step = RED_THREADS // 2
+        while step > 0:
+            if t < step:
+                acc[t] += acc[t + step]
+            cuda.syncthreads()
+            step //= 2
+        if t == 0:
+            out[r] = acc[0]
+        cuda.syncthreads()
 
 
 @cuda_kernel
 def max_rows_float(x, rows, n, out):
-    # NaN wins, as PyTorch's amax: a NaN partial is kept by the ``v != v`` test
-    r = cuda.blockIdx.x
+    # NaN wins, as in PyTorch's amax: ``v != v`` keeps a NaN partial
     t = cuda.threadIdx.x
     acc = cuda.shared.array(RED_THREADS, float64)
-    s = -math.inf
-    if r < rows:
+    for r in range(cuda.blockIdx.x, rows, cuda.gridDim.x):
+        s = -math.inf
         for j in range(t, n, RED_THREADS):
             v = x[r * n + j]
             if v > s or v != v:
                 s = v
-                if v != v:
-                    break
-    acc[t] = s
-    cuda.syncthreads()
-    step = RED_THREADS // 2
-    while step > 0:
-        if t < step:
-            v = acc[t + step]
-            if v > acc[t] or v != v:
-                acc[t] = v
+        acc[t] = s
         cuda.syncthreads()
-        step //= 2
-    if t == 0 and r < rows:
-        out[r] = acc[0]
+        step = RED_THREADS // 2
+        while step > 0:
+            if t < step:
+                v = acc[t + step]
+                if v > acc[t] or v != v:
+                    acc[t] = v
+            cuda.syncthreads()
+            step //= 2
+        if t == 0:
+            out[r] = acc[0]
+        cuda.syncthreads()
 
 
 @cuda_kernel
 def max_rows_int(x, rows, n, out, lowest):
-    r = cuda.blockIdx.x
     t = cuda.threadIdx.x
     acc = cuda.shared.array(RED_THREADS, int64)
-    s = lowest
-    if r < rows:
+    for r in range(cuda.blockIdx.x, rows, cuda.gridDim.x):
+        s = lowest
         for j in range(t, n, RED_THREADS):
             v = x[r * n + j]
             if v > s:
                 s = v
-    acc[t] = s
-    cuda.syncthreads()
-    step = RED_THREADS // 2
-    while step > 0:
-        if t < step:
-            if acc[t + step] > acc[t]:
-                acc[t] = acc[t + step]
+        acc[t] = s
         cuda.syncthreads()
-        step //= 2
-    if t == 0 and r < rows:
-        out[r] = acc[0]
+        step = RED_THREADS // 2
+        while step > 0:
+            if t < step:
+                if acc[t + step] > acc[t]:
+                    acc[t] = acc[t + step]
+            cuda.syncthreads()
+            step //= 2
+        if t == 0:
+            out[r] = acc[0]
+        cuda.syncthreads()
