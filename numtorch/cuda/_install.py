@@ -177,9 +177,9 @@ def _reduction(op, kind, dims_at=None):
 
 
 def _launch_red(kind, x, rows, n, out, out_dt):
-    from ..kernels.cuda import RED_THREADS
+    from ..kernels.cuda import RED_BLOCKS, RED_THREADS
 
-    grid = (rows, RED_THREADS)
+    grid = (min(rows, RED_BLOCKS), RED_THREADS)
     xr = x.root if n else meta((0,))  # an empty row still needs a typed array argument
     floating = x.dtype.kind == "f"
     if kind == "amax":
@@ -290,6 +290,9 @@ def install() -> dict:
         "aten::addmm": _addmm,
     }
     _product_mm = special["aten::mm"]
+    from . import _composed
+
+    counts["composed"] = _composed.install(OPS, _meta_of)
     for name, fn in special.items():
         OPS[name].impls["cuda"] = fn
         counts["other"] += 1

@@ -110,7 +110,7 @@ def empty(shape, dtype) -> CudaArray:
 
 def from_host(a: np.ndarray) -> CudaArray:
     """A device copy of the host array ``a`` (one transfer)."""
-    c = np.ascontiguousarray(a)
+    c = a if a.flags.c_contiguous else a.copy(order="C")  # ascontiguousarray makes 0-d 1-d
     out = empty(c.shape, c.dtype)
     if c.size:
         out.root[: c.size].copy_to_device(c.reshape(-1))

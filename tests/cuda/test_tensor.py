@@ -154,3 +154,16 @@ def test_half_and_complex_refuse_by_name():
     x = numtorch.ones(2, device="cuda", dtype=numtorch.float16)
     with pytest.raises(RuntimeError, match="\"add_cuda\" not implemented for 'Half'"):
         x + x
+
+
+def test_zero_dim_tensors_keep_their_shape_on_the_device():
+    for t in (numtorch.tensor(2.0, device="cuda"), numtorch.tensor(2.0).cuda(), numtorch.ones((), device="cuda")):
+        assert t.shape == () and t.dim() == 0
+        assert (t + t).shape == () and t.cpu().shape == ()
+
+
+def test_optimizers_refuse_cuda_parameters_instead_of_running_on_the_cpu():
+    p = numtorch.nn.Parameter(numtorch.ones(2, device="cuda"))
+    p.grad = numtorch.ones(2, device="cuda")
+    with pytest.raises(NotImplementedError, match="got cuda:0"):
+        numtorch.optim.SGD([p], lr=0.1).step()
