@@ -263,7 +263,7 @@ def backend(op, vals):
     impls = op.impls
     dev = device_type_of(op, vals)
     fn = impls.get(dev) or impls.get("any")
-    if fn is None and dev == "cuda" and _start_cuda():
+    if fn is None and dev == "cuda" and _cuda_kernel_for(op):
         fn = impls.get(dev) or impls.get("any")
     if fn is None or dev == "meta" and fn is not impls.get(dev) and op._schema.namespace != "aten":
         if dev == "meta":  # Note [Meta storage]; a custom op reaches meta through its fake only
@@ -280,11 +280,12 @@ def backend(op, vals):
     return fn(*vals)
 
 
-def _start_cuda() -> bool:
-    # the CUDA backend fills the kernel table on first use (numtorch/cuda/_install.py)
-    from .cuda import _INIT, _lazy_init
+def _cuda_kernel_for(op) -> bool:
+    # the CUDA backend fills the kernel table on first use, and gives ops declared later (a
+    # library elementwise op) their kernel on their first CUDA call (numtorch/cuda/_install.py)
+    from .cuda import _kernel_for
 
-    return not _INIT[0] and _lazy_init()
+    return _kernel_for(op)
 
 
 def _device_copy() -> dict:

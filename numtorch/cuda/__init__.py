@@ -52,6 +52,16 @@ def _lazy_init() -> bool:
     return True
 
 
+def _kernel_for(op) -> bool:
+    """Whether ``op`` has a CUDA kernel, after starting the backend or giving an op declared
+    after it started (a library elementwise op) its kernel."""
+    if not _lazy_init():
+        return False
+    from . import _install
+
+    return _install.install_one(op)
+
+
 def _need() -> None:
     if not _lazy_init():
         raise cuda_not_compiled()

@@ -299,18 +299,32 @@ def install() -> dict:
     copy_ = OPS["aten::copy_"]
     copy_.impls["cpu"] = _copy_cpu_from(copy_.impls["cpu"])
     for op in OPS.values():
-        if "cuda" in op.impls or "composite" in op.impls or "cpu" not in op.impls:
-            continue
-        pwinfo = _pointwise_of(op)
-        names = [a.name for a in op._schema.arguments]
-        if pwinfo is not None:
-            op.impls["cuda"] = _pointwise_impl(pwinfo)
-            counts["pointwise"] += 1
-        elif op.kind == "view" or op._schema.name == "_unsafe_view":
-            op.impls["cuda"] = _view_rule(op)
-            counts["view"] += 1
-        elif "device" in names and op.kind == "functional":
-            op.impls["cuda"] = _factory(op)
-            counts["factory"] += 1
+        kind = _family(op)
+        if kind is not None:
+            counts[kind] += 1
     DEVICE_COPY["cuda"] = _host_to_cuda
     return counts
+
+
+def _family(op) -> str | None:
+    """Give ``op`` its family's CUDA implementation; returns the family (None: none applies)."""
+    if "cuda" in op.impls or "composite" in op.impls or "cpu" not in op.impls:
+        return None
+    pwinfo = _pointwise_of(op)
+    if pwinfo is not None:
+        op.impls["cuda"] = _pointwise_impl(pwinfo)
+        return "pointwise"
+    if op.kind == "view" or op._schema.name == "_unsafe_view":
+        op.impls["cuda"] = _view_rule(op)
+        return "view"
+    if "device" in [a.name for a in op._schema.arguments] and op.kind == "functional":
+        op.impls["cuda"] = _factory(op)
+        return "factory"
+    return None
+
+
+def install_one(op) -> bool:
+    """Whether ``op`` has a CUDA implementation, giving it its family's when it has none yet."""
+    if "cuda" not in op.impls:
+        _family(op)
+    return "cuda" in op.impls

@@ -21,7 +21,9 @@ def _kernel(pw, name: str):
         from ..kernels._codegen import load_module
         from ..kernels.cuda._codegen import render_pointwise
 
-        mod = _MODS[pw] = load_module(f"cu_{pw.name}", render_pointwise(pw.inputs, pw.params, pw.expr))
+        # a library elementwise op's scalar functions go into its module as for the CPU
+        src = render_pointwise(pw.inputs, pw.params, pw.expr, getattr(pw, "helpers", ()), getattr(pw, "header", ()))
+        mod = _MODS[pw] = load_module(f"cu_{pw.name}", src)
     return getattr(mod, name)
 
 

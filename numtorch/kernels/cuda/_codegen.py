@@ -30,9 +30,13 @@ _HEADER = [
 ]
 
 
-def render_pointwise(inputs: list[str], params: list[str], expr: str) -> str:
-    """Source of a module with ``c_<pat>`` and ``s_<pat>`` CUDA kernels of one expression."""
+def render_pointwise(inputs: list[str], params: list[str], expr: str, helpers=(), header=()) -> str:
+    """Source of a module with ``c_<pat>`` and ``s_<pat>`` CUDA kernels of one expression;
+    ``helpers``/``header``: a library elementwise op's scalar functions and the imports and
+    constants they read (Note [User scalar functions become module source])."""
     out = list(_HEADER)
+    if helpers:
+        out += ["from numtorch.kernels._jit import inline", *dict.fromkeys(header), "", *[h + "\n" for h in helpers]]
     for pattern in itertools.product("as", repeat=len(inputs)):
         if "a" not in pattern:
             continue
