@@ -303,8 +303,8 @@ def device_type_of(op, vals) -> str:
                 if v._data.ndim:
                     raise RuntimeError("Tensor on device meta is not on the expected device cpu!")
                 return "meta"  # a 0-d cpu tensor stands for a scalar beside a meta one
-            if len(op.tensor_idx) > 1 and op.name() not in _CROSS_DEVICE:
-                _check_same_device(op, vals, dev)
+            if len(op.tensor_idx) > 1:
+                return _common_device(op, vals, v, dev)
             return dev
     for i in op.list_idx:
         for v in vals[i]:
@@ -314,22 +314,24 @@ def device_type_of(op, vals) -> str:
     return _device_kwarg(op, vals)
 
 
-_CROSS_DEVICE = frozenset({"aten::copy_"})  # ops whose operands may live on different devices
+_MIXED = "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
 
 
-def _check_same_device(op, vals, dev: str) -> None:
-    # PyTorch's check for cpu + cuda operands (a 0-d CPU tensor may stand for a scalar)
-    if dev not in ("cpu", "cuda"):
-        return
-    kinds = set()
-    for i in op.tensor_idx:
-        v = vals[i]
-        if isinstance(v, Tensor) and (v._device.type != "cpu" or v._data.ndim):
-            kinds.add(v._device.type)
-    if "cuda" in kinds and "cpu" in kinds:
-        raise RuntimeError(
-            "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
-        )
+def _common_device(op, vals, first, dev: str) -> str:
+    # PyTorch's device check for cpu + cuda operands: a 0-d CPU tensor stands for a scalar (the
+    # op then runs on CUDA even when it comes first); copy_ moves data between devices
+    for j in op.tensor_idx:
+        w = vals[j]
+        if w.__class__ is not Tensor and not isinstance(w, Tensor):
+            continue
+        t = w._device.type
+        if t == dev or t not in ("cpu", "cuda") or dev not in ("cpu", "cuda") or op._schema.name == "copy_":
+            continue
+        if (w if t == "cpu" else first)._data.ndim:
+            raise RuntimeError(_MIXED)
+        if t == "cuda":
+            dev = "cuda"
+    return dev
 
 
 def _meta_operand(op, vals) -> bool:

@@ -90,6 +90,9 @@ def test_a_cpu_zero_dim_tensor_stands_for_a_scalar():
     c = numtorch.tensor([1.0, 2.0], device="cuda")
     r = c * numtorch.tensor(3.0)
     assert r.device.type == "cuda" and r.cpu().tolist() == [3.0, 6.0]
+    r = numtorch.tensor(3.0) * c  # first operand too: the op still runs on CUDA
+    assert r.device.type == "cuda" and r.cpu().tolist() == [3.0, 6.0]
+    assert numtorch.sub(numtorch.tensor(1.0), c).cpu().tolist() == [0.0, -1.0]
 
 
 def test_views_share_device_memory():
