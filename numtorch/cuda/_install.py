@@ -59,6 +59,13 @@ def copy_into(dst: S.CudaArray, src: S.CudaArray) -> None:
            src.root, src.offset, meta(strides_for(src, shape)))  # fmt: skip
 
 
+def fill(dst: S.CudaArray, value) -> None:
+    """Write the scalar ``value`` (already of ``dst``'s dtype) into every element of ``dst``."""
+    if dst.size:
+        shape = dst.shape or (1,)
+        launch(K_COPY.fill_strided, dst.size, meta(shape), dst.root, dst.offset, meta(strides_for(dst, shape)), value)
+
+
 def _host_to_cuda(t: Tensor, dt: D.dtype, dev: device) -> Tensor:
     a = t._host()
     return _make(S.from_host(a if a.dtype == dt.np else a.astype(dt.np)), dt, Tensor, cuda_device(dev))
@@ -145,8 +152,15 @@ def _factory(op):
 
 # ---- reductions ----------------------------------------------------------------------------------
 def _meta_of(op, vals):
-    mv = [empty_meta(v._data.shape, v._dtype) if isinstance(v, Tensor) else v for v in vals]
-    return op.impls["meta"](*mv)
+    return op.impls["meta"](*[_as_meta(v) for v in vals])
+
+
+def _as_meta(v):
+    if isinstance(v, Tensor):
+        return empty_meta(v._data.shape, v._dtype)
+    if isinstance(v, (list, tuple)) and any(isinstance(x, Tensor) for x in v):
+        return type(v)(_as_meta(x) for x in v)
+    return v
 
 
 def _reduction(op, kind, dims_at=None):

@@ -71,3 +71,46 @@ def test_mlp_training_steps_match_cpu():
     np.testing.assert_allclose(losses["cuda"], losses["cpu"], rtol=1e-12)
     assert losses["cuda"][1] < losses["cuda"][0]
     assert all(p.device.type == "cuda" for p in gpu.parameters())
+
+
+H = rng.standard_normal((3, 4))
+_CALLS = {
+    "fill_": lambda x: x.clone().fill_(2.5),
+    "fill_ view": lambda x: _then(x.clone(), lambda y: y[:, 1].fill_(-1.0)),
+    "zero_": lambda x: x.clone().zero_(),
+    "setitem": lambda x: _then(x.clone(), lambda y: y.__setitem__((slice(None), 0), 7.0)),
+    "cat": lambda x: numtorch.cat([x, x[:1], x[1:] * 2]),
+    "cat dim1": lambda x: numtorch.cat([x, x.t().contiguous().t()], dim=1),
+    "stack": lambda x: numtorch.stack([x, x + 1], dim=1),
+    "any": lambda x: (x > 1).any(),
+    "any dim": lambda x: (x > 0).any(1, keepdim=True),
+    "all": lambda x: (x > -5).all(),
+    "all dim": lambda x: (x > 0).all(0),
+    "var": lambda x: x.var(),
+    "var dim": lambda x: x.var(1, correction=0, keepdim=True),
+    "std": lambda x: x.std(0),
+    "outer": lambda x: numtorch.outer(x[0], x[1]),
+}
+
+
+def _then(t, fn):
+    fn(t)
+    return t
+
+
+@pytest.mark.parametrize("name", list(_CALLS))
+def test_composed_ops_match_cpu(name):
+    fn = _CALLS[name]
+    want = fn(numtorch.tensor(H))
+    got = fn(numtorch.tensor(H, device="cuda"))
+    assert got.device.type == "cuda" and got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_allclose(got.cpu().numpy(), want.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_cat_checks_like_pytorch():
+    with pytest.raises(RuntimeError, match="Sizes of tensors must match"):
+        numtorch.cat([numtorch.ones(2, 3, device="cuda"), numtorch.ones(2, 4, device="cuda")])
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        numtorch.cat([numtorch.ones(2, device="cuda"), numtorch.ones(2)])
+    r = numtorch.cat([numtorch.ones(2, device="cuda", dtype=numtorch.int64), numtorch.ones(1, device="cuda")])
+    assert r.dtype == numtorch.float32 and r.cpu().tolist() == [1.0, 1.0, 1.0]

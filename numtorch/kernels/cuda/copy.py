@@ -1,5 +1,5 @@
 """Copies: a strided (non-contiguous, broadcast) source into a contiguous destination,
-casting to the destination's dtype; and a contiguous fill."""
+casting to the destination's dtype; and a strided fill."""
 
 from __future__ import annotations
 
@@ -39,7 +39,14 @@ def copy_into_strided(n, shape, out, oo, os_, x, xo, xs):
 
 
 @cuda_kernel
-def fill(n, out, oo, value):
+def fill_strided(n, shape, out, oo, os_, value):
+    # fill_ / zero_ of any view (a slice, a column) through its strides
     i = cuda.grid(1)
     if i < n:
-        out[oo + i] = value
+        q = oo
+        rem = i
+        for d in range(shape.size - 1, -1, -1):
+            k = rem % shape[d]
+            rem //= shape[d]
+            q += k * os_[d]
+        out[q] = value
