@@ -213,6 +213,8 @@ class Tensor(TensorBase):
     def storage_offset(self) -> int:
         if self._device.type == "meta":  # Note [Meta storage]
             return self._data.offset // self._dtype.itemsize
+        if self._device.type == "cuda":  # Note [CUDA storage]: an element offset already
+            return self._data.offset
         base = _root_array(self._data)
         delta = self._data.__array_interface__["data"][0] - base.__array_interface__["data"][0]
         return delta // self._dtype.itemsize
@@ -220,6 +222,8 @@ class Tensor(TensorBase):
     def data_ptr(self) -> int:
         if self._device.type == "meta":
             return 0
+        if self._device.type == "cuda":
+            return self._data.__cuda_array_interface__["data"][0]
         return self._data.__array_interface__["data"][0]
 
     @property

@@ -170,3 +170,26 @@ def test_optimizers_refuse_cuda_parameters_instead_of_running_on_the_cpu():
     p.grad = numtorch.ones(2, device="cuda")
     with pytest.raises(NotImplementedError, match="got cuda:0"):
         numtorch.optim.SGD([p], lr=0.1).step()
+
+
+def test_pointer_offset_copies_and_serialization():
+    import copy
+    import io
+
+    x = numtorch.arange(6.0, device="cuda").reshape(2, 3)
+    assert x[1].storage_offset() == 3 and x.t().storage_offset() == 0
+    assert x[1].data_ptr() == x.data_ptr() + 12
+    d = copy.deepcopy(x)
+    assert d.device.type == "cuda" and d.data_ptr() != x.data_ptr() and d.cpu().tolist() == x.cpu().tolist()
+    buf = io.BytesIO()
+    numtorch.save(x, buf)
+    buf.seek(0)
+    y = numtorch.load(buf)
+    assert y.device.type == "cuda" and y.cpu().tolist() == x.cpu().tolist()
+
+
+def test_tensor_of_a_cuda_tensor_stays_on_its_device():
+    x = numtorch.ones(2, device="cuda")
+    with pytest.warns(UserWarning, match="To copy construct from a tensor"):
+        y = numtorch.tensor(x)
+    assert y.device.type == "cuda" and y.data_ptr() != x.data_ptr()
