@@ -196,11 +196,13 @@ def _launch_red(kind, x, rows, n, out, out_dt):
     grid = (min(rows, RED_BLOCKS), RED_THREADS)
     xr = x.root if n else meta((0,))  # an empty row still needs a typed array argument
     floating = x.dtype.kind == "f"
-    if kind == "amax":
+    if kind in ("amax", "amin"):
+        want_max = kind == "amax"
         if floating:
-            K_RED.max_rows_float[grid](xr, rows, n, out.root)
+            K_RED.extreme_rows_float[grid](xr, rows, n, out.root, want_max)
         else:
-            K_RED.max_rows_int[grid](xr, rows, n, out.root, np.iinfo(np.int64).min)
+            info = np.iinfo(np.int64)
+            K_RED.extreme_rows_int[grid](xr, rows, n, out.root, want_max, info.min if want_max else info.max)
     elif floating:
         scale = (1.0 / n if n else math.nan) if kind == "mean" else 1.0
         K_RED.sum_rows_float[grid](xr, rows, n, out.root, scale)
@@ -298,6 +300,9 @@ def install() -> dict:
         "aten::mean": _reduction(OPS["aten::mean"], "mean"),
         "aten::mean.dim": _reduction(OPS["aten::mean.dim"], "mean", 0),
         "aten::amax": _reduction(OPS["aten::amax"], "amax", 0),
+        "aten::amin": _reduction(OPS["aten::amin"], "amin", 0),
+        "aten::max": _reduction(OPS["aten::max"], "amax"),
+        "aten::min": _reduction(OPS["aten::min"], "amin"),
         "aten::mm": _product(OPS["aten::mm"]),
         "aten::bmm": _product(OPS["aten::bmm"]),
         "aten::matmul": _product(OPS["aten::matmul"]),

@@ -27,7 +27,8 @@ def test_sum_mean_amax_match_numpy(dtype, dim, keepdim):
     npkw = {"axis": dim, "keepdims": keepdim and dim is not None}
     tol = 1e-5 if dtype == np.float32 else 1e-12
     for got, want in ((x.sum(**kw), h.sum(**npkw)), (x.mean(**kw), h.mean(**npkw)),
-                      (x.amax(**({} if dim is None else kw)), h.max(**npkw))):  # fmt: skip
+                      (x.amax(**({} if dim is None else kw)), h.max(**npkw)),
+                      (x.amin(**({} if dim is None else kw)), h.min(**npkw))):  # fmt: skip
         assert got.device.type == "cuda" and got.dtype == x.dtype
         np.testing.assert_allclose(got.cpu().numpy(), want, rtol=tol, atol=tol)
 
@@ -40,6 +41,9 @@ def test_reductions_of_views_and_integers():
     np.testing.assert_array_equal(x.amax(0).cpu().numpy(), h.max(0))
     assert _cu(np.array([True, True, False])).sum().item() == 2
     assert numtorch.tensor([-5, -3], device="cuda").amax().item() == -3
+    assert x.max().item() == 23 and x.min().item() == 0 and x.t().amin(1).cpu().tolist() == [0, 1, 2, 3, 4, 5]
+    f = numtorch.tensor([2.0, -1.0, float("nan")], device="cuda")
+    assert np.isnan(f.min().item()) and np.isnan(f.max().item()) and f[:2].min().item() == -1.0
 
 
 def test_reduction_edge_cases():
@@ -51,6 +55,8 @@ def test_reduction_edge_cases():
     assert numtorch.tensor(2.5, device="cuda").sum().item() == 2.5
     with pytest.raises(RuntimeError, match="mean\\(\\): could not infer output dtype"):
         numtorch.ones(2, dtype=numtorch.int64, device="cuda").mean()
+    with pytest.raises(RuntimeError, match="max\\(\\): Expected reduction dim to be specified"):
+        e.max()
     with pytest.raises(IndexError, match="Dimension out of range"):
         numtorch.ones(2, device="cuda").sum(3)
     assert numtorch.ones(2, 3, device="cuda").sum(1, dtype=numtorch.float64).dtype == numtorch.float64

@@ -57,15 +57,15 @@ def sum_rows_int(x, rows, n, out):
 
 
 @cuda_kernel
-def max_rows_float(x, rows, n, out):
-    # NaN wins, as in PyTorch's amax: ``v != v`` keeps a NaN partial
+def extreme_rows_float(x, rows, n, out, want_max):
+    # amax / amin (want_max False); NaN wins, as in PyTorch: ``v != v`` keeps a NaN partial
     t = cuda.threadIdx.x
     acc = cuda.shared.array(RED_THREADS, float64)
     for r in range(cuda.blockIdx.x, rows, cuda.gridDim.x):
-        s = -math.inf
+        s = -math.inf if want_max else math.inf
         for j in range(t, n, RED_THREADS):
             v = x[r * n + j]
-            if v > s or v != v:
+            if (v > s if want_max else v < s) or v != v:
                 s = v
         acc[t] = s
         cuda.syncthreads()
@@ -73,7 +73,7 @@ def max_rows_float(x, rows, n, out):
         while step > 0:
             if t < step:
                 v = acc[t + step]
-                if v > acc[t] or v != v:
+                if (v > acc[t] if want_max else v < acc[t]) or v != v:
                     acc[t] = v
             cuda.syncthreads()
             step //= 2
@@ -83,22 +83,24 @@ def max_rows_float(x, rows, n, out):
 
 
 @cuda_kernel
-def max_rows_int(x, rows, n, out, lowest):
+def extreme_rows_int(x, rows, n, out, want_max, init):
+    # init: the identity (int64 min for a max, max for a min)
     t = cuda.threadIdx.x
     acc = cuda.shared.array(RED_THREADS, int64)
     for r in range(cuda.blockIdx.x, rows, cuda.gridDim.x):
-        s = lowest
+        s = init
         for j in range(t, n, RED_THREADS):
             v = x[r * n + j]
-            if v > s:
+            if v > s if want_max else v < s:
                 s = v
         acc[t] = s
         cuda.syncthreads()
         step = RED_THREADS // 2
         while step > 0:
             if t < step:
-                if acc[t + step] > acc[t]:
-                    acc[t] = acc[t + step]
+                v = acc[t + step]
+                if v > acc[t] if want_max else v < acc[t]:
+                    acc[t] = v
             cuda.syncthreads()
             step //= 2
         if t == 0:
