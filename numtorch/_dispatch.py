@@ -263,6 +263,8 @@ def backend(op, vals):
     impls = op.impls
     dev = device_type_of(op, vals)
     fn = impls.get(dev) or impls.get("any")
+    if fn is None and dev == "cuda" and _cuda_kernel_for(op):
+        fn = impls.get(dev) or impls.get("any")
     if fn is None or dev == "meta" and fn is not impls.get(dev) and op._schema.namespace != "aten":
         if dev == "meta":  # Note [Meta storage]; a custom op reaches meta through its fake only
             from .ops._meta_rules import no_meta_kernel
@@ -276,6 +278,14 @@ def backend(op, vals):
             f"[{', '.join(k.upper() for k in impls) or 'none'}]."
         )
     return fn(*vals)
+
+
+def _cuda_kernel_for(op) -> bool:
+    # the CUDA backend fills the kernel table on first use, and gives ops declared later (a
+    # library elementwise op) their kernel on their first CUDA call (numtorch/cuda/_install.py)
+    from .cuda import _kernel_for
+
+    return _kernel_for(op)
 
 
 def _device_copy() -> dict:
@@ -293,6 +303,8 @@ def device_type_of(op, vals) -> str:
                 if v._data.ndim:
                     raise RuntimeError("Tensor on device meta is not on the expected device cpu!")
                 return "meta"  # a 0-d cpu tensor stands for a scalar beside a meta one
+            if len(op.tensor_idx) > 1:
+                return _common_device(op, vals, v, dev)
             return dev
     for i in op.list_idx:
         for v in vals[i]:
@@ -300,6 +312,26 @@ def device_type_of(op, vals) -> str:
                 return v._device.type
     # factories: the schema's device= argument decides
     return _device_kwarg(op, vals)
+
+
+_MIXED = "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+
+
+def _common_device(op, vals, first, dev: str) -> str:
+    # PyTorch's device check for cpu + cuda operands: a 0-d CPU tensor stands for a scalar (the
+    # op then runs on CUDA even when it comes first); copy_ moves data between devices
+    for j in op.tensor_idx:
+        w = vals[j]
+        if w.__class__ is not Tensor and not isinstance(w, Tensor):
+            continue
+        t = w._device.type
+        if t == dev or t not in ("cpu", "cuda") or dev not in ("cpu", "cuda") or op._schema.name == "copy_":
+            continue
+        if (w if t == "cpu" else first)._data.ndim:
+            raise RuntimeError(_MIXED)
+        if t == "cuda":
+            dev = "cuda"
+    return dev
 
 
 def _meta_operand(op, vals) -> bool:

@@ -213,6 +213,8 @@ class Tensor(TensorBase):
     def storage_offset(self) -> int:
         if self._device.type == "meta":  # Note [Meta storage]
             return self._data.offset // self._dtype.itemsize
+        if self._device.type == "cuda":  # Note [CUDA storage]: an element offset already
+            return self._data.offset
         base = _root_array(self._data)
         delta = self._data.__array_interface__["data"][0] - base.__array_interface__["data"][0]
         return delta // self._dtype.itemsize
@@ -220,6 +222,8 @@ class Tensor(TensorBase):
     def data_ptr(self) -> int:
         if self._device.type == "meta":
             return 0
+        if self._device.type == "cuda":
+            return self._data.__cuda_array_interface__["data"][0]
         return self._data.__array_interface__["data"][0]
 
     @property
@@ -318,6 +322,21 @@ class Tensor(TensorBase):
                 )
             return self.cpu()._data
         return self._data
+
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        """CUDA Array Interface (v3) of a CUDA tensor, so CuPy and Numba kernels share its memory."""
+        if self._device.type != "cuda":
+            raise AttributeError(
+                f"Can't get __cuda_array_interface__ on non-CUDA tensor type: {self.type()} "
+                "If CUDA data is required use tensor.cuda() to copy tensor to device memory."
+            )
+        if self._rg:
+            raise RuntimeError(
+                "Can't get __cuda_array_interface__ on Variable that requires grad. If gradients "
+                "aren't required, use var.detach() to get Variable that doesn't require grad."
+            )
+        return self._data.__cuda_array_interface__
 
     def __array__(self, dtype=None, copy=None):
         arr = self._host()

@@ -162,6 +162,9 @@ def _build(qualname, fn, derivative, promote_integers, tags):
     op_out = define_op(f"{ns}::{opname}.out({sig}, *, Tensor(a!) out) -> Tensor(a!)", (*tags, Tag.out))
     op_out.impls["cpu"] = lambda *v: pw(v[:n_in], v[n_in:-1], v[-1])
     op_out.autograd = OUT_NOT_DIFFERENTIABLE
+    par_idx = tuple(range(n_in, n_in + len(pnames)))
+    op._pw, op_._pw = (pw, in_idx, par_idx, "functional"), (pw, in_idx, par_idx, "inplace")
+    op_out._pw = (pw, in_idx, par_idx, "out")  # other backends build on the same declaration
     backward_ops = {}
     if derivative is not None:
         derivs = derivative if isinstance(derivative, dict) else {inputs[0]: derivative}
@@ -191,5 +194,6 @@ def _backward_op(ns, opname, name, dfn, inputs, pnames, args, header, pw, qualna
     bop = define_op(f"{ns}::{opname}_backward_{name}(Tensor grad, {', '.join(args)}) -> Tensor", tags)
     n = len(inputs) + 1
     bop.impls["cpu"] = (lambda *v: bpw(v[:n], v[n:])) if n > 2 else bpw.binary
+    bop._pw = (bpw, tuple(range(n)), tuple(range(n, n + len(pnames))), "functional")
     bop.autograd = None
     return bop

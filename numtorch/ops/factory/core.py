@@ -281,7 +281,7 @@ def _tensor(data, dtype, device, requires_grad, pin_memory, warn=True):
         warnings.warn(_COPY_WARNING.format("torch.tensor"), UserWarning, stacklevel=3)
     dt = dtype_arg(dtype, "tensor")
     t = _make(data_to_array(data, dt), dt if dt is not None else infer_dtype(data))
-    dev = to_device(device)
+    dev = data._device if device is None and isinstance(data, Tensor) else to_device(device)
     if dev.type != "cpu":
         t = t.to(dev)
     return finish(t, requires_grad)
