@@ -31,6 +31,16 @@ _VECTOR_MATH = tuple(
 _VERSION = "2"  # bump when the templates below change shape
 
 
+# the scalar helpers every generated pointwise module may call, CPU and CUDA alike (the CUDA
+# code generator imports this list: one declaration, two targets)
+SCALAR_HELPERS = (
+    "from numtorch.kernels.cpu.pointwise.scalar import *  # noqa: F403",
+    "from numtorch.kernels.cpu.pointwise.special import digamma, erfinv, lgamma, polygamma, zeta  # noqa: F401",
+    "from numtorch.kernels.cpu.pointwise.bessel import *  # noqa: F403",
+    "from numtorch.kernels.cpu.pointwise.gauss import *  # noqa: F403",
+    "from numtorch.kernels.cpu.pointwise.polynomials import *  # noqa: F403",
+)
+
 _LOADED: dict = {}  # (stem, source) -> module: a repeated load costs one dict lookup
 
 
@@ -54,14 +64,10 @@ def render_pointwise(inputs: list[str], params: list[str], expr: str, wide=()) -
         "import math",
         "import numpy as np",
         "from numtorch.kernels._jit import kernel, parallel_kernel, prange",
-        "from numtorch.kernels.cpu.pointwise.scalar import *  # noqa: F403",
+        *SCALAR_HELPERS,
         "from numtorch.kernels.cpu.pointwise.vmath import vexp, vexp2, vexpm1, vsigmoid, vtanh  # noqa: F401",
         "from numtorch.kernels.cpu.pointwise.vmath_log import vlog, vlog1p, vlog10, vlog2  # noqa: F401",
         "from numtorch.kernels.cpu.pointwise.vmath_erf import verf  # noqa: F401",
-        "from numtorch.kernels.cpu.pointwise.special import digamma, erfinv, lgamma, polygamma, zeta  # noqa: F401",
-        "from numtorch.kernels.cpu.pointwise.bessel import *  # noqa: F403",
-        "from numtorch.kernels.cpu.pointwise.gauss import *  # noqa: F403",
-        "from numtorch.kernels.cpu.pointwise.polynomials import *  # noqa: F403",
         "",
     ]
     for pattern in itertools.product("as", repeat=n):
