@@ -55,3 +55,22 @@ def d2mulsin_bb(a, b):
 
 def zero2(a, b):
     return 0.0
+
+
+def absmax(a, b):
+    return max(abs(a), abs(b))
+
+
+def logaddexp(a, b):
+    m = max(a, b)
+    if m == -math.inf:
+        return m
+    return m + math.log(math.exp(a - m) + math.exp(b - m))
+
+
+def bad_combine(a, b):
+    return a.nonexistent_attribute
+
+
+def add(a, b):
+    return a + b

@@ -3,12 +3,19 @@
 
 from __future__ import annotations
 
+import math
+import os
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 
 import numtorch
 from numtorch.autograd import gradcheck, gradgradcheck
-from numtorch.library import elementwise
+from numtorch.library import elementwise, reduction
+from numtorch.utils._python_dispatch import TorchDispatchMode
 
 from . import _library_ops as L
 
@@ -62,3 +69,131 @@ def test_elementwise_second_order_errors():
         elementwise(f"{ns}::bad2", L.softplus, derivative=L.dsoftplus, second_derivative={("x", "y"): L.d2softplus})
     with pytest.raises(ValueError, match="second_derivative needs derivative="):
         elementwise(f"{ns}::bad3", L.softplus, second_derivative=L.d2softplus)
+
+
+# ---- reduction ----------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def absmax():
+    return reduction(f"{_ns()}::absmax", L.absmax, identity=0.0)
+
+
+@pytest.fixture(scope="module")
+def lse():
+    return reduction(f"{_ns()}::lse", L.logaddexp, identity=-math.inf, backward=lambda x, r, g: g * (x - r).exp())
+
+
+def _np_absmax(a, axis=None, keepdims=False):
+    return np.abs(a).max(axis=axis, keepdims=keepdims)
+
+
+@pytest.mark.parametrize("dim", [None, 0, 1, -1, [0, 2], (2, 0, 1), []])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_reduction_dims_against_numpy(absmax, dim, keepdim):
+    x = numtorch.randn(3, 4, 5, dtype=numtorch.float64)
+    axis = None if dim is None or dim == [] else tuple(dim) if isinstance(dim, (list, tuple)) else dim
+    r = absmax(x, dim, keepdim) if dim is not None else absmax(x, keepdim=keepdim)
+    np.testing.assert_array_equal(r.numpy(), _np_absmax(x.numpy(), axis, keepdim))
+    assert r.dtype == numtorch.float64
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32", "int16", "uint8", "float16"])
+def test_reduction_keeps_the_input_dtype(absmax, dtype):
+    x = numtorch.tensor([[1, 7, 0], [2, 0, 5]]).to(getattr(numtorch, dtype))
+    r = absmax(x, 1)
+    assert r.dtype == x.dtype and r.tolist() == [7, 5]
+
+
+def test_reduction_strided_large_and_out(absmax):
+    x = numtorch.randn(6, 8, dtype=numtorch.float64)
+    for v in (x.t(), x[:, ::3], x[::2].t()):
+        np.testing.assert_array_equal(absmax(v, 0).numpy(), _np_absmax(v.numpy(), 0))
+    big = numtorch.randn(1 << 20)  # above the parallel threshold: the parallel kernels
+    assert absmax(big).item() == _np_absmax(big.numpy())
+    cols = numtorch.randn(512, 2048)
+    np.testing.assert_array_equal(absmax(cols, 0).numpy(), _np_absmax(cols.numpy(), 0))
+    out = numtorch.empty(6)
+    assert absmax(x.float(), 1, out=out) is out
+    np.testing.assert_array_equal(out.numpy(), _np_absmax(x.float().numpy(), 1))
+    with pytest.raises(RuntimeError, match="Expected the dtype for input and out to match, but got Double"):
+        absmax(x, 1, out=numtorch.empty(6))
+
+
+def test_reduction_empty_uses_the_identity_or_refuses(absmax, lse):
+    assert absmax(numtorch.empty(0, 3), 0).tolist() == [0.0, 0.0, 0.0]
+    assert lse(numtorch.empty(2, 0), 1).tolist() == [-math.inf, -math.inf]
+    ns = _ns()
+    noid = reduction(f"{ns}::amx", L.absmax)
+    with pytest.raises(IndexError, match=r"amx\(\): Expected reduction dim 1 to have non-zero size."):
+        noid(numtorch.empty(2, 0), 1)
+    with pytest.raises(IndexError, match="Expected reduction dim to be specified for input.numel\\(\\) == 0"):
+        noid(numtorch.empty(0))
+    assert noid(numtorch.empty(0, 2), 1).shape == (0,)
+
+
+def test_reduction_gradcheck_and_gradgradcheck(lse):
+    y = numtorch.randn(3, 4, 5, dtype=numtorch.float64, requires_grad=True)
+    ref = np.log(np.exp(y.detach().numpy()).sum(axis=(0, 2)))
+    np.testing.assert_allclose(lse(y, [0, 2]).detach().numpy(), ref, rtol=1e-12)
+    assert gradcheck(lambda t: lse(t, [0, 2]), (y,))
+    assert gradcheck(lambda t: lse(t), (y,))
+    assert gradgradcheck(lambda t: lse(t, 1, True), (y,))
+
+
+def test_reduction_without_backward_raises_at_backward(absmax):
+    x = numtorch.randn(3, requires_grad=True)
+    r = absmax(x)
+    assert r.requires_grad
+    with pytest.raises(RuntimeError, match="absmax: no backward was given; pass backward="):
+        r.backward()
+    absmax2 = reduction(f"{_ns()}::absmax", L.absmax, identity=0.0)
+    absmax2.register_autograd(lambda x, r, g: g * (x.abs() == r) * x.sign())
+    absmax2(x).backward()
+    assert x.grad.abs().sum().item() == 1.0
+
+
+def test_reduction_bad_declarations_and_typing_error():
+    ns = _ns()
+    with pytest.raises(TypeError, match="exactly two accumulators"):
+        reduction(f"{ns}::a", L.softplus)
+    with pytest.raises(TypeError, match="identity must be an int, float, bool or None"):
+        reduction(f"{ns}::b", L.absmax, identity="0")
+    with pytest.raises(ValueError, match="namespace::name"):
+        reduction("noname", L.absmax)
+    bad = reduction(f"{ns}::bad", L.bad_combine, identity=0)
+    with pytest.raises(RuntimeError, match=rf"{ns}::bad: the combine function 'bad_combine' failed to compile for inputs of dtype Float"):
+        bad(numtorch.ones(2))
+
+
+def test_reduction_is_an_op_modes_see(absmax):
+    seen = []
+
+    class Log(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            seen.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    with Log():
+        absmax(numtorch.ones(2), 0)
+    assert seen[-1].endswith("absmax.default")
+    assert numtorch.Tag.reduction in absmax.default.tags
+
+
+def test_reduction_kernels_hit_disk_cache_in_second_process(tmp_path):
+    script = textwrap.dedent(
+        """
+        import sys
+        sys.path.insert(0, %r)
+        import numtorch
+        from tests import _library_ops as L
+        am = numtorch.library.reduction("cachetest::absmax", L.absmax, identity=0.0)
+        am(numtorch.ones(3))
+        k = am.default.impls["cpu"].comb.module().row
+        print(sum(k.stats.cache_hits.values()), sum(k.stats.cache_misses.values()))
+        """
+    ) % os.getcwd()
+    env = {**os.environ, "NUMTORCH_KERNEL_CACHE": str(tmp_path / "k"), "NUMBA_CACHE_DIR": str(tmp_path / "n")}
+    runs = [subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=os.getcwd()) for _ in range(2)]
+    for r in runs:
+        assert r.returncode == 0, r.stderr
+    first, second = (tuple(map(int, r.stdout.split())) for r in runs)
+    assert first == (0, 1) and second == (1, 0), (first, second)
