@@ -29,6 +29,8 @@ from .infer_schema import Tag
 
 _NUMBA_ERRORS = ("TypingError", "NumbaError", "LoweringError", "UnsupportedError")
 _MODULES: dict = {}
+# input dtype -> result dtype of the fast path (the kernel's accumulator is the result's dtype)
+_ACC = {d: d for d in (D.bool, D.int32, D.int64, D.float32, D.float64, D.complex64, D.complex128)}
 
 
 @dataclass(frozen=True)
@@ -62,14 +64,18 @@ class _Reducer:
         try:
             res = R.run(self.comb, a, dims, keepdim, R.kernel_dtype(dt), empty=self.identity)
         except Exception as e:
-            if type(e).__name__ not in _NUMBA_ERRORS:
-                raise
-            first = next((ln.strip() for ln in str(e).splitlines() if ln.strip() and "During:" not in ln), "")
-            raise RuntimeError(
-                f"{self.qualname}: the combine function '{self.fn_name}' failed to compile for inputs of "
-                f"dtype {_cname(dt)} ({dt}): {first}"
-            ) from None
+            self.untyped(e, dt)
         return R.wrap(res, dt)
+
+    def untyped(self, e: Exception, dt) -> None:
+        """Re-raise ``e``; a Numba typing error as the user's function failing for ``dt``."""
+        if type(e).__name__ not in _NUMBA_ERRORS:
+            raise e
+        first = next((ln.strip() for ln in str(e).splitlines() if ln.strip() and "During:" not in ln), "")
+        raise RuntimeError(
+            f"{self.qualname}: the combine function '{self.fn_name}' failed to compile for inputs of "
+            f"dtype {_cname(dt)} ({dt}): {first}"
+        ) from None
 
     def _refuse_empty(self, shape, dim, dims) -> None:
         if dim is None or (isinstance(dim, (list, tuple)) and not dim):
@@ -109,10 +115,14 @@ class ReductionOpDef:
     """What ``reduction`` returns: call it as ``f(x, dim=None, keepdim=False, *, out=None)``;
     ``f.default`` / ``f.out`` are the OpOverloads."""
 
-    def __init__(self, qualname: str, default, out):
+    def __init__(self, qualname: str, default, out, red: _Reducer):
         self._qualname = qualname
-        self.default, self.out = default, out
+        self.default, self.out, self._red = default, out, red
         self.__name__ = qualname.partition("::")[2]
+        # Note [Reduction fast path] (ops/reduction/_reduce.py): the built-ins' one-frame route
+        # for a plain contiguous tensor over all dims or one int dim, recording included
+        self._fast = R.reduce_fast(red.comb, _ACC, (default, (None, False)), (default, ()),
+                                   lambda x, dim, keepdim: default.fast(x, dim, keepdim))  # fmt: skip
 
     def __repr__(self) -> str:
         return f"<ReductionOpDef({self._qualname})>"
@@ -120,7 +130,10 @@ class ReductionOpDef:
     def __call__(self, input, dim=None, keepdim=False, *, out=None):
         if (out is None and input.__class__ is Tensor and (dim is None or dim.__class__ is int)
                 and keepdim.__class__ is bool and not STATE.tf_modes):  # fmt: skip
-            return self.default.fast(input, dim, keepdim)  # the common call: no schema binding
+            try:  # the common call: no schema binding
+                return self._fast(input, dim, keepdim)
+            except Exception as e:  # a first call compiles: the user's function may not type
+                self._red.untyped(e, input._dtype)
         if out is not None:
             return self.out(input, dim, keepdim, out=out)
         return self.default(input, dim, keepdim)
@@ -173,7 +186,7 @@ def _build(qualname, fn, identity, backward, tags) -> ReductionOpDef:
     op_out = define_op(f"{ns}::{opname}.out({sig}, *, Tensor(a!) out) -> Tensor(a!)", (*tags, Tag.out))
     op_out.impls["cpu"] = lambda x, dim, keepdim, out: red.out(x, dim, keepdim, out=out)
     op_out.autograd = OUT_NOT_DIFFERENTIABLE
-    d = ReductionOpDef(qualname, op, op_out)
+    d = ReductionOpDef(qualname, op, op_out, red)
     if backward is not None:
         d.register_autograd(backward)
     else:
