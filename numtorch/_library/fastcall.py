@@ -149,22 +149,20 @@ def _record_lines(ag, ns, vs, tens, call) -> list:
           "    _o._grad_fn = _c",
           "    _o._rg = True",
           "_ts = _cd.pop('to_save', None)",
-          "if _ts is not None:",
-          "    _c._saved = [_sv(t, _o, _c) for t in _ts]",
+          "if _ts is not None:",  # SavedTensor(t) of an input, inlined (no comprehension frame)
+          "    _sl = []",
+          "    for _t in _ts:",
+          "        if _t is None or _t is _o:",
+          "            _sl.append(None if _t is None else _ST(_o, _c, 0))",
+          "        else:",
+          "            _s = _new(_ST)",
+          "            _s.version = _t._vc[0]",
+          "            _s.is_output = False",
+          "            _s.tname = ''",
+          "            _s.tensor = _t",
+          "            _sl.append(_s)",
+          "    _c._saved = _sl",
           "return _o"]  # fmt: skip
-    ns.update({"_wr": weakref.ref, "_sv": _save})
+    ns["_wr"] = weakref.ref
     return L + ["            " + b for b in B]
 
-
-def _save(t, out, node):
-    # SavedTensor(t), its input case inlined (the output case keeps the constructor)
-    if t is None:
-        return None
-    if t is out:
-        return SavedTensor(out, node, 0)
-    s = _new(SavedTensor)
-    s.version = t._vc[0]
-    s.is_output = False
-    s.tname = ""
-    s.tensor = t
-    return s
