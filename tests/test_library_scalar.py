@@ -197,3 +197,23 @@ def test_reduction_kernels_hit_disk_cache_in_second_process(tmp_path):
         assert r.returncode == 0, r.stderr
     first, second = (tuple(map(int, r.stdout.split())) for r in runs)
     assert first == (0, 1) and second == (1, 0), (first, second)
+
+
+def test_scalar_routes_run_on_the_meta_device(absmax):
+    sp = elementwise(f"{_ns()}::softplus", L.softplus, derivative=L.dsoftplus)
+    m = numtorch.empty(3, 1, device="meta")
+    r = sp(m, 2.0)
+    assert r.device.type == "meta" and r.shape == (3, 1) and r.dtype == numtorch.float32
+    assert sp(numtorch.empty(2, device="meta", dtype=numtorch.int64)).dtype == numtorch.float32
+    o = numtorch.empty(0, device="meta")
+    assert sp(m, out=o) is o and o.shape == (3, 1)
+    assert sp.inplace(m) is m
+    assert sp.backward_ops["x"](numtorch.empty(4, device="meta"), m).shape == (3, 4)
+    x = numtorch.empty(3, 4, device="meta", dtype=numtorch.float64)
+    assert absmax(x, 1).shape == (3,) and absmax(x, [0, 1], True).shape == (1, 1)
+    assert absmax(x, 1).dtype == numtorch.float64 and absmax(x, 1).device.type == "meta"
+    o = numtorch.empty(0, device="meta", dtype=numtorch.float64)
+    assert absmax(x, 0, out=o) is o and o.shape == (4,)
+    noid = reduction(f"{_ns()}::amx", L.absmax)
+    with pytest.raises(IndexError, match=r"amx\(\): Expected reduction dim 1 to have non-zero size."):
+        noid(numtorch.empty(3, 0, device="meta"), 1)

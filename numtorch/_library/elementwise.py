@@ -16,6 +16,7 @@ from .._schema import parse_schema
 from .._state import STATE
 from .._tensor import Tensor
 from ..kernels import _codegen_user
+from ..ops._meta_rules import pointwise_meta
 from ..ops._pointwise import Pointwise, _cname
 from ..ops._registry import OUT_NOT_DIFFERENTIABLE, make_derivative
 from .custom_ops import define_op
@@ -178,11 +179,14 @@ def _build(qualname, fn, derivative, second, promote_integers, tags):
     functional = pw.unary if n_in == 1 else pw.binary if n_in == 2 else (lambda *v: pw(v[:n_in], v[n_in:]))
     op = define_op(f"{ns}::{opname}({sig}) -> Tensor", tags)
     op.impls["cpu"] = functional
+    op.impls["meta"] = lambda *v: pointwise_meta(pw, v[:n_in], v[n_in:])
     ip_args = [f"Tensor(a!) {inputs[0]}" if i == 0 else a for i, a in enumerate(args)]
     op_ = define_op(f"{ns}::{opname}_({', '.join(ip_args)}) -> Tensor(a!)", (*tags, Tag.inplace))
     op_.impls["cpu"] = lambda *v: pw(v[:n_in], v[n_in:], inplace=True)
+    op_.impls["meta"] = lambda *v: pointwise_meta(pw, v[:n_in], v[n_in:], inplace=True)
     op_out = define_op(f"{ns}::{opname}.out({sig}, *, Tensor(a!) out) -> Tensor(a!)", (*tags, Tag.out))
     op_out.impls["cpu"] = lambda *v: pw(v[:n_in], v[n_in:-1], v[-1])
+    op_out.impls["meta"] = lambda *v: pointwise_meta(pw, v[:n_in], v[n_in:-1], v[-1])
     op_out.autograd = OUT_NOT_DIFFERENTIABLE
     backward_ops = {}
     if derivative is not None:
@@ -216,6 +220,7 @@ def _backward_op(ns, opname, tag, dfn, inputs, pnames, args, header, pw, qualnam
     bop = define_op(f"{ns}::{opname}_{tag}(Tensor grad_output, {', '.join(args)}) -> Tensor", tags)
     n = len(inputs) + 1
     bop.impls["cpu"] = (lambda *v: bpw(v[:n], v[n:])) if n > 2 else bpw.binary
+    bop.impls["meta"] = lambda *v: pointwise_meta(bpw, v[:n], v[n:])
     bop.autograd = None
     bop._reset_fast()
     return bop

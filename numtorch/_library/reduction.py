@@ -16,6 +16,7 @@ import inspect
 from dataclasses import dataclass
 
 from .. import _dtype as D
+from .._meta import MetaArray, empty_meta
 from .._state import STATE
 from .._tensor import Tensor
 from ..kernels import _codegen_user
@@ -90,6 +91,21 @@ class _Reducer:
     def out(self, x: Tensor, dim=None, keepdim: bool = False, *, out: Tensor) -> Tensor:
         R.check_same_dtype(x, out)
         return R.write_out(out, self(x, dim, keepdim))
+
+    def meta(self, x: Tensor, dim=None, keepdim: bool = False, out: Tensor | None = None) -> Tensor:
+        """The Meta kernel: the CPU kernel's checks and result shape, no data."""
+        shape = x._data.shape
+        dims = R.dims_arg(dim, len(shape))
+        if self.identity is None and x._data.size == 0:
+            self._refuse_empty(shape, dim, dims)
+        res = empty_meta(R.out_shape(shape, dims, keepdim), x._dtype)
+        if out is None:
+            return res
+        R.check_same_dtype(x, out)
+        if out._data.shape != res._data.shape:
+            out._data = MetaArray(res._data.shape, out._dtype.np)
+        out._vc[0] += 1
+        return out
 
 
 class _BackwardFormula:
@@ -183,8 +199,10 @@ def _build(qualname, fn, identity, backward, tags) -> ReductionOpDef:
     tags = (*tags, Tag.reduction)
     op = define_op(f"{ns}::{opname}({sig}) -> Tensor", tags)
     op.impls["cpu"] = red
+    op.impls["meta"] = red.meta
     op_out = define_op(f"{ns}::{opname}.out({sig}, *, Tensor(a!) out) -> Tensor(a!)", (*tags, Tag.out))
     op_out.impls["cpu"] = lambda x, dim, keepdim, out: red.out(x, dim, keepdim, out=out)
+    op_out.impls["meta"] = red.meta
     op_out.autograd = OUT_NOT_DIFFERENTIABLE
     d = ReductionOpDef(qualname, op, op_out, red)
     if backward is not None:
