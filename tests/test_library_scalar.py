@@ -217,3 +217,15 @@ def test_scalar_routes_run_on_the_meta_device(absmax):
     noid = reduction(f"{_ns()}::amx", L.absmax)
     with pytest.raises(IndexError, match=r"amx\(\): Expected reduction dim 1 to have non-zero size."):
         noid(numtorch.empty(3, 0, device="meta"), 1)
+
+
+def test_reduction_plain_sum_gets_the_vectorised_leaf():
+    add = reduction(f"{_ns()}::add", L.add, identity=0)
+    assert add.default.impls["cpu"].comb.comb == "a + b"  # the built-in sum's reassoc leaf
+    assert reduction(f"{_ns()}::absmax", L.absmax).default.impls["cpu"].comb.comb.endswith("(a, b)")
+    ones = numtorch.ones(10_000_000)  # float32: pairwise leaves keep the sum exact
+    assert add(ones).item() == 10_000_000.0
+    for dt in ("int16", "uint8", "bool", "float16", "int32"):
+        x = numtorch.tensor([[1, 3, 0], [2, 0, 1]]).to(getattr(numtorch, dt))
+        ref = x.numpy().astype(np.int64).sum(1).astype(x.numpy().dtype)
+        assert add(x, 1).dtype == x.dtype and add(x, 1).tolist() == ref.tolist()

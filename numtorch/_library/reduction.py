@@ -6,13 +6,16 @@ generated module (``kernels._codegen_reduction``) as its combiner, so the op get
 kernels as ``amax``: the (outer, R, inner) layout for any dims, the pairwise row folds and
 column blocks, the parallel variants above the size threshold and the on-disk cache.
 ``dim`` (None, an int or a list) and ``keepdim`` follow PyTorch's reductions; the result has
-the input's dtype. Autograd comes from a backward the user writes with numtorch ops (so it
+the input's dtype. A combine that is exactly ``a + b`` or ``a * b`` gets the vectorised leaf of
+the built-in ``sum`` / ``prod``. Autograd comes from a backward the user writes with numtorch ops (so it
 is itself differentiable: double backward needs nothing more).
 """
 
 from __future__ import annotations
 
+import ast
 import inspect
+import textwrap
 from dataclasses import dataclass
 
 from .. import _dtype as D
@@ -182,6 +185,25 @@ def reduction(name: str, combine=None, /, *, identity=None, backward=None, tags=
     return inner if combine is None else inner(combine)
 
 
+def _vector_combine(fn) -> str | None:
+    """"a + b" / "a * b" when ``fn`` is exactly that: the engine's vectorised (reassoc) leaf
+    then folds it, as it does the built-in sum and prod (Note [Reduction order])."""
+    try:
+        fdef = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
+    except (OSError, SyntaxError, IndexError):
+        return None
+    body = fdef.body[1:] if fdef.body and isinstance(fdef.body[0], ast.Expr) else fdef.body  # a docstring
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or not isinstance(body[0].value, ast.BinOp):
+        return None
+    e = body[0].value
+    names = [a.arg for a in fdef.args.args]
+    ops = {ast.Add: "a + b", ast.Mult: "a * b"}
+    if type(e.op) in ops and isinstance(e.left, ast.Name) and isinstance(e.right, ast.Name):
+        if sorted((e.left.id, e.right.id)) == sorted(names) and e.left.id != e.right.id:
+            return ops[type(e.op)]
+    return None
+
+
 def _build(qualname, fn, identity, backward, tags) -> ReductionOpDef:
     ns, sep, opname = qualname.partition("::")
     if not sep or not ns or not opname:
@@ -193,7 +215,8 @@ def _build(qualname, fn, identity, backward, tags) -> ReductionOpDef:
         raise TypeError(f"reduction: identity must be an int, float, bool or None, got {type(identity).__name__}")
     uname = f"_user_{opname}_combine"
     helper, header = _codegen_user.user_function_source(fn, uname)
-    comb = UserCombiner(f"user_{ns}_{opname}", f"{uname}(a, b)", helpers=(helper,), header=tuple(header))
+    comb = UserCombiner(f"user_{ns}_{opname}", _vector_combine(fn) or f"{uname}(a, b)", helpers=(helper,),
+                        header=tuple(header))  # fmt: skip
     red = _Reducer(comb, qualname, fn.__name__, identity)
     sig = "Tensor self, int[1]? dim=None, bool keepdim=False"
     tags = (*tags, Tag.reduction)
