@@ -14,7 +14,7 @@ import pytest
 
 import numtorch
 from numtorch.autograd import gradcheck, gradgradcheck
-from numtorch.library import elementwise, reduction
+from numtorch.library import elementwise, opcheck, reduction
 from numtorch.utils._python_dispatch import TorchDispatchMode
 
 from . import _library_ops as L
@@ -229,3 +229,15 @@ def test_reduction_plain_sum_gets_the_vectorised_leaf():
         x = numtorch.tensor([[1, 3, 0], [2, 0, 1]]).to(getattr(numtorch, dt))
         ref = x.numpy().astype(np.int64).sum(1).astype(x.numpy().dtype)
         assert add(x, 1).dtype == x.dtype and add(x, 1).tolist() == ref.tolist()
+
+
+def test_opcheck_accepts_the_scalar_routes(lse):
+    sp = elementwise(f"{_ns()}::softplus", L.softplus, derivative=L.dsoftplus)
+    x = _f64(3, 4)
+    assert set(opcheck(sp, (x, 2.0)).values()) == {"SUCCESS"}
+    assert set(opcheck(lse, (x, 1, True)).values()) == {"SUCCESS"}
+    assert set(opcheck(lse.default, (x,)).values()) == {"SUCCESS"}
+    noback = reduction(f"{_ns()}::absmax", L.absmax)
+    res = opcheck(noback, (x, 1), raise_exception=False)
+    assert "no autograd formula was registered" in str(res["test_autograd_registration"])
+    assert res["test_faketensor"] == "SUCCESS"
