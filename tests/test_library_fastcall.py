@@ -3,6 +3,8 @@ route for every argument form, and the full route wherever the fast one must not
 
 from __future__ import annotations
 
+from typing import Optional
+
 import numpy as np
 import pytest
 
@@ -149,3 +151,25 @@ def test_fast_call_returning_an_input_takes_the_general_wrap():
     r = ident(x)
     r.sum().backward()
     assert x.grad.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_optional_tensor_and_list_arguments():
+    ns = _ns()
+
+    @custom_op(f"{ns}::addopt", mutates_args=())
+    def addopt(x: Tensor, y: Optional[Tensor] = None, k: int = 1) -> Tensor:
+        r = x.numpy(force=True) * k
+        return numtorch.from_numpy(r + y.numpy(force=True) if y is not None else r.copy())
+
+    @custom_op(f"{ns}::pick", mutates_args=())
+    def pick(x: Tensor, idx: list[int]) -> Tensor:
+        return numtorch.from_numpy(x.numpy(force=True)[idx].copy())
+
+    x = numtorch.arange(4.0)
+    assert type(addopt) is not CustomOpDef and type(pick) is CustomOpDef  # int[]: the general route
+    assert addopt(x).tolist() == [0.0, 1.0, 2.0, 3.0]
+    assert addopt(x, x, 2).tolist() == [0.0, 3.0, 6.0, 9.0]
+    assert addopt(x, None, 3).tolist() == [0.0, 3.0, 6.0, 9.0]
+    with pytest.raises(RuntimeError, match="Expected a value of type 'SymInt' for argument 'k'"):
+        addopt(x, None, 1.5)
+    assert pick(x, [3, 0]).tolist() == [3.0, 0.0]
