@@ -337,16 +337,16 @@ def _extension(impl, n, grad):
     """sin as a custom op with an @njit kernel (torch: torch.library.custom_op, same kernel)."""
 
     def make(name):
-        from benchmarks.bench_extension import custom_sin, scalar_softplus
+        from benchmarks.bench_extension import custom_sin, scalar_max, scalar_softplus
 
         if name == "numpy":
             raise NotImplementedError("NumPy has no custom ops")
         L = _L(name)
         x = _libs().tensor((n,), "float64", L=L, requires_grad=grad)
-        if impl == "scalar":
+        if impl in ("scalar", "reduction"):
             if name != "numtorch":
                 raise NotImplementedError("PyTorch has no scalar-function route")
-            return functools.partial(scalar_softplus(), x)
+            return functools.partial(scalar_softplus() if impl == "scalar" else scalar_max(), x)
         return functools.partial(custom_sin(L), x)
 
     return make
@@ -615,6 +615,7 @@ def workloads(sweep: bool = False) -> list:
             tag = f"{n} {'grad' if grad else 'nograd'}"
             W.append(Workload(f"custom_op sin {tag}", "extension", _extension("custom", n, grad)))
             W.append(Workload(f"scalar-route softplus {tag}", "extension", _extension("scalar", n, grad)))
+            W.append(Workload(f"scalar-route max reduction {tag}", "extension", _extension("reduction", n, grad)))
     W.append(Workload("autograd chain 100 tiny ops", "autograd", _no_numpy(_autograd_chain), target=2.0))
     W.append(Workload("LinearFunction fwd+bwd", "autograd", _no_numpy(_linear_function), target=1.5))
     W.append(Workload("conv+relu+pool fwd+bwd", "autograd", _no_numpy(_conv), target=2.0))
