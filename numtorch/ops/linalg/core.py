@@ -11,11 +11,14 @@ tensordot, kron, cross, trace, and numtorch.linalg (inv, det, solve, cross, norm
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ... import _dtype as D
 from ... import _factory_utils as F
 from ..._dispatch import dispatch
+from ..._schema import bind
 from ..._tensor import Tensor, _make, _wrap_dim
 from ._contract import (
     _CXX,
@@ -171,24 +174,78 @@ def _bind(name, sig, ops, *, method=True, module="torch", doc=None, relevant=Non
 
 
 # ---- matmul / mm / bmm / mv / dot / vdot ------------------------------------------------------------
-def _matmul_cpu(self, other):
-    _matmul_checks(self, other)
-    return _make(product(self._data, other._data), self._dtype)
+# Note [matmul is CompositeImplicit]
+# As PyTorch's at::matmul (_matmul_impl), matmul runs above autograd as dot / mv / mm / bmm plus
+# views, so a mode or subclass sees those pieces and the backward is theirs. The branch taken,
+# folding included, follows PyTorch's should_fold (which reads requires_grad) step for step.
+def _call(name, *args):
+    op = OPS[f"aten::{name}"]
+    return dispatch(op, bind(op._schema, args, {}))
 
 
-def _matmul_backward(grad, self, other):
-    a1, b1 = self._data.ndim == 1, other._data.ndim == 1
-    a2 = self.unsqueeze(0) if a1 else self
-    b2 = other.unsqueeze(-1) if b1 else other
-    g = grad.unsqueeze(-1) if b1 else grad
-    g = g.unsqueeze(-2) if a1 else g
-    ga = g.matmul(_mH(b2))
-    gb = _mH(a2).matmul(g)
-    return (ga.squeeze(-2) if a1 else ga), (gb.squeeze(-1) if b1 else gb)
+def _should_fold(t1: Tensor, t2: Tensor) -> bool:
+    first_larger = t1.dim() >= t2.dim()
+    big = t1 if first_larger else _call("transpose.int", t2, -2, -1)
+    d_small = t2.dim() if first_larger else t1.dim()
+    if not (big.dim() >= 3 and d_small <= 2):
+        return False
+    if (t2 if first_larger else t1).requires_grad:
+        return True
+    if t1.dim() == 2:
+        return False
+    if big.numel() == 0:
+        return True
+    sh, st = big.shape, big.stride()
+    return all(st[i] == st[i + 1] * sh[i + 1] for i in range(big.dim() - 2))
 
 
-_MATMUL = _op("matmul(Tensor self, Tensor other) -> Tensor", _matmul_cpu, out_impl=_product_out(_matmul_checks),
-              backward={("self", "other"): _matmul_backward})  # fmt: skip
+def _matmul(self, other):
+    d1, d2 = self.dim(), other.dim()
+    if d1 == 0 or d2 == 0:  # every other error is the piece's, as in PyTorch
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {d1}D and {d2}D")
+    if d1 == 1 and d2 == 1:
+        return _call("dot", self, other)
+    if d1 == 2 and d2 == 1:
+        return _call("mv", self, other)
+    if d1 == 1 and d2 == 2:
+        return _call("squeeze_.dim", _call("mm", _call("unsqueeze", self, 0), other), 0)
+    if d1 == 2 and d2 == 2:
+        return _call("mm", self, other)
+    if d1 == 3 and d2 == 3 and self.shape[0] != other.shape[0] and 1 in (self.shape[0], other.shape[0]):
+        # a batch of one against a batch: PyTorch squeezes it and takes the folding path
+        if self.shape[0] == 1:
+            return _matmul(_call("squeeze.dim", self, 0), other)
+        return _matmul(self, _call("squeeze.dim", other, 0))
+    if _should_fold(self, other):
+        transpose = d2 > d1
+        t1 = _call("transpose.int", other, -2, -1) if transpose else self
+        t2 = (_call("t", self) if d1 == 2 else self) if transpose else other
+        out_shape = list(t1.shape[:-1])
+        folded = _call("reshape", t1, [math.prod(out_shape), t1.shape[-1]])
+        if t2.dim() == 2:
+            out = _call("_unsafe_view", _call("mm", folded, t2), out_shape + [t2.shape[1]])
+            return _call("contiguous", _call("transpose.int", out, -2, -1)) if transpose else out
+        return _call("_unsafe_view", _call("mv", folded, t2), out_shape)
+    s1, s2 = tuple(self.shape), tuple(other.shape)
+    n = s1[-2] if d1 > 1 else 1
+    m1 = s1[-1]
+    m2 = s2[-2] if d2 > 1 else s2[0]
+    p = s2[-1] if d2 > 1 else 1
+    batch = list(broadcast_error(s1[:-2], s2[:-2]))
+    nb = math.prod(batch)
+    e1 = _call("reshape", _call("expand", self, batch + [n, m1]), [nb, n, m1])
+    if d2 == 1:
+        e2 = _call("unsqueeze", _call("reshape", _call("expand", other, batch + [m2]), [nb, m2]), 2)
+    else:
+        e2 = _call("reshape", _call("expand", other, batch + [m2, p]), [nb, m2, p])
+    out_shape = batch + ([n] if d1 > 1 else []) + ([p] if d2 > 1 else [])
+    r = _call("bmm", e1, e2)
+    return _call("_unsafe_view", _call("squeeze.dim", r, -1) if d2 == 1 else r, out_shape)
+
+
+_MATMUL = (defop("matmul(Tensor self, Tensor other) -> Tensor", composite=_matmul),
+           defop("matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
+                 cpu=_product_out(_matmul_checks)))  # fmt: skip
 _bind("matmul", "input, other", _MATMUL, doc="""Matrix product with PyTorch's rules for 1-D operands
     (dot, matrix-vector) and broadcast batch dimensions; BLAS through NumPy.
 
@@ -247,7 +304,7 @@ _bind("bmm", "input, mat2", _BMM, doc="""Batched product of 3-D tensors ``(b, n,
 
 
 _MV = _op("mv(Tensor self, Tensor vec) -> Tensor", _product_cpu(_mv_check), out_impl=_product_out(_mv_check), backward={
-    "self": lambda grad, vec: grad.outer(_cj(vec)), "vec": lambda grad, self: _mH(self).mv(grad)})  # fmt: skip
+    "self": lambda grad, vec: grad.outer(_cj(vec)), "vec": lambda grad, self: _cj(self).t().mv(grad)})  # fmt: skip
 _bind("mv", "input, vec", _MV, doc="""Matrix-vector product.
 
     >>> numtorch.mv(numtorch.ones(2, 3), numtorch.ones(3))
@@ -448,14 +505,25 @@ def _outer_cpu(self, vec2):
     return _make(arr, dt)
 
 
-_OUTER_BW = {
-    "self": lambda grad, vec2: grad.mv(_cj(vec2)),
-    "vec2": lambda grad, self: grad.mT.mv(_cj(self)),
-}
-_OUTER = _op(
-    "outer(Tensor self, Tensor vec2) -> Tensor", _outer_cpu, backward=_OUTER_BW, rule="cast"
-)
-_GER = _op("ger(Tensor self, Tensor vec2) -> Tensor", _outer_cpu, backward=_OUTER_BW, rule="cast")
+def _outer(self, vec2):
+    # CompositeImplicit as PyTorch's: self.reshape({n, 1}) * vec2 (a mode sees view + mul.Tensor)
+    for name, t in (("self", self), ("vec2", vec2)):
+        if t.dim() != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.dim()}-D")
+    return _call("mul.Tensor", _call("reshape", self, [self.shape[0], 1]), vec2)
+
+
+def _outer_ops(name: str) -> tuple:
+    out_ov = defop(f"{name}.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)",
+                   cpu=lambda self, vec2, out: write_result(out, *_arr_dt(_outer_cpu(self, vec2)), "cast"))
+    return defop(f"{name}(Tensor self, Tensor vec2) -> Tensor", composite=_outer), out_ov  # fmt: skip
+
+
+def _arr_dt(t: Tensor) -> tuple:
+    return t._data, t._dtype
+
+
+_OUTER, _GER = _outer_ops("outer"), _outer_ops("ger")
 for _name, _ops in (("outer", _OUTER), ("ger", _GER)):
     _bind(_name, "input, vec2", _ops, doc="""Outer product of two 1-D tensors (types promote).
 
