@@ -170,3 +170,44 @@ def test_op_pieces(script):
     for _, _, kw in want:
         kw.pop("layout", None)
     assert got == want
+
+
+# Note [matmul fast path]: plain no-grad tensors take one kernel; the result must be the one the
+# pieces give (under a mode, which forces them), and with requires_grad the pieces' grad_fn is
+# PyTorch's
+@pytest.mark.parametrize("sa,sb", MATMUL_SHAPES)
+def test_matmul_direct_matches_pieces(sa, sb):
+    import math
+
+    from numtorch.utils._python_dispatch import TorchDispatchMode as NMode
+
+    class Pass(NMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    a = numtorch.arange(float(math.prod(sa))).reshape(sa)
+    b = numtorch.arange(float(math.prod(sb))).reshape(sb) - 2.0
+    direct = numtorch.matmul(a, b)
+    with Pass():
+        pieces = numtorch.matmul(a, b)
+    assert direct.shape == pieces.shape and direct.dtype == pieces.dtype
+    assert direct.tolist() == pieces.tolist()
+    assert direct.tolist() == torch.matmul(torch.tensor(a.tolist()).reshape(sa),
+                                           torch.tensor(b.tolist()).reshape(sb)).tolist()  # fmt: skip
+
+
+@pytest.mark.parametrize("sa,sb", MATMUL_SHAPES)
+def test_matmul_grad_fn_matches_torch(sa, sb):
+    names = []
+    for T in (torch, numtorch):
+        a = T.ones(sa, requires_grad=True)
+        names.append(type(T.matmul(a, T.ones(sb)).grad_fn).__name__)
+    assert names[1] == names[0]
+
+
+def test_matmul_direct_errors_match_torch():
+    for T in (torch, numtorch):
+        with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(2x3 and 4x5\)"):
+            T.matmul(T.ones(2, 3), T.ones(4, 5))
+        with pytest.raises(RuntimeError, match="both arguments to matmul need to be at least 1D"):
+            T.matmul(T.ones(()), T.ones(3))

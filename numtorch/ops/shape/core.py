@@ -418,10 +418,12 @@ squeeze = defop("squeeze(Tensor(a) self) -> Tensor(a)",
                 backward={"self": lambda grad, self: grad.reshape(self.shape)})  # fmt: skip
 squeeze_dim = defop("squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)",
                     cpu=lambda self, dim: _squeeze_cpu(self, [_wrap_dim(dim, self._data.ndim)]),
-                    backward={"self": lambda grad, self, dim: _unsqueeze_to(grad, self, dim)})  # fmt: skip
+                    backward={"self": lambda grad, self, dim: _unsqueeze_to(grad, self, dim)},
+                    node_name="SqueezeBackward1")  # fmt: skip
 squeeze_dims = defop("squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)",
                      cpu=lambda self, dim: _squeeze_cpu(self, _dims_set(dim, self._data.ndim)),
-                     backward={"self": lambda grad, self: grad.reshape(self.shape)})  # fmt: skip
+                     backward={"self": lambda grad, self: grad.reshape(self.shape)},
+                     node_name="SqueezeBackward2")  # fmt: skip
 
 
 # squeeze_.dim is an op (matmul's 1-D @ 2-D case calls it, as PyTorch's does): self takes the
@@ -433,7 +435,8 @@ def _squeeze_dim_(self, dim):
 
 
 squeeze_dim_ = defop("squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)", cpu=_squeeze_dim_,
-                     backward={"self": lambda grad, dim: grad.unsqueeze(dim)})  # fmt: skip
+                     backward={"self": lambda grad, dim: grad.unsqueeze(dim)},
+                     node_name="SqueezeBackward4")  # fmt: skip
 squeeze_dim_.impls["meta"] = _squeeze_dim_
 
 

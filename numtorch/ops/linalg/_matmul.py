@@ -1,0 +1,105 @@
+"""matmul as PyTorch's at::matmul: a composite of dot / mv / mm / bmm and views, with a direct
+kernel for the plain-tensor case (Note [matmul fast path]). The op is declared in core.py."""
+
+from __future__ import annotations
+
+import math
+
+from ..._device import CPU
+from ..._dispatch import dispatch
+from ..._schema import bind
+from ..._state import STATE
+from ..._tensor import PLAIN_SUBCLASSES, Tensor, _make
+from .._registry import OPS
+from ._contract import _matmul_checks, broadcast_error, product
+
+
+# Note [matmul is CompositeImplicit]
+# As PyTorch's at::matmul (_matmul_impl), matmul runs above autograd as dot / mv / mm / bmm plus
+# views, so a mode or subclass sees those pieces and the backward is theirs. The branch taken,
+# folding included, follows PyTorch's should_fold (which reads requires_grad) step for step.
+def _call(name, *args):
+    op = OPS[f"aten::{name}"]
+    return dispatch(op, bind(op._schema, args, {}))
+
+
+def _should_fold(t1: Tensor, t2: Tensor) -> bool:
+    first_larger = t1.dim() >= t2.dim()
+    big = t1 if first_larger else _call("transpose.int", t2, -2, -1)
+    d_small = t2.dim() if first_larger else t1.dim()
+    if not (big.dim() >= 3 and d_small <= 2):
+        return False
+    if (t2 if first_larger else t1).requires_grad:
+        return True
+    if t1.dim() == 2:
+        return False
+    if big.numel() == 0:
+        return True
+    sh, st = big.shape, big.stride()
+    return all(st[i] == st[i + 1] * sh[i + 1] for i in range(big.dim() - 2))
+
+
+# Note [matmul fast path]
+# The decomposition costs a dozen dispatches (3-D @ 2-D: reshape, mm, _unsafe_view, ...) where
+# one np.matmul does the work. Nothing can observe the pieces when no dispatch mode or forward-AD
+# level is active, both operands are plain CPU tensors and no gradient is recorded (the
+# generated fast path's test, Note [Per-op fast path]): that case calls the kernel directly.
+# Otherwise the pieces run, so modes, subclasses and autograd see PyTorch's calls and grad_fn.
+def _direct(a, b) -> bool:
+    st = STATE
+    if st.td_modes or st.fw_level >= 0:
+        return False
+    for t in (a, b):
+        c = t.__class__
+        if not (c is Tensor or c in PLAIN_SUBCLASSES) or t._device is not CPU or (t._rg and st.grad_enabled):
+            return False
+    return True
+
+
+def _matmul(self, other):
+    if _direct(self, other):
+        _matmul_checks(self, other)
+        return _make(product(self._data, other._data), self._dtype)
+    d1, d2 = self.dim(), other.dim()
+    if d1 == 0 or d2 == 0:  # every other error is the piece's, as in PyTorch
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {d1}D and {d2}D")
+    if d1 == 1 and d2 == 1:
+        return _call("dot", self, other)
+    if d1 == 2 and d2 == 1:
+        return _call("mv", self, other)
+    if d1 == 1 and d2 == 2:
+        return _call("squeeze_.dim", _call("mm", _call("unsqueeze", self, 0), other), 0)
+    if d1 == 2 and d2 == 2:
+        return _call("mm", self, other)
+    if d1 == 3 and d2 == 3 and self.shape[0] != other.shape[0] and 1 in (self.shape[0], other.shape[0]):
+        # a batch of one against a batch: PyTorch squeezes it and takes the folding path
+        if self.shape[0] == 1:
+            return _matmul(_call("squeeze.dim", self, 0), other)
+        return _matmul(self, _call("squeeze.dim", other, 0))
+    if _should_fold(self, other):
+        transpose = d2 > d1
+        t1 = _call("transpose.int", other, -2, -1) if transpose else self
+        t2 = (_call("t", self) if d1 == 2 else self) if transpose else other
+        out_shape = list(t1.shape[:-1])
+        folded = _call("reshape", t1, [math.prod(out_shape), t1.shape[-1]])
+        if t2.dim() == 2:
+            out = _call("_unsafe_view", _call("mm", folded, t2), out_shape + [t2.shape[1]])
+            return _call("contiguous", _call("transpose.int", out, -2, -1)) if transpose else out
+        return _call("_unsafe_view", _call("mv", folded, t2), out_shape)
+    s1, s2 = tuple(self.shape), tuple(other.shape)
+    n = s1[-2] if d1 > 1 else 1
+    m1 = s1[-1]
+    m2 = s2[-2] if d2 > 1 else s2[0]
+    p = s2[-1] if d2 > 1 else 1
+    batch = list(broadcast_error(s1[:-2], s2[:-2]))
+    nb = math.prod(batch)
+    e1 = _call("reshape", _call("expand", self, batch + [n, m1]), [nb, n, m1])
+    if d2 == 1:
+        e2 = _call("unsqueeze", _call("reshape", _call("expand", other, batch + [m2]), [nb, m2]), 2)
+    else:
+        e2 = _call("reshape", _call("expand", other, batch + [m2, p]), [nb, m2, p])
+    out_shape = batch + ([n] if d1 > 1 else []) + ([p] if d2 > 1 else [])
+    r = _call("bmm", e1, e2)
+    return _call("_unsafe_view", _call("squeeze.dim", r, -1) if d2 == 1 else r, out_shape)
+
+
