@@ -192,9 +192,9 @@ def _wrap_like(op, outs):
     return cls(*outs) if cls is not None else tuple(outs)
 
 
-def sibling_rule(op, sibling):
+def sibling_rule(op, sibling, fn=None):
     """``out=`` and in-place overloads: the functional sibling's metadata, written to out/self."""
-    fn = sibling.impls.get("meta")
+    fn = sibling.impls.get("meta") if fn is None else fn
     sib = [a.name for a in sibling._schema.arguments]
     names = [a.name for a in op._schema.arguments]
     outs = [n for n, a in zip(names, op._schema.arguments) if a.is_out]
@@ -309,6 +309,19 @@ def _to_copy_rule(op):
     return rule
 
 
+def _composite_meta(op):
+    # a composite's metadata for its out= sibling (matmul.out, outer.out): the family shape
+    # rule; the dtype is the out tensor's (sibling_rule keeps it)
+    names = [a.name for a in op._schema.arguments]
+    fn = SHAPE_RULES[op._schema.name]
+
+    def rule(*vals):
+        check_devices(vals)
+        return empty_meta(fn(dict(zip(names, vals))), next(_walk(vals))._dtype)
+
+    return rule
+
+
 def copy_to_meta(t, dt, dev):
     """``.to("meta")`` of a CPU tensor (numtorch.ops.factory.conversion.DEVICE_COPY)."""
     return empty_meta(t._data.shape, dt)
@@ -317,6 +330,8 @@ def copy_to_meta(t, dt, dev):
 def install() -> dict:
     """Attach a meta kernel to every op with a CPU kernel that has none; returns counts."""
     OPS["aten::_to_copy"].impls["meta"] = _to_copy_rule(OPS["aten::_to_copy"])
+
+    from ._meta_linalg import LINALG_RULES, einsum, typed_rule  # Note [Linalg meta rules]
 
     counts = {"view": 0, "shape": 0, "sibling": 0, "data_dependent": 0}
     pending = []
@@ -338,6 +353,12 @@ def install() -> dict:
             counts["view"] += 1
         elif op.kind in ("out", "inplace"):
             pending.append(op)
+        elif name in LINALG_RULES:
+            op.impls["meta"] = typed_rule(op, LINALG_RULES[name])
+            counts["shape"] += 1
+        elif name == "einsum":
+            op.impls["meta"] = shape_rule(op, einsum)
+            counts["shape"] += 1
         elif name in SHAPE_RULES or (name, op._schema.overload_name) in SHAPE_RULES:
             fn = SHAPE_RULES.get((name, op._schema.overload_name)) or SHAPE_RULES[name]
             op.impls["meta"] = shape_rule(op, fn)
@@ -346,6 +367,9 @@ def install() -> dict:
         sib = _functional_sibling(op)
         if sib is not None and "meta" in sib.impls:
             op.impls["meta"] = sibling_rule(op, sib)
+            counts["sibling"] += 1
+        elif sib is not None and "composite" in sib.impls and sib._schema.name in SHAPE_RULES:
+            op.impls["meta"] = sibling_rule(op, sib, _composite_meta(sib))
             counts["sibling"] += 1
         elif op.kind == "inplace" and op._schema.name in KEEPS_SELF:
             op.impls["meta"] = keeps_self_rule(op)
