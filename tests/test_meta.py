@@ -292,3 +292,15 @@ def test_lstsq_has_no_meta_kernel_as_in_pytorch():
     A = numtorch.empty(5, 3, device="meta")
     with pytest.raises(NotImplementedError, match="aten::linalg_lstsq: attempted to run this operator with Meta"):
         LA.lstsq(A, numtorch.empty(5, 2, device="meta"))
+
+
+def test_meta_device_example_infers_shapes_then_materialises(capsys):
+    import pathlib
+    import runpy
+
+    example = pathlib.Path(__file__).resolve().parents[1] / "examples" / "meta_device.py"
+    runpy.run_path(str(example), run_name="__main__")
+    out = capsys.readouterr().out
+    assert "output (4096, 10)" in out and "  pool2  -> (4096, 64, 7, 7)" in out
+    assert "Linear(200000, 200000) on meta: 149 GiB of parameters, none allocated" in out
+    assert out.rstrip().endswith("meta shapes match the real run; the materialised model trains")

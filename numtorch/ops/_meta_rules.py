@@ -22,7 +22,7 @@ import numpy as np
 from .. import _dtype as D
 from .._meta import META, NO_DATA, MetaArray, contiguous_strides, empty_meta, from_standin, standin
 from .._tensor import Tensor, _make
-from ._meta_shapes import DATA_DEPENDENT, SHAPE_RULES, broadcast, data_dependent, no_meta_kernel
+from ._meta_shapes import DATA_DEPENDENT, SHAPE_RULES, TYPED_RULES, broadcast, data_dependent, no_meta_kernel
 from ._registry import OPS
 
 _PROBE_SMALL = 4096
@@ -182,6 +182,19 @@ def shape_rule(op, shapes_fn):
     return rule
 
 
+def typed_rule(op, fn):
+    """A rule giving (shape, dtype) per result (Note [Linalg meta rules]): contiguous outputs."""
+    names = [a.name for a in op._schema.arguments]
+    single = len(op._schema.returns) == 1
+
+    def rule(*vals):
+        check_devices(vals)
+        outs = [empty_meta(s, dt) for s, dt in fn(dict(zip(names, vals)))]
+        return outs[0] if single else _wrap_like(op, outs)
+
+    return rule
+
+
 def _wrap_like(op, outs):
     ret = op._schema.returns
     if len(ret) == 1 and ret[0].type.startswith("Tensor["):
@@ -331,8 +344,6 @@ def install() -> dict:
     """Attach a meta kernel to every op with a CPU kernel that has none; returns counts."""
     OPS["aten::_to_copy"].impls["meta"] = _to_copy_rule(OPS["aten::_to_copy"])
 
-    from ._meta_linalg import LINALG_RULES, einsum, typed_rule  # Note [Linalg meta rules]
-
     counts = {"view": 0, "shape": 0, "sibling": 0, "data_dependent": 0}
     pending = []
     for op in OPS.values():
@@ -353,11 +364,8 @@ def install() -> dict:
             counts["view"] += 1
         elif op.kind in ("out", "inplace"):
             pending.append(op)
-        elif name in LINALG_RULES:
-            op.impls["meta"] = typed_rule(op, LINALG_RULES[name])
-            counts["shape"] += 1
-        elif name == "einsum":
-            op.impls["meta"] = shape_rule(op, einsum)
+        elif name in TYPED_RULES:
+            op.impls["meta"] = typed_rule(op, TYPED_RULES[name])
             counts["shape"] += 1
         elif name in SHAPE_RULES or (name, op._schema.overload_name) in SHAPE_RULES:
             fn = SHAPE_RULES.get((name, op._schema.overload_name)) or SHAPE_RULES[name]

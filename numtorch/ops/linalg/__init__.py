@@ -1,5 +1,6 @@
 """Linear algebra: ``core`` (products, einsum, tensordot, norms, inv/det), ``solve``, ``decomp``
-(cholesky, eigh, svd, pinv, lstsq), ``products`` (multi_dot, ...), ``qr``; ``_contract`` holds the
+(cholesky, eigh, svd, pinv, lstsq), ``products`` (multi_dot, ...), ``qr``; ``meta`` their meta-device rules; ``_contract`` holds the
 shape checks and einsum parsing that ``core`` uses."""
 
 from . import core, solve, decomp, products, qr  # noqa: F401
+from . import meta  # noqa: F401,E402  (the meta rules of the above: Note [Linalg meta rules])

@@ -1,8 +1,9 @@
 """Meta rules for numtorch.linalg's factorizations and solvers, and for einsum (which tensordot,
-inner and friends decompose into).
+inner and friends decompose into), registered in the meta rule tables (numtorch/ops/_meta_shapes.py)
+that numtorch/ops/_meta_rules.py installs from.
 
 # Note [Linalg meta rules]
-# The shared rules (numtorch/ops/_meta_rules.py) take dtypes from a probe of the CPU kernel on
+# The shape rules (numtorch/ops/_meta_rules.py) take dtypes from a probe of the CPU kernel on
 # all-ones inputs (Note [Dtype probe]); a factorization of a matrix of ones is singular or not
 # positive definite and raises. So each rule here gives shapes and dtypes itself, after the CPU
 # kernel's own metadata checks (_square, _floating: PyTorch's messages), which read no data.
@@ -12,11 +13,12 @@ inner and friends decompose into).
 
 from __future__ import annotations
 
-from .._meta import empty_meta
-from .._tensor import Tensor
-from .linalg._contract import parse
-from .linalg.core import broadcast_error
-from .linalg.solve import _floating, _square
+from ... import _factory_utils as F
+from ..._tensor import Tensor
+from .._meta_shapes import SHAPE_RULES, TYPED_RULES
+from ._contract import parse
+from .core import broadcast_error
+from .solve import _floating, _square
 
 
 def _sh(t: Tensor) -> tuple:
@@ -41,7 +43,7 @@ def _min_dims(A: Tensor, fname: str) -> tuple:
     return s
 
 
-# each rule: the call's arguments by schema name -> [(shape, dtype), ...] (one per result)
+# each rule (TYPED_RULES): the call's arguments by schema name -> [(shape, dtype), ...], one per result
 def inv(a, fname="linalg.inv"):
     A = a.get("A", a.get("self"))
     return [(_checked(A, fname), A._dtype)]
@@ -73,8 +75,6 @@ def solve(a):
     A, B, left = a["A"], a["B"], a["left"]
     s = _checked(A, "linalg.solve")
     if A._dtype is not B._dtype:
-        from .. import _factory_utils as F
-
         raise RuntimeError(
             f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
             f"{F.cname(A._dtype)} and B of type {F.cname(B._dtype)} instead"
@@ -137,29 +137,6 @@ def svdvals(a):
     return _svd_shapes(a["A"], False, False, "linalg.svd")[1:2]
 
 
-LINALG_RULES: dict = {
-    "linalg_inv": inv, "inverse": lambda a: inv(a, "linalg.inv"), "linalg_det": det,
-    "linalg_slogdet": slogdet, "linalg_cholesky": cholesky,
-    "cholesky": lambda a: cholesky(a, "cholesky"), "linalg_eigh": eigh, "linalg_solve": solve,
-    "linalg_qr": qr, "linalg_svd": svd, "_linalg_svd": _svd, "linalg_svdvals": svdvals,
-}  # fmt: skip
-
-
-def typed_rule(op, fn):
-    """A rule giving (shape, dtype) per result: its outputs, contiguous, as the op returns them."""
-    from ._meta_rules import _wrap_like, check_devices
-
-    names = [a.name for a in op._schema.arguments]
-    single = len(op._schema.returns) == 1
-
-    def rule(*vals):
-        check_devices(vals)
-        outs = [empty_meta(s, dt) for s, dt in fn(dict(zip(names, vals)))]
-        return outs[0] if single else _wrap_like(op, outs)
-
-    return rule
-
-
 def einsum(a):
     """einsum's output shape: the output labels' sizes (parse checks the equation and sizes)."""
     tensors = a["tensors"]
@@ -167,4 +144,10 @@ def einsum(a):
     return tuple(sizes.get(x, 1) for x in out)
 
 
-__all__ = ["LINALG_RULES", "typed_rule", "einsum"]
+TYPED_RULES.update({
+    "linalg_inv": inv, "inverse": lambda a: inv(a, "linalg.inv"), "linalg_det": det,
+    "linalg_slogdet": slogdet, "linalg_cholesky": cholesky,
+    "cholesky": lambda a: cholesky(a, "cholesky"), "linalg_eigh": eigh, "linalg_solve": solve,
+    "linalg_qr": qr, "linalg_svd": svd, "_linalg_svd": _svd, "linalg_svdvals": svdvals,
+})  # fmt: skip
+SHAPE_RULES["einsum"] = einsum
