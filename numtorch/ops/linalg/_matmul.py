@@ -7,6 +7,7 @@ import math
 
 from ..._device import CPU
 from ..._dispatch import dispatch
+from ..._functorch._levels import VMAP_LEVELS
 from ..._schema import bind
 from ..._state import STATE
 from ..._tensor import PLAIN_SUBCLASSES, Tensor, _make
@@ -68,7 +69,10 @@ def _matmul(self, other):
     if d1 == 2 and d2 == 1:
         return _call("mv", self, other)
     if d1 == 1 and d2 == 2:
-        return _call("squeeze_.dim", _call("mm", _call("unsqueeze", self, 0), other), 0)
+        # PyTorch squeezes in place; under vmap (no in-place batching rule for squeeze_ here,
+        # and its fallback keeps the logical shape) the out-of-place squeeze does the same
+        squeeze = "squeeze.dim" if VMAP_LEVELS else "squeeze_.dim"
+        return _call(squeeze, _call("mm", _call("unsqueeze", self, 0), other), 0)
     if d1 == 2 and d2 == 2:
         return _call("mm", self, other)
     if d1 == 3 and d2 == 3 and self.shape[0] != other.shape[0] and 1 in (self.shape[0], other.shape[0]):
