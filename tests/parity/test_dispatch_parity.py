@@ -211,3 +211,21 @@ def test_matmul_direct_errors_match_torch():
             T.matmul(T.ones(2, 3), T.ones(4, 5))
         with pytest.raises(RuntimeError, match="both arguments to matmul need to be at least 1D"):
             T.matmul(T.ones(()), T.ones(3))
+
+
+@pytest.mark.parametrize("da,db", [("float32", "float32"), ("int64", "float32"), ("bool", "bool"),
+                                   ("int32", "int64"), ("float64", "complex64")])  # fmt: skip
+def test_outer_direct_matches_pieces_and_torch(da, db):
+    from numtorch.utils._python_dispatch import TorchDispatchMode as NMode
+
+    class Pass(NMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    a, b = numtorch.arange(4).to(getattr(numtorch, da)), (numtorch.arange(3) - 1).to(getattr(numtorch, db))
+    direct = numtorch.outer(a, b)
+    with Pass():
+        pieces = numtorch.outer(a, b)
+    want = torch.outer(torch.arange(4).to(getattr(torch, da)), (torch.arange(3) - 1).to(getattr(torch, db)))
+    assert str(direct.dtype) == str(pieces.dtype) == str(want.dtype)
+    assert direct.tolist() == pieces.tolist() == want.tolist()

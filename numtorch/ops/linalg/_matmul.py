@@ -44,9 +44,10 @@ def _should_fold(t1: Tensor, t2: Tensor) -> bool:
 # The decomposition costs a dozen dispatches (3-D @ 2-D: reshape, mm, _unsafe_view, ...) where
 # one np.matmul does the work. Nothing can observe the pieces when no dispatch mode or forward-AD
 # level is active, both operands are plain CPU tensors and no gradient is recorded (the
-# generated fast path's test, Note [Per-op fast path]): that case calls the kernel directly.
+# generated fast path's test, Note [Per-op fast path]): that case calls the kernel directly
+# (outer's composite uses the same test).
 # Otherwise the pieces run, so modes, subclasses and autograd see PyTorch's calls and grad_fn.
-def _direct(a, b) -> bool:
+def unobserved(a, b) -> bool:
     st = STATE
     if st.td_modes or st.fw_level >= 0:
         return False
@@ -58,7 +59,7 @@ def _direct(a, b) -> bool:
 
 
 def _matmul(self, other):
-    if _direct(self, other):
+    if unobserved(self, other):
         _matmul_checks(self, other)
         return _make(product(self._data, other._data), self._dtype)
     d1, d2 = self.dim(), other.dim()

@@ -34,7 +34,7 @@ from ._contract import (
 )  # fmt: skip
 from .._pointwise import warn_resize
 from .._registry import OPS, defop, public
-from ._matmul import _call, _matmul
+from ._matmul import _call, _matmul, unobserved
 
 
 class LinAlgError(RuntimeError):
@@ -436,7 +436,10 @@ def _outer_cpu(self, vec2):
 
 
 def _outer(self, vec2):
-    # CompositeImplicit as PyTorch's: self.reshape({n, 1}) * vec2 (a mode sees view + mul.Tensor)
+    # CompositeImplicit as PyTorch's: self.reshape({n, 1}) * vec2 (a mode sees view + mul.Tensor);
+    # the kernel directly when nothing observes the pieces (Note [matmul fast path])
+    if unobserved(self, vec2):
+        return _outer_cpu(self, vec2)
     for name, t in (("self", self), ("vec2", vec2)):
         if t.dim() != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.dim()}-D")
