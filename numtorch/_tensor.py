@@ -339,9 +339,12 @@ class Tensor(TensorBase):
         n = self._data.size
         if n != 1:
             raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
-        from .ops._registry import OPS  # below the op registry: imported when first used
+        op = _LOCAL_SCALAR[0]
+        if op is None:  # below the op registry: looked up on first use, then held
+            from .ops._registry import OPS
 
-        return OPS["aten::_local_scalar_dense"].fast(self)
+            op = _LOCAL_SCALAR[0] = OPS["aten::_local_scalar_dense"]
+        return op.fast(self)
 
     def tolist(self):
         """The data as (nested) Python lists.
@@ -500,6 +503,9 @@ _default_torch_dispatch = Tensor.__dict__["__torch_dispatch__"].__func__
 def _tf_disabled(cls) -> bool:
     tf = getattr(cls, "__torch_function__", None)
     return getattr(tf, "__func__", tf) is _disabled_torch_function_impl
+
+
+_LOCAL_SCALAR = [None]  # Tensor.item()'s op (aten._local_scalar_dense), held after first use
 
 
 def _make(data, dt, cls=Tensor, device=CPU, vc=None) -> Tensor:
