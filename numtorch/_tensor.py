@@ -474,10 +474,9 @@ class Tensor(TensorBase):
         """A ``cls`` instance with metadata only (no storage), for ``__torch_dispatch__`` wrappers."""
         dt = D.get_default_dtype() if dtype is None else D.to_dtype(dtype)
         shape = tuple([int(s) for s in size])
-        # zero strides over one element: as_strided's result, built directly (a wrapper is made
-        # per op by a pass-through subclass, and as_strided costs 3x this)
-        meta = np.ndarray(shape, dt.np, buffer=np.zeros(1, dt.np), strides=(0,) * len(shape))
-        t = _make(meta, dt, cls, to_device(device))
+        dev = to_device(device)
+        meta = _wrapper_array(shape, strides, storage_offset, dt.np, dev.type == "meta")
+        t = _make(meta, dt, cls, dev)
         t._rg = bool(requires_grad)
         return t
 
@@ -503,6 +502,35 @@ _default_torch_dispatch = Tensor.__dict__["__torch_dispatch__"].__func__
 def _tf_disabled(cls) -> bool:
     tf = getattr(cls, "__torch_function__", None)
     return getattr(tf, "__func__", tf) is _disabled_torch_function_impl
+
+
+# Note [Wrapper subclass metadata]
+# A wrapper subclass has no data of its own, but its stride(), is_contiguous() and
+# storage_offset() are the ones given (contiguous when none), as in PyTorch. The array carrying
+# them views zeros spanning exactly the elements those strides reach: np.zeros takes fresh
+# zeroed pages from the OS for a large extent, so nothing is touched, and a stray read of the
+# wrapper's own data sees zeros, never memory outside the buffer. On the meta device it is a
+# MetaArray (Note [Meta storage]); an extent too large to map keeps zero strides.
+def _wrapper_array(shape, strides, storage_offset, npdt, meta=False):
+    if strides is None:
+        st, acc = [], 1
+        for n in reversed(shape):
+            st.append(acc)
+            acc *= max(n, 1)
+        strides = st[::-1]
+    strides = tuple([int(s) for s in strides])
+    off = int(storage_offset or 0)
+    isz = npdt.itemsize
+    if meta:
+        from ._meta import MetaArray
+
+        return MetaArray(shape, npdt, strides, off * isz)
+    extent = off + (1 + sum((n - 1) * s for n, s in zip(shape, strides)) if 0 not in shape else 0)
+    try:
+        buf = np.zeros(max(extent, 1), npdt)
+    except MemoryError:
+        return np.ndarray(shape, npdt, buffer=np.zeros(1, npdt), strides=(0,) * len(shape))
+    return np.ndarray(shape, npdt, buffer=buf, offset=off * isz, strides=tuple(s * isz for s in strides))
 
 
 _LOCAL_SCALAR = [None]  # Tensor.item()'s op (aten._local_scalar_dense), held after first use

@@ -229,3 +229,21 @@ def test_outer_direct_matches_pieces_and_torch(da, db):
     want = torch.outer(torch.arange(4).to(getattr(torch, da)), (torch.arange(3) - 1).to(getattr(torch, db)))
     assert str(direct.dtype) == str(pieces.dtype) == str(want.dtype)
     assert direct.tolist() == pieces.tolist() == want.tolist()
+
+
+# Note [Wrapper subclass metadata]: the strides and storage offset given (contiguous when none)
+@pytest.mark.parametrize("size,kw", [((2, 3), {}), ((2, 3), {"strides": (1, 2), "storage_offset": 4}),
+                                     ((2, 0), {"strides": (1, 2), "storage_offset": 4}), ((), {}),
+                                     ((4, 1, 3), {"strides": (3, 3, 1)}), ((2, 3), {"device": "meta"}),
+                                     ((2, 3), {"strides": (1, 2), "storage_offset": 1, "device": "meta"})])  # fmt: skip
+def test_wrapper_subclass_metadata_as_torch(size, kw):
+    def make(T):
+        class W(T.Tensor):
+            @classmethod
+            def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+                return NotImplemented
+
+        w = T.Tensor._make_wrapper_subclass(W, size, **kw)
+        return tuple(w.shape), w.stride(), w.storage_offset(), w.is_contiguous(), w.device.type
+
+    assert make(numtorch) == make(torch)
