@@ -197,12 +197,43 @@ def test_matmul_direct_matches_pieces(sa, sb):
 
 
 @pytest.mark.parametrize("sa,sb", MATMUL_SHAPES)
-def test_matmul_grad_fn_matches_torch(sa, sb):
+def test_matmul_grad_fn_matches_torch_under_a_mode(sa, sb):
+    # where the pieces run (a mode is active) grad_fn is PyTorch's; without one, numtorch records
+    # a single MatmulBackward0 node (Note [matmul fast path]) with the same gradients
+    from numtorch.utils._python_dispatch import TorchDispatchMode as NMode
+    from torch.utils._python_dispatch import TorchDispatchMode as TMode
+
     names = []
-    for T in (torch, numtorch):
+    for T, Mode in ((torch, TMode), (numtorch, NMode)):
+        class Pass(Mode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                return func(*args, **(kwargs or {}))
+
         a = T.ones(sa, requires_grad=True)
-        names.append(type(T.matmul(a, T.ones(sb)).grad_fn).__name__)
+        with Pass():
+            names.append(type(T.matmul(a, T.ones(sb)).grad_fn).__name__)
     assert names[1] == names[0]
+
+
+@pytest.mark.parametrize("sa,sb", MATMUL_SHAPES)
+def test_matmul_plain_grads_match_torch(sa, sb):
+    import math
+
+    import numpy as np
+
+    def run(T):
+        a = T.tensor(np.arange(math.prod(sa), dtype=np.float64).reshape(sa) / 7, requires_grad=True)
+        b = T.tensor(np.cos(np.arange(math.prod(sb), dtype=np.float64)).reshape(sb), requires_grad=True)
+        z = T.matmul(a, b)
+        (z * z).sum().backward()
+        return z.detach().numpy(), a.grad.numpy(), b.grad.numpy()
+
+    for got, want in zip(run(numtorch), run(torch), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    a = numtorch.rand(*sa, dtype=numtorch.float64, requires_grad=True)
+    b = numtorch.rand(*sb, dtype=numtorch.float64, requires_grad=True)
+    assert numtorch.autograd.gradcheck(numtorch.matmul, (a, b))
+    assert numtorch.autograd.gradgradcheck(numtorch.matmul, (a, b))
 
 
 def test_matmul_direct_errors_match_torch():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from ..._device import CPU
+from ... import _dispatch as _D
 from ..._dispatch import dispatch
 from ..._functorch._levels import VMAP_LEVELS
 from ..._schema import bind
@@ -20,8 +21,16 @@ from ._contract import _matmul_checks, broadcast_error, product
 # views, so a mode or subclass sees those pieces and the backward is theirs. The branch taken,
 # folding included, follows PyTorch's should_fold (which reads requires_grad) step for step.
 def _call(name, *args):
-    op = OPS[f"aten::{name}"]
+    op = _PIECES.get(name)
+    if op is None:
+        op = _PIECES[name] = OPS[f"aten::{name}"]
+    n = len(args)
+    if op._bind_lo <= n <= op._bind_hi:  # Note [Positional calls skip bind]
+        return op.fast(*args, *op._fill[n:])
     return dispatch(op, bind(op._schema, args, {}))
+
+
+_PIECES: dict = {}  # the pieces' overloads by name, looked up once
 
 
 def _should_fold(t1: Tensor, t2: Tensor) -> bool:
@@ -42,26 +51,56 @@ def _should_fold(t1: Tensor, t2: Tensor) -> bool:
 
 # Note [matmul fast path]
 # The decomposition costs a dozen dispatches (3-D @ 2-D: reshape, mm, _unsafe_view, ...) where
-# one np.matmul does the work. Nothing can observe the pieces when no dispatch mode or forward-AD
-# level is active, both operands are plain CPU tensors and no gradient is recorded (the
-# generated fast path's test, Note [Per-op fast path]): that case calls the kernel directly
-# (outer's composite uses the same test).
-# Otherwise the pieces run, so modes, subclasses and autograd see PyTorch's calls and grad_fn.
-def unobserved(a, b) -> bool:
+# one np.matmul does the work, and with gradients as many recorded nodes. Only a dispatch mode, a
+# subclass or a transform sees the pieces; so when no dispatch mode or forward-AD level is
+# active and both operands are plain CPU tensors (the generated fast path's test, Note [Per-op
+# fast path]), matmul calls its kernel directly, and when a gradient is needed records one node
+# for it (matmul's own formula, _matmul_backward). Its grad_fn is then MatmulBackward0 where
+# PyTorch shows the last piece's (UnsafeViewBackward0, MmBackward0, ...): under a mode, where
+# the pieces run, grad_fn is PyTorch's. outer's composite uses the gate without the grad case.
+def _plain(a, b) -> bool:
     st = STATE
     if st.td_modes or st.fw_level >= 0:
         return False
     for t in (a, b):
         c = t.__class__
-        if not (c is Tensor or c in PLAIN_SUBCLASSES) or t._device is not CPU or (t._rg and st.grad_enabled):
+        if not (c is Tensor or c in PLAIN_SUBCLASSES) or t._device is not CPU:
             return False
     return True
 
 
+def unobserved(a, b) -> bool:
+    return _plain(a, b) and not ((a._rg or b._rg) and STATE.grad_enabled)
+
+
+def matmul_cpu(self, other):
+    _matmul_checks(self, other)
+    return _make(product(self._data, other._data), self._dtype)
+
+
+def _mH(x: Tensor) -> Tensor:
+    return x.mH if x.is_complex() else x.mT
+
+
+def matmul_backward(grad, self, other):
+    a1, b1 = self._data.ndim == 1, other._data.ndim == 1
+    a2 = self.unsqueeze(0) if a1 else self
+    b2 = other.unsqueeze(-1) if b1 else other
+    g = grad.unsqueeze(-1) if b1 else grad
+    g = g.unsqueeze(-2) if a1 else g
+    ga = g.matmul(_mH(b2))
+    gb = _mH(a2).matmul(g)
+    return (ga.squeeze(-2) if a1 else ga), (gb.squeeze(-1) if b1 else gb)
+
+
 def _matmul(self, other):
-    if unobserved(self, other):
-        _matmul_checks(self, other)
-        return _make(product(self._data, other._data), self._dtype)
+    if _plain(self, other):
+        if (self._rg or other._rg) and STATE.grad_enabled:
+            op = _PIECES.get("matmul")
+            if op is None:
+                op = _PIECES["matmul"] = OPS["aten::matmul"]
+            return _D._engine.autograd_call(op, [self, other])
+        return matmul_cpu(self, other)
     d1, d2 = self.dim(), other.dim()
     if d1 == 0 or d2 == 0:  # every other error is the piece's, as in PyTorch
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {d1}D and {d2}D")

@@ -34,7 +34,7 @@ from ._contract import (
 )  # fmt: skip
 from .._pointwise import warn_resize
 from .._registry import OPS, defop, public
-from ._matmul import _call, _matmul, unobserved
+from ._matmul import _call, _matmul, matmul_backward, matmul_cpu, unobserved
 
 
 class LinAlgError(RuntimeError):
@@ -173,7 +173,9 @@ def _bind(name, sig, ops, *, method=True, module="torch", doc=None, relevant=Non
 
 # ---- matmul / mm / bmm / mv / dot / vdot ------------------------------------------------------------
 # matmul's body: numtorch/ops/linalg/_matmul.py (Note [matmul is CompositeImplicit])
-_MATMUL = (defop("matmul(Tensor self, Tensor other) -> Tensor", composite=_matmul),
+# the cpu kernel and formula serve the plain-tensor case only (Note [matmul fast path])
+_MATMUL = (defop("matmul(Tensor self, Tensor other) -> Tensor", composite=_matmul, cpu=matmul_cpu,
+                 backward={("self", "other"): matmul_backward}),
            defop("matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
                  cpu=_product_out(_matmul_checks)))  # fmt: skip
 _bind("matmul", "input, other", _MATMUL, doc="""Matrix product with PyTorch's rules for 1-D operands
