@@ -233,17 +233,13 @@ def below_autograd(op, vals):
         return vmap_key(op, vals)
     # below_vmap's body, inlined: one frame less per call and per __torch_dispatch__ re-entry
     if STATE.td_modes or _has_python_key(op, vals):
-        from .utils._python_dispatch import python_key
-
-        return python_key(op, vals)
+        return _pd.python_key(op, vals)
     return backend(op, vals)
 
 
 def below_vmap(op, vals):
     if STATE.td_modes or _has_python_key(op, vals):
-        from .utils._python_dispatch import python_key
-
-        return python_key(op, vals)
+        return _pd.python_key(op, vals)
     return backend(op, vals)
 
 
@@ -346,5 +342,7 @@ def _device_kwarg(op, vals) -> str:
     return "cpu"
 
 
-# the Autograd key's module imports this one (below_autograd); either may be imported first
+# the Autograd key's module imports this one (below_autograd); either may be imported first;
+# the Python key's module likewise (Note [Python key fast path])
 from .autograd import _engine  # noqa: E402
+from .utils import _python_dispatch as _pd  # noqa: E402

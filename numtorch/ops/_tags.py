@@ -14,6 +14,7 @@ from ._registry import OPS
 
 # PyTorch's core ATen IR: the overloads a backend must implement (chosen, no rule).
 CORE = frozenset("""
+sort _local_scalar_dense
 empty.memory_format full full_like arange.start_step empty_strided scalar_tensor rand randn
 randperm view alias squeeze.dim squeeze.dims unsqueeze permute expand slice.Tensor select.int
 as_strided diagonal clone flip repeat fill.Scalar resize_ cat split_with_sizes sum.dim_IntList
@@ -107,6 +108,7 @@ alpha_dropout feature_alpha_dropout batch_norm
 
 # Tagged data_dependent_output in native_functions.yaml.
 DATA_DEPENDENT_OUTPUT = frozenset("""
+_local_scalar_dense
 allclose equal
 """.split())
 # the remaining hand-set tags, by the set that holds them

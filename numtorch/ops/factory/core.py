@@ -281,10 +281,22 @@ def _tensor(data, dtype, device, requires_grad, pin_memory, warn=True):
         warnings.warn(_COPY_WARNING.format("torch.tensor"), UserWarning, stacklevel=3)
     dt = dtype_arg(dtype, "tensor")
     t = _make(data_to_array(data, dt), dt if dt is not None else infer_dtype(data))
+    t = dispatch(lift_fresh, [t])  # as PyTorch's torch.tensor: a mode sees aten.lift_fresh
     dev = data._device if device is None and isinstance(data, Tensor) else to_device(device)
     if dev.type != "cpu":
         t = t.to(dev)
     return finish(t, requires_grad)
+
+
+# lift_fresh: the identity that marks a tensor made from Python data (torch.tensor)
+lift_fresh = defop("lift_fresh(Tensor(a) self) -> Tensor(a)", any_device=lambda self: self)
+# _local_scalar_dense: Tensor.item()'s op; a meta tensor has no value to give
+_local_scalar_dense = defop("_local_scalar_dense(Tensor self) -> Scalar", cpu=lambda self: self._data.reshape(()).item())
+_local_scalar_dense.impls["meta"] = lambda self: _no_item()
+
+
+def _no_item():
+    raise RuntimeError("Tensor.item() cannot be called on meta tensors")
 
 
 public("tensor", "data, *, dtype=None, device=None, requires_grad=False, pin_memory=False",

@@ -64,6 +64,14 @@ sort, sort_out = _decl(
     out="sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)",
 )  # fmt: skip
 
+_SORT0_BW = {"self": lambda grad, self, dim, result1: _select_bw(grad, self, dim, True, result1)}
+sort_default, sort_values = _decl(
+    "sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)",
+    lambda self, dim, descending: _sort_cpu(self, None, dim, descending), _SORT0_BW, mode="exact", nout=2,
+    node_name="SortBackward0",
+    out="sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)",
+)  # fmt: skip
+
 
 def _sort(input, dim, descending, stable, out):
     """``(values, indices)`` sorted along ``dim``; always stable here. NaN sorts last
@@ -74,6 +82,8 @@ def _sort(input, dim, descending, stable, out):
     values=tensor([1, 2, 3]),
     indices=tensor([1, 2, 0]))
     """
+    if stable is None:  # PyTorch's overload without stable (its mode log shows sort.default)
+        return _call(sort_default, sort_values, [input, dim, descending], out)
     return _call(sort, sort_out, [input, stable, dim, descending], out)
 
 
