@@ -9,12 +9,13 @@ Every value carries its batch dim first. Rule families:
 - trailing-dims ops (tril, linalg, pixel_shuffle ...): the op already treats leading dims as batch.
 - matmul family: folded into one broadcasting ``matmul``; nn ops with a leading N (conv, pools,
   pads, upsampling): the batch dim folded into N.
-- random ops: ``randomness`` decides (error / same / different).
+- random ops: ``randomness`` decides (Note [vmap randomness], _random_rules.py).
 """
 
 from __future__ import annotations
 
 from .._tensor import Tensor
+from ._random_rules import random_rule
 from .batched import BatchedTensor, is_batched_at, make_batched, raise_inplace_error, unwrap, wrap
 
 _CACHE: dict = {}
@@ -77,7 +78,7 @@ def rule_for(op):
 def _classify(op):
     name = op._schema.name.rstrip("_") if op.kind == "inplace" else op._schema.name
     if op._schema.name in _RANDOM_NAMES or name in _RANDOM_NAMES:
-        return random_batched
+        return random_rule
     if op.kind == "out":
         return None
     if name in _MATMUL:
@@ -418,56 +419,6 @@ _MATMUL = {"mm": _matmul, "bmm": _matmul, "matmul": _matmul, "mv": _matmul, "dot
            "inner": _matmul, "vdot": None, "outer": _outer, "ger": _outer, "addmm": _addmm,
            "addmv": _addmm, "baddbmm": _addmm, "addbmm": _addmm}  # fmt: skip
 _MATMUL = {k: v for k, v in _MATMUL.items() if v is not None}
-
-
-# ---- random ---------------------------------------------------------------------------------
-def _randomness_error():
-    raise RuntimeError(
-        "vmap: called random operation while in randomness error mode. Please either use the "
-        "'same' or 'different' randomness flags on vmap or perform the randomness operation out "
-        "of vmap"
-    )
-
-
-def random_unbatched(op, vals):
-    from .._dispatch import below_vmap
-    from ._levels import VMAP_LEVELS
-
-    lv = VMAP_LEVELS[-1]
-    if lv.randomness == "error":
-        _randomness_error()
-    if lv.randomness == "same":
-        return below_vmap(op, vals)
-    if op.kind == "inplace":
-        raise_inplace_error(op)
-    names = [a.name for a in op._schema.arguments]
-    new = list(vals)
-    if "size" in names and not op.tensor_idx:
-        i = names.index("size")
-        new[i] = [lv.batch_size, *vals[i]]
-        return make_batched(below_vmap(op, new), lv.level)
-    if op.tensor_idx and op._schema.name.endswith("_like"):
-        x = vals[0]
-        new[0] = x.expand((lv.batch_size,) + tuple(x.shape))
-        return make_batched(below_vmap(op, new), lv.level)
-    outs = [below_vmap(op, vals) for _ in range(lv.batch_size)]
-    from .. import stack
-
-    return make_batched(stack(outs), lv.level)
-
-
-def random_batched(op, vals, lv):
-    if lv.randomness == "error":
-        _randomness_error()
-    if lv.randomness == "same" and not any(is_batched_at(vals[i], lv.level) for i in op.tensor_idx):
-        from .._dispatch import below_vmap
-
-        return below_vmap(op, vals)
-    # "different" (and "same" with batched inputs): every sample draws its own values
-    level = lv.level
-    _check_inplace(op, vals, level)
-    new, _ = _aligned(op, vals, level, True)
-    return _finish(op, vals, op.fast(*new), level)
 
 
 def _loop(op, vals, lv):

@@ -126,12 +126,13 @@ def _find(level: int):
 
 
 def vmap_key(op, vals):
-    level = top_level(op, vals)
-    if level < 0:
-        if op in _rules.RANDOM:
-            return _rules.random_unbatched(op, vals)
-        return below_vmap(op, vals)
-    lv = _find(level)
+    if op in _rules.RANDOM:  # the innermost level decides, batched arguments or not
+        lv = VMAP_LEVELS[-1]
+    else:
+        level = top_level(op, vals)
+        if level < 0:
+            return below_vmap(op, vals)
+        lv = _find(level)
     st = STATE
     prev = st.grad_enabled
     # the Autograd key above turned grad mode off for the per-sample level only
