@@ -15,6 +15,7 @@ Every value carries its batch dim first. Rule families:
 from __future__ import annotations
 
 from .._tensor import Tensor
+from . import _rules_nn
 from ._random_rules import random_rule
 from .batched import BatchedTensor, is_batched_at, make_batched, raise_inplace_error, unwrap, wrap
 
@@ -83,6 +84,8 @@ def _classify(op):
         return None
     if name in _MATMUL:
         return _MATMUL[name]
+    if name in _rules_nn.RULES:
+        return _rules_nn.RULES[name]
     impl = op.impls.get("cpu")
     if op.kind == "inplace":  # an in-place op is pointwise when its functional variant is
         from ..ops._registry import OPS
