@@ -82,4 +82,83 @@ def nll_backward(op, vals, lv):
     return make_batched(gi.reshape(tuple(xv.shape)), level)
 
 
-RULES = {"nll_loss_forward": nll_forward, "nll_loss_backward": nll_backward}
+# ---- convolution ------------------------------------------------------------------------------
+# A batched weight makes every sample a different convolution: the samples become groups (input
+# (N, B*C, ...), weight (B*O, C/g, ...), groups B*g), as functorch's rule does; with only the
+# input batched the batch folds into N. The backward gets each sample's weight gradient the same
+# grouped way and the input gradient folded when the weight is shared. A per-sample input
+# without N is given a unit N on the values.
+def _grouped(v, bsz):
+    # (B, N, C, *s) -> (N, B*C, *s)
+    return v.movedim(0, 1).reshape((v.shape[1], bsz * v.shape[2]) + tuple(v.shape[3:]))
+
+
+def _ungrouped(v, bsz):
+    # (N, B*C, *s) -> (B, N, C, *s)
+    return v.reshape((v.shape[0], bsz, v.shape[1] // bsz) + tuple(v.shape[2:])).movedim(1, 0)
+
+
+def conv_rule(op, vals, lv):
+    level, bsz = lv.level, lv.batch_size
+    x, w, b, stride, padding, dilation, transposed, output_padding, groups = vals
+    xb, wb, bb = (is_batched_at(v, level) for v in (x, w, b))
+    k = w.dim() - 2
+    if x.dim() not in (k + 1, k + 2):
+        return loop_fallback(op, vals, lv)  # the per-sample call raises PyTorch's error
+    has_n = x.dim() == k + 2
+    rest = (stride, padding, dilation, transposed, output_padding)
+    if wb:
+        xv = _val(x, level, bsz)
+        xv = xv if has_n else xv.unsqueeze(1)
+        wv = w._value
+        wide = wv.reshape((bsz * wv.shape[1],) + tuple(wv.shape[2:]))
+        out = _ungrouped(op.fast(_grouped(xv, bsz), wide, None, *rest, groups * bsz), bsz)
+    elif xb:
+        xv = x._value if has_n else x._value.unsqueeze(1)
+        n = xv.shape[1]
+        out = op.fast(xv.reshape((bsz * n,) + tuple(xv.shape[2:])), w, None if bb else b, *rest, groups)
+        out = out.reshape((bsz, n) + tuple(out.shape[1:]))
+    else:  # only the bias is batched
+        out = op.fast(x if has_n else x.unsqueeze(0), w, None, *rest, groups).unsqueeze(0)
+    if b is not None and (bb or wb):
+        bv = b._value if bb else b.unsqueeze(0)
+        out = out + bv.reshape((bv.shape[0], 1, bv.shape[1]) + (1,) * k)
+    return make_batched(out if has_n else out.squeeze(1), level)
+
+
+def conv_backward_rule(op, vals, lv):
+    level, bsz = lv.level, lv.batch_size
+    go, x, w, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, mask = vals
+    k = w.dim() - 2
+    if x.dim() not in (k + 1, k + 2) or go.dim() != x.dim():
+        return loop_fallback(op, vals, lv)
+    has_n = x.dim() == k + 2
+    rest = (stride, padding, dilation, transposed, output_padding)
+    gv, xv = _val(go, level, bsz), _val(x, level, bsz)
+    if not has_n:
+        gv, xv = gv.unsqueeze(1), xv.unsqueeze(1)
+    wb = is_batched_at(w, level)
+    gi = gw = gb = None
+    if mask[2]:
+        gb = gv.sum([1, *range(3, gv.dim())])
+    if wb or mask[1]:
+        wv = _val(w, level, bsz)
+        wide = wv.reshape((bsz * wv.shape[1],) + tuple(wv.shape[2:]))
+        r = op.fast(_grouped(gv, bsz), _grouped(xv, bsz), wide, None, *rest, groups * bsz,
+                    [bool(mask[0]) and wb, bool(mask[1]), False])  # fmt: skip
+        if mask[1]:
+            gw = r[1].reshape(tuple(wv.shape))
+        if mask[0] and wb:
+            gi = _ungrouped(r[0], bsz)
+    if mask[0] and not wb:
+        n = xv.shape[1]
+        r = op.fast(gv.reshape((bsz * n,) + tuple(gv.shape[2:])), xv.reshape((bsz * n,) + tuple(xv.shape[2:])),
+                    w, None, *rest, groups, [True, False, False])  # fmt: skip
+        gi = r[0].reshape(tuple(xv.shape))
+    if gi is not None and not has_n:
+        gi = gi.squeeze(1)
+    return tuple(None if t is None else make_batched(t, level) for t in (gi, gw, gb))
+
+
+RULES = {"nll_loss_forward": nll_forward, "nll_loss_backward": nll_backward, "convolution": conv_rule,
+         "convolution_backward": conv_backward_rule}

@@ -71,6 +71,35 @@ CASES = {
     "nll grad no batch dim": (grad(lambda x, t: F.nll_loss(x, t, W)), (_r(B, 5), T5[:, 1]), (0, 0)),
 }
 
+# convolution: (B, N=2, C=4, L=7) inputs, weights (O=6, 4/g, 3), groups 1 and 2, transposed
+X1, X2 = _r(B, 2, 4, 7, seed=1), _r(B, 2, 4, 5, 6, seed=2)
+W1, W1g = _r(6, 4, 3, seed=3), _r(6, 2, 3, seed=4)
+BW1, BW1g, BWt = _r(B, 6, 4, 3, seed=5), _r(B, 6, 2, 3, seed=6), _r(B, 4, 3, 3, seed=7)
+BIAS, BBIAS = _r(6, seed=8), _r(B, 6, seed=9)
+P = dict(stride=2, padding=1, dilation=1)
+CASES.update({
+    "conv1d input": (lambda x, w: F.conv1d(x, w, BIAS, **P), (X1, W1), (0, None)),
+    "conv1d no N": (lambda x, w: F.conv1d(x, w, BIAS), (X1[:, 0], W1), (0, None)),
+    "conv2d input": (lambda x, w: F.conv2d(x, w, padding=1), (X2, _r(3, 4, 2, 2)), (0, None)),
+    "conv1d weight": (lambda x, w: F.conv1d(x, w, BIAS, **P), (X1[0], BW1), (None, 0)),
+    "conv1d both": (lambda x, w: F.conv1d(x, w, **P), (X1, BW1), (0, 0)),
+    "conv1d both groups": (lambda x, w: F.conv1d(x, w, BIAS, groups=2), (X1, BW1g), (0, 0)),
+    "conv1d weight groups": (lambda x, w: F.conv1d(x, w, groups=2, dilation=2), (X1[0], BW1g), (None, 0)),
+    "conv1d weight no N": (lambda x, w: F.conv1d(x, w), (X1[:, 0], BW1), (0, 0)),
+    "conv1d bias only": (lambda x, b: F.conv1d(x, W1, b), (X1[0], BBIAS), (None, 0)),
+    "conv1d all three": (lambda x, w, b: F.conv1d(x, w, b, **P), (X1, BW1, BBIAS), (0, 0, 0)),
+    "conv_transpose1d weight": (lambda x, w: F.conv_transpose1d(x, w, stride=2, output_padding=1), (X1, BWt), (0, 0)),
+    "conv_transpose1d input": (lambda x, w: F.conv_transpose1d(x, w, BIAS[:3], stride=2), (X1, BWt[0]), (0, None)),
+    "conv grad input": (grad(lambda x, w: F.conv1d(x, w, BIAS, **P).pow(2).sum()), (X1, W1), (0, None)),
+    "conv grad weight": (grad(lambda w, x: F.conv1d(x, w, BIAS, **P).pow(2).sum()), (W1, X1), (None, 0)),
+    "conv grad weight no N": (grad(lambda w, x: F.conv1d(x, w, groups=2).pow(2).sum()), (W1g, X1[:, 0]), (None, 0)),
+    "conv grad bias": (grad(lambda b, x: F.conv1d(x, W1, b).pow(2).sum()), (BIAS, X1), (None, 0)),
+    "conv grad batched weight": (grad(lambda w, x: F.conv1d(x, w, **P).pow(2).sum()), (BW1, X1), (0, 0)),
+    "conv grad input batched weight": (grad(lambda x, w: F.conv1d(x, w, groups=2).pow(2).sum()), (X1, BW1g), (0, 0)),
+    "conv2d grad weight": (grad(lambda w, x: F.conv2d(x, w, padding=1).tanh().sum()), (_r(3, 4, 2, 2), X2), (None, 0)),
+    "conv_transpose grad weight": (grad(lambda w, x: F.conv_transpose1d(x, w, stride=2).pow(2).sum()), (BWt[0], X1), (None, 0)),
+})
+
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_rule_matches_loop_without_fallback(name):
