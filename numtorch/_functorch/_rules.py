@@ -15,7 +15,7 @@ Every value carries its batch dim first. Rule families:
 from __future__ import annotations
 
 from .._tensor import Tensor
-from . import _rules_nn
+from . import _rules_index, _rules_nn
 from ._random_rules import random_rule
 from .batched import BatchedTensor, is_batched_at, make_batched, raise_inplace_error, unwrap, wrap
 
@@ -86,6 +86,8 @@ def _classify(op):
         return _MATMUL[name]
     if name in _rules_nn.RULES:
         return _rules_nn.RULES[name]
+    if name in _rules_index.RULES and (name != "index" or op._overloadname == "Tensor"):
+        return _rules_index.RULES[name]
     impl = op.impls.get("cpu")
     if op.kind == "inplace":  # an in-place op is pointwise when its functional variant is
         from ..ops._registry import OPS
@@ -109,8 +111,6 @@ def _classify(op):
         return fold_rule
     if name in ("cat", "concat", "concatenate"):
         return cat_rule
-    if name == "index" and op._overloadname == "Tensor":
-        return index_rule
     return None
 
 
@@ -340,17 +340,6 @@ def cat_rule(op, vals, lv):
             continue  # PyTorch's legacy empty tensors are skipped by cat
         vs.append(t._value if is_batched_at(t, level) else t.expand((bsz,) + tuple(t.shape)))
     return wrap(op.fast(vs, _shift(vals[1], rank)), level)
-
-
-def index_rule(op, vals, lv):
-    level = lv.level
-    x, idx = vals
-    if not is_batched_at(x, level) or any(is_batched_at(i, level) for i in idx if i is not None):
-        return _loop(op, vals, lv)
-    pos = [k for k, i in enumerate(idx) if i is not None]
-    if pos and pos[-1] - pos[0] + 1 != len(pos):  # separated advanced indices move to the front
-        return _loop(op, vals, lv)
-    return wrap(op.fast(x._value, [None, *idx]), level)
 
 
 # ---- matmul family --------------------------------------------------------------------------

@@ -100,6 +100,64 @@ CASES.update({
     "conv_transpose grad weight": (grad(lambda w, x: F.conv_transpose1d(x, w, stride=2).pow(2).sum()), (BWt[0], X1), (None, 0)),
 })
 
+# indexing: (B, 4, 5, 6) values, per-sample index tensors (B, 2) / (B, 2, 3)
+XI = _r(B, 4, 5, 6, seed=10)
+I1 = nt.tensor([[0, 3], [1, 1], [2, 0]])
+I2 = nt.tensor([[[0, 1, 2], [3, 3, 0]], [[1, 1, 1], [2, 0, 3]], [[0, 0, 0], [1, 2, 3]]])
+J1 = nt.tensor([[4, 0], [2, 2], [1, 3]])
+V25 = _r(B, 2, 6, seed=11)
+
+
+def _put(x, idx, v, acc=False):
+    return x.index_put(idx, v, accumulate=acc)
+
+
+def _setitem(x, i, v):
+    y = x.clone()
+    y[i] = v
+    return y
+
+
+SQ, RHS = _r(B, 4, 4, seed=12) + 4 * nt.eye(4, dtype=nt.float64), _r(B, 4, seed=13)
+CASES.update({
+    "index first": (lambda x, i: x[i], (XI, I1), (0, 0)),
+    "index second": (lambda x, i: x[:, i], (XI, I1), (0, 0)),
+    "index third 2-d": (lambda x, i: x[:, :, i], (XI, I2), (0, 0)),
+    "index two contiguous": (lambda x, i, j: x[:, i, j], (XI, I1, J1), (0, 0, 0)),
+    "index separated": (lambda x, i, j: x[i, :, j], (XI, I1, J1.clamp(0, 3)), (0, 0, 0)),
+    "index separated unbatched": (lambda x: x[nt.tensor([0, 1]), :, nt.tensor([2, 5])], (XI,), (0,)),
+    "index unbatched self": (lambda x, i: x[:, i], (XI[0], I1), (None, 0)),
+    "index mixed": (lambda x, i: x[i, nt.tensor([1, 4])], (XI, I1), (0, 0)),
+    "index_put batched index": (lambda x, i: _put(x, (i,), nt.ones(2, 5, 6, dtype=nt.float64)), (XI, I1), (0, 0)),
+    "index_put accumulate": (lambda x, i, v: _put(x, (i, nt.tensor([0, 0])), v, True), (XI, I1, V25), (0, 0, 0)),
+    "index_put batched values": (lambda x, v: _put(x, (nt.tensor([0, 2]),), v.unsqueeze(1)), (XI, V25), (0, 0)),
+    "index_put unbatched self": (lambda x, i: _put(x, (i,), nt.zeros(()).double()), (XI[0], I1), (None, 0)),
+    "setitem batched index": (lambda x, i, v: _setitem(x, (i, nt.tensor([1, 1])), v), (XI, I1, V25), (0, 0, 0)),
+    "index grad": (grad(lambda x, i: (x[:, i] ** 2).sum()), (XI, I1), (0, 0)),
+    "index grad duplicates": (grad(lambda x, i: (x[i] * 3).sum()), (XI, nt.tensor([[1, 1], [0, 0], [2, 1]])), (0, 0)),
+    "take_along_dim": (lambda x, i: nt.take_along_dim(x, i.reshape(2, 1, 1), 0), (XI, I1), (0, 0)),
+    "take_along_dim last": (lambda x, i: nt.take_along_dim(x, i.reshape(1, 1, 2), -1), (XI, J1), (0, 0)),
+    "take_along_dim none": (lambda x, i: nt.take_along_dim(x, i), (XI, I2), (0, 0)),
+    "take_along_dim unbatched index": (lambda x: nt.take_along_dim(x, nt.tensor([[[1]]]), 1), (XI,), (0,)),
+    "take_along_dim unbatched self": (lambda x, i: nt.take_along_dim(x, i.reshape(2, 1, 1), 0), (XI[0], I1), (None, 0)),
+    "take_along_dim grad": (grad(lambda x, i: nt.take_along_dim(x, i.reshape(2, 1, 1), 0).pow(2).sum()), (XI, I1), (0, 0)),
+    "masked_scatter": (lambda x, m, s: x.masked_scatter(m, s), (XI, XI > 0, _r(B, 200, seed=14)), (0, 0, 0)),
+    "masked_scatter broadcast mask": (lambda x, m: x.masked_scatter(m, nt.zeros(4, 5, 6, dtype=nt.float64)), (XI, XI[:, 0, 0] > 0), (0, 0)),
+    "masked_scatter unbatched self": (lambda x, s: x.masked_scatter(x > 0, s), (XI[0], _r(B, 120, seed=15)), (None, 0)),
+    "masked_scatter_ inplace": (lambda x, s: x.clone().masked_scatter_(x < 0, s), (XI, _r(B, 120, seed=16)), (0, 0)),
+    "masked_scatter grad": (grad(lambda s, x: x.masked_scatter(x > 0, s).pow(2).sum()), (_r(B, 120, seed=17), XI), (0, 0)),
+    "permute": (lambda x: x.permute(2, 0, 1), (XI,), (0,)),
+    "permute negative": (lambda x: x.permute(-1, -3, -2), (XI.movedim(0, 2),), (2,)),
+    "solve matrix": (lambda a, b: nt.linalg.solve(a, b), (SQ, _r(B, 4, 2, seed=18)), (0, 0)),
+    "solve vector": (lambda a, b: nt.linalg.solve(a, b), (SQ, RHS), (0, 0)),
+    "solve unbatched A": (lambda a, b: nt.linalg.solve(a, b), (SQ[0], RHS), (None, 0)),
+    "solve unbatched b": (lambda a, b: nt.linalg.solve(a, b), (SQ, RHS[0]), (0, None)),
+    "solve left false": (lambda a, b: nt.linalg.solve(a, b, left=False), (SQ, _r(B, 2, 4, seed=19)), (0, 0)),
+    "solve grad": (grad(lambda a, b: nt.linalg.solve(a, b).pow(2).sum()), (SQ, RHS), (0, 0)),
+    "kthvalue": (lambda x: x.kthvalue(2, 1), (XI,), (0,)),
+    "mode": (lambda x: x.round().mode(0), (XI,), (0,)),
+})
+
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_rule_matches_loop_without_fallback(name):
