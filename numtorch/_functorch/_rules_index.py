@@ -202,6 +202,27 @@ def solve_rule(op, vals, lv):
     return make_batched(op.fast(_padded(a, level, r), _padded(b, level, r), left), level)
 
 
-RULES = {"index": index_rule, "index_put": index_put_rule, "take_along_dim": take_along_dim_rule,
+def as_strided_rule(op, vals, lv):
+    # PyTorch's rule: the view of every sample at its own place, the batch stride in front; the
+    # storage offset is sample 0's and must stay inside the memory each sample can reach
+    x, size, stride, offset = vals
+    v = x._value
+    base = v.storage_offset()
+    off = base if offset is None else offset
+    if all(n > 0 for n in size) and x.numel():
+        hi_t = base + sum((n - 1) * s for n, s in zip(x.shape, x.stride()))
+        hi_r = off + sum((n - 1) * s for n, s in zip(size, stride))
+        if off < base or hi_r > hi_t:
+            raise RuntimeError(
+                f"result = tensor.as_strided({list(size)}, {list(stride)}, {off}) can access memory "
+                f"outside of `tensor`. `result` can access some memory in range [{off}, {hi_r + 1}], "
+                f"but `tensor` can only access some memory in range [{base}, {hi_t + 1}]. This is "
+                "not supported inside of vmap, please try to rewrite the `as_strided` call as a "
+                "sequence of PyTorch view operations"
+            )
+    return make_batched(op.fast(v, [v.shape[0], *size], [v.stride(0), *stride], off), lv.level)
+
+
+RULES = {"as_strided": as_strided_rule, "index": index_rule, "index_put": index_put_rule, "take_along_dim": take_along_dim_rule,
          "masked_scatter": masked_scatter_rule,
          "masked_scatter_backward": masked_scatter_backward_rule, "permute": permute_rule, "linalg_solve": solve_rule}

@@ -179,3 +179,11 @@ def test_per_sample_grads_of_mlp_use_rules_only():
         ref = nt.autograd.grad(loss(dict(model.named_parameters()), x[i], y[i]), list(model.parameters()))
         for (k, g), r in zip(got.items(), ref):
             np.testing.assert_allclose(g[i].numpy(), r.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_as_strided_views_each_sample_at_its_place():
+    x = nt.arange(24.0, dtype=nt.float64).reshape(3, 8)
+    out = _no_fallback(lambda a: a.as_strided((2, 2), (1, 2), 1), (x,), (0,))
+    np.testing.assert_array_equal(out.numpy(), np.stack([x.numpy()[b, 1:5].reshape(2, 2).T for b in range(3)]))
+    with pytest.raises(RuntimeError, match="can access memory outside of `tensor`"):
+        vmap(lambda a: a.as_strided((2, 2), (1, 2), 1))(x[:, 2:])
