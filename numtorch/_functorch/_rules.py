@@ -62,7 +62,6 @@ _FOLD = {"convolution": 0, "max_pool2d_with_indices": 4, "avg_pool2d": 4, "upsam
          "upsample_bilinear2d": 4, "reflection_pad2d": 4, "replication_pad2d": 4,
          "reflection_pad1d": 3, "replication_pad1d": 3, "adaptive_avg_pool2d": 4,
          "_adaptive_avg_pool2d": 4, "adaptive_max_pool2d": 4, "im2col": 4}  # fmt: skip
-RANDOM: set = set()
 _RANDOM_NAMES = {"rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial",
                  "poisson", "rand_like", "randn_like", "randint_like", "uniform", "uniform_",
                  "normal_", "random_", "exponential_", "bernoulli_", "geometric_", "cauchy_",
@@ -70,10 +69,11 @@ _RANDOM_NAMES = {"rand", "randn", "randint", "randperm", "normal", "bernoulli", 
 
 
 def rule_for(op):
-    r = _CACHE.get(op)
-    if r is None:
-        r = _CACHE[op] = _classify(op) or False
-    return r or None
+    # keyed by id: an OpOverload's own __hash__ is Python code, paid on every vmapped call
+    e = _CACHE.get(id(op))
+    if e is None or e[0] is not op:
+        e = _CACHE[id(op)] = (op, _classify(op))
+    return e[1]
 
 
 def _classify(op):
@@ -166,12 +166,29 @@ def _finish(op, vals, out, level):
 
 # ---- pointwise ------------------------------------------------------------------------------
 def pointwise(op, vals, lv):
+    # the hottest rule (Note [vmap key]): one pass for the common rank, one to unwrap and pad
     level = lv.level
-    _check_inplace(op, vals, level)
-    new, _ = _aligned(op, vals, level, False)
     if op.list_idx:
         return _loop(op, vals, lv)
-    return _finish(op, vals, op.fast(*new), level)
+    tix = op.tensor_idx
+    rank = 0
+    for i in tix:
+        v = vals[i]
+        if isinstance(v, Tensor) and v._data.ndim > rank:
+            rank = v._data.ndim
+    new = list(vals)
+    for i in tix:
+        v = vals[i]
+        if v.__class__ is BatchedTensor and v._level == level:
+            x = v._value
+            r = v._data.ndim
+            new[i] = x if r == rank else x.reshape(x.shape[:1] + (1,) * (rank - r) + x.shape[1:])
+    if op.kind == "inplace":
+        _check_inplace(op, vals, level)
+        op.fast(*new)
+        return vals[op.self_idx]
+    out = op.fast(*new)
+    return make_batched(out, level) if isinstance(out, Tensor) else wrap(out, level)
 
 
 # ---- dims -----------------------------------------------------------------------------------
@@ -419,16 +436,4 @@ def _loop(op, vals, lv):
     return loop_fallback(op, vals, lv)
 
 
-__all__ = ["BatchedTensor", "rule_for", "RANDOM"]
-
-
-def _fill_random() -> None:
-    from ..ops._registry import OPS
-
-    for op in OPS.values():
-        name = op._schema.name
-        if name in _RANDOM_NAMES or name.rstrip("_") in _RANDOM_NAMES:
-            RANDOM.add(op)
-
-
-_fill_random()
+__all__ = ["BatchedTensor", "rule_for"]

@@ -116,6 +116,9 @@ def top_level(op, vals):
 
 
 def _find(level: int):
+    lv = VMAP_LEVELS[-1]
+    if lv.level == level:  # the innermost level: nearly every call
+        return lv
     for lv in reversed(VMAP_LEVELS):
         if lv.level == level:
             return lv
@@ -126,7 +129,8 @@ def _find(level: int):
 
 
 def vmap_key(op, vals):
-    if op in _rules.RANDOM:  # the innermost level decides, batched arguments or not
+    rule = _rules.rule_for(op)
+    if rule is _rules.random_rule:  # the innermost level decides, batched arguments or not
         lv = VMAP_LEVELS[-1]
     else:
         level = top_level(op, vals)
@@ -138,12 +142,10 @@ def vmap_key(op, vals):
     # the Autograd key above turned grad mode off for the per-sample level only
     st.grad_enabled = lv.grad_enabled and CALL_GRAD[0]
     try:
-        custom = op.py_kernels.get("vmap") if op.py_kernels else None
-        if custom is not None:  # numtorch.library.register_vmap
+        if op.py_kernels and "vmap" in op.py_kernels:  # numtorch.library.register_vmap
             from .autograd_function import custom_op_vmap
 
-            return custom_op_vmap(op, vals, lv, custom)
-        rule = _rules.rule_for(op)
+            return custom_op_vmap(op, vals, lv, op.py_kernels["vmap"])
         if rule is None:
             return loop_fallback(op, vals, lv)
         return rule(op, vals, lv)
