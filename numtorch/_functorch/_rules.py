@@ -31,7 +31,7 @@ _POINTWISE_NAMES = {
     "hardswish_backward", "hardsigmoid_backward", "gelu", "complex", "angle", "isfinite", "isnan",
     "isinf", "isposinf", "isneginf", "signbit", "sgn", "conj_physical", "positive", "bitwise_not",
     "logical_not", "logical_and", "logical_or", "logical_xor", "frac", "round", "trunc", "square",
-    "mse_loss_backward", "huber_loss_backward", "smooth_l1_loss_backward", "copy",
+    "copy",
 }  # fmt: skip
 # reductions where dim=None (or an empty list) means every dim
 _ALL_WHEN_NONE = {"sum", "mean", "nansum", "amax", "amin", "argmax", "argmin", "var", "std",
@@ -437,3 +437,19 @@ def _loop(op, vals, lv):
 
 
 __all__ = ["BatchedTensor", "rule_for"]
+
+
+def rule_table() -> dict:
+    """``{op name: batching rule name, "composite", "no tensor input" or None}`` for every
+    registered op but out= variants: None marks the ops that take the loop fallback (the closing
+    note's table is made from it)."""
+    from ..ops._registry import OPS
+
+    def kind(op):
+        if op.impls.get("composite") is not None:
+            return "composite"  # decomposes into ops that dispatch themselves
+        if not op.tensor_idx and not op.list_idx and rule_for(op) is None:
+            return "no tensor input"  # a factory: never batched
+        return getattr(rule_for(op), "__name__", None)
+
+    return {name: kind(op) for name, op in sorted(OPS.items()) if op.kind != "out"}

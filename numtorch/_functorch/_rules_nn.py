@@ -160,5 +160,67 @@ def conv_backward_rule(op, vals, lv):
     return tuple(None if t is None else make_batched(t, level) for t in (gi, gw, gb))
 
 
+# ---- elementwise losses --------------------------------------------------------------------------
+# Unreduced, these are pointwise; a reduced loss runs unreduced on the values and reduces each
+# sample's elements, and its backward runs with 'sum' (no 1/numel) and divides by the sample's
+# own element count (the values hold B times as many elements as one sample).
+_LOSSES = ("mse_loss", "smooth_l1_loss", "huber_loss")
+
+
+def _loss_values(vals, idx, level):
+    rank = max(vals[i].dim() for i in idx)
+    new = list(vals)
+    for i in idx:
+        v = vals[i]
+        if is_batched_at(v, level):
+            x = v._value
+            new[i] = x.reshape((x.shape[0],) + (1,) * (rank - v.dim()) + tuple(v.shape))
+    return new, rank
+
+
+def loss_rule(op, vals, lv):
+    level, bsz = lv.level, lv.batch_size
+    new, _ = _loss_values(vals, (0, 1), level)
+    reduction = vals[2]
+    new[2] = _NONE
+    elems = op.fast(*new)
+    if elems.dim() == 0 or elems.shape[0] != bsz:
+        return loop_fallback(op, vals, lv)
+    if reduction != _NONE:
+        flat = elems.reshape((bsz, -1))
+        elems = flat.mean(1) if reduction == _MEAN else flat.sum(1)
+    return make_batched(elems, level)
+
+
+def loss_backward_rule(op, vals, lv):
+    level = lv.level
+    reduction = vals[3]
+    new, rank = _loss_values(vals, (1, 2), level)
+    g = vals[0]
+    if reduction != _NONE and g.dim() != 0:
+        return loop_fallback(op, vals, lv)
+    if is_batched_at(g, level):
+        x = g._value
+        new[0] = x.reshape((x.shape[0],) + (1,) * (rank - g.dim()) + tuple(g.shape))
+    if reduction == _NONE:
+        return make_batched(op.fast(*new), level)
+    new[3] = 2  # 'sum': the kernel's scale stays 1
+    out = op.fast(*new)
+    if reduction == _MEAN:
+        n = 1
+        for k in _broadcast_shape(vals[1].shape, vals[2].shape):
+            n *= k
+        out = out / n if n else out * float("nan")
+    return make_batched(out, level)
+
+
+def _broadcast_shape(a, b):
+    a, b = tuple(a), tuple(b)
+    r = max(len(a), len(b))
+    a, b = (1,) * (r - len(a)) + a, (1,) * (r - len(b)) + b
+    return tuple(max(x, y) if 1 in (x, y) else x for x, y in zip(a, b))
+
+
 RULES = {"nll_loss_forward": nll_forward, "nll_loss_backward": nll_backward, "convolution": conv_rule,
-         "convolution_backward": conv_backward_rule}
+         "convolution_backward": conv_backward_rule,
+         **{n: loss_rule for n in _LOSSES}, **{f"{n}_backward": loss_backward_rule for n in _LOSSES}}

@@ -158,6 +158,17 @@ CASES.update({
     "mode": (lambda x: x.round().mode(0), (XI,), (0,)),
 })
 
+# elementwise losses: reduced per sample, and their backward scaled by the sample's own numel
+LX, LY = _r(B, 4, 5, seed=20), _r(B, 4, 5, seed=21)
+for _name, _f in (("mse", F.mse_loss), ("smooth_l1", lambda a, b, **k: F.smooth_l1_loss(a, b, beta=0.5, **k)),
+                  ("huber", lambda a, b, **k: F.huber_loss(a, b, delta=0.7, **k))):
+    for _red in ("mean", "sum", "none"):
+        CASES[f"{_name} {_red}"] = (lambda a, b, f=_f, r=_red: f(a, b, reduction=r), (LX, LY), (0, 0))
+        CASES[f"{_name} {_red} grad"] = (grad(lambda a, b, f=_f, r=_red: f(a, b, reduction=r).sum()), (LX, LY), (0, 0))
+    CASES[f"{_name} unbatched target grad"] = (grad(lambda a, b, f=_f: f(a, b)), (LX, LY[0]), (0, None))
+    CASES[f"{_name} broadcast target"] = (lambda a, b, f=_f: f(a, b.unsqueeze(0).expand(4, 5)), (LX, LY[:, 0]), (0, 0))
+    CASES[f"{_name} grad of target"] = (grad(lambda b, a, f=_f: f(a, b)), (LY, LX), (0, 0))
+
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_rule_matches_loop_without_fallback(name):
@@ -187,3 +198,26 @@ def test_as_strided_views_each_sample_at_its_place():
     np.testing.assert_array_equal(out.numpy(), np.stack([x.numpy()[b, 1:5].reshape(2, 2).T for b in range(3)]))
     with pytest.raises(RuntimeError, match="can access memory outside of `tensor`"):
         vmap(lambda a: a.as_strided((2, 2), (1, 2), 1))(x[:, 2:])
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "smooth_l1_loss", "huber_loss", "soft_margin_loss"])
+def test_forward_mode_under_vmap_sees_every_sample(name):
+    # forward AD's double-vjp leaves alias every sample of a batched primal, not sample 0's data
+    f = getattr(F, name)
+    x, y = _r(B, 4, seed=30), _r(B, 4, seed=31)
+    ref = nt.stack([nt.func.hessian(f)(x[i], y[i]) for i in range(B)])
+    np.testing.assert_allclose(vmap(nt.func.hessian(f))(x, y).numpy(), ref.numpy(), atol=1e-12)
+    t = _r(4, seed=32)
+    jv = vmap(lambda a, b: nt.func.jvp(lambda u: (u.clamp(-0.5, 0.5) * b).pow(3), (a,), (t,))[1])(x, y)
+    ref = nt.stack([nt.func.jvp(lambda u: (u.clamp(-0.5, 0.5) * y[i]).pow(3), (x[i],), (t,))[1] for i in range(B)])
+    np.testing.assert_allclose(jv.numpy(), ref.numpy(), atol=1e-12)
+
+
+def test_rule_table_names_the_fallbacks():
+    from numtorch._functorch._rules import rule_table
+
+    t = rule_table()
+    assert t["aten::nll_loss_forward"] == "nll_forward" and t["aten::convolution_backward"] == "conv_backward_rule"
+    assert t["aten::sin"] == "pointwise" and t["aten::linear"] == "composite" and t["aten::zeros"] == "no tensor input"
+    assert t["aten::rand_like"] == "random_rule"
+    assert None in t.values()  # some ops still loop, and the table says which
