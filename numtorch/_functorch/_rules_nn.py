@@ -195,13 +195,8 @@ def loss_rule(op, vals, lv):
 def loss_backward_rule(op, vals, lv):
     level = lv.level
     reduction = vals[3]
-    new, rank = _loss_values(vals, (1, 2), level)
-    g = vals[0]
-    if reduction != _NONE and g.dim() != 0:
-        return loop_fallback(op, vals, lv)
-    if is_batched_at(g, level):
-        x = g._value
-        new[0] = x.reshape((x.shape[0],) + (1,) * (rank - g.dim()) + tuple(g.shape))
+    # the output gradient is 0-d for a reduced loss, or shaped like the input (double backward)
+    new, _ = _loss_values(vals, (0, 1, 2), level)
     if reduction == _NONE:
         return make_batched(op.fast(*new), level)
     new[3] = 2  # 'sum': the kernel's scale stays 1
@@ -221,6 +216,90 @@ def _broadcast_shape(a, b):
     return tuple(max(x, y) if 1 in (x, y) else x for x, y in zip(a, b))
 
 
+# ---- layer_norm, embedding --------------------------------------------------------------------
+# layer_norm normalizes trailing dims, so the batch is one more leading dim; a batched weight or
+# bias is applied after (backward: folded into the output gradient), and the per-sample weight
+# and bias gradients sum over each sample's own leading dims only.
+def _pad_trailing(v, level, rank):
+    """A per-sample (*norm) weight as (B or 1, 1.., *norm) against a value of per-sample rank."""
+    if is_batched_at(v, level):
+        x = v._value
+        return x.reshape((x.shape[0],) + (1,) * (rank - v.dim()) + tuple(v.shape))
+    return v
+
+
+def layer_norm_rule(op, vals, lv):
+    level, bsz = lv.level, lv.batch_size
+    x, shape, w, b, eps = vals
+    if not is_batched_at(x, level) or len(shape) > x.dim():
+        return loop_fallback(op, vals, lv)  # PyTorch's per-sample error, or a batched weight alone
+    wb, bb = is_batched_at(w, level), is_batched_at(b, level)
+    out, mean, rstd = op.fast(x._value, shape, None if wb else w, None if bb or wb else b, eps)
+    if wb:
+        out = out * _pad_trailing(w, level, x.dim())
+        if b is not None and not bb:
+            out = out + b
+    if bb:
+        out = out + _pad_trailing(b, level, x.dim())
+    return make_batched(out, level), make_batched(mean, level), make_batched(rstd, level)
+
+
+def layer_norm_backward_rule(op, vals, lv):
+    level, bsz = lv.level, lv.batch_size
+    go, x, shape, mean, rstd, w, b, mask = vals
+    if x.dim() < len(shape):
+        return loop_fallback(op, vals, lv)
+    gv, xv = _val(go, level, bsz), _val(x, level, bsz)
+    mv, rv = _val(mean, level, bsz), _val(rstd, level, bsz)
+    gi = gw = gb = None
+    lead = list(range(1, 1 + x.dim() - len(shape)))
+    if mask[0]:
+        gscaled = gv if w is None else gv * _pad_trailing(w, level, x.dim())
+        gi = op.fast(gscaled, xv, shape, mv, rv, None, None, [True, False, False])[0]
+    if mask[1] and w is not None:
+        prod = gv * ((xv - mv) * rv)
+        gw = prod.sum(lead) if lead else prod
+    if mask[2] and b is not None:
+        gb = gv.sum(lead) if lead else gv
+    return tuple(None if t is None else make_batched(t, level) for t in (gi, gw, gb))
+
+
+def _offset_indices(idx, level, bsz, n):
+    # sample b's indices shifted by b * n: one table of B*n rows serves every sample
+    from .. import ops
+
+    iv = _val(idx, level, bsz)
+    off = ops.aten.arange.default(bsz, dtype=iv.dtype, layout=None, device=iv.device, pin_memory=None)
+    return iv + off.reshape((bsz,) + (1,) * idx.dim()) * n
+
+
+def embedding_rule(op, vals, lv):
+    level, bsz = lv.level, lv.batch_size
+    w, idx, padding_idx, scale, sparse = vals
+    if w.dim() != 2:
+        return loop_fallback(op, vals, lv)
+    if not is_batched_at(w, level):
+        return make_batched(op.fast(w, idx._value, padding_idx, scale, sparse), level)
+    n, d = w.shape
+    table = w._value.reshape((bsz * n, d))
+    return make_batched(op.fast(table, _offset_indices(idx, level, bsz, n), -1, scale, sparse), level)
+
+
+def embedding_backward_rule(op, vals, lv):
+    from .. import ops
+
+    level, bsz = lv.level, lv.batch_size
+    go, idx, n, padding_idx, scale = vals
+    gv = _val(go, level, bsz)
+    if padding_idx is not None and padding_idx >= 0:  # the padding row gets no gradient
+        keep = ops.aten.ne.Scalar(_val(idx, level, bsz), padding_idx).to(gv.dtype)
+        gv = gv * keep.unsqueeze(-1)
+    out = op.fast(gv, _offset_indices(idx, level, bsz, n), bsz * n, -1, scale)
+    return make_batched(out.reshape((bsz, n) + tuple(out.shape[1:])), level)
+
+
 RULES = {"nll_loss_forward": nll_forward, "nll_loss_backward": nll_backward, "convolution": conv_rule,
          "convolution_backward": conv_backward_rule,
+         "native_layer_norm": layer_norm_rule, "native_layer_norm_backward": layer_norm_backward_rule,
+         "embedding": embedding_rule, "embedding_dense_backward": embedding_backward_rule,
          **{n: loss_rule for n in _LOSSES}, **{f"{n}_backward": loss_backward_rule for n in _LOSSES}}

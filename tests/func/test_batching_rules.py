@@ -169,6 +169,28 @@ for _name, _f in (("mse", F.mse_loss), ("smooth_l1", lambda a, b, **k: F.smooth_
     CASES[f"{_name} broadcast target"] = (lambda a, b, f=_f: f(a, b.unsqueeze(0).expand(4, 5)), (LX, LY[:, 0]), (0, 0))
     CASES[f"{_name} grad of target"] = (grad(lambda b, a, f=_f: f(a, b)), (LY, LX), (0, 0))
 
+# layer_norm over trailing dims; embedding with batched indices or tables
+LN, LNW, LNB = _r(B, 2, 3, 4, seed=40), _r(3, 4, seed=41), _r(3, 4, seed=42)
+EMB, BEMB = _r(7, 3, seed=43), _r(B, 7, 3, seed=44)
+EI = nt.tensor([[[0, 6], [2, 2]], [[1, 3], [3, 1]], [[5, 0], [4, 4]]])
+CASES.update({
+    "layer_norm": (lambda x: F.layer_norm(x, (4,), LNW[0], LNB[0]), (LN,), (0,)),
+    "layer_norm two dims": (lambda x: F.layer_norm(x, (3, 4), LNW, LNB), (LN,), (0,)),
+    "layer_norm batched weight": (lambda x, w, b: F.layer_norm(x, (3, 4), w, b), (LN, _r(B, 3, 4), _r(B, 3, 4, seed=1)), (0, 0, 0)),
+    "layer_norm grad input": (grad(lambda x: F.layer_norm(x, (4,), LNW[0], LNB[0]).pow(2).sum()), (LN,), (0,)),
+    "layer_norm grad weight": (grad(lambda w, b, x: F.layer_norm(x, (3, 4), w, b).pow(3).sum(), argnums=(0, 1)), (LNW, LNB, LN), (None, None, 0)),
+    "layer_norm grad no lead": (grad(lambda w, x: F.layer_norm(x, (2, 3, 4), None, None).mul(2).sum() + F.layer_norm(x, (4,), w[0]).pow(2).sum()),
+                                (LNW, LN), (None, 0)),
+    "layer_norm grad batched weight": (grad(lambda x, w: F.layer_norm(x, (4,), w).pow(2).sum(), argnums=(0, 1)), (LN, _r(B, 4)), (0, 0)),
+    "embedding": (lambda i: F.embedding(i, EMB), (EI,), (0,)),
+    "embedding batched table": (lambda w, i: F.embedding(i, w), (BEMB, EI), (0, 0)),
+    "embedding batched table shared idx": (lambda w: F.embedding(EI[0], w), (BEMB,), (0,)),
+    "embedding grad": (grad(lambda w, i: F.embedding(i, w).pow(2).sum()), (EMB, EI), (None, 0)),
+    "embedding grad padding": (grad(lambda w, i: F.embedding(i, w, padding_idx=2).pow(2).sum()), (EMB, EI), (None, 0)),
+    "embedding grad scale": (grad(lambda w, i: F.embedding(i, w, scale_grad_by_freq=True).pow(2).sum()), (EMB, EI), (None, 0)),
+    "embedding grad batched table": (grad(lambda w, i: F.embedding(i, w, padding_idx=0).pow(2).sum()), (BEMB, EI), (0, 0)),
+})
+
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_rule_matches_loop_without_fallback(name):
