@@ -22,7 +22,9 @@ A = {
     "i1": np.array([[0, 3], [1, 1], [2, 0]]), "j1": np.array([[4, 0], [2, 2], [1, 3]]),
     "vals": RNG.standard_normal((B, 2, 6)), "src": RNG.standard_normal((B, 120)),
     "sq": RNG.standard_normal((B, 4, 4)) + 4 * np.eye(4), "rhs": RNG.standard_normal((B, 4)),
-    "rhsm": RNG.standard_normal((B, 4, 2)),
+    "rhsm": RNG.standard_normal((B, 4, 2)), "xi2": RNG.standard_normal((B, 4, 5, 6)),
+    "rhs2": RNG.standard_normal((B, 4)), "lnw": RNG.standard_normal((5, 6)), "emb": RNG.standard_normal((4, 3)),
+    "bemb": RNG.standard_normal((B, 4, 3)),
 }  # fmt: skip
 
 
@@ -55,6 +57,14 @@ CASES = {
     "solve left false": (lambda L: lambda a, b: L.linalg.solve(a, b.mT, left=False), ("sq", "rhsm"), (0, 0)),
     "kthvalue": (lambda L: lambda x: x.kthvalue(2, 1)[0], ("xi",), (0,)),
     "as_strided": (lambda L: lambda x: x.as_strided((2, 3), (3, 1), 2), ("xi",), (0,)),
+    "mse_loss grad": (lambda L: L.func.grad(lambda a, b: L.nn.functional.mse_loss(a, b)), ("xi", "xi2"), (0, 0)),
+    "huber_loss sum": (lambda L: lambda a, b: L.nn.functional.huber_loss(a, b, reduction="sum", delta=0.5), ("xi", "xi2"), (0, 0)),
+    "smooth_l1 hessian": (lambda L: L.func.hessian(lambda a, b: L.nn.functional.smooth_l1_loss(a, b, beta=0.5)), ("rhs", "rhs2"), (0, 0)),
+    "layer_norm grad weight": (lambda L: L.func.grad(lambda w, x: L.nn.functional.layer_norm(x, (5, 6), w).pow(3).sum()),
+                               ("lnw", "xi"), (None, 0)),
+    "embedding grad": (lambda L: L.func.grad(lambda w, i: L.nn.functional.embedding(i, w, padding_idx=1).pow(2).sum()),
+                       ("emb", "i1"), (None, 0)),
+    "embedding batched table": (lambda L: lambda w, i: L.nn.functional.embedding(i, w), ("bemb", "i1"), (0, 0)),
 }  # fmt: skip
 
 
