@@ -103,6 +103,8 @@ def _classify(op):
         return full_reduce
     if name in _DIM_OPS:
         return dim_rule
+    if name == "view" and op._overloadname == "dtype":
+        return view_dtype_rule
     if name in _SIZE_OPS:
         return size_rule
     if name in _TRAILING:
@@ -308,6 +310,14 @@ def size_rule(op, vals, lv):
     new[0] = v
     new[1] = [v.shape[0] if name != "repeat" else 1] + size
     return wrap(op.fast(*new), level)
+
+
+def view_dtype_rule(op, vals, lv):
+    # the element size may change the last dim: a per-sample one, unless a sample is 0-d
+    x = vals[0]
+    if x.dim() == 0:
+        return _loop(op, vals, lv)
+    return make_batched(op.fast(x._value, vals[1]), lv.level)
 
 
 def trailing(op, vals, lv):

@@ -298,8 +298,33 @@ def embedding_backward_rule(op, vals, lv):
     return make_batched(out.reshape((bsz, n) + tuple(out.shape[1:])), level)
 
 
+# ---- pooling / padding backward ------------------------------------------------------------------
+# Every tensor argument (output gradient, input, indices) carries the same leading N, so the batch
+# folds into N for all of them at once (indices address positions inside one (n, c) plane).
+_FOLD_ALL = {"avg_pool2d_backward": 4, "max_pool2d_with_indices_backward": 4, "_adaptive_avg_pool2d_backward": 4,
+             "adaptive_max_pool2d_backward": 4, "reflection_pad2d_backward": 4, "replication_pad2d_backward": 4,
+             "reflection_pad1d_backward": 3, "replication_pad1d_backward": 3}  # fmt: skip
+
+
+def fold_all_rule(op, vals, lv):
+    level, bsz = lv.level, lv.batch_size
+    full = _FOLD_ALL[op._schema.name]
+    ranks = {vals[i].dim() for i in op.tensor_idx}
+    if len(ranks) != 1 or ranks.pop() not in (full, full - 1):
+        return loop_fallback(op, vals, lv)
+    new = list(vals)
+    has_n = vals[op.tensor_idx[0]].dim() == full
+    for i in op.tensor_idx:
+        v = _val(vals[i], level, bsz)
+        new[i] = v.reshape((-1,) + tuple(v.shape[2:])) if has_n else v
+    out = op.fast(*new)
+    if has_n:
+        out = out.reshape((bsz, -1) + tuple(out.shape[1:]))
+    return make_batched(out, level)
+
+
 RULES = {"nll_loss_forward": nll_forward, "nll_loss_backward": nll_backward, "convolution": conv_rule,
          "convolution_backward": conv_backward_rule,
          "native_layer_norm": layer_norm_rule, "native_layer_norm_backward": layer_norm_backward_rule,
          "embedding": embedding_rule, "embedding_dense_backward": embedding_backward_rule,
-         **{n: loss_rule for n in _LOSSES}, **{f"{n}_backward": loss_backward_rule for n in _LOSSES}}
+         **{n: fold_all_rule for n in _FOLD_ALL}, **{n: loss_rule for n in _LOSSES}, **{f"{n}_backward": loss_backward_rule for n in _LOSSES}}

@@ -191,6 +191,21 @@ CASES.update({
     "embedding grad batched table": (grad(lambda w, i: F.embedding(i, w, padding_idx=0).pow(2).sum()), (BEMB, EI), (0, 0)),
 })
 
+# pooling / padding backward fold every tensor argument into N; view(dtype)
+PX = _r(B, 2, 3, 6, 6, seed=50)
+CASES.update({
+    "max_pool2d grad": (grad(lambda x: F.max_pool2d(x, 2, stride=2).pow(2).sum()), (PX,), (0,)),
+    "max_pool2d grad no N": (grad(lambda x: F.max_pool2d(x, 3, stride=1, padding=1).pow(2).sum()), (PX[:, 0],), (0,)),
+    "avg_pool2d grad": (grad(lambda x: F.avg_pool2d(x, 2, ceil_mode=True).pow(2).sum()), (PX,), (0,)),
+    "adaptive_avg_pool2d grad": (grad(lambda x: F.adaptive_avg_pool2d(x, (2, 3)).pow(2).sum()), (PX,), (0,)),
+    "adaptive_max_pool2d grad": (grad(lambda x: F.adaptive_max_pool2d(x, 2).pow(2).sum()), (PX,), (0,)),
+    "reflection pad grad": (grad(lambda x: F.pad(x, (1, 2, 2, 1), mode="reflect").pow(2).sum()), (PX,), (0,)),
+    "replication pad1d grad": (grad(lambda x: F.pad(x, (2, 1), mode="replicate").pow(2).sum()), (PX[:, :, 0],), (0,)),
+    "cnn per-sample weight grad": (grad(lambda w, x: F.max_pool2d(F.conv2d(x, w, padding=1).relu(), 2).sum()),
+                                   (_r(4, 3, 3, 3, seed=51), PX), (None, 0)),
+    "view dtype": (lambda x: x.view(nt.int32), (LX,), (0,)),
+})
+
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_rule_matches_loop_without_fallback(name):
