@@ -188,6 +188,21 @@ def permute_rule(op, vals, lv):
     return make_batched(op.fast(x._value, shifted), lv.level)
 
 
+def roll_rule(op, vals, lv):
+    # dims shift past the batch dim; no dims rolls each sample's flattened elements
+    x, shifts, dims = vals
+    n = x.dim()
+    v = x._value
+    if not dims:
+        if len(shifts) != 1:
+            return loop_fallback(op, vals, lv)  # PyTorch's per-sample error
+        flat = v.reshape((v.shape[0], -1))
+        return make_batched(op.fast(flat, list(shifts), [1]).reshape(tuple(v.shape)), lv.level)
+    if len(shifts) != len(dims) or any(not -max(n, 1) <= d < max(n, 1) for d in dims):
+        return loop_fallback(op, vals, lv)
+    return make_batched(op.fast(v, list(shifts), [d % max(n, 1) + 1 for d in dims]), lv.level)
+
+
 def solve_rule(op, vals, lv):
     level = lv.level
     a, b, left = vals
@@ -225,4 +240,4 @@ def as_strided_rule(op, vals, lv):
 
 RULES = {"as_strided": as_strided_rule, "index": index_rule, "index_put": index_put_rule, "take_along_dim": take_along_dim_rule,
          "masked_scatter": masked_scatter_rule,
-         "masked_scatter_backward": masked_scatter_backward_rule, "permute": permute_rule, "linalg_solve": solve_rule}
+         "masked_scatter_backward": masked_scatter_backward_rule, "permute": permute_rule, "roll": roll_rule, "linalg_solve": solve_rule}

@@ -164,10 +164,14 @@ def conv_backward_rule(op, vals, lv):
 # Unreduced, these are pointwise; a reduced loss runs unreduced on the values and reduces each
 # sample's elements, and its backward runs with 'sum' (no 1/numel) and divides by the sample's
 # own element count (the values hold B times as many elements as one sample).
-_LOSSES = ("mse_loss", "smooth_l1_loss", "huber_loss")
+_LOSSES = ("mse_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits")
+_LOSS_BACKWARDS = ("mse_loss_backward", "smooth_l1_loss_backward", "huber_loss_backward",
+                   "binary_cross_entropy_backward")  # fmt: skip
 
 
-def _loss_values(vals, idx, level):
+def _loss_values(op, vals, level):
+    """Values with every tensor argument padded to the common per-sample rank, and that rank."""
+    idx = [i for i in op.tensor_idx if vals[i] is not None]
     rank = max(vals[i].dim() for i in idx)
     new = list(vals)
     for i in idx:
@@ -175,14 +179,18 @@ def _loss_values(vals, idx, level):
         if is_batched_at(v, level):
             x = v._value
             new[i] = x.reshape((x.shape[0],) + (1,) * (rank - v.dim()) + tuple(v.shape))
-    return new, rank
+    return new
+
+
+def _reduction_at(op) -> int:
+    return next(k for k, a in enumerate(op._schema.arguments) if a.name == "reduction")
 
 
 def loss_rule(op, vals, lv):
     level, bsz = lv.level, lv.batch_size
-    new, _ = _loss_values(vals, (0, 1), level)
-    reduction = vals[2]
-    new[2] = _NONE
+    new = _loss_values(op, vals, level)
+    ri = _reduction_at(op)
+    reduction, new[ri] = vals[ri], _NONE
     elems = op.fast(*new)
     if elems.dim() == 0 or elems.shape[0] != bsz:
         return loop_fallback(op, vals, lv)
@@ -193,13 +201,14 @@ def loss_rule(op, vals, lv):
 
 
 def loss_backward_rule(op, vals, lv):
-    level = lv.level
-    reduction = vals[3]
     # the output gradient is 0-d for a reduced loss, or shaped like the input (double backward)
-    new, _ = _loss_values(vals, (0, 1, 2), level)
+    level = lv.level
+    new = _loss_values(op, vals, level)
+    ri = _reduction_at(op)
+    reduction = vals[ri]
     if reduction == _NONE:
         return make_batched(op.fast(*new), level)
-    new[3] = 2  # 'sum': the kernel's scale stays 1
+    new[ri] = 2  # 'sum': the kernel's scale stays 1
     out = op.fast(*new)
     if reduction == _MEAN:
         n = 1
@@ -327,4 +336,4 @@ RULES = {"nll_loss_forward": nll_forward, "nll_loss_backward": nll_backward, "co
          "convolution_backward": conv_backward_rule,
          "native_layer_norm": layer_norm_rule, "native_layer_norm_backward": layer_norm_backward_rule,
          "embedding": embedding_rule, "embedding_dense_backward": embedding_backward_rule,
-         **{n: fold_all_rule for n in _FOLD_ALL}, **{n: loss_rule for n in _LOSSES}, **{f"{n}_backward": loss_backward_rule for n in _LOSSES}}
+         **{n: fold_all_rule for n in _FOLD_ALL}, **{n: loss_rule for n in _LOSSES}, **{n: loss_backward_rule for n in _LOSS_BACKWARDS}}

@@ -168,6 +168,14 @@ for _name, _f in (("mse", F.mse_loss), ("smooth_l1", lambda a, b, **k: F.smooth_
     CASES[f"{_name} unbatched target grad"] = (grad(lambda a, b, f=_f: f(a, b)), (LX, LY[0]), (0, None))
     CASES[f"{_name} broadcast target"] = (lambda a, b, f=_f: f(a, b.unsqueeze(0).expand(4, 5)), (LX, LY[:, 0]), (0, 0))
     CASES[f"{_name} grad of target"] = (grad(lambda b, a, f=_f: f(a, b)), (LY, LX), (0, 0))
+PROB, TGT, BW = LX.sigmoid(), LY.sigmoid(), _r(4, 5, seed=22).abs()
+for _red in ("mean", "sum", "none"):
+    CASES[f"bce {_red}"] = (lambda p, t, r=_red: F.binary_cross_entropy(p, t, reduction=r), (PROB, TGT), (0, 0))
+    CASES[f"bce weight {_red} grad"] = (grad(lambda p, t, r=_red: F.binary_cross_entropy(p, t, BW, reduction=r).sum()), (PROB, TGT), (0, 0))
+    CASES[f"bce logits {_red}"] = (lambda x, t, r=_red: F.binary_cross_entropy_with_logits(x, t, BW, pos_weight=BW[0], reduction=r),
+                                   (LX, TGT), (0, 0))
+    CASES[f"bce logits {_red} grad"] = (grad(lambda x, t, r=_red: F.binary_cross_entropy_with_logits(x, t, reduction=r).sum()),
+                                        (LX, TGT), (0, 0))
 
 # layer_norm over trailing dims; embedding with batched indices or tables
 LN, LNW, LNB = _r(B, 2, 3, 4, seed=40), _r(3, 4, seed=41), _r(3, 4, seed=42)
@@ -204,6 +212,12 @@ CASES.update({
     "cnn per-sample weight grad": (grad(lambda w, x: F.max_pool2d(F.conv2d(x, w, padding=1).relu(), 2).sum()),
                                    (_r(4, 3, 3, 3, seed=51), PX), (None, 0)),
     "view dtype": (lambda x: x.view(nt.int32), (LX,), (0,)),
+    "celu": (lambda x: F.celu(x, 0.7), (LX,), (0,)),
+    "pow_ tensor": (lambda x, y: x.clone().pow_(y.abs()), (LX.abs(), LY), (0, 0)),
+    "floor_divide_": (lambda x, y: x.clone().floor_divide_(y), (LX, LY), (0, 0)),
+    "roll dims": (lambda x: x.roll((1, -2), (0, 1)), (LX,), (0,)),
+    "roll flat": (lambda x: x.roll(3), (LX,), (0,)),
+    "roll grad": (grad(lambda x: (x.roll(2, -1) * LY[0]).sum()), (LX,), (0,)),
 })
 
 
