@@ -237,15 +237,23 @@ def _needs_autograd(op, vals, st) -> bool:
 
 def below_autograd(op, vals):
     if VMAP_LEVELS:  # Note [vmap key] (numtorch/_functorch/batched.py)
-        from ._functorch.batched import vmap_key
-
-        return vmap_key(op, vals)
+        return (_VMAP_KEY[0] or _load_vmap_key())(op, vals)
     # below_vmap's body, inlined: one frame less per call and per __torch_dispatch__ re-entry
     if STATE.td_modes or _has_python_key(op, vals):
         from .utils._python_dispatch import python_key
 
         return python_key(op, vals)
     return backend(op, vals)
+
+
+_VMAP_KEY = [None]  # filled on the first vmapped call: an import per call costs microseconds
+
+
+def _load_vmap_key():
+    from ._functorch.batched import vmap_key
+
+    _VMAP_KEY[0] = vmap_key
+    return vmap_key
 
 
 def below_vmap(op, vals):

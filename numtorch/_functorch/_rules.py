@@ -14,6 +14,7 @@ Every value carries its batch dim first. Rule families:
 
 from __future__ import annotations
 
+from .. import _dispatch
 from .._tensor import Tensor
 from . import _rules_index, _rules_nn
 from ._random_rules import random_rule
@@ -231,8 +232,6 @@ def dim_rule(op, vals, lv):
 
 
 def _call(op, new):
-    from .. import _dispatch
-
     return op.fast(*new) if not op.list_idx else _dispatch.slow_dispatch(op, new)
 
 
@@ -372,8 +371,6 @@ def cat_rule(op, vals, lv):
 # ---- matmul family --------------------------------------------------------------------------
 def _mm_vals(a, b, level):
     """matmul of two (possibly batched) arguments on values, PyTorch's matmul semantics."""
-    from .. import matmul
-
     ba, bb = is_batched_at(a, level), is_batched_at(b, level)
     ra, rb = a._data.ndim, b._data.ndim
     va, vb = unwrap(a, level), unwrap(b, level)
