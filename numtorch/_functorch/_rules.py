@@ -32,7 +32,7 @@ _POINTWISE_NAMES = {
     "hardswish_backward", "hardsigmoid_backward", "gelu", "complex", "angle", "isfinite", "isnan",
     "isinf", "isposinf", "isneginf", "signbit", "sgn", "conj_physical", "positive", "bitwise_not",
     "logical_not", "logical_and", "logical_or", "logical_xor", "frac", "round", "trunc", "square",
-    "copy", "celu", "pow", "floor_divide",
+    "copy", "celu", "pow", "floor_divide", "zero",
 }  # fmt: skip
 # reductions where dim=None (or an empty list) means every dim
 _ALL_WHEN_NONE = {"sum", "mean", "nansum", "amax", "amin", "argmax", "argmin", "var", "std",
@@ -57,7 +57,8 @@ _SIZE_OPS = {"view": "size", "reshape": "shape", "_unsafe_view": "size", "expand
 _TRAILING = {"tril", "triu", "linalg_inv", "inverse", "linalg_cholesky", "cholesky", "linalg_det",
              "linalg_slogdet", "linalg_eigh", "linalg_qr", "_linalg_svd", "linalg_svd",
              "linalg_svdvals", "linalg_eigvalsh", "pixel_shuffle", "pixel_unshuffle",
-             "constant_pad_nd", "t", "numpy_T", "contiguous", "matrix_H"}  # fmt: skip
+             "constant_pad_nd", "t", "numpy_T", "contiguous", "matrix_H", "view_as_real",
+             "view_as_complex"}  # fmt: skip
 # nn ops with an optional leading N: (the rank with N,) the batch dim folds into N
 _FOLD = {"convolution": 0, "max_pool2d_with_indices": 4, "avg_pool2d": 4, "upsample_nearest2d": 4,
          "upsample_bilinear2d": 4, "reflection_pad2d": 4, "replication_pad2d": 4,
@@ -104,6 +105,8 @@ def _classify(op):
         return full_reduce
     if name in _DIM_OPS:
         return dim_rule
+    if name in ("new_zeros", "new_ones", "new_empty", "new_full"):
+        return new_factory_rule
     if name == "view" and op._overloadname == "dtype":
         return view_dtype_rule
     if name in _SIZE_OPS:
@@ -309,6 +312,14 @@ def size_rule(op, vals, lv):
     new[0] = v
     new[1] = [v.shape[0] if name != "repeat" else 1] + size
     return wrap(op.fast(*new), level)
+
+
+def new_factory_rule(op, vals, lv):
+    # PyTorch's rule: a batched result (in-place writes of batched values into it then work)
+    new = list(vals)
+    new[0] = vals[0]._value
+    new[1] = [lv.batch_size, *vals[1]]
+    return make_batched(op.fast(*new), lv.level)
 
 
 def view_dtype_rule(op, vals, lv):
