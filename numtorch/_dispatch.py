@@ -73,7 +73,7 @@ def make_fast(op, grad: bool = False):
     recordable = _engine.recordable(op)
     if grad and recordable:
         return _make_fast_grad(op, impl, args)
-    conds = ["not _S.td_modes", "_S.fw_level < 0"]
+    conds = ["not _S.td_modes", "_S.fw_level < 0", *_random_gate(op)]
     first = op.tensor_idx[0]
     check_rg = op.autograd is not None
     for i in op.tensor_idx:
@@ -88,9 +88,17 @@ def make_fast(op, grad: bool = False):
     src = _FAST_TEMPLATE.format(args=", ".join(args), cond=" and ".join(conds), inline=inline)
     ns = {"_S": STATE, "_T": Tensor, "_CPU": CPU, "_NT": _NON_TENSOR, "_impl": impl,
           "_slow": _upgrade if recordable else slow_dispatch, "_op": op, "_PL": PLAIN_SUBCLASSES,
-          **extra}  # fmt: skip
+          "_V": VMAP_LEVELS, **extra}  # fmt: skip
     exec(compile(src, f"<numtorch fast {op}>", "exec"), ns)
     return ns["fast"]
+
+
+def _random_gate(op) -> list:
+    # a random op inside vmap reaches the vmap key even on plain tensors: ``randomness`` decides
+    # what rand_like(x) or bernoulli(p) of an unbatched tensor does, as PyTorch's vmap mode key
+    if any(getattr(t, "name", t) == "nondeterministic_seeded" for t in op.tags):
+        return ["not _V"]
+    return []
 
 
 def _upgrade(op, vals):
@@ -100,7 +108,7 @@ def _upgrade(op, vals):
 
 def _make_fast_grad(op, impl, args):
     first = op.tensor_idx[0]
-    conds = ["not _S.td_modes", "_S.fw_level < 0"]
+    conds = ["not _S.td_modes", "_S.fw_level < 0", *_random_gate(op)]
     nograd, cpu = [], []
     for i in op.tensor_idx:
         x = f"x{i}"
@@ -115,7 +123,8 @@ def _make_fast_grad(op, impl, args):
             cpu.append(f"({plain} and {x}._device is _CPU or {x}.__class__ in _NT)")
     inline, extra = _inline(op, impl, args)
     ns = {"_S": STATE, "_T": Tensor, "_CPU": CPU, "_NT": _NON_TENSOR, "_impl": impl,
-          "_slow": slow_dispatch, "_op": op, "_PL": PLAIN_SUBCLASSES, **extra}  # fmt: skip
+          "_slow": slow_dispatch, "_op": op, "_PL": PLAIN_SUBCLASSES, "_V": VMAP_LEVELS,
+          **extra}  # fmt: skip
     lines = _engine.recorder_lines(op, args, first, ns)
     fwd = _FORWARD.format(args=", ".join(args)).split("\n")
     at = lines.index("{FORWARD}")
@@ -228,13 +237,21 @@ def _needs_autograd(op, vals, st) -> bool:
 
 def below_autograd(op, vals):
     if VMAP_LEVELS:  # Note [vmap key] (numtorch/_functorch/batched.py)
-        from ._functorch.batched import vmap_key
-
-        return vmap_key(op, vals)
+        return (_VMAP_KEY[0] or _load_vmap_key())(op, vals)
     # below_vmap's body, inlined: one frame less per call and per __torch_dispatch__ re-entry
     if STATE.td_modes or _has_python_key(op, vals):
         return _pd.python_key(op, vals)
     return backend(op, vals)
+
+
+_VMAP_KEY = [None]  # filled on the first vmapped call: an import per call costs microseconds
+
+
+def _load_vmap_key():
+    from ._functorch.batched import vmap_key
+
+    _VMAP_KEY[0] = vmap_key
+    return vmap_key
 
 
 def below_vmap(op, vals):
