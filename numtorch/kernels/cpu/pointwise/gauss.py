@@ -178,24 +178,24 @@ def _gamma_q_cfrac(a, x):
 
 
 @inline
-def gammainc(a, x):
+def _gamma_regularised(a, x, lower):
     a = np.float64(a)
     x = np.float64(x)
-    r = _gamma_edge(a, x, True)
+    r = _gamma_edge(a, x, lower)
     if r != -1.0:
         return r
     if x < a + 1.0:
-        return _gamma_p_series(a, x)
-    return 1.0 - _gamma_q_cfrac(a, x)
+        p = _gamma_p_series(a, x)
+        return p if lower else 1.0 - p
+    q = _gamma_q_cfrac(a, x)
+    return 1.0 - q if lower else q
+
+
+@inline
+def gammainc(a, x):
+    return _gamma_regularised(a, x, True)
 
 
 @inline
 def gammaincc(a, x):
-    a = np.float64(a)
-    x = np.float64(x)
-    r = _gamma_edge(a, x, False)
-    if r != -1.0:
-        return r
-    if x < a + 1.0:
-        return 1.0 - _gamma_p_series(a, x)
-    return _gamma_q_cfrac(a, x)
+    return _gamma_regularised(a, x, False)

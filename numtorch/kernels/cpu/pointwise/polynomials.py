@@ -134,8 +134,8 @@ def shifted_cheb_w(x, n):
 
 
 @inline
-def hermite_h(x, n):
-    # H_{k+1} = 2x H_k - 2k H_{k-1}
+def _hermite(x, n, s):
+    # s = 2: physicists' H_{k+1} = 2x H_k - 2k H_{k-1}; s = 1: probabilists' He
     x = np.float64(x)
     n = _degree(n)
     if n < 0:
@@ -143,30 +143,22 @@ def hermite_h(x, n):
     if n == 0:
         return 1.0
     p = 1.0
-    q = x + x
+    q = s * x
     for k in range(1, n):
-        r = (x + x) * q - (k + k) * p
+        r = s * x * q - s * k * p
         p = q
         q = r
     return q
 
 
 @inline
+def hermite_h(x, n):
+    return _hermite(x, n, 2.0)
+
+
+@inline
 def hermite_he(x, n):
-    # He_{k+1} = x He_k - k He_{k-1}
-    x = np.float64(x)
-    n = _degree(n)
-    if n < 0:
-        return 0.0
-    if n == 0:
-        return 1.0
-    p = 1.0
-    q = x
-    for k in range(1, n):
-        r = x * q - k * p
-        p = q
-        q = r
-    return q
+    return _hermite(x, n, 1.0)
 
 
 @inline
