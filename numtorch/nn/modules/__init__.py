@@ -36,7 +36,7 @@ from .activation import (
 from .channelshuffle import ChannelShuffle
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .container import Container, ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .flatten import Flatten, Unflatten
@@ -117,7 +117,7 @@ __all__ = [
     "Threshold", "ReLU", "Hardtanh", "ReLU6", "Sigmoid", "Hardsigmoid", "Tanh", "SiLU", "Mish", "Hardswish", "ELU",
     "CELU", "SELU", "GLU", "GELU", "LeakyReLU", "LogSigmoid", "Softplus", "Softsign", "Tanhshrink", "Softmin",
     "Softmax", "LogSoftmax", "MultiheadAttention", "Hardshrink", "Softshrink",
-    "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d",
+    "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
     "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
     "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
     "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LayerNorm", "GroupNorm", "RMSNorm",
