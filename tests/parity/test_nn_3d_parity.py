@@ -1,4 +1,4 @@
-"""The 3-D nn ops and modules (conv3d, conv_transpose3d, Conv3d, ConvTranspose3d) against torch:
+"""The 3-D nn ops and modules (conv3d, conv_transpose3d, the 3-D pools and their modules) against torch:
 values and gradients from the same inputs and weights, reprs, error messages."""
 
 from __future__ import annotations
@@ -33,7 +33,46 @@ CASES = [
     ("conv_transpose3d", lambda: [r(1, 4, 3, 3, 3), r(4, 2, 3, 3, 2), r(4)],
      {"stride": (2, 1, 3), "padding": 1, "output_padding": (1, 0, 2), "groups": 2}),
     ("conv_transpose3d", lambda: [r(4, 2, 3, 2), r(4, 2, 2, 2, 2)], {"dilation": 2}),
+    ("max_pool3d", lambda: [r(2, 3, 5, 6, 7), 2], {}),
+    ("max_pool3d", lambda: [r(2, 3, 5, 6, 7), (2, 3, 2)], {"stride": (1, 2, 2), "padding": 1, "dilation": (2, 1, 1), "ceil_mode": True}),
+    ("max_pool3d", lambda: [r(3, 4, 4, 5), 3], {"stride": 2, "padding": 1}),
+    ("avg_pool3d", lambda: [r(2, 3, 5, 6, 7), 3], {"stride": 2, "padding": 1}),
+    ("avg_pool3d", lambda: [r(2, 3, 5, 6, 7), (2, 3, 2)], {"stride": (1, 2, 3), "padding": (1, 1, 0), "ceil_mode": True, "count_include_pad": False}),
+    ("avg_pool3d", lambda: [r(3, 4, 4, 5), 2], {"divisor_override": 3}),
+    ("adaptive_avg_pool3d", lambda: [r(2, 3, 5, 6, 7), (3, 4, 5)], {}),
+    ("adaptive_avg_pool3d", lambda: [r(3, 7, 5, 4), (2, None, 3)], {}),
+    ("adaptive_max_pool3d", lambda: [r(2, 3, 5, 6, 7), (3, 4, 5)], {}),
+    ("adaptive_max_pool3d", lambda: [r(3, 4, 6, 5), 2], {}),
+    ("lp_pool3d", lambda: [r(2, 3, 4, 5, 6, low=0.1), 2.0, 2], {"stride": 1}),
+    ("lp_pool3d", lambda: [r(1, 2, 4, 4, 4, low=0.1), 3.0, (2, 2, 3)], {"ceil_mode": True}),
 ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "name,kw", [("max_pool3d", {"kernel_size": (2, 3, 2), "stride": 1, "padding": 1}),
+                ("max_pool3d_with_indices", {"kernel_size": 2, "dilation": 2}),
+                ("adaptive_max_pool3d", {"output_size": (2, 3, 1)}),
+                ("adaptive_max_pool3d_with_indices", {"output_size": 3})],
+)  # fmt: skip
+def test_pool_indices_match_torch(name, kw):
+    x = r(2, 3, 5, 6, 7)
+    if name.startswith("max_pool3d") and name == "max_pool3d":
+        kw = {**kw, "return_indices": True}
+    if name == "adaptive_max_pool3d":
+        kw = {**kw, "return_indices": True}
+    got = getattr(F, name)(numtorch.from_numpy(x), **kw)
+    want = getattr(TF, name)(torch.from_numpy(x), **kw)
+    np.testing.assert_array_equal(got[0].numpy(), want[0].numpy())
+    np.testing.assert_array_equal(got[1].numpy(), want[1].numpy())
+    assert got[1].dtype is numtorch.int64
+
+
+def test_int64_pools_match_torch():
+    x = _rng.integers(-50, 50, (2, 3, 4, 5, 6))
+    for fn, kw in (("max_pool3d", {"kernel_size": 2}), ("avg_pool3d", {"kernel_size": 3, "stride": 1, "padding": 1})):
+        got, want = getattr(F, fn)(numtorch.from_numpy(x), **kw), getattr(TF, fn)(torch.from_numpy(x), **kw)
+        assert str(got.dtype) == str(want.dtype)
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c[0])
@@ -66,6 +105,13 @@ MODULES = [
     ("Conv3d", (2, 3, 3), {"padding": 1, "padding_mode": "reflect"}, (1, 2, 4, 4, 4)),
     ("ConvTranspose3d", (2, 4, 3), {"stride": 2, "output_padding": 1}, (1, 2, 3, 2, 3)),
     ("ConvTranspose3d", (4, 2, 2), {"groups": 2, "dilation": (1, 2, 1)}, (2, 4, 2, 3, 2)),
+    ("MaxPool3d", (2,), {"stride": 1, "padding": 1}, (2, 3, 3, 4, 5)),
+    ("MaxPool3d", ((2, 1, 2),), {"ceil_mode": True}, (3, 5, 4, 5)),
+    ("AvgPool3d", (3,), {"stride": 2, "padding": 1, "count_include_pad": False}, (2, 3, 5, 4, 5)),
+    ("AvgPool3d", (2,), {"divisor_override": 5}, (2, 4, 4, 4)),
+    ("AdaptiveAvgPool3d", ((2, None, 3),), {}, (2, 3, 5, 4, 7)),
+    ("AdaptiveMaxPool3d", (2,), {}, (2, 3, 5, 4, 7)),
+    ("LPPool3d", (2, 2), {"stride": 1}, (1, 2, 3, 4, 3)),
 ]  # fmt: skip
 
 
@@ -75,7 +121,7 @@ def test_modules_match_torch(name, args, kw, shape):
     assert repr(nm) == repr(tm)
     assert [(n, tuple(p.shape)) for n, p in nm.named_parameters()] == [(n, tuple(p.shape)) for n, p in tm.named_parameters()]
     nm.load_state_dict({k: numtorch.from_numpy(v.detach().numpy().copy()) for k, v in tm.state_dict().items()})
-    x = r(*shape)
+    x = r(*shape, low=0.1 if name.startswith("LP") else -2.0)
     xn, xt = numtorch.from_numpy(x.copy()).requires_grad_(True), torch.from_numpy(x.copy()).requires_grad_(True)
     got, want = nm(xn), tm(xt)
     np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-10, atol=1e-11)
@@ -105,6 +151,27 @@ ERRORS = [
     lambda L, F: F.conv3d(L.zeros(1, 2, 3, 3, 3, 3), L.zeros(1, 2, 2, 2, 2)),
     lambda L, F: F.conv_transpose3d(L.zeros(1, 2, 3, 3, 3), L.zeros(3, 2, 2, 2, 2)),
     lambda L, F: F.conv_transpose3d(L.zeros(1, 2, 1, 1, 1), L.zeros(2, 2, 1, 1, 1), padding=1),
+    lambda L, F: F.max_pool3d(L.zeros(2, 3, 3), 2),
+    lambda L, F: F.max_pool3d(L.zeros(1, 2, 3, 3, 3), (2, 2)),
+    lambda L, F: F.max_pool3d(L.zeros(1, 2, 3, 3, 3), 2, stride=(1, 1)),
+    lambda L, F: F.max_pool3d(L.zeros(1, 2, 3, 3, 3), 2, padding=2),
+    lambda L, F: F.max_pool3d(L.zeros(1, 2, 1, 3, 3), 2),
+    lambda L, F: F.max_pool3d(L.zeros(1, 2, 3, 3, 3), 0),
+    lambda L, F: F.max_pool3d(L.zeros(1, 2, 3, 3, 3), 2, dilation=0),
+    lambda L, F: F.max_pool3d(L.zeros(1, 2, 3, 3, 3, dtype=L.bool), 2),
+    lambda L, F: F.avg_pool3d(L.zeros(2, 3, 3), 2),
+    lambda L, F: F.avg_pool3d(L.zeros(1, 2, 3, 3, 3), (2, 2)),
+    lambda L, F: F.avg_pool3d(L.zeros(1, 2, 1, 3, 3), 2),
+    lambda L, F: F.avg_pool3d(L.zeros(1, 2, 3, 3, 3), 2, padding=2),
+    lambda L, F: F.avg_pool3d(L.zeros(1, 2, 3, 3, 3), 2, divisor_override=0),
+    lambda L, F: F.adaptive_avg_pool3d(L.zeros(2, 3, 3), 2),
+    lambda L, F: F.adaptive_avg_pool3d(L.zeros(1, 0, 3, 3, 3), 2),
+    lambda L, F: F.adaptive_avg_pool3d(L.zeros(1, 2, 3, 3, 3), (2, 2)),
+    lambda L, F: F.adaptive_max_pool3d(L.zeros(2, 3, 3), 2),
+    lambda L, F: F.adaptive_max_pool3d(L.zeros(1, 2, 0, 3, 3), 2),
+    lambda L, F: F.adaptive_max_pool3d(L.zeros(1, 2, 3, 3, 3), -1),
+    lambda L, F: F.adaptive_avg_pool3d(L.zeros(1, 2, 3, 3, 3, dtype=L.int64), 2),
+    lambda L, F: F.adaptive_max_pool3d(L.zeros(1, 2, 3, 3, 3, dtype=L.int64), 2),
 ]
 
 
