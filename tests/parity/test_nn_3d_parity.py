@@ -186,3 +186,33 @@ def _outcome(lib, fn):
 @pytest.mark.parametrize("i", range(len(ERRORS)))
 def test_errors_match_torch(i):
     assert _outcome(numtorch, ERRORS[i]) == _outcome(torch, ERRORS[i])
+
+
+LAZY = [
+    ("LazyLinear", (3,), (2, 5)), ("LazyConv1d", (4, 3), (2, 2, 6)), ("LazyConv2d", (4, 3), (2, 2, 6, 6)),
+    ("LazyConv3d", (4, 2), (2, 2, 4, 4, 4)), ("LazyConvTranspose1d", (4, 3), (2, 2, 6)),
+    ("LazyConvTranspose2d", (4, 3, 2), (2, 2, 3, 3)), ("LazyConvTranspose3d", (4, 2), (2, 2, 3, 3, 3)),
+    ("LazyBatchNorm1d", (), (4, 3)), ("LazyBatchNorm2d", (), (4, 3, 2, 2)), ("LazyBatchNorm3d", (), (4, 3, 2, 2, 2)),
+    ("LazyInstanceNorm1d", (), (4, 3, 5)), ("LazyInstanceNorm2d", (), (4, 3, 2, 2)),
+    ("LazyInstanceNorm3d", (), (4, 3, 2, 2, 2)),
+]  # fmt: skip
+
+
+@pytest.mark.filterwarnings("ignore:Lazy modules are a new feature")
+@pytest.mark.parametrize("name,args,shape", LAZY, ids=[c[0] for c in LAZY])
+def test_lazy_modules_match_torch(name, args, shape):
+    nm, tm = getattr(numtorch.nn, name)(*args), getattr(torch.nn, name)(*args)
+    assert repr(nm) == repr(tm)
+    assert [(k, type(v).__name__) for k, v in nm.state_dict().items()] == [
+        (k, type(v).__name__) for k, v in tm.state_dict().items()
+    ]
+    x = r(*shape).astype(np.float32)
+    tout = tm(torch.from_numpy(x))
+    nm(numtorch.from_numpy(x))  # materialize, then take torch's initial values
+    assert repr(nm) == repr(tm)
+    tm.eval(), nm.eval()
+    tout = tm(torch.from_numpy(x))
+    nm.load_state_dict({k: numtorch.from_numpy(v.detach().numpy().copy()) for k, v in tm.state_dict().items()})
+    nout = nm(numtorch.from_numpy(x))
+    assert type(nm).__name__ == type(tm).__name__
+    np.testing.assert_allclose(nout.detach().numpy(), tout.detach().numpy(), rtol=1e-5, atol=1e-5)
