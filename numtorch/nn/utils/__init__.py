@@ -1,4 +1,4 @@
-"""numtorch.nn.utils: gradient clipping and parameter/vector conversion.
+"""numtorch.nn.utils: gradient clipping, parameter/vector conversion, parametrizations.
 
 >>> p = numtorch.nn.Parameter(numtorch.ones(3))
 >>> numtorch.nn.utils.parameters_to_vector([p]).shape
@@ -14,7 +14,7 @@ from .clip_grad import (
     clip_grads_with_norm_,
     get_total_norm,
 )
-from . import rnn  # noqa: F401
+from . import parametrizations, parametrize, rnn  # noqa: F401
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 
 __all__ = [
