@@ -91,3 +91,28 @@ def test_parametrize_state_dict_and_repr_match_torch():
     assert list(nm.state_dict()) == list(tm.state_dict())
     assert repr(nm) == repr(tm)
     _check_forward_backward(tm, nm, (2, 3))
+
+
+@pytest.mark.filterwarnings("ignore::FutureWarning")
+def test_legacy_weight_norm_and_spectral_norm_match_torch():
+    for wrap in ("weight_norm", "spectral_norm"):
+        tm, nm = _pair(lambda L, w=wrap: getattr(L.nn.utils, w)(L.nn.Linear(5, 4)))
+        assert list(nm.state_dict()) == list(tm.state_dict())
+        for training in (True, False):
+            tm.train(training), nm.train(training)
+            x = _rng.standard_normal((2, 5))
+            np.testing.assert_allclose(nm(numtorch.from_numpy(x)).detach().numpy(),
+                                       tm(torch.from_numpy(x)).detach().numpy(), rtol=1e-10, atol=1e-12)  # fmt: skip
+        getattr(numtorch.nn.utils, "remove_" + wrap)(nm), getattr(torch.nn.utils, "remove_" + wrap)(tm)
+        assert list(nm.state_dict()) == list(tm.state_dict())
+        np.testing.assert_allclose(nm.weight.detach().numpy(), tm.weight.detach().numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_fusion_matches_torch():
+    tm, nm = _pair(lambda L: L.nn.Sequential(L.nn.Conv2d(2, 3, 2), L.nn.BatchNorm2d(3)))
+    for m in (tm, nm):
+        m.eval()
+    fused_t = torch.nn.utils.fuse_conv_bn_eval(tm[0], tm[1])
+    fused_n = numtorch.nn.utils.fuse_conv_bn_eval(nm[0], nm[1])
+    np.testing.assert_allclose(fused_n.weight.detach().numpy(), fused_t.weight.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(fused_n.bias.detach().numpy(), fused_t.bias.detach().numpy(), rtol=1e-12)
