@@ -1,5 +1,5 @@
-"""OpInfos for numtorch/ops/nn/sampling.py: affine_grid and grid_sample, with NumPy references
-written point by point from PyTorch's documented formulas (unnormalize, pad, interpolate)."""
+"""OpInfos for numtorch/ops/nn/sampling.py (affine_grid, grid_sample) and embedding_bag.py, with
+NumPy references written point by point from PyTorch's documented formulas."""
 
 from __future__ import annotations
 
@@ -76,7 +76,42 @@ def _grid_samples(dtype, rng):
             SampleInput(a(1, 2, 4, 3), (g(1, 3, 3, 2),), {"mode": "nearest", "align_corners": True}, name="nearest")]  # fmt: skip
 
 
+def embedding_bag_ref(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,
+                      mode="mean", sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):  # fmt: skip
+    """One bag at a time: rows of ``weight`` for the bag's indices, padding_idx dropped."""
+    if input.ndim == 2:
+        bags = [(row, None if per_sample_weights is None else pw)
+                for row, pw in zip(input, per_sample_weights if per_sample_weights is not None else input, strict=True)]  # fmt: skip
+    else:
+        ends = list(offsets[1:]) + ([] if include_last_offset else [len(input)])
+        bags = [(input[a:b], None if per_sample_weights is None else per_sample_weights[a:b])
+                for a, b in zip(offsets, ends, strict=False)]  # fmt: skip
+    pad = None if padding_idx is None else padding_idx % weight.shape[0]
+    out = np.zeros((len(bags), weight.shape[1]), weight.dtype)
+    for k, (idx, pw) in enumerate(bags):
+        keep = [j for j, i in enumerate(idx) if i != pad]
+        if not keep:
+            continue
+        rows = weight[np.asarray(idx)[keep]]
+        if pw is not None:
+            rows = rows * np.asarray(pw)[keep, None]
+        out[k] = {"sum": rows.sum(0), "mean": rows.mean(0), "max": rows.max(0)}[mode]
+    return out
+
+
+def _bag_samples(dtype, rng):
+    w = make_arg((6, 3), dtype, rng, -1, 1)
+    i1 = np.array([1, 2, 4, 5, 4, 3, 2, 0], np.int64)
+    return [SampleInput(i1, (w, np.array([0, 2, 2, 5], np.int64)), {"mode": "sum"}, name="sum_empty_bag"),
+            SampleInput(i1, (w, np.array([0, 3, 8], np.int64)), {"mode": "mean", "include_last_offset": True}, name="mean_last"),
+            SampleInput(i1, (w, np.array([0, 4], np.int64)), {"mode": "max", "padding_idx": 4}, name="max_padding"),
+            SampleInput(i1.reshape(2, 4), (w,), {"mode": "sum", "per_sample_weights": make_arg((2, 4), dtype, rng, 0, 1)}, name="2d_weights")]  # fmt: skip
+
+
 SAMPLING = [
+    OpInfo(F + "embedding_bag", embedding_bag_ref, _bag_samples, dtypes=("float32", "float64"),
+           skips={"grad": "integer input: gradients to weight and per_sample_weights are checked in tests/ops/nn/test_embedding_bag.py",
+                  "gradgrad": "see grad", "jvp": "see grad"}),
     OpInfo(F + "affine_grid", affine_grid_ref, _affine_samples, dtypes=("float32", "float64")),
     OpInfo(F + "grid_sample", grid_sample_ref, lambda dt, r: _grid_samples(dt, r), dtypes=("float32", "float64"),
            tol={"float32": (1e-5, 1e-5)},
