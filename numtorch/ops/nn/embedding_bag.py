@@ -18,10 +18,12 @@ import numtorch
 
 from ... import _dtype as D
 from ..._dispatch import dispatch
-from ..._tensor import _make
+from ..._ops import ops as _ops
+from ..._tensor import Tensor, _make
 from .._registry import defop, public
 from .layers import _check_indices
 
+aten = _ops.aten  # Note [Composite bodies are below the Python API]
 _F = "torch.nn.functional"
 _MODES = {"sum": 0, "mean": 1, "max": 2}
 
@@ -52,6 +54,8 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, p
     # Note [embedding_bag is a composite]
     _check_indices(indices, "embedding_bag")
     num, dim = weight.shape
+    if "meta" in (weight.device.type, indices.device.type, offsets.device.type):
+        return _meta_outputs(weight, indices, offsets, mode, include_last_offset, padding_idx)
     if padding_idx is not None:
         if not -num <= padding_idx < num:
             raise RuntimeError(f"padding_idx must be within the number of embeddings, -{num} through {num - 1}, "
@@ -64,11 +68,10 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, p
         raise RuntimeError(f"Index {k} of input takes value {idx[k]} which is not in the valid range [0, {num})")
     bag, n_bags = _bags(indices, offsets, include_last_offset)
     keep = idx != padding_idx if padding_idx is not None else np.ones(len(idx), bool)
-    kept_bag = numtorch.from_numpy(bag[keep].copy())
-    rows = numtorch.nn.functional.embedding(numtorch.from_numpy(idx[keep].copy()), weight,
-                                            scale_grad_by_freq=scale_grad_by_freq)  # fmt: skip
+    kept_bag = _long(bag[keep])
+    rows = aten.embedding.default(weight, _long(idx[keep]), -1, bool(scale_grad_by_freq), False)
     if per_sample_weights is not None:
-        rows = rows * per_sample_weights[numtorch.from_numpy(np.flatnonzero(keep))].unsqueeze(1)
+        rows = rows * per_sample_weights.index_select(0, _long(np.flatnonzero(keep))).unsqueeze(1)
     counts = np.bincount(bag[keep], minlength=n_bags)[:n_bags].astype(np.int64)
     out = weight.new_zeros((n_bags, dim))
     if mode == 2:
@@ -77,7 +80,7 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, p
     else:
         out = out.index_add(0, kept_bag, rows)
         if mode == 1:
-            out = out / numtorch.from_numpy(np.maximum(counts, 1)).to(out.dtype).unsqueeze(1)
+            out = out / _long(np.maximum(counts, 1)).to(out.dtype).unsqueeze(1)
     if mode == 0:
         # PyTorch's sum kernel takes an index_select fast path (no offset2bag) for float32/float16
         # weights without padding_idx; its bag_size / max_indices are zeros sized by the offsets
@@ -89,6 +92,22 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, p
         if mode == 1:
             max_idx = bag_size
     return out, *(_make(np.ascontiguousarray(a, np.int64), D.int64) for a in (offset2bag, bag_size, max_idx))
+
+
+def _meta_outputs(weight, indices, offsets, mode, include_last_offset, padding_idx):
+    # shapes only: they follow the offsets' length, never their values
+    n_off = offsets.shape[0]
+    n_bags = max(n_off - 1, 0) if include_last_offset else n_off
+    fast = mode == 0 and padding_idx is None and weight.dtype in (D.float32, D.float16)
+    i64 = {"dtype": D.int64}
+    aux_len = n_off if mode == 0 else n_bags
+    max_shape = (n_bags, weight.shape[1]) if mode == 2 else (aux_len,)
+    return (weight.new_empty((n_bags, weight.shape[1])), weight.new_empty((0 if fast else indices.shape[0],), **i64),
+            weight.new_empty((aux_len,), **i64), weight.new_empty(max_shape, **i64))  # fmt: skip
+
+
+def _long(a) -> Tensor:
+    return _make(np.ascontiguousarray(a, np.int64), D.int64)
 
 
 def _max_indices(weight, idx, bag, n_bags, dim):

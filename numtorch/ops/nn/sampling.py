@@ -30,17 +30,17 @@ _PADS = {"zeros": 0, "border": 1, "reflection": 2}
 # ---- affine_grid -----------------------------------------------------------------------------------
 def _linspace_from_neg_one(theta, steps, align_corners):
     if steps <= 1:
-        return numtorch.zeros(1, dtype=theta.dtype, device=theta.device)
-    r = numtorch.linspace(-1, 1, steps, dtype=theta.dtype, device=theta.device)
+        return theta.new_zeros(1)
+    r = aten.linspace.default(-1, 1, steps, dtype=theta.dtype, device=theta.device)
     return r if align_corners else r * ((steps - 1) / steps)
 
 
 def _affine_grid_generator(theta, size, align_corners):
     N, spatial = size[0], list(size[2:])
     axes = [_linspace_from_neg_one(theta, s, align_corners) for s in reversed(spatial)]  # x, y(, z)
-    mesh = numtorch.meshgrid(*reversed(axes), indexing="ij")  # (z,) y, x order
-    coords = [*reversed(mesh), numtorch.ones_like(mesh[0])]
-    base = numtorch.stack(coords, dim=-1).reshape(1, -1, len(coords))
+    mesh = aten.meshgrid.indexing(list(reversed(axes)), indexing="ij")  # (z,) y, x order
+    coords = [*reversed(mesh), aten.ones_like.default(mesh[0])]
+    base = aten.stack.default(coords, -1).reshape(1, -1, len(coords))
     grid = base.expand(N, -1, -1) @ theta.transpose(1, 2)
     return grid.reshape(N, *spatial, len(spatial))
 
@@ -94,12 +94,12 @@ def _unnormalize(coord, size, align_corners):
 
 def _reflect(coord, twin_low, twin_high):
     if twin_low == twin_high:
-        return numtorch.zeros_like(coord)
+        return aten.zeros_like.default(coord)
     lo, span = twin_low / 2, (twin_high - twin_low) / 2
     coord = (coord - lo).abs()
-    extra = numtorch.fmod(coord, span)
-    flips = numtorch.floor(coord / span)
-    return numtorch.where(numtorch.fmod(flips, 2) == 0, extra + lo, span - extra + lo)
+    extra = coord.fmod(span)
+    flips = (coord / span).floor()
+    return aten.where.self(flips.fmod(2) == 0, extra + lo, span - extra + lo)
 
 
 def _pad_coord(coord, size, padding_mode, align_corners):
@@ -144,8 +144,8 @@ def _grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
         return _bicubic(flat, raw, sp, out_shape, padding_mode, align_corners)
     coords = [_pad_coord(raw[i], sp[i], padding_mode, align_corners) for i in range(nd)]
     if interpolation_mode == 1:
-        return _gather(flat, [numtorch.round(c) for c in coords], sp, out_shape)
-    lows = [numtorch.floor(c) for c in coords]
+        return _gather(flat, [c.round() for c in coords], sp, out_shape)
+    lows = [c.floor() for c in coords]
     out = None
     for corner in range(1 << nd):
         idx, w = [], None
@@ -160,7 +160,7 @@ def _grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
 
 
 def _bicubic(flat, raw, sp, out_shape, padding_mode, align_corners):
-    lows = [numtorch.floor(c) for c in raw]
+    lows = [c.floor() for c in raw]
     coeffs = [_cubic_coeffs(raw[i] - lows[i]) for i in range(2)]
     out = None
     for a in range(4):
