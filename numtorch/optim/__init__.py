@@ -9,7 +9,7 @@ True
 
 from __future__ import annotations
 
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
@@ -26,5 +26,5 @@ from .sgd import SGD
 
 __all__ = [
     "ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam", "Optimizer",
-    "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler",
+    "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler", "swa_utils",
 ]  # fmt: skip

@@ -346,3 +346,32 @@ def test_cyclic_lr_sequence_and_state_dict_match(kw, opt_name):
         states.append({k: v for k, v in sched.state_dict().items() if k != "optimizer"})
     assert seqs[0] == seqs[1]
     assert sorted(states[0]) == sorted(states[1])
+
+
+@pytest.mark.parametrize("kind", ["swa", "ema_multi", "ema_fn"])
+def test_swa_utils_match_torch(kind):
+    res = []
+    for L in (torch, numtorch):
+        net = L.nn.Sequential(L.nn.Linear(3, 4), L.nn.BatchNorm1d(4)).double()
+        with L.no_grad():
+            for p in net.parameters():
+                p.copy_(L.from_numpy(np.linspace(-1, 1, p.numel()).reshape(tuple(p.shape))))
+        kw = {"ema_multi": {"multi_avg_fn": L.optim.swa_utils.get_ema_multi_avg_fn(0.9)},
+              "ema_fn": {"avg_fn": L.optim.swa_utils.get_ema_avg_fn(0.9)}}.get(kind, {})  # fmt: skip
+        swa = L.optim.swa_utils.AveragedModel(net, **kw)
+        opt = L.optim.SGD(net.parameters(), lr=0.1)
+        sched = L.optim.swa_utils.SWALR(opt, swa_lr=0.05, anneal_epochs=3)
+        lrs = []
+        for step in range(5):
+            x = L.from_numpy(np.arange(6.0).reshape(2, 3) * 0.1 * (step + 1))
+            opt.zero_grad()
+            net(x).sum().backward()
+            opt.step()
+            sched.step()
+            swa.update_parameters(net)
+            lrs.append(opt.param_groups[0]["lr"])
+        L.optim.swa_utils.update_bn([L.from_numpy(np.arange(12.0).reshape(4, 3))], swa)
+        res.append((list(swa.state_dict()), [v.detach().numpy().copy() for v in swa.state_dict().values()], lrs))
+    assert res[0][0] == res[1][0] and res[0][2] == res[1][2]
+    for a, b in zip(res[0][1], res[1][1], strict=True):
+        np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-12)
