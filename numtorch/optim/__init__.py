@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from . import lr_scheduler, swa_utils
 from .adadelta import Adadelta
+from .adafactor import Adafactor
 from .adagrad import Adagrad
 from .adam import Adam
 from .adamax import Adamax
@@ -25,6 +26,6 @@ from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = [
-    "ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam", "Optimizer",
+    "ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam", "Optimizer",
     "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler", "swa_utils",
 ]  # fmt: skip

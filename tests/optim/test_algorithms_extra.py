@@ -204,3 +204,34 @@ def test_lbfgs_refuses_groups_and_other_line_searches():
 
     with pytest.raises(RuntimeError, match="only 'strong_wolfe' is supported"):
         opt.step(closure)
+
+
+def adafactor_reference(p, grads, lr=0.01, beta2_decay=-0.8, eps1=None, eps2=1e-3, d=1.0, wd=0.0):
+    """The algorithm box of PyTorch's Adafactor docs, for one matrix parameter, in NumPy."""
+    eps1 = np.finfo(p.dtype).eps if eps1 is None else eps1
+    R, C = np.zeros((p.shape[0], 1)), np.zeros((1, p.shape[1]))
+    for t, g in enumerate(grads, start=1):
+        b = t**beta2_decay
+        rho = min(lr, 1 / np.sqrt(t))
+        alpha = max(eps2, np.sqrt((p * p).mean())) * rho
+        p = p * (1 - lr * wd)
+        R = R + b * ((g * g).mean(1, keepdims=True) - R)
+        C = C + b * ((g * g).mean(0, keepdims=True) - C)
+        V = R @ C / max(R.mean(), eps1)
+        U = g / np.sqrt(np.maximum(V, eps1 * eps1))
+        p = p - alpha / max(1.0, np.sqrt((U * U).mean()) / d) * U
+    return p
+
+
+@pytest.mark.parametrize("kw", [{}, {"lr": 0.05, "weight_decay": 0.1, "d": 2.0}])
+def test_adafactor_matches_the_documented_algorithm(kw):
+    rng = np.random.default_rng(4)
+    p0, grads = rng.standard_normal((4, 3)), [rng.standard_normal((4, 3)) for _ in range(5)]
+    p = numtorch.nn.Parameter(numtorch.from_numpy(p0.copy()))
+    opt = numtorch.optim.Adafactor([p], **kw)
+    for g in grads:
+        p.grad = numtorch.from_numpy(g.copy())
+        opt.step()
+    want = adafactor_reference(p0, grads, lr=kw.get("lr", 0.01), wd=kw.get("weight_decay", 0.0), d=kw.get("d", 1.0))
+    np.testing.assert_allclose(p.detach().numpy(), want, rtol=1e-10, atol=1e-12)
+    assert list(opt.state[p]) == ["step", "row_var", "col_var"]

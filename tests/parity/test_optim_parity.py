@@ -48,6 +48,8 @@ CONFIGS = [
     ("ASGD", {"lr": 0.1, "t0": 2, "lambd": 0.1, "weight_decay": 0.1, "maximize": True}),
     ("Rprop", {"lr": 0.01}),
     ("Rprop", {"lr": 0.01, "etas": (0.3, 1.5), "step_sizes": (1e-3, 0.02), "maximize": True}),
+    ("Adafactor", {"lr": 0.01}),
+    ("Adafactor", {"lr": 0.05, "beta2_decay": -0.5, "eps": (1e-8, 1e-2), "d": 2.0, "weight_decay": 0.1, "maximize": True}),
 ]
 IDS = [f"{n}-{i}" for i, (n, _) in enumerate(CONFIGS)]
 
