@@ -45,8 +45,8 @@ from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .linear import Bilinear, Identity, Linear
 from .loss import (
     BCELoss,
-    CTCLoss,
     BCEWithLogitsLoss,
+    CTCLoss,
     CosineEmbeddingLoss,
     CrossEntropyLoss,
     GaussianNLLLoss,
@@ -60,6 +60,7 @@ from .loss import (
     MultiLabelSoftMarginLoss,
     MultiMarginLoss,
     NLLLoss,
+    NLLLoss2d,
     PoissonNLLLoss,
     SmoothL1Loss,
     SoftMarginLoss,
@@ -150,7 +151,7 @@ __all__ = [
     "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d", "CircularPad2d",
     "ConstantPad3d", "ZeroPad3d", "ReflectionPad3d", "ReplicationPad3d", "CircularPad3d",
     "CosineSimilarity", "PairwiseDistance",
-    "CTCLoss", "L1Loss", "NLLLoss", "MSELoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "SmoothL1Loss",
+    "CTCLoss", "L1Loss", "NLLLoss", "NLLLoss2d", "MSELoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "SmoothL1Loss",
     "HuberLoss", "MarginRankingLoss", "CosineEmbeddingLoss", "SoftMarginLoss", "HingeEmbeddingLoss", "PoissonNLLLoss",
     "GaussianNLLLoss", "MultiLabelSoftMarginLoss", "MultiLabelMarginLoss", "MultiMarginLoss", "TripletMarginLoss",
     "TripletMarginWithDistanceLoss",

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import warnings
+
 from ..._tensor import Tensor
 from .. import functional as F
 from ..functional import _Reduction
 from .distance import PairwiseDistance
 from .module import Module
 
-__all__ = ["CTCLoss", "L1Loss", "NLLLoss", "MSELoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
+__all__ = ["CTCLoss", "L1Loss", "NLLLoss", "NLLLoss2d", "MSELoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
            "SmoothL1Loss", "HuberLoss", "MarginRankingLoss", "CosineEmbeddingLoss", "SoftMarginLoss",
            "HingeEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MultiLabelSoftMarginLoss",
            "MultiLabelMarginLoss", "MultiMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss"]  # fmt: skip
@@ -418,3 +420,22 @@ class CTCLoss(_Loss):
     def forward(self, log_probs: Tensor, targets: Tensor, input_lengths, target_lengths) -> Tensor:
         return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
                           self.zero_infinity)  # fmt: skip
+
+
+class NLLLoss2d(NLLLoss):
+    """The deprecated 2-D name of NLLLoss (it warns, then behaves as NLLLoss).
+
+    >>> import warnings; warnings.simplefilter("ignore")
+    >>> numtorch.nn.NLLLoss2d()(numtorch.tensor([[-1.0, -2.0]]), numtorch.tensor([1]))
+    tensor(2.)
+    """
+
+    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+                 reduction: str = "mean") -> None:  # fmt: skip
+        warnings.warn(
+            "`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in replacement and see "
+            "https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more details.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)

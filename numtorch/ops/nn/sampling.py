@@ -23,8 +23,9 @@ from .._registry import defop, public
 
 aten = _ops.aten  # Note [Composite bodies are below the Python API]
 _F = "torch.nn.functional"
-_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
-_PADS = {"zeros": 0, "border": 1, "reflection": 2}
+GRID_SAMPLE_INTERPOLATION_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+GRID_SAMPLE_PADDING_MODES = {"zeros": 0, "border": 1, "reflection": 2}
+_MODES, _PADS = GRID_SAMPLE_INTERPOLATION_MODES, GRID_SAMPLE_PADDING_MODES
 
 
 # ---- affine_grid -----------------------------------------------------------------------------------
