@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
-import numtorch
-
 from ... import _dtype as D
 from ..._dispatch import dispatch
 from ..._ops import ops as _ops
 from ..._tensor import Tensor, _make
+from ...autograd.grad_mode import no_grad
 from .._registry import defop, public
 from .layers import _check_indices
 
@@ -158,7 +157,7 @@ def _f_embedding_bag(input, weight, offsets, max_norm, norm_type, scale_grad_by_
         if offsets is not None:
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of fixed "
                              f"length sequences. However, found offsets of type {type(offsets)}")  # fmt: skip
-        offsets = numtorch.arange(0, input.numel(), input.size(1), dtype=input.dtype)
+        offsets = _long(np.arange(0, input.numel(), input.size(1))).to(input.dtype)
         input = input.reshape(-1)
         if per_sample_weights is not None:
             per_sample_weights = per_sample_weights.reshape(-1)
@@ -176,8 +175,8 @@ def _f_embedding_bag(input, weight, offsets, max_norm, norm_type, scale_grad_by_
     if mode == "max" and sparse:
         raise ValueError("max mode does not support sparse weights")
     if max_norm is not None:
-        with numtorch.no_grad():
-            numtorch.embedding_renorm_(weight, input, max_norm, norm_type)
+        with no_grad():
+            aten.embedding_renorm_.default(weight, input, max_norm, norm_type)
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
                                   f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "

@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import warnings
 
-import numtorch
-
 from ..._dispatch import dispatch
 from ..._ops import ops as _ops
 from .._registry import defop, public
@@ -260,12 +258,12 @@ def _f_gumbel_softmax(logits, tau, hard, eps, dim):
     """
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
-    gumbels = -numtorch.empty_like(logits).exponential_().log()
+    gumbels = -aten.empty_like.default(logits).exponential_().log()
     y_soft = ((logits + gumbels) / tau).softmax(dim)
     if not hard:
         return y_soft
     index = y_soft.max(dim, keepdim=True)[1]
-    y_hard = numtorch.zeros_like(logits).scatter_(dim, index, 1.0)
+    y_hard = aten.zeros_like.default(logits).scatter_(dim, index, 1.0)
     return y_hard - y_soft.detach() + y_soft
 
 
