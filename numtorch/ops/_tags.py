@@ -34,6 +34,7 @@ embedding_dense_backward native_layer_norm native_layer_norm_backward native_gro
 native_group_norm_backward max_pool2d_with_indices max_pool2d_with_indices_backward avg_pool2d
 avg_pool2d_backward avg_pool1d _adaptive_avg_pool2d _adaptive_avg_pool2d_backward
 reflection_pad1d reflection_pad2d replication_pad2d constant_pad_nd _fft_r2c _fft_c2r
+max_pool3d_with_indices avg_pool3d _adaptive_avg_pool3d
 """.split())
 
 # Tagged reduction in native_functions.yaml (per overload: all.dims is, all.default is not).
@@ -91,7 +92,7 @@ feature_dropout feature_dropout_ gru lstm rnn_relu rnn_tanh scaled_dot_product_a
 
 # Tagged dynamic_output_shape in native_functions.yaml.
 DYNAMIC_OUTPUT_SHAPE = frozenset("""
-repeat_interleave.Tensor _unique2 unique_dim index.Tensor masked_select masked_select.out
+_ctc_loss repeat_interleave.Tensor _unique2 unique_dim index.Tensor masked_select masked_select.out
 nonzero nonzero.out argwhere bincount linalg_lstsq one_hot
 """.split())
 
