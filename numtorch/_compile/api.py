@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import warnings
 import weakref
+from pathlib import Path
 
 from .._state import STATE
 from .. import _logging
@@ -90,7 +91,7 @@ class CompiledFunction:
 
     def _capture(self, key, tensors, args, kwargs, stale: bool):
         free = shape_free(key)
-        counts = self.dynamic is False or not any(e.free == free for e in self.cache.values())
+        counts = stale or self.dynamic is False or not any(e.free == free for e in self.cache.values())
         if counts and self.captures >= RECOMPILE_LIMIT:
             self._warn_limit(key)
             return self._orig(*args, **kwargs)
@@ -113,10 +114,11 @@ class CompiledFunction:
         if self.backend in ("numba", "inductor") and not grad:
             env = [tracer.values.get(i) for i in range(graph.n_slots)]
             steps = fusion.plan(graph, env)
-            for st in steps:
-                if isinstance(st, fusion.Region):
-                    _logging.emit("output_code", f"fused kernel ({len(st.nodes)} ops, {st.mod.__file__}):\n"
-                                  + open(st.mod.__file__).read())  # fmt: skip
+            if _logging.enabled("output_code"):
+                for st in steps:
+                    if isinstance(st, fusion.Region):
+                        src = Path(st.mod.__file__).read_text()
+                        _logging.emit("output_code", f"fused kernel ({len(st.nodes)} ops, {st.mod.__file__}):\n{src}")
         self.cache[key] = _Entry(graph, steps, grad, free=free)
         return result
 
