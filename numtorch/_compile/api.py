@@ -21,7 +21,7 @@ from pathlib import Path
 
 from .._state import STATE
 from .. import _logging
-from . import fusion
+from . import aot, fusion
 from .capture import CURRENT, Tracer, Unsupported, capturing
 from .guards import call_key, const_meta, shape_free
 
@@ -32,10 +32,11 @@ _ALL: weakref.WeakSet = weakref.WeakSet()
 
 
 class _Entry:
-    __slots__ = ("graph", "steps", "consts", "grad", "eager", "free")
+    __slots__ = ("graph", "steps", "consts", "grad", "eager", "free", "aot")
 
-    def __init__(self, graph=None, steps=None, grad=False, eager=None, free=None):
+    def __init__(self, graph=None, steps=None, grad=False, eager=None, free=None, aot=None):
         self.graph = graph
+        self.aot = aot  # Note [Captured backward]
         self.steps = steps
         self.consts = [(t, const_meta(t)) for _, t in graph.consts] if graph is not None else []
         self.grad = grad
@@ -82,6 +83,8 @@ class CompiledFunction:
         if e.eager is not None:
             return self._orig(*args, **kwargs)
         if e.steps is None:
+            if e.aot is not None:
+                return e.aot.run(tensors)
             return e.graph.run_eager(tensors)
         g = e.graph
         env = g.new_env(tensors)
@@ -119,7 +122,14 @@ class CompiledFunction:
                     if isinstance(st, fusion.Region):
                         src = Path(st.mod.__file__).read_text()
                         _logging.emit("output_code", f"fused kernel ({len(st.nodes)} ops, {st.mod.__file__}):\n{src}")
-        self.cache[key] = _Entry(graph, steps, grad, free=free)
+        plan = None
+        if self.backend in ("numba", "inductor") and grad:
+            plan = aot.build(graph, tracer.values)
+            if plan is None:
+                _logging.emit("graph_breaks", f"{self.__name__}: backward not captured; calls needing grad replay eagerly")
+            elif _logging.enabled("graph_code"):
+                _logging.emit("graph_code", f"captured backward graph of {self.__name__}:\n{plan.bwd.format()}")
+        self.cache[key] = _Entry(graph, steps, grad, free=free, aot=plan)
         return result
 
     def _warn_limit(self, key) -> None:

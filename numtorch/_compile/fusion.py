@@ -170,16 +170,16 @@ def _letter(a, n) -> str | None:
     return None
 
 
-def plan(graph, env) -> list:
+def plan(graph, env, extra_reads=frozenset()) -> list:
     """The graph's steps: Nodes and Regions (Note [Fusion regions]); ``env``: the capture's
-    values by slot, for dtypes and shapes."""
+    values by slot, for dtypes and shapes; ``extra_reads``: slots read after the graph too."""
     reads: dict = {}
     for n in graph.nodes:
         for s in n.inputs():
             reads.setdefault(s, []).append(n.index)
-    outs = {x for x in graph.out_leaves if x.__class__ is int}
+    outs = {x for x in graph.out_leaves if x.__class__ is int} | set(extra_reads)
     specs = [_spec_slots(n, env) for n in graph.nodes]
-    steps, run = [], []
+    steps, run, later = [], [], []
 
     def close():
         if len(run) >= 2:
@@ -191,18 +191,29 @@ def plan(graph, env) -> list:
                 steps.append(r)
         else:
             steps.extend(n for n, _ in run)
+        steps.extend(later)
         run.clear()
+        later.clear()
 
     for n, sp in zip(graph.nodes, specs, strict=True):
         if sp is None:
+            if run and n.op.kind == "view":
+                # Note [Fusion regions]: a view reads no data and writes none, so it may run
+                # after the region (autograd's detach of a saved result sits between pointwise calls)
+                later.append(n)
+                continue
             close()
             steps.append(n)
             continue
-        if run and run[0][1][4] != sp[4]:
+        if run and (run[0][1][4] != sp[4] or any(s in later_outs(later) for s in n.inputs())):
             close()
         run.append((n, sp))
     close()
     return steps
+
+
+def later_outs(nodes) -> set:
+    return {s for n in nodes for s in n.outs}
 
 
 def _spec_slots(node, env):

@@ -53,3 +53,55 @@ def test_training_loop_matches_eager():
         return losses
 
     np.testing.assert_array_equal(run(True), run(False))
+
+
+def test_backward_is_captured_and_fused():
+    from numtorch._compile import fusion
+
+    cf = numtorch.compile(chain)
+    x = numtorch.randn(4, 3, requires_grad=True)
+    y = numtorch.randn(4, 3, requires_grad=True)
+    cf(x, y)
+    r = cf(x, y)
+    (entry,) = cf.cache.values()
+    assert entry.aot is not None and type(r.grad_fn).__name__ == "_CompiledBackward"
+    assert any(isinstance(s, fusion.Region) for s in entry.aot.fwd_steps)
+    assert any(isinstance(s, fusion.Region) for s in entry.aot.bwd_steps)
+    g = numtorch.randn(4, 3)
+    gx, gy = numtorch.autograd.grad(r, (x, y), g)
+    ex, ey = numtorch.autograd.grad(chain(x, y), (x, y), g)
+    np.testing.assert_array_equal(gx.numpy(), ex.numpy())
+    np.testing.assert_array_equal(gy.numpy(), ey.numpy())
+
+
+def test_parameters_captured_by_reference_get_gradients():
+    lin = numtorch.nn.Linear(3, 2)
+
+    def f(x):
+        return (lin(x) * 2).tanh()
+
+    cf = numtorch.compile(f)
+    x = numtorch.randn(5, 3)
+    for _ in range(2):
+        lin.zero_grad()
+        cf(x).sum().backward()
+        got = [p.grad.clone() for p in lin.parameters()]
+        lin.zero_grad()
+        f(x).sum().backward()
+        for a, p in zip(got, lin.parameters(), strict=True):
+            np.testing.assert_array_equal(a.numpy(), p.grad.numpy())
+    assert next(iter(cf.cache.values())).aot is not None
+
+
+def test_dropout_keeps_the_random_stream():
+    def f(x):
+        return numtorch.nn.functional.dropout(x * 2, 0.5, training=True).exp()
+
+    x = numtorch.randn(50, requires_grad=True)
+    cf = numtorch.compile(f)
+    numtorch.manual_seed(3)
+    got = [cf(x) for _ in range(3)]
+    numtorch.manual_seed(3)
+    want = [f(x) for _ in range(3)]
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
