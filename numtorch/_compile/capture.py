@@ -111,16 +111,18 @@ class Tracer(TorchDispatchMode):
             node.outs = [self._out_slot(r)]
             return
         leaves, _ = tree_flatten(r)
-        if not all(isinstance(x, Tensor) for x in leaves) or r.__class__ not in (tuple, list):
+        if not all(isinstance(x, Tensor) or x is None for x in leaves) or r.__class__ not in (tuple, list):
             # a Python number or bool out of an aten call is data the graph cannot carry
             self.report(f"{func} returned a non-tensor value")
             return
         node.single = False
-        node.outs = [self._out_slot(x) for x in leaves]
+        node.outs = [self._out_slot(x) for x in leaves]  # None (convolution_backward's mask) too
 
     def _out_slot(self, t) -> int:
         s = self.n_slots
         self.n_slots += 1
+        if t is None:
+            return s
         if id(t) not in self.slot_of:
             self.pinned.append(t)
         self.values[s] = t

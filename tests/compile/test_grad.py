@@ -105,3 +105,26 @@ def test_dropout_keeps_the_random_stream():
     want = [f(x) for _ in range(3)]
     for a, b in zip(got, want, strict=True):
         np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+
+
+def test_cnn_training_matches_eager():
+    nn = numtorch.nn
+
+    def run(compiled: bool):
+        numtorch.manual_seed(0)
+        m = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(64, 10))
+        step = numtorch.compile(m) if compiled else m
+        opt = numtorch.optim.Adam(m.parameters(), lr=1e-2)
+        x, t = numtorch.randn(16, 1, 8, 8), numtorch.randint(0, 10, (16,))
+        losses = []
+        for _ in range(10):
+            opt.zero_grad()
+            loss = nn.functional.cross_entropy(step(x), t)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        if compiled:
+            assert next(iter(step._compiled.cache.values())).aot is not None
+        return losses
+
+    np.testing.assert_array_equal(run(True), run(False))
