@@ -3,11 +3,11 @@
 # Note [Compiled calls]
 # A compiled callable keeps one entry per guard key (Note [Guards]). A miss captures the call
 # (Note [Capture runs the real call]) and returns that call's own result; the entry then holds
-# the graph and, for backend="numba", its fusion plan (Note [Fusion regions]). A hit runs the
-# plan, or replays the graph through the dispatcher when the backend is "eager" or when the call
-# needs autograd (grad mode on and a tensor that requires grad): such calls run the same aten
-# ops with autograd recording them, so gradients are eager's exactly; only their forward is not
-# fused. A capture that met a data-dependent read is an "eager" entry: the call runs as written.
+# the graph and, for backend="numba", its fusion plan (Note [Fusion regions]); when the call
+# needs autograd (grad mode on and a tensor that requires grad), its captured backward instead
+# (Note [Captured backward]). A hit runs the plan, or replays the graph through the dispatcher
+# (autograd recording it as in eager mode) for backend="eager" or a backward that could not be
+# captured. A capture that met a data-dependent read is an "eager" entry: the call runs as written.
 # After ``RECOMPILE_LIMIT`` captures of one callable (shape-only recaptures not counted unless
 # dynamic=False) new keys run eagerly, with PyTorch's kind of warning.
 """
