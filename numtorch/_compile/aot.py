@@ -18,6 +18,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from .. import _random
 from .._state import STATE
 from .._tensor import Tensor
@@ -138,6 +140,8 @@ def build(graph, values: dict):
             return None  # a tensor the forward did not make (Note [Captured backward])
         bwd_src.append((bs, fs))
     saved = sorted({fs for _, fs in bwd_src})
+    # the capture's tensors are not kept: at run time these slots read the forward's values
+    bwd.consts = [(bs, SimpleNamespace(shape=tuple(t.shape), dtype=t.dtype)) for bs, t in bwd.consts]
     fwd_steps = fusion.plan(fwd, [fvals.get(i) for i in range(fwd.n_slots)], extra_reads=set(saved))
     bwd_steps = fusion.plan(bwd, [bvals.get(i) for i in range(bwd.n_slots)])
     return AOTPlan(graph, fwd, fwd_steps, bwd, bwd_steps, bwd_src, saved, leaf_slots, outs)
