@@ -56,10 +56,42 @@ def render(region) -> str:
         reads = [f"x{j}[i]" if p == "a" else f"x{j}v" for j, p in enumerate(pat)]
         lines += _body(region, reads, "i")
     lines += _render_strided(region)
+    if region.reduce is not None:
+        lines += _render_reduce(region, pat)
     return "\n".join(lines) + "\n"
 
 
-def _body(region, reads: list, at: str) -> list[str]:
+# Note [Fused trailing reduction]
+# ``r`` (serial) and ``pr`` (parallel over rows) compute the region row by row over its last
+# dimension and fold the reduced value into one number per row, so the reduced operand never
+# reaches memory. sum and mean accumulate in the result dtype in index order (eager's kernels
+# may order the additions differently: agreement is within rounding); amax propagates NaN.
+def _render_reduce(region, pat) -> list[str]:
+    kind, _ = region.reduce
+    xs = [f"x{j}" for j in range(len(region.inputs))]
+    args = ["rows", "k", *xs, *[f"s{q}" for q in range(len(region.scalars))]]
+    args += [f"o{m}" for m in range(len(region.red_outputs))] + ["red"]
+    last = len(region.ops) - 1
+    cast = _CAST[region.ops[last].result]
+    lines = []
+    for name, deco, rng in (("r", "kernel", "range"), ("pr", "parallel_kernel", "prange")):
+        lines += ["", f"@{deco}", f"def {name}({', '.join(args)}):"]
+        lines += [f"    x{j}v = x{j}[0]" for j, p in enumerate(pat) if p == "s"]
+        lines += [f"    for row in {rng}(rows):"]
+        lines.append(f"        acc = {cast}(-np.inf)" if kind == "amax" else f"        acc = {cast}(0)")
+        lines.append("        for col in range(k):")
+        lines.append("            i = row * k + col")
+        reads = [f"x{j}[i]" if p == "a" else f"x{j}v" for j, p in enumerate(pat)]
+        lines += ["    " + x for x in _body(region, reads, "i", region.red_outputs)]
+        if kind == "amax":
+            lines += [f"            if acc == acc and (t{last} > acc or t{last} != t{last}):", f"                acc = t{last}"]
+        else:
+            lines.append(f"            acc += t{last}")
+        lines.append(f"        red[row] = acc / {cast}(k)" if kind == "mean" else "        red[row] = acc")
+    return lines
+
+
+def _body(region, reads: list, at: str, outputs=None) -> list[str]:
     out = []
     for k, f in enumerate(region.ops):
         args = []
@@ -67,7 +99,7 @@ def _body(region, reads: list, at: str) -> list[str]:
             v = reads[idx] if kind == "in" else f"t{idx}" if kind == "node" else f"s{idx}"
             args.append(v if cast is None else f"{_CAST[cast]}({v})")
         out.append(f"        t{k} = {_CAST[f.result]}({f.helper}({', '.join(args)}))")
-    for m, k in enumerate(region.outputs):
+    for m, k in enumerate(region.outputs if outputs is None else outputs):
         out.append(f"        o{m}[{at}] = t{k}")
     return out
 

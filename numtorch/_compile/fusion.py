@@ -108,8 +108,10 @@ def _plain(pw, operands, params):
 class Region:
     """A fused run of nodes (Note [Fusion regions]); ``run(env)`` computes its outputs."""
 
-    def __init__(self, nodes, specs, graph_reads):
+    def __init__(self, nodes, specs, graph_reads, reduce_node=None):
         self.nodes = nodes
+        self.reduce = None  # (kind, keepdim): Note [Fused trailing reduction]
+        self.reduce_node = reduce_node
         self.inputs: list = []  # slots of region tensor inputs
         self.scalars: list = []
         self.ops: list = []
@@ -130,7 +132,11 @@ class Region:
                     args.append(("in", self.inputs.index(slot), cast))
             self.ops.append(FusedOp(names, expr, args, result, shape))
         self.shape = specs[0][4]
-        self.outputs = [k for k, n in enumerate(nodes) if n.outs[0] in graph_reads]
+        last = len(nodes) - 1
+        self.outputs = [k for k, n in enumerate(nodes) if n.outs[0] in graph_reads or (reduce_node and k == last)]
+        self.red_outputs = [k for k in self.outputs if k != last] if reduce_node else []
+        if reduce_node is not None:
+            self.reduce = (reduce_node.op.__name__.split(".")[0], reduce_node.template[2])
         self.out_slots = [nodes[k].outs[0] for k in self.outputs]
         self.out_dtypes = [getattr(D, self.ops[k].result) for k in self.outputs]
         self.pattern = ""
@@ -141,8 +147,36 @@ class Region:
         self.pattern = "".join(_letter(env[s]._data, n) or "a" for s in self.inputs)
         self.mod = codegen.load(self)
         self.kc, self.kp, self.ks = self.mod.c, self.mod.p, self.mod.s
+        if self.reduce is not None:
+            self.kr, self.kpr = self.mod.r, self.mod.pr
 
     def run(self, env) -> None:
+        if self.reduce is not None and self._run_reduce(env):
+            return
+        self._run(env)
+        if self.reduce_node is not None:
+            self.reduce_node.run(env)
+
+    def _run_reduce(self, env) -> bool:
+        shape = self.shape
+        n, k = int(np.prod(shape)), shape[-1]
+        arrays = [env[s]._data for s in self.inputs]
+        if "".join(_letter(a, n) or "?" for a in arrays) != self.pattern:
+            return False  # another layout: the region, then the reduction's own kernel
+        rows = n // k
+        dts = [self.out_dtypes[self.outputs.index(i)] for i in self.red_outputs]
+        outs = [np.empty(shape, d.np) for d in dts]
+        rd = self.out_dtypes[-1]
+        red = np.empty(shape[:-1] + ((1,) if self.reduce[1] else ()), rd.np)
+        big = n >= PARALLEL_THRESHOLD and big_prefix() == "p_"
+        (self.kpr if big else self.kr)(rows, k, *[a.reshape(-1) for a in arrays], *self.scalars,
+                                        *[o.reshape(-1) for o in outs], red.reshape(-1))  # fmt: skip
+        for i, o, d in zip(self.red_outputs, outs, dts, strict=True):
+            env[self.nodes[i].outs[0]] = _make(o, d)
+        env[self.reduce_node.outs[0]] = _make(red, rd)
+        return True
+
+    def _run(self, env) -> None:
         shape = self.shape
         outs = [np.empty(shape, d.np) for d in self.out_dtypes]
         n = outs[0].size if outs else 0
@@ -181,12 +215,15 @@ def plan(graph, env, extra_reads=frozenset()) -> list:
     specs = [_spec_slots(n, env) for n in graph.nodes]
     steps, run, later = [], [], []
 
-    def close():
-        if len(run) >= 2:
-            members = {n.index for n, _ in run}
+    def close(red=None):
+        if red is not None and not run:
+            steps.append(red)
+            red = None
+        if len(run) >= 2 or red is not None:
+            members = {n.index for n, _ in run} | ({red.index} if red is not None else set())
             used = {n.outs[0] for n, _ in run if n.outs[0] in outs or any(i not in members for i in reads.get(n.outs[0], ()))}
-            if used:
-                r = Region([n for n, _ in run], [s for _, s in run], used)
+            if used or red is not None:
+                r = Region([n for n, _ in run], [s for _, s in run], used, red)
                 r.plan_pattern(env)
                 steps.append(r)
         else:
@@ -197,6 +234,9 @@ def plan(graph, env, extra_reads=frozenset()) -> list:
 
     for n, sp in zip(graph.nodes, specs, strict=True):
         if sp is None:
+            if run and _trailing_reduction(n, run, reads, outs, env):
+                close(n)
+                continue
             if run and n.op.kind == "view":
                 # Note [Fusion regions]: a view reads no data and writes none, so it may run
                 # after the region (autograd's detach of a saved result sits between pointwise calls)
@@ -210,6 +250,27 @@ def plan(graph, env, extra_reads=frozenset()) -> list:
         run.append((n, sp))
     close()
     return steps
+
+
+_REDUCTIONS = {"sum.dim_IntList": 3, "mean.dim": 3, "amax.default": None}
+
+
+def _trailing_reduction(n, run, reads, outs, env) -> bool:
+    """Whether ``n`` folds the run's last value over its last dimension, which nothing else reads
+    (Note [Fused trailing reduction])."""
+    dt_idx = _REDUCTIONS.get(n.op.__name__, False)
+    if dt_idx is False or n.op.namespace != "aten" or len(n.direct) != 1 or n.lists:
+        return False
+    last = run[-1][0].outs[0]
+    if n.direct[0] != (0, last) or last in outs or reads.get(last) != [n.index]:
+        return False
+    shape, result = run[-1][1][4], run[-1][1][3]
+    dims = n.template[1]
+    if not shape or shape[-1] == 0 or result not in ("float32", "float64"):
+        return False
+    if dt_idx is not None and n.template[dt_idx] is not None:
+        return False
+    return list(dims or ()) in ([-1], [len(shape) - 1]) and all(sp[4] == shape for _, sp in run)
 
 
 def later_outs(nodes) -> set:

@@ -204,3 +204,52 @@ def test_backend_eager_replays_without_fusion():
     assert not regions(cf)
     (entry,) = cf.cache.values()
     assert [str(n.op) for n in entry.graph.nodes] == ["aten.add.Tensor", "aten.cos.default", "aten.mul.Tensor"]
+
+
+@pytest.mark.parametrize("kind", ["sum", "mean", "amax"])
+@pytest.mark.parametrize("shape", [(7,), (6, 33), (2, 3, 50), (0, 4)])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_trailing_reduction_is_fused(kind, shape, keepdim):
+    def f(x, y):
+        z = (x * y + 1).tanh() - x
+        return getattr(z, kind)(-1, keepdim=keepdim) if kind != "amax" else z.amax(-1, keepdim)
+
+    cf = numtorch.compile(f)
+    x, y = numtorch.randn(*shape, dtype=numtorch.float64), numtorch.randn(shape[-1], dtype=numtorch.float64)
+    want = f(x, y)
+    for _ in range(2):
+        got = cf(x, y)
+        assert got.shape == want.shape and got.dtype is want.dtype
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-12)
+    (r,) = regions(cf)
+    assert r.reduce == (kind, keepdim)
+
+
+def test_trailing_reduction_keeps_nan_and_falls_back_for_other_layouts():
+    def f(x):
+        return (x * 2).exp().amax(-1), (x + 1).sigmoid().sum(1)
+
+    cf = numtorch.compile(f)
+    x = numtorch.randn(4, 6)
+    x[1, 2] = float("nan")
+    for _ in range(2):
+        for a, b in zip(cf(x), f(x), strict=True):
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6)
+    assert np.isnan(cf(x)[0].numpy()[1])
+    xt = numtorch.randn(6, 4).t()  # the same guards but for contiguity: another capture
+    for _ in range(2):
+        for a, b in zip(cf(xt), f(xt), strict=True):
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6)
+
+
+def test_reduced_value_read_elsewhere_is_not_folded():
+    def f(x):
+        z = (x * 2).sigmoid()
+        return z.sum(-1), z
+
+    cf = numtorch.compile(f)
+    x = numtorch.randn(3, 4)
+    for _ in range(2):
+        for a, b in zip(cf(x), f(x), strict=True):
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6)
+    assert all(r.reduce is None for r in regions(cf))
