@@ -23,7 +23,7 @@ from .._state import STATE
 from .. import _logging
 from . import aot, fusion
 from .capture import CURRENT, Tracer, Unsupported, capturing
-from .guards import call_key, const_meta, shape_free
+from .guards import call_key, const_meta, function_reads, shape_free
 
 RECOMPILE_LIMIT = 8
 BACKENDS = ("numba", "inductor", "eager", "aot_eager")
@@ -63,6 +63,8 @@ class CompiledFunction:
         self.captures = 0
         self.warned = False
         self.last_key = None
+        names, cells = function_reads(getattr(fn, "__func__", fn))
+        self.fn_reads = (getattr(fn, "__func__", fn), names, cells) if names or cells else None
         functools.update_wrapper(self, fn)
         _ALL.add(self)
 
@@ -76,7 +78,7 @@ class CompiledFunction:
     def __call__(self, *args, **kwargs):
         if CURRENT.tracer is not None:  # inside another capture: its tracer records this call
             return self._orig(*args, **kwargs)
-        tensors, key = call_key(args, kwargs, self.module)
+        tensors, key = call_key(args, kwargs, self.module, self.fn_reads)
         e = self.cache.get(key)
         if e is None or not e.valid():
             return self._capture(key, tensors, args, kwargs, e is not None)
@@ -172,9 +174,11 @@ def _reason(old, new, stale: bool) -> str:
                                   a, b, strict=True):  # fmt: skip
                 if x != y:
                     return f"tensor argument {name} mismatch: expected {_show(x)}, actual {_show(y)}"
-        if i == len(old) - 1 or i == len(old) - 2 and isinstance(a, bool):
-            return "grad mode or module state changed" if isinstance(a, bool) else "module parameters, buffers or training flags changed"
-        return f"argument value changed: expected {_show(a)}, actual {_show(b)}"
+        if isinstance(a, bool):
+            return "grad mode changed"
+        if a.__class__ is tuple and len(a) == 2 and isinstance(a[0], type):
+            return f"argument value changed: expected {_show(a)}, actual {_show(b)}"
+        return "module parameters or attributes, or a global or closure value the function reads, changed"
     return "unknown"
 
 

@@ -306,3 +306,49 @@ def test_logs_env_switch(monkeypatch):
         assert not numtorch._logging.enabled("output_code")
     finally:
         numtorch._logging.set_logs(all=False)
+
+
+SCALE = 2.0
+
+
+def test_globals_closures_and_module_attributes_are_guarded():
+    global SCALE
+
+    def g(x):
+        return x * SCALE
+
+    cg = numtorch.compile(g)
+    x = numtorch.ones(2)
+    assert cg(x).tolist() == [2.0, 2.0]
+    SCALE = 3.0
+    try:
+        assert cg(x).tolist() == [3.0, 3.0]
+    finally:
+        SCALE = 2.0
+
+    k = 1.0
+
+    def h(x):
+        return x + k
+
+    ch = numtorch.compile(h)
+    assert ch(x).tolist() == [2.0, 2.0]
+    k = 5.0
+    assert ch(x).tolist() == [6.0, 6.0]
+
+    class Scale(numtorch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.s = 2.0
+
+        def forward(self, x):
+            return x * self.s
+
+    m = Scale()
+    cm = numtorch.compile(m)
+    assert cm(x).tolist() == [2.0, 2.0]
+    m.s = 4.0
+    assert cm(x).tolist() == [4.0, 4.0]
+    m.compile()
+    m.s = 5.0
+    assert m(x).tolist() == [5.0, 5.0]
