@@ -149,7 +149,7 @@ class CompiledFunction:
             f"   last reason: {_reason(self.last_key, key, False)}\n"
             'To log all recompilation reasons, use NUMTORCH_LOGS="recompiles".',
             UserWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
 
     def reset(self) -> None:

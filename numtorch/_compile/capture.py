@@ -165,6 +165,13 @@ _WATCHED = {
     "__bool__": "Data-dependent branching: bool(tensor) reads the tensor's value",
     "__repr__": "Unsupported: printing a tensor reads its values",
     "__array__": "Unsupported: converting a tensor to a NumPy array reads its values",
+    # Note [Training steps are not captured]: backward() stores gradients in ``.grad`` and
+    # optimizers update ``.data`` / ``._data`` outside the dispatcher, which a replay would miss
+    "backward": "Unsupported: Tensor.backward() inside a compiled function (compile the model, not the training step)",
+}
+_WATCHED_PROPS = {
+    "grad": "Unsupported: reading Tensor.grad inside a compiled function",
+    "data": "Unsupported: Tensor.data inside a compiled function (it aliases the tensor outside the graph)",
 }
 
 
@@ -181,6 +188,19 @@ def _watch(name: str, orig):
     return watched
 
 
+def _watch_prop(name: str, prop: property) -> property:
+    what = _WATCHED_PROPS[name]
+    get = prop.fget
+
+    def watched(self):
+        tr = CURRENT.tracer
+        if tr is not None and tr.depth == 0:
+            tr.report(what)
+        return get(self)
+
+    return property(watched, prop.fset, prop.fdel, prop.__doc__)
+
+
 class capturing:
     """Context: install the tracer and the data-read watchers for one capture."""
 
@@ -194,6 +214,10 @@ class capturing:
                 orig = Tensor.__dict__[name]
                 self.saved[name] = orig
                 setattr(Tensor, name, _watch(name, orig))
+            for name in _WATCHED_PROPS:
+                orig = Tensor.__dict__[name]
+                self.saved[name] = orig
+                setattr(Tensor, name, _watch_prop(name, orig))
         self.prev = CURRENT.tracer
         CURRENT.tracer = self.tracer
         self.tracer.__enter__()

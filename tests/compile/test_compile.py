@@ -352,3 +352,55 @@ def test_globals_closures_and_module_attributes_are_guarded():
     m.compile()
     m.s = 5.0
     assert m(x).tolist() == [5.0, 5.0]
+
+
+def test_training_step_inside_compile_runs_eagerly():
+    lin = numtorch.nn.Linear(3, 1)
+    opt = numtorch.optim.SGD(lin.parameters(), lr=0.1)
+
+    def step(x):
+        opt.zero_grad()
+        loss = lin(x).pow(2).mean()
+        loss.backward()
+        opt.step()
+        return loss
+
+    cs = numtorch.compile(step)
+    x = numtorch.randn(4, 3)
+    lin2 = numtorch.nn.Linear(3, 1)
+    lin2.load_state_dict(lin.state_dict())
+    opt2 = numtorch.optim.SGD(lin2.parameters(), lr=0.1)
+    for _ in range(3):
+        a = cs(x)
+        opt2.zero_grad()
+        b = lin2(x).pow(2).mean()
+        b.backward()
+        opt2.step()
+        assert a.item() == b.item()
+    np.testing.assert_array_equal(lin.weight.detach().numpy(), lin2.weight.detach().numpy())
+    (entry,) = cs.cache.values()
+    assert "Tensor.grad" in entry.eager  # opt.zero_grad() reads it first
+    with pytest.raises(numtorch.compiler.Unsupported, match="Tensor.grad"):
+        numtorch.compile(step, fullgraph=True)(x)
+
+
+def test_manual_update_through_data_runs_eagerly():
+    w = numtorch.ones(2)
+
+    def f(x):
+        w.data.add_(x)
+        return w * 2
+
+    cf = numtorch.compile(f)
+    for i in range(1, 3):
+        assert cf(numtorch.ones(2)).tolist() == [2.0 * (1 + i)] * 2
+
+
+def test_backward_call_is_unsupported():
+    def f(x):
+        y = (x * 2).sum()
+        y.backward()
+        return y
+
+    with pytest.raises(numtorch.compiler.Unsupported, match=r"Tensor.backward\(\) inside a compiled function"):
+        numtorch.compile(f, fullgraph=True)(numtorch.ones(2, requires_grad=True))
