@@ -141,6 +141,7 @@ class Region:
         self.out_dtypes = [getattr(D, self.ops[k].result) for k in self.outputs]
         self.pattern = ""
         self.mod = None
+        self.failed = False
 
     def plan_pattern(self, env) -> None:
         n = int(np.prod(self.shape))
@@ -151,9 +152,27 @@ class Region:
             self.kr, self.kpr = self.mod.r, self.mod.pr
 
     def run(self, env) -> None:
-        if self.reduce is not None and self._run_reduce(env):
-            return
-        self._run(env)
+        if self.failed:
+            return self._run_nodes(env)
+        try:
+            if self.reduce is not None and self._run_reduce(env):
+                return
+            self._run(env)
+        except Exception as e:
+            # a generated kernel that does not compile (an expression Numba types differently
+            # in a fused loop) must not fail the user's call: the region's own calls are
+            # pointwise and write nothing, so they can simply run instead, now and from now on
+            from .. import _logging
+
+            _logging.emit("graph_breaks", f"fused kernel failed ({type(e).__name__}: {e}); running its calls")
+            self.failed = True
+            return self._run_nodes(env)
+        if self.reduce_node is not None:
+            self.reduce_node.run(env)
+
+    def _run_nodes(self, env) -> None:
+        for n in self.nodes:
+            n.run(env)
         if self.reduce_node is not None:
             self.reduce_node.run(env)
 

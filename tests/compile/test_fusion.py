@@ -253,3 +253,21 @@ def test_reduced_value_read_elsewhere_is_not_folded():
         for a, b in zip(cf(x), f(x), strict=True):
             np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6)
     assert all(r.reduce is None for r in regions(cf))
+
+
+def test_a_failing_fused_kernel_falls_back_to_the_regions_calls():
+    def f(x):
+        return (x * 2 + 1).exp()
+
+    cf = numtorch.compile(f)
+    x = numtorch.randn(5)
+    cf(x)
+    (r,) = regions(cf)
+
+    def broken(*a):
+        raise TypeError("no typing")
+
+    r.kc = r.kp = r.ks = broken
+    for _ in range(2):
+        same(cf(x), f(x))
+    assert r.failed
