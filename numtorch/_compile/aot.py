@@ -143,7 +143,8 @@ def build(graph, values: dict):
     # the capture's tensors are not kept: at run time these slots read the forward's values
     bwd.consts = [(bs, SimpleNamespace(shape=tuple(t.shape), dtype=t.dtype)) for bs, t in bwd.consts]
     fwd_steps = fusion.plan(fwd, [fvals.get(i) for i in range(fwd.n_slots)], extra_reads=set(saved))
-    bwd_steps = fusion.plan(bwd, [bvals.get(i) for i in range(bwd.n_slots)])
+    # no folded sums in the backward: gradients stay bitwise eager's (Note [Fused trailing reduction])
+    bwd_steps = fusion.plan(bwd, [bvals.get(i) for i in range(bwd.n_slots)], fold=False)
     return AOTPlan(graph, fwd, fwd_steps, bwd, bwd_steps, bwd_src, saved, leaf_slots, outs)
 
 

@@ -223,9 +223,10 @@ def _letter(a, n) -> str | None:
     return None
 
 
-def plan(graph, env, extra_reads=frozenset()) -> list:
+def plan(graph, env, extra_reads=frozenset(), fold: bool = True) -> list:
     """The graph's steps: Nodes and Regions (Note [Fusion regions]); ``env``: the capture's
-    values by slot, for dtypes and shapes; ``extra_reads``: slots read after the graph too."""
+    values by slot, for dtypes and shapes; ``extra_reads``: slots read after the graph too;
+    ``fold``: fold trailing reductions (Note [Fused trailing reduction])."""
     reads: dict = {}
     for n in graph.nodes:
         for s in n.inputs():
@@ -253,7 +254,7 @@ def plan(graph, env, extra_reads=frozenset()) -> list:
 
     for n, sp in zip(graph.nodes, specs, strict=True):
         if sp is None:
-            if run and _trailing_reduction(n, run, reads, outs, env):
+            if fold and run and _trailing_reduction(n, run, reads, outs, env):
                 close(n)
                 continue
             if run and n.op.kind == "view":

@@ -128,3 +128,54 @@ def test_cnn_training_matches_eager():
         return losses
 
     np.testing.assert_array_equal(run(True), run(False))
+
+
+_DEFAULT_GRAD = {"add", "sub", "mul", "div", "pow", "exp", "tanh", "sigmoid", "where", "clamp", "atan2", "lerp"}
+
+
+def _grad_cases():
+    import pytest
+
+    from numtorch.testing._opinfo import pointwise
+
+    for info in pointwise.core.OPINFOS + pointwise.special.OPINFOS:
+        if info.grad and "float64" in info.dtypes:
+            # Note [Default and slow test runs]: a few in the default run, all under -m slow
+            marks = () if info.name in _DEFAULT_GRAD else (pytest.mark.slow,)
+            yield pytest.param(info, id=info.name, marks=marks)
+
+
+def _pytest_param(fn):
+    import pytest
+
+    return pytest.mark.parametrize("info", list(_grad_cases()))(fn)
+
+
+@_pytest_param
+def test_pointwise_opinfo_gradients_match_eager(info):
+    from tests.ops._harness import to_nt
+
+    op = info.resolve()
+    rng = np.random.default_rng(0)
+
+    def f(x, *args, **kwargs):
+        y = op(x, *args, **kwargs)
+        return (y * y) if isinstance(y, numtorch.Tensor) and y.is_floating_point() else y
+
+    for s in info.sample_inputs("float64", rng):
+        x = to_nt(s.input, requires_grad=True)
+        args, kwargs = to_nt(tuple(s.args)), to_nt(dict(s.kwargs))
+        try:
+            want = f(x, *args, **kwargs)
+            if not isinstance(want, numtorch.Tensor) or not want.requires_grad or not want.numel():
+                continue
+            g = numtorch.ones_like(want)
+            (ew,) = numtorch.autograd.grad(want, x, g)
+        except Exception:
+            continue
+        cf = numtorch.compile(f)
+        for _ in range(2):
+            got = cf(x, *args, **kwargs)
+            (cg,) = numtorch.autograd.grad(got, x, g)
+            np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+            np.testing.assert_array_equal(cg.numpy(), ew.numpy())
