@@ -114,23 +114,24 @@ class CompiledFunction:
             return result
         graph = tracer.graph(len(tensors), result)
         grad = STATE.grad_enabled and any(t._rg for t in tracer.values.values() if t is not None)
-        _logging.emit("graph_code", f"captured graph of {self.__name__}:\n{graph.format()}")
-        steps = None
-        if self.backend in ("numba", "inductor") and not grad:
-            env = [tracer.values.get(i) for i in range(graph.n_slots)]
-            steps = fusion.plan(graph, env)
-            if _logging.enabled("output_code"):
-                for st in steps:
-                    if isinstance(st, fusion.Region):
-                        src = Path(st.mod.__file__).read_text()
-                        _logging.emit("output_code", f"fused kernel ({len(st.nodes)} ops, {st.mod.__file__}):\n{src}")
-        plan = None
-        if self.backend in ("numba", "inductor") and grad:
-            plan = aot.build(graph, tracer.values)
-            if plan is None:
-                _logging.emit("graph_breaks", f"{self.__name__}: backward not captured; calls needing grad replay eagerly")
-            elif _logging.enabled("graph_code"):
-                _logging.emit("graph_code", f"captured backward graph of {self.__name__}:\n{plan.bwd.format()}")
+        if _logging.enabled("graph_code"):
+            _logging.emit("graph_code", f"captured graph of {self.__name__}:\n{graph.format()}")
+        steps = plan = None
+        try:
+            if self.backend in ("numba", "inductor") and not grad:
+                steps = fusion.plan(graph, [tracer.values.get(i) for i in range(graph.n_slots)])
+                _log_kernels(steps)
+            elif self.backend in ("numba", "inductor"):
+                plan = aot.build(graph, tracer.values)
+                if plan is None:
+                    _logging.emit("graph_breaks", f"{self.__name__}: backward not captured; calls needing grad replay eagerly")
+                else:
+                    if _logging.enabled("graph_code"):
+                        _logging.emit("graph_code", f"captured backward graph of {self.__name__}:\n{plan.bwd.format()}")
+                    _log_kernels(plan.fwd_steps + plan.bwd_steps)
+        except Exception as e:  # planning is an optimization: the graph still replays eagerly
+            _logging.emit("graph_breaks", f"{self.__name__}: fusion planning failed ({type(e).__name__}: {e})")
+            steps = plan = None
         self.cache[key] = _Entry(graph, steps, grad, free=free, aot=plan)
         return result
 
@@ -157,6 +158,14 @@ class CompiledFunction:
         self.captures = 0
         self.warned = False
         self.last_key = None
+
+
+def _log_kernels(steps) -> None:
+    if _logging.enabled("output_code"):
+        for st in steps:
+            if isinstance(st, fusion.Region):
+                src = Path(st.mod.__file__).read_text()
+                _logging.emit("output_code", f"fused kernel ({len(st.nodes)} ops, {st.mod.__file__}):\n{src}")
 
 
 def _reason(old, new, stale: bool) -> str:
