@@ -592,6 +592,31 @@ def _compiled_chain(n, peer):
     return make
 
 
+def _gelu_block(name, d=256, hidden=1024, batch=128):
+    """Compiled (numtorch) / eager (PyTorch) GELU-MLP block fwd+bwd: linear, bias+GELU,
+    linear, residual, layer_norm."""
+    L = _L(name)
+    L.manual_seed(0)
+    nn = L.nn
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1, self.fc2, self.norm = nn.Linear(d, hidden), nn.Linear(hidden, d), nn.LayerNorm(d)
+
+        def forward(self, x):
+            return self.norm(x + self.fc2(nn.functional.gelu(self.fc1(x))))
+
+    block = Block()
+    run = L.compile(block) if name == "numtorch" else block
+    x = _data(name, (batch, d), requires_grad=True)
+
+    def step():
+        run(x).sum().backward()
+
+    return step
+
+
 def workloads(sweep: bool = False) -> list:
     """The table; ``sweep``: the registry sweep instead (``compare.py sweep``)."""
     if sweep:
@@ -661,6 +686,7 @@ def workloads(sweep: bool = False) -> list:
                           target=1 / 3, work=("GB/s", 3 * 4 * n)))  # fmt: skip
         W.append(Workload(f"compiled 5-op chain {n:.0e} vs inductor", "compile",
                           _compiled_chain(n, "inductor"), target=1 / 1.5, work=("GB/s", 3 * 4 * n)))  # fmt: skip
+    W.append(Workload("compiled GELU-MLP block fwd+bwd", "compile", _no_numpy(_gelu_block), target=0.8))
     W.append(Workload("import", "startup", _startup("import {lib}\n"), target_s=0.5,
                       process=True))  # fmt: skip
     W.append(Workload("first op, warm cache", "startup", _startup(_FIRST_OP), process=True))
