@@ -80,3 +80,6 @@ __version__ = "0.1.0"
 
 from . import func  # noqa: E402
 from .func import vmap  # noqa: E402
+
+from . import _logging, compiler  # noqa: E402
+from ._compile import compile  # noqa: E402,A001

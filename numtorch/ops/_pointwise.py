@@ -602,6 +602,8 @@ def defpointwise(
     op = defop(schema, cpu=functional, backward=backward, jvp=jvp, tags=(Tag.pointwise,))
     op._pw = (pw, in_idx, par_idx, "functional")  # other backends build on the same declaration
     op.impls["meta"] = lambda *v: pointwise_meta(pw, [v[i] for i in in_idx], [v[i] for i in par_idx])
+    # numtorch.compile fuses calls of this op from its declaration (numtorch/_compile/fusion.py)
+    op.pointwise_decl = (pw, in_idx, par_idx, functional)
     result = {"functional": op}
     if out:
         result["out"] = op_out = defop(_out_schema(s, out_overload), cpu=out_impl, tags=(Tag.pointwise,))
