@@ -41,8 +41,6 @@ KNOWN: list[tuple[str, str, str]] = [
     # found by the long profile after session 3's merges; open (issue 10)
     ("wrong", r"^linalg\.slogdet\(", "slogdet of a matrix holding inf/NaN: sign and logabsdet differ from torch's LU path"),
     ("wrong", r"^F\.group_norm\(", "group_norm with a 1e30 element: float32 variance overflows where torch accumulates in double"),
-    ("wrong", r"^torch\.trapezoid\(", "trapezoid of empty bool/uint8 input: result dtype (int64 in torch)"),
-    ("accepted", r"^torch\.trapezoid\(", "trapezoid of bool input: torch refuses it"),
     ("accepted", r"^fn:misc\(str, (bool|uint8|int)", "hash_dim on bool/integer tensors: torch refuses them"),
     ("accepted", r"^torch\.(sum|mean|nansum|nanmean|prod)\(.*out=", "reductions with dtype= and an out= of another dtype: torch checks they agree"),
     ("wrong", r"^F\.gelu\(", "gelu(+inf): torch 2.13 gives nan, numtorch inf (the limit)"),
