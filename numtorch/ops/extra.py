@@ -200,6 +200,8 @@ def _polar(abs, angle, out):  # noqa: A002 - torch's parameter name
     >>> numtorch.polar(numtorch.tensor([2.0]), numtorch.tensor([0.0]))
     tensor([2.+0.j])
     """
+    if not isinstance(angle, Tensor):
+        raise TypeError(f"polar(): argument 'angle' (position 2) must be Tensor, not {type(angle).__name__}")
     floats = (D.float16, D.float32, D.float64)
     if abs.dtype not in floats or angle.dtype not in floats:
         raise RuntimeError(

@@ -42,3 +42,8 @@ def test_cumulative_trapezoid_of_no_samples_is_empty():
 def test_trapezoid_refuses_bool_and_complex_spacing(call, msg):
     with pytest.raises(RuntimeError, match=re.escape(msg)):
         call()
+
+
+def test_polar_refuses_a_python_number_angle():
+    with pytest.raises(TypeError, match=re.escape("polar(): argument 'angle' (position 2) must be Tensor, not float")):
+        numtorch.polar(numtorch.tensor([1.0, 2.0]), 1.0)

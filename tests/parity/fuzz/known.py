@@ -16,7 +16,6 @@ KNOWN: list[tuple[str, str, str]] = [
     ("numpy_text", r"^linalg\.(eigh|svd|svdvals|eigvalsh|pinv|matrix_rank|cholesky)", "numpy.linalg.LinAlgError on NaN input (issue 10, bugs branch)"),
     ("wrong", r"^fn:autograd\(", "std/var gradient at zero variance (issue 10, bugs branch)"),
     ("internal", r"^fn:autograd\(", "std of one element: bare ZeroDivisionError in backward (issue 10, bugs branch)"),
-    ("internal", r"^torch\.complex\(", "complex(t, number): AttributeError on the number"),
     ("wrong", r"^F\.(avg_pool|huber_loss|binary_cross_entropy|cosine_similarity)", "per-op values/dtypes (issue 10, bugs branch)"),
     ("wrong", r"^fn:view_write\(|^fn:misc\(", "ravel/repeat/conj view-or-copy decisions (issue 10, bugs branch)"),
     ("wrong", r"^torch\.(ldexp|einsum|block_diag|bucketize)\(", "result dtypes (issue 10, bugs branch)"),
