@@ -51,3 +51,22 @@ def test_svd_of_nan_raises_linalg_error_with_pytorchs_text():
 def test_lstsq_of_empty_matrices(a, b, shape):
     x = numtorch.linalg.lstsq(numtorch.ones(a), numtorch.ones(b)).solution
     assert x.shape == shape and not x.any()
+
+
+@pytest.mark.parametrize("eq,shapes", [
+    ("ab,ab->", [(1, 1), (1, 0)]),
+    ("ab,bc->ac", [(2, 1), (0, 3)]),
+    ("ab,ab->ab", [(1, 1), (1, 0)]),
+    ("a,a->a", [(1,), (0,)]),
+    ("ab,b,b->a", [(2, 1), (0,), (1,)]),
+])  # fmt: skip
+def test_einsum_broadcasts_a_size_one_dim_against_zero(eq, shapes):
+    # a size-1 dim broadcasts against 0: the contraction runs over no elements (sum is 0)
+    arrs = [np.ones(s) for s in shapes]
+    got = numtorch.einsum(eq, *[numtorch.tensor(a) for a in arrs])
+    np.testing.assert_array_equal(got.numpy(), np.einsum(eq, *arrs))
+
+
+def test_tensordot_with_an_empty_contracted_dim():
+    got = numtorch.tensordot(numtorch.ones(1, 1), numtorch.ones(1, 0))
+    assert got.shape == () and got.item() == 0.0
