@@ -387,6 +387,8 @@ public("pinverse", "self, rcond=1e-15", _pinverse, relevant=("self",), module="T
 
 # ---- lstsq -----------------------------------------------------------------------------------------------
 _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+_LSTSQ_ILLEGAL = ("torch.linalg.lstsq: Argument 4 has illegal value. Most certainly there is a bug in the "
+                  "implementation calling the backend library.")  # fmt: skip
 
 
 def _lstsq_cpu(A, B, rcond=None, driver=None):
@@ -432,6 +434,9 @@ def _lstsq_cpu(A, B, rcond=None, driver=None):
     sv = np.zeros((a.shape[0], min(m, n)), A._dtype.to_real().np)
     for i in range(a.shape[0]):
         if a[i].size and k:
+            if not (np.isfinite(a[i]).all() and np.isfinite(b[i]).all()):
+                # LAPACK's scaling step refuses NaN/inf (an illegal argument), as PyTorch reports
+                raise RuntimeError(_LSTSQ_ILLEGAL)
             x[i], r, rank[i], s = np.linalg.lstsq(a[i], b[i], rcond=rc)
             sv[i] = s
             res[i] = r if r.size else res[i]

@@ -70,3 +70,14 @@ def test_einsum_broadcasts_a_size_one_dim_against_zero(eq, shapes):
 def test_tensordot_with_an_empty_contracted_dim():
     got = numtorch.tensordot(numtorch.ones(1, 1), numtorch.ones(1, 0))
     assert got.shape == () and got.item() == 0.0
+
+
+@pytest.mark.parametrize("where", ["A", "B"])
+@pytest.mark.parametrize("bad", [float("nan"), float("-inf")])
+def test_lstsq_of_non_finite_input_raises_runtime_error(where, bad):
+    a = numtorch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]], dtype=numtorch.float64)
+    b = numtorch.tensor([[1.0], [2.0], [4.0]], dtype=numtorch.float64)
+    (a if where == "A" else b)[1, 0] = bad
+    with pytest.raises(RuntimeError, match="^torch.linalg.lstsq: Argument 4 has illegal value") as info:
+        numtorch.linalg.lstsq(a, b)
+    assert info.value.__context__ is None
