@@ -86,3 +86,18 @@ def test_count_nonzero_any_all_read_complex_values_whole():
     assert int(z.count_nonzero()) == 4
     assert bool(numtorch.tensor([1j]).any()) and not bool(z.all())
     assert bool(z[:3].all())
+
+
+@pytest.mark.parametrize("shape,dim,msg", [
+    ((0, 0), 1, "Number of zero sized dimensions is more than one, so unique cannot be applied "),
+    ((0, 2), 1, "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied"),
+])  # fmt: skip
+def test_unique_dim_of_empty_input_checks_the_empty_dims(shape, dim, msg):
+    with pytest.raises(RuntimeError) as info:
+        numtorch.unique(numtorch.ones(*shape), dim=dim)
+    assert str(info.value) == msg
+
+
+def test_unique_dim_along_the_one_empty_dim_is_empty():
+    u, inv = numtorch.unique(numtorch.ones(2, 0, 3), dim=1, return_inverse=True)
+    assert u.shape == (2, 0, 3) and inv.shape == (0,)
