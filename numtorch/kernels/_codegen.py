@@ -59,6 +59,9 @@ def render_pointwise(inputs: list[str], params: list[str], expr: str, wide=()) -
         "from numtorch.kernels.cpu.pointwise.vmath_log import vlog, vlog1p, vlog10, vlog2  # noqa: F401",
         "from numtorch.kernels.cpu.pointwise.vmath_erf import verf  # noqa: F401",
         "from numtorch.kernels.cpu.pointwise.special import digamma, erfinv, lgamma, polygamma  # noqa: F401",
+        "from numtorch.kernels.cpu.pointwise.cmath99 import (  # noqa: F401",
+        "    cexp99, cexp2_99, csinh99, ccosh99, ctanh99, csin99, ccos99, ctan99, csqrt99,",
+        "    casinh99, casin99, cacos99, catanh99, catan99, cacosh99, csgn99)",
         "",
     ]
     for pattern in itertools.product("as", repeat=n):

@@ -444,7 +444,7 @@ def _sgn_bw(grad, self, result):
     return _where(_cmp("eq", a, 0.0), 0.0, _div(g, _mul(a, 2.0)))
 
 
-_unary("sgn", {"bif": "sign(self)", "c": "sgn_complex(self)"}, {"self": _sgn_bw}, holomorphic=False)
+_unary("sgn", {"bif": "sign(self)", "c": "csgn99(self)"}, {"self": _sgn_bw}, holomorphic=False)
 
 
 def _fl(name, expr, bw, **kw):
@@ -464,26 +464,26 @@ def _one_minus_sq(x):
 
 
 _fl("reciprocal", "np.divide(1, self)", lambda grad, result: _mul(_neg(grad), _mul(result, result)))
-_fl("sqrt", "np.sqrt(self)", lambda grad, result: _div(grad, _mul(result, 2)))
+_fl("sqrt", {"bif": "np.sqrt(self)", "c": "csqrt99(self)"}, lambda grad, result: _div(grad, _mul(result, 2)))
 _fl("rsqrt", "rsqrt(self)", lambda grad, result: _mul(_mul(grad, -0.5), _pow(result, 3)))
-_fl("exp", "np.exp(self)", lambda grad, result: _mul(grad, result))
-_fl("exp2", "np.exp2(self)", lambda grad, result: _mul(grad, _mul(result, _LN2)))
+_fl("exp", {"bif": "np.exp(self)", "c": "cexp99(self)"}, lambda grad, result: _mul(grad, result))
+_fl("exp2", {"bif": "np.exp2(self)", "c": "cexp2_99(self)"}, lambda grad, result: _mul(grad, _mul(result, _LN2)))
 _fl("expm1", "np.expm1(self)", lambda grad, result: _mul(grad, _add(result, 1)))
 _fl("log", "np.log(self)", lambda grad, self: _div(grad, self))
 _fl("log2", "np.log2(self)", lambda grad, self: _div(grad, _mul(self, _LN2)))
 _fl("log10", "np.log10(self)", lambda grad, self: _div(grad, _mul(self, _LN10)))
 _fl("log1p", "np.log1p(self)", lambda grad, self: _div(grad, _add(self, 1)))
-_fl("sin", "np.sin(self)", lambda grad, self: _mul(grad, _u("cos", self)))
-_fl("cos", "np.cos(self)", lambda grad, self: _mul(grad, _neg(_u("sin", self))))
-_fl("tan", "np.tan(self)", lambda grad, result: _mul(grad, _add(_mul(result, result), 1)))
-_fl("asin", "np.arcsin(self)", lambda grad, self: _mul(grad, _u("rsqrt", _one_minus_sq(self))), aliases=("arcsin",))
-_fl("acos", "np.arccos(self)", lambda grad, self: _neg(_mul(grad, _u("rsqrt", _one_minus_sq(self)))), aliases=("arccos",))
-_fl("atan", "np.arctan(self)", lambda grad, self: _div(grad, _add(_mul(self, self), 1)), aliases=("arctan",))
-_fl("sinh", "np.sinh(self)", lambda grad, self: _mul(grad, _u("cosh", self)))
-_fl("cosh", "np.cosh(self)", lambda grad, self: _mul(grad, _u("sinh", self)))
-_fl("asinh", "np.arcsinh(self)", lambda grad, self: _mul(grad, _u("rsqrt", _add(_mul(self, self), 1))), aliases=("arcsinh",))
-_fl("acosh", "np.arccosh(self)", lambda grad, self: _mul(grad, _acosh_d(self)), aliases=("arccosh",))
-_fl("atanh", "np.arctanh(self)", lambda grad, self: _div(grad, _one_minus_sq(self)), aliases=("arctanh",))
+_fl("sin", {"bif": "np.sin(self)", "c": "csin99(self)"}, lambda grad, self: _mul(grad, _u("cos", self)))
+_fl("cos", {"bif": "np.cos(self)", "c": "ccos99(self)"}, lambda grad, self: _mul(grad, _neg(_u("sin", self))))
+_fl("tan", {"bif": "np.tan(self)", "c": "ctan99(self)"}, lambda grad, result: _mul(grad, _add(_mul(result, result), 1)))
+_fl("asin", {"bif": "np.arcsin(self)", "c": "casin99(self)"}, lambda grad, self: _mul(grad, _u("rsqrt", _one_minus_sq(self))), aliases=("arcsin",))
+_fl("acos", {"bif": "np.arccos(self)", "c": "cacos99(self)"}, lambda grad, self: _neg(_mul(grad, _u("rsqrt", _one_minus_sq(self)))), aliases=("arccos",))
+_fl("atan", {"bif": "np.arctan(self)", "c": "catan99(self)"}, lambda grad, self: _div(grad, _add(_mul(self, self), 1)), aliases=("arctan",))
+_fl("sinh", {"bif": "np.sinh(self)", "c": "csinh99(self)"}, lambda grad, self: _mul(grad, _u("cosh", self)))
+_fl("cosh", {"bif": "np.cosh(self)", "c": "ccosh99(self)"}, lambda grad, self: _mul(grad, _u("sinh", self)))
+_fl("asinh", {"bif": "np.arcsinh(self)", "c": "casinh99(self)"}, lambda grad, self: _mul(grad, _u("rsqrt", _add(_mul(self, self), 1))), aliases=("arcsinh",))
+_fl("acosh", {"bif": "np.arccosh(self)", "c": "cacosh99(self)"}, lambda grad, self: _mul(grad, _acosh_d(self)), aliases=("arccosh",))
+_fl("atanh", {"bif": "np.arctanh(self)", "c": "catanh99(self)"}, lambda grad, self: _div(grad, _one_minus_sq(self)), aliases=("arctanh",))
 _fl("erf", "math.erf(self)", lambda grad, self: _mul(grad, _mul(_u("exp", _neg(_mul(self, self))), 2 / math.sqrt(math.pi))),
     allow="bif", kname="erf_vml_cpu")  # fmt: skip
 
@@ -498,8 +498,8 @@ _TANHB = _decl("tanh_backward(Tensor grad_output, Tensor output) -> Tensor",
                {"grad_output": lambda grad, output: dispatch(_TANHB["functional"], [grad, output]),
                 "output": lambda grad, grad_output, output: _mul(_mul(grad, grad_output), _mul(output, -2))},
                inplace=False, out=False)  # fmt: skip
-_fl("tanh", "np.tanh(self)", lambda grad, result: dispatch(_TANHB["functional"], [grad, result]))
-_fl("sigmoid", "sigmoid(self)", lambda grad, result: dispatch(_SIGB["functional"], [grad, result]))
+_fl("tanh", {"bif": "np.tanh(self)", "c": "ctanh99(self)"}, lambda grad, result: dispatch(_TANHB["functional"], [grad, result]))
+_fl("sigmoid", {"bif": "sigmoid(self)", "c": "np.divide(1, 1 + cexp99(-self))"}, lambda grad, result: dispatch(_SIGB["functional"], [grad, result]))
 for _n in ("floor", "ceil", "trunc"):
     _unary(_n, {"i": "self", "f": f"np.{_n}(self)"}, {"self": _zero_grad}, aliases=("fix",) if _n == "trunc" else (),
            allow="if", kname=f"{_n}_vml_cpu", errors={"c": (NotImplementedError, f"{_n} is not supported for complex inputs")})  # fmt: skip

@@ -27,3 +27,44 @@ def test_ldexp_float16_computes_wide():
     r = nt.ldexp(nt.tensor([60000.0], dtype=h), nt.tensor([-30]))
     assert r.tolist() == [float(np.float16(60000.0 * 2.0**-30))]
     assert math.isinf(nt.ldexp(nt.tensor([1.0], dtype=h), nt.tensor([20])).item())
+
+
+# C99 Annex G special values (glibc, which PyTorch's CPU kernels call; NumPy agrees): infinities,
+# NaN and overflow of one part must not spread NaN to the other part
+_SPECIAL = [0.0, -0.0, 1.0, -2.5, math.inf, -math.inf, math.nan, 1e308, 800.0, -800.0, 30.0, 1000.0]
+_CGRID = np.array([complex(a, b) for a in _SPECIAL for b in _SPECIAL])
+_CFUNCS = {"exp": np.exp, "exp2": np.exp2, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos,
+           "tan": np.tan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "asin": np.arcsin,
+           "acos": np.arccos, "atan": np.arctan, "asinh": np.arcsinh, "acosh": np.arccosh,
+           "atanh": np.arctanh}  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", ["complex128", "complex64"])
+@pytest.mark.parametrize("name", sorted(_CFUNCS))
+def test_complex_functions_follow_annex_g_at_special_values(name, dtype):
+    with np.errstate(all="ignore"):
+        z = _CGRID.astype(dtype)  # 1e308 is inf in complex64
+        want = _CFUNCS[name](z)
+    got = getattr(numtorch, name)(numtorch.tensor(z)).numpy()
+    assert got.dtype == want.dtype
+    rtol = 1e-12 if dtype == "complex128" else 2e-5
+    if name == "exp2" and dtype == "complex64":
+        # NumPy and PyTorch round y ln2 to float32 first, so cis() of a large y differs
+        keep = np.abs(z.imag) < 100
+        got, want = got[keep], want[keep]
+    for part in ("real", "imag"):
+        g, w = getattr(got, part), getattr(want, part)
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=1e-300, err_msg=part)
+
+
+def test_sgn_of_an_infinite_part_keeps_the_finite_quotient():
+    # sgn(z) = z / |z| part by part (PyTorch): sgn(i inf) = 0 + i nan, not nan + i nan
+    got = numtorch.sgn(numtorch.tensor([complex(0.0, math.inf), complex(-0.0, 0.0)])).numpy()
+    np.testing.assert_array_equal(got.real, [0.0, 0.0])
+    assert np.isnan(got.imag[0]) and got.imag[1] == 0.0
+
+
+def test_complex_sigmoid_of_a_large_negative_real_part_is_zero():
+    x = numtorch.tensor([complex(-800.0, 0.0)], dtype=numtorch.complex128)
+    got = numtorch.sigmoid(x).numpy()
+    np.testing.assert_array_equal(got, [0j])
