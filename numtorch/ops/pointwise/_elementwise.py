@@ -35,7 +35,8 @@ class Elementwise(Pointwise):
     """A pointwise op with per-category expressions and PyTorch's checks.
 
     expr: one expression, or ``{"bi": int_expr, "f": float_expr}``. rule: "common", "float"
-    (integers promote to the default float), "bool" (bool result) or "real" (complex -> real).
+    (integers promote to the default float), "bool" (bool result), "real" (complex -> real) or
+    "float_real" (both).
     allow: categories of the promoted dtype accepted; others raise NotImplementedError
     '"<kname>" not implemented for ...' unless ``errors`` maps the letter to (type, message).
     prep(compute, operands, params) validates and returns the kernel parameters ``kparams``.
@@ -96,6 +97,9 @@ class Elementwise(Pointwise):
             return common, c, c
         if rule == "bool":
             return common, common, D.bool
+        if rule == "float_real":  # angle: integers give the default float, complex its real dtype
+            c = common if common.category >= D._FLOAT else D.get_default_dtype()
+            return common, c, c.to_real()
         return common, common, common.to_real()
 
     def check(self, common):

@@ -68,3 +68,26 @@ def test_complex_sigmoid_of_a_large_negative_real_part_is_zero():
     x = numtorch.tensor([complex(-800.0, 0.0)], dtype=numtorch.complex128)
     got = numtorch.sigmoid(x).numpy()
     np.testing.assert_array_equal(got, [0j])
+
+
+_ZS = np.array([1 + 1j, -1 + 0j, 0j, -0.5 - 2j, 3 - 0.25j])
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_angle_of_complex_input_is_real(dtype):
+    got = numtorch.angle(numtorch.tensor(_ZS.astype(dtype)))
+    assert got.dtype == (numtorch.float32 if dtype == "complex64" else numtorch.float64)
+    np.testing.assert_allclose(got.numpy(), np.angle(_ZS), rtol=1e-6)
+    assert numtorch.angle(numtorch.tensor([1, -2])).dtype == numtorch.float32
+
+
+def test_angle_of_complex_input_gradchecks():
+    x = numtorch.tensor(_ZS[[0, 3, 4]], requires_grad=True)  # off the branch cut and 0
+    assert numtorch.autograd.gradcheck(numtorch.angle, (x,))
+
+
+def test_sinc_of_complex_input():
+    got = numtorch.sinc(numtorch.tensor(_ZS)).numpy()
+    np.testing.assert_allclose(got, np.sinc(_ZS), rtol=1e-12, atol=1e-15)
+    x = numtorch.tensor(_ZS[[0, 3, 4]], requires_grad=True)
+    assert numtorch.autograd.gradcheck(numtorch.sinc, (x,))
