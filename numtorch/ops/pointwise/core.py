@@ -672,8 +672,23 @@ _CLAMP_T = _decl("clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) 
                  {**_clamp_self, "min": _clamp_bw_min, "max": _clamp_bw_max}, out_overload="Tensor_out")  # fmt: skip
 
 
+_CLAMP_SIGS = ("but expected one of:\n * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+               " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")  # fmt: skip
+
+
 def _pick_clamp(v):
-    return (_CLAMP_T if isinstance(v[1], Tensor) or isinstance(v[2], Tensor) else _CLAMP_S), v
+    a, b = v[1], v[2]
+    ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
+    if ta != tb and (a if tb else b) is not None:
+        # PyTorch's parser: a Tensor bound with a number matches only the Scalar overload, which
+        # takes a 0-d tensor that needs no grad as a number
+        t = a if ta else b
+        if t._data.ndim or t.requires_grad:
+            got = ", ".join(type(x).__name__ if not isinstance(x, Tensor) else "Tensor" for x in v[:3])
+            raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}), {_CLAMP_SIGS}")
+        v = [v[0], t.item() if ta else a, b if ta else t.item(), *v[3:]]
+        return _CLAMP_S, v
+    return (_CLAMP_T if ta or tb else _CLAMP_S), v
 
 
 _ALL["clamp"] = {"T": _CLAMP_T, "S": _CLAMP_S}

@@ -91,3 +91,17 @@ def test_sinc_of_complex_input():
     np.testing.assert_allclose(got, np.sinc(_ZS), rtol=1e-12, atol=1e-15)
     x = numtorch.tensor(_ZS[[0, 3, 4]], requires_grad=True)
     assert numtorch.autograd.gradcheck(numtorch.sinc, (x,))
+
+
+def test_clamp_with_a_tensor_bound_and_a_number_bound():
+    # PyTorch's parser: only the Scalar overload fits, which takes a 0-d tensor without grad
+    x = numtorch.tensor([1.0, 5.0])
+    np.testing.assert_array_equal(numtorch.clamp(x, numtorch.tensor(2.0), 3.0).numpy(), [2.0, 3.0])
+    np.testing.assert_array_equal(numtorch.clip(x, 2, numtorch.tensor(3)).numpy(), [2.0, 3.0])
+    prefix = "clamp() received an invalid combination of arguments - got ("
+    for lo, hi in ((numtorch.tensor([2.0, 2.0]), 3.0), (2.0, numtorch.tensor([3.0, 3.0])),
+                   (numtorch.tensor(2.0, requires_grad=True), 3.0)):  # fmt: skip
+        with pytest.raises(TypeError) as info:
+            numtorch.clamp(x, lo, hi)
+        assert str(info.value).startswith(prefix)
+    np.testing.assert_array_equal(x.numpy(), [1.0, 5.0])
