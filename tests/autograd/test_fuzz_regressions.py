@@ -166,3 +166,14 @@ def test_second_backward_after_freeing_a_saved_tensor_raises(fn):
     y.backward(numtorch.ones_like(y))
     with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second time"):
         y.backward(numtorch.ones_like(y))
+
+
+def test_backward_counts_gradients_after_pairing_them():
+    x = numtorch.tensor(2.0, requires_grad=True)
+    for grads, n in (([], 0), ([numtorch.tensor(1.0)], 1)):
+        with pytest.raises(RuntimeError, match=f"^got 2 tensors and {n} gradients$"):
+            numtorch.autograd.backward([x * 2, x * 3], grads)
+    numtorch.autograd.backward([x * 2], [numtorch.tensor(1.0), numtorch.tensor(1.0)])  # zip: extra ignored
+    assert x.grad.item() == 2.0
+    with pytest.raises(RuntimeError, match="^element 0 of tensors does not require grad"):
+        numtorch.autograd.backward([numtorch.tensor([1, 2])])
