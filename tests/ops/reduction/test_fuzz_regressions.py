@@ -137,3 +137,12 @@ def test_logsumexp_of_complex_input_subtracts_a_finite_real_max():
     assert got.real == math.inf and np.isclose(got.imag, math.pi / 4)
     big = numtorch.logsumexp(numtorch.tensor([800 + 0j, 800 + 0j], dtype=numtorch.complex128), 0).numpy()
     np.testing.assert_allclose(big, 800 + math.log(2), rtol=1e-14)
+
+
+@pytest.mark.parametrize("call", [
+    lambda z: numtorch.nansum(z), lambda z: numtorch.nansum(z, 0), lambda z: numtorch.nanmean(z),
+    lambda z: numtorch.nanmean(z, 0, out=numtorch.zeros(1, dtype=numtorch.complex64)),
+])  # fmt: skip
+def test_nansum_and_nanmean_refuse_complex_input(call):
+    with pytest.raises(RuntimeError, match="^nansum on CPU does not support complex inputs$"):
+        call(numtorch.tensor([1 + 1j]))
