@@ -270,6 +270,10 @@ class Elementwise(Pointwise):
     def _check_out(self, target, inplace, compute, result):
         if inplace and result is not compute and self.rule == "real":
             raise RuntimeError(f"In-place {self.name} is not supported for complex tensors.")
+        bad_out = self.errors.get("out")  # an op's own text for an out= of another dtype (signbit)
+        if bad_out is not None and not inplace and target._dtype is not result:
+            self.check(compute)  # the input's dtype check comes first there
+            raise bad_out[0](bad_out[1])
         if self.strict_out and not inplace and target._dtype is not result:
             raise RuntimeError(f"Found dtype {_cname(target._dtype)} but expected {_cname(result)}")
         cast_check(result, target, TYPEMETA if self.strict_out else None)

@@ -511,9 +511,11 @@ _unary("isinf", {"bi": "self != self", "f": "np.isinf(self)", "c": "isinf_comple
 _unary("isfinite", {"bi": "self == self", "f": "np.isfinite(self)", "c": "isfinite_complex(self)"}, rule="bool", inplace=False, out=False)
 for _n, _e in (("isposinf", "self == np.inf"), ("isneginf", "self == -np.inf")):
     _unary(_n, {"bi": "self != self", "f": _e}, rule="bool", allow="bif", inplace=False,
-           errors={"c": (RuntimeError, f"{_n} does not support complex inputs.")})  # fmt: skip
+           errors={"c": (RuntimeError, f"{_n} does not support complex inputs."),
+                   "out": (RuntimeError, f"{_n} does not support non-boolean outputs.")})  # fmt: skip
 _unary("signbit", {"b": "self != self", "i": "self < 0", "f": "np.signbit(self)"}, rule="bool", allow="bif", inplace=False,
-       errors={"c": (NotImplementedError, "signbit is not implemented for complex tensors.")})  # fmt: skip
+       errors={"c": (NotImplementedError, "signbit is not implemented for complex tensors."),
+               "out": (RuntimeError, "signbit does not support non-boolean outputs.")})  # fmt: skip
 
 # round: the default overload keeps integers; round.decimals (any decimals given) is float-only
 _ROUND = _decl("round(Tensor self) -> Tensor", Elementwise("round", ["self"], {"i": "self", "f": "np.rint(self)"}, allow="if",

@@ -105,3 +105,11 @@ def test_clamp_with_a_tensor_bound_and_a_number_bound():
             numtorch.clamp(x, lo, hi)
         assert str(info.value).startswith(prefix)
     np.testing.assert_array_equal(x.numpy(), [1.0, 5.0])
+
+
+@pytest.mark.parametrize("name", ["signbit", "isposinf", "isneginf"])
+def test_sign_tests_refuse_a_non_bool_out(name):
+    out = numtorch.zeros(2, dtype=numtorch.int64)
+    with pytest.raises(RuntimeError, match=f"^{name} does not support non-boolean outputs.$"):
+        getattr(numtorch, name)(numtorch.tensor([1.0, -2.0]), out=out)
+    np.testing.assert_array_equal(out.numpy(), [0, 0])

@@ -22,7 +22,6 @@ KNOWN: list[tuple[str, str, str]] = [
     ("accepted", r"^F\.(unfold|binary_cross_entropy)|^linalg\.cholesky|^torch\.poisson", "per-op argument checks (issue 10, bugs branch)"),
     ("nt_raises", r"^fn:autograd", "second backward through a graph that saved nothing (issue 10)"),
     ("nt_raises", r"^torch\.(bmm|baddbmm|matmul|mm)\(", "bool / mixed-dtype empty batched products"),
-    ("accepted", r"^torch\.(isposinf|isneginf|signbit)\(.*out=", "non-bool out= of the sign tests"),
     ("accepted", r"^torch\.where\(.*out=|^torch\.float_power\(.*out=|^torch\.abs\(.*out=", "per-op out= dtype rules (where, float_power, abs)"),
     ("accepted", r"^torch\.(ldexp|tril_indices|index_select|relu|prod|scatter_add|nansum|nanmean)\(", "per-op argument checks"),
     ("accepted", r"^torch\.addc(mul|div)\(.*value=complex|^fn:operator\(str, float16", "complex value / complex half"),
