@@ -17,7 +17,7 @@ from ..._dispatch import dispatch
 from ..._tensor import Tensor, _make
 from .solve import _SOLVE, _floating, _square
 from .._registry import defop, public
-from .core import LinAlgError, _mH, broadcast_error, np_svd
+from .core import LinAlgError, _mH, _out_check, broadcast_error, np_svd
 from ..shape.join import cat
 
 _EIGH = return_types.register("linalg_eigh", ("eigenvalues", "eigenvectors"))
@@ -109,6 +109,8 @@ def _linalg_cholesky(A, upper, out):
             [1., 1.]])
     """
     res = dispatch(linalg_cholesky, [A, upper])
+    if out is not None:
+        _out_check(out, res._dtype, "same")  # linalg_cholesky_ex.L: checkSameType, no cast
     return res if out is None else out.resize_(res.shape).copy_(res)
 
 

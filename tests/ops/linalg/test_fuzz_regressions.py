@@ -81,3 +81,12 @@ def test_lstsq_of_non_finite_input_raises_runtime_error(where, bad):
     with pytest.raises(RuntimeError, match="^torch.linalg.lstsq: Argument 4 has illegal value") as info:
         numtorch.linalg.lstsq(a, b)
     assert info.value.__context__ is None
+
+
+@pytest.mark.parametrize("dtype,name", [(numtorch.uint8, "unsigned char"), (numtorch.float32, "float")])
+def test_linalg_cholesky_out_must_have_the_result_dtype(dtype, name):
+    a = numtorch.tensor([[4.0, 1.0], [1.0, 3.0]], dtype=numtorch.float64)
+    out = numtorch.zeros(2, 2, dtype=dtype)
+    with pytest.raises(RuntimeError, match=f"^Expected out tensor to have dtype double, but got {name} instead$"):
+        numtorch.linalg.cholesky(a, out=out)
+    np.testing.assert_array_equal(out.numpy(), np.zeros((2, 2)))

@@ -146,3 +146,11 @@ def test_logsumexp_of_complex_input_subtracts_a_finite_real_max():
 def test_nansum_and_nanmean_refuse_complex_input(call):
     with pytest.raises(RuntimeError, match="^nansum on CPU does not support complex inputs$"):
         call(numtorch.tensor([1 + 1j]))
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+def test_cumulative_ops_refuse_a_bool_out(name):
+    out = numtorch.zeros(2, dtype=numtorch.bool)
+    with pytest.raises(NotImplementedError, match=f"^\"{name}_out_cpu\" not implemented for 'Bool'$"):
+        getattr(numtorch, name)(numtorch.tensor([1.0, 2.0]), 0, out=out)
+    assert out.tolist() == [False, False]
