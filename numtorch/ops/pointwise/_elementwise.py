@@ -528,6 +528,11 @@ def pow_check(compute, operands, params):
 
 def value_param(compute, operands, params):
     (v,) = params
+    if type(v) is complex and compute.category != D._COMPLEX:
+        # c10::Scalar::to<real>() of a complex value: only a zero imaginary part converts
+        if v.imag != 0:
+            raise RuntimeError(f"value cannot be converted to type {CTYPE[compute.name]} without overflow")
+        v = v.real
     return [int(v) if compute.category <= D._INT and type(v) is float else v]
 
 

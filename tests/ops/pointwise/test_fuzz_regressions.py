@@ -113,3 +113,16 @@ def test_sign_tests_refuse_a_non_bool_out(name):
     with pytest.raises(RuntimeError, match=f"^{name} does not support non-boolean outputs.$"):
         getattr(numtorch, name)(numtorch.tensor([1.0, -2.0]), out=out)
     np.testing.assert_array_equal(out.numpy(), [0, 0])
+
+
+@pytest.mark.parametrize("name", ["addcmul", "addcdiv"])
+def test_addc_complex_value_on_real_tensors(name):
+    fn, e = getattr(numtorch, name), numtorch.ones(2)
+    np.testing.assert_array_equal(fn(e, e, e, value=1 + 0j).numpy(), [2.0, 2.0])  # imag 0 converts
+    for self_, ctype in ((e, "float"), (numtorch.zeros(0), "float")):
+        with pytest.raises(RuntimeError, match=f"^value cannot be converted to type {ctype} without overflow$"):
+            fn(self_, self_, numtorch.tensor(3), value=1j)
+    if name == "addcmul":
+        i = numtorch.tensor(3)
+        with pytest.raises(RuntimeError, match="^value cannot be converted to type int64_t without overflow$"):
+            fn(numtorch.ones(2, dtype=numtorch.int64), i, i, value=1j)

@@ -24,7 +24,7 @@ KNOWN: list[tuple[str, str, str]] = [
     ("nt_raises", r"^torch\.(bmm|baddbmm|matmul|mm)\(", "bool / mixed-dtype empty batched products"),
     ("accepted", r"^torch\.where\(.*out=|^torch\.float_power\(.*out=|^torch\.abs\(.*out=", "per-op out= dtype rules (where, float_power, abs)"),
     ("accepted", r"^torch\.(ldexp|relu|prod|scatter_add)\(", "per-op argument checks"),
-    ("accepted", r"^torch\.addc(mul|div)\(.*value=complex|^fn:operator\(str, float16", "complex value / complex half"),
+    ("accepted", r"^fn:operator\(str, float16", "complex half"),
     ("accepted", r"^torch\.(cumsum|cumprod|std|var|logsumexp|mode|median|nanmedian)\(.*out=", "per-op reduction out= rules"),
     ("accepted", r"^torch\.[hv]stack\(.*out=|^m\.put_\(", "cat family out= casts; put_ into expanded memory"),
     ("internal", r"^torch\.where\(", "where with an out-of-range Python int: NumPy's OverflowError"),
