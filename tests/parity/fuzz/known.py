@@ -42,6 +42,7 @@ KNOWN: list[tuple[str, str, str]] = [
     ("wrong", r"^F\.interpolate\(", "interpolate of inf: the resampling kernel weighs taps by 0, so inf becomes nan"),
     ("nt_raises", r"^torch\.take_along_dim\(", "torch reads out of bounds for an out-of-range index; numtorch raises (kept)"),
     ("nt_raises", r"^linalg\.eigvalsh\(int64e", "an empty integer matrix"),
+    ("nt_raises", r"^linalg\.lstsq\(", "lstsq of a matrix holding inf: torch's default gelsy returns zeros; numtorch refuses non-finite input as LAPACK's scaling does for NaN"),
 ]
 
 
