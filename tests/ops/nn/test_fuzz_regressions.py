@@ -134,3 +134,13 @@ def test_batchnorm_module_on_an_empty_batch_keeps_its_running_stats():
     m(numtorch.zeros(0, 3))
     np.testing.assert_array_equal(m.running_mean.numpy(), [0.0, 0.0, 0.0])
     np.testing.assert_array_equal(m.running_var.numpy(), [1.0, 1.0, 1.0])
+
+
+def test_adaptive_avg_pool_refuses_integer_input():
+    x = numtorch.tensor([[1, 4, 2], [-1, -1, -5]])
+    # a 1x1 output is mean() in PyTorch, other sizes reach a kernel without integer variants
+    with pytest.raises(RuntimeError, match=r"^mean\(\): could not infer output dtype\. .* Got: Long$"):
+        F.adaptive_avg_pool1d(x, 1)
+    with pytest.raises(NotImplementedError, match="^\"adaptive_avg_pool2d\" not implemented for 'Long'$"):
+        F.adaptive_avg_pool1d(x, 2)
+    np.testing.assert_allclose(F.adaptive_avg_pool1d(x.float(), 1).numpy(), [[7 / 3], [-7 / 3]], rtol=1e-6)
