@@ -39,6 +39,9 @@ SCALAR_HELPERS = (
     "from numtorch.kernels.cpu.pointwise.bessel import *  # noqa: F403",
     "from numtorch.kernels.cpu.pointwise.gauss import *  # noqa: F403",
     "from numtorch.kernels.cpu.pointwise.polynomials import *  # noqa: F403",
+    "from numtorch.kernels.cpu.pointwise.cmath99 import (  # noqa: F401",
+    "    cexp99, cexp2_99, csinh99, ccosh99, ctanh99, csin99, ccos99, ctan99, csqrt99,",
+    "    casinh99, casin99, cacos99, catanh99, catan99, cacosh99, csgn99)",
 )
 
 _LOADED: dict = {}  # (stem, source) -> module: a repeated load costs one dict lookup

@@ -200,6 +200,8 @@ def _polar(abs, angle, out):  # noqa: A002 - torch's parameter name
     >>> numtorch.polar(numtorch.tensor([2.0]), numtorch.tensor([0.0]))
     tensor([2.+0.j])
     """
+    if not isinstance(angle, Tensor):
+        raise TypeError(f"polar(): argument 'angle' (position 2) must be Tensor, not {type(angle).__name__}")
     floats = (D.float16, D.float32, D.float64)
     if abs.dtype not in floats or angle.dtype not in floats:
         raise RuntimeError(
@@ -255,6 +257,17 @@ public("combinations", "input, r=2, with_replacement=False", _combinations)
 # ---- trapezoid -----------------------------------------------------------------------------------
 
 
+def _trapezoid_checks(name, y, x, dx):
+    if x is not None:
+        if y.dtype == D.bool or (isinstance(x, Tensor) and x.dtype == D.bool):
+            raise RuntimeError(f"{name}: received a bool input for `x` or `y`, but bool is not supported")
+        return
+    if y.dtype == D.bool:
+        raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported")
+    if dx is not None and type(dx) in (bool, complex):
+        raise RuntimeError(f"{name}: Currently, we only support dx as a real number.")
+
+
 def _trapezoid(y, x, dx, dim):
     """Integral of ``y`` along ``dim`` by the trapezoid rule, with sample points ``x`` or spacing ``dx``.
 
@@ -266,7 +279,9 @@ def _trapezoid(y, x, dx, dim):
     d = _wrap_dim(dim, y.ndim)
     n = y.shape[d]
     if n == 0:
-        return y.sum(d) * 0
+        # at::trapezoid answers zeros of y's own dtype (bool included) before any dtype check
+        return y.new_zeros(y.shape[:d] + y.shape[d + 1 :])
+    _trapezoid_checks("trapezoid", y, x, dx)
     if x is None:
         step = 1 if dx is None else dx
         return (y.sum(d) - (y.select(d, 0) + y.select(d, n - 1)) * 0.5) * step
@@ -300,7 +315,8 @@ def _cumulative_trapezoid(y, x, dx, dim):
     """
     d = _wrap_dim(dim, y.ndim)
     n = y.shape[d]
-    mid = (y.narrow(d, 1, max(n - 1, 0)) + y.narrow(d, 0, max(n - 1, 0))) * 0.5
+    _trapezoid_checks("cumulative_trapezoid", y, x, dx)
+    mid = (y.narrow(d, min(n, 1), max(n - 1, 0)) + y.narrow(d, 0, max(n - 1, 0))) * 0.5
     if x is None:
         return mid.cumsum(d) * (1 if dx is None else dx)
     if x.ndim == 1:

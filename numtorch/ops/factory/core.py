@@ -734,6 +734,9 @@ def _complex(real, imag, out):
     >>> numtorch.complex(numtorch.tensor([1.0]), numtorch.tensor([2.0]))
     tensor([1.+2.j])
     """
+    for pos, (arg, x) in enumerate((("real", real), ("imag", imag)), 1):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"complex(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
     if out is not None:
         return dispatch(complex_out, [real, imag, out])
     return dispatch(complex_op, [real, imag])

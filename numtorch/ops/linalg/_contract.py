@@ -338,7 +338,7 @@ def _check_sizes(k, labels, shape, sizes, ell_dims) -> None:
 
 # ---- contraction --------------------------------------------------------------------------------------
 def _prepare(a: np.ndarray, labels: list, sizes: dict):
-    """Take diagonals for repeated labels; drop size-1 dims that broadcast against a larger size."""
+    """Take diagonals for repeated labels; drop size-1 dims that broadcast against another size."""
     labels = list(labels)
     while len(set(labels)) < len(labels):
         x = next(x for x in labels if labels.count(x) > 1)
@@ -346,7 +346,8 @@ def _prepare(a: np.ndarray, labels: list, sizes: dict):
         q = labels.index(x, p + 1)
         a = np.moveaxis(np.diagonal(a, axis1=p, axis2=q), -1, p)
         del labels[q]
-    keep = [i for i, x in enumerate(labels) if not (a.shape[i] == 1 and sizes[x] > 1)]
+    # a size-1 dim broadcasts against 0 too (then the contraction is over no elements)
+    keep = [i for i, x in enumerate(labels) if not (a.shape[i] == 1 and sizes[x] != 1)]
     return a.reshape([a.shape[i] for i in keep]), [labels[i] for i in keep]
 
 

@@ -114,6 +114,8 @@ def _scan(name, prod, backward):
     def body(input, dim, dtype, out):
         if out is not None and dtype is None:
             dtype = out._dtype
+            if dtype is D.bool:  # the kernel runs in out's dtype, which has no bool variant
+                raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
         return _call(op, op_out, [input, dim, dtype], out)
 
     body.__doc__ = f"""Cumulative {"product" if prod else "sum"} along ``dim``; integers and bools give int64.

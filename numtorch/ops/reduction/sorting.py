@@ -357,6 +357,12 @@ def _unique_np(self, dim, return_inverse, return_counts):
         if a.ndim == 0:
             raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         d = E.wrap_dim(dim, a.ndim)
+        if a.size == 0:
+            # at::unique_dim: exactly one empty dim, and it must be the one selected
+            if a.shape.count(0) != 1:
+                raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
+            if a.shape[d] != 0:
+                raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
         u, inv, cnt = np.unique(a, return_inverse=True, return_counts=True, axis=d)
         inv = inv.reshape(-1)
     return (E.wrap(np.ascontiguousarray(u), self._dtype),

@@ -44,14 +44,6 @@ def sign(x):
 
 
 @inline
-def sgn_complex(z):
-    a = abs(z)
-    if a == 0:
-        return z * 0
-    return np.divide(z, a)
-
-
-@inline
 def round_decimals(x, ten_pow, neg_flag):
     # torch.round(decimals=d): nearbyint(x * 10**d) / 10**d, or nearbyint(x / 10**-d) * 10**-d
     if neg_flag:

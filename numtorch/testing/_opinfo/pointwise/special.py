@@ -53,7 +53,7 @@ _add = OPINFOS.extend
 _add(_op("lgamma", _LGAMMA, unary(0.1, 9), INTS_FLOATS, tol=_TOL))
 _add(_op("digamma", _DIGAMMA, unary(0.5, 9), INTS_FLOATS, tol=_TOL))
 _add(_op("erfinv", _ERFINV, unary(-0.9, 0.9), FLOATS, tol=_TOL))
-_add(_op("angle", _ANGLE, unary(), INTS_FLOATS, tol=_TOL, gradgrad=False))
+_add(_op("angle", _ANGLE, unary(), INTS_FLOATS, tol=_TOL, gradgrad=False, inplace=False))  # no angle_ in torch
 _add(_op("logcumsumexp", _lcse_ref, with_kwargs(unary(-3, 3), {"dim": 0}, {"dim": -1}), FLOATS, inplace=False, tol=_TOL))
 _add(_op("histc", _histc_ref, with_kwargs(unary(-3, 3), {"bins": 5}, {"bins": 7, "min": -1, "max": 1}), FLOATS,
          inplace=False, grad=False))  # fmt: skip
