@@ -83,3 +83,19 @@ def test_warn_always_repeats_the_vmap_fallback_warning():
     finally:
         numtorch.set_warn_always(False)
     assert _WARNED
+
+
+def test_histogram_matches_numpy():
+    a = np.random.default_rng(3).standard_normal(50)
+    w = np.random.default_rng(4).uniform(0, 2, 50)
+    got = numtorch.histogram(_t(a), 7, range=(-2.0, 2.0), weight=_t(w), density=True)
+    h, e = np.histogram(a, 7, range=(-2, 2), weights=w, density=True)
+    np.testing.assert_allclose(got.hist.numpy(), h)
+    np.testing.assert_allclose(got.bin_edges.numpy(), e)
+    edges = np.array([-3.0, -1.0, 0.0, 0.5, 3.0])
+    got = _t(a).histogram(_t(edges))
+    np.testing.assert_array_equal(got.hist.numpy(), np.histogram(a, edges)[0])
+    with pytest.raises(NotImplementedError, match="\"histogramdd\" not implemented for 'Long'"):
+        numtorch.histogram(numtorch.tensor([1, 2]), 3)
+    with pytest.raises(RuntimeError, match="min should not exceed max, but got min 3 max 1 for dimension 0"):
+        numtorch.histogram(_t(a), 3, range=(3.0, 1.0))
