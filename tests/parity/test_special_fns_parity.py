@@ -77,5 +77,7 @@ def test_multigammaln():
 def test_histogram(kw):
     x = np.random.default_rng(5).uniform(-1, 4, 40).astype(np.float32)
     got, want = numtorch.histogram(numtorch.tensor(x), **kw), torch.histogram(torch.tensor(x), **kw)
+    # the edges are computed in float64 and rounded once; torch's float32 linspace differs in the
+    # last bit near 0
     for g, w in zip(got, want):
-        _same(g, w, 1e-6)
+        _same(g, w, 1e-6, 1e-6)
