@@ -523,3 +523,70 @@ public("unsafe_split", "tensor, split_size_or_sections, dim=0", _unsafe("split")
 public("unsafe_split", "self, split_size, dim=0", _unsafe("split"), relevant=("self",), module="Tensor")
 public("unsafe_split_with_sizes", "input, split_sizes, dim=0", _unsafe("split_with_sizes"))
 public("unsafe_split_with_sizes", "self, split_sizes, dim=0", _unsafe("split_with_sizes"), relevant=("self",), module="Tensor")
+
+
+# ---- gradient: central differences (NumPy's formulas, uniform or coordinate spacing) ---------
+def _gradient_dim(x, d, h, edge_order):
+    n = x.shape[d]
+    if n < edge_order + 1:
+        raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+
+    def sl(a, b):
+        return x.narrow(d, a % n if a < 0 else a, b)
+
+    if not isinstance(h, Tensor):
+        mid = (sl(2, n - 2) - sl(0, n - 2)) / (2 * h)
+        if edge_order == 1:
+            first, last = (sl(1, 1) - sl(0, 1)) / h, (sl(-1, 1) - sl(-2, 1)) / h
+        else:
+            first = (sl(0, 1) * -1.5 + sl(1, 1) * 2 - sl(2, 1) * 0.5) / h
+            last = (sl(-3, 1) * 0.5 - sl(-2, 1) * 2 + sl(-1, 1) * 1.5) / h
+        return body_of("cat")([first, mid, last], d, None)
+    dx = h[1:] - h[:-1]
+    shape = [-1] + [1] * (x.ndim - d - 1)
+
+    def c(t):
+        return t.reshape(shape)
+
+    hl, hr = dx[:-1], dx[1:]
+    mid = (sl(0, n - 2) * c(-hr / (hl * (hl + hr))) + sl(1, n - 2) * c((hr - hl) / (hl * hr))
+           + sl(2, n - 2) * c(hl / (hr * (hl + hr))))  # fmt: skip
+    if edge_order == 1:
+        first, last = (sl(1, 1) - sl(0, 1)) / c(dx[:1]), (sl(-1, 1) - sl(-2, 1)) / c(dx[-1:])
+    else:
+        a1, a2 = dx[:1], dx[1:2]
+        first = (sl(0, 1) * c(-(2 * a1 + a2) / (a1 * (a1 + a2))) + sl(1, 1) * c((a1 + a2) / (a1 * a2))
+                 + sl(2, 1) * c(-a1 / (a2 * (a1 + a2))))  # fmt: skip
+        b1, b2 = dx[-2:-1], dx[-1:]
+        last = (sl(-3, 1) * c(b2 / (b1 * (b1 + b2))) + sl(-2, 1) * c(-(b2 + b1) / (b1 * b2))
+                + sl(-1, 1) * c((2 * b2 + b1) / (b2 * (b1 + b2))))  # fmt: skip
+    return body_of("cat")([first, mid, last], d, None)
+
+
+def _gradient(input, spacing, dim, edge_order):
+    """The derivative of ``input`` sampled on a grid, by central differences in the interior and
+    one-sided differences of ``edge_order`` at the ends, one tensor per dimension, as
+    ``torch.gradient`` (``spacing``: a number, one per dimension, or coordinate tensors).
+
+    >>> numtorch.gradient(numtorch.tensor([1.0, 2.0, 4.0, 8.0]))
+    (tensor([1.0000, 1.5000, 3.0000, 4.0000]),)
+    """
+    if edge_order not in (1, 2):
+        raise RuntimeError(f"torch.gradient only supports edge_order=1 and edge_order=2. Got {edge_order}")
+    dims = list(range(input.ndim)) if dim is None else [dim] if isinstance(dim, int) else list(dim)
+    dims = [_wrap_dim(d, input.ndim) for d in dims]
+    if spacing is None:
+        hs = [1.0] * len(dims)
+    elif isinstance(spacing, (int, float)):
+        hs = [spacing] * len(dims)
+    else:
+        hs = list(spacing)
+        if len(hs) != len(dims):
+            raise RuntimeError("torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
+                               f"arguments to have the same length, but got a spacing argument of length {len(hs)} "
+                               f"and a dim argument of length {len(dims)}.")  # fmt: skip
+    x = input if input._dtype.is_floating_point or input._dtype.is_complex else input.to(D.get_default_dtype())
+    return tuple(_gradient_dim(x, d, h, edge_order) for d, h in zip(dims, hs))
+
+
+public("gradient", "input, *, spacing=None, dim=None, edge_order=1", _gradient)

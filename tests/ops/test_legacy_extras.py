@@ -99,3 +99,20 @@ def test_histogram_matches_numpy():
         numtorch.histogram(numtorch.tensor([1, 2]), 3)
     with pytest.raises(RuntimeError, match="min should not exceed max, but got min 3 max 1 for dimension 0"):
         numtorch.histogram(_t(a), 3, range=(3.0, 1.0))
+
+
+@pytest.mark.parametrize("edge_order", [1, 2])
+def test_gradient_matches_numpy(edge_order):
+    a = np.random.default_rng(6).standard_normal((4, 6))
+    got = numtorch.gradient(_t(a), edge_order=edge_order)
+    for g, w in zip(got, np.gradient(a, edge_order=edge_order)):
+        np.testing.assert_allclose(g.numpy(), w, rtol=1e-12)
+    got = numtorch.gradient(_t(a), spacing=(2.0, 0.5), edge_order=edge_order)
+    for g, w in zip(got, np.gradient(a, 2.0, 0.5, edge_order=edge_order)):
+        np.testing.assert_allclose(g.numpy(), w, rtol=1e-12)
+    xs = np.cumsum(np.random.default_rng(7).uniform(0.5, 2, 6))
+    (g,) = numtorch.gradient(_t(a), spacing=[_t(xs)], dim=1, edge_order=edge_order)
+    np.testing.assert_allclose(g.numpy(), np.gradient(a, xs, axis=1, edge_order=edge_order), rtol=1e-10)
+    assert gradcheck(lambda t: numtorch.gradient(t, dim=1, edge_order=edge_order)[0], (_t(a, True),))
+    with pytest.raises(RuntimeError, match=r"torch.gradient expected each dimension size to be at least edge_order\+1"):
+        numtorch.gradient(_t([1.0]))

@@ -81,3 +81,17 @@ def test_histogram(kw):
     # last bit near 0
     for g, w in zip(got, want):
         _same(g, w, 1e-6, 1e-6)
+
+
+@pytest.mark.parametrize("kw", [{}, dict(spacing=2.0), dict(dim=1, edge_order=2), dict(spacing=(2.0, 3.0)),
+                                dict(spacing=[np.array([0.0, 1.0, 2.5]), np.array([0.0, 1, 3, 4, 4.5])], edge_order=2)])  # fmt: skip
+def test_gradient(kw):
+    x = np.random.default_rng(8).standard_normal((3, 5))
+
+    def conv(m, v):
+        return [m.tensor(s) for s in v] if isinstance(v, list) else v
+
+    got = numtorch.gradient(numtorch.tensor(x), **{k: conv(numtorch, v) for k, v in kw.items()})
+    want = torch.gradient(torch.tensor(x), **{k: conv(torch, v) for k, v in kw.items()})
+    for g, w in zip(got, want, strict=True):
+        _same(g, w, 1e-12)
