@@ -22,6 +22,24 @@ from ._meta_rules import pointwise_meta
 _INT64 = (-(2**63), 2**63 - 1)
 
 
+# Note [Expanded operands run as scalars]
+# A gradient from sum()/mean() backward is one value expanded to the input's shape (every
+# stride 0); the strided kernel walks it with the n-d index loop (measured: tanh_backward on
+# 131072 float32, 750 us against 40 for the contiguous kernel). Such an operand holds one
+# value, so it travels as a one-element array and the contiguous "s" variant runs, as long as
+# another operand still spans the output (else every operand would be a scalar).
+def squash_expanded(arrays, buf, inplace):
+    out, spans = list(arrays), False
+    for i, a in enumerate(arrays):
+        if not isinstance(a, np.ndarray):
+            continue
+        if a.size > 1 and a.ndim and not any(a.strides) and not (inplace and i == 0):
+            out[i] = np.array([a[(0,) * a.ndim]], a.dtype)
+        elif a.shape == buf.shape and a.flags.c_contiguous:
+            spans = True
+    return out if spans else arrays
+
+
 class Pointwise:
     """One elementwise computation, e.g. ``Pointwise("add", ["self", "other"], "self + alpha * other", ["alpha"])``.
 
@@ -263,6 +281,8 @@ class Pointwise:
         n = dest.size
         if n:
             pvals = [_param(p, compute) for p in params]
+            if dest.flags.c_contiguous and n > 1:
+                arrays = squash_expanded(arrays, dest, inplace)
             if dest.flags.c_contiguous and all(
                 not isinstance(a, np.ndarray)
                 or (a.size == n or a.size == 1) and a.flags.c_contiguous
