@@ -1,4 +1,4 @@
-"""Vectorizable erf for float32 kernels (Note [Vectorizable exp]).
+"""Vectorizable erf, erfc and exact GELU for float32 kernels (Note [Vectorizable exp]).
 
 # Note [Vectorizable erf]
 # float32 erf is evaluated in float64 (twice the bits a float32 result needs, so one rounding at
@@ -9,8 +9,16 @@
 # are least-squares fits on 400 Chebyshev nodes of the mpmath values (max abs error 1.2e-9 and
 # 1.9e-9 on the intervals). erf32 is inlined by Numba (@inline): as a separate function with exp64
 # inside, it is over LLVM's inlining threshold and the loop stays scalar (measured 15.8 ns/element
-# against 3.0); evaluated in float64, fused multiply-adds would not change its result. float64 erf keeps libm's (a float64 fit needs a double-double
-# evaluation or a minimax rational: not done yet).
+# against 3.0); evaluated in float64, fused multiply-adds would not change its result.
+# erfc32 needs relative accuracy down to erfc(10.05) (float32's last subnormal), where Q's
+# polynomial in x does not reach: erfc(x) = exp(R(1/x) - x*x) / (x sqrt(pi)) for 1 <= x <= 10.1,
+# R a degree-12 fit in t = 1/x (600 Chebyshev nodes, max abs error 1.4e-9); x*x is exact in
+# float64 for a float32 x. Below 1, erfc = 1 - x * P(x*x) (no cancellation: erfc >= 0.157).
+# GELU's exact form 0.5 * x * (1 + erf(x / sqrt(2))) is written as a float32 helper because the
+# declaration's float constant makes Numba type the erf argument float64 (libm's scalar erf):
+# gelu32 computes 1 + erf(z) as erfc(-z) with erfc32's polynomials (no cancellation for x < 0).
+# float64 erf / erfc / gelu keep libm's (a float64 fit needs a double-double evaluation or a
+# minimax rational: not done yet).
 """
 
 import math
@@ -20,11 +28,13 @@ import numpy as np
 from numtorch.kernels._jit import inline, scalar_overload
 from numtorch.kernels.cpu.pointwise.vmath import exp64
 
+_SQRT1_2 = 0.7071067811865476
+_INV_SQRT_2PI = 0.3989422804014327
+
 
 @inline
-def erf32(x):
-    d = np.float64(x)
-    a = abs(d)
+def _erf_small(d):
+    # erf(d) for |d| < 1, in float64
     z = d * d
     p = 7.88249708263282e-05 * z - 0.000801885498449554
     p = p * z + 0.005189311941811514
@@ -32,8 +42,12 @@ def erf32(x):
     p = p * z + 0.11283597463483974
     p = p * z - 0.376126269035805
     p = p * z + 1.1283791658815028
-    small = d * p  # keeps -0 and subnormals' sign
-    b = min(max(a, 1.0), 4.0)
+    return d * p  # keeps -0 and subnormals' sign
+
+
+@inline
+def _erfc_mid(b):
+    # erfc(b) for b in [1, 4], in float64 (abs error 2e-9: for erf only, 1 - this)
     q = -4.1048490487123574e-08 * b + 9.603836823411608e-07
     q = q * b - 8.218785508023266e-06
     q = q * b + 1.2279168094536063e-05
@@ -44,14 +58,91 @@ def erf32(x):
     q = q * b + 0.3674181986763856
     q = q * b - 1.129921985614656
     q = q * b + 0.00026400374948365446
-    big = 1.0 - exp64(q - b * b)
-    big = math.copysign(big, d)
+    return exp64(q - b * b)
+
+
+@inline
+def _erfc_tail(b):
+    # erfc(b) for b in [1, 10.1], in float64 with relative error ~2e-9
+    t = 1.0 / b
+    r = -0.21647952215371952 * t + 1.5929532830830961
+    r = r * t - 5.243576986181488
+    r = r * t + 10.122911672450769
+    r = r * t - 12.54073527131275
+    r = r * t + 10.074609888326549
+    r = r * t - 4.7598975250134306
+    r = r * t + 0.6388552838306202
+    r = r * t + 0.5502910057947774
+    r = r * t + 0.0036722875920602175
+    r = r * t - 0.49981331803350515
+    r = r * t - 3.2544368953900376e-05
+    r = r * t + 1.177750898994892e-06
+    return exp64(r - b * b) * t * 0.5641895835477563
+
+
+@inline
+def erf32(x):
+    d = np.float64(x)
+    a = abs(d)
+    small = _erf_small(d)
+    b = min(max(a, 1.0), 4.0)
+    big = math.copysign(1.0 - _erfc_mid(b), d)
     y = small if a < 1.0 else big
     return np.float32(y)  # NaN: small and big are NaN; |x| >= 4: big is +-1 (exp underflows)
 
 
+@inline
+def erfc32(x):
+    d = np.float64(x)
+    a = abs(d)
+    small = 1.0 - _erf_small(d)
+    e = _erfc_tail(min(max(a, 1.0), 10.1))
+    big = e if d >= 0.0 else 2.0 - e
+    big = big if a <= 10.1 or d < 0.0 else 0.0
+    y = small if a < 1.0 else big
+    return np.float32(y) if x == x else x
+
+
+@inline
+def _one_plus_erf(d):
+    # 1 + erf(d) in float64; erfc(-d) below -1, so x * (1 + erf) keeps its relative accuracy
+    a = abs(d)
+    e = _erfc_tail(min(max(a, 1.0), 10.1))
+    big = 2.0 - e if d >= 0.0 else (e if a <= 10.1 else 0.0)
+    return 1.0 + _erf_small(d) if a < 1.0 else big
+
+
+@inline
+def gelu32(x):
+    d = np.float64(x)
+    return np.float32(0.5 * d * _one_plus_erf(d * _SQRT1_2))
+
+
+@inline
+def gelu_backward32(g, x):
+    d = np.float64(x)
+    cdf = 0.5 * _one_plus_erf(d * _SQRT1_2)
+    pdf = exp64(-0.5 * d * d) * _INV_SQRT_2PI
+    return np.float32(np.float64(g) * (cdf + d * pdf))
+
+
+# ---- type-generic entry points for generated kernels --------------------------------------
 def verf(x):
     return math.erf(x)
+
+
+def verfc(x):
+    return math.erfc(x)
+
+
+def gelu_erf(x):
+    """0.5 * x * (1 + erf(x / sqrt(2))), GELU's exact form."""
+    return 0.5 * x * (1 + math.erf(x * _SQRT1_2))
+
+
+def gelu_erf_backward(g, x):
+    """g * d/dx gelu_erf(x)."""
+    return g * (0.5 * (1 + math.erf(x * _SQRT1_2)) + x * math.exp(-0.5 * x * x) * _INV_SQRT_2PI)
 
 
 @inline
@@ -59,8 +150,44 @@ def _m_erf(x):
     return math.erf(x)
 
 
+@inline
+def _m_erfc(x):
+    return math.erfc(x)
+
+
+@inline
+def _m_gelu(x):
+    return 0.5 * x * (1 + math.erf(x * _SQRT1_2))
+
+
+@inline
+def _m_gelu_backward(g, x):
+    return g * (0.5 * (1 + math.erf(x * _SQRT1_2)) + x * math.exp(-0.5 * x * x) * _INV_SQRT_2PI)
+
+
 @scalar_overload(verf)
-def _typer(x):
+def _erf_typer(x):
     if str(x) == "float32":
         return lambda x: erf32(x)
     return lambda x: _m_erf(x)
+
+
+@scalar_overload(verfc)
+def _erfc_typer(x):
+    if str(x) == "float32":
+        return lambda x: erfc32(x)
+    return lambda x: _m_erfc(x)
+
+
+@scalar_overload(gelu_erf)
+def _gelu_typer(x):
+    if str(x) == "float32":
+        return lambda x: gelu32(x)
+    return lambda x: _m_gelu(x)
+
+
+@scalar_overload(gelu_erf_backward)
+def _gelu_backward_typer(g, x):
+    if str(x) == "float32" and str(g) == "float32":
+        return lambda g, x: gelu_backward32(g, x)
+    return lambda g, x: _m_gelu_backward(g, x)
