@@ -25,7 +25,8 @@ __all__ = ["cache_dir", "load_module", "render_pointwise"]
 # (math.f and np.f alike: the activations' expressions use math's names)
 _VECTOR_MATH = tuple(
     (f"{mod}.{fn}(", f"v{fn}(")
-    for fn in ("exp", "exp2", "expm1", "tanh", "log", "log1p", "log2", "log10", "erf", "erfc")
+    for fn in ("exp", "exp2", "expm1", "tanh", "log", "log1p", "log2", "log10", "erf", "erfc",
+               "sin", "cos", "tan")
     for mod in ("np", "math")
 )  # fmt: skip
 _VERSION = "2"  # bump when the templates below change shape
@@ -57,6 +58,7 @@ def render_pointwise(inputs: list[str], params: list[str], expr: str, wide=()) -
         "from numtorch.kernels.cpu.pointwise.scalar import *  # noqa: F403",
         "from numtorch.kernels.cpu.pointwise.vmath import vexp, vexp2, vexpm1, vsigmoid, vtanh  # noqa: F401",
         "from numtorch.kernels.cpu.pointwise.vmath_log import vlog, vlog1p, vlog10, vlog2  # noqa: F401",
+        "from numtorch.kernels.cpu.pointwise.vmath_trig import vcos, vsin, vtan  # noqa: F401",
         "from numtorch.kernels.cpu.pointwise.vmath_erf import gelu_erf, gelu_erf_backward, verf, verfc  # noqa: F401",
         "from numtorch.kernels.cpu.pointwise.special import digamma, erfinv, lgamma, polygamma  # noqa: F401",
         "",
