@@ -26,7 +26,8 @@ __all__ = ["cache_dir", "load_module", "render_pointwise"]
 _VECTOR_MATH = tuple(
     (f"{mod}.{fn}(", f"v{fn}(")
     for fn in ("exp", "exp2", "expm1", "tanh", "log", "log1p", "log2", "log10", "erf", "erfc",
-               "sin", "cos", "tan")
+               "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh",
+               "arccosh", "arctanh")
     for mod in ("np", "math")
 )  # fmt: skip
 _VERSION = "2"  # bump when the templates below change shape
@@ -59,6 +60,8 @@ def render_pointwise(inputs: list[str], params: list[str], expr: str, wide=()) -
         "from numtorch.kernels.cpu.pointwise.vmath import vexp, vexp2, vexpm1, vsigmoid, vtanh  # noqa: F401",
         "from numtorch.kernels.cpu.pointwise.vmath_log import vlog, vlog1p, vlog10, vlog2  # noqa: F401",
         "from numtorch.kernels.cpu.pointwise.vmath_trig import vcos, vsin, vtan  # noqa: F401",
+        "from numtorch.kernels.cpu.pointwise.vmath_hyp import (varccos, varccosh, varcsin, varcsinh, varctan,  # noqa: F401",
+        "                                                      varctanh, vcosh, vsinh)",
         "from numtorch.kernels.cpu.pointwise.vmath_erf import gelu_erf, gelu_erf_backward, verf, verfc  # noqa: F401",
         "from numtorch.kernels.cpu.pointwise.special import digamma, erfinv, lgamma, polygamma  # noqa: F401",
         "",
