@@ -17,7 +17,9 @@
 # GELU's exact form 0.5 * x * (1 + erf(x / sqrt(2))) is written as a float32 helper because the
 # declaration's float constant makes Numba type the erf argument float64 (libm's scalar erf):
 # gelu32 computes 1 + erf(z) as erfc(-z) with erfc32's polynomials (no cancellation for x < 0).
-# float64 erf / erfc / gelu keep libm's (a float64 fit needs a double-double evaluation or a
+# erfinv32: ATen's first guess, then one Newton step on erfc(x) = 1 - |y| with these erfc
+# polynomials (relative accuracy in the tail, where erf(x) - y would cancel).
+# float64 erf / erfc / gelu / erfinv keep libm's / ATen's scalar code (a float64 fit needs a double-double evaluation or a
 # minimax rational: not done yet).
 """
 
@@ -27,6 +29,7 @@ import numpy as np
 
 from numtorch.kernels._jit import inline, scalar_overload
 from numtorch.kernels.cpu.pointwise.vmath import exp64
+from numtorch.kernels.cpu.pointwise.vmath_log import log64
 
 _SQRT1_2 = 0.7071067811865476
 _INV_SQRT_2PI = 0.3989422804014327
@@ -124,6 +127,30 @@ def gelu_backward32(g, x):
     cdf = 0.5 * _one_plus_erf(d * _SQRT1_2)
     pdf = exp64(-0.5 * d * d) * _INV_SQRT_2PI
     return np.float32(np.float64(g) * (cdf + d * pdf))
+
+
+@inline
+def erfinv32(y):
+    # Note [Vectorizable erf]: ATen's calc_erfinv first guesses (both computed, one selected,
+    # one division), then one Newton step on erfc(x) = 1 - |y| in float64 (1 - |y| is exact
+    # there; erfc's relative accuracy keeps x's in the tail, where erf(x) - y would cancel:
+    # erf'(4) is 3e-7). x <= 3.9 for a float32 |y| < 1, so erfc's [1, 4] fit serves, and the
+    # step multiplies by exp(x*x) instead of dividing (double divisions are the costly part).
+    d = np.float64(y)
+    a = abs(d)
+    t = 1.0 - a
+    z = a * a
+    num = ((-0.140543331 * z + 0.914624893) * z - 1.645349621) * z + 0.886226899
+    dem = (((0.012229801 * z - 0.329097515) * z + 1.442710462) * z - 2.118377725) * z + 1.0
+    w = np.sqrt(-log64(max(t, 1e-30) * 0.5))
+    tn = ((1.641345311 * w + 3.429567803) * w - 1.624906493) * w - 1.970840454
+    td = (1.637067800 * w + 3.543889200) * w + 1.0
+    central = a <= 0.7
+    x = (a * num if central else tn) / (dem if central else td)
+    e = (1.0 - _erf_small(x)) if x < 1.0 else _erfc_mid(min(max(x, 1.0), 4.0))
+    x = x + (e - t) * exp64(x * x) * 0.886226925452758
+    x = x if a < 1.0 else (np.inf if a == 1.0 else np.nan)
+    return np.float32(math.copysign(x, d)) if y == y else y
 
 
 # ---- type-generic entry points for generated kernels --------------------------------------
