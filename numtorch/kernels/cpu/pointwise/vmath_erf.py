@@ -19,8 +19,8 @@
 # gelu32 computes 1 + erf(z) as erfc(-z) with erfc32's polynomials (no cancellation for x < 0).
 # erfinv32: ATen's first guess, then one Newton step on erfc(x) = 1 - |y| with these erfc
 # polynomials (relative accuracy in the tail, where erf(x) - y would cancel).
-# float64 erf / erfc / gelu / erfinv keep libm's / ATen's scalar code (a float64 fit needs a double-double evaluation or a
-# minimax rational: not done yet).
+# float64 erf / erfc / gelu / erfinv keep libm's / ATen's scalar code (a float64 fit needs a
+# double-double evaluation or a minimax rational: not done yet).
 """
 
 import math

@@ -8,8 +8,9 @@
 # rational R on x*x below 1/2 and on (1 - |x|)/2 with a square root above (acos: pi/2 - asin,
 # 2 asin(...), pi - 2 asin(...)); sinh: its odd Taylor polynomial below 1, (E - 1/E)/2 above,
 # cosh = (E + 1/E)/2, with E = exp(|x|) (|x| clamped to 100: past float32's range; expm1 would
-# be one more exp body in the loop, which LLVM then leaves scalar); asinh = log1p(a + a*a/(1 + sqrt(1 + a*a))), acosh =
-# log1p(x - 1 + sqrt((x - 1)(x + 1))), atanh = log1p(2a / (1 - a)) / 2, all cancellation-free.
+# be one more exp body in the loop, which LLVM then leaves scalar);
+# asinh = log1p(a + a*a/(1 + sqrt(1 + a*a))), acosh = log1p(x - 1 + sqrt((x - 1)(x + 1))),
+# atanh = log1p(2a / (1 - a)) / 2, all cancellation-free.
 # exp / log1p are vmath's float64 versions. float64 inputs keep libm's.
 # Measured against mpmath: tests/kernels/cpu/test_vmath_hyp.py.
 """
@@ -34,7 +35,8 @@ def _atan_poly(t):
         9.09088713343650656196e-02 + w * (6.66107313738753120669e-02 + w * (
             4.97687799461593236017e-02 + w * 1.62858201153657823623e-02)))))  # fmt: skip
     s2 = w * (-1.99999999998764832476e-01 + w * (-1.11111104054623557880e-01 + w * (
-        -7.69187620504482999495e-02 + w * (-5.83357013379057348645e-02 + w * -3.65315727442169155270e-02))))  # fmt: skip
+        -7.69187620504482999495e-02 + w * (-5.83357013379057348645e-02 + w * (
+            -3.65315727442169155270e-02)))))  # fmt: skip
     return t - t * (s1 + s2)
 
 
@@ -77,7 +79,8 @@ def asin32(x):
 def acos32(x):
     d = np.float64(x)
     v, big = _asin_core(abs(d))
-    y = (2.0 * v if d > 0.0 else 3.141592653589793 - 2.0 * v) if big else _PIO2 - math.copysign(v, d)
+    outer = 2.0 * v if d > 0.0 else 3.141592653589793 - 2.0 * v
+    y = outer if big else _PIO2 - math.copysign(v, d)
     return np.float32(y) if x == x else x
 
 

@@ -22,7 +22,9 @@ import numpy as np
 from numtorch.kernels._jit import inline, scalar_overload
 
 # 2/pi * 2**320, rounded down (checked against mpmath in the tests)
-TWO_OVER_PI_BITS = 0xA2F9836E4E441529FC2757D1F534DDC0DB6295993C439041FE5163ABDEBBC561B7246E3A424DD2E0
+TWO_OVER_PI_BITS = int(
+    "A2F9836E4E441529FC2757D1F534DDC0DB6295993C439041FE5163ABDEBBC561B7246E3A424DD2E0", 16
+)
 
 
 def _reduction_table():
@@ -33,7 +35,8 @@ def _reduction_table():
         s0 = v.bit_length() - 28
         hi = v >> s0 << s0
         mid = (v - hi) >> (s0 - 28) << (s0 - 28)
-        c0[e], c1[e] = math.ldexp(hi >> s0, s0 + k - 320), math.ldexp(mid >> (s0 - 28), s0 - 28 + k - 320)
+        c0[e] = math.ldexp(hi >> s0, s0 + k - 320)
+        c1[e] = math.ldexp(mid >> (s0 - 28), s0 - 28 + k - 320)
         c2[e] = math.ldexp(float(v - hi - mid), k - 320)
     return c0, c1, c2
 
