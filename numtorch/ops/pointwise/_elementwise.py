@@ -21,7 +21,7 @@ from ..._tensor import PLAIN_SUBCLASSES, Tensor, _make
 from ...kernels import PARALLEL_THRESHOLD
 from ..._overlap import check_written
 from .._pointwise import (Pointwise, _broadcast, _cname, _resize_out, big_prefix, kernel_scalar,
-                         squash_expanded)
+                         run_expanded)
 
 CAT = "bifc"  # category letter by D category index
 TYPEMETA = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
@@ -463,8 +463,10 @@ def run(pw, operands, kparams, out, inplace, compute, result, zero_div=None, kee
         # Note [One kernel signature per parameter kind]
         pvals = [kernel_scalar(p, scalar_as(p, c), c) for p in kparams]
         if buf.flags.c_contiguous and n > 1:
-            arrays = squash_expanded(arrays, buf, inplace)
-        if buf.flags.c_contiguous and all(
+            arrays = run_expanded(pw, arrays, buf, inplace, pvals)
+        if arrays is True:
+            pass
+        elif buf.flags.c_contiguous and all(
             not isinstance(a, np.ndarray) or (a.size == n or a.size == 1) and a.flags.c_contiguous
             for a in arrays
         ):

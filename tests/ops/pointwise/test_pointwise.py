@@ -804,8 +804,17 @@ def test_expanded_operand_runs_as_scalar(shape):
     numtorch.nn.functional.gelu(xg).sum().backward()
     want = numtorch.ops.aten.gelu_backward(numtorch.ones_like(x), x)
     np.testing.assert_array_equal(xg.grad.numpy(), want.numpy())
-    # only expanded operands: the result is still the full shape (no all-scalar kernel)
+    # only expanded operands: one value computed, the full-shape result filled with it
     np.testing.assert_array_equal((g * g).numpy(), np.full(shape, 6.25, np.float32))
+    r = g.neg()
+    assert r.shape == g.shape and r.is_contiguous()
+    np.testing.assert_array_equal(r.numpy(), np.full(shape, -2.5, np.float32))
+    np.testing.assert_array_equal((g + 1).numpy(), np.full(shape, 3.5, np.float32))
+    np.testing.assert_array_equal(numtorch.ops.aten.tanh_backward(g, g).numpy(),
+                                  np.full(shape, np.float32(2.5) * (1 - np.float32(2.5) ** 2)))  # fmt: skip
+    xg = x.clone().requires_grad_(True)
+    (-xg).sum().backward()
+    np.testing.assert_array_equal(xg.grad.numpy(), np.full(shape, -1.0, np.float32))
     a = numtorch.zeros(shape)
     a.add_(g)
     np.testing.assert_array_equal(a.numpy(), np.full(shape, 2.5, np.float32))
