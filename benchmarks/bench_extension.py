@@ -1,8 +1,9 @@
 """Extension ops: a ``custom_op`` whose kernel is an ``@njit`` function against the built-in op
 of the same math (and PyTorch's ``torch.library.custom_op`` with the same kernel), on 8 and 1e6
 elements, with and without autograd recording; and the scalar-function route
-(``numtorch.library.elementwise``) against the built-in elementwise op. Target: custom op
-<= 1.2x the built-in; the scalar route at the built-in's throughput."""
+(``numtorch.library.elementwise``) against the built-in elementwise op, and its reduction
+counterpart (``numtorch.library.reduction``) against the built-in ``amax``. Target: custom op
+<= 1.2x the built-in; the scalar routes at the built-ins' throughput."""
 
 from __future__ import annotations
 
@@ -35,6 +36,10 @@ def softplus(x):
 
 def dsoftplus(x):
     return 1.0 / (1.0 + math.exp(-x))
+
+
+def maximum(a, b):
+    return a if a >= b else b
 
 
 _OPS: dict = {}
@@ -84,6 +89,15 @@ def scalar_softplus():
     return _OPS["softplus"]
 
 
+def scalar_max():
+    if "max" not in _OPS:
+        import numtorch
+
+        backward = lambda x, r, g: g * (x == r) / (x == r).sum()  # noqa: E731
+        _OPS["max"] = numtorch.library.reduction("bench_ext::max", maximum, backward=backward)
+    return _OPS["max"]
+
+
 class CustomOp(Benchmark):
     """sin as a custom op with an @njit kernel ("custom") vs the built-in ("builtin")."""
 
@@ -114,3 +128,24 @@ class ScalarRoute(Benchmark):
 
     def time_call(self, *_):
         self.fn(self.x)
+
+
+class ScalarReduction(Benchmark):
+    """max from a scalar combine function (numtorch.library.reduction) vs the built-in amax,
+    over every dim and over the last dim of a (n/8, 8) view."""
+
+    params = [["scalar", "builtin"], SIZES, [None, -1]]
+    param_names = ["impl", "n", "dim"]
+
+    def setup(self, impl, n, dim):
+        L = lib("numtorch")
+        self.x = tensor((n // 8, 8), "float64", L=L)
+        self.dim = dim
+        self.fn = scalar_max() if impl == "scalar" else L.amax
+        warm(self.time_call, 3)
+
+    def time_call(self, *_):
+        if self.dim is None:
+            self.fn(self.x)
+        else:
+            self.fn(self.x, self.dim)

@@ -337,16 +337,16 @@ def _extension(impl, n, grad):
     """sin as a custom op with an @njit kernel (torch: torch.library.custom_op, same kernel)."""
 
     def make(name):
-        from benchmarks.bench_extension import custom_sin, scalar_softplus
+        from benchmarks.bench_extension import custom_sin, scalar_max, scalar_softplus
 
         if name == "numpy":
             raise NotImplementedError("NumPy has no custom ops")
         L = _L(name)
         x = _libs().tensor((n,), "float64", L=L, requires_grad=grad)
-        if impl == "scalar":
+        if impl in ("scalar", "reduction"):
             if name != "numtorch":
                 raise NotImplementedError("PyTorch has no scalar-function route")
-            return functools.partial(scalar_softplus(), x)
+            return functools.partial(scalar_softplus() if impl == "scalar" else scalar_max(), x)
         return functools.partial(custom_sin(L), x)
 
     return make
@@ -564,6 +564,59 @@ def sweep_workloads() -> list:
 
 
 # ---- the workload table -----------------------------------------------------------------------------
+def _chain5(x, y):
+    # five pointwise ops, four temporaries in eager mode (the compile category's workload)
+    return (x * y + 0.5).tanh() * x - y
+
+
+def _compiled_chain(n, peer):
+    """numtorch.compile'd _chain5 against PyTorch eager (``peer="eager"``; NumPy's column: NumPy
+    eager) or against torch.compile with inductor (``peer="inductor"``)."""
+
+    def make(name):
+        import numpy as np
+
+        x = _data(name, (n,), low=0.1, high=0.9)
+        y = _data(name, (n,), seed=5, low=0.1, high=0.9)
+        if name == "numpy":
+            if peer != "eager":
+                raise NotImplementedError("no NumPy compiler")
+            return lambda: np.tanh(x * y + 0.5) * x - y
+        fn = _chain5
+        if name == "numtorch":
+            fn = _L(name).compile(_chain5)
+        elif peer == "inductor":
+            fn = _L(name).compile(_chain5)
+        return functools.partial(fn, x, y)
+
+    return make
+
+
+def _gelu_block(name, d=256, hidden=1024, batch=128):
+    """Compiled (numtorch) / eager (PyTorch) GELU-MLP block fwd+bwd: linear, bias+GELU,
+    linear, residual, layer_norm."""
+    L = _L(name)
+    L.manual_seed(0)
+    nn = L.nn
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1, self.fc2, self.norm = nn.Linear(d, hidden), nn.Linear(hidden, d), nn.LayerNorm(d)
+
+        def forward(self, x):
+            return self.norm(x + self.fc2(nn.functional.gelu(self.fc1(x))))
+
+    block = Block()
+    run = L.compile(block) if name == "numtorch" else block
+    x = _data(name, (batch, d), requires_grad=True)
+
+    def step():
+        run(x).sum().backward()
+
+    return step
+
+
 def workloads(sweep: bool = False) -> list:
     """The table; ``sweep``: the registry sweep instead (``compare.py sweep``)."""
     if sweep:
@@ -615,6 +668,7 @@ def workloads(sweep: bool = False) -> list:
             tag = f"{n} {'grad' if grad else 'nograd'}"
             W.append(Workload(f"custom_op sin {tag}", "extension", _extension("custom", n, grad)))
             W.append(Workload(f"scalar-route softplus {tag}", "extension", _extension("scalar", n, grad)))
+            W.append(Workload(f"scalar-route max reduction {tag}", "extension", _extension("reduction", n, grad)))
     W.append(Workload("autograd chain 100 tiny ops", "autograd", _no_numpy(_autograd_chain), target=2.0))
     W.append(Workload("LinearFunction fwd+bwd", "autograd", _no_numpy(_linear_function), target=1.5))
     W.append(Workload("conv+relu+pool fwd+bwd", "autograd", _no_numpy(_conv), target=2.0))
@@ -628,6 +682,12 @@ def workloads(sweep: bool = False) -> list:
     W.append(Workload("cat 8x(512,1024) dim=1", "beyond", _beyond("cat")))
     W.append(Workload("SGD step 1e7 param", "beyond", _big_optimizer("sgd")))
     W.append(Workload("Adam step 1e7 param", "beyond", _big_optimizer("adam")))
+    for n in (1_000_000, 10_000_000):
+        W.append(Workload(f"compiled 5-op chain {n:.0e} f32", "compile", _compiled_chain(n, "eager"),
+                          target=1 / 3, work=("GB/s", 3 * 4 * n)))  # fmt: skip
+        W.append(Workload(f"compiled 5-op chain {n:.0e} vs inductor", "compile",
+                          _compiled_chain(n, "inductor"), target=1 / 1.5, work=("GB/s", 3 * 4 * n)))  # fmt: skip
+    W.append(Workload("compiled GELU-MLP block fwd+bwd", "compile", _no_numpy(_gelu_block), target=0.8))
     W.append(Workload("import", "startup", _startup("import {lib}\n"), target_s=0.5,
                       process=True))  # fmt: skip
     W.append(Workload("first op, warm cache", "startup", _startup(_FIRST_OP), process=True))

@@ -3,7 +3,9 @@
 Part 1: a fused bias + GELU (exact, erf-based) as one Numba kernel forward and one backward,
 registered with ``numtorch.library.custom_op`` + ``register_autograd`` + ``register_fake``,
 checked with ``gradcheck`` and ``opcheck`` and timed against the same math composed from
-built-in ops. Part 2: ``numtorch.library.elementwise`` makes softplus from a scalar function.
+built-in ops. Part 2: ``numtorch.library.elementwise`` makes softplus from a scalar function
+(with its double backward). Part 3: ``numtorch.library.reduction`` makes logsumexp from a
+scalar combine function.
 
 Run: python examples/custom_op_numba.py
 """
@@ -132,15 +134,45 @@ def softplus_grad(x, beta=1.0):
     return 1.0 / (1.0 + math.exp(-beta * x))
 
 
+def softplus_grad2(x, beta=1.0):
+    s = 1.0 / (1.0 + math.exp(-beta * x))
+    return beta * s * (1.0 - s)
+
+
 def part2() -> None:
-    sp = numtorch.library.elementwise("example::softplus", softplus, derivative=softplus_grad)
+    sp = numtorch.library.elementwise("example::softplus", softplus, derivative=softplus_grad,
+                                      second_derivative=softplus_grad2)  # fmt: skip
     x = numtorch.randn(3, 4, dtype=numtorch.float64, requires_grad=True)
     y = sp(x, 2.0)  # broadcasting, promotion, out= and sp.inplace(...) come with it
     np.testing.assert_allclose(y.detach().numpy(), np.log1p(np.exp(2 * x.detach().numpy())) / 2)
     assert numtorch.autograd.gradcheck(lambda t: sp(t, 2.0), (x,))
-    print("softplus from a scalar function: values and gradcheck ok;", numtorch.ops.example.softplus.default._schema)
+    assert numtorch.autograd.gradgradcheck(lambda t: sp(t, 2.0), (x,))
+    print("softplus from a scalar function: values, gradcheck and gradgradcheck ok;",
+          numtorch.ops.example.softplus.default._schema)  # fmt: skip
+
+
+# ---- Part 3: a scalar combine function becomes a reduction ----------------------------------------
+def logaddexp(a, b):
+    m = max(a, b)
+    if m == -math.inf:
+        return m
+    return m + math.log(math.exp(a - m) + math.exp(b - m))
+
+
+def part3() -> None:
+    # the gradient of logsumexp, written with numtorch ops: differentiable again for free
+    lse = numtorch.library.reduction("example::logsumexp", logaddexp, identity=-math.inf,
+                                     backward=lambda x, result, grad: grad * (x - result).exp())  # fmt: skip
+    x = numtorch.randn(3, 4, 5, dtype=numtorch.float64, requires_grad=True)
+    r = lse(x, dim=[0, 2], keepdim=True)
+    np.testing.assert_allclose(r.detach().numpy(), numtorch.logsumexp(x, (0, 2), True).detach().numpy())
+    assert numtorch.autograd.gradcheck(lambda t: lse(t, 1), (x,))
+    assert numtorch.autograd.gradgradcheck(lambda t: lse(t, 1), (x,))
+    print("logsumexp from a combine function: values, gradcheck and gradgradcheck ok;",
+          numtorch.ops.example.logsumexp.default._schema)  # fmt: skip
 
 
 if __name__ == "__main__":
     part1()
     part2()
+    part3()

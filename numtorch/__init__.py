@@ -18,7 +18,7 @@ from ._tensor import Tensor
 from ._tensor_str import set_printoptions, get_printoptions
 from . import overrides
 from . import ops  # registers every op; also the ``numtorch.ops.aten`` namespace
-from .ops.factory.core import from_numpy, is_tensor
+from .ops.factory.core import from_numpy, is_tensor, typename
 from .ops.factory.tensor_extra import from_dlpack
 from ._random import (
     Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
@@ -61,6 +61,8 @@ from .amp.autocast_mode import (  # noqa: E402
     set_autocast_enabled,
 )  # fmt: skip
 from math import e, inf, nan, pi  # noqa: E402
+
+newaxis = None  # x[:, numtorch.newaxis], as NumPy's
 from ._serialization import load, save  # noqa: E402
 from . import library  # noqa: E402
 from ._tags import Tag  # noqa: E402
@@ -78,3 +80,6 @@ __version__ = "0.1.0"
 
 from . import func  # noqa: E402
 from .func import vmap  # noqa: E402
+
+from . import _logging, compiler  # noqa: E402
+from ._compile import compile  # noqa: E402,A001

@@ -73,7 +73,7 @@ def make_fast(op, grad: bool = False):
     recordable = _engine.recordable(op)
     if grad and recordable:
         return _make_fast_grad(op, impl, args)
-    conds = ["not _S.td_modes", "_S.fw_level < 0"]
+    conds = ["not _S.td_modes", "_S.fw_level < 0", *_random_gate(op)]
     first = op.tensor_idx[0]
     check_rg = op.autograd is not None
     for i in op.tensor_idx:
@@ -88,9 +88,17 @@ def make_fast(op, grad: bool = False):
     src = _FAST_TEMPLATE.format(args=", ".join(args), cond=" and ".join(conds), inline=inline)
     ns = {"_S": STATE, "_T": Tensor, "_CPU": CPU, "_NT": _NON_TENSOR, "_impl": impl,
           "_slow": _upgrade if recordable else slow_dispatch, "_op": op, "_PL": PLAIN_SUBCLASSES,
-          **extra}  # fmt: skip
+          "_V": VMAP_LEVELS, **extra}  # fmt: skip
     exec(compile(src, f"<numtorch fast {op}>", "exec"), ns)
     return ns["fast"]
+
+
+def _random_gate(op) -> list:
+    # a random op inside vmap reaches the vmap key even on plain tensors: ``randomness`` decides
+    # what rand_like(x) or bernoulli(p) of an unbatched tensor does, as PyTorch's vmap mode key
+    if any(getattr(t, "name", t) == "nondeterministic_seeded" for t in op.tags):
+        return ["not _V"]
+    return []
 
 
 def _upgrade(op, vals):
@@ -100,7 +108,7 @@ def _upgrade(op, vals):
 
 def _make_fast_grad(op, impl, args):
     first = op.tensor_idx[0]
-    conds = ["not _S.td_modes", "_S.fw_level < 0"]
+    conds = ["not _S.td_modes", "_S.fw_level < 0", *_random_gate(op)]
     nograd, cpu = [], []
     for i in op.tensor_idx:
         x = f"x{i}"
@@ -115,7 +123,8 @@ def _make_fast_grad(op, impl, args):
             cpu.append(f"({plain} and {x}._device is _CPU or {x}.__class__ in _NT)")
     inline, extra = _inline(op, impl, args)
     ns = {"_S": STATE, "_T": Tensor, "_CPU": CPU, "_NT": _NON_TENSOR, "_impl": impl,
-          "_slow": slow_dispatch, "_op": op, "_PL": PLAIN_SUBCLASSES, **extra}  # fmt: skip
+          "_slow": slow_dispatch, "_op": op, "_PL": PLAIN_SUBCLASSES, "_V": VMAP_LEVELS,
+          **extra}  # fmt: skip
     lines = _engine.recorder_lines(op, args, first, ns)
     fwd = _FORWARD.format(args=", ".join(args)).split("\n")
     at = lines.index("{FORWARD}")
@@ -228,22 +237,26 @@ def _needs_autograd(op, vals, st) -> bool:
 
 def below_autograd(op, vals):
     if VMAP_LEVELS:  # Note [vmap key] (numtorch/_functorch/batched.py)
-        from ._functorch.batched import vmap_key
-
-        return vmap_key(op, vals)
+        return (_VMAP_KEY[0] or _load_vmap_key())(op, vals)
     # below_vmap's body, inlined: one frame less per call and per __torch_dispatch__ re-entry
     if STATE.td_modes or _has_python_key(op, vals):
-        from .utils._python_dispatch import python_key
-
-        return python_key(op, vals)
+        return _pd.python_key(op, vals)
     return backend(op, vals)
+
+
+_VMAP_KEY = [None]  # filled on the first vmapped call: an import per call costs microseconds
+
+
+def _load_vmap_key():
+    from ._functorch.batched import vmap_key
+
+    _VMAP_KEY[0] = vmap_key
+    return vmap_key
 
 
 def below_vmap(op, vals):
     if STATE.td_modes or _has_python_key(op, vals):
-        from .utils._python_dispatch import python_key
-
-        return python_key(op, vals)
+        return _pd.python_key(op, vals)
     return backend(op, vals)
 
 
@@ -263,6 +276,8 @@ def backend(op, vals):
     impls = op.impls
     dev = device_type_of(op, vals)
     fn = impls.get(dev) or impls.get("any")
+    if fn is None and dev == "cuda" and _cuda_kernel_for(op):
+        fn = impls.get(dev) or impls.get("any")
     if fn is None or dev == "meta" and fn is not impls.get(dev) and op._schema.namespace != "aten":
         if dev == "meta":  # Note [Meta storage]; a custom op reaches meta through its fake only
             from .ops._meta_rules import no_meta_kernel
@@ -276,6 +291,14 @@ def backend(op, vals):
             f"[{', '.join(k.upper() for k in impls) or 'none'}]."
         )
     return fn(*vals)
+
+
+def _cuda_kernel_for(op) -> bool:
+    # the CUDA backend fills the kernel table on first use, and gives ops declared later (a
+    # library elementwise op) their kernel on their first CUDA call (numtorch/cuda/_install.py)
+    from .cuda import _kernel_for
+
+    return _kernel_for(op)
 
 
 def _device_copy() -> dict:
@@ -293,6 +316,8 @@ def device_type_of(op, vals) -> str:
                 if v._data.ndim:
                     raise RuntimeError("Tensor on device meta is not on the expected device cpu!")
                 return "meta"  # a 0-d cpu tensor stands for a scalar beside a meta one
+            if len(op.tensor_idx) > 1:
+                return _common_device(op, vals, v, dev)
             return dev
     for i in op.list_idx:
         for v in vals[i]:
@@ -300,6 +325,26 @@ def device_type_of(op, vals) -> str:
                 return v._device.type
     # factories: the schema's device= argument decides
     return _device_kwarg(op, vals)
+
+
+_MIXED = "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+
+
+def _common_device(op, vals, first, dev: str) -> str:
+    # PyTorch's device check for cpu + cuda operands: a 0-d CPU tensor stands for a scalar (the
+    # op then runs on CUDA even when it comes first); copy_ moves data between devices
+    for j in op.tensor_idx:
+        w = vals[j]
+        if w.__class__ is not Tensor and not isinstance(w, Tensor):
+            continue
+        t = w._device.type
+        if t == dev or t not in ("cpu", "cuda") or dev not in ("cpu", "cuda") or op._schema.name == "copy_":
+            continue
+        if (w if t == "cpu" else first)._data.ndim:
+            raise RuntimeError(_MIXED)
+        if t == "cuda":
+            dev = "cuda"
+    return dev
 
 
 def _meta_operand(op, vals) -> bool:
@@ -314,5 +359,7 @@ def _device_kwarg(op, vals) -> str:
     return "cpu"
 
 
-# the Autograd key's module imports this one (below_autograd); either may be imported first
+# the Autograd key's module imports this one (below_autograd); either may be imported first;
+# the Python key's module likewise (Note [Python key fast path])
 from .autograd import _engine  # noqa: E402
+from .utils import _python_dispatch as _pd  # noqa: E402

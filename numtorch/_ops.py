@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import types
 
-from ._schema import FunctionSchema, bind
+from ._schema import NO_DEFAULT, FunctionSchema, bind
 from ._state import STATE
 
 # Note [Operator calls see __torch_function__]
@@ -50,7 +50,7 @@ class OpOverload:
 
     __slots__ = ("_schema", "_overloadname", "_packet", "tensor_idx", "list_idx", "impls",
                  "autograd", "py_kernels", "tags", "kind", "out_idx", "self_idx", "nargs", "fast",
-                 "__dict__")  # fmt: skip
+                 "dplan", "_fill", "_bind_lo", "_bind_hi", "__dict__")  # fmt: skip
 
     def __init__(self, schema: FunctionSchema, packet: OpOverloadPacket, tags=()):
         self._schema = schema
@@ -71,6 +71,8 @@ class OpOverload:
         if self.out_idx:
             self.kind = "out"
         self.fast = self._first_call
+        self.dplan = None  # the Python key's normalisation plan (_schema.dispatch_plan), made on use
+        self._fill, self._bind_lo, self._bind_hi = _bind_plan(schema)
         self.__name__ = f"{schema.name}.{self._overloadname}"
         self.__qualname__ = self.__name__
         self.__module__ = f"numtorch.ops.{schema.namespace}"
@@ -80,6 +82,10 @@ class OpOverload:
             r = _op_torch_function(self, args, kwargs)
             if r is not _NH:
                 return r
+        if not kwargs:  # Note [Positional calls skip bind]
+            n = len(args)
+            if self._bind_lo <= n <= self._bind_hi:
+                return self.fast(*args, *self._fill[n:])
         return self.fast(*bind(self._schema, args, kwargs))
 
     def _first_call(self, *vals):
@@ -134,6 +140,20 @@ class OpOverload:
     @property
     def _overloadpacket(self) -> OpOverloadPacket:
         return self._packet
+
+
+# Note [Positional calls skip bind]
+# A handler's ``func(*args, **kwargs)`` mostly passes positional arguments only, the trailing
+# ones with defaults dropped (normalize_for_dispatch). When the arguments after the given ones
+# all have defaults that are not lists (bind copies those, as a kernel may mutate them) and none
+# is keyword-only-required, the value list is args + those defaults: no bind call.
+def _bind_plan(schema: FunctionSchema) -> tuple:
+    params = schema.arguments
+    n_pos = next((i for i, a in enumerate(params) if a.kwarg_only), len(params))
+    lo = len(params)
+    while lo > 0 and params[lo - 1].default is not NO_DEFAULT and not isinstance(params[lo - 1].default, list):
+        lo -= 1
+    return tuple(a.default for a in params), lo, n_pos
 
 
 def _returns_alias(schema: FunctionSchema) -> bool:

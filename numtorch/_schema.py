@@ -486,7 +486,8 @@ def _equals_default(value: object, default: object) -> bool:
 def dispatch_plan(schema: FunctionSchema) -> tuple:
     """What normalize_for_dispatch needs, computed once per op (numtorch.utils._python_dispatch
     caches it on the OpOverload): the number of positional arguments, each positional default,
-    the keyword-only (index, name, default) triples and the int[N] arguments as (index, N)."""
+    the keyword-only (index, name, default) triples, the int[N] arguments as (index, N) and the
+    number of leading positional arguments that are always passed (up to the last required)."""
     params = schema.arguments
     n_pos = next((i for i, a in enumerate(params) if a.kwarg_only), len(params))
     kw = tuple((i, a.name, a.default) for i, a in enumerate(params) if i >= n_pos)
@@ -497,7 +498,8 @@ def dispatch_plan(schema: FunctionSchema) -> tuple:
         for i, a in enumerate(params)
         if _element_type(a.type) in ("int", "SymInt") and a.type.removesuffix("?").endswith("]")
     )
-    return n_pos, tuple(a.default for a in params[:n_pos]), kw, lists
+    req = max((i + 1 for i, a in enumerate(params[:n_pos]) if a.default is NO_DEFAULT), default=0)
+    return n_pos, tuple(a.default for a in params[:n_pos]), kw, lists, req
 
 
 def normalize_for_dispatch(schema: FunctionSchema, values: list, plan: tuple | None = None) -> tuple[tuple, dict]:
@@ -508,7 +510,7 @@ def normalize_for_dispatch(schema: FunctionSchema, values: list, plan: tuple | N
     """
     if len(values) != len(schema.arguments):
         raise ValueError(f"expected {len(schema.arguments)} values for {schema.name}, got {len(values)}")
-    n_pos, defaults, kw, lists = dispatch_plan(schema) if plan is None else plan
+    n_pos, defaults, kw, lists, req = (dispatch_plan(schema) if plan is None else plan)[:5]
     if lists:
         values = list(values)
         for i, n in lists:
@@ -518,7 +520,12 @@ def normalize_for_dispatch(schema: FunctionSchema, values: list, plan: tuple | N
             elif v.__class__ is tuple:
                 values[i] = list(v)
     end = n_pos
-    while end > 0 and _equals_default(values[end - 1], defaults[end - 1]):
+    # the identity test first: most values equal to their default are the default object itself
+    while end > req and (values[end - 1] is defaults[end - 1] or _equals_default(values[end - 1], defaults[end - 1])):
         end -= 1
-    kwargs = {name: values[i] for i, name, d in kw if not _equals_default(values[i], d)}
-    return tuple(values[:end]), kwargs
+    kwargs = {}
+    for i, name, d in kw:
+        v = values[i]
+        if v is not d and not _equals_default(v, d):
+            kwargs[name] = v
+    return tuple(values[:end]) if end < len(values) else tuple(values), kwargs

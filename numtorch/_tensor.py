@@ -11,7 +11,7 @@ import numpy as np
 from . import _dtype as D
 from . import _layout
 from ._C import TensorBase, _disabled_torch_function_impl
-from ._device import CPU
+from ._device import CPU, to_device
 from ._size import Size
 from ._state import STATE
 
@@ -213,6 +213,8 @@ class Tensor(TensorBase):
     def storage_offset(self) -> int:
         if self._device.type == "meta":  # Note [Meta storage]
             return self._data.offset // self._dtype.itemsize
+        if self._device.type == "cuda":  # Note [CUDA storage]: an element offset already
+            return self._data.offset
         base = _root_array(self._data)
         delta = self._data.__array_interface__["data"][0] - base.__array_interface__["data"][0]
         return delta // self._dtype.itemsize
@@ -220,6 +222,8 @@ class Tensor(TensorBase):
     def data_ptr(self) -> int:
         if self._device.type == "meta":
             return 0
+        if self._device.type == "cuda":
+            return self._data.__cuda_array_interface__["data"][0]
         return self._data.__array_interface__["data"][0]
 
     @property
@@ -319,6 +323,21 @@ class Tensor(TensorBase):
             return self.cpu()._data
         return self._data
 
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        """CUDA Array Interface (v3) of a CUDA tensor, so CuPy and Numba kernels share its memory."""
+        if self._device.type != "cuda":
+            raise AttributeError(
+                f"Can't get __cuda_array_interface__ on non-CUDA tensor type: {self.type()} "
+                "If CUDA data is required use tensor.cuda() to copy tensor to device memory."
+            )
+        if self._rg:
+            raise RuntimeError(
+                "Can't get __cuda_array_interface__ on Variable that requires grad. If gradients "
+                "aren't required, use var.detach() to get Variable that doesn't require grad."
+            )
+        return self._data.__cuda_array_interface__
+
     def __array__(self, dtype=None, copy=None):
         arr = self._host()
         return arr if dtype is None else arr.astype(dtype, copy=False)
@@ -339,9 +358,12 @@ class Tensor(TensorBase):
         n = self._data.size
         if n != 1:
             raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
-        if self._device.type == "meta":
-            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
-        return self._host().reshape(()).item()
+        op = _LOCAL_SCALAR[0]
+        if op is None:  # below the op registry: looked up on first use, then held
+            from .ops._registry import OPS
+
+            op = _LOCAL_SCALAR[0] = OPS["aten::_local_scalar_dense"]
+        return op.fast(self)
 
     def tolist(self):
         """The data as (nested) Python lists.
@@ -469,12 +491,11 @@ class Tensor(TensorBase):
                                dispatch_device=False, dispatch_layout=False, _extra_dispatch_keys=None,
                                storage_size=None):  # fmt: skip
         """A ``cls`` instance with metadata only (no storage), for ``__torch_dispatch__`` wrappers."""
-        from ._device import to_device
-
         dt = D.get_default_dtype() if dtype is None else D.to_dtype(dtype)
-        shape = tuple(int(s) for s in size)
-        meta = np.lib.stride_tricks.as_strided(np.zeros(1, dt.np), shape, (0,) * len(shape))
-        t = _make(meta, dt, cls, to_device(device))
+        shape = tuple([int(s) for s in size])
+        dev = to_device(device)
+        meta = _wrapper_array(shape, strides, storage_offset, dt.np, dev.type == "meta")
+        t = _make(meta, dt, cls, dev)
         t._rg = bool(requires_grad)
         return t
 
@@ -500,6 +521,38 @@ _default_torch_dispatch = Tensor.__dict__["__torch_dispatch__"].__func__
 def _tf_disabled(cls) -> bool:
     tf = getattr(cls, "__torch_function__", None)
     return getattr(tf, "__func__", tf) is _disabled_torch_function_impl
+
+
+# Note [Wrapper subclass metadata]
+# A wrapper subclass has no data of its own, but its stride(), is_contiguous() and
+# storage_offset() are the ones given (contiguous when none), as in PyTorch. The array carrying
+# them views zeros spanning exactly the elements those strides reach: np.zeros takes fresh
+# zeroed pages from the OS for a large extent, so nothing is touched, and a stray read of the
+# wrapper's own data sees zeros, never memory outside the buffer. On the meta device it is a
+# MetaArray (Note [Meta storage]); an extent too large to map keeps zero strides.
+def _wrapper_array(shape, strides, storage_offset, npdt, meta=False):
+    if strides is None:
+        st, acc = [], 1
+        for n in reversed(shape):
+            st.append(acc)
+            acc *= max(n, 1)
+        strides = st[::-1]
+    strides = tuple([int(s) for s in strides])
+    off = int(storage_offset or 0)
+    isz = npdt.itemsize
+    if meta:
+        from ._meta import MetaArray
+
+        return MetaArray(shape, npdt, strides, off * isz)
+    extent = off + (1 + sum((n - 1) * s for n, s in zip(shape, strides)) if 0 not in shape else 0)
+    try:
+        buf = np.zeros(max(extent, 1), npdt)
+    except MemoryError:
+        return np.ndarray(shape, npdt, buffer=np.zeros(1, npdt), strides=(0,) * len(shape))
+    return np.ndarray(shape, npdt, buffer=buf, offset=off * isz, strides=tuple(s * isz for s in strides))
+
+
+_LOCAL_SCALAR = [None]  # Tensor.item()'s op (aten._local_scalar_dense), held after first use
 
 
 def _make(data, dt, cls=Tensor, device=CPU, vc=None) -> Tensor:

@@ -6,7 +6,8 @@ Three ways to extend numtorch (README, "Extending numtorch"):
 - ``custom_op`` with a Numba kernel: a new op in ``numtorch.ops.<ns>``, with autograd, modes,
   ``__torch_function__`` subclasses and ``opcheck``, as PyTorch's ``torch.library``;
 - ``elementwise``: a plain scalar Python function becomes a full elementwise op (broadcasting,
-  type promotion, out=, in-place, parallel and disk-cached kernels, autograd).
+  type promotion, out=, in-place, parallel and disk-cached kernels, autograd);
+  ``reduction`` is its counterpart for a scalar combine function (dim/keepdim, out=).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import weakref
 from ._library.custom_ops import CustomOpDef, define_op, kernel_adapter, undefine_op
 from ._library.custom_ops import custom_op as custom_op
 from ._library.elementwise import elementwise as elementwise
+from ._library.reduction import reduction as reduction
 from ._library.infer_schema import Tag as Tag
 from ._library.infer_schema import infer_schema as infer_schema
 from ._library.opcheck import OpCheckError as OpCheckError
@@ -25,7 +27,7 @@ from ._ops import ops
 
 __all__ = ["Library", "custom_op", "define", "impl", "register_kernel", "register_autograd", "register_fake",
            "register_vmap", "register_torch_dispatch", "impl_abstract", "get_ctx", "infer_schema", "opcheck",
-           "OpCheckError", "elementwise", "Tag"]  # fmt: skip
+           "OpCheckError", "elementwise", "reduction", "Tag"]  # fmt: skip
 
 _KEYS = {"CPU": "cpu", "CUDA": "cuda", "Meta": "meta", "CompositeExplicitAutograd": "any",
          "CompositeImplicitAutograd": "composite", "Autograd": "autograd", "AutogradCPU": "autograd",

@@ -26,3 +26,51 @@ def dlerp2_b(a, b, w=0.25):
 
 def bad_typing(x):
     return x.nonexistent_attribute
+
+
+def d2softplus(x, beta=1.0):
+    s = 1.0 / (1.0 + math.exp(-beta * x))
+    return beta * s * (1.0 - s)
+
+
+def mulsin(a, b):
+    return a * math.sin(b)
+
+
+def dmulsin_a(a, b):
+    return math.sin(b)
+
+
+def dmulsin_b(a, b):
+    return a * math.cos(b)
+
+
+def d2mulsin_ab(a, b):
+    return math.cos(b)
+
+
+def d2mulsin_bb(a, b):
+    return -a * math.sin(b)
+
+
+def zero2(a, b):
+    return 0.0
+
+
+def absmax(a, b):
+    return max(abs(a), abs(b))
+
+
+def logaddexp(a, b):
+    m = max(a, b)
+    if m == -math.inf:
+        return m
+    return m + math.log(math.exp(a - m) + math.exp(b - m))
+
+
+def bad_combine(a, b):
+    return a.nonexistent_attribute
+
+
+def add(a, b):
+    return a + b

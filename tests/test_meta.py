@@ -206,3 +206,101 @@ def test_custom_op_without_fake_raises():
 
     with pytest.raises(NotImplementedError, match="meta_test::nofake: attempted to run this operator with Meta"):
         nofake(numtorch.ones(2, device="meta"))
+
+
+# Note [Linalg meta rules]: factorizations, solvers and einsum (tensordot, inner) on meta give
+# the shapes and dtypes of the CPU result, checks included; the inputs are well conditioned
+def _spd(n, batch=(), dtype=numtorch.float64):
+    x = numtorch.randn(*batch, n, n, dtype=dtype, generator=numtorch.Generator().manual_seed(0))
+    return x @ x.mH + n * numtorch.eye(n, dtype=dtype)
+
+
+LA = numtorch.linalg
+O, E = numtorch.ones, numtorch.empty
+# name -> dtype -> (function, args): the args are made on CPU, then moved to meta for the meta run
+LINALG_META = {
+    "inv": lambda d: (LA.inv, [_spd(3, (2,), d)]),
+    "inverse": lambda d: (numtorch.inverse, [_spd(3, (), d)]),
+    "det": lambda d: (LA.det, [_spd(3, (2, 1), d)]),
+    "slogdet": lambda d: (LA.slogdet, [_spd(3, (2,), d)]),
+    "logdet": lambda d: (numtorch.logdet, [_spd(3, (), d)]),
+    "cholesky": lambda d: (LA.cholesky, [_spd(4, (2,), d)]),
+    "cholesky_upper": lambda d: (lambda a: LA.cholesky(a, upper=True), [_spd(4, (), d)]),
+    "torch_cholesky": lambda d: (numtorch.cholesky, [_spd(3, (), d)]),
+    "eigh": lambda d: (LA.eigh, [_spd(3, (2,), d)]),
+    "eigvalsh": lambda d: (LA.eigvalsh, [_spd(3, (), d)]),
+    "solve": lambda d: (LA.solve, [_spd(3, (2,), d), O(4, 1, 3, 2, dtype=d)]),
+    "solve_vector": lambda d: (LA.solve, [_spd(3, (2,), d), O(3, dtype=d)]),
+    "solve_batched_vector": lambda d: (LA.solve, [_spd(3, (2,), d), O(2, 3, dtype=d)]),
+    "solve_right": lambda d: (lambda a, b: LA.solve(a, b, left=False), [_spd(3, (), d), O(5, 3, dtype=d)]),
+    "qr": lambda d: (LA.qr, [O(2, 5, 3, dtype=d)]),
+    "qr_complete": lambda d: (lambda a: LA.qr(a, mode="complete"), [O(3, 5, dtype=d)]),
+    "qr_r": lambda d: (lambda a: LA.qr(a, mode="r"), [O(5, 3, dtype=d)]),
+    "svd": lambda d: (LA.svd, [O(2, 5, 3, dtype=d)]),
+    "svd_reduced": lambda d: (lambda a: LA.svd(a, full_matrices=False), [O(3, 5, dtype=d)]),
+    "torch_svd": lambda d: (numtorch.svd, [O(5, 3, dtype=d)]),
+    "svdvals": lambda d: (LA.svdvals, [O(2, 5, 3, dtype=d)]),
+    "matrix_norm_2": lambda d: (lambda a: LA.matrix_norm(a, ord=2), [O(2, 3, 4, dtype=d)]),
+    "pinv": lambda d: (LA.pinv, [O(5, 3, dtype=d)]),
+    "einsum": lambda d: (lambda a, b: numtorch.einsum("bij,bjk->bik", a, b), [O(2, 3, 4, dtype=d), O(2, 4, 5, dtype=d)]),
+    "einsum_ellipsis": lambda d: (lambda a, b: numtorch.einsum("...ij,j->...i", a, b),
+                                  [O(2, 1, 3, 4, dtype=d), O(4, dtype=d)]),
+    "einsum_diag": lambda d: (lambda a: numtorch.einsum("ii->i", a), [O(3, 3, dtype=d)]),
+    "tensordot": lambda d: (numtorch.tensordot, [O(2, 3, 4, dtype=d), O(3, 4, 5, dtype=d)]),
+    "tensordot_lists": lambda d: (lambda a, b: numtorch.tensordot(a, b, dims=([1, 2], [1, 0])),
+                                  [O(2, 3, 4, dtype=d), O(4, 3, 5, dtype=d)]),
+    "inner": lambda d: (numtorch.inner, [O(2, 3, dtype=d), O(4, 3, dtype=d)]),
+    "inner_1d": lambda d: (numtorch.inner, [O(3, dtype=d), O(3, dtype=d)]),
+    "matmul_out": lambda d: (lambda a, b, o: numtorch.matmul(a, b, out=o), [O(2, 3, dtype=d), O(3, 4, dtype=d), E(0, dtype=d)]),
+    "outer_out": lambda d: (lambda a, b, o: numtorch.outer(a, b, out=o), [O(3, dtype=d), O(4, dtype=d), E(0, dtype=d)]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", [numtorch.float32, numtorch.float64, numtorch.complex64])
+@pytest.mark.parametrize("name", list(LINALG_META))
+def test_linalg_meta_matches_cpu(name, dtype):
+    fn, args = LINALG_META[name](dtype)
+    got = fn(*to_meta(args))
+    want = fn(*args)
+    assert _all_meta(got)
+    assert _meta_of(got) == _meta_of(want)
+
+
+@pytest.mark.parametrize("call,err", [
+    (lambda m: LA.inv(m(2, 3)), "linalg.inv: A must be batches of square matrices, but they are 2 by 3 matrices"),
+    (lambda m: LA.inv(m(3)), "linalg.inv: The input tensor A must have at least 2 dimensions."),
+    (lambda m: LA.inv(m(3, 3, dtype=numtorch.int64)),
+     "linalg.inv: Expected a floating point or complex tensor as input. Got Long"),
+    (lambda m: LA.det(m(2, 3)), "linalg.det: A must be batches of square matrices"),
+    (lambda m: LA.cholesky(m(2, 3)), "linalg.cholesky: A must be batches of square matrices"),
+    (lambda m: LA.eigh(m(2, 3)), "linalg.eigh: A must be batches of square matrices"),
+    (lambda m: LA.solve(m(3, 3), m(2, 4)),
+     r"linalg.solve: Incompatible shapes of A and B for the equation AX = B \(3x3 and 2x4\)"),
+    (lambda m: LA.solve(m(3, 3), m(3, 3, dtype=numtorch.float64)), "Expected A and B to have the same dtype"),
+    (lambda m: LA.qr(m(3)), "linalg.qr: The input tensor A must have at least 2 dimensions."),
+    (lambda m: LA.svd(m(3)), "linalg.svd: The input tensor A must have at least 2 dimensions."),
+    (lambda m: numtorch.einsum("ij,jk->ik", m(2, 3), m(4, 5)),
+     "einsum\\(\\): subscript j has size 4 for operand 1 which does not broadcast with previously seen size 3"),
+])  # fmt: skip
+def test_linalg_meta_errors_as_cpu(call, err):
+    for dev in ("cpu", "meta"):
+        with pytest.raises(RuntimeError, match=err):
+            call(lambda *s, dtype=numtorch.float32, dev=dev: numtorch.ones(*s, dtype=dtype, device=dev))
+
+
+def test_lstsq_has_no_meta_kernel_as_in_pytorch():
+    A = numtorch.empty(5, 3, device="meta")
+    with pytest.raises(NotImplementedError, match="aten::linalg_lstsq: attempted to run this operator with Meta"):
+        LA.lstsq(A, numtorch.empty(5, 2, device="meta"))
+
+
+def test_meta_device_example_infers_shapes_then_materialises(capsys):
+    import pathlib
+    import runpy
+
+    example = pathlib.Path(__file__).resolve().parents[1] / "examples" / "meta_device.py"
+    runpy.run_path(str(example), run_name="__main__")
+    out = capsys.readouterr().out
+    assert "output (4096, 10)" in out and "  pool2  -> (4096, 64, 7, 7)" in out
+    assert "Linear(200000, 200000) on meta: 149 GiB of parameters, none allocated" in out
+    assert out.rstrip().endswith("meta shapes match the real run; the materialised model trains")

@@ -9,12 +9,15 @@ Every value carries its batch dim first. Rule families:
 - trailing-dims ops (tril, linalg, pixel_shuffle ...): the op already treats leading dims as batch.
 - matmul family: folded into one broadcasting ``matmul``; nn ops with a leading N (conv, pools,
   pads, upsampling): the batch dim folded into N.
-- random ops: ``randomness`` decides (error / same / different).
+- random ops: ``randomness`` decides (Note [vmap randomness], _random_rules.py).
 """
 
 from __future__ import annotations
 
+from .. import _dispatch
 from .._tensor import Tensor
+from . import _rules_index, _rules_nn
+from ._random_rules import random_rule
 from .batched import BatchedTensor, is_batched_at, make_batched, raise_inplace_error, unwrap, wrap
 
 _CACHE: dict = {}
@@ -29,7 +32,7 @@ _POINTWISE_NAMES = {
     "hardswish_backward", "hardsigmoid_backward", "gelu", "complex", "angle", "isfinite", "isnan",
     "isinf", "isposinf", "isneginf", "signbit", "sgn", "conj_physical", "positive", "bitwise_not",
     "logical_not", "logical_and", "logical_or", "logical_xor", "frac", "round", "trunc", "square",
-    "mse_loss_backward", "huber_loss_backward", "smooth_l1_loss_backward", "copy",
+    "copy", "celu", "pow", "floor_divide", "zero",
 }  # fmt: skip
 # reductions where dim=None (or an empty list) means every dim
 _ALL_WHEN_NONE = {"sum", "mean", "nansum", "amax", "amin", "argmax", "argmin", "var", "std",
@@ -54,13 +57,13 @@ _SIZE_OPS = {"view": "size", "reshape": "shape", "_unsafe_view": "size", "expand
 _TRAILING = {"tril", "triu", "linalg_inv", "inverse", "linalg_cholesky", "cholesky", "linalg_det",
              "linalg_slogdet", "linalg_eigh", "linalg_qr", "_linalg_svd", "linalg_svd",
              "linalg_svdvals", "linalg_eigvalsh", "pixel_shuffle", "pixel_unshuffle",
-             "constant_pad_nd", "t", "numpy_T", "contiguous", "matrix_H"}  # fmt: skip
+             "constant_pad_nd", "t", "numpy_T", "contiguous", "matrix_H", "view_as_real",
+             "view_as_complex"}  # fmt: skip
 # nn ops with an optional leading N: (the rank with N,) the batch dim folds into N
 _FOLD = {"convolution": 0, "max_pool2d_with_indices": 4, "avg_pool2d": 4, "upsample_nearest2d": 4,
          "upsample_bilinear2d": 4, "reflection_pad2d": 4, "replication_pad2d": 4,
          "reflection_pad1d": 3, "replication_pad1d": 3, "adaptive_avg_pool2d": 4,
          "_adaptive_avg_pool2d": 4, "adaptive_max_pool2d": 4, "im2col": 4}  # fmt: skip
-RANDOM: set = set()
 _RANDOM_NAMES = {"rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial",
                  "poisson", "rand_like", "randn_like", "randint_like", "uniform", "uniform_",
                  "normal_", "random_", "exponential_", "bernoulli_", "geometric_", "cauchy_",
@@ -68,20 +71,25 @@ _RANDOM_NAMES = {"rand", "randn", "randint", "randperm", "normal", "bernoulli", 
 
 
 def rule_for(op):
-    r = _CACHE.get(op)
-    if r is None:
-        r = _CACHE[op] = _classify(op) or False
-    return r or None
+    # keyed by id: an OpOverload's own __hash__ is Python code, paid on every vmapped call
+    e = _CACHE.get(id(op))
+    if e is None or e[0] is not op:
+        e = _CACHE[id(op)] = (op, _classify(op))
+    return e[1]
 
 
 def _classify(op):
     name = op._schema.name.rstrip("_") if op.kind == "inplace" else op._schema.name
     if op._schema.name in _RANDOM_NAMES or name in _RANDOM_NAMES:
-        return random_batched
+        return random_rule
     if op.kind == "out":
         return None
     if name in _MATMUL:
         return _MATMUL[name]
+    if name in _rules_nn.RULES:
+        return _rules_nn.RULES[name]
+    if name in _rules_index.RULES and (name != "index" or op._overloadname == "Tensor"):
+        return _rules_index.RULES[name]
     impl = op.impls.get("cpu")
     if op.kind == "inplace":  # an in-place op is pointwise when its functional variant is
         from ..ops._registry import OPS
@@ -97,6 +105,10 @@ def _classify(op):
         return full_reduce
     if name in _DIM_OPS:
         return dim_rule
+    if name in ("new_zeros", "new_ones", "new_empty", "new_full"):
+        return new_factory_rule
+    if name == "view" and op._overloadname == "dtype":
+        return view_dtype_rule
     if name in _SIZE_OPS:
         return size_rule
     if name in _TRAILING:
@@ -105,8 +117,6 @@ def _classify(op):
         return fold_rule
     if name in ("cat", "concat", "concatenate"):
         return cat_rule
-    if name == "index" and op._overloadname == "Tensor":
-        return index_rule
     return None
 
 
@@ -162,12 +172,29 @@ def _finish(op, vals, out, level):
 
 # ---- pointwise ------------------------------------------------------------------------------
 def pointwise(op, vals, lv):
+    # the hottest rule (Note [vmap key]): one pass for the common rank, one to unwrap and pad
     level = lv.level
-    _check_inplace(op, vals, level)
-    new, _ = _aligned(op, vals, level, False)
     if op.list_idx:
         return _loop(op, vals, lv)
-    return _finish(op, vals, op.fast(*new), level)
+    tix = op.tensor_idx
+    rank = 0
+    for i in tix:
+        v = vals[i]
+        if isinstance(v, Tensor) and v._data.ndim > rank:
+            rank = v._data.ndim
+    new = list(vals)
+    for i in tix:
+        v = vals[i]
+        if v.__class__ is BatchedTensor and v._level == level:
+            x = v._value
+            r = v._data.ndim
+            new[i] = x if r == rank else x.reshape(x.shape[:1] + (1,) * (rank - r) + x.shape[1:])
+    if op.kind == "inplace":
+        _check_inplace(op, vals, level)
+        op.fast(*new)
+        return vals[op.self_idx]
+    out = op.fast(*new)
+    return make_batched(out, level) if isinstance(out, Tensor) else wrap(out, level)
 
 
 # ---- dims -----------------------------------------------------------------------------------
@@ -208,8 +235,6 @@ def dim_rule(op, vals, lv):
 
 
 def _call(op, new):
-    from .. import _dispatch
-
     return op.fast(*new) if not op.list_idx else _dispatch.slow_dispatch(op, new)
 
 
@@ -289,6 +314,22 @@ def size_rule(op, vals, lv):
     return wrap(op.fast(*new), level)
 
 
+def new_factory_rule(op, vals, lv):
+    # PyTorch's rule: a batched result (in-place writes of batched values into it then work)
+    new = list(vals)
+    new[0] = vals[0]._value
+    new[1] = [lv.batch_size, *vals[1]]
+    return make_batched(op.fast(*new), lv.level)
+
+
+def view_dtype_rule(op, vals, lv):
+    # the element size may change the last dim: a per-sample one, unless a sample is 0-d
+    x = vals[0]
+    if x.dim() == 0:
+        return _loop(op, vals, lv)
+    return make_batched(op.fast(x._value, vals[1]), lv.level)
+
+
 def trailing(op, vals, lv):
     level = lv.level
     batched = [i for i in op.tensor_idx if is_batched_at(vals[i], level)]
@@ -338,22 +379,9 @@ def cat_rule(op, vals, lv):
     return wrap(op.fast(vs, _shift(vals[1], rank)), level)
 
 
-def index_rule(op, vals, lv):
-    level = lv.level
-    x, idx = vals
-    if not is_batched_at(x, level) or any(is_batched_at(i, level) for i in idx if i is not None):
-        return _loop(op, vals, lv)
-    pos = [k for k, i in enumerate(idx) if i is not None]
-    if pos and pos[-1] - pos[0] + 1 != len(pos):  # separated advanced indices move to the front
-        return _loop(op, vals, lv)
-    return wrap(op.fast(x._value, [None, *idx]), level)
-
-
 # ---- matmul family --------------------------------------------------------------------------
 def _mm_vals(a, b, level):
     """matmul of two (possibly batched) arguments on values, PyTorch's matmul semantics."""
-    from .. import matmul
-
     ba, bb = is_batched_at(a, level), is_batched_at(b, level)
     ra, rb = a._data.ndim, b._data.ndim
     va, vb = unwrap(a, level), unwrap(b, level)
@@ -420,72 +448,26 @@ _MATMUL = {"mm": _matmul, "bmm": _matmul, "matmul": _matmul, "mv": _matmul, "dot
 _MATMUL = {k: v for k, v in _MATMUL.items() if v is not None}
 
 
-# ---- random ---------------------------------------------------------------------------------
-def _randomness_error():
-    raise RuntimeError(
-        "vmap: called random operation while in randomness error mode. Please either use the "
-        "'same' or 'different' randomness flags on vmap or perform the randomness operation out "
-        "of vmap"
-    )
-
-
-def random_unbatched(op, vals):
-    from .._dispatch import below_vmap
-    from ._levels import VMAP_LEVELS
-
-    lv = VMAP_LEVELS[-1]
-    if lv.randomness == "error":
-        _randomness_error()
-    if lv.randomness == "same":
-        return below_vmap(op, vals)
-    if op.kind == "inplace":
-        raise_inplace_error(op)
-    names = [a.name for a in op._schema.arguments]
-    new = list(vals)
-    if "size" in names and not op.tensor_idx:
-        i = names.index("size")
-        new[i] = [lv.batch_size, *vals[i]]
-        return make_batched(below_vmap(op, new), lv.level)
-    if op.tensor_idx and op._schema.name.endswith("_like"):
-        x = vals[0]
-        new[0] = x.expand((lv.batch_size,) + tuple(x.shape))
-        return make_batched(below_vmap(op, new), lv.level)
-    outs = [below_vmap(op, vals) for _ in range(lv.batch_size)]
-    from .. import stack
-
-    return make_batched(stack(outs), lv.level)
-
-
-def random_batched(op, vals, lv):
-    if lv.randomness == "error":
-        _randomness_error()
-    if lv.randomness == "same" and not any(is_batched_at(vals[i], lv.level) for i in op.tensor_idx):
-        from .._dispatch import below_vmap
-
-        return below_vmap(op, vals)
-    # "different" (and "same" with batched inputs): every sample draws its own values
-    level = lv.level
-    _check_inplace(op, vals, level)
-    new, _ = _aligned(op, vals, level, True)
-    return _finish(op, vals, op.fast(*new), level)
-
-
 def _loop(op, vals, lv):
     from .batched import loop_fallback
 
     return loop_fallback(op, vals, lv)
 
 
-__all__ = ["BatchedTensor", "rule_for", "RANDOM"]
+__all__ = ["BatchedTensor", "rule_for"]
 
 
-def _fill_random() -> None:
+def rule_table() -> dict:
+    """``{op name: batching rule name, "composite", "no tensor input" or None}`` for every
+    registered op but out= variants: None marks the ops that take the loop fallback (the closing
+    note's table is made from it)."""
     from ..ops._registry import OPS
 
-    for op in OPS.values():
-        name = op._schema.name
-        if name in _RANDOM_NAMES or name.rstrip("_") in _RANDOM_NAMES:
-            RANDOM.add(op)
+    def kind(op):
+        if op.impls.get("composite") is not None:
+            return "composite"  # decomposes into ops that dispatch themselves
+        if not op.tensor_idx and not op.list_idx and rule_for(op) is None:
+            return "no tensor input"  # a factory: never batched
+        return getattr(rule_for(op), "__name__", None)
 
-
-_fill_random()
+    return {name: kind(op) for name, op in sorted(OPS.items()) if op.kind != "out"}

@@ -116,6 +116,9 @@ def top_level(op, vals):
 
 
 def _find(level: int):
+    lv = VMAP_LEVELS[-1]
+    if lv.level == level:  # the innermost level: nearly every call
+        return lv
     for lv in reversed(VMAP_LEVELS):
         if lv.level == level:
             return lv
@@ -126,23 +129,23 @@ def _find(level: int):
 
 
 def vmap_key(op, vals):
-    level = top_level(op, vals)
-    if level < 0:
-        if op in _rules.RANDOM:
-            return _rules.random_unbatched(op, vals)
-        return below_vmap(op, vals)
-    lv = _find(level)
+    rule = _rules.rule_for(op)
+    if rule is _rules.random_rule:  # the innermost level decides, batched arguments or not
+        lv = VMAP_LEVELS[-1]
+    else:
+        level = top_level(op, vals)
+        if level < 0:
+            return below_vmap(op, vals)
+        lv = _find(level)
     st = STATE
     prev = st.grad_enabled
     # the Autograd key above turned grad mode off for the per-sample level only
     st.grad_enabled = lv.grad_enabled and CALL_GRAD[0]
     try:
-        custom = op.py_kernels.get("vmap") if op.py_kernels else None
-        if custom is not None:  # numtorch.library.register_vmap
+        if op.py_kernels and "vmap" in op.py_kernels:  # numtorch.library.register_vmap
             from .autograd_function import custom_op_vmap
 
-            return custom_op_vmap(op, vals, lv, custom)
-        rule = _rules.rule_for(op)
+            return custom_op_vmap(op, vals, lv, op.py_kernels["vmap"])
         if rule is None:
             return loop_fallback(op, vals, lv)
         return rule(op, vals, lv)

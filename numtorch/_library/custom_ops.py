@@ -33,6 +33,12 @@ class CustomOpOverload(OpOverload):
         vals = _bind(self, args, kwargs)
         return self.fast(*vals)
 
+    def _reset_fast(self) -> None:
+        self.fast = self._first_call
+        d = self.__dict__.get("_custom_def")
+        if d is not None:  # its generated call read the kernels and autograd now replaced
+            d._plan_fast_call()
+
 
 def _tf_args(args, kwargs) -> bool:
     for a in args:
@@ -187,28 +193,17 @@ class CustomOpDef:
         return f"<CustomOpDef({self._qualname})>"
 
     def __call__(self, *args, **kwargs):
-        # Note [Custom-op call fast path]: plain tensors and numbers of the schema's exact types,
-        # passed positionally, no torch-function mode: straight to the op's generated fast path
-        # (what bind() and the type checks would give); anything else takes the full route.
-        if not kwargs and not STATE.tf_modes:
-            pad = self._pad.get(len(args))
-            if pad is not None:
-                for a, ok in zip(args, self._exact):
-                    if a.__class__ not in ok:
-                        break
-                else:
-                    return self._opoverload.fast(*args, *pad)
+        # the general route; _plan_fast_call gives an op its generated one (Note [Custom-op fast call])
         return self._opoverload(*args, **kwargs)
 
     def _plan_fast_call(self) -> None:
-        s = self._opoverload._schema
-        self._exact = tuple(_EXACT.get(a.type, ()) for a in s.arguments)
-        self._pad = {}
-        n = len(s.arguments)
-        for k in range(n + 1):
-            rest = s.arguments[k:]
-            if all(a.has_default and not isinstance(a.default, list) for a in rest) and all(not a.kwarg_only for a in s.arguments[:k]):
-                self._pad[k] = tuple(a.default for a in rest)
+        from .fastcall import generate
+
+        call = generate(self)
+        if call is None:
+            self.__class__ = CustomOpDef
+        else:
+            self.__class__ = type(CustomOpDef.__name__, (CustomOpDef,), {"__call__": call, "__module__": __name__})
 
     def register_kernel(self, device_types, fn=None, /):
         """Register ``fn`` as the kernel for ``device_types`` ("cpu", "cuda", a sequence, or None

@@ -16,6 +16,7 @@ from .._schema import parse_schema
 from .._state import STATE
 from .._tensor import Tensor
 from ..kernels import _codegen_user
+from ..ops._meta_rules import pointwise_meta
 from ..ops._pointwise import Pointwise, _cname
 from ..ops._registry import OUT_NOT_DIFFERENTIABLE, make_derivative
 from .custom_ops import define_op
@@ -55,16 +56,33 @@ def _engine(name, qualname, fn_name, inputs, params, expr, helpers, header, rule
 
 class _Formula:
     """A backward formula whose parameter names are given (the engine reads them by name:
-    Note [Saved tensors are inferred from backward's parameters])."""
+    Note [Saved tensors are inferred from backward's parameters]): ``op(grad * grad_output?,
+    *values)``, where ``scale`` says whether the saved ``grad_output`` multiplies ``grad``."""
 
-    def __init__(self, op, names, defaults_idx):
-        self.op = op
+    def __init__(self, op, names, scale: bool = False):
+        self.op, self.scale = op, scale
+        lead = ("grad", "grad_output") if scale else ("grad",)
         self.__signature__ = inspect.Signature(
-            [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in ("grad", *names)]
+            [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in (*lead, *names)]
         )
 
     def __call__(self, grad, *vals):
+        if self.scale:
+            go, *vals = vals
+            return self.op(grad * go, *vals)
         return self.op(grad, *vals)
+
+
+class _NoFormula:
+    """The gradient of a derivative the user did not give: differentiating there raises."""
+
+    __signature__ = inspect.Signature([inspect.Parameter("grad", inspect.Parameter.POSITIONAL_OR_KEYWORD)])
+
+    def __init__(self, message: str):
+        self.message = message
+
+    def __call__(self, grad):
+        raise RuntimeError(self.message)
 
 
 class ElementwiseOpDef:
@@ -95,11 +113,16 @@ class ElementwiseOpDef:
         return self.inplace_op(*args, **kwargs)
 
 
-def elementwise(name: str, fn=None, /, *, derivative=None, promote_integers: bool = True, tags=()):
+def elementwise(name: str, fn=None, /, *, derivative=None, second_derivative=None, promote_integers: bool = True,
+                tags=()):  # fmt: skip
     """Turn a scalar function into an elementwise op ``numtorch.ops.<ns>.<name>`` with ``out=``
     and in-place (``<name>_``) variants. Parameters without defaults are tensor operands;
     parameters with defaults are scalar arguments. ``derivative``: the scalar derivative (for
     one operand), or ``{operand: derivative}``; each takes the same arguments as ``fn``.
+    ``second_derivative`` (double backward: Hessian-vector products, gradgradcheck): the scalar
+    second derivative of a one-operand function, or ``{(a, b): d2f/da db}`` (one entry per
+    unordered pair; ``{a: ...}`` stands for ``(a, a)``). Differentiating twice through a pair
+    without one raises.
 
     >>> import math
     >>> def softplus_doc(x, beta=1.0):
@@ -110,7 +133,7 @@ def elementwise(name: str, fn=None, /, *, derivative=None, promote_integers: boo
     """
 
     def inner(fn):
-        return _build(name, fn, derivative, promote_integers, tags)
+        return _build(name, fn, derivative, second_derivative, promote_integers, tags)
 
     return inner if fn is None else inner(fn)
 
@@ -137,7 +160,7 @@ def _signature(fn):
 _SCALAR_SCHEMA = {int: "int", float: "float", bool: "bool"}
 
 
-def _build(qualname, fn, derivative, promote_integers, tags):
+def _build(qualname, fn, derivative, second, promote_integers, tags):
     ns, sep, opname = qualname.partition("::")
     if not sep:
         raise ValueError(f"Expected custom op name of the form 'namespace::name', got {qualname!r}")
@@ -156,12 +179,18 @@ def _build(qualname, fn, derivative, promote_integers, tags):
     functional = pw.unary if n_in == 1 else pw.binary if n_in == 2 else (lambda *v: pw(v[:n_in], v[n_in:]))
     op = define_op(f"{ns}::{opname}({sig}) -> Tensor", tags)
     op.impls["cpu"] = functional
+    op.impls["meta"] = lambda *v: pointwise_meta(pw, v[:n_in], v[n_in:])
     ip_args = [f"Tensor(a!) {inputs[0]}" if i == 0 else a for i, a in enumerate(args)]
     op_ = define_op(f"{ns}::{opname}_({', '.join(ip_args)}) -> Tensor(a!)", (*tags, Tag.inplace))
     op_.impls["cpu"] = lambda *v: pw(v[:n_in], v[n_in:], inplace=True)
+    op_.impls["meta"] = lambda *v: pointwise_meta(pw, v[:n_in], v[n_in:], inplace=True)
     op_out = define_op(f"{ns}::{opname}.out({sig}, *, Tensor(a!) out) -> Tensor(a!)", (*tags, Tag.out))
     op_out.impls["cpu"] = lambda *v: pw(v[:n_in], v[n_in:-1], v[-1])
+    op_out.impls["meta"] = lambda *v: pointwise_meta(pw, v[:n_in], v[n_in:-1], v[-1])
     op_out.autograd = OUT_NOT_DIFFERENTIABLE
+    par_idx = tuple(range(n_in, n_in + len(pnames)))
+    op._pw, op_._pw = (pw, in_idx, par_idx, "functional"), (pw, in_idx, par_idx, "inplace")
+    op_out._pw = (pw, in_idx, par_idx, "out")  # other backends build on the same declaration
     backward_ops = {}
     if derivative is not None:
         derivs = derivative if isinstance(derivative, dict) else {inputs[0]: derivative}
@@ -169,12 +198,14 @@ def _build(qualname, fn, derivative, promote_integers, tags):
         for name, dfn in derivs.items():
             if name not in inputs:
                 raise ValueError(f"elementwise: derivative given for '{name}', which is not an operand of {fn.__name__}")
-            bop = _backward_op(ns, opname, name, dfn, inputs, pnames, args, header, pw, qualname, tags)
+            bop = _backward_op(ns, opname, f"backward_{name}", dfn, inputs, pnames, args, header, pw, qualname, tags)
             backward_ops[name] = bop
-            formulas[name] = _Formula(bop, inputs + pnames, ())
-        deriv = make_derivative(op._schema, formulas)
-        op.autograd = deriv
+            formulas[name] = _Formula(bop, inputs + pnames)
+        _second_order(ns, opname, fn, second, backward_ops, inputs, pnames, args, header, pw, qualname, tags)
+        op.autograd = make_derivative(op._schema, formulas)
         op_.autograd = make_derivative(op_._schema, formulas)
+    elif second is not None:
+        raise ValueError(f"elementwise: second_derivative needs derivative= as well ({qualname})")
     else:
         op.autograd = op_.autograd = None
     for o in (op, op_, op_out):
@@ -182,14 +213,49 @@ def _build(qualname, fn, derivative, promote_integers, tags):
     return ElementwiseOpDef(qualname, op, op_, op_out, backward_ops, n_in, defaults)
 
 
-def _backward_op(ns, opname, name, dfn, inputs, pnames, args, header, pw, qualname, tags):
-    dname = f"_user_{opname}_d{name}"
+def _backward_op(ns, opname, tag, dfn, inputs, pnames, args, header, pw, qualname, tags):
+    """The elementwise op ``grad_output * dfn(inputs)``, named ``<opname>_<tag>``."""
+    dname = f"_user_{opname}_{tag}"
     helper, dheader = _codegen_user.user_function_source(dfn, dname)
     expr = f"grad * {dname}({', '.join(inputs + pnames)})"
-    bpw = _engine(f"{ns}_{opname}_backward_{name}", qualname, dfn.__name__, ["grad", *inputs], pnames, expr,
+    bpw = _engine(f"{ns}_{opname}_{tag}", qualname, dfn.__name__, ["grad", *inputs], pnames, expr,
                   [helper], header + dheader, pw.rule)  # fmt: skip
-    bop = define_op(f"{ns}::{opname}_backward_{name}(Tensor grad, {', '.join(args)}) -> Tensor", tags)
+    bop = define_op(f"{ns}::{opname}_{tag}(Tensor grad_output, {', '.join(args)}) -> Tensor", tags)
     n = len(inputs) + 1
     bop.impls["cpu"] = (lambda *v: bpw(v[:n], v[n:])) if n > 2 else bpw.binary
+    bop._pw = (bpw, tuple(range(n)), tuple(range(n, n + len(pnames))), "functional")
+    bop.impls["meta"] = lambda *v: pointwise_meta(bpw, v[:n], v[n:])
     bop.autograd = None
+    bop._reset_fast()
     return bop
+
+
+def _second_order(ns, opname, fn, second, backward_ops, inputs, pnames, args, header, pw, qualname, tags):
+    """Autograd of each backward op ``grad_output * d_a(x)``: ``d_a(x)`` for grad_output,
+    ``grad_output * d2_ab(x)`` for operand b (STYLE rule 3: derivatives are numtorch ops)."""
+    pairs = {}
+    if second is not None:
+        items = second.items() if isinstance(second, dict) else [((inputs[0], inputs[0]), second)]
+        for key, d2 in items:
+            a, b = (key, key) if isinstance(key, str) else key
+            if a not in inputs or b not in inputs:
+                raise ValueError(f"elementwise: second derivative given for ({a!r}, {b!r}), not a pair of operands of {fn.__name__}")
+            tag = f"backward2_{a}_{b}"
+            pairs[a, b] = pairs[b, a] = _backward_op(ns, opname, tag, d2, inputs, pnames, args, header, pw, qualname, tags)
+    vals = inputs + pnames
+    for a, bop in backward_ops.items():
+        formulas = {"grad_output": _Formula(bop, vals)}
+        for b in inputs:
+            b2 = pairs.get((a, b))
+            formulas[b] = _Formula(b2, vals, scale=True) if b2 is not None else _NoFormula(
+                f"{qualname}: no second derivative was given for ({a}, {b}); pass second_derivative= to "
+                "numtorch.library.elementwise to differentiate it twice"
+            )
+        bop.autograd = make_derivative(bop._schema, formulas)
+        bop._reset_fast()
+    for b2 in set(pairs.values()):
+        b2.autograd = make_derivative(b2._schema, {n: _NoFormula(
+            f"{qualname}: numtorch.library.elementwise differentiates a scalar function at most twice") for n in
+            ["grad_output", *inputs]})  # fmt: skip
+        b2._reset_fast()
+

@@ -16,7 +16,10 @@ def _make_grads(outputs, grad_outputs, is_grads_batched=False):
     res = []
     for out, g in zip(outputs, grad_outputs):
         if g is None:
-            if out._rg and out._data.size != 1:
+            if not out._rg:  # the engine then names the output that needs no grad
+                res.append(None)
+                continue
+            if out._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if out._dtype.category != 2:  # integer, bool and complex outputs need a gradient
                 raise RuntimeError(
@@ -60,13 +63,16 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     grads = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
     if retain_graph is None:
         retain_graph = create_graph
+    # as PyTorch: _make_grads pairs them up (zip), then the engine counts what is left
+    grads = _make_grads(tensors, grads)
+    if len(grads) != len(tensors):
+        raise RuntimeError(f"got {len(tensors)} tensors and {len(grads)} gradients")
     roots = []
     for i, t in enumerate(tensors):
         e = gradient_edge(t)
         if e is None:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
         roots.append(e)
-    grads = _make_grads(tensors, grads)
     in_edges = None
     if inputs is not None:
         inputs = _as_tuple(inputs)

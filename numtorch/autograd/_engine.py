@@ -20,7 +20,8 @@ from .._dispatch import below_autograd
 from .._state import STATE
 from .._tensor import Tensor, _make
 from ..ops._registry import OUT_NOT_DIFFERENTIABLE, Derivative  # noqa: E402,F401
-from .graph import _FREED, AccumulateGrad, Node, SavedTensor, grad_accumulator, gradient_edge
+from .graph import (_FREED, GONE, AccumulateGrad, Node, SavedTensor, grad_accumulator, gradient_edge,
+                    saved_tensorish)  # fmt: skip
 
 
 class OpNode(Node):
@@ -74,6 +75,8 @@ class OpNode(Node):
                 else:
                     v = saved[p]
                     c = v.__class__
+                    if v is GONE:
+                        raise RuntimeError(_FREED)
                     if c is SavedTensor:
                         v = v.unpack(self)
                     elif c is list or c is tuple:
@@ -90,7 +93,9 @@ class OpNode(Node):
         return tuple(result)
 
     def _release(self) -> None:
-        self._saved = None
+        # Note [Only saved tensors are freed]
+        s, ts = self._saved, self._slots
+        self._saved = s and {k: GONE if saved_tensorish(k, v, ts) else v for k, v in s.items()}
 
 
 def _sum_below_tf(a, b):

@@ -222,9 +222,18 @@ def _double_vjp(op, vals, tangents):
 
 
 def _leaf_like(x):
-    p = _make(x._data, x._dtype, Tensor, x._device)
+    p = _alias_of(x)
     p._rg = True
     return p
+
+
+def _alias_of(x):
+    # a vmap BatchedTensor's own data is sample 0 only: alias its values (every sample) instead
+    from .._functorch.batched import BatchedTensor, make_batched
+
+    if x.__class__ is BatchedTensor:
+        return make_batched(_alias_of(x._value), x._level)
+    return _make(x._data, x._dtype, Tensor, x._device)
 
 
 def _function_jvp(cls, ctx, args, outputs) -> None:

@@ -15,6 +15,19 @@ _FREED = (
 )
 
 
+# Note [Only saved tensors are freed]
+# As PyTorch's SavedVariable: backward frees the saved tensors of a node (a Python number in a
+# Tensor argument counts: it is a wrapped-number tensor in PyTorch) and keeps sizes, dims and
+# scalars, so a graph that saved no tensor can be walked again (``(x + 1).backward(g)`` twice)
+# and the "second time" error comes from unpacking a freed tensor.
+GONE = object()
+
+
+def saved_tensorish(name, v, tensor_args) -> bool:
+    return name in tensor_args or name == "result" or v.__class__ is SavedTensor or (
+        isinstance(v, (list, tuple)) and any(x.__class__ is SavedTensor for x in v))  # fmt: skip
+
+
 class Node:
     """A backward function in the autograd graph (what ``tensor.grad_fn`` returns).
 

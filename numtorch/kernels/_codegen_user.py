@@ -87,3 +87,13 @@ def render_user_pointwise(inputs, params, expr, helpers: list[str], header: list
 
 def load_user_module(stem: str, source: str):
     return _codegen.load_module(stem, source)
+
+
+def render_user_reduction(comb, helpers: list[str], header: list[str]) -> str:
+    """The built-in reduction module source (``_codegen_reduction``) with the user's combine
+    function placed before the kernels that fold with it."""
+    from ._codegen_reduction import render
+
+    head, sep, rest = render(comb).partition("\n\n")
+    extra = [*dict.fromkeys(header), "", *[h + "\n" for h in helpers]]
+    return head + "\n" + "\n".join(extra) + sep + rest

@@ -141,3 +141,11 @@ def contract_helper(fn):
     ``a * b + c`` may become one fused multiply-add (one rounding instead of two, never less
     accurate). Numba does not inline it, LLVM does, keeping those flags inside the caller's loop."""
     return numba.njit(fastmath={"contract"}, **_OPTS)(fn)
+
+
+def cuda_kernel(fn):
+    """A CUDA kernel (``numba.cuda.jit``): imported only by numtorch's CUDA backend, so Numba's
+    CUDA target (or its simulator) loads only when a CUDA tensor is made."""
+    from numba import cuda
+
+    return cuda.jit(cache=True)(fn)

@@ -25,3 +25,25 @@ from .parameter import (  # noqa: F401
     UninitializedBuffer,
     UninitializedParameter,
 )  # fmt: skip
+
+
+def factory_kwargs(kwargs):
+    """The ``device`` / ``dtype`` / ``memory_format`` entries of ``kwargs`` (and of its
+    ``factory_kwargs`` entry), checked, for passing on to factory functions.
+
+    >>> numtorch.nn.factory_kwargs({"dtype": numtorch.float64})
+    {'dtype': torch.float64}
+    """
+    if kwargs is None:
+        return {}
+    simple_keys = {"device", "dtype", "memory_format"}
+    expected_keys = simple_keys | {"factory_kwargs"}
+    if not kwargs.keys() <= expected_keys:
+        raise TypeError(f"unexpected kwargs {kwargs.keys() - expected_keys}")
+    r = dict(kwargs.get("factory_kwargs", {}))
+    for k in simple_keys:
+        if k in kwargs:
+            if k in r:
+                raise TypeError(f"{k} specified twice, in **kwargs and in factory_kwargs")
+            r[k] = kwargs[k]
+    return r

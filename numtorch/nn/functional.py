@@ -17,6 +17,7 @@ from ..ops.nn import loss_pointwise as _lp
 from ..ops.nn import normalization as _norm
 from ..ops.nn import pooling as _pool
 from ..ops.nn import resample as _rs
+from ..ops.nn.sampling import GRID_SAMPLE_INTERPOLATION_MODES, GRID_SAMPLE_PADDING_MODES  # noqa: F401
 from ..ops._registry import public
 
 _F = "torch.nn.functional"

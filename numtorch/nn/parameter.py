@@ -120,7 +120,8 @@ class UninitializedTensorMixin:
 
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
-        if getattr(func, "__name__", None) in cls._allowed_methods:
+        # a "method-wrapper" is a property getter (grad_fn, requires_grad ...): allowed, as in PyTorch
+        if getattr(func, "__name__", None) in cls._allowed_methods or type(func).__name__ == "method-wrapper":
             return Tensor.__torch_function__.__func__(cls, func, types, args, kwargs or {})
         raise ValueError(
             f"Attempted to use an uninitialized parameter in {func}. This error happens when you "

@@ -22,7 +22,7 @@ import numpy as np
 from .. import _dtype as D
 from .._meta import META, NO_DATA, MetaArray, contiguous_strides, empty_meta, from_standin, standin
 from .._tensor import Tensor, _make
-from ._meta_shapes import DATA_DEPENDENT, SHAPE_RULES, broadcast, data_dependent, no_meta_kernel
+from ._meta_shapes import DATA_DEPENDENT, SHAPE_RULES, TYPED_RULES, broadcast, data_dependent, no_meta_kernel
 from ._registry import OPS
 
 _PROBE_SMALL = 4096
@@ -182,6 +182,19 @@ def shape_rule(op, shapes_fn):
     return rule
 
 
+def typed_rule(op, fn):
+    """A rule giving (shape, dtype) per result (Note [Linalg meta rules]): contiguous outputs."""
+    names = [a.name for a in op._schema.arguments]
+    single = len(op._schema.returns) == 1
+
+    def rule(*vals):
+        check_devices(vals)
+        outs = [empty_meta(s, dt) for s, dt in fn(dict(zip(names, vals)))]
+        return outs[0] if single else _wrap_like(op, outs)
+
+    return rule
+
+
 def _wrap_like(op, outs):
     ret = op._schema.returns
     if len(ret) == 1 and ret[0].type.startswith("Tensor["):
@@ -192,9 +205,9 @@ def _wrap_like(op, outs):
     return cls(*outs) if cls is not None else tuple(outs)
 
 
-def sibling_rule(op, sibling):
+def sibling_rule(op, sibling, fn=None):
     """``out=`` and in-place overloads: the functional sibling's metadata, written to out/self."""
-    fn = sibling.impls.get("meta")
+    fn = sibling.impls.get("meta") if fn is None else fn
     sib = [a.name for a in sibling._schema.arguments]
     names = [a.name for a in op._schema.arguments]
     outs = [n for n, a in zip(names, op._schema.arguments) if a.is_out]
@@ -309,6 +322,19 @@ def _to_copy_rule(op):
     return rule
 
 
+def _composite_meta(op):
+    # a composite's metadata for its out= sibling (matmul.out, outer.out): the family shape
+    # rule; the dtype is the out tensor's (sibling_rule keeps it)
+    names = [a.name for a in op._schema.arguments]
+    fn = SHAPE_RULES[op._schema.name]
+
+    def rule(*vals):
+        check_devices(vals)
+        return empty_meta(fn(dict(zip(names, vals))), next(_walk(vals))._dtype)
+
+    return rule
+
+
 def copy_to_meta(t, dt, dev):
     """``.to("meta")`` of a CPU tensor (numtorch.ops.factory.conversion.DEVICE_COPY)."""
     return empty_meta(t._data.shape, dt)
@@ -338,6 +364,9 @@ def install() -> dict:
             counts["view"] += 1
         elif op.kind in ("out", "inplace"):
             pending.append(op)
+        elif name in TYPED_RULES:
+            op.impls["meta"] = typed_rule(op, TYPED_RULES[name])
+            counts["shape"] += 1
         elif name in SHAPE_RULES or (name, op._schema.overload_name) in SHAPE_RULES:
             fn = SHAPE_RULES.get((name, op._schema.overload_name)) or SHAPE_RULES[name]
             op.impls["meta"] = shape_rule(op, fn)
@@ -346,6 +375,9 @@ def install() -> dict:
         sib = _functional_sibling(op)
         if sib is not None and "meta" in sib.impls:
             op.impls["meta"] = sibling_rule(op, sib)
+            counts["sibling"] += 1
+        elif sib is not None and "composite" in sib.impls and sib._schema.name in SHAPE_RULES:
+            op.impls["meta"] = sibling_rule(op, sib, _composite_meta(sib))
             counts["sibling"] += 1
         elif op.kind == "inplace" and op._schema.name in KEEPS_SELF:
             op.impls["meta"] = keeps_self_rule(op)

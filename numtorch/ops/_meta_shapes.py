@@ -582,3 +582,7 @@ SHAPE_RULES: dict = {
     "reflection_pad1d": pad_nd, "reflection_pad2d": pad_nd, "replication_pad1d": pad_nd,
     "replication_pad2d": pad_nd, "pixel_unshuffle": pixel_unshuffle, "im2col": im2col, "col2im": col2im,
 }  # fmt: skip
+
+# rules giving (shape, dtype) per result, for ops the dtype probe cannot run (Note [Linalg meta
+# rules]); numtorch/ops/linalg/meta.py fills it, and einsum's entry in SHAPE_RULES
+TYPED_RULES: dict = {}

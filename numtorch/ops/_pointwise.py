@@ -638,14 +638,19 @@ def defpointwise(
         return pw([v[i] for i in in_idx], [v[i] for i in par_idx], inplace=True)
 
     op = defop(schema, cpu=functional, backward=backward, jvp=jvp, tags=(Tag.pointwise,))
+    op._pw = (pw, in_idx, par_idx, "functional")  # other backends build on the same declaration
     op.impls["meta"] = lambda *v: pointwise_meta(pw, [v[i] for i in in_idx], [v[i] for i in par_idx])
+    # numtorch.compile fuses calls of this op from its declaration (numtorch/_compile/fusion.py)
+    op.pointwise_decl = (pw, in_idx, par_idx, functional)
     result = {"functional": op}
     if out:
         result["out"] = op_out = defop(_out_schema(s, out_overload), cpu=out_impl, tags=(Tag.pointwise,))
+        op_out._pw = (pw, in_idx, par_idx, "out")
         op_out.impls["meta"] = lambda *v: pointwise_meta(pw, [v[i] for i in in_idx], [v[i] for i in par_idx], v[-1])
     if inplace:
         result["inplace"] = op_ = defop(_inplace_schema(s, inplace_overload), cpu=inplace_impl, backward=backward, jvp=jvp,
                                         tags=(Tag.pointwise,))
+        op_._pw = (pw, in_idx, par_idx, "inplace")
         op_.impls["meta"] = lambda *v: pointwise_meta(pw, [v[i] for i in in_idx], [v[i] for i in par_idx], inplace=True)
     doc = doc or f"Elementwise ``{s.name}``; see PyTorch's ``torch.{s.name}``."
     if function:

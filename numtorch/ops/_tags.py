@@ -14,6 +14,7 @@ from ._registry import OPS
 
 # PyTorch's core ATen IR: the overloads a backend must implement (chosen, no rule).
 CORE = frozenset("""
+sort _local_scalar_dense
 empty.memory_format full full_like arange.start_step empty_strided scalar_tensor rand randn
 randperm view alias squeeze.dim squeeze.dims unsqueeze permute expand slice.Tensor select.int
 as_strided diagonal clone flip repeat fill.Scalar resize_ cat split_with_sizes sum.dim_IntList
@@ -33,6 +34,7 @@ embedding_dense_backward native_layer_norm native_layer_norm_backward native_gro
 native_group_norm_backward max_pool2d_with_indices max_pool2d_with_indices_backward avg_pool2d
 avg_pool2d_backward avg_pool1d _adaptive_avg_pool2d _adaptive_avg_pool2d_backward
 reflection_pad1d reflection_pad2d replication_pad2d constant_pad_nd _fft_r2c _fft_c2r
+max_pool3d_with_indices avg_pool3d _adaptive_avg_pool3d
 """.split())
 
 # Tagged reduction in native_functions.yaml (per overload: all.dims is, all.default is not).
@@ -90,7 +92,7 @@ feature_dropout feature_dropout_ gru lstm rnn_relu rnn_tanh scaled_dot_product_a
 
 # Tagged dynamic_output_shape in native_functions.yaml.
 DYNAMIC_OUTPUT_SHAPE = frozenset("""
-repeat_interleave.Tensor _unique2 unique_dim index.Tensor masked_select masked_select.out
+_ctc_loss repeat_interleave.Tensor _unique2 unique_dim index.Tensor masked_select masked_select.out
 nonzero nonzero.out argwhere bincount linalg_lstsq one_hot
 """.split())
 
@@ -107,6 +109,7 @@ alpha_dropout feature_alpha_dropout batch_norm
 
 # Tagged data_dependent_output in native_functions.yaml.
 DATA_DEPENDENT_OUTPUT = frozenset("""
+_local_scalar_dense
 allclose equal
 """.split())
 # the remaining hand-set tags, by the set that holds them

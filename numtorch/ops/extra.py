@@ -200,6 +200,8 @@ def _polar(abs, angle, out):  # noqa: A002 - torch's parameter name
     >>> numtorch.polar(numtorch.tensor([2.0]), numtorch.tensor([0.0]))
     tensor([2.+0.j])
     """
+    if not isinstance(angle, Tensor):
+        raise TypeError(f"polar(): argument 'angle' (position 2) must be Tensor, not {type(angle).__name__}")
     floats = (D.float16, D.float32, D.float64)
     if abs.dtype not in floats or angle.dtype not in floats:
         raise RuntimeError(
@@ -255,6 +257,17 @@ public("combinations", "input, r=2, with_replacement=False", _combinations)
 # ---- trapezoid -----------------------------------------------------------------------------------
 
 
+def _trapezoid_checks(name, y, x, dx):
+    if x is not None:
+        if y.dtype == D.bool or (isinstance(x, Tensor) and x.dtype == D.bool):
+            raise RuntimeError(f"{name}: received a bool input for `x` or `y`, but bool is not supported")
+        return
+    if y.dtype == D.bool:
+        raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported")
+    if dx is not None and type(dx) in (bool, complex):
+        raise RuntimeError(f"{name}: Currently, we only support dx as a real number.")
+
+
 def _trapezoid(y, x, dx, dim):
     """Integral of ``y`` along ``dim`` by the trapezoid rule, with sample points ``x`` or spacing ``dx``.
 
@@ -266,7 +279,9 @@ def _trapezoid(y, x, dx, dim):
     d = _wrap_dim(dim, y.ndim)
     n = y.shape[d]
     if n == 0:
-        return y.sum(d) * 0
+        # at::trapezoid answers zeros of y's own dtype (bool included) before any dtype check
+        return y.new_zeros(y.shape[:d] + y.shape[d + 1 :])
+    _trapezoid_checks("trapezoid", y, x, dx)
     if x is None:
         step = 1 if dx is None else dx
         return (y.sum(d) - (y.select(d, 0) + y.select(d, n - 1)) * 0.5) * step
@@ -300,7 +315,8 @@ def _cumulative_trapezoid(y, x, dx, dim):
     """
     d = _wrap_dim(dim, y.ndim)
     n = y.shape[d]
-    mid = (y.narrow(d, 1, max(n - 1, 0)) + y.narrow(d, 0, max(n - 1, 0))) * 0.5
+    _trapezoid_checks("cumulative_trapezoid", y, x, dx)
+    mid = (y.narrow(d, min(n, 1), max(n - 1, 0)) + y.narrow(d, 0, max(n - 1, 0))) * 0.5
     if x is None:
         return mid.cumsum(d) * (1 if dx is None else dx)
     if x.ndim == 1:
@@ -413,3 +429,79 @@ def _inplace_body(method: str):
 for _sig, _names in _INPLACE.items():
     for _name in _names:
         public(_name, _sig.strip(), _inplace_body(_name))
+
+
+# ---- small tensor queries: is_neg/resolve_neg, is_same_size, typename, rms_norm, unravel_index ---
+def _is_neg(input):
+    """Always False: numtorch has no lazily negated tensors (PyTorch's neg bit), so
+    ``resolve_neg`` returns its input.
+
+    >>> numtorch.tensor([1.0]).is_neg()
+    False
+    """
+    return False
+
+
+def _resolve_neg(input):
+    """``input`` itself: no numtorch tensor carries a pending negation.
+
+    >>> numtorch.resolve_neg(numtorch.tensor([1.0]))
+    tensor([1.])
+    """
+    return input
+
+
+def _is_same_size(input, other):
+    """Whether the two tensors have the same shape, as ``torch.is_same_size``.
+
+    >>> numtorch.is_same_size(numtorch.ones(2, 3), numtorch.zeros(2, 3))
+    True
+    """
+    return tuple(input.shape) == tuple(other.shape)
+
+
+for _n, _b in (("is_neg", _is_neg), ("resolve_neg", _resolve_neg)):
+    public(_n, "input", _b)
+    public(_n, "self", _b, relevant=("self",), module="Tensor")
+public("is_same_size", "input, other", _is_same_size, relevant=("input", "other"))
+public("is_same_size", "self, other", _is_same_size, relevant=("self", "other"), module="Tensor")
+
+
+def _rms_norm(input, normalized_shape, weight, eps):
+    """Root-mean-square normalisation over the trailing ``normalized_shape`` dimensions, as
+    ``torch.rms_norm`` (the same op as ``numtorch.nn.functional.rms_norm``).
+
+    >>> numtorch.rms_norm(numtorch.tensor([[3.0, 4.0]]), [2])
+    tensor([[0.8485, 1.1314]])
+    """
+    return aten.rms_norm(input, list(normalized_shape), weight, eps)
+
+
+public("rms_norm", "input, normalized_shape, weight=None, eps=None", _rms_norm, relevant=("input", "weight"))
+
+
+def _unravel_index(indices, shape):
+    """The coordinates in a tensor of ``shape`` of flat ``indices``, one int64 tensor per
+    dimension, as ``torch.unravel_index``.
+
+    >>> numtorch.unravel_index(numtorch.tensor([4, 1]), (2, 3))
+    (tensor([1, 0]), tensor([1, 1]))
+    """
+    if not isinstance(indices, Tensor):
+        indices = _tensor(indices)
+    if indices._dtype.category > D._INT or indices._dtype is D.bool:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    shape = (shape,) if isinstance(shape, int) else tuple(int(s) for s in shape)
+    if any(s < 0 for s in shape):
+        raise ValueError("'shape' cannot have negative values, but got " + str(shape))
+    # PyTorch takes each coordinate modulo its dimension (floor division), so out-of-range and
+    # negative indices wrap instead of raising
+    rest = indices._data.astype(np.int64)
+    coords = []
+    for s in reversed(shape):
+        coords.append(np.mod(rest, s) if s else np.zeros_like(rest))
+        rest = np.floor_divide(rest, s) if s else rest
+    return tuple(_make(np.array(c, np.int64), D.int64) for c in reversed(coords))
+
+
+public("unravel_index", "indices, shape", _unravel_index, relevant=("indices",))

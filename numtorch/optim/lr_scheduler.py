@@ -18,7 +18,7 @@ from .optimizer import Optimizer, _to_scalar
 __all__ = [
     "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
     "ExponentialLR", "SequentialLR", "CosineAnnealingLR", "ChainedScheduler", "ReduceLROnPlateau",
-    "CosineAnnealingWarmRestarts", "OneCycleLR", "PolynomialLR", "LRScheduler",
+    "CosineAnnealingWarmRestarts", "CyclicLR", "OneCycleLR", "PolynomialLR", "LRScheduler",
 ]  # fmt: skip
 
 EPOCH_DEPRECATION_WARNING = (
@@ -734,3 +734,4 @@ class CosineAnnealingWarmRestarts(LRScheduler):
 
 
 from ._one_cycle import OneCycleLR  # noqa: E402
+from ._cyclic import CyclicLR  # noqa: E402

@@ -10,7 +10,8 @@ from __future__ import annotations
 import contextlib
 import warnings
 
-from .. import _C
+from .. import _dispatch as _D
+from .._C import _TD_DISABLED
 from .._schema import dispatch_plan, normalize_for_dispatch
 from .._state import STATE
 from .._tensor import PY_DISPATCH_TYPES, Tensor
@@ -179,16 +180,20 @@ _DEPTH = [0]
 
 
 def python_key(op, vals):
-    from .._dispatch import backend
-
-    if _C._TD_DISABLED[0]:
-        return backend(op, vals)
-    plan = op.__dict__.get("_dispatch_plan")
+    if _TD_DISABLED[0]:
+        return _D.backend(op, vals)
+    plan = op.dplan
     if plan is None:
-        plan = op.__dict__["_dispatch_plan"] = dispatch_plan(op._schema)
+        plan = op.dplan = _plan(op)
     args, kwargs = normalize_for_dispatch(op._schema, vals, plan)
-    overloaded = _subclass_args(op, vals)
-    types = tuple(type(a) for a in overloaded)
+    # the common case, no subclass argument, without a call (Note [Python key fast path])
+    for i in op.tensor_idx:
+        if vals[i].__class__ in PY_DISPATCH_TYPES:
+            overloaded = _subclass_args(op, vals)
+            break
+    else:
+        overloaded = _subclass_args(op, vals) if op.list_idx else ()
+    types = tuple([type(a) for a in overloaded]) if overloaded else ()
     if _DEPTH[0] >= _MAX_DEPTH:
         who = type(STATE.td_modes[-1]) if STATE.td_modes else types[0] if types else None
         raise RuntimeError(
@@ -198,8 +203,9 @@ def python_key(op, vals):
         )
     _DEPTH[0] += 1
     try:
-        if STATE.td_modes:
-            mode = STATE.td_modes.pop()
+        modes = STATE.td_modes
+        if modes:
+            mode = modes.pop()
             try:
                 # Note [register_torch_dispatch]: a handler registered for this mode's (or
                 # subclass's) type on a custom op runs instead of its __torch_dispatch__
@@ -209,11 +215,13 @@ def python_key(op, vals):
                 _note(e, op, type(mode))
                 raise
             finally:
-                STATE.td_modes.append(mode)
+                modes.append(mode)
             if r is not NotImplemented:
-                return _check_result(op, r, type(mode))
+                if plan[5] and not isinstance(r, Tensor):
+                    _bad_result(op, r, type(mode))
+                return r
         if not overloaded:
-            return backend(op, vals)
+            return _D.backend(op, vals)
         for a in overloaded:
             cls = type(a)
             try:
@@ -223,7 +231,9 @@ def python_key(op, vals):
                 _note(e, op, cls)
                 raise
             if r is not NotImplemented:
-                return _check_result(op, r, cls)
+                if plan[5] and not isinstance(r, Tensor):
+                    _bad_result(op, r, cls)
+                return r
     finally:
         _DEPTH[0] -= 1
     raise TypeError(
@@ -233,22 +243,30 @@ def python_key(op, vals):
     )
 
 
+# Note [Python key fast path]
+# A pass-through mode pays this key on every aten call, so its per-call work is kept to attribute
+# reads: the normalisation plan is made once per op (with whether the schema returns a single
+# Tensor, which the result check needs), the subclass scan runs only when an argument's class
+# has a handler, and the dispatcher and this module hold each other as module objects instead
+# of importing inside the call.
+def _plan(op) -> tuple:
+    rets = op._schema.returns
+    return (*dispatch_plan(op._schema), len(rets) == 1 and rets[0].type == "Tensor")
+
+
 def _note(e: Exception, op, cls) -> None:
     note = f"(raised in {cls.__name__}.__torch_dispatch__ for {op})"
     if note not in getattr(e, "__notes__", ()):
         e.add_note(note)
 
 
-def _check_result(op, r, cls):
+def _bad_result(op, r, cls):
     # PyTorch converts the handler's result to the schema's return types and refuses others
     # with "Unable to cast <r> to Tensor"; the op and handler are named here.
-    rets = op._schema.returns
-    if len(rets) == 1 and rets[0].type == "Tensor" and not isinstance(r, Tensor):
-        raise RuntimeError(
-            f"Unable to cast {r} to Tensor: {cls.__name__}.__torch_dispatch__ returned "
-            f"{type(r).__name__} for {op}, whose schema returns Tensor"
-        )
-    return r
+    raise RuntimeError(
+        f"Unable to cast {r} to Tensor: {cls.__name__}.__torch_dispatch__ returned "
+        f"{type(r).__name__} for {op}, whose schema returns Tensor"
+    )
 
 
 # ---- wrapper-subclass helpers ---------------------------------------------------------------------

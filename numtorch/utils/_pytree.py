@@ -236,9 +236,30 @@ def tree_map(func: Callable, tree: PyTree, *rests: PyTree, is_leaf: Callable | N
     >>> tree_map(lambda a, b: a + b, [1, (2,)], [10, (20,)])
     [11, (22,)]
     """
+    if not rests and is_leaf is None:
+        return _map1(func, tree)
     leaves, spec = tree_flatten(tree, is_leaf)
     flat = [leaves] + [spec.flatten_up_to(r) for r in rests]
     return tree_unflatten([func(*xs) for xs in zip(*flat, strict=True)], spec)
+
+
+# Note [tree_map fast path]
+# A __torch_dispatch__ wrapper maps over (args, kwargs) on every op: tuples, lists and dicts of
+# leaves. Those three are rebuilt directly (their registered unflatten functions are exactly
+# tuple(), list() and dict(zip())), leaves visited in the same depth-first order; any other node
+# goes through the TreeSpec path.
+def _map1(func, x):
+    c = x.__class__
+    if c is tuple:
+        return tuple([_map1(func, v) for v in x])
+    if c is list:
+        return [_map1(func, v) for v in x]
+    if c is dict:
+        return {k: _map1(func, v) for k, v in x.items()}
+    if c in SUPPORTED_NODES or _is_namedtuple_instance(x):
+        leaves, spec = tree_flatten(x)
+        return tree_unflatten([func(v) for v in leaves], spec)
+    return func(x)
 
 
 def tree_map_(func: Callable, tree: PyTree, *rests: PyTree, is_leaf: Callable | None = None) -> PyTree:

@@ -142,3 +142,38 @@ def test_complex_records_a_gradient():
     np.testing.assert_allclose(a.grad.numpy(), [1 / 1.25**0.5, 2 / 5**0.5])
     np.testing.assert_allclose(b.grad.numpy(), [0.5 / 1.25**0.5, -1 / 5**0.5])
     assert gradcheck(lambda x, y: numtorch.complex(x, y).exp(), (a, b), check_forward_ad=True)
+
+
+@pytest.mark.parametrize("fn,grad", [
+    (lambda x: x + 1, [2.0, 2.0]),
+    (lambda x: x.clone(), [2.0, 2.0]),
+    (lambda x: -x, [-2.0, -2.0]),
+])  # fmt: skip
+def test_second_backward_through_a_graph_that_saved_no_tensor(fn, grad):
+    # PyTorch frees saved tensors only: a graph that saved none can be walked again
+    x = numtorch.tensor([1.0, 2.0], requires_grad=True)
+    y = fn(x)
+    y.backward(numtorch.ones_like(y))
+    y.backward(numtorch.ones_like(y))
+    np.testing.assert_array_equal(x.grad.numpy(), grad)
+
+
+@pytest.mark.parametrize("fn", [lambda x: x * 2, lambda x: x.exp(), lambda x: x * x])
+def test_second_backward_after_freeing_a_saved_tensor_raises(fn):
+    # x * 2 saves the wrapped number 2 as a tensor in PyTorch: freed too
+    x = numtorch.tensor([1.0, 2.0], requires_grad=True)
+    y = fn(x)
+    y.backward(numtorch.ones_like(y))
+    with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second time"):
+        y.backward(numtorch.ones_like(y))
+
+
+def test_backward_counts_gradients_after_pairing_them():
+    x = numtorch.tensor(2.0, requires_grad=True)
+    for grads, n in (([], 0), ([numtorch.tensor(1.0)], 1)):
+        with pytest.raises(RuntimeError, match=f"^got 2 tensors and {n} gradients$"):
+            numtorch.autograd.backward([x * 2, x * 3], grads)
+    numtorch.autograd.backward([x * 2], [numtorch.tensor(1.0), numtorch.tensor(1.0)])  # zip: extra ignored
+    assert x.grad.item() == 2.0
+    with pytest.raises(RuntimeError, match="^element 0 of tensors does not require grad"):
+        numtorch.autograd.backward([numtorch.tensor([1, 2])])

@@ -1,4 +1,4 @@
-"""numtorch.cuda answers as PyTorch's CPU-only build."""
+"""numtorch.cuda answers as PyTorch's CPU-only build when there is no CUDA."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import warnings
 import pytest
 
 import numtorch
+
+pytestmark = pytest.mark.skipif(numtorch.cuda.is_available(), reason="CUDA is available here")
 
 
 def test_probes_answer_no_cuda():

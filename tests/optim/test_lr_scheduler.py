@@ -180,3 +180,26 @@ def test_get_lr_outside_step_warns():
     sched = S.StepLR(_opt(), step_size=1)
     with pytest.warns(UserWarning, match="please use `get_last_lr\\(\\)`"):
         sched.get_lr()
+
+
+def test_cyclic_lr_triangular_values_and_momentum():
+    p = numtorch.nn.Parameter(numtorch.ones(1))
+    opt = numtorch.optim.SGD([p], lr=1.0, momentum=0.9)
+    sched = numtorch.optim.lr_scheduler.CyclicLR(opt, 0.0, 1.0, step_size_up=2, step_size_down=2, mode="triangular2")
+    lrs, moms = [], []
+    for _ in range(8):
+        lrs.append(opt.param_groups[0]["lr"])
+        moms.append(opt.param_groups[0]["momentum"])
+        opt.step()
+        sched.step()
+    assert lrs == [0.0, 0.5, 1.0, 0.5, 0.0, 0.25, 0.5, 0.25]
+    # momentum runs opposite to lr, between base_momentum 0.8 and max_momentum 0.9
+    assert [round(m, 6) for m in moms] == [0.9, 0.85, 0.8, 0.85, 0.9, 0.875, 0.85, 0.875]
+
+
+def test_cyclic_lr_refuses_optimizers_without_momentum_and_bad_modes():
+    p = numtorch.nn.Parameter(numtorch.ones(1))
+    with pytest.raises(ValueError, match="optimizer must support momentum or beta1"):
+        numtorch.optim.lr_scheduler.CyclicLR(numtorch.optim.Adagrad([p]), 0.1, 1.0)
+    with pytest.raises(ValueError, match="mode is invalid and scale_fn is None"):
+        numtorch.optim.lr_scheduler.CyclicLR(numtorch.optim.SGD([p], momentum=0.9), 0.1, 1.0, mode="x")

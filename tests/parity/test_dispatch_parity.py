@@ -98,7 +98,9 @@ KINDS = ["add.Tensor", "mul.Tensor", "sum.default", "sum.dim_IntList", "mean.dim
          "layer_norm.default", "flatten.using_ints", "relu.default", "exp.default", "mm.default",
          "addmm.default", "expand.default", "t.default", "transpose.int", "clone.default", "zeros.default",
          "ones_like.default", "_softmax.default", "native_layer_norm.default", "cat.default", "conv2d.default",
-         "convolution.default", "dropout.default", "where.self", "unsqueeze.default"]  # fmt: skip
+         "convolution.default", "dropout.default", "where.self", "unsqueeze.default", "matmul.default",
+         "outer.default", "ger.default", "sort.default", "sort.stable", "lift_fresh.default",
+         "_local_scalar_dense.default", "squeeze_.dim"]  # fmt: skip
 
 
 @pytest.mark.parametrize("name", KINDS)
@@ -109,3 +111,170 @@ def test_composite_implicit_kind_matches_torch(name):
         f"aten::{packet}" + ("" if overload == "default" else f".{overload}"), "CompositeImplicitAutograd"
     )
     assert ("composite" in op.impls) == torch_implicit
+
+
+# matmul decomposes as PyTorch's _matmul_impl: dot / mv / mm (+ unsqueeze, squeeze_) / folding
+# to mm or mv / expand + bmm, and the branch depends on requires_grad (should_fold)
+MATMUL_SHAPES = [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)), ((5, 2, 3), (3,)),
+                 ((3,), (5, 3, 4)), ((5, 2, 3), (3, 4)), ((2, 3), (5, 3, 4)), ((5, 2, 3), (5, 3, 4)),
+                 ((6, 5, 2, 3), (5, 3, 4)), ((5, 2, 3), (1, 3, 4)), ((1, 2, 3), (5, 3, 4)),
+                 ((5, 2, 3), (1, 1, 3, 4)), ((1, 5, 2, 3), (3, 4)), ((2, 5, 2, 3), (1, 3, 4)),
+                 ((5, 2, 3), (2, 1, 3, 4)), ((3,), (1, 3, 4)), ((1, 2, 3), (3,)), ((1, 2, 3), (1, 3, 4)),
+                 ((0, 2, 3), (3, 4)), ((2, 3, 0), (0, 4))]  # fmt: skip
+
+
+def _matmul_log(T, Mode, sa, sb, rg):
+    import math
+
+    log = []
+
+    class Rec(Mode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            log.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    a = T.arange(float(math.prod(sa))).reshape(sa).requires_grad_(rg)
+    b = T.arange(float(math.prod(sb))).reshape(sb).requires_grad_(rg)
+    with Rec():
+        z = T.matmul(a, b)
+        n = len(log)
+        if rg:
+            z.sum().backward()
+    grads = [t.grad.tolist() for t in (a, b)] if rg else []
+    return log[:n], log[n:], z.tolist(), grads
+
+
+@pytest.mark.parametrize("rg", [False, True])
+@pytest.mark.parametrize("sa,sb", MATMUL_SHAPES)
+def test_matmul_pieces(sa, sb, rg):
+    from numtorch.utils._python_dispatch import TorchDispatchMode as NMode
+    from torch.utils._python_dispatch import TorchDispatchMode as TMode
+
+    tf, tb, tz, tg = _matmul_log(torch, TMode, sa, sb, rg)
+    nf, nb, nz, ng = _matmul_log(numtorch, NMode, sa, sb, rg)
+    assert nf == tf and nz == tz and ng == tg
+    # the backward makes the same calls; the engine may run independent branches in another order
+    assert sorted(nb) == sorted(tb)
+
+
+@pytest.mark.parametrize("script", ["T.outer(T.ones(3), T.arange(2.0))", "T.ger(T.ones(3), T.ones(2))",
+                                    "T.tensor([1.0, 2.0])", "T.ones(3).sum().item()", "T.sort(T.ones(3))",
+                                    "T.ones(3).sort(0, True)", "T.ones(3).sort(stable=True)",
+                                    "T.ones(3).sort(stable=False)"])  # fmt: skip
+def test_op_pieces(script):
+    from numtorch.utils._python_dispatch import TorchDispatchMode as NMode
+    from torch.utils._python_dispatch import TorchDispatchMode as TMode
+
+    want = _record(torch, torch.nn.functional, TMode, script)
+    got = _record(numtorch, numtorch.nn.functional, NMode, script)
+    for _, _, kw in want:
+        kw.pop("layout", None)
+    assert got == want
+
+
+# Note [matmul fast path]: plain no-grad tensors take one kernel; the result must be the one the
+# pieces give (under a mode, which forces them), and with requires_grad the pieces' grad_fn is
+# PyTorch's
+@pytest.mark.parametrize("sa,sb", MATMUL_SHAPES)
+def test_matmul_direct_matches_pieces(sa, sb):
+    import math
+
+    from numtorch.utils._python_dispatch import TorchDispatchMode as NMode
+
+    class Pass(NMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    a = numtorch.arange(float(math.prod(sa))).reshape(sa)
+    b = numtorch.arange(float(math.prod(sb))).reshape(sb) - 2.0
+    direct = numtorch.matmul(a, b)
+    with Pass():
+        pieces = numtorch.matmul(a, b)
+    assert direct.shape == pieces.shape and direct.dtype == pieces.dtype
+    assert direct.tolist() == pieces.tolist()
+    assert direct.tolist() == torch.matmul(torch.tensor(a.tolist()).reshape(sa),
+                                           torch.tensor(b.tolist()).reshape(sb)).tolist()  # fmt: skip
+
+
+@pytest.mark.parametrize("sa,sb", MATMUL_SHAPES)
+def test_matmul_grad_fn_matches_torch_under_a_mode(sa, sb):
+    # where the pieces run (a mode is active) grad_fn is PyTorch's; without one, numtorch records
+    # a single MatmulBackward0 node (Note [matmul fast path]) with the same gradients
+    from numtorch.utils._python_dispatch import TorchDispatchMode as NMode
+    from torch.utils._python_dispatch import TorchDispatchMode as TMode
+
+    names = []
+    for T, Mode in ((torch, TMode), (numtorch, NMode)):
+        class Pass(Mode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                return func(*args, **(kwargs or {}))
+
+        a = T.ones(sa, requires_grad=True)
+        with Pass():
+            names.append(type(T.matmul(a, T.ones(sb)).grad_fn).__name__)
+    assert names[1] == names[0]
+
+
+@pytest.mark.parametrize("sa,sb", MATMUL_SHAPES)
+def test_matmul_plain_grads_match_torch(sa, sb):
+    import math
+
+    import numpy as np
+
+    def run(T):
+        a = T.tensor(np.arange(math.prod(sa), dtype=np.float64).reshape(sa) / 7, requires_grad=True)
+        b = T.tensor(np.cos(np.arange(math.prod(sb), dtype=np.float64)).reshape(sb), requires_grad=True)
+        z = T.matmul(a, b)
+        (z * z).sum().backward()
+        return z.detach().numpy(), a.grad.numpy(), b.grad.numpy()
+
+    for got, want in zip(run(numtorch), run(torch), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    a = numtorch.rand(*sa, dtype=numtorch.float64, requires_grad=True)
+    b = numtorch.rand(*sb, dtype=numtorch.float64, requires_grad=True)
+    assert numtorch.autograd.gradcheck(numtorch.matmul, (a, b))
+    assert numtorch.autograd.gradgradcheck(numtorch.matmul, (a, b))
+
+
+def test_matmul_direct_errors_match_torch():
+    for T in (torch, numtorch):
+        with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(2x3 and 4x5\)"):
+            T.matmul(T.ones(2, 3), T.ones(4, 5))
+        with pytest.raises(RuntimeError, match="both arguments to matmul need to be at least 1D"):
+            T.matmul(T.ones(()), T.ones(3))
+
+
+@pytest.mark.parametrize("da,db", [("float32", "float32"), ("int64", "float32"), ("bool", "bool"),
+                                   ("int32", "int64"), ("float64", "complex64")])  # fmt: skip
+def test_outer_direct_matches_pieces_and_torch(da, db):
+    from numtorch.utils._python_dispatch import TorchDispatchMode as NMode
+
+    class Pass(NMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    a, b = numtorch.arange(4).to(getattr(numtorch, da)), (numtorch.arange(3) - 1).to(getattr(numtorch, db))
+    direct = numtorch.outer(a, b)
+    with Pass():
+        pieces = numtorch.outer(a, b)
+    want = torch.outer(torch.arange(4).to(getattr(torch, da)), (torch.arange(3) - 1).to(getattr(torch, db)))
+    assert str(direct.dtype) == str(pieces.dtype) == str(want.dtype)
+    assert direct.tolist() == pieces.tolist() == want.tolist()
+
+
+# Note [Wrapper subclass metadata]: the strides and storage offset given (contiguous when none)
+@pytest.mark.parametrize("size,kw", [((2, 3), {}), ((2, 3), {"strides": (1, 2), "storage_offset": 4}),
+                                     ((2, 0), {"strides": (1, 2), "storage_offset": 4}), ((), {}),
+                                     ((4, 1, 3), {"strides": (3, 3, 1)}), ((2, 3), {"device": "meta"}),
+                                     ((2, 3), {"strides": (1, 2), "storage_offset": 1, "device": "meta"})])  # fmt: skip
+def test_wrapper_subclass_metadata_as_torch(size, kw):
+    def make(T):
+        class W(T.Tensor):
+            @classmethod
+            def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+                return NotImplemented
+
+        w = T.Tensor._make_wrapper_subclass(W, size, **kw)
+        return tuple(w.shape), w.stride(), w.storage_offset(), w.is_contiguous(), w.device.type
+
+    assert make(numtorch) == make(torch)

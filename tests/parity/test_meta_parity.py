@@ -41,3 +41,43 @@ def test_meta_matches_torch_meta(name):
     assert tuple(got.shape) == tuple(want.shape)
     assert str(got.dtype) == str(want.dtype)
     assert tuple(got.stride()) == tuple(want.stride())
+
+
+# Note [Linalg meta rules]: shapes and dtypes as torch's meta device (strides differ: PyTorch's
+# LAPACK outputs are column-major, numtorch's contiguous as its CPU results are)
+LINALG = {
+    "inv": "T.linalg.inv(M(2, 3, 3))", "inverse": "T.inverse(M(3, 3))", "det": "T.linalg.det(M(2, 1, 3, 3))",
+    "slogdet": "T.linalg.slogdet(C(2, 3, 3))", "logdet": "T.logdet(M(3, 3))",
+    "cholesky": "T.linalg.cholesky(M(2, 4, 4))", "torch_cholesky": "T.cholesky(M(3, 3))",
+    "eigh": "T.linalg.eigh(C(2, 3, 3))", "eigvalsh": "T.linalg.eigvalsh(C(3, 3))",
+    "solve": "T.linalg.solve(M(2, 3, 3), M(4, 1, 3, 5))", "solve_vec": "T.linalg.solve(M(2, 3, 3), M(3))",
+    "solve_bvec": "T.linalg.solve(M(2, 3, 3), M(2, 3))", "solve_right": "T.linalg.solve(M(3, 3), M(5, 3), left=False)",
+    "qr": "T.linalg.qr(M(2, 5, 3))", "qr_complete": "T.linalg.qr(M(3, 5), mode='complete')",
+    "qr_r": "T.linalg.qr(M(5, 3), mode='r')", "svd": "T.linalg.svd(C(2, 5, 3))",
+    "svd_reduced": "T.linalg.svd(M(3, 5), full_matrices=False)", "svdvals": "T.linalg.svdvals(C(5, 3))",
+    "svd_no_uv": "T.ops.aten._linalg_svd(M(5, 3), compute_uv=False)",
+    "matrix_norm_2": "T.linalg.matrix_norm(M(2, 3, 4), ord=2)", "pinv": "T.linalg.pinv(M(5, 3))",
+    "einsum": "T.einsum('bij,bjk->bik', M(2, 3, 4), M(2, 4, 5))", "einsum_implicit": "T.einsum('ij,jk', M(2, 3), M(3, 4))",
+    "einsum_ellipsis": "T.einsum('...ij,j->...i', M(2, 1, 3, 4), M(4))", "einsum_trace": "T.einsum('ii', M(3, 3))",
+    "tensordot": "T.tensordot(M(2, 3, 4), M(3, 4, 5))", "tensordot_int": "T.tensordot(M(2, 3, 4), M(4, 5), 1)",
+    "tensordot_lists": "T.tensordot(M(2, 3, 4), M(4, 3, 5), dims=([1, 2], [1, 0]))",
+    "inner": "T.inner(M(2, 3), M(4, 3))", "inner_1d": "T.inner(M(3), M(3))",
+    "matmul_out": "T.matmul(M(2, 3), M(3, 4), out=M(0))", "outer_out": "T.outer(M(3), M(4), out=M(0))",
+}  # fmt: skip
+
+
+def _flat(r):
+    return list(r) if isinstance(r, (tuple, list)) else [r]
+
+
+@pytest.mark.parametrize("name", sorted(LINALG))
+def test_linalg_meta_matches_torch_meta(name):
+    def run(T):
+        env = {"T": T, "M": lambda *s: T.ones(*s, device="meta"),
+               "C": lambda *s: T.ones(*s, device="meta", dtype=T.complex64)}  # fmt: skip
+        return _flat(eval(LINALG[name], env))
+
+    want, got = run(torch), run(numtorch)
+    assert [(tuple(g.shape), str(g.dtype), g.device.type) for g in got] == [
+        (tuple(w.shape), str(w.dtype), "meta") for w in want
+    ]

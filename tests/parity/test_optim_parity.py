@@ -34,6 +34,22 @@ CONFIGS = [
         "Adagrad",
         {"lr": 0.1, "lr_decay": 0.1, "weight_decay": 0.1, "initial_accumulator_value": 0.2},
     ),
+    ("NAdam", {"lr": 0.01}),
+    ("NAdam", {"lr": 0.01, "weight_decay": 0.1, "momentum_decay": 0.01, "maximize": True}),
+    ("NAdam", {"lr": 0.01, "weight_decay": 0.1, "decoupled_weight_decay": True}),
+    ("RAdam", {"lr": 0.01}),
+    ("RAdam", {"lr": 0.01, "betas": (0.5, 0.6), "weight_decay": 0.1, "maximize": True}),
+    ("RAdam", {"lr": 0.01, "betas": (0.5, 0.6), "weight_decay": 0.1, "decoupled_weight_decay": True}),
+    ("Adamax", {"lr": 0.01}),
+    ("Adamax", {"lr": 0.01, "weight_decay": 0.1, "maximize": True, "eps": 1e-3}),
+    ("Adadelta", {}),
+    ("Adadelta", {"lr": 0.5, "rho": 0.5, "weight_decay": 0.1, "maximize": True}),
+    ("ASGD", {"lr": 0.1}),
+    ("ASGD", {"lr": 0.1, "t0": 2, "lambd": 0.1, "weight_decay": 0.1, "maximize": True}),
+    ("Rprop", {"lr": 0.01}),
+    ("Rprop", {"lr": 0.01, "etas": (0.3, 1.5), "step_sizes": (1e-3, 0.02), "maximize": True}),
+    ("Adafactor", {"lr": 0.01}),
+    ("Adafactor", {"lr": 0.05, "beta2_decay": -0.5, "eps": (1e-8, 1e-2), "d": 2.0, "weight_decay": 0.1, "maximize": True}),
 ]
 IDS = [f"{n}-{i}" for i, (n, _) in enumerate(CONFIGS)]
 
@@ -258,3 +274,106 @@ def test_scheduler_state_dict_round_trip_matches():
     t = _sched_run(torch, "StepLR", {"step_size": 2})[2]
     n = _sched_run(numtorch, "StepLR", {"step_size": 2})[2]
     assert copy.deepcopy(n) == t
+
+
+@pytest.mark.parametrize("line_search_fn", [None, "strong_wolfe"])
+def test_lbfgs_matches_torch(line_search_fn):
+    # a convex quadratic plus a quartic term: both libraries take the same path exactly
+    a = np.random.default_rng(1).standard_normal((6, 6))
+    A = a @ a.T + np.eye(6)
+    res = []
+    for lib in (torch, numtorch):
+        x = lib.nn.Parameter(lib.from_numpy(np.linspace(-1.0, 1.0, 6)))
+        M = lib.from_numpy(A)
+        opt = lib.optim.LBFGS([x], lr=0.5, max_iter=7, history_size=3, line_search_fn=line_search_fn)
+
+        def closure(x=x, M=M, opt=opt):
+            opt.zero_grad()
+            loss = (x @ M @ x) * 0.5 + (x**4).sum() - x.sum()
+            loss.backward()
+            return loss
+
+        losses = [float(opt.step(closure)) for _ in range(3)]
+        st = opt.state[x]
+        res.append((x.detach().numpy().copy(), losses, st["func_evals"], st["n_iter"]))
+    (tx, tl, tf, tn), (nx, nl, nf, nn_) = res
+    np.testing.assert_allclose(nx, tx, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(nl, tl, rtol=1e-10)
+    assert (nf, nn_) == (tf, tn)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib, p: lib.optim.NAdam(p, momentum_decay=-1),
+        lambda lib, p: lib.optim.RAdam(p, betas=(1.0, 0.9)),
+        lambda lib, p: lib.optim.Adamax(p, eps=-1),
+        lambda lib, p: lib.optim.Adadelta(p, rho=1.5),
+        lambda lib, p: lib.optim.ASGD(p, weight_decay=-1),
+        lambda lib, p: lib.optim.Rprop(p, etas=(1.5, 2.0)),
+        lambda lib, p: lib.optim.LBFGS(p, lr=-1),
+        lambda lib, p: lib.optim.LBFGS([{"params": p}, {"params": [lib.nn.Parameter(lib.ones(1))]}]),
+    ],
+)
+def test_new_optimizer_errors_match(make):
+    case = lambda lib: make(lib, [lib.nn.Parameter(lib.ones(1))])  # noqa: E731
+    t = _err(case, torch)
+    assert t is not None
+    assert _err(case, numtorch) == t
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"step_size_up": 3},
+        {"step_size_up": 2, "step_size_down": 5, "mode": "triangular2"},
+        {"step_size_up": 3, "mode": "exp_range", "gamma": 0.9},
+    ],
+)
+@pytest.mark.parametrize("opt_name", ["SGD", "Adam"])
+def test_cyclic_lr_sequence_and_state_dict_match(kw, opt_name):
+    seqs, states = [], []
+    for lib in (torch, numtorch):
+        p = lib.nn.Parameter(lib.ones(1))
+        okw = {"lr": 0.1, "momentum": 0.9} if opt_name == "SGD" else {"lr": 0.1}
+        opt = getattr(lib.optim, opt_name)([p], **okw)
+        sched = lib.optim.lr_scheduler.CyclicLR(opt, 0.01, 0.1, **kw)
+        seq = []
+        for _ in range(12):
+            opt.step()
+            sched.step()
+            g = opt.param_groups[0]
+            seq.append((g["lr"], g.get("momentum", g.get("betas"))))
+        seqs.append(seq)
+        states.append({k: v for k, v in sched.state_dict().items() if k != "optimizer"})
+    assert seqs[0] == seqs[1]
+    assert sorted(states[0]) == sorted(states[1])
+
+
+@pytest.mark.parametrize("kind", ["swa", "ema_multi", "ema_fn"])
+def test_swa_utils_match_torch(kind):
+    res = []
+    for L in (torch, numtorch):
+        net = L.nn.Sequential(L.nn.Linear(3, 4), L.nn.BatchNorm1d(4)).double()
+        with L.no_grad():
+            for p in net.parameters():
+                p.copy_(L.from_numpy(np.linspace(-1, 1, p.numel()).reshape(tuple(p.shape))))
+        kw = {"ema_multi": {"multi_avg_fn": L.optim.swa_utils.get_ema_multi_avg_fn(0.9)},
+              "ema_fn": {"avg_fn": L.optim.swa_utils.get_ema_avg_fn(0.9)}}.get(kind, {})  # fmt: skip
+        swa = L.optim.swa_utils.AveragedModel(net, **kw)
+        opt = L.optim.SGD(net.parameters(), lr=0.1)
+        sched = L.optim.swa_utils.SWALR(opt, swa_lr=0.05, anneal_epochs=3)
+        lrs = []
+        for step in range(5):
+            x = L.from_numpy(np.arange(6.0).reshape(2, 3) * 0.1 * (step + 1))
+            opt.zero_grad()
+            net(x).sum().backward()
+            opt.step()
+            sched.step()
+            swa.update_parameters(net)
+            lrs.append(opt.param_groups[0]["lr"])
+        L.optim.swa_utils.update_bn([L.from_numpy(np.arange(12.0).reshape(4, 3))], swa)
+        res.append((list(swa.state_dict()), [v.detach().numpy().copy() for v in swa.state_dict().values()], lrs))
+    assert res[0][0] == res[1][0] and res[0][2] == res[1][2]
+    for a, b in zip(res[0][1], res[1][1], strict=True):
+        np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-12)

@@ -1,0 +1,16 @@
+"""``@cuda.jit`` kernels on raw device arrays (numtorch's CUDA backend).
+
+Imported only once a CUDA tensor is made (``numtorch.cuda._install``). Block sizes are
+module constants because shared-memory arrays need compile-time sizes; under Numba's CUDA
+simulator every thread of a block is a Python thread, so blocks there are small.
+"""
+
+from __future__ import annotations
+
+import os
+
+_SIM = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
+THREADS = 8 if _SIM else 256  # elementwise: threads per block
+RED_THREADS = 4 if _SIM else 256  # reductions: a power of two (the shared-memory tree halves it)
+RED_BLOCKS = 2 if _SIM else 65535  # reductions: blocks at most (each loops over its rows)
+TILE = 4 if _SIM else 16  # matmul: square tile edge (TILE * TILE threads per block)

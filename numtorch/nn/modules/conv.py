@@ -1,4 +1,4 @@
-"""Convolution modules: ``nn.Conv1d``, ``nn.Conv2d``, ``nn.ConvTranspose1d``, ``nn.ConvTranspose2d``."""
+"""Convolution modules: ``nn.Conv1d/2d/3d`` and ``nn.ConvTranspose1d/2d/3d``."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
-from .utils import _pair, _reverse_repeat_tuple, _single
+from .utils import _pair, _reverse_repeat_tuple, _single, _triple
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 
 class _ConvNd(Module):
@@ -151,6 +151,29 @@ class Conv2d(_ConvNd):
         return self._conv_forward(input, self.weight, self.bias)
 
 
+class Conv3d(_ConvNd):
+    """3-D convolution over (N, C_in, D, H, W) input.
+
+    >>> numtorch.nn.Conv3d(1, 4, 3)(numtorch.ones(1, 1, 5, 5, 5)).shape
+    torch.Size([1, 4, 3, 3, 3])
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None) -> None:  # fmt: skip
+        padding_ = padding if isinstance(padding, str) else _triple(padding)
+        super().__init__(in_channels, out_channels, _triple(kernel_size), _triple(stride), padding_, _triple(dilation),
+                         False, _triple(0), groups, bias, padding_mode, device, dtype)  # fmt: skip
+
+    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+        if self.padding_mode != "zeros":
+            x = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return F.conv3d(x, weight, bias, self.stride, _triple(0), self.dilation, self.groups)
+        return F.conv3d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return self._conv_forward(input, self.weight, self.bias)
+
+
 class _ConvTransposeNd(_ConvNd):
     def __init__(self, *args, **kwargs) -> None:
         if args[10] != "zeros":
@@ -225,4 +248,24 @@ class ConvTranspose2d(_ConvTransposeNd):
             input, output_size, self.stride, self.padding, self.kernel_size, 2, self.dilation
         )
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, op, self.groups,
+                                  self.dilation)  # fmt: skip
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-D transposed convolution (the gradient of Conv3d w.r.t. its input).
+
+    >>> numtorch.nn.ConvTranspose3d(2, 4, 3, stride=2)(numtorch.ones(1, 2, 3, 3, 3)).shape
+    torch.Size([1, 4, 7, 7, 7])
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None) -> None:  # fmt: skip
+        super().__init__(in_channels, out_channels, _triple(kernel_size), _triple(stride), _triple(padding),
+                         _triple(dilation), True, _triple(output_padding), groups, bias, padding_mode, device, dtype)  # fmt: skip
+
+    def forward(self, input: Tensor, output_size: list[int] | None = None) -> Tensor:
+        op = self._output_padding(
+            input, output_size, self.stride, self.padding, self.kernel_size, 3, self.dilation
+        )
+        return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding, op, self.groups,
                                   self.dilation)  # fmt: skip

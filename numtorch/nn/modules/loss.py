@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import warnings
+
 from ..._tensor import Tensor
 from .. import functional as F
 from ..functional import _Reduction
 from .distance import PairwiseDistance
 from .module import Module
 
-__all__ = ["L1Loss", "NLLLoss", "MSELoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
+__all__ = ["CTCLoss", "L1Loss", "NLLLoss", "NLLLoss2d", "MSELoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
            "SmoothL1Loss", "HuberLoss", "MarginRankingLoss", "CosineEmbeddingLoss", "SoftMarginLoss",
            "HingeEmbeddingLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MultiLabelSoftMarginLoss",
            "MultiLabelMarginLoss", "MultiMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss"]  # fmt: skip
@@ -398,3 +400,42 @@ class TripletMarginWithDistanceLoss(_Loss):
                                                    distance_function=self.distance_function,
                                                    margin=self.margin, swap=self.swap,
                                                    reduction=self.reduction)  # fmt: skip
+
+
+class CTCLoss(_Loss):
+    """Connectionist temporal classification loss over (T, N, C) log-probabilities.
+
+    >>> loss = numtorch.nn.CTCLoss()
+    >>> lp = numtorch.full((2, 1, 2), 0.5).log()
+    >>> round(loss(lp, numtorch.tensor([[1]]), [2], [1]).item(), 4)
+    0.2877
+    """
+
+    __constants__ = ["blank", "reduction"]
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> None:
+        super().__init__(reduction=reduction)
+        self.blank, self.zero_infinity = blank, zero_infinity
+
+    def forward(self, log_probs: Tensor, targets: Tensor, input_lengths, target_lengths) -> Tensor:
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+                          self.zero_infinity)  # fmt: skip
+
+
+class NLLLoss2d(NLLLoss):
+    """The deprecated 2-D name of NLLLoss (it warns, then behaves as NLLLoss).
+
+    >>> import warnings; warnings.simplefilter("ignore")
+    >>> numtorch.nn.NLLLoss2d()(numtorch.tensor([[-1.0, -2.0]]), numtorch.tensor([1]))
+    tensor(2.)
+    """
+
+    def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
+                 reduction: str = "mean") -> None:  # fmt: skip
+        warnings.warn(
+            "`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in replacement and see "
+            "https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more details.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)

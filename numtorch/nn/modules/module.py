@@ -424,9 +424,23 @@ class Module:
 
     __call__: Callable[..., Any] = _call_impl
 
+    def compile(self, *args, **kwargs) -> None:
+        """Compile this module's forward in place with ``numtorch.compile`` (same arguments).
+
+        >>> m = numtorch.nn.Linear(2, 2)
+        >>> m.compile()
+        """
+        from ..._compile.api import compile_method
+
+        compiled = compile_method(self, args, kwargs)
+        if compiled is not None:
+            self.__dict__["_compiled_call_impl"] = compiled
+            self.__dict__["forward"] = compiled  # _call_impl reads self.forward
+
     def __getstate__(self):
         state = self.__dict__.copy()
-        state.pop("_compiled_call_impl", None)
+        if state.pop("_compiled_call_impl", None) is not None:
+            state.pop("forward", None)
         return state
 
     def __setstate__(self, state):

@@ -8,7 +8,8 @@ from .module import Module
 from .utils import _pair, _single, _triple
 
 __all__ = ["LPPool1d", "LPPool2d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
-           "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]  # fmt: skip
+           "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d",
+           "LPPool3d"]  # fmt: skip
 
 
 class _MaxPoolNd(Module):
@@ -261,3 +262,76 @@ class MaxUnpool3d(_MaxUnpoolNd):
 
     def forward(self, input: Tensor, indices: Tensor, output_size=None) -> Tensor:
         return F.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+class MaxPool3d(_MaxPoolNd):
+    """3-D max pooling.
+
+    >>> numtorch.nn.MaxPool3d(2)(numtorch.ones(1, 1, 4, 4, 4)).shape
+    torch.Size([1, 1, 2, 2, 2])
+    """
+
+    def forward(self, input: Tensor):
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)  # fmt: skip
+
+
+class AvgPool3d(_AvgPoolNd):
+    """3-D average pooling.
+
+    >>> numtorch.nn.AvgPool3d(2)(numtorch.ones(1, 1, 4, 4, 4)).shape
+    torch.Size([1, 1, 2, 2, 2])
+    """
+
+    __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override"]
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+                 divisor_override=None) -> None:  # fmt: skip
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.ceil_mode = padding, ceil_mode
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad,
+                            self.divisor_override)  # fmt: skip
+
+    def __setstate__(self, d):
+        super().__setstate__(d)
+        self.__dict__.setdefault("padding", 0)
+        self.__dict__.setdefault("ceil_mode", False)
+        self.__dict__.setdefault("count_include_pad", True)
+
+
+class AdaptiveAvgPool3d(_AdaptivePool):
+    """3-D average pooling to a fixed output size (None keeps that input size).
+
+    >>> numtorch.nn.AdaptiveAvgPool3d((1, None, 2))(numtorch.ones(2, 3, 4, 5, 6)).shape
+    torch.Size([2, 3, 1, 5, 2])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPool):
+    """3-D max pooling to a fixed output size.
+
+    >>> numtorch.nn.AdaptiveMaxPool3d(1)(numtorch.ones(1, 1, 3, 3, 3)).shape
+    torch.Size([1, 1, 1, 1, 1])
+    """
+
+    def forward(self, input: Tensor):
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+class LPPool3d(_LPPoolNd):
+    """Power-average pooling over (N, C, D, H, W).
+
+    >>> numtorch.nn.LPPool3d(1, 2)(numtorch.full((1, 1, 2, 2, 2), 2.0))
+    tensor([[[[[16.]]]]])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)

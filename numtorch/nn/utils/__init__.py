@@ -1,4 +1,4 @@
-"""numtorch.nn.utils: gradient clipping and parameter/vector conversion.
+"""numtorch.nn.utils: gradient clipping, parameter/vector conversion, parametrizations.
 
 >>> p = numtorch.nn.Parameter(numtorch.ones(3))
 >>> numtorch.nn.utils.parameters_to_vector([p]).shape
@@ -14,10 +14,17 @@ from .clip_grad import (
     clip_grads_with_norm_,
     get_total_norm,
 )
-from . import rnn  # noqa: F401
+from . import fusion, init, memory_format, parametrizations, parametrize, rnn, stateless  # noqa: F401
 from .convert_parameters import parameters_to_vector, vector_to_parameters
+from .fusion import fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, fuse_linear_bn_weights
+from .init import skip_init
+from .memory_format import convert_conv2d_weight_memory_format, convert_conv3d_weight_memory_format
+from .spectral_norm import remove_spectral_norm, spectral_norm
+from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = [
     "clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
-    "get_total_norm", "parameters_to_vector", "vector_to_parameters",
+    "get_total_norm", "parameters_to_vector", "vector_to_parameters", "fuse_conv_bn_eval", "fuse_conv_bn_weights",
+    "fuse_linear_bn_eval", "fuse_linear_bn_weights", "skip_init", "convert_conv2d_weight_memory_format",
+    "convert_conv3d_weight_memory_format", "spectral_norm", "remove_spectral_norm", "weight_norm", "remove_weight_norm",
 ]  # fmt: skip

@@ -26,6 +26,10 @@ DEVICE_COPY: dict = {}
 
 def _other_device(t: Tensor, dt: D.dtype, dev: device) -> Tensor:
     fn = DEVICE_COPY.get(dev.type)
+    if fn is None and dev.type == "cuda":
+        from ...cuda import _lazy_init  # the CUDA backend registers itself on first use
+
+        fn = DEVICE_COPY.get("cuda") if _lazy_init() else None
     if fn is not None:
         return fn(t, dt, dev)
     if dev.type == "cuda":

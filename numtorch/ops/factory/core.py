@@ -281,10 +281,22 @@ def _tensor(data, dtype, device, requires_grad, pin_memory, warn=True):
         warnings.warn(_COPY_WARNING.format("torch.tensor"), UserWarning, stacklevel=3)
     dt = dtype_arg(dtype, "tensor")
     t = _make(data_to_array(data, dt), dt if dt is not None else infer_dtype(data))
-    dev = to_device(device)
+    t = dispatch(lift_fresh, [t])  # as PyTorch's torch.tensor: a mode sees aten.lift_fresh
+    dev = data._device if device is None and isinstance(data, Tensor) else to_device(device)
     if dev.type != "cpu":
         t = t.to(dev)
     return finish(t, requires_grad)
+
+
+# lift_fresh: the identity that marks a tensor made from Python data (torch.tensor)
+lift_fresh = defop("lift_fresh(Tensor(a) self) -> Tensor(a)", any_device=lambda self: self)
+# _local_scalar_dense: Tensor.item()'s op; a meta tensor has no value to give
+_local_scalar_dense = defop("_local_scalar_dense(Tensor self) -> Scalar", cpu=lambda self: self._data.reshape(()).item())
+_local_scalar_dense.impls["meta"] = lambda self: _no_item()
+
+
+def _no_item():
+    raise RuntimeError("Tensor.item() cannot be called on meta tensors")
 
 
 public("tensor", "data, *, dtype=None, device=None, requires_grad=False, pin_memory=False",
@@ -368,6 +380,26 @@ def is_tensor(obj) -> bool:
     (True, False)
     """
     return isinstance(obj, Tensor)
+
+
+def typename(obj) -> str:
+    """The type name PyTorch prints for ``obj``: ``x.type()`` for a tensor, else the dotted
+    name of ``obj`` (or of its class), as ``torch.typename``.
+
+    >>> numtorch.typename(numtorch.zeros(1)), numtorch.typename(3)
+    ('torch.FloatTensor', 'int')
+    """
+    if isinstance(obj, Tensor):
+        return obj.type()
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module = obj.__class__.__module__ or ""
+        qualname = obj.__class__.__qualname__
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
 
 
 # ---- arange / linspace / logspace ------------------------------------------------------------------
@@ -702,6 +734,9 @@ def _complex(real, imag, out):
     >>> numtorch.complex(numtorch.tensor([1.0]), numtorch.tensor([2.0]))
     tensor([1.+2.j])
     """
+    for pos, (arg, x) in enumerate((("real", real), ("imag", imag)), 1):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"complex(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}")
     if out is not None:
         return dispatch(complex_out, [real, imag, out])
     return dispatch(complex_op, [real, imag])

@@ -291,9 +291,9 @@ def _take_along_dim_grad(grad, self, indices, dim):
     if dim is None:
         return _d(put, _zeros(self._data.shape, grad._dtype), indices, grad, True)
     d, sshape, shape = _tad_shapes(self, indices, dim)
-    i = np.array(np.broadcast_to(indices._data, shape))
-    i = np.where(i < 0, i + sshape[d], i)
-    return _d(scatter_add, _zeros(sshape, grad._dtype), d, _t(i), grad)
+    # tensor ops, not the index array: under vmap ``indices`` holds every sample's values
+    i = indices.expand(shape) % sshape[d]
+    return _d(scatter_add, _zeros(sshape, grad._dtype), d, i, grad)
 
 
 def _put_source_grad(grad, index, source):

@@ -279,6 +279,8 @@ def _index_select_cpu(self, dim, index):
         raise IndexError("index_select(): Index is supposed to be a vector")
     nd = self._data.ndim
     d = _wrap_dim(dim, nd)
+    if nd == 0 and index._data.size != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index._data.size} value(s)")
     a, i = _atleast1(self._data), _atleast1(index._data)
     n = a.shape[d]
     if i.size and (i.min() < 0 or i.max() >= n):

@@ -37,7 +37,12 @@ def product(x: np.ndarray, y: np.ndarray, out: np.ndarray | None = None) -> np.n
     if dest is None:
         dest = np.empty(shape, x.dtype)
     with np.errstate(all="ignore"):  # integer products wrap, as in C++
-        np.matmul(x, y, out=dest)
+        if x.ndim >= 2 and y.ndim >= 2 and x.shape[-1] == 1:
+            # outer products (per-sample weight gradients under vmap): one broadcast multiply,
+            # twice as fast as a stack of k=1 BLAS calls and the same single product per element
+            np.multiply(x, y, out=dest)
+        else:
+            np.matmul(x, y, out=dest)
     if half:
         dest = dest.astype(np.float16)
     if out is not None and dest is not out:
@@ -53,7 +58,10 @@ def _result_shape(s1, s2) -> tuple:
         return tuple(s2[:-2]) + (s2[-1],)
     if len(s2) == 1:
         return tuple(s1[:-1])
-    return tuple(np.broadcast_shapes(s1[:-2], s2[:-2])) + (s1[-2], s2[-1])
+    b1, b2 = tuple(s1[:-2]), tuple(s2[:-2])
+    # equal or absent batch dims need no broadcast_shapes call (1.5 us on a tiny product)
+    batch = b1 if b1 == b2 or not b2 else b2 if not b1 else tuple(np.broadcast_shapes(b1, b2))
+    return batch + (s1[-2], s2[-1])
 
 
 def _not_impl(kernel: str, dt: D.dtype):
@@ -330,7 +338,7 @@ def _check_sizes(k, labels, shape, sizes, ell_dims) -> None:
 
 # ---- contraction --------------------------------------------------------------------------------------
 def _prepare(a: np.ndarray, labels: list, sizes: dict):
-    """Take diagonals for repeated labels; drop size-1 dims that broadcast against a larger size."""
+    """Take diagonals for repeated labels; drop size-1 dims that broadcast against another size."""
     labels = list(labels)
     while len(set(labels)) < len(labels):
         x = next(x for x in labels if labels.count(x) > 1)
@@ -338,7 +346,8 @@ def _prepare(a: np.ndarray, labels: list, sizes: dict):
         q = labels.index(x, p + 1)
         a = np.moveaxis(np.diagonal(a, axis1=p, axis2=q), -1, p)
         del labels[q]
-    keep = [i for i, x in enumerate(labels) if not (a.shape[i] == 1 and sizes[x] > 1)]
+    # a size-1 dim broadcasts against 0 too (then the contraction is over no elements)
+    keep = [i for i, x in enumerate(labels) if not (a.shape[i] == 1 and sizes[x] != 1)]
     return a.reshape([a.shape[i] for i in keep]), [labels[i] for i in keep]
 
 

@@ -34,6 +34,7 @@ from ._contract import (
 )  # fmt: skip
 from .._pointwise import warn_resize
 from .._registry import OPS, defop, public
+from ._matmul import _call, _matmul, matmul_backward, matmul_cpu, unobserved
 
 
 class LinAlgError(RuntimeError):
@@ -171,24 +172,12 @@ def _bind(name, sig, ops, *, method=True, module="torch", doc=None, relevant=Non
 
 
 # ---- matmul / mm / bmm / mv / dot / vdot ------------------------------------------------------------
-def _matmul_cpu(self, other):
-    _matmul_checks(self, other)
-    return _make(product(self._data, other._data), self._dtype)
-
-
-def _matmul_backward(grad, self, other):
-    a1, b1 = self._data.ndim == 1, other._data.ndim == 1
-    a2 = self.unsqueeze(0) if a1 else self
-    b2 = other.unsqueeze(-1) if b1 else other
-    g = grad.unsqueeze(-1) if b1 else grad
-    g = g.unsqueeze(-2) if a1 else g
-    ga = g.matmul(_mH(b2))
-    gb = _mH(a2).matmul(g)
-    return (ga.squeeze(-2) if a1 else ga), (gb.squeeze(-1) if b1 else gb)
-
-
-_MATMUL = _op("matmul(Tensor self, Tensor other) -> Tensor", _matmul_cpu, out_impl=_product_out(_matmul_checks),
-              backward={("self", "other"): _matmul_backward})  # fmt: skip
+# matmul's body: numtorch/ops/linalg/_matmul.py (Note [matmul is CompositeImplicit])
+# the cpu kernel and formula serve the plain-tensor case only (Note [matmul fast path])
+_MATMUL = (defop("matmul(Tensor self, Tensor other) -> Tensor", composite=_matmul, cpu=matmul_cpu,
+                 backward={("self", "other"): matmul_backward}),
+           defop("matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
+                 cpu=_product_out(_matmul_checks)))  # fmt: skip
 _bind("matmul", "input, other", _MATMUL, doc="""Matrix product with PyTorch's rules for 1-D operands
     (dot, matrix-vector) and broadcast batch dimensions; BLAS through NumPy.
 
@@ -247,7 +236,7 @@ _bind("bmm", "input, mat2", _BMM, doc="""Batched product of 3-D tensors ``(b, n,
 
 
 _MV = _op("mv(Tensor self, Tensor vec) -> Tensor", _product_cpu(_mv_check), out_impl=_product_out(_mv_check), backward={
-    "self": lambda grad, vec: grad.outer(_cj(vec)), "vec": lambda grad, self: _mH(self).mv(grad)})  # fmt: skip
+    "self": lambda grad, vec: grad.outer(_cj(vec)), "vec": lambda grad, self: _cj(self).t().mv(grad)})  # fmt: skip
 _bind("mv", "input, vec", _MV, doc="""Matrix-vector product.
 
     >>> numtorch.mv(numtorch.ones(2, 3), numtorch.ones(3))
@@ -448,14 +437,28 @@ def _outer_cpu(self, vec2):
     return _make(arr, dt)
 
 
-_OUTER_BW = {
-    "self": lambda grad, vec2: grad.mv(_cj(vec2)),
-    "vec2": lambda grad, self: grad.mT.mv(_cj(self)),
-}
-_OUTER = _op(
-    "outer(Tensor self, Tensor vec2) -> Tensor", _outer_cpu, backward=_OUTER_BW, rule="cast"
-)
-_GER = _op("ger(Tensor self, Tensor vec2) -> Tensor", _outer_cpu, backward=_OUTER_BW, rule="cast")
+def _outer(self, vec2):
+    # CompositeImplicit as PyTorch's: self.reshape({n, 1}) * vec2 (a mode sees view + mul.Tensor);
+    # the kernel directly when nothing observes the pieces (Note [matmul fast path])
+    if unobserved(self, vec2):
+        return _outer_cpu(self, vec2)
+    for name, t in (("self", self), ("vec2", vec2)):
+        if t.dim() != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.dim()}-D")
+    return _call("mul.Tensor", _call("reshape", self, [self.shape[0], 1]), vec2)
+
+
+def _outer_ops(name: str) -> tuple:
+    out_ov = defop(f"{name}.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)",
+                   cpu=lambda self, vec2, out: write_result(out, *_arr_dt(_outer_cpu(self, vec2)), "cast"))
+    return defop(f"{name}(Tensor self, Tensor vec2) -> Tensor", composite=_outer), out_ov  # fmt: skip
+
+
+def _arr_dt(t: Tensor) -> tuple:
+    return t._data, t._dtype
+
+
+_OUTER, _GER = _outer_ops("outer"), _outer_ops("ger")
 for _name, _ops in (("outer", _OUTER), ("ger", _GER)):
     _bind(_name, "input, vec2", _ops, doc="""Outer product of two 1-D tensors (types promote).
 

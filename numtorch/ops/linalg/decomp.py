@@ -17,7 +17,7 @@ from ..._dispatch import dispatch
 from ..._tensor import Tensor, _make
 from .solve import _SOLVE, _floating, _square
 from .._registry import defop, public
-from .core import LinAlgError, _mH, broadcast_error, np_svd
+from .core import LinAlgError, _mH, _out_check, broadcast_error, np_svd
 from ..shape.join import cat
 
 _EIGH = return_types.register("linalg_eigh", ("eigenvalues", "eigenvectors"))
@@ -109,6 +109,8 @@ def _linalg_cholesky(A, upper, out):
             [1., 1.]])
     """
     res = dispatch(linalg_cholesky, [A, upper])
+    if out is not None:
+        _out_check(out, res._dtype, "same")  # linalg_cholesky_ex.L: checkSameType, no cast
     return res if out is None else out.resize_(res.shape).copy_(res)
 
 
@@ -387,6 +389,8 @@ public("pinverse", "self, rcond=1e-15", _pinverse, relevant=("self",), module="T
 
 # ---- lstsq -----------------------------------------------------------------------------------------------
 _DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+_LSTSQ_ILLEGAL = ("torch.linalg.lstsq: Argument 4 has illegal value. Most certainly there is a bug in the "
+                  "implementation calling the backend library.")  # fmt: skip
 
 
 def _lstsq_cpu(A, B, rcond=None, driver=None):
@@ -432,6 +436,9 @@ def _lstsq_cpu(A, B, rcond=None, driver=None):
     sv = np.zeros((a.shape[0], min(m, n)), A._dtype.to_real().np)
     for i in range(a.shape[0]):
         if a[i].size and k:
+            if not (np.isfinite(a[i]).all() and np.isfinite(b[i]).all()):
+                # LAPACK's scaling step refuses NaN/inf (an illegal argument), as PyTorch reports
+                raise RuntimeError(_LSTSQ_ILLEGAL)
             x[i], r, rank[i], s = np.linalg.lstsq(a[i], b[i], rcond=rc)
             sv[i] = s
             res[i] = r if r.size else res[i]

@@ -2,6 +2,6 @@
 normalization, pooling, resampling; ``aliases`` (the ``torch.<name>`` forms) comes last because
 it looks up ops the other modules register."""
 
-from . import activation, attention, conv, layers, layers_extra, loss, loss_margin, loss_pointwise, normalization, pooling, resample  # noqa: F401
+from . import activation, attention, conv, conv3d, layers, layers_extra, loss, loss_margin, loss_pointwise, normalization, pooling, pooling3d, resample, sampling, embedding_bag, ctc  # noqa: F401
 from . import rnn, rnn_cells  # noqa: F401,E402  (recurrent layers: one op per layer and direction, and the cells)
 from . import aliases  # noqa: F401,E402

@@ -315,11 +315,15 @@ def _as4(a: np.ndarray) -> np.ndarray:
     return a.reshape(a.shape[0], a.shape[1], 1, a.shape[2]) if a.ndim == 3 else a
 
 
+# Note [3-D convolutions plug into convolution] (conv3d.py): spatial rank -> (forward, backward)
+ND_IMPLS: dict = {}
+
+
 def _norm_params(weight, stride, padding, dilation, output_padding):
     n = weight.dim() - 2
     if n not in (1, 2):
         raise NotImplementedError(
-            f"numtorch implements 1-d and 2-d convolutions, got a {n}-d weight"
+            f"numtorch implements 1-d, 2-d and 3-d convolutions, got a {n}-d weight"
         )
     return (expand_param(stride, "stride", n), expand_param(padding, "padding", n),
             expand_param(dilation, "dilation", n), expand_param(output_padding, "output_padding", n))  # fmt: skip
@@ -328,6 +332,9 @@ def _norm_params(weight, stride, padding, dilation, output_padding):
 def _convolution_cpu(
     input, weight, bias, stride, padding, dilation, transposed, output_padding, groups
 ):
+    if weight.dim() - 2 in ND_IMPLS and input.dim() == weight.dim():
+        return ND_IMPLS[weight.dim() - 2][0](input, weight, bias, stride, padding, dilation,
+                                              transposed, output_padding, groups)  # fmt: skip
     stride, padding, dilation, output_padding = _norm_params(
         weight, stride, padding, dilation, output_padding
     )
@@ -357,6 +364,9 @@ def _convolution_cpu(
 
 def _convolution_backward_cpu(grad_output, input, weight, bias_sizes, stride, padding, dilation,
                               transposed, output_padding, groups, output_mask):  # fmt: skip
+    if weight.dim() - 2 in ND_IMPLS:
+        return ND_IMPLS[weight.dim() - 2][1](grad_output, input, weight, bias_sizes, stride, padding, dilation,
+                                              transposed, output_padding, groups, output_mask)  # fmt: skip
     stride, padding, dilation, output_padding = _norm_params(
         weight, stride, padding, dilation, output_padding
     )

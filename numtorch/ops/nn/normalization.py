@@ -380,12 +380,22 @@ native_batch_norm_backward = defop(
     "(Tensor, Tensor, Tensor)",
     cpu=_batch_norm_backward_cpu,
 )
+def _batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    if input.numel() == 0 and input.dim() >= 2:
+        # at::_batch_norm_impl_index: no statistics from no samples, so the running stats stay as
+        # they are; a fresh tensor still carries the weight and bias into the graph
+        out = input.clone()
+        if weight is not None:
+            out = out * weight[0]
+        return out + bias[0] if bias is not None else out
+    return dispatch(native_batch_norm, [input, weight, bias, running_mean, running_var, training, momentum, eps])[0]
+
+
 batch_norm = defop(
     "batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, "
     "bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor",
-    composite=lambda input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled: dispatch(
-        native_batch_norm, [input, weight, bias, running_mean, running_var, training, momentum, eps])[0],
-)  # fmt: skip
+    composite=_batch_norm,
+)
 
 
 def _instance_norm(

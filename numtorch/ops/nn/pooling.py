@@ -17,6 +17,7 @@ from ..._dispatch import dispatch
 from ..._tensor import Tensor, _make
 from ...kernels import PARALLEL_THRESHOLD, lazy
 from .._registry import defop
+from .._pointwise import _cname
 from .conv import compute_dtype, contig
 
 K = lazy("numtorch.kernels.cpu.nn.pooling")
@@ -342,8 +343,18 @@ _adaptive_avg_pool2d_backward = defop(
     backward={"grad_output": lambda grad, grad_output: dispatch(_adaptive_avg_pool2d, [grad, list(grad_output.shape[-2:])]),
               "self": lambda grad, self: self.new_zeros(self.shape)},
 )  # fmt: skip
+def _adaptive_avg_pool2d_composite(self, output_size):
+    # at::adaptive_avg_pool2d: a 1x1 output is mean() over H and W (whose dtype check integer
+    # and bool inputs meet); other sizes reach the kernel, which has no integer variant
+    if self._dtype.category < D._FLOAT:
+        if list(output_size) == [1, 1]:
+            return self.mean([-1, -2], keepdim=True)
+        raise NotImplementedError(f"\"adaptive_avg_pool2d\" not implemented for '{_cname(self._dtype)}'")
+    return dispatch(_adaptive_avg_pool2d, [self, output_size])
+
+
 adaptive_avg_pool2d = defop("adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor",
-                            composite=lambda self, output_size: dispatch(_adaptive_avg_pool2d, [self, output_size]))  # fmt: skip
+                            composite=_adaptive_avg_pool2d_composite)
 
 
 def _adaptive_max_cpu(self, output_size):

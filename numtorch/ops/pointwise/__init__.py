@@ -1,5 +1,5 @@
 """Elementwise ops: ``core`` (arithmetic, math, the operator dunders and the area's helpers),
-``compare``, ``extra`` (more math) and ``special``; ``_elementwise`` holds the engine's
-argument checks and routing (the code generator is ``numtorch/ops/_pointwise.py``)."""
+``compare``, ``extra`` (more math), ``special``, ``special_fns`` (the rest of torch.special) and ``float_parts`` (nextafter, frexp);
+``_elementwise`` holds the engine's argument checks and routing (the code generator is ``numtorch/ops/_pointwise.py``)."""
 
-from . import _elementwise, core, compare, extra, special  # noqa: F401
+from . import _elementwise, core, compare, extra, special, special_fns, float_parts  # noqa: F401

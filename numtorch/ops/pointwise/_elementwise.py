@@ -36,7 +36,8 @@ class Elementwise(Pointwise):
     """A pointwise op with per-category expressions and PyTorch's checks.
 
     expr: one expression, or ``{"bi": int_expr, "f": float_expr}``. rule: "common", "float"
-    (integers promote to the default float), "bool" (bool result) or "real" (complex -> real).
+    (integers promote to the default float), "bool" (bool result), "real" (complex -> real) or
+    "float_real" (both).
     allow: categories of the promoted dtype accepted; others raise NotImplementedError
     '"<kname>" not implemented for ...' unless ``errors`` maps the letter to (type, message).
     prep(compute, operands, params) validates and returns the kernel parameters ``kparams``.
@@ -97,6 +98,9 @@ class Elementwise(Pointwise):
             return common, c, c
         if rule == "bool":
             return common, common, D.bool
+        if rule == "float_real":  # angle: integers give the default float, complex its real dtype
+            c = common if common.category >= D._FLOAT else D.get_default_dtype()
+            return common, c, c.to_real()
         return common, common, common.to_real()
 
     def check(self, common):
@@ -267,6 +271,10 @@ class Elementwise(Pointwise):
     def _check_out(self, target, inplace, compute, result):
         if inplace and result is not compute and self.rule == "real":
             raise RuntimeError(f"In-place {self.name} is not supported for complex tensors.")
+        bad_out = self.errors.get("out")  # an op's own text for an out= of another dtype (signbit)
+        if bad_out is not None and not inplace and target._dtype is not result:
+            self.check(compute)  # the input's dtype check comes first there
+            raise bad_out[0](bad_out[1])
         if self.strict_out and not inplace and target._dtype is not result:
             raise RuntimeError(f"Found dtype {_cname(target._dtype)} but expected {_cname(result)}")
         cast_check(result, target, TYPEMETA if self.strict_out else None)
@@ -525,6 +533,11 @@ def pow_check(compute, operands, params):
 
 def value_param(compute, operands, params):
     (v,) = params
+    if type(v) is complex and compute.category != D._COMPLEX:
+        # c10::Scalar::to<real>() of a complex value: only a zero imaginary part converts
+        if v.imag != 0:
+            raise RuntimeError(f"value cannot be converted to type {CTYPE[compute.name]} without overflow")
+        v = v.real
     return [int(v) if compute.category <= D._INT and type(v) is float else v]
 
 

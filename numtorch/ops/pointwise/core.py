@@ -444,7 +444,7 @@ def _sgn_bw(grad, self, result):
     return _where(_cmp("eq", a, 0.0), 0.0, _div(g, _mul(a, 2.0)))
 
 
-_unary("sgn", {"bif": "sign(self)", "c": "sgn_complex(self)"}, {"self": _sgn_bw}, holomorphic=False)
+_unary("sgn", {"bif": "sign(self)", "c": "csgn99(self)"}, {"self": _sgn_bw}, holomorphic=False)
 
 
 def _fl(name, expr, bw, **kw):
@@ -464,26 +464,26 @@ def _one_minus_sq(x):
 
 
 _fl("reciprocal", "np.divide(1, self)", lambda grad, result: _mul(_neg(grad), _mul(result, result)))
-_fl("sqrt", "np.sqrt(self)", lambda grad, result: _div(grad, _mul(result, 2)))
+_fl("sqrt", {"bif": "np.sqrt(self)", "c": "csqrt99(self)"}, lambda grad, result: _div(grad, _mul(result, 2)))
 _fl("rsqrt", "rsqrt(self)", lambda grad, result: _mul(_mul(grad, -0.5), _pow(result, 3)))
-_fl("exp", "np.exp(self)", lambda grad, result: _mul(grad, result))
-_fl("exp2", "np.exp2(self)", lambda grad, result: _mul(grad, _mul(result, _LN2)))
+_fl("exp", {"bif": "np.exp(self)", "c": "cexp99(self)"}, lambda grad, result: _mul(grad, result))
+_fl("exp2", {"bif": "np.exp2(self)", "c": "cexp2_99(self)"}, lambda grad, result: _mul(grad, _mul(result, _LN2)))
 _fl("expm1", "np.expm1(self)", lambda grad, result: _mul(grad, _add(result, 1)))
 _fl("log", "np.log(self)", lambda grad, self: _div(grad, self))
 _fl("log2", "np.log2(self)", lambda grad, self: _div(grad, _mul(self, _LN2)))
 _fl("log10", "np.log10(self)", lambda grad, self: _div(grad, _mul(self, _LN10)))
 _fl("log1p", "np.log1p(self)", lambda grad, self: _div(grad, _add(self, 1)))
-_fl("sin", "np.sin(self)", lambda grad, self: _mul(grad, _u("cos", self)))
-_fl("cos", "np.cos(self)", lambda grad, self: _mul(grad, _neg(_u("sin", self))))
-_fl("tan", "np.tan(self)", lambda grad, result: _mul(grad, _add(_mul(result, result), 1)))
-_fl("asin", "np.arcsin(self)", lambda grad, self: _mul(grad, _u("rsqrt", _one_minus_sq(self))), aliases=("arcsin",))
-_fl("acos", "np.arccos(self)", lambda grad, self: _neg(_mul(grad, _u("rsqrt", _one_minus_sq(self)))), aliases=("arccos",))
-_fl("atan", "np.arctan(self)", lambda grad, self: _div(grad, _add(_mul(self, self), 1)), aliases=("arctan",))
-_fl("sinh", "np.sinh(self)", lambda grad, self: _mul(grad, _u("cosh", self)))
-_fl("cosh", "np.cosh(self)", lambda grad, self: _mul(grad, _u("sinh", self)))
-_fl("asinh", "np.arcsinh(self)", lambda grad, self: _mul(grad, _u("rsqrt", _add(_mul(self, self), 1))), aliases=("arcsinh",))
-_fl("acosh", "np.arccosh(self)", lambda grad, self: _mul(grad, _acosh_d(self)), aliases=("arccosh",))
-_fl("atanh", "np.arctanh(self)", lambda grad, self: _div(grad, _one_minus_sq(self)), aliases=("arctanh",))
+_fl("sin", {"bif": "np.sin(self)", "c": "csin99(self)"}, lambda grad, self: _mul(grad, _u("cos", self)))
+_fl("cos", {"bif": "np.cos(self)", "c": "ccos99(self)"}, lambda grad, self: _mul(grad, _neg(_u("sin", self))))
+_fl("tan", {"bif": "np.tan(self)", "c": "ctan99(self)"}, lambda grad, result: _mul(grad, _add(_mul(result, result), 1)))
+_fl("asin", {"bif": "np.arcsin(self)", "c": "casin99(self)"}, lambda grad, self: _mul(grad, _u("rsqrt", _one_minus_sq(self))), aliases=("arcsin",))
+_fl("acos", {"bif": "np.arccos(self)", "c": "cacos99(self)"}, lambda grad, self: _neg(_mul(grad, _u("rsqrt", _one_minus_sq(self)))), aliases=("arccos",))
+_fl("atan", {"bif": "np.arctan(self)", "c": "catan99(self)"}, lambda grad, self: _div(grad, _add(_mul(self, self), 1)), aliases=("arctan",))
+_fl("sinh", {"bif": "np.sinh(self)", "c": "csinh99(self)"}, lambda grad, self: _mul(grad, _u("cosh", self)))
+_fl("cosh", {"bif": "np.cosh(self)", "c": "ccosh99(self)"}, lambda grad, self: _mul(grad, _u("sinh", self)))
+_fl("asinh", {"bif": "np.arcsinh(self)", "c": "casinh99(self)"}, lambda grad, self: _mul(grad, _u("rsqrt", _add(_mul(self, self), 1))), aliases=("arcsinh",))
+_fl("acosh", {"bif": "np.arccosh(self)", "c": "cacosh99(self)"}, lambda grad, self: _mul(grad, _acosh_d(self)), aliases=("arccosh",))
+_fl("atanh", {"bif": "np.arctanh(self)", "c": "catanh99(self)"}, lambda grad, self: _div(grad, _one_minus_sq(self)), aliases=("arctanh",))
 _fl("erf", "math.erf(self)", lambda grad, self: _mul(grad, _mul(_u("exp", _neg(_mul(self, self))), 2 / math.sqrt(math.pi))),
     allow="bif", kname="erf_vml_cpu")  # fmt: skip
 
@@ -498,8 +498,8 @@ _TANHB = _decl("tanh_backward(Tensor grad_output, Tensor output) -> Tensor",
                {"grad_output": lambda grad, output: dispatch(_TANHB["functional"], [grad, output]),
                 "output": lambda grad, grad_output, output: _mul(_mul(grad, grad_output), _mul(output, -2))},
                inplace=False, out=False)  # fmt: skip
-_fl("tanh", "np.tanh(self)", lambda grad, result: dispatch(_TANHB["functional"], [grad, result]))
-_fl("sigmoid", "sigmoid(self)", lambda grad, result: dispatch(_SIGB["functional"], [grad, result]))
+_fl("tanh", {"bif": "np.tanh(self)", "c": "ctanh99(self)"}, lambda grad, result: dispatch(_TANHB["functional"], [grad, result]))
+_fl("sigmoid", {"bif": "sigmoid(self)", "c": "np.divide(1, 1 + cexp99(-self))"}, lambda grad, result: dispatch(_SIGB["functional"], [grad, result]))
 for _n in ("floor", "ceil", "trunc"):
     _unary(_n, {"i": "self", "f": f"np.{_n}(self)"}, {"self": _zero_grad}, aliases=("fix",) if _n == "trunc" else (),
            allow="if", kname=f"{_n}_vml_cpu", errors={"c": (NotImplementedError, f"{_n} is not supported for complex inputs")})  # fmt: skip
@@ -511,9 +511,11 @@ _unary("isinf", {"bi": "self != self", "f": "np.isinf(self)", "c": "isinf_comple
 _unary("isfinite", {"bi": "self == self", "f": "np.isfinite(self)", "c": "isfinite_complex(self)"}, rule="bool", inplace=False, out=False)
 for _n, _e in (("isposinf", "self == np.inf"), ("isneginf", "self == -np.inf")):
     _unary(_n, {"bi": "self != self", "f": _e}, rule="bool", allow="bif", inplace=False,
-           errors={"c": (RuntimeError, f"{_n} does not support complex inputs.")})  # fmt: skip
+           errors={"c": (RuntimeError, f"{_n} does not support complex inputs."),
+                   "out": (RuntimeError, f"{_n} does not support non-boolean outputs.")})  # fmt: skip
 _unary("signbit", {"b": "self != self", "i": "self < 0", "f": "np.signbit(self)"}, rule="bool", allow="bif", inplace=False,
-       errors={"c": (NotImplementedError, "signbit is not implemented for complex tensors.")})  # fmt: skip
+       errors={"c": (NotImplementedError, "signbit is not implemented for complex tensors."),
+               "out": (RuntimeError, "signbit does not support non-boolean outputs.")})  # fmt: skip
 
 # round: the default overload keeps integers; round.decimals (any decimals given) is float-only
 _ROUND = _decl("round(Tensor self) -> Tensor", Elementwise("round", ["self"], {"i": "self", "f": "np.rint(self)"}, allow="if",
@@ -672,8 +674,23 @@ _CLAMP_T = _decl("clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) 
                  {**_clamp_self, "min": _clamp_bw_min, "max": _clamp_bw_max}, out_overload="Tensor_out")  # fmt: skip
 
 
+_CLAMP_SIGS = ("but expected one of:\n * (Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None)\n"
+               " * (Tensor input, Number min = None, Number max = None, *, Tensor out = None)\n")  # fmt: skip
+
+
 def _pick_clamp(v):
-    return (_CLAMP_T if isinstance(v[1], Tensor) or isinstance(v[2], Tensor) else _CLAMP_S), v
+    a, b = v[1], v[2]
+    ta, tb = isinstance(a, Tensor), isinstance(b, Tensor)
+    if ta != tb and (a if tb else b) is not None:
+        # PyTorch's parser: a Tensor bound with a number matches only the Scalar overload, which
+        # takes a 0-d tensor that needs no grad as a number
+        t = a if ta else b
+        if t._data.ndim or t.requires_grad:
+            got = ", ".join(type(x).__name__ if not isinstance(x, Tensor) else "Tensor" for x in v[:3])
+            raise TypeError(f"clamp() received an invalid combination of arguments - got ({got}), {_CLAMP_SIGS}")
+        v = [v[0], t.item() if ta else a, b if ta else t.item(), *v[3:]]
+        return _CLAMP_S, v
+    return (_CLAMP_T if ta or tb else _CLAMP_S), v
 
 
 _ALL["clamp"] = {"T": _CLAMP_T, "S": _CLAMP_S}

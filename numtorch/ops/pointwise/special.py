@@ -14,7 +14,7 @@ from ._elementwise import Elementwise
 from .._pointwise import _cname
 from ..reduction._reduce import wrap_dim
 from .._registry import OPS, body_of, defop, public
-from .core import _ALL, _decl, _fl, _mul, _u, _zero_grad
+from .core import _ALL, _cmp, _decl, _div, _fl, _mul, _u, _unary, _where, _zero_grad
 from .extra import _special_alias
 
 
@@ -28,9 +28,24 @@ _fl("digamma", "digamma(self)", lambda grad, self: _mul(grad, _polygamma_of(1, s
 # erfinv'(x) = sqrt(pi) / 2 * exp(erfinv(x)^2)
 _fl("erfinv", "erfinv(self)", lambda grad, result: _mul(grad, _mul(_u("exp", _mul(result, result)), math.sqrt(math.pi) / 2)),
     allow="bif", kname="erfinv_vml_cpu")
-# angle of a real number: pi for negatives, 0 otherwise, NaN kept; the derivative is zero
-_fl("angle", "self if self != self else (math.pi if self < 0 else 0.0)", _zero_grad, allow="bif", kname="angle_cpu")
 # fmt: on
+
+
+def _angle_bw(grad, self):
+    # angle of a real number: pi for negatives, 0 otherwise, NaN kept. PyTorch's angle_backward:
+    # zero for real input; for complex, grad * i z / |z|^2 (0 at z = 0),
+    # grad being real (the result is real)
+    if not self._dtype.is_complex:
+        return _zero_grad(grad)
+    a2 = _u("abs", self)
+    a2 = _mul(a2, a2)
+    g = _mul(_mul(grad, self), 1j)
+    return _where(_cmp("eq", self, 0), 0.0, _div(g, a2))
+
+
+_unary("angle", {"bif": "self if self != self else (math.pi if self < 0 else 0.0)",
+                 "c": "math.atan2(self.imag, self.real)"},
+       {"self": _angle_bw}, rule="float_real", kname="angle_cpu", inplace=False, holomorphic=False)
 
 
 def _pg_prep(compute, operands, params):

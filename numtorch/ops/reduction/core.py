@@ -200,9 +200,15 @@ _fn("sum", "input, dim=None, keepdim=False, *, dtype=None, out=None", _sum,
     fast=(E.reduce_fast(_SUM, {**_INTS, **_FLOATS}, (sum_all, (None,)), (sum_dim, (None,)),
                         lambda s, d, k: _sum(s, d, k, None, None)), _NODTYPE))  # fmt: skip
 
+def _nansum_cpu(self, dim, keepdim, dtype):
+    if self._dtype.category == D._COMPLEX:
+        raise RuntimeError("nansum on CPU does not support complex inputs")
+    return fold(_NANSUM, self, dim, keepdim, _sum_dtype(self._dtype, dtype), cast_input=True)
+
+
 nansum, nansum_out = _decl(
     "nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-    lambda self, dim, keepdim, dtype: fold(_NANSUM, self, dim, keepdim, _sum_dtype(self._dtype, dtype), cast_input=True),
+    _nansum_cpu,
     {"self": lambda grad, self, dim, keepdim: _expand_back(grad, self, dim, keepdim) * (self == self)},
     out="nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",
 )  # fmt: skip

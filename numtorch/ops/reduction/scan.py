@@ -10,6 +10,7 @@ import numpy as np
 from ... import _dtype as D
 from ... import return_types
 from ..._dispatch import dispatch
+from ..._state import STATE
 from ..._tensor import Tensor, _make
 from . import _reduce as E
 from .._registry import defop, holomorphic, public
@@ -54,9 +55,26 @@ def _cumprod_bw(grad, self, dim, result):
         return grad
     if self.count_nonzero() == self.numel():
         return _cumsum_bw(grad * result, dim) / self
+    if STATE.grad_enabled:  # a graph of the gradient is wanted: the differentiable O(n^2) route
+        return _cumprod_bw_twice(grad, self, dim)
     # zeros: exact O(n) recurrence in a kernel (not differentiable twice)
-    g = dispatch(_cumprod_grad, [grad, self, dim])
-    return g
+    return dispatch(_cumprod_grad, [grad, self, dim])
+
+
+def _cumprod_bw_twice(grad, self, dim):
+    # PyTorch's grad-mode branch of cumprod_backward: d out_j / d x_k (j >= k) is the product of
+    # x_i over i < k times that over k < i <= j, built from differentiable ops so that double
+    # backward (hessian, jvp of grad) of prod/cumprod sees every zero
+    dim = E.wrap_dim(dim, self.dim())
+    n = self.shape[dim]
+    ones = aten.ones_like.default(self.narrow(dim, 0, 1))
+    parts = []
+    for k in range(n):
+        omitted = aten.cat.default([ones, self.narrow(dim, k + 1, n - k - 1).cumprod(dim)], dim)
+        if k:
+            omitted = omitted * self.narrow(dim, 0, k).prod(dim, keepdim=True)
+        parts.append((grad.narrow(dim, k, n - k) * omitted).sum(dim, keepdim=True))
+    return aten.cat.default(parts, dim)
 
 
 def _cumprod_grad_cpu(grad, self, dim):
@@ -96,6 +114,8 @@ def _scan(name, prod, backward):
     def body(input, dim, dtype, out):
         if out is not None and dtype is None:
             dtype = out._dtype
+            if dtype is D.bool:  # the kernel runs in out's dtype, which has no bool variant
+                raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
         return _call(op, op_out, [input, dim, dtype], out)
 
     body.__doc__ = f"""Cumulative {"product" if prod else "sum"} along ``dim``; integers and bools give int64.

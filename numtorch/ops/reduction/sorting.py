@@ -64,6 +64,14 @@ sort, sort_out = _decl(
     out="sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)",
 )  # fmt: skip
 
+_SORT0_BW = {"self": lambda grad, self, dim, result1: _select_bw(grad, self, dim, True, result1)}
+sort_default, sort_values = _decl(
+    "sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)",
+    lambda self, dim, descending: _sort_cpu(self, None, dim, descending), _SORT0_BW, mode="exact", nout=2,
+    node_name="SortBackward0",
+    out="sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)",
+)  # fmt: skip
+
 
 def _sort(input, dim, descending, stable, out):
     """``(values, indices)`` sorted along ``dim``; always stable here. NaN sorts last
@@ -74,6 +82,8 @@ def _sort(input, dim, descending, stable, out):
     values=tensor([1, 2, 3]),
     indices=tensor([1, 2, 0]))
     """
+    if stable is None:  # PyTorch's overload without stable (its mode log shows sort.default)
+        return _call(sort_default, sort_values, [input, dim, descending], out)
     return _call(sort, sort_out, [input, stable, dim, descending], out)
 
 
@@ -347,6 +357,12 @@ def _unique_np(self, dim, return_inverse, return_counts):
         if a.ndim == 0:
             raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         d = E.wrap_dim(dim, a.ndim)
+        if a.size == 0:
+            # at::unique_dim: exactly one empty dim, and it must be the one selected
+            if a.shape.count(0) != 1:
+                raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
+            if a.shape[d] != 0:
+                raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
         u, inv, cnt = np.unique(a, return_inverse=True, return_counts=True, axis=d)
         inv = inv.reshape(-1)
     return (E.wrap(np.ascontiguousarray(u), self._dtype),

@@ -168,9 +168,13 @@ _stat_body("std_mean", std_mean, None, """``(std, mean)`` over ``dim`` in one pa
 
 # ---- norm ---------------------------------------------------------------------------------
 def _norm_cpu(self, p, dim, keepdim):
+    if self._dtype.category == D._COMPLEX:
+        # a vector norm reads only |z|: the real norm of the magnitudes, in the real dtype.
+        # hypot as numtorch.abs (libm's): NumPy's complex abs differs in the last bit, and the
+        # inf-norm's backward finds its maximum by comparing with abs
+        a = self._data
+        return _norm_cpu(E.wrap(np.hypot(a.real, a.imag), self._dtype.to_real()), p, dim, keepdim)
     if self._dtype.category != D._FLOAT:
-        if self._dtype.category == D._COMPLEX:
-            raise NotImplementedError("norm(): complex input is not supported by numtorch yet")
         raise RuntimeError(
             "linalg.vector_norm: Expected a floating point or complex tensor as input. "
             f"Got {E.cname(self._dtype)}"
@@ -277,9 +281,9 @@ public("norm", "self, p='fro', dim=None, keepdim=False, dtype=None", _norm_metho
 def _logsumexp_cpu(self, dim, keepdim):
     a = self._data
     dt = self._dtype if self._dtype.category == D._FLOAT else D.get_default_dtype()
-    if self._dtype.category == D._COMPLEX:
-        raise NotImplementedError("logsumexp(): complex input is not supported by numtorch yet")
     dims = E.dims_arg(dim, a.ndim)
+    if self._dtype.category == D._COMPLEX:
+        return E.wrap(np.asarray(_logsumexp_complex(a, dims, keepdim)), self._dtype)
     x, outer, R, inner, kept = E.layout(
         E.kernel_input(a).astype(E.kernel_dtype(dt), copy=False), dims
     )
@@ -294,9 +298,22 @@ def _logsumexp_cpu(self, dim, keepdim):
     return E.wrap(E.restore(res, a.shape, dims, kept, keepdim), dt)
 
 
+def _logsumexp_complex(a, dims, keepdim):
+    # at::logsumexp: the max of the real parts is subtracted (0 where it is infinite)
+    with np.errstate(all="ignore"):
+        if a.size == 0:
+            return np.log(np.sum(np.exp(a), axis=dims, keepdims=keepdim))
+        m = np.max(a.real, axis=dims, keepdims=True)
+        m[np.isinf(m)] = 0
+        s = np.log(np.sum(np.exp(a - m), axis=dims, keepdims=keepdim))
+        return s + (m if keepdim else np.squeeze(m, axis=dims))
+
+
 def _logsumexp_bw(grad, self, dim, keepdim, result):
     g = restore_dims(grad, self.dim(), dim, keepdim)
-    return g * (self - restore_dims(result, self.dim(), dim, keepdim)).exp()
+    e = (self - restore_dims(result, self.dim(), dim, keepdim)).exp()
+    # the conjugate Wirtinger derivative (Note [Complex gradients])
+    return g * (e.conj() if e.is_complex() else e)
 
 
 logsumexp, logsumexp_out = _decl(

@@ -1,5 +1,6 @@
 """Shape and view ops: ``core`` (view, reshape, permute, expand, ... and the area's helpers),
 ``views`` (slicing views, diagonal, real/imag), ``copy`` (clone, flip, repeat, tril, ...),
-``inplace`` (copy_, fill_, resize_), ``join`` (cat, stack), ``split`` and ``extra``."""
+``inplace`` (copy_, fill_, resize_), ``join`` (cat, stack), ``split``, ``extra`` and
+``view_copies`` (the ``*_copy`` and ``*_scatter`` ops)."""
 
-from . import core, views, copy, inplace, join, split, extra  # noqa: F401
+from . import core, views, copy, inplace, join, split, extra, view_copies  # noqa: F401

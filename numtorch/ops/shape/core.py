@@ -407,15 +407,39 @@ def _expand_cpu(self, size, implicit=False):
     return _view(self, _strided(a, shape, st))
 
 
+def _unsqueeze_to(grad, self, dim):
+    # PyTorch's unsqueeze_to: the dim comes back only where squeeze.dim removed it
+    d = _wrap_dim(dim, self.dim()) if self.dim() else 0
+    return grad.unsqueeze(d) if self.dim() and self.shape[d] == 1 else grad
+
+
 squeeze = defop("squeeze(Tensor(a) self) -> Tensor(a)",
                 cpu=lambda self: _squeeze_cpu(self, range(self._data.ndim)),
                 backward={"self": lambda grad, self: grad.reshape(self.shape)})  # fmt: skip
 squeeze_dim = defop("squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)",
                     cpu=lambda self, dim: _squeeze_cpu(self, [_wrap_dim(dim, self._data.ndim)]),
-                    backward={"self": lambda grad, self: grad.reshape(self.shape)})  # fmt: skip
+                    backward={"self": lambda grad, self, dim: _unsqueeze_to(grad, self, dim)},
+                    node_name="SqueezeBackward1")  # fmt: skip
 squeeze_dims = defop("squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)",
                      cpu=lambda self, dim: _squeeze_cpu(self, _dims_set(dim, self._data.ndim)),
-                     backward={"self": lambda grad, self: grad.reshape(self.shape)})  # fmt: skip
+                     backward={"self": lambda grad, self: grad.reshape(self.shape)},
+                     node_name="SqueezeBackward2")  # fmt: skip
+
+
+# squeeze_.dim is an op (matmul's 1-D @ 2-D case calls it, as PyTorch's does): self takes the
+# array squeeze.dim's kernel for its device gives. The backward assumes the dim was squeezed (it
+# is wherever numtorch calls it); PyTorch's saves the old sizes, which a formula here cannot.
+def _squeeze_dim_(self, dim):
+    self._data = squeeze_dim.impls["meta" if self.device.type == "meta" else "cpu"](self, dim)._data
+    return self
+
+
+squeeze_dim_ = defop("squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)", cpu=_squeeze_dim_,
+                     backward={"self": lambda grad, dim: grad.unsqueeze(dim)},
+                     node_name="SqueezeBackward4")  # fmt: skip
+squeeze_dim_.impls["meta"] = _squeeze_dim_
+
+
 unsqueeze = defop("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", cpu=_unsqueeze_cpu,
                   backward={"self": lambda grad, dim: grad.squeeze(dim)})  # fmt: skip
 permute = defop("permute(Tensor(a) self, int[] dims) -> Tensor(a)", cpu=_permute_cpu,

@@ -113,6 +113,8 @@ def _tri_indices(lower):
         if col < 0:
             raise RuntimeError(f"col must be non-negative, got{col}")
         dt = D.int64 if dtype is None else dtype
+        if dt not in (D.int32, D.int64):  # ATen dispatches on the index types only
+            raise NotImplementedError(f"\"{name}\" not implemented for '{F.cname(dt)}'")
         r, c = (np.tril_indices if lower else np.triu_indices)(row, offset, col)
         return _make(np.stack([r, c]).astype(dt.np).reshape(2, -1), dt)
 

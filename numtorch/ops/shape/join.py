@@ -136,7 +136,11 @@ stack_out = defop(
 def _stack_family(name: str, prep, dim_of):
     """hstack / vstack / dstack / column_stack: reshape the inputs, then cat along one dim."""
 
+    shown = "vstack" if name == "row_stack" else name  # row_stack is vstack in ATen
+
     def run(tensors, out=None):
+        if not tensors:
+            raise RuntimeError(f"{shown} expects a non-empty TensorList")
         parts = [prep(x) for x in tensors]
         d = dim_of(parts)
         return _c(cat, parts, d) if out is None else _c(cat_out, parts, d, out)

@@ -51,3 +51,42 @@ def test_svd_of_nan_raises_linalg_error_with_pytorchs_text():
 def test_lstsq_of_empty_matrices(a, b, shape):
     x = numtorch.linalg.lstsq(numtorch.ones(a), numtorch.ones(b)).solution
     assert x.shape == shape and not x.any()
+
+
+@pytest.mark.parametrize("eq,shapes", [
+    ("ab,ab->", [(1, 1), (1, 0)]),
+    ("ab,bc->ac", [(2, 1), (0, 3)]),
+    ("ab,ab->ab", [(1, 1), (1, 0)]),
+    ("a,a->a", [(1,), (0,)]),
+    ("ab,b,b->a", [(2, 1), (0,), (1,)]),
+])  # fmt: skip
+def test_einsum_broadcasts_a_size_one_dim_against_zero(eq, shapes):
+    # a size-1 dim broadcasts against 0: the contraction runs over no elements (sum is 0)
+    arrs = [np.ones(s) for s in shapes]
+    got = numtorch.einsum(eq, *[numtorch.tensor(a) for a in arrs])
+    np.testing.assert_array_equal(got.numpy(), np.einsum(eq, *arrs))
+
+
+def test_tensordot_with_an_empty_contracted_dim():
+    got = numtorch.tensordot(numtorch.ones(1, 1), numtorch.ones(1, 0))
+    assert got.shape == () and got.item() == 0.0
+
+
+@pytest.mark.parametrize("where", ["A", "B"])
+@pytest.mark.parametrize("bad", [float("nan"), float("-inf")])
+def test_lstsq_of_non_finite_input_raises_runtime_error(where, bad):
+    a = numtorch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]], dtype=numtorch.float64)
+    b = numtorch.tensor([[1.0], [2.0], [4.0]], dtype=numtorch.float64)
+    (a if where == "A" else b)[1, 0] = bad
+    with pytest.raises(RuntimeError, match="^torch.linalg.lstsq: Argument 4 has illegal value") as info:
+        numtorch.linalg.lstsq(a, b)
+    assert info.value.__context__ is None
+
+
+@pytest.mark.parametrize("dtype,name", [(numtorch.uint8, "unsigned char"), (numtorch.float32, "float")])
+def test_linalg_cholesky_out_must_have_the_result_dtype(dtype, name):
+    a = numtorch.tensor([[4.0, 1.0], [1.0, 3.0]], dtype=numtorch.float64)
+    out = numtorch.zeros(2, 2, dtype=dtype)
+    with pytest.raises(RuntimeError, match=f"^Expected out tensor to have dtype double, but got {name} instead$"):
+        numtorch.linalg.cholesky(a, out=out)
+    np.testing.assert_array_equal(out.numpy(), np.zeros((2, 2)))

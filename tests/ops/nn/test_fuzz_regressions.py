@@ -113,3 +113,34 @@ def test_unfold_fold_check_their_parameters(kw, msg):
         F.unfold(numtorch.ones(1, 1, 3, 3), **kw)
     with pytest.raises(RuntimeError, match=msg):
         F.fold(numtorch.ones(1, 4, 4), (3, 3), **kw)
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_of_no_samples_leaves_running_stats(training):
+    # at::_batch_norm_impl_index: an empty batch gives no statistics, so the running stats stay
+    rm = numtorch.tensor([2.125, 5.404, 0.175], dtype=numtorch.float64)
+    rv = numtorch.tensor([6.5, 2.8, 3.1], dtype=numtorch.float64)
+    w = numtorch.ones(3, dtype=numtorch.float64, requires_grad=True)
+    out = F.batch_norm(numtorch.zeros(0, 3, dtype=numtorch.float64), rm, rv, w, w, training=training)
+    assert out.shape == (0, 3)
+    np.testing.assert_array_equal(rm.numpy(), [2.125, 5.404, 0.175])
+    np.testing.assert_array_equal(rv.numpy(), [6.5, 2.8, 3.1])
+    out.sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), [0.0, 0.0, 0.0])
+
+
+def test_batchnorm_module_on_an_empty_batch_keeps_its_running_stats():
+    m = numtorch.nn.BatchNorm1d(3)
+    m(numtorch.zeros(0, 3))
+    np.testing.assert_array_equal(m.running_mean.numpy(), [0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(m.running_var.numpy(), [1.0, 1.0, 1.0])
+
+
+def test_adaptive_avg_pool_refuses_integer_input():
+    x = numtorch.tensor([[1, 4, 2], [-1, -1, -5]])
+    # a 1x1 output is mean() in PyTorch, other sizes reach a kernel without integer variants
+    with pytest.raises(RuntimeError, match=r"^mean\(\): could not infer output dtype\. .* Got: Long$"):
+        F.adaptive_avg_pool1d(x, 1)
+    with pytest.raises(NotImplementedError, match="^\"adaptive_avg_pool2d\" not implemented for 'Long'$"):
+        F.adaptive_avg_pool1d(x, 2)
+    np.testing.assert_allclose(F.adaptive_avg_pool1d(x.float(), 1).numpy(), [[7 / 3], [-7 / 3]], rtol=1e-6)

@@ -27,3 +27,102 @@ def test_ldexp_float16_computes_wide():
     r = nt.ldexp(nt.tensor([60000.0], dtype=h), nt.tensor([-30]))
     assert r.tolist() == [float(np.float16(60000.0 * 2.0**-30))]
     assert math.isinf(nt.ldexp(nt.tensor([1.0], dtype=h), nt.tensor([20])).item())
+
+
+# C99 Annex G special values (glibc, which PyTorch's CPU kernels call; NumPy agrees): infinities,
+# NaN and overflow of one part must not spread NaN to the other part
+_SPECIAL = [0.0, -0.0, 1.0, -2.5, math.inf, -math.inf, math.nan, 1e308, 800.0, -800.0, 30.0, 1000.0]
+_CGRID = np.array([complex(a, b) for a in _SPECIAL for b in _SPECIAL])
+_CFUNCS = {"exp": np.exp, "exp2": np.exp2, "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos,
+           "tan": np.tan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh, "asin": np.arcsin,
+           "acos": np.arccos, "atan": np.arctan, "asinh": np.arcsinh, "acosh": np.arccosh,
+           "atanh": np.arctanh}  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", ["complex128", "complex64"])
+@pytest.mark.parametrize("name", sorted(_CFUNCS))
+def test_complex_functions_follow_annex_g_at_special_values(name, dtype):
+    with np.errstate(all="ignore"):
+        z = _CGRID.astype(dtype)  # 1e308 is inf in complex64
+        want = _CFUNCS[name](z)
+    got = getattr(numtorch, name)(numtorch.tensor(z)).numpy()
+    assert got.dtype == want.dtype
+    rtol = 1e-12 if dtype == "complex128" else 2e-5
+    if name == "exp2" and dtype == "complex64":
+        # NumPy and PyTorch round y ln2 to float32 first, so cis() of a large y differs
+        keep = np.abs(z.imag) < 100
+        got, want = got[keep], want[keep]
+    for part in ("real", "imag"):
+        g, w = getattr(got, part), getattr(want, part)
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=1e-300, err_msg=part)
+
+
+def test_sgn_of_an_infinite_part_keeps_the_finite_quotient():
+    # sgn(z) = z / |z| part by part (PyTorch): sgn(i inf) = 0 + i nan, not nan + i nan
+    got = numtorch.sgn(numtorch.tensor([complex(0.0, math.inf), complex(-0.0, 0.0)])).numpy()
+    np.testing.assert_array_equal(got.real, [0.0, 0.0])
+    assert np.isnan(got.imag[0]) and got.imag[1] == 0.0
+
+
+def test_complex_sigmoid_of_a_large_negative_real_part_is_zero():
+    x = numtorch.tensor([complex(-800.0, 0.0)], dtype=numtorch.complex128)
+    got = numtorch.sigmoid(x).numpy()
+    np.testing.assert_array_equal(got, [0j])
+
+
+_ZS = np.array([1 + 1j, -1 + 0j, 0j, -0.5 - 2j, 3 - 0.25j])
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_angle_of_complex_input_is_real(dtype):
+    got = numtorch.angle(numtorch.tensor(_ZS.astype(dtype)))
+    assert got.dtype == (numtorch.float32 if dtype == "complex64" else numtorch.float64)
+    np.testing.assert_allclose(got.numpy(), np.angle(_ZS), rtol=1e-6)
+    assert numtorch.angle(numtorch.tensor([1, -2])).dtype == numtorch.float32
+
+
+def test_angle_of_complex_input_gradchecks():
+    x = numtorch.tensor(_ZS[[0, 3, 4]], requires_grad=True)  # off the branch cut and 0
+    assert numtorch.autograd.gradcheck(numtorch.angle, (x,))
+
+
+def test_sinc_of_complex_input():
+    got = numtorch.sinc(numtorch.tensor(_ZS)).numpy()
+    np.testing.assert_allclose(got, np.sinc(_ZS), rtol=1e-12, atol=1e-15)
+    x = numtorch.tensor(_ZS[[0, 3, 4]], requires_grad=True)
+    assert numtorch.autograd.gradcheck(numtorch.sinc, (x,))
+
+
+def test_clamp_with_a_tensor_bound_and_a_number_bound():
+    # PyTorch's parser: only the Scalar overload fits, which takes a 0-d tensor without grad
+    x = numtorch.tensor([1.0, 5.0])
+    np.testing.assert_array_equal(numtorch.clamp(x, numtorch.tensor(2.0), 3.0).numpy(), [2.0, 3.0])
+    np.testing.assert_array_equal(numtorch.clip(x, 2, numtorch.tensor(3)).numpy(), [2.0, 3.0])
+    prefix = "clamp() received an invalid combination of arguments - got ("
+    for lo, hi in ((numtorch.tensor([2.0, 2.0]), 3.0), (2.0, numtorch.tensor([3.0, 3.0])),
+                   (numtorch.tensor(2.0, requires_grad=True), 3.0)):  # fmt: skip
+        with pytest.raises(TypeError) as info:
+            numtorch.clamp(x, lo, hi)
+        assert str(info.value).startswith(prefix)
+    np.testing.assert_array_equal(x.numpy(), [1.0, 5.0])
+
+
+@pytest.mark.parametrize("name", ["signbit", "isposinf", "isneginf"])
+def test_sign_tests_refuse_a_non_bool_out(name):
+    out = numtorch.zeros(2, dtype=numtorch.int64)
+    with pytest.raises(RuntimeError, match=f"^{name} does not support non-boolean outputs.$"):
+        getattr(numtorch, name)(numtorch.tensor([1.0, -2.0]), out=out)
+    np.testing.assert_array_equal(out.numpy(), [0, 0])
+
+
+@pytest.mark.parametrize("name", ["addcmul", "addcdiv"])
+def test_addc_complex_value_on_real_tensors(name):
+    fn, e = getattr(numtorch, name), numtorch.ones(2)
+    np.testing.assert_array_equal(fn(e, e, e, value=1 + 0j).numpy(), [2.0, 2.0])  # imag 0 converts
+    for self_, ctype in ((e, "float"), (numtorch.zeros(0), "float")):
+        with pytest.raises(RuntimeError, match=f"^value cannot be converted to type {ctype} without overflow$"):
+            fn(self_, self_, numtorch.tensor(3), value=1j)
+    if name == "addcmul":
+        i = numtorch.tensor(3)
+        with pytest.raises(RuntimeError, match="^value cannot be converted to type int64_t without overflow$"):
+            fn(numtorch.ones(2, dtype=numtorch.int64), i, i, value=1j)

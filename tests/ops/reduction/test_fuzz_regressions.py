@@ -86,3 +86,71 @@ def test_count_nonzero_any_all_read_complex_values_whole():
     assert int(z.count_nonzero()) == 4
     assert bool(numtorch.tensor([1j]).any()) and not bool(z.all())
     assert bool(z[:3].all())
+
+
+@pytest.mark.parametrize("shape,dim,msg", [
+    ((0, 0), 1, "Number of zero sized dimensions is more than one, so unique cannot be applied "),
+    ((0, 2), 1, "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied"),
+])  # fmt: skip
+def test_unique_dim_of_empty_input_checks_the_empty_dims(shape, dim, msg):
+    with pytest.raises(RuntimeError) as info:
+        numtorch.unique(numtorch.ones(*shape), dim=dim)
+    assert str(info.value) == msg
+
+
+def test_unique_dim_along_the_one_empty_dim_is_empty():
+    u, inv = numtorch.unique(numtorch.ones(2, 0, 3), dim=1, return_inverse=True)
+    assert u.shape == (2, 0, 3) and inv.shape == (0,)
+
+
+_Z = np.array([[1 + 2j, -3 + 0.5j, 0.3j], [0.25 - 1j, 2 + 2j, -1 - 1j]])
+
+
+@pytest.mark.parametrize("p", [1, 2, 3, 0.5, math.inf, -math.inf])
+@pytest.mark.parametrize("dim", [None, 0, 1])
+def test_norm_of_complex_input_is_the_norm_of_the_magnitudes(p, dim):
+    got = numtorch.norm(numtorch.tensor(_Z), p=p, dim=dim)
+    assert got.dtype == numtorch.float64
+    want = np.linalg.norm(_Z.reshape(-1) if dim is None else _Z, ord=p, axis=dim)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("p", [1, 2, math.inf])
+def test_norm_of_complex_input_gradchecks(p):
+    assert numtorch.autograd.gradcheck(lambda v: numtorch.norm(v, p=p, dim=1), (numtorch.tensor(_Z, requires_grad=True),))
+
+
+@pytest.mark.parametrize("dim,keepdim", [(1, False), (0, True), ((0, 1), False)])
+def test_logsumexp_of_complex_input(dim, keepdim):
+    got = numtorch.logsumexp(numtorch.tensor(_Z), dim, keepdim=keepdim)
+    want = np.log(np.sum(np.exp(_Z), axis=dim, keepdims=keepdim))
+    assert got.dtype == numtorch.complex128
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+    x = numtorch.tensor(_Z, requires_grad=True)
+    assert numtorch.autograd.gradcheck(lambda v: numtorch.logsumexp(v, dim, keepdim), (x,))
+    assert numtorch.autograd.gradgradcheck(lambda v: numtorch.logsumexp(v, dim, keepdim), (x,))
+
+
+def test_logsumexp_of_complex_input_subtracts_a_finite_real_max():
+    # an infinite real max is replaced by 0 (at::logsumexp): exp(inf + 1j) = inf + inf j
+    got = numtorch.logsumexp(numtorch.tensor([complex(math.inf, 1.0), 1 + 0j]), 0).numpy()
+    assert got.real == math.inf and np.isclose(got.imag, math.pi / 4)
+    big = numtorch.logsumexp(numtorch.tensor([800 + 0j, 800 + 0j], dtype=numtorch.complex128), 0).numpy()
+    np.testing.assert_allclose(big, 800 + math.log(2), rtol=1e-14)
+
+
+@pytest.mark.parametrize("call", [
+    lambda z: numtorch.nansum(z), lambda z: numtorch.nansum(z, 0), lambda z: numtorch.nanmean(z),
+    lambda z: numtorch.nanmean(z, 0, out=numtorch.zeros(1, dtype=numtorch.complex64)),
+])  # fmt: skip
+def test_nansum_and_nanmean_refuse_complex_input(call):
+    with pytest.raises(RuntimeError, match="^nansum on CPU does not support complex inputs$"):
+        call(numtorch.tensor([1 + 1j]))
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+def test_cumulative_ops_refuse_a_bool_out(name):
+    out = numtorch.zeros(2, dtype=numtorch.bool)
+    with pytest.raises(NotImplementedError, match=f"^\"{name}_out_cpu\" not implemented for 'Bool'$"):
+        getattr(numtorch, name)(numtorch.tensor([1.0, 2.0]), 0, out=out)
+    assert out.tolist() == [False, False]

@@ -54,3 +54,19 @@ def test_is_contiguous_honours_memory_format():
     assert not x[:, :, ::2].is_contiguous(memory_format=nt.contiguous_format)
     with pytest.raises(TypeError, match="argument 'memory_format' must be torch.memory_format, not int"):
         x.is_contiguous(memory_format=3)
+
+
+@pytest.mark.parametrize("name,shown", [("hstack", "hstack"), ("vstack", "vstack"), ("dstack", "dstack"),
+                                        ("column_stack", "column_stack"), ("row_stack", "vstack")])  # fmt: skip
+def test_stack_family_refuses_an_empty_list(name, shown):
+    for kw in ({}, {"out": numtorch.zeros(0)}):
+        with pytest.raises(RuntimeError, match=f"^{shown} expects a non-empty TensorList$"):
+            getattr(numtorch, name)([], **kw)
+
+
+@pytest.mark.parametrize("name", ["tril_indices", "triu_indices"])
+@pytest.mark.parametrize("dtype,cname", [("float16", "Half"), ("float32", "Float"), ("bool", "Bool"), ("uint8", "Byte")])
+def test_triangle_indices_take_only_index_dtypes(name, dtype, cname):
+    with pytest.raises(NotImplementedError, match=f"^\"{name}\" not implemented for '{cname}'$"):
+        getattr(numtorch, name)(3, 3, dtype=getattr(numtorch, dtype))
+    assert getattr(numtorch, name)(3, 3, dtype=numtorch.int32).dtype == numtorch.int32

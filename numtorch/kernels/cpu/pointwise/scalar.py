@@ -44,14 +44,6 @@ def sign(x):
 
 
 @inline
-def sgn_complex(z):
-    a = abs(z)
-    if a == 0:
-        return z * 0
-    return np.divide(z, a)
-
-
-@inline
 def round_decimals(x, ten_pow, neg_flag):
     # torch.round(decimals=d): nearbyint(x * 10**d) / 10**d, or nearbyint(x / 10**-d) * 10**-d
     if neg_flag:
@@ -235,6 +227,19 @@ def relu(x):
 @inline
 def sigmoid(x):
     return vsigmoid(x)  # Note [Vectorizable exp]
+
+
+# GELU's exact form and its derivative; the CPU kernels get vmath_erf's vgelu_erf /
+# vgelu_erf_backward instead (Note [Vectorizable erf])
+@inline
+def gelu_erf(x):
+    return 0.5 * x * (1 + math.erf(x * 0.7071067811865476))
+
+
+@inline
+def gelu_erf_backward(g, x):
+    pdf = math.exp(-0.5 * x * x) * 0.3989422804014327
+    return g * (0.5 * (1 + math.erf(x * 0.7071067811865476)) + x * pdf)
 
 
 @inline

@@ -10,8 +10,7 @@ import math
 
 import numpy as np
 
-from numtorch.kernels._jit import inline, scalar_overload
-from numtorch.kernels.cpu.pointwise.vmath_erf import erfinv32
+from numtorch.kernels._jit import inline
 
 _PSI_10 = 2.25175258906672110764  # digamma(10)
 _MACHEP = 1.11022302462515654042e-16
@@ -131,20 +130,8 @@ def polygamma(n, x):
     return sgn * math.exp(math.lgamma(n + 1.0)) * zeta(n + 1.0, float(x))
 
 
-def erfinv(y):
-    """ATen's calc_erfinv (float32: vmath_erf.erfinv32, vectorizable)."""
-    return _erfinv_scalar(y)
-
-
-@scalar_overload(erfinv)
-def _erfinv_typer(y):
-    if str(y) == "float32":
-        return lambda y: erfinv32(y)
-    return lambda y: _erfinv_scalar(y)
-
-
 @inline
-def _erfinv_scalar(y):
+def erfinv(y):
     # ATen's calc_erfinv: a rational first guess (central range / tail), then two Newton steps
     y = float(y)
     ya = abs(y)

@@ -14,8 +14,9 @@
 # polynomial in x does not reach: a second fit of the same function on [4, 10.1] (degree 10,
 # max abs error 4.2e-9) takes over there, selected per lane; x*x is exact in float64 for a
 # float32 x. Below 1, erfc = 1 - x * P(x*x) (no cancellation: erfc >= 0.157).
-# GELU's exact form 0.5 * x * (1 + erf(x / sqrt(2))) is written as a float32 helper because the
-# declaration's float constant makes Numba type the erf argument float64 (libm's scalar erf):
+# GELU's exact form 0.5 * x * (1 + erf(x / sqrt(2))) is declared as scalar.py's gelu_erf (the
+# CPU code generator substitutes vgelu_erf, as vexp for np.exp) because in the plain expression
+# the float constant makes Numba type the erf argument float64 (libm's scalar erf):
 # gelu32 computes 1 + erf(z) as erfc(-z) with erfc32's polynomials (no cancellation for x < 0).
 # erfinv32: ATen's first guess, then one Newton step on erfc(x) = 1 - |y| with these erfc
 # polynomials (relative accuracy in the tail, where erf(x) - y would cancel).
@@ -28,6 +29,7 @@ import math
 import numpy as np
 
 from numtorch.kernels._jit import inline, scalar_overload
+from numtorch.kernels.cpu.pointwise.special import erfinv
 from numtorch.kernels.cpu.pointwise.vmath import exp64
 from numtorch.kernels.cpu.pointwise.vmath_log import log64
 
@@ -164,14 +166,16 @@ def verfc(x):
     return math.erfc(x)
 
 
-def gelu_erf(x):
-    """0.5 * x * (1 + erf(x / sqrt(2))), GELU's exact form."""
+def vgelu_erf(x):
     return 0.5 * x * (1 + math.erf(x * _SQRT1_2))
 
 
-def gelu_erf_backward(g, x):
-    """g * d/dx gelu_erf(x)."""
+def vgelu_erf_backward(g, x):
     return g * (0.5 * (1 + math.erf(x * _SQRT1_2)) + x * math.exp(-0.5 * x * x) * _INV_SQRT_2PI)
+
+
+def verfinv(y):
+    return erfinv(y)
 
 
 @inline
@@ -208,15 +212,22 @@ def _erfc_typer(x):
     return lambda x: _m_erfc(x)
 
 
-@scalar_overload(gelu_erf)
+@scalar_overload(vgelu_erf)
 def _gelu_typer(x):
     if str(x) == "float32":
         return lambda x: gelu32(x)
     return lambda x: _m_gelu(x)
 
 
-@scalar_overload(gelu_erf_backward)
+@scalar_overload(vgelu_erf_backward)
 def _gelu_backward_typer(g, x):
     if str(x) == "float32" and str(g) == "float32":
         return lambda g, x: gelu_backward32(g, x)
     return lambda g, x: _m_gelu_backward(g, x)
+
+
+@scalar_overload(verfinv)
+def _erfinv_typer(y):
+    if str(y) == "float32":
+        return lambda y: erfinv32(y)
+    return lambda y: erfinv(y)

@@ -382,8 +382,10 @@ POOL = [
 from .layers import OPINFOS as _MORE  # noqa: E402
 from .layers_extra import LAYERS_EXTRA  # noqa: E402
 from .losses import MARGIN_LOSSES  # noqa: E402
+from .layers3d import LAYERS3D  # noqa: E402
+from .sampling import SAMPLING  # noqa: E402
 
-OPINFOS = ACTIVATIONS + CONV + POOL + _MORE + MARGIN_LOSSES + LAYERS_EXTRA
+OPINFOS = ACTIVATIONS + CONV + POOL + _MORE + MARGIN_LOSSES + LAYERS_EXTRA + LAYERS3D + SAMPLING
 
 # bindings covered by an entry above: torch-level aliases and (values, indices) forms
 _VARIANTS = {

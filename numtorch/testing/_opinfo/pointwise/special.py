@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ..core import FLOATS
-from .core import INTS_FLOATS, _op, f64, unary, with_kwargs
+from .core import INTS_FLOATS, _op, binary, f64, unary, with_kwargs
 
 _TOL = {"float32": (1e-5, 1e-5), "float64": (1e-7, 1e-7)}
 
@@ -53,10 +53,125 @@ _add = OPINFOS.extend
 _add(_op("lgamma", _LGAMMA, unary(0.1, 9), INTS_FLOATS, tol=_TOL))
 _add(_op("digamma", _DIGAMMA, unary(0.5, 9), INTS_FLOATS, tol=_TOL))
 _add(_op("erfinv", _ERFINV, unary(-0.9, 0.9), FLOATS, tol=_TOL))
-_add(_op("angle", _ANGLE, unary(), INTS_FLOATS, tol=_TOL, gradgrad=False))
+_add(_op("angle", _ANGLE, unary(), INTS_FLOATS, tol=_TOL, gradgrad=False, inplace=False))  # no angle_ in torch
 _add(_op("logcumsumexp", _lcse_ref, with_kwargs(unary(-3, 3), {"dim": 0}, {"dim": -1}), FLOATS, inplace=False, tol=_TOL))
 _add(_op("histc", _histc_ref, with_kwargs(unary(-3, 3), {"bins": 5}, {"bins": 7, "min": -1, "max": 1}), FLOATS,
          inplace=False, grad=False))  # fmt: skip
 for _n, _ref, _lo, _hi in (("gammaln", _LGAMMA, 0.1, 9), ("digamma", _DIGAMMA, 0.5, 9), ("psi", _DIGAMMA, 0.5, 9),
                            ("erfinv", _ERFINV, -0.9, 0.9), ("sinc", f64(np.sinc), -3, 3)):  # fmt: skip
     _add(_op(f"special.{_n}", _ref, unary(_lo, _hi), FLOATS, method=False, inplace=False, tol=_TOL))
+
+
+# ---- numtorch/ops/pointwise/special_fns.py: references from math and NumPy only -------------------
+def _vec(fn):
+    return f64(np.vectorize(fn, otypes=[np.float64]))
+
+
+def _i1_series(x):
+    # (x/2) sum_k (x^2/4)^k / (k! (k+1)!) for moderate x (the samples stay in [-9, 9])
+    q, t, s, k = x * x / 4, x / 2, x / 2, 1
+    while abs(t) > 1e-18 * abs(s) and k < 500:
+        t *= q / (k * (k + 1))
+        s += t
+        k += 1
+    return s
+
+
+def _ndtr1(x):
+    return 0.5 * math.erfc(-x / math.sqrt(2))
+
+
+def _ndtri1(p):
+    x = 0.0
+    for _ in range(200):  # Newton on ndtr from 0; the samples keep p in [0.02, 0.98]
+        x -= (_ndtr1(x) - p) / (math.exp(-x * x / 2) / math.sqrt(2 * math.pi))
+    return x
+
+
+def _entr1(x):
+    return -x * math.log(x) if x > 0 else (0.0 if x == 0 else -math.inf)
+
+
+def _xlog1py(a, b):
+    return np.where((a == 0) & ~np.isnan(b), 0.0, a * np.log1p(b))
+
+
+def _mvlgamma(a, p):
+    a = np.asarray(a, np.float64)
+    return sum(np.vectorize(math.lgamma, otypes=[np.float64])(a - j / 2) for j in range(p)) + p * (p - 1) / 4 * math.log(math.pi)
+
+
+_I0 = f64(np.i0)
+_add(_op("i0", _I0, unary(-9, 9), INTS_FLOATS, tol=_TOL))
+_add(_op("special.i0", _I0, unary(-9, 9), FLOATS, method=False, inplace=False, tol=_TOL))
+_add(_op("special.modified_bessel_i0", _I0, unary(-9, 9), FLOATS, method=False, inplace=False, grad=False, tol=_TOL))
+_add(_op("special.i0e", f64(lambda a: np.i0(a) * np.exp(-np.abs(a))), unary(-9, 9), INTS_FLOATS, method=False, inplace=False,
+         tol=_TOL))  # fmt: skip
+for _n in ("i1", "modified_bessel_i1"):
+    _add(_op(f"special.{_n}", _vec(_i1_series), unary(-9, 9), FLOATS, method=False, inplace=False, tol=_TOL,
+             grad=_n == "i1"))  # fmt: skip
+_add(_op("special.i1e", _vec(lambda x: _i1_series(x) * math.exp(-abs(x))), unary(-9, 9), FLOATS, method=False,
+         inplace=False, tol=_TOL))  # fmt: skip
+_add(_op("special.spherical_bessel_j0", f64(lambda a: np.sinc(a / np.pi)), unary(-9, 9), FLOATS, method=False,
+         inplace=False, grad=False, tol=_TOL))  # fmt: skip
+_add(_op("special.ndtr", _vec(_ndtr1), unary(-5, 5), INTS_FLOATS, method=False, inplace=False, tol=_TOL))
+_add(_op("special.log_ndtr", _vec(lambda x: math.log(_ndtr1(x))), unary(-5, 5), FLOATS, method=False, inplace=False, tol=_TOL))
+_add(_op("special.ndtri", _vec(_ndtri1), unary(0.02, 0.98), FLOATS, method=False, inplace=False, tol=_TOL))
+_add(_op("special.entr", _vec(_entr1), unary(0.05, 5), FLOATS, method=False, inplace=False, tol=_TOL))
+_add(_op("special.erfcx", _vec(lambda x: math.exp(x * x) * math.erfc(x)), unary(-3, 5), FLOATS, method=False,
+         inplace=False, tol=_TOL))  # fmt: skip
+_add(_op("special.xlog1py", f64(_xlog1py), binary(-3, 3, 0, 4), FLOATS, method=False, inplace=False, tol=_TOL))
+_add(_op("mvlgamma", _mvlgamma, with_kwargs(unary(2, 6), {"p": 1}, {"p": 3}), FLOATS, tol=_TOL))
+_add(_op("special.multigammaln", _mvlgamma, with_kwargs(unary(2, 6), {"p": 2}), FLOATS, method=False, inplace=False,
+         tol=_TOL))  # fmt: skip
+
+
+def _poly(kind):
+    from numpy.polynomial import chebyshev as C, hermite as H, hermite_e as HE, laguerre as L, legendre as P
+
+    def ref(x, n):
+        x = np.asarray(x, np.float64)
+        n = np.broadcast_to(np.trunc(np.asarray(n, np.float64)), np.broadcast(x, n).shape)
+        x = np.broadcast_to(x, n.shape)
+        out = np.empty(n.shape)
+        for i in np.ndindex(n.shape):
+            k = int(n[i])
+            c = np.zeros(max(k, 0) + 1)
+            c[-1] = 1.0 if k >= 0 else 0.0
+            xi = x[i]
+            if kind in ("t", "u", "v", "w"):
+                def u(m):  # U_m = T_{m+1}' / (m + 1)
+                    if m < 0:
+                        return 0.0
+                    d = np.zeros(m + 2)
+                    d[-1] = 1.0
+                    return C.chebval(xi, C.chebder(d)) / (m + 1)
+
+                if k < 0:
+                    out[i] = 0.0
+                elif kind == "t":
+                    out[i] = C.chebval(xi, c)
+                elif kind == "u":
+                    out[i] = u(k)
+                else:  # V_k = U_k - U_{k-1}, W_k = U_k + U_{k-1}
+                    out[i] = u(k) - u(k - 1) if kind == "v" else u(k) + u(k - 1)
+            else:
+                mod = {"h": H.hermval, "he": HE.hermeval, "l": L.lagval, "p": P.legval}[kind]
+                out[i] = mod(xi, c) if k >= 0 else 0.0
+        return out
+
+    return ref
+
+
+def _shifted(ref):
+    return lambda x, n: ref(2 * np.asarray(x, np.float64) - 1, n)
+
+
+for _n, _k in (("chebyshev_polynomial_t", "t"), ("chebyshev_polynomial_u", "u"), ("chebyshev_polynomial_v", "v"),
+               ("chebyshev_polynomial_w", "w"), ("hermite_polynomial_h", "h"), ("hermite_polynomial_he", "he"),
+               ("laguerre_polynomial_l", "l"), ("legendre_polynomial_p", "p")):  # fmt: skip
+    _add(_op(f"special.{_n}", _poly(_k), binary(-0.9, 0.9, 0, 6, fscalar=3.0, iscalar=4), FLOATS, method=False,
+             inplace=False, grad=False, tol=_TOL))  # fmt: skip
+    if _k in ("t", "u", "v", "w"):
+        _add(_op(f"special.shifted_{_n}", _shifted(_poly(_k)), binary(0.05, 0.95, 0, 6, fscalar=3.0, iscalar=4), FLOATS,
+                 method=False, inplace=False, grad=False, tol=_TOL))  # fmt: skip

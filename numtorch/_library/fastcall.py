@@ -1,0 +1,168 @@
+"""The generated call of a ``CustomOpDef``: plain CPU tensors straight to the registered kernel.
+
+# Note [Custom-op fast call]
+# ``@custom_op`` returns a CustomOpDef that users call in their model; through the general
+# route a call binds the arguments to the schema, type-checks them, then enters op.fast, which
+# (when a gradient is needed) takes slow_dispatch -> the Autograd key -> AutogradKernel.call ->
+# _fast_record -> op.fast again. For the common call (positional arguments of the schema's
+# exact types, plain CPU Tensors, no torch-function or dispatch mode, no forward AD, no
+# functorch transform) this module generates, once per op and per registration change, one
+# function that does what those layers would, unrolled over the schema's arguments as the
+# built-ins' fast paths are (Note [Per-op fast path]): the no-grad case calls the kernel, the
+# recording case builds the generated Function's node inline (Note [Custom-op recording fast
+# path]) around the kernel call. Anything else - a keyword argument, a missing or extra
+# argument, another type, a mode, an output that is an input or a view, a ctx marked dirty -
+# goes to the op's full route, before anything has run (or, for the output checks, through
+# _wrap_outputs after it). It becomes the CustomOpDef's ``__call__`` through a subclass made
+# per op: special-method lookup reads the type, and an instance attribute would cost a frame.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from .._device import CPU
+from .._functorch._levels import GRAD_DEPTH, VMAP_LEVELS
+from .._state import STATE
+from .._tensor import Tensor
+from ..autograd.function import _wrap_outputs
+from ..autograd.graph import AccumulateGrad, SavedTensor
+from .autograd import AutogradKernel, _KwOnly
+from .custom_ops import _EXACT
+
+_M = object()  # an argument the caller left out
+_new = object.__new__
+
+
+def _full(d, args, rest, kw):
+    # the op's full route with exactly what the caller passed (omitted arguments are a tail)
+    n = next((i for i, a in enumerate(args) if a is _M), len(args))
+    return d._opoverload(*args[:n], *rest, **kw)
+
+
+def generate(d):
+    """The ``__call__`` of CustomOpDef ``d`` (None when its schema or kernels allow no fast call)."""
+    op = d._opoverload
+    s = op._schema
+    impl = op.impls.get("cpu") or op.impls.get("any")
+    pos = [a for a in s.arguments if not a.kwarg_only]
+    kwo = [a for a in s.arguments if a.kwarg_only]
+    if impl is None or any(not a.has_default or isinstance(a.default, list) for a in kwo):
+        return None
+    exact = [_EXACT.get(a.type) for a in pos]
+    if any(e is None for e in exact) or any(a.has_default and isinstance(a.default, list) for a in pos):
+        return None
+    ns = {"_S": STATE, "_T": Tensor, "_CPU": CPU, "_M": _M, "_full": _full, "_impl": impl, "_new": _new,
+          "_VL": VMAP_LEVELS, "_GD": GRAD_DEPTH, "_NO": (None, 0), "_AG": AccumulateGrad, "_ST": SavedTensor,
+          "_wrap": _wrap_outputs, "_KW0": _KwOnly(()), "_op": op}  # fmt: skip
+    xs = [f"x{i}" for i in range(len(pos))]
+    vs = [f"v{i}" for i in range(len(pos))]
+    L = [f"def call(self, {''.join(f'{x}=_M, ' for x in xs)}/, *rest, **kw):",
+         "    if kw or rest or _S.tf_modes or _S.td_modes or _S.fw_level >= 0:",
+         f"        return _full(self, ({''.join(f'{x}, ' for x in xs)}), rest, kw)"]  # fmt: skip
+    conds, tens, rgs = [], [], []
+    for i, (a, x, v) in enumerate(zip(pos, xs, vs)):
+        if a.has_default:
+            ns[f"_d{i}"] = a.default
+            L.append(f"    {v} = _d{i} if {x} is _M else {x}")
+        else:
+            L.append(f"    {v} = {x}")
+        if a.type == "Tensor":
+            conds.append(f"{v}.__class__ is _T and {v}._device is _CPU")
+            tens.append(i)
+            rgs.append(f"{v}._rg")
+        elif a.type == "Tensor?":
+            conds.append(f"({v} is None or {v}.__class__ is _T and {v}._device is _CPU and not {v}._rg)")
+        else:
+            ns[f"_E{i}"] = exact[i]
+            conds.append(f"{v}.__class__ in _E{i}")
+    if not tens:
+        return None
+    kd = []
+    for j, a in enumerate(kwo):
+        ns[f"_k{j}"] = a.default
+        kd.append(f"_k{j}")
+    call = f"_impl({', '.join(vs + kd)})"
+    L.append(f"    if {' and '.join(conds)}:")
+    ag = op.autograd
+    if ag is None:
+        L.append(f"        return {call}")
+    else:
+        L.append(f"        if not ({' or '.join(rgs)}) or not _S.grad_enabled:")
+        L.append(f"            return {call}")
+        if ag.__class__ is AutogradKernel and ag.tslots is not None and not kwo:
+            L += _record_lines(ag, ns, vs, tens, call)
+    L.append(f"    return _full(self, ({''.join(f'{x}, ' for x in xs)}), rest, kw)")
+    src = "\n".join(L) + "\n"
+    exec(compile(src, f"<numtorch custom call {op}>", "exec"), ns)
+    return ns["call"]
+
+
+def _record_lines(ag, ns, vs, tens, call) -> list:
+    # _fast_record unrolled (Note [Custom-op recording fast path]), under the no-grad test above
+    ns.update({"_BC": ag.fn_cls._backward_cls, "_IST": ag.is_tensor, "_setup": ag.setup_context})
+    L = ["        if not _S.anomaly and not _VL and not _GD[0] and _op.autograd is _AGK:"]
+    ns["_AGK"] = ag
+    B = []
+    for i in tens:
+        v = vs[i]
+        B += [f"_f = {v}._grad_fn",
+              "if _f is not None:",
+              f"    _e{i} = (_f, {v}._out_nr)",
+              f"    _n{i} = True",
+              f"elif {v}._rg:",  # grad_accumulator, inlined
+              f"    _dd = {v}.__dict__",
+              "    _a = _dd.get('_acc_ref')",
+              "    _a = _a() if _a is not None else None",
+              "    if _a is None:",
+              f"        _a = _new(_AG)",
+              "        _a.next_functions = ()",
+              f"        _a.variable = {v}",
+              "        _dd['_acc_ref'] = _wr(_a)",
+              f"    _e{i} = (_a, 0)",
+              f"    _n{i} = True",
+              "else:",
+              f"    _e{i} = _NO",
+              f"    _n{i} = False"]  # fmt: skip
+    needs = ", ".join(f"_n{i}" if i in tens else "False" for i in range(len(vs)))
+    ins = "".join(f"{v}, " for v in vs)
+    B += ["_c = _new(_BC)",
+          "_c.materialize_grads = True",
+          "_c._is_tensor_input = _IST",
+          f"_c.needs_input_grad = ({needs}, False)",
+          "_S.grad_enabled = False",
+          "try:",
+          f"    _o = {call}"]  # fmt: skip
+    if ag.setup_context is not None:
+        B.append(f"    _setup(ctx=_c, inputs=({ins}), output=_o)")
+    B += ["finally:",
+          "    _S.grad_enabled = True",
+          "_cd = _c.__dict__",
+          "if (_o.__class__ is not _T or _o._base is not None or 'dirty_tensors' in _cd"
+          f" or 'non_differentiable' in _cd{''.join(f' or _o is {vs[i]}' for i in tens)}):",
+          f"    return _wrap(_c, ({ins}_KW0), _o)",
+          f"_c.next_functions = ({''.join(f'_e{i}, ' for i in tens)})",
+          f"_c._input_meta = ({''.join(f'({vs[i]}._data.shape, {vs[i]}._dtype, _CPU), ' for i in tens)})",
+          "_c._out_meta = [(_o._data.shape, _o._dtype, _o._device)]",
+          "_c._nout = 1",
+          "if _o._dtype.category >= 2:",
+          "    _o._grad_fn = _c",
+          "    _o._rg = True",
+          "_ts = _cd.pop('to_save', None)",
+          "if _ts is not None:",  # SavedTensor(t) of an input, inlined (no comprehension frame)
+          "    _sl = []",
+          "    for _t in _ts:",
+          "        if _t is None or _t is _o:",
+          "            _sl.append(None if _t is None else _ST(_o, _c, 0))",
+          "        else:",
+          "            _s = _new(_ST)",
+          "            _s.version = _t._vc[0]",
+          "            _s.is_output = False",
+          "            _s.tname = ''",
+          "            _s.tensor = _t",
+          "            _sl.append(_s)",
+          "    _c._saved = _sl",
+          "return _o"]  # fmt: skip
+    ns["_wr"] = weakref.ref
+    return L + ["            " + b for b in B]
+

@@ -1,0 +1,349 @@
+"""Attach CUDA kernels to the registered ops, by family, when the CUDA backend starts.
+
+# Note [CUDA kernel table]
+# As the meta device's ``install`` (numtorch/ops/_meta_rules.py), this runs once, after every op
+# is registered, and fills ``op.impls["cuda"]`` per family, so no op declaration names CUDA:
+# - elementwise ops: the engine of numtorch/cuda/_pointwise.py with kernels generated from the
+#   op's one scalar declaration (Note [One declaration, two targets]);
+# - views: the CPU view kernel on a stand-in, read back as a view of the same device storage
+#   (Note [CUDA storage]);
+# - factories (``device=`` ops) and ``*_like``: built on the host, then one upload;
+# - copies (``_to_copy``, ``clone``, ``copy_``), reductions (``sum``/``mean``/``amax``) and
+#   matrix products (``mm``/``bmm``/``matmul``/``addmm``): hand-written kernels in
+#   numtorch/kernels/cuda/, with output shapes, dtypes and argument errors from the op's meta
+#   kernel (one place for those rules).
+# Every other op has no CUDA kernel and the dispatcher raises PyTorch's "Could not run
+# 'aten::X' with arguments from the 'CUDA' backend": nothing silently runs on the CPU.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import _dtype as D
+from .._device import device
+from .._meta import empty_meta
+from .._tensor import Tensor, _make
+from ..kernels import lazy
+from . import _pointwise as P
+from . import _storage as S
+from ._launch import device_error, launch, meta, strides_for
+
+K_COPY = lazy("numtorch.kernels.cuda.copy")
+K_RED = lazy("numtorch.kernels.cuda.reduction")
+K_MM = lazy("numtorch.kernels.cuda.linalg")
+CUDA0 = device("cuda", 0)
+
+
+def cuda_device(dev) -> device:
+    return CUDA0 if dev is None or dev.index in (None, 0) else device("cuda", dev.index)
+
+
+# ---- copies ------------------------------------------------------------------------------------
+def contiguous_copy(a: S.CudaArray, npdt) -> S.CudaArray:
+    out = S.empty(a.shape, npdt)
+    if a.size:
+        shape = a.shape or (1,)
+        launch(K_COPY.copy_strided, a.size, meta(shape), out.root, a.root, a.offset, meta(strides_for(a, shape)))
+    return out
+
+
+def copy_into(dst: S.CudaArray, src: S.CudaArray) -> None:
+    """Write ``src`` (broadcast to ``dst``'s shape, cast to its dtype) into ``dst``."""
+    if not dst.size:
+        return
+    shape = dst.shape or (1,)
+    launch(K_COPY.copy_into_strided, dst.size, meta(shape), dst.root, dst.offset, meta(strides_for(dst, shape)),
+           src.root, src.offset, meta(strides_for(src, shape)))  # fmt: skip
+
+
+def fill(dst: S.CudaArray, value) -> None:
+    """Write the scalar ``value`` (already of ``dst``'s dtype) into every element of ``dst``."""
+    if dst.size:
+        shape = dst.shape or (1,)
+        launch(K_COPY.fill_strided, dst.size, meta(shape), dst.root, dst.offset, meta(strides_for(dst, shape)), value)
+
+
+def _host_to_cuda(t: Tensor, dt: D.dtype, dev: device) -> Tensor:
+    a = t._host()
+    return _make(S.from_host(a if a.dtype == dt.np else a.astype(dt.np)), dt, Tensor, cuda_device(dev))
+
+
+def _to_copy_cuda(self, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False,
+                  memory_format=None):  # fmt: skip
+    dt = self._dtype if dtype is None else D.to_dtype(dtype)
+    if device is not None and device.type == "cpu":
+        host = self._data.copy_to_host()
+        return _make(host if host.dtype == dt.np else host.astype(dt.np), dt)
+    return _make(contiguous_copy(self._data, dt.np), dt, Tensor, cuda_device(device or self._device))
+
+
+def _clone_cuda(self, memory_format=None):
+    return _make(contiguous_copy(self._data, self._dtype.np), self._dtype, Tensor, self._device)
+
+
+def _copy_cuda(self, src, non_blocking=False):
+    if isinstance(src, Tensor) and src._device.type == "cpu":
+        src_arr = S.from_host(src._host())
+    else:
+        src_arr = src._data
+    from ..ops._pointwise import _broadcast
+
+    _broadcast([self._data.shape, src_arr.shape])  # PyTorch's size error before writing
+    copy_into(self._data, src_arr)
+    self._vc[0] += 1
+    return self
+
+
+def _copy_cpu_from(cpu_impl):
+    def impl(self, src, non_blocking=False):  # a CPU destination reads a CUDA source through the host
+        if isinstance(src, Tensor) and src._device.type == "cuda":
+            src = _make(src._data.copy_to_host(), src._dtype)
+        return cpu_impl(self, src, non_blocking)
+
+    return impl
+
+
+# ---- views and factories -------------------------------------------------------------------------
+def _view_rule(op):
+    cpu = op.impls["cpu"]
+
+    def rule(*vals):
+        src = next(v for v in vals if isinstance(v, Tensor))
+        ins = [_make(S.standin(v._data), v._dtype, Tensor, vc=v._vc) if isinstance(v, Tensor) else v for v in vals]
+        stand = ins[vals.index(src)]._data
+        return _back(cpu(*ins), stand, src)
+
+    return rule
+
+
+def _back(r, stand, src):
+    if isinstance(r, Tensor):
+        t = _make(S.view_of(src._data, r._data, stand), r._dtype, type(r), src._device, vc=r._vc)
+        if r._base is not None:
+            t._base = src if src._base is None else src._base
+        return t
+    if isinstance(r, (list, tuple)):
+        return type(r)(_back(x, stand, src) for x in r)
+    return r
+
+
+def _factory(op):
+    cpu = op.impls["cpu"]
+    names = [a.name for a in op._schema.arguments]
+    at = names.index("device")
+
+    def impl(*vals):
+        vals = list(vals)
+        dev = vals[at]
+        vals[at] = None
+        for i, v in enumerate(vals):  # *_like: the CPU kernel reads only the metadata
+            if isinstance(v, Tensor) and v._device.type == "cuda":
+                dev = dev or v._device
+                vals[i] = _make(S.standin(v._data), v._dtype)
+        r = cpu(*vals)
+        dev = cuda_device(dev if isinstance(dev, device) else None)
+        return _make(S.from_host(r._data), r._dtype, Tensor, dev)
+
+    return impl
+
+
+# ---- reductions ----------------------------------------------------------------------------------
+def _meta_of(op, vals):
+    return op.impls["meta"](*[_as_meta(v) for v in vals])
+
+
+def _as_meta(v):
+    if isinstance(v, Tensor):
+        return empty_meta(v._data.shape, v._dtype)
+    if isinstance(v, (list, tuple)) and any(isinstance(x, Tensor) for x in v):
+        return type(v)(_as_meta(x) for x in v)
+    return v
+
+
+def _reduction(op, kind, dims_at=None):
+    def impl(self, *rest):
+        res = _meta_of(op, [self, *rest])
+        a = self._data
+        dims = rest[dims_at] if dims_at is not None and rest[dims_at] is not None else []
+        dims = sorted({d % max(a.ndim, 1) for d in ([dims] if isinstance(dims, int) else dims)})
+        if not dims or a.ndim == 0:
+            dims = list(range(a.ndim))
+        keep = [d for d in range(a.ndim) if d not in dims]
+        perm = keep + dims
+        pv = S.CudaArray(a.block, a.root, a.offset, [a.shape[p] for p in perm], [a.estrides[p] for p in perm],
+                         a.dtype)  # fmt: skip
+        out_dt = res._dtype
+        if out_dt in P._UNSUPPORTED:
+            raise P.not_implemented(op._schema.name, out_dt)
+        work = np.int64 if out_dt.category < D._FLOAT else out_dt.np
+        x = contiguous_copy(pv, work)
+        rows = math.prod(a.shape[d] for d in keep)
+        n = math.prod(a.shape[d] for d in dims)
+        out = S.empty(res._data.shape, out_dt.np)
+        if rows:
+            _launch_red(kind, x, rows, n, out, out_dt)
+        return _make(out, out_dt, Tensor, self._device)
+
+    return impl
+
+
+def _launch_red(kind, x, rows, n, out, out_dt):
+    from ..kernels.cuda import RED_BLOCKS, RED_THREADS
+
+    grid = (min(rows, RED_BLOCKS), RED_THREADS)
+    xr = x.root if n else meta((0,))  # an empty row still needs a typed array argument
+    floating = x.dtype.kind == "f"
+    if kind in ("amax", "amin"):
+        want_max = kind == "amax"
+        if floating:
+            K_RED.extreme_rows_float[grid](xr, rows, n, out.root, want_max)
+        else:
+            info = np.iinfo(np.int64)
+            K_RED.extreme_rows_int[grid](xr, rows, n, out.root, want_max, info.min if want_max else info.max)
+    elif floating:
+        scale = (1.0 / n if n else math.nan) if kind == "mean" else 1.0
+        K_RED.sum_rows_float[grid](xr, rows, n, out.root, scale)
+    else:
+        K_RED.sum_rows_int[grid](xr, rows, n, out.root)
+
+
+# ---- matrix products -----------------------------------------------------------------------------
+def _batched(t: Tensor, batch: tuple, rows: int, cols: int, npdt) -> S.CudaArray:
+    a = t._data
+    shape = (*a.shape[:-2], rows, cols) if a.ndim >= 2 else ((1, cols) if rows == 1 else (rows, 1))
+    st = a.estrides if a.ndim >= 2 else ((0, a.estrides[0]) if rows == 1 else (a.estrides[0], 0))
+    v = S.CudaArray(a.block, a.root, a.offset, shape, st, a.dtype)
+    full = (*batch, rows, cols)
+    b = S.CudaArray(v.block, v.root, v.offset, full, strides_for(v, full), v.dtype)
+    return contiguous_copy(b, npdt)
+
+
+def _product(op):
+    def impl(self, other, *rest):
+        for t in (self, other):
+            if t._device.type != "cuda":
+                raise device_error()
+        res = _meta_of(op, [self, other, *rest])
+        dt = res._dtype
+        if dt not in (D.float32, D.float64):
+            raise P.not_implemented("addmm", dt)
+        a_nd, b_nd = self._data.ndim, other._data.ndim
+        m = self._data.shape[-2] if a_nd >= 2 else 1
+        k = self._data.shape[-1]
+        n = other._data.shape[-1] if b_nd >= 2 else 1
+        batch = tuple(res._data.shape[: max(len(res._data.shape) - 2, 0)]) if max(a_nd, b_nd) > 2 else ()
+        a = _batched(self, batch, m, k, dt.np)
+        b = _batched(other, batch, k, n, dt.np)
+        out = S.empty(res._data.shape, dt.np)
+        nb = math.prod(batch)
+        if out.size:
+            from ..kernels.cuda import TILE
+
+            kern = K_MM.bmm_f32 if dt is D.float32 else K_MM.bmm_f64
+            grid = ((n + TILE - 1) // TILE, (m + TILE - 1) // TILE, nb)
+            kern[grid, (TILE, TILE)](a.root, b.root, out.root, m, k, n)
+        return _make(out, dt, Tensor, self._device)
+
+    return impl
+
+
+def _addmm(self, mat1, mat2, beta=1, alpha=1):
+    # composed from CUDA ops (mm, mul, add), each of which checks devices and dtypes
+    prod = _product_mm(mat1, mat2)
+    prod = prod if alpha == 1 else prod * alpha
+    if beta == 0:  # PyTorch ignores self then, NaNs included
+        return prod
+    return prod + (self if beta == 1 else self * beta)
+
+
+_product_mm = None
+
+
+# ---- installation --------------------------------------------------------------------------------
+def _pointwise_of(op):
+    pw = getattr(op, "_pw", None)
+    if pw is not None:
+        return pw
+    impl = op.impls.get("cpu")
+    owner = getattr(impl, "__self__", None)
+    if hasattr(owner, "dtypes") and getattr(impl, "__name__", "") in ("unary", "binary"):
+        k = 1 if impl.__name__ == "unary" else 2
+        return (owner, tuple(range(k)), tuple(range(k, op.nargs)), "functional")
+    return None
+
+
+def _pointwise_impl(pwinfo):
+    pw, ins, pars, kind = pwinfo
+    if kind == "out":
+        return lambda *v: P.entry(pw, [v[i] for i in ins], [v[i] for i in pars], v[-1])
+    if kind == "inplace":
+        return lambda *v: P.entry(pw, [v[i] for i in ins], [v[i] for i in pars], inplace=True)
+    return lambda *v: P.entry(pw, [v[i] for i in ins], [v[i] for i in pars])
+
+
+def install() -> dict:
+    """Fill ``op.impls["cuda"]`` for every op family with CUDA kernels (Note [CUDA kernel table])."""
+    global _product_mm
+    from ..ops._registry import OPS
+    from ..ops.factory.conversion import DEVICE_COPY
+
+    counts = {"pointwise": 0, "view": 0, "factory": 0, "other": 0}
+    special = {
+        "aten::_to_copy": _to_copy_cuda,
+        "aten::clone": _clone_cuda,
+        "aten::copy_": _copy_cuda,
+        "aten::sum": _reduction(OPS["aten::sum"], "sum"),
+        "aten::sum.dim_IntList": _reduction(OPS["aten::sum.dim_IntList"], "sum", 0),
+        "aten::mean": _reduction(OPS["aten::mean"], "mean"),
+        "aten::mean.dim": _reduction(OPS["aten::mean.dim"], "mean", 0),
+        "aten::amax": _reduction(OPS["aten::amax"], "amax", 0),
+        "aten::amin": _reduction(OPS["aten::amin"], "amin", 0),
+        "aten::max": _reduction(OPS["aten::max"], "amax"),
+        "aten::min": _reduction(OPS["aten::min"], "amin"),
+        "aten::mm": _product(OPS["aten::mm"]),
+        "aten::bmm": _product(OPS["aten::bmm"]),
+        "aten::matmul": _product(OPS["aten::matmul"]),
+        "aten::addmm": _addmm,
+    }
+    _product_mm = special["aten::mm"]
+    from . import _composed
+
+    counts["composed"] = _composed.install(OPS, _meta_of)
+    for name, fn in special.items():
+        OPS[name].impls["cuda"] = fn
+        counts["other"] += 1
+    copy_ = OPS["aten::copy_"]
+    copy_.impls["cpu"] = _copy_cpu_from(copy_.impls["cpu"])
+    for op in OPS.values():
+        kind = _family(op)
+        if kind is not None:
+            counts[kind] += 1
+    DEVICE_COPY["cuda"] = _host_to_cuda
+    return counts
+
+
+def _family(op) -> str | None:
+    """Give ``op`` its family's CUDA implementation; returns the family (None: none applies)."""
+    if "cuda" in op.impls or "composite" in op.impls or "cpu" not in op.impls:
+        return None
+    pwinfo = _pointwise_of(op)
+    if pwinfo is not None:
+        op.impls["cuda"] = _pointwise_impl(pwinfo)
+        return "pointwise"
+    if op.kind == "view" or op._schema.name == "_unsafe_view":
+        op.impls["cuda"] = _view_rule(op)
+        return "view"
+    if "device" in [a.name for a in op._schema.arguments] and op.kind == "functional":
+        op.impls["cuda"] = _factory(op)
+        return "factory"
+    return None
+
+
+def install_one(op) -> bool:
+    """Whether ``op`` has a CUDA implementation, giving it its family's when it has none yet."""
+    if "cuda" not in op.impls:
+        _family(op)
+    return "cuda" in op.impls

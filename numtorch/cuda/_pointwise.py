@@ -1,0 +1,155 @@
+"""The CUDA backend of every elementwise op: the CPU engine's dtype rules, CUDA kernels
+generated from the same declaration (Note [One declaration, two targets])."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor, _make
+from ..ops._pointwise import _broadcast, _cname, _param, _scalar, warn_resize
+from ..ops.pointwise._elementwise import CAT, Elementwise, Routed, number
+from . import _storage as S
+from ._launch import device_error, launch, meta, parts
+
+_MODS: dict = {}
+
+
+def _kernel(pw, name: str):
+    mod = _MODS.get(pw)  # by object: declarations may share a name (round and round.decimals)
+    if mod is None:
+        from ..kernels._codegen import load_module
+        from ..kernels.cuda._codegen import render_pointwise
+
+        # a library elementwise op's scalar functions go into its module as for the CPU
+        src = render_pointwise(pw.inputs, pw.params, pw.expr, getattr(pw, "helpers", ()), getattr(pw, "header", ()))
+        mod = _MODS[pw] = load_module(f"cu_{pw.name}", src)
+    return getattr(mod, name)
+
+
+def not_implemented(name: str, dt: D.dtype) -> RuntimeError:
+    return RuntimeError(f"\"{name}_cuda\" not implemented for '{_cname(dt)}'")
+
+
+_UNSUPPORTED = (D.float16, D.complex64, D.complex128)
+
+
+def cast(a: S.CudaArray, npdt) -> S.CudaArray:
+    """``a`` as a contiguous array of ``npdt`` (``a`` itself when it already is one)."""
+    if a.dtype == npdt and a.contiguous:
+        return a
+    from ._install import contiguous_copy
+
+    return contiguous_copy(a, npdt)
+
+
+def _operand(x, dev_tensors):
+    if isinstance(x, Tensor):
+        if x._device.type == "cuda":
+            dev_tensors.append(x)
+            return x
+        if x._data.ndim == 0 and x._device.type == "cpu":  # a CPU 0-d tensor stands for a scalar
+            return x.item()
+        raise device_error()
+    return x
+
+
+def entry(engine, operands, params=(), out=None, inplace=False):
+    """The CUDA backend of an elementwise op declared with ``engine``: the CPU engine's checks
+    and dtype rules (Note [Elementwise semantics]), then the kernel generated for CUDA."""
+    if isinstance(engine, Routed):
+        engine, operands, params = engine.pick(list(operands), list(params))
+    if not isinstance(engine, Elementwise):
+        return call(engine, operands, params, out, inplace)
+    ops = [x if isinstance(x, Tensor) else number(x, engine, i) for i, x in enumerate(operands)]
+    if not any(isinstance(x, Tensor) for x in ops):
+        raise device_error()
+    if engine.early is not None:
+        engine.early(ops)
+    common, compute, result = engine._dtypes(ops)
+    target = ops[0] if inplace else out
+    if target is not None:
+        engine._check_out(target, inplace, compute, result)
+    engine.check(common)
+    kp = engine.prep(compute, ops, list(params)) if engine.prep else list(params)
+    pw = engine.variants[CAT[compute.category]]
+    kname = engine.kname.removesuffix("_cpu")
+    return call(pw, ops, kp, out, inplace, (compute, result), raw=True, kname=kname)
+
+
+def call(pw, operands, params=(), out=None, inplace=False, types=None, raw=False, kname=None):
+    """Elementwise ``pw`` on CUDA operands (PyTorch's promotion, broadcasting, out=, in place);
+    ``types``: (compute, result) already decided; ``raw``: params are already validated;
+    ``kname``: the kernel name errors give (PyTorch's ``add_cuda``)."""
+    if inplace:
+        out = operands[0]
+    if out is not None and out._device.type != "cuda":
+        raise device_error()
+    devs: list = []
+    vals = [_operand(x, devs) for x in operands]
+    compute, result = pw.dtypes(operands) if types is None else types
+    for dt in (compute, result) + ((out._dtype,) if out is not None else ()):
+        if dt in _UNSUPPORTED:
+            raise not_implemented(kname or pw.name, dt)
+    if out is not None and not inplace and out._dtype is not result:
+        if not D.can_cast(result, out._dtype):
+            raise RuntimeError(f"result type {_cname(result)} can't be cast to the desired output type "
+                               f"{_cname(out._dtype)}")  # fmt: skip
+        r = call(pw, operands, params, types=types, raw=raw, kname=kname)
+        from ._install import copy_into
+
+        if out._data.shape != r._data.shape:
+            _resize(out, r._data.shape)
+        copy_into(out._data, r._data)
+        out._vc[0] += 1
+        return out
+    npc = compute.np
+    arrays = []
+    for i, v in enumerate(vals):
+        if isinstance(v, Tensor):
+            a = v._data
+            arrays.append(a if a.dtype == npc else cast(a, npc))
+        else:
+            wide = pw.wide and pw.inputs[i] in pw.wide and compute.category == D._FLOAT
+            arrays.append(np.float64(_scalar(v, compute)) if wide else npc.type(_scalar(v, compute)))
+    shape = _broadcast([a.shape for a in arrays if isinstance(a, S.CudaArray)])
+    if inplace and shape != out._data.shape:
+        raise RuntimeError(f"output with shape {list(out._data.shape)} doesn't match the broadcast shape "
+                           f"{list(shape)}")  # fmt: skip
+    if out is None:
+        dest = S.empty(shape, result.np)
+    else:
+        if out._data.shape != shape:
+            _resize(out, shape)
+        dest = out._data
+    if raw:  # as the CPU kernels do: every parameter cast to the compute dtype
+        pvals = [npc.type(p.item() if isinstance(p, Tensor) else p) for p in params]
+    else:
+        pvals = [npc.type(_param(p, compute)) for p in params]
+    _run(pw, arrays, dest, shape, pvals)
+    if out is None:
+        return _make(dest, result, Tensor, devs[0]._device)
+    out._vc[0] += 1
+    return out
+
+
+def _run(pw, arrays, dest, shape, pvals):
+    n = dest.size
+    if not n:
+        return
+    pat = "".join("a" if isinstance(a, S.CudaArray) else "s" for a in arrays)
+    if dest.contiguous and all(not isinstance(a, S.CudaArray) or a.size == n and a.contiguous for a in arrays):
+        args = [a.root[a.offset : a.offset + n] if isinstance(a, S.CudaArray) else a for a in arrays]
+        launch(_kernel(pw, "c_" + pat), n, *args, dest.root[dest.offset : dest.offset + n], *pvals)
+        return
+    shape = shape or (1,)  # 0-d: one element, and the kernels' loop over dims needs one
+    args = [meta(shape), *parts(dest, shape)]
+    for a in arrays:
+        args += parts(a, shape) if isinstance(a, S.CudaArray) else [a]
+    launch(_kernel(pw, "s_" + pat), n, *args, *pvals)
+
+
+def _resize(out: Tensor, shape) -> None:
+    if out._data.size:
+        warn_resize(out._data.shape, shape, 4)
+    out._data = S.empty(shape, out._dtype.np)

@@ -1,0 +1,135 @@
+"""A CUDA tensor's storage: a Numba device array plus the ndarray metadata numtorch reads.
+
+# Note [CUDA storage]
+# A CUDA tensor's ``_data`` is a CudaArray: a 1-D Numba device array over the whole storage
+# (``root``, from the caching allocator: Note [Caching allocator]), an element offset, shape
+# and element strides. It answers the ndarray attributes the rest of numtorch reads for
+# metadata (shape, strides in bytes, dtype, ndim, size, itemsize, nbytes, flags), as the
+# meta device's MetaArray does, so Tensor's metadata methods work unchanged. Views share
+# ``root`` and differ in offset/strides: view ops run their CPU kernel on a stand-in ndarray
+# (Note [Meta storage]) and read the result's strides and offset back. Kernels take
+# ``(root, offset, strides)`` triples, the same flat-storage form the CPU strided kernels use.
+# Nothing here reads device memory into host memory implicitly: ``np.asarray`` of a CudaArray
+# raises, and only ``copy_to_host`` copies.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._meta import _Flags, _is_c, contiguous_strides
+from . import _runtime as rt
+
+
+class CudaArray:
+    """Device storage with ndarray-like metadata (Note [CUDA storage])."""
+
+    __slots__ = ("block", "root", "offset", "shape", "estrides", "dtype", "itemsize", "ndim", "size")
+    base = None
+
+    def __init__(self, block, root, offset: int, shape, estrides, dtype):
+        self.block, self.root, self.offset = block, root, int(offset)
+        self.shape = tuple(int(n) for n in shape)
+        self.estrides = tuple(int(s) for s in estrides)
+        self.dtype = np.dtype(dtype)
+        self.itemsize = self.dtype.itemsize
+        self.ndim = len(self.shape)
+        n = 1
+        for s in self.shape:
+            n *= s
+        self.size = n
+
+    @property
+    def strides(self) -> tuple:
+        return tuple(s * self.itemsize for s in self.estrides)
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.itemsize
+
+    @property
+    def flags(self) -> _Flags:
+        st = self.strides
+        return _Flags(_is_c(self.shape, st, self.itemsize), _is_c(self.shape[::-1], st[::-1], self.itemsize))
+
+    @property
+    def contiguous(self) -> bool:
+        return _is_c(self.shape, self.strides, self.itemsize)
+
+    def copy_to_host(self) -> np.ndarray:
+        if self.size == 0:
+            return np.empty(self.shape, self.dtype)
+        if self.contiguous:
+            flat = self.root[self.offset : self.offset + self.size].copy_to_host()
+            return flat.reshape(self.shape)
+        host = self.root.copy_to_host()
+        return np.lib.stride_tricks.as_strided(host[self.offset :], self.shape, self.strides).copy()
+
+    def copy(self) -> CudaArray:
+        from . import _install
+
+        return _install.contiguous_copy(self, self.dtype)
+
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        return {
+            "shape": self.shape,
+            "strides": None if self.contiguous else self.strides,
+            "typestr": self.dtype.str,
+            "data": (_pointer(self.root) + self.offset * self.itemsize, False),
+            "version": 3,
+        }
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError(
+            "can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor "
+            "to host memory first."
+        )
+
+    def __repr__(self) -> str:
+        return f"CudaArray(shape={self.shape}, dtype={self.dtype}, strides={self.estrides}, offset={self.offset})"
+
+
+def _pointer(root) -> int:
+    if rt.simulated():  # the simulator's device arrays are host ndarrays
+        return root._ary.__array_interface__["data"][0]
+    return root.__cuda_array_interface__["data"][0]
+
+
+def empty(shape, dtype) -> CudaArray:
+    """A new contiguous CudaArray from the caching allocator."""
+    dtype = np.dtype(dtype)
+    shape = tuple(int(n) for n in shape)
+    n = 1
+    for s in shape:
+        n *= s
+    block = rt.allocate(n * dtype.itemsize)
+    root = block.mem.view(dtype)[: max(n, 1)]
+    return CudaArray(block, root, 0, shape, contiguous_strides(shape), dtype)
+
+
+def from_host(a: np.ndarray) -> CudaArray:
+    """A device copy of the host array ``a`` (one transfer)."""
+    c = a if a.flags.c_contiguous else a.copy(order="C")  # ascontiguousarray makes 0-d 1-d
+    out = empty(c.shape, c.dtype)
+    if c.size:
+        out.root[: c.size].copy_to_device(c.reshape(-1))
+    return out
+
+
+def view_of(src: CudaArray, r: np.ndarray, stand: np.ndarray) -> CudaArray:
+    """The CudaArray of ``r``, a view computed by a CPU kernel from ``stand`` (a stand-in of ``src``)."""
+    if r.dtype != src.dtype:
+        raise NotImplementedError("numtorch.cuda: views that reinterpret the dtype are not supported on CUDA")
+    isz = src.itemsize
+    delta = r.__array_interface__["data"][0] - stand.__array_interface__["data"][0]
+    st = tuple(s // isz for s in r.strides)
+    if not r.size and r.ndim and not any(st):  # NumPy zeroes an empty array's strides
+        st = contiguous_strides(r.shape)
+    return CudaArray(src.block, src.root, src.offset + delta // isz, r.shape, st, src.dtype)
+
+
+def standin(a: CudaArray) -> np.ndarray:
+    """An ndarray with ``a``'s shape and strides over a tiny read-only buffer (metadata only)."""
+    buf = np.zeros(1, a.dtype)
+    return np.lib.stride_tricks.as_strided(buf, a.shape, a.strides, writeable=False)

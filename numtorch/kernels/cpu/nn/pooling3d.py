@@ -1,0 +1,200 @@
+"""3-D pooling kernels on contiguous (P, D, H, W) volumes, P = N*C: the twins of
+kernels/cpu/nn/pooling.py. One volume per iteration (parallel variants split volumes across
+cores); max-pool indices are flat positions inside the input volume ((d * H + h) * W + w), as
+PyTorch returns, so pooling.max_pool_backward scatters them back unchanged.
+
+# Note [3-D pooling geometry]
+# ``geo`` is one int64 array (D, H, W, KD, KH, KW, SD, SH, SW, PD, PH, PW, DD, DH, DW, OD, OH, OW)
+# for the windowed pools and (D, H, W, OD, OH, OW) for the adaptive ones
+# (ops/nn/pooling3d.py builds both).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from numtorch.kernels._jit import inline, kernel, parallel_kernel, prange
+from numtorch.kernels.cpu.nn.pooling import _end, _start
+
+
+@inline
+def _first(o, S, P, Dl, K, size):
+    """Window [lo, hi) with step Dl of output o, clipped into [0, size) on the grid."""
+    lo = o * S - P
+    hi = min(lo + (K - 1) * Dl + 1, size)
+    while lo < 0:
+        lo += Dl
+    return lo, hi
+
+
+@inline
+def _max_pool_volume(x, out, idx, p, geo):
+    D, H, W, KD, KH, KW = geo[0], geo[1], geo[2], geo[3], geo[4], geo[5]
+    SD, SH, SW, PD, PH, PW = geo[6], geo[7], geo[8], geo[9], geo[10], geo[11]
+    DD, DH, DW, OD, OH, OW = geo[12], geo[13], geo[14], geo[15], geo[16], geo[17]
+    xb = p * D * H * W
+    ob = p * OD * OH * OW
+    for od in range(OD):
+        d0, d1 = _first(od, SD, PD, DD, KD, D)
+        for oh in range(OH):
+            h0, h1 = _first(oh, SH, PH, DH, KH, H)
+            for ow in range(OW):
+                w0, w1 = _first(ow, SW, PW, DW, KW, W)
+                best = -np.inf
+                at = (d0 * H + h0) * W + w0
+                for d in range(d0, d1, DD):
+                    for h in range(h0, h1, DH):
+                        for w in range(w0, w1, DW):
+                            v = x[xb + (d * H + h) * W + w]
+                            if v > best or v != v:  # NaN wins, as in PyTorch's kernel
+                                best = v
+                                at = (d * H + h) * W + w
+                o = ob + (od * OH + oh) * OW + ow
+                out[o] = best
+                idx[o] = at
+
+
+@kernel
+def max_pool3d(x, out, idx, geo):
+    """Max over each window of every volume; ``idx`` (int64) receives argmax positions."""
+    for p in range(out.size // (geo[15] * geo[16] * geo[17])):
+        _max_pool_volume(x, out, idx, p, geo)
+
+
+@parallel_kernel
+def max_pool3d_parallel(x, out, idx, geo):
+    for p in prange(out.size // (geo[15] * geo[16] * geo[17])):
+        _max_pool_volume(x, out, idx, p, geo)
+
+
+@inline
+def _avg_range(o, S, P, K, size):
+    lo = o * S - P
+    hi = min(lo + K, size + P)
+    return lo, hi, max(lo, 0), min(hi, size)
+
+
+@inline
+def _avg_volume(x, out, gi, grad, p, geo, cip, divisor, backward):
+    D, H, W, KD, KH, KW = geo[0], geo[1], geo[2], geo[3], geo[4], geo[5]
+    SD, SH, SW, PD, PH, PW = geo[6], geo[7], geo[8], geo[9], geo[10], geo[11]
+    OD, OH, OW = geo[15], geo[16], geo[17]
+    xb = p * D * H * W
+    ob = p * OD * OH * OW
+    for od in range(OD):
+        a0, a1, d0, d1 = _avg_range(od, SD, PD, KD, D)
+        for oh in range(OH):
+            b0, b1, h0, h1 = _avg_range(oh, SH, PH, KH, H)
+            for ow in range(OW):
+                c0, c1, w0, w1 = _avg_range(ow, SW, PW, KW, W)
+                if divisor > 0:
+                    n = divisor
+                elif cip:
+                    n = (a1 - a0) * (b1 - b0) * (c1 - c0)
+                else:
+                    n = (d1 - d0) * (h1 - h0) * (w1 - w0)
+                o = ob + (od * OH + oh) * OW + ow
+                empty = d0 >= d1 or h0 >= h1 or w0 >= w1
+                if backward:
+                    if empty:
+                        continue
+                    g = grad[o] / n
+                    for d in range(d0, d1):
+                        for h in range(h0, h1):
+                            for w in range(w0, w1):
+                                gi[xb + (d * H + h) * W + w] += g
+                else:
+                    acc = x.dtype.type(0)  # not x[0] * 0: a NaN or inf there would reach every window
+                    for d in range(d0, d1):
+                        for h in range(h0, h1):
+                            for w in range(w0, w1):
+                                acc += x[xb + (d * H + h) * W + w]
+                    out[o] = 0 if empty else acc / n
+
+
+@kernel
+def avg_pool3d(x, out, geo, count_include_pad, divisor):
+    """Window means; ``divisor`` > 0 overrides the window size (``divisor_override``)."""
+    for p in range(out.size // (geo[15] * geo[16] * geo[17])):
+        _avg_volume(x, out, out, out, p, geo, count_include_pad, divisor, False)
+
+
+@parallel_kernel
+def avg_pool3d_parallel(x, out, geo, count_include_pad, divisor):
+    for p in prange(out.size // (geo[15] * geo[16] * geo[17])):
+        _avg_volume(x, out, out, out, p, geo, count_include_pad, divisor, False)
+
+
+@kernel
+def avg_pool3d_backward(grad, gi, geo, count_include_pad, divisor):
+    """The adjoint of ``avg_pool3d``: each window's grad / divisor added to its inputs."""
+    for i in range(gi.size):
+        gi[i] = 0
+    for p in range(grad.size // (geo[15] * geo[16] * geo[17])):
+        _avg_volume(gi, gi, gi, grad, p, geo, count_include_pad, divisor, True)
+
+
+@inline
+def _adaptive_volume(x, out, idx, gi, grad, p, geo, mode):
+    # mode 0: mean, 1: mean's adjoint, 2: max with argmax
+    D, H, W, OD, OH, OW = geo[0], geo[1], geo[2], geo[3], geo[4], geo[5]
+    xb = p * D * H * W
+    ob = p * OD * OH * OW
+    for od in range(OD):
+        d0, d1 = _start(od, D, OD), _end(od, D, OD)
+        for oh in range(OH):
+            h0, h1 = _start(oh, H, OH), _end(oh, H, OH)
+            for ow in range(OW):
+                w0, w1 = _start(ow, W, OW), _end(ow, W, OW)
+                o = ob + (od * OH + oh) * OW + ow
+                n = (d1 - d0) * (h1 - h0) * (w1 - w0)
+                if mode == 1:
+                    g = grad[o] / n
+                    for d in range(d0, d1):
+                        for h in range(h0, h1):
+                            for w in range(w0, w1):
+                                gi[xb + (d * H + h) * W + w] += g
+                elif mode == 0:
+                    acc = x.dtype.type(0)
+                    for d in range(d0, d1):
+                        for h in range(h0, h1):
+                            for w in range(w0, w1):
+                                acc += x[xb + (d * H + h) * W + w]
+                    out[o] = acc / n
+                else:
+                    best = -np.inf
+                    at = (d0 * H + h0) * W + w0
+                    for d in range(d0, d1):
+                        for h in range(h0, h1):
+                            for w in range(w0, w1):
+                                v = x[xb + (d * H + h) * W + w]
+                                if v > best or v != v:
+                                    best = v
+                                    at = (d * H + h) * W + w
+                    out[o] = best
+                    idx[o] = at
+
+
+@kernel
+def adaptive_avg_pool3d(x, out, geo):
+    """Mean over the adaptive windows [floor(o*I/O), ceil((o+1)*I/O)) of each volume."""
+    idx = np.empty(0, np.int64)
+    for p in range(out.size // (geo[3] * geo[4] * geo[5])):
+        _adaptive_volume(x, out, idx, out, out, p, geo, 0)
+
+
+@kernel
+def adaptive_avg_pool3d_backward(grad, gi, geo):
+    """The adjoint of ``adaptive_avg_pool3d``."""
+    idx = np.empty(0, np.int64)
+    for i in range(gi.size):
+        gi[i] = 0
+    for p in range(grad.size // (geo[3] * geo[4] * geo[5])):
+        _adaptive_volume(gi, gi, idx, gi, grad, p, geo, 1)
+
+
+@kernel
+def adaptive_max_pool3d(x, out, idx, geo):
+    """Max over the adaptive windows; ``idx`` receives flat argmax positions in the volume."""
+    for p in range(out.size // (geo[3] * geo[4] * geo[5])):
+        _adaptive_volume(x, out, idx, out, out, p, geo, 2)

@@ -1,0 +1,486 @@
+"""numtorch.linalg functions derived from the core ones: vecdot, diagonal, matmul, vander, cond,
+matrix_rank, tensorinv, tensorsolve, solve_triangular, matrix_exp and the ``*_ex`` variants
+(inv_ex, cholesky_ex, solve_ex) that report failures in an ``info`` tensor instead of raising.
+
+All are composites (Note [Composite bodies are below the Python API]): their gradients come
+from the ops they call, so each is exactly as differentiable as PyTorch's.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from ... import _dtype as D
+from ... import _factory_utils as F
+from ... import return_types
+from ..._dispatch import dispatch
+from ..._tensor import Tensor, _make, _wrap_dim
+from .._registry import OPS, body_of, defop, public
+from .core import LinAlgError, _cj
+from .solve import _floating, _square, _zero_pivot
+
+_INV_EX = return_types.register("linalg_inv_ex", ("inverse", "info"))
+_CHOL_EX = return_types.register("linalg_cholesky_ex", ("L", "info"))
+_SOLVE_EX = return_types.register("linalg_solve_ex", ("result", "info"))
+
+
+def _aten(name):
+    return OPS[f"aten::{name}"]
+
+
+def _info(shape, values=None):
+    a = np.zeros(shape, np.int32) if values is None else np.asarray(values, np.int32).reshape(shape)
+    return _make(a, D.int32)
+
+
+# ---- vecdot, diagonal, matmul -------------------------------------------------------------------
+def _vecdot(x, y, dim=-1):
+    if x._dtype is not y._dtype:
+        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+                           f"{F.cname(x._dtype)} and y of type {F.cname(y._dtype)} instead")  # fmt: skip
+    return (_cj(x) * y).sum(dim)
+
+
+_VECDOT = defop("linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor", composite=_vecdot)
+_VECDOT_OUT = defop("linalg_vecdot.out(Tensor x, Tensor y, *, int dim=-1, Tensor(a!) out) -> Tensor(a!)",
+                    composite=lambda x, y, dim=-1, out=None: body_of("sum")(_cj(x) * y, dim, False, None, out))  # fmt: skip
+
+
+def _vecdot_fn(x, y, dim, out):
+    """The dot product of vectors along ``dim`` (the first conjugated), as ``torch.linalg.vecdot``.
+
+    >>> numtorch.linalg.vecdot(numtorch.tensor([[1.0, 2.0], [3.0, 4.0]]), numtorch.tensor([1.0, 1.0]))
+    tensor([3., 7.])
+    """
+    return dispatch(_VECDOT, [x, y, dim]) if out is None else dispatch(_VECDOT_OUT, [x, y, dim, out])
+
+
+public("vecdot", "x, y, *, dim=-1, out=None", _vecdot_fn, relevant=("x", "y"), module="torch.linalg", ops=(_VECDOT,))
+
+_DIAGONAL = defop("linalg_diagonal(Tensor(a) A, *, int offset=0, int dim1=-2, int dim2=-1) -> Tensor(a)",
+                  composite=lambda A, offset=0, dim1=-2, dim2=-1: dispatch(_aten("diagonal"), [A, offset, dim1, dim2]))  # fmt: skip
+
+
+def _diagonal_fn(A, offset, dim1, dim2):
+    """The diagonals of a batch of matrices (a view), as ``torch.linalg.diagonal``.
+
+    >>> numtorch.linalg.diagonal(numtorch.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    tensor([1., 4.])
+    """
+    return dispatch(_DIAGONAL, [A, offset, dim1, dim2])
+
+
+public("diagonal", "A, *, offset=0, dim1=-2, dim2=-1", _diagonal_fn, relevant=("A",), module="torch.linalg", ops=(_DIAGONAL,))
+
+_LMATMUL = defop("linalg_matmul(Tensor self, Tensor other) -> Tensor", composite=lambda a, b: dispatch(_aten("matmul"), [a, b]))
+_LMATMUL_OUT = defop("linalg_matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
+                     composite=lambda a, b, out: dispatch(_aten("matmul.out"), [a, b, out]))  # fmt: skip
+
+
+def _matmul_fn(input, other, out):
+    """Alias of ``numtorch.matmul``, as ``torch.linalg.matmul``.
+
+    >>> numtorch.linalg.matmul(numtorch.eye(2), numtorch.tensor([1.0, 2.0]))
+    tensor([1., 2.])
+    """
+    return dispatch(_LMATMUL, [input, other]) if out is None else dispatch(_LMATMUL_OUT, [input, other, out])
+
+
+public("matmul", "input, other, *, out=None", _matmul_fn, relevant=("input", "other"), module="torch.linalg", ops=(_LMATMUL,))
+
+
+# ---- vander -------------------------------------------------------------------------------------
+def _vander(x, N=None):
+    n = x.shape[-1] if x.ndim else 1
+    N = n if N is None else N
+    if N <= 1 or x.ndim == 0:
+        raise RuntimeError("N must be greater than 1.")
+    # columns x^0 .. x^(N-1): a cumulative product keeps integer dtypes exact, as PyTorch's
+    ones = body_of("ones_like")(x.unsqueeze(-1), None, None, None, False, None)
+    powers = x.unsqueeze(-1).expand(*x.shape, N - 1).cumprod(-1)
+    return body_of("cat")([ones, powers], -1, None)
+
+
+_VANDER = defop("linalg_vander(Tensor x, *, SymInt? N=None) -> Tensor", composite=_vander)
+
+
+def _vander_fn(x, N):
+    """The Vandermonde matrix of ``x``: columns ``x**0 .. x**(N-1)``, as ``torch.linalg.vander``.
+
+    >>> numtorch.linalg.vander(numtorch.tensor([1, 2, 3]))
+    tensor([[1, 1, 1],
+            [1, 2, 4],
+            [1, 3, 9]])
+    """
+    return dispatch(_VANDER, [x, N])
+
+
+public("vander", "x, *, N=None", _vander_fn, relevant=("x",), module="torch.linalg", ops=(_VANDER,))
+
+
+# ---- cond, matrix_rank --------------------------------------------------------------------------
+def _cond(A, p=None):
+    if p in (None, 2, -2):
+        if A.ndim < 2:
+            raise RuntimeError("linalg.cond: The input tensor A must have at least 2 dimensions.")
+        s = dispatch(_aten("linalg_svdvals"), [A, None])
+        hi, lo = s.amax(-1), s.amin(-1)
+        return hi / lo if p != -2 else lo / hi
+    name = f"linalg.cond(ord={p})"
+    if A.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    _square(A, name)
+    _floating(A, name)
+    norm = body_of("matrix_norm", "torch.linalg")
+    try:
+        inv = dispatch(_aten("linalg_inv"), [A])
+    except LinAlgError:
+        # PyTorch: a singular A has an infinite condition number
+        real = A._dtype.to_real()
+        return _make(np.full(A.shape[:-2], np.inf, real.np), real)
+    return norm(A, p, (-2, -1), False, None, None) * norm(inv, p, (-2, -1), False, None, None)
+
+
+_COND = defop("linalg_cond(Tensor self, Scalar? p=None) -> Tensor", composite=_cond)
+_COND_STR = defop("linalg_cond.p_str(Tensor self, str p) -> Tensor", composite=_cond)
+
+
+def _cond_fn(A, p, out):
+    """The condition number of ``A`` in the norm ``p`` (2 by default: the ratio of the extreme
+    singular values), as ``torch.linalg.cond``.
+
+    >>> numtorch.linalg.cond(numtorch.tensor([[2.0, 0.0], [0.0, 0.5]]))
+    tensor(4.)
+    """
+    r = dispatch(_COND_STR if isinstance(p, str) else _COND, [A, p])
+    return r if out is None else out.resize_(r.shape).copy_(r)
+
+
+public("cond", "A, p=None, *, out=None", _cond_fn, relevant=("A",), module="torch.linalg", ops=(_COND,))
+
+
+def _matrix_rank(A, atol=None, rtol=None, hermitian=False):
+    if A.ndim < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+    if hermitian:
+        s = dispatch(_aten("linalg_eigvalsh"), [A, "L"]).abs()
+    else:
+        s = dispatch(_aten("linalg_svdvals"), [A, None])
+    real = A._dtype.to_real()
+    if atol is None and rtol is None:
+        rtol = float(np.finfo(real.np).eps) * max(A.shape[-2], A.shape[-1])
+    elif rtol is None:
+        rtol = 0.0
+    smax = s.amax(-1, keepdim=True) if s.shape[-1] else s.sum(-1, keepdim=True)
+    tol = smax * rtol
+    if atol is not None:
+        tol = body_of("maximum")(tol, atol if isinstance(atol, Tensor) else _make(np.array(atol, real.np), real), None)
+    return (s > tol).sum(-1)
+
+
+_RANK = defop("linalg_matrix_rank.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) "
+              "-> Tensor", composite=_matrix_rank)  # fmt: skip
+_RANK_T = defop("linalg_matrix_rank.atol_rtol_tensor(Tensor input, *, Tensor? atol=None, Tensor? rtol=None, bool hermitian=False)"
+                " -> Tensor", composite=_matrix_rank)  # fmt: skip
+
+
+def _matrix_rank_fn(A, tol, hermitian, atol, rtol, out):
+    """The numerical rank: how many singular values exceed ``max(atol, rtol * largest)``, as
+    ``torch.linalg.matrix_rank`` (``tol`` is the older name of ``atol``).
+
+    >>> numtorch.linalg.matrix_rank(numtorch.tensor([[1.0, 2.0], [2.0, 4.0]]))
+    tensor(1)
+    """
+    atol = tol if atol is None else atol
+    tensors = isinstance(atol, Tensor) or isinstance(rtol, Tensor)
+    r = dispatch(_RANK_T if tensors else _RANK, [A, atol, rtol, hermitian])
+    return r if out is None else out.resize_(r.shape).copy_(r)
+
+
+public("matrix_rank", "A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None", _matrix_rank_fn, relevant=("A",),
+       module="torch.linalg", ops=(_RANK,))  # fmt: skip
+
+
+# ---- tensorinv, tensorsolve ---------------------------------------------------------------------
+def _tensorinv(A, ind=2):
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    head, tail = tuple(A.shape[:ind]), tuple(A.shape[ind:])
+    rows, cols = math.prod(head), math.prod(tail)
+    if rows != cols:
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[ind:]) == prod(self.shape[:ind]), "
+                           f"but got {cols} != {rows}")  # fmt: skip
+    inv = dispatch(_aten("linalg_inv"), [A.reshape(rows, cols)])
+    return inv.reshape(*tail, *head)
+
+
+_TINV = defop("linalg_tensorinv(Tensor self, int ind=2) -> Tensor", composite=_tensorinv)
+
+
+def _tensorinv_fn(A, ind, out):
+    """The inverse of ``A`` for ``tensordot`` with ``ind`` leading dimensions, as
+    ``torch.linalg.tensorinv``.
+
+    >>> numtorch.linalg.tensorinv(numtorch.eye(4).reshape(4, 2, 2), ind=1).shape
+    torch.Size([2, 2, 4])
+    """
+    r = dispatch(_TINV, [A, ind])
+    return r if out is None else out.resize_(r.shape).copy_(r)
+
+
+public("tensorinv", "A, ind=2, *, out=None", _tensorinv_fn, relevant=("A",), module="torch.linalg", ops=(_TINV,))
+
+
+def _tensorsolve(A, B, dims=None):
+    if dims is not None:
+        nd = A.ndim
+        src = [_wrap_dim(d, nd) for d in dims]
+        A = A.movedim(src, list(range(nd - len(src), nd)))
+    rest = tuple(A.shape[B.ndim :])
+    rows, cols = B.numel(), math.prod(rest)
+    if rows != cols or math.prod(A.shape) != rows * cols:
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == prod(self.shape[:other.ndim]), "
+                           f"but got {cols} != {math.prod(A.shape[: B.ndim])}")  # fmt: skip
+    x = dispatch(_aten("linalg_solve"), [A.reshape(rows, cols), B.reshape(rows), True])
+    return x.reshape(rest)
+
+
+_TSOLVE = defop("linalg_tensorsolve(Tensor self, Tensor other, int[]? dims=None) -> Tensor", composite=_tensorsolve)
+
+
+def _tensorsolve_fn(A, B, dims, out):
+    """The X with ``tensordot(A, X, X.ndim) == B``, as ``torch.linalg.tensorsolve``.
+
+    >>> numtorch.linalg.tensorsolve(numtorch.eye(6).reshape(2, 3, 6), numtorch.ones(2, 3)).shape
+    torch.Size([6])
+    """
+    r = dispatch(_TSOLVE, [A, B, dims])
+    return r if out is None else out.resize_(r.shape).copy_(r)
+
+
+public("tensorsolve", "A, B, dims=None, *, out=None", _tensorsolve_fn, relevant=("A", "B"), module="torch.linalg", ops=(_TSOLVE,))
+
+
+# ---- solve_triangular ---------------------------------------------------------------------------
+def _solve_triangular(A, B, upper, left=True, unitriangular=False):
+    name = "linalg.solve_triangular"
+    if A.ndim < 2 or B.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor {'A' if A.ndim < 2 else 'B'} must have at least 2 dimensions.")
+    _square(A, name)
+    _floating(A, name)
+    if A._dtype is not B._dtype:
+        raise RuntimeError(f"{name}: Expected A and B to have the same dtype, but found A of type {F.cname(A._dtype)} "
+                           f"and B of type {F.cname(B._dtype)} instead")  # fmt: skip
+    k = B.shape[-2] if left else B.shape[-1]
+    if A.shape[-1] != k:
+        eq, (r, c) = ("AX = B", B.shape[-2:]) if left else ("XA = B", B.shape[-2:])
+        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation {eq} ({A.shape[-2]}x{A.shape[-1]} and {r}x{c})")
+    # only the triangle is read, so only it receives a gradient (PyTorch's formula projects too)
+    T = A.triu() if upper else A.tril()
+    if unitriangular:
+        d = T.diagonal(0, -2, -1)
+        T = T - body_of("diag_embed")(d, 0, -2, -1) + body_of("diag_embed")(body_of("ones_like")(d, None, None, None, False, None), 0, -2, -1)
+    return dispatch(_aten("linalg_solve"), [T, B, left])
+
+
+_STRI = defop("linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor",
+              composite=_solve_triangular)  # fmt: skip
+
+
+def _solve_triangular_fn(A, B, upper, left, unitriangular, out):
+    """The solution of a triangular system ``A X = B`` (``X A = B`` with ``left=False``),
+    reading only the ``upper`` or lower triangle of ``A``, as ``torch.linalg.solve_triangular``.
+
+    >>> A = numtorch.tensor([[2.0, 1.0], [0.0, 4.0]])
+    >>> numtorch.linalg.solve_triangular(A, numtorch.tensor([[3.0], [4.0]]), upper=True)
+    tensor([[1.],
+            [1.]])
+    """
+    r = dispatch(_STRI, [A, B, upper, left, unitriangular])
+    return r if out is None else out.resize_(r.shape).copy_(r)
+
+
+public("solve_triangular", "A, B, *, upper, left=True, unitriangular=False, out=None", _solve_triangular_fn,
+       relevant=("A", "B"), module="torch.linalg", ops=(_STRI,))  # fmt: skip
+
+
+# ---- matrix_exp: scaling and squaring with the [13/13] Pade approximant (Higham 2005) ------------
+def _pade13():
+    m = 13
+    f = math.factorial
+    return [float(Fraction(f(2 * m - j) * f(m), f(2 * m) * f(j) * f(m - j))) for j in range(m + 1)]
+
+
+_B13 = _pade13()
+_THETA13 = 5.371920351148152  # Higham's bound on ||A||_1 for the [13/13] approximant in double
+
+
+def _matrix_exp(A):
+    name = "linalg.matrix_exp"
+    if A.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    _square(A, name)
+    _floating(A, name)
+    if A.numel() == 0:
+        return A.clone()
+    norm1 = float(np.abs(A._data).sum(-2).max()) if A.numel() else 0.0
+    s = max(0, math.ceil(math.log2(norm1 / _THETA13))) if norm1 > _THETA13 else 0
+    X = A / (2.0**s) if s else A
+    eye = body_of("eye")(A.shape[-1], None, None, A._dtype, None, None, False, False)
+    b = _B13
+    X2 = X.matmul(X)
+    X4 = X2.matmul(X2)
+    X6 = X4.matmul(X2)
+    U = X.matmul(X6.matmul(X6 * b[13] + X4 * b[11] + X2 * b[9]) + X6 * b[7] + X4 * b[5] + X2 * b[3] + eye * b[1])
+    V = X6.matmul(X6 * b[12] + X4 * b[10] + X2 * b[8]) + X6 * b[6] + X4 * b[4] + X2 * b[2] + eye * b[0]
+    R = dispatch(_aten("linalg_solve"), [V - U, V + U, True])
+    for _ in range(s):
+        R = R.matmul(R)
+    return R
+
+
+_MEXP = defop("linalg_matrix_exp(Tensor self) -> Tensor", composite=_matrix_exp)
+_MEXP_T = defop("matrix_exp(Tensor self) -> Tensor", composite=_matrix_exp)
+
+
+def _matrix_exp_fn(A, out):
+    """The matrix exponential of a square matrix (or batch), as ``torch.linalg.matrix_exp``.
+
+    >>> numtorch.linalg.matrix_exp(numtorch.zeros(2, 2))
+    tensor([[1., 0.],
+            [0., 1.]])
+    """
+    r = dispatch(_MEXP, [A])
+    return r if out is None else out.resize_(r.shape).copy_(r)
+
+
+def _matrix_exp_torch(input):
+    """The matrix exponential, as ``torch.matrix_exp``.
+
+    >>> numtorch.matrix_exp(numtorch.zeros(1, 1))
+    tensor([[1.]])
+    """
+    return dispatch(_MEXP_T, [input])
+
+
+public("matrix_exp", "A, *, out=None", _matrix_exp_fn, relevant=("A",), module="torch.linalg", ops=(_MEXP,))
+public("matrix_exp", "input", _matrix_exp_torch, ops=(_MEXP_T,))
+public("matrix_exp", "self", _matrix_exp_torch, relevant=("self",), module="Tensor", ops=(_MEXP_T,))
+
+
+# ---- the *_ex variants: info instead of an exception --------------------------------------------
+def _per_matrix(A, solve_one, fail_info, shape=None):
+    """Run ``solve_one`` on each matrix of the batch; failed ones give NaN (of ``shape``, the
+    result's per-matrix shape, A's by default) and their info. LAPACK leaves a partial factor
+    there; NaN says plainly that the entry is not a result."""
+    batch = tuple(A.shape[:-2])
+    flat = A.reshape(-1, *A.shape[-2:])
+    outs, infos = [], []
+    for i in range(flat.shape[0]):
+        try:
+            outs.append(solve_one(i))
+            infos.append(0)
+        except LinAlgError:
+            infos.append(fail_info(flat._data[i]))
+            outs.append(None)
+    shape = tuple(A.shape[-2:]) if shape is None else shape
+    for i, o in enumerate(outs):
+        if o is None:
+            outs[i] = _make(np.full(shape, np.nan, A._dtype.np), A._dtype)
+    res = body_of("stack")(outs, 0, None)
+    return res.reshape(*batch, *res.shape[1:]), _info(batch, infos)
+
+
+def _inv_ex(A, check_errors=False):
+    try:
+        return dispatch(_aten("linalg_inv"), [A]), _info(tuple(A.shape[:-2]))
+    except LinAlgError as e:
+        if check_errors:
+            raise LinAlgError(str(e).replace("linalg.inv:", "linalg.inv_ex:", 1)) from None
+    flat = A.reshape(-1, *A.shape[-2:])
+    return _per_matrix(A, lambda i: dispatch(_aten("linalg_inv"), [flat[i]]), _zero_pivot)
+
+
+def _cholesky_ex(A, upper=False, check_errors=False):
+    try:
+        return dispatch(_aten("linalg_cholesky"), [A, upper]), _info(tuple(A.shape[:-2]))
+    except LinAlgError as e:
+        if check_errors:
+            raise LinAlgError(str(e).replace("linalg.cholesky:", "linalg.cholesky_ex:", 1)) from None
+    from .decomp import _not_pd_order
+
+    flat = A.reshape(-1, *A.shape[-2:])
+    return _per_matrix(A, lambda i: dispatch(_aten("linalg_cholesky"), [flat[i], upper]), _not_pd_order)
+
+
+def _solve_ex(A, B, left=True, check_errors=False):
+    try:
+        return dispatch(_aten("linalg_solve"), [A, B, left]), _info(tuple(A.shape[:-2]))
+    except LinAlgError:
+        if check_errors:
+            raise
+    if A.ndim > 2 or B.ndim > 2:
+        # broadcast batches, then one solve per matrix
+        batch = np.broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2]) if B.ndim > 2 else ())
+        A = A.expand(*batch, *A.shape[-2:])
+    flatA = A.reshape(-1, *A.shape[-2:])
+    Bb = B.expand(*A.shape[:-2], *B.shape[-2:]) if B.ndim >= 2 and A.ndim > 2 else B
+    flatB = Bb.reshape(-1, *Bb.shape[-2:]) if Bb.ndim > 2 else None
+    one = tuple(B.shape[-1:]) if flatB is None and B.ndim == 1 else tuple(Bb.shape[-2:])
+    return _per_matrix(A, lambda i: dispatch(_aten("linalg_solve"), [flatA[i], B if flatB is None else flatB[i], left]),
+                       _zero_pivot, one)  # fmt: skip
+
+
+_INVX = defop("linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)", composite=_inv_ex)
+_CHOLX = defop("linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)",
+               composite=_cholesky_ex)  # fmt: skip
+_SOLVEX = defop("linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info)",
+                composite=_solve_ex)  # fmt: skip
+
+
+def _write_pair(res, out, kind):
+    if out is None:
+        return kind(*res)
+    for o, r in zip(out, res):
+        o.resize_(r.shape).copy_(r)
+    return kind(*out)
+
+
+def _inv_ex_fn(A, check_errors, out):
+    """``linalg.inv`` that reports a singular matrix in ``info`` (the first zero pivot, 1-based;
+    0 when it succeeded) instead of raising, unless ``check_errors``.
+
+    >>> numtorch.linalg.inv_ex(numtorch.eye(2)).info
+    tensor(0, dtype=torch.int32)
+    """
+    return _write_pair(dispatch(_INVX, [A, check_errors]), out, _INV_EX)
+
+
+def _cholesky_ex_fn(A, upper, check_errors, out):
+    """``linalg.cholesky`` that reports a matrix that is not positive-definite in ``info`` (the
+    order of the first failing leading minor) instead of raising, unless ``check_errors``.
+
+    >>> numtorch.linalg.cholesky_ex(-numtorch.eye(2)).info
+    tensor(1, dtype=torch.int32)
+    """
+    return _write_pair(dispatch(_CHOLX, [A, upper, check_errors]), out, _CHOL_EX)
+
+
+def _solve_ex_fn(A, B, left, check_errors, out):
+    """``linalg.solve`` that reports a singular ``A`` in ``info`` instead of raising, unless
+    ``check_errors``.
+
+    >>> numtorch.linalg.solve_ex(numtorch.eye(2), numtorch.ones(2)).result
+    tensor([1., 1.])
+    """
+    return _write_pair(dispatch(_SOLVEX, [A, B, left, check_errors]), out, _SOLVE_EX)
+
+
+public("inv_ex", "A, *, check_errors=False, out=None", _inv_ex_fn, relevant=("A",), module="torch.linalg", ops=(_INVX,))
+public("cholesky_ex", "A, *, upper=False, check_errors=False, out=None", _cholesky_ex_fn, relevant=("A",),
+       module="torch.linalg", ops=(_CHOLX,))  # fmt: skip
+public("solve_ex", "A, B, *, left=True, check_errors=False, out=None", _solve_ex_fn, relevant=("A", "B"),
+       module="torch.linalg", ops=(_SOLVEX,))  # fmt: skip

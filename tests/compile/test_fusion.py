@@ -1,0 +1,278 @@
+"""Fused pointwise regions agree with eager calls, bitwise (Note [Fused kernels]), over the
+pointwise OpInfo table, broadcasting, type promotion, Python scalars and layouts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import numtorch
+from numtorch._compile import fusion
+from numtorch.testing._opinfo import pointwise
+from tests.ops._harness import to_nt
+
+PW_INFOS = [i for i in pointwise.core.OPINFOS + pointwise.special.OPINFOS]
+DTYPES = ("float32", "float64", "int64", "bool")
+
+
+def regions(cf) -> list:
+    return [st for e in cf.cache.values() for st in (e.steps or ()) if isinstance(st, fusion.Region)]
+
+
+def same(a, b) -> None:
+    assert type(a) is type(b)
+    if isinstance(a, numtorch.Tensor):
+        assert a.dtype is b.dtype and a.shape == b.shape
+        x, y = a.detach().numpy(), b.detach().numpy()
+        if x.dtype.kind in "fc":
+            np.testing.assert_array_equal(x, y)  # NaNs in the same places count as equal
+        else:
+            assert np.array_equal(x, y)
+    elif isinstance(a, (tuple, list)):
+        assert len(a) == len(b)
+        for u, v in zip(a, b, strict=True):
+            same(u, v)
+    else:
+        assert a == b
+
+
+# Note [Default and slow test runs]: each case compiles fused kernels (~1 s cold), so the default
+# run takes these ops in float32; every entry and dtype runs under -m slow
+_DEFAULT = {"add", "sub", "mul", "div", "pow", "exp", "log", "tanh", "sigmoid", "sqrt", "abs", "neg",
+            "where", "clamp", "maximum", "eq", "lt", "logical_and", "bitwise_and", "floor", "remainder",
+            "nn.functional.relu", "nn.functional.gelu", "nn.functional.silu", "erf", "atan2", "lerp"}  # fmt: skip
+
+
+def _cases():
+    for info in PW_INFOS:
+        for dt in DTYPES:
+            if dt in info.dtypes:
+                marks = () if dt == "float32" and info.name in _DEFAULT else (pytest.mark.slow,)
+                yield pytest.param(info, dt, id=f"{info.name}-{dt}", marks=marks)
+
+
+@pytest.mark.parametrize(("info", "dtype"), list(_cases()))
+def test_fused_chain_matches_eager_bitwise(info, dtype):
+    op = info.resolve()
+    rng = np.random.default_rng(0)
+
+    def f(x, *args, **kwargs):
+        y = op(x, *args, **kwargs)
+        if not isinstance(y, numtorch.Tensor):
+            return y
+        return y, y + y  # a second pointwise call makes a region when op is fusable
+
+    for s in info.sample_inputs(dtype, rng):
+        cf = numtorch.compile(f)  # one per sample: the recompile limit would make later ones eager
+        args, kwargs = to_nt(tuple(s.args)), to_nt(dict(s.kwargs))
+        x = to_nt(s.input)
+        try:
+            want = f(x, *args, **kwargs)
+        except Exception as e:  # the compiled call raises what the eager call raises
+            with pytest.raises(type(e)):
+                cf(x, *args, **kwargs)
+            continue
+        same(cf(x, *args, **kwargs), want)  # the capturing call
+        same(cf(x, *args, **kwargs), want)  # the fused (or replayed) call
+
+
+def test_common_ops_fuse():
+    cf = numtorch.compile(lambda x, y: ((x * 2 + y).sigmoid() - 0.5).abs().sqrt() * y)
+    x, y = numtorch.randn(8, 5), numtorch.randn(5)
+    for _ in range(2):
+        cf(x, y)
+    (r,) = regions(cf)
+    assert len(r.nodes) == 7
+
+
+@pytest.mark.parametrize(
+    ("xs", "ys"),
+    [((3, 4), (4,)), ((3, 1), (1, 5)), ((), (6,)), ((2, 3, 4), (3, 1)), ((5,), ()), ((0, 3), (3,))],
+)
+def test_broadcasting(xs, ys):
+    def f(x, y):
+        return (x + y).exp() * y - x
+
+    cf = numtorch.compile(f)
+    x, y = numtorch.randn(*xs), numtorch.randn(*ys)
+    for _ in range(2):
+        same(cf(x, y), f(x, y))
+
+
+@pytest.mark.parametrize(
+    ("dx", "dy", "scalar"),
+    [("int64", "float32", 2), ("int32", "int64", 3), ("bool", "float64", 1.5), ("float32", "float64", 2.5),
+     ("int64", "int64", 0.5), ("bool", "int64", True), ("int32", "float32", -7)],
+)
+def test_type_promotion_and_scalars(dx, dy, scalar):
+    def f(x, y):
+        return (x * scalar + y) * (x > 0) - y * scalar
+
+    cf = numtorch.compile(f)
+    rng = np.random.default_rng(1)
+    x = numtorch.from_numpy((rng.standard_normal((4, 3)) * 5).astype(dx))
+    y = numtorch.from_numpy((rng.standard_normal(3) * 5).astype(dy))
+    want = f(x, y)
+    for _ in range(2):
+        same(cf(x, y), want)
+    assert regions(cf)
+
+
+def test_zero_dim_tensor_operand_promotes_like_a_scalar():
+    def f(x, s):
+        return (x * s).relu() + s
+
+    cf = numtorch.compile(f)
+    x, s = numtorch.randn(6), numtorch.tensor(2.0, dtype=numtorch.float64)
+    for _ in range(2):
+        r = cf(x, s)
+        same(r, f(x, s))
+    assert r.dtype is numtorch.float32
+
+
+@pytest.mark.parametrize("layout", ["transposed", "sliced", "expanded"])
+def test_non_contiguous_inputs_take_the_strided_kernel(layout):
+    base = numtorch.randn(6, 8)
+    x = {"transposed": base.t(), "sliced": base[:, ::2], "expanded": base[:1].expand(6, 8)}[layout]
+
+    def f(x):
+        return (x * 3).tanh() + x
+
+    cf = numtorch.compile(f)
+    for _ in range(2):
+        same(cf(x), f(x))
+    # a contiguous call of the same shape uses the same graph's contiguous kernel
+    y = x.contiguous()
+    same(cf(y), f(y))
+
+
+def test_large_input_takes_the_parallel_kernel():
+    def f(x):
+        return ((x + 1) * 2).sigmoid()
+
+    cf = numtorch.compile(f)
+    x = numtorch.randn(300_000)
+    for _ in range(2):
+        same(cf(x), f(x))
+
+
+def test_intermediate_read_by_a_later_op_is_materialized():
+    def f(x, w):
+        h = (x * 2).relu()
+        m = h @ w  # not pointwise: h must reach memory
+        return m.sigmoid() + 1, h
+
+    cf = numtorch.compile(f)
+    x, w = numtorch.randn(4, 3), numtorch.randn(3, 2)
+    for _ in range(2):
+        same(cf(x, w), f(x, w))
+    assert len(regions(cf)) == 2
+
+
+def test_in_place_ops_split_regions_and_mutate_like_eager():
+    def f(x):
+        y = x * 2 + 1
+        y.mul_(3)
+        x.add_(1)
+        return y.exp() - x
+
+    cf = numtorch.compile(f)
+    a, b = numtorch.randn(5), None
+    b = a.clone()
+    want = f(b)
+    cf(a.clone())
+    got = cf(a)
+    same(got, want)
+    same(a, b)
+
+
+def test_float16_and_complex_run_their_own_kernels():
+    def f(x):
+        return (x * 2 + 1) * x
+
+    for dt in (numtorch.float16, numtorch.complex64):
+        cf = numtorch.compile(f)
+        x = numtorch.randn(5).to(dt)
+        for _ in range(2):
+            same(cf(x), f(x))
+        assert not regions(cf)
+
+
+def test_backend_eager_replays_without_fusion():
+    def f(x):
+        return (x + 1).cos() * 2
+
+    cf = numtorch.compile(f, backend="eager")
+    x = numtorch.randn(5)
+    for _ in range(2):
+        same(cf(x), f(x))
+    assert not regions(cf)
+    (entry,) = cf.cache.values()
+    assert [str(n.op) for n in entry.graph.nodes] == ["aten.add.Tensor", "aten.cos.default", "aten.mul.Tensor"]
+
+
+@pytest.mark.parametrize("kind", ["sum", "mean", "amax"])
+@pytest.mark.parametrize("shape", [(7,), (6, 33), (2, 3, 50), (0, 4)])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_trailing_reduction_is_fused(kind, shape, keepdim):
+    def f(x, y):
+        z = (x * y + 1).tanh() - x
+        return getattr(z, kind)(-1, keepdim=keepdim) if kind != "amax" else z.amax(-1, keepdim)
+
+    cf = numtorch.compile(f)
+    x, y = numtorch.randn(*shape, dtype=numtorch.float64), numtorch.randn(shape[-1], dtype=numtorch.float64)
+    want = f(x, y)
+    for _ in range(2):
+        got = cf(x, y)
+        assert got.shape == want.shape and got.dtype is want.dtype
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-12)
+    (r,) = regions(cf)
+    assert r.reduce == (kind, keepdim)
+
+
+def test_trailing_reduction_keeps_nan_and_falls_back_for_other_layouts():
+    def f(x):
+        return (x * 2).exp().amax(-1), (x + 1).sigmoid().sum(1)
+
+    cf = numtorch.compile(f)
+    x = numtorch.randn(4, 6)
+    x[1, 2] = float("nan")
+    for _ in range(2):
+        for a, b in zip(cf(x), f(x), strict=True):
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6)
+    assert np.isnan(cf(x)[0].numpy()[1])
+    xt = numtorch.randn(6, 4).t()  # the same guards but for contiguity: another capture
+    for _ in range(2):
+        for a, b in zip(cf(xt), f(xt), strict=True):
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6)
+
+
+def test_reduced_value_read_elsewhere_is_not_folded():
+    def f(x):
+        z = (x * 2).sigmoid()
+        return z.sum(-1), z
+
+    cf = numtorch.compile(f)
+    x = numtorch.randn(3, 4)
+    for _ in range(2):
+        for a, b in zip(cf(x), f(x), strict=True):
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6)
+    assert all(r.reduce is None for r in regions(cf))
+
+
+def test_a_failing_fused_kernel_falls_back_to_the_regions_calls():
+    def f(x):
+        return (x * 2 + 1).exp()
+
+    cf = numtorch.compile(f)
+    x = numtorch.randn(5)
+    cf(x)
+    (r,) = regions(cf)
+
+    def broken(*a):
+        raise TypeError("no typing")
+
+    r.kc = r.kp = r.ks = broken
+    for _ in range(2):
+        same(cf(x), f(x))
+    assert r.failed

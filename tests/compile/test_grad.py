@@ -1,0 +1,181 @@
+"""Compiled functions used in training give eager's gradients (Note [Compiled calls])."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import numtorch
+from numtorch.autograd import gradcheck, gradgradcheck
+
+
+def chain(x, y):
+    return ((x * y + 1).tanh() - x.sigmoid()) * y.exp()
+
+
+def test_gradients_equal_eager_and_gradcheck():
+    cf = numtorch.compile(chain)
+    x = numtorch.randn(4, 3, dtype=numtorch.float64, requires_grad=True)
+    y = numtorch.randn(3, dtype=numtorch.float64, requires_grad=True)
+    for _ in range(2):
+        gx, gy = numtorch.autograd.grad(cf(x, y).sum(), (x, y))
+        ex, ey = numtorch.autograd.grad(chain(x, y).sum(), (x, y))
+        np.testing.assert_array_equal(gx.numpy(), ex.numpy())
+        np.testing.assert_array_equal(gy.numpy(), ey.numpy())
+    assert gradcheck(cf, (x, y))
+    assert gradgradcheck(cf, (x, y))
+
+
+def test_no_grad_call_of_the_same_inputs_is_fused_and_detached():
+    cf = numtorch.compile(chain)
+    x = numtorch.randn(5, requires_grad=True)
+    y = numtorch.randn(5)
+    with numtorch.no_grad():
+        for _ in range(2):
+            r = cf(x, y)
+    assert not r.requires_grad
+    np.testing.assert_array_equal(r.numpy(), chain(x, y).detach().numpy())
+
+
+def test_training_loop_matches_eager():
+    def run(compiled: bool):
+        numtorch.manual_seed(0)
+        m = numtorch.nn.Sequential(numtorch.nn.Linear(6, 16), numtorch.nn.GELU(), numtorch.nn.Linear(16, 3))
+        step = numtorch.compile(m) if compiled else m
+        opt = numtorch.optim.SGD(m.parameters(), lr=0.1)
+        x, t = numtorch.randn(32, 6), numtorch.randint(0, 3, (32,))
+        losses = []
+        for _ in range(20):
+            opt.zero_grad()
+            loss = numtorch.nn.functional.cross_entropy(step(x), t)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        return losses
+
+    np.testing.assert_array_equal(run(True), run(False))
+
+
+def test_backward_is_captured_and_fused():
+    from numtorch._compile import fusion
+
+    cf = numtorch.compile(chain)
+    x = numtorch.randn(4, 3, requires_grad=True)
+    y = numtorch.randn(4, 3, requires_grad=True)
+    cf(x, y)
+    r = cf(x, y)
+    (entry,) = cf.cache.values()
+    assert entry.aot is not None and type(r.grad_fn).__name__ == "_CompiledBackward"
+    assert any(isinstance(s, fusion.Region) for s in entry.aot.fwd_steps)
+    assert any(isinstance(s, fusion.Region) for s in entry.aot.bwd_steps)
+    g = numtorch.randn(4, 3)
+    gx, gy = numtorch.autograd.grad(r, (x, y), g)
+    ex, ey = numtorch.autograd.grad(chain(x, y), (x, y), g)
+    np.testing.assert_array_equal(gx.numpy(), ex.numpy())
+    np.testing.assert_array_equal(gy.numpy(), ey.numpy())
+
+
+def test_parameters_captured_by_reference_get_gradients():
+    lin = numtorch.nn.Linear(3, 2)
+
+    def f(x):
+        return (lin(x) * 2).tanh()
+
+    cf = numtorch.compile(f)
+    x = numtorch.randn(5, 3)
+    for _ in range(2):
+        lin.zero_grad()
+        cf(x).sum().backward()
+        got = [p.grad.clone() for p in lin.parameters()]
+        lin.zero_grad()
+        f(x).sum().backward()
+        for a, p in zip(got, lin.parameters(), strict=True):
+            np.testing.assert_array_equal(a.numpy(), p.grad.numpy())
+    assert next(iter(cf.cache.values())).aot is not None
+
+
+def test_dropout_keeps_the_random_stream():
+    def f(x):
+        return numtorch.nn.functional.dropout(x * 2, 0.5, training=True).exp()
+
+    x = numtorch.randn(50, requires_grad=True)
+    cf = numtorch.compile(f)
+    numtorch.manual_seed(3)
+    got = [cf(x) for _ in range(3)]
+    numtorch.manual_seed(3)
+    want = [f(x) for _ in range(3)]
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+
+
+def test_cnn_training_matches_eager():
+    nn = numtorch.nn
+
+    def run(compiled: bool):
+        numtorch.manual_seed(0)
+        m = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(64, 10))
+        step = numtorch.compile(m) if compiled else m
+        opt = numtorch.optim.Adam(m.parameters(), lr=1e-2)
+        x, t = numtorch.randn(16, 1, 8, 8), numtorch.randint(0, 10, (16,))
+        losses = []
+        for _ in range(10):
+            opt.zero_grad()
+            loss = nn.functional.cross_entropy(step(x), t)
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        if compiled:
+            assert next(iter(step._compiled.cache.values())).aot is not None
+        return losses
+
+    np.testing.assert_array_equal(run(True), run(False))
+
+
+_DEFAULT_GRAD = {"add", "sub", "mul", "div", "pow", "exp", "tanh", "sigmoid", "where", "clamp", "atan2", "lerp"}
+
+
+def _grad_cases():
+    import pytest
+
+    from numtorch.testing._opinfo import pointwise
+
+    for info in pointwise.core.OPINFOS + pointwise.special.OPINFOS:
+        if info.grad and "float64" in info.dtypes:
+            # Note [Default and slow test runs]: a few in the default run, all under -m slow
+            marks = () if info.name in _DEFAULT_GRAD else (pytest.mark.slow,)
+            yield pytest.param(info, id=info.name, marks=marks)
+
+
+def _pytest_param(fn):
+    import pytest
+
+    return pytest.mark.parametrize("info", list(_grad_cases()))(fn)
+
+
+@_pytest_param
+def test_pointwise_opinfo_gradients_match_eager(info):
+    from tests.ops._harness import to_nt
+
+    op = info.resolve()
+    rng = np.random.default_rng(0)
+
+    def f(x, *args, **kwargs):
+        y = op(x, *args, **kwargs)
+        return (y * y) if isinstance(y, numtorch.Tensor) and y.is_floating_point() else y
+
+    for s in info.sample_inputs("float64", rng):
+        x = to_nt(s.input, requires_grad=True)
+        args, kwargs = to_nt(tuple(s.args)), to_nt(dict(s.kwargs))
+        try:
+            want = f(x, *args, **kwargs)
+            if not isinstance(want, numtorch.Tensor) or not want.requires_grad or not want.numel():
+                continue
+            g = numtorch.ones_like(want)
+            (ew,) = numtorch.autograd.grad(want, x, g)
+        except Exception:
+            continue
+        cf = numtorch.compile(f)
+        for _ in range(2):
+            got = cf(x, *args, **kwargs)
+            (cg,) = numtorch.autograd.grad(got, x, g)
+            np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
+            np.testing.assert_array_equal(cg.numpy(), ew.numpy())
