@@ -51,9 +51,11 @@ from ._tensortype import (  # noqa: E402
 from ._config import (  # noqa: E402
     are_deterministic_algorithms_enabled, get_default_device, get_deterministic_debug_mode,
     get_float32_matmul_precision, get_num_interop_threads, get_num_threads,
-    is_deterministic_algorithms_warn_only_enabled, set_default_device, set_deterministic_debug_mode,
-    set_float32_matmul_precision, set_num_interop_threads, set_num_threads, use_deterministic_algorithms,
+    is_deterministic_algorithms_warn_only_enabled, is_warn_always_enabled, set_default_device,
+    set_deterministic_debug_mode, set_float32_matmul_precision, set_num_interop_threads, set_num_threads,
+    set_warn_always, use_deterministic_algorithms,
 )  # fmt: skip
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled  # noqa: E402
 from .amp import autocast  # noqa: E402
 from .amp.autocast_mode import (  # noqa: E402
     autocast_decrement_nesting, autocast_increment_nesting, clear_autocast_cache, get_autocast_dtype,

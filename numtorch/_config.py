@@ -146,3 +146,24 @@ def set_float32_matmul_precision(precision: str) -> None:
 def get_float32_matmul_precision() -> str:
     """``"highest"`` unless ``set_float32_matmul_precision`` changed it."""
     return _STATE["precision"]
+
+
+_WARN_ALWAYS = [False]
+
+
+def set_warn_always(b: bool) -> None:
+    """Give every time the warnings numtorch gives once per process (vmap's loop-fallback
+    warning), as ``torch.set_warn_always``.
+
+    >>> numtorch.set_warn_always(False)
+    """
+    _WARN_ALWAYS[0] = bool(b)
+
+
+def is_warn_always_enabled() -> bool:
+    """Whether ``set_warn_always(True)`` is in effect, as ``torch.is_warn_always_enabled``.
+
+    >>> numtorch.is_warn_always_enabled()
+    False
+    """
+    return _WARN_ALWAYS[0]

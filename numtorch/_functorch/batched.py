@@ -19,6 +19,7 @@ import warnings
 import numpy as np
 
 from .._C import _disabled_torch_function_impl
+from .._config import _WARN_ALWAYS
 from .._state import STATE
 from .._tensor import NO_TF_SUBCLASSES, PLAIN_SUBCLASSES, Tensor, _new
 from ._levels import CALL_GRAD, VMAP_LEVELS
@@ -153,7 +154,7 @@ def vmap_key(op, vals):
         st.grad_enabled = prev
 
 
-_WARNED: set = set()
+_WARNED: set = set()  # ops warned about once per process, unless numtorch.set_warn_always(True)
 
 
 def loop_fallback(op, vals, lv):
@@ -161,7 +162,7 @@ def loop_fallback(op, vals, lv):
     from .. import stack
 
     name = op.name()
-    if name not in _WARNED:
+    if name not in _WARNED or _WARN_ALWAYS[0]:
         _WARNED.add(name)
         warnings.warn(
             f"There is a performance drop because we have not yet implemented the batching rule for "

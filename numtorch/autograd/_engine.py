@@ -19,6 +19,7 @@ from .._device import CPU
 from .._dispatch import below_autograd
 from .._state import STATE
 from .._tensor import Tensor, _make
+from .anomaly_mode import _CHECK_NAN
 from ..ops._registry import OUT_NOT_DIFFERENTIABLE, Derivative  # noqa: E402,F401
 from .graph import (_FREED, GONE, AccumulateGrad, Node, SavedTensor, grad_accumulator, gradient_edge,
                     saved_tensorish)  # fmt: skip
@@ -725,7 +726,7 @@ def _call_node(node, grads):
     if not isinstance(grad_inputs, tuple):
         grad_inputs = (grad_inputs,)
     grad_inputs = _validate(node, grad_inputs)
-    if STATE.anomaly:
+    if STATE.anomaly and _CHECK_NAN[0]:
         _check_nan(node, grad_inputs)
     if hooks:
         for h in hooks:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from .._state import STATE
 
+_CHECK_NAN = [True]  # whether anomaly mode also fails on NaN gradients (check_nan=)
+
 
 class detect_anomaly:
     """Context manager/decorator enabling anomaly detection for autograd.
@@ -16,11 +18,11 @@ class detect_anomaly:
         self.check_nan = check_nan
 
     def __enter__(self):
-        self.prev = STATE.anomaly
-        STATE.anomaly = True
+        self.prev = STATE.anomaly, _CHECK_NAN[0]
+        STATE.anomaly, _CHECK_NAN[0] = True, bool(self.check_nan)
 
     def __exit__(self, *exc):
-        STATE.anomaly = self.prev
+        STATE.anomaly, _CHECK_NAN[0] = self.prev
 
     def __call__(self, fn):
         import functools
@@ -37,15 +39,33 @@ class set_detect_anomaly:
     """Turn anomaly detection on or off (as a function call or context manager)."""
 
     def __init__(self, mode: bool, check_nan: bool = True):
-        self.prev = STATE.anomaly
-        STATE.anomaly = bool(mode)
+        self.prev = STATE.anomaly, _CHECK_NAN[0]
+        STATE.anomaly, _CHECK_NAN[0] = bool(mode), bool(check_nan)
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
-        STATE.anomaly = self.prev
+        STATE.anomaly, _CHECK_NAN[0] = self.prev
 
 
 def is_anomaly_enabled() -> bool:
     return STATE.anomaly
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    """Whether anomaly mode fails on NaN gradients (its ``check_nan``), as
+    ``torch.is_anomaly_check_nan_enabled``.
+
+    >>> numtorch.is_anomaly_check_nan_enabled()
+    True
+    """
+    return _CHECK_NAN[0]
+
+
+def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
+    """Turn anomaly detection on or off for the process, as ``torch.set_anomaly_enabled``.
+
+    >>> numtorch.set_anomaly_enabled(False)
+    """
+    STATE.anomaly, _CHECK_NAN[0] = bool(enabled), bool(check_nan)

@@ -25,6 +25,7 @@ import numpy as np
 from .. import _dtype as D
 from .._device import device
 from .._meta import empty_meta
+from .._tags import Tag
 from .._tensor import Tensor, _make
 from ..kernels import lazy
 from . import _pointwise as P
@@ -80,6 +81,11 @@ def _to_copy_cuda(self, dtype=None, layout=None, device=None, pin_memory=None, n
     return _make(contiguous_copy(self._data, dt.np), dt, Tensor, cuda_device(device or self._device))
 
 
+def _local_scalar_dense_cuda(self):
+    # Tensor.item(): one element back to the host (a synchronising copy, as in PyTorch)
+    return self._data.copy_to_host().reshape(()).item()
+
+
 def _clone_cuda(self, memory_format=None):
     return _make(contiguous_copy(self._data, self._dtype.np), self._dtype, Tensor, self._device)
 
@@ -115,6 +121,19 @@ def _view_rule(op):
         ins = [_make(S.standin(v._data), v._dtype, Tensor, vc=v._vc) if isinstance(v, Tensor) else v for v in vals]
         stand = ins[vals.index(src)]._data
         return _back(cpu(*ins), stand, src)
+
+    return rule
+
+
+def _inplace_view_rule(op):
+    cpu = op.impls["cpu"]
+
+    def rule(self, *rest):
+        stand = S.standin(self._data)
+        t = _make(stand, self._dtype, Tensor, vc=self._vc)
+        cpu(t, *rest)
+        self._data = S.view_of(self._data, t._data, stand)
+        return self
 
     return rule
 
@@ -295,6 +314,7 @@ def install() -> dict:
         "aten::_to_copy": _to_copy_cuda,
         "aten::clone": _clone_cuda,
         "aten::copy_": _copy_cuda,
+        "aten::_local_scalar_dense": _local_scalar_dense_cuda,
         "aten::sum": _reduction(OPS["aten::sum"], "sum"),
         "aten::sum.dim_IntList": _reduction(OPS["aten::sum.dim_IntList"], "sum", 0),
         "aten::mean": _reduction(OPS["aten::mean"], "mean"),
@@ -306,6 +326,9 @@ def install() -> dict:
         "aten::mm": _product(OPS["aten::mm"]),
         "aten::bmm": _product(OPS["aten::bmm"]),
         "aten::matmul": _product(OPS["aten::matmul"]),
+        # matmul's decomposition (numtorch/ops/linalg/_matmul.py) reaches these on CUDA tensors
+        "aten::mv": _product(OPS["aten::mv"]),
+        "aten::dot": _product(OPS["aten::dot"]),
         "aten::addmm": _addmm,
     }
     _product_mm = special["aten::mm"]
@@ -335,6 +358,9 @@ def _family(op) -> str | None:
         return "pointwise"
     if op.kind == "view" or op._schema.name == "_unsafe_view":
         op.impls["cuda"] = _view_rule(op)
+        return "view"
+    if Tag.inplace_view in op.tags:  # squeeze_, unsqueeze_, t_, ...: restride self in place
+        op.impls["cuda"] = _inplace_view_rule(op)
         return "view"
     if "device" in [a.name for a in op._schema.arguments] and op.kind == "functional":
         op.impls["cuda"] = _factory(op)

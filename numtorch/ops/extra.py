@@ -505,3 +505,21 @@ def _unravel_index(indices, shape):
 
 
 public("unravel_index", "indices, shape", _unravel_index, relevant=("indices",))
+
+
+# ---- unsafe_chunk / unsafe_split / unsafe_split_with_sizes -------------------------------------
+def _unsafe(name):
+    def body(input, *args):
+        return body_of(name)(input, *args)
+
+    body.__doc__ = (f"``{name}`` (PyTorch's unsafe_ form skips the view bookkeeping its in-place "
+                    f"checks need; numtorch's views are the same either way), as ``torch.unsafe_{name}``.")  # fmt: skip
+    return body
+
+
+public("unsafe_chunk", "input, chunks, dim=0", _unsafe("chunk"))
+public("unsafe_chunk", "self, chunks, dim=0", _unsafe("chunk"), relevant=("self",), module="Tensor")
+public("unsafe_split", "tensor, split_size_or_sections, dim=0", _unsafe("split"), relevant=("tensor",))
+public("unsafe_split", "self, split_size, dim=0", _unsafe("split"), relevant=("self",), module="Tensor")
+public("unsafe_split_with_sizes", "input, split_sizes, dim=0", _unsafe("split_with_sizes"))
+public("unsafe_split_with_sizes", "self, split_sizes, dim=0", _unsafe("split_with_sizes"), relevant=("self",), module="Tensor")

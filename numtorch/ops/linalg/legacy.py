@@ -1,5 +1,6 @@
 """torch-level linear algebra that predates ``torch.linalg`` and real code still calls: addr,
-chain_matmul, cholesky_solve, cholesky_inverse, pdist, nuclear_norm. Composites over the core
+chain_matmul, cholesky_solve, cholesky_inverse, pdist, nuclear_norm, renorm, torch.vander and
+the in-place products (addmm_, addmv_, addbmm_, baddbmm_). Composites over the core
 ops (Note [Composite bodies are below the Python API]), so their gradients are those ops'.
 """
 
@@ -233,3 +234,115 @@ def _nuclear_norm_fn(input, dim, keepdim, out):
 
 
 public("nuclear_norm", "input, dim=None, keepdim=False, *, out=None", _nuclear_norm_fn, ops=(_NUC,))
+
+
+# ---- the in-place products: addmm_, addmv_, addbmm_, baddbmm_ ----------------------------------
+def _inplace_product(name, a, b):
+    functional = _aten(name)
+    # PyTorch checks that the result has self's shape (no broadcasting of self in place)
+    op = defop(f"{name}_(Tensor(a!) self, Tensor {a}, Tensor {b}, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)",
+               composite=lambda self, x, y, beta=1, alpha=1: self.copy_(dispatch(functional, [self, x, y, beta, alpha])))  # fmt: skip
+
+    def method(self, x, y, beta, alpha):
+        return dispatch(op, [self, x, y, beta, alpha])
+
+    method.__doc__ = (f"In-place ``{name}``: ``self = beta * self + alpha * ({a} @ {b})``.\n\n"
+                      f"    >>> numtorch.ones(1, 1).addmm_(numtorch.ones(1, 2), numtorch.ones(2, 1))\n"
+                      f"    tensor([[3.]])\n    ") if name == "addmm" else f"In-place ``{name}``."  # fmt: skip
+    public(f"{name}_", f"self, {a}, {b}, *, beta=1, alpha=1", method, relevant=("self", a, b), module="Tensor", ops=(op,))
+    return op
+
+
+for _n, _a, _b in (("addmm", "mat1", "mat2"), ("addmv", "mat", "vec"), ("addbmm", "batch1", "batch2"),
+                   ("baddbmm", "batch1", "batch2")):  # fmt: skip
+    _op = _inplace_product(_n, _a, _b)
+    if _n == "addmv":  # torch.addmv_ is also a function
+        public("addmv_", "input, mat, vec, *, beta=1, alpha=1", lambda i, m, v, beta, alpha, _o=_op: dispatch(_o, [i, m, v, beta, alpha]),
+               relevant=("input", "mat", "vec"), ops=(_op,), doc="In-place ``addmv`` as a function.")  # fmt: skip
+
+
+# ---- renorm -------------------------------------------------------------------------------------
+def _renorm(self, p, dim, maxnorm):
+    if self.ndim <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {self.ndim} dimensions")
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    d = dim % self.ndim
+    others = [i for i in range(self.ndim) if i != d]
+    norms = dispatch(_aten("linalg_vector_norm"), [self, p, others, True, None])
+    # as ATen: slices whose norm exceeds maxnorm are scaled to it (1e-7 guards the division)
+    factor = body_of("where")(norms > maxnorm, maxnorm / (norms + 1e-7), body_of("ones_like")(norms, None, None, None, False, None), None)
+    return self * factor
+
+
+_RENORM = defop("renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor", composite=_renorm)
+_RENORM_ = defop("renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)",
+                 composite=lambda self, p, dim, maxnorm: self.copy_(_renorm(self, p, dim, maxnorm)))  # fmt: skip
+
+
+def _renorm_fn(input, p, dim, maxnorm, out):
+    """Each slice along ``dim`` scaled to p-norm at most ``maxnorm``, as ``torch.renorm``.
+
+    >>> numtorch.renorm(numtorch.tensor([[1.0, 0.0], [3.0, 4.0]]), 2, 0, 1.0)
+    tensor([[1.0000, 0.0000],
+            [0.6000, 0.8000]])
+    """
+    return _out(dispatch(_RENORM, [input, p, dim, maxnorm]), out)
+
+
+def _renorm_method(self, p, dim, maxnorm):
+    """``renorm(self, p, dim, maxnorm)``.
+
+    >>> numtorch.tensor([[3.0, 4.0]]).renorm(2, 0, 1.0)
+    tensor([[0.6000, 0.8000]])
+    """
+    return dispatch(_RENORM, [self, p, dim, maxnorm])
+
+
+def _renorm_inplace(self, p, dim, maxnorm):
+    """In-place ``renorm``.
+
+    >>> numtorch.tensor([[3.0, 4.0]]).renorm_(2, 0, 1.0)
+    tensor([[0.6000, 0.8000]])
+    """
+    return dispatch(_RENORM_, [self, p, dim, maxnorm])
+
+
+public("renorm", "input, p, dim, maxnorm, *, out=None", _renorm_fn, ops=(_RENORM,))
+public("renorm", "self, p, dim, maxnorm", _renorm_method, relevant=("self",), module="Tensor", ops=(_RENORM,))
+public("renorm_", "self, p, dim, maxnorm", _renorm_inplace, relevant=("self",), module="Tensor", ops=(_RENORM_,))
+
+
+# ---- torch.vander, torch.qr ---------------------------------------------------------------------
+def _torch_vander(x, N=None, increasing=False):
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    if n == 0:
+        return x.new_empty((x.shape[0], 0))
+    if n == 1:
+        return body_of("ones_like")(x.unsqueeze(1), None, None, None, False, None)
+    v = dispatch(_aten("linalg_vander"), [x, n])
+    return v if increasing else v.flip(1)
+
+
+_TVANDER = defop("vander(Tensor x, int? N=None, bool increasing=False) -> Tensor", composite=_torch_vander)
+
+
+def _vander_fn(x, N, increasing):
+    """The Vandermonde matrix, columns ``x**(N-1) .. x**0`` (``increasing=True``: the other way),
+    as ``torch.vander``.
+
+    >>> numtorch.vander(numtorch.tensor([1, 2, 3]))
+    tensor([[1, 1, 1],
+            [4, 2, 1],
+            [9, 3, 1]])
+    """
+    return dispatch(_TVANDER, [x, N, increasing])
+
+
+public("vander", "x, N=None, increasing=False", _vander_fn, relevant=("x",), ops=(_TVANDER,))

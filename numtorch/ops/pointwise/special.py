@@ -8,8 +8,9 @@ import math
 import numpy as np
 
 from ... import _dtype as D
+from ... import return_types
 from ..._dispatch import dispatch
-from ..._tensor import _make
+from ..._tensor import Tensor, _make
 from ._elementwise import Elementwise
 from .._pointwise import _cname
 from ..reduction._reduce import wrap_dim
@@ -261,3 +262,74 @@ def _special_xlogy(input, other, out):
 
 
 public("xlogy", "input, other, *, out=None", _special_xlogy, relevant=("input", "other"), module="torch.special")
+
+
+# ---- histogram: counts and bin edges (NumPy's binning, PyTorch's checks and dtypes) --------------
+_HIST = return_types.register("histogram", ("hist", "bin_edges"))
+
+
+def _histogram_check(self, rng):
+    if self._dtype.category != D._FLOAT:
+        raise NotImplementedError(f'"histogramdd" not implemented for \'{_cname(self._dtype)}\'')
+    if rng is not None and rng[0] > rng[1]:
+        raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {rng[0]:g} max {rng[1]:g} for dimension 0")
+
+
+def _histogram_np(self, bins, rng, weight, density):
+    a = self._data.astype(np.float64).ravel()
+    w = None if weight is None else weight._data.astype(np.float64).ravel()
+    if not isinstance(bins, np.ndarray) and rng is None and a.size:
+        rng = (float(a.min()), float(a.max()))
+    hist, edges = np.histogram(a, bins=bins, range=rng, weights=w, density=density)
+    dt = self._dtype
+    return _make(hist.astype(dt.np), dt), _make(edges.astype(dt.np), dt)
+
+
+def _histogram_bins(self, bins=100, range=None, weight=None, density=False):
+    _histogram_check(self, range)
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogramdd(): bins must be > 0, but got {bins} for dimension 0")
+    return _histogram_np(self, bins, tuple(range) if range is not None else None, weight, density)
+
+
+def _histogram_edges(self, bins, weight=None, density=False):
+    _histogram_check(self, None)
+    return _histogram_np(self, bins._data.astype(np.float64), None, weight, density)
+
+
+_HISTOGRAM = defop("histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False)"
+                   " -> (Tensor hist, Tensor bin_edges)", cpu=_histogram_bins)  # fmt: skip
+_HISTOGRAM_T = defop("histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False)"
+                     " -> (Tensor hist, Tensor bin_edges)", cpu=_histogram_edges)  # fmt: skip
+
+
+def _histogram(input, bins, range, weight, density, out):
+    """Counts of ``input`` in ``bins`` equal bins over ``range`` (the data's range by default)
+    or between the edges in a ``bins`` tensor, with the edges, as ``torch.histogram``.
+
+    >>> numtorch.histogram(numtorch.tensor([1.0, 2.0, 1.0]), bins=4, range=(0.0, 3.0)).hist
+    tensor([0., 2., 1., 0.])
+    """
+    if isinstance(bins, Tensor):
+        r = dispatch(_HISTOGRAM_T, [input, bins, weight, density])
+    else:
+        r = dispatch(_HISTOGRAM, [input, bins, None if range is None else list(range), weight, density])
+    if out is not None:
+        for o, v in zip(out, r):
+            o.resize_(v.shape).copy_(v)
+        r = out
+    return _HIST(*r)
+
+
+def _histogram_method(self, bins, range, weight, density):
+    """``histogram(self, bins, ...)``.
+
+    >>> numtorch.tensor([1.0, 2.0, 1.0]).histogram(2).hist
+    tensor([2., 1.])
+    """
+    return _histogram(self, bins, range, weight, density, None)
+
+
+public("histogram", "input, bins=100, *, range=None, weight=None, density=False, out=None", _histogram, ops=(_HISTOGRAM,))
+public("histogram", "self, bins=100, *, range=None, weight=None, density=False", _histogram_method, relevant=("self",),
+       module="Tensor", ops=(_HISTOGRAM,))  # fmt: skip
