@@ -22,6 +22,40 @@ from ._meta_rules import pointwise_meta
 _INT64 = (-(2**63), 2**63 - 1)
 
 
+# Note [Expanded operands run as scalars]
+# A gradient from sum()/mean() backward is one value expanded to the input's shape (every
+# stride 0); the strided kernel walks it with the n-d index loop (measured: tanh_backward on
+# 131072 float32, 750 us against 40 for the contiguous kernel). Such an operand holds one
+# value, so it travels as a one-element array and the contiguous "s" variant runs, as long as
+# another operand spans the output. When none does (neg(grad), every operand one value), the
+# kernel computes the one value and the output is filled with it (run_expanded).
+def squash_expanded(arrays, buf, inplace):
+    out, spans, const = list(arrays), False, True
+    for i, a in enumerate(arrays):
+        if not isinstance(a, np.ndarray) or a.size == 1:
+            continue
+        if a.ndim and not any(a.strides) and not (inplace and i == 0):
+            out[i] = np.array([a[(0,) * a.ndim]], a.dtype)
+        else:
+            const = False
+            spans = spans or (a.shape == buf.shape and a.flags.c_contiguous)
+    if spans or const:
+        return out, const
+    return arrays, False
+
+
+def run_expanded(pw, arrays, buf, inplace, pvals):
+    """Squash expanded operands (Note [Expanded operands run as scalars]); True when the
+    output was filled here, else the operands for the caller's contiguous/strided choice."""
+    arrays, const = squash_expanded(arrays, buf, inplace)
+    if not const:
+        return arrays
+    one = np.empty(1, buf.dtype)
+    pw._run_contig(arrays, one, 1, pvals)
+    buf[...] = one[0]
+    return True
+
+
 class Pointwise:
     """One elementwise computation, e.g. ``Pointwise("add", ["self", "other"], "self + alpha * other", ["alpha"])``.
 
@@ -263,7 +297,11 @@ class Pointwise:
         n = dest.size
         if n:
             pvals = [_param(p, compute) for p in params]
-            if dest.flags.c_contiguous and all(
+            if dest.flags.c_contiguous and n > 1:
+                arrays = run_expanded(self, arrays, dest, inplace, pvals)
+            if arrays is True:
+                pass
+            elif dest.flags.c_contiguous and all(
                 not isinstance(a, np.ndarray)
                 or (a.size == n or a.size == 1) and a.flags.c_contiguous
                 for a in arrays

@@ -96,13 +96,12 @@ def _elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result
     return elu_backward(grad * grad_output * input_scale, alpha, scale, input_scale, False, x) * neg
 
 
-_SQRT1_2 = 1 / math.sqrt(2)
 _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 _K, _C = math.sqrt(2 / math.pi), 0.044715
 _TANH_U = f"math.tanh({_K!r} * (self + {_C!r} * self * self * self))"
 _GELU_BWD = {
-    "none": Pointwise("gelu_backward", _GX, f"grad_output * (0.5 * (1 + math.erf(self * {_SQRT1_2!r})) + "
-                      f"self * math.exp(-0.5 * self * self) * {_INV_SQRT_2PI!r})"),
+    # Note [Vectorizable erf]: one helper per dtype (float32's stays in float32 kernels)
+    "none": Pointwise("gelu_backward", _GX, "gelu_erf_backward(grad_output, self)"),
     "tanh": Pointwise("gelu_backward", _GX, f"grad_output * (0.5 * (1 + {_TANH_U}) + 0.5 * self * "
                       f"(1 - {_TANH_U} ** 2) * {_K!r} * (1 + {3 * _C!r} * self * self))"),
 }  # fmt: skip
@@ -249,7 +248,7 @@ _elu = _act("elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale
             {"self": lambda grad, self, alpha, scale, input_scale:
                 elu_backward(grad, alpha, scale, input_scale, False, self)})  # fmt: skip
 _GELU = {
-    "none": Pointwise("GeluKernelImpl", _X, f"0.5 * self * (1 + math.erf(self * {_SQRT1_2!r}))", allow="float"),
+    "none": Pointwise("GeluKernelImpl", _X, "gelu_erf(self)", allow="float"),
     "tanh": Pointwise("GeluKernelImpl", _X, f"0.5 * self * (1 + {_TANH_U})", allow="float"),
 }  # fmt: skip
 _gelu = defop(

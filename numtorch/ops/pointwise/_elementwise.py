@@ -20,7 +20,8 @@ from ... import _dtype as D
 from ..._tensor import PLAIN_SUBCLASSES, Tensor, _make
 from ...kernels import PARALLEL_THRESHOLD
 from ..._overlap import check_written
-from .._pointwise import Pointwise, _broadcast, _cname, _resize_out, big_prefix, kernel_scalar
+from .._pointwise import (Pointwise, _broadcast, _cname, _resize_out, big_prefix, kernel_scalar,
+                         run_expanded)
 
 CAT = "bifc"  # category letter by D category index
 TYPEMETA = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
@@ -469,7 +470,11 @@ def run(pw, operands, kparams, out, inplace, compute, result, zero_div=None, kee
         buf = dest if dest.dtype == kdt else np.empty(shape, kdt)
         # Note [One kernel signature per parameter kind]
         pvals = [kernel_scalar(p, scalar_as(p, c), c) for p in kparams]
-        if buf.flags.c_contiguous and all(
+        if buf.flags.c_contiguous and n > 1:
+            arrays = run_expanded(pw, arrays, buf, inplace, pvals)
+        if arrays is True:
+            pass
+        elif buf.flags.c_contiguous and all(
             not isinstance(a, np.ndarray) or (a.size == n or a.size == 1) and a.flags.c_contiguous
             for a in arrays
         ):

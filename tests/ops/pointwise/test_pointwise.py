@@ -786,3 +786,35 @@ def test_one_kernel_signature_per_dtype_and_parameter_kind():
     # a float alpha is the other kind: one more signature, not one per path
     assert len(then["c_aa"]) == 4 and len(then["strided"]) == 2
     assert then["c_aa"][-1][-1] == then["strided"][-1][-1] == "float64"
+
+
+# Note [Expanded operands run as scalars]
+@pytest.mark.parametrize("shape", [(5, 7), (3, 1, 4), (6,)])
+def test_expanded_operand_runs_as_scalar(shape):
+    rng = np.random.default_rng(7)
+    x = numtorch.from_numpy(rng.standard_normal(shape).astype(np.float32))
+    g = numtorch.tensor(2.5).expand(*shape)
+    assert not any(g.stride())
+    np.testing.assert_array_equal((g * x).numpy(), 2.5 * x.numpy())
+    np.testing.assert_array_equal((x - g).numpy(), x.numpy() - np.float32(2.5))
+    # a defop'd backward helper (Pointwise called directly) on the expanded gradient
+    want = numtorch.ops.aten.tanh_backward(g.contiguous(), x.tanh())
+    np.testing.assert_array_equal(numtorch.ops.aten.tanh_backward(g, x.tanh()).numpy(), want.numpy())
+    xg = x.clone().requires_grad_(True)
+    numtorch.nn.functional.gelu(xg).sum().backward()
+    want = numtorch.ops.aten.gelu_backward(numtorch.ones_like(x), x)
+    np.testing.assert_array_equal(xg.grad.numpy(), want.numpy())
+    # only expanded operands: one value computed, the full-shape result filled with it
+    np.testing.assert_array_equal((g * g).numpy(), np.full(shape, 6.25, np.float32))
+    r = g.neg()
+    assert r.shape == g.shape and r.is_contiguous()
+    np.testing.assert_array_equal(r.numpy(), np.full(shape, -2.5, np.float32))
+    np.testing.assert_array_equal((g + 1).numpy(), np.full(shape, 3.5, np.float32))
+    np.testing.assert_array_equal(numtorch.ops.aten.tanh_backward(g, g).numpy(),
+                                  np.full(shape, np.float32(2.5) * (1 - np.float32(2.5) ** 2)))  # fmt: skip
+    xg = x.clone().requires_grad_(True)
+    (-xg).sum().backward()
+    np.testing.assert_array_equal(xg.grad.numpy(), np.full(shape, -1.0, np.float32))
+    a = numtorch.zeros(shape)
+    a.add_(g)
+    np.testing.assert_array_equal(a.numpy(), np.full(shape, 2.5, np.float32))

@@ -229,6 +229,19 @@ def sigmoid(x):
     return vsigmoid(x)  # Note [Vectorizable exp]
 
 
+# GELU's exact form and its derivative; the CPU kernels get vmath_erf's vgelu_erf /
+# vgelu_erf_backward instead (Note [Vectorizable erf])
+@inline
+def gelu_erf(x):
+    return 0.5 * x * (1 + math.erf(x * 0.7071067811865476))
+
+
+@inline
+def gelu_erf_backward(g, x):
+    pdf = math.exp(-0.5 * x * x) * 0.3989422804014327
+    return g * (0.5 * (1 + math.erf(x * 0.7071067811865476)) + x * pdf)
+
+
 @inline
 def logaddexp(a, b):
     if np.isinf(a) and a == b:

@@ -1,0 +1,167 @@
+"""Vectorizable sin, cos and tan for float32 kernels (Note [Vectorizable exp]).
+
+# Note [Vectorizable trig]
+# A float32 x is m * 2**k with m a 24-bit integer and k fixed by the exponent field E. The
+# reduction x * 2/pi = q + f (q an integer, |f| <= 1/2) is done in float64 for every x, huge
+# ones included, without branches (Payne-Hanek's idea on a table): TRIG_C0/C1/C2[E] hold
+# (2**k * 2/pi) mod 4 split into 28 + 28 + 53 bits, so m * C0 and m * C1 are exact, the
+# multiples of 4 dropped by the table do not change q mod 4 or f (m is an integer), and the
+# fraction is recovered with one two-sum: its absolute error (~2**-80) is far below the
+# smallest |f| of any float32 (~2**-30), so r = f * pi/2 keeps float64's relative accuracy.
+# sin / cos / tan of |r| <= pi/4 are fdlibm's float32 kernels evaluated in float64
+# (__kernel_sindf, __kernel_cosdf: error < 2**-37; __kernel_tandf: 2**-29), then the quadrant
+# q mod 4 picks the function and the sign, and one rounding gives the float32 result. The table
+# loads are gathers, which LLVM vectorizes. float64 keeps libm's (its 53-bit m would need
+# multiword products). Measured against mpmath (tests/kernels/cpu/test_vmath_trig.py).
+"""
+
+import math
+
+import numpy as np
+
+from numtorch.kernels._jit import inline, scalar_overload
+
+# 2/pi * 2**320, rounded down (checked against mpmath in the tests)
+TWO_OVER_PI_BITS = int(
+    "A2F9836E4E441529FC2757D1F534DDC0DB6295993C439041FE5163ABDEBBC561B7246E3A424DD2E0", 16
+)
+
+
+def _reduction_table():
+    c0, c1, c2 = (np.zeros(255) for _ in range(3))
+    for e in range(255):
+        k = max(e, 1) - 150  # x = m * 2**k, m = the significand as an integer
+        v = TWO_OVER_PI_BITS & ((1 << (322 - k)) - 1)  # (2**k * 2/pi) mod 4, scaled by 2**(320 - k)
+        s0 = v.bit_length() - 28
+        hi = v >> s0 << s0
+        mid = (v - hi) >> (s0 - 28) << (s0 - 28)
+        c0[e] = math.ldexp(hi >> s0, s0 + k - 320)
+        c1[e] = math.ldexp(mid >> (s0 - 28), s0 - 28 + k - 320)
+        c2[e] = math.ldexp(float(v - hi - mid), k - 320)
+    return c0, c1, c2
+
+
+TRIG_C0, TRIG_C1, TRIG_C2 = _reduction_table()
+
+
+@inline
+def _reduce(x):
+    # (q mod 4, r) with |x| = (q + r * 2/pi) * pi/2 + tiny, |r| <= pi/4, r in float64
+    bits = np.float32(x).view(np.int32)
+    e = (bits >> np.int32(23)) & np.int32(0xFF)
+    mant = (bits & np.int32(0x7FFFFF)) | (np.int32(0x800000) if e > 0 else np.int32(0))
+    m = np.float64(mant)
+    i = min(e, np.int32(254))
+    p0 = m * TRIG_C0[i]
+    p1 = m * TRIG_C1[i]
+    p2 = m * TRIG_C2[i]
+    n0 = np.floor(p0 + 0.5)
+    f0 = p0 - n0
+    s = f0 + p1
+    n1 = np.floor(s + 0.5)
+    bb = s - f0
+    err = (f0 - (s - bb)) + (p1 - bb)
+    f = (s - n1) + (err + p2)
+    q = np.int64(n0 + n1) & np.int64(3)
+    return q, f * 1.5707963267948966
+
+
+@inline
+def _sin_poly(r):
+    z = r * r
+    w = z * z
+    s = z * r
+    return (r + s * (-0.16666666641626524 + z * 0.008333329385889463)) + s * w * (
+        -0.00019839334836096632 + z * 2.718311493989822e-06
+    )
+
+
+@inline
+def _cos_poly(r):
+    z = r * r
+    w = z * z
+    return ((1.0 + z * -0.499999997251031) + w * 0.04166662332373906) + (w * z) * (
+        -0.001388676377460993 + z * 2.439044879627741e-05
+    )
+
+
+@inline
+def _tan_poly(r):
+    z = r * r
+    a = 0.002974357433599673 + z * 0.009465647849436732
+    t = 0.05338123784456704 + z * 0.024528318116654728
+    w = z * z
+    s = z * r
+    u = 0.3333313950307914 + z * 0.13339200271297674
+    return (r + s * u) + (s * w) * (t + w * a)
+
+
+@inline
+def sin32(x):
+    q, r = _reduce(x)
+    sp = _sin_poly(r)
+    cp = _cos_poly(r)
+    y = sp if (q & 1) == 0 else cp
+    y = -y if q >= 2 else y
+    y = -y if x < 0 or (x == 0 and np.float32(x).view(np.int32) < 0) else y  # odd; keeps -0
+    return np.float32(y) if abs(x) < np.inf else x - x
+
+
+@inline
+def cos32(x):
+    q, r = _reduce(x)
+    sp = _sin_poly(r)
+    cp = _cos_poly(r)
+    y = cp if (q & 1) == 0 else sp
+    y = -y if (q == 1 or q == 2) else y
+    return np.float32(y) if abs(x) < np.inf else x - x
+
+
+@inline
+def tan32(x):
+    q, r = _reduce(x)
+    t = _tan_poly(r)
+    y = t if (q & 1) == 0 else -1.0 / t
+    y = -y if x < 0 or (x == 0 and np.float32(x).view(np.int32) < 0) else y
+    return np.float32(y) if abs(x) < np.inf else x - x
+
+
+# ---- type-generic entry points for generated kernels --------------------------------------
+def vsin(x):
+    return np.sin(x)
+
+
+def vcos(x):
+    return np.cos(x)
+
+
+def vtan(x):
+    return np.tan(x)
+
+
+@inline
+def _np_sin(x):
+    return np.sin(x)
+
+
+@inline
+def _np_cos(x):
+    return np.cos(x)
+
+
+@inline
+def _np_tan(x):
+    return np.tan(x)
+
+
+def _generic32(fn, f32, fallback):
+    @scalar_overload(fn)
+    def _typer(x):
+        if str(x) == "float32":
+            return lambda x: f32(x)
+        return fallback
+
+
+_generic32(vsin, sin32, lambda x: _np_sin(x))
+_generic32(vcos, cos32, lambda x: _np_cos(x))
+_generic32(vtan, tan32, lambda x: _np_tan(x))
