@@ -31,9 +31,7 @@ def _header() -> list[str]:
 
 
 def _expr(e: str) -> str:
-    for np_fn, v_fn in _codegen._VECTOR_MATH:
-        e = e.replace(np_fn, v_fn)
-    return e
+    return _codegen.vector_expr(e)
 
 
 def render(region) -> str:

@@ -50,6 +50,7 @@ SCALAR_HELPERS = (
     "    casinh99, casin99, cacos99, catanh99, catan99, cacosh99, csgn99)",
 )
 
+
 def vector_expr(expr: str) -> str:
     """``expr`` with its math calls and helpers swapped for the vectorizable CPU versions."""
     for np_fn, v_fn in _VECTOR_MATH:
