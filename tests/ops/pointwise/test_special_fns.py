@@ -16,7 +16,7 @@ mp = pytest.importorskip("mpmath")
 mp.mp.dps = 40
 
 
-def _grid(lo, hi, n=400):
+def _grid(lo, hi, n=200):
     return np.concatenate([np.linspace(lo, hi, n), [lo, hi]])
 
 
