@@ -226,13 +226,14 @@ def vsigmoid(x):
 
 
 def _generic(fn, f32, f64, fallback):
-    # x is a Numba type here: float32 / float64 get the polynomial, anything else NumPy's
+    # x is a Numba type here: float32 / float64 get the polynomial (f64=None: float64 keeps
+    # NumPy's too), anything else NumPy's. vmath_log/trig/hyp register theirs through this.
     @scalar_overload(fn)
     def _typer(x):
         name = str(x)
         if name == "float32":
             return lambda x: f32(x)
-        if name == "float64":
+        if name == "float64" and f64 is not None:
             return lambda x: f64(x)
         return fallback
 

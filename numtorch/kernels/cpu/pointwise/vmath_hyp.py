@@ -19,8 +19,8 @@ import math
 
 import numpy as np
 
-from numtorch.kernels._jit import inline, scalar_overload
-from numtorch.kernels.cpu.pointwise.vmath import exp64
+from numtorch.kernels._jit import inline
+from numtorch.kernels.cpu.pointwise.vmath import _generic, exp64
 from numtorch.kernels.cpu.pointwise.vmath_log import log1p64
 
 _PIO2 = 1.5707963267948966
@@ -208,19 +208,11 @@ def _np_arctanh(x):
     return np.arctanh(x)
 
 
-def _generic32(fn, f32, fallback):
-    @scalar_overload(fn)
-    def _typer(x):
-        if str(x) == "float32":
-            return lambda x: f32(x)
-        return fallback
-
-
-_generic32(varctan, atan32, lambda x: _np_arctan(x))
-_generic32(varcsin, asin32, lambda x: _np_arcsin(x))
-_generic32(varccos, acos32, lambda x: _np_arccos(x))
-_generic32(vsinh, sinh32, lambda x: _np_sinh(x))
-_generic32(vcosh, cosh32, lambda x: _np_cosh(x))
-_generic32(varcsinh, asinh32, lambda x: _np_arcsinh(x))
-_generic32(varccosh, acosh32, lambda x: _np_arccosh(x))
-_generic32(varctanh, atanh32, lambda x: _np_arctanh(x))
+_generic(varctan, atan32, None, lambda x: _np_arctan(x))
+_generic(varcsin, asin32, None, lambda x: _np_arcsin(x))
+_generic(varccos, acos32, None, lambda x: _np_arccos(x))
+_generic(vsinh, sinh32, None, lambda x: _np_sinh(x))
+_generic(vcosh, cosh32, None, lambda x: _np_cosh(x))
+_generic(varcsinh, asinh32, None, lambda x: _np_arcsinh(x))
+_generic(varccosh, acosh32, None, lambda x: _np_arccosh(x))
+_generic(varctanh, atanh32, None, lambda x: _np_arctanh(x))

@@ -18,7 +18,8 @@
 
 import numpy as np
 
-from numtorch.kernels._jit import contract_helper, inline, scalar_overload
+from numtorch.kernels._jit import contract_helper, inline
+from numtorch.kernels.cpu.pointwise.vmath import _generic
 
 
 # ---- float32 ------------------------------------------------------------------------------
@@ -203,17 +204,6 @@ def _np_log(x):
 @inline
 def _np_log1p(x):
     return np.log1p(x)
-
-
-def _generic(fn, f32, f64, fallback):
-    @scalar_overload(fn)
-    def _typer(x):
-        name = str(x)
-        if name == "float32":
-            return lambda x: f32(x)
-        if name == "float64":
-            return lambda x: f64(x)
-        return fallback
 
 
 _generic(vlog, log32, log64, lambda x: _np_log(x))

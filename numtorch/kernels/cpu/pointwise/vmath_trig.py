@@ -19,7 +19,8 @@ import math
 
 import numpy as np
 
-from numtorch.kernels._jit import inline, scalar_overload
+from numtorch.kernels._jit import inline
+from numtorch.kernels.cpu.pointwise.vmath import _generic
 
 # 2/pi * 2**320, rounded down (checked against mpmath in the tests)
 TWO_OVER_PI_BITS = int(
@@ -154,14 +155,6 @@ def _np_tan(x):
     return np.tan(x)
 
 
-def _generic32(fn, f32, fallback):
-    @scalar_overload(fn)
-    def _typer(x):
-        if str(x) == "float32":
-            return lambda x: f32(x)
-        return fallback
-
-
-_generic32(vsin, sin32, lambda x: _np_sin(x))
-_generic32(vcos, cos32, lambda x: _np_cos(x))
-_generic32(vtan, tan32, lambda x: _np_tan(x))
+_generic(vsin, sin32, None, lambda x: _np_sin(x))
+_generic(vcos, cos32, None, lambda x: _np_cos(x))
+_generic(vtan, tan32, None, lambda x: _np_tan(x))
