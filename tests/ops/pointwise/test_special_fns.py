@@ -12,33 +12,26 @@ import pytest
 import numtorch
 from numtorch.autograd import gradcheck, gradgradcheck
 
+from . import special_refs
+
 mp = pytest.importorskip("mpmath")
 mp.mp.dps = 40
 
 
-def _grid(lo, hi, n=200):
-    return np.concatenate([np.linspace(lo, hi, n), [lo, hi]])
-
-
 def _check(name, xs, ref, rtol):
     got = getattr(numtorch.special, name)(numtorch.tensor(xs, dtype=numtorch.float64)).numpy()
-    want = np.array([float(ref(mp.mpf(float(x)))) for x in xs])
-    np.testing.assert_allclose(got, want, rtol=rtol, atol=0, err_msg=name)
+    np.testing.assert_allclose(got, ref, rtol=rtol, atol=0, err_msg=name)
 
 
-@pytest.mark.parametrize("name, ref, lo, hi", [
-    ("modified_bessel_k0", lambda x: mp.besselk(0, x), 1e-6, 60.0),
-    ("modified_bessel_k1", lambda x: mp.besselk(1, x), 1e-6, 60.0),
-    ("scaled_modified_bessel_k0", lambda x: mp.besselk(0, x) * mp.exp(x), 1e-6, 800.0),
-    ("scaled_modified_bessel_k1", lambda x: mp.besselk(1, x) * mp.exp(x), 1e-6, 800.0),
-    ("i1", lambda x: mp.besseli(1, x), -80.0, 80.0),
-    ("i0e", lambda x: mp.besseli(0, x) * mp.exp(-abs(x)), -800.0, 800.0),
-    ("i1e", lambda x: mp.besseli(1, x) * mp.exp(-abs(x)), -800.0, 800.0),
-    ("erfcx", lambda x: mp.exp(x * x) * mp.erfc(x), -26.0, 1e4),
-    ("log_ndtr", lambda x: mp.log(mp.ncdf(x)) if x < 0 else mp.log1p(-mp.ncdf(-x)), -1e3, 30.0),
-])  # fmt: skip
-def test_values_match_mpmath_over_the_whole_range(name, ref, lo, hi):
-    _check(name, _grid(lo, hi), ref, 1e-12)
+@pytest.mark.parametrize("name", sorted(special_refs.GRIDS))
+def test_values_match_mpmath_over_the_whole_range(name):
+    _check(name, special_refs.grid(name), special_refs.stored()[name], 1e-12)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(special_refs.GRIDS))
+def test_stored_references_are_mpmath_values(name):
+    np.testing.assert_allclose(special_refs.stored()[name], special_refs.mpmath_refs(name), rtol=1e-15, atol=0)
 
 
 def test_ndtri_inverts_ndtr_down_to_subnormal_probabilities():
