@@ -673,6 +673,13 @@ def workloads(sweep: bool = False) -> list:
     W.append(Workload("LinearFunction fwd+bwd", "autograd", _no_numpy(_linear_function), target=1.5))
     W.append(Workload("conv+relu+pool fwd+bwd", "autograd", _no_numpy(_conv), target=2.0))
     W.append(Workload("digits CNN Adam step", "autograd", _no_numpy(_digits_cnn)))
+    from benchmarks import workloads_layers as layers
+
+    W.append(Workload("LSTM 2x256 seq 35 batch 20 fwd+bwd", "layers", _no_numpy(layers.lstm), target=1.5))
+    W.append(Workload("TransformerEncoderLayer 256/4 seq 64 batch 16 fwd+bwd", "layers",
+                      _no_numpy(layers.transformer_layer), target=1.5))  # fmt: skip
+    W.append(Workload("fft 2**20 f32", "layers", layers.fft, target=1 / 0.8))
+    W.append(Workload("Conv3d+ReLU 4x4x16^3 fwd+bwd", "layers", _no_numpy(layers.conv3d)))
     W.append(Workload("MLP inference batch 1", "beyond", _no_numpy(_mlp_infer)))
     W.append(Workload("(x*y+0.5).exp() 1e7", "beyond", _beyond("chain"), work=("GB/s", 5 * 4e7)))
     W.append(Workload("x.add_(y) 1e7", "beyond", _beyond("add_"), work=("GB/s", 3 * 4e7)))
