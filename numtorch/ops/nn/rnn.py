@@ -90,9 +90,10 @@ def _rnn_layer_cpu(input, hx, cx, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, mod
             g = ws["gates"][t]
             np.matmul(h[:n], whh_t, out=g[:n])
             g[:n] += ig[t, :n]
-            ws["c_prev"][t] = c
+            cp = ws["c_prev"][t]
+            cp[...] = c
             hn = ws["h_pre"][t] if proj else h
-            K.lstm_step(g, c, n, H, hn, c)
+            K.lstm_step(g, cp, n, H, hn, c)  # c_prev not aliasing c_out: the loop vectorises
             ws["c"][t] = c
             if proj:
                 np.matmul(hn[:n], w_hr._data.T, out=h[:n])
