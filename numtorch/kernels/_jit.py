@@ -136,6 +136,12 @@ def reassoc_kernel(fn):
     return numba.njit(fastmath={"reassoc"}, **_OPTS)(fn)
 
 
+def reassoc_parallel_kernel(fn):
+    """``reassoc_kernel`` whose ``numba.prange`` loops run on all cores (each task's folds are
+    its own, so the flag changes only the order inside one task's fold)."""
+    return numba.njit(parallel=True, fastmath={"reassoc"}, **_OPTS)(fn)
+
+
 def contract_helper(fn):
     """A scalar math helper (Note [Vectorizable exp]) compiled with fastmath "contract" only: a
     ``a * b + c`` may become one fused multiply-add (one rounding instead of two, never less

@@ -25,6 +25,7 @@ from .._pointwise import _cname
 from .._registry import defop
 
 K = lazy("numtorch.kernels.cpu.nn.layers")
+LN = lazy("numtorch.kernels.cpu.nn.layer_norm")
 
 
 def _float_dtype(x: Tensor, op: str) -> D.dtype:
@@ -119,12 +120,14 @@ def _layer_norm_cpu(input, normalized_shape, weight, bias, eps):
     dt = _float_dtype(input, "LayerNormKernelImpl")
     x = _arr(input, dt)
     mean, rstd = np.empty(M, dt.np), np.empty(M, dt.np)
+    out = np.empty(x.size, dt.np)
     if M and N:
-        fn = K.row_moments_parallel if x.size >= PARALLEL_THRESHOLD and M > 1 else K.row_moments
-        fn(x, N, mean, rstd, float(eps))
+        par = x.size >= PARALLEL_THRESHOLD and M > 1
+        (LN.moments_parallel if par else LN.moments)(x, N, mean, rstd, float(eps))
+        (LN.apply_parallel if par else LN.apply)(x, out, mean, rstd, _arr(weight, dt), _arr(bias, dt), N,
+                                                 weight is not None, bias is not None)  # fmt: skip
     elif M:
         mean[...], rstd[...] = 0.0, np.nan
-    out = _apply(x, mean, rstd, weight, bias, M, N, 1, 1, max(N, 1), dt)
     stat_shape = input._data.shape[: input.dim() - len(ns)] + (1,) * len(ns)
     return (
         _out(out, input._data.shape, input),
@@ -138,8 +141,15 @@ def _layer_norm_backward_cpu(
 ):
     ns, M, N = _check_layer_norm(input, normalized_shape, weight, bias)
     dt = _float_dtype(input, "LayerNormBackwardKernelImpl")
-    gi, gw, gb = _backward(_arr(grad_out, dt), _arr(input, dt), _arr(mean, dt), _arr(rstd, dt), weight,
-                           M, N, 1, 1, max(N, 1), True, output_mask, dt)  # fmt: skip
+    gi = np.empty(M * N if output_mask[0] else 0, dt.np)
+    gw = np.empty(N if output_mask[1] and weight is not None else 0, dt.np)
+    gb = np.empty(N if output_mask[2] else 0, dt.np)
+    if M and N:
+        w = _arr(weight, dt) if weight is not None else np.ones(N, dt.np)
+        LN.backward(_arr(grad_out, dt), _arr(input, dt), _arr(mean, dt), _arr(rstd, dt), w, N, gi, gw, gb)
+    else:
+        gw[...] = 0
+        gb[...] = 0
     return _grads(gi, gw, gb, output_mask, input, weight, tuple(ns))
 
 
@@ -194,7 +204,7 @@ def _group_norm_cpu(input, weight, bias, N, C, HxW, group, eps):
     mean, rstd = np.empty(N * G, dt.np), np.empty(N * G, dt.np)
     L = (C // G) * HxW
     if x.size:
-        fn = K.row_moments_parallel if x.size >= PARALLEL_THRESHOLD and N * G > 1 else K.row_moments
+        fn = LN.moments_parallel if x.size >= PARALLEL_THRESHOLD and N * G > 1 else LN.moments
         fn(x, L, mean, rstd, float(eps))
     out = _apply(x, mean, rstd, weight, bias, N, C, HxW, G, max(C // G, 1), dt)
     return _out(out, input._data.shape, input), _out(mean, (N, G), input), _out(rstd, (N, G), input)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from numtorch.kernels.cpu.nn import conv, loss, pooling
+from numtorch.kernels.cpu.nn import layer_norm as ln
 from numtorch.kernels.cpu.nn import layers as nn
 from numtorch.testing._opinfo.nn.core import avg_pool2d_ref, max_pool2d_ref
 
@@ -183,7 +184,7 @@ def test_resample2d_and_its_adjoint(rng):
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_moments(dtype, rng):
     x = (rng.standard_normal((6, 10)) * 3 + 1).astype(dtype)
-    for fn in (nn.row_moments, nn.row_moments_parallel):
+    for fn in (ln.moments, ln.moments_parallel):
         mean, rstd = np.empty(6, dtype), np.empty(6, dtype)
         fn(x.reshape(-1), 10, mean, rstd, 1e-5)
         np.testing.assert_allclose(mean, x.mean(1), rtol=1e-5, atol=1e-6)
@@ -193,6 +194,32 @@ def test_moments(dtype, rng):
     nn.channel_moments(y.reshape(-1), 2, 3, 10, mean, var)
     np.testing.assert_allclose(mean, y.mean(axis=(0, 2)), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(var, y.var(axis=(0, 2)), rtol=1e-5)
+
+
+@pytest.mark.parametrize("affine", [(True, True), (True, False), (False, True), (False, False)])
+def test_layer_norm_row_kernels_match_numpy(affine, rng):
+    M, N = 5, 7
+    x = rng.standard_normal((M, N))
+    mean, rstd = np.empty(M), np.empty(M)
+    ln.moments(x.reshape(-1), N, mean, rstd, 1e-5)
+    w = rng.standard_normal(N) if affine[0] else np.ones(N)
+    b = rng.standard_normal(N) if affine[1] else np.zeros(N)
+    xhat = (x - mean[:, None]) * rstd[:, None]
+    for fn in (ln.apply, ln.apply_parallel):
+        out = np.empty(x.size)
+        fn(x.reshape(-1), out, mean, rstd, w, b, N, *affine)
+        np.testing.assert_allclose(out.reshape(M, N), xhat * w + b, rtol=1e-12, atol=1e-12)
+    go = rng.standard_normal((M, N))
+    gi, gw, gb = np.empty(x.size), np.empty(N), np.empty(N)
+    ln.backward(go.reshape(-1), x.reshape(-1), mean, rstd, w, N, gi, gw, gb)
+    g = go * w
+    want = rstd[:, None] * (g - g.mean(1, keepdims=True) - xhat * (g * xhat).mean(1, keepdims=True))
+    np.testing.assert_allclose(gi.reshape(M, N), want, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(gw, (go * xhat).sum(0), rtol=1e-10)
+    np.testing.assert_allclose(gb, go.sum(0), rtol=1e-10)
+    gi0 = np.empty(0)
+    ln.backward(go.reshape(-1), x.reshape(-1), mean, rstd, w, N, gi0, gw, np.empty(0))  # grads of params only
+    np.testing.assert_allclose(gw, (go * xhat).sum(0), rtol=1e-10)
 
 
 LAYOUTS = {

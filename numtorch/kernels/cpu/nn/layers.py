@@ -19,33 +19,6 @@ import numpy as np
 from numtorch.kernels._jit import inline, kernel, parallel_kernel, prange
 
 
-@inline
-def _row_moments(x, base, L, mean, rstd, r, eps):
-    acc = 0.0
-    for j in range(L):
-        acc += x[base + j]
-    m = acc / L
-    sq = 0.0
-    for j in range(L):
-        d = x[base + j] - m
-        sq += d * d
-    mean[r] = m
-    rstd[r] = 1.0 / math.sqrt(sq / L + eps)
-
-
-@kernel
-def row_moments(x, L, mean, rstd, eps):
-    """Mean and 1/sqrt(biased var + eps) of each contiguous row of length ``L`` (two-pass, float64)."""
-    for r in range(mean.size):
-        _row_moments(x, r * L, L, mean, rstd, r, eps)
-
-
-@parallel_kernel
-def row_moments_parallel(x, L, mean, rstd, eps):
-    for r in prange(mean.size):
-        _row_moments(x, r * L, L, mean, rstd, r, eps)
-
-
 @kernel
 def channel_moments(x, A, C, S, mean, var):
     """Per-channel mean and biased variance of an (A, C, S) block (batch norm statistics)."""
