@@ -156,6 +156,13 @@ def _linear(input, weight, bias):
     wt = body_of("t", "Tensor")(weight)
     if input.dim() == 2 and bias is not None:
         return dispatch(aten.addmm.default, [bias, input, wt, 1, 1])
+    if input.dim() > 2 and bias is not None and input.is_contiguous():
+        # PyTorch's folding: one addmm on the (rows, in) view; the bias rides in the product's
+        # output pass instead of a broadcast add over the whole result afterwards
+        lead = list(input.shape[:-1])
+        flat = dispatch(aten.view.default, [input, [-1, input.shape[-1]]])
+        out = dispatch(aten.addmm.default, [bias, flat, wt, 1, 1])
+        return dispatch(aten.view.default, [out, lead + [weight.shape[0]]])
     out = dispatch(aten.matmul.default, [input, wt])
     return dispatch(aten.add.Tensor, [out, bias, 1]) if bias is not None else out
 
