@@ -26,6 +26,10 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
+        if in_dims == 0 and in_dims.__class__ is int and chunk_size is None:
+            bsz = _leading_size(args)
+            if bsz is not None:  # only Tensors, each batched at dim 0: no pytree work
+                return _run(func, list(args), None, None, bsz, out_dims, randomness, kwargs)
         flat_args, spec, flat_dims = _flatten_in(func, args, in_dims)
         bsz = _batch_size(func, flat_args, flat_dims)
         if chunk_size is None or chunk_size >= bsz:
@@ -115,18 +119,38 @@ def _batch_size(func, flat_args, flat_dims) -> int:
     return sizes.pop()
 
 
+def _leading_size(args):
+    """The common size of dim 0 when every argument is a Tensor of rank >= 1, else None."""
+    bsz = None
+    for a in args:
+        if not isinstance(a, Tensor):
+            return None
+        shape = a._data.shape
+        if not shape or (bsz is not None and shape[0] != bsz):
+            return None  # the general path raises PyTorch's error
+        bsz = shape[0]
+    return bsz
+
+
 def _run(func, flat_args, spec, flat_dims, bsz, out_dims, randomness, kwargs):
+    """Call ``func`` on BatchedTensors; ``spec``/``flat_dims`` None: positional Tensors at dim 0."""
     lv = VmapLevel(bsz, randomness, STATE.grad_enabled)
+    level = lv.level
     VMAP_LEVELS.append(lv)
     try:
-        wrapped = [
-            make_batched(a.movedim(d, 0) if d else a, lv.level) if d is not None else a
-            for a, d in zip(flat_args, flat_dims)
-        ]
-        out = func(*pytree.tree_unflatten(wrapped, spec), **kwargs)
+        if spec is None:
+            out = func(*[make_batched(a, level) for a in flat_args], **kwargs)
+        else:
+            wrapped = [
+                make_batched(a.movedim(d, 0) if d else a, level) if d is not None else a
+                for a, d in zip(flat_args, flat_dims)
+            ]
+            out = func(*pytree.tree_unflatten(wrapped, spec), **kwargs)
     finally:
         VMAP_LEVELS.remove(lv)
-    return _unwrap_out(func, out, out_dims, lv.level, bsz)
+    if out_dims == 0 and out.__class__ is BatchedTensor and out._level == level:
+        return out._value  # the common single output
+    return _unwrap_out(func, out, out_dims, level, bsz)
 
 
 def _unwrap_out(func, out, out_dims, level, bsz):
