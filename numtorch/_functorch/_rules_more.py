@@ -1,5 +1,5 @@
 """Batching rules for ops with their own index arithmetic (Note [vmap key]): einsum, vdot, take,
-put, searchsorted/bucketize, upsample backward, group and batch norm natives; and PyTorch's
+put, searchsorted/bucketize, upsample backward, group and batch norm natives, nll_loss2d; and PyTorch's
 errors for ops whose per-sample results have data-dependent shapes (nonzero, unique).
 
 Every rule answers what stacking the per-sample results would (the loop fallback); argument
@@ -326,10 +326,58 @@ def batch_norm_backward_rule(op, vals, lv):
     return tuple(None if t is None else make_batched(t, level) for t in res)
 
 
+# ---- nll_loss2d: each sample's (N, C, H, W) input as (N*H*W, C) rows of nll_loss -----------------
+def _nll2d_values(x, t, w, level, bsz):
+    """(rows (B*N*H*W, C), targets) or None for shapes the per-sample call rejects."""
+    if x.dim() != 4 or t.dim() != 3 or is_batched_at(w, level) or (w is not None and w.dim() != 1):
+        return None
+    if (x.shape[0],) + tuple(x.shape[2:]) != tuple(t.shape):
+        return None
+    return _val(x, level, bsz).movedim(2, -1).reshape((-1, x.shape[1])), _val(t, level, bsz).reshape((-1,))
+
+
+def nll2d_forward_rule(op, vals, lv):
+    from .. import ops
+    from ._rules_nn import _weights
+
+    level, bsz = lv.level, lv.batch_size
+    x, t, w, reduction, ignore_index = vals
+    flat = _nll2d_values(x, t, w, level, bsz)
+    if flat is None:
+        return loop_fallback(op, vals, lv)
+    fx, ft = flat
+    per, _ = ops.aten.nll_loss_forward.default(fx, ft, w, 0, ignore_index)
+    tw = _weights(ft, w, ignore_index, per.dtype).reshape((bsz, -1)).sum(1)
+    if reduction == 0:
+        return make_batched(per.reshape((bsz,) + tuple(t.shape)), level), make_batched(tw, level)
+    out = per.reshape((bsz, -1)).sum(1)
+    return make_batched(out / tw if reduction == 1 else out, level), make_batched(tw, level)
+
+
+def nll2d_backward_rule(op, vals, lv):
+    from .. import ops
+
+    level, bsz = lv.level, lv.batch_size
+    g, x, t, w, reduction, ignore_index, tw = vals
+    flat = _nll2d_values(x, t, w, level, bsz)
+    if flat is None or g.dim() != (3 if reduction == 0 else 0):
+        return loop_fallback(op, vals, lv)
+    fx, ft = flat
+    gv = _val(g, level, bsz).reshape((bsz, -1))
+    if reduction == 1:
+        gv = gv / _val(tw, level, bsz).reshape((bsz, 1))
+    gv = gv.expand((bsz, ft.shape[0] // bsz)).reshape((-1,))
+    twv = tw._value if is_batched_at(tw, level) else tw  # unread when unreduced
+    gi = ops.aten.nll_loss_backward.default(gv, fx, ft, w, 0, ignore_index, twv)
+    n, c, h, wd = x.shape
+    return make_batched(gi.reshape((bsz, n, h, wd, c)).movedim(-1, 2), level)
+
+
 RULES = {"einsum": einsum_rule, "vdot": vdot_rule, "take": take_rule, "put": put_rule, "put_": put_rule,
          "searchsorted": searchsorted_rule, "bucketize": bucketize_rule,
          "upsample_nearest2d_backward": upsample_backward_rule, "upsample_bilinear2d_backward": upsample_backward_rule,
          "native_group_norm": group_norm_rule, "native_group_norm_backward": group_norm_backward_rule,
          "native_batch_norm": batch_norm_rule, "native_batch_norm_backward": batch_norm_backward_rule,
          "nonzero": dynamic_shape_rule, "nonzero_numpy": dynamic_shape_rule, "_unique2": dynamic_shape_rule,
-         "unique_dim": dynamic_shape_rule, "masked_select": masked_select_rule}  # fmt: skip
+         "unique_dim": dynamic_shape_rule, "masked_select": masked_select_rule,
+         "nll_loss2d_forward": nll2d_forward_rule, "nll_loss2d_backward": nll2d_backward_rule}  # fmt: skip

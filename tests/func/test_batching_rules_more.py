@@ -56,6 +56,8 @@ IDX, BIDX = nt.tensor([0, -1, 5, 2]), nt.tensor([[0, 3], [-2, 1], [4, 4]])
 G4 = _r(B, 2, 4, 3, seed=6)  # (B, N, C, L): group/batch norm inputs
 GW, GB = _r(B, 4, seed=7), _r(4, seed=8)
 P3 = _r(B, 1, 2, 4, 4, 4, seed=9)  # (B, N, C, D, H, W)
+N4, W3 = _r(B, 2, 3, 2, 2, seed=16), nt.tensor([0.5, 2.0, 1.0], dtype=nt.float64)  # (B, N, C, H, W)
+T4 = nt.tensor(np.random.default_rng(17).integers(0, 3, (B, 2, 2, 2)))
 
 CASES = {
     "fft": (lambda x: nt.fft.fft(x), (X,), (0,)),
@@ -100,6 +102,12 @@ CASES = {
     "batch_norm eval": (lambda x: F.batch_norm(x, GB.abs(), GB.abs() + 1, training=False), (G4,), (0,)),
     "batch_norm grads": (grad(lambda x, w, b: (F.batch_norm(x, None, None, w, b, training=True) * x).sum(),
                               argnums=(0, 1, 2)), (G4, GW, GB), (0, 0, None)),  # fmt: skip
+    "nll_loss2d mean": (lambda x, t: F.nll_loss(x, t, ignore_index=1), (N4, T4), (0, 0)),
+    "nll_loss2d sum weight": (lambda x, t: F.nll_loss(x, t, W3, reduction="sum"), (N4, T4[0]), (0, None)),
+    "nll_loss2d none": (lambda x, t: F.nll_loss(x, t, reduction="none"), (N4[0], T4), (None, 0)),
+    "nll_loss2d aten": (lambda x, t: nt.ops.aten.nll_loss2d_forward(x, t, W3, 1, -100), (N4, T4), (0, 0)),
+    "nll_loss2d grads": (grad(lambda x, t: F.cross_entropy(x, t, W3) + F.nll_loss(x, t, reduction="none").pow(2).sum()),
+                         (N4, T4), (0, 0)),  # fmt: skip
     "frexp": (lambda x: nt.frexp(x), (X,), (0,)),
     "_cumprod_grad": (lambda g, x: nt.ops.aten._cumprod_grad(g, x, 1), (X * 2, X), (0, 0)),
 }
