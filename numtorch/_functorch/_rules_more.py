@@ -373,6 +373,25 @@ def nll2d_backward_rule(op, vals, lv):
     return make_batched(gi.reshape((bsz, n, h, wd, c)).movedim(-1, 2), level)
 
 
+# ---- lstsq, one_hot --------------------------------------------------------------------------------
+def lstsq_rule(op, vals, lv):
+    # leading dims are batch dims of the kernel; its empty results (residuals, singular values
+    # with some drivers and shapes) are (0,) per sample, so (B, 0) stacked
+    level, bsz = lv.level, lv.batch_size
+    a, b, rcond, driver = vals
+    if a.dim() < 2 or b.dim() != a.dim() or tuple(a.shape[:-2]) != tuple(b.shape[:-2]):
+        return loop_fallback(op, vals, lv)
+    outs = op.fast(_val(a, level, bsz), _val(b, level, bsz), rcond, driver)
+    return tuple(make_batched(o if o.numel() or o.dim() != 1 else o.new_empty((bsz, 0)), level) for o in outs)
+
+
+def one_hot_rule(op, vals, lv):
+    x, classes = vals
+    if classes < 0:  # the class count is each sample's own max + 1
+        return loop_fallback(op, vals, lv)
+    return make_batched(op.fast(x._value, classes), lv.level)
+
+
 RULES = {"einsum": einsum_rule, "vdot": vdot_rule, "take": take_rule, "put": put_rule, "put_": put_rule,
          "searchsorted": searchsorted_rule, "bucketize": bucketize_rule,
          "upsample_nearest2d_backward": upsample_backward_rule, "upsample_bilinear2d_backward": upsample_backward_rule,
@@ -380,4 +399,5 @@ RULES = {"einsum": einsum_rule, "vdot": vdot_rule, "take": take_rule, "put": put
          "native_batch_norm": batch_norm_rule, "native_batch_norm_backward": batch_norm_backward_rule,
          "nonzero": dynamic_shape_rule, "nonzero_numpy": dynamic_shape_rule, "_unique2": dynamic_shape_rule,
          "unique_dim": dynamic_shape_rule, "masked_select": masked_select_rule,
-         "nll_loss2d_forward": nll2d_forward_rule, "nll_loss2d_backward": nll2d_backward_rule}  # fmt: skip
+         "nll_loss2d_forward": nll2d_forward_rule, "nll_loss2d_backward": nll2d_backward_rule,
+         "linalg_lstsq": lstsq_rule, "one_hot": one_hot_rule}  # fmt: skip

@@ -108,6 +108,9 @@ CASES = {
     "nll_loss2d aten": (lambda x, t: nt.ops.aten.nll_loss2d_forward(x, t, W3, 1, -100), (N4, T4), (0, 0)),
     "nll_loss2d grads": (grad(lambda x, t: F.cross_entropy(x, t, W3) + F.nll_loss(x, t, reduction="none").pow(2).sum()),
                          (N4, T4), (0, 0)),  # fmt: skip
+    "lstsq": (lambda a, b: nt.linalg.lstsq(a, b), (_r(B, 5, 2, seed=18), _r(B, 5, 3, seed=19)), (0, 0)),
+    "lstsq shared b": (lambda a, b: nt.linalg.lstsq(a, b, driver="gelsd"), (_r(B, 5, 2, seed=18), _r(5, 1)), (0, None)),
+    "one_hot": (lambda t: F.one_hot(t, 5), (BIDX.abs(),), (0,)),
     "frexp": (lambda x: nt.frexp(x), (X,), (0,)),
     "_cumprod_grad": (lambda g, x: nt.ops.aten._cumprod_grad(g, x, 1), (X * 2, X), (0, 0)),
 }
