@@ -148,8 +148,8 @@ def _entry(op):
 def _pointwise_fast(op, vals):
     lv = VMAP_LEVELS[-1]
     level = lv.level
-    rank = -1
-    found = False
+    rank = -1  # the batched arguments' common logical rank
+    plain = 0  # the highest rank of the other tensors: broadcast from the right, no padding
     new = list(vals)
     for i in op.tensor_idx:
         v = vals[i]
@@ -157,18 +157,15 @@ def _pointwise_fast(op, vals):
             if v._level != level:
                 return None
             r = v._data.ndim
+            if r != rank:
+                if rank >= 0:
+                    return None  # batched ranks differ: the general rule pads them
+                rank = r
             new[i] = v._value
-            found = True
-        elif isinstance(v, Tensor):
-            r = v._data.ndim
-        else:
-            continue
-        if r != rank:
-            if rank >= 0:
-                return None  # ranks differ: the general rule pads them
-            rank = r
-    if not found:
-        return None  # nothing batched at the innermost level
+        elif isinstance(v, Tensor) and v._data.ndim > plain:
+            plain = v._data.ndim
+    if rank < plain:
+        return None  # nothing batched at the innermost level, or a batched value needs padding
     st = STATE
     prev = st.grad_enabled
     want = lv.grad_enabled and CALL_GRAD[0]

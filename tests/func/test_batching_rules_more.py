@@ -112,6 +112,13 @@ CASES = {
     "lstsq shared b": (lambda a, b: nt.linalg.lstsq(a, b, driver="gelsd"), (_r(B, 5, 2, seed=18), _r(5, 1)), (0, None)),
     "one_hot": (lambda t: F.one_hot(t, 5), (BIDX.abs(),), (0,)),
     "frexp": (lambda x: nt.frexp(x), (X,), (0,)),
+    # the pointwise fast path (Note [vmap pointwise fast path]) and the patterns it hands on
+    "pointwise lower-rank plain": (lambda x, y: x * y + 1.0, (X, X[0, 0]), (0, None)),
+    "pointwise higher-rank plain": (lambda x, y: x - y, (X[:, 0], X[0]), (0, None)),
+    "pointwise 0-d samples": (lambda x, y: x.atan2(y), (X[:, 0, 0], X[0, 0]), (0, None)),
+    "pointwise mixed batched ranks": (lambda x, y: x.hypot(y), (X, X[:, 0]), (0, 0)),
+    "pointwise nested": (lambda x, y: vmap(lambda u: u * y)(x), (X, X[:, 0]), (0, 0)),
+    "pointwise outer level only": (lambda x, y: vmap(lambda u: u + x)(y), (X[:, 0], X[0]), (0, None)),
     "_cumprod_grad": (lambda g, x: nt.ops.aten._cumprod_grad(g, x, 1), (X * 2, X), (0, 0)),
 }
 
