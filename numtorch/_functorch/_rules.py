@@ -10,6 +10,10 @@ Every value carries its batch dim first. Rule families:
 - matmul family: folded into one broadcasting ``matmul``; nn ops with a leading N (conv, pools,
   pads, upsampling): the batch dim folded into N.
 - random ops: ``randomness`` decides (Note [vmap randomness], _random_rules.py).
+- nn ops needing more than a fold (_rules_nn.py), indexing (_rules_index.py), ops with their own
+  index arithmetic (einsum, take/put, searchsorted, norm natives, lstsq) and the data-dependent
+  shape errors (_rules_more.py).
+The vmap key skips this table for most pointwise calls (Note [vmap pointwise fast path]).
 """
 
 from __future__ import annotations
