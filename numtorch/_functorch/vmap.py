@@ -26,10 +26,11 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
-        if in_dims == 0 and in_dims.__class__ is int and chunk_size is None:
-            bsz = _leading_size(args)
-            if bsz is not None:  # only Tensors, each batched at dim 0: no pytree work
-                return _run(func, list(args), None, None, bsz, out_dims, randomness, kwargs)
+        if chunk_size is None:
+            dims = _simple_dims(in_dims, len(args))
+            bsz = None if dims is None else _simple_size(args, dims)
+            if bsz is not None:  # Tensors at int in_dims, anything at None: no pytree work
+                return _run(func, args, None, dims, bsz, out_dims, randomness, kwargs)
         flat_args, spec, flat_dims = _flatten_in(func, args, in_dims)
         bsz = _batch_size(func, flat_args, flat_dims)
         if chunk_size is None or chunk_size >= bsz:
@@ -119,33 +120,45 @@ def _batch_size(func, flat_args, flat_dims) -> int:
     return sizes.pop()
 
 
-def _leading_size(args):
-    """The common size of dim 0 when every argument is a Tensor of rank >= 1, else None."""
+def _simple_dims(in_dims, n: int):
+    """One int-or-None in_dim per positional argument, or None when in_dims nests."""
+    if in_dims.__class__ is int:
+        return (in_dims,) * n
+    if in_dims.__class__ is tuple and len(in_dims) == n:
+        for d in in_dims:
+            if d is not None and d.__class__ is not int:
+                return None
+        return in_dims
+    return None
+
+
+def _simple_size(args, dims):
+    """The batch size when every argument with an int in_dim is a Tensor that has that dim and
+    all those sizes agree, else None (the general path then raises PyTorch's errors)."""
     bsz = None
-    for a in args:
+    for a, d in zip(args, dims):
+        if d is None:
+            continue
         if not isinstance(a, Tensor):
             return None
         shape = a._data.shape
-        if not shape or (bsz is not None and shape[0] != bsz):
-            return None  # the general path raises PyTorch's error
-        bsz = shape[0]
+        if not -len(shape) <= d < len(shape) or (bsz is not None and shape[d] != bsz):
+            return None
+        bsz = shape[d]
     return bsz
 
 
 def _run(func, flat_args, spec, flat_dims, bsz, out_dims, randomness, kwargs):
-    """Call ``func`` on BatchedTensors; ``spec``/``flat_dims`` None: positional Tensors at dim 0."""
+    """Call ``func`` on BatchedTensors; ``spec`` None: ``flat_args`` are the positional args."""
     lv = VmapLevel(bsz, randomness, STATE.grad_enabled)
     level = lv.level
     VMAP_LEVELS.append(lv)
     try:
-        if spec is None:
-            out = func(*[make_batched(a, level) for a in flat_args], **kwargs)
-        else:
-            wrapped = [
-                make_batched(a.movedim(d, 0) if d else a, level) if d is not None else a
-                for a, d in zip(flat_args, flat_dims)
-            ]
-            out = func(*pytree.tree_unflatten(wrapped, spec), **kwargs)
+        wrapped = [
+            make_batched(a.movedim(d, 0) if d else a, level) if d is not None else a
+            for a, d in zip(flat_args, flat_dims)
+        ]
+        out = func(*(wrapped if spec is None else pytree.tree_unflatten(wrapped, spec)), **kwargs)
     finally:
         VMAP_LEVELS.remove(lv)
     if out_dims == 0 and out.__class__ is BatchedTensor and out._level == level:

@@ -163,3 +163,18 @@ def test_take_out_of_range_raises_the_per_sample_error():
         warnings.simplefilter("ignore")
         with pytest.raises(IndexError, match="out of range"):
             vmap(lambda x: nt.take(x, nt.tensor([24])))(X)
+
+
+def test_positional_in_dims_without_pytree_work_match_the_general_path():
+    # int / None in_dims per positional argument take the no-pytree path; errors stay PyTorch's
+    x, y = X, X[:, :, 0]
+    out = vmap(lambda a, s, b, d: a * s + b["k"] + d, in_dims=(-1, None, None, 1))(x, 2.0, {"k": y}, x.movedim(-1, 1))
+    ref = nt.stack([x[..., i] * 2.0 + y + x[..., i] for i in range(6)])
+    _close(out, ref)
+    y = X[0]
+    with pytest.raises(ValueError, match="Got in_dim=2 for some input, but that input is a Tensor of dimensionality 2"):
+        vmap(lambda a: a, in_dims=(2,))(y)
+    with pytest.raises(ValueError, match="Expected all tensors to have the same size in the mapped dimension"):
+        vmap(lambda a, b: a + b, in_dims=(0, 1))(y, y)
+    with pytest.raises(ValueError, match="at least one input must be vmapped over"):
+        vmap(lambda a: a, in_dims=(None,))(y)
