@@ -617,6 +617,28 @@ def _gelu_block(name, d=256, hidden=1024, batch=128):
     return step
 
 
+def _func(kind):
+    """numtorch.func workloads (issue 14), built by benchmarks/bench_func.py for either library.
+    ``psg-vmap``/``psg-loop``: per-sample gradients of an MLP 784-256-10 over 64 samples with
+    vmap(grad) / a Python loop of autograd.grad; ``chain-vmap``/``chain-hand``: a chain of 10
+    pointwise ops over 128 vectors of 1000, vmapped or hand-batched; ``chain-vs-hand``: the
+    numtorch column vmapped, the torch column numtorch's own hand-batched call (the peer is the
+    issue's target, vmap <= 1.2x hand-batched, as "vs inductor" names its peer)."""
+
+    def make(name):
+        from benchmarks import bench_func
+
+        if name == "numpy":
+            raise NotImplementedError("no NumPy equivalent")
+        if kind == "chain-vs-hand":
+            return bench_func.pointwise_chain(_L("numtorch"), "vmap" if name == "numtorch" else "hand")
+        what, mode = kind.split("-")
+        build = bench_func.per_sample_grads if what == "psg" else bench_func.pointwise_chain
+        return build(_L(name), mode)
+
+    return make
+
+
 def workloads(sweep: bool = False) -> list:
     """The table; ``sweep``: the registry sweep instead (``compare.py sweep``)."""
     if sweep:
@@ -695,6 +717,11 @@ def workloads(sweep: bool = False) -> list:
         W.append(Workload(f"compiled 5-op chain {n:.0e} vs inductor", "compile",
                           _compiled_chain(n, "inductor"), target=1 / 1.5, work=("GB/s", 3 * 4 * n)))  # fmt: skip
     W.append(Workload("compiled GELU-MLP block fwd+bwd", "compile", _no_numpy(_gelu_block), target=0.8))
+    W.append(Workload("per-sample grads MLP b64 vmap(grad)", "func", _func("psg-vmap"), target=1.5))
+    W.append(Workload("per-sample grads MLP b64 loop", "func", _func("psg-loop")))
+    W.append(Workload("vmap 10 pointwise ops 128x1000", "func", _func("chain-vmap")))
+    W.append(Workload("hand-batched 10 pointwise 128x1000", "func", _func("chain-hand")))
+    W.append(Workload("vmap 10-op chain vs hand-batched", "func", _func("chain-vs-hand"), target=1.2))
     W.append(Workload("import", "startup", _startup("import {lib}\n"), target_s=0.5,
                       process=True))  # fmt: skip
     W.append(Workload("first op, warm cache", "startup", _startup(_FIRST_OP), process=True))

@@ -133,3 +133,22 @@ def _inplace(op, vals, lv):
     new[op.self_idx] = v
     _below(op, new, lv)
     return s
+
+
+def dropout_input(x, inplace: bool):
+    """``x``, or under randomness="different" an unbatched ``x`` given the batch (expanded): the
+    dropout composites then draw their noise like it, one mask per sample, as PyTorch's vmap
+    does for an unbatched dropout input ("same" and "error" keep ``x``: one mask, or the error).
+    In place, a batched mask cannot be written into an unbatched ``x``: PyTorch's error."""
+    lv = VMAP_LEVELS[-1]
+    if lv.randomness != "different" or is_batched_at(x, lv.level):
+        return x
+    if inplace:
+        raise RuntimeError(
+            "vmap: inplace arithmetic(self, *extra_args) is not possible because there exists a "
+            "Tensor `other` in extra_args that has more elements than `self`. This happened due to "
+            "`other` being vmapped over but `self` not being vmapped over in a vmap. Please try to "
+            "use out-of-place operators instead of inplace arithmetic. If said operator is being "
+            "called inside the PyTorch framework, please file a bug report instead."
+        )
+    return make_batched(x.expand((lv.batch_size,) + tuple(x.shape)), lv.level)

@@ -10,13 +10,17 @@ Every value carries its batch dim first. Rule families:
 - matmul family: folded into one broadcasting ``matmul``; nn ops with a leading N (conv, pools,
   pads, upsampling): the batch dim folded into N.
 - random ops: ``randomness`` decides (Note [vmap randomness], _random_rules.py).
+- nn ops needing more than a fold (_rules_nn.py), indexing (_rules_index.py), ops with their own
+  index arithmetic (einsum, take/put, searchsorted, norm natives, lstsq) and the data-dependent
+  shape errors (_rules_more.py).
+The vmap key skips this table for most pointwise calls (Note [vmap pointwise fast path]).
 """
 
 from __future__ import annotations
 
 from .. import _dispatch
 from .._tensor import Tensor
-from . import _rules_index, _rules_nn
+from . import _rules_index, _rules_more, _rules_nn
 from ._random_rules import random_rule
 from .batched import BatchedTensor, is_batched_at, make_batched, raise_inplace_error, unwrap, wrap
 
@@ -32,7 +36,7 @@ _POINTWISE_NAMES = {
     "hardswish_backward", "hardsigmoid_backward", "gelu", "complex", "angle", "isfinite", "isnan",
     "isinf", "isposinf", "isneginf", "signbit", "sgn", "conj_physical", "positive", "bitwise_not",
     "logical_not", "logical_and", "logical_or", "logical_xor", "frac", "round", "trunc", "square",
-    "copy", "celu", "pow", "floor_divide", "zero",
+    "copy", "celu", "pow", "floor_divide", "zero", "frexp",
 }  # fmt: skip
 # reductions where dim=None (or an empty list) means every dim
 _ALL_WHEN_NONE = {"sum", "mean", "nansum", "amax", "amin", "argmax", "argmin", "var", "std",
@@ -44,6 +48,7 @@ _DIM_OPS = _ALL_WHEN_NONE | {
     "movedim", "split", "split_with_sizes", "chunk", "unbind", "flatten", "unflatten", "diag_embed",
     "_softmax_backward_data", "_log_softmax_backward_data", "glu_backward", "linalg_cross",
     "index_select", "cross", "diagonal_backward", "select_backward", "slice_backward",
+    "_fft_c2c", "_fft_r2c", "_fft_c2r", "unfold", "unfold_backward", "_cumprod_grad",
 }  # fmt: skip
 # dim ops whose tensor arguments must all carry the batch (no broadcasting inside the kernel)
 _EXPAND = {"gather", "scatter", "scatter_add", "scatter_reduce", "index_add",
@@ -51,7 +56,8 @@ _EXPAND = {"gather", "scatter", "scatter_add", "scatter_reduce", "index_add",
 _DIM_OPS |= _EXPAND
 _INDEX_ARGS = {"index"}  # 1-D index lists of index_* ops: never padded or expanded
 _PLUS_ONE = {"unsqueeze", "diag_embed"}  # the dim wraps against the result's rank
-_DIM_NAMES = {"dim", "dims", "dim0", "dim1", "dim2", "start_dim", "end_dim", "source", "destination"}
+_DIM_NAMES = {"dim", "dims", "dim0", "dim1", "dim2", "start_dim", "end_dim", "source", "destination",
+              "dimension"}  # fmt: skip
 _SIZE_OPS = {"view": "size", "reshape": "shape", "_unsafe_view": "size", "expand": "size",
              "repeat": "repeats", "_reshape_alias": "size"}  # fmt: skip
 _TRAILING = {"tril", "triu", "linalg_inv", "inverse", "linalg_cholesky", "cholesky", "linalg_det",
@@ -63,7 +69,8 @@ _TRAILING = {"tril", "triu", "linalg_inv", "inverse", "linalg_cholesky", "choles
 _FOLD = {"convolution": 0, "max_pool2d_with_indices": 4, "avg_pool2d": 4, "upsample_nearest2d": 4,
          "upsample_bilinear2d": 4, "reflection_pad2d": 4, "replication_pad2d": 4,
          "reflection_pad1d": 3, "replication_pad1d": 3, "adaptive_avg_pool2d": 4,
-         "_adaptive_avg_pool2d": 4, "adaptive_max_pool2d": 4, "im2col": 4}  # fmt: skip
+         "_adaptive_avg_pool2d": 4, "adaptive_max_pool2d": 4, "im2col": 4, "col2im": 3, "avg_pool3d": 5,
+         "max_pool3d_with_indices": 5, "adaptive_max_pool3d": 5, "_adaptive_avg_pool3d": 5}  # fmt: skip
 _RANDOM_NAMES = {"rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial",
                  "poisson", "rand_like", "randn_like", "randint_like", "uniform", "uniform_",
                  "normal_", "random_", "exponential_", "bernoulli_", "geometric_", "cauchy_",
@@ -88,6 +95,8 @@ def _classify(op):
         return _MATMUL[name]
     if name in _rules_nn.RULES:
         return _rules_nn.RULES[name]
+    if name in _rules_more.RULES:
+        return _rules_more.RULES[name]
     if name in _rules_index.RULES and (name != "index" or op._overloadname == "Tensor"):
         return _rules_index.RULES[name]
     impl = op.impls.get("cpu")
@@ -443,9 +452,8 @@ def _addmm(op, vals, lv):
 
 
 _MATMUL = {"mm": _matmul, "bmm": _matmul, "matmul": _matmul, "mv": _matmul, "dot": _matmul,
-           "inner": _matmul, "vdot": None, "outer": _outer, "ger": _outer, "addmm": _addmm,
+           "inner": _matmul, "outer": _outer, "ger": _outer, "addmm": _addmm,
            "addmv": _addmm, "baddbmm": _addmm, "addbmm": _addmm}  # fmt: skip
-_MATMUL = {k: v for k, v in _MATMUL.items() if v is not None}
 
 
 def _loop(op, vals, lv):

@@ -129,8 +129,66 @@ def _find(level: int):
     )
 
 
-def vmap_key(op, vals):
+# Note [vmap pointwise fast path]
+# Most vmapped calls are pointwise ops whose batched arguments all belong to the innermost level
+# and share one logical rank: then the values line up as they are (batch dim first), and one
+# pass over the tensor arguments replaces the level search, the rule lookup and the rank padding.
+# Anything else (outer levels only, mixed ranks, in-place, a library vmap kernel) takes the
+# general path below. The per-op entry is cached by id, as rule_for's is.
+_ENTRY: dict = {}  # id(op) -> (op, rule, whether the pointwise fast path applies)
+
+
+def _entry(op):
     rule = _rules.rule_for(op)
+    fast = rule is _rules.pointwise and not op.list_idx and op.kind != "inplace"
+    e = _ENTRY[id(op)] = (op, rule, fast)
+    return e
+
+
+def _pointwise_fast(op, vals):
+    lv = VMAP_LEVELS[-1]
+    level = lv.level
+    rank = -1  # the batched arguments' common logical rank
+    plain = 0  # the highest rank of the other tensors: broadcast from the right, no padding
+    new = list(vals)
+    for i in op.tensor_idx:
+        v = vals[i]
+        if v.__class__ is BatchedTensor:
+            if v._level != level:
+                return None
+            r = v._data.ndim
+            if r != rank:
+                if rank >= 0:
+                    return None  # batched ranks differ: the general rule pads them
+                rank = r
+            new[i] = v._value
+        elif isinstance(v, Tensor) and v._data.ndim > plain:
+            plain = v._data.ndim
+    if rank < plain:
+        return None  # nothing batched at the innermost level, or a batched value needs padding
+    st = STATE
+    prev = st.grad_enabled
+    want = lv.grad_enabled and CALL_GRAD[0]
+    if want == prev:  # the common case: no grad mode to restore
+        out = op.fast(*new)
+    else:
+        st.grad_enabled = want
+        try:
+            out = op.fast(*new)
+        finally:
+            st.grad_enabled = prev
+    return make_batched(out, level) if out.__class__ is Tensor else wrap(out, level)
+
+
+def vmap_key(op, vals):
+    e = _ENTRY.get(id(op))
+    if e is None or e[0] is not op:
+        e = _entry(op)
+    if e[2] and not op.py_kernels:
+        out = _pointwise_fast(op, vals)
+        if out is not None:
+            return out
+    rule = e[1]
     if rule is _rules.random_rule:  # the innermost level decides, batched arguments or not
         lv = VMAP_LEVELS[-1]
     else:

@@ -26,6 +26,11 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
 
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
+        if chunk_size is None:
+            dims = _simple_dims(in_dims, len(args))
+            bsz = None if dims is None else _simple_size(args, dims)
+            if bsz is not None:  # Tensors at int in_dims, anything at None: no pytree work
+                return _run(func, args, None, dims, bsz, out_dims, randomness, kwargs)
         flat_args, spec, flat_dims = _flatten_in(func, args, in_dims)
         bsz = _batch_size(func, flat_args, flat_dims)
         if chunk_size is None or chunk_size >= bsz:
@@ -115,18 +120,50 @@ def _batch_size(func, flat_args, flat_dims) -> int:
     return sizes.pop()
 
 
+def _simple_dims(in_dims, n: int):
+    """One int-or-None in_dim per positional argument, or None when in_dims nests."""
+    if in_dims.__class__ is int:
+        return (in_dims,) * n
+    if in_dims.__class__ is tuple and len(in_dims) == n:
+        for d in in_dims:
+            if d is not None and d.__class__ is not int:
+                return None
+        return in_dims
+    return None
+
+
+def _simple_size(args, dims):
+    """The batch size when every argument with an int in_dim is a Tensor that has that dim and
+    all those sizes agree, else None (the general path then raises PyTorch's errors)."""
+    bsz = None
+    for a, d in zip(args, dims):
+        if d is None:
+            continue
+        if not isinstance(a, Tensor):
+            return None
+        shape = a._data.shape
+        if not -len(shape) <= d < len(shape) or (bsz is not None and shape[d] != bsz):
+            return None
+        bsz = shape[d]
+    return bsz
+
+
 def _run(func, flat_args, spec, flat_dims, bsz, out_dims, randomness, kwargs):
+    """Call ``func`` on BatchedTensors; ``spec`` None: ``flat_args`` are the positional args."""
     lv = VmapLevel(bsz, randomness, STATE.grad_enabled)
+    level = lv.level
     VMAP_LEVELS.append(lv)
     try:
         wrapped = [
-            make_batched(a.movedim(d, 0) if d else a, lv.level) if d is not None else a
+            make_batched(a.movedim(d, 0) if d else a, level) if d is not None else a
             for a, d in zip(flat_args, flat_dims)
         ]
-        out = func(*pytree.tree_unflatten(wrapped, spec), **kwargs)
+        out = func(*(wrapped if spec is None else pytree.tree_unflatten(wrapped, spec)), **kwargs)
     finally:
         VMAP_LEVELS.remove(lv)
-    return _unwrap_out(func, out, out_dims, lv.level, bsz)
+    if out_dims == 0 and out.__class__ is BatchedTensor and out._level == level:
+        return out._value  # the common single output
+    return _unwrap_out(func, out, out_dims, level, bsz)
 
 
 def _unwrap_out(func, out, out_dims, level, bsz):

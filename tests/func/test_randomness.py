@@ -28,6 +28,10 @@ CASES = [
     ("normal_ plain", lambda v: nt.ones(3).normal_(), (4, 3)),
     ("normal_ batched", lambda v: (v * 1).normal_(), (4, 3)),
     ("dropout batched", lambda v: F.dropout(v, 0.5), (4, 3)),
+    ("dropout plain", lambda v: F.dropout(M, 0.5), (4, 3)),
+    ("alpha_dropout plain", lambda v: F.alpha_dropout(M, 0.5, training=True), (4, 3)),
+    ("dropout1d batched", lambda v: F.dropout1d(v.reshape(3, 1), 0.5), (4, 3, 1)),
+    ("dropout1d plain", lambda v: F.dropout1d(M.reshape(3, 1), 0.5), (4, 3, 1)),
 ]
 IDS = [c[0] for c in CASES]
 
@@ -61,8 +65,15 @@ def test_same_shares_one_draw(name, f, shape):
     r = vmap(f, randomness="same")(nt.ones(4, 3))
     assert tuple(r.shape) == shape
     assert (r == r[0]).all().item()
-    if name not in ("dropout batched",):
+    if "dropout" not in name:
         assert not (r[0] == r[0][0]).all().item()  # still random within a sample
+
+
+def test_inplace_dropout_of_a_plain_tensor_needs_same_randomness():
+    with pytest.raises(RuntimeError, match=r"vmap: inplace arithmetic\(self, \*extra_args\) is not possible"):
+        vmap(lambda v: F.dropout(M.clone(), 0.5, inplace=True) + v, randomness="different")(nt.ones(4, 3))
+    r = vmap(lambda v: F.dropout(M.clone(), 0.5, inplace=True) + v, randomness="same")(nt.ones(4, 3))
+    assert (r == r[0]).all().item()
 
 
 def test_nested_levels_apply_their_own_randomness():

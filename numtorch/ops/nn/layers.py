@@ -9,6 +9,7 @@ import numpy as np
 
 from ... import _dtype as D
 from ..._dispatch import dispatch
+from ..._functorch._levels import VMAP_LEVELS
 from ..._ops import ops as _ops
 from ..._state import STATE
 from ..._tensor import Tensor, _make
@@ -30,7 +31,7 @@ _F = "torch.nn.functional"
 def _noise(input, feature: bool):
     if feature:
         shape = list(input.shape[:2]) + [1] * (input.dim() - 2)
-        return aten.empty.memory_format(shape, dtype=input.dtype)
+        return input.new_empty(shape)  # new_empty: batched under vmap, as the input is
     return aten.empty_like.default(input)
 
 
@@ -44,6 +45,10 @@ def _dropout_impl(input, p, train, inplace, feature=False, alpha=False):
     if p == 1:
         zero = aten.zeros.default((), dtype=input.dtype)
         return input.mul_(zero) if inplace else input.mul(zero)
+    if VMAP_LEVELS:  # Note [vmap randomness]: a mask per sample
+        from ..._functorch._random_rules import dropout_input
+
+        input = dropout_input(input, inplace)
     noise = _noise(input, feature)
     with no_grad():
         noise.bernoulli_(1 - p)
