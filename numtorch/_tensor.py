@@ -310,8 +310,10 @@ class Tensor(TensorBase):
         array([1., 1.], dtype=float32)
         """
         # Gated here rather than wrapped by _tensor_tf (one frame: a custom op's kernel calls
-        # this on every call). Only an explicit force=False reaches a handler as no keyword.
-        if self.__class__ is not Tensor or STATE.tf_modes:
+        # this on every call); nn.Parameter (NO_TF_SUBCLASSES) passes as a plain Tensor. Only an
+        # explicit force=False reaches a handler as no keyword.
+        cls = self.__class__
+        if cls is not Tensor and cls not in NO_TF_SUBCLASSES or STATE.tf_modes:
             from .overrides import handle_torch_function, has_torch_function_unary
 
             if has_torch_function_unary(self):
