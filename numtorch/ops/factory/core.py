@@ -327,10 +327,6 @@ def _as_tensor(data, dtype, device):
 public("as_tensor", "data, dtype=None, device=None", _as_tensor, relevant=())
 
 
-_FROM_NP_GET = D._FROM_NP.get
-_alloc = object.__new__
-
-
 def from_numpy(ndarray: np.ndarray) -> Tensor:
     """A tensor sharing ``ndarray``'s memory (writes through either are seen by both).
 
@@ -339,23 +335,13 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     """
     # Note [from_numpy fast path]: a kernel's freshly allocated output (an ndarray that owns its
     # memory, writeable, of a native supported dtype) needs none of the checks below: an owning
-    # array never has negative strides. Custom-op kernels return through here on every call, so
-    # the dict's bound get and _make's body are inlined (one frame).
+    # array never has negative strides. Custom-op kernels return through here on every call.
     if ndarray.__class__ is np.ndarray:
-        dt = _FROM_NP_GET(ndarray.dtype)
+        dt = D._FROM_NP.get(ndarray.dtype)
         if dt is not None:
             f = ndarray.flags
             if f.owndata and f.writeable:
-                t = _alloc(Tensor)  # _make's body (Note [Tensor slots])
-                t._data = ndarray
-                t._dtype = dt
-                t._device = CPU
-                t._rg = False
-                t._grad_fn = None
-                t._grad = None
-                t._vc = [0]
-                t._base = None
-                return t
+                return _make(ndarray, dt)
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     if ndarray.dtype.isnative and ndarray.dtype not in D._FROM_NP:
