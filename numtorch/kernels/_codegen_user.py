@@ -31,9 +31,9 @@ _MODULES = {math: "math", np: "numpy", cmath: "cmath"}
 # than the built-in softplus at 1e6 elements. The pointwise route therefore calls the
 # vectorizable helpers the built-in kernels use (Note [Vectorizable exp]) for the math and NumPy
 # functions that have one, exactly where the function reads them as ``<module>.<name>(...)``
-# through a global bound to math or numpy (a local of that name is left alone). Those helpers
-# take the NumPy function for any type other than float32/float64, so other dtypes keep
-# NumPy's semantics.
+# through a global bound to math or numpy (a local of that name is left alone), for ops that
+# promote integers (their compute dtype is floating or complex). The helpers take NumPy's
+# function for any type other than float32/float64 (complex: where math's would not compile).
 _VECTOR_NAMES = {
     **{f: f"v{f}" for f in ("exp", "exp2", "expm1", "tanh", "log", "log1p", "log2", "log10", "erf", "erfc",
                             "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh",
