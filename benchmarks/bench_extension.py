@@ -45,25 +45,25 @@ def maximum(a, b):
 _OPS: dict = {}
 
 
-def _run(kernel, L, x):
-    # numpy(force=True): PyTorch's spelling of detach().numpy() for a CPU tensor, one call less
-    a = x.numpy(force=True)
-    out = np.empty_like(a)
-    kernel(a, out)
-    return L.from_numpy(out)
-
-
 def custom_sin(L):
-    """``bench_ext::sin`` in library ``L`` (numtorch or torch), registered once per process."""
+    """``bench_ext::sin`` in library ``L`` (numtorch or torch), registered once per process.
+    Each op's body is what a user writes in it (no shared helper frame)."""
     key = L.__name__
     if key not in _OPS:
         Tensor = L.Tensor
 
         def sin(x: Tensor) -> Tensor:
-            return _run(_sin_kernel, L, x)
+            # numpy(force=True): PyTorch's spelling of detach().numpy() for a CPU tensor
+            a = x.numpy(force=True)
+            out = np.empty_like(a)
+            _sin_kernel(a, out)
+            return L.from_numpy(out)
 
         def cos(x: Tensor) -> Tensor:
-            return _run(_cos_kernel, L, x)
+            a = x.numpy(force=True)
+            out = np.empty_like(a)
+            _cos_kernel(a, out)
+            return L.from_numpy(out)
 
         sin.__annotations__ = cos.__annotations__ = {"x": Tensor, "return": Tensor}
         op = L.library.custom_op("bench_ext::sin", mutates_args=())(sin)

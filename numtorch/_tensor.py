@@ -309,11 +309,21 @@ class Tensor(TensorBase):
         >>> numtorch.ones(2).numpy()
         array([1., 1.], dtype=float32)
         """
+        # Gated here rather than wrapped by _tensor_tf (one frame: a custom op's kernel calls
+        # this on every call); nn.Parameter (NO_TF_SUBCLASSES) passes as a plain Tensor. Only an
+        # explicit force=False reaches a handler as no keyword.
+        cls = self.__class__
+        if cls is not Tensor and cls not in NO_TF_SUBCLASSES or STATE.tf_modes:
+            from .overrides import handle_torch_function, has_torch_function_unary
+
+            if has_torch_function_unary(self):
+                kw = {} if force is False else {"force": force}
+                return handle_torch_function(Tensor.numpy, (self,), self, **kw)
         if self._rg and not force:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
             )
-        if self._device.type != "cpu":
+        if self._device is not CPU and self._device.type != "cpu":
             if not force:
                 dev = "meta" if self._device.type == "meta" else f"{self._device.type}:0"
                 raise TypeError(

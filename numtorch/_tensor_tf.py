@@ -16,15 +16,16 @@ from ._overridable import PUBLIC, ROUTED
 from ._state import STATE
 
 # Note [Hand-written Tensor methods that stay unrouted]
-# Construction and the protocol's own hooks never dispatch; __repr__, backward and
-# register_hook carry their own gate (they pass the public method themselves); __iter__ is
-# routed through the unbind it calls, as PyTorch's is; pickling reaches the properties it reads.
+# Construction and the protocol's own hooks never dispatch; __repr__, backward, register_hook
+# and numpy (one frame: custom-op kernels call it per call) carry their own gate (they pass the
+# public method themselves); __iter__ is routed through the unbind it calls, as PyTorch's is;
+# pickling reaches the properties it reads.
 _SKIP = frozenset({
     "__new__", "__init__", "__init_subclass__", "__torch_function__", "__torch_dispatch__",
     "__hash__", "__reduce_ex__", "__repr__", "__iter__", "__getattr__", "__setattr__",
-    "as_subclass", "backward", "register_hook",
+    "as_subclass", "backward", "register_hook", "numpy",
 })  # fmt: skip
-_SELF_GATED = ("__repr__", "backward", "register_hook", "__reduce_ex__")
+_SELF_GATED = ("__repr__", "backward", "register_hook", "__reduce_ex__", "numpy")
 
 
 def _method(name: str, fn, nh=overrides.NO_TF, S=STATE, tf=overrides, T=None):

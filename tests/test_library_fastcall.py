@@ -173,3 +173,47 @@ def test_optional_tensor_and_list_arguments():
     with pytest.raises(RuntimeError, match="Expected a value of type 'SymInt' for argument 'k'"):
         addopt(x, None, 1.5)
     assert pick(x, [3, 0]).tolist() == [3.0, 0.0]
+
+
+# ---- the calls a kernel body makes: Tensor.numpy's own gate, from_numpy's fast path ----------
+def test_tensor_numpy_gate_passes_the_method_and_the_callers_keyword():
+    seen = []
+
+    class Log(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append((func, dict(kwargs or {})))
+            return func(*args, **(kwargs or {}))
+
+    class Sub(Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            seen.append((func, dict(kwargs or {})))
+            return "handled"
+
+    x = numtorch.ones(2, requires_grad=True)
+    with Log():
+        a = x.numpy(force=True)
+        with pytest.raises(RuntimeError, match=r"Can't call numpy\(\) on Tensor that requires grad"):
+            x.numpy()
+    assert seen == [(Tensor.numpy, {"force": True}), (Tensor.numpy, {})]
+    assert a is x._data
+    seen.clear()
+    assert numtorch.ones(2).as_subclass(Sub).numpy(force=True) == "handled"
+    assert seen == [(Tensor.numpy, {"force": True})]
+    with pytest.raises(TypeError, match="can't convert meta device type tensor to numpy"):
+        numtorch.ones(2, device="meta").numpy()
+
+
+def test_from_numpy_fast_path_only_for_owning_writeable_arrays():
+    a = np.arange(4.0)
+    t = numtorch.from_numpy(a)
+    assert t.dtype == numtorch.float64 and not t.requires_grad and t.grad_fn is None and t._base is None
+    t[0] = 7.0
+    assert a[0] == 7.0 and t._version == 1
+    with pytest.raises(ValueError, match="At least one stride in the given numpy array is negative"):
+        numtorch.from_numpy(a[::-1])
+    a.setflags(write=False)
+    with pytest.warns(UserWarning, match="The given NumPy array is not writable"):
+        numtorch.from_numpy(a)
+    with pytest.raises(TypeError, match=r"can't convert np.ndarray of type numpy.uint16"):
+        numtorch.from_numpy(np.zeros(2, np.uint16))

@@ -241,3 +241,37 @@ def test_opcheck_accepts_the_scalar_routes(lse):
     res = opcheck(noback, (x, 1), raise_exception=False)
     assert "no autograd formula was registered" in str(res["test_autograd_registration"])
     assert res["test_faketensor"] == "SUCCESS"
+
+
+# ---- Note [User math is vectorized as the built-ins'] ----------------------------------------
+def _vm_softplus(x, beta=1.0):
+    return math.log1p(math.exp(beta * x)) / beta + np.tanh(x) * math.asin(0.5)
+
+
+def _vm_kept(x):
+    y = math.log(x, 2.0) + math.sqrt(x)  # two-argument log, and sqrt (no helper): unchanged
+    return y
+
+
+def _vm_shadow(x, math=2.0):
+    return x * math
+
+
+def test_user_math_calls_the_vectorizable_helpers():
+    from numtorch.kernels._codegen_user import user_function_source
+
+    src, _ = user_function_source(_vm_softplus, "u", vector_math=True)
+    assert "vlog1p(vexp(beta * x)) / beta + vtanh(x) * varcsin(0.5)" in src
+    assert "math.exp" in user_function_source(_vm_softplus, "u")[0]  # the reduction route's default
+    kept, _ = user_function_source(_vm_kept, "u", vector_math=True)
+    assert "math.log(x, 2.0) + math.sqrt(x)" in kept
+    assert "x * math" in user_function_source(_vm_shadow, "u", vector_math=True)[0]
+
+
+def test_user_math_vectorized_values():
+    # float64 only: the helpers' float32 accuracy is the built-ins' (tests/ops), compiling costs
+    op = elementwise(f"{_ns()}::vm_softplus", _vm_softplus)
+    x = numtorch.linspace(-30, 30, 101, dtype=numtorch.float64)
+    a = x.numpy()
+    ref = np.log1p(np.exp(a)) + np.tanh(a) * math.asin(0.5)
+    np.testing.assert_allclose(op(x).numpy(), ref, rtol=1e-14, atol=1e-14)

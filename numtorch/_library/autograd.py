@@ -53,6 +53,12 @@ class AutogradKernel:
         self.tslots = tuple(i for i, a in enumerate(args) if a.type == "Tensor") if simple else None
         # what _apply computes per call; static here, as the fast path sees Tensors in tslots only
         self.is_tensor = (*(a.type == "Tensor" for a in args), False)
+        # the fields every node of this op starts with, as class defaults of its own node class
+        # (Function.apply's ctx still sets them per instance, which shadows these): the fast
+        # paths then write only what depends on the call
+        bc = self.fn_cls._backward_cls
+        bc.materialize_grads = True
+        bc._is_tensor_input = self.is_tensor
 
     def call(self, op, vals):
         st = STATE
@@ -88,9 +94,7 @@ def _fast_record(k, op, vals, st):
         metas.append((t._data.shape, t._dtype, t._device))
     if not any_rg:
         return None
-    ctx = _new(k.fn_cls._backward_cls)
-    ctx.materialize_grads = True
-    ctx._is_tensor_input = k.is_tensor
+    ctx = _new(k.fn_cls._backward_cls)  # materialize_grads, _is_tensor_input: class defaults
     ctx.needs_input_grad = tuple(needs)
     st.grad_enabled = False
     try:
@@ -105,8 +109,7 @@ def _fast_record(k, op, vals, st):
         return _wrap_outputs(ctx, (*vals, _KwOnly(())), out)
     ctx.next_functions = tuple(edges)
     ctx._input_meta = tuple(metas)
-    ctx._out_meta = [(out._data.shape, out._dtype, out._device)]
-    ctx._nout = 1
+    ctx._out_meta = [(out._data.shape, out._dtype, out._device)]  # _nout: the engine's default 1
     if out._dtype.category >= 2:
         out._grad_fn = ctx
         out._rg = True

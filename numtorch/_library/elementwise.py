@@ -167,7 +167,9 @@ def _build(qualname, fn, derivative, second, promote_integers, tags):
     inputs, params, defaults = _signature(fn)
     pnames = [p for p, _ in params]
     uname = f"_user_{opname}"
-    helper, header = _codegen_user.user_function_source(fn, uname)
+    # integer compute dtypes (promote_integers=False) keep math's own functions: the helpers'
+    # non-float fallback is NumPy's, whose integer loops differ (np.exp(int8) is float32)
+    helper, header = _codegen_user.user_function_source(fn, uname, vector_math=promote_integers)
     call = f"{uname}({', '.join(inputs + pnames)})"
     rule = "float" if promote_integers else "common"
     pw = _engine(f"{ns}_{opname}", qualname, fn.__name__, inputs, pnames, call, [helper], header, rule)
@@ -216,7 +218,7 @@ def _build(qualname, fn, derivative, second, promote_integers, tags):
 def _backward_op(ns, opname, tag, dfn, inputs, pnames, args, header, pw, qualname, tags):
     """The elementwise op ``grad_output * dfn(inputs)``, named ``<opname>_<tag>``."""
     dname = f"_user_{opname}_{tag}"
-    helper, dheader = _codegen_user.user_function_source(dfn, dname)
+    helper, dheader = _codegen_user.user_function_source(dfn, dname, vector_math=pw.rule == "float")
     expr = f"grad * {dname}({', '.join(inputs + pnames)})"
     bpw = _engine(f"{ns}_{opname}_{tag}", qualname, dfn.__name__, ["grad", *inputs], pnames, expr,
                   [helper], header + dheader, pw.rule)  # fmt: skip

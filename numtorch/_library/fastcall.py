@@ -100,7 +100,7 @@ def generate(d):
 
 def _record_lines(ag, ns, vs, tens, call) -> list:
     # _fast_record unrolled (Note [Custom-op recording fast path]), under the no-grad test above
-    ns.update({"_BC": ag.fn_cls._backward_cls, "_IST": ag.is_tensor, "_setup": ag.setup_context})
+    ns.update({"_BC": ag.fn_cls._backward_cls, "_setup": ag.setup_context})
     L = ["        if not _S.anomaly and not _VL and not _GD[0] and _op.autograd is _AGK:"]
     ns["_AGK"] = ag
     B = []
@@ -126,9 +126,7 @@ def _record_lines(ag, ns, vs, tens, call) -> list:
               f"    _n{i} = False"]  # fmt: skip
     needs = ", ".join(f"_n{i}" if i in tens else "False" for i in range(len(vs)))
     ins = "".join(f"{v}, " for v in vs)
-    B += ["_c = _new(_BC)",
-          "_c.materialize_grads = True",
-          "_c._is_tensor_input = _IST",
+    B += ["_c = _new(_BC)",  # materialize_grads, _is_tensor_input: class defaults (AutogradKernel)
           f"_c.needs_input_grad = ({needs}, False)",
           "_S.grad_enabled = False",
           "try:",
@@ -143,8 +141,7 @@ def _record_lines(ag, ns, vs, tens, call) -> list:
           f"    return _wrap(_c, ({ins}_KW0), _o)",
           f"_c.next_functions = ({''.join(f'_e{i}, ' for i in tens)})",
           f"_c._input_meta = ({''.join(f'({vs[i]}._data.shape, {vs[i]}._dtype, _CPU), ' for i in tens)})",
-          "_c._out_meta = [(_o._data.shape, _o._dtype, _o._device)]",
-          "_c._nout = 1",
+          "_c._out_meta = [(_o._data.shape, _o._dtype, _o._device)]",  # _nout: the engine's default
           "if _o._dtype.category >= 2:",
           "    _o._grad_fn = _c",
           "    _o._rg = True",
