@@ -44,12 +44,12 @@ class FusedOp:
 def _decl(node, env):
     """(names, expr, [(operand | ("param", value), cast)], result, shape) or None: not fusable."""
     op = node.op
-    decl = getattr(op, "pointwise_decl", None)
-    if decl is None or op.kind != "functional" or op.py_kernels or op.impls.get("cpu") is not decl[3]:
+    decl = getattr(op, "pointwise", None)  # Note [Pointwise declaration]
+    if decl is None or decl.kind != "functional" or op.py_kernels or op.impls.get("cpu") is not decl.cpu:
         return None
     if not node.single or node.lists:
         return None
-    pw, in_idx, par_idx, _ = decl
+    pw, in_idx, par_idx = decl.pw, decl.inputs, decl.params
     vals = node.values(env)
     operands = [vals[i] for i in in_idx]
     params = [vals[i] for i in par_idx]
