@@ -10,7 +10,8 @@
 # dtype, exactly as the op's own kernel casts its array operands, Python scalars and parameters,
 # so fused and eager results agree bitwise (no reassociation happens). Three kernels per region:
 # ``c`` serial and ``p`` parallel over contiguous operands (pattern letter per input: ``a`` a
-# full array, ``s`` one element, read once), and ``s``: flat storages, offsets and int64 strides
+# full array, ``s`` one element, read once, ``r`` one row broadcast over the leading dimensions,
+# a bias: the loop then runs rows x last dimension and takes that size ``k`` first), and ``s``: flat storages, offsets and int64 strides
 # broadcast to the loop shape, for any other layout. Scalars and parameters are kernel
 # arguments, so a new value reuses the compiled kernel.
 """
@@ -45,14 +46,18 @@ def render(region) -> str:
             lines += ["", "@inline", f"def {helpers[sig]}({', '.join(f.names)}):", f"    return {_expr(f.expr)}"]
         f.helper = helpers[sig]
     pat = region.pattern
+    rows = "r" in pat  # a row operand (a bias): loop rows x last dim, no index division
     for name, deco, rng in (("c", "kernel", "range"), ("p", "parallel_kernel", "prange")):
         xs = [f"x{j}" for j in range(len(region.inputs))]
         args = xs + [f"s{q}" for q in range(len(region.scalars))] + [f"o{m}" for m in range(len(region.outputs))]
-        lines += ["", f"@{deco}", f"def {name}({', '.join(args)}):"]
+        lines += ["", f"@{deco}", f"def {name}({', '.join(['k'] * rows + args)}):"]
         lines += [f"    x{j}v = x{j}[0]" for j, p in enumerate(pat) if p == "s"]
-        lines.append(f"    for i in {rng}(o0.size):")
-        reads = [f"x{j}[i]" if p == "a" else f"x{j}v" for j, p in enumerate(pat)]
-        lines += _body(region, reads, "i")
+        if rows:
+            lines += [f"    for row in {rng}(o0.size // k):", "        for col in range(k):", "            i = row * k + col"]
+            lines += ["    " + x for x in _body(region, _reads(pat), "i")]
+        else:
+            lines.append(f"    for i in {rng}(o0.size):")
+            lines += _body(region, _reads(pat), "i")
     lines += _render_strided(region)
     if region.reduce is not None:
         lines += _render_reduce(region, pat)
@@ -79,14 +84,18 @@ def _render_reduce(region, pat) -> list[str]:
         lines.append(f"        acc = {cast}(-np.inf)" if kind == "amax" else f"        acc = {cast}(0)")
         lines.append("        for col in range(k):")
         lines.append("            i = row * k + col")
-        reads = [f"x{j}[i]" if p == "a" else f"x{j}v" for j, p in enumerate(pat)]
-        lines += ["    " + x for x in _body(region, reads, "i", region.red_outputs)]
+        lines += ["    " + x for x in _body(region, _reads(pat), "i", region.red_outputs)]
         if kind == "amax":
             lines += [f"            if acc == acc and (t{last} > acc or t{last} != t{last}):", f"                acc = t{last}"]
         else:
             lines.append(f"            acc += t{last}")
         lines.append(f"        red[row] = acc / {cast}(k)" if kind == "mean" else "        red[row] = acc")
     return lines
+
+
+def _reads(pat: str) -> list[str]:
+    # pattern letters (fusion._letter): a full array, a row broadcast over the leading dims, a scalar
+    return [f"x{j}[i]" if p == "a" else f"x{j}[col]" if p == "r" else f"x{j}v" for j, p in enumerate(pat)]
 
 
 def _body(region, reads: list, at: str, outputs=None) -> list[str]:

@@ -18,11 +18,13 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
+from .._ops import ops
 from .._tensor import PLAIN_SUBCLASSES, Tensor, _make
 from ..kernels import PARALLEL_THRESHOLD
 from ..ops._pointwise import Pointwise, _param, _scalar, big_prefix, flat_parts, kernel_scalar
 from ..ops.pointwise._elementwise import CAT, Elementwise, number, scalar_as
 from . import codegen
+from .graph import Node
 
 _OK = {"bool", "int32", "int64", "float32", "float64"}
 
@@ -51,6 +53,10 @@ def _decl(node, env):
         return None
     pw, in_idx, par_idx = decl.pw, decl.inputs, decl.params
     vals = node.values(env)
+    if decl.select is not None:
+        pw = pw.get(vals[decl.select]) if isinstance(vals[decl.select], str) else None
+        if pw is None:
+            return None
     operands = [vals[i] for i in in_idx]
     params = [vals[i] for i in par_idx]
     tens = [x for x in operands if isinstance(x, Tensor)]
@@ -145,7 +151,8 @@ class Region:
 
     def plan_pattern(self, env) -> None:
         n = int(np.prod(self.shape))
-        self.pattern = "".join(_letter(env[s]._data, n) or "a" for s in self.inputs)
+        self.k = self.shape[-1] if self.shape else 1
+        self.pattern = "".join(_letter(env[s]._data, n, self.k) or "a" for s in self.inputs)
         self.mod = codegen.load(self)
         self.kc, self.kp, self.ks = self.mod.c, self.mod.p, self.mod.s
         if self.reduce is not None:
@@ -180,7 +187,7 @@ class Region:
         shape = self.shape
         n, k = int(np.prod(shape)), shape[-1]
         arrays = [env[s]._data for s in self.inputs]
-        if "".join(_letter(a, n) or "?" for a in arrays) != self.pattern:
+        if "".join(_letter(a, n, k) or "?" for a in arrays) != self.pattern:
             return False  # another layout: the region, then the reduction's own kernel
         rows = n // k
         dts = [self.out_dtypes[self.outputs.index(i)] for i in self.red_outputs]
@@ -202,10 +209,11 @@ class Region:
         if n:
             arrays = [env[s]._data for s in self.inputs]
             flat = [o.reshape(-1) for o in outs]
-            pat = "".join(_letter(a, n) or "?" for a in arrays)
+            pat = "".join(_letter(a, n, self.k) or "?" for a in arrays)
             if pat == self.pattern:
-                k = self.kp if n >= PARALLEL_THRESHOLD and big_prefix() == "p_" else self.kc
-                k(*[a.reshape(-1) for a in arrays], *self.scalars, *flat)
+                kern = self.kp if n >= PARALLEL_THRESHOLD and big_prefix() == "p_" else self.kc
+                rows = (self.k,) if "r" in pat else ()
+                kern(*rows, *[a.reshape(-1) for a in arrays], *self.scalars, *flat)
             else:
                 args = []
                 for a in arrays:
@@ -215,11 +223,13 @@ class Region:
             env[s] = _make(o, d)
 
 
-def _letter(a, n) -> str | None:
+def _letter(a, n, k) -> str | None:
     if a.size == n and a.flags.c_contiguous:
         return "a"
     if a.size == 1:
         return "s"
+    if a.ndim and a.shape[-1] == k and a.size == k and a.strides[-1] == a.itemsize:
+        return "r"  # a row the op broadcasts over the leading dims (its shape checked at capture)
     return None
 
 
@@ -227,6 +237,7 @@ def plan(graph, env, extra_reads=frozenset(), fold: bool = True) -> list:
     """The graph's steps: Nodes and Regions (Note [Fusion regions]); ``env``: the capture's
     values by slot, for dtypes and shapes; ``extra_reads``: slots read after the graph too;
     ``fold``: fold trailing reductions (Note [Fused trailing reduction])."""
+    env = _split_addmm(graph, env)
     reads: dict = {}
     for n in graph.nodes:
         for s in n.inputs():
@@ -306,3 +317,43 @@ def _spec_slots(node, env):
     slot_of = {id(env[s]): s for _, s in node.direct}
     ops = [(x if x.__class__ is tuple else slot_of[id(x)], c) for x, c in ops]
     return names, expr, ops, result, shape
+
+
+# Note [addmm epilogue]
+# ``addmm(bias, m1, m2)`` with beta = alpha = 1 (nn.Linear) whose result only pointwise calls
+# read is rewritten to ``mm(m1, m2)`` then ``add.Tensor(mm, bias)``: the bias add then joins the
+# pointwise region that follows (bias + GELU, bias + residual) instead of taking a pass of its
+# own over the product. Eager addmm adds the broadcast bias to the BLAS product in the same
+# dtype, and add.Tensor with alpha = 1 computes the same sum, so results agree bitwise. The graph
+# is rewritten in place (one new slot per addmm), so its eager replay runs the same calls.
+def _split_addmm(graph, env: list) -> list:
+    addmm = ops.aten.addmm.default
+    readers: dict = {}
+    for n in graph.nodes:
+        for s in n.inputs():
+            readers.setdefault(s, []).append(n)
+    nodes, env = [], list(env)
+    for n in graph.nodes:
+        out = n.outs[0]
+        rs = readers.get(out, ())
+        if (n.op is not addmm or n.template[3] != 1 or n.template[4] != 1 or not rs or n.lists
+                or any(_functional_pointwise(r) is None for r in rs) or env[out] is None
+                or env[out]._dtype.name not in ("float32", "float64")):  # fmt: skip
+            nodes.append(n)
+            continue
+        slots = dict(n.direct)
+        mid = graph.n_slots
+        graph.n_slots += 1
+        val = env[out]
+        env.append(_make(np.empty(val._data.shape, val._dtype.np), val._dtype))
+        nodes.append(Node(ops.aten.mm.default, [None, None], [(0, slots[1]), (1, slots[2])], [], [mid], True, 0))
+        nodes.append(Node(ops.aten.add.Tensor, [None, None, 1], [(0, mid), (1, slots[0])], [], [out], True, 0))
+    for i, n in enumerate(nodes):
+        n.index = i
+    graph.nodes = nodes
+    return env
+
+
+def _functional_pointwise(node):
+    decl = getattr(node.op, "pointwise", None)
+    return decl if decl is not None and decl.kind == "functional" else None

@@ -284,7 +284,7 @@ _product_mm = None
 # ---- installation --------------------------------------------------------------------------------
 def _pointwise_of(op):
     pw = getattr(op, "pointwise", None)  # Note [Pointwise declaration]
-    if pw is not None:
+    if pw is not None and pw.select is None:
         return pw
     impl = op.impls.get("cpu")
     owner = getattr(impl, "__self__", None)

@@ -588,12 +588,15 @@ def _cname(d: D.dtype) -> str:
 # the overload's kind, and the CPU implementation the declaration installed. The CUDA installer
 # builds the op's CUDA kernel from it, and numtorch.compile fuses a functional call from it as
 # long as ``op.impls["cpu"] is decl.cpu`` (no library override replaced the declared kernel).
+# An op whose string argument picks one of several declarations (gelu's approximate) records
+# them all, ``pw`` a dict, and that argument's position as ``select``.
 class PointwiseDecl(NamedTuple):
     pw: object
     inputs: tuple
     params: tuple
     kind: str  # "functional" | "inplace" | "out"
     cpu: object
+    select: int | None = None  # a str argument picking ``pw[value]`` (gelu's approximate)
 
 
 def defpointwise(

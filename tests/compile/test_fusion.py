@@ -276,3 +276,34 @@ def test_a_failing_fused_kernel_falls_back_to_the_regions_calls():
     for _ in range(2):
         same(cf(x), f(x))
     assert r.failed
+
+
+def test_linear_bias_and_gelu_fuse_into_one_region_after_mm():
+    # Note [addmm epilogue]: addmm becomes mm + a region doing bias add + GELU (row operand "r")
+    lin = numtorch.nn.Linear(6, 8)
+
+    def f(x, r):
+        return numtorch.nn.functional.gelu(lin(x)) + r
+
+    cf = numtorch.compile(f)
+    x, r = numtorch.randn(5, 6), numtorch.randn(5, 8)
+    with numtorch.no_grad():
+        for _ in range(2):
+            same(cf(x, r), f(x, r))
+    (reg,) = regions(cf)
+    assert [n.op.__name__ for n in reg.nodes] == ["add.Tensor", "gelu.default", "add.Tensor"]
+    assert "r" in reg.pattern
+    ops = [n.op.__name__ for e in cf.cache.values() for n in e.graph.nodes]
+    assert "mm.default" in ops and "addmm.default" not in ops
+
+
+def test_addmm_with_scaled_terms_or_a_non_pointwise_reader_is_kept():
+    def f(b, x, w):
+        return numtorch.addmm(b, x, w, beta=2).relu(), numtorch.addmm(b, x, w) @ w.t()
+
+    cf = numtorch.compile(f)
+    b, x, w = numtorch.randn(3), numtorch.randn(4, 2), numtorch.randn(2, 3)
+    for _ in range(2):
+        same(cf(b, x, w), f(b, x, w))
+    ops = [n.op.__name__ for e in cf.cache.values() for n in e.graph.nodes]
+    assert ops.count("addmm.default") == 2
