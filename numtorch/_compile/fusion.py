@@ -142,7 +142,10 @@ class Region:
         self.outputs = [k for k, n in enumerate(nodes) if n.outs[0] in graph_reads or (reduce_node and k == last)]
         self.red_outputs = [k for k in self.outputs if k != last] if reduce_node else []
         if reduce_node is not None:
-            self.reduce = (reduce_node.op.__name__.split(".")[0], reduce_node.template[2])
+            kind = reduce_node.op.__name__.split(".")[0]
+            self.reduce = ("layer_norm", None) if kind == "native_layer_norm" else (kind, reduce_node.template[2])
+            if kind == "native_layer_norm":  # Note [Fused layer_norm prologue]: its input is written
+                self.red_outputs = list(self.outputs)
         self.out_slots = [nodes[k].outs[0] for k in self.outputs]
         self.out_dtypes = [getattr(D, self.ops[k].result) for k in self.outputs]
         self.pattern = ""
@@ -155,7 +158,9 @@ class Region:
         self.pattern = "".join(_letter(env[s]._data, n, self.k) or "a" for s in self.inputs)
         self.mod = codegen.load(self)
         self.kc, self.kp, self.ks = self.mod.c, self.mod.p, self.mod.s
-        if self.reduce is not None:
+        if self.reduce is not None and self.reduce[0] == "layer_norm":
+            self.kr, self.kpr = self.mod.ln, self.mod.pln
+        elif self.reduce is not None:
             self.kr, self.kpr = self.mod.r, self.mod.pr
 
     def run(self, env) -> None:
@@ -192,6 +197,9 @@ class Region:
         rows = n // k
         dts = [self.out_dtypes[self.outputs.index(i)] for i in self.red_outputs]
         outs = [np.empty(shape, d.np) for d in dts]
+        if self.reduce[0] == "layer_norm":
+            self._run_layer_norm(env, rows, k, arrays, outs, dts)
+            return True
         rd = self.out_dtypes[-1]
         red = np.empty(shape[:-1] + ((1,) if self.reduce[1] else ()), rd.np)
         big = n >= PARALLEL_THRESHOLD and big_prefix() == "p_"
@@ -201,6 +209,23 @@ class Region:
             env[self.nodes[i].outs[0]] = _make(o, d)
         env[self.reduce_node.outs[0]] = _make(red, rd)
         return True
+
+    def _run_layer_norm(self, env, rows, k, arrays, outs, dts) -> None:
+        shape, node = self.shape, self.reduce_node
+        dt = dts[-1]
+        vals = node.values(env)
+        w, b = (np.zeros(1, dt.np) if t is None else np.ascontiguousarray(t._data, dt.np).reshape(-1) for t in vals[2:4])
+        y = np.empty(shape, dt.np)
+        stat = shape[:-1] + (1,)
+        mean, rstd = np.empty(stat, dt.np), np.empty(stat, dt.np)
+        big = rows * k >= PARALLEL_THRESHOLD and rows > 1 and big_prefix() == "p_"
+        (self.kpr if big else self.kr)(rows, k, *[a.reshape(-1) for a in arrays], *self.scalars,
+                                        *[o.reshape(-1) for o in outs], w, b, vals[2] is not None, vals[3] is not None,
+                                        float(vals[4]), y.reshape(-1), mean.reshape(-1), rstd.reshape(-1))  # fmt: skip
+        for i, o, d in zip(self.red_outputs, outs, dts, strict=True):
+            env[self.nodes[i].outs[0]] = _make(o, d)
+        for s, a in zip(node.outs, (y, mean, rstd), strict=True):
+            env[s] = _make(a, dt)
 
     def _run(self, env) -> None:
         shape = self.shape
@@ -265,7 +290,7 @@ def plan(graph, env, extra_reads=frozenset(), fold: bool = True) -> list:
 
     for n, sp in zip(graph.nodes, specs, strict=True):
         if sp is None:
-            if fold and run and _trailing_reduction(n, run, reads, outs, env):
+            if fold and run and (_trailing_reduction(n, run, reads, outs, env) or _trailing_layer_norm(n, run, env)):
                 close(n)
                 continue
             if run and n.op.kind == "view":
@@ -302,6 +327,23 @@ def _trailing_reduction(n, run, reads, outs, env) -> bool:
     if dt_idx is not None and n.template[dt_idx] is not None:
         return False
     return list(dims or ()) in ([-1], [len(shape) - 1]) and all(sp[4] == shape for _, sp in run)
+
+
+def _trailing_layer_norm(n, run, env) -> bool:
+    """Whether ``n`` is native_layer_norm over the last dimension of the run's last value, with
+    weight and bias of its dtype (Note [Fused layer_norm prologue])."""
+    if n.op is not ops.aten.native_layer_norm.default or n.lists:
+        return False
+    last, shape, result = run[-1][0].outs[0], run[-1][1][4], run[-1][1][3]
+    if dict(n.direct).get(0) != last or result not in ("float32", "float64") or not shape or not shape[-1]:
+        return False
+    if list(n.template[1] or ()) != [shape[-1]] or any(sp[4] != shape for _, sp in run):
+        return False
+    for i, s in n.direct:
+        t = env[s]
+        if i in (2, 3) and (t is None or t._dtype.name != result or t._data.shape != (shape[-1],) or t._device.type != "cpu"):
+            return False
+    return True
 
 
 def later_outs(nodes) -> set:

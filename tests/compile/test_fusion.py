@@ -307,3 +307,28 @@ def test_addmm_with_scaled_terms_or_a_non_pointwise_reader_is_kept():
         same(cf(b, x, w), f(b, x, w))
     ops = [n.op.__name__ for e in cf.cache.values() for n in e.graph.nodes]
     assert ops.count("addmm.default") == 2
+
+
+@pytest.mark.parametrize("affine", [True, False])
+def test_residual_add_and_layer_norm_fuse_bitwise(affine):
+    # Note [Fused layer_norm prologue]: eager's own row helpers, so outputs agree bitwise
+    norm = numtorch.nn.LayerNorm(8, elementwise_affine=affine)
+    if affine:
+        with numtorch.no_grad():
+            norm.weight.uniform_(0.5, 1.5)
+            norm.bias.uniform_(-1, 1)
+
+    def f(x, h):
+        s = x + h * 2
+        return norm(s), s
+
+    cf = numtorch.compile(f)
+    x, h = numtorch.randn(3, 5, 8), numtorch.randn(8)
+    with numtorch.no_grad():
+        for _ in range(2):
+            same(cf(x, h), f(x, h))
+        (reg,) = regions(cf)
+        assert reg.reduce[0] == "layer_norm"
+        # another layout takes the region, then layer_norm's own kernel
+        xt = numtorch.randn(3, 8, 5).transpose(1, 2)
+        same(cf(xt, h), f(xt, h))
