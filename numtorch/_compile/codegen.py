@@ -11,7 +11,8 @@
 # so fused and eager results agree bitwise (no reassociation happens). Three kernels per region:
 # ``c`` serial and ``p`` parallel over contiguous operands (pattern letter per input: ``a`` a
 # full array, ``s`` one element, read once, ``r`` one row broadcast over the leading dimensions,
-# a bias: the loop then runs rows x last dimension and takes that size ``k`` first), and ``s``: flat storages, offsets and int64 strides
+# a bias: the loop then runs rows x last dimension and takes that size ``k`` first), and
+# ``s``: flat storages, offsets and int64 strides
 # broadcast to the loop shape, for any other layout. Scalars and parameters are kernel
 # arguments, so a new value reuses the compiled kernel.
 """
@@ -54,7 +55,8 @@ def render(region) -> str:
         lines += ["", f"@{deco}", f"def {name}({', '.join(['k'] * rows + args)}):"]
         lines += [f"    x{j}v = x{j}[0]" for j, p in enumerate(pat) if p == "s"]
         if rows:
-            lines += [f"    for row in {rng}(o0.size // k):", "        for col in range(k):", "            i = row * k + col"]
+            lines += [f"    for row in {rng}(o0.size // k):", "        for col in range(k):",
+                      "            i = row * k + col"]  # fmt: skip
             lines += ["    " + x for x in _body(region, _reads(pat), "i")]
         else:
             lines.append(f"    for i in {rng}(o0.size):")

@@ -214,7 +214,8 @@ class Region:
         shape, node = self.shape, self.reduce_node
         dt = dts[-1]
         vals = node.values(env)
-        w, b = (np.zeros(1, dt.np) if t is None else np.ascontiguousarray(t._data, dt.np).reshape(-1) for t in vals[2:4])
+        w, b = (np.zeros(1, dt.np) if t is None else np.ascontiguousarray(t._data, dt.np).reshape(-1)
+                for t in vals[2:4])  # fmt: skip
         y = np.empty(shape, dt.np)
         stat = shape[:-1] + (1,)
         mean, rstd = np.empty(stat, dt.np), np.empty(stat, dt.np)
@@ -341,7 +342,8 @@ def _trailing_layer_norm(n, run, env) -> bool:
         return False
     for i, s in n.direct:
         t = env[s]
-        if i in (2, 3) and (t is None or t._dtype.name != result or t._data.shape != (shape[-1],) or t._device.type != "cpu"):
+        if i in (2, 3) and (t is None or t._dtype.name != result or t._data.shape != (shape[-1],)
+                            or t._device.type != "cpu"):  # fmt: skip
             return False
     return True
 

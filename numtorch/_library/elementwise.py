@@ -225,7 +225,8 @@ def _backward_op(ns, opname, tag, dfn, inputs, pnames, args, header, pw, qualnam
     bop = define_op(f"{ns}::{opname}_{tag}(Tensor grad_output, {', '.join(args)}) -> Tensor", tags)
     n = len(inputs) + 1
     bop.impls["cpu"] = (lambda *v: bpw(v[:n], v[n:])) if n > 2 else bpw.binary
-    bop.pointwise = PointwiseDecl(bpw, tuple(range(n)), tuple(range(n, n + len(pnames))), "functional", bop.impls["cpu"])
+    pars = tuple(range(n, n + len(pnames)))
+    bop.pointwise = PointwiseDecl(bpw, tuple(range(n)), pars, "functional", bop.impls["cpu"])
     bop.impls["meta"] = lambda *v: pointwise_meta(bpw, v[:n], v[n:])
     bop.autograd = None
     bop._reset_fast()
