@@ -332,3 +332,22 @@ def test_residual_add_and_layer_norm_fuse_bitwise(affine):
         # another layout takes the region, then layer_norm's own kernel
         xt = numtorch.randn(3, 8, 5).transpose(1, 2)
         same(cf(xt, h), f(xt, h))
+
+
+def test_plan_views_alias_like_eager_views():
+    # Note [Plan views]: view / t / transpose steps share storage and version counter with the input
+    def f(x):
+        v = x.view(6, 2)
+        return (v.t() * 2 + 1).transpose(0, 1), v
+
+    cf = numtorch.compile(f)
+    x = numtorch.randn(3, 4)
+    for _ in range(2):
+        same(cf(x), f(x))
+    assert any(isinstance(st, fusion.ViewStep) for e in cf.cache.values() for st in e.steps)
+    _, v = cf(x)
+    v[0, 0] = 5.0
+    assert x[0, 0].item() == 5.0 and v._version == x._version
+    xt = numtorch.randn(4, 3).t()  # not contiguous: another guard set, eager's error
+    with pytest.raises(RuntimeError, match="view size is not compatible"):
+        cf(xt)
