@@ -160,10 +160,11 @@ def shape_free(key: tuple) -> tuple:
 def call_key(args: tuple, kwargs: dict, mod=None, fn_reads=None) -> tuple[list, tuple]:
     tensors, key = flatten(args, kwargs)
     key.append(STATE.grad_enabled)
+    # tagged pairs: a bare tuple of 7 values would read as a tensor's part in shape_free
     if mod is not None:
-        key.append(module_key(mod))
+        key.append(("module", module_key(mod)))
     if fn_reads is not None:
-        key.append(function_key(*fn_reads))
+        key.append(("globals", function_key(*fn_reads)))
     return tensors, tuple(key)
 
 
