@@ -284,7 +284,7 @@ _product_mm = None
 # ---- installation --------------------------------------------------------------------------------
 def _pointwise_of(op):
     pw = getattr(op, "pointwise", None)  # Note [Pointwise declaration]
-    if pw is not None and pw.select is None:
+    if pw is not None:
         return pw
     impl = op.impls.get("cpu")
     owner = getattr(impl, "__self__", None)
@@ -295,7 +295,12 @@ def _pointwise_of(op):
 
 
 def _pointwise_impl(pwinfo):
-    pw, ins, pars, kind, _ = pwinfo
+    pw, ins, pars, kind = pwinfo[:4]
+    sel = getattr(pwinfo, "select", None)
+    if sel is not None:  # gelu's approximate picks the declaration; the CPU entry raises for others
+        table, cpu = pw, pwinfo.cpu
+        return lambda *v: (P.entry(table[v[sel]], [v[i] for i in ins], [v[i] for i in pars])
+                           if v[sel] in table else cpu(*v))  # fmt: skip
     if kind == "out":
         return lambda *v: P.entry(pw, [v[i] for i in ins], [v[i] for i in pars], v[-1])
     if kind == "inplace":
