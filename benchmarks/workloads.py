@@ -639,6 +639,16 @@ def _func(kind):
     return make
 
 
+def _gpt2_step(name):
+    """The GPT-2-style training step (benchmarks/gpt2.py): numtorch compiled, PyTorch eager."""
+    from benchmarks import gpt2
+
+    return gpt2.train_step(_L(name), compiled=name == "numtorch")
+
+
+_FIRST_GPT2_STEP = "import {lib}\nfrom benchmarks import gpt2\ngpt2.train_step({lib}, compiled=True)()\n"
+
+
 def workloads(sweep: bool = False) -> list:
     """The table; ``sweep``: the registry sweep instead (``compare.py sweep``)."""
     if sweep:
@@ -722,6 +732,13 @@ def workloads(sweep: bool = False) -> list:
     W.append(Workload("vmap 10 pointwise ops 128x1000", "func", _func("chain-vmap")))
     W.append(Workload("hand-batched 10 pointwise 128x1000", "func", _func("chain-hand")))
     W.append(Workload("vmap 10-op chain vs hand-batched", "func", _func("chain-vs-hand"), target=1.2))
+    W.append(Workload("compiled GPT-2 train step", "compile", _no_numpy(_gpt2_step), target=0.8))
+    # compile time: import + build + the first compiled step (capture, plan, kernels) in a new process
+    W.append(Workload("import + first compiled GPT-2 step, warm", "startup",
+                      _startup(_FIRST_GPT2_STEP, peers=("numtorch",)), target_s=1.0, process=True))  # fmt: skip
+    W.append(Workload("import + first compiled GPT-2 step, cold", "startup",
+                      _startup(_FIRST_GPT2_STEP, True, ("numtorch",)), target_s=20.0, process=True,
+                      samples=1))  # fmt: skip
     W.append(Workload("import", "startup", _startup("import {lib}\n"), target_s=0.5,
                       process=True))  # fmt: skip
     W.append(Workload("first op, warm cache", "startup", _startup(_FIRST_OP), process=True))

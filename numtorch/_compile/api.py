@@ -63,8 +63,9 @@ class CompiledFunction:
         self.captures = 0
         self.warned = False
         self.last_key = None
-        names, cells = function_reads(getattr(fn, "__func__", fn))
-        self.fn_reads = (getattr(fn, "__func__", fn), names, cells) if names or cells else None
+        roots = [type(m).forward for m in module.modules()] if module is not None else []
+        reads, cells = function_reads(fn, roots)
+        self.fn_reads = (reads, cells) if reads or cells else None
         functools.update_wrapper(self, fn)
         _ALL.add(self)
 

@@ -18,11 +18,16 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import PLAIN_SUBCLASSES, Tensor, _make
+from .._device import CPU
+from .._ops import ops
+from .._state import STATE
+from .._tensor import PLAIN_SUBCLASSES, Tensor, _make, _view
 from ..kernels import PARALLEL_THRESHOLD
 from ..ops._pointwise import Pointwise, _param, _scalar, big_prefix, flat_parts, kernel_scalar
 from ..ops.pointwise._elementwise import CAT, Elementwise, number, scalar_as
+from ..ops.shape.core import _plain_contiguous
 from . import codegen
+from .graph import Node
 
 _OK = {"bool", "int32", "int64", "float32", "float64"}
 
@@ -44,13 +49,17 @@ class FusedOp:
 def _decl(node, env):
     """(names, expr, [(operand | ("param", value), cast)], result, shape) or None: not fusable."""
     op = node.op
-    decl = getattr(op, "pointwise_decl", None)
-    if decl is None or op.kind != "functional" or op.py_kernels or op.impls.get("cpu") is not decl[3]:
+    decl = getattr(op, "pointwise", None)  # Note [Pointwise declaration]
+    if decl is None or decl.kind != "functional" or op.py_kernels or op.impls.get("cpu") is not decl.cpu:
         return None
     if not node.single or node.lists:
         return None
-    pw, in_idx, par_idx, _ = decl
+    pw, in_idx, par_idx = decl.pw, decl.inputs, decl.params
     vals = node.values(env)
+    if decl.select is not None:
+        pw = pw.get(vals[decl.select]) if isinstance(vals[decl.select], str) else None
+        if pw is None:
+            return None
     operands = [vals[i] for i in in_idx]
     params = [vals[i] for i in par_idx]
     tens = [x for x in operands if isinstance(x, Tensor)]
@@ -136,7 +145,10 @@ class Region:
         self.outputs = [k for k, n in enumerate(nodes) if n.outs[0] in graph_reads or (reduce_node and k == last)]
         self.red_outputs = [k for k in self.outputs if k != last] if reduce_node else []
         if reduce_node is not None:
-            self.reduce = (reduce_node.op.__name__.split(".")[0], reduce_node.template[2])
+            kind = reduce_node.op.__name__.split(".")[0]
+            self.reduce = ("layer_norm", None) if kind == "native_layer_norm" else (kind, reduce_node.template[2])
+            if kind == "native_layer_norm":  # Note [Fused layer_norm prologue]: its input is written
+                self.red_outputs = list(self.outputs)
         self.out_slots = [nodes[k].outs[0] for k in self.outputs]
         self.out_dtypes = [getattr(D, self.ops[k].result) for k in self.outputs]
         self.pattern = ""
@@ -145,10 +157,13 @@ class Region:
 
     def plan_pattern(self, env) -> None:
         n = int(np.prod(self.shape))
-        self.pattern = "".join(_letter(env[s]._data, n) or "a" for s in self.inputs)
+        self.k = self.shape[-1] if self.shape else 1
+        self.pattern = "".join(_letter(env[s]._data, n, self.k) or "a" for s in self.inputs)
         self.mod = codegen.load(self)
         self.kc, self.kp, self.ks = self.mod.c, self.mod.p, self.mod.s
-        if self.reduce is not None:
+        if self.reduce is not None and self.reduce[0] == "layer_norm":
+            self.kr, self.kpr = self.mod.ln, self.mod.pln
+        elif self.reduce is not None:
             self.kr, self.kpr = self.mod.r, self.mod.pr
 
     def run(self, env) -> None:
@@ -180,11 +195,14 @@ class Region:
         shape = self.shape
         n, k = int(np.prod(shape)), shape[-1]
         arrays = [env[s]._data for s in self.inputs]
-        if "".join(_letter(a, n) or "?" for a in arrays) != self.pattern:
+        if "".join(_letter(a, n, k) or "?" for a in arrays) != self.pattern:
             return False  # another layout: the region, then the reduction's own kernel
         rows = n // k
         dts = [self.out_dtypes[self.outputs.index(i)] for i in self.red_outputs]
         outs = [np.empty(shape, d.np) for d in dts]
+        if self.reduce[0] == "layer_norm":
+            self._run_layer_norm(env, rows, k, arrays, outs, dts)
+            return True
         rd = self.out_dtypes[-1]
         red = np.empty(shape[:-1] + ((1,) if self.reduce[1] else ()), rd.np)
         big = n >= PARALLEL_THRESHOLD and big_prefix() == "p_"
@@ -195,6 +213,24 @@ class Region:
         env[self.reduce_node.outs[0]] = _make(red, rd)
         return True
 
+    def _run_layer_norm(self, env, rows, k, arrays, outs, dts) -> None:
+        shape, node = self.shape, self.reduce_node
+        dt = dts[-1]
+        vals = node.values(env)
+        w, b = (np.zeros(1, dt.np) if t is None else np.ascontiguousarray(t._data, dt.np).reshape(-1)
+                for t in vals[2:4])  # fmt: skip
+        y = np.empty(shape, dt.np)
+        stat = shape[:-1] + (1,)
+        mean, rstd = np.empty(stat, dt.np), np.empty(stat, dt.np)
+        big = rows * k >= PARALLEL_THRESHOLD and rows > 1 and big_prefix() == "p_"
+        (self.kpr if big else self.kr)(rows, k, *[a.reshape(-1) for a in arrays], *self.scalars,
+                                        *[o.reshape(-1) for o in outs], w, b, vals[2] is not None, vals[3] is not None,
+                                        float(vals[4]), y.reshape(-1), mean.reshape(-1), rstd.reshape(-1))  # fmt: skip
+        for i, o, d in zip(self.red_outputs, outs, dts, strict=True):
+            env[self.nodes[i].outs[0]] = _make(o, d)
+        for s, a in zip(node.outs, (y, mean, rstd), strict=True):
+            env[s] = _make(a, dt)
+
     def _run(self, env) -> None:
         shape = self.shape
         outs = [np.empty(shape, d.np) for d in self.out_dtypes]
@@ -202,10 +238,11 @@ class Region:
         if n:
             arrays = [env[s]._data for s in self.inputs]
             flat = [o.reshape(-1) for o in outs]
-            pat = "".join(_letter(a, n) or "?" for a in arrays)
+            pat = "".join(_letter(a, n, self.k) or "?" for a in arrays)
             if pat == self.pattern:
-                k = self.kp if n >= PARALLEL_THRESHOLD and big_prefix() == "p_" else self.kc
-                k(*[a.reshape(-1) for a in arrays], *self.scalars, *flat)
+                kern = self.kp if n >= PARALLEL_THRESHOLD and big_prefix() == "p_" else self.kc
+                rows = (self.k,) if "r" in pat else ()
+                kern(*rows, *[a.reshape(-1) for a in arrays], *self.scalars, *flat)
             else:
                 args = []
                 for a in arrays:
@@ -215,11 +252,13 @@ class Region:
             env[s] = _make(o, d)
 
 
-def _letter(a, n) -> str | None:
+def _letter(a, n, k) -> str | None:
     if a.size == n and a.flags.c_contiguous:
         return "a"
     if a.size == 1:
         return "s"
+    if a.ndim and a.shape[-1] == k and a.size == k and a.strides[-1] == a.itemsize:
+        return "r"  # a row the op broadcasts over the leading dims (its shape checked at capture)
     return None
 
 
@@ -227,6 +266,7 @@ def plan(graph, env, extra_reads=frozenset(), fold: bool = True) -> list:
     """The graph's steps: Nodes and Regions (Note [Fusion regions]); ``env``: the capture's
     values by slot, for dtypes and shapes; ``extra_reads``: slots read after the graph too;
     ``fold``: fold trailing reductions (Note [Fused trailing reduction])."""
+    env = _split_addmm(graph, env)
     reads: dict = {}
     for n in graph.nodes:
         for s in n.inputs():
@@ -254,7 +294,7 @@ def plan(graph, env, extra_reads=frozenset(), fold: bool = True) -> list:
 
     for n, sp in zip(graph.nodes, specs, strict=True):
         if sp is None:
-            if fold and run and _trailing_reduction(n, run, reads, outs, env):
+            if fold and run and (_trailing_reduction(n, run, reads, outs, env) or _trailing_layer_norm(n, run, env)):
                 close(n)
                 continue
             if run and n.op.kind == "view":
@@ -269,7 +309,58 @@ def plan(graph, env, extra_reads=frozenset(), fold: bool = True) -> list:
             close()
         run.append((n, sp))
     close()
-    return steps
+    return [_view_step(st, env) or st for st in steps]
+
+
+# Note [Plan views]
+# view, _unsafe_view, t and transpose calls in a plan run as a few NumPy attribute operations
+# (shapes and dims resolved at capture) when the eager op's own fast path would run its CPU
+# kernel (a plain CPU tensor, no dispatch mode or forward-AD level, no gradient to record):
+# the same NumPy view wrapped by ``_view``/``_make`` as those kernels do, without the argument
+# normalisation each call repeats (~3 us of a ~5 us view; a GPT-2 step's plans hold ~170).
+# Anything else, and a view of a layout that would need PyTorch's stride computation, runs
+# the node.
+class ViewStep:
+    __slots__ = ("node", "src", "out", "kind", "arg")
+
+    def __init__(self, node, kind, arg):
+        self.node, self.kind, self.arg = node, kind, arg
+        self.src, self.out = node.direct[0][1], node.outs[0]
+
+    def run(self, env) -> None:
+        x = env[self.src]
+        if (x.__class__ is not Tensor or x._device is not CPU or STATE.td_modes or STATE.fw_level >= 0
+                or (x._rg and STATE.grad_enabled)):  # fmt: skip
+            return self.node.run(env)
+        a, kind = x._data, self.kind
+        if kind == "t":
+            env[self.out] = _view(x, a.T)
+        elif kind == "transpose":
+            env[self.out] = _view(x, a.swapaxes(*self.arg))
+        elif not _plain_contiguous(a):
+            self.node.run(env)
+        elif kind == "view":
+            env[self.out] = _view(x, a.reshape(self.arg))
+        else:
+            env[self.out] = _make(a.reshape(self.arg), x._dtype)
+
+
+_VIEWS = {"view.default": "view", "_unsafe_view.default": "unsafe", "t.default": "t", "transpose.int": "transpose"}
+
+
+def _view_step(st, env):
+    kind = _VIEWS.get(getattr(getattr(st, "op", None), "__name__", None))
+    if kind is None or st.op.namespace != "aten" or len(st.direct) != 1 or st.direct[0][0] != 0 or st.lists:
+        return None
+    x, y = env[st.direct[0][1]], env[st.outs[0]]
+    if not isinstance(x, Tensor) or not isinstance(y, Tensor):
+        return None
+    if kind == "transpose":
+        nd = x._data.ndim
+        if nd == 0:
+            return None
+        return ViewStep(st, kind, tuple(d % nd for d in st.template[1:3]))
+    return ViewStep(st, kind, y._data.shape)
 
 
 _REDUCTIONS = {"sum.dim_IntList": 3, "mean.dim": 3, "amax.default": None}
@@ -293,6 +384,24 @@ def _trailing_reduction(n, run, reads, outs, env) -> bool:
     return list(dims or ()) in ([-1], [len(shape) - 1]) and all(sp[4] == shape for _, sp in run)
 
 
+def _trailing_layer_norm(n, run, env) -> bool:
+    """Whether ``n`` is native_layer_norm over the last dimension of the run's last value, with
+    weight and bias of its dtype (Note [Fused layer_norm prologue])."""
+    if n.op is not ops.aten.native_layer_norm.default or n.lists:
+        return False
+    last, shape, result = run[-1][0].outs[0], run[-1][1][4], run[-1][1][3]
+    if dict(n.direct).get(0) != last or result not in ("float32", "float64") or not shape or not shape[-1]:
+        return False
+    if list(n.template[1] or ()) != [shape[-1]] or any(sp[4] != shape for _, sp in run):
+        return False
+    for i, s in n.direct:
+        t = env[s]
+        if i in (2, 3) and (t is None or t._dtype.name != result or t._data.shape != (shape[-1],)
+                            or t._device.type != "cpu"):  # fmt: skip
+            return False
+    return True
+
+
 def later_outs(nodes) -> set:
     return {s for n in nodes for s in n.outs}
 
@@ -306,3 +415,43 @@ def _spec_slots(node, env):
     slot_of = {id(env[s]): s for _, s in node.direct}
     ops = [(x if x.__class__ is tuple else slot_of[id(x)], c) for x, c in ops]
     return names, expr, ops, result, shape
+
+
+# Note [addmm epilogue]
+# ``addmm(bias, m1, m2)`` with beta = alpha = 1 (nn.Linear) whose result only pointwise calls
+# read is rewritten to ``mm(m1, m2)`` then ``add.Tensor(mm, bias)``: the bias add then joins the
+# pointwise region that follows (bias + GELU, bias + residual) instead of taking a pass of its
+# own over the product. Eager addmm adds the broadcast bias to the BLAS product in the same
+# dtype, and add.Tensor with alpha = 1 computes the same sum, so results agree bitwise. The graph
+# is rewritten in place (one new slot per addmm), so its eager replay runs the same calls.
+def _split_addmm(graph, env: list) -> list:
+    addmm = ops.aten.addmm.default
+    readers: dict = {}
+    for n in graph.nodes:
+        for s in n.inputs():
+            readers.setdefault(s, []).append(n)
+    nodes, env = [], list(env)
+    for n in graph.nodes:
+        out = n.outs[0]
+        rs = readers.get(out, ())
+        if (n.op is not addmm or n.template[3] != 1 or n.template[4] != 1 or not rs or n.lists
+                or any(_functional_pointwise(r) is None for r in rs) or env[out] is None
+                or env[out]._dtype.name not in ("float32", "float64")):  # fmt: skip
+            nodes.append(n)
+            continue
+        slots = dict(n.direct)
+        mid = graph.n_slots
+        graph.n_slots += 1
+        val = env[out]
+        env.append(_make(np.empty(val._data.shape, val._dtype.np), val._dtype))
+        nodes.append(Node(ops.aten.mm.default, [None, None], [(0, slots[1]), (1, slots[2])], [], [mid], True, 0))
+        nodes.append(Node(ops.aten.add.Tensor, [None, None, 1], [(0, mid), (1, slots[0])], [], [out], True, 0))
+    for i, n in enumerate(nodes):
+        n.index = i
+    graph.nodes = nodes
+    return env
+
+
+def _functional_pointwise(node):
+    decl = getattr(node.op, "pointwise", None)
+    return decl if decl is not None and decl.kind == "functional" else None

@@ -17,7 +17,7 @@ from .._state import STATE
 from .._tensor import Tensor
 from ..kernels import _codegen_user
 from ..ops._meta_rules import pointwise_meta
-from ..ops._pointwise import Pointwise, _cname
+from ..ops._pointwise import Pointwise, PointwiseDecl, _cname
 from ..ops._registry import OUT_NOT_DIFFERENTIABLE, make_derivative
 from .custom_ops import define_op
 from .infer_schema import Tag
@@ -191,8 +191,10 @@ def _build(qualname, fn, derivative, second, promote_integers, tags):
     op_out.impls["meta"] = lambda *v: pointwise_meta(pw, v[:n_in], v[n_in:-1], v[-1])
     op_out.autograd = OUT_NOT_DIFFERENTIABLE
     par_idx = tuple(range(n_in, n_in + len(pnames)))
-    op._pw, op_._pw = (pw, in_idx, par_idx, "functional"), (pw, in_idx, par_idx, "inplace")
-    op_out._pw = (pw, in_idx, par_idx, "out")  # other backends build on the same declaration
+    # Note [Pointwise declaration]: other backends and numtorch.compile build on it
+    op.pointwise = PointwiseDecl(pw, in_idx, par_idx, "functional", op.impls["cpu"])
+    op_.pointwise = PointwiseDecl(pw, in_idx, par_idx, "inplace", op_.impls["cpu"])
+    op_out.pointwise = PointwiseDecl(pw, in_idx, par_idx, "out", op_out.impls["cpu"])
     backward_ops = {}
     if derivative is not None:
         derivs = derivative if isinstance(derivative, dict) else {inputs[0]: derivative}
@@ -225,7 +227,8 @@ def _backward_op(ns, opname, tag, dfn, inputs, pnames, args, header, pw, qualnam
     bop = define_op(f"{ns}::{opname}_{tag}(Tensor grad_output, {', '.join(args)}) -> Tensor", tags)
     n = len(inputs) + 1
     bop.impls["cpu"] = (lambda *v: bpw(v[:n], v[n:])) if n > 2 else bpw.binary
-    bop._pw = (bpw, tuple(range(n)), tuple(range(n, n + len(pnames))), "functional")
+    pars = tuple(range(n, n + len(pnames)))
+    bop.pointwise = PointwiseDecl(bpw, tuple(range(n)), pars, "functional", bop.impls["cpu"])
     bop.impls["meta"] = lambda *v: pointwise_meta(bpw, v[:n], v[n:])
     bop.autograd = None
     bop._reset_fast()

@@ -283,19 +283,24 @@ _product_mm = None
 
 # ---- installation --------------------------------------------------------------------------------
 def _pointwise_of(op):
-    pw = getattr(op, "_pw", None)
+    pw = getattr(op, "pointwise", None)  # Note [Pointwise declaration]
     if pw is not None:
         return pw
     impl = op.impls.get("cpu")
     owner = getattr(impl, "__self__", None)
     if hasattr(owner, "dtypes") and getattr(impl, "__name__", "") in ("unary", "binary"):
         k = 1 if impl.__name__ == "unary" else 2
-        return (owner, tuple(range(k)), tuple(range(k, op.nargs)), "functional")
+        return (owner, tuple(range(k)), tuple(range(k, op.nargs)), "functional", impl)
     return None
 
 
 def _pointwise_impl(pwinfo):
-    pw, ins, pars, kind = pwinfo
+    pw, ins, pars, kind = pwinfo[:4]
+    sel = getattr(pwinfo, "select", None)
+    if sel is not None:  # gelu's approximate picks the declaration; the CPU entry raises for others
+        table, cpu = pw, pwinfo.cpu
+        return lambda *v: (P.entry(table[v[sel]], [v[i] for i in ins], [v[i] for i in pars])
+                           if v[sel] in table else cpu(*v))  # fmt: skip
     if kind == "out":
         return lambda *v: P.entry(pw, [v[i] for i in ins], [v[i] for i in pars], v[-1])
     if kind == "inplace":

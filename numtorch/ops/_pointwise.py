@@ -9,6 +9,7 @@ weak), broadcasts, allocates, and picks the contiguous, parallel or strided vari
 from __future__ import annotations
 
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 
@@ -581,6 +582,23 @@ def _cname(d: D.dtype) -> str:
 
 
 # ---- declaration --------------------------------------------------------------------------
+# Note [Pointwise declaration]
+# Every op made from a pointwise declaration (defpointwise, library.elementwise) carries it as
+# ``op.pointwise``: the Pointwise, which schema positions are its operands and its parameters,
+# the overload's kind, and the CPU implementation the declaration installed. The CUDA installer
+# builds the op's CUDA kernel from it, and numtorch.compile fuses a functional call from it as
+# long as ``op.impls["cpu"] is decl.cpu`` (no library override replaced the declared kernel).
+# An op whose string argument picks one of several declarations (gelu's approximate) records
+# them all, ``pw`` a dict, and that argument's position as ``select``.
+class PointwiseDecl(NamedTuple):
+    pw: object
+    inputs: tuple
+    params: tuple
+    kind: str  # "functional" | "inplace" | "out"
+    cpu: object
+    select: int | None = None  # a str argument picking ``pw[value]`` (gelu's approximate)
+
+
 def defpointwise(
     schema: str,
     pw: Pointwise,
@@ -638,19 +656,17 @@ def defpointwise(
         return pw([v[i] for i in in_idx], [v[i] for i in par_idx], inplace=True)
 
     op = defop(schema, cpu=functional, backward=backward, jvp=jvp, tags=(Tag.pointwise,))
-    op._pw = (pw, in_idx, par_idx, "functional")  # other backends build on the same declaration
+    op.pointwise = PointwiseDecl(pw, in_idx, par_idx, "functional", functional)
     op.impls["meta"] = lambda *v: pointwise_meta(pw, [v[i] for i in in_idx], [v[i] for i in par_idx])
-    # numtorch.compile fuses calls of this op from its declaration (numtorch/_compile/fusion.py)
-    op.pointwise_decl = (pw, in_idx, par_idx, functional)
     result = {"functional": op}
     if out:
         result["out"] = op_out = defop(_out_schema(s, out_overload), cpu=out_impl, tags=(Tag.pointwise,))
-        op_out._pw = (pw, in_idx, par_idx, "out")
+        op_out.pointwise = PointwiseDecl(pw, in_idx, par_idx, "out", out_impl)
         op_out.impls["meta"] = lambda *v: pointwise_meta(pw, [v[i] for i in in_idx], [v[i] for i in par_idx], v[-1])
     if inplace:
         result["inplace"] = op_ = defop(_inplace_schema(s, inplace_overload), cpu=inplace_impl, backward=backward, jvp=jvp,
                                         tags=(Tag.pointwise,))
-        op_._pw = (pw, in_idx, par_idx, "inplace")
+        op_.pointwise = PointwiseDecl(pw, in_idx, par_idx, "inplace", inplace_impl)
         op_.impls["meta"] = lambda *v: pointwise_meta(pw, [v[i] for i in in_idx], [v[i] for i in par_idx], inplace=True)
     doc = doc or f"Elementwise ``{s.name}``; see PyTorch's ``torch.{s.name}``."
     if function:

@@ -309,6 +309,31 @@ def test_logs_env_switch(monkeypatch):
 
 
 SCALE = 2.0
+OFFSET = 1.0
+
+
+def _shift(x):
+    return x + OFFSET
+
+
+def test_globals_of_called_functions_and_module_forwards_are_guarded():
+    global OFFSET
+
+    def g(x):
+        return _shift(x) * 2
+
+    class M(numtorch.nn.Module):
+        def forward(self, x):
+            return _shift(x)
+
+    cg, cm = numtorch.compile(g), numtorch.compile(numtorch.nn.Sequential(M()))
+    x = numtorch.ones(2)
+    assert cg(x).tolist() == [4.0, 4.0] and cm(x).tolist() == [2.0, 2.0]
+    OFFSET = 3.0
+    try:
+        assert cg(x).tolist() == [8.0, 8.0] and cm(x).tolist() == [4.0, 4.0]
+    finally:
+        OFFSET = 1.0
 
 
 def test_globals_closures_and_module_attributes_are_guarded():

@@ -276,3 +276,78 @@ def test_a_failing_fused_kernel_falls_back_to_the_regions_calls():
     for _ in range(2):
         same(cf(x), f(x))
     assert r.failed
+
+
+def test_linear_bias_and_gelu_fuse_into_one_region_after_mm():
+    # Note [addmm epilogue]: addmm becomes mm + a region doing bias add + GELU (row operand "r")
+    lin = numtorch.nn.Linear(6, 8)
+
+    def f(x, r):
+        return numtorch.nn.functional.gelu(lin(x)) + r
+
+    cf = numtorch.compile(f)
+    x, r = numtorch.randn(5, 6), numtorch.randn(5, 8)
+    with numtorch.no_grad():
+        for _ in range(2):
+            same(cf(x, r), f(x, r))
+    (reg,) = regions(cf)
+    assert [n.op.__name__ for n in reg.nodes] == ["add.Tensor", "gelu.default", "add.Tensor"]
+    assert "r" in reg.pattern
+    ops = [n.op.__name__ for e in cf.cache.values() for n in e.graph.nodes]
+    assert "mm.default" in ops and "addmm.default" not in ops
+
+
+def test_addmm_with_scaled_terms_or_a_non_pointwise_reader_is_kept():
+    def f(b, x, w):
+        return numtorch.addmm(b, x, w, beta=2).relu(), numtorch.addmm(b, x, w) @ w.t()
+
+    cf = numtorch.compile(f)
+    b, x, w = numtorch.randn(3), numtorch.randn(4, 2), numtorch.randn(2, 3)
+    for _ in range(2):
+        same(cf(b, x, w), f(b, x, w))
+    ops = [n.op.__name__ for e in cf.cache.values() for n in e.graph.nodes]
+    assert ops.count("addmm.default") == 2
+
+
+@pytest.mark.parametrize("affine", [True, False])
+def test_residual_add_and_layer_norm_fuse_bitwise(affine):
+    # Note [Fused layer_norm prologue]: eager's own row helpers, so outputs agree bitwise
+    norm = numtorch.nn.LayerNorm(8, elementwise_affine=affine)
+    if affine:
+        with numtorch.no_grad():
+            norm.weight.uniform_(0.5, 1.5)
+            norm.bias.uniform_(-1, 1)
+
+    def f(x, h):
+        s = x + h * 2
+        return norm(s), s
+
+    cf = numtorch.compile(f)
+    x, h = numtorch.randn(3, 5, 8), numtorch.randn(8)
+    with numtorch.no_grad():
+        for _ in range(2):
+            same(cf(x, h), f(x, h))
+        (reg,) = regions(cf)
+        assert reg.reduce[0] == "layer_norm"
+        # another layout takes the region, then layer_norm's own kernel
+        xt = numtorch.randn(3, 8, 5).transpose(1, 2)
+        same(cf(xt, h), f(xt, h))
+
+
+def test_plan_views_alias_like_eager_views():
+    # Note [Plan views]: view / t / transpose steps share storage and version counter with the input
+    def f(x):
+        v = x.view(6, 2)
+        return (v.t() * 2 + 1).transpose(0, 1), v
+
+    cf = numtorch.compile(f)
+    x = numtorch.randn(3, 4)
+    for _ in range(2):
+        same(cf(x), f(x))
+    assert any(isinstance(st, fusion.ViewStep) for e in cf.cache.values() for st in e.steps)
+    _, v = cf(x)
+    v[0, 0] = 5.0
+    assert x[0, 0].item() == 5.0 and v._version == x._version
+    xt = numtorch.randn(4, 3).t()  # not contiguous: another guard set, eager's error
+    with pytest.raises(RuntimeError, match="view size is not compatible"):
+        cf(xt)

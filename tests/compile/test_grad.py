@@ -179,3 +179,24 @@ def test_pointwise_opinfo_gradients_match_eager(info):
             (cg,) = numtorch.autograd.grad(got, x, g)
             np.testing.assert_array_equal(got.detach().numpy(), want.detach().numpy())
             np.testing.assert_array_equal(cg.numpy(), ew.numpy())
+
+
+def test_gelu_mlp_block_gradients_equal_eager():
+    # Note [addmm epilogue]: the forward runs mm then a fused bias + GELU region; the backward's
+    # gelu_backward is a declared pointwise op too
+    numtorch.manual_seed(0)
+    nn = numtorch.nn
+    fc1, fc2, norm = nn.Linear(8, 16), nn.Linear(16, 8), nn.LayerNorm(8)
+
+    def block(x):
+        return norm(x + fc2(nn.functional.gelu(fc1(x))))
+
+    cf = numtorch.compile(block)
+    x = numtorch.randn(4, 8, requires_grad=True)
+    params = [x, *fc1.parameters(), *fc2.parameters(), *norm.parameters()]
+    for _ in range(2):
+        got = numtorch.autograd.grad(cf(x).sum(), params)
+        want = numtorch.autograd.grad(block(x).sum(), params)
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g.numpy(), w.numpy())
+    np.testing.assert_array_equal(cf(x).detach().numpy(), block(x).detach().numpy())

@@ -63,5 +63,5 @@ def _device_of(r) -> str:
 
 def test_every_pointwise_declaration_has_a_cuda_kernel():
     numtorch.cuda.init()
-    missing = [name for name, op in OPS.items() if getattr(op, "_pw", None) and "cuda" not in op.impls]
+    missing = [name for name, op in OPS.items() if getattr(op, "pointwise", None) and "cuda" not in op.impls]
     assert not missing

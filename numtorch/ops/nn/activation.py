@@ -16,7 +16,7 @@ from ..._dispatch import dispatch
 from ..._ops import ops as _ops
 from ...autograd._api import grad as autograd_grad
 from ...autograd.grad_mode import enable_grad
-from .._pointwise import Pointwise, defpointwise
+from .._pointwise import Pointwise, PointwiseDecl, defpointwise
 from .._registry import defop, public
 
 _F = "torch.nn.functional"
@@ -132,6 +132,9 @@ _gelu_backward_op = defop(
               "self": lambda grad, grad_output, self, approximate:
                   _gelu_double_backward(grad, grad_output, self, approximate)},
 )  # fmt: skip
+
+
+_gelu_backward_op.pointwise = PointwiseDecl(_GELU_BWD, (0, 1), (), "functional", _gelu_backward_op.impls["cpu"], 2)
 
 
 def gelu_backward(grad_output, self, approximate="none"):
@@ -256,6 +259,7 @@ _gelu = defop(
     cpu=lambda self, approximate: _GELU[_gelu_check(approximate)]([self]),
     backward={"self": lambda grad, self, approximate: gelu_backward(grad, self, approximate)},
 )
+_gelu.pointwise = PointwiseDecl(_GELU, (0,), (), "functional", _gelu.impls["cpu"], 1)  # Note [Pointwise declaration]
 _gelu_ = defop(
     'gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)',
     cpu=lambda self, approximate: _GELU[_gelu_check(approximate)]([self], inplace=True),
