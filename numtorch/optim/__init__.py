@@ -16,6 +16,7 @@ from .adagrad import Adagrad
 from .adam import Adam
 from .adamax import Adamax
 from .adamw import AdamW
+from ._muon import Muon
 from .asgd import ASGD
 from .lbfgs import LBFGS
 from .nadam import NAdam
@@ -26,6 +27,6 @@ from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = [
-    "ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam", "Optimizer",
+    "ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "Muon", "NAdam", "Optimizer",
     "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler", "swa_utils",
 ]  # fmt: skip

@@ -69,3 +69,20 @@ def test_linear_cross_entropy():
                                                    label_smoothing=0.2, ignore_index=2).item()
             for lib in (numtorch, torch)]  # fmt: skip
     assert abs(vals[0] - vals[1]) < 1e-12
+
+
+def test_muon_close_to_torch_bfloat16_iteration():
+    rng = np.random.default_rng(0)
+    w0 = rng.standard_normal((6, 4)).astype(np.float32)
+    grads = [rng.standard_normal((6, 4)).astype(np.float32) for _ in range(3)]
+    res = []
+    for lib in (numtorch, torch):
+        w = lib.nn.Parameter(lib.tensor(w0))
+        opt = lib.optim.Muon([w], lr=0.02, adjust_lr_fn="match_rms_adamw")
+        for g in grads:
+            w.grad = lib.tensor(g)
+            opt.step()
+        res.append(w.detach().numpy())
+    # torch iterates in bfloat16, numtorch in float32: equal to bfloat16's precision
+    np.testing.assert_allclose(res[0], res[1], atol=3e-3)
+    assert np.abs(res[1] - w0).max() > 0.05
