@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import itertools
 import weakref
 
 import numpy as np
@@ -22,8 +21,8 @@ from .._state import ANOMALY, SAVED_HOOKS, STATE
 from .._tensor import Tensor, _make
 from .anomaly_mode import _CHECK_NAN
 from ..ops._registry import OUT_NOT_DIFFERENTIABLE, Derivative  # noqa: E402,F401
-from .graph import (_FREED, GONE, AccumulateGrad, Node, SavedTensor, grad_accumulator, gradient_edge, pack,
-                    saved_tensorish)  # fmt: skip
+from .graph import (_FREED, GONE, GRAPH_TASK, TASK_IDS, AccumulateGrad, Node, SavedTensor, grad_accumulator,
+                    gradient_edge, pack, saved_tensorish)  # fmt: skip
 
 
 class OpNode(Node):
@@ -432,12 +431,8 @@ def record_output(op):
 
 def _save_value(v, tname):
     # a non-tensor schema argument: as _record saves it
-    if isinstance(v, Tensor):
-        sv = _new(SavedTensor)
-        sv.tensor, sv.version, sv.is_output, sv.tname = v, v._vc[0], False, tname
-        if STATE.anomaly & SAVED_HOOKS:
-            pack(sv, v)
-        return sv
+    if isinstance(v, Tensor):  # rare (a tensor where the schema has a number): the constructor packs
+        return SavedTensor(v, tname=tname)
     if isinstance(v, (list, tuple)) and v and isinstance(v[0], Tensor):
         return [SavedTensor(t) for t in v]
     return list(v) if isinstance(v, list) else v
@@ -578,12 +573,6 @@ def _save_inputs(op, deriv, vals, inplace):
 
 
 # ---- backward -------------------------------------------------------------------------------
-# The running backward as (id, root nodes, deps, needed): what graph.register_multi_grad_hook
-# asks (PyTorch's _current_graph_task_id and _will_engine_execute_node); None outside backward.
-GRAPH_TASK: list = [None]
-_TASK_IDS = itertools.count()
-
-
 def run_backward(roots, root_grads, keep_graph: bool, create_graph: bool, inputs=None, accumulate=True):
     """Propagate ``root_grads`` from the ``roots`` edges; return captured grads for ``inputs`` edges."""
     from . import _hooks as _tensor_hooks
@@ -594,7 +583,7 @@ def run_backward(roots, root_grads, keep_graph: bool, create_graph: bool, inputs
             targets.setdefault((id(e[0]), e[1]), []).append(i)
     deps, needed = _dependencies([r[0] for r in roots], inputs)
     outer_task = GRAPH_TASK[0]
-    GRAPH_TASK[0] = (next(_TASK_IDS), {r[0] for r in roots}, deps, needed)
+    GRAPH_TASK[0] = (next(TASK_IDS), {r[0] for r in roots}, deps, needed)  # Note [Graph task]
     buffers: dict = {}
     for (node, nr), g in zip(roots, root_grads):
         buf = buffers.setdefault(node, [None] * _nout(node))

@@ -3,6 +3,7 @@ and the public graph API (saved-tensor hooks, gradient edges, multi-grad hooks).
 
 from __future__ import annotations
 
+import itertools
 import logging
 import weakref
 from typing import TYPE_CHECKING, Any, NamedTuple  # noqa: F401  (TYPE_CHECKING: a re-export, as PyTorch's)
@@ -11,6 +12,13 @@ from .._state import SAVED_HOOKS, STATE
 from .._tensor import PY_DISPATCH_TYPES, Tensor, _make
 from ..utils._python_dispatch import TorchDispatchMode  # noqa: F401  (re-exported, as in PyTorch)
 from .variable import Variable  # noqa: F401
+
+# Note [Graph task]
+# run_backward publishes the running backward as (id, root nodes, deps, needed) here: what
+# register_multi_grad_hook and checkpoint ask (PyTorch's _current_graph_task_id and
+# _will_engine_execute_node). None outside backward.
+GRAPH_TASK: list = [None]
+TASK_IDS = itertools.count()
 
 _FREED = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -481,8 +489,6 @@ def register_multi_grad_hook(tensors, fn, *, mode: str = "all"):
     >>> (a * 2).sum().backward()
     [True, False]
     """
-    from ._engine import GRAPH_TASK
-
     supported_modes = ("all", "any")
     if mode not in supported_modes:
         raise ValueError(f"Expects mode to be one of {supported_modes} but got {mode}")

@@ -192,7 +192,7 @@ class CheckpointFunction(Function):
     @staticmethod
     def backward(ctx, *grads):
         nt = _nt()
-        from ..autograd._engine import GRAPH_TASK
+        from ..autograd.graph import GRAPH_TASK
 
         task = GRAPH_TASK[0]
         if task is not None and task[3] is not None:
@@ -267,7 +267,7 @@ class _Frame:
         return h
 
     def unpack(self, h):
-        from ..autograd._engine import GRAPH_TASK
+        from ..autograd.graph import GRAPH_TASK
 
         task = GRAPH_TASK[0]
         gid = GraphExecGroup._current or (task[0] if task is not None else None)
