@@ -14,8 +14,8 @@ import os
 
 from ._device import device, to_device
 
-_STATE = {"interop": None, "deterministic": False, "warn_only": False, "fill_uninitialized": True, "precision": "highest",
-          "device": None}  # fmt: skip
+_STATE = {"interop": None, "deterministic": False, "warn_only": False, "fill_uninitialized": True,
+          "precision": "highest", "device": None}  # fmt: skip
 _PRECISIONS = ("highest", "high", "medium")
 
 

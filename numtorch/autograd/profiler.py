@@ -129,9 +129,12 @@ class profile:
     def __init__(self, enabled: bool = True, *, use_cuda: bool = False, use_device=None, record_shapes: bool = False,
                  with_flops: bool = False, profile_memory: bool = False, with_stack: bool = False,
                  with_modules: bool = False, use_kineto: bool = False, use_cpu: bool = True,
-                 experimental_config=None, acc_events: bool = False, custom_trace_id_callback=None) -> None:  # fmt: skip
+                 experimental_config=None, acc_events: bool = False,
+                 custom_trace_id_callback=None) -> None:  # fmt: skip
         if use_cuda or (use_device not in (None, "cpu")):
-            raise AssertionError(f"numtorch's profiler records CPU ops only; got use_cuda={use_cuda}, use_device={use_device}")
+            raise AssertionError(
+                f"numtorch's profiler records CPU ops only; got use_cuda={use_cuda}, use_device={use_device}"
+            )
         self.enabled, self.record_shapes = enabled, record_shapes
         self._raw: list = []
         self.function_events: EventList | None = None

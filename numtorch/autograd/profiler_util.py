@@ -71,7 +71,8 @@ class FunctionEventAvg:
         return self.cpu_time_total / max(self.count, 1)
 
     def __repr__(self) -> str:
-        return f"<FunctionEventAvg key={self.key} self_cpu_time={_format_time(self.self_cpu_time_total)} count={self.count}>"
+        t = _format_time(self.self_cpu_time_total)
+        return f"<FunctionEventAvg key={self.key} self_cpu_time={t} count={self.count}>"
 
 
 class EventList(list):

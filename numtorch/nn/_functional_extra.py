@@ -123,7 +123,8 @@ for _f in (fractional_max_pool2d, fractional_max_pool2d_with_indices, fractional
 
 
 def linear_cross_entropy(input: Tensor, linear_weight: Tensor, target: Tensor, linear_bias=None, weight=None,
-                         reduction: str = "mean", ignore_index=None, label_smoothing: float = 0.0, options=None):  # fmt: skip
+                         reduction: str = "mean", ignore_index=None, label_smoothing: float = 0.0,
+                         options=None):  # fmt: skip
     """``cross_entropy(linear(input, linear_weight, linear_bias), target, ...)`` in one call.
 
     >>> x, w = numtorch.zeros(2, 3), numtorch.zeros(4, 3)

@@ -74,7 +74,8 @@ class Muon(Optimizer):
         if adjust_lr_fn is not None and adjust_lr_fn not in ("original", "match_rms_adamw"):
             raise ValueError(f"Adjust learning rate function {adjust_lr_fn} is not supported")
         defaults = {"lr": lr, "weight_decay": weight_decay, "momentum": momentum, "nesterov": nesterov,
-                    "ns_coefficients": ns_coefficients, "eps": eps, "ns_steps": ns_steps, "adjust_lr_fn": adjust_lr_fn}  # fmt: skip
+                    "ns_coefficients": ns_coefficients, "eps": eps, "ns_steps": ns_steps,
+                    "adjust_lr_fn": adjust_lr_fn}  # fmt: skip
         super().__init__(params, defaults)
         for group in self.param_groups:
             for p in group["params"]:

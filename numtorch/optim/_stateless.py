@@ -194,7 +194,9 @@ def _prepare_swap_in(
 
 
 @contextlib.contextmanager
-def swap_in_optimizer_params_and_state(optimizer, swapin_parameters: dict[str, Tensor], swapin_optim_state: dict[str, Any]):
+def swap_in_optimizer_params_and_state(
+    optimizer, swapin_parameters: dict[str, Tensor], swapin_optim_state: dict[str, Any]
+):
     """Make ``optimizer`` act on ``swapin_parameters`` (in ``param_groups`` order) with the state and
     hyperparameters of ``swapin_optim_state`` inside the block; the live optimizer is restored on exit.
 

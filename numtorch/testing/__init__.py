@@ -1,4 +1,5 @@
-"""numtorch.testing: ``assert_close``, ``make_tensor``, ``FileCheck`` and the OpInfo table (``numtorch.testing._opinfo``)."""
+"""numtorch.testing: ``assert_close``, ``make_tensor``, ``FileCheck`` and the OpInfo table
+(``numtorch.testing._opinfo``)."""
 
 from __future__ import annotations
 

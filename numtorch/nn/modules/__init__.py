@@ -117,7 +117,8 @@ from .lazy import (
     LazyInstanceNorm3d,
     LazyLinear,
 )  # fmt: skip
-from .pooling import AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, FractionalMaxPool2d, FractionalMaxPool3d, LPPool3d, MaxPool3d
+from .pooling import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, FractionalMaxPool2d, FractionalMaxPool3d,
+                      LPPool3d, MaxPool3d)  # fmt: skip
 from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .normalization import CrossMapLRN2d
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
