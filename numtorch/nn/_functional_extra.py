@@ -143,6 +143,26 @@ public("linear_cross_entropy", "input, linear_weight, target, *, linear_bias=Non
        relevant=("input", "linear_weight", "target"), module=_F)  # fmt: skip
 
 
+def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
+    """1-d convolution over time-batch-channel input ``(T, B, C_in)`` with weight ``(K, C_in, C_out)``,
+    as fairseq's ConvTBC: conv1d on the transposed layout.
+
+    >>> numtorch.nn.functional.conv_tbc(numtorch.ones(5, 2, 3), numtorch.ones(3, 3, 4), numtorch.zeros(4), 1).shape
+    torch.Size([5, 2, 4])
+    """
+    if input.dim() != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if weight.dim() != 3:
+        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, out_channels.")
+    if bias.dim() != 1:
+        raise RuntimeError("Bias must be 1-D")
+    out = numtorch.nn.functional.conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
+    return out.permute(2, 0, 1)
+
+
+public("conv_tbc", "input, weight, bias, pad=0", conv_tbc, relevant=("input", "weight", "bias"), module=_F)
+
+
 # ---- names PyTorch's functional module carries for TorchScript and its docs ------------------
 class BroadcastingListCls:
     """``BroadcastingList2[int]``: TorchScript's "int or list of ints" annotation; ``None`` at run time."""

@@ -131,3 +131,18 @@ def test_cross_map_lrn2d_interior_channels_and_gradient():
     assert x.grad.shape == x.shape
     with pytest.raises(ValueError, match="CrossMapLRN2d: Expected input to be 4D, got 3D instead."):
         numtorch.nn.CrossMapLRN2d(3)(numtorch.ones(1, 2, 2))
+
+
+def test_conv_tbc_is_conv1d_on_time_batch_channel_layout():
+    numtorch.manual_seed(0)
+    x = numtorch.randn(7, 2, 3, dtype=numtorch.float64, requires_grad=True)
+    w = numtorch.randn(3, 3, 4, dtype=numtorch.float64, requires_grad=True)
+    b = numtorch.randn(4, dtype=numtorch.float64, requires_grad=True)
+    out = F.conv_tbc(x, w, b, 1)
+    xv, wv, bv = x.detach().numpy(), w.detach().numpy(), b.detach().numpy()
+    xp = np.pad(xv, ((1, 1), (0, 0), (0, 0)))
+    ref = np.stack([np.einsum("kbc,kco->bo", xp[t : t + 3], wv) for t in range(7)]) + bv
+    np.testing.assert_allclose(out.detach().numpy(), ref, rtol=1e-12)
+    assert gradcheck(lambda a, c, d: F.conv_tbc(a, c, d, 1), (x, w, b))
+    with pytest.raises(RuntimeError, match="Bias must be 1-D"):
+        F.conv_tbc(x, w, b.reshape(4, 1))
