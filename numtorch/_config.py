@@ -14,8 +14,8 @@ import os
 
 from ._device import device, to_device
 
-_STATE = {"interop": None, "deterministic": False, "warn_only": False, "precision": "highest",
-          "device": None}  # fmt: skip
+_STATE = {"interop": None, "deterministic": False, "warn_only": False, "fill_uninitialized": True,
+          "precision": "highest", "device": None}  # fmt: skip
 _PRECISIONS = ("highest", "high", "medium")
 
 
@@ -99,6 +99,14 @@ def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None
     if not isinstance(mode, bool):
         raise TypeError(f"use_deterministic_algorithms(): argument 'mode' must be bool, not {type(mode).__name__}")
     _STATE["deterministic"], _STATE["warn_only"] = mode, bool(warn_only)
+    _sync_fill()
+
+
+def _sync_fill() -> None:
+    # Note [Deterministic fill of uninitialized memory]
+    from ._factory_utils import FILL_UNINITIALIZED
+
+    FILL_UNINITIALIZED[0] = _STATE["deterministic"] and _STATE["fill_uninitialized"]
 
 
 def are_deterministic_algorithms_enabled() -> bool:

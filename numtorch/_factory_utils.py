@@ -327,6 +327,24 @@ def finish(t: Tensor, requires_grad: bool) -> Tensor:
     return t
 
 
+# Note [Deterministic fill of uninitialized memory]
+# As PyTorch's: with use_deterministic_algorithms(True) and utils.deterministic.fill_uninitialized_memory
+# (default True), empty-style factories fill their storage with NaN (floating / complex) or the
+# dtype's largest value (integers, True for bool), so reading uninitialized memory is reproducible
+# and conspicuous. _config keeps the flag in sync with both settings.
+FILL_UNINITIALIZED = [False]
+
+
+def _fill_uninitialized(arr: np.ndarray) -> None:
+    k = arr.dtype.kind
+    if k in "fc":
+        arr.fill(np.nan)
+    elif k == "b":
+        arr.fill(True)
+    else:
+        arr.fill(np.iinfo(arr.dtype).max)
+
+
 def alloc(shape, npdtype, fill=None) -> np.ndarray:
     """np.empty/zeros/full with PyTorch's errors for impossible sizes."""
     shape = tuple(shape)
@@ -335,7 +353,10 @@ def alloc(shape, npdtype, fill=None) -> np.ndarray:
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
     try:
         if fill is None:
-            return np.empty(shape, npdtype)
+            arr = np.empty(shape, npdtype)
+            if FILL_UNINITIALIZED[0]:
+                _fill_uninitialized(arr)
+            return arr
         if fill == 0 and type(fill) is not builtins.complex:
             return np.zeros(shape, npdtype)
         return np.full(shape, fill, npdtype)

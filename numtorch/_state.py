@@ -18,7 +18,16 @@ class _State:
         self.tf_modes: list = []  # TorchFunctionMode stack, innermost last
         self.td_modes: list = []  # TorchDispatchMode stack, innermost last
         self.fw_level = -1  # forward-AD dual level, -1 when none is active
-        self.anomaly = False
+        self.anomaly = 0  # Note [Slow recording gate]: ANOMALY | SAVED_HOOKS bits
 
+
+# Note [Slow recording gate]
+# Every generated recording fast path already tests ``STATE.anomaly`` and falls back to the
+# generic recorder when it is set. Saved-tensor hooks (autograd.graph.saved_tensors_hooks) need
+# that same fallback, because the fast paths build SavedTensors inline, so they share the field
+# as a second bit: the no-hook path pays no extra read. Code that means anomaly mode itself
+# tests ``STATE.anomaly & ANOMALY``.
+ANOMALY = 1
+SAVED_HOOKS = 2
 
 STATE = _State()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .._tensor import Tensor
 from ..overrides import handle_torch_function, has_torch_function, is_tensor_like
 from ._engine import run_backward
-from .graph import gradient_edge
+from .graph import GradientEdge, gradient_edge
 
 
 def _make_grads(outputs, grad_outputs, is_grads_batched=False):
@@ -91,7 +91,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     (tensor([12.]),)
     """
     outputs = (outputs,) if is_tensor_like(outputs) else tuple(outputs)
-    t_inputs = (inputs,) if is_tensor_like(inputs) else tuple(inputs)
+    t_inputs = (inputs,) if is_tensor_like(inputs) or isinstance(inputs, GradientEdge) else tuple(inputs)
     relevant = tuple(t for t in outputs + t_inputs if is_tensor_like(t))
     if has_torch_function(relevant):
         return handle_torch_function(
@@ -114,7 +114,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         roots.append(e)
     in_edges = []
     for t in t_inputs:
-        e = gradient_edge(t)
+        e = (t.node, t.output_nr) if isinstance(t, GradientEdge) else gradient_edge(t)
         if e is None:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
         in_edges.append(e)

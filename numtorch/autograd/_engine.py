@@ -17,12 +17,12 @@ import numpy as np
 from .._C import ALL_DISABLED, TF_STATE
 from .._device import CPU
 from .._dispatch import below_autograd
-from .._state import STATE
+from .._state import ANOMALY, SAVED_HOOKS, STATE
 from .._tensor import Tensor, _make
 from .anomaly_mode import _CHECK_NAN
 from ..ops._registry import OUT_NOT_DIFFERENTIABLE, Derivative  # noqa: E402,F401
-from .graph import (_FREED, GONE, AccumulateGrad, Node, SavedTensor, grad_accumulator, gradient_edge,
-                    saved_tensorish)  # fmt: skip
+from .graph import (_FREED, GONE, GRAPH_TASK, TASK_IDS, AccumulateGrad, Node, SavedTensor, grad_accumulator,
+                    gradient_edge, pack, saved_tensorish)  # fmt: skip
 
 
 class OpNode(Node):
@@ -280,6 +280,8 @@ def _record(op, vals, fw=True):
         elif c is Tensor or isinstance(v, Tensor):
             sv = _new(SavedTensor)
             sv.tensor, sv.version, sv.is_output, sv.tname = v, v._vc[0], False, tname
+            if st.anomaly & SAVED_HOOKS:
+                pack(sv, v)
             saved[name] = sv
         elif isinstance(v, (list, tuple)) and v and isinstance(v[0], Tensor):
             saved[name] = [SavedTensor(t) for t in v]
@@ -299,7 +301,7 @@ def _record(op, vals, fw=True):
     node._deriv = deriv
     node._slots = plan.slots
     node._saved = saved
-    if st.anomaly:
+    if st.anomaly & ANOMALY:
         import traceback
 
         node._trace = "".join(traceback.format_stack()[:-3])
@@ -429,10 +431,8 @@ def record_output(op):
 
 def _save_value(v, tname):
     # a non-tensor schema argument: as _record saves it
-    if isinstance(v, Tensor):
-        sv = _new(SavedTensor)
-        sv.tensor, sv.version, sv.is_output, sv.tname = v, v._vc[0], False, tname
-        return sv
+    if isinstance(v, Tensor):  # rare (a tensor where the schema has a number): the constructor packs
+        return SavedTensor(v, tname=tname)
     if isinstance(v, (list, tuple)) and v and isinstance(v[0], Tensor):
         return [SavedTensor(t) for t in v]
     return list(v) if isinstance(v, list) else v
@@ -544,7 +544,7 @@ def _record_generic(op, vals):
     node._deriv = deriv
     node._slots = slots
     node._saved = saved
-    if st.anomaly:
+    if st.anomaly & ANOMALY:
         import traceback
 
         node._trace = "".join(traceback.format_stack()[:-3])
@@ -582,6 +582,8 @@ def run_backward(roots, root_grads, keep_graph: bool, create_graph: bool, inputs
         for i, e in enumerate(inputs):
             targets.setdefault((id(e[0]), e[1]), []).append(i)
     deps, needed = _dependencies([r[0] for r in roots], inputs)
+    outer_task = GRAPH_TASK[0]
+    GRAPH_TASK[0] = (next(TASK_IDS), {r[0] for r in roots}, deps, needed)  # Note [Graph task]
     buffers: dict = {}
     for (node, nr), g in zip(roots, root_grads):
         buf = buffers.setdefault(node, [None] * _nout(node))
@@ -638,6 +640,7 @@ def run_backward(roots, root_grads, keep_graph: bool, create_graph: bool, inputs
             grad_inputs = buf = g = None
     finally:
         STATE.grad_enabled = prev
+        GRAPH_TASK[0] = outer_task
     return captured
 
 
@@ -720,13 +723,13 @@ def _call_node(node, grads):
     try:
         grad_inputs = node.apply(*grads)
     except RuntimeError as e:
-        if STATE.anomaly and node._trace:
+        if STATE.anomaly & ANOMALY and node._trace:
             raise RuntimeError(f"{e}\n\nTraceback of forward call that caused the error:\n{node._trace}") from e
         raise
     if not isinstance(grad_inputs, tuple):
         grad_inputs = (grad_inputs,)
     grad_inputs = _validate(node, grad_inputs)
-    if STATE.anomaly and _CHECK_NAN[0]:
+    if STATE.anomaly & ANOMALY and _CHECK_NAN[0]:
         _check_nan(node, grad_inputs)
     if hooks:
         for h in hooks:

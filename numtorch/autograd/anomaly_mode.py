@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._state import STATE
+from .._state import ANOMALY, STATE
 
 _CHECK_NAN = [True]  # whether anomaly mode also fails on NaN gradients (check_nan=)
 
@@ -18,11 +18,11 @@ class detect_anomaly:
         self.check_nan = check_nan
 
     def __enter__(self):
-        self.prev = STATE.anomaly, _CHECK_NAN[0]
-        STATE.anomaly, _CHECK_NAN[0] = True, bool(self.check_nan)
+        self.prev = STATE.anomaly & ANOMALY, _CHECK_NAN[0]
+        _set(True, self.check_nan)
 
     def __exit__(self, *exc):
-        STATE.anomaly, _CHECK_NAN[0] = self.prev
+        _set(*self.prev)
 
     def __call__(self, fn):
         import functools
@@ -39,18 +39,24 @@ class set_detect_anomaly:
     """Turn anomaly detection on or off (as a function call or context manager)."""
 
     def __init__(self, mode: bool, check_nan: bool = True):
-        self.prev = STATE.anomaly, _CHECK_NAN[0]
-        STATE.anomaly, _CHECK_NAN[0] = bool(mode), bool(check_nan)
+        self.prev = STATE.anomaly & ANOMALY, _CHECK_NAN[0]
+        _set(mode, check_nan)
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
-        STATE.anomaly, _CHECK_NAN[0] = self.prev
+        _set(*self.prev)
+
+
+def _set(mode, check_nan) -> None:
+    # the saved-hooks bit is not ours (Note [Slow recording gate])
+    STATE.anomaly = (STATE.anomaly & ~ANOMALY) | (ANOMALY if mode else 0)
+    _CHECK_NAN[0] = bool(check_nan)
 
 
 def is_anomaly_enabled() -> bool:
-    return STATE.anomaly
+    return bool(STATE.anomaly & ANOMALY)
 
 
 def is_anomaly_check_nan_enabled() -> bool:
@@ -68,4 +74,4 @@ def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
 
     >>> numtorch.set_anomaly_enabled(False)
     """
-    STATE.anomaly, _CHECK_NAN[0] = bool(enabled), bool(check_nan)
+    _set(enabled, check_nan)

@@ -108,3 +108,71 @@ def is_grad_enabled() -> bool:
 def is_inference_mode_enabled() -> bool:
     """Whether an ``inference_mode`` block is active."""
     return STATE.inference
+
+
+# Flags PyTorch's engine reads: multithreading (a device thread per accelerator; CPU work always
+# runs on the calling thread, as in numtorch, so the flag changes nothing here) and the gradient
+# layout contract (numtorch's AccumulateGrad stores .grad in the layout the engine produced it).
+_FLAGS = {"multithreading": True, "grad_layout": True, "view_replay": False}
+
+
+class _FlagMode(_DecoratorContextManager):
+    _flag = ""
+
+    def __init__(self, mode: bool = True):
+        self._args = (mode,)
+        self.mode = mode
+        self.prev = _FLAGS[self._flag]
+        _FLAGS[self._flag] = bool(mode)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        _FLAGS[self._flag] = self.prev
+
+    def __call__(self, fn):
+        _FLAGS[self._flag] = self.prev
+        return super().__call__(fn)
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class set_multithreading_enabled(_FlagMode):
+    """Allow or forbid multithreaded backward (function, context manager or decorator).
+
+    >>> with numtorch.autograd.set_multithreading_enabled(False):
+    ...     numtorch.autograd.is_multithreading_enabled()
+    False
+    """
+
+    _flag = "multithreading"
+
+
+class enforce_grad_layout_policy(_FlagMode):
+    """Enforce (default) or relax the contract that ``.grad`` matches its parameter's strides.
+
+    >>> with numtorch.autograd.enforce_grad_layout_policy(False):
+    ...     pass
+    """
+
+    _flag = "grad_layout"
+
+
+def is_multithreading_enabled() -> bool:
+    """Whether multithreaded backward is allowed (``set_multithreading_enabled``).
+
+    >>> numtorch.autograd.is_multithreading_enabled()
+    True
+    """
+    return _FLAGS["multithreading"]
+
+
+def is_view_replay_enabled() -> bool:
+    """Whether autograd replays views with their view function (off by default, as in PyTorch).
+
+    >>> numtorch.autograd.is_view_replay_enabled()
+    False
+    """
+    return _FLAGS["view_replay"]

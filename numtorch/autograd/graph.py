@@ -1,11 +1,24 @@
-"""Autograd graph objects: Node (grad_fn), AccumulateGrad, saved tensors with version checks."""
+"""Autograd graph objects: Node (grad_fn), AccumulateGrad, saved tensors with version checks,
+and the public graph API (saved-tensor hooks, gradient edges, multi-grad hooks)."""
 
 from __future__ import annotations
 
+import itertools
+import logging
 import weakref
+from typing import TYPE_CHECKING, Any, NamedTuple  # noqa: F401  (TYPE_CHECKING: a re-export, as PyTorch's)
 
-from .._state import STATE
+from .._state import SAVED_HOOKS, STATE
 from .._tensor import PY_DISPATCH_TYPES, Tensor, _make
+from ..utils._python_dispatch import TorchDispatchMode  # noqa: F401  (re-exported, as in PyTorch)
+from .variable import Variable  # noqa: F401
+
+# Note [Graph task]
+# run_backward publishes the running backward as (id, root nodes, deps, needed) here: what
+# register_multi_grad_hook and checkpoint ask (PyTorch's _current_graph_task_id and
+# _will_engine_execute_node). None outside backward.
+GRAPH_TASK: list = [None]
+TASK_IDS = itertools.count()
 
 _FREED = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -152,7 +165,8 @@ class SavedTensor:
     SavedVariable does. ``unpack`` is always called by the node that saved them.
     """
 
-    __slots__ = ("tensor", "version", "is_output", "out_nr", "rg", "tname", "fw_ref", "fw_grads")
+    __slots__ = ("tensor", "version", "is_output", "out_nr", "rg", "tname", "fw_ref", "fw_grads",
+                 "unpack_hook", "meta")  # fmt: skip
 
     def __init__(self, t: Tensor, node: Node | None = None, out_nr: int = 0, tname: str = ""):
         self.version = t._vc[0]
@@ -173,10 +187,14 @@ class SavedTensor:
             self.out_nr = out_nr
         else:
             self.tensor = t
+        if STATE.anomaly & SAVED_HOOKS:  # Note [Slow recording gate]
+            pack(self, t)
 
     def unpack(self, node: Node) -> Tensor:
         t = self.tensor
         if self.is_output:
+            if self.is_output is _PACKED:
+                return _unpack_hooked(self, node)
             data, dtype, device, vc = t[:4]
             if vc[0] != self.version:
                 raise self._modified(data.shape, dtype, vc[0])
@@ -227,3 +245,339 @@ def _type_name(dtype) -> str:
              "int64": "LongTensor", "int32": "IntTensor", "bool": "BoolTensor",
              "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor"}  # fmt: skip
     return "torch." + names.get(dtype.name, "Tensor")
+
+
+# ---- saved-tensor hooks ----------------------------------------------------------------------
+# Note [Saved-tensor hooks]
+# As PyTorch's SavedVariable with default hooks: while a saved_tensors_hooks context is active,
+# every tensor saved for backward (by built-in ops, custom Functions and custom ops alike) goes
+# through ``pack_hook`` under no_grad and only its result is kept; backward calls ``unpack_hook``
+# on it. The version check is skipped (the hook owns the data), and the unpacked tensor gets the
+# original's autograd identity back (the node for an output; grad_fn or leaf accumulator for an
+# input) so double backward still reaches the graph. The recording fast paths build SavedTensors
+# inline, so pushing hooks sets the SAVED_HOOKS bit (Note [Slow recording gate]).
+_HOOKS: list = []  # (pack_hook, unpack_hook), innermost last
+_DISABLED: list = [None]  # disable_saved_tensors_hooks' error message
+_PACKED = object()  # SavedTensor.is_output of a packed tensor (truthy: unpack's slow branch)
+
+
+def _sync_gate() -> None:
+    STATE.anomaly = (STATE.anomaly & ~SAVED_HOOKS) | (SAVED_HOOKS if _HOOKS else 0)
+
+
+def pack(sv: SavedTensor, t: Tensor) -> None:
+    """Replace ``sv``'s payload by the innermost pack hook's result (Note [Saved-tensor hooks])."""
+    if not _HOOKS:
+        return
+    pack_hook, unpack_hook = _HOOKS[-1]
+    if sv.is_output:
+        sv.meta = None
+    else:
+        f = t._grad_fn
+        sv.meta = (f, t._out_nr, t._rg, grad_accumulator(t) if f is None and t._rg else None)
+    prev = STATE.grad_enabled
+    STATE.grad_enabled = False
+    try:
+        sv.tensor = pack_hook(t)
+    finally:
+        STATE.grad_enabled = prev
+    sv.unpack_hook = unpack_hook
+    sv.is_output = _PACKED
+
+
+def _unpack_hooked(sv: SavedTensor, node: Node) -> Tensor:
+    prev = STATE.grad_enabled
+    STATE.grad_enabled = False
+    try:
+        r = sv.unpack_hook(sv.tensor)
+    finally:
+        STATE.grad_enabled = prev
+    if not isinstance(r, Tensor):
+        raise TypeError(
+            f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type {type(r).__name__}"
+        )
+    out = _make(r._data, r._dtype, Tensor, r._device, vc=r._vc)
+    if sv.meta is None:  # an output of ``node``
+        out._rg, out._grad_fn = sv.rg, node
+        if sv.out_nr:
+            out._out_nr = sv.out_nr
+        return out
+    f, nr, rg, acc = sv.meta
+    out._rg = rg
+    if f is not None:
+        out._grad_fn, out._out_nr = f, nr
+    elif acc is not None:  # a leaf: gradients reach it through its accumulator
+        out.__dict__["_acc_ref"] = weakref.ref(acc)
+    return out
+
+
+class saved_tensors_hooks:
+    """Context manager setting pack / unpack hooks for the tensors autograd saves for backward.
+
+    >>> x = numtorch.ones(3, requires_grad=True)
+    >>> with numtorch.autograd.graph.saved_tensors_hooks(lambda t: t * 1, lambda t: t):
+    ...     y = (x * x).sum()
+    >>> y.backward(); x.grad
+    tensor([2., 2., 2.])
+    """
+
+    def __init__(self, pack_hook, unpack_hook) -> None:
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self) -> None:
+        if _DISABLED[0] is not None:
+            raise RuntimeError(_DISABLED[0])
+        _HOOKS.append((self.pack_hook, self.unpack_hook))
+        _sync_gate()
+
+    def __exit__(self, *args) -> None:
+        _HOOKS.pop()
+        _sync_gate()
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors are kept on the CPU and moved back to their device for backward.
+
+    >>> with numtorch.autograd.graph.save_on_cpu():
+    ...     y = numtorch.ones(2, requires_grad=True).exp().sum()
+    >>> y.backward()
+    """
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
+        def pack_to_cpu(tensor):
+            return (tensor.device, tensor.cpu())
+
+        def unpack_from_cpu(packed):
+            device, tensor = packed
+            return tensor.to(device, non_blocking=pin_memory)
+
+        super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+class disable_saved_tensors_hooks:
+    """Context manager under which setting saved-tensor hooks raises ``RuntimeError(error_message)``.
+
+    >>> with numtorch.autograd.graph.disable_saved_tensors_hooks("no hooks here"):
+    ...     pass
+    """
+
+    def __init__(self, error_message: str) -> None:
+        self.error_message = error_message
+
+    def __enter__(self) -> None:
+        if _HOOKS:  # as PyTorch: hooks already active cannot be disabled
+            raise RuntimeError(self.error_message)
+        self.prev = _DISABLED[0]
+        _DISABLED[0] = self.error_message
+
+    def __exit__(self, *args) -> None:
+        _DISABLED[0] = self.prev
+
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(*a, **k):
+            with disable_saved_tensors_hooks(self.error_message):
+                return fn(*a, **k)
+
+        return wrapper
+
+
+class allow_mutation_on_saved_tensors(saved_tensors_hooks):
+    """Context under which tensors saved for backward may be modified in place afterwards.
+
+    PyTorch clones a saved tensor lazily when it is first mutated; here the pack hook clones it
+    when it is saved, which keeps the same values for backward at the cost of the copies.
+
+    >>> x = numtorch.ones(2, requires_grad=True)
+    >>> with numtorch.autograd.graph.allow_mutation_on_saved_tensors():
+    ...     a = x * 1
+    ...     y = (a * a).sum()
+    ...     with numtorch.no_grad():
+    ...         _ = a.add_(1)
+    ...     y.backward()
+    >>> x.grad
+    tensor([2., 2.])
+    """
+
+    _active = False
+
+    def __init__(self) -> None:
+        super().__init__(lambda t: t.detach().clone(), lambda t: t)
+
+    def __enter__(self):
+        if allow_mutation_on_saved_tensors._active:
+            raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+        super().__enter__()
+        allow_mutation_on_saved_tensors._active = True
+        return self
+
+    def __exit__(self, *args) -> None:
+        allow_mutation_on_saved_tensors._active = False
+        super().__exit__(*args)
+
+
+# ---- gradient edges and multi-grad hooks -----------------------------------------------------
+class GradientEdge(NamedTuple):
+    """A node of the autograd graph and which of its outputs a gradient flows through.
+
+    >>> x = numtorch.ones(2, requires_grad=True)
+    >>> numtorch.autograd.graph.get_gradient_edge(x).output_nr
+    0
+    """
+
+    node: Node
+    output_nr: int
+    ownership_token: Any = None
+
+
+def get_gradient_edge(tensor: Tensor) -> GradientEdge:
+    """The edge gradients of ``tensor`` flow into (usable as ``autograd.grad``'s inputs).
+
+    >>> y = numtorch.ones(2, requires_grad=True) * 2
+    >>> numtorch.autograd.graph.get_gradient_edge(y).node.name()
+    'MulBackward0'
+    """
+    if not tensor.requires_grad:
+        raise RuntimeError(
+            "It is not possible to get the gradient edge for a Tensor that does not require gradients"
+        )
+    node, nr = gradient_edge(tensor)
+    return GradientEdge(node, nr)
+
+
+def increment_version(tensor) -> None:
+    """Bump the version counter of ``tensor`` (or of each tensor in an iterable), as an in-place
+    write would: saved copies of it then fail the version check in backward.
+
+    >>> t = numtorch.ones(2); numtorch.autograd.graph.increment_version(t); t._version
+    1
+    """
+    for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
+        t._vc[0] += 1
+
+
+def _will_execute(task, node) -> bool:
+    _, roots, deps, needed = task
+    return (node in roots or node in deps) and (needed is None or node in needed)
+
+
+class _MultiHandle:
+    def __init__(self, handles) -> None:
+        self.handles = handles
+
+    def remove(self) -> None:
+        for h in self.handles:
+            h.remove()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *args) -> None:
+        self.remove()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode: str = "all"):
+    """Call ``fn`` once per backward: in ``"all"`` mode with the gradients of every tensor the
+    backward reaches (None for the others), in ``"any"`` mode with the first one computed.
+
+    >>> a = numtorch.ones(2, requires_grad=True); b = numtorch.ones(2, requires_grad=True)
+    >>> h = numtorch.autograd.graph.register_multi_grad_hook(
+    ...     (a, b), lambda gs: print([g is not None for g in gs]))
+    >>> (a * 2).sum().backward()
+    [True, False]
+    """
+    supported_modes = ("all", "any")
+    if mode not in supported_modes:
+        raise ValueError(f"Expects mode to be one of {supported_modes} but got {mode}")
+    tensors = tuple(tensors)
+    state: dict = {}  # graph task id -> [calls so far, expected calls, grads]; "any": -> True
+
+    def current():
+        task = GRAPH_TASK[0]
+        if task is None:
+            raise AssertionError("expected this hook to be called inside a backward call")
+        return task
+
+    if mode == "all":
+        nodes = [gradient_edge(t)[0] if t.requires_grad else None for t in tensors]
+
+        def inner(idx):
+            def hook(grad):
+                task = current()
+                s = state.get(task[0])
+                if s is None:
+                    n = sum(_will_execute(task, node) for node in nodes if node is not None)
+                    s = state[task[0]] = [0, n, [None] * len(tensors)]
+                s[0] += 1
+                s[2][idx] = grad
+                if s[0] == s[1]:
+                    del state[task[0]]
+                    fn(s[2])
+
+            return hook
+    else:
+
+        def inner(idx):
+            def hook(grad):
+                tid = current()[0]
+                if tid not in state:
+                    state[tid] = True
+                    fn(grad)
+
+            return hook
+
+    return _MultiHandle([t.register_hook(inner(i)) for i, t in enumerate(tensors) if t.requires_grad])
+
+
+# ---- flags of PyTorch's CUDA-stream and compiler paths ---------------------------------------
+_STREAM_FLAGS = {"override_stale_capture_stream": False, "warn_on_accumulate_grad_stream_mismatch": True}
+
+
+def set_warn_on_accumulate_grad_stream_mismatch(enabled: bool) -> None:
+    """Whether AccumulateGrad warns on a CUDA-stream mismatch; CPU-only: the flag is recorded only.
+
+    >>> numtorch.autograd.graph.set_warn_on_accumulate_grad_stream_mismatch(False)
+    """
+    _STREAM_FLAGS["warn_on_accumulate_grad_stream_mismatch"] = bool(enabled)
+
+
+def set_override_stale_capture_stream(enabled: bool) -> None:
+    """A CUDA-graph capture setting; CPU-only: the flag is recorded only.
+
+    >>> numtorch.autograd.graph.set_override_stale_capture_stream(False)
+    """
+    _STREAM_FLAGS["override_stale_capture_stream"] = bool(enabled)
+
+
+def region_activation_memory_budget(budget: float):
+    """A memory budget for torch.compile's activation partitioner. numtorch has no compiled
+    regions, so (as PyTorch does in eager mode) it raises after checking ``budget``.
+
+    >>> numtorch.autograd.graph.region_activation_memory_budget(2.0)
+    Traceback (most recent call last):
+    ValueError: torch.autograd.graph.region_activation_memory_budget: must be in [0, 1], got 2.0
+    """
+    name = "torch.autograd.graph.region_activation_memory_budget"
+    if isinstance(budget, bool) or not isinstance(budget, (int, float)):
+        raise TypeError(f"{name}: expects a float, got {type(budget).__name__}")
+    if not 0.0 <= budget <= 1.0:
+        raise ValueError(f"{name}: must be in [0, 1], got {budget}")
+    raise RuntimeError(f"{name} can only be used inside a torch.compile region; it has no effect in eager mode.")
+
+
+log = logging.getLogger(__name__)
+
+
+def __getattr__(name: str):
+    if name == "RemovableHandle":  # utils.hooks imports autograd: resolved on first use
+        from ..utils.hooks import RemovableHandle
+
+        return RemovableHandle
+    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(set(globals()) | {"RemovableHandle"})

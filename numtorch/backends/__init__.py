@@ -10,6 +10,8 @@ probes answer as PyTorch's CPU-only build does.
 
 from __future__ import annotations
 
-from . import cpu, cuda, cudnn, mkl, mkldnn, mps, openmp, opt_einsum  # noqa: F401
+from . import (cpu, cuda, cudnn, cusparselt, kleidiai, miopen, mha, mkl, mkldnn, mps, nnpack, openmp,  # noqa: F401
+               opt_einsum, quantized)  # fmt: skip
 
-__all__ = ["cpu", "cuda", "cudnn", "mkl", "mkldnn", "mps", "openmp", "opt_einsum"]
+__all__ = ["cpu", "cuda", "cudnn", "cusparselt", "kleidiai", "miopen", "mha", "mkl", "mkldnn", "mps", "nnpack",
+           "openmp", "opt_einsum", "quantized"]  # fmt: skip

@@ -13,6 +13,14 @@ from __future__ import annotations
 
 import typing
 
+from ..utils import set_module
+from . import frontend
+from ._fuser import (enable_onednn_fusion, fuser, onednn_fusion_enabled, optimized_execution, set_fusion_strategy,
+                     strict_fusion)  # fmt: skip
+from ._script import (Attribute, CompilationUnit, Future, ONNXTracedModule, RecursiveScriptClass, RecursiveScriptModule,
+                      ScriptFunction, ScriptModule, ScriptWarning, TopLevelTracedModule, TracedModule, TracerWarning,
+                      TracingCheckError, refuse, script_method)  # fmt: skip
+
 __all__ = [
     "Final", "Error", "annotate", "export", "ignore", "interface", "is_scripting", "is_tracing",
     "isinstance", "script", "script_if_tracing", "trace", "trace_module", "unused", "load",
@@ -21,13 +29,6 @@ __all__ = [
 
 Final = typing.Final
 _builtin_isinstance = isinstance
-
-_ALTERNATIVE = (
-    "numtorch has no TorchScript runtime: run the module or function eagerly (it is already "
-    "Python), use numtorch.save/numtorch.load (state_dict) to ship weights, and write hot loops "
-    "as Numba kernels through numtorch.library.custom_op"
-)
-
 
 class Error(RuntimeError):
     """``torch.jit.Error``: raised by scripted code in PyTorch; here for ``except`` clauses."""
@@ -99,22 +100,18 @@ def isinstance(obj, target_type) -> bool:  # noqa: A001 - torch's name
     return all(isinstance(v, args[0]) for v in obj)
 
 
-def _refuse(what: str):
-    def refuse(*args, **kwargs):
-        raise NotImplementedError(f"numtorch.jit.{what} is not supported: {_ALTERNATIVE}")
-
-    refuse.__name__ = what
-    refuse.__doc__ = f"Raises NotImplementedError: {_ALTERNATIVE}."
-    return refuse
-
-
-script = _refuse("script")
-trace = _refuse("trace")
-trace_module = _refuse("trace_module")
-load = _refuse("load")
-save = _refuse("save")
-freeze = _refuse("freeze")
-optimize_for_inference = _refuse("optimize_for_inference")
+script = refuse("script")
+trace = refuse("trace")
+trace_module = refuse("trace_module")
+load = refuse("load")
+save = refuse("save")
+freeze = refuse("freeze")
+optimize_for_inference = refuse("optimize_for_inference")
+export_opnames = refuse("export_opnames")
+run_frozen_optimizations = refuse("run_frozen_optimizations")
+save_jit_module_to_flatbuffer = refuse("save_jit_module_to_flatbuffer")
+jit_module_from_flatbuffer = refuse("jit_module_from_flatbuffer")
+last_executed_optimized_graph = refuse("last_executed_optimized_graph")
 
 
 def script_if_tracing(fn):
@@ -122,17 +119,11 @@ def script_if_tracing(fn):
     return fn
 
 
-class _Future:
-    def __init__(self, value):
-        self._value = value
-
-    def wait(self):
-        return self._value
-
-
 def fork(func, *args, **kwargs):
     """Run ``func`` now and return a future holding its result (no inter-op parallelism)."""
-    return _Future(func(*args, **kwargs))
+    fut = Future()
+    fut.set_result(func(*args, **kwargs))
+    return fut
 
 
 def wait(future):

@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from . import functional, init, utils  # noqa: F401, E402
+from . import functional, grad, init, utils  # noqa: F401, E402
 from .modules import *  # noqa: F403 - every layer, plus Module and the containers
 from .modules.container import (  # noqa: F401 - also when modules/__init__ does not list them
     Container,

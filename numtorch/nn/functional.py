@@ -775,3 +775,15 @@ _pair_loss("margin_ranking_loss", _lp.margin_ranking_loss, "max(0, -y (x1 - x2) 
 _pair_loss("cosine_embedding_loss", _lp.cosine_embedding_loss, "1 - cos(x1, x2) for y = 1, max(0, cos - margin) "
            "for y = -1.\n\n    >>> numtorch.nn.functional.cosine_embedding_loss(numtorch.tensor([[1.0, 0.0]]), "
            "numtorch.tensor([[1.0, 0.0]]), numtorch.tensor([1.0]))\n    tensor(0.)\n")  # fmt: skip
+
+
+# the rest of the functional namespace lives in _functional_extra (this file is at its line cap)
+from typing import TYPE_CHECKING  # noqa: E402,F401
+
+from .._tensor import Tensor  # noqa: E402,F401
+from ..overrides import (handle_torch_function, has_torch_function, has_torch_function_unary,  # noqa: E402,F401
+                         has_torch_function_variadic)  # fmt: skip
+from . import grad  # noqa: E402,F401
+from ._functional_extra import (DType, BroadcastingList1, BroadcastingList2, BroadcastingList3,  # noqa: E402,F401
+                                assert_int_or_pair, boolean_dispatch, reproducibility_notes, sparse_support_notes,
+                                tf32_notes)  # fmt: skip

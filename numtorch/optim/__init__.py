@@ -16,6 +16,7 @@ from .adagrad import Adagrad
 from .adam import Adam
 from .adamax import Adamax
 from .adamw import AdamW
+from ._muon import Muon
 from .asgd import ASGD
 from .lbfgs import LBFGS
 from .nadam import NAdam
@@ -24,8 +25,9 @@ from .radam import RAdam
 from .rmsprop import RMSprop
 from .rprop import Rprop
 from .sgd import SGD
+from ._stateless import swap_in_optimizer_params_and_state
 
 __all__ = [
-    "ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam", "Optimizer",
-    "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler", "swa_utils",
+    "ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "Muon", "NAdam", "Optimizer",
+    "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler", "swa_utils", "swap_in_optimizer_params_and_state",
 ]  # fmt: skip

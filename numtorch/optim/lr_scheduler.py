@@ -9,7 +9,8 @@ import warnings
 from bisect import bisect_right
 from collections import Counter
 from functools import wraps
-from typing import Any
+from math import inf  # noqa: F401  (re-exported, as PyTorch's module has it)
+from typing import TYPE_CHECKING, Any  # noqa: F401
 from weakref import ref
 
 from .._tensor import Tensor

@@ -48,3 +48,31 @@ def test_opt_einsum_flags():
     oe = numtorch.backends.opt_einsum
     assert oe.enabled is True
     assert isinstance(oe.is_available(), bool)
+
+
+def test_more_backend_probes_and_flags():
+    b = numtorch.backends
+    assert not b.nnpack.is_available() and not b.kleidiai.is_available() and not b.cusparselt.is_available()
+    assert b.cusparselt.version() is None and b.cusparselt.get_max_alg_id() is None
+    with b.nnpack.flags(enabled=False):
+        assert b.nnpack.set_flags(True) == (False,)
+    assert b.nnpack.set_flags(True) == (True,)
+    with b.miopen.flags(immediate=True):
+        assert b.miopen.immediate is True
+    assert b.miopen.immediate is False
+    assert b.mha.get_fastpath_enabled()
+    b.mha.set_fastpath_enabled(False)
+    assert not b.mha.get_fastpath_enabled()
+    b.mha.set_fastpath_enabled(True)
+
+
+def test_quantized_engine_is_none_only():
+    q = numtorch.backends.quantized
+    assert q.engine == "none" and q.supported_engines == ["none"]
+    q.engine = "none"
+    with pytest.raises(RuntimeError, match="quantized engine FBGEMM is not supported"):
+        q.engine = "fbgemm"
+    with pytest.raises(RuntimeError, match="bogus is not a valid value for quantized engine"):
+        q.engine = "bogus"
+    with pytest.raises(RuntimeError, match="Assignment not supported"):
+        q.supported_engines = []

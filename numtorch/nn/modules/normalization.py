@@ -1,4 +1,4 @@
-"""``nn.LayerNorm``, ``nn.GroupNorm`` and ``nn.RMSNorm``."""
+"""``nn.LayerNorm``, ``nn.GroupNorm``, ``nn.RMSNorm``, ``nn.LocalResponseNorm`` and the legacy ``nn.CrossMapLRN2d``."""
 
 from __future__ import annotations
 
@@ -7,12 +7,13 @@ import numbers
 import numtorch
 
 from ..._tensor import Tensor
+from ...autograd.function import Function, once_differentiable
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"]
+__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm", "CrossMapLRN2d"]
 
 
 class LayerNorm(Module):
@@ -161,3 +162,66 @@ class LocalResponseNorm(Module):
 
     def extra_repr(self) -> str:
         return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
+
+
+class _CrossMapLRN2dFn(Function):
+    # Lua Torch's SpatialCrossMapLRN, kept by PyTorch as is: the running channel window never drops
+    # channel 0, and the hand-written backward assumes a symmetric window; both reproduced so
+    # values and gradients match PyTorch's.
+    @staticmethod
+    def forward(ctx, input, size, alpha, beta, k):
+        if input.dim() != 4:
+            raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D instead.")
+        ctx.size, ctx.alpha, ctx.beta, ctx.k = size, alpha, beta, k
+        sq = input * input
+        channels = input.size(1)
+        pre_pad = int((size - 1) / 2 + 1)
+        scales = [sq[:, : min(pre_pad, channels)].sum(1)]
+        for c in range(1, channels):
+            s = scales[-1]
+            if c < channels - pre_pad + 1:
+                s = s + sq[:, c + pre_pad - 1]
+            if c > pre_pad:
+                s = s - sq[:, c - pre_pad]
+            scales.append(s)
+        scale = numtorch.stack(scales, 1) * (alpha / size) + k
+        output = input * scale.pow(-beta)
+        ctx.save_for_backward(input, output, scale)
+        return output
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_output):
+        input, output, scale = ctx.saved_tensors
+        n, channels, h, w = input.shape
+        size = ctx.size
+        cache_ratio = 2 * ctx.alpha * ctx.beta / size
+        inverse_pre_pad = int(size - (size - 1) / 2)
+        grad_input = scale.pow(-ctx.beta) * grad_output
+        padded = numtorch.zeros(n, channels + size - 1, h, w, dtype=input.dtype)
+        padded[:, inverse_pre_pad : inverse_pre_pad + channels] = grad_output * output / scale
+        accum = padded[:, : size - 1].sum(1)
+        cols = []
+        for c in range(channels):
+            accum = accum + padded[:, c + size - 1]
+            cols.append(grad_input[:, c] - cache_ratio * input[:, c] * accum)
+            accum = accum - padded[:, c]
+        return numtorch.stack(cols, 1), None, None, None, None
+
+
+class CrossMapLRN2d(Module):
+    """Legacy (Lua Torch) local response normalization across channels of a 4-d input.
+
+    >>> numtorch.nn.CrossMapLRN2d(3)(numtorch.ones(1, 4, 2, 2)).shape
+    torch.Size([1, 4, 2, 2])
+    """
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input: Tensor) -> Tensor:
+        return _CrossMapLRN2dFn.apply(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

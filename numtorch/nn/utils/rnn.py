@@ -32,7 +32,31 @@ def invert_permutation(permutation: Tensor | None) -> Tensor | None:
     return out.scatter_(0, permutation, numtorch.arange(permutation.numel(), dtype=permutation.dtype))
 
 
-class PackedSequence(namedtuple("PackedSequence_", ["data", "batch_sizes", "sorted_indices", "unsorted_indices"])):
+class PackedSequence_(namedtuple("PackedSequence_", ["data", "batch_sizes", "sorted_indices", "unsorted_indices"])):
+    """The named-tuple base of ``PackedSequence`` (its four fields)."""
+
+    __slots__ = ()
+
+
+def bind(optional, fn):
+    """``fn(optional)``, or None when ``optional`` is None.
+
+    >>> numtorch.nn.utils.rnn.bind(None, len), numtorch.nn.utils.rnn.bind([1, 2], len)
+    (None, 2)
+    """
+    return None if optional is None else fn(optional)
+
+
+def copy_method_params(source_method):
+    """A decorator giving a method ``source_method``'s signature for type checkers; a no-op at run time."""
+
+    def return_func(func):
+        return func
+
+    return return_func
+
+
+class PackedSequence(PackedSequence_):
     """A packed batch of sequences (see ``pack_padded_sequence``); recurrent layers accept it.
 
     >>> p = numtorch.nn.utils.rnn.pack_sequence([numtorch.ones(3, 2), numtorch.ones(1, 2)])

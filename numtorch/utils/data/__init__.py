@@ -28,8 +28,16 @@ from .sampler import (
     WeightedRandomSampler,
 )  # fmt: skip
 
+from . import datapipes, distributed, graph, graph_settings
+from .datapipes._decorator import (argument_validation, functional_datapipe, guaranteed_datapipes_determinism,
+                                   non_deterministic, runtime_validation, runtime_validation_disabled)  # fmt: skip
+from .datapipes.datapipe import DataChunk, DFIterDataPipe, IterDataPipe, MapDataPipe
+from .distributed import DistributedSampler
+
 __all__ = [
-    "BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset",
+    "BatchSampler", "ChainDataset", "DataChunk", "DFIterDataPipe", "DistributedSampler", "IterDataPipe",
+    "MapDataPipe", "argument_validation", "functional_datapipe", "guaranteed_datapipes_determinism",
+    "non_deterministic", "runtime_validation", "runtime_validation_disabled", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset",
     "RandomSampler", "Sampler", "SequentialSampler", "StackDataset", "Subset",
     "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler", "default_collate",
     "default_convert", "get_worker_info", "random_split",

@@ -11,7 +11,8 @@ __all__ = [
     "device_count", "device_index", "empty_cache", "is_available", "memory_allocated",
     "max_memory_allocated", "memory_reserved", "max_memory_reserved", "memory_stats",
     "reset_accumulated_memory_stats", "reset_peak_memory_stats", "set_device_idx",
-    "set_device_index", "set_stream", "synchronize",
+    "set_device_index", "set_stream", "synchronize", "empty_host_cache", "get_device_capability", "get_memory_info",
+    "Graph",
 ]  # fmt: skip
 
 _NONE = "Cannot access accelerator device when none is available."
@@ -37,9 +38,14 @@ def _none(*args, **kwargs):
 
 
 current_device_index = current_device_idx = set_device_index = set_device_idx = _none
-current_stream = set_stream = synchronize = empty_cache = _none
-memory_allocated = max_memory_allocated = memory_reserved = max_memory_reserved = _none
-memory_stats = reset_accumulated_memory_stats = reset_peak_memory_stats = _none
+current_stream = set_stream = synchronize = get_device_capability = _none
+
+
+from . import graphs, memory  # noqa: E402
+from .graphs import Graph  # noqa: E402
+from .memory import (empty_cache, empty_host_cache, get_memory_info, max_memory_allocated,  # noqa: E402
+                     max_memory_reserved, memory_allocated, memory_reserved, memory_stats,
+                     reset_accumulated_memory_stats, reset_peak_memory_stats)  # fmt: skip
 
 
 class device_index:  # noqa: N801 - torch's name

@@ -1,0 +1,1 @@
+"""Helpers PyTorch keeps under torch.testing._internal that numtorch code reuses."""
