@@ -146,8 +146,21 @@ def _batched(query, key, value, key_padding_mask, attn_mask, num_heads) -> bool:
     )
 
 
+def _rows_linear(x, w, b):
+    """F.linear of an (L, N, E) input. A batch_first module hands over the transpose of a
+    contiguous (N, L, E) tensor; linear acts on the last dim only, so the product runs on the
+    contiguous tensor (one addmm) and is transposed back, instead of copying the input first."""
+    if x.dim() == 3 and not x.is_contiguous():
+        xt = dispatch(aten.transpose.int, [x, 0, 1])
+        if xt.is_contiguous():
+            return dispatch(aten.transpose.int, [_Fn.linear(xt, w, b), 0, 1])
+    return _Fn.linear(x, w, b)
+
+
 def _project(query, key, value, E, in_proj_weight, in_proj_bias, separate, q_w, k_w, v_w):
-    F = _Fn
+    if not separate and query is key and key is value:
+        # self-attention: one product with the packed weight (PyTorch's _in_projection_packed)
+        return _rows_linear(query, in_proj_weight, in_proj_bias).chunk(3, -1)
     bq = bk = bv = None
     if in_proj_bias is not None:
         bq, bk, bv = in_proj_bias.chunk(3)
@@ -155,7 +168,7 @@ def _project(query, key, value, E, in_proj_weight, in_proj_bias, separate, q_w, 
         wq, wk, wv = in_proj_weight.chunk(3)
     else:
         wq, wk, wv = q_w, k_w, v_w
-    return F.linear(query, wq, bq), F.linear(key, wk, bk), F.linear(value, wv, bv)
+    return _rows_linear(query, wq, bq), _rows_linear(key, wk, bk), _rows_linear(value, wv, bv)
 
 
 def _merge_masks(attn_mask, key_padding_mask, tgt_len, src_len, bsz, num_heads):
