@@ -274,6 +274,73 @@ def flip(self, dims):
     return _make(contiguous_copy(v, a.dtype), res._dtype, Tensor, self._device)
 
 
+# ---- advanced indexing: x[idx], x[mask], index_put_ -------------------------------------------------
+def _flat(a: S.CudaArray) -> S.CudaArray:
+    return S.CudaArray(a.block, a.root, a.offset, (a.size,), (1,), a.dtype)
+
+
+def _offsets(self, indices):
+    """The CPU kernel's index expansion and layout on host copies of the indices (its checks and
+    messages; Note [CUDA index checks]): (flat C-order offsets into ``self`` on the device,
+    result shape), or (None, None) when no index is defined."""
+    from ..ops.indexing import core
+
+    host = [None if t is None else _make(t._data.copy_to_host(), t._dtype) if t.is_cuda else t for t in indices]
+    shape = self._data.shape
+    out, bshape = core._expand_indices(_make(S.standin(self._data), self._dtype), host)
+    if bshape is None:
+        return None, None
+    full, adv, rest, pos, rshape = core._layout(shape, out, bshape)
+    off = core._index_offsets(shape, full, adv, rest, pos, bshape, rshape)
+    return S.from_host(np.ascontiguousarray(off, np.int64)), rshape
+
+
+def index(self, indices):
+    _check(self)
+    if not indices:
+        raise IndexError("at least one index must be provided")
+    off, rshape = _offsets(self, indices)
+    if off is None:
+        return _make(self._data.copy(), self._dtype, Tensor, self._device)
+    out = S.empty(rshape, self._dtype.np)
+    gather_into(_flat(out), _flat(P.cast(self._data, self._dtype.np)), off, (1,), 0)
+    return _make(out, self._dtype, Tensor, self._device)
+
+
+def index_put(inplace: bool):
+    def impl(self, indices, values, accumulate=False):
+        _check(self, values)
+        if values._dtype is not self._dtype:
+            raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                               f"{P._cname(self._dtype)} for the destination and {P._cname(values._dtype)} for the "
+                               "source.")  # fmt: skip
+        vals = values if values.is_cuda else values.to(self.device)
+        off, rshape = _offsets(self, indices)
+        rshape = self._data.shape if off is None else rshape
+        from ..ops.indexing import core
+
+        core._broadcast_values(_make(S.standin(vals._data), vals._dtype), rshape)  # PyTorch's shape error
+        target = self if inplace else _make(self._data.copy(), self._dtype, Tensor, self._device)
+        from ._install import contiguous_copy, copy_into
+
+        v = S.CudaArray(vals._data.block, vals._data.root, vals._data.offset, rshape,
+                        strides_for(vals._data, rshape), vals._data.dtype)  # fmt: skip
+        v = contiguous_copy(v, self._dtype.np)
+        if off is None:
+            r = (target + _make(v, self._dtype, Tensor, self._device)) if accumulate else None
+            copy_into(target._data, r._data if accumulate else v)
+        else:
+            work = target._data if target._data.contiguous else contiguous_copy(target._data, self._dtype.np)
+            scatter_into(_flat(work), _flat(v), (v.size,), off, (1,), 0, accumulate)
+            if work is not target._data:
+                copy_into(target._data, work)
+        if inplace:
+            self._vc[0] += 1
+        return target
+
+    return impl
+
+
 def install(ops: dict, meta_of) -> dict:
     _MO[:] = [(ops, meta_of)]
     return {
@@ -293,4 +360,7 @@ def install(ops: dict, meta_of) -> dict:
         "aten::argmin": argext(False, "aten::argmin"),
         "aten::cumsum": cumsum,
         "aten::flip": flip,
+        "aten::index.Tensor": index,
+        "aten::index_put_": index_put(True),
+        "aten::index_put": index_put(False),
     }

@@ -57,6 +57,14 @@ _CALLS = {
     "index_add": lambda x: x.index_add(0, numtorch.tensor([0, 0, 2], device=x.device), x * 2, alpha=0.5),
     "index_add_ dim1": lambda x: _then(x.clone(), lambda y: y.index_add_(1, numtorch.tensor([3, 3], device=x.device),
                                                                        x[:, :2])),
+    "x[idx]": lambda x: x[numtorch.tensor([2, 0, 2], device=x.device)],
+    "x[:, idx, idx]": lambda x: x.view(3, 2, 2)[:, numtorch.tensor([1, 0]), numtorch.tensor([[0], [-1]])],
+    "x[mask]": lambda x: x[x > 0],
+    "x[cpu idx]": lambda x: x[:, numtorch.tensor([3, 1])],
+    "setitem idx": lambda x: _then(x.t(), lambda y: y.__setitem__(numtorch.tensor([0, 0], device=x.device), 9.0)),
+    "setitem mask": lambda x: _then(x.clone(), lambda y: y.__setitem__(y < 0, y[y < 0] * 2)),
+    "index_put accumulate": lambda x: x.index_put((numtorch.tensor([0, 0, 2], device=x.device),), x[:1] + 1,
+                                                  accumulate=True),
 }  # fmt: skip
 
 
@@ -84,6 +92,9 @@ def test_index_errors_are_pytorchs_and_come_first():
         F.embedding(numtorch.tensor([5], device="cuda"), x)
     with pytest.raises(RuntimeError, match="masked_fill_ only supports boolean masks"):
         x.masked_fill(x.long(), 0)
+    with pytest.raises(IndexError, match="index 3 is out of bounds for dimension 0 with size 3"):
+        x[numtorch.tensor([0, 3], device="cuda")] = 1.0
+    np.testing.assert_array_equal(x.cpu().numpy(), H)
     with pytest.raises(IndexError, match="Target 4 is out of bounds."):
         F.cross_entropy(x, numtorch.tensor([0, 4, 1], device="cuda"))
 
@@ -115,6 +126,7 @@ _GRADS = {
     "nll 1d": (lambda x, t: F.nll_loss(x, t), (H[0], np.array(2))),
     "gather": (lambda x: x.gather(0, numtorch.tensor(IDX[:, :3], device=x.device)), (H,)),
     "cumsum": (lambda x: x.cumsum(1), (H,)),
+    "x[idx]": (lambda x: x[numtorch.tensor([1, 1, 0], device=x.device)], (H,)),
 }  # fmt: skip
 
 
