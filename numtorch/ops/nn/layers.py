@@ -30,7 +30,7 @@ _F = "torch.nn.functional"
 def _noise(input, feature: bool):
     if feature:
         shape = list(input.shape[:2]) + [1] * (input.dim() - 2)
-        return aten.empty.memory_format(shape, dtype=input.dtype)
+        return aten.empty.memory_format(shape, dtype=input.dtype, device=input.device)
     return aten.empty_like.default(input)
 
 
