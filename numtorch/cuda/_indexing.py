@@ -197,10 +197,11 @@ def index_add(inplace, self, dim, index, source, alpha=1):
     target = self if inplace else _make(self._data.copy(), self._dtype, Tensor, self._device)
     idx = _idx(index)
     shape = x.shape[:d] + (idx.size,) + x.shape[d + 1 :]
-    s = src._data if src._data.ndim else S.CudaArray(src._data.block, src._data.root, src._data.offset,
-                                                       (1,) * len(shape), (0,) * len(shape), src._data.dtype)  # fmt: skip
-    scatter_into(_a1(target._data), P.cast(s, self._dtype.np) if s.dtype != self._dtype.np else s, shape, idx,
-                 _along(idx, len(shape), d), d, True)  # fmt: skip
+    s = src._data
+    if not s.ndim:  # a 0-d source fills the whole selected slice
+        s = S.CudaArray(s.block, s.root, s.offset, (1,) * len(shape), (0,) * len(shape), s.dtype)
+    s = s if s.dtype == self._dtype.np else P.cast(s, self._dtype.np)
+    scatter_into(_a1(target._data), s, shape, idx, _along(idx, len(shape), d), d, True)
     if inplace:
         self._vc[0] += 1
     return target
