@@ -66,16 +66,16 @@ def test_distributions(dtype):
 
 def test_bernoulli_and_dropout():
     numtorch.cuda.manual_seed(1)
-    b = numtorch.empty(800, device="cuda").bernoulli_(0.25).cpu().numpy()
-    assert set(np.unique(b)) == {0.0, 1.0} and abs(b.mean() - 0.25) < 0.05
-    x = numtorch.ones(600, device="cuda", dtype=numtorch.float64, requires_grad=True)
+    b = numtorch.empty(400, device="cuda").bernoulli_(0.25).cpu().numpy()
+    assert set(np.unique(b)) == {0.0, 1.0} and abs(b.mean() - 0.25) < 0.08
+    x = numtorch.ones(300, device="cuda", dtype=numtorch.float64, requires_grad=True)
     y = F.dropout(x, 0.4)
     y.sum().backward()
     h, g = y.detach().cpu().numpy(), x.grad.cpu().numpy()
-    assert set(np.unique(h)) == {0.0, 1 / 0.6} and abs((h == 0).mean() - 0.4) < 0.06
+    assert set(np.unique(h)) == {0.0, 1 / 0.6} and abs((h == 0).mean() - 0.4) < 0.1
     np.testing.assert_array_equal(g, h)
-    f = F.dropout2d(numtorch.ones(2, 30, 2, 2, device="cuda"), 0.5)
-    assert f.device.type == "cuda" and (f.cpu().numpy().reshape(2, 30, 4).std(-1) == 0).all()
+    f = F.dropout2d(numtorch.ones(2, 10, 2, 2, device="cuda"), 0.5)
+    assert f.device.type == "cuda" and (f.cpu().numpy().reshape(2, 10, 4).std(-1) == 0).all()
 
 
 def test_cpu_generator_is_refused():
