@@ -240,6 +240,25 @@ def argext(want_max: bool, name: str):
     return impl
 
 
+def max_min_dim(want_max: bool, name: str):
+    # (values, indices): the first extreme's index (the first NaN's), its value gathered there
+    arg = argext(want_max, "aten::argmax" if want_max else "aten::argmin")
+
+    def impl(self, dim, keepdim=False):
+        _check(self)
+        _meta(name, [self, dim, keepdim])
+        from ..ops.reduction.core import Min, MinMax
+
+        idx = arg(self, dim, True)
+        vals = gather(self, dim, idx)
+        if not keepdim and self._data.ndim:
+            d = _wrap(dim, self._data.ndim)
+            vals, idx = vals.squeeze(d), idx.squeeze(d)
+        return (MinMax if want_max else Min)(vals, idx)
+
+    return impl
+
+
 def cumsum(self, dim, dtype=None):
     _check(self)
     res = _meta("aten::cumsum", [self, dim, dtype])
@@ -359,6 +378,8 @@ def install(ops: dict, meta_of) -> dict:
         "aten::index_add_": lambda *v: index_add(True, *v),
         "aten::argmax": argext(True, "aten::argmax"),
         "aten::argmin": argext(False, "aten::argmin"),
+        "aten::max.dim": max_min_dim(True, "aten::max.dim"),
+        "aten::min.dim": max_min_dim(False, "aten::min.dim"),
         "aten::cumsum": cumsum,
         "aten::flip": flip,
         "aten::index.Tensor": index,

@@ -44,6 +44,8 @@ _CALLS = {
     "argmin dim0": lambda x: x.argmin(0),
     "argmax nan": lambda x: _then(x.clone(), lambda y: y.__setitem__((1, 2), float("nan"))).argmax(1),
     "argmax int": lambda x: (x * 2).long().argmax(0),
+    "max dim": lambda x: x.max(1).values,
+    "min dim indices": lambda x: x.min(0, keepdim=True).indices,
     "cumsum": lambda x: x.cumsum(0),
     "cumsum int": lambda x: (x > 0).cumsum(1),
     "gather": lambda x: x.gather(1, numtorch.tensor(IDX[:, :3], device=x.device)),
@@ -127,6 +129,8 @@ _GRADS = {
     "gather": (lambda x: x.gather(0, numtorch.tensor(IDX[:, :3], device=x.device)), (H,)),
     "cumsum": (lambda x: x.cumsum(1), (H,)),
     "x[idx]": (lambda x: x[numtorch.tensor([1, 1, 0], device=x.device)], (H,)),
+    "max dim": (lambda x: x.max(0).values, (H,)),
+    "sdpa causal": (lambda x: F.scaled_dot_product_attention(x, x * 2, x, is_causal=True), (H.reshape(1, 3, 4),)),
 }  # fmt: skip
 
 
