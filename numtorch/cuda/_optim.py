@@ -24,7 +24,7 @@ def flat(t: Tensor, cd) -> tuple:
     from ._install import contiguous_copy
 
     c = contiguous_copy(a, np.dtype(cd))
-    return c.root[: max(c.size, 1)] if c.size else c.root, True
+    return c.root[: max(c.size, 1)], True  # an empty parameter launches nothing
 
 
 def write_back(t: Tensor, flat_arr) -> None:
