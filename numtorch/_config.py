@@ -15,7 +15,7 @@ import os
 from ._device import device, to_device
 
 _STATE = {"interop": None, "deterministic": False, "warn_only": False, "fill_uninitialized": True,
-          "precision": "highest", "device": None}  # fmt: skip
+          "precision": "highest", "device": None, "device_mode": None}  # fmt: skip
 _PRECISIONS = ("highest", "high", "medium")
 
 
@@ -71,22 +71,42 @@ def set_default_device(device) -> None:  # noqa: A002
     >>> numtorch.set_default_device("cpu"); numtorch.get_default_device()
     device(type='cpu')
     """
-    if device is None:
-        _STATE["device"] = None
-        return
-    d = to_device(device)
-    if d.type == "cuda":
-        from ._device import cuda_not_compiled
+    d = None if device is None else to_device(device)
+    if d is not None and d.type == "cuda":
+        import numtorch.cuda
 
-        raise cuda_not_compiled()
-    if d.type != "cpu":
-        raise NotImplementedError(f"numtorch: set_default_device supports 'cpu' only, got '{d}'")
+        numtorch.cuda.init()  # "Torch not compiled with CUDA enabled" without CUDA
+    elif d is not None and d.type != "cpu":
+        raise NotImplementedError(f"numtorch: set_default_device supports 'cpu' and 'cuda', got '{d}'")
+    old = _STATE.get("device_mode")
+    if old is not None:  # PyTorch's global DeviceContext: replaced, never stacked
+        from .overrides import _get_current_function_mode_stack, _pop_mode, _push_mode
+
+        stack = _get_current_function_mode_stack()
+        above = []
+        while stack and stack[-1] is not old:
+            above.append(_pop_mode())
+            stack.pop()
+        if stack:
+            _pop_mode()
+        for m in reversed(above):
+            _push_mode(m)
+        _STATE["device_mode"] = None
     _STATE["device"] = d
+    if d is not None and d.type != "cpu":
+        from .utils._device import DeviceContext
+
+        _STATE["device_mode"] = DeviceContext(d).__enter__()
 
 
 def get_default_device() -> device:
     """The device factories use when none is given."""
-    return _STATE["device"] or to_device("cpu")
+    d = _STATE["device"] or to_device("cpu")
+    if d.type == "cuda" and d.index is None:  # PyTorch names the current CUDA device
+        import numtorch.cuda
+
+        return to_device(f"cuda:{numtorch.cuda.current_device()}")
+    return d
 
 
 def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:

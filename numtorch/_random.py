@@ -171,7 +171,11 @@ def manual_seed(seed) -> Generator:
     >>> numtorch.manual_seed(0).initial_seed()
     0
     """
-    return default_generator.manual_seed(_to_u64(int(seed)))
+    g = default_generator.manual_seed(_to_u64(int(seed)))
+    from .cuda import _random as cuda_random  # PyTorch's manual_seed seeds every CUDA device too
+
+    cuda_random.manual_seed(_to_u64(int(seed)))
+    return g
 
 
 def seed() -> int:

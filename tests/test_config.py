@@ -37,7 +37,7 @@ def test_default_device():
     numtorch.set_default_device("cpu")
     assert numtorch.get_default_device() == numtorch.device("cpu")
     numtorch.set_default_device(None)
-    with pytest.raises(NotImplementedError, match="supports 'cpu' only"):
+    with pytest.raises(NotImplementedError, match="supports 'cpu' and 'cuda'"):
         numtorch.set_default_device("meta")
 
 

@@ -96,7 +96,7 @@ class autocast:  # noqa: N801 - torch's name
         self._cache_enabled = is_autocast_cache_enabled() if cache_enabled is None else cache_enabled
         if not isinstance(enabled, bool):
             raise ValueError("Expected `enabled` parameter to be of type bool")
-        if self.device == "cuda" and enabled:
+        if self.device == "cuda" and enabled and not _cuda_available():
             warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", stacklevel=2)
             enabled = False
         if self.device == "cpu" and enabled and self.fast_dtype not in (D.float16,):
@@ -128,6 +128,12 @@ class autocast:  # noqa: N801 - torch's name
                 return func(*args, **kwargs)
 
         return wrapped
+
+
+def _cuda_available() -> bool:
+    from .. import cuda
+
+    return cuda.is_available()
 
 
 def _cast(value, dtype):

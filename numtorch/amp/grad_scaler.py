@@ -11,6 +11,12 @@ import math
 import warnings
 
 
+def _cuda_available() -> bool:
+    from .. import cuda
+
+    return cuda.is_available()
+
+
 class GradScaler:
     """Scale the loss, unscale gradients before the step, skip steps with inf/NaN gradients.
 
@@ -22,7 +28,7 @@ class GradScaler:
     def __init__(self, device: str = "cuda", init_scale: float = 2.0**16, growth_factor: float = 2.0,
                  backoff_factor: float = 0.5, growth_interval: int = 2000, enabled: bool = True):  # fmt: skip
         self._device = device
-        if enabled and device == "cuda":
+        if enabled and device == "cuda" and not _cuda_available():
             warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.", stacklevel=2)
             enabled = False
         self._enabled = enabled

@@ -27,7 +27,6 @@ __all__ = [
 ]  # fmt: skip
 
 _INIT = [False]
-_SEED = [None]
 
 
 def is_available() -> bool:
@@ -141,10 +140,13 @@ def ipc_collect() -> None:
     _need()
 
 
-# ---- seeding: CUDA random numbers are drawn on the host generator (Note [CUDA random numbers])
+# ---- seeding: Philox on the device (Note [CUDA random numbers] in _random.py) -------------------
 def manual_seed(seed: int) -> None:
-    """Seed the CUDA generator; without CUDA a no-op, as PyTorch queues it until CUDA starts."""
-    _SEED[0] = int(seed)
+    """Seed the CUDA generator and restart its offset; without CUDA it only records the seed
+    (PyTorch queues it until CUDA starts)."""
+    from . import _random
+
+    _random.manual_seed(int(seed))
 
 
 manual_seed_all = manual_seed
@@ -154,7 +156,7 @@ def seed() -> None:
     """Seed the CUDA generator from a non-deterministic source."""
     import random
 
-    _SEED[0] = random.getrandbits(63)
+    manual_seed(random.getrandbits(63))
 
 
 seed_all = seed
@@ -163,17 +165,35 @@ seed_all = seed
 def initial_seed() -> int:
     """The seed of the CUDA generator."""
     _need()
-    from .. import initial_seed as cpu_seed
+    from . import _random
 
-    return cpu_seed() if _SEED[0] is None else _SEED[0]
+    return _random.seed()
 
 
-def _no_rng_state(*args, **kwargs):
+def get_rng_state(device="cuda"):  # noqa: A002
+    """The CUDA generator's state: 16 bytes (seed, offset), as PyTorch's."""
     _need()
-    raise NotImplementedError("numtorch.cuda: CUDA generator state is not implemented yet")
+    from . import _random
+
+    return _random.get_state()
 
 
-get_rng_state = set_rng_state = get_rng_state_all = set_rng_state_all = _no_rng_state
+def set_rng_state(new_state, device="cuda") -> None:  # noqa: A002
+    """Restore a state from ``get_rng_state``."""
+    _need()
+    from . import _random
+
+    _random.set_state(new_state)
+
+
+def get_rng_state_all() -> list:
+    """One state per device (one device)."""
+    return [get_rng_state()]
+
+
+def set_rng_state_all(new_states) -> None:
+    """Restore the states from ``get_rng_state_all``."""
+    set_rng_state(new_states[0])
 
 
 # ---- memory (Note [Caching allocator]) ---------------------------------------------------------

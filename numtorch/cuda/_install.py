@@ -337,7 +337,11 @@ def install() -> dict:
         "aten::addmm": _addmm,
     }
     _product_mm = special["aten::mm"]
-    from . import _composed
+    from . import _composed, _indexing, _nn, _random
+
+    special.update(_indexing.install(OPS, _meta_of))
+    special.update(_nn.install(OPS, _meta_of))
+    special.update(_random.install(OPS))
 
     counts["composed"] = _composed.install(OPS, _meta_of)
     for name, fn in special.items():

@@ -155,3 +155,11 @@ def cuda_kernel(fn):
     from numba import cuda
 
     return cuda.jit(cache=True)(fn)
+
+
+def cuda_device(fn):
+    """A CUDA device function (``numba.cuda.jit(device=True)``): shared by CUDA kernels, as
+    ``inline`` helpers are by CPU kernels."""
+    from numba import cuda
+
+    return cuda.jit(device=True)(fn)

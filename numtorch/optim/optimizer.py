@@ -461,13 +461,22 @@ def compute_dtype(p: Tensor):
     cd = _COMPUTE.get(p._data.dtype)
     if cd is None:
         raise RuntimeError(f"optimizers support floating point parameters, but got {p.dtype}")
-    if p._device.type != "cpu":
-        raise NotImplementedError(f"fused optimizer kernels run on CPU tensors, got {p.device}")
+    dev = p._device.type
+    if dev not in ("cpu", "cuda"):
+        raise NotImplementedError(f"fused optimizer kernels run on CPU and CUDA tensors, got {p.device}")
+    _ON_CUDA[0] = dev == "cuda"  # pick() then hands out the CUDA twin (numtorch/cuda/_optim.py)
     return cd
+
+
+_ON_CUDA = [False]  # the device of the parameter being updated (set by compute_dtype)
 
 
 def flat_inout(t: Tensor, cd):
     """A contiguous 1-D ``cd`` array to update in place, and whether it must be written back."""
+    if t._device.type == "cuda":
+        from ..cuda import _optim
+
+        return _optim.flat(t, cd)
     a = t._data
     if a.flags.c_contiguous:
         flat = a.reshape(-1)
@@ -483,6 +492,10 @@ def flat_inout(t: Tensor, cd):
 
 
 def write_back(t: Tensor, flat) -> None:
+    if t._device.type == "cuda":
+        from ..cuda import _optim
+
+        return _optim.write_back(t, flat)
     a = t._data
     if a.dtype.kind == "c":
         flat = flat.view(a.dtype)
@@ -491,6 +504,10 @@ def write_back(t: Tensor, flat) -> None:
 
 def flat_in(t: Tensor, cd):
     """A contiguous 1-D ``cd`` copy-or-view of ``t`` to read."""
+    if t._device.type == "cuda":
+        from ..cuda import _optim
+
+        return _optim.flat(t, cd)[0]
     flat = np.ascontiguousarray(t._data).reshape(-1)
     if flat.dtype.kind == "c":
         flat = flat.view(cd)
@@ -498,7 +515,12 @@ def flat_in(t: Tensor, cd):
 
 
 def pick(serial, parallel, numel: int):
-    """The serial kernel, or its prange twin above PARALLEL_THRESHOLD elements."""
+    """The serial kernel, or its prange twin above PARALLEL_THRESHOLD elements (or, for a CUDA
+    parameter, the CUDA kernel of the same name)."""
+    if _ON_CUDA[0]:
+        from ..cuda import _optim
+
+        return _optim.twin(serial)
     return parallel if numel >= PARALLEL_THRESHOLD else serial
 
 

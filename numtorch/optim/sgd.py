@@ -94,7 +94,12 @@ def _sgd_update(p: Tensor, buf: Tensor | None, group: dict) -> Tensor | None:
     first = momentum != 0 and buf is None
     if first:
         # PyTorch seeds the buffer with a clone of the (decayed) gradient; the kernel writes it
-        buf = _make(np.empty(p._data.shape, p._data.dtype), p._dtype, Tensor, p._device)
+        if p._device.type == "cpu":
+            buf = _make(np.empty(p._data.shape, p._data.dtype), p._dtype, Tensor, p._device)
+        else:  # a CUDA parameter's buffer lives on its device
+            import numtorch
+
+            buf = numtorch.empty_like(p)
     s = (cd(-lr), cd(wd), cd(momentum), cd(1 - group["dampening"]))
     flags = (wd != 0, first, bool(group["nesterov"]), bool(group["maximize"]))
     pf, g = flat_inout(p, cd), flat_in(p.grad, cd)

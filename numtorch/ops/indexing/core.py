@@ -402,11 +402,11 @@ def _index_put(inplace, self, indices, values, accumulate):
 
 
 def _index_backward(grad, self, indices):
-    return _d(index_put_op, _zeros(self._data.shape, grad._dtype), indices, grad, True)
+    return _d(index_put_op, grad.new_zeros(self._data.shape), indices, grad, True)  # grad's device
 
 
 def _index_put_self_grad(grad, indices, accumulate):
-    return grad if accumulate else _d(index_put_op, grad, indices, _zeros((), grad._dtype), False)
+    return grad if accumulate else _d(index_put_op, grad, indices, grad.new_zeros(()), False)
 
 
 _IP = "Tensor?[] indices, Tensor values, bool accumulate=False"

@@ -213,7 +213,7 @@ def _no_grad_reduce(grad):
 
 _GATHER_GRAD = {
     "self": lambda grad, self, dim, index: _d(
-        scatter_add, _zeros(self._data.shape, grad._dtype), dim, index, grad
+        scatter_add, grad.new_zeros(self._data.shape), dim, index, grad  # on grad's device
     )
 }
 _SRC_GRAD = {"self": lambda grad, dim, index: _d(scatter_value, grad, dim, index, 0),

@@ -34,7 +34,7 @@ class _Fn:
 
 def _bool_to_bias(mask, dtype):
     """A boolean mask (True = attend) as an additive float mask (-inf where masked)."""
-    zeros = aten.zeros.default(mask.shape, dtype=dtype)
+    zeros = aten.zeros.default(mask.shape, dtype=dtype, device=mask.device)
     keep = dispatch(aten.logical_not.default, [mask])
     return dispatch(aten.masked_fill.Scalar, [zeros, keep, float("-inf")])
 
@@ -58,7 +58,7 @@ def _sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
                 "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True"
             )
         L, S = query.shape[-2], key.shape[-2]
-        ones = aten.ones.default((L, S), dtype=D.bool)
+        ones = aten.ones.default((L, S), dtype=D.bool, device=query.device)
         attn_mask = _bool_to_bias(dispatch(aten.tril.default, [ones, 0]), query.dtype)
     if enable_gqa and query.dim() >= 3 and key.shape[-3] != query.shape[-3]:
         rep = query.shape[-3] // key.shape[-3]

@@ -31,7 +31,7 @@ _F = "torch.nn.functional"
 def _noise(input, feature: bool):
     if feature:
         shape = list(input.shape[:2]) + [1] * (input.dim() - 2)
-        return input.new_empty(shape)  # new_empty: batched under vmap, as the input is
+        return input.new_empty(shape)  # new_empty: batched under vmap, as the input is; on its device
     return aten.empty_like.default(input)
 
 
