@@ -72,7 +72,11 @@ def restore_dims(g: Tensor, ndim: int, dim, keepdim: bool) -> Tensor:
 
 
 def _expand_back(grad, self, dim, keepdim):
-    return restore_dims(grad, self.dim(), dim, keepdim).expand(self.shape)
+    return _expand_to(grad, self.shape, dim, keepdim)
+
+
+def _expand_to(grad, sizes, dim, keepdim):
+    return restore_dims(grad, len(sizes), dim, keepdim).expand(sizes)
 
 
 def _count(self, dim) -> int:
@@ -166,10 +170,10 @@ def _sum_cpu(self, dim, keepdim, dtype):
     return fold(_SUM, self, dim, keepdim, _sum_dtype(self._dtype, dtype), cast_input=True)
 
 
-_SUM_BW = {"self": lambda grad, self, dim, keepdim: _expand_back(grad, self, dim, keepdim)}
+_SUM_BW = {"self": lambda grad, self_sym_sizes, dim, keepdim: _expand_to(grad, self_sym_sizes, dim, keepdim)}
 sum_all = defop("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor",
                 cpu=lambda self, dtype: _sum_cpu(self, None, False, dtype),
-                backward={"self": lambda grad, self: grad.expand(self.shape)})  # fmt: skip
+                backward={"self": lambda grad, self_sym_sizes: grad.expand(self_sym_sizes)})  # fmt: skip
 sum_dim, sum_out = _decl(
     "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
     _sum_cpu, _SUM_BW, node_name="SumBackward1",
@@ -239,15 +243,17 @@ def _mean_cpu(self, dim, keepdim, dtype):
     return fold(_MEAN, self, dim, keepdim, dt, math.nan)
 
 
-def _mean_bw(grad, self, dim, keepdim):
+def _mean_bw(grad, self_sym_sizes, dim, keepdim):
     # PyTorch's mean_backward: the summed-back gradient divided by the count, a div.Scalar
-    g = grad.expand(self.shape) if dim is None else _expand_back(grad, self, dim, keepdim)
-    return dispatch(OPS["aten::div.Scalar"], [g, max(_count(self, dim), 1)])
+    sizes = self_sym_sizes
+    g = grad.expand(sizes) if dim is None else _expand_to(grad, sizes, dim, keepdim)
+    count = math.prod(sizes[d] for d in E.dims_arg(dim, len(sizes)))
+    return dispatch(OPS["aten::div.Scalar"], [g, max(count, 1)])
 
 
 mean_all = defop("mean(Tensor self, *, ScalarType? dtype=None) -> Tensor",
                  cpu=lambda self, dtype: _mean_cpu(self, None, False, dtype),
-                 backward={"self": lambda grad, self: _mean_bw(grad, self, None, False)})  # fmt: skip
+                 backward={"self": lambda grad, self_sym_sizes: _mean_bw(grad, self_sym_sizes, None, False)})  # fmt: skip
 mean_dim, mean_out = _decl(
     "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
     _mean_cpu, {"self": _mean_bw}, node_name="MeanBackward1",
