@@ -177,7 +177,7 @@ def holomorphic(fn: Callable) -> Callable:
         gs = g if isinstance(g, tuple) else (g,)
         if not any(t is not None and t._dtype.is_complex for t in gs):
             return fn(*args)
-        gs = tuple(None if t is None else t.conj() for t in gs)
+        gs = tuple(None if t is None else t.conj_physical() for t in gs)
         a = list(args)
         a[gi] = gs if isinstance(g, tuple) else gs[0]
         out = fn(*a)
@@ -189,7 +189,7 @@ def holomorphic(fn: Callable) -> Callable:
 
 
 def _conj_or_none(t):
-    return t if t is None or not t._dtype.is_complex else t.conj()
+    return t if t is None or not t._dtype.is_complex else t.conj_physical()
 
 
 def _node_name(opname: str) -> str:

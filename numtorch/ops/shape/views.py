@@ -432,12 +432,15 @@ view_as_complex = defop("view_as_complex(Tensor(a) self) -> Tensor(a)", cpu=_vie
 def _real(self):
     if self._dtype.category != D._COMPLEX:
         return self
-    return _c(select, _c(view_as_real, self), -1, 0)
+    # a conjugate view's real part is its memory's (Note [Conjugate views])
+    return _c(select, _c(view_as_real, self.conj() if self._is_conj else self), -1, 0)
 
 
 def _imag(self):
     if self._dtype.category != D._COMPLEX:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    if self._is_conj:  # PyTorch's is a negated view; numtorch has no neg bit: a copy
+        return -_c(select, _c(view_as_real, self.conj()), -1, 1)
     return _c(select, _c(view_as_real, self), -1, 1)
 
 

@@ -126,3 +126,35 @@ def test_addc_complex_value_on_real_tensors(name):
         i = numtorch.tensor(3)
         with pytest.raises(RuntimeError, match="^value cannot be converted to type int64_t without overflow$"):
             fn(numtorch.ones(2, dtype=numtorch.int64), i, i, value=1j)
+
+
+def test_conj_is_a_view_that_writes_back_conjugated():
+    # Note [Conjugate views]: values and writes as PyTorch 2.13's conjugate bit gives them
+    x = nt.tensor([1 + 2j, 3 - 1j])
+    c = x.conj()
+    assert c.is_conj() and c._base is x and c.data_ptr() == x.data_ptr()
+    assert c.view(-1).is_conj() and c[0].is_conj() and not c.conj().is_conj() and not (c + 0).is_conj()
+    c.view(-1)[0] = 5
+    c[1:].mul_(2)
+    np.testing.assert_array_equal(x.numpy(), np.conj([5, 2 * (3 + 1j)]))
+    x.add_(1)
+    assert c.tolist() == [6 - 0j, 7 + 2j] and c.sum().item() == 13 + 2j and c.real.tolist() == [6, 7]
+    assert c.imag.tolist() == [0, 2] and nt.conj_physical(c).tolist() == [6, 7 - 2j]
+    r = c.resolve_conj()
+    assert not r.is_conj() and r.tolist() == c.tolist() and r.data_ptr() != x.data_ptr()
+    with pytest.raises(RuntimeError, match="^Can't call numpy\\(\\) on Tensor that has conjugate bit set"):
+        c.numpy()
+    with pytest.raises(RuntimeError, match="^view_as_real doesn't work on unresolved conjugated tensors"):
+        nt.view_as_real(c)
+    real = nt.tensor([1.0])
+    assert real.conj() is real and not real.conj().is_conj()
+
+
+def test_conj_view_gradient():
+    z = nt.tensor([1 + 1j, 2 - 3j], dtype=nt.complex128, requires_grad=True)
+    y = z.conj()
+    assert type(y.grad_fn).__name__ == "ConjBackward0"
+    (y * nt.tensor([1j, 2], dtype=nt.complex128)).abs().sum().backward()
+    w = np.conj([1 + 1j, 2 - 3j]) * [1j, 2]
+    np.testing.assert_allclose(z.grad.numpy(), np.conj(w / abs(w) * np.conj([1j, 2])))
+    assert nt.autograd.gradcheck(lambda t: (t.conj() * t).real.sum(), (z,))
