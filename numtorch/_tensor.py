@@ -124,6 +124,8 @@ class Tensor(TensorBase):
         """
         if dim is None:
             return Size(self._data.shape)
+        if dim.__class__ is bool:  # PyTorch's parser takes no bool for an int
+            raise TypeError("size(): argument 'dim' (position 1) must be int, not bool")
         return self._data.shape[_wrap_dim(dim, self._data.ndim, "size")]
 
     def stride(self, dim: int | None = None):

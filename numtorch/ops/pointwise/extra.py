@@ -141,6 +141,10 @@ def _float_power_(self, exponent):
 
 
 def _float_power_out(self, exponent, out):
+    dt = _fp_dtype(self, exponent)
+    if out._dtype is not dt:
+        raise RuntimeError(f"the output given to float_power has dtype {_cname(out._dtype)} but the operation's "
+                           f"result requires dtype {_cname(dt)}")  # fmt: skip
     return dispatch(OPS["aten::pow.Tensor_Tensor_out"] if isinstance(exponent, Tensor) else OPS["aten::pow.Tensor_Scalar_out"],
                     [_fp_cast(self, _fp_dtype(self, exponent)), _fp_cast(exponent, _fp_dtype(self, exponent)), out])
 

@@ -95,6 +95,13 @@ def _no_complex(t: Tensor, kernel: str) -> None:
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{E.cname(t._dtype)}'")
 
 
+def check_dtype_arg(rule: str, out: Tensor, dt: D.dtype) -> None:
+    if rule == "nansum" and out._dtype is not dt:
+        raise RuntimeError(f"nansum: provided dtype must match dtype of result. Got {E.cname(out._dtype)} and "
+                           f"{E.cname(dt)}.")  # fmt: skip
+    E.check_out_dtype(out, dt)
+
+
 def bad_args(name: str, got: str, overloads: tuple) -> TypeError:
     """PyTorch's argument parser error for a call matching none of ``overloads``."""
     lines = "".join(f"\n * ({o})" for o in overloads)
@@ -113,9 +120,14 @@ def _decl(schema, cpu, backward=None, out=None, node_name=None, mode="cast", nou
     if out is None:
         return op
 
+    # sum/mean/prod/nansum(dtype=, out=): PyTorch requires out's dtype to be the one asked for
+    dtype_rule = ("nansum" if out.startswith("nansum") else "exact") if "dtype=None, Tensor(a!) out)" in out else None
+
     def out_impl(*v):
         res = cpu(*v[:-nout])
         outs = v[-nout:]
+        if dtype_rule is not None and v[-2] is not None:
+            check_dtype_arg(dtype_rule, outs[0], D.to_dtype(v[-2]))
         pairs = list(zip(outs, res if nout > 1 else (res,), strict=True))
         # every out= tensor is checked before any is written: a failing call leaves all of them
         # untouched (sort(out=(values, int32 indices)) must not write the values first)

@@ -158,3 +158,40 @@ def test_conj_view_gradient():
     w = np.conj([1 + 1j, 2 - 3j]) * [1j, 2]
     np.testing.assert_allclose(z.grad.numpy(), np.conj(w / abs(w) * np.conj([1j, 2])))
     assert nt.autograd.gradcheck(lambda t: (t.conj() * t).real.sum(), (z,))
+
+
+def test_where_out_takes_two_tensors_and_their_promoted_dtype():
+    x = nt.tensor([1.0, 2.0])
+    with pytest.raises(TypeError, match="^where\\(\\): argument 'other' \\(position 3\\) must be Tensor, not float$"):
+        nt.where(x > 1, x, 2.5, out=nt.zeros(2))
+    for dt, name in ((nt.float64, "Double"), (nt.int8, "Char")):
+        with pytest.raises(RuntimeError, match=f"^Expected out type to be Float but got {name}$"):
+            nt.where(x > 1, x, x, out=nt.zeros(2, dtype=dt))
+    out = nt.zeros(2)
+    assert nt.where(x > 1, x, nt.tensor(0.0), out=out) is out and out.tolist() == [0.0, 2.0]
+
+
+def test_float_power_and_abs_out_dtypes():
+    with pytest.raises(RuntimeError, match="^the output given to float_power has dtype Float but the operation's result requires dtype Double$"):
+        nt.float_power(nt.ones(2), 2, out=nt.zeros(2))
+    with pytest.raises(RuntimeError, match="^Found dtype Double but expected Float$"):
+        nt.abs(nt.ones(2), out=nt.zeros(2, dtype=nt.float64))
+    with pytest.raises(RuntimeError, match="^Found dtype Float but expected Long$"):
+        nt.abs(nt.tensor([-1]), out=nt.zeros(1))
+    out = nt.zeros(1, dtype=nt.float64)  # complex input: any real out it casts to
+    assert nt.abs(nt.tensor([3 + 4j], dtype=nt.complex64), out=out).tolist() == [5.0]
+
+
+def test_threshold_casts_float_arguments_to_integer_input():
+    x = nt.tensor([6, -5, 1])
+    assert nt.nn.functional.threshold(x, 0, 2.0).tolist() == [6, 2, 1]
+    assert nt.nn.functional.threshold(x, -0.5, -2.7).tolist() == [6, -2, 1]
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type int64_t without overflow$"):
+        nt.nn.functional.threshold(x, 0, math.nan)
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type uint8_t without overflow$"):
+        nt.nn.functional.threshold(nt.tensor([1], dtype=nt.uint8), 1.5, 300.7)
+
+
+def test_size_refuses_a_bool_dim():
+    with pytest.raises(TypeError, match="^size\\(\\): argument 'dim' \\(position 1\\) must be int, not bool$"):
+        nt.zeros(2, 3).size(True)
