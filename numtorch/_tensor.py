@@ -423,10 +423,18 @@ class Tensor(TensorBase):
         raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
 
     def __int__(self) -> int:
-        return int(self._scalar())
+        return int(self._real_scalar("int64_t"))
 
     def __float__(self) -> float:
-        return float(self._scalar())
+        return float(self._real_scalar("double"))
+
+    def _real_scalar(self, ctype: str):
+        v = self._scalar()
+        if type(v) is complex:  # c10::checked_convert: a complex with no imaginary part converts
+            if v.imag:
+                raise RuntimeError(f"value cannot be converted to type {ctype} without overflow")
+            v = v.real
+        return v
 
     def __complex__(self) -> complex:
         return complex(self._scalar())

@@ -135,8 +135,8 @@ class Pointwise:
             or (allow == "real" and common.category == D._COMPLEX)
             or (allow == "float" and common.category != D._FLOAT)
         )
-        if bad:
-            raise RuntimeError(f'"{self.name}_cpu" not implemented for \'{_cname(common)}\'')
+        if bad:  # AT_DISPATCH's error, a NotImplementedError in PyTorch
+            raise NotImplementedError(f'"{self.name}_cpu" not implemented for \'{_cname(common)}\'')
 
     # ---- fast paths (Note [Pointwise fast path]) ---------------------------------------------------
     def unary(self, a, *params):
@@ -370,7 +370,7 @@ class Pointwise:
         # declaration's ``allow`` missed it, so say what PyTorch says rather than Numba
         if type(e).__name__ != "TypingError":
             raise e
-        raise RuntimeError(
+        raise NotImplementedError(
             f"\"{self.name}_cpu\" not implemented for '{_cname(D.from_numpy_dtype(dest.dtype))}'"
         ) from None
 

@@ -154,3 +154,9 @@ def test_interpolate_keeps_an_inf_where_no_tap_weighs_it_by_zero():
     np.testing.assert_array_equal(lin.numpy(), [[[nan, inf, inf, inf, inf, 3.25, 3.75, 4.0]]])
     pad = F.pad(x, (1, 1), mode="replicate")
     np.testing.assert_array_equal(pad.numpy(), [[[1.0, 1.0, inf, 3.0, 4.0, 4.0]]])
+
+
+@pytest.mark.parametrize("name,kernel", [("silu", "silu_cpu"), ("hardswish", "hardswish_cpu"), ("mish", "mish_cpu")])
+def test_float_only_activations_refuse_integers_with_not_implemented_error(name, kernel):
+    with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for 'Long'$"):
+        getattr(F, name)(numtorch.tensor([1, 2]))

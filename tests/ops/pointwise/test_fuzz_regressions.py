@@ -195,3 +195,10 @@ def test_threshold_casts_float_arguments_to_integer_input():
 def test_size_refuses_a_bool_dim():
     with pytest.raises(TypeError, match="^size\\(\\): argument 'dim' \\(position 1\\) must be int, not bool$"):
         nt.zeros(2, 3).size(True)
+
+
+def test_python_number_of_a_complex_tensor_needs_a_zero_imaginary_part():
+    assert float(nt.tensor(2.5 + 0j)) == 2.5 and int(nt.tensor(2.5 + 0j)) == 2
+    for conv, ctype in ((float, "double"), (int, "int64_t")):
+        with pytest.raises(RuntimeError, match=f"^value cannot be converted to type {ctype} without overflow$"):
+            conv(nt.tensor(1 + 2j))
