@@ -56,6 +56,7 @@ class Tensor(TensorBase):
                  "__dict__", "__weakref__")  # fmt: skip
 
     _out_nr = 0
+    _is_conj = False  # Note [Conjugate views]
     _backward_hooks = None
     _post_acc_hooks = None
     _retains_grad = False
@@ -123,6 +124,8 @@ class Tensor(TensorBase):
         """
         if dim is None:
             return Size(self._data.shape)
+        if dim.__class__ is bool:  # PyTorch's parser takes no bool for an int
+            raise TypeError("size(): argument 'dim' (position 1) must be int, not bool")
         return self._data.shape[_wrap_dim(dim, self._data.ndim, "size")]
 
     def stride(self, dim: int | None = None):
@@ -294,7 +297,12 @@ class Tensor(TensorBase):
 
     @property
     def data(self) -> Tensor:
-        return _make(self._data, self._dtype, Tensor, self._device, vc=self._vc)
+        t = _make(self._data, self._dtype, Tensor, self._device, vc=self._vc)
+        if self._is_conj:  # Note [Conjugate views]
+            from ._conj import mark
+
+            mark(t, True)
+        return t
 
     @data.setter
     def data(self, value: Tensor) -> None:
@@ -323,6 +331,9 @@ class Tensor(TensorBase):
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
             )
+        if self._is_conj and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use "
+                               "tensor.resolve_conj().numpy() instead.")  # fmt: skip
         if self._device is not CPU and self._device.type != "cpu":
             if not force:
                 dev = "meta" if self._device.type == "meta" else f"{self._device.type}:0"
@@ -349,12 +360,12 @@ class Tensor(TensorBase):
         return self._data.__cuda_array_interface__
 
     def __array__(self, dtype=None, copy=None):
-        arr = self._host()
+        arr = self.numpy() if self._is_conj else self._host()
         return arr if dtype is None else arr.astype(dtype, copy=False)
 
     def _host(self) -> np.ndarray:
         if self._device.type == "cpu":
-            return self._data
+            return np.conj(self._data, out=np.empty_like(self._data)) if self._is_conj else self._data
         if self._device.type == "meta":
             raise NotImplementedError("Cannot copy out of meta tensor; no data!")
         return self._data.copy_to_host()
@@ -412,10 +423,18 @@ class Tensor(TensorBase):
         raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
 
     def __int__(self) -> int:
-        return int(self._scalar())
+        return int(self._real_scalar("int64_t"))
 
     def __float__(self) -> float:
-        return float(self._scalar())
+        return float(self._real_scalar("double"))
+
+    def _real_scalar(self, ctype: str):
+        v = self._scalar()
+        if type(v) is complex:  # c10::checked_convert: a complex with no imaginary part converts
+            if v.imag:
+                raise RuntimeError(f"value cannot be converted to type {ctype} without overflow")
+            v = v.real
+        return v
 
     def __complex__(self) -> complex:
         return complex(self._scalar())

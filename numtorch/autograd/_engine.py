@@ -20,7 +20,7 @@ from .._dispatch import below_autograd
 from .._state import ANOMALY, SAVED_HOOKS, STATE
 from .._tensor import Tensor, _make
 from .anomaly_mode import _CHECK_NAN
-from ..ops._registry import OUT_NOT_DIFFERENTIABLE, Derivative  # noqa: E402,F401
+from ..ops._registry import OUT_NOT_DIFFERENTIABLE, Derivative, saved_index, saved_plan  # noqa: E402,F401
 from .graph import (_FREED, GONE, GRAPH_TASK, TASK_IDS, AccumulateGrad, Node, SavedTensor, grad_accumulator,
                     gradient_edge, pack, saved_tensorish)  # fmt: skip
 
@@ -195,7 +195,7 @@ def _record_reverse(op, vals):
 class _Plan:
     """What recording an op without tensor-list arguments needs, computed once per op."""
 
-    __slots__ = ("deriv", "tidx", "slots", "saves", "node_cls", "inplace", "generic")
+    __slots__ = ("deriv", "tidx", "slots", "saves", "sizes", "node_cls", "inplace", "generic")
 
 
 def _plan(op):
@@ -207,12 +207,7 @@ def _plan(op):
     p.tidx = tuple(i for i, a in enumerate(args) if a.is_tensor)
     p.slots = {args[i].name: k for k, i in enumerate(p.tidx)}
     p.inplace = op.kind == "inplace"
-    saves = []
-    for name in deriv.saved:
-        idx = next(i for i, a in enumerate(args) if a.name == name)
-        tname = f", which is input '{name}' of {deriv.node_name}"
-        saves.append((name, idx, tname, p.inplace and idx == op.self_idx))
-    p.saves = tuple(saves)
+    p.saves, p.sizes = saved_plan(args, deriv, op.self_idx if p.inplace else -1)
     p.node_cls = _node_class(deriv)
     op.__dict__["_ag_plan"] = p
     return p
@@ -287,6 +282,8 @@ def _record(op, vals, fw=True):
             saved[name] = [SavedTensor(t) for t in v]
         else:
             saved[name] = list(v) if isinstance(v, list) else v
+    for name, idx in plan.sizes:
+        saved[name] = vals[idx].shape
     impl = op.impls.get("cpu") if plain and not st.td_modes else None
     st.grad_enabled = False
     try:
@@ -384,6 +381,7 @@ def recorder_lines(op, args, first: int, ns: dict) -> list:
         else:
             L.append(f"{s} = {x} if {x}.__class__ in _PNT else _sval({x}, _tn{idx})")
         entries.append(f"{name!r}: {s}")
+    entries += [f"{name!r}: {args[idx]}.shape" for name, idx in plan.sizes]
     L.append(f"_sv = {{{', '.join(entries)}}}")
     L.append("{FORWARD}")
     tens = [args[i] for i in plan.tidx]
@@ -559,8 +557,8 @@ def _save_inputs(op, deriv, vals, inplace):
     saved = {}
     names = op._schema.arguments
     for name in deriv.saved:
-        idx = next(i for i, a in enumerate(names) if a.name == name)
-        v = vals[idx]
+        idx = saved_index(names, name)
+        v = vals[idx] if names[idx].name == name else vals[idx].shape  # Note [Saving sizes only]
         if isinstance(v, Tensor):
             if inplace and idx == op.self_idx:
                 v = _make(v._data.copy(), v._dtype, Tensor, v._device)

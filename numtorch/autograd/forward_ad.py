@@ -153,7 +153,8 @@ def _view_tangents(op, vals):
         r = dispatch(op, v)
     finally:
         STATE.fw_level = prev
-    return list(r) if isinstance(r, tuple) else [r]
+    # a tangent is read as memory (Note [Conjugate views]): a conjugate view's gets its own
+    return [t.resolve_conj() for t in r] if isinstance(r, tuple) else [r.resolve_conj()]
 
 
 def _functional_variant(op):
@@ -233,7 +234,9 @@ def _alias_of(x):
 
     if x.__class__ is BatchedTensor:
         return make_batched(_alias_of(x._value), x._level)
-    return _make(x._data, x._dtype, Tensor, x._device)
+    from .._conj import mark
+
+    return mark(_make(x._data, x._dtype, Tensor, x._device), x._is_conj)  # Note [Conjugate views]
 
 
 def _function_jvp(cls, ctx, args, outputs) -> None:

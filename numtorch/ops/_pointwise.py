@@ -135,8 +135,8 @@ class Pointwise:
             or (allow == "real" and common.category == D._COMPLEX)
             or (allow == "float" and common.category != D._FLOAT)
         )
-        if bad:
-            raise RuntimeError(f'"{self.name}_cpu" not implemented for \'{_cname(common)}\'')
+        if bad:  # AT_DISPATCH's error, a NotImplementedError in PyTorch
+            raise NotImplementedError(f'"{self.name}_cpu" not implemented for \'{_cname(common)}\'')
 
     # ---- fast paths (Note [Pointwise fast path]) ---------------------------------------------------
     def unary(self, a, *params):
@@ -370,7 +370,7 @@ class Pointwise:
         # declaration's ``allow`` missed it, so say what PyTorch says rather than Numba
         if type(e).__name__ != "TypingError":
             raise e
-        raise RuntimeError(
+        raise NotImplementedError(
             f"\"{self.name}_cpu\" not implemented for '{_cname(D.from_numpy_dtype(dest.dtype))}'"
         ) from None
 
@@ -489,10 +489,13 @@ def _scalar(x, compute: D.dtype):
 def _param(p, compute: D.dtype):
     if isinstance(p, Tensor):
         p = p.item()
-    if compute.category <= D._INT and isinstance(p, float):
-        raise RuntimeError(
-            "For integral input tensors, argument alpha must not be a floating point number."
-        )
+    if compute.category <= D._INT and compute is not D.bool and type(p) is float:
+        # Scalar::to<int>: truncation, refused where it overflows (threshold(int_tensor, 0.5, 2.5))
+        info = np.iinfo(compute.np)
+        if not info.min - 1 < p < info.max + 1:
+            ctype = {"int32": "int", "int64": "int64_t"}.get(compute.name, f"{compute.name}_t")
+            raise RuntimeError(f"value cannot be converted to type {ctype} without overflow")
+        p = int(p)
     return kernel_scalar(p, _scalar(p, compute), compute)
 
 

@@ -54,11 +54,12 @@ class Derivative:
     ``formulas`` maps an input name (or a tuple of names for a joint formula) to a callable
     whose parameter names say what it needs: ``grad``/``grads``, ``result``/``results`` (or one
     output ``result0``, ``result1``, ... as PyTorch's derivatives.yaml names them) and schema
-    argument names. Note [Saved tensors are inferred from backward's parameters].
+    argument names, or ``<arg>_sym_sizes`` for only that tensor argument's shape. Note [Saved
+    tensors are inferred from backward's parameters].
     """
 
     formulas: dict
-    saved: tuple  # schema argument names saved for backward
+    saved: tuple  # schema argument names (or <arg>_sym_sizes) saved for backward
     saves_result: bool
     node_name: str
     jvp: Callable | None = None
@@ -100,6 +101,41 @@ def defop(
     return op
 
 
+# Note [Saving sizes only]
+# A formula that needs an input's shape alone (sum, expand, view: grad.expand(self_sym_sizes))
+# names ``self_sym_sizes``, as PyTorch's derivatives.yaml says ``self.sym_sizes()``: the node
+# keeps the shape tuple, not the tensor, so the input may be modified in place afterwards and
+# the graph walked again (backward frees saved tensors, never sizes).
+SIZES = "_sym_sizes"
+
+
+def sizes_of(name: str) -> str | None:
+    """The tensor argument whose shape a saved name ``<arg>_sym_sizes`` stands for."""
+    return name[: -len(SIZES)] if name.endswith(SIZES) else None
+
+
+def saved_index(args, name: str) -> int:
+    """The schema position of a saved name: an argument, or the one ``<arg>_sym_sizes`` names."""
+    for i, a in enumerate(args):
+        if a.name == name:
+            return i
+    arg = sizes_of(name)
+    return next(i for i, a in enumerate(args) if a.name == arg)
+
+
+def saved_plan(args, deriv, overwritten: int) -> tuple[tuple, tuple]:
+    """The recorder's saves: (name, index, text naming it, whether the op overwrites it) per
+    saved argument, and (name, index) per ``<arg>_sym_sizes`` (Note [Saving sizes only])."""
+    saves, sizes = [], []
+    for name in deriv.saved:
+        idx = saved_index(args, name)
+        if args[idx].name != name:
+            sizes.append((name, idx))
+        else:
+            saves.append((name, idx, f", which is input '{name}' of {deriv.node_name}", idx == overwritten))
+    return tuple(saves), tuple(sizes)
+
+
 def make_derivative(schema, backward: dict, jvp=None, node_name=None) -> Derivative:
     argnames = {a.name for a in schema.arguments}
     saved, params, saves_result, rnames = [], {}, False, set()
@@ -110,7 +146,7 @@ def make_derivative(schema, backward: dict, jvp=None, node_name=None) -> Derivat
             if n in ("result", "results") or _RESULT_K.fullmatch(n):  # resultK: PyTorch's name
                 saves_result = True
                 rnames.add(n)
-            elif n in argnames and n not in saved:
+            elif (n in argnames or sizes_of(n) in argnames) and n not in saved:
                 saved.append(n)
             elif n not in ("grad", "grads") and n not in argnames:
                 raise TypeError(f"{schema.name}: backward formula parameter '{n}' is not an argument")
@@ -141,7 +177,7 @@ def holomorphic(fn: Callable) -> Callable:
         gs = g if isinstance(g, tuple) else (g,)
         if not any(t is not None and t._dtype.is_complex for t in gs):
             return fn(*args)
-        gs = tuple(None if t is None else t.conj() for t in gs)
+        gs = tuple(None if t is None else t.conj_physical() for t in gs)
         a = list(args)
         a[gi] = gs if isinstance(g, tuple) else gs[0]
         out = fn(*a)
@@ -153,7 +189,7 @@ def holomorphic(fn: Callable) -> Callable:
 
 
 def _conj_or_none(t):
-    return t if t is None or not t._dtype.is_complex else t.conj()
+    return t if t is None or not t._dtype.is_complex else t.conj_physical()
 
 
 def _node_name(opname: str) -> str:

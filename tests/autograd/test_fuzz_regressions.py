@@ -177,3 +177,34 @@ def test_backward_counts_gradients_after_pairing_them():
     assert x.grad.item() == 2.0
     with pytest.raises(RuntimeError, match="^element 0 of tensors does not require grad"):
         numtorch.autograd.backward([numtorch.tensor([1, 2])])
+
+
+_SIZES_ONLY = {  # ops whose backward needs the input's shape alone (Note [Saving sizes only])
+    "sum": lambda a: a.sum(),
+    "sum_dim": lambda a: a.sum(1, keepdim=True),
+    "mean": lambda a: a.mean(0),
+    "expand": lambda a: a[:1].expand(4, 3),
+    "view": lambda a: a.view(6),
+    "reshape": lambda a: a.reshape(3, 2),
+    "squeeze": lambda a: a[:1].squeeze(0),
+    "select": lambda a: a[1],
+    "slice": lambda a: a[:, 1:],
+    "diagonal": lambda a: a.diagonal(),
+    "unfold": lambda a: a.unfold(1, 2, 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SIZES_ONLY))
+def test_shape_only_backward_saves_sizes_not_the_input(name):
+    fn = _SIZES_ONLY[name]
+    x = numtorch.arange(6.0, dtype=numtorch.float64).reshape(2, 3).requires_grad_()
+    y = fn(x)  # a leaf's graph that saved sizes only can be walked twice, as in PyTorch
+    y.backward(numtorch.ones_like(y))
+    y.backward(numtorch.ones_like(y))
+    want = x.grad.clone()
+    a = x * 1
+    y = fn(a)
+    a.mul_(3)  # the input changes after the op: its shape is all backward reads
+    y.backward(numtorch.ones_like(y))
+    np.testing.assert_array_equal((x.grad - want).numpy(), want.numpy() / 2)
+    assert numtorch.autograd.gradgradcheck(lambda t: fn(t * t), (x.detach().requires_grad_(),))

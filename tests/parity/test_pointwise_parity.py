@@ -384,3 +384,28 @@ def test_registered_overload_has_torchs_schema(qualname):
     packet = getattr(torch.ops.aten, name)
     theirs = getattr(packet, ov or "default")
     assert str(ours._schema) == str(theirs._schema)
+
+
+_CONJ_WRITES = {
+    "setitem_view": lambda c: c[0].view(-1).__setitem__(1, 5),
+    "mul_slice": lambda c: c[1:].mul_(2j),
+    "copy": lambda c: c.copy_(c.new_ones(c.shape) * (1 - 1j)),
+    "fill_": lambda c: c.fill_(2 + 3j),
+    "add_out": lambda c: torch_or_nt(c).add(c, 1j, out=c),
+    "index_put_": lambda c: c.index_put_((torch_or_nt(c).tensor([0]),), torch_or_nt(c).tensor(4j, dtype=c.dtype)),
+}
+
+
+def torch_or_nt(t):
+    return torch if isinstance(t, torch.Tensor) else numtorch
+
+
+@pytest.mark.parametrize("name", sorted(_CONJ_WRITES))
+def test_writes_through_a_conj_view_reach_the_base_as_torchs(name):
+    got = []
+    for lib in (torch, numtorch):
+        x = lib.tensor([[1 + 2j, 3 - 1j], [0.5j, -2 + 0j]], dtype=lib.complex128)
+        c = x.t().conj()
+        _CONJ_WRITES[name](c)
+        got.append((x.tolist(), c.tolist(), c.is_conj(), c.sum().item()))
+    assert got[0] == got[1]

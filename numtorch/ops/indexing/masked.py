@@ -522,11 +522,14 @@ def _where_body(condition, input=None, other=None, out=None):
     op = (where_scalar, where_ss, where_so, where_self)[2 * ti + to]
     if out is None:
         return _d(op, condition, input, other)
-    return (
-        _d(where_out, condition, input, other, out)
-        if op is where_self
-        else _write_out(out, _d(op, condition, input, other))
-    )
+    # where.self_out, PyTorch's only out= overload: two tensors, and out in their promoted dtype
+    for pos, name, v in ((2, "input", input), (3, "other", other)):
+        if not isinstance(v, Tensor):
+            raise TypeError(f"where(): argument '{name}' (position {pos}) must be Tensor, not {type(v).__name__}")
+    dt = _WHERE.dtypes([input, other])[1]
+    if out._dtype is not dt:
+        raise RuntimeError(f"Expected out type to be {_cname(dt)} but got {_cname(out._dtype)}")
+    return _d(where_out, condition, input, other, out)
 
 
 def _where_method(self, condition, other):

@@ -9,7 +9,8 @@ import numpy as np
 
 from ... import _dtype as D
 from ..._dispatch import dispatch
-from ..._tensor import Tensor, _make
+from ..._conj import mark as _conj_mark
+from ..._tensor import Tensor, _make, _view
 from ._elementwise import Elementwise
 from .._pointwise import _cname
 from .._registry import OPS, defop, public, schema_sig
@@ -140,6 +141,10 @@ def _float_power_(self, exponent):
 
 
 def _float_power_out(self, exponent, out):
+    dt = _fp_dtype(self, exponent)
+    if out._dtype is not dt:
+        raise RuntimeError(f"the output given to float_power has dtype {_cname(out._dtype)} but the operation's "
+                           f"result requires dtype {_cname(dt)}")  # fmt: skip
     return dispatch(OPS["aten::pow.Tensor_Tensor_out"] if isinstance(exponent, Tensor) else OPS["aten::pow.Tensor_Scalar_out"],
                     [_fp_cast(self, _fp_dtype(self, exponent)), _fp_cast(exponent, _fp_dtype(self, exponent)), out])
 
@@ -159,16 +164,28 @@ _register("float_power", _fp_ops("Tensor_Tensor", "Tensor", "Tensor"), _fp_ops("
 
 
 
-# ---- conj: the conjugate; real tensors are returned as they are (PyTorch's conj is a lazy view of
-# complex tensors; here it is a copy, as conj_physical) ---------------------------------------------------
+# ---- conj: a lazily conjugated view of a complex tensor (Note [Conjugate views]); real tensors are
+# returned as they are -------------------------------------------------------------------------------
 _unary("conj_physical", {"bif": "self", "c": "np.conj(self)"}, {"self": lambda grad: _u("conj_physical", grad)})
+
+
+def _conj_view(self):
+    if self._device.type != "cpu":  # other backends keep no conjugate bit: a copy, as conj_physical
+        return _make(np.conj(self._data), self._dtype, Tensor, self._device)
+    return _conj_mark(_view(self, self._data.view()), not self._is_conj)
+
+
+_CONJ_VIEW = defop("_conj(Tensor(a) self) -> Tensor(a)", cpu=_conj_view, any_device=_conj_view,
+                   backward={"self": lambda grad: _u("conj_physical", grad)}, node_name="ConjBackward0")  # fmt: skip
 _CONJ = defop("conj(Tensor(a) self) -> Tensor(a)",
-              composite=lambda self: _u("conj_physical", self) if self._dtype.category == D._COMPLEX else self)  # fmt: skip
-_RESOLVE = defop("resolve_conj(Tensor(a) self) -> Tensor(a)", composite=lambda self: self)
+              composite=lambda self: dispatch(_CONJ_VIEW, [self]) if self._dtype.category == D._COMPLEX else self)  # fmt: skip
+# the values of a conjugate view in memory of their own: conj_physical of the unconjugated alias
+_RESOLVE = defop("resolve_conj(Tensor(a) self) -> Tensor(a)",
+                 composite=lambda self: _u("conj_physical", dispatch(_CONJ_VIEW, [self])) if self._is_conj else self)  # fmt: skip
 
 
 def _conj(input):
-    """The complex conjugate; a real tensor is returned as it is.
+    """The complex conjugate, a view sharing ``input``'s memory; a real tensor is returned as it is.
 
     >>> numtorch.conj(numtorch.tensor([1 + 2j]))
     tensor([1.-2.j])
@@ -177,10 +194,10 @@ def _conj(input):
 
 
 def _resolve_conj(input):
-    """``input`` itself: numtorch has no lazily conjugated tensors.
+    """A conjugate view's values in memory of their own; any other tensor as it is.
 
-    >>> numtorch.resolve_conj(numtorch.tensor([1.0])).tolist()
-    [1.0]
+    >>> numtorch.tensor([1 + 2j]).conj().resolve_conj().is_conj()
+    False
     """
     return dispatch(_RESOLVE, [input])
 
@@ -188,8 +205,8 @@ def _resolve_conj(input):
 for _n, _b, _o in (("conj", _conj, _CONJ), ("resolve_conj", _resolve_conj, _RESOLVE)):
     public(_n, "input", _b, ops=(_o,))
     public(_n, "self", _b, relevant=("self",), module="Tensor", ops=(_o,))
-public("is_conj", "self", lambda self: False, relevant=("self",), module="Tensor",
-       doc="Always False: numtorch has no lazily conjugated tensors.\n\n    >>> numtorch.tensor([1j]).is_conj()\n    False\n    ")
+public("is_conj", "self", lambda self: self._is_conj, relevant=("self",), module="Tensor",
+       doc="Whether ``self`` is a lazily conjugated view (Note [Conjugate views]).\n\n    >>> numtorch.tensor([1j]).conj().is_conj()\n    True\n    ")
 
 
 

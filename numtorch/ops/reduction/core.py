@@ -72,7 +72,11 @@ def restore_dims(g: Tensor, ndim: int, dim, keepdim: bool) -> Tensor:
 
 
 def _expand_back(grad, self, dim, keepdim):
-    return restore_dims(grad, self.dim(), dim, keepdim).expand(self.shape)
+    return _expand_to(grad, self.shape, dim, keepdim)
+
+
+def _expand_to(grad, sizes, dim, keepdim):
+    return restore_dims(grad, len(sizes), dim, keepdim).expand(sizes)
 
 
 def _count(self, dim) -> int:
@@ -89,6 +93,13 @@ def _sum_dtype(dt: D.dtype, dtype) -> D.dtype:
 def _no_complex(t: Tensor, kernel: str) -> None:
     if t._dtype.category == D._COMPLEX:
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{E.cname(t._dtype)}'")
+
+
+def check_dtype_arg(rule: str, out: Tensor, dt: D.dtype) -> None:
+    if rule == "nansum" and out._dtype is not dt:
+        raise RuntimeError(f"nansum: provided dtype must match dtype of result. Got {E.cname(out._dtype)} and "
+                           f"{E.cname(dt)}.")  # fmt: skip
+    E.check_out_dtype(out, dt)
 
 
 def bad_args(name: str, got: str, overloads: tuple) -> TypeError:
@@ -109,9 +120,14 @@ def _decl(schema, cpu, backward=None, out=None, node_name=None, mode="cast", nou
     if out is None:
         return op
 
+    # sum/mean/prod/nansum(dtype=, out=): PyTorch requires out's dtype to be the one asked for
+    dtype_rule = ("nansum" if out.startswith("nansum") else "exact") if "dtype=None, Tensor(a!) out)" in out else None
+
     def out_impl(*v):
         res = cpu(*v[:-nout])
         outs = v[-nout:]
+        if dtype_rule is not None and v[-2] is not None:
+            check_dtype_arg(dtype_rule, outs[0], D.to_dtype(v[-2]))
         pairs = list(zip(outs, res if nout > 1 else (res,), strict=True))
         # every out= tensor is checked before any is written: a failing call leaves all of them
         # untouched (sort(out=(values, int32 indices)) must not write the values first)
@@ -166,10 +182,10 @@ def _sum_cpu(self, dim, keepdim, dtype):
     return fold(_SUM, self, dim, keepdim, _sum_dtype(self._dtype, dtype), cast_input=True)
 
 
-_SUM_BW = {"self": lambda grad, self, dim, keepdim: _expand_back(grad, self, dim, keepdim)}
+_SUM_BW = {"self": lambda grad, self_sym_sizes, dim, keepdim: _expand_to(grad, self_sym_sizes, dim, keepdim)}
 sum_all = defop("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor",
                 cpu=lambda self, dtype: _sum_cpu(self, None, False, dtype),
-                backward={"self": lambda grad, self: grad.expand(self.shape)})  # fmt: skip
+                backward={"self": lambda grad, self_sym_sizes: grad.expand(self_sym_sizes)})  # fmt: skip
 sum_dim, sum_out = _decl(
     "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
     _sum_cpu, _SUM_BW, node_name="SumBackward1",
@@ -239,15 +255,17 @@ def _mean_cpu(self, dim, keepdim, dtype):
     return fold(_MEAN, self, dim, keepdim, dt, math.nan)
 
 
-def _mean_bw(grad, self, dim, keepdim):
+def _mean_bw(grad, self_sym_sizes, dim, keepdim):
     # PyTorch's mean_backward: the summed-back gradient divided by the count, a div.Scalar
-    g = grad.expand(self.shape) if dim is None else _expand_back(grad, self, dim, keepdim)
-    return dispatch(OPS["aten::div.Scalar"], [g, max(_count(self, dim), 1)])
+    sizes = self_sym_sizes
+    g = grad.expand(sizes) if dim is None else _expand_to(grad, sizes, dim, keepdim)
+    count = math.prod(sizes[d] for d in E.dims_arg(dim, len(sizes)))
+    return dispatch(OPS["aten::div.Scalar"], [g, max(count, 1)])
 
 
 mean_all = defop("mean(Tensor self, *, ScalarType? dtype=None) -> Tensor",
                  cpu=lambda self, dtype: _mean_cpu(self, None, False, dtype),
-                 backward={"self": lambda grad, self: _mean_bw(grad, self, None, False)})  # fmt: skip
+                 backward={"self": lambda grad, self_sym_sizes: _mean_bw(grad, self_sym_sizes, None, False)})  # fmt: skip
 mean_dim, mean_out = _decl(
     "mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
     _mean_cpu, {"self": _mean_bw}, node_name="MeanBackward1",

@@ -12,7 +12,7 @@ from ..._dispatch import dispatch
 from ..._tensor import Tensor, _make
 from . import _reduce as E
 from .._registry import body_of, defop, public
-from .core import _NORMP, _NORMS, _call, _count, _decl, _fn, aten, fold, restore_dims
+from .core import _NORMP, _NORMS, _call, _count, _decl, _fn, aten, check_dtype_arg, fold, restore_dims
 
 
 # ---- var, std, var_mean, std_mean -------------------------------------------------------------
@@ -329,6 +329,12 @@ def _logsumexp(input, dim, keepdim, out):
     >>> numtorch.tensor([[0.0, 0.0]]).logsumexp(1)
     tensor([0.6931])
     """
+    if out is not None:  # at::logsumexp_out: a floating out, and integer input in out's dtype
+        if out._dtype.category < D._FLOAT:
+            raise RuntimeError(f"logsumexp(): Expected floating point type for result tensor, but got: "
+                               f"{E.cname(out._dtype)}")  # fmt: skip
+        if input._dtype.category < D._FLOAT:
+            input = input.to(out._dtype)
     return _call(logsumexp, logsumexp_out, [input, dim, keepdim], out)
 
 
@@ -348,6 +354,8 @@ def _nanmean_impl(self, dim=None, keepdim=False, dtype=None):
 def _nanmean_out(self, dim, keepdim, dtype, out):
     from ..._factory_utils import write_out
 
+    if dtype is not None:  # PyTorch's nanmean.out is nansum.out, then a division
+        check_dtype_arg("nansum", out, D.to_dtype(dtype))
     return write_out(out, _nanmean_impl(self, dim, keepdim, dtype)._data)
 
 

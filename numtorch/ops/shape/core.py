@@ -240,12 +240,12 @@ def _view_dtype_cpu(self, dtype):
 
 
 view = defop("view(Tensor(a) self, SymInt[] size) -> Tensor(a)", cpu=_view_cpu,
-             backward={"self": lambda grad, self: grad.reshape(self.shape)})  # fmt: skip
+             backward={"self": lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes)})  # fmt: skip
 view_dtype = defop("view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)", cpu=_view_dtype_cpu)
 _unsafe_view = defop(
     "_unsafe_view(Tensor self, SymInt[] size) -> Tensor",
     cpu=lambda self, size: _make(_view_cpu(self, size)._data, self._dtype),
-    backward={"self": lambda grad, self: grad.reshape(self.shape)},
+    backward={"self": lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes)},
 )
 alias = defop("alias(Tensor(a) self) -> Tensor(a)", cpu=lambda self: _view(self, self._data.view()),
               backward={"self": lambda grad: grad})  # fmt: skip
@@ -407,22 +407,22 @@ def _expand_cpu(self, size, implicit=False):
     return _view(self, _strided(a, shape, st))
 
 
-def _unsqueeze_to(grad, self, dim):
+def _unsqueeze_to(grad, sizes, dim):
     # PyTorch's unsqueeze_to: the dim comes back only where squeeze.dim removed it
-    d = _wrap_dim(dim, self.dim()) if self.dim() else 0
-    return grad.unsqueeze(d) if self.dim() and self.shape[d] == 1 else grad
+    d = _wrap_dim(dim, len(sizes)) if sizes else 0
+    return grad.unsqueeze(d) if sizes and sizes[d] == 1 else grad
 
 
 squeeze = defop("squeeze(Tensor(a) self) -> Tensor(a)",
                 cpu=lambda self: _squeeze_cpu(self, range(self._data.ndim)),
-                backward={"self": lambda grad, self: grad.reshape(self.shape)})  # fmt: skip
+                backward={"self": lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes)})  # fmt: skip
 squeeze_dim = defop("squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)",
                     cpu=lambda self, dim: _squeeze_cpu(self, [_wrap_dim(dim, self._data.ndim)]),
-                    backward={"self": lambda grad, self, dim: _unsqueeze_to(grad, self, dim)},
+                    backward={"self": lambda grad, self_sym_sizes, dim: _unsqueeze_to(grad, self_sym_sizes, dim)},
                     node_name="SqueezeBackward1")  # fmt: skip
 squeeze_dims = defop("squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)",
                      cpu=lambda self, dim: _squeeze_cpu(self, _dims_set(dim, self._data.ndim)),
-                     backward={"self": lambda grad, self: grad.reshape(self.shape)},
+                     backward={"self": lambda grad, self_sym_sizes: grad.reshape(self_sym_sizes)},
                      node_name="SqueezeBackward2")  # fmt: skip
 
 
@@ -450,7 +450,7 @@ t = defop("t(Tensor(a) self) -> Tensor(a)", cpu=_t_cpu, backward={"self": lambda
 expand = defop(
     "expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)",
     cpu=_expand_cpu,
-    backward={"self": lambda grad, self: grad.sum_to_size(self.shape)},
+    backward={"self": lambda grad, self_sym_sizes: grad.sum_to_size(self_sym_sizes)},
 )
 swapaxes = defop("swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)",
                  composite=lambda self, axis0, axis1: _c(transpose, self, axis0, axis1))  # fmt: skip

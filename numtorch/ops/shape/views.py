@@ -86,14 +86,14 @@ def _slice_backward_cpu(grad_output, input_sizes, dim, start, end, step):
 slice = defop(  # noqa: A001 - aten's name
     "slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)",
     cpu=_slice_cpu,
-    backward={"self": lambda grad, self, dim, start, end, step: _c(
-        slice_backward, grad, _sh(self), dim, *_slice_bounds(self.shape[dim], start, end, step), step)},
+    backward={"self": lambda grad, self_sym_sizes, dim, start, end, step: _c(slice_backward, grad,
+        list(self_sym_sizes), dim, *_slice_bounds(self_sym_sizes[dim], start, end, step), step)},
 )  # fmt: skip
 select = defop(
     "select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)",
     cpu=_select_cpu,
     backward={
-        "self": lambda grad, self, dim, index: _c(select_backward, grad, _sh(self), dim, index)
+        "self": lambda grad, self_sym_sizes, dim, index: _c(select_backward, grad, list(self_sym_sizes), dim, index)
     },
 )
 select_backward = defop(
@@ -168,8 +168,8 @@ def _unfold_backward_cpu(grad_in, input_sizes, dim, size, step):
 unfold = defop(
     "unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)",
     cpu=_unfold_cpu,
-    backward={"self": lambda grad, self, dimension, size, step: _c(
-        unfold_backward, grad, _sh(self), dimension, size, step)},
+    backward={"self": lambda grad, self_sym_sizes, dimension, size, step: _c(
+        unfold_backward, grad, list(self_sym_sizes), dimension, size, step)},
 )  # fmt: skip
 unfold_backward = defop(
     "unfold_backward(Tensor grad_in, SymInt[] input_sizes, int dim, int size, int step) -> Tensor",
@@ -287,8 +287,8 @@ def _diagonal_backward_cpu(grad_output, input_sizes, offset, dim1, dim2):
 diagonal = defop(
     "diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)",
     cpu=_diagonal_cpu,
-    backward={"self": lambda grad, self, offset, dim1, dim2: _c(
-        diagonal_backward, grad, _sh(self), offset, dim1, dim2)},
+    backward={"self": lambda grad, self_sym_sizes, offset, dim1, dim2: _c(
+        diagonal_backward, grad, list(self_sym_sizes), offset, dim1, dim2)},
 )  # fmt: skip
 diagonal_backward = defop(
     "diagonal_backward(Tensor grad_output, SymInt[] input_sizes, int offset, int dim1, int dim2) -> Tensor",
@@ -432,12 +432,15 @@ view_as_complex = defop("view_as_complex(Tensor(a) self) -> Tensor(a)", cpu=_vie
 def _real(self):
     if self._dtype.category != D._COMPLEX:
         return self
-    return _c(select, _c(view_as_real, self), -1, 0)
+    # a conjugate view's real part is its memory's (Note [Conjugate views])
+    return _c(select, _c(view_as_real, self.conj() if self._is_conj else self), -1, 0)
 
 
 def _imag(self):
     if self._dtype.category != D._COMPLEX:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    if self._is_conj:  # PyTorch's is a negated view; numtorch has no neg bit: a copy
+        return -_c(select, _c(view_as_real, self.conj()), -1, 1)
     return _c(select, _c(view_as_real, self), -1, 1)
 
 

@@ -144,3 +144,19 @@ def test_adaptive_avg_pool_refuses_integer_input():
     with pytest.raises(NotImplementedError, match="^\"adaptive_avg_pool2d\" not implemented for 'Long'$"):
         F.adaptive_avg_pool1d(x, 2)
     np.testing.assert_allclose(F.adaptive_avg_pool1d(x.float(), 1).numpy(), [[7 / 3], [-7 / 3]], rtol=1e-6)
+
+
+def test_interpolate_keeps_an_inf_where_no_tap_weighs_it_by_zero():
+    x = numtorch.tensor([[[1.0, inf, 3.0, 4.0]]])
+    near = F.interpolate(x, scale_factor=2, mode="nearest")
+    np.testing.assert_array_equal(near.numpy(), np.repeat(x.numpy(), 2, axis=-1))
+    lin = F.interpolate(x, scale_factor=2, mode="linear")  # PyTorch's: 1 * 1 + 0 * inf at the left edge
+    np.testing.assert_array_equal(lin.numpy(), [[[nan, inf, inf, inf, inf, 3.25, 3.75, 4.0]]])
+    pad = F.pad(x, (1, 1), mode="replicate")
+    np.testing.assert_array_equal(pad.numpy(), [[[1.0, 1.0, inf, 3.0, 4.0, 4.0]]])
+
+
+@pytest.mark.parametrize("name,kernel", [("silu", "silu_cpu"), ("hardswish", "hardswish_cpu"), ("mish", "mish_cpu")])
+def test_float_only_activations_refuse_integers_with_not_implemented_error(name, kernel):
+    with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for 'Long'$"):
+        getattr(F, name)(numtorch.tensor([1, 2]))

@@ -126,3 +126,79 @@ def test_addc_complex_value_on_real_tensors(name):
         i = numtorch.tensor(3)
         with pytest.raises(RuntimeError, match="^value cannot be converted to type int64_t without overflow$"):
             fn(numtorch.ones(2, dtype=numtorch.int64), i, i, value=1j)
+
+
+def test_conj_is_a_view_that_writes_back_conjugated():
+    # Note [Conjugate views]: values and writes as PyTorch 2.13's conjugate bit gives them
+    x = nt.tensor([1 + 2j, 3 - 1j])
+    c = x.conj()
+    assert c.is_conj() and c._base is x and c.data_ptr() == x.data_ptr()
+    assert c.view(-1).is_conj() and c[0].is_conj() and not c.conj().is_conj() and not (c + 0).is_conj()
+    c.view(-1)[0] = 5
+    c[1:].mul_(2)
+    np.testing.assert_array_equal(x.numpy(), np.conj([5, 2 * (3 + 1j)]))
+    x.add_(1)
+    assert c.tolist() == [6 - 0j, 7 + 2j] and c.sum().item() == 13 + 2j and c.real.tolist() == [6, 7]
+    assert c.imag.tolist() == [0, 2] and nt.conj_physical(c).tolist() == [6, 7 - 2j]
+    r = c.resolve_conj()
+    assert not r.is_conj() and r.tolist() == c.tolist() and r.data_ptr() != x.data_ptr()
+    with pytest.raises(RuntimeError, match="^Can't call numpy\\(\\) on Tensor that has conjugate bit set"):
+        c.numpy()
+    with pytest.raises(RuntimeError, match="^view_as_real doesn't work on unresolved conjugated tensors"):
+        nt.view_as_real(c)
+    real = nt.tensor([1.0])
+    assert real.conj() is real and not real.conj().is_conj()
+
+
+def test_conj_view_gradient():
+    z = nt.tensor([1 + 1j, 2 - 3j], dtype=nt.complex128, requires_grad=True)
+    y = z.conj()
+    assert type(y.grad_fn).__name__ == "ConjBackward0"
+    (y * nt.tensor([1j, 2], dtype=nt.complex128)).abs().sum().backward()
+    w = np.conj([1 + 1j, 2 - 3j]) * [1j, 2]
+    np.testing.assert_allclose(z.grad.numpy(), np.conj(w / abs(w) * np.conj([1j, 2])))
+    assert nt.autograd.gradcheck(lambda t: (t.conj() * t).real.sum(), (z,))
+
+
+def test_where_out_takes_two_tensors_and_their_promoted_dtype():
+    x = nt.tensor([1.0, 2.0])
+    with pytest.raises(TypeError, match="^where\\(\\): argument 'other' \\(position 3\\) must be Tensor, not float$"):
+        nt.where(x > 1, x, 2.5, out=nt.zeros(2))
+    for dt, name in ((nt.float64, "Double"), (nt.int8, "Char")):
+        with pytest.raises(RuntimeError, match=f"^Expected out type to be Float but got {name}$"):
+            nt.where(x > 1, x, x, out=nt.zeros(2, dtype=dt))
+    out = nt.zeros(2)
+    assert nt.where(x > 1, x, nt.tensor(0.0), out=out) is out and out.tolist() == [0.0, 2.0]
+
+
+def test_float_power_and_abs_out_dtypes():
+    with pytest.raises(RuntimeError, match="^the output given to float_power has dtype Float but the operation's result requires dtype Double$"):
+        nt.float_power(nt.ones(2), 2, out=nt.zeros(2))
+    with pytest.raises(RuntimeError, match="^Found dtype Double but expected Float$"):
+        nt.abs(nt.ones(2), out=nt.zeros(2, dtype=nt.float64))
+    with pytest.raises(RuntimeError, match="^Found dtype Float but expected Long$"):
+        nt.abs(nt.tensor([-1]), out=nt.zeros(1))
+    out = nt.zeros(1, dtype=nt.float64)  # complex input: any real out it casts to
+    assert nt.abs(nt.tensor([3 + 4j], dtype=nt.complex64), out=out).tolist() == [5.0]
+
+
+def test_threshold_casts_float_arguments_to_integer_input():
+    x = nt.tensor([6, -5, 1])
+    assert nt.nn.functional.threshold(x, 0, 2.0).tolist() == [6, 2, 1]
+    assert nt.nn.functional.threshold(x, -0.5, -2.7).tolist() == [6, -2, 1]
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type int64_t without overflow$"):
+        nt.nn.functional.threshold(x, 0, math.nan)
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type uint8_t without overflow$"):
+        nt.nn.functional.threshold(nt.tensor([1], dtype=nt.uint8), 1.5, 300.7)
+
+
+def test_size_refuses_a_bool_dim():
+    with pytest.raises(TypeError, match="^size\\(\\): argument 'dim' \\(position 1\\) must be int, not bool$"):
+        nt.zeros(2, 3).size(True)
+
+
+def test_python_number_of_a_complex_tensor_needs_a_zero_imaginary_part():
+    assert float(nt.tensor(2.5 + 0j)) == 2.5 and int(nt.tensor(2.5 + 0j)) == 2
+    for conv, ctype in ((float, "double"), (int, "int64_t")):
+        with pytest.raises(RuntimeError, match=f"^value cannot be converted to type {ctype} without overflow$"):
+            conv(nt.tensor(1 + 2j))

@@ -154,3 +154,28 @@ def test_cumulative_ops_refuse_a_bool_out(name):
     with pytest.raises(NotImplementedError, match=f"^\"{name}_out_cpu\" not implemented for 'Bool'$"):
         getattr(numtorch, name)(numtorch.tensor([1.0, 2.0]), 0, out=out)
     assert out.tolist() == [False, False]
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "prod"])
+def test_dtype_and_out_must_agree(name):
+    x = numtorch.ones(2, 2)
+    out = numtorch.zeros(2)
+    with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype double, but got float instead$"):
+        getattr(numtorch, name)(x, 0, dtype=numtorch.float64, out=out)
+    assert out.tolist() == [0.0, 0.0]
+    getattr(numtorch, name)(x, 0, dtype=numtorch.float32, out=out)
+    assert out.tolist() == [{"sum": 2.0}.get(name, 1.0)] * 2
+
+
+@pytest.mark.parametrize("name", ["nansum", "nanmean"])
+def test_nan_reductions_dtype_and_out_must_agree(name):
+    with pytest.raises(RuntimeError, match="^nansum: provided dtype must match dtype of result. Got Float and Double.$"):
+        getattr(numtorch, name)(numtorch.ones(2), 0, dtype=numtorch.float64, out=numtorch.zeros(()))
+
+
+def test_logsumexp_out_must_be_floating_and_takes_integer_input_in_its_dtype():
+    with pytest.raises(RuntimeError, match="^logsumexp\\(\\): Expected floating point type for result tensor, but got: Long$"):
+        numtorch.logsumexp(numtorch.ones(2), 0, out=numtorch.zeros((), dtype=numtorch.int64))
+    out = numtorch.zeros((), dtype=numtorch.float64)
+    numtorch.logsumexp(numtorch.tensor([1, 2]), 0, out=out)
+    np.testing.assert_allclose(out.item(), np.logaddexp(1.0, 2.0), rtol=1e-15)

@@ -220,6 +220,8 @@ def adaptive_max_pool2d(x, out, idx, H, W, OH, OW):
 
 @inline
 def _resample_plane(x, out, p, H, W, OH, OW, hi0, hi1, hw0, hw1, wi0, wi1, ww0, ww1):
+    # a one-tap axis (same index, second weight 0: nearest, padding, a 1-D op's unit height)
+    # reads its tap once, so an inf stays inf instead of becoming inf * 0 = nan
     xb = p * H * W
     ob = p * OH * OW
     for oh in range(OH):
@@ -227,12 +229,17 @@ def _resample_plane(x, out, p, H, W, OH, OW, hi0, hi1, hw0, hw1, wi0, wi1, ww0, 
         r1 = xb + hi1[oh] * W
         a0 = hw0[oh]
         a1 = hw1[oh]
+        one_row = r0 == r1 and a1 == 0
         for ow in range(OW):
             c0 = wi0[ow]
             c1 = wi1[ow]
-            top = ww0[ow] * x[r0 + c0] + ww1[ow] * x[r0 + c1]
-            bot = ww0[ow] * x[r1 + c0] + ww1[ow] * x[r1 + c1]
-            out[ob + oh * OW + ow] = a0 * top + a1 * bot
+            if c0 == c1 and ww1[ow] == 0:
+                top = ww0[ow] * x[r0 + c0]
+                bot = ww0[ow] * x[r1 + c0]
+            else:
+                top = ww0[ow] * x[r0 + c0] + ww1[ow] * x[r0 + c1]
+                bot = ww0[ow] * x[r1 + c0] + ww1[ow] * x[r1 + c1]
+            out[ob + oh * OW + ow] = a0 * top if one_row else a0 * top + a1 * bot
 
 
 @kernel
