@@ -91,7 +91,7 @@ from ._compile import compile  # noqa: E402,A001
 
 # torch's top-level odds and ends: build flags, deprecated setters, symbolic-shape helpers,
 # storages, the removed pre-1.9 linalg functions
-from . import cpu, storage  # noqa: E402
+from . import cpu, functional, storage, torch_version, types, version  # noqa: E402
 from ._globals import (  # noqa: E402
     TYPE_CHECKING, USE_GLOBAL_DEPS, USE_RTLD_GLOBAL_WITH_LIBTORCH, cond, get_autocast_cpu_dtype,
     get_autocast_gpu_dtype, get_device_module, get_file_path, has_lapack, has_mkl, has_openmp, has_spectral,

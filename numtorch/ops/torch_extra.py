@@ -1,0 +1,266 @@
+"""Top-level functions PyTorch keeps beside its main ops, built from numtorch's own (so their
+gradients are those ops'): ``range`` (deprecated), ``asarray``, ``frombuffer``,
+``empty_permuted``, ``nonzero_static``, ``frobenius_norm``, ``norm_except_dim``,
+``native_dropout``, the ``torch.adaptive_{avg,max}_pool1d``, ``rrelu_`` and ``i0_`` spellings
+and ``Tensor.prelu``. Imported after every area, so any op may be used."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor, _make
+from ._registry import body_of, public
+
+
+def _nt():
+    import numtorch
+
+    return numtorch
+
+
+def _range(start, end, step, out, dtype, layout, device, requires_grad):
+    """Deprecated: ``[start, end]`` with ``end`` included (``arange`` excludes it).
+
+    >>> numtorch.range(0, 2)
+    tensor([0., 1., 2.])
+    """
+    nt = _nt()
+    warnings.warn(
+        "torch.range is deprecated and will be removed in a future release because its behavior is inconsistent "
+        "with Python's range builtin. Instead, use torch.arange, which produces values in [start, end).",
+        UserWarning,
+        stacklevel=3,
+    )
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (step > 0 and start > end) or (step < 0 and start < end):
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    n = int(math.floor((end - start) / step)) + 1
+    dt = dtype or D.get_default_dtype()
+    r = nt.arange(n, dtype=D.float64 if dt.is_floating_point else D.int64) * step + start
+    r = r.to(dt)
+    if out is not None:
+        return out.resize_(r.shape).copy_(r)
+    return r.requires_grad_(requires_grad) if requires_grad else r
+
+
+public("range", "start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False",
+       _range, relevant=())  # fmt: skip
+
+
+def _asarray(obj, dtype, device, copy, requires_grad):
+    """``obj`` as a tensor, sharing memory where it can (a tensor, NumPy array or buffer) unless
+    ``copy=True``; ``copy=False`` refuses to copy.
+
+    >>> t = numtorch.ones(2); numtorch.asarray(t) is t
+    True
+    """
+    nt = _nt()
+    if isinstance(obj, Tensor):
+        same = dtype is None or dtype is obj.dtype
+        if copy is False and not same:
+            raise ValueError("can't alias tensor from ndarray of different dtype without copying")
+        r = obj.clone() if copy else obj
+        r = r if same else r.to(dtype)
+    elif isinstance(obj, np.ndarray) or hasattr(obj, "__array_interface__") or isinstance(obj, (bytes, bytearray, memoryview)):
+        arr = np.asarray(obj) if not isinstance(obj, (bytes, bytearray, memoryview)) else np.frombuffer(obj, np.uint8)
+        if copy is False and dtype is not None and np.dtype(dtype.np) != arr.dtype:
+            raise ValueError("can't alias tensor from ndarray of different dtype without copying")
+        r = nt.from_numpy(arr.copy() if copy else arr) if arr.flags.writeable else nt.tensor(arr)
+        r = r if dtype is None else r.to(dtype)
+    else:
+        if copy is False:
+            raise ValueError("can't alias tensor from a Python sequence without copying")
+        r = nt.tensor(obj, dtype=dtype)
+    if device is not None:
+        r = r.to(device)
+    return r.requires_grad_(True) if requires_grad else r
+
+
+public("asarray", "obj, *, dtype=None, device=None, copy=None, requires_grad=False", _asarray, relevant=())
+
+
+def _frombuffer(buffer, dtype, count, offset, requires_grad):
+    """A 1-D tensor over the memory of a Python buffer (shared, not copied).
+
+    >>> numtorch.frombuffer(bytearray(b"\\x01\\x00\\x02\\x00"), dtype=numtorch.int16)
+    tensor([1, 2], dtype=torch.int16)
+    """
+    nt = _nt()
+    mv = memoryview(buffer)
+    nbytes, item = mv.nbytes, dtype.itemsize
+    if nbytes <= 0:
+        raise ValueError(f"both buffer length ({nbytes}) and count ({count}) must not be 0")
+    if not 0 <= offset < nbytes:
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than buffer length "
+                         f"({nbytes} bytes) minus 1")  # fmt: skip
+    if count < 0 and (nbytes - offset) % item:
+        raise ValueError(f"buffer length ({nbytes - offset} bytes) after offset ({offset} bytes) must be a multiple "
+                         f"of element size ({item})")  # fmt: skip
+    n = (nbytes - offset) // item if count < 0 else count
+    if count > 0 and offset + n * item > nbytes:
+        raise ValueError(f"requested buffer length ({count} * {item} bytes) after offset ({offset} bytes) must not be "
+                         f"greater than actual buffer length ({nbytes} bytes)")  # fmt: skip
+    if mv.readonly:
+        warnings.warn("The given buffer is not writable, and PyTorch does not support non-writable tensors.",
+                      UserWarning, stacklevel=3)  # fmt: skip
+    arr = np.frombuffer(buffer, dtype=dtype.np, count=n, offset=offset)
+    t = nt.from_numpy(arr) if arr.flags.writeable else _make(arr, dtype)
+    return t.requires_grad_(True) if requires_grad else t
+
+
+public("frombuffer", "buffer, *, dtype, count=-1, offset=0, requires_grad=False", _frombuffer, relevant=())
+
+
+def _empty_permuted(size, physical_layout, dtype, layout, device, pin_memory, requires_grad):
+    """An uninitialised tensor of logical ``size`` whose memory is laid out in the dim order
+    ``physical_layout`` (outermost first).
+
+    >>> numtorch.empty_permuted((2, 3, 4), (0, 2, 1)).stride()
+    (12, 1, 3)
+    """
+    nt = _nt()
+    size, perm = tuple(size), tuple(physical_layout)
+    if sorted(perm) != list(range(len(size))):
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the physical_layout; "
+                           f"i.e. len(size) = {len(size)} is not equal to len(physical_layout) = {len(perm)}")  # fmt: skip
+    phys = nt.empty([size[d] for d in perm], dtype=dtype, device=device, requires_grad=False)
+    r = phys.permute(*np.argsort(perm).tolist())
+    return r.requires_grad_(True) if requires_grad else r
+
+
+public("empty_permuted", "size, physical_layout, *, dtype=None, layout=None, device=None, pin_memory=False, "
+       "requires_grad=False", _empty_permuted, relevant=())  # fmt: skip
+
+
+def _nonzero_static(input, size, fill_value):
+    """The first ``size`` rows of ``nonzero(input)``, padded with ``fill_value`` (a static shape).
+
+    >>> numtorch.nonzero_static(numtorch.tensor([0, 1, 0, 2]), size=3)
+    tensor([[ 1],
+            [ 3],
+            [-1]])
+    """
+    if size < 0:
+        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, but got {size}")
+    nz = input.nonzero()
+    if nz.shape[0] >= size:
+        return nz[:size].clone()
+    pad = _nt().full((size - nz.shape[0], input.ndim), fill_value, dtype=D.int64)
+    return _nt().cat([nz, pad], 0)
+
+
+public("nonzero_static", "input, *, size, fill_value=-1", _nonzero_static)
+public("nonzero_static", "self, *, size, fill_value=-1", _nonzero_static, relevant=("self",), module="Tensor")
+
+
+def _frobenius_norm(input, dim, keepdim, out):
+    """The 2-norm over ``dim`` (``sqrt(sum(|x|^2))``).
+
+    >>> numtorch.frobenius_norm(numtorch.tensor([[3.0, 4.0]]), (0, 1))
+    tensor(5.)
+    """
+    r = _nt().linalg.vector_norm(input, 2, dim, keepdim)
+    return r if out is None else out.resize_(r.shape).copy_(r)
+
+
+public("frobenius_norm", "input, dim, keepdim=False, *, out=None", _frobenius_norm)
+
+
+def _norm_except_dim(v, pow, dim):  # noqa: A002 - torch's parameter name
+    """The ``pow``-norm of ``v`` over every dim except ``dim`` (``dim=-1``: over all), keeping
+    ``dim``'s size and 1 elsewhere (weight normalisation's norm).
+
+    >>> numtorch.norm_except_dim(numtorch.tensor([[3.0, 4.0], [0.0, 1.0]]), 2, 0).flatten()
+    tensor([5., 1.])
+    """
+    nt = _nt()
+    if dim == -1:
+        return nt.linalg.vector_norm(v, pow)
+    d = dim % v.ndim
+    others = [i for i in range(v.ndim) if i != d]
+    return nt.linalg.vector_norm(v, pow, others, True) if others else v.abs() if pow else v
+
+
+public("norm_except_dim", "v, pow=2, dim=0", _norm_except_dim, relevant=("v",))
+
+
+def _native_dropout(input, p, train):
+    """Dropout that also returns its keep mask (bool); with ``train`` False or None it is the
+    identity with an all-True mask.
+
+    >>> numtorch.native_dropout(numtorch.ones(2), 0.5, False)[1]
+    tensor([True, True])
+    """
+    nt = _nt()
+    if not train:
+        return input.clone(), nt.ones(input.shape, dtype=D.bool)
+    if p == 1:
+        return input * 0, nt.zeros(input.shape, dtype=D.bool)
+    mask = nt.rand(input.shape, dtype=input.dtype if input.is_floating_point() else None) >= p
+    return input * mask / (1 - p), mask
+
+
+public("native_dropout", "input, p, train", _native_dropout)
+
+
+def _adaptive_avg_pool1d(input, output_size):
+    """``torch.adaptive_avg_pool1d``: see ``numtorch.nn.functional.adaptive_avg_pool1d``.
+
+    >>> numtorch.adaptive_avg_pool1d(numtorch.ones(1, 1, 4), 2)
+    tensor([[[1., 1.]]])
+    """
+    return _nt().nn.functional.adaptive_avg_pool1d(input, output_size)
+
+
+def _adaptive_max_pool1d(input, output_size):
+    """``torch.adaptive_max_pool1d``: the pooled values and their indices.
+
+    >>> numtorch.adaptive_max_pool1d(numtorch.arange(4.0).reshape(1, 1, 4), 2)[1]
+    tensor([[[1, 3]]])
+    """
+    return _nt().nn.functional.adaptive_max_pool1d(input, output_size, True)
+
+
+public("adaptive_avg_pool1d", "input, output_size", _adaptive_avg_pool1d)
+public("adaptive_max_pool1d", "input, output_size", _adaptive_max_pool1d)
+
+
+def _rrelu_(input, lower, upper, training, generator):
+    """In-place ``rrelu`` (``torch.rrelu_``).
+
+    >>> numtorch.rrelu_(numtorch.tensor([-1.0, 2.0]), 0.1, 0.1)
+    tensor([-0.1000,  2.0000])
+    """
+    return _nt().nn.functional.rrelu_(input, lower, upper, training)
+
+
+public("rrelu_", "input, lower=0.125, upper=0.3333333333333333, training=False, generator=None", _rrelu_)
+
+
+def _i0_(input):
+    """In-place ``i0`` (``torch.i0_``).
+
+    >>> numtorch.i0_(numtorch.tensor([0.0]))
+    tensor([1.])
+    """
+    return input.i0_()
+
+
+public("i0_", "input", _i0_)
+
+
+def _prelu_method(self, weight):
+    """``prelu`` as a method: ``max(0, x) + weight * min(0, x)``.
+
+    >>> numtorch.tensor([-1.0, 1.0]).prelu(numtorch.tensor([0.25]))
+    tensor([-0.2500,  1.0000])
+    """
+    return body_of("prelu")(self, weight)
+
+
+public("prelu", "self, weight", _prelu_method, relevant=("self", "weight"), module="Tensor")

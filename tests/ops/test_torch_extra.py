@@ -1,0 +1,83 @@
+"""numtorch/ops/torch_extra.py, numtorch/version.py, torch_version.py, types.py, functional.py:
+values against NumPy, gradients by gradcheck, errors with PyTorch's text."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import numtorch
+from numtorch.autograd import gradcheck
+
+F64 = numtorch.float64
+
+
+def test_range_includes_the_end_and_warns():
+    with pytest.warns(UserWarning, match="torch.range is deprecated"):
+        r = numtorch.range(0, 1, 0.25)
+    np.testing.assert_allclose(r.numpy(), [0, 0.25, 0.5, 0.75, 1.0])
+    with pytest.warns(UserWarning):
+        assert numtorch.range(3, 0, -1, dtype=numtorch.int64).tolist() == [3, 2, 1, 0]
+    with pytest.warns(UserWarning), pytest.raises(RuntimeError, match="upper bound and larger bound inconsistent"):
+        numtorch.range(0, 3, -1)
+
+
+def test_asarray_and_frombuffer_share_memory():
+    a = np.arange(4.0)
+    t = numtorch.asarray(a)
+    a[0] = 9
+    assert t[0].item() == 9.0 and numtorch.asarray(t) is t
+    assert numtorch.asarray(t, copy=True).data_ptr() != t.data_ptr()
+    assert numtorch.asarray([1, 2]).dtype is numtorch.int64
+    with pytest.raises(ValueError):
+        numtorch.asarray([1, 2], copy=False)
+    buf = bytearray(b"\x01\x00\x00\x00\x02\x00\x00\x00")
+    f = numtorch.frombuffer(buf, dtype=numtorch.int32)
+    buf[0] = 5
+    assert f.tolist() == [5, 2]
+    assert numtorch.frombuffer(buf, dtype=numtorch.int16, count=2, offset=2).tolist() == [0, 2]
+    with pytest.raises(ValueError, match="must be a multiple of element size"):
+        numtorch.frombuffer(bytearray(3), dtype=numtorch.int16)
+
+
+def test_empty_permuted_and_nonzero_static():
+    assert numtorch.empty_permuted((2, 3, 4), (0, 2, 1)).stride() == (12, 1, 3)
+    x = numtorch.tensor([[0, 1], [2, 0]])
+    assert numtorch.nonzero_static(x, size=3).tolist() == [[0, 1], [1, 0], [-1, -1]]
+    assert x.nonzero_static(size=1, fill_value=7).tolist() == [[0, 1]]
+    with pytest.raises(RuntimeError, match="'size' must be an non-negative integer"):
+        numtorch.nonzero_static(x, size=-1)
+
+
+def test_norms_and_their_gradients():
+    a = np.random.default_rng(0).standard_normal((3, 4))
+    x = numtorch.tensor(a, dtype=F64, requires_grad=True)
+    np.testing.assert_allclose(numtorch.frobenius_norm(x, (0, 1)).item(), np.linalg.norm(a))
+    np.testing.assert_allclose(numtorch.norm_except_dim(x, 2, 0).detach().numpy().ravel(), np.linalg.norm(a, axis=1))
+    np.testing.assert_allclose(numtorch.norm_except_dim(x, 2, 1).detach().numpy().ravel(), np.linalg.norm(a, axis=0))
+    assert numtorch.norm_except_dim(x, 2, 1).shape == (1, 4)
+    assert gradcheck(lambda v: numtorch.norm_except_dim(v, 2, 0), (x,))
+    assert gradcheck(lambda v: numtorch.frobenius_norm(v, (1,), True), (x,))
+
+
+def test_native_dropout_and_pool_spellings():
+    numtorch.manual_seed(0)
+    x = numtorch.ones(1000, dtype=F64)
+    out, mask = numtorch.native_dropout(x, 0.25, True)
+    assert mask.dtype is numtorch.bool and 650 < int(mask.sum()) < 850
+    np.testing.assert_allclose(out.numpy(), mask.numpy() / 0.75)
+    assert numtorch.native_dropout(x, 0.25, False)[1].all()
+    v, i = numtorch.adaptive_max_pool1d(numtorch.arange(5.0).reshape(1, 1, 5), 2)
+    assert v.tolist() == [[[2.0, 4.0]]] and i.tolist() == [[[2, 4]]]
+    assert numtorch.adaptive_avg_pool1d(numtorch.ones(1, 2, 5), 2).shape == (1, 2, 2)
+    assert numtorch.rrelu_(numtorch.tensor([-1.0, 2.0]), 0.1, 0.1).tolist() == pytest.approx([-0.1, 2.0])
+    assert numtorch.i0_(numtorch.tensor([0.0])).tolist() == [1.0]
+    assert numtorch.tensor([-1.0, 1.0]).prelu(numtorch.tensor([0.25])).tolist() == [-0.25, 1.0]
+
+
+def test_version_types_and_functional_paths():
+    v = numtorch.version.__version__
+    assert isinstance(v, str) and v >= (0, 1) and v < "1.0" and v == "0.1"
+    assert numtorch.version.cuda is None and numtorch.torch_version.TorchVersion("2.1.0") > (1, 13, 1)
+    assert numtorch.functional.einsum is numtorch.einsum and "einsum" in dir(numtorch.functional)
+    assert numtorch.types.Number is not None and numtorch.SymInt in numtorch.types.py_sym_types
