@@ -1,6 +1,6 @@
 """Linear-algebra kernels NumPy's LAPACK wrappers do not provide: triangular substitution,
-the partial Cholesky factor LAPACK leaves behind on failure, LU with partial pivoting (getrf)
-and the Householder product (orgqr).
+the partial Cholesky factor LAPACK leaves behind on failure, and LU with partial pivoting
+(getf2).
 
 # Note [Substitution, not LU, for triangular systems]
 # ``linalg.solve_triangular`` must read one triangle only and behave like BLAS trsm on special
@@ -74,3 +74,39 @@ def cholesky_left_looking(a, out):
                     v -= L[i, p] * np.conj(L[j, p])
                 L[i, j] = v / d
     return info
+
+
+@kernel
+def lu_partial_pivot(a, piv, info):
+    """LAPACK's getf2 on each a[k] (m, n), in place: unit-lower L below the diagonal, U on and
+    above it, 1-based row interchanges in piv[k] (min(m, n)) and in info[k] the 1-based index of
+    the first exactly-zero pivot (0 when none). The pivot is the first entry of largest
+    |re| + |im| in its column (idamax/izamax)."""
+    m = a.shape[1]
+    n = a.shape[2]
+    for b in range(a.shape[0]):
+        A = a[b]
+        for j in range(min(m, n)):
+            p = j
+            best = -1.0
+            for i in range(j, m):
+                v = abs(A[i, j].real) + abs(A[i, j].imag)
+                if v > best:
+                    best = v
+                    p = i
+            piv[b, j] = p + 1
+            if A[p, j] != 0:
+                if p != j:
+                    for c in range(n):
+                        t = A[j, c]
+                        A[j, c] = A[p, c]
+                        A[p, c] = t
+                d = A[j, j]
+                for i in range(j + 1, m):
+                    A[i, j] = A[i, j] / d
+            elif info[b] == 0:
+                info[b] = j + 1
+            for i in range(j + 1, m):
+                f = A[i, j]
+                for c in range(j + 1, n):
+                    A[i, c] -= f * A[j, c]
