@@ -39,7 +39,8 @@ from .transformed_distribution import TransformedDistribution
 from .transforms import (
     AbsTransform, AffineTransform, ComposeTransform, ExpTransform, IndependentTransform, PowerTransform,
     SigmoidTransform, SoftmaxTransform, SoftplusTransform, StickBreakingTransform, TanhTransform, Transform,
-    identity_transform,
+    identity_transform, CatTransform, CorrCholeskyTransform, CumulativeDistributionTransform, LowerCholeskyTransform,
+    PositiveDefiniteTransform, ReshapeTransform, StackTransform,
 )  # fmt: skip
 
 __all__ = [
@@ -52,5 +53,6 @@ __all__ = [
     "kl_divergence", "register_kl", "transform_to", "transforms", "Cauchy", "Chi2", "Geometric", "Gumbel",
     "HalfCauchy", "HalfNormal", "InverseGamma", "Kumaraswamy", "LogitRelaxedBernoulli", "Multinomial",
     "NegativeBinomial", "OneHotCategoricalStraightThrough", "Pareto", "RelaxedBernoulli", "StudentT", "Weibull",
-    "ContinuousBernoulli", "FisherSnedecor", "GeneralizedPareto", "LogisticNormal", "VonMises",
+    "CatTransform", "CorrCholeskyTransform", "CumulativeDistributionTransform", "LowerCholeskyTransform",
+    "PositiveDefiniteTransform", "ReshapeTransform", "StackTransform", "ContinuousBernoulli", "FisherSnedecor", "GeneralizedPareto", "LogisticNormal", "VonMises",
 ]  # fmt: skip

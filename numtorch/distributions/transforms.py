@@ -11,7 +11,9 @@ from . import constraints
 __all__ = [
     "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform",
     "PowerTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform",
-    "TanhTransform", "Transform", "identity_transform",
+    "TanhTransform", "Transform", "identity_transform", "CatTransform", "CorrCholeskyTransform",
+    "CumulativeDistributionTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform", "ReshapeTransform",
+    "StackTransform",
 ]  # fmt: skip
 
 
@@ -534,3 +536,9 @@ class StickBreakingTransform(Transform):
 
     def inverse_shape(self, shape):
         return shape[:-1] + (shape[-1] - 1,)
+
+
+from ._transforms_extra import (  # noqa: E402 - they subclass Transform, defined above
+    CatTransform, CorrCholeskyTransform, CumulativeDistributionTransform, LowerCholeskyTransform,
+    PositiveDefiniteTransform, ReshapeTransform, StackTransform,
+)  # fmt: skip
