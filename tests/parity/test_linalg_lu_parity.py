@@ -67,3 +67,15 @@ def test_triangular_special_values_and_partial_cholesky_match_torch():
         n, t = numtorch.linalg.cholesky_ex(numtorch.tensor(a), upper=upper), torch.linalg.cholesky_ex(torch.tensor(a), upper=upper)
         np.testing.assert_allclose(n.L.numpy(), t.L.numpy(), rtol=1e-14)
         assert n.info.item() == t.info.item()
+
+
+def test_eig_values_and_gradients_match_torch():
+    a = np.random.default_rng(5).standard_normal((4, 4))
+    outs = []
+    for lib in (numtorch, torch):
+        A = lib.tensor(a, requires_grad=True)
+        w, v = lib.linalg.eig(A)
+        g = lib.autograd.grad(w.real.sum() + (v.abs() ** 2 * lib.arange(4.0, dtype=lib.float64)).sum(), A)[0]
+        outs.append([w.detach().numpy(), np.abs(v.detach().numpy()), g.numpy()])
+    for x, y in zip(*outs):
+        np.testing.assert_allclose(x, y, rtol=1e-9, atol=1e-12)
