@@ -264,3 +264,58 @@ def _prelu_method(self, weight):
 
 
 public("prelu", "self, weight", _prelu_method, relevant=("self", "weight"), module="Tensor")
+
+
+# ---- index_reduce: scatter_reduce with the index spread along dim -------------------------------
+def _index_reduce_args(self, dim, index, source, reduce, name):
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"{name}(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    if index._dtype not in (D.int32, D.int64):
+        raise RuntimeError(f"index_reduce_(): Expected dtype int32/int64 for index but got: {_cname(index)}")
+    if self._dtype is not source._dtype:
+        raise RuntimeError(f"index_reduce_(): self ({_cname(self)}) and source ({_cname(source)}) must have the same scalar type")
+    d = dim % max(self.ndim, 1)
+    n = source.shape[d] if source.ndim else 1
+    if index.numel() != n:
+        raise RuntimeError(f"index_reduce_(): Number of indices ({index.numel()}) should be equal to source.size(dim): ({n}), "
+                           f"for dim: {dim}")  # fmt: skip
+    if index.numel() and (int(index.min()) < -self.shape[d] or int(index.max()) >= self.shape[d]):
+        raise IndexError("index out of range in self")
+    shape = [1] * source.ndim
+    shape[d] = n
+    full = index.to(D.int64).remainder(self.shape[d]).reshape(shape).expand(*source.shape)
+    return d, full, "mean" if reduce == "mean" else reduce
+
+
+def _cname(t):
+    from .. import _factory_utils as FU
+
+    return FU.cname(t._dtype)
+
+
+def _index_reduce(input, dim, index, source, reduce, include_self, out):
+    """``input`` with the rows ``source[i]`` (along ``dim``) reduced into row ``index[i]`` by
+    ``reduce`` (prod, mean, amax, amin), as ``torch.index_reduce``.
+
+    >>> numtorch.index_reduce(numtorch.ones(2), 0, numtorch.tensor([0, 0]), numtorch.tensor([2.0, 3.0]), "prod")
+    tensor([6., 1.])
+    """
+    d, full, red = _index_reduce_args(input, dim, index, source, reduce, "index_reduce")
+    r = input.scatter_reduce(d, full, source, red, include_self=include_self)
+    return r if out is None else out.resize_(r.shape).copy_(r)
+
+
+def _index_reduce_method(self, dim, index, source, reduce, include_self):
+    return _index_reduce(self, dim, index, source, reduce, include_self, None)
+
+
+def _index_reduce_inplace(self, dim, index, source, reduce, include_self):
+    """In-place ``index_reduce``."""
+    d, full, red = _index_reduce_args(self, dim, index, source, reduce, "index_reduce_")
+    return self.scatter_reduce_(d, full, source, red, include_self=include_self)
+
+
+_IR_SIG = "dim, index, source, reduce, *, include_self=True"
+public("index_reduce", f"input, {_IR_SIG}, out=None", _index_reduce, relevant=("input", "index", "source"))
+public("index_reduce", f"self, {_IR_SIG}", _index_reduce_method, relevant=("self", "index", "source"), module="Tensor")
+public("index_reduce_", f"self, {_IR_SIG}", _index_reduce_inplace, relevant=("self", "index", "source"), module="Tensor")

@@ -81,3 +81,31 @@ def test_version_types_and_functional_paths():
     assert numtorch.version.cuda is None and numtorch.torch_version.TorchVersion("2.1.0") > (1, 13, 1)
     assert numtorch.functional.einsum is numtorch.einsum and "einsum" in dir(numtorch.functional)
     assert numtorch.types.Number is not None and numtorch.SymInt in numtorch.types.py_sym_types
+
+
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
+def test_index_reduce_matches_a_numpy_loop_and_differentiates(reduce):
+    rng = np.random.default_rng(0)
+    x, src, idx = rng.standard_normal((3, 2)), rng.standard_normal((4, 2)), np.array([0, 2, 0, 2])
+    for include_self in (True, False):
+        want = x.copy()
+        fn = {"prod": np.prod, "mean": np.mean, "amax": np.max, "amin": np.min}[reduce]
+        for row in set(idx.tolist()):
+            vals = list(src[idx == row]) + ([x[row]] if include_self else [])
+            want[row] = fn(np.stack(vals), axis=0)
+        got = numtorch.tensor(x).index_reduce(0, numtorch.tensor(idx), numtorch.tensor(src), reduce, include_self=include_self)
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+    a, s = numtorch.tensor(x, requires_grad=True), numtorch.tensor(src, requires_grad=True)
+    assert gradcheck(lambda p, q: numtorch.index_reduce(p, 0, numtorch.tensor(idx), q, reduce), (a, s))
+
+
+def test_index_reduce_errors_and_in_place():
+    x = numtorch.ones(3, 2)
+    with pytest.raises(RuntimeError, match="Expected reduce to be one of prod, mean, amax or amin but got sum."):
+        x.index_reduce(0, numtorch.tensor([0]), numtorch.ones(1, 2), "sum")
+    with pytest.raises(RuntimeError, match=r"Number of indices \(1\) should be equal to source.size\(dim\): \(2\), for dim: 0"):
+        x.index_reduce(0, numtorch.tensor([0]), numtorch.ones(2, 2), "prod")
+    with pytest.raises(IndexError, match="index out of range in self"):
+        x.index_reduce(0, numtorch.tensor([5]), numtorch.ones(1, 2), "prod")
+    assert x.index_reduce_(0, numtorch.tensor([1]), numtorch.full((1, 2), 3.0), "amax") is x
+    assert x.tolist() == [[1.0, 1.0], [3.0, 3.0], [1.0, 1.0]]
