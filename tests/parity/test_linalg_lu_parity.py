@@ -79,3 +79,15 @@ def test_eig_values_and_gradients_match_torch():
         outs.append([w.detach().numpy(), np.abs(v.detach().numpy()), g.numpy()])
     for x, y in zip(*outs):
         np.testing.assert_allclose(x, y, rtol=1e-9, atol=1e-12)
+
+
+def test_geqrf_householder_and_ormqr_match_torch():
+    a = np.random.default_rng(6).standard_normal((5, 3))
+    c = np.random.default_rng(7).standard_normal((5, 2))
+    outs = []
+    for lib in (numtorch, torch):
+        h, tau = lib.geqrf(lib.tensor(a))
+        outs.append([h.numpy(), tau.numpy(), lib.linalg.householder_product(h, tau).numpy(),
+                     lib.ormqr(h, tau, lib.tensor(c), True, True).numpy()])  # fmt: skip
+    for x, y in zip(*outs):
+        np.testing.assert_allclose(x, y, rtol=1e-12, atol=1e-13)
