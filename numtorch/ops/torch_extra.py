@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype as D
+from .. import return_types
 from .._tensor import Tensor, _make
 from ._registry import body_of, public
 
@@ -319,3 +320,106 @@ _IR_SIG = "dim, index, source, reduce, *, include_self=True"
 public("index_reduce", f"input, {_IR_SIG}, out=None", _index_reduce, relevant=("input", "index", "source"))
 public("index_reduce", f"self, {_IR_SIG}", _index_reduce_method, relevant=("self", "index", "source"), module="Tensor")
 public("index_reduce_", f"self, {_IR_SIG}", _index_reduce_inplace, relevant=("self", "index", "source"), module="Tensor")
+
+
+# ---- legacy linalg spellings: qr, triangular_solve ---------------------------------------------
+def _qr(input, some, out):
+    """Legacy ``torch.qr``: ``linalg.qr`` with ``mode='reduced'`` (``some``) or ``'complete'``.
+
+    >>> numtorch.qr(numtorch.ones(3, 2), some=False).Q.shape
+    torch.Size([3, 3])
+    """
+    nt = _nt()
+    Q, R = nt.linalg.qr(input, "reduced" if some else "complete")
+    res = return_types.register("qr", ("Q", "R"))(Q, R)
+    if out is not None:
+        for o, r in zip(out, res):
+            o.resize_(r.shape).copy_(r)
+        return type(res)(*out)
+    return res
+
+
+def _qr_method(self, some):
+    return _qr(self, some, None)
+
+
+def _triangular_solve(input, A, upper, transpose, unitriangular, out):
+    """Legacy ``torch.triangular_solve(b, A)``: the solution of ``op(A) X = b`` with ``op`` the
+    transpose when ``transpose``, and a copy of ``A``.
+
+    >>> numtorch.triangular_solve(numtorch.tensor([[3.0], [4.0]]), numtorch.tensor([[2.0, 1.0], [0.0, 4.0]])).solution
+    tensor([[1.],
+            [1.]])
+    """
+    nt = _nt()
+    M = A.mT if transpose else A
+    X = nt.linalg.solve_triangular(M, input, upper=upper != bool(transpose), unitriangular=unitriangular)
+    res = return_types.register("triangular_solve", ("solution", "cloned_coefficient"))(X, A.clone())
+    if out is not None:
+        for o, r in zip(out, res):
+            o.resize_(r.shape).copy_(r)
+        return type(res)(*out)
+    return res
+
+
+def _triangular_solve_method(self, A, upper, transpose, unitriangular):
+    return _triangular_solve(self, A, upper, transpose, unitriangular, None)
+
+
+public("qr", "input, some=True, *, out=None", _qr)
+public("qr", "self, some=True", _qr_method, relevant=("self",), module="Tensor")
+public("triangular_solve", "input, A, upper=True, transpose=False, unitriangular=False, *, out=None", _triangular_solve,
+       relevant=("input", "A"))  # fmt: skip
+public("triangular_solve", "self, A, upper=True, transpose=False, unitriangular=False", _triangular_solve_method,
+       relevant=("self", "A"), module="Tensor")  # fmt: skip
+
+
+# ---- conv_tbc, grid_sampler_2d/3d -----------------------------------------------------------------
+def _conv_tbc(input, weight, bias, pad):
+    """1-d convolution on (time, batch, channel) input with a (width, in, out) weight, as
+    ``torch.conv_tbc`` (fairseq's layout).
+
+    >>> numtorch.conv_tbc(numtorch.ones(5, 2, 3), numtorch.ones(3, 3, 4), numtorch.zeros(4), 1).shape
+    torch.Size([5, 2, 4])
+    """
+    nt = _nt()
+    if input.ndim != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if weight.ndim != 3:
+        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, out_channels.")
+    if bias.ndim != 1:
+        raise RuntimeError("Bias must be 1-D")
+    if input.shape[2] != weight.shape[1]:
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if weight.shape[2] != bias.shape[0]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    y = nt.nn.functional.conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, 1, pad)
+    return y.permute(2, 0, 1)
+
+
+public("conv_tbc", "input, weight, bias, pad=0", _conv_tbc, relevant=("input", "weight", "bias"))
+public("conv_tbc", "input, weight, bias, pad=0", _conv_tbc, relevant=("input", "weight", "bias"),
+       module="torch.nn.functional")  # fmt: skip
+
+
+def _grid_sampler_nd(input, grid, interpolation_mode, padding_mode, align_corners, nd):
+    if input.ndim != nd or grid.ndim != nd:
+        raise RuntimeError(f"grid_sampler(): expected {nd}D input and grid with same number of dimensions, but got "
+                           f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")  # fmt: skip
+    return _nt().grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def _grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
+    """``grid_sampler`` for 4-d input (``interpolation_mode`` 0 bilinear, 1 nearest, 2 bicubic;
+    ``padding_mode`` 0 zeros, 1 border, 2 reflection)."""
+    return _grid_sampler_nd(input, grid, interpolation_mode, padding_mode, align_corners, 4)
+
+
+def _grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners):
+    """``grid_sampler`` for 5-d input (volumetric)."""
+    return _grid_sampler_nd(input, grid, interpolation_mode, padding_mode, align_corners, 5)
+
+
+_GS_SIG = "input, grid, interpolation_mode, padding_mode, align_corners"
+public("grid_sampler_2d", _GS_SIG, _grid_sampler_2d, relevant=("input", "grid"))
+public("grid_sampler_3d", _GS_SIG, _grid_sampler_3d, relevant=("input", "grid"))

@@ -109,3 +109,30 @@ def test_index_reduce_errors_and_in_place():
         x.index_reduce(0, numtorch.tensor([5]), numtorch.ones(1, 2), "prod")
     assert x.index_reduce_(0, numtorch.tensor([1]), numtorch.full((1, 2), 3.0), "amax") is x
     assert x.tolist() == [[1.0, 1.0], [3.0, 3.0], [1.0, 1.0]]
+
+
+def test_legacy_qr_and_triangular_solve():
+    a = np.random.default_rng(1).standard_normal((4, 3))
+    Q, R = numtorch.qr(numtorch.tensor(a))
+    np.testing.assert_allclose((Q @ R).numpy(), a, atol=1e-13)
+    assert numtorch.tensor(a).qr(some=False).Q.shape == (4, 4)
+    A = numtorch.tensor([[2.0, 1.0], [0.0, 4.0]], dtype=F64, requires_grad=True)
+    b = numtorch.tensor([[3.0], [4.0]], dtype=F64, requires_grad=True)
+    x, coeff = numtorch.triangular_solve(b, A, transpose=True)
+    np.testing.assert_allclose(x.detach().numpy(), np.linalg.solve(np.triu(A.detach().numpy()).T, b.detach().numpy()))
+    assert coeff.tolist() == A.tolist() and coeff.data_ptr() != A.data_ptr()
+    assert gradcheck(lambda p, q: numtorch.triangular_solve(q, p, upper=False).solution, (A, b))
+
+
+def test_conv_tbc_and_grid_sampler_spellings():
+    rng = np.random.default_rng(2)
+    x, w, bias = rng.standard_normal((5, 2, 3)), rng.standard_normal((3, 3, 4)), rng.standard_normal(4)
+    xp = np.pad(x, ((1, 1), (0, 0), (0, 0)))
+    want = np.stack([np.einsum("kbi,kio->bo", xp[t:t + 3], w) for t in range(5)]) + bias
+    got = numtorch.conv_tbc(numtorch.tensor(x), numtorch.tensor(w), numtorch.tensor(bias), 1)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+    assert numtorch.nn.functional.conv_tbc is not None
+    inp, grid = numtorch.rand(1, 1, 3, 3), numtorch.rand(1, 2, 2, 2) * 2 - 1
+    assert numtorch.grid_sampler_2d(inp, grid, 0, 0, False).equal(numtorch.grid_sampler(inp, grid, 0, 0, False))
+    with pytest.raises(RuntimeError, match="expected 5D input and grid with same number of dimensions"):
+        numtorch.grid_sampler_3d(inp, grid, 0, 0, False)
