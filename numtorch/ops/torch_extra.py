@@ -423,3 +423,65 @@ def _grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corner
 _GS_SIG = "input, grid, interpolation_mode, padding_mode, align_corners"
 public("grid_sampler_2d", _GS_SIG, _grid_sampler_2d, relevant=("input", "grid"))
 public("grid_sampler_3d", _GS_SIG, _grid_sampler_3d, relevant=("input", "grid"))
+
+
+# ---- segment_reduce, histogramdd ---------------------------------------------------------------
+_SEG_EMPTY = {"sum": 0.0, "mean": math.nan, "max": -math.inf, "min": math.inf, "prod": 1.0}
+
+
+def _segment_reduce(data, reduce, lengths, indices, offsets, axis, unsafe, initial):
+    """Reduce consecutive segments of ``data`` along ``axis`` (sizes ``lengths`` or boundaries
+    ``offsets``) by sum, mean, max, min or prod, as ``torch.segment_reduce``.
+
+    >>> numtorch.segment_reduce(numtorch.tensor([1.0, 2.0, 3.0]), "sum", lengths=numtorch.tensor([2, 1]))
+    tensor([3., 3.])
+    """
+    nt = _nt()
+    if reduce not in _SEG_EMPTY:
+        raise RuntimeError(f"segment_reduce(): reduction {reduce} not supported")
+    if lengths is None and offsets is None:
+        raise RuntimeError("segment_reduce(): Either lengths or offsets must be defined")
+    if lengths is None:
+        lengths = offsets[1:] - offsets[:-1]
+    if lengths.ndim != 1 or axis not in (0, -data.ndim):
+        raise NotImplementedError("segment_reduce: only 1-d lengths (axis 0) are supported")
+    if not unsafe and int(lengths.sum()) != data.shape[0]:
+        raise RuntimeError("segment_reduce(): Expected all rows of lengths along axis to sum to "
+                           "data.size(lengths.dim()-1) when !unsafe.")  # fmt: skip
+    seg = nt.arange(lengths.shape[0]).repeat_interleave(lengths.to(D.int64))
+    idx = seg.reshape(-1, *([1] * (data.ndim - 1))).expand(*data.shape)
+    if reduce == "mean":  # PyTorch: (sum + initial) / length, the initial not counted
+        base = nt.full((lengths.shape[0],) + tuple(data.shape[1:]), 0.0 if initial is None else initial, dtype=data.dtype)
+        total = base.scatter_reduce(0, idx, data, "sum", include_self=True)
+        n = lengths.to(data.dtype).reshape(-1, *([1] * (data.ndim - 1)))
+        return total / (n if initial is None else n.clamp(min=1))
+    fill = _SEG_EMPTY[reduce] if initial is None else initial
+    base = nt.full((lengths.shape[0],) + tuple(data.shape[1:]), fill, dtype=data.dtype)
+    red = {"max": "amax", "min": "amin"}.get(reduce, reduce)
+    return base.scatter_reduce(0, idx, data, red, include_self=initial is not None)
+
+
+public("segment_reduce", "data, reduce, *, lengths=None, indices=None, offsets=None, axis=0, unsafe=False, initial=None",
+       _segment_reduce, relevant=("data",))  # fmt: skip
+
+
+def _histogramdd(input, bins, range, weight, density):
+    """The histogram of the points in the rows of ``input`` (N, D) over a D-dimensional grid of
+    bins, as ``torch.histogramdd``: ``(hist, bin_edges)`` (counted by NumPy's histogramdd).
+
+    >>> numtorch.histogramdd(numtorch.tensor([[0.0, 0.0], [1.0, 1.0]]), bins=[2, 2]).hist
+    tensor([[1., 0.],
+            [0., 1.]])
+    """
+    pts = input._data.reshape(-1, input.shape[-1]).astype(np.float64)
+    d = pts.shape[1]
+    edges_in = [b._data for b in bins] if isinstance(bins, (list, tuple)) and bins and isinstance(bins[0], Tensor) else bins
+    rng = None if range is None else [(float(range[2 * i]), float(range[2 * i + 1])) for i in np.arange(d)]
+    w = None if weight is None else weight._data.reshape(-1).astype(np.float64)
+    hist, edges = np.histogramdd(pts, bins=edges_in, range=rng, weights=w, density=density)
+    kind = return_types.register("histogramdd", ("hist", "bin_edges"))
+    dt = input._dtype
+    return kind(_make(hist.astype(dt.np), dt), tuple(_make(e.astype(dt.np), dt) for e in edges))
+
+
+public("histogramdd", "input, bins, *, range=None, weight=None, density=False", _histogramdd, relevant=("input",))

@@ -136,3 +136,29 @@ def test_conv_tbc_and_grid_sampler_spellings():
     assert numtorch.grid_sampler_2d(inp, grid, 0, 0, False).equal(numtorch.grid_sampler(inp, grid, 0, 0, False))
     with pytest.raises(RuntimeError, match="expected 5D input and grid with same number of dimensions"):
         numtorch.grid_sampler_3d(inp, grid, 0, 0, False)
+
+
+@pytest.mark.parametrize("reduce, plain, with_initial", [
+    ("sum", [3.0, 0.0, 12.0, 6.0], [3.5, 0.5, 12.5, 6.5]),
+    ("mean", [1.5, float("nan"), 4.0, 6.0], [1.75, 0.5, 12.5 / 3, 6.5]),
+    ("max", [2.0, -float("inf"), 5.0, 6.0], [2.0, 0.5, 5.0, 6.0]),
+    ("min", [1.0, float("inf"), 3.0, 6.0], [0.5, 0.5, 0.5, 0.5]),
+    ("prod", [2.0, 1.0, 60.0, 6.0], [1.0, 0.5, 30.0, 3.0]),
+])  # fmt: skip
+def test_segment_reduce_values_as_pytorch(reduce, plain, with_initial):
+    d, lengths = numtorch.tensor([1.0, 2, 3, 4, 5, 6], dtype=F64), numtorch.tensor([2, 0, 3, 1])
+    np.testing.assert_allclose(numtorch.segment_reduce(d, reduce, lengths=lengths).numpy(), plain)
+    np.testing.assert_allclose(numtorch.segment_reduce(d, reduce, lengths=lengths, initial=0.5).numpy(), with_initial)
+    x = d.clone().requires_grad_()
+    assert gradcheck(lambda v: numtorch.segment_reduce(v, reduce, offsets=numtorch.tensor([0, 2, 5, 6])), (x,))
+
+
+def test_segment_reduce_errors_and_histogramdd():
+    with pytest.raises(RuntimeError, match="Expected all rows of lengths along axis to sum to data.size"):
+        numtorch.segment_reduce(numtorch.ones(6), "sum", lengths=numtorch.tensor([2, 2]))
+    pts = np.array([[0.0, 0], [1, 1], [2, 0]])
+    h = numtorch.histogramdd(numtorch.tensor(pts), bins=[2, 2], weight=numtorch.tensor([1.0, 2, 3], dtype=F64), density=True)
+    want, edges = np.histogramdd(pts, bins=[2, 2], weights=[1.0, 2, 3], density=True)
+    np.testing.assert_allclose(h.hist.numpy(), want)
+    assert [e.tolist() for e in h.bin_edges] == [e.tolist() for e in edges]
+    assert numtorch.histogramdd(numtorch.tensor(pts), bins=3, range=[0.0, 2, 0, 1]).hist.shape == (3, 3)
