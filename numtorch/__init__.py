@@ -69,6 +69,8 @@ from ._serialization import load, save  # noqa: E402
 from . import library  # noqa: E402
 from ._tags import Tag  # noqa: E402
 
+from . import _spectral, _torch_extra  # noqa: E402,F401 - public bodies over the public API
+
 ops.shape.views.install_fast_paths()
 _BY_MODULE = _api.install(Tensor)
 from . import _linalg_utils, _tensor_legacy, _tensor_tf  # noqa: E402

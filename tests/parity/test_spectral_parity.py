@@ -1,4 +1,4 @@
-"""numtorch/ops/spectral.py against torch.stft / torch.istft: the same defaults, shapes and values."""
+"""numtorch/_spectral.py against torch.stft / torch.istft: the same defaults, shapes and values."""
 
 from __future__ import annotations
 

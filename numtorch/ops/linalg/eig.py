@@ -10,7 +10,7 @@ from ... import _factory_utils as F
 from ... import return_types
 from ..._dispatch import dispatch
 from ..._tensor import _make
-from .._registry import OPS, defop, public
+from .._registry import OPS, body_of, defop, public
 from .solve import _square
 
 _EIG = return_types.register("linalg_eig", ("eigenvalues", "eigenvectors"))
@@ -33,24 +33,26 @@ def _eig_cpu(A):
     return _make(np.ascontiguousarray(w, ct.np), ct), _make(np.ascontiguousarray(v.reshape(a.shape[:-2] + (n, n)), ct.np), ct)
 
 
+def _diag_embed(d):
+    return body_of("diag_embed")(d, 0, -2, -1)
+
+
 def _eig_backward(grads, self, results):
     # gA = V^-H (diag(gL) + (V^H gV - V^H V diag(Re diag(V^H gV))) / E^*) V^H, E_ij = L_j - L_i
     # (off the diagonal; the diagonal is gL)
-    import numtorch as nt
-
     gL, gV = grads
     L, V = results
     Vh = V.mH
     if gV is None:
-        inner = nt.diag_embed(gL)
+        inner = _diag_embed(gL)
     else:
         VhgV = Vh.matmul(gV)
         n = L.shape[-1]
         Lc = L.conj()
-        E = Lc.unsqueeze(-2) - Lc.unsqueeze(-1) + nt.eye(n, dtype=L.dtype)
+        E = Lc.unsqueeze(-2) - Lc.unsqueeze(-1) + _make(np.eye(n, dtype=L._dtype.np), L._dtype)
         inner = (VhgV - Vh.matmul(V * VhgV.diagonal(0, -2, -1).real.unsqueeze(-2))) / E
         if gL is not None:
-            inner = inner - nt.diag_embed(inner.diagonal(0, -2, -1)) + nt.diag_embed(gL)
+            inner = inner - _diag_embed(inner.diagonal(0, -2, -1)) + _diag_embed(gL)
     gA = dispatch(OPS["aten::linalg_solve"], [Vh, inner.matmul(Vh), True])
     return gA if self.is_complex() else gA.real
 

@@ -37,13 +37,12 @@ _GEQRF_OP = defop("geqrf(Tensor self) -> (Tensor a, Tensor tau)", cpu=_geqrf_cpu
 
 def _full_q(A, tau):
     """Q = H_1 ... H_k (m x m), H_i = I - tau_i v_i v_i^H with v_i = e_i + A[i+1:, i]."""
-    import numtorch as nt
-
     m = A.shape[-2]
-    Q = nt.eye(m, dtype=A.dtype).expand(*A.shape[:-2], m, m)
+    eye = _make(np.eye(m, dtype=A._dtype.np), A._dtype)
+    Q = eye.expand(*A.shape[:-2], m, m)
     below = A.tril(-1)
     for i in range(tau.shape[-1]):
-        v = below[..., :, i] + nt.eye(m, dtype=A.dtype)[i]
+        v = below[..., :, i] + eye[i]
         Qv = Q.matmul(v.unsqueeze(-1))
         Q = Q - (tau[..., i, None, None] * Qv).matmul(v.conj().unsqueeze(-2))
     return Q

@@ -13,7 +13,7 @@ from ... import return_types
 from ..._dispatch import dispatch
 from ..._tensor import _make
 from ...kernels import lazy
-from .._registry import OPS, defop, public
+from .._registry import OPS, body_of, defop, public
 from .core import LinAlgError
 
 _K = lazy("numtorch.kernels.cpu.linalg")
@@ -58,7 +58,6 @@ def _lu_factor_ex_cpu(A, pivot=True, check_errors=False):
 def _lu_backward(gL, gU, P, L, U, m, n):
     """PyTorch's linalg_lu_backward: Note [Square, wide and tall LU derivatives] in its
     FunctionsManual.cpp (the three cases differ in which factor has the extra rows/columns)."""
-    nt = _nt()
     k = min(m, n)
     if m == n:
         g = L.mH.matmul(gL).tril(-1) + gU.matmul(U.mH).triu()
@@ -68,13 +67,13 @@ def _lu_backward(gL, gU, P, L, U, m, n):
         U1, gU1, gU2 = U[..., :, :k], gU[..., :, :k], gU[..., :, k:]
         g = L.mH.matmul(gL) - gU.triu().matmul(U.mH)
         g = _stri(U1.mH, g.tril(-1), False, left=False)
-        g = nt.cat([g + gU1.triu(), gU2], -1)
+        g = _cat([g + gU1.triu(), gU2], -1)
         g = _stri(L.mH, g, True, left=True, unit=True)
     else:
         L1, gL1, gL2 = L[..., :k, :], gL[..., :k, :], gL[..., k:, :]
         g = gU.matmul(U.mH) - L.mH.matmul(gL.tril(-1))
         g = _stri(L1.mH, g.triu(), True, left=True, unit=True)
-        g = nt.cat([g + gL1.tril(-1), gL2], -2)
+        g = _cat([g + gL1.tril(-1), gL2], -2)
         g = _stri(U.mH, g, False, left=False)
     return P.matmul(g)
 
@@ -94,10 +93,12 @@ _LUFX_OP = defop("linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_e
                  backward={"A": _lu_factor_ex_backward})  # fmt: skip
 
 
-def _nt():
-    import numtorch
+def _eye(m, k, dt):
+    return _make(np.eye(m, k, dtype=dt.np), dt)
 
-    return numtorch
+
+def _cat(ts, dim):
+    return body_of("cat")(ts, dim, None)
 
 
 def _perm_matrix(piv, m, dtype):
@@ -118,15 +119,14 @@ def _perm_matrix(piv, m, dtype):
 
 
 def _unpack(LU, pivots, unpack_data=True, unpack_pivots=True):
-    nt = _nt()
     m, n = LU.shape[-2:]
     k = min(m, n)
     if unpack_data:
-        L = LU[..., :, :k].tril(-1) + nt.eye(m, k, dtype=LU.dtype)
+        L = LU[..., :, :k].tril(-1) + _eye(m, k, LU._dtype)
         U = LU[..., :k, :].triu()
     else:
-        L = U = nt.empty(0, dtype=LU.dtype)
-    P = _perm_matrix(pivots, m, LU._dtype) if unpack_pivots else nt.empty(0, dtype=LU.dtype)
+        L = U = _make(np.empty(0, LU._dtype.np), LU._dtype)
+    P = _perm_matrix(pivots, m, LU._dtype) if unpack_pivots else _make(np.empty(0, LU._dtype.np), LU._dtype)
     return P, L, U
 
 

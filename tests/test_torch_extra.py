@@ -1,4 +1,4 @@
-"""numtorch/ops/torch_extra.py, numtorch/version.py, torch_version.py, types.py, functional.py:
+"""numtorch/_torch_extra.py, numtorch/version.py, torch_version.py, types.py, functional.py:
 values against NumPy, gradients by gradcheck, errors with PyTorch's text."""
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ PyTorch's defaults, shapes and errors (torch/functional.py)."""
 
 from __future__ import annotations
 
-from ._registry import public
+from .ops._registry import public
 
 
 def _nt():

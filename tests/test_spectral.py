@@ -1,4 +1,4 @@
-"""numtorch/ops/spectral.py: stft against a NumPy framing + rfft, istft inverts it, gradients
+"""numtorch/_spectral.py: stft against a NumPy framing + rfft, istft inverts it, gradients
 by gradcheck, PyTorch's errors."""
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 gradients are those ops'): ``range`` (deprecated), ``asarray``, ``frombuffer``,
 ``empty_permuted``, ``nonzero_static``, ``frobenius_norm``, ``norm_except_dim``,
 ``native_dropout``, the ``torch.adaptive_{avg,max}_pool1d``, ``rrelu_`` and ``i0_`` spellings
-and ``Tensor.prelu``. Imported after every area, so any op may be used."""
+and ``Tensor.prelu``. Public bodies over the public API (not op declarations: Note [Composite bodies are below the
+Python API]), so they live outside numtorch/ops; imported before the bindings are installed."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ import warnings
 
 import numpy as np
 
-from .. import _dtype as D
-from .. import return_types
-from .._tensor import Tensor, _make
-from ._registry import body_of, public
+from . import _dtype as D
+from . import return_types
+from ._tensor import Tensor, _make
+from .ops._registry import body_of, public
 
 
 def _nt():
@@ -289,7 +290,7 @@ def _index_reduce_args(self, dim, index, source, reduce, name):
 
 
 def _cname(t):
-    from .. import _factory_utils as FU
+    from . import _factory_utils as FU
 
     return FU.cname(t._dtype)
 
