@@ -69,9 +69,14 @@ from ._serialization import load, save  # noqa: E402
 from . import library  # noqa: E402
 from ._tags import Tag  # noqa: E402
 
+from . import _spectral, _torch_extra  # noqa: E402,F401 - public bodies over the public API
+
 ops.shape.views.install_fast_paths()
 _BY_MODULE = _api.install(Tensor)
-from . import _tensor_tf  # noqa: E402
+from . import _linalg_utils, _tensor_legacy, _tensor_tf  # noqa: E402
+
+_tensor_legacy.install(Tensor)
+_linalg_utils.install(Tensor)
 
 _tensor_tf.install(Tensor)
 for _mod, _fns in _BY_MODULE.items():
@@ -85,3 +90,24 @@ from .func import vmap  # noqa: E402
 
 from . import _logging, compiler  # noqa: E402
 from ._compile import compile  # noqa: E402,A001
+
+# torch's top-level odds and ends: build flags, deprecated setters, symbolic-shape helpers,
+# storages, the removed pre-1.9 linalg functions
+from . import cpu, functional, storage, torch_version, types, version  # noqa: E402
+from ._globals import (  # noqa: E402
+    TYPE_CHECKING, USE_GLOBAL_DEPS, USE_RTLD_GLOBAL_WITH_LIBTORCH, cond, get_autocast_cpu_dtype,
+    get_autocast_gpu_dtype, get_device_module, get_file_path, has_lapack, has_mkl, has_openmp, has_spectral,
+    init_num_threads, is_autocast_cpu_enabled, set_autocast_cpu_dtype, set_autocast_cpu_enabled,
+    set_autocast_gpu_dtype, set_default_tensor_type, set_flush_denormal, while_loop,
+)  # fmt: skip
+from ._linalg_utils import eig, lstsq, matrix_rank, solve, symeig  # noqa: E402
+from ._sym import (  # noqa: E402
+    SymBool, SymFloat, SymInt, sym_constrain_range, sym_constrain_range_for_size, sym_float, sym_fresh_size,
+    sym_int, sym_ite, sym_max, sym_min, sym_not, sym_sqrt, sym_sum,
+)  # fmt: skip
+from .storage import (  # noqa: E402
+    BoolStorage, ByteStorage, CharStorage, ComplexDoubleStorage, ComplexFloatStorage, DoubleStorage, FloatStorage,
+    HalfStorage, IntStorage, LongStorage, ShortStorage, TypedStorage, UntypedStorage, is_storage,
+)  # fmt: skip
+
+Storage = FloatStorage  # torch.Storage is the default dtype's legacy storage class

@@ -25,6 +25,12 @@ from . import (  # noqa: E402 - torch's per-family import paths
     bernoulli, beta, binomial, categorical, dirichlet, exp_family, exponential, gamma, laplace, log_normal,
     mixture_same_family, multivariate_normal, normal, one_hot_categorical, poisson, relaxed_categorical, uniform,
 )  # fmt: skip
+from ._extra import ContinuousBernoulli, FisherSnedecor, GeneralizedPareto, LogisticNormal, VonMises  # noqa: E402
+from . import (  # noqa: E402
+    continuous_bernoulli, fishersnedecor, generalized_pareto, logistic_normal, von_mises,
+    cauchy, chi2, geometric, gumbel, half_cauchy, half_normal, inverse_gamma, kumaraswamy, multinomial,
+    negative_binomial, pareto, relaxed_bernoulli, studentT, weibull,
+)  # fmt: skip
 from .constraint_registry import biject_to, transform_to
 from .distribution import Distribution, ExponentialFamily
 from .independent import Independent
@@ -33,7 +39,8 @@ from .transformed_distribution import TransformedDistribution
 from .transforms import (
     AbsTransform, AffineTransform, ComposeTransform, ExpTransform, IndependentTransform, PowerTransform,
     SigmoidTransform, SoftmaxTransform, SoftplusTransform, StickBreakingTransform, TanhTransform, Transform,
-    identity_transform,
+    identity_transform, CatTransform, CorrCholeskyTransform, CumulativeDistributionTransform, LowerCholeskyTransform,
+    PositiveDefiniteTransform, ReshapeTransform, StackTransform,
 )  # fmt: skip
 
 __all__ = [
@@ -46,4 +53,6 @@ __all__ = [
     "kl_divergence", "register_kl", "transform_to", "transforms", "Cauchy", "Chi2", "Geometric", "Gumbel",
     "HalfCauchy", "HalfNormal", "InverseGamma", "Kumaraswamy", "LogitRelaxedBernoulli", "Multinomial",
     "NegativeBinomial", "OneHotCategoricalStraightThrough", "Pareto", "RelaxedBernoulli", "StudentT", "Weibull",
+    "CatTransform", "CorrCholeskyTransform", "CumulativeDistributionTransform", "LowerCholeskyTransform",
+    "PositiveDefiniteTransform", "ReshapeTransform", "StackTransform", "ContinuousBernoulli", "FisherSnedecor", "GeneralizedPareto", "LogisticNormal", "VonMises",
 ]  # fmt: skip

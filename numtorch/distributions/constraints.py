@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 __all__ = [
-    "Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property", "greater_than",
+    "Constraint", "MixtureSameFamilyConstraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property", "greater_than",
     "greater_than_eq", "half_open_interval", "independent", "integer_interval", "interval", "is_dependent",
     "less_than", "lower_cholesky", "lower_triangular", "multinomial", "nonnegative", "nonnegative_integer",
     "one_hot", "positive", "positive_definite", "positive_integer", "positive_semidefinite", "real",
@@ -290,6 +290,35 @@ class _Stack(Constraint):
     def check(self, value):
         nt = _nt()
         return nt.stack([c.check(value.select(self.dim, i)) for i, c in enumerate(self.cseq)], self.dim)
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """A component distribution's support seen from MixtureSameFamily: a value is valid when it
+    is valid for every component (checked with a component dim inserted before the event)."""
+
+    def __init__(self, base_constraint):
+        if not isinstance(base_constraint, Constraint):
+            raise AssertionError(f"base_constraint must be a Constraint, got {type(base_constraint).__name__}")
+        self.base_constraint = base_constraint
+        super().__init__()
+
+    @property
+    def is_discrete(self):
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self):
+        return self.base_constraint.event_dim
+
+    def check(self, value):
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        if value.dim() < self.event_dim:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
+        keep = value.dim() - self.event_dim
+        return result.reshape(tuple(result.shape[:keep]) + (-1,)).all(-1)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}({self.base_constraint!r})"
 
 
 dependent = _Dependent()

@@ -11,7 +11,9 @@ from . import constraints
 __all__ = [
     "AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform",
     "PowerTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform",
-    "TanhTransform", "Transform", "identity_transform",
+    "TanhTransform", "Transform", "identity_transform", "CatTransform", "CorrCholeskyTransform",
+    "CumulativeDistributionTransform", "LowerCholeskyTransform", "PositiveDefiniteTransform", "ReshapeTransform",
+    "StackTransform",
 ]  # fmt: skip
 
 
@@ -207,6 +209,16 @@ class ComposeTransform(Transform):
         for part in self.parts:
             x = part(x)
         return x
+
+    def forward_shape(self, shape):
+        for part in self.parts:
+            shape = part.forward_shape(shape)
+        return shape
+
+    def inverse_shape(self, shape):
+        for part in reversed(self.parts):
+            shape = part.inverse_shape(shape)
+        return shape
 
     def log_abs_det_jacobian(self, x, y):
         nt = _nt()
@@ -524,3 +536,9 @@ class StickBreakingTransform(Transform):
 
     def inverse_shape(self, shape):
         return shape[:-1] + (shape[-1] - 1,)
+
+
+from ._transforms_extra import (  # noqa: E402 - they subclass Transform, defined above
+    CatTransform, CorrCholeskyTransform, CumulativeDistributionTransform, LowerCholeskyTransform,
+    PositiveDefiniteTransform, ReshapeTransform, StackTransform,
+)  # fmt: skip

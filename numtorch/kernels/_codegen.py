@@ -43,6 +43,7 @@ SCALAR_HELPERS = (
     "from numtorch.kernels.cpu.pointwise.scalar import *  # noqa: F403",
     "from numtorch.kernels.cpu.pointwise.special import digamma, erfinv, lgamma, polygamma, zeta  # noqa: F401",
     "from numtorch.kernels.cpu.pointwise.bessel import *  # noqa: F403",
+    "from numtorch.kernels.cpu.pointwise.bessel_jy import *  # noqa: F403",
     "from numtorch.kernels.cpu.pointwise.gauss import *  # noqa: F403",
     "from numtorch.kernels.cpu.pointwise.polynomials import *  # noqa: F403",
     "from numtorch.kernels.cpu.pointwise.cmath99 import (  # noqa: F401",

@@ -19,12 +19,14 @@ from ... import return_types
 from ..._dispatch import dispatch
 from ..._tensor import Tensor, _make, _wrap_dim
 from .._registry import OPS, body_of, defop, public
-from .core import LinAlgError, _cj
+from ...kernels import lazy
+from .core import LinAlgError, _cj, _mH, broadcast_error
 from .solve import _floating, _square, _zero_pivot
 
 _INV_EX = return_types.register("linalg_inv_ex", ("inverse", "info"))
 _CHOL_EX = return_types.register("linalg_cholesky_ex", ("L", "info"))
 _SOLVE_EX = return_types.register("linalg_solve_ex", ("result", "info"))
+_K = lazy("numtorch.kernels.cpu.linalg")
 
 
 def _aten(name):
@@ -264,13 +266,13 @@ def _tensorsolve_fn(A, B, dims, out):
 public("tensorsolve", "A, B, dims=None, *, out=None", _tensorsolve_fn, relevant=("A", "B"), module="torch.linalg", ops=(_TSOLVE,))
 
 
-# ---- solve_triangular ---------------------------------------------------------------------------
-def _solve_triangular(A, B, upper, left=True, unitriangular=False):
+# ---- solve_triangular: substitution (Note [Substitution, not LU, for triangular systems]) ------
+def _solve_triangular_cpu(A, B, upper, left=True, unitriangular=False):
     name = "linalg.solve_triangular"
     if A.ndim < 2 or B.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor {'A' if A.ndim < 2 else 'B'} must have at least 2 dimensions.")
     _square(A, name)
-    _floating(A, name)
+    _floating(A, name, low_precision=False)
     if A._dtype is not B._dtype:
         raise RuntimeError(f"{name}: Expected A and B to have the same dtype, but found A of type {F.cname(A._dtype)} "
                            f"and B of type {F.cname(B._dtype)} instead")  # fmt: skip
@@ -278,16 +280,35 @@ def _solve_triangular(A, B, upper, left=True, unitriangular=False):
     if A.shape[-1] != k:
         eq, (r, c) = ("AX = B", B.shape[-2:]) if left else ("XA = B", B.shape[-2:])
         raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation {eq} ({A.shape[-2]}x{A.shape[-1]} and {r}x{c})")
-    # only the triangle is read, so only it receives a gradient (PyTorch's formula projects too)
-    T = A.triu() if upper else A.tril()
-    if unitriangular:
-        d = T.diagonal(0, -2, -1)
-        T = T - body_of("diag_embed")(d, 0, -2, -1) + body_of("diag_embed")(body_of("ones_like")(d, None, None, None, False, None), 0, -2, -1)
-    return dispatch(_aten("linalg_solve"), [T, B, left])
+    a, b = A._data, B._data
+    if not left:  # X A = B  <=>  A^T X^T = B^T, and A^T has the other triangle
+        a, b, upper = np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2), not upper
+    batch = broadcast_error(a.shape[:-2], b.shape[:-2])
+    n, m = b.shape[-2:]
+    out = np.empty((int(np.prod(batch, dtype=np.int64)), n, m), A._dtype.np)
+    if out.size:
+        ia = np.broadcast_to(np.arange(int(np.prod(a.shape[:-2], dtype=np.int64))).reshape(a.shape[:-2]), batch)
+        ib = np.broadcast_to(np.arange(int(np.prod(b.shape[:-2], dtype=np.int64))).reshape(b.shape[:-2]), batch)
+        a3 = np.ascontiguousarray(a.reshape(-1, n, n))
+        b3 = np.ascontiguousarray(b.reshape(-1, n, m))
+        _K.trsm_left(a3, ia.ravel().astype(np.int64), b3, ib.ravel().astype(np.int64), bool(upper), bool(unitriangular), out)
+    x = out.reshape(batch + (n, m))
+    if not left:
+        x = np.ascontiguousarray(np.swapaxes(x, -1, -2))
+    return _make(x, A._dtype)
+
+
+def _solve_triangular_backward(grad, self, upper, left, unitriangular, result):
+    # the solution's gradient is a solve with A^H (the other triangle); only the read triangle
+    # of A receives one (the diagonal too unless unitriangular)
+    gb = dispatch(_STRI, [_mH(self), grad, not upper, left, unitriangular])
+    ga = -(gb.matmul(_mH(result)) if left else _mH(result).matmul(gb))
+    off = (1 if unitriangular else 0) if upper else (-1 if unitriangular else 0)
+    return (ga.triu(off) if upper else ga.tril(off)), gb
 
 
 _STRI = defop("linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor",
-              composite=_solve_triangular)  # fmt: skip
+              cpu=_solve_triangular_cpu, backward={("self", "B"): _solve_triangular_backward})  # fmt: skip
 
 
 def _solve_triangular_fn(A, B, upper, left, unitriangular, out):
@@ -410,10 +431,15 @@ def _cholesky_ex(A, upper=False, check_errors=False):
     except LinAlgError as e:
         if check_errors:
             raise LinAlgError(str(e).replace("linalg.cholesky:", "linalg.cholesky_ex:", 1)) from None
-    from .decomp import _not_pd_order
-
-    flat = A.reshape(-1, *A.shape[-2:])
-    return _per_matrix(A, lambda i: dispatch(_aten("linalg_cholesky"), [flat[i], upper]), _not_pd_order)
+    # LAPACK's partial factor and info, as PyTorch returns them (no gradient: the factor of a
+    # matrix that is not positive-definite is not a differentiable function of it)
+    a = A._data if not upper else np.conj(np.swapaxes(A._data, -1, -2))
+    n = a.shape[-1]
+    low = np.empty(a.shape, a.dtype)
+    info = _K.cholesky_left_looking(np.ascontiguousarray(a.reshape(-1, n, n)), low.reshape(-1, n, n))
+    if upper:
+        low = np.ascontiguousarray(np.conj(np.swapaxes(low, -1, -2)))
+    return _make(low, A._dtype), _info(tuple(A.shape[:-2]), info)
 
 
 def _solve_ex(A, B, left=True, check_errors=False):

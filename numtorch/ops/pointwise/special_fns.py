@@ -99,6 +99,11 @@ for _n, _e, _show, _what in (
     ("scaled_modified_bessel_k0", "bessel_k0e(self)", "tensor([1.5241, 0.8416])", "exp(x) modified_bessel_k0(x)"),
     ("scaled_modified_bessel_k1", "bessel_k1e(self)", "tensor([2.7310, 1.0335])", "exp(x) modified_bessel_k1(x)"),
     ("spherical_bessel_j0", "spherical_j0(self)", "tensor([0.9589, 0.4546])", "Spherical Bessel function of the first kind of order 0: sin(x) / x"),
+    ("bessel_j0", "bessel_j0(self)", "tensor([0.9385, 0.2239])", "Bessel function of the first kind of order 0"),
+    ("bessel_j1", "bessel_j1(self)", "tensor([0.2423, 0.5767])", "Bessel function of the first kind of order 1"),
+    ("bessel_y0", "bessel_y0(self)", "tensor([-0.4445,  0.5104])", "Bessel function of the second kind of order 0"),
+    ("bessel_y1", "bessel_y1(self)", "tensor([-1.4715, -0.1070])", "Bessel function of the second kind of order 1"),
+    ("airy_ai", "airy_ai(self)", "tensor([0.2317, 0.0349])", "The Airy function Ai"),
 ):  # fmt: skip
     _unary(_n, _e, None, *_ex(_n, _show), _what)
 

@@ -170,3 +170,46 @@ def test_ex_variants_report_failures_in_info():
     out = (numtorch.empty(0, dtype=F64), numtorch.empty(0, dtype=numtorch.int32))
     r = L.inv_ex(_t(np.eye(2)), out=out)
     assert r.inverse is out[0] and r.info is out[1] and out[0].shape == (2, 2)
+
+
+def test_solve_triangular_substitutes_so_special_values_stay_local():
+    # Note [Substitution, not LU, for triangular systems]: PyTorch's (MKL trsm's) values
+    inf = math.inf
+    T = _t([[1.0, 0.0], [inf, 1.0]])
+    assert L.solve_triangular(T, _t([[1.0], [1.0]]), upper=False).tolist() == [[1.0], [-inf]]
+    assert L.solve_triangular(T, _t([[1.0], [1.0]]), upper=True).tolist() == [[1.0], [1.0]]
+    assert L.solve_triangular(T, _t([[0.0, 1.0], [1.0, 1.0]]), upper=False, left=False).tolist() == [[-inf, 1.0], [-inf, 1.0]]
+    x = L.solve_triangular(_t([[2.0, 0, 0], [1, inf, 0], [1, 2, 3]]), _t([[1.0], [1.0], [1.0]]), upper=False)
+    np.testing.assert_allclose(x.numpy(), [[0.5], [0.0], [1 / 6]])
+    z = L.solve_triangular(numtorch.zeros(2, 2), numtorch.ones(2, 2), upper=True)
+    assert z[0].isnan().all() and z[1].isinf().all()
+
+
+def test_solve_triangular_broadcasts_batches_and_second_derivatives():
+    A = _rand(3, 1, 3, 3) + 3 * np.eye(3)
+    B = _rand(2, 3, 2, seed=1)
+    got = L.solve_triangular(_t(A), _t(B), upper=True)
+    assert got.shape == (3, 2, 3, 2)
+    np.testing.assert_allclose(got.numpy(), np.linalg.solve(np.triu(A), B), rtol=1e-10)
+    a, b = _t(A[0, 0], True), _t(B[0], True)
+    assert gradgradcheck(lambda x, y: L.solve_triangular(x, y, upper=False, left=False), (a, b.mT))
+    c = (_rand(3, 3) + 1j * _rand(3, 3, seed=5) + 3 * np.eye(3)).astype(np.complex128)
+    d = (_rand(3, 2, seed=6) + 1j * _rand(3, 2, seed=7)).astype(np.complex128)
+    np.testing.assert_allclose(L.solve_triangular(numtorch.tensor(c), numtorch.tensor(d), upper=False).numpy(),
+                               np.linalg.solve(np.tril(c), d), rtol=1e-10)  # fmt: skip
+    with pytest.raises(RuntimeError, match="linalg.solve_triangular: Expected a floating point or complex tensor as input. Got Long"):
+        L.solve_triangular(numtorch.ones(2, 2, dtype=numtorch.int64), numtorch.ones(2, 2, dtype=numtorch.int64), upper=True)
+
+
+def test_cholesky_ex_returns_lapacks_partial_factor():
+    # PyTorch's values: columns before the failing one factored, the failed pivot on the
+    # diagonal, later columns the input's lower triangle
+    A = _t([[4.0, 2, 1, 0, 1], [2, 5, 0, 1, 0], [1, 0, 0.2, 0, 0], [0, 1, 0, 3, 0], [1, 0, 0, 0, 9]])
+    Lf, info = L.cholesky_ex(A)
+    want = [[2, 0, 0, 0, 0], [1, 2, 0, 0, 0], [0.5, -0.25, -0.1125, 0, 0], [0, 0.5, 0, 3, 0], [0.5, -0.25, 0, 0, 9]]
+    np.testing.assert_allclose(Lf.numpy(), want, atol=1e-15)
+    assert info.item() == 3
+    U, info = L.cholesky_ex(_t([[4.0, 2, 1], [2, -1, 0], [1, 0, 3]]), upper=True)
+    np.testing.assert_allclose(U.numpy(), [[2, 1, 0.5], [0, -2, 0], [0, 0, 3]])
+    Lb, info = L.cholesky_ex(_t(np.stack([np.eye(2), [[-1.0, 5.0], [5.0, 2.0]]])))
+    assert info.tolist() == [0, 1] and Lb[1].tolist() == [[-1.0, 0.0], [5.0, 2.0]]

@@ -175,3 +175,47 @@ for _n, _k in (("chebyshev_polynomial_t", "t"), ("chebyshev_polynomial_u", "u"),
     if _k in ("t", "u", "v", "w"):
         _add(_op(f"special.shifted_{_n}", _shifted(_poly(_k)), binary(0.05, 0.95, 0, 6, fscalar=3.0, iscalar=4), FLOATS,
                  method=False, inplace=False, grad=False, tol=_TOL))  # fmt: skip
+
+
+# ---- Bessel J, Y and Airy Ai: references from their integral and power-series definitions -------
+def _bessel_j(n):
+    # J_n(x) = (1/2pi) int_0^2pi cos(n t - x sin t) dt: the trapezoidal rule on a full period
+    # converges geometrically
+    t = np.linspace(0.0, 2 * np.pi, 256, endpoint=False)
+    return _vec(lambda x: float(np.mean(np.cos(n * t - x * np.sin(t)))))
+
+
+def _simpson(y, h):
+    return h / 3 * (y[0] + y[-1] + 4 * y[1:-1:2].sum() + 2 * y[2:-1:2].sum())
+
+
+def _bessel_y(n):
+    # Y_n(x) = (1/pi) int_0^pi sin(x sin t - n t) dt - (1/pi) int_0^inf (e^{nt} + (-1)^n e^{-nt}) e^{-x sinh t} dt
+    def one(x):
+        t = np.linspace(0.0, np.pi, 4001)
+        first = _simpson(np.sin(x * np.sin(t) - n * t), t[1])
+        u = np.linspace(0.0, math.asinh(60.0 / x), 8001)
+        second = _simpson((np.exp(n * u) + (-1) ** n * np.exp(-n * u)) * np.exp(-x * np.sinh(u)), u[1])
+        return (first - second) / math.pi
+
+    return _vec(one)
+
+
+def _airy_ai1(x):
+    # Ai(x) = c1 f(x) - c2 g(x), f and g the power series of Abramowitz and Stegun 10.4.2-10.4.3
+    c1, c2 = 0.355028053887817239260, 0.258819403792806798405
+    f = g = 0.0
+    tf, tg, k = 1.0, x, 0
+    while k < 200 and (abs(tf) > 1e-18 or abs(tg) > 1e-18):
+        f += tf
+        g += tg
+        tf *= x**3 / ((3 * k + 2) * (3 * k + 3))
+        tg *= x**3 / ((3 * k + 3) * (3 * k + 4))
+        k += 1
+    return c1 * f - c2 * g
+
+
+for _n, _ref, _lo in (("bessel_j0", _bessel_j(0), -9), ("bessel_j1", _bessel_j(1), -9), ("bessel_y0", _bessel_y(0), 0.5),
+                      ("bessel_y1", _bessel_y(1), 0.5), ("airy_ai", _vec(_airy_ai1), -5)):  # fmt: skip
+    _add(_op(f"special.{_n}", _ref, unary(_lo, 9 if _n != "airy_ai" else 5), FLOATS, method=False, inplace=False,
+             grad=False, tol=_TOL))  # fmt: skip

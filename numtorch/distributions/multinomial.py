@@ -1,0 +1,5 @@
+"""``torch.distributions.multinomial``'s import path (the class lives in numtorch/distributions/_more.py)."""
+
+from __future__ import annotations
+
+from ._more import Multinomial  # noqa: F401

@@ -1,0 +1,5 @@
+"""``torch.distributions.pareto``'s import path (the class lives in numtorch/distributions/_more.py)."""
+
+from __future__ import annotations
+
+from ._more import Pareto  # noqa: F401
