@@ -65,10 +65,13 @@ def _hermitian_fill(half: np.ndarray, dims: list, n: int) -> np.ndarray:
         # X[k] for k in [h, n) is conj(X[n - k]) with every other transformed index negated mod size
         src = [slice(None)] * half.ndim
         src[last] = slice(n - h, 0, -1)
+        idx[last] = slice(h, n)
+        if len(dims) == 1:  # written in place: no temporary (a 2**20 fft spent 40% of its time here)
+            np.conjugate(half[tuple(src)], out=full[tuple(idx)])
+            return full
         mirror = np.conj(half[tuple(src)])
         for d in dims[:-1]:
             mirror = np.roll(np.flip(mirror, axis=d), 1, axis=d)
-        idx[last] = slice(h, n)
         full[tuple(idx)] = mirror
     return full
 
