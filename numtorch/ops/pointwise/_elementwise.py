@@ -480,8 +480,9 @@ def run(pw, operands, kparams, out, inplace, compute, result, zero_div=None, kee
         ):
             pw._run_contig(arrays, buf, n, pvals)
         else:
-            with np.errstate(over="ignore"):
-                arrays = [a if isinstance(a, np.ndarray) else pw.scalar_array(i, a, c) for i, a in enumerate(arrays)]
+            if not all(isinstance(a, np.ndarray) for a in arrays):  # np.errstate costs ~1 us
+                with np.errstate(over="ignore"):
+                    arrays = [a if isinstance(a, np.ndarray) else pw.scalar_array(i, a, c) for i, a in enumerate(arrays)]
             pw._run_strided(arrays, buf, shape, pvals)
         if buf is not dest:
             # float32 -> float16 rounds to inf silently, as in PyTorch; then the cast into out
