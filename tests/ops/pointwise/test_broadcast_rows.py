@@ -62,3 +62,18 @@ def test_addmm_bias_fast_path_matches_numpy():
     with np.errstate(all="raise"):  # inf * 0 stays silent, as in PyTorch
         r = numtorch.addmm(numtorch.zeros(2), inf, numtorch.zeros(2, 2))
     assert np.isnan(r.numpy()).all()
+
+
+@pytest.mark.parametrize("op", ["mul", "sub", "div", "eq"])
+def test_expanded_operand_matches_its_contiguous_copy(op):
+    # Note [Expanded operands run as scalars]: Elementwise._expanded_call, either position
+    fn = getattr(numtorch, op)
+    a = numtorch.arange(12.0).reshape(3, 4)
+    g = numtorch.tensor(2.5).expand(3, 4)
+    fn(a, a)  # learn the same-dtype signature the fast call needs
+    for x, y in ((g, a), (a, g)):
+        got, want = fn(x, y), fn(x.contiguous(), y.contiguous())
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    i = numtorch.arange(6).reshape(2, 3)
+    np.testing.assert_array_equal((numtorch.tensor(3).expand(2, 3) * i).numpy(), 3 * np.arange(6).reshape(2, 3))
