@@ -189,10 +189,11 @@ def _render_rows(pat, inputs, params, expr):
     # the loop, and LLVM would not vectorize it
     lines.append("        o_ = out[outp:outp + inner]")
     for i, (name, k) in enumerate(zip(inputs, pat)):
-        lines.append(f"        r{i}_ = x{i}[x{i}p:x{i}p + inner]" if k == "a" else f"        {name}_ = x{i}[x{i}p]")
+        row = f"r{i}_ = x{i}[x{i}p:x{i}p + inner]" if k == "a" else f"{name}_ = x{i}[x{i}p]"
+        lines.append("        " + row)
     lines.append("        for j in range(inner):")
     for i, (name, kind) in enumerate(zip(inputs, pat)):
-        lines.append(f"            {name} = r{i}_[j]" if kind == "a" else f"            {name} = {name}_")
+        lines.append(f"            {name} = " + (f"r{i}_[j]" if kind == "a" else f"{name}_"))
     lines += [f"            o_[j] = {expr}", "        d = nd - 1", "        while d >= 0:",
               "            idx[d] += 1"]  # fmt: skip
     lines += [f"            {a}p += {a}s[d]" for a in ops]

@@ -375,7 +375,8 @@ class Pointwise:
 
     def _run_strided(self, arrays, dest, shape, pvals):
         args = list(flat_parts(dest, shape))
-        pat = "" if dest.flags.c_contiguous and shape and shape[-1] > 1 else "?"  # Note [Broadcast rows]
+        # Note [Broadcast rows]: the row kernel where every last-dimension stride is 1 or 0
+        pat = "" if dest.flags.c_contiguous and shape and shape[-1] > 1 else "?"
         for i, a in enumerate(arrays):
             if not isinstance(a, np.ndarray):
                 dt = _first_array(arrays).dtype

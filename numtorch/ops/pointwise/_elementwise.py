@@ -197,7 +197,9 @@ class Elementwise(Pointwise):
             if tb is Tensor or tb in PLAIN_SUBCLASSES:
                 e = b._data
                 if b._dtype is not a._dtype or e.shape != d.shape or not e.flags.c_contiguous:
-                    return None if inplace or out is not None else self._expanded_call(operands, params)
+                    if inplace or out is not None:
+                        return None
+                    return self._expanded_call(operands, params)
                 if (inplace or out is not None) and e is not d and np.may_share_memory(d, e):
                     return None  # Note [Written-to memory]: the general path checks the overlap
                 f = self._sig.get((a._dtype, a._dtype, inplace))
@@ -515,7 +517,8 @@ def run(pw, operands, kparams, out, inplace, compute, result, zero_div=None, kee
         else:
             if not all(isinstance(a, np.ndarray) for a in arrays):  # np.errstate costs ~1 us
                 with np.errstate(over="ignore"):
-                    arrays = [a if isinstance(a, np.ndarray) else pw.scalar_array(i, a, c) for i, a in enumerate(arrays)]
+                    arrays = [a if isinstance(a, np.ndarray) else pw.scalar_array(i, a, c)
+                              for i, a in enumerate(arrays)]  # fmt: skip
             pw._run_strided(arrays, buf, shape, pvals)
         if buf is not dest:
             # float32 -> float16 rounds to inf silently, as in PyTorch; then the cast into out

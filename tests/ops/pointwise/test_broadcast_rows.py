@@ -55,7 +55,8 @@ def test_addmm_bias_fast_path_matches_numpy():
     rng = np.random.default_rng(4)
     x = rng.standard_normal((8, 16)).astype(np.float32)
     w = rng.standard_normal((4, 16)).astype(np.float32)
-    for bias in (rng.standard_normal(4).astype(np.float32), rng.standard_normal((8, 4)).astype(np.float32)):
+    for shape in (4, (8, 4)):
+        bias = rng.standard_normal(shape).astype(np.float32)
         got = numtorch.nn.functional.linear(*map(numtorch.from_numpy, (x, w, bias))).numpy()
         np.testing.assert_array_equal(got, x @ w.T + bias)
     inf = numtorch.full((2, 2), float("inf"))
@@ -76,4 +77,5 @@ def test_expanded_operand_matches_its_contiguous_copy(op):
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(got.numpy(), want.numpy())
     i = numtorch.arange(6).reshape(2, 3)
-    np.testing.assert_array_equal((numtorch.tensor(3).expand(2, 3) * i).numpy(), 3 * np.arange(6).reshape(2, 3))
+    got = numtorch.tensor(3).expand(2, 3) * i
+    np.testing.assert_array_equal(got.numpy(), 3 * np.arange(6).reshape(2, 3))
