@@ -34,7 +34,7 @@ _VECTOR_MATH = tuple(
 # scalar.py / special.py helpers with a vectorizable CPU version (vmath_erf.py); the CUDA
 # generator keeps the portable ones
 _VECTOR_HELPERS = re.compile(r"\b(gelu_erf|gelu_erf_backward|erfinv)\(")
-_VERSION = "2"  # bump when the templates below change shape
+_VERSION = "3"  # bump when the templates below change shape
 
 
 # the scalar helpers every generated pointwise module may call, CPU and CUDA alike (the CUDA
@@ -99,6 +99,7 @@ def render_pointwise(inputs: list[str], params: list[str], expr: str, wide=()) -
             out += _render_contig(prefix, deco, rng, pat, inputs, params, expr, wide=wide)
             if pat[0] == "a":
                 out += _render_contig(prefix + "i", deco, rng, pat, inputs, params, expr, True, wide)
+        out += _render_rows(pat, inputs, params, expr)
     out += _render_strided(inputs, params, expr)
     return "\n".join(out) + "\n"
 
@@ -155,6 +156,47 @@ def _render_strided(inputs, params, expr):
         "        while d >= 0:",
         "            idx[d] += 1",
     ]
+    lines += [f"            {a}p += {a}s[d]" for a in ops]
+    lines += ["            if idx[d] < shape[d]:", "                break"]
+    lines += [f"            {a}p -= {a}s[d] * shape[d]" for a in ops]
+    lines += ["            idx[d] = 0", "            d -= 1"]
+    return lines
+
+
+# Note [Broadcast rows]
+# A broadcast operand ((n, 1) * (m,), a bias row, a stride-0 gradient) sends the op to the
+# strided kernel, whose per-element index carry keeps LLVM from vectorizing (measured:
+# (256, 784) + (784,) float32 11x PyTorch's time). Where the output is C-contiguous and every
+# operand's last-dimension stride is 1 or 0, ``r_<pattern>`` walks the leading dimensions with
+# that carry once per row and runs the last one as a contiguous loop: ``a`` operands are read
+# at row offset + j, ``s`` operands are one value per row (loaded before the loop), so the row
+# loop is the contiguous kernel's. Takes strided's arguments (strides of the leading dims).
+def _render_rows(pat, inputs, params, expr):
+    ops = ["out"] + [f"x{i}" for i in range(len(inputs))]
+    args = ["shape"] + [f"{a}, {a}o, {a}s" for a in ops] + list(params)
+    lines = ["", "@kernel", f"def r_{pat}({', '.join(args)}):"]
+    lines += _cast_params("x0", params)
+    lines += [
+        "    nd = shape.size - 1",
+        "    inner = shape[nd]",
+        "    rows = 1",
+        "    for d in range(nd):",
+        "        rows *= shape[d]",
+        "    idx = np.zeros(max(nd, 1), np.int64)",
+    ]
+    lines += [f"    {a}p = {a}o" for a in ops]
+    lines.append("    for _ in range(rows):")
+    # row slices: x[p + j] with a signed p would keep Numba's negative-index wraparound in
+    # the loop, and LLVM would not vectorize it
+    lines.append("        o_ = out[outp:outp + inner]")
+    for i, (name, k) in enumerate(zip(inputs, pat)):
+        row = f"r{i}_ = x{i}[x{i}p:x{i}p + inner]" if k == "a" else f"{name}_ = x{i}[x{i}p]"
+        lines.append("        " + row)
+    lines.append("        for j in range(inner):")
+    for i, (name, kind) in enumerate(zip(inputs, pat)):
+        lines.append(f"            {name} = " + (f"r{i}_[j]" if kind == "a" else f"{name}_"))
+    lines += [f"            o_[j] = {expr}", "        d = nd - 1", "        while d >= 0:",
+              "            idx[d] += 1"]  # fmt: skip
     lines += [f"            {a}p += {a}s[d]" for a in ops]
     lines += ["            if idx[d] < shape[d]:", "                break"]
     lines += [f"            {a}p -= {a}s[d] * shape[d]" for a in ops]

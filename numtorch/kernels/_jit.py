@@ -94,6 +94,25 @@ class _KernelCacheLocator(_caching._SourceFileBackedLocatorMixin, _caching._Cach
         return self
 
 
+# Note [512-bit vectors]
+# On AVX-512 CPUs LLVM's cost model prefers 256-bit vectors (the "prefer-256-bit" tuning of
+# skylake-avx512 .. emeraldrapids), so vectorised float32 loops ran 8 lanes where PyTorch's
+# SLEEF kernels run 16: measured 1.7x slower (vmath's exp, sin) for that alone. Numba takes the
+# target's features from config.CPU_FEATURES when set (it is part of the cache key), so the
+# host's features minus that tuning flag are put there before the first compile. A user's own
+# NUMBA_CPU_FEATURES wins; results are unchanged (lanes do not change IEEE arithmetic).
+def _prefer_512_bit_vectors():
+    if numba.config.CPU_FEATURES is not None:
+        return
+    from numba.core.codegen import get_host_cpu_features
+
+    features = get_host_cpu_features()
+    if "+avx512f" in features.split(","):
+        numba.config.CPU_FEATURES = features + ",-prefer-256-bit"
+
+
+_prefer_512_bit_vectors()
+
 _IMPL = getattr(_caching, "CacheImpl", None) or _caching._CacheImpl  # renamed in Numba 0.61
 _IMPL._locator_classes[:] = [
     c for c in _IMPL._locator_classes if c.__name__ != _KernelCacheLocator.__name__

@@ -376,13 +376,19 @@ class Pointwise:
 
     def _run_strided(self, arrays, dest, shape, pvals):
         args = list(flat_parts(dest, shape))
+        # Note [Broadcast rows]: the row kernel where every last-dimension stride is 1 or 0
+        pat = "" if dest.flags.c_contiguous and shape and shape[-1] > 1 else "?"
         for i, a in enumerate(arrays):
             if not isinstance(a, np.ndarray):
                 dt = _first_array(arrays).dtype
                 a = self.scalar_array(i, a, D.from_numpy_dtype(dt)) if self.wide else np.array([a], dt)
-            args += flat_parts(a, shape)
+            part = flat_parts(a, shape)
+            args += part
+            last = part[2][-1]
+            pat += "a" if last == 1 else ("s" if last == 0 else "?")
+        variant = "strided" if "?" in pat or "a" not in pat else "r_" + pat
         try:
-            self.kernel("strided")(np.array(shape, np.int64), *args, *pvals)
+            self.kernel(variant)(np.array(shape, np.int64), *args, *pvals)
         except Exception as e:
             self._untyped(e, dest)
 
@@ -434,12 +440,11 @@ def _first_array(arrays):
 def flat_parts(a: np.ndarray, shape: tuple):
     """(1-D storage, element offset, int64 strides broadcast to ``shape``) of an array view."""
     nd = len(shape)
-    st = np.zeros(nd, np.int64)
     isz = a.itemsize
-    lead = nd - a.ndim
-    for i, (s, n) in enumerate(zip(a.strides, a.shape, strict=True)):
-        st[lead + i] = 0 if n == 1 else s // isz
-    if a.size == 0:
+    st = [0] * (nd - a.ndim)
+    st += [0 if n == 1 else s // isz for s, n in zip(a.strides, a.shape, strict=True)]
+    st = np.array(st, np.int64)
+    if a.size == 0 or a.flags.c_contiguous:  # its own flat view: offset 0, strides as they are
         return a.reshape(-1), 0, st
     root = _root(a)
     if root is not None:

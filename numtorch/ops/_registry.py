@@ -174,9 +174,14 @@ def holomorphic(fn: Callable) -> Callable:
     @functools.wraps(fn)
     def conj_wirtinger(*args):
         g = args[gi]
-        gs = g if isinstance(g, tuple) else (g,)
-        if not any(t is not None and t._dtype.is_complex for t in gs):
-            return fn(*args)
+        if g.__class__ is not tuple:  # one real gradient: the common case, no generator
+            if g is None or not g._dtype.is_complex:
+                return fn(*args)
+            gs = (g,)
+        else:
+            gs = g
+            if not any(t is not None and t._dtype.is_complex for t in gs):
+                return fn(*args)
         gs = tuple(None if t is None else t.conj_physical() for t in gs)
         a = list(args)
         a[gi] = gs if isinstance(g, tuple) else gs[0]

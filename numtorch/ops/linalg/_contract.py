@@ -41,6 +41,11 @@ def product(x: np.ndarray, y: np.ndarray, out: np.ndarray | None = None) -> np.n
             # outer products (per-sample weight gradients under vmap): one broadcast multiply,
             # twice as fast as a stack of k=1 BLAS calls and the same single product per element
             np.multiply(x, y, out=dest)
+        elif y.ndim == 2 and x.ndim > 2 and x.size and dest.size and dest.flags.c_contiguous:
+            # a stack of matrices times one matrix is one GEMM on the stacked rows (as PyTorch
+            # folds it; a strided stack is copied once); NumPy would loop over the stack (measured
+            # (21846, 2, 3) @ (3, 4) fwd+bwd 8.4x PyTorch's time)
+            np.matmul(x.reshape(-1, x.shape[-1]), y, out=dest.reshape(-1, y.shape[-1]))
         else:
             np.matmul(x, y, out=dest)
     if half:

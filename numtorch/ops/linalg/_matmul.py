@@ -89,7 +89,12 @@ def matmul_backward(grad, self, other):
     g = grad.unsqueeze(-1) if b1 else grad
     g = g.unsqueeze(-2) if a1 else g
     ga = g.matmul(_mH(b2))
-    gb = _mH(a2).matmul(g)
+    if b2.dim() == 2 and a2.dim() > 2:
+        # the stack's rows against one matrix: one product over all rows, no (batch, k, n)
+        # intermediate for the engine to sum away (PyTorch folds the batch the same way)
+        gb = _mH(a2.reshape(-1, a2.shape[-1])).matmul(g.reshape(-1, g.shape[-1]))
+    else:
+        gb = _mH(a2).matmul(g)
     return (ga.squeeze(-2) if a1 else ga), (gb.squeeze(-1) if b1 else gb)
 
 

@@ -282,6 +282,9 @@ def _expand_to(t: Tensor, shape: tuple) -> np.ndarray:
     return np.broadcast_to(t._data, shape)
 
 
+_BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 def _addmm_cpu(self, mat1, mat2, beta=1, alpha=1):
     s1, s2 = mat1._data.shape, mat2._data.shape
     if len(s1) != 2:
@@ -294,7 +297,18 @@ def _addmm_cpu(self, mat1, mat2, beta=1, alpha=1):
                 f"{what} and mat2 must have the same dtype, but got {F.cname(t._dtype)} and {F.cname(mat2._dtype)}"
             )
     _mm_checks(s1, s2, mat1._dtype, mat2._dtype)
-    base = _expand_to(self, (s1[0], s2[1]))
+    shape = (s1[0], s2[1])
+    bs = self._data.shape
+    if (beta.__class__ is int and alpha.__class__ is int and beta == 1 and alpha == 1
+            and (bs == shape or bs == shape[1:]) and self._data.dtype in _BLAS_FLOATS):  # fmt: skip
+        # F.linear's case: one product and one broadcast bias add, no Scalar conversions or
+        # expanded view (3x PyTorch's time on a (8, 16) input before)
+        res = np.empty(shape, self._data.dtype)
+        with np.errstate(all="ignore"):
+            np.matmul(mat1._data, mat2._data, out=res)
+            np.add(res, self._data, out=res)
+        return _make(res, self._dtype)
+    base = _expand_to(self, shape)
     return _make(
         _addprod(base, product(mat1._data, mat2._data), beta, alpha, self._dtype), self._dtype
     )
