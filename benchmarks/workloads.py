@@ -639,11 +639,11 @@ def _func(kind):
     return make
 
 
-def _gpt2_step(name):
-    """The GPT-2-style training step (benchmarks/gpt2.py): numtorch compiled, PyTorch eager."""
+def _gpt2_step(name, compiled=True):
+    """The GPT-2-style training step (benchmarks/gpt2.py): numtorch compiled (or eager), PyTorch eager."""
     from benchmarks import gpt2
 
-    return gpt2.train_step(_L(name), compiled=name == "numtorch")
+    return gpt2.train_step(_L(name), compiled=compiled and name == "numtorch")
 
 
 _FIRST_GPT2_STEP = "import {lib}\nfrom benchmarks import gpt2\ngpt2.train_step({lib}, compiled=True)()\n"
@@ -705,6 +705,8 @@ def workloads(sweep: bool = False) -> list:
     W.append(Workload("LinearFunction fwd+bwd", "autograd", _no_numpy(_linear_function), target=1.5))
     W.append(Workload("conv+relu+pool fwd+bwd", "autograd", _no_numpy(_conv), target=2.0))
     W.append(Workload("digits CNN Adam step", "autograd", _no_numpy(_digits_cnn)))
+    W.append(Workload("GPT-2 train step (eager)", "autograd",
+                      _no_numpy(functools.partial(_gpt2_step, compiled=False)), target=1.2))  # fmt: skip
     from benchmarks import workloads_layers as layers
 
     W.append(Workload("LSTM 2x256 seq 35 batch 20 fwd+bwd", "layers", _no_numpy(layers.lstm), target=1.5))
