@@ -32,6 +32,11 @@ def _batch_mv(bmat, bvec):
     return (bmat @ bvec.unsqueeze(-1)).squeeze(-1)
 
 
+def _expand_batch(M, batch_shape):
+    """Matrix batch ``M`` broadcast against ``batch_shape``: linalg.solve* wants equal batch shapes."""
+    return M.expand(_nt().broadcast_shapes(M.shape[:-2], batch_shape) + M.shape[-2:])
+
+
 def _add_identity(K):
     # K is a fresh matmul result, so adding the identity out of place costs nothing extra and
     # keeps autograd simple (torch writes through a strided view instead).
@@ -55,8 +60,7 @@ def _batch_lowrank_mahalanobis(W, D, x, capacitance_tril):
     Wt_Dinv = W.mT / D.unsqueeze(-2)
     Wt_Dinv_x = _batch_mv(Wt_Dinv, x)
     term1 = (x.pow(2) / D).sum(-1)
-    cap = capacitance_tril.expand(_nt().broadcast_shapes(capacitance_tril.shape[:-2], Wt_Dinv_x.shape[:-1]) + capacitance_tril.shape[-2:])
-    return term1 - _batch_mahalanobis(cap, Wt_Dinv_x)
+    return term1 - _batch_mahalanobis(_expand_batch(capacitance_tril, Wt_Dinv_x.shape[:-1]), Wt_Dinv_x)
 
 
 def _batch_trace_XXT(bmat):
@@ -67,7 +71,8 @@ def _batch_trace_XXT(bmat):
 class LowRankMultivariateNormal(Distribution):
     """Multivariate normal with covariance ``cov_factor @ cov_factor.T + diag(cov_diag)``.
 
-    >>> d = numtorch.distributions.LowRankMultivariateNormal(numtorch.zeros(2), numtorch.tensor([[1.0], [0.0]]), numtorch.ones(2))
+    >>> W = numtorch.tensor([[1.0], [0.0]])
+    >>> d = numtorch.distributions.LowRankMultivariateNormal(numtorch.zeros(2), W, numtorch.ones(2))
     >>> d.variance
     tensor([2., 1.])
     """
@@ -151,8 +156,7 @@ class LowRankMultivariateNormal(Distribution):
         # Woodbury: D^-1 - (C^-1/2 W^T D^-1)^T (C^-1/2 W^T D^-1)
         nt = _nt()
         Wt_Dinv = self._unbroadcasted_cov_factor.mT / self._unbroadcasted_cov_diag.unsqueeze(-2)
-        cap = self._capacitance_tril.expand(nt.broadcast_shapes(self._capacitance_tril.shape[:-2], Wt_Dinv.shape[:-2])
-                                            + self._capacitance_tril.shape[-2:])  # fmt: skip
+        cap = _expand_batch(self._capacitance_tril, Wt_Dinv.shape[:-2])
         A = nt.linalg.solve_triangular(cap, Wt_Dinv, upper=False)
         precision = nt.diag_embed(self._unbroadcasted_cov_diag.reciprocal()) - A.mT @ A
         return precision.expand(self._batch_shape + self._event_shape + self._event_shape)
@@ -356,9 +360,8 @@ class Wishart(ExponentialFamily):
             self._validate_sample(value)
         nu = self.df
         p = self._event_shape[-1]
-        L = self._unbroadcasted_scale_tril
-        L = L.expand(nt.broadcast_shapes(L.shape[:-2], value.shape[:-2]) + L.shape[-2:])
-        trace = nt.cholesky_solve(value.expand(L.shape[:-2] + value.shape[-2:]), L).diagonal(dim1=-2, dim2=-1).sum(dim=-1)
+        L = _expand_batch(self._unbroadcasted_scale_tril, value.shape[:-2])
+        trace = nt.cholesky_solve(value.expand(L.shape), L).diagonal(dim1=-2, dim2=-1).sum(dim=-1)
         return (-nu * self._half_log_det_term() - nt.mvlgamma(nu / 2, p=p)
                 + (nu - p - 1) / 2 * nt.linalg.slogdet(value).logabsdet - trace / 2)  # fmt: skip
 

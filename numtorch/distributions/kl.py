@@ -7,7 +7,9 @@ from functools import total_ordering
 
 from ._continuous import Beta, Dirichlet, Exponential, Gamma, Laplace, Normal, Uniform
 from ._discrete import Bernoulli, Binomial, Categorical, OneHotCategorical, Poisson
-from ._matrix import LowRankMultivariateNormal, _batch_lowrank_logdet, _batch_lowrank_mahalanobis, _batch_trace_XXT
+from ._matrix import (
+    LowRankMultivariateNormal, _batch_lowrank_logdet, _batch_lowrank_mahalanobis, _batch_trace_XXT, _expand_batch,
+)  # fmt: skip
 from ._multivariate import LogNormal, MultivariateNormal, _batch_mahalanobis
 from .distribution import Distribution
 from .independent import Independent
@@ -231,9 +233,7 @@ def _lowrank_A(q):
     """``C^-1/2 W^T D^-1`` of a LowRankMultivariateNormal ``q``: its precision is ``D^-1 - A^T A``."""
     nt = _nt()
     qWt_qDinv = q._unbroadcasted_cov_factor.mT / q._unbroadcasted_cov_diag.unsqueeze(-2)
-    C = q._capacitance_tril
-    C = C.expand(nt.broadcast_shapes(C.shape[:-2], qWt_qDinv.shape[:-2]) + C.shape[-2:])
-    return nt.linalg.solve_triangular(C, qWt_qDinv, upper=False)
+    return nt.linalg.solve_triangular(_expand_batch(q._capacitance_tril, qWt_qDinv.shape[:-2]), qWt_qDinv, upper=False)
 
 
 @register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
