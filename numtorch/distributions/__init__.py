@@ -1,7 +1,8 @@
 """numtorch.distributions: probability distributions with PyTorch's API, shapes, checks and messages.
 
 ``rsample`` is differentiable for the reparameterisable families (Normal, Uniform, Laplace,
-Exponential, Gamma, Beta, Dirichlet, LogNormal, MultivariateNormal, RelaxedOneHotCategorical);
+Exponential, Gamma, Beta, Dirichlet, LogNormal, MultivariateNormal, LowRankMultivariateNormal, Wishart,
+RelaxedOneHotCategorical);
 ``log_prob`` is differentiable everywhere. Samples come from numtorch's default generator.
 
 >>> d = numtorch.distributions.Normal(numtorch.tensor(0.0), numtorch.tensor(1.0))
@@ -31,6 +32,8 @@ from . import (  # noqa: E402
     cauchy, chi2, geometric, gumbel, half_cauchy, half_normal, inverse_gamma, kumaraswamy, multinomial,
     negative_binomial, pareto, relaxed_bernoulli, studentT, weibull,
 )  # fmt: skip
+from ._matrix import LKJCholesky, LowRankMultivariateNormal, Wishart  # noqa: E402
+from . import lkj_cholesky, lowrank_multivariate_normal, wishart  # noqa: E402
 from .constraint_registry import biject_to, transform_to
 from .distribution import Distribution, ExponentialFamily
 from .independent import Independent
@@ -55,4 +58,5 @@ __all__ = [
     "NegativeBinomial", "OneHotCategoricalStraightThrough", "Pareto", "RelaxedBernoulli", "StudentT", "Weibull",
     "CatTransform", "CorrCholeskyTransform", "CumulativeDistributionTransform", "LowerCholeskyTransform",
     "PositiveDefiniteTransform", "ReshapeTransform", "StackTransform", "ContinuousBernoulli", "FisherSnedecor", "GeneralizedPareto", "LogisticNormal", "VonMises",
+    "LKJCholesky", "LowRankMultivariateNormal", "Wishart",
 ]  # fmt: skip

@@ -7,7 +7,10 @@ from functools import total_ordering
 
 from ._continuous import Beta, Dirichlet, Exponential, Gamma, Laplace, Normal, Uniform
 from ._discrete import Bernoulli, Binomial, Categorical, OneHotCategorical, Poisson
-from ._multivariate import LogNormal, MultivariateNormal
+from ._matrix import (
+    LowRankMultivariateNormal, _batch_lowrank_logdet, _batch_lowrank_mahalanobis, _batch_trace_XXT, _expand_batch,
+)  # fmt: skip
+from ._multivariate import LogNormal, MultivariateNormal, _batch_mahalanobis
 from .distribution import Distribution
 from .independent import Independent
 from .transformed_distribution import TransformedDistribution
@@ -220,6 +223,66 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
     sol = nt.linalg.solve(q._unbroadcasted_scale_tril.expand(diff.shape[:-1] + (n, n)), diff.unsqueeze(-1)).squeeze(-1)
     term3 = sol.pow(2).sum(-1)
     return half_term1 + 0.5 * (term2 + term3 - n)
+
+
+# PyTorch's messages keep the run of spaces its source's line continuation left inside the literal
+_LR_MSG = "KL-divergence between two {} with                          different event shapes cannot be computed"
+
+
+def _lowrank_A(q):
+    """``C^-1/2 W^T D^-1`` of a LowRankMultivariateNormal ``q``: its precision is ``D^-1 - A^T A``."""
+    nt = _nt()
+    qWt_qDinv = q._unbroadcasted_cov_factor.mT / q._unbroadcasted_cov_diag.unsqueeze(-2)
+    return nt.linalg.solve_triangular(_expand_batch(q._capacitance_tril, qWt_qDinv.shape[:-2]), qWt_qDinv, upper=False)
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrankmultivariatenormal_lowrankmultivariatenormal(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError(_LR_MSG.format("Low Rank Multivariate Normals"))
+    term1 = (_batch_lowrank_logdet(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, q._capacitance_tril)
+             - _batch_lowrank_logdet(p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag, p._capacitance_tril))  # fmt: skip
+    term3 = _batch_lowrank_mahalanobis(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, q.loc - p.loc,
+                                       q._capacitance_tril)  # fmt: skip
+    # trace(q.precision @ p.covariance), expanded term by term through the Woodbury identity
+    A = _lowrank_A(q)
+    term21 = (p._unbroadcasted_cov_diag / q._unbroadcasted_cov_diag).sum(-1)
+    term22 = _batch_trace_XXT(p._unbroadcasted_cov_factor * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+    term23 = _batch_trace_XXT(A * p._unbroadcasted_cov_diag.sqrt().unsqueeze(-2))
+    term24 = _batch_trace_XXT(A.matmul(p._unbroadcasted_cov_factor))
+    return 0.5 * (term1 + (term21 + term22 - term23 - term24) + term3 - p.event_shape[0])
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_multivariatenormal_lowrankmultivariatenormal(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError(_LR_MSG.format("(Low Rank) Multivariate Normals"))
+    term1 = (_batch_lowrank_logdet(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, q._capacitance_tril)
+             - 2 * p._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1))  # fmt: skip
+    term3 = _batch_lowrank_mahalanobis(q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, q.loc - p.loc,
+                                       q._capacitance_tril)  # fmt: skip
+    A = _lowrank_A(q)
+    term21 = _batch_trace_XXT(p._unbroadcasted_scale_tril * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+    term22 = _batch_trace_XXT(A.matmul(p._unbroadcasted_scale_tril))
+    return 0.5 * (term1 + (term21 - term22) + term3 - p.event_shape[0])
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrankmultivariatenormal_multivariatenormal(p, q):
+    nt = _nt()
+    if p.event_shape != q.event_shape:
+        raise ValueError(_LR_MSG.format("(Low Rank) Multivariate Normals"))
+    term1 = (2 * q._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+             - _batch_lowrank_logdet(p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag, p._capacitance_tril))  # fmt: skip
+    term3 = _batch_mahalanobis(q._unbroadcasted_scale_tril, q.loc - p.loc)
+    combined_batch_shape = nt.broadcast_shapes(q._unbroadcasted_scale_tril.shape[:-2], p._unbroadcasted_cov_factor.shape[:-2])
+    n = p.event_shape[0]
+    q_scale_tril = q._unbroadcasted_scale_tril.expand(combined_batch_shape + (n, n))
+    p_cov_factor = p._unbroadcasted_cov_factor.expand(combined_batch_shape + (n, p.cov_factor.size(-1)))
+    p_cov_diag = nt.diag_embed(p._unbroadcasted_cov_diag.sqrt()).expand(combined_batch_shape + (n, n))
+    term21 = _batch_trace_XXT(nt.linalg.solve_triangular(q_scale_tril, p_cov_factor, upper=False))
+    term22 = _batch_trace_XXT(nt.linalg.solve_triangular(q_scale_tril, p_cov_diag, upper=False))
+    return 0.5 * (term1 + (term21 + term22) + term3 - p.event_shape[0])
 
 
 @register_kl(Independent, Independent)

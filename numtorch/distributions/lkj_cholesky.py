@@ -1,0 +1,5 @@
+"""``torch.distributions.lkj_cholesky``'s import path (the class lives in numtorch/distributions/_matrix.py)."""
+
+from __future__ import annotations
+
+from ._matrix import LKJCholesky  # noqa: F401
