@@ -26,7 +26,9 @@ from .infer_schema import Tag
 class UserPointwise(Pointwise):
     """A Pointwise whose expression calls user functions rendered into its module."""
 
-    __slots__ = ("helpers", "header", "qualname", "fn_name")
+    # device_helpers: the user's functions as written, for other targets (CUDA): ``helpers`` may
+    # call the CPU's vectorizable math helpers, which only the CPU kernels' modules import
+    __slots__ = ("helpers", "device_helpers", "header", "qualname", "fn_name")
 
     def kernel(self, variant: str):
         k = self._cache.get(variant)
@@ -48,9 +50,10 @@ class UserPointwise(Pointwise):
         ) from None
 
 
-def _engine(name, qualname, fn_name, inputs, params, expr, helpers, header, rule) -> UserPointwise:
+def _engine(name, qualname, fn_name, inputs, params, expr, helpers, header, rule, device_helpers) -> UserPointwise:
     pw = UserPointwise(name, inputs, expr, params, rule=rule)
     pw.helpers, pw.header, pw.qualname, pw.fn_name = helpers, header, qualname, fn_name
+    pw.device_helpers = device_helpers
     return pw
 
 
@@ -170,9 +173,10 @@ def _build(qualname, fn, derivative, second, promote_integers, tags):
     # integer compute dtypes (promote_integers=False) keep math's own functions: the helpers'
     # non-float fallback is NumPy's, whose integer loops differ (np.exp(int8) is float32)
     helper, header = _codegen_user.user_function_source(fn, uname, vector_math=promote_integers)
+    plain, _ = _codegen_user.user_function_source(fn, uname)
     call = f"{uname}({', '.join(inputs + pnames)})"
     rule = "float" if promote_integers else "common"
-    pw = _engine(f"{ns}_{opname}", qualname, fn.__name__, inputs, pnames, call, [helper], header, rule)
+    pw = _engine(f"{ns}_{opname}", qualname, fn.__name__, inputs, pnames, call, [helper], header, rule, [plain])
     args = [f"Tensor {n}" for n in inputs] + [f"{_SCALAR_SCHEMA[type(d)]} {p}={d!r}" for p, d in params]
     sig = ", ".join(args)
     tags = (*tags, Tag.pointwise)
@@ -221,9 +225,10 @@ def _backward_op(ns, opname, tag, dfn, inputs, pnames, args, header, pw, qualnam
     """The elementwise op ``grad_output * dfn(inputs)``, named ``<opname>_<tag>``."""
     dname = f"_user_{opname}_{tag}"
     helper, dheader = _codegen_user.user_function_source(dfn, dname, vector_math=pw.rule == "float")
+    plain, _ = _codegen_user.user_function_source(dfn, dname)
     expr = f"grad * {dname}({', '.join(inputs + pnames)})"
     bpw = _engine(f"{ns}_{opname}_{tag}", qualname, dfn.__name__, ["grad", *inputs], pnames, expr,
-                  [helper], header + dheader, pw.rule)  # fmt: skip
+                  [helper], header + dheader, pw.rule, [plain])  # fmt: skip
     bop = define_op(f"{ns}::{opname}_{tag}(Tensor grad_output, {', '.join(args)}) -> Tensor", tags)
     n = len(inputs) + 1
     bop.impls["cpu"] = (lambda *v: bpw(v[:n], v[n:])) if n > 2 else bpw.binary

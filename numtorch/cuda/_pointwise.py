@@ -22,7 +22,8 @@ def _kernel(pw, name: str):
         from ..kernels.cuda._codegen import render_pointwise
 
         # a library elementwise op's scalar functions go into its module as for the CPU
-        src = render_pointwise(pw.inputs, pw.params, pw.expr, getattr(pw, "helpers", ()), getattr(pw, "header", ()))
+        helpers = getattr(pw, "device_helpers", None) or getattr(pw, "helpers", ())
+        src = render_pointwise(pw.inputs, pw.params, pw.expr, helpers, getattr(pw, "header", ()))
         mod = _MODS[pw] = load_module(f"cu_{pw.name}", src)
     return getattr(mod, name)
 
