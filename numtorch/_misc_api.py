@@ -62,7 +62,7 @@ def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=
     if size == 0:
         return numtorch.empty(0, dtype=dt)
     arr = np.memmap(path, dtype=dt.np, mode="r+" if shared else "c", shape=(size,))
-    return numtorch.from_numpy(arr)
+    return numtorch.from_numpy(arr.view(np.ndarray))  # a plain ndarray over the mapping (which it keeps alive)
 
 
 # ---- shared memory (Note [Shared memory moves the root buffer]) ---------------------------------------
