@@ -123,3 +123,4 @@ from . import futures, multiprocessing, profiler, signal  # noqa: E402
 from .futures import Future  # noqa: E402
 from .jit import fork, wait  # noqa: E402
 from .signal import windows  # noqa: E402 - torch.windows is torch.signal.windows
+from ._lowrank import pca_lowrank, svd_lowrank  # noqa: E402

@@ -177,3 +177,23 @@ def test_top_level_reexports():
     cap = numtorch.to_dlpack(numtorch.ones(2))
     assert numtorch.from_dlpack(cap).tolist() == [1.0, 1.0] if hasattr(cap, "__dlpack__") else cap is not None
     assert numtorch.signal.windows.hann(3, dtype=numtorch.float64)[1].item() == 1.0
+
+
+# ---- svd_lowrank / pca_lowrank --------------------------------------------------------------------------
+def test_svd_and_pca_lowrank_recover_a_low_rank_matrix():
+    numtorch.manual_seed(0)
+    f64 = numtorch.float64
+    A = numtorch.randn(12, 3, dtype=f64) @ numtorch.randn(3, 8, dtype=f64)
+    for X in (A, A.mT):  # tall and wide
+        U, S, V = numtorch.svd_lowrank(X, q=3)
+        np.testing.assert_allclose((U @ numtorch.diag(S) @ V.mT).numpy(), X.numpy(), atol=1e-10)
+        np.testing.assert_allclose(S.numpy(), np.linalg.svd(X.numpy(), compute_uv=False)[:3], rtol=1e-10)
+    M = numtorch.ones(12, 8, dtype=f64)
+    _, S, _ = numtorch.svd_lowrank(A, q=4, M=M)  # rank of A - M is 4
+    np.testing.assert_allclose(S.numpy(), np.linalg.svd((A - M).numpy(), compute_uv=False)[:4], rtol=1e-10)
+    _, S, _ = numtorch.pca_lowrank(A, q=3)
+    np.testing.assert_allclose(S.numpy(), np.linalg.svd((A - A.mean(0)).numpy(), compute_uv=False)[:3], rtol=1e-10)
+    with pytest.raises(ValueError, match=r"q\(=9\) must be non-negative integer and not greater than min\(m, n\)=8"):
+        numtorch.pca_lowrank(A, q=9)
+    with pytest.raises(ValueError, match=r"niter\(=-1\) must be non-negative integer"):
+        numtorch.pca_lowrank(A, niter=-1)
