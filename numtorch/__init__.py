@@ -119,7 +119,7 @@ from ._misc_api import AcceleratorError, OutOfMemoryError, from_file  # noqa: E4
 from .amp import GradScaler  # noqa: E402
 from .testing import FileCheck  # noqa: E402
 from .utils.dlpack import to_dlpack  # noqa: E402
-from . import futures, multiprocessing, profiler, signal  # noqa: E402
+from . import futures, hub, multiprocessing, profiler, signal  # noqa: E402
 from .futures import Future  # noqa: E402
 from .jit import fork, wait  # noqa: E402
 from .signal import windows  # noqa: E402 - torch.windows is torch.signal.windows

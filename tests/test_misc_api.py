@@ -197,3 +197,35 @@ def test_svd_and_pca_lowrank_recover_a_low_rank_matrix():
         numtorch.pca_lowrank(A, q=9)
     with pytest.raises(ValueError, match=r"niter\(=-1\) must be non-negative integer"):
         numtorch.pca_lowrank(A, niter=-1)
+
+
+# ---- hub ------------------------------------------------------------------------------------------------
+def test_hub_local_cached_repo_and_state_dict_from_url(tmp_path, monkeypatch):
+    hub = numtorch.hub
+    monkeypatch.setattr(hub, "_hub_dir", None)
+    hub.set_dir(str(tmp_path / "hub"))
+    assert hub.get_dir() == str(tmp_path / "hub")
+    repo = tmp_path / "hub" / "me_models_main"  # what a github download of me/models (ref main) unpacks to
+    repo.mkdir(parents=True)
+    (repo / "helper.py").write_text("SCALE = 3\n")
+    (repo / "hubconf.py").write_text(
+        "dependencies = ['numpy']\nfrom helper import SCALE\n"
+        "def lin(n=2):\n    '''A linear layer.'''\n    import numtorch\n    return numtorch.nn.Linear(n, SCALE)\n"
+    )
+    assert hub.list("me/models") == ["lin"] and hub.help("me/models", "lin") == "A linear layer."
+    assert hub.load("me/models", "lin", 4).weight.shape == (3, 4)
+    assert hub.load(str(repo), "lin", source="local").in_features == 2
+    with pytest.raises(RuntimeError, match="Cannot find callable nope in hubconf"):
+        hub.load(str(repo), "nope", source="local")
+    with pytest.raises(ValueError, match='Unknown source: "svn"'):
+        hub.load(str(repo), "lin", source="svn")
+    (repo / "hubconf.py").write_text("dependencies = ['no_such_module_xyz']\n")
+    with pytest.raises(RuntimeError, match="Missing dependencies: no_such_module_xyz"):
+        hub.load(str(repo), "lin", source="local")
+    src = tmp_path / "w.pt"
+    numtorch.save({"w": numtorch.arange(3)}, str(src))
+    sd = hub.load_state_dict_from_url(src.as_uri(), model_dir=str(tmp_path / "ck"), weights_only=True)
+    assert sd["w"].tolist() == [0, 1, 2] and os.listdir(tmp_path / "ck") == ["w.pt"]
+    with pytest.raises(RuntimeError, match='invalid hash value \\(expected "00"'):
+        hub.download_url_to_file(src.as_uri(), str(tmp_path / "x.pt"), hash_prefix="00")
+    assert not (tmp_path / "x.pt").exists()
