@@ -29,7 +29,8 @@ HASH_REGEX = re.compile(r"-([a-f0-9]*)\.")
 
 
 def get_dir() -> str:
-    """The hub cache: ``set_dir``'s, else ``$TORCH_HOME/hub`` (``$XDG_CACHE_HOME/torch/hub``, ``~/.cache/torch/hub``)."""
+    """The hub cache: ``set_dir``'s, else ``$TORCH_HOME/hub`` (default ``$XDG_CACHE_HOME/torch/hub``,
+    ``~/.cache/torch/hub``)."""
     if _hub_dir is not None:
         return _hub_dir
     cache = os.getenv("XDG_CACHE_HOME", os.path.join("~", ".cache"))
@@ -64,7 +65,8 @@ def download_url_to_file(url: str, dst: str, hash_prefix: str | None = None, pro
 
 
 def load_state_dict_from_url(url: str, model_dir: str | None = None, map_location=None, progress: bool = True,
-                             check_hash: bool = False, file_name: str | None = None, weights_only: bool = False):  # fmt: skip
+                             check_hash: bool = False, file_name: str | None = None,
+                             weights_only: bool = False):  # fmt: skip
     """The object saved at ``url``, downloaded once into ``model_dir`` (default ``get_dir()/checkpoints``).
     ``check_hash`` checks the file against the hex digits after the last ``-`` in its name."""
     import numtorch

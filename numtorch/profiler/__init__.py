@@ -122,7 +122,8 @@ class profile:
                  post_processing_timeout_s: float | None = None) -> None:  # fmt: skip
         acts = set(activities) if activities else supported_activities()
         if use_cuda or acts - supported_activities():
-            raise AssertionError(f"numtorch's profiler records CPU activity only; got activities={sorted(a.name for a in acts)}")
+            names = sorted(a.name for a in acts)
+            raise AssertionError(f"numtorch's profiler records CPU activity only; got activities={names}")
         self.activities, self.record_shapes = acts, record_shapes
         self.schedule = schedule if schedule is not None else _always_record
         self.on_trace_ready = on_trace_ready
