@@ -73,12 +73,13 @@ from . import _spectral, _torch_extra  # noqa: E402,F401 - public bodies over th
 
 ops.shape.views.install_fast_paths()
 _BY_MODULE = _api.install(Tensor)
-from . import _linalg_utils, _tensor_legacy, _tensor_tf  # noqa: E402
+from . import _linalg_utils, _misc_api, _tensor_legacy, _tensor_tf  # noqa: E402
 
 _tensor_legacy.install(Tensor)
 _linalg_utils.install(Tensor)
 
 _tensor_tf.install(Tensor)
+_misc_api.install(Tensor)
 for _mod, _fns in _BY_MODULE.items():
     if _mod != "Tensor":
         _api.export(_mod.replace("torch", __name__, 1), _fns)
@@ -111,3 +112,15 @@ from .storage import (  # noqa: E402
 )  # fmt: skip
 
 Storage = FloatStorage  # torch.Storage is the default dtype's legacy storage class
+
+# torch's top-level re-exports of its submodules' names, and the small namespaces
+from ._C import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: E402
+from ._misc_api import AcceleratorError, OutOfMemoryError, from_file  # noqa: E402
+from .amp import GradScaler  # noqa: E402
+from .testing import FileCheck  # noqa: E402
+from .utils.dlpack import to_dlpack  # noqa: E402
+from . import futures, hub, multiprocessing, profiler, signal  # noqa: E402
+from .futures import Future  # noqa: E402
+from .jit import fork, wait  # noqa: E402
+from .signal import windows  # noqa: E402 - torch.windows is torch.signal.windows
+from ._lowrank import pca_lowrank, svd_lowrank  # noqa: E402

@@ -108,15 +108,6 @@ def is_set_to(self, tensor) -> bool:
             and a.__array_interface__["data"][0] == b.__array_interface__["data"][0])  # fmt: skip
 
 
-def is_shared(self) -> bool:
-    """False: numtorch tensors live in process-private NumPy memory.
-
-    >>> numtorch.ones(1).is_shared()
-    False
-    """
-    return False
-
-
 def new(self, *args, **kwargs):
     """A tensor of this tensor's dtype and device from sizes, data or (aliased) a tensor.
 
@@ -232,7 +223,7 @@ def _output_nr(self) -> int:
 
 
 def install(tensor_cls) -> None:
-    for fn in (untyped_storage, storage, storage_type, set_, is_set_to, is_shared, new, resize, resize_as,
+    for fn in (untyped_storage, storage, storage_type, set_, is_set_to, new, resize, resize_as,
                dim_order, narrow_copy, map2_, module_load, record_stream, reinforce):  # fmt: skip
         setattr(tensor_cls, fn.__name__, fn)
     tensor_cls.const_data_ptr = tensor_cls.data_ptr

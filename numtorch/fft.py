@@ -5,3 +5,5 @@ tensor([4.+0.j, 0.+0.j, 0.+0.j])
 """
 
 from __future__ import annotations
+
+from ._tensor import Tensor  # noqa: F401 - torch.fft.Tensor is torch.Tensor, as in PyTorch

@@ -124,7 +124,9 @@ class UntypedStorage:
         return self
 
     def is_shared(self) -> bool:
-        return False
+        from ._misc_api import is_shared_array
+
+        return is_shared_array(self._buf)
 
     def is_pinned(self, device="cuda") -> bool:
         return False
@@ -234,7 +236,7 @@ class TypedStorage:
         return self
 
     def is_shared(self) -> bool:
-        return False
+        return self._untyped_storage.is_shared()
 
     def is_pinned(self, device="cuda") -> bool:
         return False

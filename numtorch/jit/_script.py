@@ -9,6 +9,7 @@ subclasses run eagerly as plain modules, which computes what the compiled module
 from __future__ import annotations
 
 import collections
+import threading
 import warnings
 
 from ..nn.modules.module import Module
@@ -141,7 +142,8 @@ class TracingCheckError(Exception):
 
 
 class Future:
-    """The result of ``fork``: ``wait()`` / ``value()`` return it, ``then`` chains callbacks.
+    """The result of asynchronous work (``fork`` returns one; ``numtorch.futures`` is the same class):
+    ``wait()`` / ``value()`` block until it is completed, ``then`` chains callbacks.
 
     >>> fut = numtorch.jit.fork(lambda: 3)
     >>> fut.done(), numtorch.jit.wait(fut)
@@ -152,30 +154,35 @@ class Future:
 
     def __init__(self, *, devices=None) -> None:
         self._value, self._exc, self._callbacks = Future._UNSET, None, []
+        # completion may come from another thread (a worker calling set_result): wait() blocks on it
+        self._lock, self._event = threading.Lock(), threading.Event()
 
     def done(self) -> bool:
-        return self._value is not Future._UNSET or self._exc is not None
+        return self._event.is_set()
 
     def wait(self):
+        self._event.wait()
         if self._exc is not None:
             raise self._exc
-        if self._value is Future._UNSET:
-            raise RuntimeError("Future has no result yet: numtorch runs forked work synchronously")
         return self._value
 
     value = wait
 
-    def set_result(self, result) -> None:
-        if self.done():
-            raise RuntimeError("Future can only be marked completed once")
-        self._value = result
+    def _complete(self, value, exc) -> None:
+        with self._lock:
+            if self._event.is_set():
+                raise RuntimeError("Future can only be marked completed once")
+            self._value, self._exc = value, exc
+            self._event.set()
         self._run_callbacks()
+
+    def set_result(self, result) -> None:
+        self._complete(result, None)
 
     def set_exception(self, result) -> None:
         if not isinstance(result, Exception):
             raise TypeError(f"{result} is of type {type(result)}, not an Exception.")
-        self._exc = result
-        self._run_callbacks()
+        self._complete(Future._UNSET, result)
 
     def then(self, callback):
         out = Future()
@@ -190,10 +197,11 @@ class Future:
         return out
 
     def add_done_callback(self, callback) -> None:
-        if self.done():
-            callback(self)
-        else:
-            self._callbacks.append(callback)
+        with self._lock:
+            if not self._event.is_set():
+                self._callbacks.append(callback)
+                return
+        callback(self)
 
     def _run_callbacks(self) -> None:
         cbs, self._callbacks = self._callbacks, []

@@ -47,3 +47,7 @@ def factory_kwargs(kwargs):
                 raise TypeError(f"{k} specified twice, in **kwargs and in factory_kwargs")
             r[k] = kwargs[k]
     return r
+
+
+from . import attention, common_types, parallel  # noqa: E402,F401
+from .parallel import DataParallel  # noqa: E402,F401

@@ -10,6 +10,7 @@ from ... import _dtype as D
 from ..._dispatch import dispatch
 from ..._ops import ops as _ops
 from .._registry import body_of, defop, fast_of, public
+from ...backends.cuda import _SDP  # the sdpa backend flags (nn.attention.sdpa_kernel sets them)
 
 _F = "torch.nn.functional"
 
@@ -91,6 +92,11 @@ def _f_sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gq
     >>> numtorch.nn.functional.scaled_dot_product_attention(q, q, q).shape
     torch.Size([1, 2, 4])
     """
+    if not _SDP["math"]:  # numtorch's only backend; the fused ones are CUDA kernels it lacks (nn.attention)
+        raise RuntimeError(
+            "No viable backend for scaled_dot_product_attention was found. This is likely due to turning off "
+            "both the math kernel and the fused kernels."
+        )
     return dispatch(
         scaled_dot_product_attention,
         [query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa],
