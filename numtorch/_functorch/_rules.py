@@ -64,7 +64,7 @@ _TRAILING = {"tril", "triu", "linalg_inv", "inverse", "linalg_cholesky", "choles
              "linalg_slogdet", "linalg_eigh", "linalg_qr", "_linalg_svd", "linalg_svd",
              "linalg_svdvals", "linalg_eigvalsh", "pixel_shuffle", "pixel_unshuffle",
              "constant_pad_nd", "t", "numpy_T", "contiguous", "matrix_H", "view_as_real",
-             "view_as_complex"}  # fmt: skip
+             "view_as_complex", "linalg_eig", "linalg_lu_factor_ex", "geqrf"}  # fmt: skip
 # nn ops with an optional leading N: (the rank with N,) the batch dim folds into N
 _FOLD = {"convolution": 0, "max_pool2d_with_indices": 4, "avg_pool2d": 4, "upsample_nearest2d": 4,
          "upsample_bilinear2d": 4, "reflection_pad2d": 4, "replication_pad2d": 4,

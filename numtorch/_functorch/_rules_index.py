@@ -217,6 +217,15 @@ def solve_rule(op, vals, lv):
     return make_batched(op.fast(_padded(a, level, r), _padded(b, level, r), left), level)
 
 
+def solve_triangular_rule(op, vals, lv):
+    # both operands are matrices with broadcast batch dims: the vmapped dim is one more
+    a, b = vals[0], vals[1]
+    if a.dim() < 2 or b.dim() < 2:
+        return loop_fallback(op, vals, lv)
+    r = max(a.dim(), b.dim())
+    return make_batched(op.fast(_padded(a, lv.level, r), _padded(b, lv.level, r), *vals[2:]), lv.level)
+
+
 def as_strided_rule(op, vals, lv):
     # PyTorch's rule: the view of every sample at its own place, the batch stride in front; the
     # storage offset is sample 0's and must stay inside the memory each sample can reach
@@ -240,4 +249,5 @@ def as_strided_rule(op, vals, lv):
 
 RULES = {"as_strided": as_strided_rule, "index": index_rule, "index_put": index_put_rule, "take_along_dim": take_along_dim_rule,
          "masked_scatter": masked_scatter_rule,
-         "masked_scatter_backward": masked_scatter_backward_rule, "permute": permute_rule, "roll": roll_rule, "linalg_solve": solve_rule}
+         "masked_scatter_backward": masked_scatter_backward_rule, "permute": permute_rule, "roll": roll_rule, "linalg_solve": solve_rule,
+         "linalg_solve_triangular": solve_triangular_rule}

@@ -59,7 +59,15 @@ P3 = _r(B, 1, 2, 4, 4, 4, seed=9)  # (B, N, C, D, H, W)
 N4, W3 = _r(B, 2, 3, 2, 2, seed=16), nt.tensor([0.5, 2.0, 1.0], dtype=nt.float64)  # (B, N, C, H, W)
 T4 = nt.tensor(np.random.default_rng(17).integers(0, 3, (B, 2, 2, 2)))
 
+SQ = _r(B, 4, 4, seed=18) + 4 * nt.eye(4, dtype=nt.float64)  # well-conditioned square matrices
 CASES = {
+    "solve_triangular": (lambda a, b: nt.linalg.solve_triangular(a, b, upper=True), (SQ, X[:, :, :3]), (0, 0)),
+    "solve_triangular right": (lambda a, b: nt.linalg.solve_triangular(a, b, upper=False, left=False),
+                               (SQ[0], _r(B, 2, 4, seed=19)), (None, 0)),
+    "solve_triangular batched A": (lambda a, b: nt.linalg.solve_triangular(a, b, upper=False), (SQ, V[:4]), (0, None)),
+    "lu_factor_ex": (lambda a: nt.linalg.lu_factor_ex(a), (SQ,), (0,)),
+    "geqrf": (lambda a: nt.geqrf(a), (M,), (0,)),
+    "eig": (lambda a: nt.linalg.eig(a), (SQ,), (0,)),
     "fft": (lambda x: nt.fft.fft(x), (X,), (0,)),
     "rfft": (lambda x: nt.fft.rfft(x, dim=0), (X,), (0,)),
     "irfft": (lambda x: nt.fft.irfft(x, n=6), (C,), (0,)),
