@@ -174,6 +174,7 @@ def test_top_level_reexports():
     assert numtorch.DisableTorchFunction is numtorch._C.DisableTorchFunction
     assert numtorch.DisableTorchFunctionSubclass is numtorch._C.DisableTorchFunctionSubclass
     assert issubclass(numtorch.OutOfMemoryError, RuntimeError) and issubclass(numtorch.AcceleratorError, RuntimeError)
+    assert numtorch.cuda.OutOfMemoryError is numtorch.OutOfMemoryError
     cap = numtorch.to_dlpack(numtorch.ones(2))
     assert numtorch.from_dlpack(cap).tolist() == [1.0, 1.0] if hasattr(cap, "__dlpack__") else cap is not None
     assert numtorch.signal.windows.hann(3, dtype=numtorch.float64)[1].item() == 1.0

@@ -12,6 +12,7 @@ True
 from __future__ import annotations
 
 from .._device import cuda_not_compiled
+from .._misc_api import OutOfMemoryError  # torch.cuda.OutOfMemoryError is torch.OutOfMemoryError
 from .._device import device as _device_cls
 from . import _runtime as _rt
 from . import amp  # noqa: F401
@@ -23,7 +24,7 @@ __all__ = [
     "set_rng_state", "get_rng_state_all", "set_rng_state_all", "memory_allocated",
     "max_memory_allocated", "memory_reserved", "max_memory_reserved", "reset_peak_memory_stats",
     "is_bf16_supported", "device", "device_of", "stream", "Stream", "Event", "amp", "ipc_collect",
-    "current_stream", "default_stream",
+    "current_stream", "default_stream", "OutOfMemoryError",
 ]  # fmt: skip
 
 _INIT = [False]
