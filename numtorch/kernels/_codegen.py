@@ -182,7 +182,7 @@ def _render_rows(pat, inputs, params, expr):
         "    rows = 1",
         "    for d in range(nd):",
         "        rows *= shape[d]",
-        "    idx = np.zeros(max(nd, 1), np.int64)",
+        "    idx = np.zeros(nd if nd > 1 else 1, np.int64)  # no builtin: an op parameter may be named max",
     ]
     lines += [f"    {a}p = {a}o" for a in ops]
     lines.append("    for _ in range(rows):")
