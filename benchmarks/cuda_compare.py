@@ -69,7 +69,30 @@ def cases(lib):
     }
 
 
+def profile(n: int = 2000) -> None:
+    """Where the host time of a small CUDA op goes: cProfile of ``n`` 1K-element adds."""
+    import cProfile
+    import pstats
+
+    import numtorch
+
+    x = numtorch.ones(1 << 10, device="cuda")
+    for _ in range(10):
+        x + x
+    numtorch.cuda.synchronize()
+    pr = cProfile.Profile()
+    pr.enable()
+    for _ in range(n):
+        x + x
+    numtorch.cuda.synchronize()
+    pr.disable()
+    pstats.Stats(pr).sort_stats("tottime").print_stats(25)
+
+
 def main() -> None:
+    if "--profile" in sys.argv:
+        profile()
+        return
     import torch
 
     import numtorch

@@ -30,7 +30,7 @@ from .._tensor import Tensor, _make
 from ..kernels import lazy
 from . import _pointwise as P
 from . import _storage as S
-from ._launch import device_error, launch, meta, strides_for
+from ._launch import device_error, launch, meta, run, strides_for
 
 K_COPY = lazy("numtorch.kernels.cuda.copy")
 K_RED = lazy("numtorch.kernels.cuda.reduction")
@@ -198,7 +198,8 @@ def _reduction(op, kind, dims_at=None):
         if out_dt in P._UNSUPPORTED:
             raise P.not_implemented(op._schema.name, out_dt)
         work = np.int64 if out_dt.category < D._FLOAT else out_dt.np
-        x = contiguous_copy(pv, work)
+        # the input itself when it already is contiguous rows of ``work`` (kernels read from 0)
+        x = pv if pv.offset == 0 and pv.dtype == work and pv.contiguous else contiguous_copy(pv, work)
         rows = math.prod(a.shape[d] for d in keep)
         n = math.prod(a.shape[d] for d in dims)
         out = S.empty(res._data.shape, out_dt.np)
@@ -210,23 +211,39 @@ def _reduction(op, kind, dims_at=None):
 
 
 def _launch_red(kind, x, rows, n, out, out_dt):
+    from ..kernels.cuda import RED_THREADS
+
+    # few long rows (a full sum): cut each row into k chunks, one block each, then reduce the
+    # partials (one block per row alone leaves all but a few of the GPU's SMs idle)
+    k = max(1, min(-(-n // (RED_THREADS * 16)), _RED_TARGET_BLOCKS // rows)) if rows < _RED_TARGET_BLOCKS else 1
+    floating = x.dtype.kind == "f"
+    if k > 1:
+        part = S.empty((rows * k,), np.float64 if floating and kind in ("sum", "mean") else x.dtype)
+        _red_pass(kind, x.root, rows, n, k, part, floating, 1.0)
+        _red_pass(kind, part.root, rows, k, 1, out, floating, (1.0 / n) if kind == "mean" else 1.0)
+        return
+    xr = x.root if n else meta((0,))  # an empty row still needs a typed array argument
+    _red_pass(kind, xr, rows, n, 1, out, floating, ((1.0 / n if n else math.nan) if kind == "mean" else 1.0))
+
+
+_RED_TARGET_BLOCKS = 1024  # enough blocks to fill an H100's 132 SMs several times over
+
+
+def _red_pass(kind, xr, rows, n, k, out, floating, scale):
     from ..kernels.cuda import RED_BLOCKS, RED_THREADS
 
-    grid = (min(rows, RED_BLOCKS), RED_THREADS)
-    xr = x.root if n else meta((0,))  # an empty row still needs a typed array argument
-    floating = x.dtype.kind == "f"
+    grid = (min(rows * k, RED_BLOCKS), RED_THREADS)
     if kind in ("amax", "amin"):
         want_max = kind == "amax"
         if floating:
-            K_RED.extreme_rows_float[grid](xr, rows, n, out.root, want_max)
+            run(K_RED.extreme_rows_float, *grid, (xr, rows, n, k, out.root, want_max))
         else:
             info = np.iinfo(np.int64)
-            K_RED.extreme_rows_int[grid](xr, rows, n, out.root, want_max, info.min if want_max else info.max)
+            run(K_RED.extreme_rows_int, *grid, (xr, rows, n, k, out.root, want_max, info.min if want_max else info.max))
     elif floating:
-        scale = (1.0 / n if n else math.nan) if kind == "mean" else 1.0
-        K_RED.sum_rows_float[grid](xr, rows, n, out.root, scale)
+        run(K_RED.sum_rows_float, *grid, (xr, rows, n, k, out.root, scale))
     else:
-        K_RED.sum_rows_int[grid](xr, rows, n, out.root)
+        run(K_RED.sum_rows_int, *grid, (xr, rows, n, k, out.root))
 
 
 # ---- matrix products -----------------------------------------------------------------------------
@@ -237,6 +254,8 @@ def _batched(t: Tensor, batch: tuple, rows: int, cols: int, npdt) -> S.CudaArray
     v = S.CudaArray(a.block, a.root, a.offset, shape, st, a.dtype)
     full = (*batch, rows, cols)
     b = S.CudaArray(v.block, v.root, v.offset, full, strides_for(v, full), v.dtype)
+    if b.offset == 0 and b.dtype == npdt and b.contiguous:  # kernels read from element 0
+        return b
     return contiguous_copy(b, npdt)
 
 
@@ -259,11 +278,14 @@ def _product(op):
         out = S.empty(res._data.shape, dt.np)
         nb = math.prod(batch)
         if out.size:
-            from ..kernels.cuda import TILE
+            from ..kernels.cuda import MM_BM, MM_BN, MM_THREADS, TILE
 
-            kern = K_MM.bmm_f32 if dt is D.float32 else K_MM.bmm_f64
-            grid = ((n + TILE - 1) // TILE, (m + TILE - 1) // TILE, nb)
-            kern[grid, (TILE, TILE)](a.root, b.root, out.root, m, k, n)
+            if dt is D.float32:
+                grid = ((n + MM_BN - 1) // MM_BN, (m + MM_BM - 1) // MM_BM, nb)
+                run(K_MM.bmm_f32, grid, MM_THREADS, (a.root, b.root, out.root, m, k, n))
+            else:
+                grid = ((n + TILE - 1) // TILE, (m + TILE - 1) // TILE, nb)
+                run(K_MM.bmm_f64, grid, (TILE, TILE), (a.root, b.root, out.root, m, k, n))
         return _make(out, dt, Tensor, self._device)
 
     return impl

@@ -22,7 +22,108 @@ def launch(kernel, n: int, *args) -> None:
         return
     from ..kernels.cuda import THREADS
 
-    kernel[(n + THREADS - 1) // THREADS, THREADS](n, *args)
+    run(kernel, (n + THREADS - 1) // THREADS, THREADS, (n, *args))
+
+
+# Note [Direct kernel launches]
+# numba-cuda's ``kernel[grid, block](*args)`` types every argument, looks the overload up and
+# converts each argument on every call: ~50 us of host time, more than a small op's kernel.
+# numtorch launches a few kernels many times with the same kinds of arguments (1-D C-contiguous
+# device arrays, Python/NumPy scalars), so the first launch of each (kernel, argument kinds)
+# goes through numba-cuda, and later ones reuse that compiled overload: its argument types give
+# the conversion plan (an array becomes numba-cuda's 5 + 2 * ndim launch words, a scalar its
+# C type) and cuda.core's ``launch`` runs it. Anything unexpected - another numba-cuda
+# version, a kind of argument the plan does not know - keeps numba-cuda's own path.
+_PLANS: dict = {}  # (kernel, argument kinds) -> (cuda.core kernel, per-argument conversions) | None
+_DIRECT: list = []  # [cuda.core launch, LaunchConfig, the default stream, DeviceNDArray] once set up
+_CONFIGS: dict = {}  # (grid, block) -> LaunchConfig
+_PTRS: dict = {}  # id(device array) -> (array, device pointer)
+
+
+def run(kernel, grid, block, args) -> None:
+    """``kernel[grid, block](*args)``, directly after the first launch (Note [Direct kernel launches])."""
+    if not _DIRECT:
+        _setup()
+    dev_array = _DIRECT[3]
+    if dev_array is None:
+        kernel[grid, block](*args)
+        return
+    key = (kernel, *[(a.dtype, a.ndim) if isinstance(a, dev_array) else type(a) for a in args])
+    plan = _PLANS.get(key, False)
+    if plan is False:
+        kernel[grid, block](*args)
+        _PLANS[key] = _plan(kernel, args)
+        return
+    if plan is None:
+        kernel[grid, block](*args)
+        return
+    cukernel, convs = plan
+    words = []
+    for conv, a in zip(convs, args):
+        if conv is None:
+            words += (0, 0, a.size, a.dtype.itemsize, _ptr(a), *a.shape, *a.strides)
+        else:
+            words.append(conv(a))
+    cfg = _CONFIGS.get((grid, block))
+    if cfg is None:
+        if len(_CONFIGS) > 1024:
+            _CONFIGS.clear()
+        cfg = _CONFIGS[grid, block] = _DIRECT[1](grid=grid, block=block, shmem_size=0)
+    _DIRECT[0](_DIRECT[2], cfg, cukernel, *words)
+
+
+def _setup() -> None:
+    try:
+        if rt.simulated():
+            raise ImportError
+        from cuda.core import LaunchConfig, launch as core_launch
+        from numba.cuda.cudadrv import driver as drv
+        from numba.cuda.cudadrv.devicearray import DeviceNDArray
+
+        _DIRECT[:] = [core_launch, LaunchConfig, drv._to_core_stream(0), DeviceNDArray]
+    except Exception:  # the simulator, an older numba-cuda: numba-cuda's own launch path
+        _DIRECT[:] = [None, None, None, None]
+
+
+def _plan(kernel, args):
+    import ctypes
+
+    from numba.core import types
+
+    try:
+        overload = kernel.overloads.get(tuple(kernel.typeof_pyval(a) for a in args))
+        if overload is None or getattr(overload, "debug", False) or getattr(overload, "cooperative", False):
+            return None
+        convs = []
+        for ty, a in zip(overload.argument_types, args):
+            if isinstance(ty, types.Array):
+                if not isinstance(a, _DIRECT[3]) or ty.layout != "C" or not a.is_c_contiguous():
+                    return None
+                convs.append(None)
+            elif isinstance(ty, types.Integer):
+                convs.append(getattr(ctypes, f"c_{ty}"))
+            elif ty == types.float64:
+                convs.append(ctypes.c_double)
+            elif ty == types.float32:
+                convs.append(ctypes.c_float)
+            elif ty == types.boolean:
+                convs.append(bool)
+            else:
+                return None
+        return overload._codelibrary.get_cufunc().kernel, tuple(convs)
+    except Exception:
+        return None
+
+
+def _ptr(a) -> int:
+    hit = _PTRS.get(id(a))
+    if hit is not None and hit[0] is a:
+        return hit[1]
+    p = a.__cuda_array_interface__["data"][0]
+    if len(_PTRS) > 4096:
+        _PTRS.clear()
+    _PTRS[id(a)] = (a, p)
+    return p
 
 
 def meta(values):

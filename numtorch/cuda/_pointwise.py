@@ -140,8 +140,10 @@ def _run(pw, arrays, dest, shape, pvals):
         return
     pat = "".join("a" if isinstance(a, S.CudaArray) else "s" for a in arrays)
     if dest.contiguous and all(not isinstance(a, S.CudaArray) or a.size == n and a.contiguous for a in arrays):
-        args = [a.root[a.offset : a.offset + n] if isinstance(a, S.CudaArray) else a for a in arrays]
-        launch(_kernel(pw, "c_" + pat), n, *args, dest.root[dest.offset : dest.offset + n], *pvals)
+        args = []
+        for a in arrays:
+            args += (a.root, a.offset) if isinstance(a, S.CudaArray) else (a,)
+        launch(_kernel(pw, "c_" + pat), n, *args, dest.root, dest.offset, *pvals)
         return
     shape = shape or (1,)  # 0-d: one element, and the kernels' loop over dims needs one
     args = [meta(shape), *parts(dest, shape)]

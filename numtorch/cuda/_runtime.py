@@ -40,10 +40,18 @@ def driver():
             _STATE["cuda"] = None
             return None
         try:
+            from numba import config
             from numba import cuda as mod
 
             if not mod.is_available():
                 mod = None
+            else:
+                # numtorch sizes its own grids, and a small tensor's op is a small grid: without
+                # this, numba-cuda warns "Grid size 1 will likely result in GPU under-utilization"
+                # on every small op (a process-wide setting: NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS=1
+                # in the environment keeps the warnings, for a user's own kernels)
+                if "NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS" not in os.environ:
+                    config.CUDA_LOW_OCCUPANCY_WARNINGS = False
         except Exception:  # no numba, no driver library, broken CUDA install: CPU only
             mod = None
         _STATE["cuda"] = mod
@@ -223,6 +231,7 @@ class Event:
 _ROUND = 512
 _LOCK = threading.Lock()
 _FREE: dict = {}  # rounded size -> [device byte arrays]
+_VIEWS: dict = {}  # id(device byte array) -> {dtype: the whole block as a 1-D array of dtype}
 _STATS = {"allocated": 0, "peak": 0, "reserved": 0, "peak_reserved": 0}
 
 
@@ -259,10 +268,24 @@ def _release(mem, size: int) -> None:
         _FREE.setdefault(size, []).append(mem)
 
 
+def typed(mem, dtype):
+    """The whole block ``mem`` as a 1-D device array of ``dtype``, made once per block and dtype
+    (a Numba device-array view and slice cost more host time than a small kernel)."""
+    views = _VIEWS.get(id(mem))
+    if views is None:
+        views = _VIEWS[id(mem)] = {}
+    v = views.get(dtype)
+    if v is None:
+        v = views[dtype] = mem.view(dtype)
+    return v
+
+
 def empty_cache() -> None:
     with _LOCK:
         for size, mems in _FREE.items():
             _STATS["reserved"] -= size * len(mems)
+            for m in mems:
+                _VIEWS.pop(id(m), None)
         _FREE.clear()
 
 

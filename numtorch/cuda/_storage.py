@@ -104,8 +104,7 @@ def empty(shape, dtype) -> CudaArray:
     for s in shape:
         n *= s
     block = rt.allocate(n * dtype.itemsize)
-    root = block.mem.view(dtype)[: max(n, 1)]
-    return CudaArray(block, root, 0, shape, contiguous_strides(shape), dtype)
+    return CudaArray(block, rt.typed(block.mem, dtype), 0, shape, contiguous_strides(shape), dtype)
 
 
 def from_host(a: np.ndarray) -> CudaArray:

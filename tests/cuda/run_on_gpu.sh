@@ -15,3 +15,6 @@ JOBS=${JOBS:-12}
 timeout ${TEST_TIMEOUT:-300} python3 -m pytest -q -p no:cacheprovider -n "$JOBS" --dist loadfile tests/cuda \
     -k "not test_cuda_tests_pass_under_the_simulator" -rf --tb=short 2>&1 | tee "$LOG/tests.log" | tail -120
 timeout ${BENCH_TIMEOUT:-150} python3 benchmarks/cuda_compare.py 2>&1 | tee "$LOG/bench.log"
+if [ -n "${PROFILE:-}" ]; then
+    timeout 120 python3 benchmarks/cuda_compare.py --profile 2>&1 | tee "$LOG/profile.log" | head -60
+fi

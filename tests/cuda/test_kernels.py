@@ -33,6 +33,18 @@ def test_sum_mean_amax_match_numpy(dtype, dim, keepdim):
         np.testing.assert_allclose(got.cpu().numpy(), want, rtol=tol, atol=tol)
 
 
+def test_long_rows_reduce_in_chunks_then_partials():
+    # few rows much longer than a block: each row is cut into chunks, one block each (k > 1)
+    h = rng.standard_normal((2, 900))
+    x = _cu(h)
+    np.testing.assert_allclose(x.sum(1).cpu().numpy(), h.sum(1), rtol=1e-12)
+    np.testing.assert_allclose(x.mean().item(), h.mean(), rtol=1e-12)
+    assert x.amax().item() == h.max() and x.amin(1).cpu().numpy().tolist() == h.min(1).tolist()
+    h[1, 611] = np.nan
+    assert np.isnan(_cu(h).amax(1).cpu().numpy()[1]) and not np.isnan(_cu(h).amax(1).cpu().numpy()[0])
+    assert _cu(np.arange(1800)).sum().item() == 1800 * 1799 // 2
+
+
 def test_reductions_of_views_and_integers():
     h = np.arange(24).reshape(4, 6)
     x = _cu(h)
@@ -62,8 +74,13 @@ def test_reduction_edge_cases():
     assert numtorch.ones(2, 3, device="cuda").sum(1, dtype=numtorch.float64).dtype == numtorch.float64
 
 
+_GPU_ONLY = pytest.mark.skipif(numtorch.cuda.is_available() and numtorch.cuda._rt.simulated(),
+                               reason="several 64x64 output tiles: too slow in the simulator, run on a GPU")
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("m,k,n", [(1, 1, 1), (5, 7, 3), (2, 0, 3)])
+@pytest.mark.parametrize("m,k,n", [(1, 1, 1), (5, 7, 3), (2, 0, 3), (19, 13, 21),
+                                   pytest.param(70, 33, 130, marks=_GPU_ONLY)])  # fmt: skip
 def test_mm_matches_numpy(dtype, m, k, n):
     a, b = rng.standard_normal((m, k)).astype(dtype), rng.standard_normal((k, n)).astype(dtype)
     tol = 1e-5 if dtype == np.float32 else 1e-12

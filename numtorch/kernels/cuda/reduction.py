@@ -1,6 +1,8 @@
-"""Row reductions with a shared-memory tree: a block per output element (blocks loop over rows
-when there are more rows than blocks), its threads stride over the row, then halve the partial
-results in shared memory (RED_THREADS, a power of two). Rows are contiguous: the caller moves
+"""Row reductions with a shared-memory tree: a block per (row, chunk) (blocks loop when there are
+more than blocks), its threads stride over the chunk, then halve the partial results in shared
+memory (RED_THREADS, a power of two). Each row is cut into ``k`` chunks, ``out[row * k + chunk]``
+getting one partial: with few long rows (a full sum) the caller picks ``k > 1`` so the whole
+GPU works, then reduces the partials with ``k = 1``. Rows are contiguous: the caller moves
 reduced dims last and copies first. Accumulators are float64 for floating inputs and int64 for
 integers (PyTorch's sum of integers is int64 too)."""
 
@@ -15,13 +17,16 @@ from . import RED_THREADS
 
 
 @cuda_kernel
-def sum_rows_float(x, rows, n, out, scale):
+def sum_rows_float(x, rows, n, k, out, scale):
     t = cuda.threadIdx.x
     acc = cuda.shared.array(RED_THREADS, float64)
-    for r in range(cuda.blockIdx.x, rows, cuda.gridDim.x):
+    for b in range(cuda.blockIdx.x, rows * k, cuda.gridDim.x):
+        m = (n + k - 1) // k
+        lo = (b % k) * m
+        hi = min(lo + m, n)
         s = 0.0
-        for j in range(t, n, RED_THREADS):
-            s += x[r * n + j]
+        for j in range(lo + t, hi, RED_THREADS):
+            s += x[(b // k) * n + j]
         acc[t] = s
         cuda.syncthreads()
         step = RED_THREADS // 2
@@ -31,18 +36,21 @@ def sum_rows_float(x, rows, n, out, scale):
             cuda.syncthreads()
             step //= 2
         if t == 0:
-            out[r] = acc[0] * scale
+            out[b] = acc[0] * scale
         cuda.syncthreads()  # thread 0 reads acc[0] before the next row overwrites it
 
 
 @cuda_kernel
-def sum_rows_int(x, rows, n, out):
+def sum_rows_int(x, rows, n, k, out):
     t = cuda.threadIdx.x
     acc = cuda.shared.array(RED_THREADS, int64)
-    for r in range(cuda.blockIdx.x, rows, cuda.gridDim.x):
+    for b in range(cuda.blockIdx.x, rows * k, cuda.gridDim.x):
+        m = (n + k - 1) // k
+        lo = (b % k) * m
+        hi = min(lo + m, n)
         s = 0
-        for j in range(t, n, RED_THREADS):
-            s += x[r * n + j]
+        for j in range(lo + t, hi, RED_THREADS):
+            s += x[(b // k) * n + j]
         acc[t] = s
         cuda.syncthreads()
         step = RED_THREADS // 2
@@ -52,19 +60,22 @@ def sum_rows_int(x, rows, n, out):
             cuda.syncthreads()
             step //= 2
         if t == 0:
-            out[r] = acc[0]
+            out[b] = acc[0]
         cuda.syncthreads()
 
 
 @cuda_kernel
-def extreme_rows_float(x, rows, n, out, want_max):
+def extreme_rows_float(x, rows, n, k, out, want_max):
     # amax / amin (want_max False); NaN wins, as in PyTorch: ``v != v`` keeps a NaN partial
     t = cuda.threadIdx.x
     acc = cuda.shared.array(RED_THREADS, float64)
-    for r in range(cuda.blockIdx.x, rows, cuda.gridDim.x):
+    for b in range(cuda.blockIdx.x, rows * k, cuda.gridDim.x):
+        m = (n + k - 1) // k
+        lo = (b % k) * m
+        hi = min(lo + m, n)
         s = -math.inf if want_max else math.inf
-        for j in range(t, n, RED_THREADS):
-            v = x[r * n + j]
+        for j in range(lo + t, hi, RED_THREADS):
+            v = x[(b // k) * n + j]
             if (v > s if want_max else v < s) or v != v:
                 s = v
         acc[t] = s
@@ -78,19 +89,22 @@ def extreme_rows_float(x, rows, n, out, want_max):
             cuda.syncthreads()
             step //= 2
         if t == 0:
-            out[r] = acc[0]
+            out[b] = acc[0]
         cuda.syncthreads()
 
 
 @cuda_kernel
-def extreme_rows_int(x, rows, n, out, want_max, init):
+def extreme_rows_int(x, rows, n, k, out, want_max, init):
     # init: the identity (int64 min for a max, max for a min)
     t = cuda.threadIdx.x
     acc = cuda.shared.array(RED_THREADS, int64)
-    for r in range(cuda.blockIdx.x, rows, cuda.gridDim.x):
+    for b in range(cuda.blockIdx.x, rows * k, cuda.gridDim.x):
+        m = (n + k - 1) // k
+        lo = (b % k) * m
+        hi = min(lo + m, n)
         s = init
-        for j in range(t, n, RED_THREADS):
-            v = x[r * n + j]
+        for j in range(lo + t, hi, RED_THREADS):
+            v = x[(b // k) * n + j]
             if v > s if want_max else v < s:
                 s = v
         acc[t] = s
@@ -104,5 +118,5 @@ def extreme_rows_int(x, rows, n, out, want_max, init):
             cuda.syncthreads()
             step //= 2
         if t == 0:
-            out[r] = acc[0]
+            out[b] = acc[0]
         cuda.syncthreads()
