@@ -16,5 +16,5 @@ timeout ${TEST_TIMEOUT:-300} python3 -m pytest -q -p no:cacheprovider -n "$JOBS"
     -k "not test_cuda_tests_pass_under_the_simulator" -rf --tb=short 2>&1 | tee "$LOG/tests.log" | tail -120
 timeout ${BENCH_TIMEOUT:-150} python3 benchmarks/cuda_compare.py 2>&1 | tee "$LOG/bench.log"
 if [ -n "${PROFILE:-}" ]; then
-    timeout 120 python3 benchmarks/cuda_compare.py --profile 2>&1 | tee "$LOG/profile.log" | head -60
+    timeout 120 python3 benchmarks/cuda_compare.py --profile > "$LOG/profile.log" 2>&1; grep -A12 "====\|ncalls" "$LOG/profile.log" | head -70
 fi

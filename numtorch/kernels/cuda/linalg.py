@@ -21,11 +21,12 @@ from . import MM_BK, MM_BM, MM_BN, MM_THREADS, MM_TM, MM_TN, TILE
 _A_LOADS = MM_BM * MM_BK // MM_THREADS
 _B_LOADS = MM_BN * MM_BK // MM_THREADS
 _TX = MM_BN // MM_TN  # threads along a tile row
+_SA_ROW = MM_BM + 1  # one pad column: the transposed stores into sa hit distinct shared-memory banks
 
 
 @cuda_kernel
 def bmm_f32(a, b, out, m, k, n):
-    sa = cuda.shared.array((MM_BK, MM_BM), float32)
+    sa = cuda.shared.array((MM_BK, _SA_ROW), float32)
     sb = cuda.shared.array((MM_BK, MM_BN), float32)
     acc = cuda.local.array((MM_TM, MM_TN), float32)
     ra = cuda.local.array(MM_TM, float32)
