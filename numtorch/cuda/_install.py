@@ -43,7 +43,14 @@ def cuda_device(dev) -> device:
 
 
 # ---- copies ------------------------------------------------------------------------------------
+def _via_float(src_dt, npdt) -> bool:
+    # numba-cuda cannot convert float16 to bool in one step (NVVM rejects the IR): go through float32
+    return src_dt == np.float16 and np.dtype(npdt) == np.bool_
+
+
 def contiguous_copy(a: S.CudaArray, npdt) -> S.CudaArray:
+    if _via_float(a.dtype, npdt):
+        a = contiguous_copy(a, np.float32)
     out = S.empty(a.shape, npdt)
     if a.size:
         shape = a.shape or (1,)
@@ -55,6 +62,8 @@ def copy_into(dst: S.CudaArray, src: S.CudaArray) -> None:
     """Write ``src`` (broadcast to ``dst``'s shape, cast to its dtype) into ``dst``."""
     if not dst.size:
         return
+    if _via_float(src.dtype, dst.dtype):
+        src = contiguous_copy(src, np.float32)
     shape = dst.shape or (1,)
     launch(K_COPY.copy_into_strided, dst.size, meta(shape), dst.root, dst.offset, meta(strides_for(dst, shape)),
            src.root, src.offset, meta(strides_for(src, shape)))  # fmt: skip
@@ -266,26 +275,31 @@ def _product(op):
                 raise device_error()
         res = _meta_of(op, [self, other, *rest])
         dt = res._dtype
-        if dt not in (D.float32, D.float64):
+        if dt not in (D.float16, D.float32, D.float64):
             raise P.not_implemented("addmm", dt)
+        # float16: float32 operands and accumulation, rounded once at the end (as cuBLAS's
+        # half GEMM with float compute, PyTorch's default)
+        kdt = D.float32 if dt is D.float16 else dt
         a_nd, b_nd = self._data.ndim, other._data.ndim
         m = self._data.shape[-2] if a_nd >= 2 else 1
         k = self._data.shape[-1]
         n = other._data.shape[-1] if b_nd >= 2 else 1
         batch = tuple(res._data.shape[: max(len(res._data.shape) - 2, 0)]) if max(a_nd, b_nd) > 2 else ()
-        a = _batched(self, batch, m, k, dt.np)
-        b = _batched(other, batch, k, n, dt.np)
-        out = S.empty(res._data.shape, dt.np)
+        a = _batched(self, batch, m, k, kdt.np)
+        b = _batched(other, batch, k, n, kdt.np)
+        out = S.empty(res._data.shape, kdt.np)
         nb = math.prod(batch)
         if out.size:
             from ..kernels.cuda import MM_BM, MM_BN, MM_THREADS, TILE
 
-            if dt is D.float32:
+            if kdt is D.float32:
                 grid = ((n + MM_BN - 1) // MM_BN, (m + MM_BM - 1) // MM_BM, nb)
                 run(K_MM.bmm_f32, grid, MM_THREADS, (a.root, b.root, out.root, m, k, n))
             else:
                 grid = ((n + TILE - 1) // TILE, (m + TILE - 1) // TILE, nb)
                 run(K_MM.bmm_f64, grid, (TILE, TILE), (a.root, b.root, out.root, m, k, n))
+        if kdt is not dt:
+            out = contiguous_copy(out, dt.np)
         return _make(out, dt, Tensor, self._device)
 
     return impl
