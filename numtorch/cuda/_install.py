@@ -290,11 +290,12 @@ def _product(op):
         out = S.empty(res._data.shape, kdt.np)
         nb = math.prod(batch)
         if out.size:
-            from ..kernels.cuda import MM_BM, MM_BN, MM_THREADS, TILE
+            from ..kernels.cuda import TILE
 
             if kdt is D.float32:
-                grid = ((n + MM_BN - 1) // MM_BN, (m + MM_BM - 1) // MM_BM, nb)
-                run(K_MM.bmm_f32, grid, MM_THREADS, (a.root, b.root, out.root, m, k, n))
+                kern, bm, bn, threads = K_MM.gemm_f32(_gemm_tile(m, n, nb))
+                grid = ((n + bn - 1) // bn, (m + bm - 1) // bm, nb)
+                run(kern, grid, threads, (a.root, b.root, out.root, m, k, n))
             else:
                 grid = ((n + TILE - 1) // TILE, (m + TILE - 1) // TILE, nb)
                 run(K_MM.bmm_f64, grid, (TILE, TILE), (a.root, b.root, out.root, m, k, n))
@@ -303,6 +304,28 @@ def _product(op):
         return _make(out, dt, Tensor, self._device)
 
     return impl
+
+
+def _gemm_tile(m: int, n: int, nb: int) -> str:
+    # the big tiles when they still give every SM two blocks (Note [Register-tiled GEMM])
+    from ..kernels.cuda import GEMM_TILES
+
+    bm, bn = GEMM_TILES["big"][:2]
+    return "big" if -(-m // bm) * -(-n // bn) * nb >= 2 * _sm_count() else "small"
+
+
+def _sm_count() -> int:
+    if not _SMS:
+        from ._runtime import driver
+
+        try:
+            _SMS.append(int(driver().get_current_device().MULTIPROCESSOR_COUNT))
+        except AttributeError:  # the simulator: one "SM", so tests exercise both tile shapes
+            _SMS.append(1)
+    return _SMS[0]
+
+
+_SMS: list = []
 
 
 def _addmm(self, mat1, mat2, beta=1, alpha=1):
