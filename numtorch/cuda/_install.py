@@ -36,6 +36,7 @@ K_COPY = lazy("numtorch.kernels.cuda.copy")
 K_RED = lazy("numtorch.kernels.cuda.reduction")
 K_MM = lazy("numtorch.kernels.cuda.linalg")
 CUDA0 = device("cuda", 0)
+META = device("meta")
 
 
 def cuda_device(dev) -> device:
@@ -158,10 +159,50 @@ def _back(r, stand, src):
     return r
 
 
+# factories whose result is one value everywhere: made on the device (meta kernel for the shape
+# and dtype, then a fill kernel), never built on the host and uploaded (an upload from pageable
+# memory waits for every queued kernel). Value: a constant, the named argument, or None (empty).
+_FILLED = {"zeros": 0, "zeros_like": 0, "new_zeros": 0, "ones": 1, "ones_like": 1, "new_ones": 1,
+           "full": "fill_value", "full_like": "fill_value", "new_full": "fill_value",
+           "empty.memory_format": None, "empty_like": None, "new_empty": None}  # fmt: skip
+
+
+def _filled(op, names, at, what):
+    meta_impl = op.impls["meta"]
+
+    def impl(*vals):
+        import numtorch
+
+        if what is None and numtorch.are_deterministic_algorithms_enabled():
+            return _factory_on_host(op, names, at)(*vals)  # deterministic empty() fills NaN there
+        mvals = list(vals)
+        dev = mvals[at]
+        mvals[at] = META
+        for i, v in enumerate(mvals):
+            if isinstance(v, Tensor):
+                dev = dev or v._device
+                mvals[i] = _as_meta(v)
+        r = meta_impl(*mvals)
+        out = S.empty(r._data.shape, r._dtype.np)
+        if what is not None:
+            value = vals[names.index(what)] if isinstance(what, str) else what
+            fill(out, r._dtype.np.type(value.item() if isinstance(value, Tensor) else value))
+        return _make(out, r._dtype, Tensor, cuda_device(dev if isinstance(dev, device) else None))
+
+    return impl
+
+
 def _factory(op):
-    cpu = op.impls["cpu"]
     names = [a.name for a in op._schema.arguments]
     at = names.index("device")
+    key = op._schema.name.removeprefix("aten::") + (f".{op._schema.overload_name}" if op._schema.overload_name else "")
+    if key in _FILLED and "meta" in op.impls:
+        return _filled(op, names, at, _FILLED[key])
+    return _factory_on_host(op, names, at)
+
+
+def _factory_on_host(op, names, at):
+    cpu = op.impls["cpu"]
 
     def impl(*vals):
         vals = list(vals)
