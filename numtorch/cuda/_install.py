@@ -220,8 +220,33 @@ def _factory_on_host(op, names, at):
 
 
 # ---- reductions ----------------------------------------------------------------------------------
+_META_RESULTS: dict = {}  # (op, argument metadata) -> the meta kernel's result
+
+
 def _meta_of(op, vals):
-    return op.impls["meta"](*[_as_meta(v) for v in vals])
+    """``op``'s meta kernel on ``vals`` (tensors as contiguous meta tensors of their shape and
+    dtype): PyTorch's argument errors and the result's shape and dtype. Results are remembered
+    per (op, shapes, dtypes, other arguments), as the rules depend on nothing else; a call that
+    raises is not remembered and raises again."""
+    try:
+        key = (op, *[_meta_key(v) for v in vals])
+        hit = _META_RESULTS.get(key)
+    except TypeError:  # an unhashable argument: no memo
+        return op.impls["meta"](*[_as_meta(v) for v in vals])
+    if hit is None:
+        hit = op.impls["meta"](*[_as_meta(v) for v in vals])
+        if len(_META_RESULTS) > 8192:
+            _META_RESULTS.clear()
+        _META_RESULTS[key] = hit
+    return hit
+
+
+def _meta_key(v):
+    if isinstance(v, Tensor):
+        return (Tensor, v._data.shape, v._dtype)
+    if isinstance(v, (list, tuple)):
+        return (type(v), *[_meta_key(x) for x in v])
+    return (type(v), v)  # 1, 1.0 and True promote differently
 
 
 def _as_meta(v):
