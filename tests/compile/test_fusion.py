@@ -351,3 +351,54 @@ def test_plan_views_alias_like_eager_views():
     xt = numtorch.randn(4, 3).t()  # not contiguous: another guard set, eager's error
     with pytest.raises(RuntimeError, match="view size is not compatible"):
         cf(xt)
+
+
+def _attention_scores(x, m):
+    return (x * 0.25).masked_fill(m, float("-inf")).softmax(-1), (x + 1).log_softmax(-1)
+
+
+def test_scale_mask_and_softmax_fuse_into_one_region_bitwise():
+    # Note [Fused masked_fill], Note [Fused trailing softmax]: the causal mask is a block operand
+    # ("b"), the softmax runs eager's row kernel on the fused row, so results are eager's bits
+    cf = numtorch.compile(_attention_scores)
+    x, m = numtorch.randn(2, 3, 5, 5), numtorch.ones(1, 1, 5, 5).tril() == 0
+    for _ in range(2):
+        same(cf(x, m), _attention_scores(x, m))
+    r1, r2 = regions(cf)
+    assert [n.op.__name__ for n in r1.nodes] == ["mul.Tensor", "masked_fill.Scalar"]
+    assert (r1.reduce, r2.reduce, r1.pattern) == (("softmax", False), ("softmax", True), "ab")
+    xt = numtorch.randn(2, 3, 5, 5).transpose(2, 3)  # another layout: the region, then softmax's own kernel
+    same(cf(xt, m), _attention_scores(xt, m))
+
+
+def test_mask_made_between_scale_and_masked_fill_is_hoisted():
+    # Note [Fusion regions]: the eq of the mask's shape (and the alias of the buffer) run first
+    mask = numtorch.ones(4, 4).tril().view(1, 1, 4, 4)
+
+    def f(x):
+        return (x * 0.5).masked_fill(mask[:, :, :4, :4] == 0, float("-inf")).softmax(-1)
+
+    cf = numtorch.compile(f)
+    x = numtorch.randn(2, 2, 4, 4)
+    for _ in range(2):
+        same(cf(x), f(x))
+    (r,) = regions(cf)
+    assert [n.op.__name__ for n in r.nodes] == ["mul.Tensor", "masked_fill.Scalar"] and r.reduce == ("softmax", False)
+
+
+def test_linear_on_a_3d_input_moves_its_bias_into_the_region():
+    # Note [addmm epilogue]: addmm then a view back to 3-D becomes mm, view, bias add + GELU
+    lin = numtorch.nn.Linear(6, 8)
+
+    def f(x):
+        return numtorch.nn.functional.gelu(lin(x))
+
+    cf = numtorch.compile(f)
+    x = numtorch.randn(2, 5, 6)
+    with numtorch.no_grad():
+        for _ in range(2):
+            same(cf(x), f(x))
+    (reg,) = regions(cf)
+    assert [n.op.__name__ for n in reg.nodes] == ["add.Tensor", "gelu.default"] and "r" in reg.pattern
+    ops = [n.op.__name__ for e in cf.cache.values() for n in e.graph.nodes]
+    assert "mm.default" in ops and "addmm.default" not in ops

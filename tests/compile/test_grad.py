@@ -200,3 +200,23 @@ def test_gelu_mlp_block_gradients_equal_eager():
         for g, w in zip(got, want, strict=True):
             np.testing.assert_array_equal(g.numpy(), w.numpy())
     np.testing.assert_array_equal(cf(x).detach().numpy(), block(x).detach().numpy())
+
+
+def test_causal_attention_gradients_equal_eager():
+    # the fused scale + mask + softmax region (Note [Fused trailing softmax]) in a training graph
+    mask = numtorch.ones(6, 6).tril().view(1, 1, 6, 6)
+
+    def attn(q, k, v):
+        att = (q @ k.transpose(-2, -1)) * 0.5
+        return att.masked_fill(mask == 0, float("-inf")).softmax(-1) @ v
+
+    cf = numtorch.compile(attn)
+    q, k, v = (numtorch.randn(2, 2, 6, 4, dtype=numtorch.float64, requires_grad=True) for _ in range(3))
+    for _ in range(2):
+        got = numtorch.autograd.grad(cf(q, k, v).sum(), (q, k, v))
+        want = numtorch.autograd.grad(attn(q, k, v).sum(), (q, k, v))
+        for a, b in zip(got, want, strict=True):
+            np.testing.assert_array_equal(a.numpy(), b.numpy())
+    (e,) = cf.cache.values()
+    assert any(getattr(st, "reduce", None) == ("softmax", False) for st in e.aot.fwd_steps)
+    assert gradcheck(cf, (q, k, v))
