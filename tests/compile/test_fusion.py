@@ -402,3 +402,33 @@ def test_linear_on_a_3d_input_moves_its_bias_into_the_region():
     assert [n.op.__name__ for n in reg.nodes] == ["add.Tensor", "gelu.default"] and "r" in reg.pattern
     ops = [n.op.__name__ for e in cf.cache.values() for n in e.graph.nodes]
     assert "mm.default" in ops and "addmm.default" not in ops
+
+
+def test_direct_steps_run_products_clones_and_sums_bitwise():
+    # Note [Direct steps]: checked once at capture, the eager kernels' own calls at each hit
+    from numtorch._compile import direct
+    from numtorch.utils._python_dispatch import TorchDispatchMode
+
+    def f(x, w, b):
+        h = x @ w
+        return h, numtorch.bmm(b, b.transpose(1, 2)), b.transpose(1, 2).contiguous(), h.sum(0, True), b.sum((1, 2))
+
+    cf = numtorch.compile(f)
+    x, w, b = numtorch.randn(5, 7), numtorch.randn(7, 3), numtorch.randn(2, 4, 6)
+    for _ in range(2):
+        same(cf(x, w, b), f(x, w, b))
+    (e,) = cf.cache.values()
+    kinds = sorted(type(st).__name__ for st in e.steps if type(st).__module__ == direct.__name__)
+    assert kinds == ["CloneStep", "MatmulStep", "MatmulStep", "SumStep", "SumStep"]
+
+    class Count(TorchDispatchMode):
+        seen = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            Count.seen += 1
+            return func(*args, **(kwargs or {}))
+
+    with Count():  # a dispatch mode sees every call: the steps run their nodes
+        got = cf(x, w, b)
+    same(got, f(x, w, b))
+    assert Count.seen == len(e.graph.nodes)
