@@ -384,7 +384,8 @@ def plan(graph, env, extra_reads=frozenset(), fold: bool = True) -> list:
 
 
 # Note [Plan views]
-# view, _unsafe_view, t and transpose calls in a plan run as a few NumPy attribute operations
+# view, _unsafe_view, t, transpose and expand-to-the-same-shape (a batched matmul's operands)
+# calls in a plan run as a few NumPy attribute operations
 # (shapes and dims resolved at capture) when the eager op's own fast path would run its CPU
 # kernel (a plain CPU tensor, no dispatch mode or forward-AD level, no gradient to record):
 # the same NumPy view wrapped by ``_view``/``_make`` as those kernels do, without the argument
@@ -408,6 +409,10 @@ class ViewStep:
             env[self.out] = _view(x, a.T)
         elif kind == "transpose":
             env[self.out] = _view(x, a.swapaxes(*self.arg))
+        elif kind == "expand":
+            if a.shape != self.arg:
+                return self.node.run(env)
+            env[self.out] = _view(x, a.view())  # to its own shape: every stride is kept
         elif not _plain_contiguous(a):
             self.node.run(env)
         elif kind == "view":
@@ -416,7 +421,8 @@ class ViewStep:
             env[self.out] = _make(a.reshape(self.arg), x._dtype)
 
 
-_VIEWS = {"view.default": "view", "_unsafe_view.default": "unsafe", "t.default": "t", "transpose.int": "transpose"}
+_VIEWS = {"view.default": "view", "_unsafe_view.default": "unsafe", "t.default": "t", "transpose.int": "transpose",
+          "expand.default": "expand"}  # fmt: skip
 
 
 def _view_step(st, env):
@@ -425,6 +431,8 @@ def _view_step(st, env):
         return None
     x, y = env[st.direct[0][1]], env[st.outs[0]]
     if not isinstance(x, Tensor) or not isinstance(y, Tensor):
+        return None
+    if kind == "expand" and (tuple(st.template[1]) != x._data.shape or y._data.shape != x._data.shape):
         return None
     if kind == "transpose":
         nd = x._data.ndim

@@ -432,3 +432,19 @@ def test_direct_steps_run_products_clones_and_sums_bitwise():
         got = cf(x, w, b)
     same(got, f(x, w, b))
     assert Count.seen == len(e.graph.nodes)
+
+
+def test_expand_to_its_own_shape_is_a_plan_view():
+    # Note [Plan views]: matmul's broadcast expands its operands to the shape they have
+    def f(a, b):
+        return a @ b.transpose(-2, -1)
+
+    cf = numtorch.compile(f)
+    a, b = numtorch.randn(2, 3, 4, 5), numtorch.randn(2, 3, 6, 5)
+    for _ in range(2):
+        same(cf(a, b), f(a, b))
+    (e,) = cf.cache.values()
+    kinds = [st.kind for st in e.steps if isinstance(st, fusion.ViewStep)]
+    assert kinds.count("expand") == 2
+    r = cf(a, b)
+    assert r._base is None and r.shape == (2, 3, 4, 6)
