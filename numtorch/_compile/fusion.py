@@ -390,8 +390,9 @@ def plan(graph, env, extra_reads=frozenset(), fold: bool = True) -> list:
 # kernel (a plain CPU tensor, no dispatch mode or forward-AD level, no gradient to record):
 # the same NumPy view wrapped by ``_view``/``_make`` as those kernels do, without the argument
 # normalisation each call repeats (~3 us of a ~5 us view; a GPT-2 step's plans hold ~170).
-# Anything else, and a view of a layout that would need PyTorch's stride computation, runs
-# the node.
+# A view of a non-contiguous input is NumPy's no-copy reshape, which exists exactly when
+# PyTorch's stride computation finds strides (where it does not, the node runs for eager's
+# error). Anything else runs the node.
 class ViewStep:
     __slots__ = ("node", "src", "out", "kind", "arg")
 
@@ -414,7 +415,12 @@ class ViewStep:
                 return self.node.run(env)
             env[self.out] = _view(x, a.view())  # to its own shape: every stride is kept
         elif not _plain_contiguous(a):
-            self.node.run(env)
+            if kind != "view":
+                return self.node.run(env)
+            try:  # a strided view PyTorch's stride computation allows (heads split off a q/k/v slice)
+                env[self.out] = _view(x, a.reshape(self.arg, copy=False))
+            except ValueError:  # not expressible as a view: eager's error
+                self.node.run(env)
         elif kind == "view":
             env[self.out] = _view(x, a.reshape(self.arg))
         else:

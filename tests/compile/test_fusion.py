@@ -448,3 +448,29 @@ def test_expand_to_its_own_shape_is_a_plan_view():
     assert kinds.count("expand") == 2
     r = cf(a, b)
     assert r._base is None and r.shape == (2, 3, 4, 6)
+
+
+def test_view_of_a_strided_slice_is_a_plan_view_and_an_impossible_one_raises():
+    # Note [Plan views]: splitting the heads off a q/k/v slice needs no copy
+    def f(x):
+        q, k = x.split(4, dim=1)
+        return q.view(3, 2, 2) * 2, k
+
+    cf = numtorch.compile(f)
+    x = numtorch.randn(3, 8)
+    with numtorch.no_grad():
+        for _ in range(2):
+            same(cf(x), f(x))
+        (e,) = cf.cache.values()
+        (vs,) = [st for st in e.steps if isinstance(st, fusion.ViewStep) and st.kind == "view"]
+
+        class NoNode:
+            def run(self, env):
+                raise AssertionError("the view ran its node")
+
+        vs.node = NoNode()
+        same(cf(x), f(x))
+        g = numtorch.compile(lambda t: t.view(-1))
+        t = numtorch.randn(3, 4).t()
+        with pytest.raises(RuntimeError, match="view size is not compatible"):
+            g(t)
