@@ -37,20 +37,62 @@ def _plain(x) -> bool:
 
 
 class MatmulStep:
-    __slots__ = ("node", "a", "b", "out", "shape", "dt")
+    __slots__ = ("node", "a", "b", "out", "shape", "dt", "views")
 
     def __init__(self, node, shape, dt):
         self.node, self.shape, self.dt = node, shape, dt
         d = dict(node.direct)
         self.a, self.b, self.out = d[0], d[1], node.outs[0]
+        self.views = [None, None]  # folded transposes of the operands (Note [Folded views])
 
     def run(self, env) -> None:
-        x, y = env[self.a], env[self.b]
+        va, vb = self.views
+        x, y = env[self.a if va is None else va.src], env[self.b if vb is None else vb.src]
         if not (_plain(x) and _plain(y)) or x._dtype is not self.dt or y._dtype is not self.dt:
+            for v in self.views:
+                if v is not None:
+                    v.run(env)
             return self.node.run(env)
+        a, b = x._data, y._data
+        if va is not None:
+            a = a.swapaxes(*va.arg) if va.kind == "transpose" else a.T
+        if vb is not None:
+            b = b.swapaxes(*vb.arg) if vb.kind == "transpose" else b.T
         r = np.empty(self.shape, self.dt.np)
-        np.matmul(x._data, y._data, out=r)
+        np.matmul(a, b, out=r)
         env[self.out] = _make(r, self.dt)
+
+
+# Note [Folded views]
+# A t or transpose plan view (Note [Plan views]) that only one matrix product reads, and that
+# nothing after the plan reads, is folded into the product: the product transposes the NumPy
+# array of the view's source itself, so the view's tensor is never made (a linear layer's
+# backward reads its weight and output gradient only through t). Should the product have to
+# run its node (a mode became active), it first runs the folded views.
+def fold_views(steps: list, keep: set) -> list:
+    """``steps`` with t / transpose views that a MatmulStep alone reads folded into it."""
+    readers: dict = {}
+    for st in steps:
+        for s in _reads(st):
+            readers.setdefault(s, []).append(st)
+    views = {st.out: st for st in steps if type(st).__name__ == "ViewStep" and st.kind in ("t", "transpose")}
+    gone = set()
+    for st in steps:
+        if st.__class__ is not MatmulStep:
+            continue
+        for i, s in enumerate((st.a, st.b)):
+            v = views.get(s)
+            if v is not None and s not in keep and readers.get(s) == [st] and id(v) not in gone:
+                st.views[i] = v
+                gone.add(id(v))
+    return [st for st in steps if id(st) not in gone]
+
+
+def _reads(st) -> list:
+    nodes = getattr(st, "nodes", None)
+    if nodes is not None:  # a fusion Region
+        return [s for n in [*nodes, *([st.reduce_node] if st.reduce_node is not None else [])] for s in n.inputs()]
+    return getattr(st, "node", st).inputs()
 
 
 class CloneStep:

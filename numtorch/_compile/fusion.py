@@ -31,7 +31,7 @@ from ..ops._pointwise import Pointwise, _param, _scalar, big_prefix, flat_parts,
 from ..ops.pointwise._elementwise import CAT, Elementwise, number, scalar_as
 from ..ops.shape.core import _plain_contiguous
 from . import codegen
-from .direct import direct_step
+from .direct import direct_step, fold_views
 from .graph import Node
 
 _OK = {"bool", "int32", "int64", "float32", "float64"}
@@ -380,7 +380,7 @@ def plan(graph, env, extra_reads=frozenset(), fold: bool = True) -> list:
             close()
         run.append((n, sp))
     close()
-    return [_view_step(st, env) or direct_step(st, env) or st for st in steps]
+    return fold_views([_view_step(st, env) or direct_step(st, env) or st for st in steps], outs)
 
 
 # Note [Plan views]

@@ -411,7 +411,8 @@ def test_direct_steps_run_products_clones_and_sums_bitwise():
 
     def f(x, w, b):
         h = x @ w
-        return h, numtorch.bmm(b, b.transpose(1, 2)), b.transpose(1, 2).contiguous(), h.sum(0, True), b.sum((1, 2))
+        return (h, numtorch.bmm(b, b.transpose(1, 2)), b.transpose(1, 2).contiguous(), h.sum(0, True), b.sum((1, 2)),
+                x.t() @ x)  # fmt: skip
 
     cf = numtorch.compile(f)
     x, w, b = numtorch.randn(5, 7), numtorch.randn(7, 3), numtorch.randn(2, 4, 6)
@@ -419,7 +420,11 @@ def test_direct_steps_run_products_clones_and_sums_bitwise():
         same(cf(x, w, b), f(x, w, b))
     (e,) = cf.cache.values()
     kinds = sorted(type(st).__name__ for st in e.steps if type(st).__module__ == direct.__name__)
-    assert kinds == ["CloneStep", "MatmulStep", "MatmulStep", "SumStep", "SumStep"]
+    assert kinds == ["CloneStep", "MatmulStep", "MatmulStep", "MatmulStep", "SumStep", "SumStep"]
+    # Note [Folded views]: the transposes only a product reads are not steps of their own
+    folded = [v.kind for st in e.steps if isinstance(st, direct.MatmulStep) for v in st.views if v is not None]
+    assert sorted(folded) == ["t", "transpose"]
+    assert not any(isinstance(st, fusion.ViewStep) and st.kind == "t" for st in e.steps)
 
     class Count(TorchDispatchMode):
         seen = 0
