@@ -157,10 +157,16 @@ class Region:
         self.inputs: list = []  # slots of region tensor inputs
         self.scalars: list = []
         self.ops: list = []
+        self.head = None  # (grad_output, output) inputs: Note [Fused softmax backward]
+        if nodes[0].op is _SBD[0]:
+            self.inputs.append(dict(nodes[0].direct)[0])
         produced = {n.outs[0]: k for k, n in enumerate(nodes)}
         for n, (names, expr, ops, result, shape) in zip(nodes, specs, strict=True):
             args = []
             for x, cast in ops:
+                if x.__class__ is tuple and len(x) == 1:  # the row's product / sum (a head)
+                    args.append((x[0], 0, cast))
+                    continue
                 if x.__class__ is tuple:
                     args.append(("scalar", len(self.scalars), cast))
                     self.scalars.append(x[1])
@@ -174,6 +180,9 @@ class Region:
                     args.append(("in", self.inputs.index(slot), cast))
             self.ops.append(FusedOp(names, expr, args, result, shape))
         self.shape = specs[0][4]
+        if nodes[0].op is _SBD[0]:
+            d = dict(nodes[0].direct)
+            self.head = (self.inputs.index(d[0]), self.inputs.index(d[1]))
         last = len(nodes) - 1
         self.outputs = [k for k, n in enumerate(nodes) if n.outs[0] in graph_reads or (reduce_node and k == last)]
         self.red_outputs = [k for k in self.outputs if k != last] if reduce_node else []
@@ -196,6 +205,9 @@ class Region:
         self.k = self.shape[-1] if self.shape else 1
         self.pattern = "".join(_letter(env[s]._data, n, self.k, self.shape) or "a" for s in self.inputs)
         self.mod = codegen.load(self)
+        if self.head is not None:
+            self.kr, self.kpr = self.mod.sb, self.mod.psb
+            return
         self.kc, self.kp, self.ks = self.mod.c, self.mod.p, self.mod.s
         if self.reduce is not None and self.reduce[0] == "layer_norm":
             self.kr, self.kpr = self.mod.ln, self.mod.pln
@@ -208,6 +220,8 @@ class Region:
         if self.failed:
             return self._run_nodes(env)
         try:
+            if self.head is not None:
+                return self._run_head(env) or self._run_nodes(env)
             if self.reduce is not None and self._run_reduce(env):
                 return
             self._run(env)
@@ -271,6 +285,22 @@ class Region:
             env[self.nodes[i].outs[0]] = _make(o, d)
         for s, a in zip(node.outs, (y, mean, rstd), strict=True):
             env[s] = _make(a, dt)
+
+    def _run_head(self, env) -> bool:
+        shape = self.shape
+        n, k = int(np.prod(shape)), shape[-1]
+        arrays = [env[s]._data for s in self.inputs]
+        if "".join(_letter(a, n, k, shape) or "?" for a in arrays) != self.pattern:
+            return False  # another layout: the calls, softmax's backward first
+        outs = [np.empty(shape, d.np) for d in self.out_dtypes]
+        args = [n // k, k, *[a.reshape(-1) for a in arrays], *self.scalars, *[o.reshape(-1) for o in outs]]
+        if n >= PARALLEL_THRESHOLD and n > k and big_prefix() == "p_":
+            self.kpr(*args)
+        else:
+            self.kr(*args, np.empty(k, arrays[self.head[1]].dtype))
+        for s, o, d in zip(self.out_slots, outs, self.out_dtypes, strict=True):
+            env[s] = _make(o, d)
+        return True
 
     def _run_softmax(self, env, rows, k, arrays, outs, dts) -> None:
         dt = self.out_dtypes[-1]
@@ -359,8 +389,13 @@ def plan(graph, env, extra_reads=frozenset(), fold: bool = True) -> list:
         later.clear()
 
     for n, sp in zip(graph.nodes, specs, strict=True):
+        head = _softmax_backward_head(n, env) if sp is None else None
+        if head is not None:  # Note [Fused softmax backward]: a run starts with it
+            close()
+            run.append((n, head))
+            continue
         if sp is None:
-            if fold and run and (_trailing_reduction(n, run, reads, outs, env) or _trailing_layer_norm(n, run, env)
+            if fold and run and run[0][0].op is not _SBD[0] and (_trailing_reduction(n, run, reads, outs, env) or _trailing_layer_norm(n, run, env)
                                  or _trailing_softmax(n, run, reads, outs)):  # fmt: skip
                 close(n)
                 continue
@@ -470,6 +505,32 @@ def _trailing_reduction(n, run, reads, outs, env) -> bool:
 
 
 _SOFTMAX = ("_softmax.default", "_log_softmax.default")
+_SBD = [ops.aten._softmax_backward_data.default]
+
+
+# Note [Fused softmax backward]
+# _softmax_backward_data over the last dimension (grad_output, output y: gy = grad_output * y,
+# then gy - y * gy.sum(-1, keepdim=True)) is eager NumPy, three passes and two temporaries. It
+# heads a region: per row, ``sb`` / ``psb`` write gy to a row of scratch, sum it as NumPy does
+# (kernels/cpu/reduction/pairwise.py, Note [NumPy pairwise sum]) and compute ``gy - y * s`` as
+# the region's first value, which the pointwise calls after it (attention's masked_fill and
+# scale) read in the same loop; results are eager's bits.
+def _softmax_backward_head(n, env):
+    """The head spec of ``n`` when it is a fusable softmax backward, else None."""
+    if n.op is not _SBD[0] or n.lists or len(n.direct) != 2:
+        return None
+    d = dict(n.direct)
+    go, y, r = env[d.get(0)] if 0 in d else None, env[d.get(1)] if 1 in d else None, env[n.outs[0]]
+    if not all(isinstance(t, Tensor) and t.__class__ is Tensor and t._device is CPU for t in (go, y, r)):
+        return None
+    dt, shape = y._dtype, y._data.shape
+    if dt.name not in ("float32", "float64") or go._dtype is not dt or r._dtype is not dt or n.template[3] is not dt:
+        return None
+    if not shape or not shape[-1] or go._data.shape != shape or r._data.shape != shape:
+        return None
+    if n.template[2] not in (-1, len(shape) - 1):
+        return None
+    return ["gy", "y", "s"], "gy - y * s", [(("gy",), None), (d[1], None), (("rs",), None)], dt.name, shape
 
 
 def _trailing_softmax(n, run, reads, outs) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import numtorch
 from numtorch.autograd import gradcheck, gradgradcheck
@@ -219,4 +220,27 @@ def test_causal_attention_gradients_equal_eager():
             np.testing.assert_array_equal(a.numpy(), b.numpy())
     (e,) = cf.cache.values()
     assert any(getattr(st, "reduce", None) == ("softmax", False) for st in e.aot.fwd_steps)
+    # Note [Fused softmax backward]: softmax's backward heads the mask + scale region
+    assert any(getattr(st, "head", None) is not None and len(st.nodes) == 3 for st in e.aot.bwd_steps)
     assert gradcheck(cf, (q, k, v))
+
+
+@pytest.mark.parametrize("k", [5, 130])
+def test_softmax_backward_region_is_eager_bitwise_in_float32(k):
+    # rows of 5 (one running sum) and 130 (two pairwise halves): NumPy's summation order
+    def f(x, m):
+        return (x.softmax(-1).masked_fill(m, 0.0) * 3).sum(), x
+
+    def g(x, m):
+        return (x * 0.5).masked_fill(m, float("-inf")).softmax(-1)
+
+    cf = numtorch.compile(g)
+    x = (numtorch.randn(3, 4, k) * 4).requires_grad_()
+    m = numtorch.rand(4, k) < 0.2
+    w = numtorch.randn(3, 4, k)
+    for _ in range(2):
+        (got,) = numtorch.autograd.grad((cf(x, m) * w).sum(), x)
+        (want,) = numtorch.autograd.grad((g(x, m) * w).sum(), x)
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    (e,) = cf.cache.values()
+    assert any(getattr(st, "head", None) is not None for st in e.aot.bwd_steps)
