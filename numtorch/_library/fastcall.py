@@ -21,14 +21,17 @@ from __future__ import annotations
 
 import weakref
 
+import numpy as np
+
 from .._device import CPU
 from .._functorch._levels import GRAD_DEPTH, VMAP_LEVELS
 from .._state import STATE
-from .._tensor import Tensor
+from .._tensor import Tensor, _make
 from ..autograd.function import _wrap_outputs
 from ..autograd.graph import AccumulateGrad, SavedTensor
 from .autograd import AutogradKernel, _KwOnly
 from .custom_ops import _EXACT
+from .numba_kernel import NumbaKernel, failed, fresh_tensor
 
 _M = object()  # an argument the caller left out
 _new = object.__new__
@@ -82,20 +85,63 @@ def generate(d):
     for j, a in enumerate(kwo):
         ns[f"_k{j}"] = a.default
         kd.append(f"_k{j}")
-    call = f"_impl({', '.join(vs + kd)})"
+    if impl.__class__ is NumbaKernel:
+        if not _numba_direct(impl, pos, kwo):
+            return None
+        conds += [f"not {vs[i]}._is_conj" for i in tens]
+        args = [f"{v}._data" if i in tens else v for i, v in enumerate(vs)]
+        call = _numba_out_call(impl, ns, args, vs) if impl.nout else _numba_call(impl, ns, args)
+    else:
+        call = [f"_o = _impl({', '.join(vs + kd)})"]
     L.append(f"    if {' and '.join(conds)}:")
     ag = op.autograd
     if ag is None:
-        L.append(f"        return {call}")
+        L += ["        " + c for c in call] + ["        return _o"]
     else:
         L.append(f"        if not ({' or '.join(rgs)}) or not _S.grad_enabled:")
-        L.append(f"            return {call}")
+        L += ["            " + c for c in call] + ["            return _o"]
         if ag.__class__ is AutogradKernel and ag.tslots is not None and not kwo:
             L += _record_lines(ag, ns, vs, tens, call)
     L.append(f"    return _full(self, ({''.join(f'{x}, ' for x in xs)}), rest, kw)")
     src = "\n".join(L) + "\n"
     exec(compile(src, f"<numtorch custom call {op}>", "exec"), ns)
     return ns["call"]
+
+
+def _numba_direct(k, pos, kwo) -> bool:
+    # the generated call passes arrays and numbers straight to a Numba kernel of one fresh output
+    return not kwo and not k.mutated and k.nret == 1 and all(c is None or a.type == "Tensor" for c, a in zip(k.conv, pos))
+
+
+def _numba_call(k, ns, args) -> list:
+    # Note [Numba kernels as op kernels]: the dispatcher on the arrays, its fresh result wrapped
+    ns.update({"_nbf": k.fn, "_nbk": k, "_failed": failed, "_fresh": fresh_tensor})
+    a = ", ".join(args)
+    return ["try:",
+            f"    _o = _nbf({a})",
+            "except Exception as _e:",
+            f"    _failed(_nbk, _e, ({a}, ))",
+            "_o = _fresh(_o, _nbk)"]  # fmt: skip
+
+
+def _numba_out_call(k, ns, args, vs) -> list:
+    # the output allocated from the plan its metadata learned (NumbaKernel.allocate), else the
+    # kernel's own route (which runs the fake function and learns the plan)
+    ns.update({"_nbf": k.fn, "_nbk": k, "_failed": failed, "_fast": k.fast, "_empty": np.empty, "_make": _make})
+    arrs = [f"_d{i}" if a.endswith("._data") else a for i, a in enumerate(args)]
+    key = "".join(f"{d}.shape, {d}.strides, {d}.dtype, " if d.startswith("_d") else f"{d}, " for d in arrs)
+    a = ", ".join(arrs)
+    return [*(f"{d} = {x}" for d, x in zip(arrs, args) if d != x),
+            f"_p = _fast.get(({key}))",
+            "if _p is None:",
+            f"    _o = _nbk({', '.join(vs)})",
+            "else:",
+            "    _r = _empty(_p[0], _p[1])",
+            "    try:",
+            f"        _nbf({a}, _r)",
+            "    except Exception as _e:",
+            f"        _failed(_nbk, _e, ({a}, _r))",
+            "    _o = _make(_r, _p[2])"]  # fmt: skip
 
 
 def _record_lines(ag, ns, vs, tens, call) -> list:
@@ -130,7 +176,7 @@ def _record_lines(ag, ns, vs, tens, call) -> list:
           f"_c.needs_input_grad = ({needs}, False)",
           "_S.grad_enabled = False",
           "try:",
-          f"    _o = {call}"]  # fmt: skip
+          *["    " + c for c in call]]  # fmt: skip
     if ag.setup_context is not None:
         B.append(f"    _setup(ctx=_c, inputs=({ins}), output=_o)")
     B += ["finally:",
