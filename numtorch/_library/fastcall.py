@@ -129,7 +129,8 @@ def _numba_out_call(k, ns, args, vs) -> list:
     # kernel's own route (which runs the fake function and learns the plan)
     ns.update({"_nbf": k.fn, "_nbk": k, "_failed": failed, "_fast": k.fast, "_empty": np.empty, "_make": _make})
     arrs = [f"_d{i}" if a.endswith("._data") else a for i, a in enumerate(args)]
-    key = "".join(f"{d}.shape, {d}.strides, {d}.dtype, " if d.startswith("_d") else f"{d}, " for d in arrs)
+    key = "".join(f"{d}.shape, {d}.strides, {v}._dtype, " if d.startswith("_d") else f"{d}.__class__, {d}, "
+                  for d, v in zip(arrs, vs))  # fmt: skip
     a = ", ".join(arrs)
     return [*(f"{d} = {x}" for d, x in zip(arrs, args) if d != x),
             f"_p = _fast.get(({key}))",
@@ -138,7 +139,7 @@ def _numba_out_call(k, ns, args, vs) -> list:
             "else:",
             "    _r = _empty(_p[0], _p[1])",
             "    try:",
-            f"        _nbf({a}, _r)",
+            f"        _p[3]({a}, _r)",
             "    except Exception as _e:",
             f"        _failed(_nbk, _e, ({a}, _r))",
             "    _o = _make(_r, _p[2])"]  # fmt: skip
@@ -181,9 +182,9 @@ def _record_lines(ag, ns, vs, tens, call) -> list:
         B.append(f"    _setup(ctx=_c, inputs=({ins}), output=_o)")
     B += ["finally:",
           "    _S.grad_enabled = True",
-          "_cd = _c.__dict__",
-          "if (_o.__class__ is not _T or _o._base is not None or 'dirty_tensors' in _cd"
-          f" or 'non_differentiable' in _cd{''.join(f' or _o is {vs[i]}' for i in tens)}):",
+          # class defaults None (AutogradKernel): read without materializing the ctx's __dict__
+          "if (_o.__class__ is not _T or _o._base is not None or _c.dirty_tensors is not None"
+          f" or _c.non_differentiable is not None{''.join(f' or _o is {vs[i]}' for i in tens)}):",
           f"    return _wrap(_c, ({ins}_KW0), _o)",
           f"_c.next_functions = ({''.join(f'_e{i}, ' for i in tens)})",
           f"_c._input_meta = ({''.join(f'({vs[i]}._data.shape, {vs[i]}._dtype, _CPU), ' for i in tens)})",
@@ -191,8 +192,9 @@ def _record_lines(ag, ns, vs, tens, call) -> list:
           "if _o._dtype.category >= 2:",
           "    _o._grad_fn = _c",
           "    _o._rg = True",
-          "_ts = _cd.pop('to_save', None)",
+          "_ts = _c.to_save",
           "if _ts is not None:",  # SavedTensor(t) of an input, inlined (no comprehension frame)
+          "    del _c.to_save",
           "    _sl = []",
           "    for _t in _ts:",
           "        if _t is None or _t is _o:",

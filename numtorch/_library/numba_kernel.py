@@ -124,8 +124,13 @@ class NumbaKernel:
     def __call__(self, *vals):
         args = [v if c is None else c(v) for c, v in zip(self.conv, vals)]
         if self.nout:
-            outs = self.allocate(vals, args)
-            call_kernel(self, args + [o[0] for o in outs])
+            key = plan_key(args)
+            outs = self.allocate(vals, args, key)
+            full = args + [o[0] for o in outs]
+            call_kernel(self, full)
+            p = self.fast.get(key) if key is not None else None
+            if p is not None and p[3] is self.fn:
+                self.fast[key] = p[:3] + (_entry(self.fn, full),)
             r = tuple(_make(a, dt) for a, dt in outs)
         else:
             r = call_kernel(self, args)
@@ -147,11 +152,11 @@ class NumbaKernel:
             raise RuntimeError(f"{self.op}: the Numba kernel must return a tuple of {self.nret} arrays")
         return tuple(None if x is None else to_tensor(x, self.op) for x in r)
 
-    def allocate(self, vals, args) -> list:
+    def allocate(self, vals, args, key) -> list:
         """The outputs as (array, dtype) pairs, shaped as the op's fake function says: it runs
-        once per argument metadata (shapes, strides, dtypes, other values). ``fast`` holds the
-        plans of a single C-contiguous output, which the generated call reads."""
-        key = plan_key(args)
+        once per argument metadata (``key``: shapes, strides, dtypes, other values). ``fast``
+        holds the plans of a single C-contiguous output, which the generated call reads: (shape,
+        NumPy dtype, dtype, what to call: the compiled entry once learned, else the dispatcher)."""
         if key is not None:
             p = self.fast.get(key)
             if p is not None:
@@ -176,7 +181,7 @@ class NumbaKernel:
             if len(self.plans) + len(self.fast) >= 256:  # many shapes (a growing sequence): start over
                 self.forget()
             if self.nret == 1 and plan[0][3] is None:
-                self.fast[key] = plan[0][:3]
+                self.fast[key] = plan[0][:3] + (self.fn,)
             else:
                 self.plans[key] = plan
         return [(np.empty(sh, npd) if tmpl is None else np.empty_like(tmpl), dt) for sh, npd, dt, tmpl in plan]
@@ -195,21 +200,36 @@ def forget_plans(op) -> None:
 
 
 def plan_key(args):
-    """What a fake function may read of the arguments, hashable (None: not cacheable)."""
+    """What a fake function may read of the arguments and what types the kernel sees, hashable
+    (None: not cacheable); the generated call builds the same tuple (fastcall._numba_out_call):
+    an array's shape, strides and numtorch dtype; a number's class and value (2 == 2.0)."""
     key = []
     for a in args:
         if a.__class__ is np.ndarray:
-            key += (a.shape, a.strides, a.dtype)
+            key += (a.shape, a.strides, _FROM_NP.get(a.dtype, a.dtype))
         elif isinstance(a, tuple):
             key.append(tuple((x.shape, x.strides, x.dtype) if isinstance(x, np.ndarray) else x for x in a))
         else:
-            key.append(a)
+            key += (a.__class__, a)
     key = tuple(key)
     try:
         hash(key)
     except TypeError:
         return None
     return key
+
+
+def _entry(fn, args):
+    """The compiled entry point of ``fn`` for ``args`` (Note [Compiled kernel entry]): it unboxes
+    without checking types, so the generated call uses it only under the plan's key, which fixes
+    every argument's type; arrays must be exact, aligned, native ndarrays (else the dispatcher)."""
+    from numba import typeof
+
+    for a in args:
+        if isinstance(a, np.ndarray) and (a.__class__ is not np.ndarray or not a.flags.aligned or not a.dtype.isnative):
+            return fn
+    ov = fn.overloads.get(tuple(typeof(a) for a in args))
+    return fn if ov is None else ov.entry_point
 
 
 def call_kernel(k, args):
