@@ -192,3 +192,26 @@ def test_modes_and_meta_device_see_numba_ops():
     np.testing.assert_allclose(r.numpy(), np.sin(x.numpy()))
     m = op(numtorch.empty(2, 3, device="meta"))
     assert m.is_meta and m.shape == (2, 3)
+
+
+def test_outputs_as_parameters_record_autograd():
+    ns = _ns()
+    op, _ = _out_op(ns)
+
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(inputs[0], output)  # an input and the output (saved without a cycle)
+
+    def backward(ctx, g):
+        x, out = ctx.saved_tensors
+        np.testing.assert_allclose(out.detach().numpy(), np.sin(x.detach().numpy()))
+        return g * x.cos()
+
+    op.register_autograd(backward, setup_context=setup_context)
+    x = numtorch.randn(4, dtype=numtorch.float64, requires_grad=True)
+    r = op(x)
+    assert type(r.grad_fn).__name__.startswith(f"GeneratedBackwardFor_{ns}_sin_default")
+    r.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.cos(x.detach().numpy()))
+    assert gradcheck(op, (x,))
+    with numtorch.no_grad():
+        assert op(x).grad_fn is None

@@ -90,9 +90,10 @@ def generate(d):
             return None
         conds += [f"not {vs[i]}._is_conj" for i in tens]
         args = [f"{v}._data" if i in tens else v for i, v in enumerate(vs)]
-        call = _numba_out_call(impl, ns, args, vs) if impl.nout else _numba_call(impl, ns, args)
+        call = _numba_out_call(impl, ns, args, vs, False) if impl.nout else _numba_call(impl, ns, args)
+        rec_call = _numba_out_call(impl, ns, args, vs, True) if impl.nout else call
     else:
-        call = [f"_o = _impl({', '.join(vs + kd)})"]
+        call = rec_call = [f"_o = _impl({', '.join(vs + kd)})"]
     L.append(f"    if {' and '.join(conds)}:")
     ag = op.autograd
     if ag is None:
@@ -101,7 +102,8 @@ def generate(d):
         L.append(f"        if not ({' or '.join(rgs)}) or not _S.grad_enabled:")
         L += ["            " + c for c in call] + ["            return _o"]
         if ag.__class__ is AutogradKernel and ag.tslots is not None and not kwo:
-            L += _record_lines(ag, ns, vs, tens, call)
+            fresh = impl.__class__ is NumbaKernel and impl.nout > 0
+            L += _record_lines(ag, ns, vs, tens, rec_call, fresh)
     L.append(f"    return _full(self, ({''.join(f'{x}, ' for x in xs)}), rest, kw)")
     src = "\n".join(L) + "\n"
     exec(compile(src, f"<numtorch custom call {op}>", "exec"), ns)
@@ -124,29 +126,35 @@ def _numba_call(k, ns, args) -> list:
             "_o = _fresh(_o, _nbk)"]  # fmt: skip
 
 
-def _numba_out_call(k, ns, args, vs) -> list:
+def _numba_out_call(k, ns, args, vs, meta) -> list:
     # the output allocated from the plan its metadata learned (NumbaKernel.allocate), else the
     # kernel's own route (which runs the fake function and learns the plan)
     ns.update({"_nbf": k.fn, "_nbk": k, "_failed": failed, "_fast": k.fast, "_empty": np.empty, "_make": _make})
+    # _sh<i>: the arrays' shapes, _om (meta): the output's meta, for the recording (_record_lines)
     arrs = [f"_d{i}" if a.endswith("._data") else a for i, a in enumerate(args)]
-    key = "".join(f"{d}.shape, {d}.strides, {v}._dtype, " if d.startswith("_d") else f"{d}.__class__, {d}, "
+    key = "".join(f"_sh{d[2:]}, {d}.strides, {v}._dtype, " if d.startswith("_d") else f"{d}.__class__, {d}, "
                   for d, v in zip(arrs, vs))  # fmt: skip
     a = ", ".join(arrs)
     return [*(f"{d} = {x}" for d, x in zip(arrs, args) if d != x),
+            *(f"_sh{d[2:]} = {d}.shape" for d in arrs if d.startswith("_d")),
             f"_p = _fast.get(({key}))",
             "if _p is None:",
             f"    _o = _nbk({', '.join(vs)})",
+            *(["    _om = (_o._data.shape, _o._dtype, _CPU)"] if meta else []),
             "else:",
             "    _r = _empty(_p[0], _p[1])",
             "    try:",
             f"        _p[3]({a}, _r)",
             "    except Exception as _e:",
             f"        _failed(_nbk, _e, ({a}, _r))",
-            "    _o = _make(_r, _p[2])"]  # fmt: skip
+            "    _o = _make(_r, _p[2])",
+            *(["    _om = (_p[0], _p[2], _CPU)"] if meta else [])]  # fmt: skip
 
 
-def _record_lines(ag, ns, vs, tens, call) -> list:
-    # _fast_record unrolled (Note [Custom-op recording fast path]), under the no-grad test above
+def _record_lines(ag, ns, vs, tens, call, fresh=False) -> list:
+    # _fast_record unrolled (Note [Custom-op recording fast path]), under the no-grad test above;
+    # fresh: the output is a new plain tensor (a Numba kernel's allocated output), its meta in
+    # _om and the inputs' shapes in _sh<i> (_numba_out_call)
     ns.update({"_BC": ag.fn_cls._backward_cls, "_setup": ag.setup_context})
     L = ["        if not _S.anomaly and not _VL and not _GD[0] and _op.autograd is _AGK:"]
     ns["_AGK"] = ag
@@ -172,6 +180,9 @@ def _record_lines(ag, ns, vs, tens, call) -> list:
               f"    _e{i} = _NO",
               f"    _n{i} = False"]  # fmt: skip
     needs = ", ".join(f"_n{i}" if i in tens else "False" for i in range(len(vs)))
+    shapes = [f"_sh{i}" if fresh else f"{vs[i]}._data.shape" for i in tens]
+    out_meta = "_om" if fresh else "(_o._data.shape, _o._dtype, _o._device)"
+    not_fresh = "" if fresh else f" or _o.__class__ is not _T or _o._base is not None{''.join(f' or _o is {vs[i]}' for i in tens)}"
     ins = "".join(f"{v}, " for v in vs)
     B += ["_c = _new(_BC)",  # materialize_grads, _is_tensor_input: class defaults (AutogradKernel)
           f"_c.needs_input_grad = ({needs}, False)",
@@ -183,12 +194,11 @@ def _record_lines(ag, ns, vs, tens, call) -> list:
     B += ["finally:",
           "    _S.grad_enabled = True",
           # class defaults None (AutogradKernel): read without materializing the ctx's __dict__
-          "if (_o.__class__ is not _T or _o._base is not None or _c.dirty_tensors is not None"
-          f" or _c.non_differentiable is not None{''.join(f' or _o is {vs[i]}' for i in tens)}):",
+          f"if (_c.dirty_tensors is not None or _c.non_differentiable is not None{not_fresh}):",
           f"    return _wrap(_c, ({ins}_KW0), _o)",
           f"_c.next_functions = ({''.join(f'_e{i}, ' for i in tens)})",
-          f"_c._input_meta = ({''.join(f'({vs[i]}._data.shape, {vs[i]}._dtype, _CPU), ' for i in tens)})",
-          "_c._out_meta = [(_o._data.shape, _o._dtype, _o._device)]",  # _nout: the engine's default
+          f"_c._input_meta = ({''.join(f'({sh}, {vs[i]}._dtype, _CPU), ' for i, sh in zip(tens, shapes))})",
+          f"_c._out_meta = [{out_meta}]",  # _nout: the engine's default
           "if _o._dtype.category >= 2:",
           "    _o._grad_fn = _c",
           "    _o._rg = True",
