@@ -161,6 +161,25 @@ def test_typing_error_names_the_op_kernel_and_dtypes():
         op(x=numtorch.ones(2))  # the full route
 
 
+def test_typing_error_in_a_python_kernel_body_names_the_op():
+    ns = _ns()
+
+    @custom_op(f"{ns}::body", mutates_args=())
+    def body(x: Tensor) -> Tensor:
+        a = x.numpy(force=True)
+        return numtorch.from_numpy(_typing_bad(a))
+
+    msg = (rf"{ns}::body: the kernel 'body' failed: a Numba function it calls did not compile for the op's "
+           r"arguments \(torch.float64\[3\]\): Unknown attribute")  # fmt: skip
+    x = numtorch.ones(3, dtype=numtorch.float64)
+    for call in (lambda: body(x), lambda: body(x=x), lambda: getattr(numtorch.ops, ns).body.default(x)):
+        with pytest.raises(RuntimeError, match=msg):
+            call()
+    body.register_kernel("cpu", lambda x: x.new_ones(bad=1))
+    with pytest.raises(TypeError, match="new_ones"):  # other errors pass through as they are
+        body(x)
+
+
 def test_lists_dtypes_multiple_outputs_and_mutation():
     ns = _ns()
     op = custom_op(f"{ns}::split", _split_ret, mutates_args=(),

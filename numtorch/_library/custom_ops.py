@@ -15,7 +15,7 @@ from .._tensor import Tensor
 from .. import overrides as _ov
 from .autograd import AutogradKernel
 from .infer_schema import Tag, infer_schema
-from .numba_kernel import NumbaKernel, forget_plans, is_numba_cpu
+from .numba_kernel import NumbaKernel, body_failed, forget_plans, is_numba_cpu
 
 _NUMBERS = (int, float, bool)
 
@@ -32,7 +32,11 @@ class CustomOpOverload(OpOverload):
             if r is not _ov.NOT_HANDLED:
                 return r
         vals = _bind(self, args, kwargs)
-        return self.fast(*vals)
+        try:
+            return self.fast(*vals)
+        except Exception as e:
+            body_failed(self, e, vals)  # a Numba compile error in a Python kernel, named after the op
+            raise
 
     def _reset_fast(self) -> None:
         self.fast = self._first_call

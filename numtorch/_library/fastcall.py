@@ -31,7 +31,7 @@ from ..autograd.function import _wrap_outputs
 from ..autograd.graph import AccumulateGrad, SavedTensor
 from .autograd import AutogradKernel, _KwOnly
 from .custom_ops import _EXACT
-from .numba_kernel import NumbaKernel, failed, fresh_tensor
+from .numba_kernel import NumbaKernel, body_failed, failed, fresh_tensor
 
 _M = object()  # an argument the caller left out
 _new = object.__new__
@@ -93,7 +93,12 @@ def generate(d):
         call = _numba_out_call(impl, ns, args, vs, False) if impl.nout else _numba_call(impl, ns, args)
         rec_call = _numba_out_call(impl, ns, args, vs, True) if impl.nout else call
     else:
-        call = rec_call = [f"_o = _impl({', '.join(vs + kd)})"]
+        ns["_bfail"] = body_failed
+        call = rec_call = ["try:",
+                           f"    _o = _impl({', '.join(vs + kd)})",
+                           "except Exception as _e:",  # a Numba compile error, named after the op
+                           f"    _bfail(_op, _e, ({''.join(f'{v}, ' for v in vs)}))",
+                           "    raise"]  # fmt: skip
     L.append(f"    if {' and '.join(conds)}:")
     ag = op.autograd
     if ag is None:

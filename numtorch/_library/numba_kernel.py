@@ -25,7 +25,6 @@ from .. import _dtype as D
 from .._device import CPU
 from .._tensor import Tensor, _make
 
-_NUMBA_ERRORS = ("TypingError", "NumbaError", "LoweringError", "UnsupportedError", "NumbaValueError")
 _FROM_NP = D._FROM_NP
 
 
@@ -239,13 +238,33 @@ def call_kernel(k, args):
         failed(k, e, args)
 
 
+def is_numba_error(e) -> bool:
+    nb = sys.modules.get("numba")  # a Numba error comes only from an imported numba
+    return nb is not None and isinstance(e, nb.core.errors.NumbaError)
+
+
 def failed(k, e, args):
     """Re-raise ``e``; a Numba compile error as the op's kernel failing for these argument types."""
-    if type(e).__name__ not in _NUMBA_ERRORS:
+    if not is_numba_error(e):
         raise e
     raise RuntimeError(
         f"{k.op._schema.namespace}::{k.op._schema.name}: the Numba kernel '{k.fn.__name__}' failed to compile "
         f"for arguments ({', '.join(_describe(a) for a in args)}): {_gist(str(e))}"
+    ) from None
+
+
+def body_failed(op, e, vals) -> None:
+    """A Numba compile error raised out of a Python kernel (a function calling ``@njit`` ones)
+    as the op's kernel failing for the op's arguments; returns for any other error (the caller
+    re-raises it as it is)."""
+    if not is_numba_error(e):
+        return
+    s = op._schema
+    fn = op.impls.get("cpu") or op.impls.get("any")
+    name = getattr(getattr(fn, "__wrapped__", fn), "__name__", "kernel")
+    raise RuntimeError(
+        f"{s.namespace}::{s.name}: the kernel '{name}' failed: a Numba function it calls did not compile "
+        f"for the op's arguments ({', '.join(_describe(v) for v in vals)}): {_gist(str(e))}"
     ) from None
 
 
@@ -261,6 +280,8 @@ def _gist(msg: str) -> str:
 
 
 def _describe(a) -> str:
+    if isinstance(a, Tensor):
+        return f"{a._dtype}{list(a.shape)}"
     if isinstance(a, np.ndarray):
         dt = D._FROM_NP.get(a.dtype)
         return f"{'Tensor' if dt is None else dt}{list(a.shape)}"
