@@ -234,3 +234,52 @@ def test_outputs_as_parameters_record_autograd():
     assert gradcheck(op, (x,))
     with numtorch.no_grad():
         assert op(x).grad_fn is None
+
+
+def test_module_level_helpers_get_ctx_vmap_torch_dispatch_and_tags():
+    # the module-level spellings not covered elsewhere: impl_abstract + get_ctx, register_vmap,
+    # register_torch_dispatch; Library kinds; an out-tagged op refuses autograd as PyTorch does
+    ns = _ns()
+    numtorch.library.define(f"{ns}::sin", "(Tensor x) -> Tensor")
+    numtorch.library.register_kernel(f"{ns}::sin", "cpu", _sin_out)
+    seen = []
+
+    @numtorch.library.impl_abstract(f"{ns}::sin")
+    def _(x):
+        ctx = numtorch.library.get_ctx()
+        seen.append(type(ctx).__name__)
+        with pytest.raises(NotImplementedError, match="symbolic shapes"):
+            ctx.new_dynamic_size()
+        return x.new_empty(x.shape)
+
+    op = getattr(numtorch.ops, ns).sin.default
+    x = numtorch.randn(3, 2, dtype=numtorch.float64)
+    np.testing.assert_allclose(op(x).numpy(), np.sin(x.numpy()))
+    assert seen == ["FakeImplCtx"]
+
+    def rule(info, in_dims, x):
+        seen.append(("vmap", info.batch_size, in_dims))
+        return op(x), in_dims[0]
+
+    numtorch.library.register_vmap(f"{ns}::sin", rule)
+    r = numtorch.func.vmap(op)(x)
+    np.testing.assert_allclose(r.numpy(), np.sin(x.numpy()))
+    assert seen[-1] == ("vmap", 3, (0,))
+
+    class Log(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            raise AssertionError("the registered handler runs instead")
+
+    sentinel = numtorch.zeros(3, 2, dtype=numtorch.float64)
+    numtorch.library.register_torch_dispatch(f"{ns}::sin", Log, lambda mode, func, types, args, kwargs: sentinel)
+    with Log():
+        assert op(x) is sentinel
+
+    with pytest.raises(RuntimeError, match="define\\(\\) is not allowed on a Library of kind IMPL"):
+        numtorch.library.Library(ns, "IMPL").define("f(Tensor x) -> Tensor")
+    with pytest.raises(ValueError, match="Unsupported kind"):
+        numtorch.library.Library(ns, "BAD")
+    numtorch.library.define(f"{ns}::sin_out", "(Tensor x, *, Tensor(a!) out) -> Tensor(a!)", tags=numtorch.Tag.out)
+    assert numtorch.Tag.out in getattr(numtorch.ops, ns).sin_out.default.tags
+    with pytest.raises(RuntimeError, match="Cannot register autograd formula for operator tagged with torch.Tag.out"):
+        numtorch.library.register_autograd(f"{ns}::sin_out", lambda ctx, g: g)
