@@ -46,6 +46,11 @@ def _split_ret(xs, dtype, dims):
 
 
 @kernel
+def _total(x):
+    return x.sum()  # a Python float for a Tensor output: a 0-d tensor
+
+
+@kernel
 def _add_one_(x):
     for i in range(x.size):
         x.flat[i] += 1.0
@@ -187,6 +192,9 @@ def test_lists_dtypes_multiple_outputs_and_mutation():
     a, b = op([numtorch.ones(3), numtorch.ones(3)], numtorch.int64, [2, 2])
     assert a.dtype == numtorch.int64 and a.tolist() == [2, 2, 2]
     assert b.dtype == numtorch.int64 and b.tolist() == [[3, 3], [3, 3]]
+    tot = custom_op(f"{ns}::total", _total, mutates_args=(), schema="(Tensor x) -> Tensor")
+    r = tot(numtorch.arange(4.0, dtype=numtorch.float64))
+    assert r.shape == () and r.dtype == numtorch.float64 and r.item() == 6.0
     inc = custom_op(f"{ns}::inc_", _add_one_, mutates_args=("x",), schema="(Tensor(a!) x) -> ()")
     x = numtorch.zeros(2, dtype=numtorch.float64)
     v = x._version

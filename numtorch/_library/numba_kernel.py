@@ -4,15 +4,23 @@
 # ``custom_op`` on an ``@njit`` function (or ``register_kernel("cpu", njit_fn)``) makes the
 # compiled function itself the op's CPU kernel: it receives each Tensor argument's NumPy array
 # (Tensor[] as a tuple of arrays, a dtype as its NumPy dtype, int[]/float[] as tuples, other
-# values as they are) and returns an array (or a tuple of arrays, or None), which become the
-# op's output tensors. A Numba function cannot receive a Tensor, so this gives a registration
-# that could only fail a meaning, and it removes what a Python kernel body spends on every call
-# (Tensor.numpy, np.empty_like outside the kernel, from_numpy's checks): the generated call
-# (Note [Custom-op fast call]) passes ``t._data`` straight to the dispatcher and wraps a fresh
-# Numba-allocated array (its base is Numba's MemInfo, so it owns its memory and has positive
-# strides) without from_numpy's checks. Anything else a kernel returns goes through
-# from_numpy. A Numba typing error is reported as the op's kernel failing to compile for the
-# arguments' types, naming the op, not as a bare Numba traceback.
+# values as they are). A Numba function cannot receive a Tensor, so giving this registration a
+# meaning takes nothing away. It has two forms, told apart by its parameter count:
+# - it returns its outputs (an array, a tuple of arrays, or None): what ``custom_op`` on the
+#   function itself gives. Fresh Numba-allocated arrays (their base is Numba's MemInfo, so they
+#   own their memory and have positive strides) become tensors without from_numpy's checks;
+#   anything else goes through from_numpy (a Python scalar: a 0-d tensor).
+# - it takes its Tensor outputs as trailing parameters (``kernel(x, out)``): numtorch allocates
+#   them from the op's fake function, which runs once per argument metadata (shapes, strides,
+#   dtypes, other values); the plan for a single C-contiguous output keeps, after the first
+#   call, Numba's compiled entry point for those types (Note [Compiled kernel entry]), since
+#   the plan's key fixes every argument's type. This is the built-in ops' own call (np.empty,
+#   the compiled entry, one Tensor made): an 8-element call costs ~1.1x the built-in sin.
+# A Python kernel body spends on every call what this removes (Tensor.numpy, np.empty_like,
+# Numba's type dispatch, from_numpy's checks: together about one built-in op). The generated
+# call (Note [Custom-op fast call]) passes ``t._data`` straight to the kernel and records
+# autograd around it. A Numba typing error is reported as the op's kernel failing to compile
+# for the arguments' types, naming the op, not as a bare Numba traceback.
 """
 
 from __future__ import annotations
