@@ -88,7 +88,6 @@ def generate(d):
     if impl.__class__ is NumbaKernel:
         if not _numba_direct(impl, pos, kwo):
             return None
-        conds += [f"not {vs[i]}._is_conj" for i in tens]
         args = [f"{v}._data" if i in tens else v for i, v in enumerate(vs)]
         call = _numba_out_call(impl, ns, args, vs, False) if impl.nout else _numba_call(impl, ns, args)
         rec_call = _numba_out_call(impl, ns, args, vs, True) if impl.nout else call

@@ -30,7 +30,6 @@ import sys
 import numpy as np
 
 from .. import _dtype as D
-from .._device import CPU
 from .._tensor import Tensor, _make
 
 _FROM_NP = D._FROM_NP
@@ -50,9 +49,8 @@ def is_numba_cpu(fn) -> bool:
 
 
 def _arr(t):
-    if t._is_conj:
-        t = t.resolve_conj()
-    return t._data if t._device is CPU else t.numpy(force=True)
+    # a CPU kernel sees CPU tensors, and never a conjugate bit (Note [Conjugate views])
+    return t._data
 
 
 def _conv(typ: str):
