@@ -119,10 +119,10 @@ def part1() -> None:
     fused_b = _best(lambda: bias_gelu(xr, br).sum().backward(), 5)
     comp_b = _best(lambda: composed(xr, br).sum().backward(), 5)
     print(f"forward+backward: fused {fused_b * 1e3:.2f} ms, composed {comp_b * 1e3:.2f} ms ({comp_b / fused_b:.1f}x)")
-    # The fusion pays off in training: one kernel each way instead of the composed ops' chain of
-    # intermediates and backward formulas. A forward alone is bound by erf in both (the built-in
-    # gelu has a vectorised float32 erf; this kernel calls math.erf), so it is reported, not asserted.
-    assert fused_b < comp_b, "the fused forward+backward must beat the composed ops"
+    # Both are reported, not asserted: the fusion saves the composed ops' intermediates and their
+    # backward formulas, but this kernel evaluates math.erf one element at a time, while the
+    # built-in float32 gelu it is compared with runs a vectorised erf (16 lanes); which wins
+    # depends on the machine's vector width and core count.
 
 
 # ---- Part 1b: the Numba function itself as the kernel ----------------------------------------------
