@@ -291,3 +291,15 @@ def test_module_level_helpers_get_ctx_vmap_torch_dispatch_and_tags():
     assert numtorch.Tag.out in getattr(numtorch.ops, ns).sin_out.default.tags
     with pytest.raises(RuntimeError, match="Cannot register autograd formula for operator tagged with torch.Tag.out"):
         numtorch.library.register_autograd(f"{ns}::sin_out", lambda ctx, g: g)
+
+
+def test_custom_op_numba_example_runs_to_its_end(capsys):
+    # examples/custom_op_numba.py checks its own ops (values, gradcheck, opcheck) as it runs
+    import pathlib
+    import runpy
+
+    path = pathlib.Path(__file__).resolve().parents[1] / "examples" / "custom_op_numba.py"
+    runpy.run_path(str(path), run_name="__main__")
+    out = capsys.readouterr().out
+    assert "bias_gelu: values, gradcheck and opcheck ok" in out
+    assert "logsumexp from a combine function: values, gradcheck and gradgradcheck ok" in out
