@@ -1,4 +1,5 @@
-"""``numtorch.layout`` and ``numtorch.strided``: every numtorch tensor is strided (dense)."""
+"""``numtorch.layout`` objects: ``strided`` (dense) and ``sparse_coo`` tensors exist; the other sparse
+layouts are named (PyTorch code compares against them) but no tensor has them."""
 
 from __future__ import annotations
 
@@ -23,3 +24,9 @@ class layout:
 
 
 strided = layout("strided")
+sparse_coo = layout("sparse_coo")
+sparse_csr = layout("sparse_csr")
+sparse_csc = layout("sparse_csc")
+sparse_bsr = layout("sparse_bsr")
+sparse_bsc = layout("sparse_bsc")
+_mkldnn = layout("_mkldnn")

@@ -1,0 +1,207 @@
+"""The sparse COO tensor: ``indices`` (sparse_dim, nnz) int64 and ``values`` (nnz, *dense) Tensors.
+
+# Note [Sparse COO tensors are the SparseCPU backend]
+# PyTorch runs a sparse tensor's ops through the same dispatcher keys as a dense one: the
+# Autograd key records the op's derivative formula, and the SparseCPU backend key (in place of
+# CPU) runs a sparse kernel, or raises "Could not run 'aten::X' with arguments from the
+# 'SparseCPU' backend" when the op has none. Here a sparse tensor is an instance of
+# ``SparseCooTensor``, a Tensor subclass whose ``__torch_dispatch__`` is that backend: the
+# dispatcher sends any op with a sparse operand past the Autograd key to the Python key (a
+# subclass defining __torch_dispatch__ is never "plain": Note [Plain subclasses]), and
+# ``__torch_dispatch__`` looks the op up in ``SPARSE_KERNELS``. The dense hot path is untouched:
+# op.fast already sends every non-plain class to the slow path. Derivative formulas written for
+# dense tensors then work unchanged where their ops have sparse kernels (mm's formula on a
+# sparse mat1 gives a dense gradient, as in PyTorch), and ops whose PyTorch gradient is sparse
+# (to_dense, torch.sparse.mm, torch.sparse.sum) are ops of their own with sparse formulas.
+#
+# ``_data`` is a read-only zero-strided array of the tensor's shape and dtype, so metadata
+# (shape, ndim, numel, dtype) and the autograd engine's shape checks read it as for a dense
+# tensor; every method that would read element values from it is overridden below.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _dtype as D
+from . import _layout
+from ._C import _disabled_torch_function_impl
+from ._tensor import Tensor, _make
+from ._tensor_str import PRINT_OPTS, _tensor_str
+
+SPARSE_KERNELS: dict = {}  # op name ("aten::add.Tensor") -> the SparseCPU kernel
+
+
+def register(*names: str):
+    """Register a SparseCPU kernel for the named op overloads (their schema's arguments)."""
+
+    def deco(fn):
+        for n in names:
+            SPARSE_KERNELS[n if "::" in n else f"aten::{n}"] = fn
+        return fn
+
+    return deco
+
+
+_NOT_HERE = (
+    "This could be because the operator doesn't exist for this backend, or was omitted during "
+    "the selective/custom build process (if using custom build). If you are a Facebook employee "
+    "using PyTorch on mobile, please visit https://fburl.com/ptmfixes for possible resolutions."
+)
+
+
+_KEY_NAMES = {"cpu": "CPU", "any": "CPU", "cuda": "CUDA", "meta": "Meta", "composite": "CompositeImplicitAutograd"}
+
+
+def not_implemented(op) -> NotImplementedError:
+    """PyTorch's error for an op without a SparseCPU kernel."""
+    name = op.name()
+    keys = ", ".join(dict.fromkeys(_KEY_NAMES.get(k, k) for k in op.impls)) or "none"
+    return NotImplementedError(
+        f"Could not run '{name}' with arguments from the 'SparseCPU' backend. {_NOT_HERE} "
+        f"'{name}' is only available for these backends: [{keys}]."
+    )
+
+
+class SparseCooTensor(Tensor):
+    """A sparse COO tensor, as ``numtorch.sparse_coo_tensor`` and ``Tensor.to_sparse`` make it.
+
+    PyTorch has no separate class (``type(s)`` is ``torch.Tensor`` there); here ``isinstance(s,
+    numtorch.Tensor)`` holds and ``s.layout`` is ``numtorch.sparse_coo``.
+
+    >>> s = numtorch.tensor([[0.0, 2.0], [3.0, 0.0]]).to_sparse()
+    >>> s.is_sparse, s._nnz()
+    (True, 2)
+    """
+
+    __slots__ = ("_sp_idx", "_sp_val", "_sp_coal")
+    __torch_function__ = _disabled_torch_function_impl
+
+    @classmethod
+    def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+        fn = SPARSE_KERNELS.get(func.name())
+        if fn is None:
+            raise not_implemented(func)
+        return fn(*args, **(kwargs or {}))
+
+    # ---- metadata ---------------------------------------------------------------------
+    layout = property(lambda self: _layout.sparse_coo, doc="``numtorch.sparse_coo``.")
+    is_sparse = property(lambda self: True, doc="True for a sparse COO tensor.")
+
+    def stride(self, dim=None):
+        raise RuntimeError("Sparse tensors do not have strides")
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        return False
+
+    def data_ptr(self) -> int:
+        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+
+    def storage_offset(self) -> int:
+        raise RuntimeError("Cannot access storage of SparseTensorImpl")
+
+    def untyped_storage(self):
+        raise NotImplementedError("Cannot access storage of SparseTensorImpl")
+
+    storage = untyped_storage
+
+    # ---- no dense view of the values ----------------------------------------------------
+    def numpy(self, *, force: bool = False):
+        raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
+
+    def __array__(self, dtype=None, copy=None):
+        return self.numpy()
+
+    def _host(self):
+        return self.numpy()
+
+    def tolist(self):
+        raise RuntimeError("tolist() is not supported for sparse tensors; use to_dense().tolist()")
+
+    @property
+    def data(self) -> Tensor:
+        return make_sparse(self._sp_idx, self._sp_val, self.shape, self._sp_coal)
+
+    @data.setter
+    def data(self, value) -> None:
+        if not (isinstance(value, Tensor) and value.is_sparse):
+            raise RuntimeError("data set to a tensor that requires gradients must be a sparse tensor")
+        self._sp_idx, self._sp_val, self._sp_coal = value._sp_idx, value._sp_val, value._sp_coal
+        self._data, self._dtype = value._data, value._dtype
+
+    def __deepcopy__(self, memo):
+        new = make_sparse(self._sp_idx.clone(), self._sp_val.clone(), self.shape, self._sp_coal)
+        new._rg = self._rg
+        memo[id(self)] = new
+        return new
+
+    def __reduce_ex__(self, proto):
+        return (_rebuild, (self._sp_idx, self._sp_val, tuple(self.shape), self._sp_coal, self._rg))
+
+    def __repr__(self, *, tensor_contents=None) -> str:
+        return sparse_repr(self)
+
+    __str__ = __repr__
+
+
+def _rebuild(indices, values, size, coalesced, requires_grad):
+    t = make_sparse(indices, values, size, coalesced)
+    t._rg = requires_grad
+    return t
+
+
+def make_sparse(indices: Tensor, values: Tensor, size, coalesced: bool) -> SparseCooTensor:
+    """Wrap checked ``indices``/``values`` (no copy) as a sparse tensor of shape ``size``."""
+    shape = tuple(int(n) for n in size)
+    dt = values._dtype
+    t = _make(np.broadcast_to(np.zeros((), dt.np), shape), dt, SparseCooTensor, values._device)
+    t._sp_idx = indices
+    t._sp_val = values
+    t._sp_coal = bool(coalesced)
+    return t
+
+
+def is_sparse(x) -> bool:
+    return x.__class__ is SparseCooTensor
+
+
+def sparse_repr(t: SparseCooTensor) -> str:
+    # PyTorch's _str_intern for a sparse tensor: indices and values, then size/nnz/dtype/layout
+    prefix, indent = "tensor(", 7
+    dt = t._dtype
+    default = dt is D.get_default_dtype() or dt is D.default_complex() or dt is D.int64 or dt is D.bool
+    parts = []
+    for name, part in (("indices", t._sp_idx), ("values", t._sp_val)):
+        p = f"{name}=tensor("
+        body = _tensor_str(part._host(), indent + len(p))
+        if part._data.size == 0:
+            body += ", size=" + str(tuple(part._data.shape))
+        parts.append(p + body + ")")
+    text = prefix + parts[0] + ",\n" + " " * indent + parts[1]
+    suffixes = ["size=" + str(tuple(t.shape)), f"nnz={t._sp_val._data.shape[0]}"]
+    if not default:
+        suffixes.append(f"dtype={dt!r}")
+    suffixes.append("layout=torch.sparse_coo")
+    if t._grad_fn is not None:
+        suffixes.append(f"grad_fn=<{t._grad_fn.name()}>")
+    elif t._rg:
+        suffixes.append("requires_grad=True")
+    return _wrap_suffixes(text, suffixes, indent)
+
+
+def _wrap_suffixes(text: str, suffixes: list, indent: int) -> str:
+    # _tensor_str._add_suffixes with PyTorch's force_newline (set for sparse tensors)
+    out, force = [text], True
+    last = len(text) - text.rfind("\n") + 1
+    for s in suffixes:
+        if force or last + len(s) + 2 > PRINT_OPTS.linewidth:
+            out.append(",\n" + " " * indent + s)
+            last, force = indent + len(s), False
+        else:
+            out.append(", " + s)
+            last += len(s) + 2
+    out.append(")")
+    return "".join(out)
+
+
+__all__ = ["SparseCooTensor", "make_sparse", "is_sparse", "register", "not_implemented"]
