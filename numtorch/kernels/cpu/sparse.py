@@ -114,3 +114,23 @@ def segment_softmax(group, ngroups, vals, out, log):
             else:
                 out[k, j] = out[k, j] / sm[g, j]
 
+
+
+@kernel
+def sparse_adam_rows(rows, grad, param, exp_avg, exp_avg_sq, s):
+    """SparseAdam on the rows a coalesced gradient names, in PyTorch's order of operations
+    (torch.optim._functional.sparse_adam); ``s`` = (1 - beta1, 1 - beta2, eps, -step_size)
+    already in the parameter's dtype. The other rows and their moments stay untouched."""
+    w1, w2, eps, neg_step = s
+    d = grad.shape[1]
+    for k in range(rows.shape[0]):
+        r = rows[k]
+        for j in range(d):
+            g = grad[k, j]
+            m_old = exp_avg[r, j]
+            v_old = exp_avg_sq[r, j]
+            dm = (g - m_old) * w1
+            dv = (g * g - v_old) * w2
+            exp_avg[r, j] = m_old + dm
+            exp_avg_sq[r, j] = v_old + dv
+            param[r, j] += neg_step * ((dm + m_old) / (np.sqrt(dv + v_old) + eps))

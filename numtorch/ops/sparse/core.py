@@ -332,4 +332,18 @@ def _coalesce_body(self):
 
 public("coalesce", "self", _coalesce_body, relevant=("self",), module="Tensor", ops=(_COALESCE,))
 
-__all__ = ["SparseCooTensor", "construct", "SPARSE_MASK"]
+
+# ---- nn.Embedding(sparse=True) ------------------------------------------------------------------
+def embedding_sparse_grad(grad, indices, num_weights, padding_idx, scale_grad_by_freq):
+    """PyTorch's embedding_sparse_backward: one uncoalesced entry per looked-up row."""
+    if scale_grad_by_freq:
+        raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with sparse gradients")
+    nf = grad.shape[-1]
+    idx, g = indices.reshape(-1), grad.reshape(-1, nf)
+    if padding_idx != -1:
+        keep = idx != padding_idx
+        idx, g = idx[keep], g[keep]
+    return construct(idx.reshape(1, -1).to(D.int64), g, (num_weights, nf), False)
+
+
+__all__ = ["SparseCooTensor", "construct", "SPARSE_MASK", "embedding_sparse_grad"]
