@@ -14,9 +14,10 @@
 # sparse mat1 gives a dense gradient, as in PyTorch), and ops whose PyTorch gradient is sparse
 # (to_dense, torch.sparse.mm, torch.sparse.sum) are ops of their own with sparse formulas.
 #
-# ``_data`` is a read-only zero-strided array of the tensor's shape and dtype, so metadata
-# (shape, ndim, numel, dtype) and the autograd engine's shape checks read it as for a dense
-# tensor; every method that would read element values from it is overridden below.
+# ``_data`` is a ``SparseShape``: shape and dtype without a buffer, so metadata (shape, ndim,
+# numel, dtype) and the autograd engine's shape checks read it as for a dense tensor, while code
+# that reads elements through ``_data`` (a kernel called without dispatch) fails loudly; the
+# Tensor methods that read values are overridden below with PyTorch's errors.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import numpy as np
 from . import _dtype as D
 from . import _layout
 from ._C import _disabled_torch_function_impl
+from ._meta import MetaArray
 from ._tensor import Tensor, _make
 from ._tensor_str import PRINT_OPTS, _tensor_str
 
@@ -150,11 +152,26 @@ def _rebuild(indices, values, size, coalesced, requires_grad):
     return t
 
 
+class SparseShape(MetaArray):
+    """A sparse tensor's ``_data``: shape and dtype without a buffer, so that code reading a
+    tensor's elements through ``_data`` fails loudly on a sparse tensor instead of reading
+    something that is not its values."""
+
+    __slots__ = ()
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
+
+    def __getattr__(self, name):
+        raise NotImplementedError(f"a sparse COO tensor has no dense storage ('{name}'): use to_dense() first, "
+                                  "or an op with a SparseCPU kernel")  # fmt: skip
+
+
 def make_sparse(indices: Tensor, values: Tensor, size, coalesced: bool) -> SparseCooTensor:
     """Wrap checked ``indices``/``values`` (no copy) as a sparse tensor of shape ``size``."""
     shape = tuple(int(n) for n in size)
     dt = values._dtype
-    t = _make(np.broadcast_to(np.zeros((), dt.np), shape), dt, SparseCooTensor, values._device)
+    t = _make(SparseShape(shape, dt.np), dt, SparseCooTensor, values._device)
     t._sp_idx = indices
     t._sp_val = values
     t._sp_coal = bool(coalesced)

@@ -109,16 +109,36 @@ def _sub(self, other, alpha=1):
     return _add(self, other, -alpha)
 
 
-@register("add_.Tensor")
-def _add_(self, other, alpha=1):
-    if not self.is_sparse:
-        return _dense_plus_sparse(self, other, alpha, out=self)
-    r = _add(self, other, alpha)
+def _assign(self, r):
+    # an in-place op on a sparse tensor: its entries become the out-of-place result's
+    if not (isinstance(r, Tensor) and r.is_sparse):
+        raise RuntimeError("an in-place op on a sparse tensor needs a sparse result")
     if r._dtype is not self._dtype and not D.can_cast(r._dtype, self._dtype):
         raise RuntimeError(f"result type {r._dtype} can't be cast to the desired output type {self._dtype}")
     self._sp_idx, self._sp_val, self._sp_coal = r._sp_idx, r._sp_val.to(self._dtype), r._sp_coal
     self._vc[0] += 1
     return self
+
+
+@register("add_.Tensor")
+def _add_(self, other, alpha=1):
+    if not self.is_sparse:
+        return _dense_plus_sparse(self, other, alpha, out=self)
+    return _assign(self, _add(self, other, alpha))
+
+
+@register("sub_.Tensor")
+def _sub_(self, other, alpha=1):
+    return _add_(self, other, -alpha)
+
+
+def _inplace_of(fn):
+    def kernel(self, *args):
+        if not self.is_sparse:
+            raise RuntimeError("an in-place op on a dense tensor with a sparse operand is not supported")
+        return _assign(self, fn(self, *args))
+
+    return kernel
 
 
 @register("zero_")
@@ -166,6 +186,11 @@ def _div(self, other):
         return _with_values(self, self._sp_val / other)
     raise RuntimeError("div(): numtorch divides a sparse tensor by a scalar only (as PyTorch's sparse div_ "
                        "with a 0-d divisor)")  # fmt: skip
+
+
+register("mul_.Tensor")(_inplace_of(_mul))
+register("div_.Tensor")(_inplace_of(_div))
+register("neg_")(_inplace_of(_neg))
 
 
 # ---- transpose ------------------------------------------------------------------------------
