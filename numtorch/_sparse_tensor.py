@@ -117,6 +117,17 @@ class SparseCooTensor(Tensor):
     def _host(self):
         return self.numpy()
 
+    @property
+    def nbytes(self) -> int:
+        raise RuntimeError("nbytes is not defined for sparse tensors.  If you want the size of the constituent "
+                           "tensors, add the nbytes of the indices and values.  If you want the size of the  "
+                           "equivalent dense tensor, multiply numel() by element_size()")  # fmt: skip
+
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        if dtype is None:
+            return "torch.sparse." + super().type().split(".")[-1]
+        return super().type(dtype, non_blocking, **kwargs)
+
     def tolist(self):
         raise RuntimeError("tolist() is not supported for sparse tensors; use to_dense().tolist()")
 
@@ -178,6 +189,22 @@ def make_sparse(indices: Tensor, values: Tensor, size, coalesced: bool) -> Spars
     return t
 
 
+def layout_factory(name: str, size, dtype, layout, requires_grad: bool) -> Tensor:
+    """``numtorch.zeros(..., layout=numtorch.sparse_coo)`` and kin: an empty sparse tensor for
+    zeros/empty (as PyTorch), PyTorch's refusal for a fill, numtorch's for the other layouts."""
+    if layout is not _layout.sparse_coo:
+        raise NotImplementedError(f"{name}(layout={layout}): numtorch has only the strided and sparse_coo layouts")
+    if name not in ("zeros", "empty", "zeros_like", "empty_like"):
+        raise NotImplementedError(f"Could not run 'aten::fill_.Scalar' with arguments from the 'SparseCPU' backend. "
+                                  f"{_NOT_HERE} 'aten::fill_.Scalar' is only available for these backends: [CPU, Meta].")  # fmt: skip
+    dt = dtype or D.get_default_dtype()
+    shape = tuple(int(n) for n in size)
+    idx = _make(np.zeros((len(shape), 0), np.int64), D.int64)
+    t = make_sparse(idx, _make(np.zeros((0,), dt.np), dt), shape, True)
+    t._rg = bool(requires_grad)
+    return t
+
+
 def is_sparse(x) -> bool:
     return x.__class__ is SparseCooTensor
 
@@ -221,4 +248,4 @@ def _wrap_suffixes(text: str, suffixes: list, indent: int) -> str:
     return "".join(out)
 
 
-__all__ = ["SparseCooTensor", "make_sparse", "is_sparse", "register", "not_implemented"]
+__all__ = ["SparseCooTensor", "layout_factory", "make_sparse", "is_sparse", "register", "not_implemented"]

@@ -194,11 +194,56 @@ def test_dense_input_through_to_sparse_gets_a_dense_gradient():
 # ---- ops without a SparseCPU kernel ---------------------------------------------------------------
 @pytest.mark.parametrize("call, op", [
     (lambda s: numtorch.exp(s), "aten::exp"), (lambda s: s.view(6), "aten::view"),
-    (lambda s: s.cumsum(0), "aten::cumsum"), (lambda s: numtorch.cat([s, s]), "aten::cat"),
-    (lambda s: s.abs(), "aten::abs"), (lambda s: s.relu(), "aten::relu"),
+    (lambda s: s.cumsum(0), "aten::cumsum"), (lambda s: numtorch.stack([s, s.to_dense()]), "aten::"),
+    (lambda s: s.exp_(), "aten::exp_"), (lambda s: numtorch.sigmoid(s), "aten::sigmoid"),
     (lambda s: s.max(), "aten::max"), (lambda s: s.reshape(3, 2), "aten::"),
 ])  # fmt: skip
 def test_ops_without_a_sparse_kernel_raise_pytorchs_error(call, op):
     s = numtorch.ones(2, 3).to_sparse()
     with pytest.raises(NotImplementedError, match=f"Could not run '{op}.*' with arguments from the 'SparseCPU' backend"):
         call(s)
+
+
+def test_zero_preserving_ops_act_on_coalesced_values(rng):
+    s, idx, vals = _random_sparse(rng)
+    a = _dense(idx, vals, (5, 4))
+    for name, ref in (("abs", np.abs), ("sin", np.sin), ("relu", lambda x: np.maximum(x, 0)), ("square", np.square)):
+        got = getattr(s, name)()
+        assert got.is_sparse and got.is_coalesced(), name
+        np.testing.assert_allclose(got.to_dense().numpy(), ref(a), rtol=1e-12, err_msg=name)
+    t = s.clone()
+    t.abs_()
+    np.testing.assert_allclose(t.to_dense().numpy(), np.abs(a), rtol=1e-12)
+    with pytest.raises(RuntimeError, match="is not sparse"):
+        s.pow(-1)
+
+
+def test_shape_and_creation_ops(rng):
+    s, idx, vals = _random_sparse(rng, (5, 4, 2))
+    a = _dense(idx, vals, (5, 4, 2))
+    np.testing.assert_array_equal(s.permute(1, 0, 2).to_dense().numpy(), a.transpose(1, 0, 2))
+    np.testing.assert_array_equal(s.unsqueeze(1).to_dense().numpy(), a[:, None])
+    np.testing.assert_array_equal(s.unsqueeze(3).to_dense().numpy(), a[..., None])
+    np.testing.assert_array_equal(numtorch.cat([s, s], 1).to_dense().numpy(), np.concatenate([a, a], 1))
+    z = numtorch.zeros_like(s)
+    assert z.is_sparse and z._nnz() == 0 and z.shape == s.shape
+    assert numtorch.zeros(2, 3, layout=numtorch.sparse_coo).is_sparse
+    with pytest.raises(NotImplementedError, match="aten::fill_.Scalar"):
+        numtorch.ones(2, layout=numtorch.sparse_coo)
+    with pytest.raises(RuntimeError, match="transpositions between sparse and dense dimensions are not allowed"):
+        s.permute(2, 0, 1)
+    assert numtorch.sparse_coo_tensor([[0]], [2.5], (1,)).item() == 2.5
+    with pytest.raises(RuntimeError, match="nbytes is not defined for sparse tensors"):
+        s.nbytes
+    assert s.type() == "torch.sparse.DoubleTensor"
+
+
+def test_dense_reads_of_a_sparse_tensor_fail_loudly():
+    # an optimizer or kernel reaching _data directly must not read zeros for the values
+    s = numtorch.ones(2, 2).to_sparse()
+    with pytest.raises((TypeError, NotImplementedError)):
+        np.ascontiguousarray(s._data)
+    p = numtorch.nn.Parameter(numtorch.ones(2, 2))
+    p.grad = s
+    with pytest.raises(RuntimeError, match="Adam does not support sparse gradients, please consider SparseAdam"):
+        numtorch.optim.Adam([p]).step()

@@ -257,3 +257,35 @@ def masked_values(grad, mask_idx: np.ndarray, sizes: tuple) -> np.ndarray:
     if isinstance(grad, Tensor) and grad.is_sparse:
         return gather_sparse(grad, mask_idx, sizes)
     return np.ascontiguousarray(gather_rows(grad._data, mask_idx, sizes))
+
+
+# ---- zero-preserving elementwise ops: f(0) == 0, so f acts on the coalesced values alone --------
+_ZERO_PRESERVING = ("abs", "sqrt", "sin", "tan", "tanh", "sinh", "asin", "asinh", "atan", "atanh", "erf", "erfinv",
+                    "expm1", "log1p", "trunc", "floor", "ceil", "round", "sign", "sgn", "frac", "deg2rad",
+                    "rad2deg", "relu", "isnan", "isinf", "isposinf", "isneginf", "signbit", "nan_to_num",
+                    "conj_physical")  # fmt: skip
+
+
+def _on_values(name: str):
+    def kernel(self, *args, **kwargs):
+        from ..._ops import ops
+
+        c = coalesced(self)  # duplicates summed first: f(a) + f(b) is not f(a + b)
+        vals = getattr(ops.aten, name).default(c._sp_val, *args, **kwargs)
+        return make_sparse(c._sp_idx, vals, self.shape, True)
+
+    return kernel
+
+
+for _name in _ZERO_PRESERVING:
+    register(_name)(_on_values(_name))
+    if not _name.startswith("is") and _name not in ("signbit", "conj_physical"):
+        register(f"{_name}_")(_inplace_of(_on_values(_name)))
+
+
+@register("pow.Tensor_Scalar")
+def _pow(self, exponent):
+    if not self.is_sparse or not exponent > 0:
+        raise RuntimeError(f"pow(): a sparse tensor to the power {exponent} is not sparse (0 ** {exponent} != 0)")
+    c = coalesced(self)
+    return make_sparse(c._sp_idx, c._sp_val**exponent, self.shape, True)
