@@ -16,7 +16,7 @@ def sparse(L, n: int, nnz: int, seed: int = 0):
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, n, (2, nnz))
     vals = rng.standard_normal(nnz).astype(np.float32)
-    return L.sparse_coo_tensor(L.from_numpy(idx), L.from_numpy(vals), (n, n))
+    return L.sparse_coo_tensor(L.from_numpy(idx), L.from_numpy(vals), (n, n), check_invariants=True)
 
 
 class SparseMM(Benchmark):
