@@ -20,7 +20,12 @@ class layout:
         return f"torch.{self._name}"
 
     def __reduce__(self):
-        return self._name
+        return (_get_layout, (f"torch.{self._name}",))  # as PyTorch pickles a layout
+
+
+def _get_layout(name: str) -> layout:
+    """``torch.serialization._get_layout``: the layout a pickle names (``"torch.sparse_coo"``)."""
+    return _LAYOUTS[name]
 
 
 strided = layout("strided")
@@ -30,3 +35,5 @@ sparse_csc = layout("sparse_csc")
 sparse_bsr = layout("sparse_bsr")
 sparse_bsc = layout("sparse_bsc")
 _mkldnn = layout("_mkldnn")
+
+_LAYOUTS = {f"torch.{x._name}": x for x in (strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc, _mkldnn)}

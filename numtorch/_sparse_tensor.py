@@ -28,6 +28,7 @@ from . import _dtype as D
 from . import _layout
 from ._C import _disabled_torch_function_impl
 from ._meta import MetaArray
+from ._size import Size
 from ._tensor import Tensor, _make
 from ._tensor_str import PRINT_OPTS, _tensor_str
 
@@ -149,7 +150,9 @@ class SparseCooTensor(Tensor):
         return new
 
     def __reduce_ex__(self, proto):
-        return (_rebuild, (self._sp_idx, self._sp_val, tuple(self.shape), self._sp_coal, self._rg))
+        # PyTorch's pickle of a sparse tensor (torch.save files load in either library)
+        return (_rebuild_sparse_tensor, (_layout.sparse_coo, (self._sp_idx, self._sp_val, Size(self.shape),
+                                                               self._sp_coal)))  # fmt: skip
 
     def __repr__(self, *, tensor_contents=None) -> str:
         return sparse_repr(self)
@@ -157,10 +160,17 @@ class SparseCooTensor(Tensor):
     __str__ = __repr__
 
 
-def _rebuild(indices, values, size, coalesced, requires_grad):
-    t = make_sparse(indices, values, size, coalesced)
-    t._rg = requires_grad
-    return t
+def _rebuild_sparse_tensor(layout, data):
+    """``torch._utils._rebuild_sparse_tensor``: a sparse tensor from its pickled parts."""
+    if layout is not _layout.sparse_coo:
+        raise NotImplementedError(f"numtorch cannot load a tensor of layout {layout}")
+    indices, values, size = data[:3]
+    out = make_sparse(indices, values, size, bool(data[3]) if len(data) > 3 else False)
+    if tuple(out.shape[: indices._data.shape[0]]) and indices._data.size:  # a file is untrusted input
+        top = indices._data.max(axis=1)
+        if indices._data.min() < 0 or any(int(m) >= n for m, n in zip(top, out.shape)):
+            raise RuntimeError("sparse tensor in the file has an index out of its size")
+    return out
 
 
 class SparseShape(MetaArray):

@@ -142,3 +142,11 @@ def test_embedding_training_steps_match_torch(opt, kw):
             o.step()
         res.append(e.weight.detach().numpy().copy())
     np.testing.assert_allclose(res[1], res[0], rtol=1e-6, atol=1e-7)
+
+
+def test_save_files_load_in_both_libraries(tmp_path):
+    numtorch.save({"s": numtorch.sparse_coo_tensor(IDX, VALS, (4, 3))}, tmp_path / "n.pt")
+    torch.save({"s": torch.sparse_coo_tensor(IDX, VALS, (4, 3)).coalesce()}, tmp_path / "t.pt")
+    a, b = torch.load(tmp_path / "n.pt")["s"], numtorch.load(tmp_path / "t.pt")["s"]
+    assert a.is_sparse and b.is_sparse and b.is_coalesced()
+    np.testing.assert_array_equal(a.to_dense().numpy(), b.to_dense().numpy())

@@ -138,6 +138,14 @@ def test_pickle_and_deepcopy_keep_the_entries():
     assert pickle.loads(pickle.dumps(numtorch.sparse_coo)) is numtorch.sparse_coo
 
 
+def test_save_and_load_keep_the_entries(tmp_path):
+    c = _s().coalesce()
+    numtorch.save({"s": c, "layout": numtorch.sparse_coo}, tmp_path / "s.pt")
+    got = numtorch.load(tmp_path / "s.pt")  # weights_only: the sparse rebuild is allowed
+    assert got["layout"] is numtorch.sparse_coo and got["s"].is_coalesced()
+    np.testing.assert_array_equal(got["s"].to_dense().numpy(), DENSE)
+
+
 def test_check_sparse_tensor_invariants_is_a_switch():
     cls = numtorch.sparse.check_sparse_tensor_invariants
     assert not cls.is_enabled()
