@@ -50,10 +50,13 @@ def test_hybrid_tensor_has_dense_dims():
     (([[0, -1]], [1.0, 2.0], None), "found negative index -1 for dim 0"),
     ((IDX, VALS, (2, 2)), "size is inconsistent with indices: for dim 1, size is 2 but found index 2"),
     ((IDX, VALS, (2, -3)), "numel: integer multiplication overflow"),
+    (([[1, 0]], [1.0, 2.0], (2,), {"is_coalesced": True}), "cannot set is_coalesced to true if indices correspond"),
 ])  # fmt: skip
 def test_constructor_errors_are_pytorchs(args, msg):
+    kw = args[3] if len(args) > 3 else {}
     with pytest.raises(RuntimeError, match=msg):
-        numtorch.sparse_coo_tensor(*args)
+        numtorch.sparse_coo_tensor(*args[:3], **kw)
+    assert numtorch.sparse_coo_tensor([[0, 1]], [1.0, 2.0], is_coalesced=True).is_coalesced()
 
 
 def test_coalesce_sums_duplicates_and_sorts():

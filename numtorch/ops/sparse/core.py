@@ -118,6 +118,9 @@ def _sparse_coo_tensor(indices, values, size, dtype, device, pin_memory, require
     if size is None:
         top = idx._data.max(axis=1) + 1 if ishape[1] else np.zeros(sd, np.int64)
         size = [int(n) for n in top] + list(vals._data.shape[1:])
+    if is_coalesced and ishape[1] > 1 and not (np.diff(linear(idx._data, tuple(size[:sd]))) > 0).all():
+        # the kernels rely on a coalesced tensor being sorted and unique: checked always
+        raise RuntimeError("cannot set is_coalesced to true if indices correspond to uncoalesced COO tensor")
     if dt is not None and dt is not vals._dtype:
         vals = vals.to(dt)
     out = construct(idx, vals, size, bool(is_coalesced))
