@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype as D
+from ..._ops import ops as _ops
 from ..._sparse_tensor import make_sparse, register
 from ..._tensor import Tensor, _make, _wrap_dim
 from ._coo import K, coalesce_arrays, coalesced, gather_rows, gather_sparse, linear, rows2d, sparse_sizes, wrap
@@ -268,10 +269,8 @@ _ZERO_PRESERVING = ("abs", "sqrt", "sin", "tan", "tanh", "sinh", "asin", "asinh"
 
 def _on_values(name: str):
     def kernel(self, *args, **kwargs):
-        from ..._ops import ops
-
         c = coalesced(self)  # duplicates summed first: f(a) + f(b) is not f(a + b)
-        vals = getattr(ops.aten, name).default(c._sp_val, *args, **kwargs)
+        vals = getattr(_ops.aten, name).default(c._sp_val, *args, **kwargs)
         return make_sparse(c._sp_idx, vals, self.shape, True)
 
     return kernel
