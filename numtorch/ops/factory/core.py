@@ -18,27 +18,9 @@ import numpy as np
 from ... import _dtype as D
 from ..._device import CPU, to_device
 from ..._dispatch import dispatch
-from ..._factory_utils import (
-    alloc,
-    arange_array,
-    check_out_dtype,
-    cname,
-    data_to_array,
-    device_arg,
-    dtype_arg,
-    finish,
-    infer_dtype,
-    like_array,
-    number,
-    resolve_dtype,
-    scalar_dtype,
-    scalar_to,
-    size_arg,
-    size_kwarg,
-    space_array,
-    strided_array,
-    write_out,
-)  # fmt: skip
+from ..._factory_utils import (alloc, arange_array, check_out_dtype, cname, data_to_array, device_arg, dtype_arg,
+                              finish, infer_dtype, like_array, number, resolve_dtype, scalar_dtype, scalar_to, size_arg,
+                              size_kwarg, space_array, strided_array, write_out)  # fmt: skip
 from ..._layout import strided
 from ..._sparse_tensor import layout_factory
 from ..._tensor import Tensor, _make
