@@ -67,6 +67,9 @@ CASES = {
     "sum": lambda L: _s(L).sum(), "sparse_sum": lambda L: L.sparse.sum(_s(L)),
     "sparse_sum0": lambda L: L.sparse.sum(_s(L), 0), "sparse_sum1": lambda L: L.sparse.sum(_s(L), 1),
     "softmax": lambda L: L.sparse.softmax(_s(L), 1), "log_softmax": lambda L: L.sparse.log_softmax(_s(L), 0),
+    "select": lambda L: _s(L)[1], "select1": lambda L: _s(L).select(1, 2), "iter": lambda L: [r.to_dense().tolist() for r in _s(L)],
+    "index_select": lambda L: repr(_s(L).index_select(1, L.tensor([2, 2, 0]))),
+    "index_select_bad": lambda L: _s(L).index_select(0, L.tensor([9])),
     "exp": lambda L: L.exp(_s(L)), "view": lambda L: _s(L).view(12), "numpy": lambda L: _s(L).numpy(),
 }  # fmt: skip
 

@@ -247,3 +247,21 @@ def test_dense_reads_of_a_sparse_tensor_fail_loudly():
     p.grad = s
     with pytest.raises(RuntimeError, match="Adam does not support sparse gradients, please consider SparseAdam"):
         numtorch.optim.Adam([p]).step()
+
+
+def test_select_index_select_and_iteration(rng):
+    s, idx, vals = _random_sparse(rng, (5, 4, 2))
+    a = _dense(idx, vals, (5, 4, 2))
+    np.testing.assert_array_equal(s[3].to_dense().numpy(), a[3])
+    np.testing.assert_array_equal(s.select(1, -1).to_dense().numpy(), a[:, -1])
+    np.testing.assert_array_equal(s.select(2, 1).to_dense().numpy(), a[..., 1])
+    want = numtorch.tensor([3, 3, 0])
+    np.testing.assert_array_equal(s.index_select(1, want).to_dense().numpy(), a[:, [3, 3, 0]])
+    np.testing.assert_array_equal(s.index_select(2, numtorch.tensor([1])).to_dense().numpy(), a[..., [1]])
+    np.testing.assert_array_equal(np.stack([r.to_dense().numpy() for r in s]), a)
+    v = numtorch.sparse_coo_tensor([[0, 2, 2]], [1.0, 2.0, 3.0], (3,))
+    assert not v[2].is_sparse and v[2].item() == 5.0
+    with pytest.raises(IndexError, match="index 5 is out of bounds for dimension 0 with size 5"):
+        s[5]
+    with pytest.raises(IndexError, match=r"index_select\(\): index contains 7 that is out of range"):
+        s.index_select(0, numtorch.tensor([7]))

@@ -92,3 +92,58 @@ def _copy_(self, src, non_blocking=False):
 @register("_local_scalar_dense")
 def _item(self):
     return _make(to_dense_array(self), self._dtype).item()
+
+
+def _without(shape, d: int) -> list:
+    return [n for k, n in enumerate(shape) if k != d]
+
+
+@register("select.int")
+def _select(self, dim, index):
+    nd, sd = self._data.ndim, self._sp_idx._data.shape[0]
+    d = _wrap_dim(dim, nd, "select")
+    n = self.shape[d]
+    if not -n <= index < n:
+        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {n}")
+    index %= n
+    if d >= sd:
+        return make_sparse(self._sp_idx, self._sp_val.select(d - sd + 1, index), _without(self.shape, d), self._sp_coal)
+    keep = self._sp_idx._data[d] == index
+    vals = self._sp_val._data[keep]
+    if sd == 1:  # no sparse dim left: the (summed) dense slice
+        return _make(vals.sum(0).astype(self._dtype.np, copy=False), self._dtype)
+    idx = np.ascontiguousarray(np.delete(self._sp_idx._data[:, keep], d, axis=0))
+    return make_sparse(_make(idx, D.int64), _make(vals, self._dtype), _without(self.shape, d), self._sp_coal)
+
+
+@register("index_select")
+def _index_select(self, dim, index):
+    nd, sd = self._data.ndim, self._sp_idx._data.shape[0]
+    d = _wrap_dim(dim, nd, "index_select")
+    want = np.asarray(index._data, dtype=np.int64).reshape(-1)
+    bad = want[(want < -self.shape[d]) | (want >= self.shape[d])]
+    if bad.size:
+        raise IndexError(f"index_select(): index contains {int(bad[0])} that is out of range for tensor of size "
+                         f"{list(self.shape)} at dimension {d}")  # fmt: skip
+    want = want % max(self.shape[d], 1)
+    shape = list(self.shape)
+    shape[d] = want.size
+    if d >= sd:
+        return make_sparse(self._sp_idx, self._sp_val.index_select(d - sd + 1, _make(want, D.int64)), shape,
+                           self._sp_coal)  # fmt: skip
+    # entries of each wanted position, in their stored order, one block per output position
+    key = self._sp_idx._data[d]
+    order = np.argsort(key, kind="stable")
+    lo = np.searchsorted(key[order], want, "left")
+    counts = np.searchsorted(key[order], want, "right") - lo
+    starts = np.repeat(lo - np.cumsum(counts) + counts, counts) + np.arange(int(counts.sum()))
+    sel = order[starts]
+    idx = self._sp_idx._data[:, sel].copy()
+    idx[d] = np.repeat(np.arange(want.size), counts)
+    return make_sparse(_make(idx, D.int64), _make(self._sp_val._data[sel], self._dtype), shape, False)
+
+
+@register("unbind.int")
+def _unbind(self, dim=0):
+    d = _wrap_dim(dim, self._data.ndim, "unbind")
+    return tuple(_select(self, d, i) for i in range(self.shape[d]))
