@@ -259,6 +259,8 @@ def test_select_index_select_and_iteration(rng):
     np.testing.assert_array_equal(s.index_select(1, want).to_dense().numpy(), a[:, [3, 3, 0]])
     np.testing.assert_array_equal(s.index_select(2, numtorch.tensor([1])).to_dense().numpy(), a[..., [1]])
     np.testing.assert_array_equal(np.stack([r.to_dense().numpy() for r in s]), a)
+    e = numtorch.sparse_coo_tensor([[0], [0]], [1.0], (2, 3))[1]  # an empty row: nnz 0
+    assert e._nnz() == 0 and e.to_dense().tolist() == [0.0, 0.0, 0.0] and (e + e).to_dense().sum().item() == 0
     v = numtorch.sparse_coo_tensor([[0, 2, 2]], [1.0, 2.0, 3.0], (3,))
     assert not v[2].is_sparse and v[2].item() == 5.0
     with pytest.raises(IndexError, match="index 5 is out of bounds for dimension 0 with size 5"):

@@ -40,7 +40,8 @@ def unlinear(lin: np.ndarray, sizes: tuple) -> np.ndarray:
 
 def rows2d(values: np.ndarray) -> np.ndarray:
     """Values as a C-contiguous (nnz, D) array in a dtype the kernels take."""
-    v = values.reshape(values.shape[0], -1) if values.ndim != 2 else values
+    d = int(np.prod(values.shape[1:], dtype=np.int64))  # explicit: nnz == 0 leaves -1 undecidable
+    v = values.reshape(values.shape[0], d) if values.ndim != 2 else values
     ct = _COMPUTE.get(v.dtype.type)
     return np.ascontiguousarray(v, dtype=ct) if ct is not None else np.ascontiguousarray(v)
 
