@@ -145,7 +145,8 @@ def _leaf_values(rng, nnz=6):
     return idx, numtorch.tensor(rng.standard_normal(nnz), requires_grad=True)
 
 
-@pytest.mark.parametrize("kind", ["sparse.mm", "mm", "to_dense", "sum_dim", "softmax", "log_softmax", "add_scaled"])
+@pytest.mark.parametrize("kind", ["sparse.mm", "mm", "to_dense", "sum_dim", "softmax", "log_softmax", "add_scaled",
+                                  "elementwise"])
 def test_gradients_reach_values_and_dense_operand(rng, kind):
     idx, v = _leaf_values(rng)
     d = numtorch.tensor(rng.standard_normal((4, 3)), requires_grad=True)
@@ -162,6 +163,8 @@ def test_gradients_reach_values_and_dense_operand(rng, kind):
             return numtorch.sparse.sum(s, 1).to_dense() + 0 * d.sum()
         if kind == "add_scaled":
             return (s * 2 + s.coalesce()).to_dense()
+        if kind == "elementwise":  # formulas that save the sparse result (pow) or the input (abs, relu)
+            return (s.abs() + s.pow(3) + s.relu()).to_dense()
         fn = numtorch.sparse.softmax if kind == "softmax" else numtorch.sparse.log_softmax
         return fn(s, 1).to_dense()
 

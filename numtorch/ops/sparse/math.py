@@ -185,8 +185,9 @@ def _mul(self, other):
 def _div(self, other):
     if self.is_sparse and _is_scalar(other):
         return _with_values(self, self._sp_val / other)
-    raise RuntimeError("div(): numtorch divides a sparse tensor by a scalar only (as PyTorch's sparse div_ "
-                       "with a 0-d divisor)")  # fmt: skip
+    shape = list(other.shape) if isinstance(other, Tensor) else []
+    raise RuntimeError(f"Sparse division requires a scalar or zero-dim dense tensor divisor (got shape {shape} for "
+                       "divisor)")  # fmt: skip
 
 
 register("mul_.Tensor")(_inplace_of(_mul))
@@ -288,3 +289,12 @@ def _pow(self, exponent):
         raise RuntimeError(f"pow(): a sparse tensor to the power {exponent} is not sparse (0 ** {exponent} != 0)")
     c = coalesced(self)
     return make_sparse(c._sp_idx, c._sp_val**exponent, self.shape, True)
+
+
+@register("threshold_backward")
+def _threshold_backward(grad_output, self, threshold):
+    # relu's derivative on a sparse input: the gradient where the input exceeds the threshold
+    c = coalesced(self)
+    g = masked_values(grad_output, c._sp_idx._data, sparse_sizes(c))
+    vals = np.where(c._sp_val._data > threshold, g, 0).astype(g.dtype, copy=False)
+    return wrap(c._sp_idx._data, vals, self.shape, True, grad_output._dtype)
