@@ -41,10 +41,10 @@ short = int16
 cfloat = complex64
 cdouble = complex128
 
-from . import fft, linalg, nn, special  # noqa: E402
+from . import fft, linalg, nn, sparse, special  # noqa: E402
 from . import optim, serialization, utils  # noqa: E402
 from . import accelerator, amp, backends, cuda, distributions, jit, testing  # noqa: E402
-from ._layout import layout, strided  # noqa: E402
+from ._layout import layout, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided  # noqa: E402
 from ._tensortype import (  # noqa: E402
     BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor,
 )  # fmt: skip

@@ -1,4 +1,5 @@
-"""``numtorch.layout`` and ``numtorch.strided``: every numtorch tensor is strided (dense)."""
+"""``numtorch.layout`` objects: ``strided`` (dense) and ``sparse_coo`` tensors exist; the other sparse
+layouts are named (PyTorch code compares against them) but no tensor has them."""
 
 from __future__ import annotations
 
@@ -19,7 +20,20 @@ class layout:
         return f"torch.{self._name}"
 
     def __reduce__(self):
-        return self._name
+        return (_get_layout, (f"torch.{self._name}",))  # as PyTorch pickles a layout
+
+
+def _get_layout(name: str) -> layout:
+    """``torch.serialization._get_layout``: the layout a pickle names (``"torch.sparse_coo"``)."""
+    return _LAYOUTS[name]
 
 
 strided = layout("strided")
+sparse_coo = layout("sparse_coo")
+sparse_csr = layout("sparse_csr")
+sparse_csc = layout("sparse_csc")
+sparse_bsr = layout("sparse_bsr")
+sparse_bsc = layout("sparse_bsc")
+_mkldnn = layout("_mkldnn")
+
+_LAYOUTS = {f"torch.{x._name}": x for x in (strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc, _mkldnn)}

@@ -26,7 +26,9 @@ import numpy as np
 
 from . import _dtype as D
 from ._device import device as _device
+from . import _layout
 from ._size import Size
+from ._sparse_tensor import _rebuild_sparse_tensor
 from ._tensor import Tensor, _make, _root_array
 
 __all__ = [
@@ -178,6 +180,8 @@ _TORCH_NAMES = {
     _rebuild_parameter: ("torch._utils", "_rebuild_parameter"),
     _rebuild_parameter_with_state: ("torch._utils", "_rebuild_parameter_with_state"),
     _rebuild_from_type_v2: ("torch._tensor", "_rebuild_from_type_v2"),
+    _rebuild_sparse_tensor: ("torch._utils", "_rebuild_sparse_tensor"),
+    _layout._get_layout: ("torch.serialization", "_get_layout"),
     Size: ("torch", "Size"),
     _device: ("torch", "device"),
 }

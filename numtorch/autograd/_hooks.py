@@ -8,6 +8,7 @@ import numpy as np
 
 from .._C import ALL_DISABLED, TF_STATE
 from .._state import STATE
+from .._sparse_tensor import SparseCooTensor
 from .._tensor import PY_DISPATCH_TYPES, Tensor, _make
 
 
@@ -87,6 +88,8 @@ def _clone_obey_contract(g, var):
     from ..ops.factory.core import new_empty_strided
     from ..ops.shape.inplace import copy_
 
+    if g.__class__ is SparseCooTensor or var.__class__ is SparseCooTensor:  # no strides: a plain copy
+        return g.clone()
     size, stride = list(var.shape), list(var.stride())
     new = dispatch(new_empty_strided, [g, size, stride, g._dtype, None, g._device, None])
     return dispatch(copy_, [new, g, False])
@@ -109,8 +112,8 @@ def accumulate(var: Tensor, g: Tensor, create_graph: bool) -> None:
                 var._grad = _clone_obey_contract(g, var)
             else:
                 var._grad = _make(g._data.copy(), g._dtype, Tensor, g._device)
-        elif create_graph:
-            var._grad = var._grad + g
+        elif create_graph or (var._grad.__class__ is SparseCooTensor and g.__class__ is not SparseCooTensor):
+            var._grad = var._grad + g if create_graph else g + var._grad  # PyTorch: a dense one replaces a sparse grad
         else:
             var._grad.add_(g)
     finally:

@@ -8,6 +8,7 @@ import logging
 import weakref
 from typing import TYPE_CHECKING, Any, NamedTuple  # noqa: F401  (TYPE_CHECKING: a re-export, as PyTorch's)
 
+from .._sparse_tensor import SparseCooTensor, make_sparse
 from .._state import SAVED_HOOKS, STATE
 from .._tensor import PY_DISPATCH_TYPES, Tensor, _make
 from ..utils._python_dispatch import TorchDispatchMode  # noqa: F401  (re-exported, as in PyTorch)
@@ -182,7 +183,9 @@ class SavedTensor:
             if t._grad_fn is not None and (STATE.td_modes or t.__class__ in PY_DISPATCH_TYPES):
                 t = _detach(t)
             self.tensor = (t._data, t._dtype, t._device, t._vc)
-            if t.__class__ is not Tensor and hasattr(t, "_level"):  # a vmap BatchedTensor keeps its batch
+            if t.__class__ is SparseCooTensor:  # its entries are not in _data: keep the (detached) alias
+                self.tensor += (t,)
+            elif t.__class__ is not Tensor and hasattr(t, "_level"):  # a vmap BatchedTensor keeps its batch
                 self.tensor += (t._value, t._level)
             self.out_nr = out_nr
         else:
@@ -198,7 +201,9 @@ class SavedTensor:
             data, dtype, device, vc = t[:4]
             if vc[0] != self.version:
                 raise self._modified(data.shape, dtype, vc[0])
-            if len(t) > 4:
+            if len(t) == 5:  # a sparse output: a new alias of its entries
+                out = make_sparse(t[4]._sp_idx, t[4]._sp_val, data.shape, t[4]._sp_coal)
+            elif len(t) > 4:
                 from .._functorch.batched import make_batched
 
                 out = make_batched(t[4], t[5])

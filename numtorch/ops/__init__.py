@@ -13,6 +13,7 @@ imports none of them; the package's ``__init__`` imports its modules in order.
 from . import autograd, factory, indexing, linalg, pointwise, reduction, shape  # noqa: F401
 from . import nn  # noqa: F401,E402
 from . import extra, fft  # noqa: F401,E402
+from . import sparse  # noqa: F401,E402
 from ._meta_rules import copy_to_meta as _copy_to_meta  # noqa: E402
 from ._meta_rules import install as _install_meta  # noqa: E402
 from ._tags import install as _install_tags  # noqa: E402

@@ -25,9 +25,10 @@ from .radam import RAdam
 from .rmsprop import RMSprop
 from .rprop import Rprop
 from .sgd import SGD
+from .sparse_adam import SparseAdam
 from ._stateless import swap_in_optimizer_params_and_state
 
 __all__ = [
     "ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "Muon", "NAdam", "Optimizer",
-    "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler", "swa_utils", "swap_in_optimizer_params_and_state",
+    "RAdam", "RMSprop", "Rprop", "SGD", "SparseAdam", "lr_scheduler", "swa_utils", "swap_in_optimizer_params_and_state",
 ]  # fmt: skip

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .._sparse_tensor import SparseCooTensor
 from .._tensor import Tensor
 from .optimizer import (
     K,
@@ -90,6 +91,8 @@ class Adam(Optimizer):
             _check_differentiable(group)
             for p in group["params"]:
                 if p.grad is not None:
+                    if p.grad.__class__ is SparseCooTensor:  # PyTorch's text, AdamW's included
+                        raise RuntimeError("Adam does not support sparse gradients, please consider SparseAdam instead")
                     _adam_update(p, self._init_state(p, group), group)
         return loss
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._sparse_tensor import SparseCooTensor
 from .._tensor import Tensor, _make
 from .optimizer import (
     K,
@@ -88,6 +89,8 @@ class SGD(Optimizer):
 
 
 def _sgd_update(p: Tensor, buf: Tensor | None, group: dict) -> Tensor | None:
+    if p.grad.__class__ is SparseCooTensor:
+        return _sgd_sparse(p, buf, group)
     cd = compute_dtype(p)
     lr = _to_scalar(group["lr"])
     wd, momentum = group["weight_decay"], group["momentum"]
@@ -110,4 +113,21 @@ def _sgd_update(p: Tensor, buf: Tensor | None, group: dict) -> Tensor | None:
     bf = flat_inout(buf, cd)
     pick(K.sgd_momentum_step, K.sgd_momentum_step_parallel, g.size)(pf[0], g, bf[0], s, flags)
     finish((p, pf), (buf, bf))
+    return buf
+
+
+def _sgd_sparse(p: Tensor, buf, group: dict):
+    # PyTorch's _single_tensor_sgd with ops that take a sparse gradient (its weight decay adds
+    # the dense parameter to the sparse gradient, which PyTorch refuses as well)
+    grad = -p.grad if group["maximize"] else p.grad
+    if group["weight_decay"] != 0:
+        grad = grad.add(p, alpha=group["weight_decay"])
+    momentum = group["momentum"]
+    if momentum != 0:
+        if buf is None:
+            buf = grad.clone().detach()
+        else:
+            buf.mul_(momentum).add_(grad, alpha=1 - group["dampening"])
+        grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
+    p.add_(grad, alpha=-_to_scalar(group["lr"]))
     return buf

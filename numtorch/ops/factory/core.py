@@ -18,27 +18,11 @@ import numpy as np
 from ... import _dtype as D
 from ..._device import CPU, to_device
 from ..._dispatch import dispatch
-from ..._factory_utils import (
-    alloc,
-    arange_array,
-    check_out_dtype,
-    cname,
-    data_to_array,
-    device_arg,
-    dtype_arg,
-    finish,
-    infer_dtype,
-    like_array,
-    number,
-    resolve_dtype,
-    scalar_dtype,
-    scalar_to,
-    size_arg,
-    size_kwarg,
-    space_array,
-    strided_array,
-    write_out,
-)  # fmt: skip
+from ..._factory_utils import (alloc, arange_array, check_out_dtype, cname, data_to_array, device_arg, dtype_arg,
+                              finish, infer_dtype, like_array, number, resolve_dtype, scalar_dtype, scalar_to, size_arg,
+                              size_kwarg, space_array, strided_array, write_out)  # fmt: skip
+from ..._layout import strided
+from ..._sparse_tensor import layout_factory
 from ..._tensor import Tensor, _make
 from .._registry import defop, public
 
@@ -107,6 +91,8 @@ def _sized(op, op_out, name):
 
     def body(sizes, size, out, dtype, layout, device, requires_grad, pin_memory):
         head = [list(size_arg(size_kwarg(sizes, size, name), name, required=True))]
+        if layout is not None and layout is not strided:  # a sparse layout: numtorch/_sparse_tensor.py
+            return layout_factory(name, head[0], dtype_arg(dtype, name), layout, requires_grad)
         if out is not None and op is empty:
             head.append(None)
         return create(op, op_out, head, out, dtype, device, requires_grad, name, tail)
@@ -136,6 +122,8 @@ def _full(size, fill_value, out, dtype, layout, device, requires_grad, pin_memor
             f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}"
         )
     head = [list(size_arg((size,), "full")), number(fill_value, "full", "fill_value", 2)]
+    if layout is not None and layout is not strided:
+        return layout_factory("full", head[0], dtype_arg(dtype, "full"), layout, requires_grad)
     return create(full, full_out, head, out, dtype, device, requires_grad, "full")
 
 
@@ -166,6 +154,8 @@ def _like(op, name, extra=""):
     def body(input, *rest):
         *fill, dtype, layout, device, requires_grad, memory_format = rest
         fill = [number(fill[0], name, "fill_value", 2)] if fill else []
+        if layout is not None and layout is not strided:
+            return layout_factory(name, input.shape, dtype_arg(dtype, name) or input.dtype, layout, requires_grad)
         args = [input, *fill, dtype_arg(dtype, name), None, device_arg(device), False, memory_format]
         return finish(dispatch(op, args), requires_grad)
 

@@ -17,6 +17,7 @@ from ...autograd.grad_mode import no_grad
 from ...kernels import lazy
 from .._pointwise import _cname
 from .._registry import body_of, defop, public
+from ..sparse.core import embedding_sparse_grad
 
 K = lazy("numtorch.kernels.cpu.nn.layers")
 aten = _ops.aten  # Note [Composite bodies are below the Python API]
@@ -254,7 +255,9 @@ def _embedding_backward_cpu(grad_output, indices, num_weights, padding_idx, scal
     )
 
 
-def _embedding_grad(grad, weight, indices, padding_idx, scale_grad_by_freq):
+def _embedding_grad(grad, weight, indices, padding_idx, scale_grad_by_freq, sparse):
+    if sparse:  # nn.Embedding(sparse=True): PyTorch's embedding_sparse_backward
+        return embedding_sparse_grad(grad, indices, weight.shape[0], padding_idx, scale_grad_by_freq)
     return dispatch(
         embedding_dense_backward, [grad, indices, weight.shape[0], padding_idx, scale_grad_by_freq]
     )
