@@ -179,3 +179,14 @@ def test_logsumexp_out_must_be_floating_and_takes_integer_input_in_its_dtype():
     out = numtorch.zeros((), dtype=numtorch.float64)
     numtorch.logsumexp(numtorch.tensor([1, 2]), 0, out=out)
     np.testing.assert_allclose(out.item(), np.logaddexp(1.0, 2.0), rtol=1e-15)
+
+
+@pytest.mark.parametrize("fn", [numtorch.std, lambda x: numtorch.std_mean(x, dim=(0,))[0],
+                                lambda x: numtorch.std(x, 0)])  # fmt: skip
+def test_std_of_float32_takes_the_root_in_double_before_narrowing(fn):
+    # the variance 2.5e59 overflows float32, its square root 5e29 does not (PyTorch's double accumulator)
+    x = numtorch.tensor([-3.5, 1e30, 2.5, 1.5])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no NumPy overflow warning either
+        got = fn(x).item()
+    assert got == pytest.approx(5e29, rel=1e-6)
