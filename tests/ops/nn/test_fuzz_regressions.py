@@ -160,3 +160,21 @@ def test_interpolate_keeps_an_inf_where_no_tap_weighs_it_by_zero():
 def test_float_only_activations_refuse_integers_with_not_implemented_error(name, kernel):
     with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for 'Long'$"):
         getattr(F, name)(numtorch.tensor([1, 2]))
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+@pytest.mark.parametrize("shape", [(0, 3), (2, 3, 0), (0, 3, 3), (1, 0, 3, 3)])
+def test_reflect_replicate_pad_refuse_an_empty_non_batch_dimension(mode, shape):
+    pad = (1, 1) if len(shape) < 4 and shape != (0, 3, 3) else (1, 1, 1, 1)
+    n = len(pad) // 2
+    with pytest.raises(RuntimeError, match=rf"^Expected {n + 1}D or {n + 2}D \(batch mode\) tensor with possibly 0 "
+                       rf"batch size and other non-zero dimensions for input, but got: \[{', '.join(map(str, shape))}\]$"):  # fmt: skip
+        F.pad(numtorch.zeros(shape), pad, mode=mode)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+def test_reflect_replicate_pad1d_of_an_empty_batch(mode):
+    x = numtorch.zeros(0, 2, 3, requires_grad=True)
+    y = F.pad(x, (1, 1), mode=mode)
+    y.sum().backward()
+    assert y.shape == (0, 2, 5) and x.grad.shape == (0, 2, 3)
