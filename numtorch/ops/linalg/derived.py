@@ -124,18 +124,30 @@ public("vander", "x, *, N=None", _vander_fn, relevant=("x",), module="torch.lina
 
 
 # ---- cond, matrix_rank --------------------------------------------------------------------------
+def _cond_of_empty(A):
+    # PyTorch's _linalg_cond_empty_matrix: an empty matrix is perfectly conditioned, 0 by convention
+    real = A._dtype.to_real()
+    return _make(np.zeros(A.shape[:-2], real.np), real)
+
+
 def _cond(A, p=None):
     if p in (None, 2, -2):
         if A.ndim < 2:
             raise RuntimeError("linalg.cond: The input tensor A must have at least 2 dimensions.")
+        if not A.numel():
+            return _cond_of_empty(A)
         s = dispatch(_aten("linalg_svdvals"), [A, None])
         hi, lo = s.amax(-1), s.amin(-1)
         return hi / lo if p != -2 else lo / hi
     name = f"linalg.cond(ord={p})"
     if A.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    if not A.numel() and p in (1, -1, math.inf, -math.inf):  # a number's empty check precedes the square one
+        return _cond_of_empty(A)
     _square(A, name)
     _floating(A, name)
+    if not A.numel() and p in ("fro", "nuc"):
+        return _cond_of_empty(A)
     norm = body_of("matrix_norm", "torch.linalg")
     try:
         inv = dispatch(_aten("linalg_inv"), [A])

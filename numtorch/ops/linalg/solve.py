@@ -317,6 +317,10 @@ def _matrix_norm_composite(self, ord="fro", dim=(-2, -1), keepdim=False, dtype=N
             f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}"
         )
     d0, d1 = (_wrap_dim(d, x._data.ndim) for d in dim)
+    if ord in (1, 2, math.inf) and not (x.shape[d0] and x.shape[d1]):
+        # PyTorch gives 0 for a positive order of an empty matrix (the max over nothing of sums of
+        # nothing); a negative order's amin still refuses, below
+        return x.abs().sum((d0, d1), keepdim=keepdim)
     if ord == "fro":
         return _vector_norm_composite(x, 2, [d0, d1], keepdim)
     a = x.abs()

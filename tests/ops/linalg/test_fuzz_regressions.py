@@ -1,6 +1,8 @@
 """Linear-algebra regressions found by differential fuzzing against PyTorch (issue 10); expected
 values are PyTorch 2.13's."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -90,3 +92,43 @@ def test_linalg_cholesky_out_must_have_the_result_dtype(dtype, name):
     with pytest.raises(RuntimeError, match=f"^Expected out tensor to have dtype double, but got {name} instead$"):
         numtorch.linalg.cholesky(a, out=out)
     np.testing.assert_array_equal(out.numpy(), np.zeros((2, 2)))
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (2, 0, 0), (3, 0, 2), (2, 3, 0)])
+def test_lu_factor_and_lu_of_empty_matrices(shape):
+    A = numtorch.zeros(shape, dtype=numtorch.float64)
+    LU, piv = numtorch.linalg.lu_factor(A)
+    assert LU.shape == shape and piv.shape == shape[:-2] + (min(shape[-2:]),) and piv.dtype == numtorch.int32
+    P, L, U = numtorch.linalg.lu(A)
+    m, n = shape[-2:]
+    assert (P.shape, L.shape, U.shape) == (shape[:-2] + (m, m), shape[:-2] + (m, min(m, n)), shape[:-2] + (min(m, n), n))
+
+
+def test_lu_solve_of_empty_systems():
+    A = numtorch.zeros(2, 0, 0, dtype=numtorch.float64)
+    assert numtorch.linalg.lu_solve(*numtorch.linalg.lu_factor(A), A).shape == (2, 0, 0)
+
+
+@pytest.mark.parametrize("p", [None, 2, -2, 1, -1, math.inf, "fro", "nuc"])
+def test_cond_of_an_empty_matrix_is_zero(p):
+    r = numtorch.linalg.cond(numtorch.zeros(2, 0, 0, dtype=numtorch.complex64), p)
+    assert r.dtype == numtorch.float32 and r.tolist() == [0.0, 0.0]
+
+
+def test_cond_of_an_empty_matrix_checks_a_string_order_for_squareness_first():
+    with pytest.raises(RuntimeError, match="must be batches of square matrices"):
+        numtorch.linalg.cond(numtorch.zeros(3, 0), "fro")
+    assert numtorch.linalg.cond(numtorch.zeros(3, 0), 1).item() == 0.0
+
+
+@pytest.mark.parametrize("ord", [1, 2, math.inf])
+@pytest.mark.parametrize("shape", [(0, 0), (3, 0), (2, 0, 3)])
+def test_matrix_norm_of_an_empty_matrix_with_a_positive_order_is_zero(ord, shape):
+    r = numtorch.linalg.matrix_norm(numtorch.zeros(shape), ord)
+    assert r.shape == shape[:-2] and not r.any()
+
+
+@pytest.mark.parametrize("ord", [-1, -2, -math.inf])
+def test_matrix_norm_of_an_empty_matrix_with_a_negative_order_refuses(ord):
+    with pytest.raises(IndexError, match=r"^amin\(\): Expected reduction dim"):
+        numtorch.linalg.matrix_norm(numtorch.zeros(0, 0), ord)
