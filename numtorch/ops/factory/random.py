@@ -18,6 +18,7 @@ from ... import _dtype as D
 from ... import _factory_utils as F
 from ..._device import CPU
 from ..._dispatch import dispatch
+from ..._overlap import check_no_internal_overlap
 from ..._random import generator_of
 from ..._tensor import Tensor, _make
 from ...kernels import lazy
@@ -583,6 +584,7 @@ public("poisson", "input, generator=None", _poisson, ops=(poisson,))
 
 # ---- in-place samplers -------------------------------------------------------------------------------------
 def _fill(self, values: np.ndarray):
+    check_no_internal_overlap(self._data)  # an expanded destination: PyTorch's TensorIterator refuses
     with np.errstate(all="ignore"):
         np.copyto(self._data, values, casting="unsafe")
     self._vc[0] += 1

@@ -420,6 +420,9 @@ def _index_fill_impl(inplace, self, dim, index, value):
                            f"{value._data.ndim} dimension(s).")  # fmt: skip
     if index._dtype is not D.int64:
         raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    complex_value = value._dtype.is_complex if isinstance(value, Tensor) else isinstance(value, complex)
+    if complex_value and not self._dtype.is_complex:
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
     if index._data.ndim > 1:
         raise RuntimeError("Index has to be a vector/scalar")
     v = checked_scalar(value, self._dtype)

@@ -365,6 +365,13 @@ def _norm(A, ord, dim, keepdim, out, dtype):
     tensor(5.)
     """
     dim = _dims(dim)
+    # PyTorch's linalg_norm checks the dims before choosing the vector or the matrix norm
+    if dim is not None and len(dim) not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dim)}")
+    if ord is not None and dim is None and A.ndim not in (1, 2):
+        raise RuntimeError(
+            f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.ndim}D."
+        )
     if (
         dim is not None
         and len(dim) == 2
@@ -372,10 +379,6 @@ def _norm(A, ord, dim, keepdim, out, dtype):
         and (isinstance(ord, str) or ord is not None and A.ndim == 2)
     ):
         return _matrix_norm(A, "fro" if ord is None else ord, dim or [-2, -1], keepdim, dtype, out)
-    if ord is not None and dim is None and A.ndim != 1:
-        raise RuntimeError(
-            f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.ndim}D."
-        )
     return _vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype, out)
 
 

@@ -296,6 +296,8 @@ _BCE_LOGITS = Pointwise(
 
 
 def _bce_logits_cpu(self, target, weight, pos_weight, reduction):
+    if self._dtype.category != D._FLOAT:  # PyTorch's formula starts with log_sigmoid(input)
+        raise NotImplementedError(f'"log_sigmoid_cpu" not implemented for \'{_cname(self._dtype)}\'')
     ops = [
         self,
         target,

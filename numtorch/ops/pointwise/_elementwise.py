@@ -39,7 +39,8 @@ class Elementwise(Pointwise):
     (integers promote to the default float), "bool" (bool result), "real" (complex -> real) or
     "float_real" (both).
     allow: categories of the promoted dtype accepted; others raise NotImplementedError
-    '"<kname>" not implemented for ...' unless ``errors`` maps the letter to (type, message).
+    '"<kname>" not implemented for ...' unless ``errors`` maps the letter to (type, message);
+    ``errors["out"]`` is the text for an out= of another dtype ({out} and {input} name the dtypes).
     prep(compute, operands, params) validates and returns the kernel parameters ``kparams``.
     zero_div: index of the divisor operand (integer division by zero raises).
     """
@@ -309,7 +310,7 @@ class Elementwise(Pointwise):
         bad_out = self.errors.get("out")  # an op's own text for an out= of another dtype (signbit)
         if bad_out is not None and not inplace and target._dtype is not result:
             self.check(compute)  # the input's dtype check comes first there
-            raise bad_out[0](bad_out[1])
+            raise bad_out[0](bad_out[1].format(out=_cname(target._dtype), input=_cname(result)))
         # abs: complex input may write any real out it casts to; other input, its own dtype only
         strict = self.strict_out or self.rule == "real" and compute is result
         if strict and not inplace and target._dtype is not result:

@@ -533,7 +533,8 @@ _publish("round", lambda v: (_ROUND, v[:1]) if v[1] is None else (_ROUND_D, v), 
 _NTN = _decl("nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor",
              Elementwise("nan_to_num", ["self"], {"bi": "self", "f": "nan_to_num(self, nan, posinf, neginf)",
                                                   "c": "nan_to_num_complex(self, nan, posinf, neginf)"},
-                         ["nan", "posinf", "neginf"], prep=nan_to_num_params),
+                         ["nan", "posinf", "neginf"], prep=nan_to_num_params,
+                         errors={"out": (RuntimeError, "nan_to_num: dtype of out: {out} should be same as input: {input}")}),
              {"self": lambda grad, self: _mul(grad, _u("isfinite", self))})  # fmt: skip
 _register("nan_to_num", _NTN, fsig="input, nan=0.0, posinf=None, neginf=None, *, out=None",
           msig="self, nan=0.0, posinf=None, neginf=None")  # fmt: skip

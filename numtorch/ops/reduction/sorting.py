@@ -207,14 +207,17 @@ def _select(self, dim, keepdim, cls, pick, name, kernel=""):
 
 
 def _kthvalue_cpu(self, k, dim, keepdim):
-    n = self._data.shape[E.wrap_dim(dim, self._data.ndim)] if self._data.ndim else 1
-    if self._data.ndim == 0 and k == 1:  # PyTorch returns a 0-d input before any dtype check
+    # PyTorch's order: the dim (a 0-d input's too), an empty slice, k; then a 0-d input returns
+    # before any dtype check
+    d = E.wrap_dim(dim, self._data.ndim)
+    n = self._data.shape[d] if self._data.ndim else 1
+    if n == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    if self._data.ndim == 0:
         return KthValue(
             E.wrap(self._data.copy(), self._dtype), _make(np.zeros((), np.int64), D.int64)
-        )
-    if not 1 <= k <= n:
-        raise RuntimeError(
-            f"kthvalue(): selected number k out of range for dimension {E.wrap_dim(dim, self._data.ndim)}"
         )
     return _select(
         self,

@@ -97,6 +97,7 @@ def _fill_tensor_cpu(self, value):
         raise RuntimeError(
             f"fill_ only supports 0-dimension value tensor but got tensor with {value._data.ndim} dimensions."
         )
+    check_no_internal_overlap(self._data)  # fill_.Scalar writes an expanded tensor; fill_.Tensor refuses
     return _fill_cpu(self, value.item())
 
 

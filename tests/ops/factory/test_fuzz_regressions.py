@@ -29,3 +29,20 @@ def test_complex_refuses_a_python_number_part(real, imag, msg):
     with pytest.raises(TypeError) as info:
         numtorch.complex(real, imag)
     assert str(info.value) == msg
+
+
+@pytest.mark.parametrize("sample", [lambda a: a.uniform_(), lambda a: a.normal_(), lambda a: a.random_(0, 5),
+                                    lambda a: a.bernoulli_(0.5), lambda a: a.exponential_()])  # fmt: skip
+def test_in_place_samplers_refuse_repeated_elements(sample):
+    a = numtorch.zeros(1, 2).expand(3, 2)
+    with pytest.raises(RuntimeError, match="^unsupported operation: more than one element of the written-to tensor"):
+        sample(a)
+    assert not a.any()
+
+
+@pytest.mark.parametrize("dtype,name", [(numtorch.bool, "Bool"), (numtorch.complex64, "ComplexFloat")])
+@pytest.mark.parametrize("step", [0.5, 0])
+def test_range_refuses_bool_and_complex_before_checking_the_step(dtype, name, step):
+    with pytest.warns(UserWarning, match="torch.range is deprecated"):
+        with pytest.raises(NotImplementedError, match=f"^\"range_cpu\" not implemented for '{name}'$"):
+            numtorch.range(0, 1, step, dtype=dtype)

@@ -27,3 +27,28 @@ def test_index_select_of_a_0d_tensor_takes_exactly_one_index(index):
     with pytest.raises(RuntimeError, match=msg):
         nt.index_select(nt.tensor(1.5), 0, idx)
     assert nt.index_select(nt.tensor(1.5), 0, nt.tensor([0])).shape == ()
+
+
+@pytest.mark.parametrize("value", [1j, nt.tensor(2j)])
+@pytest.mark.parametrize("dtype", [nt.bool, nt.float32])
+def test_index_fill_refuses_a_complex_value_for_a_real_tensor(value, dtype):
+    x = nt.zeros(2, dtype=dtype)
+    with pytest.raises(RuntimeError, match=r"^index_fill_\(\): Converting complex Scalar to non-complex type is not supported$"):
+        x.index_fill_(0, nt.tensor([0]), value)
+    assert not x.any()
+    assert nt.index_fill(nt.zeros(1, dtype=nt.complex64), 0, nt.tensor([0]), 1j).tolist() == [1j]
+
+
+@pytest.mark.parametrize("key", [(slice(None), 0), slice(None), Ellipsis, None])
+def test_setitem_through_a_view_with_repeated_elements_refuses(key):
+    a = nt.tensor([[1.0, 2.0]]).expand(3, 2)
+    with pytest.raises(RuntimeError, match="^unsupported operation: more than one element of the written-to tensor"):
+        a[key] = 5.0
+    assert a.tolist() == [[1.0, 2.0]] * 3
+
+
+def test_setitem_of_a_non_repeating_view_of_an_expanded_tensor_writes():
+    a = nt.tensor([[1.0, 2.0]]).expand(3, 2)
+    a[0] = 5.0  # the row itself has distinct elements (PyTorch writes the shared row)
+    a[0, 1] = 6.0
+    assert a.tolist() == [[5.0, 6.0]] * 3

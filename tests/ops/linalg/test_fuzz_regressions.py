@@ -132,3 +132,17 @@ def test_matrix_norm_of_an_empty_matrix_with_a_positive_order_is_zero(ord, shape
 def test_matrix_norm_of_an_empty_matrix_with_a_negative_order_refuses(ord):
     with pytest.raises(IndexError, match=r"^amin\(\): Expected reduction dim"):
         numtorch.linalg.matrix_norm(numtorch.zeros(0, 0), ord)
+
+
+@pytest.mark.parametrize("ord", ["fro", "nuc", 2, math.inf])
+def test_norm_with_an_order_and_no_dim_refuses_more_than_two_dimensions(ord):
+    with pytest.raises(RuntimeError, match=r"^linalg.norm: If dim is not specified but ord is, the input must "
+                                           r"be 1D or 2D. Got 3D.$"):  # fmt: skip
+        numtorch.linalg.norm(numtorch.zeros(2, 2, 2), ord)
+
+
+@pytest.mark.parametrize("dim", [(0, 1, 2), ()])
+def test_norm_refuses_a_dim_of_other_than_one_or_two_entries(dim):
+    with pytest.raises(RuntimeError, match=r"^linalg.norm: If dim is specified, it must be of length 1 or 2. "
+                                           rf"Got \[{', '.join(map(str, dim))}\]$"):  # fmt: skip
+        numtorch.linalg.norm(numtorch.zeros(2, 2, 2), 2, dim=dim)

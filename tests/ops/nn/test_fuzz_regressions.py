@@ -178,3 +178,29 @@ def test_reflect_replicate_pad1d_of_an_empty_batch(mode):
     y = F.pad(x, (1, 1), mode=mode)
     y.sum().backward()
     assert y.shape == (0, 2, 5) and x.grad.shape == (0, 2, 3)
+
+
+@pytest.mark.parametrize("dtype", [numtorch.int64, numtorch.bool])
+def test_bce_with_logits_refuses_a_non_floating_input_as_log_sigmoid_does(dtype):
+    name = "Long" if dtype is numtorch.int64 else "Bool"
+    with pytest.raises(NotImplementedError, match=f"^\"log_sigmoid_cpu\" not implemented for '{name}'$"):
+        F.binary_cross_entropy_with_logits(numtorch.tensor([1, 0], dtype=dtype), numtorch.tensor([1.0, 0.0]))
+
+
+@pytest.mark.parametrize("dtype,name", [(numtorch.uint8, "Byte"), (numtorch.int64, "Long")])
+def test_unfold_fold_refuse_integer_input(dtype, name):
+    with pytest.raises(NotImplementedError, match=f"^\"im2col_out_cpu\" not implemented for '{name}'$"):
+        F.unfold(numtorch.ones(1, 1, 3, 3, dtype=dtype), 2)
+    with pytest.raises(NotImplementedError, match=f"^\"col2im_out_cpu\" not implemented for '{name}'$"):
+        F.fold(numtorch.ones(1, 4, 4, dtype=dtype), (3, 3), 2)
+
+
+def test_unfold_fold_take_bool_and_complex_input():
+    x = numtorch.tensor([[[[1 + 2j, 3j], [4, 5 - 1j]]]], dtype=numtorch.complex64)
+    u = F.unfold(x, 1)
+    assert u.dtype == numtorch.complex64 and u.flatten().tolist() == x.flatten().tolist()
+    assert F.fold(u, (2, 2), 1).tolist() == x.tolist()
+    b = numtorch.ones(1, 1, 3, 3, dtype=numtorch.bool)
+    # col2im sums the overlapping blocks: a bool output is True wherever any block wrote True
+    assert F.fold(F.unfold(b, 2), (3, 3), 2).dtype == numtorch.bool
+    assert F.fold(F.unfold(b, 2), (3, 3), 2).all()

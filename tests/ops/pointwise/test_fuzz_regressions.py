@@ -202,3 +202,12 @@ def test_python_number_of_a_complex_tensor_needs_a_zero_imaginary_part():
     for conv, ctype in ((float, "double"), (int, "int64_t")):
         with pytest.raises(RuntimeError, match=f"^value cannot be converted to type {ctype} without overflow$"):
             conv(nt.tensor(1 + 2j))
+
+
+@pytest.mark.parametrize("x,out,msg", [(numtorch.tensor([1, 2], dtype=numtorch.int32), numtorch.int16, "Short.*Int"),
+                                       (numtorch.tensor([1.0, math.nan]), numtorch.float64, "Double.*Float")])  # fmt: skip
+def test_nan_to_num_out_must_have_the_input_dtype(x, out, msg):
+    o = numtorch.full((2,), 7, dtype=out)
+    with pytest.raises(RuntimeError, match=f"^nan_to_num: dtype of out: {msg}$"):
+        numtorch.nan_to_num(x, out=o)
+    assert o.tolist() == [7, 7]

@@ -190,3 +190,16 @@ def test_std_of_float32_takes_the_root_in_double_before_narrowing(fn):
         warnings.simplefilter("error")  # no NumPy overflow warning either
         got = fn(x).item()
     assert got == pytest.approx(5e29, rel=1e-6)
+
+
+@pytest.mark.parametrize("dim", [-2, 1])
+def test_kthvalue_of_a_0d_tensor_checks_its_dim(dim):
+    with pytest.raises(IndexError, match=rf"^Dimension out of range \(expected to be in range of \[-1, 0\], but got {dim}\)$"):
+        numtorch.kthvalue(numtorch.tensor(7), 1, dim)
+
+
+def test_kthvalue_of_an_empty_slice_is_an_index_error_before_k_is_checked():
+    with pytest.raises(IndexError, match=r"^kthvalue\(\): Expected reduction dim 0 to have non-zero size.$"):
+        numtorch.kthvalue(numtorch.zeros(0), 2, 0)
+    v, i = numtorch.kthvalue(numtorch.zeros(3, 0), 1, 0)
+    assert v.shape == (0,) and i.shape == (0,)

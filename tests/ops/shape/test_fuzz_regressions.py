@@ -70,3 +70,11 @@ def test_triangle_indices_take_only_index_dtypes(name, dtype, cname):
     with pytest.raises(NotImplementedError, match=f"^\"{name}\" not implemented for '{cname}'$"):
         getattr(numtorch, name)(3, 3, dtype=getattr(numtorch, dtype))
     assert getattr(numtorch, name)(3, 3, dtype=numtorch.int32).dtype == numtorch.int32
+
+
+def test_fill_with_a_tensor_value_refuses_repeated_elements_but_a_number_does_not():
+    a = numtorch.zeros(1, 2).expand(3, 2)
+    with pytest.raises(RuntimeError, match="^unsupported operation: more than one element of the written-to tensor"):
+        a.fill_(numtorch.tensor(1.0))
+    assert not a.any()
+    assert a.fill_(1.0).tolist() == [[1.0, 1.0]] * 3  # fill_.Scalar writes, as in PyTorch
