@@ -350,23 +350,23 @@ def _check_no_overlap(dst: np.ndarray, src: np.ndarray) -> None:
 
 
 def _index_put(inplace, self, indices, values, accumulate):
+    defined = [t for t in indices if t is not None]
+    lone_mask = len(defined) == 1 and defined[0]._dtype in (D.bool, D.uint8)
+    if not accumulate and values._data.size == 1 and lone_mask:
+        # PyTorch routes a lone mask with one value to masked_fill_(mask, value.item()), which
+        # refuses uint8 masks and converts the value as a Scalar (any dtype, checked for overflow)
+        if defined[0]._dtype is D.uint8:
+            raise RuntimeError(
+                "masked_fill_ only supports boolean masks, but got mask with dtype unsigned char"
+            )
+        if values._dtype is not self._dtype:
+            v = np.array(checked_scalar(values.item(), self._dtype), self._dtype.np)
+            values = _make(v.reshape(values._data.shape), self._dtype)
     if values._dtype is not self._dtype:
         raise RuntimeError(
             f"Index put requires the source and destination dtypes match, got {_cname(self._dtype)} "
             f"for the destination and {_cname(values._dtype)} for the source."
         )
-    defined = [t for t in indices if t is not None]
-    if (
-        not accumulate
-        and values._data.size == 1
-        and len(defined) == 1
-        and defined[0]._dtype is D.uint8
-    ):
-        # PyTorch routes a lone mask with one value to masked_fill_, which refuses uint8 masks
-        raise RuntimeError(
-            "masked_fill_ only supports boolean masks, but got mask with dtype unsigned char"
-        )
-    lone_mask = len(defined) == 1 and defined[0]._dtype in (D.bool, D.uint8)
     if inplace and (accumulate or values._data.size != 1 or not lone_mask):
         _check_no_overlap(self._data, values._data)
     shape = self._data.shape

@@ -52,3 +52,15 @@ def test_setitem_of_a_non_repeating_view_of_an_expanded_tensor_writes():
     a[0] = 5.0  # the row itself has distinct elements (PyTorch writes the shared row)
     a[0, 1] = 6.0
     assert a.tolist() == [[5.0, 6.0]] * 3
+
+
+def test_setitem_of_a_lone_mask_with_one_value_converts_it_as_masked_fill_does():
+    a = nt.tensor([[1, 2, 3], [4, 5, 6]])
+    a[a > 2] = nt.tensor([2.7])  # PyTorch: masked_fill_(mask, value.item()), any dtype
+    assert a.tolist() == [[1, 2, 2], [2, 2, 2]] and a.dtype == nt.int64
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type int64_t without overflow$"):
+        a[a > 1] = nt.tensor(float("inf"))
+    with pytest.raises(RuntimeError, match="^Index put requires the source and destination dtypes match, got Long"):
+        a[a > 1] = nt.tensor([2.7, 1.0, 2.0, 3.0, 4.0])  # more than one value: index_put_'s own check
+    with pytest.raises(RuntimeError, match="^Index put requires the source and destination dtypes match, got Long"):
+        a[nt.tensor([0])] = nt.tensor(2.7)  # an integer index: no masked_fill_ route
