@@ -146,3 +146,45 @@ def test_norm_refuses_a_dim_of_other_than_one_or_two_entries(dim):
     with pytest.raises(RuntimeError, match=r"^linalg.norm: If dim is specified, it must be of length 1 or 2. "
                                            rf"Got \[{', '.join(map(str, dim))}\]$"):  # fmt: skip
         numtorch.linalg.norm(numtorch.zeros(2, 2, 2), 2, dim=dim)
+
+
+_B = numtorch.bool
+
+
+@pytest.mark.parametrize("fn,shape", [
+    (lambda: numtorch.mm(numtorch.zeros(3, 0, dtype=_B), numtorch.zeros(0, 2, dtype=_B)), (3, 2)),
+    (lambda: numtorch.mm(numtorch.zeros(0, 1, dtype=_B), numtorch.zeros(1, 2, dtype=_B)), (0, 2)),
+    (lambda: numtorch.mv(numtorch.zeros(1, 0, dtype=_B), numtorch.zeros(0, dtype=_B)), (1,)),
+    (lambda: numtorch.bmm(numtorch.zeros(2, 3, 0, dtype=_B), numtorch.zeros(2, 0, 2, dtype=_B)), (2, 3, 2)),
+    (lambda: numtorch.matmul(numtorch.zeros(2, 0, 3, dtype=_B), numtorch.zeros(3, 4, dtype=_B)), (2, 0, 4)),
+    (lambda: numtorch.einsum("ij,jk->ik", numtorch.zeros(3, 0, dtype=_B), numtorch.zeros(0, 2, dtype=_B)), (3, 2)),
+])  # fmt: skip
+def test_bool_products_with_nothing_to_multiply_give_zeros(fn, shape):
+    r = fn()  # PyTorch returns before the kernel that refuses bool
+    assert r.dtype == _B and r.shape == shape and not r.any()
+
+
+def test_bool_products_with_something_to_multiply_refuse():
+    with pytest.raises(NotImplementedError, match="^\"addmm_impl_cpu_\" not implemented for 'Bool'$"):
+        numtorch.mm(numtorch.zeros(3, 1, dtype=_B), numtorch.zeros(1, 2, dtype=_B))
+    with pytest.raises(NotImplementedError, match="^\"bmm\" not implemented for 'Bool'$"):
+        numtorch.bmm(numtorch.zeros(1, 2, 2, dtype=_B), numtorch.zeros(1, 2, 2, dtype=numtorch.float32))
+    with pytest.raises(RuntimeError, match="^result type Long can't be cast to the desired output type Bool$"):
+        numtorch.addmm(numtorch.zeros(2, dtype=_B), numtorch.zeros(3, 0, dtype=_B), numtorch.zeros(0, 2, dtype=_B))
+
+
+def test_bmm_of_an_empty_product_takes_batch2s_dtype():
+    r = numtorch.bmm(numtorch.zeros(2, 3, 0), numtorch.zeros(2, 0, 2, dtype=numtorch.float64))
+    assert r.dtype == numtorch.float64 and r.shape == (2, 3, 2) and not r.any()
+    with pytest.raises(RuntimeError, match="^expected scalar type Float but found Double$"):
+        numtorch.bmm(numtorch.zeros(2, 3, 1), numtorch.zeros(2, 1, 2, dtype=numtorch.float64))
+
+
+@pytest.mark.parametrize("eq,s1,s2,d1,d2,want", [
+    ("i,i->", (1,), (1,), numtorch.float16, numtorch.float32, numtorch.float32),  # size-1 sums: a.mul(b)
+    ("i,j->ij", (2,), (3,), numtorch.int32, numtorch.bool, numtorch.int32),
+    ("i,i->", (0,), (0,), numtorch.float64, _B, _B),  # an empty contraction: bmm returns b's dtype
+    ("ij,jk->", (2, 3), (3, 2), _B, numtorch.int32, numtorch.int64),  # lone sums first: both int64
+])  # fmt: skip
+def test_einsum_of_two_operands_follows_pytorchs_mul_or_bmm_route(eq, s1, s2, d1, d2, want):
+    assert numtorch.einsum(eq, numtorch.ones(s1, dtype=d1), numtorch.ones(s2, dtype=d2)).dtype == want
