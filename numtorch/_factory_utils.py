@@ -515,10 +515,15 @@ def arange_array(s, e, st, dt: D.dtype) -> np.ndarray:
 def space_array(start, end, steps, dt: D.dtype, fname: str, base=None) -> np.ndarray:
     """linspace/logspace values (PyTorch's CPU kernel arithmetic)."""
     s, e = number(start, fname, "start", 1), number(end, fname, "end", 2)
-    if dt is D.bool:
-        raise NotImplementedError(f"\"{fname}_cpu\" not implemented for 'Bool'")
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    if steps == 0:  # PyTorch resizes the result and returns: no dtype or value check
+        return np.empty(0, dt.np)
+    if dt is D.bool:
+        if steps > 1:
+            raise NotImplementedError(f"\"{fname}_cpu\" not implemented for 'Bool'")
+        with np.errstate(all="ignore"):  # one step is fill_(start), or fill_(pow(base, start))
+            return np.full(1, bool(s if base is None else np.power(np.float64(base), s)))
     # PyTorch's kernel: start + step*i for the first half, end - step*(steps-1-i) for the second;
     # integer dtypes step in double, floating dtypes in their own precision.
     ct = np.float64 if dt.category == D._INT else (np.float32 if dt is D.float16 else dt.np.type)

@@ -52,7 +52,10 @@ def _not_impl(kernel: str, dt: D.dtype):
 
 
 # ---- validation -----------------------------------------------------------------------------------
-def _check_float(dt: D.dtype, kernel: str, complex_ok: bool = True) -> None:
+def _check_float(dt: D.dtype, kernel: str, complex_ok: bool = True, shape=()) -> None:
+    # an empty normal_ returns before its kernel's dtype dispatch (uniform_ checks its bounds first)
+    if kernel == "normal_kernel_cpu" and 0 in tuple(shape):
+        return
     if dt.category < D._FLOAT or (dt.category == D._COMPLEX and not complex_ok):
         raise _not_impl(kernel, dt)
 
@@ -139,7 +142,7 @@ def _rand_impl(size, generator, dtype=None, layout=None, device=None, pin_memory
 
 def _randn_impl(size, generator, dtype=None, layout=None, device=None, pin_memory=None):
     dt = F.resolve_dtype(dtype)
-    _check_float(dt, "normal_kernel_cpu")
+    _check_float(dt, "normal_kernel_cpu", shape=size)
     return _make(K.normal(generator_of(generator), tuple(size), dt.np).astype(dt.np), dt)
 
 
@@ -278,7 +281,7 @@ def _like_uniform(g, shape, dt):
 
 
 def _like_normal(g, shape, dt):
-    _check_float(dt, "normal_kernel_cpu")
+    _check_float(dt, "normal_kernel_cpu", shape=shape)
     return K.normal(g, shape, dt.np)
 
 
@@ -337,8 +340,8 @@ def _normal_impl(mean, std, generator):
     dt = tensors[0]._dtype
     for t in tensors[1:]:
         dt = D.promote_types(dt, t._dtype)
-    _check_float(dt, "normal_kernel_cpu")
     shape = broadcast_shapes(*(t._data.shape for t in tensors))
+    _check_float(dt, "normal_kernel_cpu", shape=shape)
     m = mean._data if isinstance(mean, Tensor) else mean
     s = std._data if isinstance(std, Tensor) else std
     z = K.normal(generator_of(generator), shape, dt.np)
@@ -349,7 +352,7 @@ def _normal_impl(mean, std, generator):
 def _normal_ff(mean, std, size, generator, dtype=None, layout=None, device=None, pin_memory=None):
     _check_std(std)
     dt = F.resolve_dtype(dtype)
-    _check_float(dt, "normal_kernel_cpu")
+    _check_float(dt, "normal_kernel_cpu", shape=size)
     z = K.normal(generator_of(generator), tuple(size), dt.np)
     return _make((mean + std * z).astype(dt.np), dt)
 
@@ -621,7 +624,7 @@ def _uniform_(self, lo=0.0, hi=1.0, generator=None):
 
 def _normal_(self, mean=0.0, std=1.0, generator=None):
     _check_std(std)
-    _check_float(self._dtype, "normal_kernel_cpu")
+    _check_float(self._dtype, "normal_kernel_cpu", shape=self._data.shape)
     return _fill(
         self, mean + std * K.normal(generator_of(generator), self._data.shape, self._dtype.np)
     )
@@ -642,7 +645,8 @@ def _random_(self, lo=0, hi=None, generator=None):
 
 
 def _exponential_(self, lambd=1.0, generator=None):
-    _continuous(self._dtype, "Exponential")
+    if self._data.size:  # an empty tensor returns before the dtype check
+        _continuous(self._dtype, "Exponential")
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
     return _fill(self, generator_of(generator).standard_exponential(self._data.shape) / lambd)

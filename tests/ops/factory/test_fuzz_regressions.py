@@ -46,3 +46,35 @@ def test_range_refuses_bool_and_complex_before_checking_the_step(dtype, name, st
     with pytest.warns(UserWarning, match="torch.range is deprecated"):
         with pytest.raises(NotImplementedError, match=f"^\"range_cpu\" not implemented for '{name}'$"):
             numtorch.range(0, 1, step, dtype=dtype)
+
+
+@pytest.mark.parametrize("fn", [lambda: numtorch.linspace(0.0, 2.5, 0, dtype=numtorch.bool),
+                                lambda: numtorch.linspace(-1.5, 300, 0, out=numtorch.zeros(0, dtype=numtorch.uint8)),
+                                lambda: numtorch.logspace(0, 10, 0, dtype=numtorch.bool)])  # fmt: skip
+def test_linspace_logspace_of_no_steps_check_nothing(fn):
+    assert fn().shape == (0,)
+
+
+def test_linspace_logspace_of_one_step_fill_a_bool_and_refuse_more():
+    assert numtorch.linspace(0, 1, 1, dtype=numtorch.bool).tolist() == [False]
+    assert numtorch.logspace(0, 10, 1, dtype=numtorch.bool).tolist() == [True]  # fill_(10 ** 0)
+    with pytest.raises(NotImplementedError, match="^\"logspace_cpu\" not implemented for 'Bool'$"):
+        numtorch.logspace(0, 10, 3, dtype=numtorch.bool)
+    with pytest.raises(RuntimeError, match="^number of steps must be non-negative$"):
+        numtorch.linspace(0, 1, -1, dtype=numtorch.bool)
+
+
+@pytest.mark.parametrize("fn", [lambda: numtorch.randn(2, 0, dtype=numtorch.bool),
+                                lambda: numtorch.randn_like(numtorch.zeros(0, dtype=numtorch.int32)),
+                                lambda: numtorch.empty(0, dtype=numtorch.int64).normal_(),
+                                lambda: numtorch.empty(0, dtype=numtorch.int64).exponential_(),
+                                lambda: numtorch.normal(numtorch.zeros(0, dtype=numtorch.int32), 1.0)])  # fmt: skip
+def test_normal_samplers_of_an_empty_result_skip_the_dtype_check(fn):
+    assert fn().numel() == 0
+
+
+def test_uniform_and_nonempty_normal_samplers_still_check_the_dtype():
+    with pytest.raises(NotImplementedError, match="^\"check_uniform_bounds\" not implemented for 'Long'$"):
+        numtorch.rand(0, dtype=numtorch.int64)
+    with pytest.raises(NotImplementedError, match="^\"normal_kernel_cpu\" not implemented for 'Bool'$"):
+        numtorch.randn(2, dtype=numtorch.bool)
