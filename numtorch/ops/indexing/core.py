@@ -131,21 +131,31 @@ def bind(
     method=True,
     function=True,
     pick=None,
+    tensor_at=None,
 ):
     """``numtorch.<name>(input, <sig>, out=)``, ``Tensor.<name>`` and ``Tensor.<name>_`` forwarding
-    their arguments in schema order; ``pick(values)`` chooses the overload (Scalar vs Tensor)."""
+    their arguments in schema order; ``pick(values)`` chooses the overload (Scalar vs Tensor).
+    ``tensor_at``: the position (self first) of an argument PyTorch's parser requires to be a Tensor."""
     n = op.nargs
 
+    def parsed(v, fname, shift):
+        if tensor_at is not None and not isinstance(v[tensor_at], Tensor):
+            arg = op._schema.arguments[tensor_at].name
+            raise TypeError(f"{fname}(): argument '{arg}' (position {tensor_at + shift}) must be Tensor, "
+                            f"not {type(v[tensor_at]).__name__}")  # fmt: skip
+        return v
+
     def fbody(*v):
+        v = parsed(v, name, 1)
         if out is not None and v[-1] is not None:
             return dispatch(out, list(v))
         return dispatch(pick(v) if pick else op, list(v[:n]))
 
     def mbody(*v):
-        return dispatch(pick(v) if pick else op, list(v))
+        return dispatch(pick(v) if pick else op, list(parsed(v, name, 0)))
 
     def ibody(*v):
-        return dispatch(pick(v, True) if pick else inplace, list(v))
+        return dispatch(pick(v, True) if pick else inplace, list(parsed(v, name + "_", 0)))
 
     if function:
         fsig = f"input, {sig}" + (

@@ -64,3 +64,43 @@ def test_setitem_of_a_lone_mask_with_one_value_converts_it_as_masked_fill_does()
         a[a > 1] = nt.tensor([2.7, 1.0, 2.0, 3.0, 4.0])  # more than one value: index_put_'s own check
     with pytest.raises(RuntimeError, match="^Index put requires the source and destination dtypes match, got Long"):
         a[nt.tensor([0])] = nt.tensor(2.7)  # an integer index: no masked_fill_ route
+
+
+@pytest.mark.parametrize("call,msg", [
+    (lambda x, i: nt.scatter_add(x, 0, i, 1.5), r"scatter_add\(\): argument 'src' \(position 4\) must be Tensor, not float"),
+    (lambda x, i: x.scatter_add_(0, i, True), r"scatter_add_\(\): argument 'src' \(position 3\) must be Tensor, not bool"),
+    (lambda x, i: nt.scatter_reduce(x, 0, i, 1j, "sum"), r"scatter_reduce\(\): argument 'src' \(position 4\) must be Tensor, not complex"),
+    (lambda x, i: x.scatter_reduce_(0, i, 2, "mean"), r"scatter_reduce_\(\): argument 'src' \(position 3\) must be Tensor, not int"),
+    (lambda x, i: nt.index_add(x, 0, i, 1.0), r"index_add\(\): argument 'source' \(position 4\) must be Tensor, not float"),
+    (lambda x, i: x.index_copy_(0, i, 1.0), r"index_copy_\(\): argument 'source' \(position 3\) must be Tensor, not float"),
+])  # fmt: skip
+def test_scatter_add_reduce_index_add_copy_refuse_a_number_source_as_the_parser_does(call, msg):
+    x = nt.zeros(3)
+    with pytest.raises(TypeError, match=f"^{msg}$"):
+        call(x, nt.tensor([0]))
+    assert not x.any()
+
+
+@pytest.mark.parametrize("call", [
+    lambda: nt.scatter(nt.zeros(2, 3), 5, nt.tensor([[0]]), nt.ones(1, 1, dtype=nt.int8)),
+    lambda: nt.gather(nt.zeros(2), 3, nt.zeros(1, dtype=nt.float32)),
+    lambda: nt.index_add(nt.zeros(2, 3, dtype=nt.float64), 3, nt.tensor([0]), nt.zeros(1, 3)),
+])  # fmt: skip
+def test_scatter_gather_index_add_check_the_dim_first(call):
+    with pytest.raises(IndexError, match=r"^Dimension out of range"):
+        call()
+
+
+def test_scatter_gather_of_an_empty_index_take_any_index_dtype():
+    assert nt.scatter(nt.zeros(0), 0, nt.zeros(0, dtype=nt.uint8), nt.zeros(0)).shape == (0,)
+    assert nt.gather(nt.zeros(0), 0, nt.zeros(0, dtype=nt.float32)).shape == (0,)
+
+
+def test_index_add_shapes_of_0d_operands():
+    with pytest.raises(IndexError, match="^Dimension specified as 0 but tensor has no dimensions$"):
+        nt.index_add(nt.tensor(1.0), 0, nt.tensor([0, 0]), nt.tensor(2.0))
+    with pytest.raises(RuntimeError, match=r"^source tensor shape must match self tensor shape.*self.shape = \[3\] source.shape = \[\]$"):
+        nt.index_add(nt.zeros(3), 0, nt.tensor([0]), nt.tensor(2.0))
+    with pytest.raises(RuntimeError, match=r"^index_add_\(\): Indexing dim 1 is out of bounds of the source tensor with dim 1$"):
+        nt.index_add(nt.zeros(2, 3), 1, nt.tensor([0]), nt.ones(1))
+    assert nt.index_add(nt.tensor(3.0), 0, nt.tensor([0]), nt.tensor(2.0)).item() == 5.0
