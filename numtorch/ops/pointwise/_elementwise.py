@@ -606,7 +606,9 @@ def nan_to_num_params(compute, operands, params):
     ]
 
 
-def lerp_check(compute, operands, params):
+def lerp_check(operands):
+    """lerp's dtype checks (an ``early`` hook: PyTorch makes them before broadcasting and before
+    the kernel's dtype dispatch)."""
     self = operands[0]
     for name, t in zip(("end", "weight"), operands[1:], strict=False):
         if (
@@ -616,7 +618,6 @@ def lerp_check(compute, operands, params):
         ):
             raise RuntimeError(f"expected dtype {TYPEMETA[self._dtype.name]} for `{name}` but got dtype "
                                f"{TYPEMETA[t._dtype.name]}")  # fmt: skip
-    return params + [0.5, 1.0]
 
 
 def checked_bounds(compute, operands, params):

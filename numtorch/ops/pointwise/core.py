@@ -714,11 +714,13 @@ for _b, _s, _e in (("min", _cmin_s, "maximum"), ("max", _cmax_s, "minimum")):
 _LERP_X = {"f": "lerp(self, end, weight, half, one)", "c": "self + weight * (end - self)"}
 _LERP_S = _decl("lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor",
                 Elementwise("lerp", ["self", "end"], _LERP_X, ["weight"], allow="fc", kname="lerp_kernel_scalar",
-                            kparams=["weight", "half", "one"], prep=lerp_check),
+                            kparams=["weight", "half", "one"], early=lerp_check,
+                            prep=lambda c, o, p: p + [0.5, 1.0]),
                 {"self": lambda grad, weight: _mul(grad, 1 - weight), "end": lambda grad, weight: _mul(grad, weight)})  # fmt: skip
 _LERP_T = _decl("lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor",
                 Elementwise("lerp", ["self", "end", "weight"], _LERP_X, allow="fc", kname="lerp_kernel_tensor",
-                            kparams=["half", "one"], prep=lerp_check),
+                            kparams=["half", "one"], early=lerp_check,
+                            prep=lambda c, o, p: p + [0.5, 1.0]),
                 {"self": lambda grad, weight: _mul(grad, _sub(1, weight)), "end": lambda grad, weight: _mul(grad, weight),
                  "weight": lambda grad, self, end: _mul(grad, _sub(end, self))}, out_overload="Tensor_out")  # fmt: skip
 _ALL["lerp"] = {"T": _LERP_T, "S": _LERP_S}

@@ -211,3 +211,16 @@ def test_nan_to_num_out_must_have_the_input_dtype(x, out, msg):
     with pytest.raises(RuntimeError, match=f"^nan_to_num: dtype of out: {msg}$"):
         numtorch.nan_to_num(x, out=o)
     assert o.tolist() == [7, 7]
+
+
+@pytest.mark.parametrize("args,msg", [
+    ((numtorch.ones(2, dtype=numtorch.int64), numtorch.ones(3, dtype=numtorch.bool), 0.5),
+     "expected dtype long int for `end` but got dtype bool"),  # before the shapes and the kernel's dtype
+    ((numtorch.ones(2, dtype=numtorch.int32), numtorch.ones(2, dtype=numtorch.int32), numtorch.ones(2, dtype=numtorch.int8)),
+     "expected dtype int for `weight` but got dtype signed char"),
+])  # fmt: skip
+def test_lerp_compares_dtypes_before_anything_else(args, msg):
+    with pytest.raises(RuntimeError, match=f"^{msg}$"):
+        numtorch.lerp(*args)
+    with pytest.raises(NotImplementedError, match="^\"lerp_kernel_scalar\" not implemented for 'Long'$"):
+        numtorch.lerp(numtorch.ones(2, dtype=numtorch.int64), numtorch.ones(2, dtype=numtorch.int64), 0.5)
