@@ -345,12 +345,18 @@ def _fill_uninitialized(arr: np.ndarray) -> None:
         arr.fill(np.iinfo(arr.dtype).max)
 
 
-def alloc(shape, npdtype, fill=None) -> np.ndarray:
-    """np.empty/zeros/full with PyTorch's errors for impossible sizes."""
-    shape = tuple(shape)
+def check_storage(shape, npdtype) -> int:
+    """The element count of ``shape``; PyTorch's error where its byte size overflows."""
     n = math.prod(shape)
     if n * np.dtype(npdtype).itemsize >= 2**63:
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
+    return n
+
+
+def alloc(shape, npdtype, fill=None) -> np.ndarray:
+    """np.empty/zeros/full with PyTorch's errors for impossible sizes."""
+    shape = tuple(shape)
+    n = check_storage(shape, npdtype)
     try:
         if fill is None:
             arr = np.empty(shape, npdtype)

@@ -53,8 +53,7 @@ def _not_impl(kernel: str, dt: D.dtype):
 
 # ---- validation -----------------------------------------------------------------------------------
 def _check_float(dt: D.dtype, kernel: str, complex_ok: bool = True, shape=()) -> None:
-    # an empty normal_ returns before its kernel's dtype dispatch (uniform_ checks its bounds first)
-    if kernel == "normal_kernel_cpu" and 0 in tuple(shape):
+    if kernel == "normal_kernel_cpu" and 0 in tuple(shape):  # empty: no dtype dispatch (uniform_ has one)
         return
     if dt.category < D._FLOAT or (dt.category == D._COMPLEX and not complex_ok):
         raise _not_impl(kernel, dt)
@@ -103,9 +102,8 @@ def _check_i64(*vals) -> None:
 
 # ---- op families: functional, .generator and .out variants --------------------------------------------
 def _family(name: str, head: str, impl, n: int, ov: str = "", kw: str = _KW, out: bool = True):
-    """Register ``name[.ov]`` (no generator), ``.{ov_}generator`` and their ``.out`` forms.
-
-    ``impl(*head_values, generator, dtype, layout, device, pin_memory)``."""
+    """Register ``name[.ov]``, ``.{ov_}generator`` and their ``.out`` forms; ``impl(*head_values,
+    generator, dtype, layout, device, pin_memory)``."""
     sep = f"{ov}_" if ov else ""
     ops = {
         "plain": defop(f"{name}{'.' + ov if ov else ''}({head}, *, {kw}) -> Tensor",
@@ -129,6 +127,8 @@ def _run(ops, head, generator, out, dtype, device, requires_grad, fname, tail=()
         return F.finish(
             dispatch(ops["out" if generator is None else "gen_out"], vals), requires_grad
         )
+    default = D.int64 if fname in ("randint", "randperm") else D.get_default_dtype()
+    F.check_storage(head if fname == "randperm" else head[-1], (dtype or default).np)  # allocated first
     rest = [dtype, None, F.device_arg(device) or CPU, False, *tail]  # PyTorch's binding fills both
     vals = [*head, *rest] if generator is None else [*head, generator, *rest]
     return F.finish(dispatch(ops["plain" if generator is None else "gen"], vals), requires_grad)

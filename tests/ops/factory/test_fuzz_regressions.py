@@ -1,5 +1,7 @@
 """Factory regressions found by differential fuzzing against PyTorch (issue 10)."""
 
+import re
+
 import pytest
 
 import numtorch
@@ -78,3 +80,13 @@ def test_uniform_and_nonempty_normal_samplers_still_check_the_dtype():
         numtorch.rand(0, dtype=numtorch.int64)
     with pytest.raises(NotImplementedError, match="^\"normal_kernel_cpu\" not implemented for 'Bool'$"):
         numtorch.randn(2, dtype=numtorch.bool)
+
+
+@pytest.mark.parametrize("fn,sizes", [(lambda: numtorch.randn(2, 2**62), "[2, 4611686018427387904]"),
+                                      (lambda: numtorch.rand(2, 2**62, dtype=numtorch.int32), "[2, 4611686018427387904]"),
+                                      (lambda: numtorch.randint(0, 5, (2, 2**62)), "[2, 4611686018427387904]"),
+                                      (lambda: numtorch.randperm(2**62), "[4611686018427387904]"),
+                                      (lambda: numtorch.rand(2**61, 2), "[2305843009213693952, 2]")])  # fmt: skip
+def test_random_factories_refuse_a_size_whose_bytes_overflow_before_the_dtype_check(fn, sizes):
+    with pytest.raises(RuntimeError, match=f"^Storage size calculation overflowed with sizes={re.escape(sizes)}$"):
+        fn()
