@@ -457,9 +457,11 @@ def _argext(self, dim, keepdim, largest):
 
 def _minmax_dim(name, largest, cls):
     def cpu(self, dim, keepdim):
-        _no_complex(self, f"{name}_cpu")
+        d = E.wrap_dim(dim, self._data.ndim)  # PyTorch: the dim, an empty slice, then complex input
         if self._data.size == 0:
-            _empty_check(self, name, (E.wrap_dim(dim, self._data.ndim),))
+            _empty_check(self, name, (d,))
+        if self._dtype.category == D._COMPLEX:
+            raise RuntimeError(f"{name}(): does not support complex input")
         return cls(*_argext(self, dim, keepdim, largest))
 
     return cpu
@@ -620,6 +622,10 @@ def _aminmax_cpu(self, dim, keepdim):
         raise RuntimeError(
             "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity."
         )
+    if self._dtype.category == D._COMPLEX:
+        if dim is not None and not self._data.ndim:  # a 0-d input skips the kernel's dispatch
+            raise RuntimeError(f"aminmax not implemented for {E.cname(self._dtype)}")
+        raise NotImplementedError(f"\"aminmax_cpu\" not implemented for '{E.cname(self._dtype)}'")
     dims = None if dim is None else [dim]
     return AMinMax(_AMIN_CPU(self, dims, keepdim), _AMAX_CPU(self, dims, keepdim))
 

@@ -203,3 +203,22 @@ def test_kthvalue_of_an_empty_slice_is_an_index_error_before_k_is_checked():
         numtorch.kthvalue(numtorch.zeros(0), 2, 0)
     v, i = numtorch.kthvalue(numtorch.zeros(3, 0), 1, 0)
     assert v.shape == (0,) and i.shape == (0,)
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_max_min_with_a_dim_refuse_complex_input_after_the_dim_checks(name):
+    c = numtorch.ones(2, 3, dtype=numtorch.complex64)
+    fn = getattr(numtorch, name)
+    with pytest.raises(RuntimeError, match=rf"^{name}\(\): does not support complex input$"):
+        fn(c, 0)
+    with pytest.raises(IndexError, match=r"^Dimension out of range"):
+        fn(c, -4)
+    with pytest.raises(IndexError, match=rf"^{name}\(\): Expected reduction dim 0 to have non-zero size.$"):
+        fn(numtorch.zeros(0, dtype=numtorch.complex64), 0)
+
+
+def test_aminmax_refuses_complex_input_with_pytorchs_texts():
+    with pytest.raises(NotImplementedError, match="^\"aminmax_cpu\" not implemented for 'ComplexFloat'$"):
+        numtorch.aminmax(numtorch.ones(2, dtype=numtorch.complex64), dim=0)
+    with pytest.raises(RuntimeError, match="^aminmax not implemented for ComplexFloat$"):
+        numtorch.aminmax(numtorch.tensor(1j), dim=0)
