@@ -204,3 +204,16 @@ def test_unfold_fold_take_bool_and_complex_input():
     # col2im sums the overlapping blocks: a bool output is True wherever any block wrote True
     assert F.fold(F.unfold(b, 2), (3, 3), 2).dtype == numtorch.bool
     assert F.fold(F.unfold(b, 2), (3, 3), 2).all()
+
+
+@pytest.mark.parametrize("shape,msg", [((2, 3), r"Dimension out of range \(expected to be in range of \[-2, 1\], but got -3\)"),
+                                       ((3,), r"Dimension out of range \(expected to be in range of \[-1, 0\], but got -3\)"),
+                                       ((), "Dimension specified as -3 but tensor has no dimensions")])  # fmt: skip
+def test_avg_pool2d_of_fewer_than_three_dims_is_an_index_error(shape, msg):
+    with pytest.raises(IndexError, match=f"^{msg}$"):  # PyTorch's meta function reads input.size(-3) first
+        F.avg_pool2d(numtorch.ones(shape), 2)
+
+
+def test_max_pool2d_of_another_ndim_has_pytorchs_text():
+    with pytest.raises(RuntimeError, match=r"^non-empty 3D or 4D \(batch mode\) tensor expected for input$"):
+        F.max_pool2d(numtorch.ones(2, 3), 2)
