@@ -327,7 +327,7 @@ def _mode_cpu(self, dim, keepdim):
 mode, mode_out = _decl(
     "mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)",
     _mode_cpu, {"self": lambda grad, self, dim, keepdim, result1: _select_bw(grad, self, dim, keepdim, result1)},
-    mode="exact", nout=2,
+    mode="exact_first", nout=2, out_text="expected scalar type '{want}' but got '{got}' for {which} output",
     out="mode.values(Tensor self, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)",
 )  # fmt: skip
 

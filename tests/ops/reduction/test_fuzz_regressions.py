@@ -222,3 +222,15 @@ def test_aminmax_refuses_complex_input_with_pytorchs_texts():
         numtorch.aminmax(numtorch.ones(2, dtype=numtorch.complex64), dim=0)
     with pytest.raises(RuntimeError, match="^aminmax not implemented for ComplexFloat$"):
         numtorch.aminmax(numtorch.tensor(1j), dim=0)
+
+
+def test_mode_cummax_amax_check_out_dtypes_before_the_dim():
+    with pytest.raises(RuntimeError, match=r"^expected scalar type 'Long' but got 'Float' for indices output$"):
+        numtorch.mode(numtorch.tensor(3, dtype=numtorch.int8), -2, out=(numtorch.zeros((), dtype=numtorch.int8), numtorch.zeros(0)))
+    with pytest.raises(RuntimeError, match=r"^expected scalar type 'Long' but got 'Byte' for values output$"):
+        numtorch.mode(numtorch.zeros(0, dtype=numtorch.int64), 0,
+                      out=(numtorch.zeros(0, dtype=numtorch.uint8), numtorch.zeros(0, dtype=numtorch.int64)))
+    with pytest.raises(RuntimeError, match=r"^expected scalar_type Long but found Double$"):
+        numtorch.cummax(numtorch.tensor(5), 1, out=(numtorch.zeros(5, dtype=numtorch.float64), numtorch.zeros(0)))
+    with pytest.raises(RuntimeError, match=r"^Expected the dtype for input and out to match, but got Bool"):
+        numtorch.amax(numtorch.zeros(2, 2, dtype=numtorch.bool), dim=3, out=numtorch.zeros(2, dtype=numtorch.int64))
