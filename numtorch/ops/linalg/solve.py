@@ -29,7 +29,11 @@ def _square(A: Tensor, fname: str) -> None:
         )
 
 
-def _floating(A: Tensor, fname: str, low_precision: bool = True) -> None:
+def _floating(A: Tensor, fname: str, low_precision: bool = True, kernel=None, half_kernel=None) -> None:
+    """checkFloatingOrComplex; ``kernel``: the op skips it and its kernel's dispatch refuses integers
+    and half instead, ``half_kernel``: that refuses half (AT_DISPATCH_FLOATING_AND_COMPLEX_TYPES)."""
+    if A._dtype is D.float16 and (kernel or half_kernel) or kernel and A._dtype.category < D._FLOAT:
+        raise NotImplementedError(f"\"{kernel or half_kernel}\" not implemented for '{F.cname(A._dtype)}'")
     if A._dtype.category < D._FLOAT:
         raise RuntimeError(
             f"{fname}: Expected a floating point or complex tensor as input. Got {F.cname(A._dtype)}"
@@ -145,7 +149,7 @@ def _vector_rhs(A: Tensor, B: Tensor) -> bool:
 
 def _solve_cpu(A, B, left=True):
     _square(A, "linalg.solve")
-    _floating(A, "linalg.solve")
+    _floating(A, "linalg.solve", half_kernel="lu_cpu")
     if A._dtype is not B._dtype:
         raise RuntimeError(
             f"linalg.solve: Expected A and B to have the same dtype, but found A of type {F.cname(A._dtype)} and B of type {F.cname(B._dtype)} instead"
@@ -217,7 +221,7 @@ _svd = defop("_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=Tr
 def _svdvals_cpu(A, driver=None):
     if A._data.ndim < 2:
         raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
-    _floating(A, "linalg.svd")
+    _floating(A, "linalg.svd", half_kernel="linalg_svd_cpu")
     real = A._dtype.to_real()
     s = np_svd(
         A._data.astype(np.float32 if A._dtype is D.float16 else A._dtype.np), compute_uv=False

@@ -2,6 +2,7 @@
 values are PyTorch 2.13's."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -188,3 +189,25 @@ def test_bmm_of_an_empty_product_takes_batch2s_dtype():
 ])  # fmt: skip
 def test_einsum_of_two_operands_follows_pytorchs_mul_or_bmm_route(eq, s1, s2, d1, d2, want):
     assert numtorch.einsum(eq, numtorch.ones(s1, dtype=d1), numtorch.ones(s2, dtype=d2)).dtype == want
+
+
+@pytest.mark.parametrize("call,exc,msg", [
+    (lambda A: numtorch.linalg.eigh(A.long()), NotImplementedError, "\"linalg_eigh_cpu\" not implemented for 'Long'"),
+    (lambda A: numtorch.linalg.solve_triangular(A.bool(), A.bool(), upper=True), NotImplementedError,
+     "\"triangular_solve_cpu\" not implemented for 'Bool'"),
+    (lambda A: numtorch.linalg.solve_triangular(A.half(), A.half(), upper=True), NotImplementedError,
+     "\"triangular_solve_cpu\" not implemented for 'Half'"),
+    (lambda A: numtorch.linalg.householder_product(A.long(), numtorch.ones(2, dtype=numtorch.long)), NotImplementedError,
+     "\"orgqr_cpu\" not implemented for 'Long'"),
+    (lambda A: numtorch.linalg.vecdot(A.long(), A.long()), RuntimeError,
+     "linalg.vecdot: Expected a floating point or complex tensor as input. Got Long"),
+    (lambda A: numtorch.linalg.eigvals(A.half()), NotImplementedError, "\"linalg_eig_out_cpu\" not implemented for 'Half'"),
+    (lambda A: numtorch.linalg.svdvals(A.half()), NotImplementedError, "\"linalg_svd_cpu\" not implemented for 'Half'"),
+    (lambda A: numtorch.linalg.qr(A.half()), NotImplementedError, "\"geqrf_cpu\" not implemented for 'Half'"),
+    (lambda A: numtorch.linalg.solve(A.half(), A.half()), NotImplementedError, "\"lu_cpu\" not implemented for 'Half'"),
+    (lambda A: numtorch.linalg.matrix_rank(A.half()), RuntimeError,
+     "This function doesn't handle types other than float and double"),
+])  # fmt: skip
+def test_linalg_dtype_refusals_are_pytorchs(call, exc, msg):
+    with pytest.raises(exc, match=f"^{re.escape(msg)}$"):
+        call(numtorch.ones(2, 2))
