@@ -217,3 +217,21 @@ def test_avg_pool2d_of_fewer_than_three_dims_is_an_index_error(shape, msg):
 def test_max_pool2d_of_another_ndim_has_pytorchs_text():
     with pytest.raises(RuntimeError, match=r"^non-empty 3D or 4D \(batch mode\) tensor expected for input$"):
         F.max_pool2d(numtorch.ones(2, 3), 2)
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_refusal_names_pytorchs_kernel(approximate):
+    with pytest.raises(NotImplementedError, match="^\"GeluKernelImpl\" not implemented for 'Long'$"):
+        F.gelu(numtorch.ones(2, dtype=numtorch.int64), approximate=approximate)
+
+
+def test_glu_checks_its_dim_as_pytorch():
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-2, 1\], but got -5\)$"):
+        F.glu(numtorch.ones(2, 4), -5)
+
+
+@pytest.mark.parametrize("shape", [(), (1, 1, 1, 2)])
+def test_adaptive_avg_pool1d_checks_the_dims_before_the_dtype(shape):
+    with pytest.raises(RuntimeError, match=rf"^Expected 2 to 3 dimensions, but got {len(shape)}-dimensional tensor "
+                                           r"for argument #1 'self' \(while checking arguments for adaptive_avg_pool1d\)$"):  # fmt: skip
+        F.adaptive_avg_pool1d(numtorch.ones(shape, dtype=numtorch.int64), 2)
