@@ -484,7 +484,8 @@ def parse_sublists(args) -> tuple[str, list]:
 def einsum_backward(grad, equation: str, tensors: list) -> list:
     """d(einsum)/d(operand i) = einsum(grad, other operands -> operand i's subscripts); repeated
     subscripts get an identity operand, subscripts summed only within operand i a ones operand.
-    Size-1 broadcast dims come back full size and the engine sums them (sum_to_size)."""
+    Size-1 broadcast dims come back full size and the engine sums them (sum_to_size); a dim only
+    operand i holds at full size comes back as 1 and is expanded."""
     from ..._dispatch import dispatch
     from ..._ops import ops
     from ..factory.core import eye_m, ones
@@ -520,5 +521,9 @@ def einsum_backward(grad, equation: str, tensors: list) -> list:
                 extra.append((dispatch(ones, [[t._data.shape[dim]], dt, *kw]), letter[x]))
         subs = ["".join(letter[x] for x in out)] + [s for _, s in others + extra]
         eq = ",".join(subs) + "->" + "".join(target)
-        grads.append(dispatch(einsum_op, [eq, [grad] + [u for u, _ in others + extra], None]))
+        g = dispatch(einsum_op, [eq, [grad] + [u for u, _ in others + extra], None])
+        # a label operand i holds with size n but every other operand with size 1 comes back as 1:
+        # expand it, so that the engine's sum_to_size can then fold the other way round
+        full = np.broadcast_shapes(g._data.shape, t._data.shape)
+        grads.append(g if full == g._data.shape else g.expand(list(full)))
     return grads

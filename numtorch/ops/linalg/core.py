@@ -582,9 +582,9 @@ def _tensordot_eq(a: Tensor, b: Tensor, dims_a, dims_b) -> str:
 def _tensordot_composite(self, other, dims_self, dims_other):
     if self._dtype is not other._dtype:
         raise RuntimeError("both inputs should have same dtype")
-    return dispatch(
-        einsum_op, [_tensordot_eq(self, other, dims_self, dims_other), [self, other], None]
-    )
+    r = dispatch(einsum_op, [_tensordot_eq(self, other, dims_self, dims_other), [self, other], None])
+    # PyTorch sums a size-1 contracted dim with sum(dtype=input's): integers stay, not int64
+    return r if r._dtype is self._dtype else r.to(self._dtype)
 
 
 _TENSORDOT = _op("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor",

@@ -211,3 +211,17 @@ def test_einsum_of_two_operands_follows_pytorchs_mul_or_bmm_route(eq, s1, s2, d1
 def test_linalg_dtype_refusals_are_pytorchs(call, exc, msg):
     with pytest.raises(exc, match=f"^{re.escape(msg)}$"):
         call(numtorch.ones(2, 2))
+
+
+def test_tensordot_keeps_an_integer_dtype_when_it_sums_a_size_one_dim():
+    i32 = numtorch.int32
+    r = numtorch.tensordot(numtorch.ones(3, 1, dtype=i32), numtorch.ones(1, 2, dtype=i32), dims=2)
+    assert r.dtype == i32 and r.item() == 6  # PyTorch: t1.sum(dim, keepdim, dtype=int32), then mm
+
+
+@pytest.mark.parametrize("eq", ["ij,ij->", "ij,ij->i", "ij,ij->j"])
+def test_einsum_gradient_where_each_operand_broadcasts_a_different_label(eq):
+    # x holds i at full size and j at 1, y the other way round: x's gradient comes back (1, 2)
+    x = numtorch.tensor([[0.5], [1.5], [-2.0]], dtype=numtorch.float64, requires_grad=True)
+    y = numtorch.tensor([[1.0, -3.0]], dtype=numtorch.float64, requires_grad=True)
+    assert numtorch.autograd.gradcheck(lambda a, b: numtorch.einsum(eq, a, b), (x, y))

@@ -235,3 +235,10 @@ def test_adaptive_avg_pool1d_checks_the_dims_before_the_dtype(shape):
     with pytest.raises(RuntimeError, match=rf"^Expected 2 to 3 dimensions, but got {len(shape)}-dimensional tensor "
                                            r"for argument #1 'self' \(while checking arguments for adaptive_avg_pool1d\)$"):  # fmt: skip
         F.adaptive_avg_pool1d(numtorch.ones(shape, dtype=numtorch.int64), 2)
+
+
+def test_bce_compares_dtypes_before_refusing_integers():
+    with pytest.raises(RuntimeError, match="^Found dtype Float but expected Long$"):
+        F.binary_cross_entropy(numtorch.tensor(1), numtorch.tensor(0.5))
+    with pytest.raises(NotImplementedError, match="^\"binary_cross_entropy\" not implemented for 'Long'$"):
+        F.binary_cross_entropy(numtorch.tensor([1]), numtorch.tensor([1]))
