@@ -104,3 +104,15 @@ def test_index_add_shapes_of_0d_operands():
     with pytest.raises(RuntimeError, match=r"^index_add_\(\): Indexing dim 1 is out of bounds of the source tensor with dim 1$"):
         nt.index_add(nt.zeros(2, 3), 1, nt.tensor([0]), nt.ones(1))
     assert nt.index_add(nt.tensor(3.0), 0, nt.tensor([0]), nt.tensor(2.0)).item() == 5.0
+
+
+@pytest.mark.parametrize("args,exc,msg", [
+    ((nt.zeros(2, 0, dtype=nt.int8), 2**40), RuntimeError, "value cannot be converted to type int8_t without overflow"),
+    ((300, nt.zeros(2, dtype=nt.int8)), RuntimeError, "value cannot be converted to type int8_t without overflow"),
+    ((nt.zeros(2, dtype=nt.int8), 2**70), OverflowError, "int too big to convert"),
+])  # fmt: skip
+def test_where_refuses_an_int_outside_the_tensors_dtype(args, exc, msg):
+    cond = nt.ones(args[0].shape if isinstance(args[0], nt.Tensor) else (2,), dtype=nt.bool)
+    with pytest.raises(exc, match=f"^{msg}$"):
+        nt.where(cond, *args)
+    assert nt.where(nt.zeros(2, dtype=nt.bool), nt.zeros(2, dtype=nt.uint8), -1).tolist() == [255, 255]  # wraps, as c10
