@@ -274,14 +274,14 @@ scatter_reduce, scatter_reduce_, scatter_reduce_out = _trio(
 
 # ---- index_select / index_add / index_copy / index_fill ----------------------------------------
 def _index_select_cpu(self, dim, index):
-    if index._dtype not in _INDEX_DTYPES:
-        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    nd = self._data.ndim
+    d = _wrap_dim(dim, nd)  # index_select_out_cpu_'s order: the dim, the index's shape, then dtype
     if index._data.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
-    nd = self._data.ndim
-    d = _wrap_dim(dim, nd)
     if nd == 0 and index._data.size != 1:
         raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index._data.size} value(s)")
+    if index._dtype not in _INDEX_DTYPES:
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     a, i = _atleast1(self._data), _atleast1(index._data)
     n = a.shape[d]
     if i.size and (i.min() < 0 or i.max() >= n):

@@ -139,6 +139,8 @@ def _topk_cpu(self, k, dim, largest, sorted):
     n = a.shape[d]
     if not 0 <= k <= n:
         raise RuntimeError("selected index k out of range")
+    if self._data.ndim == 0:  # PyTorch copies a 0-d input whatever k (0 or 1)
+        return _pair(self, a.reshape(()).copy(), np.zeros((), np.int64), TopK, keep_shape=False)
     if k < n and n >= _TOPK_PARTITION:
         part = np.argpartition(a, n - k if largest else k - 1, axis=d)
         sel = np.take(part, range(n - k, n) if largest else range(k), axis=d)

@@ -116,3 +116,10 @@ def test_where_refuses_an_int_outside_the_tensors_dtype(args, exc, msg):
     with pytest.raises(exc, match=f"^{msg}$"):
         nt.where(cond, *args)
     assert nt.where(nt.zeros(2, dtype=nt.bool), nt.zeros(2, dtype=nt.uint8), -1).tolist() == [255, 255]  # wraps, as c10
+
+
+def test_index_select_checks_dim_and_index_shape_before_its_dtype():
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-1, 0\], but got 5\)$"):
+        nt.index_select(nt.ones(3, dtype=nt.uint8), 5, nt.zeros(1))
+    with pytest.raises(IndexError, match=r"^index_select\(\): Index is supposed to be a vector$"):
+        nt.index_select(nt.ones(3), 0, nt.zeros(1, 1))

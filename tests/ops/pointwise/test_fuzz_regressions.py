@@ -224,3 +224,8 @@ def test_lerp_compares_dtypes_before_anything_else(args, msg):
         numtorch.lerp(*args)
     with pytest.raises(NotImplementedError, match="^\"lerp_kernel_scalar\" not implemented for 'Long'$"):
         numtorch.lerp(numtorch.ones(2, dtype=numtorch.int64), numtorch.ones(2, dtype=numtorch.int64), 0.5)
+
+
+def test_logcumsumexp_checks_the_dim_before_the_dtype():
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-2, 1\], but got 5\)$"):
+        numtorch.ones(2, 3, dtype=numtorch.int32).logcumsumexp(5)

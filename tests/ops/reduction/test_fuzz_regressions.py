@@ -234,3 +234,11 @@ def test_mode_cummax_amax_check_out_dtypes_before_the_dim():
         numtorch.cummax(numtorch.tensor(5), 1, out=(numtorch.zeros(5, dtype=numtorch.float64), numtorch.zeros(0)))
     with pytest.raises(RuntimeError, match=r"^Expected the dtype for input and out to match, but got Bool"):
         numtorch.amax(numtorch.zeros(2, 2, dtype=numtorch.bool), dim=3, out=numtorch.zeros(2, dtype=numtorch.int64))
+
+
+@pytest.mark.parametrize("k", [0, 1])
+def test_topk_of_a_0d_tensor_copies_it(k):
+    v, i = numtorch.topk(numtorch.tensor(8), k)  # NumPy's reshape error for k=0 before
+    assert v.item() == 8 and i.item() == 0 and v.shape == () and i.dtype == numtorch.int64
+    with pytest.raises(RuntimeError, match="^selected index k out of range$"):
+        numtorch.topk(numtorch.tensor(8), 2)
