@@ -632,9 +632,22 @@ for _n, _e, _lose, _keep in (("maximum", "maximum", "lt", None), ("minimum", "mi
 _CLAMP_C = {"c": (NotImplementedError, "clamp is not supported for complex types")}
 
 
+def _clamp_complex(operands):
+    """clamp's meta-function checks, before the out= and overlap checks: complex input, or a complex
+    number bound (a floating input converts it to double, which refuses an imaginary part)."""
+    self = operands[0]
+    if self._dtype.category == D._COMPLEX:
+        raise NotImplementedError("clamp is not supported for complex types")
+    for b in operands[1:]:
+        if type(b) is complex:  # PyTorch 2.13's observed order: the double conversion first
+            if self._dtype.category == D._FLOAT and b.imag:
+                raise RuntimeError("value cannot be converted to type double without overflow")
+            raise NotImplementedError("clamp is not supported for complex types")
+
+
 def _clamp_ew(name, inputs, expr, kname, allow="if"):
     return Elementwise(name, inputs, expr, allow=allow, kname=kname, errors=_CLAMP_C, prep=checked_bounds,
-                       strict_out=kname.endswith("_scalar_cpu"))  # fmt: skip
+                       strict_out=kname.endswith("_scalar_cpu"), early=_clamp_complex)  # fmt: skip
 
 
 def _clamp_router(sfx, allow_one):

@@ -229,3 +229,16 @@ def test_lerp_compares_dtypes_before_anything_else(args, msg):
 def test_logcumsumexp_checks_the_dim_before_the_dtype():
     with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-2, 1\], but got 5\)$"):
         numtorch.ones(2, 3, dtype=numtorch.int32).logcumsumexp(5)
+
+
+@pytest.mark.parametrize("call,exc,msg", [
+    (lambda: numtorch.clamp_min(numtorch.tensor([3, 4]), 2 + 1j, out=numtorch.zeros(0, dtype=numtorch.int64)),
+     NotImplementedError, "clamp is not supported for complex types"),  # before out='s dtype check
+    (lambda: numtorch.ones(3, dtype=numtorch.complex64).expand(2, 3).clamp_max_(1),
+     NotImplementedError, "clamp is not supported for complex types"),  # before the overlap check
+    (lambda: numtorch.clamp(numtorch.ones(3), min=1j), RuntimeError, "value cannot be converted to type double without overflow"),
+    (lambda: numtorch.clamp(numtorch.ones(3), min=2 + 0j), NotImplementedError, "clamp is not supported for complex types"),
+])  # fmt: skip
+def test_clamp_refuses_complex_before_out_and_overlap_checks(call, exc, msg):
+    with pytest.raises(exc, match=f"^{msg}$"):
+        call()
