@@ -633,16 +633,9 @@ _CLAMP_C = {"c": (NotImplementedError, "clamp is not supported for complex types
 
 
 def _clamp_complex(operands):
-    """clamp's meta-function checks, before the out= and overlap checks: complex input, or a complex
-    number bound (a floating input converts it to double, which refuses an imaginary part)."""
-    self = operands[0]
-    if self._dtype.category == D._COMPLEX:
+    # the meta functions refuse a complex input before the out= and overlap checks
+    if operands[0]._dtype.category == D._COMPLEX:
         raise NotImplementedError("clamp is not supported for complex types")
-    for b in operands[1:]:
-        if type(b) is complex:  # PyTorch 2.13's observed order: the double conversion first
-            if self._dtype.category == D._FLOAT and b.imag:
-                raise RuntimeError("value cannot be converted to type double without overflow")
-            raise NotImplementedError("clamp is not supported for complex types")
 
 
 def _clamp_ew(name, inputs, expr, kname, allow="if"):
@@ -659,6 +652,12 @@ def _clamp_router(sfx, allow_one):
         x, a, b = operands
         if a is None and b is None:
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        if x._dtype.category == D._FLOAT and complex in (type(a), type(b)):
+            # clamp (not clamp_min/clamp_max) keeps a floating result and converts its bounds to double
+            if any(type(v) is complex and v.imag for v in (a, b)):
+                raise RuntimeError("value cannot be converted to type double without overflow")
+            a, b = (v.real if type(v) is complex else v for v in (a, b))
+            operands = [x, a, b]
         return (lo, [x, a], ()) if b is None else (hi, [x, b], ()) if a is None else (both, operands, ())
 
     return Routed("clamp", ["self", "min", "max"], [], pick), lo, hi

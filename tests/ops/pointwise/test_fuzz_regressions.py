@@ -232,13 +232,17 @@ def test_logcumsumexp_checks_the_dim_before_the_dtype():
 
 
 @pytest.mark.parametrize("call,exc,msg", [
-    (lambda: numtorch.clamp_min(numtorch.tensor([3, 4]), 2 + 1j, out=numtorch.zeros(0, dtype=numtorch.int64)),
-     NotImplementedError, "clamp is not supported for complex types"),  # before out='s dtype check
     (lambda: numtorch.ones(3, dtype=numtorch.complex64).expand(2, 3).clamp_max_(1),
      NotImplementedError, "clamp is not supported for complex types"),  # before the overlap check
     (lambda: numtorch.clamp(numtorch.ones(3), min=1j), RuntimeError, "value cannot be converted to type double without overflow"),
-    (lambda: numtorch.clamp(numtorch.ones(3), min=2 + 0j), NotImplementedError, "clamp is not supported for complex types"),
+    (lambda: numtorch.clamp_min(numtorch.ones(3), 2 + 1j), NotImplementedError, "clamp is not supported for complex types"),
+    (lambda: numtorch.tensor([[3, 4]]).clip_(min=1j), RuntimeError,
+     "result type ComplexFloat can't be cast to the desired output type long int"),
 ])  # fmt: skip
 def test_clamp_refuses_complex_before_out_and_overlap_checks(call, exc, msg):
     with pytest.raises(exc, match=f"^{msg}$"):
         call()
+
+
+def test_clamp_converts_a_real_complex_bound_to_double():
+    assert numtorch.clamp(numtorch.ones(3), min=2 + 0j).tolist() == [2.0, 2.0, 2.0]
