@@ -23,7 +23,7 @@ from ._elementwise import (
     addcdiv_check,
     alpha_check,
     checked_bounds,
-    lerp_check,
+    clamp_bounds, clamp_complex, lerp_check, lerp_params,
     nan_to_num_params,
     not_tensor,
     number,
@@ -632,15 +632,9 @@ for _n, _e, _lose, _keep in (("maximum", "maximum", "lt", None), ("minimum", "mi
 _CLAMP_C = {"c": (NotImplementedError, "clamp is not supported for complex types")}
 
 
-def _clamp_complex(operands):
-    # the meta functions refuse a complex input before the out= and overlap checks
-    if operands[0]._dtype.category == D._COMPLEX:
-        raise NotImplementedError("clamp is not supported for complex types")
-
-
 def _clamp_ew(name, inputs, expr, kname, allow="if"):
     return Elementwise(name, inputs, expr, allow=allow, kname=kname, errors=_CLAMP_C, prep=checked_bounds,
-                       strict_out=kname.endswith("_scalar_cpu"), early=_clamp_complex)  # fmt: skip
+                       strict_out=kname.endswith("_scalar_cpu"), early=clamp_complex)  # fmt: skip
 
 
 def _clamp_router(sfx, allow_one):
@@ -652,12 +646,8 @@ def _clamp_router(sfx, allow_one):
         x, a, b = operands
         if a is None and b is None:
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-        if x._dtype.category == D._FLOAT and complex in (type(a), type(b)):
-            # clamp (not clamp_min/clamp_max) keeps a floating result and converts its bounds to double
-            if any(type(v) is complex and v.imag for v in (a, b)):
-                raise RuntimeError("value cannot be converted to type double without overflow")
-            a, b = (v.real if type(v) is complex else v for v in (a, b))
-            operands = [x, a, b]
+        a, b = clamp_bounds(x, a, b)
+        operands = [x, a, b]
         return (lo, [x, a], ()) if b is None else (hi, [x, b], ()) if a is None else (both, operands, ())
 
     return Routed("clamp", ["self", "min", "max"], [], pick), lo, hi
@@ -726,13 +716,11 @@ for _b, _s, _e in (("min", _cmin_s, "maximum"), ("max", _cmax_s, "minimum")):
 _LERP_X = {"f": "lerp(self, end, weight, half, one)", "c": "self + weight * (end - self)"}
 _LERP_S = _decl("lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor",
                 Elementwise("lerp", ["self", "end"], _LERP_X, ["weight"], allow="fc", kname="lerp_kernel_scalar",
-                            kparams=["weight", "half", "one"], early=lerp_check,
-                            prep=lambda c, o, p: p + [0.5, 1.0]),
+                            kparams=["weight", "half", "one"], early=lerp_check, prep=lerp_params),
                 {"self": lambda grad, weight: _mul(grad, 1 - weight), "end": lambda grad, weight: _mul(grad, weight)})  # fmt: skip
 _LERP_T = _decl("lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor",
                 Elementwise("lerp", ["self", "end", "weight"], _LERP_X, allow="fc", kname="lerp_kernel_tensor",
-                            kparams=["half", "one"], early=lerp_check,
-                            prep=lambda c, o, p: p + [0.5, 1.0]),
+                            kparams=["half", "one"], early=lerp_check, prep=lerp_params),
                 {"self": lambda grad, weight: _mul(grad, _sub(1, weight)), "end": lambda grad, weight: _mul(grad, weight),
                  "weight": lambda grad, self, end: _mul(grad, _sub(end, self))}, out_overload="Tensor_out")  # fmt: skip
 _ALL["lerp"] = {"T": _LERP_T, "S": _LERP_S}
