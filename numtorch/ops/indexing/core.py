@@ -361,6 +361,10 @@ def _check_no_overlap(dst: np.ndarray, src: np.ndarray) -> None:
 
 def _index_put(inplace, self, indices, values, accumulate):
     defined = [t for t in indices if t is not None]
+    if all(t._dtype not in (D.bool, D.uint8) for t in defined):  # one dim per index: AdvancedIndex's check
+        for n, t in zip(self._data.shape, indices, strict=False):
+            if n == 0 and t is not None and t._data.size:  # before make_index_put_iterator's dtype check
+                raise IndexError("index is out of bounds for dimension with size 0")
     lone_mask = len(defined) == 1 and defined[0]._dtype in (D.bool, D.uint8)
     if not accumulate and values._data.size == 1 and lone_mask:
         # PyTorch routes a lone mask with one value to masked_fill_(mask, value.item()), which

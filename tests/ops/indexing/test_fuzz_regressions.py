@@ -123,3 +123,11 @@ def test_index_select_checks_dim_and_index_shape_before_its_dtype():
         nt.index_select(nt.ones(3, dtype=nt.uint8), 5, nt.zeros(1))
     with pytest.raises(IndexError, match=r"^index_select\(\): Index is supposed to be a vector$"):
         nt.index_select(nt.ones(3), 0, nt.zeros(1, 1))
+
+
+def test_index_put_into_an_empty_dim_is_an_index_error_before_the_dtype_check():
+    x = nt.zeros(2, 0)
+    with pytest.raises(IndexError, match="^index is out of bounds for dimension with size 0$"):
+        x[:, nt.tensor([0])] = nt.tensor(1.0, dtype=nt.float64)
+    with pytest.raises(RuntimeError, match="^Index put requires the source and destination dtypes match"):
+        nt.zeros(0).index_put_((nt.tensor([], dtype=nt.int64),), nt.tensor(1.5, dtype=nt.float64))
