@@ -345,12 +345,18 @@ def _fill_uninitialized(arr: np.ndarray) -> None:
         arr.fill(np.iinfo(arr.dtype).max)
 
 
-def alloc(shape, npdtype, fill=None) -> np.ndarray:
-    """np.empty/zeros/full with PyTorch's errors for impossible sizes."""
-    shape = tuple(shape)
+def check_storage(shape, npdtype) -> int:
+    """The element count of ``shape``; PyTorch's error where its byte size overflows."""
     n = math.prod(shape)
     if n * np.dtype(npdtype).itemsize >= 2**63:
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)}")
+    return n
+
+
+def alloc(shape, npdtype, fill=None) -> np.ndarray:
+    """np.empty/zeros/full with PyTorch's errors for impossible sizes."""
+    shape = tuple(shape)
+    n = check_storage(shape, npdtype)
     try:
         if fill is None:
             arr = np.empty(shape, npdtype)
@@ -515,10 +521,15 @@ def arange_array(s, e, st, dt: D.dtype) -> np.ndarray:
 def space_array(start, end, steps, dt: D.dtype, fname: str, base=None) -> np.ndarray:
     """linspace/logspace values (PyTorch's CPU kernel arithmetic)."""
     s, e = number(start, fname, "start", 1), number(end, fname, "end", 2)
-    if dt is D.bool:
-        raise NotImplementedError(f"\"{fname}_cpu\" not implemented for 'Bool'")
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    if steps == 0:  # PyTorch resizes the result and returns: no dtype or value check
+        return np.empty(0, dt.np)
+    if dt is D.bool:
+        if steps > 1:
+            raise NotImplementedError(f"\"{fname}_cpu\" not implemented for 'Bool'")
+        with np.errstate(all="ignore"):  # one step is fill_(start), or fill_(pow(base, start))
+            return np.full(1, bool(s if base is None else np.power(np.float64(base), s)))
     # PyTorch's kernel: start + step*i for the first half, end - step*(steps-1-i) for the second;
     # integer dtypes step in double, floating dtypes in their own precision.
     ct = np.float64 if dt.category == D._INT else (np.float32 if dt is D.float16 else dt.np.type)

@@ -14,6 +14,7 @@ import numpy as np
 
 from . import _dtype as D
 from . import return_types
+from ._factory_utils import cname
 from ._tensor import Tensor, _make
 from .ops._registry import body_of, public
 
@@ -37,12 +38,14 @@ def _range(start, end, step, out, dtype, layout, device, requires_grad):
         UserWarning,
         stacklevel=3,
     )
+    dt = dtype or D.get_default_dtype()
+    if dt is D.bool or dt.is_complex:  # range_cpu's dispatch comes before its argument checks
+        raise NotImplementedError(f"\"range_cpu\" not implemented for '{cname(dt)}'")
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (step > 0 and start > end) or (step < 0 and start < end):
         raise RuntimeError("upper bound and larger bound inconsistent with step sign")
     n = int(math.floor((end - start) / step)) + 1
-    dt = dtype or D.get_default_dtype()
     r = nt.arange(n, dtype=D.float64 if dt.is_floating_point else D.int64) * step + start
     r = r.to(dt)
     if out is not None:

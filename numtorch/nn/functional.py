@@ -190,6 +190,9 @@ def _adaptive_avg_pool1d(input, output_size):
     >>> numtorch.nn.functional.adaptive_avg_pool1d(numtorch.tensor([[[1.0, 3.0]]]), 1)
     tensor([[[2.]]])
     """
+    if input.dim() not in (2, 3):  # checkDimRange, before the 2-D op's own checks
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument #1 "
+                           "'self' (while checking arguments for adaptive_avg_pool1d)")  # fmt: skip
     size = _adaptive_size(input, output_size, 1)
     return dispatch(_pool.adaptive_avg_pool2d, [input.unsqueeze(-2), [1, size[0]]]).squeeze(-2)
 

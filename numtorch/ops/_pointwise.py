@@ -79,7 +79,8 @@ class Pointwise:
         self.params = list(params)
         self.rule = rule
         self.allow = allow  # "all", "nobool", "int" (integral/bool), "real" (no complex), "float"
-        # refuse: {"bool" | "complex": (exception type, message)}, PyTorch's op-specific refusals
+        # refuse: {"bool" | "complex": (exception type, message)}, PyTorch's op-specific refusals;
+        # {"kernel": name}: the AT_DISPATCH name in the refusal of another dtype (else name_cpu)
         self.refuse = refuse or {}
         self._mod = None
         self._cache: dict = {}
@@ -136,7 +137,8 @@ class Pointwise:
             or (allow == "float" and common.category != D._FLOAT)
         )
         if bad:  # AT_DISPATCH's error, a NotImplementedError in PyTorch
-            raise NotImplementedError(f'"{self.name}_cpu" not implemented for \'{_cname(common)}\'')
+            kname = self.refuse.get("kernel", f"{self.name}_cpu")
+            raise NotImplementedError(f'"{kname}" not implemented for \'{_cname(common)}\'')
 
     # ---- fast paths (Note [Pointwise fast path]) ---------------------------------------------------
     def unary(self, a, *params):

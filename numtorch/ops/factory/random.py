@@ -18,6 +18,7 @@ from ... import _dtype as D
 from ... import _factory_utils as F
 from ..._device import CPU
 from ..._dispatch import dispatch
+from ..._overlap import check_no_internal_overlap
 from ..._random import generator_of
 from ..._tensor import Tensor, _make
 from ...kernels import lazy
@@ -51,7 +52,9 @@ def _not_impl(kernel: str, dt: D.dtype):
 
 
 # ---- validation -----------------------------------------------------------------------------------
-def _check_float(dt: D.dtype, kernel: str, complex_ok: bool = True) -> None:
+def _check_float(dt: D.dtype, kernel: str, complex_ok: bool = True, shape=()) -> None:
+    if kernel == "normal_kernel_cpu" and 0 in tuple(shape):  # empty: no dtype dispatch (uniform_ has one)
+        return
     if dt.category < D._FLOAT or (dt.category == D._COMPLEX and not complex_ok):
         raise _not_impl(kernel, dt)
 
@@ -99,9 +102,8 @@ def _check_i64(*vals) -> None:
 
 # ---- op families: functional, .generator and .out variants --------------------------------------------
 def _family(name: str, head: str, impl, n: int, ov: str = "", kw: str = _KW, out: bool = True):
-    """Register ``name[.ov]`` (no generator), ``.{ov_}generator`` and their ``.out`` forms.
-
-    ``impl(*head_values, generator, dtype, layout, device, pin_memory)``."""
+    """Register ``name[.ov]``, ``.{ov_}generator`` and their ``.out`` forms; ``impl(*head_values,
+    generator, dtype, layout, device, pin_memory)``."""
     sep = f"{ov}_" if ov else ""
     ops = {
         "plain": defop(f"{name}{'.' + ov if ov else ''}({head}, *, {kw}) -> Tensor",
@@ -125,6 +127,8 @@ def _run(ops, head, generator, out, dtype, device, requires_grad, fname, tail=()
         return F.finish(
             dispatch(ops["out" if generator is None else "gen_out"], vals), requires_grad
         )
+    default = D.int64 if fname in ("randint", "randperm") else D.get_default_dtype()
+    F.check_storage(head if fname == "randperm" else head[-1], (dtype or default).np)  # allocated first
     rest = [dtype, None, F.device_arg(device) or CPU, False, *tail]  # PyTorch's binding fills both
     vals = [*head, *rest] if generator is None else [*head, generator, *rest]
     return F.finish(dispatch(ops["plain" if generator is None else "gen"], vals), requires_grad)
@@ -138,7 +142,7 @@ def _rand_impl(size, generator, dtype=None, layout=None, device=None, pin_memory
 
 def _randn_impl(size, generator, dtype=None, layout=None, device=None, pin_memory=None):
     dt = F.resolve_dtype(dtype)
-    _check_float(dt, "normal_kernel_cpu")
+    _check_float(dt, "normal_kernel_cpu", shape=size)
     return _make(K.normal(generator_of(generator), tuple(size), dt.np).astype(dt.np), dt)
 
 
@@ -277,7 +281,7 @@ def _like_uniform(g, shape, dt):
 
 
 def _like_normal(g, shape, dt):
-    _check_float(dt, "normal_kernel_cpu")
+    _check_float(dt, "normal_kernel_cpu", shape=shape)
     return K.normal(g, shape, dt.np)
 
 
@@ -336,8 +340,8 @@ def _normal_impl(mean, std, generator):
     dt = tensors[0]._dtype
     for t in tensors[1:]:
         dt = D.promote_types(dt, t._dtype)
-    _check_float(dt, "normal_kernel_cpu")
     shape = broadcast_shapes(*(t._data.shape for t in tensors))
+    _check_float(dt, "normal_kernel_cpu", shape=shape)
     m = mean._data if isinstance(mean, Tensor) else mean
     s = std._data if isinstance(std, Tensor) else std
     z = K.normal(generator_of(generator), shape, dt.np)
@@ -348,7 +352,7 @@ def _normal_impl(mean, std, generator):
 def _normal_ff(mean, std, size, generator, dtype=None, layout=None, device=None, pin_memory=None):
     _check_std(std)
     dt = F.resolve_dtype(dtype)
-    _check_float(dt, "normal_kernel_cpu")
+    _check_float(dt, "normal_kernel_cpu", shape=size)
     z = K.normal(generator_of(generator), tuple(size), dt.np)
     return _make((mean + std * z).astype(dt.np), dt)
 
@@ -583,6 +587,7 @@ public("poisson", "input, generator=None", _poisson, ops=(poisson,))
 
 # ---- in-place samplers -------------------------------------------------------------------------------------
 def _fill(self, values: np.ndarray):
+    check_no_internal_overlap(self._data)  # an expanded destination: PyTorch's TensorIterator refuses
     with np.errstate(all="ignore"):
         np.copyto(self._data, values, casting="unsafe")
     self._vc[0] += 1
@@ -619,7 +624,7 @@ def _uniform_(self, lo=0.0, hi=1.0, generator=None):
 
 def _normal_(self, mean=0.0, std=1.0, generator=None):
     _check_std(std)
-    _check_float(self._dtype, "normal_kernel_cpu")
+    _check_float(self._dtype, "normal_kernel_cpu", shape=self._data.shape)
     return _fill(
         self, mean + std * K.normal(generator_of(generator), self._data.shape, self._dtype.np)
     )
@@ -640,7 +645,8 @@ def _random_(self, lo=0, hi=None, generator=None):
 
 
 def _exponential_(self, lambd=1.0, generator=None):
-    _continuous(self._dtype, "Exponential")
+    if self._data.size:  # an empty tensor returns before the dtype check
+        _continuous(self._dtype, "Exponential")
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
     return _fill(self, generator_of(generator).standard_exponential(self._data.shape) / lambd)

@@ -131,21 +131,31 @@ def bind(
     method=True,
     function=True,
     pick=None,
+    tensor_at=None,
 ):
     """``numtorch.<name>(input, <sig>, out=)``, ``Tensor.<name>`` and ``Tensor.<name>_`` forwarding
-    their arguments in schema order; ``pick(values)`` chooses the overload (Scalar vs Tensor)."""
+    their arguments in schema order; ``pick(values)`` chooses the overload (Scalar vs Tensor).
+    ``tensor_at``: the position (self first) of an argument PyTorch's parser requires to be a Tensor."""
     n = op.nargs
 
+    def parsed(v, fname, shift):
+        if tensor_at is not None and not isinstance(v[tensor_at], Tensor):
+            arg = op._schema.arguments[tensor_at].name
+            raise TypeError(f"{fname}(): argument '{arg}' (position {tensor_at + shift}) must be Tensor, "
+                            f"not {type(v[tensor_at]).__name__}")  # fmt: skip
+        return v
+
     def fbody(*v):
+        v = parsed(v, name, 1)
         if out is not None and v[-1] is not None:
             return dispatch(out, list(v))
         return dispatch(pick(v) if pick else op, list(v[:n]))
 
     def mbody(*v):
-        return dispatch(pick(v) if pick else op, list(v))
+        return dispatch(pick(v) if pick else op, list(parsed(v, name, 0)))
 
     def ibody(*v):
-        return dispatch(pick(v, True) if pick else inplace, list(v))
+        return dispatch(pick(v, True) if pick else inplace, list(parsed(v, name + "_", 0)))
 
     if function:
         fsig = f"input, {sig}" + (
@@ -350,23 +360,27 @@ def _check_no_overlap(dst: np.ndarray, src: np.ndarray) -> None:
 
 
 def _index_put(inplace, self, indices, values, accumulate):
+    defined = [t for t in indices if t is not None]
+    if all(t._dtype not in (D.bool, D.uint8) for t in defined):  # one dim per index: AdvancedIndex's check
+        for n, t in zip(self._data.shape, indices, strict=False):
+            if n == 0 and t is not None and t._data.size:  # before make_index_put_iterator's dtype check
+                raise IndexError("index is out of bounds for dimension with size 0")
+    lone_mask = len(defined) == 1 and defined[0]._dtype in (D.bool, D.uint8)
+    if not accumulate and values._data.size == 1 and lone_mask:
+        # PyTorch routes a lone mask with one value to masked_fill_(mask, value.item()), which
+        # refuses uint8 masks and converts the value as a Scalar (any dtype, checked for overflow)
+        if defined[0]._dtype is D.uint8:
+            raise RuntimeError(
+                "masked_fill_ only supports boolean masks, but got mask with dtype unsigned char"
+            )
+        if values._dtype is not self._dtype:
+            v = np.array(checked_scalar(values.item(), self._dtype), self._dtype.np)
+            values = _make(v.reshape(values._data.shape), self._dtype)
     if values._dtype is not self._dtype:
         raise RuntimeError(
             f"Index put requires the source and destination dtypes match, got {_cname(self._dtype)} "
             f"for the destination and {_cname(values._dtype)} for the source."
         )
-    defined = [t for t in indices if t is not None]
-    if (
-        not accumulate
-        and values._data.size == 1
-        and len(defined) == 1
-        and defined[0]._dtype is D.uint8
-    ):
-        # PyTorch routes a lone mask with one value to masked_fill_, which refuses uint8 masks
-        raise RuntimeError(
-            "masked_fill_ only supports boolean masks, but got mask with dtype unsigned char"
-        )
-    lone_mask = len(defined) == 1 and defined[0]._dtype in (D.bool, D.uint8)
     if inplace and (accumulate or values._data.size != 1 or not lone_mask):
         _check_no_overlap(self._data, values._data)
     shape = self._data.shape

@@ -158,6 +158,9 @@ def _where_cpu(condition, self, other, out=None):
         warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in "
                       "a future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=5)  # fmt: skip
         condition = _make(condition._data != 0, D.bool)
+    for num, t in ((self, other), (other, self)):
+        if type(num) is int and isinstance(t, Tensor) and t._dtype.category == D._INT:
+            checked_scalar(num, t._dtype)  # the result keeps t's dtype: a number out of its range is refused
     return _WHERE([condition, self, other], out=out)
 
 

@@ -47,13 +47,14 @@ from ..shape.inplace import checked_scalar
 
 # ---- gather / scatter--------------------------------------------------------------------------
 def _check_index_dtype(index: Tensor, fname: str) -> None:
-    if index._dtype not in _INDEX_DTYPES:
+    # scatter_gather_dtype_check: an empty index is never read, so any dtype passes
+    if index._dtype not in _INDEX_DTYPES and index._data.size:
         raise RuntimeError(f"{fname}(): Expected dtype int32/int64 for index")
 
 
 def _gather_cpu(self, dim, index, sparse_grad=False):
+    d = _wrap_dim(dim, self._data.ndim)  # PyTorch's meta functions wrap the dim first
     _check_index_dtype(index, "gather")
-    d = _wrap_dim(dim, self._data.ndim)
     a, i = _atleast1(self._data), _atleast1(index._data)
     if a.ndim != i.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
@@ -74,10 +75,10 @@ def _gather_cpu(self, dim, index, sparse_grad=False):
 def _scatter_prep(self, dim, index, src, inplace=False, fname="scatter"):
     """Validate like PyTorch's scatter_gather_dtype_check / scatter_shape_check; returns the
     target-relative offsets (C-contiguous layout) and the source values in index order."""
+    d = _wrap_dim(dim, self._data.ndim)
     _check_index_dtype(index, fname)
     if isinstance(src, Tensor) and src._dtype is not self._dtype:
         raise RuntimeError(f"{fname}(): Expected self.dtype to be equal to src.dtype")
-    d = _wrap_dim(dim, self._data.ndim)
     shape = self._data.shape or (1,)
     i = _atleast1(index._data)
     if i.ndim != len(shape):
@@ -273,14 +274,14 @@ scatter_reduce, scatter_reduce_, scatter_reduce_out = _trio(
 
 # ---- index_select / index_add / index_copy / index_fill ----------------------------------------
 def _index_select_cpu(self, dim, index):
-    if index._dtype not in _INDEX_DTYPES:
-        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    nd = self._data.ndim
+    d = _wrap_dim(dim, nd)  # index_select_out_cpu_'s order: the dim, the index's shape, then dtype
     if index._data.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
-    nd = self._data.ndim
-    d = _wrap_dim(dim, nd)
     if nd == 0 and index._data.size != 1:
         raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index._data.size} value(s)")
+    if index._dtype not in _INDEX_DTYPES:
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     a, i = _atleast1(self._data), _atleast1(index._data)
     n = a.shape[d]
     if i.size and (i.min() < 0 or i.max() >= n):
@@ -301,6 +302,7 @@ def _source_view(self_shape, source: Tensor, d: int) -> np.ndarray:
 
 
 def _index_func_checks(fname, self, dim, index, source) -> int:
+    d = _wrap_dim(dim, self._data.ndim)  # the precompute step wraps the dim before the checks
     if index._data.ndim > 1:
         raise IndexError(f"{fname}_(): Index is supposed to be a vector, but got dim: {index._data.ndim} with type: "
                          f"{_cname(index._dtype)} and size: {list(index._data.shape)}")  # fmt: skip
@@ -311,12 +313,14 @@ def _index_func_checks(fname, self, dim, index, source) -> int:
     if self._dtype is not source._dtype:
         raise RuntimeError(f"{fname}_(): self ({_cname(self._dtype)}) and source ({_cname(source._dtype)}) must "
                            "have the same scalar type")  # fmt: skip
-    d, sn = _wrap_dim(dim, self._data.ndim), source._data.ndim
+    sn = source._data.ndim
     if not (d == 0 or d < sn):
-        raise IndexError(
+        raise RuntimeError(
             f"{fname}_(): Indexing dim {d} is out of bounds of the source tensor with dim {sn}"
         )
     n, ss = index._data.size, 1 if sn == 0 else source._data.shape[d]
+    if n != ss and sn == 0:  # PyTorch's message reads source.size(dim) of a 0-d source: that raises
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
     if n != ss:
         raise RuntimeError(
             f"{fname}_(): Number of indices ({n}) should be equal to source.size(dim): ({ss}), for dim: {d}"
@@ -324,7 +328,7 @@ def _index_func_checks(fname, self, dim, index, source) -> int:
     a, b = list(self._data.shape), list(source._data.shape)
     if a and b:
         del a[d], b[d]
-    if a != b and sn and self._data.ndim:
+    if a != b or sn != self._data.ndim:  # a 0-d operand matches only a 0-d one
         raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. "
                            f"Got self.shape = {list(self._data.shape)} source.shape = {list(source._data.shape)}")  # fmt: skip
     return d
@@ -420,6 +424,9 @@ def _index_fill_impl(inplace, self, dim, index, value):
                            f"{value._data.ndim} dimension(s).")  # fmt: skip
     if index._dtype is not D.int64:
         raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    complex_value = value._dtype.is_complex if isinstance(value, Tensor) else isinstance(value, complex)
+    if complex_value and not self._dtype.is_complex:
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
     if index._data.ndim > 1:
         raise RuntimeError("Index has to be a vector/scalar")
     v = checked_scalar(value, self._dtype)
@@ -543,14 +550,14 @@ bind("gather", "dim, index, *, sparse_grad=False", gather, gather_out, rel=("inp
     tensor([[2, 2],
             [3, 4]])
     """)  # fmt: skip
-bind("scatter_add", "dim, index, src", scatter_add, scatter_add_out, scatter_add_, rel=("input", "index", "src"), doc="""
+bind("scatter_add", "dim, index, src", scatter_add, scatter_add_out, scatter_add_, rel=("input", "index", "src"), tensor_at=3, doc="""
     ``input`` with ``src`` added at ``index`` along ``dim``; repeated indices accumulate.
 
     >>> numtorch.zeros(3).scatter_add(0, numtorch.tensor([0, 0, 2]), numtorch.ones(3))
     tensor([2., 0., 1.])
     """)  # fmt: skip
 bind("scatter_reduce", "dim, index, src, reduce, *, include_self=True", scatter_reduce, scatter_reduce_out,
-     scatter_reduce_, rel=("input", "index", "src"), doc="""``src`` reduced into ``input`` at ``index``
+     scatter_reduce_, rel=("input", "index", "src"), tensor_at=3, doc="""``src`` reduced into ``input`` at ``index``
     along ``dim`` with ``reduce`` in "sum", "prod", "mean", "amax", "amin" (``include_self``: whether
     ``input``'s values take part).
 
@@ -564,13 +571,13 @@ bind("index_select", "dim, index", index_select, index_select_out, rel=("input",
     tensor([[2],
             [4]])
     """)  # fmt: skip
-bind("index_add", "dim, index, source, *, alpha=1", index_add, index_add_out, index_add_, rel=("input", "index", "source"),
+bind("index_add", "dim, index, source, *, alpha=1", index_add, index_add_out, index_add_, rel=("input", "index", "source"), tensor_at=3,
      doc="""``input`` with ``alpha * source`` added to the slices along ``dim`` that ``index`` names.
 
     >>> numtorch.zeros(3).index_add(0, numtorch.tensor([0, 0]), numtorch.tensor([1.0, 2.0]))
     tensor([3., 0., 0.])
     """)  # fmt: skip
-bind("index_copy", "dim, index, source", index_copy, index_copy_out, index_copy_, rel=("input", "index", "source"),
+bind("index_copy", "dim, index, source", index_copy, index_copy_out, index_copy_, rel=("input", "index", "source"), tensor_at=3,
      doc="""``input`` with the slices along ``dim`` that ``index`` names replaced by ``source``'s.
 
     >>> numtorch.zeros(3).index_copy(0, numtorch.tensor([2]), numtorch.tensor([7.0]))

@@ -87,7 +87,7 @@ def _mm_checks(s1, s2, d1: D.dtype, d2: D.dtype, names=("self", "mat2")) -> None
         raise RuntimeError(
             f"expected m1 and m2 to have the same dtype, but got: {_CXX[d1.name]} != {_CXX[d2.name]}"
         )
-    if d1 is D.bool:
+    if d1 is D.bool and s1[0] * s1[1] * s2[1]:  # an empty product never reaches the kernel
         raise _not_impl("addmm_impl_cpu_", d1)
 
 
@@ -106,7 +106,7 @@ def _mv_checks(
         raise RuntimeError(
             f"addmv input tensors must have the same dtype, but got {F.cname(sd)}, {F.cname(md)}, and {F.cname(vd)}"
         )
-    if md is D.bool:
+    if md is D.bool and ms[0] * ms[1]:  # an empty product never reaches the kernel
         raise _not_impl("addmv_impl_cpu", md)
 
 
@@ -137,10 +137,14 @@ def _bmm_checks(s1, s2, d1: D.dtype, d2: D.dtype, kernel="bmm") -> None:
         raise RuntimeError(
             f"Expected size for first two dimensions of batch2 tensor to be: [{s1[0]}, {s1[2]}] but got: [{s2[0]}, {s2[1]}]."
         )
+    # Note [Empty bmm]: an empty result or contraction returns zeros before the kernel's dtype
+    # checks, in batch2's dtype (PyTorch's meta function allocates with batch2's options)
+    if not (s1[0] * s1[1] * s2[2] and s1[2]):
+        return
+    if d1 is D.bool:  # the kernel dispatches on batch1's dtype, then compares batch2's
+        raise _not_impl(kernel, d1)
     if d1 is not d2:
         raise RuntimeError(f"expected scalar type {F.cname(d1)} but found {F.cname(d2)}")
-    if d1 is D.bool:
-        raise _not_impl(kernel, d1)
 
 
 def broadcast_error(a, b, offset=0):
@@ -396,17 +400,40 @@ def _sums_alone(labels, shapes, out) -> bool:
     return False
 
 
+def _pair_dtypes(labels, shapes, out, a: D.dtype, b: D.dtype) -> tuple:
+    """(dtype, a's, b's) PyTorch's einsum gives two operands, dtype None where bmm checks a's and
+    b's: an integral operand with a label summed in it alone is first sum()med (int64); then
+    ``a.mul(b)`` (promoting) when no summed label has a size other than 1 in both, else bmm,
+    whose empty result or contraction returns zeros in b's dtype (Note [Empty bmm])."""
+    sa, sb = (dict(zip(lab, sh, strict=True)) for lab, sh in zip(labels, shapes, strict=True))
+    both = {x for x in sa.keys() & sb.keys() if x not in out and sa[x] != 1 and sb[x] != 1}
+    a, b = (D.int64 if dt.category <= D._INT and any(x not in out and x not in both and n != 1
+                                                     for x, n in own.items()) else dt
+            for dt, own in ((a, sa), (b, sb)))  # fmt: skip
+    if not both:
+        return D.promote_types(a, b), a, b
+    kept = [max(sa.get(x, 1), sb.get(x, 1)) if 0 not in (sa.get(x), sb.get(x)) else 0
+            for x in sa.keys() | sb.keys() if x in out or x in both]  # fmt: skip
+    return (b if 0 in kept else None), a, b
+
+
 def einsum_compute(equation: str, tensors: list) -> tuple[np.ndarray, D.dtype]:
     labels, out, sizes = parse(equation, [t._data.shape for t in tensors])
-    dt = tensors[0]._dtype
-    for t in tensors[1:]:
-        if t._dtype is not dt:
-            raise RuntimeError(f"expected scalar type {F.cname(dt)} but found {F.cname(t._dtype)}")
-    if len(tensors) > 1 and dt is D.bool:
-        raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
+    shapes = [t._data.shape for t in tensors]
+    dts = [t._dtype for t in tensors]
+    dt = None
+    if len(tensors) == 2:
+        dt, *dts = _pair_dtypes(labels, shapes, out, *dts)
+    if dt is None:
+        dt = dts[0]
+        if len(tensors) > 1 and dt is D.bool:
+            raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
+        for other in dts[1:]:
+            if other is not dt:
+                raise RuntimeError(f"expected scalar type {F.cname(dt)} but found {F.cname(other)}")
     res_dt = dt
     work = np.float32 if dt is D.float16 else dt.np
-    if dt.category <= D._INT and _sums_alone(labels, [t._data.shape for t in tensors], out):
+    if dt.category <= D._INT and _sums_alone(labels, shapes, out):
         res_dt, work = D.int64, np.int64  # PyTorch sums such dims with sum(), which gives int64
     ops = [
         _prepare(t._data.astype(work, copy=False), lab, sizes)
@@ -457,7 +484,8 @@ def parse_sublists(args) -> tuple[str, list]:
 def einsum_backward(grad, equation: str, tensors: list) -> list:
     """d(einsum)/d(operand i) = einsum(grad, other operands -> operand i's subscripts); repeated
     subscripts get an identity operand, subscripts summed only within operand i a ones operand.
-    Size-1 broadcast dims come back full size and the engine sums them (sum_to_size)."""
+    Size-1 broadcast dims come back full size and the engine sums them (sum_to_size); a dim only
+    operand i holds at full size comes back as 1 and is expanded."""
     from ..._dispatch import dispatch
     from ..._ops import ops
     from ..factory.core import eye_m, ones
@@ -493,5 +521,9 @@ def einsum_backward(grad, equation: str, tensors: list) -> list:
                 extra.append((dispatch(ones, [[t._data.shape[dim]], dt, *kw]), letter[x]))
         subs = ["".join(letter[x] for x in out)] + [s for _, s in others + extra]
         eq = ",".join(subs) + "->" + "".join(target)
-        grads.append(dispatch(einsum_op, [eq, [grad] + [u for u, _ in others + extra], None]))
+        g = dispatch(einsum_op, [eq, [grad] + [u for u, _ in others + extra], None])
+        # a label operand i holds with size n but every other operand with size 1 comes back as 1:
+        # expand it, so that the engine's sum_to_size can then fold the other way round
+        full = np.broadcast_shapes(g._data.shape, t._data.shape)
+        grads.append(g if full == g._data.shape else g.expand(list(full)))
     return grads

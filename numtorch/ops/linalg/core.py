@@ -193,6 +193,8 @@ public("__rmatmul__", "self, other", lambda self, other: dispatch(_MATMUL[0], [o
 def _product_cpu(check):
     def impl(self, other):
         check(self, other)
+        if self._dtype is not other._dtype:  # Note [Empty bmm]: batch2's dtype
+            return _make(product(self._data.astype(other._data.dtype), other._data), other._dtype)
         return _make(product(self._data, other._data), self._dtype)
 
     return impl
@@ -298,6 +300,10 @@ def _addmm_cpu(self, mat1, mat2, beta=1, alpha=1):
             )
     _mm_checks(s1, s2, mat1._dtype, mat2._dtype)
     shape = (s1[0], s2[1])
+    if mat2._dtype is D.bool and not s1[1] and shape[0] * shape[1] and beta.__class__ is not bool and beta != 0:
+        # no contraction: PyTorch's result.mul_(beta) promotes a bool result with the number
+        what = {int: "Long", float: "Float"}.get(beta.__class__, "ComplexFloat")
+        raise RuntimeError(f"result type {what} can't be cast to the desired output type Bool")
     bs = self._data.shape
     if (beta.__class__ is int and alpha.__class__ is int and beta == 1 and alpha == 1
             and (bs == shape or bs == shape[1:]) and self._data.dtype in _BLAS_FLOATS):  # fmt: skip
@@ -576,9 +582,9 @@ def _tensordot_eq(a: Tensor, b: Tensor, dims_a, dims_b) -> str:
 def _tensordot_composite(self, other, dims_self, dims_other):
     if self._dtype is not other._dtype:
         raise RuntimeError("both inputs should have same dtype")
-    return dispatch(
-        einsum_op, [_tensordot_eq(self, other, dims_self, dims_other), [self, other], None]
-    )
+    r = dispatch(einsum_op, [_tensordot_eq(self, other, dims_self, dims_other), [self, other], None])
+    # PyTorch sums a size-1 contracted dim with sum(dtype=input's): integers stay, not int64
+    return r if r._dtype is self._dtype else r.to(self._dtype)
 
 
 _TENSORDOT = _op("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor",

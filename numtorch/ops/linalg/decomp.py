@@ -132,8 +132,7 @@ public("cholesky", "self, upper=False", _cholesky, relevant=("self",), module="T
 # ---- eigh / eigvalsh ---------------------------------------------------------------------------------
 def _eigh_cpu(A, UPLO="L"):
     _square(A, "linalg.eigh")
-    _floating(A, "linalg.eigh")
-    _no_half(A, "linalg_eigh_cpu")
+    _floating(A, "linalg.eigh", kernel="linalg_eigh_cpu")
     if UPLO not in ("L", "U", "l", "u"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
     a = A._data

@@ -40,6 +40,7 @@ def _info(shape, values=None):
 
 # ---- vecdot, diagonal, matmul -------------------------------------------------------------------
 def _vecdot(x, y, dim=-1):
+    _floating(x, "linalg.vecdot")
     if x._dtype is not y._dtype:
         raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
                            f"{F.cname(x._dtype)} and y of type {F.cname(y._dtype)} instead")  # fmt: skip
@@ -124,18 +125,30 @@ public("vander", "x, *, N=None", _vander_fn, relevant=("x",), module="torch.lina
 
 
 # ---- cond, matrix_rank --------------------------------------------------------------------------
+def _cond_of_empty(A):
+    # PyTorch's _linalg_cond_empty_matrix: an empty matrix is perfectly conditioned, 0 by convention
+    real = A._dtype.to_real()
+    return _make(np.zeros(A.shape[:-2], real.np), real)
+
+
 def _cond(A, p=None):
     if p in (None, 2, -2):
         if A.ndim < 2:
             raise RuntimeError("linalg.cond: The input tensor A must have at least 2 dimensions.")
+        if not A.numel():
+            return _cond_of_empty(A)
         s = dispatch(_aten("linalg_svdvals"), [A, None])
         hi, lo = s.amax(-1), s.amin(-1)
         return hi / lo if p != -2 else lo / hi
     name = f"linalg.cond(ord={p})"
     if A.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    if not A.numel() and p in (1, -1, math.inf, -math.inf):  # a number's empty check precedes the square one
+        return _cond_of_empty(A)
     _square(A, name)
     _floating(A, name)
+    if not A.numel() and p in ("fro", "nuc"):
+        return _cond_of_empty(A)
     norm = body_of("matrix_norm", "torch.linalg")
     try:
         inv = dispatch(_aten("linalg_inv"), [A])
@@ -167,6 +180,8 @@ public("cond", "A, p=None, *, out=None", _cond_fn, relevant=("A",), module="torc
 def _matrix_rank(A, atol=None, rtol=None, hermitian=False):
     if A.ndim < 2:
         raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+    if A._dtype is D.float16:  # its tolerance's finfo lookup
+        raise RuntimeError("This function doesn't handle types other than float and double")
     if hermitian:
         s = dispatch(_aten("linalg_eigvalsh"), [A, "L"]).abs()
     else:
@@ -272,7 +287,7 @@ def _solve_triangular_cpu(A, B, upper, left=True, unitriangular=False):
     if A.ndim < 2 or B.ndim < 2:
         raise RuntimeError(f"{name}: The input tensor {'A' if A.ndim < 2 else 'B'} must have at least 2 dimensions.")
     _square(A, name)
-    _floating(A, name, low_precision=False)
+    _floating(A, name, kernel="triangular_solve_cpu")
     if A._dtype is not B._dtype:
         raise RuntimeError(f"{name}: Expected A and B to have the same dtype, but found A of type {F.cname(A._dtype)} "
                            f"and B of type {F.cname(B._dtype)} instead")  # fmt: skip
@@ -347,6 +362,8 @@ def _matrix_exp(A):
     _floating(A, name)
     if A.numel() == 0:
         return A.clone()
+    if A._dtype is D.float16:  # PyTorch's half matrix_exp; the solve below has no half kernel
+        return _matrix_exp(A.float()).half()
     norm1 = float(np.abs(A._data).sum(-2).max()) if A.numel() else 0.0
     s = max(0, math.ceil(math.log2(norm1 / _THETA13))) if norm1 > _THETA13 else 0
     X = A / (2.0**s) if s else A

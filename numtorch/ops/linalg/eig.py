@@ -20,6 +20,8 @@ _COMPLEX = {D.float32: D.complex64, D.float64: D.complex128, D.complex64: D.comp
 def _eig_cpu(A):
     _square(A, "linalg.eig")
     ct = _COMPLEX.get(A._dtype)
+    if A._dtype is D.float16:
+        raise NotImplementedError("\"linalg_eig_out_cpu\" not implemented for 'Half'")
     if ct is None:
         raise RuntimeError(f"Unknown Complex ScalarType for {F.cname(A._dtype)}")
     a = A._data

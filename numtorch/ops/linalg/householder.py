@@ -11,6 +11,7 @@ from ... import return_types
 from ..._dispatch import dispatch
 from ..._tensor import _make
 from .._registry import defop, public
+from .solve import _floating
 
 _GEQRF = return_types.register("geqrf", ("a", "tau"))
 
@@ -56,6 +57,7 @@ def _householder_product(input, tau):
         raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to input.shape[-1]")
     if input.shape[-1] < tau.shape[-1]:
         raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
+    _floating(input, name, kernel="orgqr_cpu")
     if input._dtype is not tau._dtype:
         raise RuntimeError(f"{name}: tau dtype {tau.dtype} does not match input dtype {input.dtype}")
     return _full_q(input, tau)[..., :, : input.shape[-1]]

@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ... import _dtype as D
@@ -41,7 +43,7 @@ def _lu_factor_ex_cpu(A, pivot=True, check_errors=False):
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
     m, n = A.shape[-2:]
     batch = tuple(A.shape[:-2])
-    lu = np.array(A._data, dtype=A._dtype.np, order="C", copy=True).reshape(-1, m, n)
+    lu = np.array(A._data, dtype=A._dtype.np, order="C", copy=True).reshape(math.prod(batch), m, n)  # -1: 0x0
     piv = np.zeros((lu.shape[0], min(m, n)), np.int32)
     info = np.zeros(lu.shape[0], np.int32)
     if lu.size:
@@ -105,7 +107,7 @@ def _perm_matrix(piv, m, dtype):
     """P with A = P L U: the row interchanges of ``piv`` (1-based) applied to the identity."""
     p = piv._data.astype(np.int64) - 1
     batch = p.shape[:-1]
-    flat = p.reshape(-1, p.shape[-1])
+    flat = p.reshape(math.prod(batch), p.shape[-1])  # -1 fails for no pivots
     perms = np.tile(np.arange(m), (flat.shape[0], 1))
     rows = np.arange(flat.shape[0])
     for j in range(flat.shape[1]):  # the interchanges in order, each one for the whole batch

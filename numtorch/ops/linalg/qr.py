@@ -19,7 +19,7 @@ _MODES = ("reduced", "r", "complete")
 def _qr_cpu(A, mode="reduced"):
     if A._data.ndim < 2:
         raise RuntimeError("linalg.qr: The input tensor A must have at least 2 dimensions.")
-    _floating(A, "linalg.qr", low_precision=False)
+    _floating(A, "linalg.qr", half_kernel="geqrf_cpu")
     if mode not in _MODES:
         raise RuntimeError(
             f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "

@@ -29,7 +29,11 @@ def _square(A: Tensor, fname: str) -> None:
         )
 
 
-def _floating(A: Tensor, fname: str, low_precision: bool = True) -> None:
+def _floating(A: Tensor, fname: str, low_precision: bool = True, kernel=None, half_kernel=None) -> None:
+    """checkFloatingOrComplex; ``kernel``: the op skips it and its kernel's dispatch refuses integers
+    and half instead, ``half_kernel``: that refuses half (AT_DISPATCH_FLOATING_AND_COMPLEX_TYPES)."""
+    if A._dtype is D.float16 and (kernel or half_kernel) or kernel and A._dtype.category < D._FLOAT:
+        raise NotImplementedError(f"\"{kernel or half_kernel}\" not implemented for '{F.cname(A._dtype)}'")
     if A._dtype.category < D._FLOAT:
         raise RuntimeError(
             f"{fname}: Expected a floating point or complex tensor as input. Got {F.cname(A._dtype)}"
@@ -145,7 +149,7 @@ def _vector_rhs(A: Tensor, B: Tensor) -> bool:
 
 def _solve_cpu(A, B, left=True):
     _square(A, "linalg.solve")
-    _floating(A, "linalg.solve")
+    _floating(A, "linalg.solve", half_kernel="lu_cpu")
     if A._dtype is not B._dtype:
         raise RuntimeError(
             f"linalg.solve: Expected A and B to have the same dtype, but found A of type {F.cname(A._dtype)} and B of type {F.cname(B._dtype)} instead"
@@ -217,7 +221,7 @@ _svd = defop("_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=Tr
 def _svdvals_cpu(A, driver=None):
     if A._data.ndim < 2:
         raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")
-    _floating(A, "linalg.svd")
+    _floating(A, "linalg.svd", half_kernel="linalg_svd_cpu")
     real = A._dtype.to_real()
     s = np_svd(
         A._data.astype(np.float32 if A._dtype is D.float16 else A._dtype.np), compute_uv=False
@@ -317,6 +321,10 @@ def _matrix_norm_composite(self, ord="fro", dim=(-2, -1), keepdim=False, dtype=N
             f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dim))}"
         )
     d0, d1 = (_wrap_dim(d, x._data.ndim) for d in dim)
+    if ord in (1, 2, math.inf) and not (x.shape[d0] and x.shape[d1]):
+        # PyTorch gives 0 for a positive order of an empty matrix (the max over nothing of sums of
+        # nothing); a negative order's amin still refuses, below
+        return x.abs().sum((d0, d1), keepdim=keepdim)
     if ord == "fro":
         return _vector_norm_composite(x, 2, [d0, d1], keepdim)
     a = x.abs()
@@ -361,6 +369,13 @@ def _norm(A, ord, dim, keepdim, out, dtype):
     tensor(5.)
     """
     dim = _dims(dim)
+    # PyTorch's linalg_norm checks the dims before choosing the vector or the matrix norm
+    if dim is not None and len(dim) not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dim)}")
+    if ord is not None and dim is None and A.ndim not in (1, 2):
+        raise RuntimeError(
+            f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.ndim}D."
+        )
     if (
         dim is not None
         and len(dim) == 2
@@ -368,10 +383,6 @@ def _norm(A, ord, dim, keepdim, out, dtype):
         and (isinstance(ord, str) or ord is not None and A.ndim == 2)
     ):
         return _matrix_norm(A, "fro" if ord is None else ord, dim or [-2, -1], keepdim, dtype, out)
-    if ord is not None and dim is None and A.ndim != 1:
-        raise RuntimeError(
-            f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {A.ndim}D."
-        )
     return _vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype, out)
 
 

@@ -251,8 +251,9 @@ _elu = _act("elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale
             {"self": lambda grad, self, alpha, scale, input_scale:
                 elu_backward(grad, alpha, scale, input_scale, False, self)})  # fmt: skip
 _GELU = {
-    "none": Pointwise("GeluKernelImpl", _X, "gelu_erf(self)", allow="float"),
-    "tanh": Pointwise("GeluKernelImpl", _X, f"0.5 * self * (1 + {_TANH_U})", allow="float"),
+    "none": Pointwise("GeluKernelImpl", _X, "gelu_erf(self)", allow="float", refuse={"kernel": "GeluKernelImpl"}),
+    "tanh": Pointwise("GeluKernelImpl", _X, f"0.5 * self * (1 + {_TANH_U})", allow="float",
+                      refuse={"kernel": "GeluKernelImpl"}),
 }  # fmt: skip
 _gelu = defop(
     'gelu(Tensor self, *, str approximate="none") -> Tensor',

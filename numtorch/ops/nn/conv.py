@@ -633,15 +633,30 @@ def _geo(C, H, W, k, d, p, s, OH, OW):
     return (C, H, W, k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1], OH, OW)
 
 
+def _fold_planes(self: Tensor, name: str) -> list:
+    """The real arrays im2col/col2im move (PyTorch's kernels take floating, complex and bool input):
+    a complex input's two parts, a bool input as int64 (col2im's overlapping sum stays nonzero)."""
+    dt = self._dtype
+    if dt.category <= D._INT and dt is not D.bool:
+        raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for '{_cname(dt)}'")
+    if dt.category == D._COMPLEX:
+        return [np.ascontiguousarray(self._data.real), np.ascontiguousarray(self._data.imag)]
+    return [contig(self, D.int64 if dt is D.bool else compute_dtype(self, name))]
+
+
+def _from_planes(planes: list, dt: D.dtype) -> Tensor:
+    out = planes[0] + 1j * planes[1] if len(planes) == 2 else planes[0]
+    return _make(np.ascontiguousarray(out, dtype=dt.np), dt)
+
+
 def _im2col_cpu(self, kernel_size, dilation, padding, stride):
     k, d, p, s = _fold_params(kernel_size, dilation, padding, stride)
     if self.dim() not in (3, 4):
         raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor for input with possible 0 batch size and non-zero "
                            f"dimensions, but got: {list(self._data.shape)}")  # fmt: skip
     batched = self.dim() == 4
-    x = contig(self, compute_dtype(self, "im2col"))
-    x = x if batched else x[None]
-    N, C, H, W = x.shape
+    planes = [x if batched else x[None] for x in _fold_planes(self, "im2col")]
+    N, C, H, W = planes[0].shape
     OH, OW = _blocks(H, W, k, d, p, s)
     if OH < 1 or OW < 1:
         raise RuntimeError(
@@ -649,10 +664,8 @@ def _im2col_cpu(self, kernel_size, dilation, padding, stride):
             f"padding=({p[0]}, {p[1]}), calculated shape of the array of sliding blocks as ({OH}, {OW}), but its "
             "components must be at least one."
         )
-    cols = _im2col(x, N, _geo(C, H, W, k, d, p, s, OH, OW), OH * OW)
-    return _make(
-        np.ascontiguousarray(cols if batched else cols[0], dtype=self._dtype.np), self._dtype
-    )
+    cols = [_im2col(x, N, _geo(C, H, W, k, d, p, s, OH, OW), OH * OW) for x in planes]
+    return _from_planes([c if batched else c[0] for c in cols], self._dtype)
 
 
 def _col2im_cpu(self, output_size, kernel_size, dilation, padding, stride):
@@ -662,8 +675,8 @@ def _col2im_cpu(self, output_size, kernel_size, dilation, padding, stride):
         raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possible 0 batch size and non-zero "
                            f"dimensions, but got: {list(self._data.shape)}")  # fmt: skip
     batched = self.dim() == 3
-    cols = contig(self, compute_dtype(self, "col2im"))
-    cols = cols if batched else cols[None]
+    planes = [c if batched else c[None] for c in _fold_planes(self, "col2im")]
+    cols = planes[0]
     kk = k[0] * k[1]
     if cols.shape[1] % kk:
         raise RuntimeError(
@@ -678,10 +691,8 @@ def _col2im_cpu(self, output_size, kernel_size, dilation, padding, stride):
             f"number of sliding blocks {OH} * {OW} = {OH * OW}, but got input.size(2)={cols.shape[2]}."
         )
     C = cols.shape[1] // kk
-    out = _col2im(cols, (cols.shape[0], C, H, W), _geo(C, H, W, k, d, p, s, OH, OW))
-    return _make(
-        np.ascontiguousarray(out if batched else out[0], dtype=self._dtype.np), self._dtype
-    )
+    outs = [_col2im(c, (cols.shape[0], C, H, W), _geo(C, H, W, k, d, p, s, OH, OW)) for c in planes]
+    return _from_planes([o if batched else o[0] for o in outs], self._dtype)
 
 
 im2col = defop(

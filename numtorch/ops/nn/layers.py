@@ -12,7 +12,7 @@ from ..._dispatch import dispatch
 from ..._functorch._levels import VMAP_LEVELS
 from ..._ops import ops as _ops
 from ..._state import STATE
-from ..._tensor import Tensor, _make
+from ..._tensor import Tensor, _make, _wrap_dim
 from ...autograd.grad_mode import no_grad
 from ...kernels import lazy
 from .._pointwise import _cname
@@ -366,7 +366,7 @@ one_hot = defop("one_hot(Tensor self, int num_classes=-1) -> Tensor", cpu=_one_h
 def _glu_dims(self, dim):
     if self.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
-    d = dim + self.dim() if dim < 0 else dim
+    d = _wrap_dim(dim, self.dim())
     n = self._data.shape[d]
     if n % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {n}")

@@ -234,12 +234,12 @@ _BCE_BWD = Pointwise("binary_cross_entropy_backward", ["grad_output", "self", "t
 
 
 def _bce_cpu(self, target, weight, reduction):
+    if target._dtype is not self._dtype:  # TensorIterator's same-dtype check, before the dispatch
+        raise RuntimeError(f"Found dtype {_cname(target._dtype)} but expected {_cname(self._dtype)}")
     if self._dtype.category != D._FLOAT:
         raise NotImplementedError(
             f"\"binary_cross_entropy\" not implemented for '{_cname(self._dtype)}'"
         )
-    if target._dtype is not self._dtype:
-        raise RuntimeError(f"Found dtype {_cname(target._dtype)} but expected {_cname(self._dtype)}")
     x = self._data
     if x.size and not (np.all(x >= 0) and np.all(x <= 1)):
         raise RuntimeError("all elements of input should be between 0 and 1")
@@ -296,6 +296,8 @@ _BCE_LOGITS = Pointwise(
 
 
 def _bce_logits_cpu(self, target, weight, pos_weight, reduction):
+    if self._dtype.category != D._FLOAT:  # PyTorch's formula starts with log_sigmoid(input)
+        raise NotImplementedError(f'"log_sigmoid_cpu" not implemented for \'{_cname(self._dtype)}\'')
     ops = [
         self,
         target,

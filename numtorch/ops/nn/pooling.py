@@ -58,6 +58,12 @@ def pool_out_size(size, k, pad, stride, dil, ceil_mode) -> int:
 
 
 def _planes(x: Tensor, op: str):
+    nd = x.dim()
+    if op == "avg_pool2d" and nd < 3:  # its meta function reads input.size(-3) before any check
+        raise IndexError("Dimension specified as -3 but tensor has no dimensions" if not nd else
+                         f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got -3)")  # fmt: skip
+    if op == "max_pool2d" and nd not in (3, 4):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     if x.dim() not in (3, 4) or any(s == 0 for s in x._data.shape[-3:]):
         raise RuntimeError(
             f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:{list(x._data.shape)}"

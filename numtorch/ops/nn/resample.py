@@ -175,7 +175,8 @@ def _pad_geometry(self: Tensor, padding, mode: str, n: int):
     pad = [int(p) for p in padding]
     shape = self._data.shape
     nd = self.dim()
-    if nd not in (n + 1, n + 2):
+    # an empty batch is allowed, an empty channel or spatial dimension is not (check_valid_input)
+    if nd not in (n + 1, n + 2) or 0 in shape[nd - n - 1 :]:
         raise RuntimeError(
             f"Expected {n + 1}D or {n + 2}D (batch mode) tensor with possibly 0 batch size and other non-zero "
             f"dimensions for input, but got: {list(shape)}"
@@ -215,7 +216,7 @@ def _pad_cpu(mode, n):
         OW = self._data.shape[-1] + pad[0] + pad[1]
         OH = 1 if n == 1 else self._data.shape[-2] + pad[2] + pad[3]
         x = (
-            _make(self._data.reshape(self._data.shape[:-1] + (1, -1)), self._dtype)
+            _make(self._data.reshape(self._data.shape[:-1] + (1, self._data.shape[-1])), self._dtype)
             if n == 1
             else self
         )
@@ -233,7 +234,7 @@ def _pad_backward_cpu(mode, n):
         g = grad_output
         shape = self._data.shape
         if n == 1:
-            g = _make(g._data.reshape(g._data.shape[:-1] + (1, -1)), g._dtype)
+            g = _make(g._data.reshape(g._data.shape[:-1] + (1, g._data.shape[-1])), g._dtype)  # -1 fails when empty
             shape = shape[:-1] + (1, shape[-1])
         gi = _resample_backward(g, shape, taps, dt, self._dtype)
         return _make(gi._data.reshape(self._data.shape), self._dtype)

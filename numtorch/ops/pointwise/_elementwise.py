@@ -39,7 +39,8 @@ class Elementwise(Pointwise):
     (integers promote to the default float), "bool" (bool result), "real" (complex -> real) or
     "float_real" (both).
     allow: categories of the promoted dtype accepted; others raise NotImplementedError
-    '"<kname>" not implemented for ...' unless ``errors`` maps the letter to (type, message).
+    '"<kname>" not implemented for ...' unless ``errors`` maps the letter to (type, message);
+    ``errors["out"]`` is the text for an out= of another dtype ({out} and {input} name the dtypes).
     prep(compute, operands, params) validates and returns the kernel parameters ``kparams``.
     zero_div: index of the divisor operand (integer division by zero raises).
     """
@@ -309,7 +310,7 @@ class Elementwise(Pointwise):
         bad_out = self.errors.get("out")  # an op's own text for an out= of another dtype (signbit)
         if bad_out is not None and not inplace and target._dtype is not result:
             self.check(compute)  # the input's dtype check comes first there
-            raise bad_out[0](bad_out[1])
+            raise bad_out[0](bad_out[1].format(out=_cname(target._dtype), input=_cname(result)))
         # abs: complex input may write any real out it casts to; other input, its own dtype only
         strict = self.strict_out or self.rule == "real" and compute is result
         if strict and not inplace and target._dtype is not result:
@@ -605,7 +606,29 @@ def nan_to_num_params(compute, operands, params):
     ]
 
 
-def lerp_check(compute, operands, params):
+def lerp_params(compute, operands, params):
+    return params + [0.5, 1.0]
+
+
+def clamp_complex(operands):
+    # clamp's meta functions refuse a complex input before the out= and overlap checks
+    if operands[0]._dtype.category == D._COMPLEX:
+        raise NotImplementedError("clamp is not supported for complex types")
+
+
+def clamp_bounds(x, a, b):
+    """clamp (not clamp_min/clamp_max) keeps a floating input's dtype and converts its bounds to
+    double: a complex number's imaginary part is refused, a real one is used."""
+    if x._dtype.category == D._FLOAT and complex in (type(a), type(b)):
+        if any(type(v) is complex and v.imag for v in (a, b)):
+            raise RuntimeError("value cannot be converted to type double without overflow")
+        a, b = (v.real if type(v) is complex else v for v in (a, b))
+    return a, b
+
+
+def lerp_check(operands):
+    """lerp's dtype checks (an ``early`` hook: PyTorch makes them before broadcasting and before
+    the kernel's dtype dispatch)."""
     self = operands[0]
     for name, t in zip(("end", "weight"), operands[1:], strict=False):
         if (
@@ -615,7 +638,6 @@ def lerp_check(compute, operands, params):
         ):
             raise RuntimeError(f"expected dtype {TYPEMETA[self._dtype.name]} for `{name}` but got dtype "
                                f"{TYPEMETA[t._dtype.name]}")  # fmt: skip
-    return params + [0.5, 1.0]
 
 
 def checked_bounds(compute, operands, params):
@@ -762,7 +784,10 @@ __all__ = [
     "alpha_check",
     "checked",
     "checked_bounds",
+    "clamp_bounds",
+    "clamp_complex",
     "lerp_check",
+    "lerp_params",
     "nan_to_num_params",
     "not_tensor",
     "number",

@@ -23,7 +23,7 @@ from ._elementwise import (
     addcdiv_check,
     alpha_check,
     checked_bounds,
-    lerp_check,
+    clamp_bounds, clamp_complex, lerp_check, lerp_params,
     nan_to_num_params,
     not_tensor,
     number,
@@ -533,7 +533,8 @@ _publish("round", lambda v: (_ROUND, v[:1]) if v[1] is None else (_ROUND_D, v), 
 _NTN = _decl("nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor",
              Elementwise("nan_to_num", ["self"], {"bi": "self", "f": "nan_to_num(self, nan, posinf, neginf)",
                                                   "c": "nan_to_num_complex(self, nan, posinf, neginf)"},
-                         ["nan", "posinf", "neginf"], prep=nan_to_num_params),
+                         ["nan", "posinf", "neginf"], prep=nan_to_num_params,
+                         errors={"out": (RuntimeError, "nan_to_num: dtype of out: {out} should be same as input: {input}")}),
              {"self": lambda grad, self: _mul(grad, _u("isfinite", self))})  # fmt: skip
 _register("nan_to_num", _NTN, fsig="input, nan=0.0, posinf=None, neginf=None, *, out=None",
           msig="self, nan=0.0, posinf=None, neginf=None")  # fmt: skip
@@ -633,7 +634,7 @@ _CLAMP_C = {"c": (NotImplementedError, "clamp is not supported for complex types
 
 def _clamp_ew(name, inputs, expr, kname, allow="if"):
     return Elementwise(name, inputs, expr, allow=allow, kname=kname, errors=_CLAMP_C, prep=checked_bounds,
-                       strict_out=kname.endswith("_scalar_cpu"))  # fmt: skip
+                       strict_out=kname.endswith("_scalar_cpu"), early=clamp_complex)  # fmt: skip
 
 
 def _clamp_router(sfx, allow_one):
@@ -645,6 +646,8 @@ def _clamp_router(sfx, allow_one):
         x, a, b = operands
         if a is None and b is None:
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        a, b = clamp_bounds(x, a, b)
+        operands = [x, a, b]
         return (lo, [x, a], ()) if b is None else (hi, [x, b], ()) if a is None else (both, operands, ())
 
     return Routed("clamp", ["self", "min", "max"], [], pick), lo, hi
@@ -713,11 +716,11 @@ for _b, _s, _e in (("min", _cmin_s, "maximum"), ("max", _cmax_s, "minimum")):
 _LERP_X = {"f": "lerp(self, end, weight, half, one)", "c": "self + weight * (end - self)"}
 _LERP_S = _decl("lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor",
                 Elementwise("lerp", ["self", "end"], _LERP_X, ["weight"], allow="fc", kname="lerp_kernel_scalar",
-                            kparams=["weight", "half", "one"], prep=lerp_check),
+                            kparams=["weight", "half", "one"], early=lerp_check, prep=lerp_params),
                 {"self": lambda grad, weight: _mul(grad, 1 - weight), "end": lambda grad, weight: _mul(grad, weight)})  # fmt: skip
 _LERP_T = _decl("lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor",
                 Elementwise("lerp", ["self", "end", "weight"], _LERP_X, allow="fc", kname="lerp_kernel_tensor",
-                            kparams=["half", "one"], prep=lerp_check),
+                            kparams=["half", "one"], early=lerp_check, prep=lerp_params),
                 {"self": lambda grad, weight: _mul(grad, _sub(1, weight)), "end": lambda grad, weight: _mul(grad, weight),
                  "weight": lambda grad, self, end: _mul(grad, _sub(end, self))}, out_overload="Tensor_out")  # fmt: skip
 _ALL["lerp"] = {"T": _LERP_T, "S": _LERP_S}

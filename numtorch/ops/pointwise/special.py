@@ -102,9 +102,9 @@ public("polygamma_", "self, n", _polygamma_inplace, relevant=("self",), module="
 
 # ---- logcumsumexp: log(cumsum(exp(x))) without overflow ------------------------------------------
 def _lcse_cpu(self, dim):
+    d = wrap_dim(dim, self.ndim)  # the dim before the kernel's dtype dispatch
     if self._dtype.category not in (D._FLOAT,):
         raise NotImplementedError(f'"logcumsumexp_out_cpu" not implemented for \'{_cname(self._dtype)}\'')
-    d = wrap_dim(dim, self.ndim)
     a = self._data
     if a.ndim == 0 or a.size == 0:
         return _make(np.array(a, copy=True), self._dtype)

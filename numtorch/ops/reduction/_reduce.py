@@ -196,7 +196,8 @@ def parallel(n: int) -> bool:
 # ---- results and out= ---------------------------------------------------------------------
 def wrap(arr: np.ndarray, dt: D.dtype) -> Tensor:
     if arr.dtype != dt.np:
-        arr = arr.astype(dt.np)
+        with np.errstate(over="ignore"):  # a double accumulator past float32's range gives inf, silently
+            arr = arr.astype(dt.np)
     return _make(arr, dt)
 
 

@@ -110,12 +110,14 @@ def bad_args(name: str, got: str, overloads: tuple) -> TypeError:
     )
 
 
-def _decl(schema, cpu, backward=None, out=None, node_name=None, mode="cast", nout=1):
+def _decl(schema, cpu, backward=None, out=None, node_name=None, mode="cast", nout=1, out_text=None):
     """Declare an op and (``out=``: its out schema) the overload writing into out tensors.
 
     mode: "cast" copies into out's dtype; "castable" too, where PyTorch's can_cast allows it
     (std, var: a float result into an int out raises); "same" requires out's dtype to be the
-    input's; "exact" requires each out to have its result's dtype (values and int64 indices)."""
+    input's; "exact" requires each out to have its result's dtype (values and int64 indices);
+    "exact_first" checks that (values in the input's dtype) before computing, as mode and cummax do,
+    with ``out_text`` (a format of {want}, {got} and {which}: "values" or "indices")."""
     op = defop(schema, cpu=cpu, backward=backward, node_name=node_name)
     if out is None:
         return op
@@ -124,8 +126,14 @@ def _decl(schema, cpu, backward=None, out=None, node_name=None, mode="cast", nou
     dtype_rule = ("nansum" if out.startswith("nansum") else "exact") if "dtype=None, Tensor(a!) out)" in out else None
 
     def out_impl(*v):
-        res = cpu(*v[:-nout])
         outs = v[-nout:]
+        for i, o in enumerate(outs):  # PyTorch checks these before the dims
+            if mode == "same":
+                E.check_same_dtype(v[0], o)
+            elif mode == "exact_first" and o._dtype is not (want := D.int64 if i else v[0]._dtype):
+                raise RuntimeError(out_text.format(want=E.cname(want), got=E.cname(o._dtype),
+                                                   which=("values", "indices")[i]))  # fmt: skip
+        res = cpu(*v[:-nout])
         if dtype_rule is not None and v[-2] is not None:
             check_dtype_arg(dtype_rule, outs[0], D.to_dtype(v[-2]))
         pairs = list(zip(outs, res if nout > 1 else (res,), strict=True))
@@ -136,7 +144,7 @@ def _decl(schema, cpu, backward=None, out=None, node_name=None, mode="cast", nou
                 check_no_internal_overlap(o._data)
             if mode == "same":
                 E.check_same_dtype(v[0], o)
-            elif mode == "exact":
+            elif mode in ("exact", "exact_first"):
                 E.check_out_dtype(o, r._dtype)
             elif mode == "castable" and not D.can_cast(r._dtype, o._dtype):
                 raise RuntimeError(f"result type {E.cname(r._dtype)} can't be cast to the desired output type "
@@ -457,9 +465,11 @@ def _argext(self, dim, keepdim, largest):
 
 def _minmax_dim(name, largest, cls):
     def cpu(self, dim, keepdim):
-        _no_complex(self, f"{name}_cpu")
+        d = E.wrap_dim(dim, self._data.ndim)  # PyTorch: the dim, an empty slice, then complex input
         if self._data.size == 0:
-            _empty_check(self, name, (E.wrap_dim(dim, self._data.ndim),))
+            _empty_check(self, name, (d,))
+        if self._dtype.category == D._COMPLEX:
+            raise RuntimeError(f"{name}(): does not support complex input")
         return cls(*_argext(self, dim, keepdim, largest))
 
     return cpu
@@ -620,6 +630,10 @@ def _aminmax_cpu(self, dim, keepdim):
         raise RuntimeError(
             "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity."
         )
+    if self._dtype.category == D._COMPLEX:
+        if dim is not None and not self._data.ndim:  # a 0-d input skips the kernel's dispatch
+            raise RuntimeError(f"aminmax not implemented for {E.cname(self._dtype)}")
+        raise NotImplementedError(f"\"aminmax_cpu\" not implemented for '{E.cname(self._dtype)}'")
     dims = None if dim is None else [dim]
     return AMinMax(_AMIN_CPU(self, dims, keepdim), _AMAX_CPU(self, dims, keepdim))
 

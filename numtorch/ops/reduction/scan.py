@@ -166,7 +166,8 @@ def _cumext_bw(grad, self, dim, result1):
 for _name, _largest, _cls in (("cummax", True, CumMax), ("cummin", False, CumMin)):
     _op, _op_out = _decl(
         f"{_name}(Tensor self, int dim) -> (Tensor values, Tensor indices)",
-        _cumext(_largest, _cls, _name), {"self": _cumext_bw}, mode="exact", nout=2,
+        _cumext(_largest, _cls, _name), {"self": _cumext_bw}, mode="exact_first", nout=2,
+        out_text="expected scalar_type {want} but found {got}",
         out=f"{_name}.out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)",
     )  # fmt: skip
 

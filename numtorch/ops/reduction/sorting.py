@@ -139,6 +139,8 @@ def _topk_cpu(self, k, dim, largest, sorted):
     n = a.shape[d]
     if not 0 <= k <= n:
         raise RuntimeError("selected index k out of range")
+    if self._data.ndim == 0:  # PyTorch copies a 0-d input whatever k (0 or 1)
+        return _pair(self, a.reshape(()).copy(), np.zeros((), np.int64), TopK, keep_shape=False)
     if k < n and n >= _TOPK_PARTITION:
         part = np.argpartition(a, n - k if largest else k - 1, axis=d)
         sel = np.take(part, range(n - k, n) if largest else range(k), axis=d)
@@ -207,14 +209,17 @@ def _select(self, dim, keepdim, cls, pick, name, kernel=""):
 
 
 def _kthvalue_cpu(self, k, dim, keepdim):
-    n = self._data.shape[E.wrap_dim(dim, self._data.ndim)] if self._data.ndim else 1
-    if self._data.ndim == 0 and k == 1:  # PyTorch returns a 0-d input before any dtype check
+    # PyTorch's order: the dim (a 0-d input's too), an empty slice, k; then a 0-d input returns
+    # before any dtype check
+    d = E.wrap_dim(dim, self._data.ndim)
+    n = self._data.shape[d] if self._data.ndim else 1
+    if n == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    if self._data.ndim == 0:
         return KthValue(
             E.wrap(self._data.copy(), self._dtype), _make(np.zeros((), np.int64), D.int64)
-        )
-    if not 1 <= k <= n:
-        raise RuntimeError(
-            f"kthvalue(): selected number k out of range for dimension {E.wrap_dim(dim, self._data.ndim)}"
         )
     return _select(
         self,
@@ -324,7 +329,7 @@ def _mode_cpu(self, dim, keepdim):
 mode, mode_out = _decl(
     "mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)",
     _mode_cpu, {"self": lambda grad, self, dim, keepdim, result1: _select_bw(grad, self, dim, keepdim, result1)},
-    mode="exact", nout=2,
+    mode="exact_first", nout=2, out_text="expected scalar type '{want}' but got '{got}' for {which} output",
     out="mode.values(Tensor self, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)",
 )  # fmt: skip
 

@@ -16,13 +16,14 @@ from .core import _NORMP, _NORMS, _call, _count, _decl, _fn, aten, check_dtype_a
 
 
 # ---- var, std, var_mean, std_mean -------------------------------------------------------------
-def _var_mean(self: Tensor, dim, correction, keepdim: bool, name: str):
+def _var_mean(self: Tensor, dim, correction, keepdim: bool, name: str, sqrt: bool = False):
     if self._dtype.category == D._COMPLEX:
         # |z - mean|^2 splits into the parts: var(z) = var(re) + var(im), a real result
         real = self._dtype.to_real()
         (vr, mr), (vi, mi) = (_var_mean(_make(p, real), dim, correction, keepdim, name)
                               for p in (self._data.real, self._data.imag))  # fmt: skip
-        return (_make(np.asarray(vr._data + vi._data), real),
+        v = vr._data + vi._data
+        return (_make(np.asarray(np.sqrt(v) if sqrt else v), real),
                 _make(np.asarray(mr._data + 1j * mi._data, self._dtype.np), self._dtype))
     if self._dtype.category != D._FLOAT:
         what = "std and var" if name in ("std", "var") else name
@@ -46,6 +47,8 @@ def _var_mean(self: Tensor, dim, correction, keepdim: bool, name: str):
             k(x, var, mean, outer, R, c)
         else:
             E.K.var_cols(x, var, mean, outer, R, inner, c)
+    if sqrt:  # in double, as PyTorch's accumulator: std of float32 1e30s is finite, its var is not
+        np.sqrt(var, out=var)
     dt = self._dtype
     return (E.wrap(E.restore(var, a.shape, dims, kept, keepdim), dt),
             E.wrap(E.restore(mean, a.shape, dims, kept, keepdim), dt))  # fmt: skip
@@ -90,15 +93,11 @@ var, var_out = _decl(f"var.correction{_SIG} -> Tensor",
 
 
 def _std_cpu(self, dim, correction, keepdim):
-    v = _var_mean(self, dim, correction, keepdim, "std")[0]
-    np.sqrt(v._data, out=v._data)
-    return v
+    return _var_mean(self, dim, correction, keepdim, "std", sqrt=True)[0]
 
 
 def _std_mean_cpu(self, dim, correction, keepdim):
-    v, m = _var_mean(self, dim, correction, keepdim, "std_mean")
-    np.sqrt(v._data, out=v._data)
-    return v, m
+    return _var_mean(self, dim, correction, keepdim, "std_mean", sqrt=True)
 
 
 std, std_out = _decl(f"std.correction{_SIG} -> Tensor", _std_cpu, {"self": _std_bw},

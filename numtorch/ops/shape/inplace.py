@@ -97,7 +97,9 @@ def _fill_tensor_cpu(self, value):
         raise RuntimeError(
             f"fill_ only supports 0-dimension value tensor but got tensor with {value._data.ndim} dimensions."
         )
-    return _fill_cpu(self, value.item())
+    # PyTorch's fill_.Tensor is copy_ of the value (a copy if it aliases self): a cast as .to()
+    # casts (no overflow check, unlike fill_.Scalar), refused for an expanded self
+    return _copy_cpu(self, _make(np.array(value._host()), value._dtype))
 
 
 def _zero_cpu(self):

@@ -1,5 +1,7 @@
 """Factory regressions found by differential fuzzing against PyTorch (issue 10)."""
 
+import re
+
 import pytest
 
 import numtorch
@@ -29,3 +31,62 @@ def test_complex_refuses_a_python_number_part(real, imag, msg):
     with pytest.raises(TypeError) as info:
         numtorch.complex(real, imag)
     assert str(info.value) == msg
+
+
+@pytest.mark.parametrize("sample", [lambda a: a.uniform_(), lambda a: a.normal_(), lambda a: a.random_(0, 5),
+                                    lambda a: a.bernoulli_(0.5), lambda a: a.exponential_()])  # fmt: skip
+def test_in_place_samplers_refuse_repeated_elements(sample):
+    a = numtorch.zeros(1, 2).expand(3, 2)
+    with pytest.raises(RuntimeError, match="^unsupported operation: more than one element of the written-to tensor"):
+        sample(a)
+    assert not a.any()
+
+
+@pytest.mark.parametrize("dtype,name", [(numtorch.bool, "Bool"), (numtorch.complex64, "ComplexFloat")])
+@pytest.mark.parametrize("step", [0.5, 0])
+def test_range_refuses_bool_and_complex_before_checking_the_step(dtype, name, step):
+    with pytest.warns(UserWarning, match="torch.range is deprecated"):
+        with pytest.raises(NotImplementedError, match=f"^\"range_cpu\" not implemented for '{name}'$"):
+            numtorch.range(0, 1, step, dtype=dtype)
+
+
+@pytest.mark.parametrize("fn", [lambda: numtorch.linspace(0.0, 2.5, 0, dtype=numtorch.bool),
+                                lambda: numtorch.linspace(-1.5, 300, 0, out=numtorch.zeros(0, dtype=numtorch.uint8)),
+                                lambda: numtorch.logspace(0, 10, 0, dtype=numtorch.bool)])  # fmt: skip
+def test_linspace_logspace_of_no_steps_check_nothing(fn):
+    assert fn().shape == (0,)
+
+
+def test_linspace_logspace_of_one_step_fill_a_bool_and_refuse_more():
+    assert numtorch.linspace(0, 1, 1, dtype=numtorch.bool).tolist() == [False]
+    assert numtorch.logspace(0, 10, 1, dtype=numtorch.bool).tolist() == [True]  # fill_(10 ** 0)
+    with pytest.raises(NotImplementedError, match="^\"logspace_cpu\" not implemented for 'Bool'$"):
+        numtorch.logspace(0, 10, 3, dtype=numtorch.bool)
+    with pytest.raises(RuntimeError, match="^number of steps must be non-negative$"):
+        numtorch.linspace(0, 1, -1, dtype=numtorch.bool)
+
+
+@pytest.mark.parametrize("fn", [lambda: numtorch.randn(2, 0, dtype=numtorch.bool),
+                                lambda: numtorch.randn_like(numtorch.zeros(0, dtype=numtorch.int32)),
+                                lambda: numtorch.empty(0, dtype=numtorch.int64).normal_(),
+                                lambda: numtorch.empty(0, dtype=numtorch.int64).exponential_(),
+                                lambda: numtorch.normal(numtorch.zeros(0, dtype=numtorch.int32), 1.0)])  # fmt: skip
+def test_normal_samplers_of_an_empty_result_skip_the_dtype_check(fn):
+    assert fn().numel() == 0
+
+
+def test_uniform_and_nonempty_normal_samplers_still_check_the_dtype():
+    with pytest.raises(NotImplementedError, match="^\"check_uniform_bounds\" not implemented for 'Long'$"):
+        numtorch.rand(0, dtype=numtorch.int64)
+    with pytest.raises(NotImplementedError, match="^\"normal_kernel_cpu\" not implemented for 'Bool'$"):
+        numtorch.randn(2, dtype=numtorch.bool)
+
+
+@pytest.mark.parametrize("fn,sizes", [(lambda: numtorch.randn(2, 2**62), "[2, 4611686018427387904]"),
+                                      (lambda: numtorch.rand(2, 2**62, dtype=numtorch.int32), "[2, 4611686018427387904]"),
+                                      (lambda: numtorch.randint(0, 5, (2, 2**62)), "[2, 4611686018427387904]"),
+                                      (lambda: numtorch.randperm(2**62), "[4611686018427387904]"),
+                                      (lambda: numtorch.rand(2**61, 2), "[2305843009213693952, 2]")])  # fmt: skip
+def test_random_factories_refuse_a_size_whose_bytes_overflow_before_the_dtype_check(fn, sizes):
+    with pytest.raises(RuntimeError, match=f"^Storage size calculation overflowed with sizes={re.escape(sizes)}$"):
+        fn()

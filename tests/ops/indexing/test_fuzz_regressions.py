@@ -27,3 +27,107 @@ def test_index_select_of_a_0d_tensor_takes_exactly_one_index(index):
     with pytest.raises(RuntimeError, match=msg):
         nt.index_select(nt.tensor(1.5), 0, idx)
     assert nt.index_select(nt.tensor(1.5), 0, nt.tensor([0])).shape == ()
+
+
+@pytest.mark.parametrize("value", [1j, nt.tensor(2j)])
+@pytest.mark.parametrize("dtype", [nt.bool, nt.float32])
+def test_index_fill_refuses_a_complex_value_for_a_real_tensor(value, dtype):
+    x = nt.zeros(2, dtype=dtype)
+    with pytest.raises(RuntimeError, match=r"^index_fill_\(\): Converting complex Scalar to non-complex type is not supported$"):
+        x.index_fill_(0, nt.tensor([0]), value)
+    assert not x.any()
+    assert nt.index_fill(nt.zeros(1, dtype=nt.complex64), 0, nt.tensor([0]), 1j).tolist() == [1j]
+
+
+@pytest.mark.parametrize("key", [(slice(None), 0), slice(None), Ellipsis, None])
+def test_setitem_through_a_view_with_repeated_elements_refuses(key):
+    a = nt.tensor([[1.0, 2.0]]).expand(3, 2)
+    with pytest.raises(RuntimeError, match="^unsupported operation: more than one element of the written-to tensor"):
+        a[key] = 5.0
+    assert a.tolist() == [[1.0, 2.0]] * 3
+
+
+def test_setitem_of_a_non_repeating_view_of_an_expanded_tensor_writes():
+    a = nt.tensor([[1.0, 2.0]]).expand(3, 2)
+    a[0] = 5.0  # the row itself has distinct elements (PyTorch writes the shared row)
+    a[0, 1] = 6.0
+    assert a.tolist() == [[5.0, 6.0]] * 3
+
+
+def test_setitem_of_a_lone_mask_with_one_value_converts_it_as_masked_fill_does():
+    a = nt.tensor([[1, 2, 3], [4, 5, 6]])
+    a[a > 2] = nt.tensor([2.7])  # PyTorch: masked_fill_(mask, value.item()), any dtype
+    assert a.tolist() == [[1, 2, 2], [2, 2, 2]] and a.dtype == nt.int64
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type int64_t without overflow$"):
+        a[a > 1] = nt.tensor(float("inf"))
+    with pytest.raises(RuntimeError, match="^Index put requires the source and destination dtypes match, got Long"):
+        a[a > 1] = nt.tensor([2.7, 1.0, 2.0, 3.0, 4.0])  # more than one value: index_put_'s own check
+    with pytest.raises(RuntimeError, match="^Index put requires the source and destination dtypes match, got Long"):
+        a[nt.tensor([0])] = nt.tensor(2.7)  # an integer index: no masked_fill_ route
+
+
+@pytest.mark.parametrize("call,msg", [
+    (lambda x, i: nt.scatter_add(x, 0, i, 1.5), r"scatter_add\(\): argument 'src' \(position 4\) must be Tensor, not float"),
+    (lambda x, i: x.scatter_add_(0, i, True), r"scatter_add_\(\): argument 'src' \(position 3\) must be Tensor, not bool"),
+    (lambda x, i: nt.scatter_reduce(x, 0, i, 1j, "sum"), r"scatter_reduce\(\): argument 'src' \(position 4\) must be Tensor, not complex"),
+    (lambda x, i: x.scatter_reduce_(0, i, 2, "mean"), r"scatter_reduce_\(\): argument 'src' \(position 3\) must be Tensor, not int"),
+    (lambda x, i: nt.index_add(x, 0, i, 1.0), r"index_add\(\): argument 'source' \(position 4\) must be Tensor, not float"),
+    (lambda x, i: x.index_copy_(0, i, 1.0), r"index_copy_\(\): argument 'source' \(position 3\) must be Tensor, not float"),
+])  # fmt: skip
+def test_scatter_add_reduce_index_add_copy_refuse_a_number_source_as_the_parser_does(call, msg):
+    x = nt.zeros(3)
+    with pytest.raises(TypeError, match=f"^{msg}$"):
+        call(x, nt.tensor([0]))
+    assert not x.any()
+
+
+@pytest.mark.parametrize("call", [
+    lambda: nt.scatter(nt.zeros(2, 3), 5, nt.tensor([[0]]), nt.ones(1, 1, dtype=nt.int8)),
+    lambda: nt.gather(nt.zeros(2), 3, nt.zeros(1, dtype=nt.float32)),
+    lambda: nt.index_add(nt.zeros(2, 3, dtype=nt.float64), 3, nt.tensor([0]), nt.zeros(1, 3)),
+])  # fmt: skip
+def test_scatter_gather_index_add_check_the_dim_first(call):
+    with pytest.raises(IndexError, match=r"^Dimension out of range"):
+        call()
+
+
+def test_scatter_gather_of_an_empty_index_take_any_index_dtype():
+    assert nt.scatter(nt.zeros(0), 0, nt.zeros(0, dtype=nt.uint8), nt.zeros(0)).shape == (0,)
+    assert nt.gather(nt.zeros(0), 0, nt.zeros(0, dtype=nt.float32)).shape == (0,)
+
+
+def test_index_add_shapes_of_0d_operands():
+    with pytest.raises(IndexError, match="^Dimension specified as 0 but tensor has no dimensions$"):
+        nt.index_add(nt.tensor(1.0), 0, nt.tensor([0, 0]), nt.tensor(2.0))
+    with pytest.raises(RuntimeError, match=r"^source tensor shape must match self tensor shape.*self.shape = \[3\] source.shape = \[\]$"):
+        nt.index_add(nt.zeros(3), 0, nt.tensor([0]), nt.tensor(2.0))
+    with pytest.raises(RuntimeError, match=r"^index_add_\(\): Indexing dim 1 is out of bounds of the source tensor with dim 1$"):
+        nt.index_add(nt.zeros(2, 3), 1, nt.tensor([0]), nt.ones(1))
+    assert nt.index_add(nt.tensor(3.0), 0, nt.tensor([0]), nt.tensor(2.0)).item() == 5.0
+
+
+@pytest.mark.parametrize("args,exc,msg", [
+    ((nt.zeros(2, 0, dtype=nt.int8), 2**40), RuntimeError, "value cannot be converted to type int8_t without overflow"),
+    ((300, nt.zeros(2, dtype=nt.int8)), RuntimeError, "value cannot be converted to type int8_t without overflow"),
+    ((nt.zeros(2, dtype=nt.int8), 2**70), OverflowError, "int too big to convert"),
+])  # fmt: skip
+def test_where_refuses_an_int_outside_the_tensors_dtype(args, exc, msg):
+    cond = nt.ones(args[0].shape if isinstance(args[0], nt.Tensor) else (2,), dtype=nt.bool)
+    with pytest.raises(exc, match=f"^{msg}$"):
+        nt.where(cond, *args)
+    assert nt.where(nt.zeros(2, dtype=nt.bool), nt.zeros(2, dtype=nt.uint8), -1).tolist() == [255, 255]  # wraps, as c10
+
+
+def test_index_select_checks_dim_and_index_shape_before_its_dtype():
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-1, 0\], but got 5\)$"):
+        nt.index_select(nt.ones(3, dtype=nt.uint8), 5, nt.zeros(1))
+    with pytest.raises(IndexError, match=r"^index_select\(\): Index is supposed to be a vector$"):
+        nt.index_select(nt.ones(3), 0, nt.zeros(1, 1))
+
+
+def test_index_put_into_an_empty_dim_is_an_index_error_before_the_dtype_check():
+    x = nt.zeros(2, 0)
+    with pytest.raises(IndexError, match="^index is out of bounds for dimension with size 0$"):
+        x[:, nt.tensor([0])] = nt.tensor(1.0, dtype=nt.float64)
+    with pytest.raises(RuntimeError, match="^Index put requires the source and destination dtypes match"):
+        nt.zeros(0).index_put_((nt.tensor([], dtype=nt.int64),), nt.tensor(1.5, dtype=nt.float64))

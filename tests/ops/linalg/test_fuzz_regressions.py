@@ -1,6 +1,9 @@
 """Linear-algebra regressions found by differential fuzzing against PyTorch (issue 10); expected
 values are PyTorch 2.13's."""
 
+import math
+import re
+
 import numpy as np
 import pytest
 
@@ -90,3 +93,135 @@ def test_linalg_cholesky_out_must_have_the_result_dtype(dtype, name):
     with pytest.raises(RuntimeError, match=f"^Expected out tensor to have dtype double, but got {name} instead$"):
         numtorch.linalg.cholesky(a, out=out)
     np.testing.assert_array_equal(out.numpy(), np.zeros((2, 2)))
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (2, 0, 0), (3, 0, 2), (2, 3, 0)])
+def test_lu_factor_and_lu_of_empty_matrices(shape):
+    A = numtorch.zeros(shape, dtype=numtorch.float64)
+    LU, piv = numtorch.linalg.lu_factor(A)
+    assert LU.shape == shape and piv.shape == shape[:-2] + (min(shape[-2:]),) and piv.dtype == numtorch.int32
+    P, L, U = numtorch.linalg.lu(A)
+    m, n = shape[-2:]
+    assert (P.shape, L.shape, U.shape) == (shape[:-2] + (m, m), shape[:-2] + (m, min(m, n)), shape[:-2] + (min(m, n), n))
+
+
+def test_lu_solve_of_empty_systems():
+    A = numtorch.zeros(2, 0, 0, dtype=numtorch.float64)
+    assert numtorch.linalg.lu_solve(*numtorch.linalg.lu_factor(A), A).shape == (2, 0, 0)
+
+
+@pytest.mark.parametrize("p", [None, 2, -2, 1, -1, math.inf, "fro", "nuc"])
+def test_cond_of_an_empty_matrix_is_zero(p):
+    r = numtorch.linalg.cond(numtorch.zeros(2, 0, 0, dtype=numtorch.complex64), p)
+    assert r.dtype == numtorch.float32 and r.tolist() == [0.0, 0.0]
+
+
+def test_cond_of_an_empty_matrix_checks_a_string_order_for_squareness_first():
+    with pytest.raises(RuntimeError, match="must be batches of square matrices"):
+        numtorch.linalg.cond(numtorch.zeros(3, 0), "fro")
+    assert numtorch.linalg.cond(numtorch.zeros(3, 0), 1).item() == 0.0
+
+
+@pytest.mark.parametrize("ord", [1, 2, math.inf])
+@pytest.mark.parametrize("shape", [(0, 0), (3, 0), (2, 0, 3)])
+def test_matrix_norm_of_an_empty_matrix_with_a_positive_order_is_zero(ord, shape):
+    r = numtorch.linalg.matrix_norm(numtorch.zeros(shape), ord)
+    assert r.shape == shape[:-2] and not r.any()
+
+
+@pytest.mark.parametrize("ord", [-1, -2, -math.inf])
+def test_matrix_norm_of_an_empty_matrix_with_a_negative_order_refuses(ord):
+    with pytest.raises(IndexError, match=r"^amin\(\): Expected reduction dim"):
+        numtorch.linalg.matrix_norm(numtorch.zeros(0, 0), ord)
+
+
+@pytest.mark.parametrize("ord", ["fro", "nuc", 2, math.inf])
+def test_norm_with_an_order_and_no_dim_refuses_more_than_two_dimensions(ord):
+    with pytest.raises(RuntimeError, match=r"^linalg.norm: If dim is not specified but ord is, the input must "
+                                           r"be 1D or 2D. Got 3D.$"):  # fmt: skip
+        numtorch.linalg.norm(numtorch.zeros(2, 2, 2), ord)
+
+
+@pytest.mark.parametrize("dim", [(0, 1, 2), ()])
+def test_norm_refuses_a_dim_of_other_than_one_or_two_entries(dim):
+    with pytest.raises(RuntimeError, match=r"^linalg.norm: If dim is specified, it must be of length 1 or 2. "
+                                           rf"Got \[{', '.join(map(str, dim))}\]$"):  # fmt: skip
+        numtorch.linalg.norm(numtorch.zeros(2, 2, 2), 2, dim=dim)
+
+
+_B = numtorch.bool
+
+
+@pytest.mark.parametrize("fn,shape", [
+    (lambda: numtorch.mm(numtorch.zeros(3, 0, dtype=_B), numtorch.zeros(0, 2, dtype=_B)), (3, 2)),
+    (lambda: numtorch.mm(numtorch.zeros(0, 1, dtype=_B), numtorch.zeros(1, 2, dtype=_B)), (0, 2)),
+    (lambda: numtorch.mv(numtorch.zeros(1, 0, dtype=_B), numtorch.zeros(0, dtype=_B)), (1,)),
+    (lambda: numtorch.bmm(numtorch.zeros(2, 3, 0, dtype=_B), numtorch.zeros(2, 0, 2, dtype=_B)), (2, 3, 2)),
+    (lambda: numtorch.matmul(numtorch.zeros(2, 0, 3, dtype=_B), numtorch.zeros(3, 4, dtype=_B)), (2, 0, 4)),
+    (lambda: numtorch.einsum("ij,jk->ik", numtorch.zeros(3, 0, dtype=_B), numtorch.zeros(0, 2, dtype=_B)), (3, 2)),
+])  # fmt: skip
+def test_bool_products_with_nothing_to_multiply_give_zeros(fn, shape):
+    r = fn()  # PyTorch returns before the kernel that refuses bool
+    assert r.dtype == _B and r.shape == shape and not r.any()
+
+
+def test_bool_products_with_something_to_multiply_refuse():
+    with pytest.raises(NotImplementedError, match="^\"addmm_impl_cpu_\" not implemented for 'Bool'$"):
+        numtorch.mm(numtorch.zeros(3, 1, dtype=_B), numtorch.zeros(1, 2, dtype=_B))
+    with pytest.raises(NotImplementedError, match="^\"bmm\" not implemented for 'Bool'$"):
+        numtorch.bmm(numtorch.zeros(1, 2, 2, dtype=_B), numtorch.zeros(1, 2, 2, dtype=numtorch.float32))
+    with pytest.raises(RuntimeError, match="^result type Long can't be cast to the desired output type Bool$"):
+        numtorch.addmm(numtorch.zeros(2, dtype=_B), numtorch.zeros(3, 0, dtype=_B), numtorch.zeros(0, 2, dtype=_B))
+
+
+def test_bmm_of_an_empty_product_takes_batch2s_dtype():
+    r = numtorch.bmm(numtorch.zeros(2, 3, 0), numtorch.zeros(2, 0, 2, dtype=numtorch.float64))
+    assert r.dtype == numtorch.float64 and r.shape == (2, 3, 2) and not r.any()
+    with pytest.raises(RuntimeError, match="^expected scalar type Float but found Double$"):
+        numtorch.bmm(numtorch.zeros(2, 3, 1), numtorch.zeros(2, 1, 2, dtype=numtorch.float64))
+
+
+@pytest.mark.parametrize("eq,s1,s2,d1,d2,want", [
+    ("i,i->", (1,), (1,), numtorch.float16, numtorch.float32, numtorch.float32),  # size-1 sums: a.mul(b)
+    ("i,j->ij", (2,), (3,), numtorch.int32, numtorch.bool, numtorch.int32),
+    ("i,i->", (0,), (0,), numtorch.float64, _B, _B),  # an empty contraction: bmm returns b's dtype
+    ("ij,jk->", (2, 3), (3, 2), _B, numtorch.int32, numtorch.int64),  # lone sums first: both int64
+])  # fmt: skip
+def test_einsum_of_two_operands_follows_pytorchs_mul_or_bmm_route(eq, s1, s2, d1, d2, want):
+    assert numtorch.einsum(eq, numtorch.ones(s1, dtype=d1), numtorch.ones(s2, dtype=d2)).dtype == want
+
+
+@pytest.mark.parametrize("call,exc,msg", [
+    (lambda A: numtorch.linalg.eigh(A.long()), NotImplementedError, "\"linalg_eigh_cpu\" not implemented for 'Long'"),
+    (lambda A: numtorch.linalg.solve_triangular(A.bool(), A.bool(), upper=True), NotImplementedError,
+     "\"triangular_solve_cpu\" not implemented for 'Bool'"),
+    (lambda A: numtorch.linalg.solve_triangular(A.half(), A.half(), upper=True), NotImplementedError,
+     "\"triangular_solve_cpu\" not implemented for 'Half'"),
+    (lambda A: numtorch.linalg.householder_product(A.long(), numtorch.ones(2, dtype=numtorch.long)), NotImplementedError,
+     "\"orgqr_cpu\" not implemented for 'Long'"),
+    (lambda A: numtorch.linalg.vecdot(A.long(), A.long()), RuntimeError,
+     "linalg.vecdot: Expected a floating point or complex tensor as input. Got Long"),
+    (lambda A: numtorch.linalg.eigvals(A.half()), NotImplementedError, "\"linalg_eig_out_cpu\" not implemented for 'Half'"),
+    (lambda A: numtorch.linalg.svdvals(A.half()), NotImplementedError, "\"linalg_svd_cpu\" not implemented for 'Half'"),
+    (lambda A: numtorch.linalg.qr(A.half()), NotImplementedError, "\"geqrf_cpu\" not implemented for 'Half'"),
+    (lambda A: numtorch.linalg.solve(A.half(), A.half()), NotImplementedError, "\"lu_cpu\" not implemented for 'Half'"),
+    (lambda A: numtorch.linalg.matrix_rank(A.half()), RuntimeError,
+     "This function doesn't handle types other than float and double"),
+])  # fmt: skip
+def test_linalg_dtype_refusals_are_pytorchs(call, exc, msg):
+    with pytest.raises(exc, match=f"^{re.escape(msg)}$"):
+        call(numtorch.ones(2, 2))
+
+
+def test_tensordot_keeps_an_integer_dtype_when_it_sums_a_size_one_dim():
+    i32 = numtorch.int32
+    r = numtorch.tensordot(numtorch.ones(3, 1, dtype=i32), numtorch.ones(1, 2, dtype=i32), dims=2)
+    assert r.dtype == i32 and r.item() == 6  # PyTorch: t1.sum(dim, keepdim, dtype=int32), then mm
+
+
+@pytest.mark.parametrize("eq", ["ij,ij->", "ij,ij->i", "ij,ij->j"])
+def test_einsum_gradient_where_each_operand_broadcasts_a_different_label(eq):
+    # x holds i at full size and j at 1, y the other way round: x's gradient comes back (1, 2)
+    x = numtorch.tensor([[0.5], [1.5], [-2.0]], dtype=numtorch.float64, requires_grad=True)
+    y = numtorch.tensor([[1.0, -3.0]], dtype=numtorch.float64, requires_grad=True)
+    assert numtorch.autograd.gradcheck(lambda a, b: numtorch.einsum(eq, a, b), (x, y))

@@ -160,3 +160,85 @@ def test_interpolate_keeps_an_inf_where_no_tap_weighs_it_by_zero():
 def test_float_only_activations_refuse_integers_with_not_implemented_error(name, kernel):
     with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for 'Long'$"):
         getattr(F, name)(numtorch.tensor([1, 2]))
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+@pytest.mark.parametrize("shape", [(0, 3), (2, 3, 0), (0, 3, 3), (1, 0, 3, 3)])
+def test_reflect_replicate_pad_refuse_an_empty_non_batch_dimension(mode, shape):
+    pad = (1, 1) if len(shape) < 4 and shape != (0, 3, 3) else (1, 1, 1, 1)
+    n = len(pad) // 2
+    with pytest.raises(RuntimeError, match=rf"^Expected {n + 1}D or {n + 2}D \(batch mode\) tensor with possibly 0 "
+                       rf"batch size and other non-zero dimensions for input, but got: \[{', '.join(map(str, shape))}\]$"):  # fmt: skip
+        F.pad(numtorch.zeros(shape), pad, mode=mode)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+def test_reflect_replicate_pad1d_of_an_empty_batch(mode):
+    x = numtorch.zeros(0, 2, 3, requires_grad=True)
+    y = F.pad(x, (1, 1), mode=mode)
+    y.sum().backward()
+    assert y.shape == (0, 2, 5) and x.grad.shape == (0, 2, 3)
+
+
+@pytest.mark.parametrize("dtype", [numtorch.int64, numtorch.bool])
+def test_bce_with_logits_refuses_a_non_floating_input_as_log_sigmoid_does(dtype):
+    name = "Long" if dtype is numtorch.int64 else "Bool"
+    with pytest.raises(NotImplementedError, match=f"^\"log_sigmoid_cpu\" not implemented for '{name}'$"):
+        F.binary_cross_entropy_with_logits(numtorch.tensor([1, 0], dtype=dtype), numtorch.tensor([1.0, 0.0]))
+
+
+@pytest.mark.parametrize("dtype,name", [(numtorch.uint8, "Byte"), (numtorch.int64, "Long")])
+def test_unfold_fold_refuse_integer_input(dtype, name):
+    with pytest.raises(NotImplementedError, match=f"^\"im2col_out_cpu\" not implemented for '{name}'$"):
+        F.unfold(numtorch.ones(1, 1, 3, 3, dtype=dtype), 2)
+    with pytest.raises(NotImplementedError, match=f"^\"col2im_out_cpu\" not implemented for '{name}'$"):
+        F.fold(numtorch.ones(1, 4, 4, dtype=dtype), (3, 3), 2)
+
+
+def test_unfold_fold_take_bool_and_complex_input():
+    x = numtorch.tensor([[[[1 + 2j, 3j], [4, 5 - 1j]]]], dtype=numtorch.complex64)
+    u = F.unfold(x, 1)
+    assert u.dtype == numtorch.complex64 and u.flatten().tolist() == x.flatten().tolist()
+    assert F.fold(u, (2, 2), 1).tolist() == x.tolist()
+    b = numtorch.ones(1, 1, 3, 3, dtype=numtorch.bool)
+    # col2im sums the overlapping blocks: a bool output is True wherever any block wrote True
+    assert F.fold(F.unfold(b, 2), (3, 3), 2).dtype == numtorch.bool
+    assert F.fold(F.unfold(b, 2), (3, 3), 2).all()
+
+
+@pytest.mark.parametrize("shape,msg", [((2, 3), r"Dimension out of range \(expected to be in range of \[-2, 1\], but got -3\)"),
+                                       ((3,), r"Dimension out of range \(expected to be in range of \[-1, 0\], but got -3\)"),
+                                       ((), "Dimension specified as -3 but tensor has no dimensions")])  # fmt: skip
+def test_avg_pool2d_of_fewer_than_three_dims_is_an_index_error(shape, msg):
+    with pytest.raises(IndexError, match=f"^{msg}$"):  # PyTorch's meta function reads input.size(-3) first
+        F.avg_pool2d(numtorch.ones(shape), 2)
+
+
+def test_max_pool2d_of_another_ndim_has_pytorchs_text():
+    with pytest.raises(RuntimeError, match=r"^non-empty 3D or 4D \(batch mode\) tensor expected for input$"):
+        F.max_pool2d(numtorch.ones(2, 3), 2)
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_refusal_names_pytorchs_kernel(approximate):
+    with pytest.raises(NotImplementedError, match="^\"GeluKernelImpl\" not implemented for 'Long'$"):
+        F.gelu(numtorch.ones(2, dtype=numtorch.int64), approximate=approximate)
+
+
+def test_glu_checks_its_dim_as_pytorch():
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-2, 1\], but got -5\)$"):
+        F.glu(numtorch.ones(2, 4), -5)
+
+
+@pytest.mark.parametrize("shape", [(), (1, 1, 1, 2)])
+def test_adaptive_avg_pool1d_checks_the_dims_before_the_dtype(shape):
+    with pytest.raises(RuntimeError, match=rf"^Expected 2 to 3 dimensions, but got {len(shape)}-dimensional tensor "
+                                           r"for argument #1 'self' \(while checking arguments for adaptive_avg_pool1d\)$"):  # fmt: skip
+        F.adaptive_avg_pool1d(numtorch.ones(shape, dtype=numtorch.int64), 2)
+
+
+def test_bce_compares_dtypes_before_refusing_integers():
+    with pytest.raises(RuntimeError, match="^Found dtype Float but expected Long$"):
+        F.binary_cross_entropy(numtorch.tensor(1), numtorch.tensor(0.5))
+    with pytest.raises(NotImplementedError, match="^\"binary_cross_entropy\" not implemented for 'Long'$"):
+        F.binary_cross_entropy(numtorch.tensor([1]), numtorch.tensor([1]))

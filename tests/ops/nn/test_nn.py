@@ -72,7 +72,7 @@ POOL_ERRORS = [
      "Given input size: (3x8x8). Calculated output size: (3x0x0). Output size is too small"),
     (lambda: F.max_pool2d(numtorch.ones(2, 3, 8, 8), 2, stride=0), RuntimeError, "stride should not be zero"),
     (lambda: F.max_pool2d(numtorch.ones(8), 2), RuntimeError,
-     "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input"),
+     "non-empty 3D or 4D (batch mode) tensor expected for input"),
     (lambda: F.max_pool2d(numtorch.ones(2, 3, 8, 8), (1, 2, 3)), RuntimeError,
      "max_pool2d: kernel_size must either be a single int, or a tuple of two ints"),
     (lambda: F.avg_pool2d(numtorch.ones(2, 3, 8, 8), 2, divisor_override=0), RuntimeError, "divisor must be not zero"),

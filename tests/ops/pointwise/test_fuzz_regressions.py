@@ -202,3 +202,47 @@ def test_python_number_of_a_complex_tensor_needs_a_zero_imaginary_part():
     for conv, ctype in ((float, "double"), (int, "int64_t")):
         with pytest.raises(RuntimeError, match=f"^value cannot be converted to type {ctype} without overflow$"):
             conv(nt.tensor(1 + 2j))
+
+
+@pytest.mark.parametrize("x,out,msg", [(numtorch.tensor([1, 2], dtype=numtorch.int32), numtorch.int16, "Short.*Int"),
+                                       (numtorch.tensor([1.0, math.nan]), numtorch.float64, "Double.*Float")])  # fmt: skip
+def test_nan_to_num_out_must_have_the_input_dtype(x, out, msg):
+    o = numtorch.full((2,), 7, dtype=out)
+    with pytest.raises(RuntimeError, match=f"^nan_to_num: dtype of out: {msg}$"):
+        numtorch.nan_to_num(x, out=o)
+    assert o.tolist() == [7, 7]
+
+
+@pytest.mark.parametrize("args,msg", [
+    ((numtorch.ones(2, dtype=numtorch.int64), numtorch.ones(3, dtype=numtorch.bool), 0.5),
+     "expected dtype long int for `end` but got dtype bool"),  # before the shapes and the kernel's dtype
+    ((numtorch.ones(2, dtype=numtorch.int32), numtorch.ones(2, dtype=numtorch.int32), numtorch.ones(2, dtype=numtorch.int8)),
+     "expected dtype int for `weight` but got dtype signed char"),
+])  # fmt: skip
+def test_lerp_compares_dtypes_before_anything_else(args, msg):
+    with pytest.raises(RuntimeError, match=f"^{msg}$"):
+        numtorch.lerp(*args)
+    with pytest.raises(NotImplementedError, match="^\"lerp_kernel_scalar\" not implemented for 'Long'$"):
+        numtorch.lerp(numtorch.ones(2, dtype=numtorch.int64), numtorch.ones(2, dtype=numtorch.int64), 0.5)
+
+
+def test_logcumsumexp_checks_the_dim_before_the_dtype():
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-2, 1\], but got 5\)$"):
+        numtorch.ones(2, 3, dtype=numtorch.int32).logcumsumexp(5)
+
+
+@pytest.mark.parametrize("call,exc,msg", [
+    (lambda: numtorch.ones(3, dtype=numtorch.complex64).expand(2, 3).clamp_max_(1),
+     NotImplementedError, "clamp is not supported for complex types"),  # before the overlap check
+    (lambda: numtorch.clamp(numtorch.ones(3), min=1j), RuntimeError, "value cannot be converted to type double without overflow"),
+    (lambda: numtorch.clamp_min(numtorch.ones(3), 2 + 1j), NotImplementedError, "clamp is not supported for complex types"),
+    (lambda: numtorch.tensor([[3, 4]]).clip_(min=1j), RuntimeError,
+     "result type ComplexFloat can't be cast to the desired output type long int"),
+])  # fmt: skip
+def test_clamp_refuses_complex_before_out_and_overlap_checks(call, exc, msg):
+    with pytest.raises(exc, match=f"^{msg}$"):
+        call()
+
+
+def test_clamp_converts_a_real_complex_bound_to_double():
+    assert numtorch.clamp(numtorch.ones(3), min=2 + 0j).tolist() == [2.0, 2.0, 2.0]

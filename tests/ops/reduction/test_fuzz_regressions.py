@@ -179,3 +179,66 @@ def test_logsumexp_out_must_be_floating_and_takes_integer_input_in_its_dtype():
     out = numtorch.zeros((), dtype=numtorch.float64)
     numtorch.logsumexp(numtorch.tensor([1, 2]), 0, out=out)
     np.testing.assert_allclose(out.item(), np.logaddexp(1.0, 2.0), rtol=1e-15)
+
+
+@pytest.mark.parametrize("fn", [numtorch.std, lambda x: numtorch.std_mean(x, dim=(0,))[0],
+                                lambda x: numtorch.std(x, 0)])  # fmt: skip
+def test_std_of_float32_takes_the_root_in_double_before_narrowing(fn):
+    # the variance 2.5e59 overflows float32, its square root 5e29 does not (PyTorch's double accumulator)
+    x = numtorch.tensor([-3.5, 1e30, 2.5, 1.5])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no NumPy overflow warning either
+        got = fn(x).item()
+    assert got == pytest.approx(5e29, rel=1e-6)
+
+
+@pytest.mark.parametrize("dim", [-2, 1])
+def test_kthvalue_of_a_0d_tensor_checks_its_dim(dim):
+    with pytest.raises(IndexError, match=rf"^Dimension out of range \(expected to be in range of \[-1, 0\], but got {dim}\)$"):
+        numtorch.kthvalue(numtorch.tensor(7), 1, dim)
+
+
+def test_kthvalue_of_an_empty_slice_is_an_index_error_before_k_is_checked():
+    with pytest.raises(IndexError, match=r"^kthvalue\(\): Expected reduction dim 0 to have non-zero size.$"):
+        numtorch.kthvalue(numtorch.zeros(0), 2, 0)
+    v, i = numtorch.kthvalue(numtorch.zeros(3, 0), 1, 0)
+    assert v.shape == (0,) and i.shape == (0,)
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_max_min_with_a_dim_refuse_complex_input_after_the_dim_checks(name):
+    c = numtorch.ones(2, 3, dtype=numtorch.complex64)
+    fn = getattr(numtorch, name)
+    with pytest.raises(RuntimeError, match=rf"^{name}\(\): does not support complex input$"):
+        fn(c, 0)
+    with pytest.raises(IndexError, match=r"^Dimension out of range"):
+        fn(c, -4)
+    with pytest.raises(IndexError, match=rf"^{name}\(\): Expected reduction dim 0 to have non-zero size.$"):
+        fn(numtorch.zeros(0, dtype=numtorch.complex64), 0)
+
+
+def test_aminmax_refuses_complex_input_with_pytorchs_texts():
+    with pytest.raises(NotImplementedError, match="^\"aminmax_cpu\" not implemented for 'ComplexFloat'$"):
+        numtorch.aminmax(numtorch.ones(2, dtype=numtorch.complex64), dim=0)
+    with pytest.raises(RuntimeError, match="^aminmax not implemented for ComplexFloat$"):
+        numtorch.aminmax(numtorch.tensor(1j), dim=0)
+
+
+def test_mode_cummax_amax_check_out_dtypes_before_the_dim():
+    with pytest.raises(RuntimeError, match=r"^expected scalar type 'Long' but got 'Float' for indices output$"):
+        numtorch.mode(numtorch.tensor(3, dtype=numtorch.int8), -2, out=(numtorch.zeros((), dtype=numtorch.int8), numtorch.zeros(0)))
+    with pytest.raises(RuntimeError, match=r"^expected scalar type 'Long' but got 'Byte' for values output$"):
+        numtorch.mode(numtorch.zeros(0, dtype=numtorch.int64), 0,
+                      out=(numtorch.zeros(0, dtype=numtorch.uint8), numtorch.zeros(0, dtype=numtorch.int64)))
+    with pytest.raises(RuntimeError, match=r"^expected scalar_type Long but found Double$"):
+        numtorch.cummax(numtorch.tensor(5), 1, out=(numtorch.zeros(5, dtype=numtorch.float64), numtorch.zeros(0)))
+    with pytest.raises(RuntimeError, match=r"^Expected the dtype for input and out to match, but got Bool"):
+        numtorch.amax(numtorch.zeros(2, 2, dtype=numtorch.bool), dim=3, out=numtorch.zeros(2, dtype=numtorch.int64))
+
+
+@pytest.mark.parametrize("k", [0, 1])
+def test_topk_of_a_0d_tensor_copies_it(k):
+    v, i = numtorch.topk(numtorch.tensor(8), k)  # NumPy's reshape error for k=0 before
+    assert v.item() == 8 and i.item() == 0 and v.shape == () and i.dtype == numtorch.int64
+    with pytest.raises(RuntimeError, match="^selected index k out of range$"):
+        numtorch.topk(numtorch.tensor(8), 2)

@@ -70,3 +70,21 @@ def test_triangle_indices_take_only_index_dtypes(name, dtype, cname):
     with pytest.raises(NotImplementedError, match=f"^\"{name}\" not implemented for '{cname}'$"):
         getattr(numtorch, name)(3, 3, dtype=getattr(numtorch, dtype))
     assert getattr(numtorch, name)(3, 3, dtype=numtorch.int32).dtype == numtorch.int32
+
+
+def test_fill_with_a_tensor_value_refuses_repeated_elements_but_a_number_does_not():
+    a = numtorch.zeros(1, 2).expand(3, 2)
+    with pytest.raises(RuntimeError, match="^unsupported operation: more than one element of the written-to tensor"):
+        a.fill_(numtorch.tensor(1.0))
+    assert not a.any()
+    assert a.fill_(1.0).tolist() == [[1.0, 1.0]] * 3  # fill_.Scalar writes, as in PyTorch
+
+
+def test_fill_with_a_tensor_value_casts_as_copy_does():
+    # fill_.Tensor is copy_ of the value in PyTorch: wrap-around, no overflow check (fill_.Scalar checks)
+    assert numtorch.zeros(2, dtype=numtorch.int8).fill_(numtorch.tensor(300)).tolist() == [44, 44]
+    x = numtorch.tensor(7)
+    x[True] = numtorch.tensor(-1.5, dtype=numtorch.float16)
+    assert x.item() == -1
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type int8_t without overflow$"):
+        numtorch.zeros(2, dtype=numtorch.int8).fill_(300)

@@ -37,7 +37,7 @@ def gen_indexing(r) -> Call:
         if op.startswith("index_"):
             idx = _index_tensor(r, n, (r.choice((0, 1, 2)),), idt)
             src_shape = list(sh)
-            if nd:
+            if nd and -nd <= d < nd:  # a bad dim stays bad; the source shape follows a good one
                 src_shape[d] = idx.arr.shape[0]
             src = tensor(r, tuple(src_shape), r.choice((a.dtype, dtype(r))))
             third = scalar(r) if op == "index_fill" else src

@@ -198,6 +198,9 @@ def run(lib, call: Call) -> Outcome:
         fn = resolve(lib, call.target, args)
     except AttributeError as e:
         return Outcome(False, exc=e, missing=True)
+    except Exception as e:  # noqa: BLE001 -- a property that refuses (torch's x.imag of a real x)
+        snaps = [_snap(lib, t) for t in made]
+        return Outcome(False, exc=e, before=snaps, after=snaps)
     before = [_snap(lib, t) for t in made]
     if call.target.startswith("m."):
         args = args[1:]
