@@ -197,8 +197,10 @@ class Elementwise(Pointwise):
             if tb is Tensor or tb in PLAIN_SUBCLASSES:
                 e = b._data
                 if b._dtype is not a._dtype or e.shape != d.shape or not e.flags.c_contiguous:
-                    if inplace or out is not None:
+                    if out is not None:
                         return None
+                    if inplace:
+                        return self._expanded_inplace(a, e, params)
                     return self._expanded_call(operands, params)
                 if (inplace or out is not None) and e is not d and np.may_share_memory(d, e):
                     return None  # Note [Written-to memory]: the general path checks the overlap
@@ -266,6 +268,20 @@ class Elementwise(Pointwise):
         flat = arr.reshape(-1)
         k(*((v, flat) if pat == "sa" else (flat, v)), dest.reshape(-1), *params)
         return _make(dest, f[1])
+
+    def _expanded_inplace(self, a, e, params):
+        # the same for ``a.op_(b)`` with b one value expanded to a's shape and dtype: the engine's
+        # grad accumulation ``leaf.grad.add_(g)`` where g is sum()'s expanded gradient
+        d = a._data
+        if e.shape != d.shape or e.dtype != d.dtype or any(e.strides) or np.may_share_memory(d, e):
+            return None  # an overlap takes the general path's check (Note [Written-to memory])
+        if self._sig.get((a._dtype, a._dtype, True)) is None:
+            return None
+        pw = self.variants[CAT[a._dtype.category]]
+        k = pw.kernel((big_prefix()[0] if d.size >= PARALLEL_THRESHOLD else "c") + "i_as")
+        k(d.reshape(-1), e[(0,) * e.ndim].item(), *params)
+        a._vc[0] += 1
+        return a
 
     def _learn_sig(self, pw, operands, params, compute, result, inplace):
         a = operands[0]
