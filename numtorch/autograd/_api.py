@@ -164,6 +164,16 @@ def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs
     >>> (x * x).sum().backward(); x.grad
     tensor([2., 4.])
     """
+    if self.__class__ is Tensor and not STATE.tf_modes and inputs is None and (
+        gradient is None or gradient.__class__ is Tensor
+    ):
+        # backward()'s path for one plain tensor (nothing to hand to __torch_function__), inlined
+        e = gradient_edge(self)
+        grads = _make_grads((self,), (gradient,))
+        if e is None:
+            raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
+        run_backward([e], grads, create_graph if retain_graph is None else retain_graph, create_graph)
+        return
     if has_torch_function((self,)):
         return handle_torch_function(
             Tensor.backward, (self,), self, gradient=gradient, retain_graph=retain_graph,

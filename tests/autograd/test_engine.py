@@ -322,3 +322,15 @@ def test_generated_node_apply_keeps_freed_and_modified_errors():
     c = numtorch.tensor([5.0, 6.0], dtype=numtorch.float64)
     (gx,) = grad((x * c).sum(), x)
     np.testing.assert_array_equal(gx.numpy(), [5.0, 6.0])
+
+
+def test_tensor_backward_fast_path_keeps_backwards_checks():
+    x = leaf([1.0, 2.0])
+    (x * 2).backward([numtorch.ones(2, dtype=numtorch.float64)])  # a list of gradients: torch's path
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0])
+    with pytest.raises(RuntimeError, match="^element 0 of tensors does not require grad and does not have a grad_fn$"):
+        numtorch.ones(2).sum().backward()
+    with pytest.raises(RuntimeError, match="^grad can be implicitly created only for scalar outputs$"):
+        (x * 2).backward()
+    with pytest.raises(RuntimeError, match="Mismatch in shape: grad_output\\[0\\] has a shape of"):
+        (x * 2).backward(numtorch.ones(3, dtype=numtorch.float64))

@@ -744,7 +744,7 @@ def _dunder(name, target, swap=False, inplace=False):
         try:
             ops, v = pick([other, self] if swap else [self, other])
             op = ops["inplace" if inplace else "functional"]
-            return dispatch(op, _fill(op, v))
+            return op.fast(*_fill(op, v))  # dispatch(op, ...), one frame less
         except TypeError:
             return NotImplemented
 
