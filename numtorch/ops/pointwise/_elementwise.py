@@ -20,6 +20,7 @@ from ... import _dtype as D
 from ..._tensor import PLAIN_SUBCLASSES, Tensor, _make
 from ...kernels import PARALLEL_THRESHOLD
 from ..._overlap import check_written
+from ._inline import with_number_branch
 from .._pointwise import (Pointwise, _broadcast, _cname, _resize_out, big_prefix, kernel_scalar,
                          run_expanded)
 
@@ -81,6 +82,10 @@ class Elementwise(Pointwise):
 
     def kernel(self, variant):
         return next(iter(self.variants.values())).kernel(variant)
+
+    def inline_fast(self, kind, args):
+        src, ns = Pointwise.inline_fast(self, kind, args)
+        return with_number_branch(self, src, ns, args) if kind == "binary" else (src, ns)
 
     def dtypes(self, operands):
         return self._dtypes(operands)[1:]
@@ -302,7 +307,7 @@ class Elementwise(Pointwise):
                 if (
                     b._dtype is not compute
                     or b._data.shape != a._data.shape
-                    or not b._data.flags.c_contiguous
+                    or not (b._data.flags.c_contiguous or not any(b._data.strides))  # or expanded
                 ):
                     return
                 kind, pat = compute, "aa"
