@@ -38,12 +38,21 @@ class OpNode(Node):
         # Note [Derivative formulas are below the Python API]: PyTorch's formulas are C++, so
         # a mode active during backward, or a __torch_function__ subclass among the saved
         # values, never sees the ops a formula is written with.
+        gen = self._deriv.__dict__.get("_gen")  # Note [Generated node apply], without _apply's frame
+        saved = self._saved
+        if gen is None or gen[0] is not self._slots or saved is None:
+            gen = _VIA_APPLY
+        else:
+            for g in grads:
+                if g is None:  # _apply fills it with zeros first
+                    gen = _VIA_APPLY
+                    break
         tf = TF_STATE[0]
         if tf == ALL_DISABLED:
-            return self._apply(grads)
+            return gen[1](self, saved, grads)
         TF_STATE[0] = ALL_DISABLED
         try:
-            return self._apply(grads)
+            return gen[1](self, saved, grads)
         finally:
             TF_STATE[0] = tf
 
@@ -105,6 +114,9 @@ class OpNode(Node):
         if s:  # saved_tensorish, its common cases first
             self._saved = {k: GONE if k in ts or k == "result" or v.__class__ is SavedTensor
                            or saved_tensorish(k, v, ts) else v for k, v in s.items()}  # fmt: skip
+
+
+_VIA_APPLY = (None, lambda node, saved, grads: node._apply(grads))
 
 
 def _sum_below_tf(a, b):
