@@ -252,11 +252,10 @@ class Elementwise(Pointwise):
         if a.__class__ is not Tensor or b.__class__ is not Tensor or a._dtype is not b._dtype:
             return None
         d, e = a._data, b._data
-        if d.shape != e.shape or d.size < 2:
-            return None
-        if not any(d.strides) and e.flags.c_contiguous:
+        # a 0-d operand of the same dtype is one value too (x * scale, g.mul_(clip_coef))
+        if not any(d.strides) and e.flags.c_contiguous and (d.shape == e.shape or not d.ndim) and e.size > 1:
             pat, s, arr = "sa", d, e
-        elif not any(e.strides) and d.flags.c_contiguous:
+        elif not any(e.strides) and d.flags.c_contiguous and (d.shape == e.shape or not e.ndim) and d.size > 1:
             pat, s, arr = "as", e, d
         else:
             return None
@@ -278,7 +277,7 @@ class Elementwise(Pointwise):
         # the same for ``a.op_(b)`` with b one value expanded to a's shape and dtype: the engine's
         # grad accumulation ``leaf.grad.add_(g)`` where g is sum()'s expanded gradient
         d = a._data
-        if e.shape != d.shape or e.dtype != d.dtype or any(e.strides) or np.may_share_memory(d, e):
+        if (e.ndim and e.shape != d.shape) or e.dtype != d.dtype or any(e.strides) or np.may_share_memory(d, e):
             return None  # an overlap takes the general path's check (Note [Written-to memory])
         if self._sig.get((a._dtype, a._dtype, True)) is None:
             return None
@@ -304,10 +303,9 @@ class Elementwise(Pointwise):
         if len(operands) == 2:
             b = operands[1]
             if type(b) is Tensor or type(b) in PLAIN_SUBCLASSES:
-                if (
-                    b._dtype is not compute
-                    or b._data.shape != a._data.shape
-                    or not (b._data.flags.c_contiguous or not any(b._data.strides))  # or expanded
+                e = b._data  # the same shape (or 0-d), contiguous or expanded: the expanded paths take those
+                if b._dtype is not compute or (e.ndim and e.shape != a._data.shape) or not (
+                    e.flags.c_contiguous or not any(e.strides)
                 ):
                     return
                 kind, pat = compute, "aa"
