@@ -105,7 +105,16 @@ def _fast_text(b: Binding, ns: dict) -> str:
     exact = " and ".join(plain + ([cond] if cond else []))
     tmpl = _FAST_NOTIMPL if notimpl else _FAST
     fn = "_fop.fast" if isinstance(op, OpOverload) else "_fop"
-    return tmpl.format(exact=exact, args=", ".join(names), fn=fn)
+    text = tmpl.format(exact=exact, args=", ".join(names), fn=fn)
+    if len(rest) > 2:  # (op, args) for a plain Tensor and a float: an operator dunder's scalar case
+        ns["_sop"] = rest[2][0]
+        snames = []
+        for i, a in enumerate(rest[2][1]):
+            snames.append(a if isinstance(a, str) else f"_s{i}")
+            ns.setdefault(f"_s{i}", a)
+        exact = f"({_plain(b.relevant[0])}) and _type({b.relevant[1]}) is float"
+        text += tmpl.format(exact=exact, args=", ".join(snames), fn="_sop.fast")
+    return text
 
 
 def _plain(r: str) -> str:

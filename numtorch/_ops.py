@@ -124,8 +124,7 @@ class OpOverload:
 
     __str__ = __repr__
 
-    def __hash__(self) -> int:
-        return id(self)
+    # no __hash__ of its own: object's (identity, in C) keys the dicts hot paths look ops up in
 
     def __reduce__(self):
         return (_lookup_overload, (self._schema.namespace, self._schema.name, self._overloadname))

@@ -2,17 +2,30 @@
 
 from __future__ import annotations
 
-from .._tensor import Tensor
+import numpy as np
+
+from .._device import CPU
+from .._dispatch import dispatch
+from .._functorch._levels import VMAP_LEVELS
+from .._state import STATE
+from .._tensor import Tensor, _make
 from ..overrides import handle_torch_function, has_torch_function, is_tensor_like
 from ._engine import run_backward
 from .graph import GradientEdge, gradient_edge
 
+_ONES_LIKE = []  # (ones_like, preserve_format), filled on first use: ops import after autograd
+
+
+def _ones_like_op():
+    if not _ONES_LIKE:
+        from ..ops.factory.core import ones_like
+        from ..ops.shape._format import preserve_format
+
+        _ONES_LIKE[:] = (ones_like, preserve_format)
+    return _ONES_LIKE
+
 
 def _make_grads(outputs, grad_outputs, is_grads_batched=False):
-    from .._dispatch import dispatch
-    from ..ops.factory.core import ones_like
-    from ..ops.shape._format import preserve_format
-
     res = []
     for out, g in zip(outputs, grad_outputs):
         if g is None:
@@ -25,8 +38,14 @@ def _make_grads(outputs, grad_outputs, is_grads_batched=False):
                 raise RuntimeError(
                     f"grad can be implicitly created only for real scalar outputs but got {out._dtype}"
                 )
-            # PyTorch's engine calls ones_like(out, pin_memory=False, memory_format=preserve)
-            g = dispatch(ones_like, [out, None, None, None, False, preserve_format])
+            # PyTorch's engine calls ones_like(out, pin_memory=False, memory_format=preserve);
+            # nothing can observe that call for a plain CPU tensor with no mode or vmap level
+            # (one element: strides need no preserving): the array directly, 4.7 us -> 1 us
+            if out.__class__ is Tensor and out._device is CPU and not STATE.td_modes and not VMAP_LEVELS:
+                g = _make(np.ones(out._data.shape, out._data.dtype), out._dtype)
+            else:
+                ones_like, preserve_format = _ones_like_op()
+                g = dispatch(ones_like, [out, None, None, None, False, preserve_format])
         elif not isinstance(g, Tensor):
             raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
         elif g._data.shape != out._data.shape:
@@ -145,6 +164,16 @@ def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs
     >>> (x * x).sum().backward(); x.grad
     tensor([2., 4.])
     """
+    if self.__class__ is Tensor and not STATE.tf_modes and inputs is None and (
+        gradient is None or gradient.__class__ is Tensor
+    ):
+        # backward()'s path for one plain tensor (nothing to hand to __torch_function__), inlined
+        e = gradient_edge(self)
+        grads = _make_grads((self,), (gradient,))
+        if e is None:
+            raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
+        run_backward([e], grads, create_graph if retain_graph is None else retain_graph, create_graph)
+        return
     if has_torch_function((self,)):
         return handle_torch_function(
             Tensor.backward, (self,), self, gradient=gradient, retain_graph=retain_graph,

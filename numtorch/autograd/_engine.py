@@ -21,6 +21,9 @@ from .._state import ANOMALY, SAVED_HOOKS, STATE
 from .._tensor import Tensor, _make
 from .anomaly_mode import _CHECK_NAN
 from ..ops._registry import OUT_NOT_DIFFERENTIABLE, Derivative, saved_index, saved_plan  # noqa: E402,F401
+from .._size import Size
+from . import _hooks as _tensor_hooks
+from ._apply_gen import _formula_plan, gen_apply
 from .graph import (_FREED, GONE, GRAPH_TASK, TASK_IDS, AccumulateGrad, Node, SavedTensor, grad_accumulator,
                     gradient_edge, pack, saved_tensorish)  # fmt: skip
 
@@ -35,12 +38,21 @@ class OpNode(Node):
         # Note [Derivative formulas are below the Python API]: PyTorch's formulas are C++, so
         # a mode active during backward, or a __torch_function__ subclass among the saved
         # values, never sees the ops a formula is written with.
+        gen = self._deriv.__dict__.get("_gen")  # Note [Generated node apply], without _apply's frame
+        saved = self._saved
+        if gen is None or gen[0] is not self._slots or saved is None:
+            gen = _VIA_APPLY
+        else:
+            for g in grads:
+                if g is None:  # _apply fills it with zeros first
+                    gen = _VIA_APPLY
+                    break
         tf = TF_STATE[0]
         if tf == ALL_DISABLED:
-            return self._apply(grads)
+            return gen[1](self, saved, grads)
         TF_STATE[0] = ALL_DISABLED
         try:
-            return self._apply(grads)
+            return gen[1](self, saved, grads)
         finally:
             TF_STATE[0] = tf
 
@@ -52,6 +64,9 @@ class OpNode(Node):
             if g is None:
                 grads = [g if g is not None else _zeros(m) for g, m in zip(grads, self._out_meta)]
                 break
+        gen = self._deriv.__dict__.get("_gen")  # Note [Generated node apply]
+        if gen is not None and gen[0] is self._slots:
+            return gen[1](self, saved, grads)
         nf = self.next_functions
         slots = self._slots
         result = [None] * len(nf)
@@ -96,7 +111,12 @@ class OpNode(Node):
     def _release(self) -> None:
         # Note [Only saved tensors are freed]
         s, ts = self._saved, self._slots
-        self._saved = s and {k: GONE if saved_tensorish(k, v, ts) else v for k, v in s.items()}
+        if s:  # saved_tensorish, its common cases first
+            self._saved = {k: GONE if k in ts or k == "result" or v.__class__ is SavedTensor
+                           or saved_tensorish(k, v, ts) else v for k, v in s.items()}  # fmt: skip
+
+
+_VIA_APPLY = (None, lambda node, saved, grads: node._apply(grads))
 
 
 def _sum_below_tf(a, b):
@@ -107,31 +127,6 @@ def _sum_below_tf(a, b):
         return a + b
     finally:
         TF_STATE[0] = tf
-
-
-def _formula_plan(deriv):
-    """(key, formula, parameter names, joint) per formula, cached on the Derivative: formulas
-    are called positionally (their parameters are named after what they need, in order)."""
-    plan = deriv.__dict__.get("_plan")
-    if plan is None:
-        import inspect
-
-        plan = []
-        for key, fn in deriv.formulas.items():
-            params = deriv.params[key]
-            kinds = {p.kind for p in inspect.signature(fn).parameters.values()}
-            if kinds - {inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.POSITIONAL_ONLY}:
-                fn = _by_keyword(fn, params)
-            plan.append((key, fn, params, isinstance(key, tuple)))
-        plan = deriv.__dict__["_plan"] = tuple(plan)
-    return plan
-
-
-def _by_keyword(fn, params):
-    def call(*args):
-        return fn(**dict(zip(params, args)))
-
-    return call
 
 
 def _zeros(meta) -> Tensor:
@@ -209,6 +204,10 @@ def _plan(op):
     p.inplace = op.kind == "inplace"
     p.saves, p.sizes = saved_plan(args, deriv, op.self_idx if p.inplace else -1)
     p.node_cls = _node_class(deriv)
+    if not p.generic:
+        fn = gen_apply(deriv, p.slots, _formula_plan(deriv))
+        if fn is not None:
+            deriv.__dict__["_gen"] = (p.slots, fn)  # holds the dict: its identity stays unique
     op.__dict__["_ag_plan"] = p
     return p
 
@@ -573,8 +572,6 @@ def _save_inputs(op, deriv, vals, inplace):
 # ---- backward -------------------------------------------------------------------------------
 def run_backward(roots, root_grads, keep_graph: bool, create_graph: bool, inputs=None, accumulate=True):
     """Propagate ``root_grads`` from the ``roots`` edges; return captured grads for ``inputs`` edges."""
-    from . import _hooks as _tensor_hooks
-
     targets = {}
     if inputs is not None:
         for i, e in enumerate(inputs):
@@ -751,8 +748,6 @@ def _validate(node, grad_inputs):
             continue
         shape, dtype, _ = metas[i]
         if g._data.shape != shape:
-            from .._size import Size
-
             if not _expandable(shape, g._data.shape):
                 raise RuntimeError(
                     f"Function {node.name()} returned an invalid gradient at index {i} - got "

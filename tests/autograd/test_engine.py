@@ -288,3 +288,49 @@ def test_inplace_through_a_view_of_a_leaf_requiring_grad_raises():
     y[1:].mul_(3.0)
     y.sum().backward()
     assert y.grad_fn.name() == "CopySlices" and w.grad.tolist() == [1.0, 3.0, 3.0, 3.0]
+
+
+def test_expanded_gradient_accumulates_in_place_like_a_contiguous_one():
+    # sum()'s gradient is one value expanded (every stride 0): .grad.add_ takes it as a scalar
+    x = numtorch.ones(4, 3, requires_grad=True)
+    for k in range(1, 4):
+        x.sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), np.full((4, 3), k, np.float32))
+    a = numtorch.ones(4, 3)
+    a.add_(numtorch.ones(4, 3))  # the same-dtype in-place signature, learned
+    v = a._version
+    a.add_(numtorch.tensor(2.5).expand(4, 3))
+    assert a._version == v + 1
+    np.testing.assert_array_equal(a.numpy(), np.full((4, 3), 4.5, np.float32))
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        numtorch.ones(4, 3, dtype=numtorch.int64).add_(numtorch.tensor(2.5).expand(4, 3))
+
+
+def test_generated_node_apply_keeps_freed_and_modified_errors():
+    # Note [Generated node apply]: the nodes _record makes run straight-line formula code
+    x, w = leaf([1.0, 2.0]), leaf([3.0, 4.0])
+    y = (x * w).sum()
+    y.backward()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.backward()
+    y = x * w
+    with numtorch.no_grad():
+        w.mul_(2)
+    with pytest.raises(RuntimeError, match="one of the variables needed for gradient computation"):
+        y.sum().backward()
+    # one input needing no gradient: only the other formula runs
+    c = numtorch.tensor([5.0, 6.0], dtype=numtorch.float64)
+    (gx,) = grad((x * c).sum(), x)
+    np.testing.assert_array_equal(gx.numpy(), [5.0, 6.0])
+
+
+def test_tensor_backward_fast_path_keeps_backwards_checks():
+    x = leaf([1.0, 2.0])
+    (x * 2).backward([numtorch.ones(2, dtype=numtorch.float64)])  # a list of gradients: torch's path
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0])
+    with pytest.raises(RuntimeError, match="^element 0 of tensors does not require grad and does not have a grad_fn$"):
+        numtorch.ones(2).sum().backward()
+    with pytest.raises(RuntimeError, match="^grad can be implicitly created only for scalar outputs$"):
+        (x * 2).backward()
+    with pytest.raises(RuntimeError, match="Mismatch in shape: grad_output\\[0\\] has a shape of"):
+        (x * 2).backward(numtorch.ones(3, dtype=numtorch.float64))

@@ -20,6 +20,8 @@ from ... import _dtype as D
 from ..._tensor import PLAIN_SUBCLASSES, Tensor, _make
 from ...kernels import PARALLEL_THRESHOLD
 from ..._overlap import check_written
+from ._expanded import expanded_call, expanded_inplace
+from ._inline import with_number_branch
 from .._pointwise import (Pointwise, _broadcast, _cname, _resize_out, big_prefix, kernel_scalar,
                          run_expanded)
 
@@ -82,6 +84,10 @@ class Elementwise(Pointwise):
 
     def kernel(self, variant):
         return next(iter(self.variants.values())).kernel(variant)
+
+    def inline_fast(self, kind, args):
+        src, ns = Pointwise.inline_fast(self, kind, args)
+        return with_number_branch(self, src, ns, args) if kind == "binary" else (src, ns)
 
     def dtypes(self, operands):
         return self._dtypes(operands)[1:]
@@ -198,8 +204,10 @@ class Elementwise(Pointwise):
             if tb is Tensor or tb in PLAIN_SUBCLASSES:
                 e = b._data
                 if b._dtype is not a._dtype or e.shape != d.shape or not e.flags.c_contiguous:
-                    if inplace or out is not None:
+                    if out is not None:
                         return None
+                    if inplace:
+                        return self._expanded_inplace(a, e, params)
                     return self._expanded_call(operands, params)
                 if (inplace or out is not None) and e is not d and np.may_share_memory(d, e):
                     return None  # Note [Written-to memory]: the general path checks the overlap
@@ -238,35 +246,10 @@ class Elementwise(Pointwise):
         return _make(dest, f[1])
 
     def _expanded_call(self, operands, params):
-        # Note [Expanded operands run as scalars], without the general path: a backward
-        # formula's grad * other where grad is sum()'s one value expanded (every stride 0) and
-        # other a contiguous tensor of the same shape and dtype, whose same-dtype signature is
-        # learned (Note [Elementwise fast signatures]). 12.5 us -> 4 us on a (3, 4) float32.
-        a, b = operands
-        if a.__class__ is not Tensor or b.__class__ is not Tensor or a._dtype is not b._dtype:
-            return None
-        d, e = a._data, b._data
-        if d.shape != e.shape or d.size < 2:
-            return None
-        if not any(d.strides) and e.flags.c_contiguous:
-            pat, s, arr = "sa", d, e
-        elif not any(e.strides) and d.flags.c_contiguous:
-            pat, s, arr = "as", e, d
-        else:
-            return None
-        for p in params:
-            if p.__class__ is not int or p != 1:
-                return None
-        f = self._sig.get((a._dtype, a._dtype, False))
-        if f is None:
-            return None
-        pw = self.variants[CAT[a._dtype.category]]
-        k = pw.kernel((big_prefix() if arr.size >= PARALLEL_THRESHOLD else "c_") + pat)
-        v = s[(0,) * s.ndim].item()
-        dest = np.empty(arr.shape, f[0])
-        flat = arr.reshape(-1)
-        k(*((v, flat) if pat == "sa" else (flat, v)), dest.reshape(-1), *params)
-        return _make(dest, f[1])
+        return expanded_call(self, operands, params)
+
+    def _expanded_inplace(self, a, e, params):
+        return expanded_inplace(self, a, e, params)
 
     def _learn_sig(self, pw, operands, params, compute, result, inplace):
         a = operands[0]
@@ -284,10 +267,9 @@ class Elementwise(Pointwise):
         if len(operands) == 2:
             b = operands[1]
             if type(b) is Tensor or type(b) in PLAIN_SUBCLASSES:
-                if (
-                    b._dtype is not compute
-                    or b._data.shape != a._data.shape
-                    or not b._data.flags.c_contiguous
+                e = b._data  # the same shape (or 0-d), contiguous or expanded: the expanded paths take those
+                if b._dtype is not compute or (e.ndim and e.shape != a._data.shape) or not (
+                    e.flags.c_contiguous or not any(e.strides)
                 ):
                     return
                 kind, pat = compute, "aa"

@@ -59,7 +59,7 @@ def _pick_ts(T, S=None, F=None):
             return S, v
         return T, v
 
-    pick.tensors = T  # every operand a Tensor: T, whatever S and F are (_fast_args)
+    pick.tensors, pick.scalars = T, S  # every operand a Tensor: T, whatever S and F are (_fast_args)
     return pick
 
 
@@ -747,14 +747,15 @@ def _dunder(name, target, swap=False, inplace=False):
         try:
             ops, v = pick([other, self] if swap else [self, other])
             op = ops["inplace" if inplace else "functional"]
-            return dispatch(op, _fill(op, v))
+            return op.fast(*_fill(op, v))  # dispatch(op, ...), one frame less
         except TypeError:
             return NotImplemented
 
     fast = None  # Note [Binding fast call]: two plain Tensors pick the .Tensor overload
     if not swap and "T" in _ALL[target] and pick.__qualname__.startswith("_pick_ts."):
         op = _ALL[target]["T"]["inplace" if inplace else "functional"]
-        fast = (op, ("self", "other", *_fill(op, [0, 0])[2:]), "", True)
+        sop = (pick.scalars or pick.tensors)["inplace" if inplace else "functional"]  # a float other
+        fast = (op, ("self", "other", *_fill(op, [0, 0])[2:]), "", True, (sop, ("self", "other", *_fill(sop, [0, 0])[2:])))
     public(name, "self, other", body, relevant=("self", "other"), module="Tensor", doc=f"``{name}``: see ``{target}``.",
            fast=fast)  # fmt: skip
 

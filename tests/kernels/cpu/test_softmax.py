@@ -21,6 +21,9 @@ def test_softmax_rows_and_cols_match_numpy(log, rng):
     np.testing.assert_allclose(y.reshape(a.shape), want, rtol=1e-5, atol=1e-6)
     K.softmax_cols_p(a.ravel(), y, 2, 7, 3, log)
     np.testing.assert_allclose(y.reshape(a.shape), want, rtol=1e-5, atol=1e-6)
+    y[:] = 0  # Note [Softmax over a small inner size]: each column through the row kernel
+    K.softmax_gather(a.ravel(), y, 2, 7, 3, log)
+    np.testing.assert_allclose(y.reshape(a.shape), want, rtol=1e-5, atol=1e-6)
     rows = np.ascontiguousarray(a.transpose(0, 2, 1))
     yr = np.empty(a.size, np.float32)
     K.softmax_rows(rows.ravel(), yr, 6, 7, log)
@@ -33,6 +36,9 @@ def test_softmax_row_with_nan_or_all_minus_inf_is_nan():
     assert np.all(np.isnan(y))
     K.softmax_rows(np.array([-np.inf, -np.inf, -np.inf]), y, 1, 3, False)
     assert np.all(np.isnan(y))
+    y = np.empty(6)  # columns of a (3, 2) block: a NaN poisons only its own column
+    K.softmax_gather(np.array([1.0, 0.0, np.nan, 0.0, 2.0, 0.0]), y, 1, 3, 2, False)
+    assert np.all(np.isnan(y[0::2])) and np.allclose(y[1::2], 1 / 3)
 
 
 def test_logsumexp_does_not_subtract_an_infinite_max():

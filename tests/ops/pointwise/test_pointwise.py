@@ -818,3 +818,21 @@ def test_expanded_operand_runs_as_scalar(shape):
     a = numtorch.zeros(shape)
     a.add_(g)
     np.testing.assert_array_equal(a.numpy(), np.full(shape, 2.5, np.float32))
+
+
+def test_zero_dim_operand_of_the_same_dtype_runs_as_scalar():
+    # Note [Expanded operands run as scalars]: a 0-d tensor is one value too (g.mul_(clip_coef))
+    x = numtorch.from_numpy(np.arange(6, dtype=np.float32).reshape(2, 3))
+    c = numtorch.tensor(0.5)
+    for _ in range(2):  # the first call learns the same-dtype signature
+        np.testing.assert_array_equal((x * c).numpy(), x.numpy() * np.float32(0.5))
+        np.testing.assert_array_equal((c - x).numpy(), np.float32(0.5) - x.numpy())
+        h = x.clone()
+        v = h._version
+        assert h.mul_(c) is h and h._version == v + 1
+        np.testing.assert_array_equal(h.numpy(), x.numpy() * np.float32(0.5))
+    i = numtorch.arange(4)
+    assert (i * numtorch.tensor(3)).tolist() == [0, 3, 6, 9]
+    r = i * numtorch.tensor(1.5)  # another dtype: promotion, the general path
+    assert r.dtype is numtorch.float32 and r.tolist() == [0.0, 1.5, 3.0, 4.5]
+    assert (numtorch.ones(1) * c).tolist() == [0.5] and (numtorch.ones(0) * c).shape == (0,)

@@ -1,0 +1,95 @@
+"""Generated backward-node bodies (Note [Generated node apply])."""
+
+from __future__ import annotations
+
+from .graph import _FREED, GONE, SavedTensor
+
+# Note [Generated node apply]
+# OpNode._apply interprets its Derivative's formula plan for every node: per formula it looks
+# up the target slot, tests the edge, walks the parameter names and branches on each saved
+# value's kind. For the nodes _record's plan makes (no tensor-list arguments, so every slot is
+# an int), that work is fixed per op: gen_apply() writes it out once as straight-line code,
+# keyed on the plan's slots dict (the same object for every node of that op), and _apply calls
+# it when a node's slots are that dict. Semantics are _apply's exactly: the same formulas in
+# the same order, each saved value unpacked (version check, saved-tensor hooks) per use.
+
+
+def gen_apply(deriv, slots: dict, plan: tuple):
+    """A function ``(node, saved, grads) -> tuple`` equivalent to the rest of OpNode._apply for
+    nodes whose ``_slots`` is ``slots``, or None when the plan has a shape only _apply handles."""
+    if not all(v.__class__ is int for v in slots.values()):
+        return None
+    ns = {"_ST": SavedTensor, "_GONE": GONE, "_FREED": _FREED, "_unpack": _unpack_seq}
+    L = [
+        "def apply(node, saved, grads):",
+        "    nf = node.next_functions",
+        "    res = [None] * len(nf)",
+    ]
+    for i, (key, fn, params, joint) in enumerate(plan):
+        keys = key if joint else (key,)
+        if not all(k in slots for k in keys):
+            return None
+        ks = [slots[k] for k in keys]
+        ns[f"_f{i}"] = fn
+        L.append(f"    if {' or '.join(f'nf[{k}][0] is not None' for k in ks)}:")
+        args = []
+        for j, p in enumerate(params):
+            if p == "grad":
+                args.append("grads[0]")
+            elif p == "grads":
+                args.append("tuple(grads)")
+            else:
+                v = f"_a{j}"
+                L += [
+                    f"        {v} = saved[{p!r}]",
+                    f"        if {v}.__class__ is _ST:",
+                    f"            {v} = {v}.unpack(node)",
+                    f"        elif {v} is _GONE:",
+                    "            raise RuntimeError(_FREED)",
+                    f"        elif {v}.__class__ is list or {v}.__class__ is tuple:",
+                    f"            {v} = _unpack({v}, node)",
+                ]
+                args.append(v)
+        call = f"_f{i}({', '.join(args)})"
+        if joint:
+            L.append(f"        for _k, _g in zip({tuple(ks)!r}, {call}):")
+            L.append("            res[_k] = _g")
+        else:
+            L.append(f"        res[{ks[0]}] = {call}")
+    L.append("    return tuple(res)")
+    exec(compile("\n".join(L) + "\n", f"<numtorch apply {deriv.node_name}>", "exec"), ns)
+    return ns["apply"]
+
+
+def _formula_plan(deriv):
+    """(key, formula, parameter names, joint) per formula, cached on the Derivative: formulas
+    are called positionally (their parameters are named after what they need, in order)."""
+    plan = deriv.__dict__.get("_plan")
+    if plan is None:
+        import inspect
+
+        plan = []
+        for key, fn in deriv.formulas.items():
+            params = deriv.params[key]
+            kinds = {p.kind for p in inspect.signature(fn).parameters.values()}
+            if kinds - {inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.POSITIONAL_ONLY}:
+                fn = _by_keyword(fn, params)
+            plan.append((key, fn, params, isinstance(key, tuple)))
+        plan = deriv.__dict__["_plan"] = tuple(plan)
+    return plan
+
+
+def _by_keyword(fn, params):
+    def call(*args):
+        return fn(**dict(zip(params, args)))
+
+    return call
+
+
+def _unpack_seq(v, node):
+    # a list or tuple value: as _engine._unpack
+    if v.__class__ is list and v and isinstance(v[0], SavedTensor):
+        return [s.unpack(node) for s in v]
+    if isinstance(v, tuple) and any(isinstance(s, SavedTensor) for s in v):  # ``results``
+        return tuple(s.unpack(node) if isinstance(s, SavedTensor) else s for s in v)
+    return v
