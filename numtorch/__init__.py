@@ -11,6 +11,7 @@ from . import _dtype as _D
 from ._device import device
 from ._dtype import (
     bool, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128,
+    uint16, uint32, uint64,
     dtype, finfo, iinfo, get_default_dtype, set_default_dtype, promote_types, can_cast,
 )  # fmt: skip
 from ._size import Size

@@ -19,6 +19,7 @@ from .._tensor import Tensor, _make
 from ..kernels import PARALLEL_THRESHOLD, _codegen
 from .._overlap import check_written
 from ._meta_rules import pointwise_meta
+from ._wide_uint import refuse_uint
 
 _INT64 = (-(2**63), 2**63 - 1)
 
@@ -121,6 +122,8 @@ class Pointwise:
         raise AssertionError(rule)
 
     def _check_allowed(self, common: D.dtype) -> None:
+        if common._rank > 10:  # Note [Wide unsigned dtypes]
+            refuse_uint(self.name, self.name + "_cpu", common)
         if self.refuse:
             kind = "bool" if common is D.bool else "complex" if common.category == D._COMPLEX else ""
             if kind in self.refuse:
@@ -582,6 +585,7 @@ _CNAMES = {
     "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
     "int64": "Long", "float16": "Half", "float32": "Float", "float64": "Double",
     "complex64": "ComplexFloat", "complex128": "ComplexDouble",
+    "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64",
 }  # fmt: skip
 
 

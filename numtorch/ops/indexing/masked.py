@@ -158,6 +158,9 @@ def _where_cpu(condition, self, other, out=None):
         warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in "
                       "a future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=5)  # fmt: skip
         condition = _make(condition._data != 0, D.bool)
+    for x in (self, other):  # a bool condition takes no part in promotion (Note [Wide unsigned dtypes])
+        if isinstance(x, Tensor) and x._dtype._rank > 10:
+            condition = _make(condition._data.astype(x._dtype.np), x._dtype)
     return _WHERE([condition, self, other], out=out)
 
 

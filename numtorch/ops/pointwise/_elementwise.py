@@ -22,6 +22,7 @@ from ...kernels import PARALLEL_THRESHOLD
 from ..._overlap import check_written
 from .._pointwise import (Pointwise, _broadcast, _cname, _resize_out, big_prefix, kernel_scalar,
                          run_expanded)
+from .._wide_uint import refuse_uint
 
 CAT = "bifc"  # category letter by D category index
 TYPEMETA = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
@@ -104,6 +105,8 @@ class Elementwise(Pointwise):
         return common, common, common.to_real()
 
     def check(self, common):
+        if common._rank > 10:  # Note [Wide unsigned dtypes]
+            refuse_uint(self.name, self.kname, common)
         cat = CAT[common.category]
         if cat not in self.allow:
             exc, msg = self.errors.get(cat, (NotImplementedError, None))
