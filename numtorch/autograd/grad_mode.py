@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 
 from .._state import STATE
+from .._tensor import set_inference_make
 
 
 class _DecoratorContextManager:
@@ -91,9 +92,11 @@ class inference_mode(_DecoratorContextManager):
         if self.mode:
             STATE.grad_enabled = False
             STATE.inference = True
+            set_inference_make(True)
 
     def __exit__(self, *exc):
         STATE.grad_enabled, STATE.inference = self.prev
+        set_inference_make(STATE.inference)
 
 
 def is_grad_enabled() -> bool:

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tags import Tag
-from .._tensor import Tensor, _make
+from .._tensor import InferenceVersion, Tensor, _make, check_inference_write
 from ..kernels import PARALLEL_THRESHOLD, _codegen
 from .._overlap import check_written
 from ._meta_rules import pointwise_meta
@@ -227,11 +227,12 @@ class Pointwise:
             _t._rg = False
             _t._grad_fn = None
             _t._grad = None
-            _t._vc = [0]
+            _t._vc = _IV((0,)) if _S.inference else [0]  # Note [Inference tensors]
             _t._base = None
             return _t"""
         ns = {"_PWF": self._fast, "_PWE": self._entry, "_PT": PARALLEL_THRESHOLD, "_empty": np.empty,
-              "_new": object.__new__, "_nd": np.ndarray, "_learn_entry": _learn_entry}  # fmt: skip
+              "_new": object.__new__, "_nd": np.ndarray, "_learn_entry": _learn_entry,
+              "_IV": InferenceVersion}  # fmt: skip
         return src, ns
 
     def _learn(self, operands, compute, result, pat):
@@ -257,6 +258,7 @@ class Pointwise:
         if inplace:
             out = operands[0]
         if out is not None:  # Note [Written-to memory]: before the shape and dtype checks
+            check_inference_write(out)
             check_written(out._data, [x._data for x in operands if isinstance(x, Tensor) and x is not out])
         compute, result = self.dtypes(operands)
         if out is not None and not inplace and out._dtype is not result and D.can_cast(result, out._dtype):
@@ -581,12 +583,7 @@ def _resize_out(out: Tensor, shape: tuple) -> None:
     out._data = np.empty(shape, out._dtype.np)
 
 
-_CNAMES = {
-    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
-    "int64": "Long", "float16": "Half", "float32": "Float", "float64": "Double",
-    "complex64": "ComplexFloat", "complex128": "ComplexDouble",
-    "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64",
-}  # fmt: skip
+_CNAMES = D._CXX_NAMES  # PyTorch's C++ names of the dtypes, as its messages print them
 
 
 def _cname(d: D.dtype) -> str:

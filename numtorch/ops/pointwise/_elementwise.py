@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from ... import _dtype as D
-from ..._tensor import PLAIN_SUBCLASSES, Tensor, _make
+from ..._tensor import PLAIN_SUBCLASSES, Tensor, _make, check_inference_write
 from ...kernels import PARALLEL_THRESHOLD
 from ..._overlap import check_written
 from .._pointwise import (Pointwise, _broadcast, _cname, _resize_out, big_prefix, kernel_scalar,
@@ -113,6 +113,8 @@ class Elementwise(Pointwise):
             raise exc(msg or f"\"{self.kname}\" not implemented for '{_cname(common)}'")
 
     def __call__(self, operands, params=(), out=None, inplace=False):
+        if inplace or out is not None:  # Note [Inference tensors]
+            check_inference_write(operands[0] if inplace else out)
         if self._sig and len(operands) <= 2:
             r = self._fast_call(operands, params, inplace, out)
             if r is not None:
