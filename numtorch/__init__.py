@@ -30,7 +30,8 @@ from .ops.shape._format import memory_format, contiguous_format, preserve_format
 from . import _api
 from . import autograd
 from .autograd.grad_mode import (
-    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled,
+    enable_grad, inference_mode, is_grad_enabled, is_inference, is_inference_mode_enabled, no_grad,
+    set_grad_enabled,
 )  # fmt: skip
 
 float = float32  # noqa: A001

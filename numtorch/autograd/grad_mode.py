@@ -108,6 +108,17 @@ def is_grad_enabled() -> bool:
     return STATE.grad_enabled
 
 
+def is_inference(input) -> bool:  # noqa: A002 - torch's parameter name
+    """Whether ``input`` is an inference tensor (made inside ``inference_mode``).
+
+    >>> numtorch.is_inference(numtorch.ones(1))
+    False
+    """
+    if not hasattr(input, "is_inference"):
+        raise TypeError(f"is_inference(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    return input.is_inference()
+
+
 def is_inference_mode_enabled() -> bool:
     """Whether an ``inference_mode`` block is active."""
     return STATE.inference

@@ -66,3 +66,9 @@ def test_normal_tensor_updated_inside_inference_mode_stays_normal():
     with numtorch.inference_mode():
         n.add_(1)
     assert not n.is_inference() and n._version == 1
+
+
+def test_torch_is_inference_function():
+    assert numtorch.is_inference(_inference(1)) and not numtorch.is_inference(numtorch.ones(1))
+    with pytest.raises(TypeError, match="must be Tensor, not int"):
+        numtorch.is_inference(1)
