@@ -11,6 +11,7 @@ from . import _dtype as _D
 from ._device import device
 from ._dtype import (
     bool, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128,
+    uint16, uint32, uint64,
     dtype, finfo, iinfo, get_default_dtype, set_default_dtype, promote_types, can_cast,
 )  # fmt: skip
 from ._size import Size
@@ -29,7 +30,8 @@ from .ops.shape._format import memory_format, contiguous_format, preserve_format
 from . import _api
 from . import autograd
 from .autograd.grad_mode import (
-    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled,
+    enable_grad, inference_mode, is_grad_enabled, is_inference, is_inference_mode_enabled, no_grad,
+    set_grad_enabled,
 )  # fmt: skip
 
 float = float32  # noqa: A001

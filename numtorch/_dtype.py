@@ -24,7 +24,7 @@ class dtype:
         self.np = np.dtype(np_dtype)
         self.itemsize = self.np.itemsize
         self.category = category
-        self.is_signed = category != _BOOL and name != "uint8"
+        self.is_signed = category != _BOOL and not name.startswith("uint")
         self._rank = rank
 
     @property
@@ -61,6 +61,18 @@ complex64 = dtype("complex64", np.complex64, _COMPLEX, 9)
 complex128 = dtype("complex128", np.complex128, _COMPLEX, 10)
 
 ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128)
+
+# Note [Wide unsigned dtypes]
+# PyTorch 2.3+ has uint16/uint32/uint64 as "limited support" dtypes: creation, casts, copies,
+# eq/ne, mul, the bitwise and/or/xor, sort/unique, sum/prod and the float-valued math work;
+# promotion with any other dtype except a real floating one raises, and every other kernel
+# raises NotImplementedError "... not implemented for 'UInt16'". They stay out of ALL_DTYPES
+# (what "every dtype" loops and the OpInfo sweeps cover); the pointwise engine refuses them
+# outside UINT_OPS (numtorch/ops/_pointwise.py), other ops through their own dtype checks.
+uint16 = dtype("uint16", np.uint16, _INT, 11)
+uint32 = dtype("uint32", np.uint32, _INT, 12)
+uint64 = dtype("uint64", np.uint64, _INT, 13)
+UINT_WIDE = (uint16, uint32, uint64)
 ALIASES = {
     "float": float32,
     "double": float64,
@@ -71,7 +83,7 @@ ALIASES = {
     "cfloat": complex64,
     "cdouble": complex128,
 }
-_FROM_NP = {d.np: d for d in ALL_DTYPES}
+_FROM_NP = {d.np: d for d in ALL_DTYPES + UINT_WIDE}
 
 _default = float32
 
@@ -106,8 +118,8 @@ def from_numpy_dtype(npd) -> dtype:
     except KeyError:
         raise TypeError(
             f"can't convert np.ndarray of type {np.dtype(npd)}. The only supported types are: "
-            "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, "
-            "and bool."
+            "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint64, "
+            "uint32, uint16, uint8, and bool."
         ) from None
 
 
@@ -145,6 +157,11 @@ def _build_promotion_table():
             else:
                 r = a if a._rank > b._rank else b
             table[a, b] = r
+    # Note [Wide unsigned dtypes]: only with itself or a real floating dtype (missing pairs raise)
+    for u in UINT_WIDE:
+        table[u, u] = u
+        for f in (float16, float32, float64):
+            table[u, f] = table[f, u] = f
     return table
 
 
@@ -157,7 +174,24 @@ def promote_types(type1: dtype, type2: dtype) -> dtype:
     >>> numtorch.promote_types(numtorch.int32, numtorch.float32)
     torch.float32
     """
-    return _PROMOTE[type1, type2]
+    try:
+        return _PROMOTE[type1, type2]
+    except KeyError:
+        raise _no_promotion(type1, type2) from None
+
+
+_CXX_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
+              "float16": "Half", "float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
+              "complex128": "ComplexDouble", "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}  # fmt: skip
+
+
+def _no_promotion(a: dtype, b: dtype) -> Exception:
+    if not isinstance(a, dtype) or not isinstance(b, dtype):
+        return TypeError(f"promote_types(): argument 'type1' must be torch.dtype, not {type(a).__name__}")
+    return RuntimeError(
+        "Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+        f"{_CXX_NAMES[a.name]} and {_CXX_NAMES[b.name]}"
+    )
 
 
 def can_cast(from_: dtype, to: dtype) -> builtins.bool:
@@ -209,6 +243,13 @@ def _combine_categories(higher: dtype | None, lower: dtype | None) -> dtype | No
 
 def result_type_of(dim_types, zero_dim_types, scalars) -> dtype:
     """Promotion over tensors with dims, 0-d tensors and Python scalars, in priority order."""
+    try:
+        return _result_type_of(dim_types, zero_dim_types, scalars)
+    except KeyError as e:  # a wide unsigned dtype with another one (Note [Wide unsigned dtypes])
+        raise _no_promotion(*e.args[0]) from None
+
+
+def _result_type_of(dim_types, zero_dim_types, scalars) -> dtype:
     dim_r = zero_r = wrap_r = None
     for d in dim_types:
         dim_r = d if dim_r is None else _PROMOTE[dim_r, d]
@@ -268,4 +309,4 @@ class iinfo:
         self.min = int(ii.min)
 
     def __repr__(self) -> str:
-        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"
+        return f"iinfo(min={float(self.min):g}, max={float(self.max):g}, dtype={self.dtype})"  # C++ float printing

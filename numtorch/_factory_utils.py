@@ -114,11 +114,14 @@ def _convert(data, src: D.dtype, dt: D.dtype) -> np.ndarray:
     # overflow check instead of NumPy's OverflowError
     via = dt.np
     if dt.category == D._INT:
-        via = np.float64 if src.category >= D._FLOAT else np.int64
+        # uint64 holds [0, 2**64) exactly, so it reads Python ints directly (negatives raise)
+        via = np.float64 if src.category >= D._FLOAT else np.uint64 if dt is D.uint64 else np.int64
     try:
         with np.errstate(over="ignore", invalid="ignore"):
             return np.array(data, dtype=via)
     except OverflowError:
+        if via is np.uint64 and np.array(data, dtype=object).min() < 0:
+            raise OverflowError("can't convert negative int to unsigned") from None
         raise ValueError("Overflow when unpacking long long") from None
     except TypeError as e:
         if "inhomogeneous" in str(e) or "sequence" in str(e):
@@ -222,7 +225,8 @@ _CTYPES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "i
            "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}  # fmt: skip
 _CNAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
            "int64": "Long", "float16": "Half", "float32": "Float", "float64": "Double",
-           "complex64": "ComplexFloat", "complex128": "ComplexDouble"}  # fmt: skip
+           "complex64": "ComplexFloat", "complex128": "ComplexDouble", "uint16": "UInt16",
+           "uint32": "UInt32", "uint64": "UInt64"}  # fmt: skip
 
 
 # ---- argument helpers (shared with random.py) --------------------------------------------------

@@ -231,7 +231,19 @@ class Tensor(TensorBase):
 
     @property
     def _version(self) -> int:
+        if self._vc.__class__ is InferenceVersion and not STATE.inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._vc[0]
+
+    def is_inference(self) -> bool:
+        """Whether this tensor was made inside ``inference_mode`` (Note [Inference tensors]).
+
+        >>> with numtorch.inference_mode():
+        ...     x = numtorch.ones(2)
+        >>> x.is_inference(), numtorch.ones(2).is_inference()
+        (True, False)
+        """
+        return self._vc.__class__ is InferenceVersion
 
     @property
     def _is_view_flag(self) -> bool:
@@ -255,6 +267,8 @@ class Tensor(TensorBase):
             )
         if value and not (self._dtype.category >= D._FLOAT):
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        if value and self._vc.__class__ is InferenceVersion and not STATE.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         self._rg = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
@@ -596,6 +610,62 @@ def _make(data, dt, cls=Tensor, device=CPU, vc=None) -> Tensor:
     t._vc = [0] if vc is None else vc
     t._base = None
     return t
+
+
+# Note [Inference tensors]
+# A tensor made inside inference_mode is an inference tensor: its version counter is an
+# InferenceVersion, which views share, so a view of an inference tensor is one too and a view
+# of a normal tensor is not, as in PyTorch. Outside inference mode nothing may read that
+# counter: the autograd engine reads it to save a tensor for backward (PyTorch's "cannot be
+# saved" error comes from there) and in-place ops bump it (the pointwise engine, copy_, fill_
+# and setitem check first, so they raise PyTorch's in-place error before writing). inference_mode
+# swaps _make's code for _make_inference's while it is on, so ops outside it pay nothing; the
+# two inlined constructions (the pointwise and reduction fast paths) test STATE.inference.
+class InferenceVersion(list):
+    __slots__ = ()
+
+    def __getitem__(self, i):
+        if not STATE.inference:
+            raise RuntimeError(INFERENCE_SAVE)
+        return list.__getitem__(self, i)
+
+
+INFERENCE_SAVE = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
+    "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use "
+    "it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`."
+)
+INFERENCE_INPLACE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
+    "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details."
+)
+
+
+def check_inference_write(t: Tensor) -> None:
+    """PyTorch's error for writing into an inference tensor outside inference mode."""
+    if t._vc.__class__ is InferenceVersion and not STATE.inference:
+        raise RuntimeError(INFERENCE_INPLACE)
+
+
+def _make_inference(data, dt, cls=Tensor, device=CPU, vc=None) -> Tensor:
+    t = _new(cls)
+    t._data = data
+    t._dtype = dt
+    t._device = device
+    t._rg = False
+    t._grad_fn = None
+    t._grad = None
+    t._vc = InferenceVersion((0,)) if vc is None else vc
+    t._base = None
+    return t
+
+
+_MAKE_CODE = (_make.__code__, _make_inference.__code__)
+
+
+def set_inference_make(on: bool) -> None:
+    """Point _make at the inference-tensor variant or back (Note [Inference tensors])."""
+    _make.__code__ = _MAKE_CODE[1 if on else 0]
 
 
 def _view(src: Tensor, arr, dt=None) -> Tensor:

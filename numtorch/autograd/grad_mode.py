@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 
 from .._state import STATE
+from .._tensor import set_inference_make
 
 
 class _DecoratorContextManager:
@@ -91,9 +92,11 @@ class inference_mode(_DecoratorContextManager):
         if self.mode:
             STATE.grad_enabled = False
             STATE.inference = True
+            set_inference_make(True)
 
     def __exit__(self, *exc):
         STATE.grad_enabled, STATE.inference = self.prev
+        set_inference_make(STATE.inference)
 
 
 def is_grad_enabled() -> bool:
@@ -103,6 +106,17 @@ def is_grad_enabled() -> bool:
     True
     """
     return STATE.grad_enabled
+
+
+def is_inference(input) -> bool:  # noqa: A002 - torch's parameter name
+    """Whether ``input`` is an inference tensor (made inside ``inference_mode``).
+
+    >>> numtorch.is_inference(numtorch.ones(1))
+    False
+    """
+    if not hasattr(input, "is_inference"):
+        raise TypeError(f"is_inference(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    return input.is_inference()
 
 
 def is_inference_mode_enabled() -> bool:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import numbers
 
-import numpy as np
-
 from . import constraints
 from .distribution import Distribution, ExponentialFamily
 from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
@@ -396,16 +394,10 @@ class Binomial(Distribution):
         return self.total_count * self.probs * (1 - self.probs)
 
     def sample(self, sample_shape=()):
-        from .._random import generator_of
-        from .._tensor import _make
-
         nt = _nt()
         shape = self._extended_shape(sample_shape)
         with nt.no_grad():
-            n = self.total_count.expand(shape).numpy().astype(np.int64)
-            p = self.probs.expand(shape).detach().numpy().astype(np.float64)
-            draws = generator_of(None).binomial(n, p).astype(self.probs.dtype.np)
-        return _make(np.ascontiguousarray(draws), self.probs.dtype)
+            return nt.binomial(self.total_count.expand(shape), self.probs.expand(shape))
 
     def log_prob(self, value):
         nt = _nt()

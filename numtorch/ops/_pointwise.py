@@ -15,10 +15,11 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tags import Tag
-from .._tensor import Tensor, _make
+from .._tensor import InferenceVersion, Tensor, _make, check_inference_write
 from ..kernels import PARALLEL_THRESHOLD, _codegen
 from .._overlap import check_written
 from ._meta_rules import pointwise_meta
+from ._wide_uint import refuse_uint
 
 _INT64 = (-(2**63), 2**63 - 1)
 
@@ -122,6 +123,8 @@ class Pointwise:
         raise AssertionError(rule)
 
     def _check_allowed(self, common: D.dtype) -> None:
+        if common._rank > 10:  # Note [Wide unsigned dtypes]
+            refuse_uint(self.name, self.name + "_cpu", common)
         if self.refuse:
             kind = "bool" if common is D.bool else "complex" if common.category == D._COMPLEX else ""
             if kind in self.refuse:
@@ -226,11 +229,12 @@ class Pointwise:
             _t._rg = False
             _t._grad_fn = None
             _t._grad = None
-            _t._vc = [0]
+            _t._vc = _IV((0,)) if _S.inference else [0]  # Note [Inference tensors]
             _t._base = None
             return _t"""
         ns = {"_PWF": self._fast, "_PWE": self._entry, "_PT": PARALLEL_THRESHOLD, "_empty": np.empty,
-              "_new": object.__new__, "_nd": np.ndarray, "_learn_entry": _learn_entry}  # fmt: skip
+              "_new": object.__new__, "_nd": np.ndarray, "_learn_entry": _learn_entry,
+              "_IV": InferenceVersion}  # fmt: skip
         return src, ns
 
     def _learn(self, operands, compute, result, pat):
@@ -256,6 +260,7 @@ class Pointwise:
         if inplace:
             out = operands[0]
         if out is not None:  # Note [Written-to memory]: before the shape and dtype checks
+            check_inference_write(out)
             check_written(out._data, [x._data for x in operands if isinstance(x, Tensor) and x is not out])
         compute, result = self.dtypes(operands)
         if out is not None and not inplace and out._dtype is not result and D.can_cast(result, out._dtype):
@@ -580,11 +585,7 @@ def _resize_out(out: Tensor, shape: tuple) -> None:
     out._data = np.empty(shape, out._dtype.np)
 
 
-_CNAMES = {
-    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
-    "int64": "Long", "float16": "Half", "float32": "Float", "float64": "Double",
-    "complex64": "ComplexFloat", "complex128": "ComplexDouble",
-}  # fmt: skip
+_CNAMES = D._CXX_NAMES  # PyTorch's C++ names of the dtypes, as its messages print them
 
 
 def _cname(d: D.dtype) -> str:

@@ -110,3 +110,170 @@ def lu_partial_pivot(a, piv, info):
                 f = A[i, j]
                 for c in range(j + 1, n):
                     A[i, c] -= f * A[j, c]
+
+
+# Note [Bunch-Kaufman as LAPACK's sytf2]
+# ``linalg.ldl_factor`` returns what LAPACK's ?sytrf (uplo 'L') leaves: L below the diagonal,
+# D's 1x1 and 2x2 blocks on the diagonal and first subdiagonal, and 1-based pivots, negative and
+# repeated for a 2x2 block. The kernel below is the unblocked ?sytf2 step for step (PyTorch's
+# LAPACK runs it for n <= 64; its blocked ?lasyf makes the same pivot choices), with ?sytf2's
+# cabs1 = |re| + |im| as the magnitude, so complex symmetric (not Hermitian) input follows csytf2.
+# A zero or NaN pivot column sets info to its 1-based index and is left as it is.
+@kernel
+def _cabs1(x):
+    return abs(x.real) + abs(x.imag)
+
+
+@kernel
+def _iamax_col(A, lo, hi, j):
+    # first row in lo..hi-1 of the largest cabs1 in column j (BLAS i?amax)
+    best, at = -1.0, lo
+    for i in range(lo, hi):
+        v = _cabs1(A[i, j])
+        if v > best:
+            best, at = v, i
+    return at
+
+
+@kernel
+def _sytf2_lower(A, piv):
+    n = A.shape[0]
+    alpha = (1.0 + np.sqrt(17.0)) / 8.0
+    info = 0
+    k = 0
+    while k < n:
+        kstep = 1
+        absakk = _cabs1(A[k, k])
+        imax, colmax = k, 0.0
+        if k < n - 1:
+            imax = _iamax_col(A, k + 1, n, k)
+            colmax = _cabs1(A[imax, k])
+        if max(absakk, colmax) == 0.0 or np.isnan(absakk):
+            if info == 0:
+                info = k + 1
+            kp = k
+        else:
+            if absakk >= alpha * colmax:
+                kp = k
+            else:
+                jmax, rowmax = k, -1.0
+                for j in range(k, imax):  # row imax, columns k..imax-1
+                    v = _cabs1(A[imax, j])
+                    if v > rowmax:
+                        jmax, rowmax = j, v
+                if imax < n - 1:
+                    jmax = _iamax_col(A, imax + 1, n, imax)
+                    rowmax = max(rowmax, _cabs1(A[jmax, imax]))
+                if absakk >= alpha * colmax * (colmax / rowmax):
+                    kp = k
+                elif _cabs1(A[imax, imax]) >= alpha * rowmax:
+                    kp = imax
+                else:
+                    kp = imax
+                    kstep = 2
+            kk = k + kstep - 1
+            if kp != kk:
+                for i in range(kp + 1, n):
+                    A[i, kk], A[i, kp] = A[i, kp], A[i, kk]
+                for j in range(kk + 1, kp):
+                    A[j, kk], A[kp, j] = A[kp, j], A[j, kk]
+                A[kk, kk], A[kp, kp] = A[kp, kp], A[kk, kk]
+                if kstep == 2:
+                    A[k + 1, k], A[kp, k] = A[kp, k], A[k + 1, k]
+            if kstep == 1:
+                if k < n - 1:
+                    d11 = 1.0 / A[k, k]
+                    for j in range(k + 1, n):  # ?syr, lower: A -= d11 x x^T
+                        if A[j, k] == 0:  # ?syr skips zero columns (inf/NaN elsewhere stay put)
+                            continue
+                        t = -d11 * A[j, k]
+                        for i in range(j, n):
+                            A[i, j] += A[i, k] * t
+                    for i in range(k + 1, n):
+                        A[i, k] *= d11
+            elif k < n - 2:
+                d21 = A[k + 1, k]
+                d11 = A[k + 1, k + 1] / d21
+                d22 = A[k, k] / d21
+                t = 1.0 / (d11 * d22 - 1.0)
+                d21 = t / d21
+                for j in range(k + 2, n):
+                    wk = d21 * (d11 * A[j, k] - A[j, k + 1])
+                    wkp1 = d21 * (d22 * A[j, k + 1] - A[j, k])
+                    for i in range(j, n):
+                        A[i, j] = A[i, j] - A[i, k] * wk - A[i, k + 1] * wkp1
+                    A[j, k] = wk
+                    A[j, k + 1] = wkp1
+        if kstep == 1:
+            piv[k] = kp + 1
+        else:
+            piv[k] = piv[k + 1] = -(kp + 1)
+        k += kstep
+    return info
+
+
+@kernel
+def ldl_factor_lower(a, piv, info):
+    """Bunch-Kaufman of each a[b] in place (Note [Bunch-Kaufman as LAPACK's sytf2]); a (nb, n, n)."""
+    for b in range(a.shape[0]):
+        info[b] = _sytf2_lower(a[b], piv[b])
+
+
+@kernel
+def ldl_solve_lower(a, ia, piv, ip, x):
+    """x[k] <- A^-1 x[k] with A = L D L^T from a[ia[k]], piv[ip[k]] (LAPACK ?sytrs, uplo 'L')."""
+    n = x.shape[1]
+    for b in range(x.shape[0]):
+        A, P, B = a[ia[b]], piv[ip[b]], x[b]
+        k = 0
+        while k < n:  # L D y = b
+            if P[k] > 0:
+                kp = P[k] - 1
+                if kp != k:
+                    for c in range(B.shape[1]):
+                        B[k, c], B[kp, c] = B[kp, c], B[k, c]
+                for i in range(k + 1, n):
+                    for c in range(B.shape[1]):
+                        B[i, c] -= A[i, k] * B[k, c]
+                for c in range(B.shape[1]):
+                    B[k, c] /= A[k, k]
+                k += 1
+            else:
+                kp = -P[k] - 1
+                if kp != k + 1:
+                    for c in range(B.shape[1]):
+                        B[k + 1, c], B[kp, c] = B[kp, c], B[k + 1, c]
+                for i in range(k + 2, n):
+                    for c in range(B.shape[1]):
+                        B[i, c] -= A[i, k] * B[k, c] + A[i, k + 1] * B[k + 1, c]
+                akm1k = A[k + 1, k]
+                akm1 = A[k, k] / akm1k
+                ak = A[k + 1, k + 1] / akm1k
+                denom = akm1 * ak - 1.0
+                for c in range(B.shape[1]):
+                    bkm1 = B[k, c] / akm1k
+                    bk = B[k + 1, c] / akm1k
+                    B[k, c] = (ak * bkm1 - bk) / denom
+                    B[k + 1, c] = (akm1 * bk - bkm1) / denom
+                k += 2
+        k = n - 1
+        while k >= 0:  # L^T x = y
+            if P[k] > 0:
+                for i in range(k + 1, n):
+                    for c in range(B.shape[1]):
+                        B[k, c] -= A[i, k] * B[i, c]
+                kp = P[k] - 1
+                if kp != k:
+                    for c in range(B.shape[1]):
+                        B[k, c], B[kp, c] = B[kp, c], B[k, c]
+                k -= 1
+            else:
+                for i in range(k + 1, n):
+                    for c in range(B.shape[1]):
+                        B[k, c] -= A[i, k] * B[i, c]
+                        B[k - 1, c] -= A[i, k - 1] * B[i, c]
+                kp = -P[k] - 1
+                if kp != k:
+                    for c in range(B.shape[1]):
+                        B[k, c], B[kp, c] = B[kp, c], B[k, c]
+                k -= 2

@@ -24,7 +24,7 @@ from ..._dispatch import dispatch
 from ..._factory_utils import data_to_array, infer_dtype
 from ..._overlap import check_no_internal_overlap
 from ..._ops import ops as _ops
-from ..._tensor import Tensor, _make
+from ..._tensor import Tensor, _make, check_inference_write
 from ...kernels import lazy
 from .._pointwise import _cname, _resize_out
 from .._registry import defop, public
@@ -730,6 +730,7 @@ def _setitem(self, key, value):
     r = _index_tf(Tensor.__setitem__, self, key, value)
     if r is not overrides.NOT_HANDLED:
         return None
+    check_inference_write(self)
     v = _value_tensor(self, value)
     tp = type(key)
     if key is False:

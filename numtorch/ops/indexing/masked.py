@@ -161,6 +161,9 @@ def _where_cpu(condition, self, other, out=None):
     for num, t in ((self, other), (other, self)):
         if type(num) is int and isinstance(t, Tensor) and t._dtype.category == D._INT:
             checked_scalar(num, t._dtype)  # the result keeps t's dtype: a number out of its range is refused
+    for x in (self, other):  # a bool condition takes no part in promotion (Note [Wide unsigned dtypes])
+        if isinstance(x, Tensor) and x._dtype._rank > 10:
+            condition = _make(condition._data.astype(x._dtype.np), x._dtype)
     return _WHERE([condition, self, other], out=out)
 
 

@@ -1,8 +1,8 @@
 """Linear algebra: ``core`` (products, einsum, tensordot, norms, inv/det), ``solve``, ``decomp``
 (cholesky, eigh, svd, pinv, lstsq), ``products`` (multi_dot, ...), ``qr``, ``derived`` (composites:
 vecdot, cond, matrix_rank, matrix_exp, solve_triangular, the ``*_ex`` variants ...), ``legacy``
-(addr, chain_matmul, cholesky_solve, pdist ...); ``meta`` their meta-device rules; ``_contract``
-holds the shape checks and einsum parsing that ``core`` uses."""
+(addr, chain_matmul, cholesky_solve, pdist ...), ``ldl`` (Bunch-Kaufman); ``meta`` their meta-device
+rules; ``_contract`` holds the shape checks and einsum parsing that ``core`` uses."""
 
-from . import core, solve, decomp, products, qr, derived, legacy, lu, eig, householder  # noqa: F401
+from . import core, solve, decomp, products, qr, derived, legacy, lu, eig, householder, ldl  # noqa: F401
 from . import meta  # noqa: F401,E402  (the meta rules of the above: Note [Linalg meta rules])

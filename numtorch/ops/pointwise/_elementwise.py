@@ -17,13 +17,14 @@ import math
 import numpy as np
 
 from ... import _dtype as D
-from ..._tensor import PLAIN_SUBCLASSES, Tensor, _make
+from ..._tensor import PLAIN_SUBCLASSES, Tensor, _make, check_inference_write
 from ...kernels import PARALLEL_THRESHOLD
 from ..._overlap import check_written
 from ._expanded import expanded_call, expanded_inplace
 from ._inline import with_number_branch
 from .._pointwise import (Pointwise, _broadcast, _cname, _resize_out, big_prefix, kernel_scalar,
                          run_expanded)
+from .._wide_uint import refuse_uint
 
 CAT = "bifc"  # category letter by D category index
 TYPEMETA = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
@@ -111,12 +112,16 @@ class Elementwise(Pointwise):
         return common, common, common.to_real()
 
     def check(self, common):
+        if common._rank > 10:  # Note [Wide unsigned dtypes]
+            refuse_uint(self.name, self.kname, common)
         cat = CAT[common.category]
         if cat not in self.allow:
             exc, msg = self.errors.get(cat, (NotImplementedError, None))
             raise exc(msg or f"\"{self.kname}\" not implemented for '{_cname(common)}'")
 
     def __call__(self, operands, params=(), out=None, inplace=False):
+        if inplace or out is not None:  # Note [Inference tensors]
+            check_inference_write(operands[0] if inplace else out)
         if self._sig and len(operands) <= 2:
             r = self._fast_call(operands, params, inplace, out)
             if r is not None:

@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from ... import _dtype as D
-from ..._tensor import Tensor, _make
+from ..._tensor import InferenceVersion, Tensor, _make
 from ...kernels import PARALLEL_THRESHOLD, lazy
 from ...kernels._codegen_reduction import Combiner
 from .._pointwise import _cname, warn_resize
@@ -335,7 +335,7 @@ def reduce_fast(comb, acc: dict, full, one, slow, nodim=None):
                     t._rg = False
                     t._grad_fn = None
                     t._grad = None
-                    t._vc = [0]
+                    t._vc = InferenceVersion((0,)) if st.inference else [0]  # Note [Inference tensors]
                     t._base = None
                     if rec is not None:
                         if lay is None:

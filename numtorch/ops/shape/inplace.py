@@ -8,7 +8,7 @@ import numpy as np
 
 from ... import _dtype as D
 from ..._state import STATE as _STATE
-from ..._tensor import Tensor, _make, _root_array
+from ..._tensor import Tensor, _make, _root_array, check_inference_write
 from ..._overlap import OVERLAP_ERR, check_no_internal_overlap, overlap  # noqa: F401 (re-exported)
 from .._pointwise import _broadcast
 from .._registry import defop, public
@@ -17,6 +17,7 @@ from .copy import _c_strides, assign, empty_layout, preserve_format, zeros_like_
 
 
 def _copy_cpu(self, src, non_blocking=False):
+    check_inference_write(self)
     dst = self._data
     check_no_internal_overlap(dst)
     if src is self:
@@ -86,6 +87,7 @@ def checked_scalar(value, dt: D.dtype):
 
 
 def _fill_cpu(self, value):
+    check_inference_write(self)
     v = checked_scalar(value, self._dtype)
     self._data.fill(v)
     self._vc[0] += 1
@@ -103,6 +105,7 @@ def _fill_tensor_cpu(self, value):
 
 
 def _zero_cpu(self):
+    check_inference_write(self)
     self._data.fill(0)
     self._vc[0] += 1
     return self

@@ -6,6 +6,8 @@ tests/ops/factory/test_random.py. They are not differentiable (grad=False) and a
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..core import FLOATS, OpInfo, SampleInput, make_arg
 
 _S = SampleInput
@@ -21,6 +23,11 @@ def _tensor_in(shape=(2, 3), low=None, high=None, args=(), kwargs=None):
         return [_S(make_arg(shape, dtype, rng, low, high), args, dict(kwargs or {}))]
 
     return gen
+
+
+def _binomial(dtype, rng):
+    count = np.floor(make_arg((2, 3), dtype, rng, 0, 20))
+    return [_S(count, (make_arg((2, 3), dtype, rng, 0, 1),)), _S(count, (make_arg((3,), dtype, rng, 0.6, 1),))]
 
 
 OPINFOS = [
@@ -48,6 +55,7 @@ OPINFOS = [
     ),
     OpInfo("bernoulli", None, _tensor_in(low=0, high=1), dtypes=FLOATS, method="bernoulli", **_KW),
     OpInfo("poisson", None, _tensor_in(low=0, high=5), dtypes=FLOATS, **_KW),
+    OpInfo("binomial", None, _binomial, dtypes=("float32", "float64"), **_KW),
     OpInfo("Tensor.uniform_", None, _tensor_in(args=(-1.0, 1.0)), dtypes=FLOATS, **_KW),
     OpInfo("Tensor.normal_", None, _tensor_in(args=(0.0, 2.0)), dtypes=FLOATS, **_KW),
     OpInfo("Tensor.random_", None, _tensor_in(args=(0, 10)), dtypes=FLOATS + ("int64",), **_KW),

@@ -1,0 +1,56 @@
+"""Samplers with a Numba rejection kernel: ``binomial`` (numtorch/kernels/cpu/sampling.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _dtype as D
+from ..._dispatch import dispatch
+from ..._random import generator_of
+from ..._tensor import Tensor, _make
+from ...kernels import lazy
+from .._pointwise import _cname, broadcast_shapes, warn_resize
+from .._registry import defop, public
+
+K = lazy("numtorch.kernels.cpu.sampling")
+
+
+def _binomial_cpu(count, prob, generator=None):
+    for name, t in (("count", count), ("prob", prob)):
+        if t._dtype.category != D._FLOAT:
+            raise ValueError(f"binomial only supports floating-point dtypes for {name}, got: {_cname(t._dtype)}")
+    if prob._dtype is not count._dtype:
+        raise RuntimeError(f"Found dtype {_cname(prob._dtype)} but expected {_cname(count._dtype)}")
+    if count._dtype is D.float16:
+        raise NotImplementedError("\"binomial_cpu\" not implemented for 'Half'")
+    shape = tuple(broadcast_shapes(count._data.shape, prob._data.shape))
+    if shape != count._data.shape and count._data.size:  # PyTorch sizes the output like count first
+        warn_resize(count._data.shape, shape, 5)
+    c = np.broadcast_to(count._data, shape).astype(np.float64)
+    p = np.broadcast_to(prob._data, shape).astype(np.float64)
+    return _make(K.binomial_samples(generator_of(generator), c, p).astype(count._dtype.np), count._dtype)
+
+
+def _no_derivative(grad):
+    raise RuntimeError("derivative for aten::binomial is not implemented")
+
+
+binomial = defop("binomial(Tensor count, Tensor prob, Generator? generator=None) -> Tensor", cpu=_binomial_cpu,
+                 backward={"count": _no_derivative, "prob": _no_derivative})  # fmt: skip
+
+
+def _binomial(count, prob, generator):
+    """Binomial samples: successes in ``count`` trials of probability ``prob`` (floating tensors
+    of one dtype, broadcast together), drawn by BTRS for large counts and inversion otherwise.
+
+    >>> numtorch.binomial(numtorch.tensor([0.0, 5.0]), numtorch.tensor([0.5, 1.0]))
+    tensor([0., 5.])
+    """
+    for pos, (name, t) in enumerate((("count", count), ("prob", prob)), 1):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"binomial(): argument '{name}' (position {pos}) must be Tensor, not {type(t).__name__}")
+    generator_of(generator, "binomial")
+    return dispatch(binomial, [count, prob, generator])
+
+
+public("binomial", "count, prob, generator=None", _binomial, relevant=("count", "prob"), ops=(binomial,))
