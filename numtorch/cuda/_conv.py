@@ -1,6 +1,7 @@
 """CUDA convolution (1-d and 2-d, grouped, strided, dilated, transposed) and its backward as
-im2col / col2im kernels plus the CUDA matmul (Note [CUDA im2col layout]); max/avg pooling and
-their backward as direct kernels (numtorch/kernels/cuda/conv.py).
+im2col / col2im kernels plus the CUDA matmul (Note [CUDA im2col layout]); ``F.unfold`` /
+``F.fold`` on the same kernels; max/avg pooling and their backward as direct kernels
+(numtorch/kernels/cuda/conv.py).
 
 Argument checks, geometry and messages are the CPU op's own (numtorch/ops/nn/conv.py's
 ``_check_conv`` / ``_Geom``, pooling.py's ``_pool_geometry``): they read only shapes and dtypes.
@@ -141,6 +142,49 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
     return tuple(res)
 
 
+# ---- im2col / col2im (F.unfold / F.fold) ---------------------------------------------------------
+class _FoldGeom:
+    """The geometry interface of ``_Geom`` that the im2col / col2im launches read."""
+
+    def __init__(self, k, d, p, s):
+        self.KH, self.KW, self.k, self.d, self.p, self.s = k[0], k[1], k, d, p, s
+
+    def args(self, Cn, H, W, OH, OW):
+        return C._geo(Cn, H, W, self.k, self.d, self.p, self.s, OH, OW)
+
+
+def _meta(name, vals):
+    from ..ops._registry import OPS
+    from ._install import _meta_of
+
+    return _meta_of(OPS[name], vals)
+
+
+def im2col(self, kernel_size, dilation, padding, stride):
+    _check(self)
+    res = _meta("aten::im2col", [self, kernel_size, dilation, padding, stride])
+    _float(self, "im2col")
+    g = _FoldGeom(*C._fold_params(kernel_size, dilation, padding, stride))
+    x = self if self.dim() == 4 else self.unsqueeze(0)
+    N, Cn, H, W = x.shape
+    OH, OW = C._blocks(H, W, g.k, g.d, g.p, g.s)
+    cols = _im2col(x, g, N, Cn, H, W, OH, OW)  # (Cn*K, N, L)
+    return cols.permute(1, 0, 2).contiguous().reshape(res._data.shape)
+
+
+def col2im(self, output_size, kernel_size, dilation, padding, stride):
+    _check(self)
+    res = _meta("aten::col2im", [self, output_size, kernel_size, dilation, padding, stride])
+    _float(self, "col2im")
+    g = _FoldGeom(*C._fold_params(kernel_size, dilation, padding, stride))
+    H, W = C.expand_param(output_size, "output_size", 2)
+    x = self if self.dim() == 3 else self.unsqueeze(0)
+    N, CK, _ = x.shape
+    OH, OW = C._blocks(H, W, g.k, g.d, g.p, g.s)
+    out = _col2im(x.permute(1, 0, 2).contiguous(), g, N, CK // (g.KH * g.KW), H, W, OH, OW)
+    return out.reshape(res._data.shape)
+
+
 # ---- pooling -------------------------------------------------------------------------------------
 def max_pool2d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     _check(self)
@@ -198,6 +242,8 @@ def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
 IMPLS = {
     "aten::convolution": convolution,
     "aten::convolution_backward": convolution_backward,
+    "aten::im2col": im2col,
+    "aten::col2im": col2im,
     "aten::max_pool2d_with_indices": max_pool2d_with_indices,
     "aten::max_pool2d_with_indices_backward": max_pool2d_with_indices_backward,
     "aten::avg_pool2d": avg_pool2d,

@@ -1,4 +1,4 @@
-"""conv1d/conv2d/conv_transpose2d and max/avg pooling on CUDA against the CPU, values and
+"""conv1d/conv2d/conv_transpose2d, unfold/fold and max/avg pooling on CUDA against the CPU, values and
 gradients (float64, tiny sizes: the simulator runs a Python thread per CUDA thread)."""
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ _CALLS = {
     "conv1d": (lambda x, w: F.conv1d(x, w, padding=1, stride=2), [X1, rng.standard_normal((1, 2, 2))]),
     "conv_transpose2d": (lambda x, w: F.conv_transpose2d(x, w, stride=2, padding=1, output_padding=1),
                          [XF[:, :, :2, :3], rng.standard_normal((2, 1, 2, 2))]),
+    "unfold": (lambda x: F.unfold(x, (2, 3), dilation=(1, 1), padding=1, stride=(2, 1)), [XF]),
+    "fold": (lambda x: F.fold(x, (3, 4), 2, padding=(0, 1), stride=2), [rng.standard_normal((1, 8, 3))]),
     "max_pool2d": (lambda x: F.max_pool2d(x, 3, 2, 1), [XF]),
     "max_pool2d nan dilation ceil": (lambda x: F.max_pool2d(x, 2, 2, dilation=2, ceil_mode=True), [X]),
     "max_pool1d": (lambda x: F.max_pool1d(x, 2), [X1]),
