@@ -1,6 +1,6 @@
 """CUDA convolution (1-d and 2-d, grouped, strided, dilated, transposed) and its backward as
 im2col / col2im kernels plus the CUDA matmul (Note [CUDA im2col layout]); ``F.unfold`` /
-``F.fold`` on the same kernels; max/avg pooling and their backward as direct kernels
+``F.fold`` on the same kernels; max/avg/adaptive-avg pooling and their backward as direct kernels
 (numtorch/kernels/cuda/conv.py).
 
 Argument checks, geometry and messages are the CPU op's own (numtorch/ops/nn/conv.py's
@@ -239,7 +239,30 @@ def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
     return _t(gi, dt, self)
 
 
+def adaptive_avg_pool2d(self, output_size):
+    _check(self)
+    H, W, OH, OW = PL._adaptive_setup(self, output_size, "adaptive_avg_pool2d")
+    dt = _float(self, "adaptive_avg_pool2d")
+    x = P.cast(self._data, dt.np)
+    out = S.empty(self._data.shape[:-2] + (OH, OW), dt.np)
+    launch(K.adaptive_avg_pool2d, out.size, x.root, x.offset, out.root, H, W, OH, OW)
+    return _t(out, dt, self)
+
+
+def adaptive_avg_pool2d_backward(grad_output, self):
+    _check(grad_output, self)
+    dt = _float(self, "adaptive_avg_pool2d_backward")
+    H, W = self._data.shape[-2:]
+    OH, OW = grad_output._data.shape[-2:]
+    g = P.cast(grad_output._data, dt.np)
+    gi = S.empty(self._data.shape, dt.np)
+    launch(K.adaptive_avg_pool2d_backward, gi.size, g.root, g.offset, gi.root, H, W, OH, OW)
+    return _t(gi, dt, self)
+
+
 IMPLS = {
+    "aten::_adaptive_avg_pool2d": adaptive_avg_pool2d,
+    "aten::_adaptive_avg_pool2d_backward": adaptive_avg_pool2d_backward,
     "aten::convolution": convolution,
     "aten::convolution_backward": convolution_backward,
     "aten::im2col": im2col,

@@ -1,4 +1,4 @@
-"""conv1d/conv2d/conv_transpose2d, unfold/fold and max/avg pooling on CUDA against the CPU, values and
+"""conv1d/conv2d/conv_transpose2d, unfold/fold and max/avg/adaptive-avg pooling on CUDA against the CPU, values and
 gradients (float64, tiny sizes: the simulator runs a Python thread per CUDA thread)."""
 
 from __future__ import annotations
@@ -44,6 +44,8 @@ _CALLS = {
     "avg_pool2d no pad count ceil": (lambda x: F.avg_pool2d(x, 2, 2, 1, ceil_mode=True, count_include_pad=False),
                                      [XF]),
     "avg_pool2d divisor": (lambda x: F.avg_pool2d(x, 2, 1, divisor_override=3), [XF]),
+    "adaptive_avg_pool2d overlapping": (lambda x: F.adaptive_avg_pool2d(x, (3, 2)), [XF[:, :, :, :3]]),
+    "adaptive_avg_pool2d larger": (lambda x: F.adaptive_avg_pool2d(x, (5, 1)), [XF[:, :1, :3]]),
 }  # fmt: skip
 
 

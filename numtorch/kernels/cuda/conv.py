@@ -21,6 +21,8 @@ from ..cpu.nn import pooling as cpu_pool
 from . import _SIM
 
 _avg_window = cpu_pool._avg_window.py_func if _SIM else cpu_pool._avg_window
+_start = cpu_pool._start.py_func if _SIM else cpu_pool._start
+_end = cpu_pool._end.py_func if _SIM else cpu_pool._end
 
 
 @cuda_kernel
@@ -138,4 +140,42 @@ def avg_pool2d_backward(total, grad, go, gi, H, W, KH, KW, SH, SW, PH, PW, OH, O
                 h0, h1, w0, w1, d = _avg_window(oh, ow, H, W, KH, KW, SH, SW, PH, PW, count_include_pad, divisor)
                 if h0 <= h < h1 and w0 <= w < w1:
                     acc += grad[gb + oh * OW + ow] / d
+        gi[i] = acc
+
+
+@cuda_kernel
+def adaptive_avg_pool2d(total, x, xo, out, H, W, OH, OW):
+    # the mean over the window [floor(o*I/O), ceil((o+1)*I/O)) in each dim (the CPU kernel's)
+    i = cuda.grid(1)
+    if i < total:
+        p = i // (OH * OW)
+        oh = (i // OW) % OH
+        ow = i % OW
+        h0, h1 = _start(oh, H, OH), _end(oh, H, OH)
+        w0, w1 = _start(ow, W, OW), _end(ow, W, OW)
+        xb = xo + p * H * W
+        acc = 0.0
+        for h in range(h0, h1):
+            for w in range(w0, w1):
+                acc += x[xb + h * W + w]
+        out[i] = acc / ((h1 - h0) * (w1 - w0))
+
+
+@cuda_kernel
+def adaptive_avg_pool2d_backward(total, grad, go, gi, H, W, OH, OW):
+    # gather: each input element sums grad / window size over the windows that cover it
+    i = cuda.grid(1)
+    if i < total:
+        p = i // (H * W)
+        h = (i // W) % H
+        w = i % W
+        gb = go + p * OH * OW
+        acc = 0.0
+        for oh in range(max(0, (h * OH) // H - 1), min(OH, ((h + 1) * OH) // H + 2)):
+            h0, h1 = _start(oh, H, OH), _end(oh, H, OH)
+            if h0 <= h < h1:
+                for ow in range(max(0, (w * OW) // W - 1), min(OW, ((w + 1) * OW) // W + 2)):
+                    w0, w1 = _start(ow, W, OW), _end(ow, W, OW)
+                    if w0 <= w < w1:
+                        acc += grad[gb + oh * OW + ow] / ((h1 - h0) * (w1 - w0))
         gi[i] = acc
