@@ -69,3 +69,28 @@ def test_errors_are_pytorchs():
         F.max_pool2d(x, 2, padding=2)
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
         F.conv2d(x, numtorch.tensor(W), groups=2)
+
+
+def _cnn_run(x, dev):
+    numtorch.manual_seed(0)
+    nn = numtorch.nn
+    model = nn.Sequential(nn.Conv2d(1, 2, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(8, 3))
+    model = model.double().to(dev)
+    opt = numtorch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    xt, t = numtorch.tensor(x, device=dev), numtorch.tensor([0, 2], device=dev)
+    losses = []
+    for _ in range(2):
+        opt.zero_grad()
+        loss = F.cross_entropy(model(xt), t)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses, [p.detach().cpu().numpy() for p in model.parameters()]
+
+
+def test_small_cnn_trains_as_on_cpu():
+    x = rng.standard_normal((2, 1, 6, 6))
+    want, got = _cnn_run(x, "cpu"), _cnn_run(x, "cuda")
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-10)
+    for g, w in zip(got[1], want[1], strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
