@@ -65,7 +65,11 @@ def _host(r):
     return [r] if isinstance(r, numtorch.Tensor) else list(r)
 
 
-@pytest.mark.parametrize("name", list(_CALLS))
+# variants the default run can spare (each costs a cold CPU-oracle compile): run with -m slow
+_SLOW = {"prod float", "prod bool dim0", "cumprod int", "count_nonzero", "sort bool"}
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in _SLOW else n for n in _CALLS])
 def test_ops_match_cpu(name):
     fn, a = _CALLS[name]
     with warnings.catch_warnings():
