@@ -1,6 +1,8 @@
 """Extension ops: a ``custom_op`` whose kernel is an ``@njit`` function against the built-in op
 of the same math (and PyTorch's ``torch.library.custom_op`` with the same kernel), on 8 and 1e6
-elements, with and without autograd recording; and the scalar-function route
+elements, with and without autograd recording - "custom": a Python body calling the kernel, as
+in PyTorch; "njit": the Numba function registered as the kernel itself, taking its output
+(numtorch only, Note [Numba kernels as op kernels]); and the scalar-function route
 (``numtorch.library.elementwise``) against the built-in elementwise op, and its reduction
 counterpart (``numtorch.library.reduction``) against the built-in ``amax``. Target: custom op
 <= 1.2x the built-in; the scalar routes at the built-ins' throughput."""
@@ -81,6 +83,35 @@ def custom_sin(L):
     return _OPS[key]
 
 
+def njit_sin():
+    """``bench_ext::nsin``: the same kernels registered directly (numtorch only): a schema, a fake
+    function to allocate the output from, the @njit function as the CPU kernel."""
+    if "njit" not in _OPS:
+        import numtorch
+
+        L = numtorch.library
+        for name, k in (("nsin", _sin_kernel), ("ncos", _cos_kernel)):
+            L.define(f"bench_ext::{name}", "(Tensor x) -> Tensor")
+            L.register_fake(f"bench_ext::{name}", _like)
+            L.register_kernel(f"bench_ext::{name}", "cpu", k)
+        cop = numtorch.ops.bench_ext.ncos.default
+
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * cop(x)
+
+        L.register_autograd("bench_ext::nsin", backward, setup_context=setup_context)
+        _OPS["njit"] = L._custom_def("bench_ext::nsin")
+    return _OPS["njit"]
+
+
+def _like(x):
+    return x.new_empty(x.shape)
+
+
 def scalar_softplus():
     if "softplus" not in _OPS:
         import numtorch
@@ -101,13 +132,15 @@ def scalar_max():
 class CustomOp(Benchmark):
     """sin as a custom op with an @njit kernel ("custom") vs the built-in ("builtin")."""
 
-    params = [LIBS, ["custom", "builtin"], SIZES, [False, True]]
+    params = [LIBS, ["custom", "njit", "builtin"], SIZES, [False, True]]
     param_names = ["lib", "impl", "n", "grad"]
 
     def setup(self, libname, impl, n, grad):
         L = lib(libname)
+        if impl == "njit" and libname != "numtorch":
+            raise NotImplementedError("PyTorch cannot register a Numba function as a kernel")
         self.x = tensor((n,), "float64", L=L, requires_grad=grad)
-        self.fn = custom_sin(L) if impl == "custom" else L.sin
+        self.fn = custom_sin(L) if impl == "custom" else njit_sin() if impl == "njit" else L.sin
         warm(self.time_call, 3)
 
     def time_call(self, *_):

@@ -81,23 +81,28 @@ def cases(lib):
 
 
 def profile(n: int = 2000) -> None:
-    """Where the host time of a small CUDA op goes: cProfile of ``n`` 1K-element adds."""
+    """Where the host time goes: cProfile of ``n`` 1K-element adds, then of 20 MLP steps."""
     import cProfile
     import pstats
 
     import numtorch
 
     x = numtorch.ones(1 << 10, device="cuda")
-    for _ in range(10):
-        x + x
-    numtorch.cuda.synchronize()
-    pr = cProfile.Profile()
-    pr.enable()
-    for _ in range(n):
-        x + x
-    numtorch.cuda.synchronize()
-    pr.disable()
-    pstats.Stats(pr).sort_stats("tottime").print_stats(25)
+    g = np.random.default_rng(0)
+    xm = numtorch.tensor(g.standard_normal((256, 512), dtype=np.float32), device="cuda")
+    step = _mlp_step(numtorch, xm, xm)
+    for what, fn, reps in (("1K add", lambda: x + x, n), ("MLP step", step, 20)):
+        for _ in range(3):
+            fn()
+        numtorch.cuda.synchronize()
+        pr = cProfile.Profile()
+        pr.enable()
+        for _ in range(reps):
+            fn()
+        numtorch.cuda.synchronize()
+        pr.disable()
+        print(f"==== {what} x {reps}")
+        pstats.Stats(pr).sort_stats("tottime").print_stats(30)
 
 
 def main() -> None:

@@ -334,13 +334,25 @@ def _tf_subclass(name):
 
 
 def _extension(impl, n, grad):
-    """sin as a custom op with an @njit kernel (torch: torch.library.custom_op, same kernel)."""
+    """sin as a custom op with an @njit kernel (torch: torch.library.custom_op, same kernel).
+    ``vs-builtin-njit``/``vs-builtin-custom``: the numtorch column the custom op (the @njit
+    function registered as the kernel / a Python body calling it), the torch column numtorch's
+    built-in sin: the issue's target (custom op <= 1.2x the built-in), as "vs inductor" names
+    its peer; ``vs-builtin-softplus``: the scalar route against the built-in softplus."""
 
     def make(name):
-        from benchmarks.bench_extension import custom_sin, scalar_max, scalar_softplus
+        from benchmarks.bench_extension import custom_sin, njit_sin, scalar_max, scalar_softplus
 
         if name == "numpy":
             raise NotImplementedError("NumPy has no custom ops")
+        if impl.startswith("vs-builtin"):
+            L = _L("numtorch")
+            x = _libs().tensor((n,), "float64", L=L, requires_grad=grad)
+            if impl.endswith("softplus"):
+                return functools.partial(scalar_softplus() if name == "numtorch" else L.nn.functional.softplus, x)
+            if name != "numtorch":
+                return functools.partial(L.sin, x)
+            return functools.partial(njit_sin() if impl.endswith("njit") else custom_sin(L), x)
         L = _L(name)
         x = _libs().tensor((n,), "float64", L=L, requires_grad=grad)
         if impl in ("scalar", "reduction"):
@@ -699,7 +711,13 @@ def workloads(sweep: bool = False) -> list:
         for grad in (False, True):
             tag = f"{n} {'grad' if grad else 'nograd'}"
             W.append(Workload(f"custom_op sin {tag}", "extension", _extension("custom", n, grad)))
+            W.append(Workload(f"custom_op njit-kernel sin vs built-in {tag}", "extension",
+                              _extension("vs-builtin-njit", n, grad), target=1.2))  # fmt: skip
+            W.append(Workload(f"custom_op python-body sin vs built-in {tag}", "extension",
+                              _extension("vs-builtin-custom", n, grad)))  # fmt: skip
             W.append(Workload(f"scalar-route softplus {tag}", "extension", _extension("scalar", n, grad)))
+            W.append(Workload(f"scalar-route softplus vs built-in {tag}", "extension",
+                              _extension("vs-builtin-softplus", n, grad), target=1.1))  # fmt: skip
             W.append(Workload(f"scalar-route max reduction {tag}", "extension", _extension("reduction", n, grad)))
     W.append(Workload("autograd chain 100 tiny ops", "autograd", _no_numpy(_autograd_chain), target=2.0))
     W.append(Workload("LinearFunction fwd+bwd", "autograd", _no_numpy(_linear_function), target=1.5))

@@ -3,8 +3,8 @@
 Part 1: a fused bias + GELU (exact, erf-based) as one Numba kernel forward and one backward,
 registered with ``numtorch.library.custom_op`` + ``register_autograd`` + ``register_fake``,
 checked with ``gradcheck`` and ``opcheck`` and timed against the same math composed from
-built-in ops. Part 2: ``numtorch.library.elementwise`` makes softplus from a scalar function
-(with its double backward). Part 3: ``numtorch.library.reduction`` makes logsumexp from a
+built-in ops; Part 1b registers the Numba function itself as the op's kernel. Part 2:
+``numtorch.library.elementwise`` makes softplus from a scalar function (with its double backward). Part 3: ``numtorch.library.reduction`` makes logsumexp from a
 scalar combine function.
 
 Run: python examples/custom_op_numba.py
@@ -125,6 +125,25 @@ def part1() -> None:
     assert fused_b < comp_b, "the fused forward+backward must beat the composed ops"
 
 
+# ---- Part 1b: the Numba function itself as the kernel ----------------------------------------------
+# numtorch only: the kernel receives the tensors' arrays and its output, allocated from the fake
+# function's shape and dtype (planned once per input shape), and is called through Numba's
+# compiled entry point: no Python body between the op and the kernel.
+numtorch.library.define("example::bias_gelu_direct", "(Tensor x, Tensor bias) -> Tensor")
+numtorch.library.register_fake("example::bias_gelu_direct", lambda x, bias: x.new_empty(x.shape))
+numtorch.library.register_kernel("example::bias_gelu_direct", "cpu", bias_gelu_fwd)
+
+
+def part1b() -> None:
+    direct = numtorch.ops.example.bias_gelu_direct.default
+    x = numtorch.randn(8, 5, dtype=numtorch.float64)
+    b = numtorch.randn(5, dtype=numtorch.float64)
+    np.testing.assert_allclose(direct(x, b).numpy(), composed(x, b).numpy(), rtol=1e-12)
+    res = numtorch.library.opcheck(direct, (x, b))
+    assert all(v == "SUCCESS" for v in res.values()), res
+    print("bias_gelu with the @njit function registered as the kernel: values and opcheck ok")
+
+
 # ---- Part 2: a scalar function becomes an op ------------------------------------------------------
 def softplus(x, beta=1.0):
     return math.log1p(math.exp(beta * x)) / beta
@@ -174,5 +193,6 @@ def part3() -> None:
 
 if __name__ == "__main__":
     part1()
+    part1b()
     part2()
     part3()

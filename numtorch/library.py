@@ -23,6 +23,7 @@ from ._library.infer_schema import infer_schema as infer_schema
 from ._library.opcheck import OpCheckError as OpCheckError
 from ._library.opcheck import opcheck as opcheck
 from ._library.autograd import AutogradKernel
+from ._library.numba_kernel import forget_plans
 from ._ops import ops
 
 __all__ = ["Library", "custom_op", "define", "impl", "register_kernel", "register_autograd", "register_fake",
@@ -85,6 +86,8 @@ class Library:
         else:
             self._replaced.append((op, "impls", key, op.impls.get(key, _ABSENT)))
             op.impls[key] = kernel_adapter(op, fn) if op._schema.namespace != "aten" else fn
+            if key == "meta":
+                forget_plans(op)
         op._reset_fast()
 
     def fallthrough(self, *a, **k):
@@ -105,6 +108,7 @@ def _undo(defined, replaced) -> None:
             op.impls.pop(key, None)
         else:
             op.impls[key] = prev
+        forget_plans(op)
         op._reset_fast()
     replaced.clear()
     for op in defined:

@@ -4,7 +4,10 @@
 # A region is a maximal run of *consecutive* graph nodes that are fusable pointwise calls with
 # one output shape. Consecutive, so that no other call (an in-place update, a view, a matmul)
 # can run between two of its members: the region reads its inputs and writes its outputs at one
-# point of the program, as the eager calls would have. A node is fusable when its op was declared
+# point of the program, as the eager calls would have. A pointwise call of another shape, or a
+# view, that reads nothing the run makes is hoisted above it rather than ending it (a causal
+# mask's ``eq`` between the scores' scale and masked_fill): the run's calls write only their own
+# new outputs, so running it first changes nothing. A node is fusable when its op was declared
 # with ``defpointwise`` and still runs that declaration's CPU kernel (no library override), its
 # tensor operands are plain CPU tensors, and its operand, compute and result dtypes are in the
 # kernels' closed set (bool, int32, int64, float32, float64: float16 and complex keep their own
@@ -23,10 +26,12 @@ from .._ops import ops
 from .._state import STATE
 from .._tensor import PLAIN_SUBCLASSES, Tensor, _make, _view
 from ..kernels import PARALLEL_THRESHOLD
+from ..ops.shape.inplace import checked_scalar
 from ..ops._pointwise import Pointwise, _param, _scalar, big_prefix, flat_parts, kernel_scalar
 from ..ops.pointwise._elementwise import CAT, Elementwise, number, scalar_as
 from ..ops.shape.core import _plain_contiguous
 from . import codegen
+from .direct import direct_step, fold_views
 from .graph import Node
 
 _OK = {"bool", "int32", "int64", "float32", "float64"}
@@ -49,6 +54,8 @@ class FusedOp:
 def _decl(node, env):
     """(names, expr, [(operand | ("param", value), cast)], result, shape) or None: not fusable."""
     op = node.op
+    if op is _MASKED_FILL[0]:
+        return _masked_fill(node, env)
     decl = getattr(op, "pointwise", None)  # Note [Pointwise declaration]
     if decl is None or decl.kind != "functional" or op.py_kernels or op.impls.get("cpu") is not decl.cpu:
         return None
@@ -83,6 +90,32 @@ def _decl(node, env):
         ops.append((x if isinstance(x, Tensor) else ("scalar", s), None if keep else compute.name))
     ops += [(("scalar", p), compute.name) for p in pvals]
     return names, expr, ops, result.name, out._data.shape
+
+
+# Note [Fused masked_fill]
+# masked_fill.Scalar is a selection, ``value if mask else self``, with the value cast to self's
+# dtype as eager's kernel casts it (checked_scalar): in a region it is one more pointwise
+# expression (attention's causal mask between the scale and the softmax), bitwise eager's.
+# Only a floating self of the output's shape and a bool mask that broadcasts to it are fused.
+_MASKED_FILL = [ops.aten.masked_fill.Scalar]
+
+
+def _masked_fill(node, env):
+    self, mask, value = node.values(env)[:3]
+    out = env[node.outs[0]]
+    if not isinstance(self, Tensor) or not isinstance(mask, Tensor) or isinstance(value, Tensor) or out is None:
+        return None
+    for x in (self, mask):
+        if (x.__class__ is not Tensor and x.__class__ not in PLAIN_SUBCLASSES) or x._device.type != "cpu":
+            return None
+    dt = self._dtype
+    if mask._dtype is not D.bool or dt.name not in ("float32", "float64") or self._data.shape != out._data.shape:
+        return None
+    try:
+        v = checked_scalar(value, dt)
+    except Exception:
+        return None
+    return ["self", "mask", "value"], "value if mask else self", [(self, dt.name), (mask, None), (("scalar", float(v)), dt.name)], dt.name, out._data.shape
 
 
 def _elementwise(pw, operands, params):
@@ -124,10 +157,16 @@ class Region:
         self.inputs: list = []  # slots of region tensor inputs
         self.scalars: list = []
         self.ops: list = []
+        self.head = None  # (grad_output, output) inputs: Note [Fused softmax backward]
+        if nodes[0].op is _SBD[0]:
+            self.inputs.append(dict(nodes[0].direct)[0])
         produced = {n.outs[0]: k for k, n in enumerate(nodes)}
         for n, (names, expr, ops, result, shape) in zip(nodes, specs, strict=True):
             args = []
             for x, cast in ops:
+                if x.__class__ is tuple and len(x) == 1:  # the row's product / sum (a head)
+                    args.append((x[0], 0, cast))
+                    continue
                 if x.__class__ is tuple:
                     args.append(("scalar", len(self.scalars), cast))
                     self.scalars.append(x[1])
@@ -141,12 +180,18 @@ class Region:
                     args.append(("in", self.inputs.index(slot), cast))
             self.ops.append(FusedOp(names, expr, args, result, shape))
         self.shape = specs[0][4]
+        if nodes[0].op is _SBD[0]:
+            d = dict(nodes[0].direct)
+            self.head = (self.inputs.index(d[0]), self.inputs.index(d[1]))
         last = len(nodes) - 1
         self.outputs = [k for k, n in enumerate(nodes) if n.outs[0] in graph_reads or (reduce_node and k == last)]
         self.red_outputs = [k for k in self.outputs if k != last] if reduce_node else []
         if reduce_node is not None:
             kind = reduce_node.op.__name__.split(".")[0]
-            self.reduce = ("layer_norm", None) if kind == "native_layer_norm" else (kind, reduce_node.template[2])
+            if kind in ("_softmax", "_log_softmax"):  # Note [Fused trailing softmax]
+                self.reduce = ("softmax", kind == "_log_softmax")
+            else:
+                self.reduce = ("layer_norm", None) if kind == "native_layer_norm" else (kind, reduce_node.template[2])
             if kind == "native_layer_norm":  # Note [Fused layer_norm prologue]: its input is written
                 self.red_outputs = list(self.outputs)
         self.out_slots = [nodes[k].outs[0] for k in self.outputs]
@@ -158,11 +203,16 @@ class Region:
     def plan_pattern(self, env) -> None:
         n = int(np.prod(self.shape))
         self.k = self.shape[-1] if self.shape else 1
-        self.pattern = "".join(_letter(env[s]._data, n, self.k) or "a" for s in self.inputs)
+        self.pattern = "".join(_letter(env[s]._data, n, self.k, self.shape) or "a" for s in self.inputs)
         self.mod = codegen.load(self)
+        if self.head is not None:
+            self.kr, self.kpr = self.mod.sb, self.mod.psb
+            return
         self.kc, self.kp, self.ks = self.mod.c, self.mod.p, self.mod.s
         if self.reduce is not None and self.reduce[0] == "layer_norm":
             self.kr, self.kpr = self.mod.ln, self.mod.pln
+        elif self.reduce is not None and self.reduce[0] == "softmax":
+            self.kr, self.kpr = self.mod.sm, self.mod.psm
         elif self.reduce is not None:
             self.kr, self.kpr = self.mod.r, self.mod.pr
 
@@ -170,6 +220,8 @@ class Region:
         if self.failed:
             return self._run_nodes(env)
         try:
+            if self.head is not None:
+                return self._run_head(env) or self._run_nodes(env)
             if self.reduce is not None and self._run_reduce(env):
                 return
             self._run(env)
@@ -195,13 +247,16 @@ class Region:
         shape = self.shape
         n, k = int(np.prod(shape)), shape[-1]
         arrays = [env[s]._data for s in self.inputs]
-        if "".join(_letter(a, n, k) or "?" for a in arrays) != self.pattern:
+        if "".join(_letter(a, n, k, shape) or "?" for a in arrays) != self.pattern:
             return False  # another layout: the region, then the reduction's own kernel
         rows = n // k
         dts = [self.out_dtypes[self.outputs.index(i)] for i in self.red_outputs]
         outs = [np.empty(shape, d.np) for d in dts]
         if self.reduce[0] == "layer_norm":
             self._run_layer_norm(env, rows, k, arrays, outs, dts)
+            return True
+        if self.reduce[0] == "softmax":
+            self._run_softmax(env, rows, k, arrays, outs, dts)
             return True
         rd = self.out_dtypes[-1]
         red = np.empty(shape[:-1] + ((1,) if self.reduce[1] else ()), rd.np)
@@ -231,6 +286,35 @@ class Region:
         for s, a in zip(node.outs, (y, mean, rstd), strict=True):
             env[s] = _make(a, dt)
 
+    def _run_head(self, env) -> bool:
+        shape = self.shape
+        n, k = int(np.prod(shape)), shape[-1]
+        arrays = [env[s]._data for s in self.inputs]
+        if "".join(_letter(a, n, k, shape) or "?" for a in arrays) != self.pattern:
+            return False  # another layout: the calls, softmax's backward first
+        outs = [np.empty(shape, d.np) for d in self.out_dtypes]
+        args = [n // k, k, *[a.reshape(-1) for a in arrays], *self.scalars, *[o.reshape(-1) for o in outs]]
+        if n >= PARALLEL_THRESHOLD and n > k and big_prefix() == "p_":
+            self.kpr(*args)
+        else:
+            self.kr(*args, np.empty(k, arrays[self.head[1]].dtype))
+        for s, o, d in zip(self.out_slots, outs, self.out_dtypes, strict=True):
+            env[s] = _make(o, d)
+        return True
+
+    def _run_softmax(self, env, rows, k, arrays, outs, dts) -> None:
+        dt = self.out_dtypes[-1]
+        y = np.empty(self.shape, dt.np)
+        big = rows * k >= PARALLEL_THRESHOLD and rows > 1 and big_prefix() == "p_"
+        args = [rows, k, *[a.reshape(-1) for a in arrays], *self.scalars, *[o.reshape(-1) for o in outs]]
+        if big:
+            self.kpr(*args, y.reshape(-1), self.reduce[1])
+        else:
+            self.kr(*args, y.reshape(-1), np.empty(k, dt.np), self.reduce[1])
+        for i, o, d in zip(self.red_outputs, outs, dts, strict=True):
+            env[self.nodes[i].outs[0]] = _make(o, d)
+        env[self.reduce_node.outs[0]] = _make(y, dt)
+
     def _run(self, env) -> None:
         shape = self.shape
         outs = [np.empty(shape, d.np) for d in self.out_dtypes]
@@ -238,10 +322,10 @@ class Region:
         if n:
             arrays = [env[s]._data for s in self.inputs]
             flat = [o.reshape(-1) for o in outs]
-            pat = "".join(_letter(a, n, self.k) or "?" for a in arrays)
+            pat = "".join(_letter(a, n, self.k, shape) or "?" for a in arrays)
             if pat == self.pattern:
                 kern = self.kp if n >= PARALLEL_THRESHOLD and big_prefix() == "p_" else self.kc
-                rows = (self.k,) if "r" in pat else ()
+                rows = (self.k,) if "r" in pat or "b" in pat else ()
                 kern(*rows, *[a.reshape(-1) for a in arrays], *self.scalars, *flat)
             else:
                 args = []
@@ -252,21 +336,33 @@ class Region:
             env[s] = _make(o, d)
 
 
-def _letter(a, n, k) -> str | None:
+def _letter(a, n, k, shape) -> str | None:
     if a.size == n and a.flags.c_contiguous:
         return "a"
     if a.size == 1:
         return "s"
     if a.ndim and a.shape[-1] == k and a.size == k and a.strides[-1] == a.itemsize:
         return "r"  # a row the op broadcasts over the leading dims (its shape checked at capture)
+    if a.size and a.flags.c_contiguous and n % a.size == 0 and _block(a.shape, shape):
+        return "b"  # a block of trailing dims repeated over the leading ones (a causal mask)
     return None
+
+
+def _block(s, shape) -> bool:
+    # s without its leading 1s is a suffix of shape: the block repeats every s.size elements
+    i = 0
+    while i < len(s) and s[i] == 1:
+        i += 1
+    t = s[i:]
+    return 0 < len(t) <= len(shape) and tuple(shape[len(shape) - len(t) :]) == tuple(t)
 
 
 def plan(graph, env, extra_reads=frozenset(), fold: bool = True) -> list:
     """The graph's steps: Nodes and Regions (Note [Fusion regions]); ``env``: the capture's
     values by slot, for dtypes and shapes; ``extra_reads``: slots read after the graph too;
     ``fold``: fold trailing reductions (Note [Fused trailing reduction])."""
-    env = _split_addmm(graph, env)
+    user = {x for x in graph.out_leaves if x.__class__ is int}
+    env = _split_addmm(graph, env, (user, set(extra_reads)))
     reads: dict = {}
     for n in graph.nodes:
         for s in n.inputs():
@@ -293,33 +389,45 @@ def plan(graph, env, extra_reads=frozenset(), fold: bool = True) -> list:
         later.clear()
 
     for n, sp in zip(graph.nodes, specs, strict=True):
+        head = _softmax_backward_head(n, env) if sp is None else None
+        if head is not None:  # Note [Fused softmax backward]: a run starts with it
+            close()
+            run.append((n, head))
+            continue
         if sp is None:
-            if fold and run and (_trailing_reduction(n, run, reads, outs, env) or _trailing_layer_norm(n, run, env)):
+            if fold and run and run[0][0].op is not _SBD[0] and (_trailing_reduction(n, run, reads, outs, env) or _trailing_layer_norm(n, run, env)
+                                 or _trailing_softmax(n, run, reads, outs)):  # fmt: skip
                 close(n)
                 continue
             if run and n.op.kind == "view":
                 # Note [Fusion regions]: a view reads no data and writes none, so it may run
-                # after the region (autograd's detach of a saved result sits between pointwise calls)
-                later.append(n)
+                # after the region (autograd's detach of a saved result sits between pointwise
+                # calls), or before it when it reads nothing the region makes
+                (steps if _independent(n, run, later) else later).append(n)
                 continue
             close()
             steps.append(n)
+            continue
+        if run and run[0][1][4] != sp[4] and _independent(n, run, later):
+            steps.append(n)  # Note [Fusion regions]: hoisted above the run
             continue
         if run and (run[0][1][4] != sp[4] or any(s in later_outs(later) for s in n.inputs())):
             close()
         run.append((n, sp))
     close()
-    return [_view_step(st, env) or st for st in steps]
+    return fold_views([_view_step(st, env) or direct_step(st, env) or st for st in steps], outs)
 
 
 # Note [Plan views]
-# view, _unsafe_view, t and transpose calls in a plan run as a few NumPy attribute operations
+# view, _unsafe_view, t, transpose and expand-to-the-same-shape (a batched matmul's operands)
+# calls in a plan run as a few NumPy attribute operations
 # (shapes and dims resolved at capture) when the eager op's own fast path would run its CPU
 # kernel (a plain CPU tensor, no dispatch mode or forward-AD level, no gradient to record):
 # the same NumPy view wrapped by ``_view``/``_make`` as those kernels do, without the argument
 # normalisation each call repeats (~3 us of a ~5 us view; a GPT-2 step's plans hold ~170).
-# Anything else, and a view of a layout that would need PyTorch's stride computation, runs
-# the node.
+# A view of a non-contiguous input is NumPy's no-copy reshape, which exists exactly when
+# PyTorch's stride computation finds strides (where it does not, the node runs for eager's
+# error). Anything else runs the node.
 class ViewStep:
     __slots__ = ("node", "src", "out", "kind", "arg")
 
@@ -337,15 +445,25 @@ class ViewStep:
             env[self.out] = _view(x, a.T)
         elif kind == "transpose":
             env[self.out] = _view(x, a.swapaxes(*self.arg))
+        elif kind == "expand":
+            if a.shape != self.arg:
+                return self.node.run(env)
+            env[self.out] = _view(x, a.view())  # to its own shape: every stride is kept
         elif not _plain_contiguous(a):
-            self.node.run(env)
+            if kind != "view":
+                return self.node.run(env)
+            try:  # a strided view PyTorch's stride computation allows (heads split off a q/k/v slice)
+                env[self.out] = _view(x, a.reshape(self.arg, copy=False))
+            except ValueError:  # not expressible as a view: eager's error
+                self.node.run(env)
         elif kind == "view":
             env[self.out] = _view(x, a.reshape(self.arg))
         else:
             env[self.out] = _make(a.reshape(self.arg), x._dtype)
 
 
-_VIEWS = {"view.default": "view", "_unsafe_view.default": "unsafe", "t.default": "t", "transpose.int": "transpose"}
+_VIEWS = {"view.default": "view", "_unsafe_view.default": "unsafe", "t.default": "t", "transpose.int": "transpose",
+          "expand.default": "expand"}  # fmt: skip
 
 
 def _view_step(st, env):
@@ -354,6 +472,8 @@ def _view_step(st, env):
         return None
     x, y = env[st.direct[0][1]], env[st.outs[0]]
     if not isinstance(x, Tensor) or not isinstance(y, Tensor):
+        return None
+    if kind == "expand" and (tuple(st.template[1]) != x._data.shape or y._data.shape != x._data.shape):
         return None
     if kind == "transpose":
         nd = x._data.ndim
@@ -384,6 +504,48 @@ def _trailing_reduction(n, run, reads, outs, env) -> bool:
     return list(dims or ()) in ([-1], [len(shape) - 1]) and all(sp[4] == shape for _, sp in run)
 
 
+_SOFTMAX = ("_softmax.default", "_log_softmax.default")
+_SBD = [ops.aten._softmax_backward_data.default]
+
+
+# Note [Fused softmax backward]
+# _softmax_backward_data over the last dimension (grad_output, output y: gy = grad_output * y,
+# then gy - y * gy.sum(-1, keepdim=True)) is eager NumPy, three passes and two temporaries. It
+# heads a region: per row, ``sb`` / ``psb`` write gy to a row of scratch, sum it as NumPy does
+# (kernels/cpu/reduction/pairwise.py, Note [NumPy pairwise sum]) and compute ``gy - y * s`` as
+# the region's first value, which the pointwise calls after it (attention's masked_fill and
+# scale) read in the same loop; results are eager's bits.
+def _softmax_backward_head(n, env):
+    """The head spec of ``n`` when it is a fusable softmax backward, else None."""
+    if n.op is not _SBD[0] or n.lists or len(n.direct) != 2:
+        return None
+    d = dict(n.direct)
+    go, y, r = env[d.get(0)] if 0 in d else None, env[d.get(1)] if 1 in d else None, env[n.outs[0]]
+    if not all(isinstance(t, Tensor) and t.__class__ is Tensor and t._device is CPU for t in (go, y, r)):
+        return None
+    dt, shape = y._dtype, y._data.shape
+    if dt.name not in ("float32", "float64") or go._dtype is not dt or r._dtype is not dt or n.template[3] is not dt:
+        return None
+    if not shape or not shape[-1] or go._data.shape != shape or r._data.shape != shape:
+        return None
+    if n.template[2] not in (-1, len(shape) - 1):
+        return None
+    return ["gy", "y", "s"], "gy - y * s", [(("gy",), None), (d[1], None), (("rs",), None)], dt.name, shape
+
+
+def _trailing_softmax(n, run, reads, outs) -> bool:
+    """Whether ``n`` is (log_)softmax over the last dimension of the run's last value, which
+    nothing else reads (Note [Fused trailing softmax])."""
+    if n.op.__name__ not in _SOFTMAX or n.op.namespace != "aten" or n.direct != [(0, run[-1][0].outs[0])]:
+        return False
+    last, shape, result = run[-1][0].outs[0], run[-1][1][4], run[-1][1][3]
+    if last in outs or reads.get(last) != [n.index] or n.template[2] or result not in ("float32", "float64"):
+        return False
+    if not shape or not shape[-1] or any(sp[4] != shape for _, sp in run):
+        return False
+    return n.template[1] in (-1, len(shape) - 1)
+
+
 def _trailing_layer_norm(n, run, env) -> bool:
     """Whether ``n`` is native_layer_norm over the last dimension of the run's last value, with
     weight and bias of its dtype (Note [Fused layer_norm prologue])."""
@@ -400,6 +562,12 @@ def _trailing_layer_norm(n, run, env) -> bool:
                             or t._device.type != "cpu"):  # fmt: skip
             return False
     return True
+
+
+def _independent(n, run, later) -> bool:
+    """Whether ``n`` reads nothing the run or its deferred views make, so that it may run first."""
+    made = {m.outs[0] for m, _ in run} | later_outs(later)
+    return not any(s in made for s in n.inputs())
 
 
 def later_outs(nodes) -> set:
@@ -422,34 +590,68 @@ def _spec_slots(node, env):
 # read is rewritten to ``mm(m1, m2)`` then ``add.Tensor(mm, bias)``: the bias add then joins the
 # pointwise region that follows (bias + GELU, bias + residual) instead of taking a pass of its
 # own over the product. Eager addmm adds the broadcast bias to the BLAS product in the same
-# dtype, and add.Tensor with alpha = 1 computes the same sum, so results agree bitwise. The graph
-# is rewritten in place (one new slot per addmm), so its eager replay runs the same calls.
-def _split_addmm(graph, env: list) -> list:
-    addmm = ops.aten.addmm.default
+# dtype, and add.Tensor with alpha = 1 computes the same sum, so results agree bitwise. A linear
+# layer on a 3-D input is addmm then one view back to 3-D: when that view is the product's only
+# reader, nothing outside the graph sees it, and its readers are pointwise calls, the view moves
+# onto the mm result and the bias add writes the view's slot. The graph is rewritten in place
+# (new slots for the product and its view), so its eager replay runs the same calls.
+def _split_addmm(graph, env: list, keep) -> list:
     readers: dict = {}
     for n in graph.nodes:
         for s in n.inputs():
             readers.setdefault(s, []).append(n)
-    nodes, env = [], list(env)
+    nodes, env, moved = [], list(env), {}
     for n in graph.nodes:
-        out = n.outs[0]
-        rs = readers.get(out, ())
-        if (n.op is not addmm or n.template[3] != 1 or n.template[4] != 1 or not rs or n.lists
-                or any(_functional_pointwise(r) is None for r in rs) or env[out] is None
-                or env[out]._dtype.name not in ("float32", "float64")):  # fmt: skip
+        if n.index in moved:
+            nodes += moved.pop(n.index)
+            continue
+        view = _addmm_view(n, readers, env, keep)
+        if view is None and not _addmm_split(n, readers.get(n.outs[0], ()), env):
             nodes.append(n)
             continue
         slots = dict(n.direct)
-        mid = graph.n_slots
-        graph.n_slots += 1
-        val = env[out]
-        env.append(_make(np.empty(val._data.shape, val._dtype.np), val._dtype))
+        mid = _new_slot(graph, env, env[n.outs[0]])
         nodes.append(Node(ops.aten.mm.default, [None, None], [(0, slots[1]), (1, slots[2])], [], [mid], True, 0))
-        nodes.append(Node(ops.aten.add.Tensor, [None, None, 1], [(0, mid), (1, slots[0])], [], [out], True, 0))
+        if view is None:
+            nodes.append(Node(ops.aten.add.Tensor, [None, None, 1], [(0, mid), (1, slots[0])], [], [n.outs[0]], True, 0))
+            continue
+        vout = view.outs[0]
+        vmid = _new_slot(graph, env, env[vout])
+        moved[view.index] = [
+            Node(view.op, view.template, [(0, mid)], [], [vmid], True, 0),
+            Node(ops.aten.add.Tensor, [None, None, 1], [(0, vmid), (1, slots[0])], [], [vout], True, 0),
+        ]
     for i, n in enumerate(nodes):
         n.index = i
     graph.nodes = nodes
     return env
+
+
+def _addmm_split(n, rs, env) -> bool:
+    out = n.outs[0]
+    return (n.op is ops.aten.addmm.default and n.template[3] == 1 and n.template[4] == 1 and bool(rs)
+            and not n.lists and all(_functional_pointwise(r) is not None for r in rs) and env[out] is not None
+            and env[out]._dtype.name in ("float32", "float64"))  # fmt: skip
+
+
+def _addmm_view(n, readers, env, keep):
+    """The view node that is the only reader of addmm ``n`` (Note [addmm epilogue]), or None."""
+    rs = readers.get(n.outs[0], ())
+    if len(rs) != 1 or n.outs[0] in keep[0] or n.outs[0] in keep[1]:
+        return None
+    v = rs[0]
+    if getattr(v.op, "__name__", None) not in ("view.default", "_unsafe_view.default") or v.direct != [(0, n.outs[0])]:
+        return None
+    if v.outs[0] in keep[0] or v.lists or env[v.outs[0]] is None:
+        return None
+    return v if _addmm_split(n, readers.get(v.outs[0], ()), env) else None
+
+
+def _new_slot(graph, env: list, like) -> int:
+    s = graph.n_slots
+    graph.n_slots += 1
+    env.append(_make(np.empty(like._data.shape, like._dtype.np), like._dtype))
+    return s
 
 
 def _functional_pointwise(node):

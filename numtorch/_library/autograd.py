@@ -59,6 +59,9 @@ class AutogradKernel:
         bc = self.fn_cls._backward_cls
         bc.materialize_grads = True
         bc._is_tensor_input = self.is_tensor
+        # what setup_context may set, None until it does: the generated call reads them as
+        # attributes (reading ctx.__dict__ would build the dict); everything else reads __dict__
+        bc.to_save = bc.dirty_tensors = bc.non_differentiable = None
 
     def call(self, op, vals):
         st = STATE

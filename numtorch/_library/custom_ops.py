@@ -15,6 +15,7 @@ from .._tensor import Tensor
 from .. import overrides as _ov
 from .autograd import AutogradKernel
 from .infer_schema import Tag, infer_schema
+from .numba_kernel import NumbaKernel, body_failed, forget_plans, is_numba_cpu
 
 _NUMBERS = (int, float, bool)
 
@@ -31,7 +32,11 @@ class CustomOpOverload(OpOverload):
             if r is not _ov.NOT_HANDLED:
                 return r
         vals = _bind(self, args, kwargs)
-        return self.fast(*vals)
+        try:
+            return self.fast(*vals)
+        except Exception as e:
+            body_failed(self, e, vals)  # a Numba compile error in a Python kernel, named after the op
+            raise
 
     def _reset_fast(self) -> None:
         self.fast = self._first_call
@@ -145,7 +150,10 @@ def undefine_op(op: OpOverload) -> None:
 
 def kernel_adapter(op, fn):
     """``fn`` as the backend receives it: schema-ordered values positionally; keyword-only
-    parameters by name; mutated arguments' version counters bumped after the call."""
+    parameters by name; mutated arguments' version counters bumped after the call. A Numba
+    function is the kernel itself (Note [Numba kernels as op kernels])."""
+    if is_numba_cpu(fn):
+        return NumbaKernel(op, fn)
     s = op._schema
     n_pos = sum(1 for a in s.arguments if not a.kwarg_only)
     kw = tuple(a.name for a in s.arguments if a.kwarg_only)
@@ -213,6 +221,10 @@ class CustomOpDef:
             kinds = [device_types] if device_types is None or isinstance(device_types, str) else list(device_types)
             for kind in kinds:
                 key = "any" if kind is None else _device(kind).type
+                if is_numba_cpu(fn):  # it runs on host arrays: the CPU kernel only
+                    if key not in ("any", "cpu"):
+                        raise ValueError(f"{self}: a Numba CPU function can only be the 'cpu' kernel, not the {key!r} one")
+                    key = "cpu"
                 self._backend_fns[key] = fn
                 self._opoverload.impls[key] = kernel_adapter(self._opoverload, fn)
             self._opoverload._reset_fast()
@@ -225,6 +237,7 @@ class CustomOpDef:
         opcheck compares its result with the real kernel's (shape, dtype, strides)."""
         self._abstract_fn = fn
         self._opoverload.impls["meta"] = fn
+        forget_plans(self._opoverload)
         return fn
 
     def register_autograd(self, backward, /, *, setup_context=None):

@@ -21,14 +21,17 @@ from __future__ import annotations
 
 import weakref
 
+import numpy as np
+
 from .._device import CPU
 from .._functorch._levels import GRAD_DEPTH, VMAP_LEVELS
 from .._state import STATE
-from .._tensor import Tensor
+from .._tensor import Tensor, _make
 from ..autograd.function import _wrap_outputs
 from ..autograd.graph import AccumulateGrad, SavedTensor
 from .autograd import AutogradKernel, _KwOnly
 from .custom_ops import _EXACT
+from .numba_kernel import NumbaKernel, body_failed, failed, fresh_tensor
 
 _M = object()  # an argument the caller left out
 _new = object.__new__
@@ -82,24 +85,80 @@ def generate(d):
     for j, a in enumerate(kwo):
         ns[f"_k{j}"] = a.default
         kd.append(f"_k{j}")
-    call = f"_impl({', '.join(vs + kd)})"
+    if impl.__class__ is NumbaKernel:
+        if not _numba_direct(impl, pos, kwo):
+            return None
+        args = [f"{v}._data" if i in tens else v for i, v in enumerate(vs)]
+        call = _numba_out_call(impl, ns, args, vs, False) if impl.nout else _numba_call(impl, ns, args)
+        rec_call = _numba_out_call(impl, ns, args, vs, True) if impl.nout else call
+    else:
+        ns["_bfail"] = body_failed
+        call = rec_call = ["try:",
+                           f"    _o = _impl({', '.join(vs + kd)})",
+                           "except Exception as _e:",  # a Numba compile error, named after the op
+                           f"    _bfail(_op, _e, ({''.join(f'{v}, ' for v in vs)}))",
+                           "    raise"]  # fmt: skip
     L.append(f"    if {' and '.join(conds)}:")
     ag = op.autograd
     if ag is None:
-        L.append(f"        return {call}")
+        L += ["        " + c for c in call] + ["        return _o"]
     else:
         L.append(f"        if not ({' or '.join(rgs)}) or not _S.grad_enabled:")
-        L.append(f"            return {call}")
+        L += ["            " + c for c in call] + ["            return _o"]
         if ag.__class__ is AutogradKernel and ag.tslots is not None and not kwo:
-            L += _record_lines(ag, ns, vs, tens, call)
+            fresh = impl.__class__ is NumbaKernel and impl.nout > 0
+            L += _record_lines(ag, ns, vs, tens, rec_call, fresh)
     L.append(f"    return _full(self, ({''.join(f'{x}, ' for x in xs)}), rest, kw)")
     src = "\n".join(L) + "\n"
     exec(compile(src, f"<numtorch custom call {op}>", "exec"), ns)
     return ns["call"]
 
 
-def _record_lines(ag, ns, vs, tens, call) -> list:
-    # _fast_record unrolled (Note [Custom-op recording fast path]), under the no-grad test above
+def _numba_direct(k, pos, kwo) -> bool:
+    # the generated call passes arrays and numbers straight to a Numba kernel of one fresh output
+    return not kwo and not k.mutated and k.nret == 1 and all(c is None or a.type == "Tensor" for c, a in zip(k.conv, pos))
+
+
+def _numba_call(k, ns, args) -> list:
+    # Note [Numba kernels as op kernels]: the dispatcher on the arrays, its fresh result wrapped
+    ns.update({"_nbf": k.fn, "_nbk": k, "_failed": failed, "_fresh": fresh_tensor})
+    a = ", ".join(args)
+    return ["try:",
+            f"    _o = _nbf({a})",
+            "except Exception as _e:",
+            f"    _failed(_nbk, _e, ({a}, ))",
+            "_o = _fresh(_o, _nbk)"]  # fmt: skip
+
+
+def _numba_out_call(k, ns, args, vs, meta) -> list:
+    # the output allocated from the plan its metadata learned (NumbaKernel.allocate), else the
+    # kernel's own route (which runs the fake function and learns the plan)
+    ns.update({"_nbf": k.fn, "_nbk": k, "_failed": failed, "_fast": k.fast, "_empty": np.empty, "_make": _make})
+    # _sh<i>: the arrays' shapes, _om (meta): the output's meta, for the recording (_record_lines)
+    arrs = [f"_d{i}" if a.endswith("._data") else a for i, a in enumerate(args)]
+    key = "".join(f"_sh{d[2:]}, {d}.strides, {v}._dtype, " if d.startswith("_d") else f"{d}.__class__, {d}, "
+                  for d, v in zip(arrs, vs))  # fmt: skip
+    a = ", ".join(arrs)
+    return [*(f"{d} = {x}" for d, x in zip(arrs, args) if d != x),
+            *(f"_sh{d[2:]} = {d}.shape" for d in arrs if d.startswith("_d")),
+            f"_p = _fast.get(({key}))",
+            "if _p is None:",
+            f"    _o = _nbk({', '.join(vs)})",
+            *(["    _om = (_o._data.shape, _o._dtype, _CPU)"] if meta else []),
+            "else:",
+            "    _r = _empty(_p[0], _p[1])",
+            "    try:",
+            f"        _p[3]({a}, _r)",
+            "    except Exception as _e:",
+            f"        _failed(_nbk, _e, ({a}, _r))",
+            "    _o = _make(_r, _p[2])",
+            *(["    _om = (_p[0], _p[2], _CPU)"] if meta else [])]  # fmt: skip
+
+
+def _record_lines(ag, ns, vs, tens, call, fresh=False) -> list:
+    # _fast_record unrolled (Note [Custom-op recording fast path]), under the no-grad test above;
+    # fresh: the output is a new plain tensor (a Numba kernel's allocated output), its meta in
+    # _om and the inputs' shapes in _sh<i> (_numba_out_call)
     ns.update({"_BC": ag.fn_cls._backward_cls, "_setup": ag.setup_context})
     L = ["        if not _S.anomaly and not _VL and not _GD[0] and _op.autograd is _AGK:"]
     ns["_AGK"] = ag
@@ -125,28 +184,31 @@ def _record_lines(ag, ns, vs, tens, call) -> list:
               f"    _e{i} = _NO",
               f"    _n{i} = False"]  # fmt: skip
     needs = ", ".join(f"_n{i}" if i in tens else "False" for i in range(len(vs)))
+    shapes = [f"_sh{i}" if fresh else f"{vs[i]}._data.shape" for i in tens]
+    out_meta = "_om" if fresh else "(_o._data.shape, _o._dtype, _o._device)"
+    not_fresh = "" if fresh else f" or _o.__class__ is not _T or _o._base is not None{''.join(f' or _o is {vs[i]}' for i in tens)}"
     ins = "".join(f"{v}, " for v in vs)
     B += ["_c = _new(_BC)",  # materialize_grads, _is_tensor_input: class defaults (AutogradKernel)
           f"_c.needs_input_grad = ({needs}, False)",
           "_S.grad_enabled = False",
           "try:",
-          f"    _o = {call}"]  # fmt: skip
+          *["    " + c for c in call]]  # fmt: skip
     if ag.setup_context is not None:
         B.append(f"    _setup(ctx=_c, inputs=({ins}), output=_o)")
     B += ["finally:",
           "    _S.grad_enabled = True",
-          "_cd = _c.__dict__",
-          "if (_o.__class__ is not _T or _o._base is not None or 'dirty_tensors' in _cd"
-          f" or 'non_differentiable' in _cd{''.join(f' or _o is {vs[i]}' for i in tens)}):",
+          # class defaults None (AutogradKernel): read without materializing the ctx's __dict__
+          f"if (_c.dirty_tensors is not None or _c.non_differentiable is not None{not_fresh}):",
           f"    return _wrap(_c, ({ins}_KW0), _o)",
           f"_c.next_functions = ({''.join(f'_e{i}, ' for i in tens)})",
-          f"_c._input_meta = ({''.join(f'({vs[i]}._data.shape, {vs[i]}._dtype, _CPU), ' for i in tens)})",
-          "_c._out_meta = [(_o._data.shape, _o._dtype, _o._device)]",  # _nout: the engine's default
+          f"_c._input_meta = ({''.join(f'({sh}, {vs[i]}._dtype, _CPU), ' for i, sh in zip(tens, shapes))})",
+          f"_c._out_meta = [{out_meta}]",  # _nout: the engine's default
           "if _o._dtype.category >= 2:",
           "    _o._grad_fn = _c",
           "    _o._rg = True",
-          "_ts = _cd.pop('to_save', None)",
+          "_ts = _c.to_save",
           "if _ts is not None:",  # SavedTensor(t) of an input, inlined (no comprehension frame)
+          "    del _c.to_save",
           "    _sl = []",
           "    for _t in _ts:",
           "        if _t is None or _t is _o:",

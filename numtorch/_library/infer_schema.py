@@ -47,6 +47,7 @@ def infer_schema(prototype_function, /, *, mutates_args, op_name: str | None = N
     >>> numtorch.library.infer_schema(foo, op_name="foo", mutates_args=())
     'foo(Tensor x, SymInt n=2) -> Tensor'
     """
+    prototype_function = getattr(prototype_function, "py_func", prototype_function)  # a Numba function
     sig = inspect.signature(prototype_function)
     tags = () if tags is None else (tags,) if isinstance(tags, Tag) else tuple(tags)
     is_inplace, is_out = Tag.inplace in tags, Tag.out in tags

@@ -225,6 +225,11 @@ def reset_peak_memory_stats(device=None) -> None:  # noqa: A002
 
 def empty_cache() -> None:
     """Return the allocator's cached free blocks to the driver."""
+    from . import _launch, _storage
+
+    # the launch and window caches hold device arrays, which would keep freed blocks alive
+    _launch._PTRS.clear()
+    _storage._WINDOWS.clear()
     _rt.empty_cache()
 
 

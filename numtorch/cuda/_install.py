@@ -36,6 +36,7 @@ K_COPY = lazy("numtorch.kernels.cuda.copy")
 K_RED = lazy("numtorch.kernels.cuda.reduction")
 K_MM = lazy("numtorch.kernels.cuda.linalg")
 CUDA0 = device("cuda", 0)
+META = device("meta")
 
 
 def cuda_device(dev) -> device:
@@ -43,7 +44,14 @@ def cuda_device(dev) -> device:
 
 
 # ---- copies ------------------------------------------------------------------------------------
+def _via_float(src_dt, npdt) -> bool:
+    # numba-cuda cannot convert float16 to bool in one step (NVVM rejects the IR): go through float32
+    return src_dt == np.float16 and np.dtype(npdt) == np.bool_
+
+
 def contiguous_copy(a: S.CudaArray, npdt) -> S.CudaArray:
+    if _via_float(a.dtype, npdt):
+        a = contiguous_copy(a, np.float32)
     out = S.empty(a.shape, npdt)
     if a.size:
         shape = a.shape or (1,)
@@ -55,6 +63,8 @@ def copy_into(dst: S.CudaArray, src: S.CudaArray) -> None:
     """Write ``src`` (broadcast to ``dst``'s shape, cast to its dtype) into ``dst``."""
     if not dst.size:
         return
+    if _via_float(src.dtype, dst.dtype):
+        src = contiguous_copy(src, np.float32)
     shape = dst.shape or (1,)
     launch(K_COPY.copy_into_strided, dst.size, meta(shape), dst.root, dst.offset, meta(strides_for(dst, shape)),
            src.root, src.offset, meta(strides_for(src, shape)))  # fmt: skip
@@ -149,10 +159,50 @@ def _back(r, stand, src):
     return r
 
 
+# factories whose result is one value everywhere: made on the device (meta kernel for the shape
+# and dtype, then a fill kernel), never built on the host and uploaded (an upload from pageable
+# memory waits for every queued kernel). Value: a constant, the named argument, or None (empty).
+_FILLED = {"zeros": 0, "zeros_like": 0, "new_zeros": 0, "ones": 1, "ones_like": 1, "new_ones": 1,
+           "full": "fill_value", "full_like": "fill_value", "new_full": "fill_value",
+           "empty.memory_format": None, "empty_like": None, "new_empty": None}  # fmt: skip
+
+
+def _filled(op, names, at, what):
+    meta_impl = op.impls["meta"]
+
+    def impl(*vals):
+        import numtorch
+
+        if what is None and numtorch.are_deterministic_algorithms_enabled():
+            return _factory_on_host(op, names, at)(*vals)  # deterministic empty() fills NaN there
+        mvals = list(vals)
+        dev = mvals[at]
+        mvals[at] = META
+        for i, v in enumerate(mvals):
+            if isinstance(v, Tensor):
+                dev = dev or v._device
+                mvals[i] = _as_meta(v)
+        r = meta_impl(*mvals)
+        out = S.empty(r._data.shape, r._dtype.np)
+        if what is not None:
+            value = vals[names.index(what)] if isinstance(what, str) else what
+            fill(out, r._dtype.np.type(value.item() if isinstance(value, Tensor) else value))
+        return _make(out, r._dtype, Tensor, cuda_device(dev if isinstance(dev, device) else None))
+
+    return impl
+
+
 def _factory(op):
-    cpu = op.impls["cpu"]
     names = [a.name for a in op._schema.arguments]
     at = names.index("device")
+    key = op._schema.name.removeprefix("aten::") + (f".{op._schema.overload_name}" if op._schema.overload_name else "")
+    if key in _FILLED and "meta" in op.impls:
+        return _filled(op, names, at, _FILLED[key])
+    return _factory_on_host(op, names, at)
+
+
+def _factory_on_host(op, names, at):
+    cpu = op.impls["cpu"]
 
     def impl(*vals):
         vals = list(vals)
@@ -170,8 +220,33 @@ def _factory(op):
 
 
 # ---- reductions ----------------------------------------------------------------------------------
+_META_RESULTS: dict = {}  # (op, argument metadata) -> the meta kernel's result
+
+
 def _meta_of(op, vals):
-    return op.impls["meta"](*[_as_meta(v) for v in vals])
+    """``op``'s meta kernel on ``vals`` (tensors as contiguous meta tensors of their shape and
+    dtype): PyTorch's argument errors and the result's shape and dtype. Results are remembered
+    per (op, shapes, dtypes, other arguments), as the rules depend on nothing else; a call that
+    raises is not remembered and raises again."""
+    try:
+        key = (op, *[_meta_key(v) for v in vals])
+        hit = _META_RESULTS.get(key)
+    except TypeError:  # an unhashable argument: no memo
+        return op.impls["meta"](*[_as_meta(v) for v in vals])
+    if hit is None:
+        hit = op.impls["meta"](*[_as_meta(v) for v in vals])
+        if len(_META_RESULTS) > 8192:
+            _META_RESULTS.clear()
+        _META_RESULTS[key] = hit
+    return hit
+
+
+def _meta_key(v):
+    if isinstance(v, Tensor):
+        return (Tensor, v._data.shape, v._dtype)
+    if isinstance(v, (list, tuple)):
+        return (type(v), *[_meta_key(x) for x in v])
+    return (type(v), v)  # 1, 1.0 and True promote differently
 
 
 def _as_meta(v):
@@ -266,29 +341,57 @@ def _product(op):
                 raise device_error()
         res = _meta_of(op, [self, other, *rest])
         dt = res._dtype
-        if dt not in (D.float32, D.float64):
+        if dt not in (D.float16, D.float32, D.float64):
             raise P.not_implemented("addmm", dt)
+        # float16: float32 operands and accumulation, rounded once at the end (as cuBLAS's
+        # half GEMM with float compute, PyTorch's default)
+        kdt = D.float32 if dt is D.float16 else dt
         a_nd, b_nd = self._data.ndim, other._data.ndim
         m = self._data.shape[-2] if a_nd >= 2 else 1
         k = self._data.shape[-1]
         n = other._data.shape[-1] if b_nd >= 2 else 1
         batch = tuple(res._data.shape[: max(len(res._data.shape) - 2, 0)]) if max(a_nd, b_nd) > 2 else ()
-        a = _batched(self, batch, m, k, dt.np)
-        b = _batched(other, batch, k, n, dt.np)
-        out = S.empty(res._data.shape, dt.np)
+        a = _batched(self, batch, m, k, kdt.np)
+        b = _batched(other, batch, k, n, kdt.np)
+        out = S.empty(res._data.shape, kdt.np)
         nb = math.prod(batch)
         if out.size:
-            from ..kernels.cuda import MM_BM, MM_BN, MM_THREADS, TILE
+            from ..kernels.cuda import TILE
 
-            if dt is D.float32:
-                grid = ((n + MM_BN - 1) // MM_BN, (m + MM_BM - 1) // MM_BM, nb)
-                run(K_MM.bmm_f32, grid, MM_THREADS, (a.root, b.root, out.root, m, k, n))
+            if kdt is D.float32:
+                kern, bm, bn, threads = K_MM.gemm_f32(_gemm_tile(m, n, nb))
+                grid = ((n + bn - 1) // bn, (m + bm - 1) // bm, nb)
+                run(kern, grid, threads, (a.root, b.root, out.root, m, k, n))
             else:
                 grid = ((n + TILE - 1) // TILE, (m + TILE - 1) // TILE, nb)
                 run(K_MM.bmm_f64, grid, (TILE, TILE), (a.root, b.root, out.root, m, k, n))
+        if kdt is not dt:
+            out = contiguous_copy(out, dt.np)
         return _make(out, dt, Tensor, self._device)
 
     return impl
+
+
+def _gemm_tile(m: int, n: int, nb: int) -> str:
+    # the big tiles when they still give every SM two blocks (Note [Register-tiled GEMM])
+    from ..kernels.cuda import GEMM_TILES
+
+    bm, bn = GEMM_TILES["big"][:2]
+    return "big" if -(-m // bm) * -(-n // bn) * nb >= 2 * _sm_count() else "small"
+
+
+def _sm_count() -> int:
+    if not _SMS:
+        from ._runtime import driver
+
+        try:
+            _SMS.append(int(driver().get_current_device().MULTIPROCESSOR_COUNT))
+        except AttributeError:  # the simulator: one "SM", so tests exercise both tile shapes
+            _SMS.append(1)
+    return _SMS[0]
+
+
+_SMS: list = []
 
 
 def _addmm(self, mat1, mat2, beta=1, alpha=1):

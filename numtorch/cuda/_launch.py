@@ -48,7 +48,8 @@ def run(kernel, grid, block, args) -> None:
     if dev_array is None:
         kernel[grid, block](*args)
         return
-    key = (kernel, *[(a.dtype, a.ndim) if isinstance(a, dev_array) else type(a) for a in args])
+    key = (kernel, *[(a.dtype, a.ndim) if isinstance(a, dev_array) else
+                     tuple(map(type, a)) if type(a) is tuple else type(a) for a in args])  # fmt: skip
     plan = _PLANS.get(key, False)
     if plan is False:
         kernel[grid, block](*args)
@@ -58,18 +59,24 @@ def run(kernel, grid, block, args) -> None:
         kernel[grid, block](*args)
         return
     cukernel, convs = plan
-    words = []
-    for conv, a in zip(convs, args):
-        if conv is None:
-            words += (0, 0, a.size, a.dtype.itemsize, _ptr(a), *a.shape, *a.strides)
-        else:
-            words.append(conv(a))
+    words: list = []
+    _words(convs, args, words)
     cfg = _CONFIGS.get((grid, block))
     if cfg is None:
         if len(_CONFIGS) > 1024:
             _CONFIGS.clear()
         cfg = _CONFIGS[grid, block] = _DIRECT[1](grid=grid, block=block, shmem_size=0)
     _DIRECT[0](_DIRECT[2], cfg, cukernel, *words)
+
+
+def _words(convs, args, words) -> None:
+    for conv, a in zip(convs, args):
+        if conv is None:
+            words += (0, 0, a.size, a.dtype.itemsize, _ptr(a), *a.shape, *a.strides)
+        elif type(conv) is tuple:  # a tuple argument (the optimizers' scalars): its items in order
+            _words(conv, a, words)
+        else:
+            words.append(conv(a))
 
 
 def _setup() -> None:
@@ -94,25 +101,35 @@ def _plan(kernel, args):
         overload = kernel.overloads.get(tuple(kernel.typeof_pyval(a) for a in args))
         if overload is None or getattr(overload, "debug", False) or getattr(overload, "cooperative", False):
             return None
-        convs = []
-        for ty, a in zip(overload.argument_types, args):
-            if isinstance(ty, types.Array):
-                if not isinstance(a, _DIRECT[3]) or ty.layout != "C" or not a.is_c_contiguous():
-                    return None
-                convs.append(None)
-            elif isinstance(ty, types.Integer):
-                convs.append(getattr(ctypes, f"c_{ty}"))
-            elif ty == types.float64:
-                convs.append(ctypes.c_double)
-            elif ty == types.float32:
-                convs.append(ctypes.c_float)
-            elif ty == types.boolean:
-                convs.append(bool)
-            else:
-                return None
-        return overload._codelibrary.get_cufunc().kernel, tuple(convs)
+        convs = _convs(overload.argument_types, args, types, ctypes, True)
+        return None if convs is None else (overload._codelibrary.get_cufunc().kernel, convs)
     except Exception:
         return None
+
+
+def _convs(tys, args, types, ctypes, top):
+    convs = []
+    for ty, a in zip(tys, args):
+        if isinstance(ty, types.Array):
+            if not top or not isinstance(a, _DIRECT[3]) or ty.layout != "C" or not a.is_c_contiguous():
+                return None
+            convs.append(None)
+        elif isinstance(ty, types.BaseTuple) and isinstance(a, tuple) and len(a) == len(ty):
+            inner = _convs(tuple(ty), a, types, ctypes, False)
+            if inner is None:
+                return None
+            convs.append(inner)
+        elif isinstance(ty, types.Integer):
+            convs.append(getattr(ctypes, f"c_{ty}"))
+        elif ty == types.float64:
+            convs.append(ctypes.c_double)
+        elif ty == types.float32:
+            convs.append(ctypes.c_float)
+        elif ty == types.boolean:
+            convs.append(bool)
+        else:
+            return None
+    return tuple(convs)
 
 
 def _ptr(a) -> int:

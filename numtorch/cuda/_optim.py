@@ -21,7 +21,7 @@ def flat(t: Tensor, cd) -> tuple:
     if a.dtype.kind == "c":
         raise NotImplementedError("numtorch.cuda: optimizers of complex CUDA parameters are not implemented yet")
     if a.contiguous and a.dtype == np.dtype(cd):
-        return a.root[a.offset : a.offset + a.size], False
+        return S.window(a), False
     from ._install import contiguous_copy
 
     c = contiguous_copy(a, np.dtype(cd))

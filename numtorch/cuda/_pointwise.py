@@ -8,7 +8,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, _make
 from ..ops._pointwise import _broadcast, _cname, _param, _scalar, warn_resize
-from ..ops.pointwise._elementwise import CAT, Elementwise, Routed, number
+from ..ops.pointwise._elementwise import CAT, Elementwise, Routed, _half, number
 from . import _storage as S
 from ._launch import device_error, launch, meta, parts
 
@@ -32,7 +32,7 @@ def not_implemented(name: str, dt: D.dtype) -> RuntimeError:
     return RuntimeError(f"\"{name}_cuda\" not implemented for '{_cname(dt)}'")
 
 
-_UNSUPPORTED = (D.float16, D.complex64, D.complex128)
+_UNSUPPORTED = (D.complex64, D.complex128)
 
 
 def cast(a: S.CudaArray, npdt) -> S.CudaArray:
@@ -74,6 +74,9 @@ def entry(engine, operands, params=(), out=None, inplace=False):
     engine.check(common)
     kp = engine.prep(compute, ops, list(params)) if engine.prep else list(params)
     pw = engine.variants[CAT[compute.category]]
+    if compute is D.float16:  # as the CPU engine: numbers round to half, but opmath ones (mul's)
+        ops = [x if isinstance(x, Tensor) or (i in engine.opmath and not isinstance(x, Tensor)) else _half(x)
+               for i, x in enumerate(ops)]  # fmt: skip
     kname = engine.kname.removesuffix("_cpu")
     return call(pw, ops, kp, out, inplace, (compute, result), raw=True, kname=kname)
 
@@ -105,6 +108,7 @@ def call(pw, operands, params=(), out=None, inplace=False, types=None, raw=False
         out._vc[0] += 1
         return out
     npc = compute.np
+    half = compute is D.float16  # float16 kernels read half arrays and compute in float32 (opmath)
     arrays = []
     for i, v in enumerate(vals):
         if isinstance(v, Tensor):
@@ -112,7 +116,8 @@ def call(pw, operands, params=(), out=None, inplace=False, types=None, raw=False
             arrays.append(a if a.dtype == npc else cast(a, npc))
         else:
             wide = pw.wide and pw.inputs[i] in pw.wide and compute.category == D._FLOAT
-            arrays.append(np.float64(_scalar(v, compute)) if wide else npc.type(_scalar(v, compute)))
+            arrays.append(np.float64(_scalar(v, compute)) if wide else
+                          np.float32(_scalar(v, D.float32)) if half else npc.type(_scalar(v, compute)))  # fmt: skip
     shape = _broadcast([a.shape for a in arrays if isinstance(a, S.CudaArray)])
     if inplace and shape != out._data.shape:
         raise RuntimeError(f"output with shape {list(out._data.shape)} doesn't match the broadcast shape "
@@ -123,18 +128,19 @@ def call(pw, operands, params=(), out=None, inplace=False, types=None, raw=False
         if out._data.shape != shape:
             _resize(out, shape)
         dest = out._data
+    pt = np.float32 if half else npc.type
     if raw:  # as the CPU kernels do: every parameter cast to the compute dtype
-        pvals = [npc.type(p.item() if isinstance(p, Tensor) else p) for p in params]
+        pvals = [pt(p.item() if isinstance(p, Tensor) else p) for p in params]
     else:
-        pvals = [npc.type(_param(p, compute)) for p in params]
-    _run(pw, arrays, dest, shape, pvals)
+        pvals = [pt(_param(p, D.float32 if half else compute)) for p in params]
+    _run(pw, arrays, dest, shape, pvals, "h" if half else "")
     if out is None:
         return _make(dest, result, Tensor, devs[0]._device)
     out._vc[0] += 1
     return out
 
 
-def _run(pw, arrays, dest, shape, pvals):
+def _run(pw, arrays, dest, shape, pvals, h=""):
     n = dest.size
     if not n:
         return
@@ -143,13 +149,13 @@ def _run(pw, arrays, dest, shape, pvals):
         args = []
         for a in arrays:
             args += (a.root, a.offset) if isinstance(a, S.CudaArray) else (a,)
-        launch(_kernel(pw, "c_" + pat), n, *args, dest.root, dest.offset, *pvals)
+        launch(_kernel(pw, f"c{h}_" + pat), n, *args, dest.root, dest.offset, *pvals)
         return
     shape = shape or (1,)  # 0-d: one element, and the kernels' loop over dims needs one
     args = [meta(shape), *parts(dest, shape)]
     for a in arrays:
         args += parts(a, shape) if isinstance(a, S.CudaArray) else [a]
-    launch(_kernel(pw, "s_" + pat), n, *args, *pvals)
+    launch(_kernel(pw, f"s{h}_" + pat), n, *args, *pvals)
 
 
 def _resize(out: Tensor, shape) -> None:

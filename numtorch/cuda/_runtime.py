@@ -17,7 +17,6 @@ import os
 import sys
 import threading
 import time
-import weakref
 
 import numpy as np
 
@@ -225,23 +224,31 @@ class Event:
 # As PyTorch's, freed device blocks are kept for reuse instead of returned to the driver
 # (cudaMalloc/cudaFree synchronise the device and cost far more than a launch). A request is
 # rounded up to 512 bytes and served from the free list of that exact size, else freshly
-# allocated. A block returns to its list when the last storage using it dies (a weakref
-# finalizer on the owning Block). memory_allocated counts live blocks, memory_reserved live
+# allocated. A block returns to its list when the last storage using it dies (``Block.__del__``).
+# memory_allocated counts live blocks, memory_reserved live
 # plus cached ones, and empty_cache releases the cached ones to the driver.
 _ROUND = 512
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()  # reentrant: Block.__del__ may run while this thread holds it
 _FREE: dict = {}  # rounded size -> [device byte arrays]
 _VIEWS: dict = {}  # id(device byte array) -> {dtype: the whole block as a 1-D array of dtype}
 _STATS = {"allocated": 0, "peak": 0, "reserved": 0, "peak_reserved": 0}
 
 
 class Block:
-    """The owner of one device allocation; storages (and their views) keep it alive."""
+    """The owner of one device allocation; storages (and their views) keep it alive, and its
+    memory returns to the free list when the last of them dies (``__del__``: a weakref
+    finalizer per allocation costs more host time than a small kernel)."""
 
     __slots__ = ("mem", "size", "__weakref__")
 
     def __init__(self, mem, size: int):
         self.mem, self.size = mem, size
+
+    def __del__(self):
+        try:
+            _release(self.mem, self.size)
+        except Exception:  # interpreter shutdown: module globals may already be gone
+            pass
 
 
 def allocate(nbytes: int) -> Block:
@@ -258,7 +265,6 @@ def allocate(nbytes: int) -> Block:
     with _LOCK:
         _STATS["allocated"] += size
         _STATS["peak"] = max(_STATS["peak"], _STATS["allocated"])
-    weakref.finalize(block, _release, mem, size)
     return block
 
 

@@ -2,7 +2,8 @@
 and ``scatter_reduce`` (sum, prod, mean, amax, amin; ``include_self``), one thread per index
 line (Note [Scatter along lines]). Shape and dtype errors come from the op's meta kernel,
 index values are checked on the host first (Note [CUDA index checks]); nothing is written
-before the checks pass. bool reduces as int64 (sum is any, prod is all) and is cast back.
+before the checks pass. bool reduces as int64 (sum is any, prod is all) and half as float32, each
+cast back.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from . import _storage as S
 from ._composed import _check
 from ._indexing import _a1, _first_bad, _idx, _wrap
 from ._launch import launch, meta
+from ._sort import _work
 
 K_SC = lazy("numtorch.kernels.cuda.scatter")
 _MO: list = []  # (OPS, meta_of), set by install
@@ -48,8 +50,6 @@ def _identity(reduce: str, dt: np.dtype):
 
 def reduce_into(inplace, self, dim, index, src, reduce, include_self=True):
     """``self`` (``inplace``) or a copy with ``src`` (a tensor or a scalar) reduced in at ``index``."""
-    if self._dtype in P._UNSUPPORTED:
-        raise P.not_implemented("scatter_gather_elements", self._dtype)
     x = _a1(self._data)
     d = _wrap(dim, x.ndim)
     size = x.shape[d]
@@ -58,7 +58,7 @@ def reduce_into(inplace, self, dim, index, src, reduce, include_self=True):
         raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {size}")
     from ._install import contiguous_copy, copy_into, fill
 
-    wdt = np.dtype(np.int64) if self._dtype is D.bool else self._dtype.np
+    wdt = _work(self._dtype, "scatter_gather_elements")
     work = contiguous_copy(x, wdt)
     idx = _idx(index)
     shape = idx.shape

@@ -42,10 +42,11 @@ def _back(x: S.CudaArray, perm, shape, npdt) -> S.CudaArray:
     return contiguous_copy(v, npdt)
 
 
-def _work(dt: D.dtype):
+def _work(dt: D.dtype, name: str = "sort"):
+    """The dtype the kernels run in: bool as int64, half as float32 (rounded once at the end)."""
     if dt in P._UNSUPPORTED:
-        raise P.not_implemented("sort", dt)
-    return np.dtype(np.int64) if dt is D.bool else dt.np
+        raise P.not_implemented(name, dt)
+    return np.dtype(np.int64) if dt is D.bool else np.dtype(np.float32) if dt is D.float16 else dt.np
 
 
 # ---- sort, argsort, topk -----------------------------------------------------------------------
@@ -118,13 +119,12 @@ def cumprod(self, dim, dtype=None):
     _check(self)
     res = _meta("aten::cumprod", [self, dim, dtype])
     dt = res._dtype
-    if dt in P._UNSUPPORTED:
-        raise P.not_implemented("cumprod", dt)
+    work = _work(dt, "cumprod")
     a = self._data
     if a.size == 0 or a.ndim == 0:
         return _make(P.cast(a, dt.np).copy() if a.size else S.empty(a.shape, dt.np), dt, Tensor, self._device)
     d = _wrap(dim, a.ndim)
-    x, perm = _rows_last(a, d, dt.np)
+    x, perm = _rows_last(a, d, work)
     n = a.shape[d]
     launch(K_SCAN.cumprod_rows, a.size // n, x.root, n)
     return _make(_back(x, perm, a.shape, dt.np), dt, Tensor, self._device)
@@ -148,21 +148,20 @@ def _prod(self, dim, keepdim, dtype, name, vals):
     _check(self)
     res = _meta(name, vals)
     out_dt = res._dtype
-    if out_dt in P._UNSUPPORTED or out_dt is D.bool:
-        raise P.not_implemented("prod", out_dt)
+    work = _work(out_dt, "prod")  # prod's result is never bool (int64 for integers)
     a = self._data
     if dim is None or a.ndim == 0:
-        x = P.cast(a, out_dt.np).copy()
+        x = P.cast(a, work).copy()
         rows, n = 1, a.size
     else:
         d = _wrap(dim, a.ndim)
-        x, _ = _rows_last(a, d, out_dt.np)
+        x, _ = _rows_last(a, d, work)
         n = a.shape[d]
         rows = a.size // n if n else math.prod(s for i, s in enumerate(a.shape) if i != d)
-    out = S.empty(res._data.shape, out_dt.np)
+    out = S.empty(res._data.shape, work)
     if rows:
         _prod_rows(x, rows, n, out)
-    return _make(out, out_dt, Tensor, self._device)
+    return _make(P.cast(out, out_dt.np), out_dt, Tensor, self._device)
 
 
 def _prod_rows(x, rows, n, out):

@@ -24,10 +24,10 @@ from . import _runtime as rt
 class CudaArray:
     """Device storage with ndarray-like metadata (Note [CUDA storage])."""
 
-    __slots__ = ("block", "root", "offset", "shape", "estrides", "dtype", "itemsize", "ndim", "size")
+    __slots__ = ("block", "root", "offset", "shape", "estrides", "dtype", "itemsize", "ndim", "size", "_c")
     base = None
 
-    def __init__(self, block, root, offset: int, shape, estrides, dtype):
+    def __init__(self, block, root, offset: int, shape, estrides, dtype, contiguous=None):
         self.block, self.root, self.offset = block, root, int(offset)
         self.shape = tuple(int(n) for n in shape)
         self.estrides = tuple(int(s) for s in estrides)
@@ -38,6 +38,7 @@ class CudaArray:
         for s in self.shape:
             n *= s
         self.size = n
+        self._c = contiguous  # metadata never changes after construction: computed once
 
     @property
     def strides(self) -> tuple:
@@ -54,7 +55,10 @@ class CudaArray:
 
     @property
     def contiguous(self) -> bool:
-        return _is_c(self.shape, self.strides, self.itemsize)
+        c = self._c
+        if c is None:
+            c = self._c = _is_c(self.shape, self.strides, self.itemsize)
+        return c
 
     def copy_to_host(self) -> np.ndarray:
         if self.size == 0:
@@ -96,6 +100,24 @@ def _pointer(root) -> int:
     return root.__cuda_array_interface__["data"][0]
 
 
+_WINDOWS: dict = {}  # (id(root), offset, size) -> (root, the device array root[offset:offset + size])
+
+
+def window(a: CudaArray):
+    """``a``'s elements as their own 1-D device array (``a`` contiguous), made once per storage
+    window: slicing a Numba device array costs tens of microseconds of host time, and the same
+    windows come back every step (an optimizer's parameters and gradients)."""
+    key = (id(a.root), a.offset, a.size)
+    hit = _WINDOWS.get(key)
+    if hit is not None and hit[0] is a.root:
+        return hit[1]
+    w = a.root[a.offset : a.offset + a.size]
+    if len(_WINDOWS) > 4096:
+        _WINDOWS.clear()
+    _WINDOWS[key] = (a.root, w)
+    return w
+
+
 def empty(shape, dtype) -> CudaArray:
     """A new contiguous CudaArray from the caching allocator."""
     dtype = np.dtype(dtype)
@@ -104,7 +126,7 @@ def empty(shape, dtype) -> CudaArray:
     for s in shape:
         n *= s
     block = rt.allocate(n * dtype.itemsize)
-    return CudaArray(block, rt.typed(block.mem, dtype), 0, shape, contiguous_strides(shape), dtype)
+    return CudaArray(block, rt.typed(block.mem, dtype), 0, shape, contiguous_strides(shape), dtype, True)
 
 
 def from_host(a: np.ndarray) -> CudaArray:

@@ -351,3 +351,131 @@ def test_plan_views_alias_like_eager_views():
     xt = numtorch.randn(4, 3).t()  # not contiguous: another guard set, eager's error
     with pytest.raises(RuntimeError, match="view size is not compatible"):
         cf(xt)
+
+
+def _attention_scores(x, m):
+    return (x * 0.25).masked_fill(m, float("-inf")).softmax(-1), (x + 1).log_softmax(-1)
+
+
+def test_scale_mask_and_softmax_fuse_into_one_region_bitwise():
+    # Note [Fused masked_fill], Note [Fused trailing softmax]: the causal mask is a block operand
+    # ("b"), the softmax runs eager's row kernel on the fused row, so results are eager's bits
+    cf = numtorch.compile(_attention_scores)
+    x, m = numtorch.randn(2, 3, 5, 5), numtorch.ones(1, 1, 5, 5).tril() == 0
+    for _ in range(2):
+        same(cf(x, m), _attention_scores(x, m))
+    r1, r2 = regions(cf)
+    assert [n.op.__name__ for n in r1.nodes] == ["mul.Tensor", "masked_fill.Scalar"]
+    assert (r1.reduce, r2.reduce, r1.pattern) == (("softmax", False), ("softmax", True), "ab")
+    xt = numtorch.randn(2, 3, 5, 5).transpose(2, 3)  # another layout: the region, then softmax's own kernel
+    same(cf(xt, m), _attention_scores(xt, m))
+
+
+def test_mask_made_between_scale_and_masked_fill_is_hoisted():
+    # Note [Fusion regions]: the eq of the mask's shape (and the alias of the buffer) run first
+    mask = numtorch.ones(4, 4).tril().view(1, 1, 4, 4)
+
+    def f(x):
+        return (x * 0.5).masked_fill(mask[:, :, :4, :4] == 0, float("-inf")).softmax(-1)
+
+    cf = numtorch.compile(f)
+    x = numtorch.randn(2, 2, 4, 4)
+    for _ in range(2):
+        same(cf(x), f(x))
+    (r,) = regions(cf)
+    assert [n.op.__name__ for n in r.nodes] == ["mul.Tensor", "masked_fill.Scalar"] and r.reduce == ("softmax", False)
+
+
+def test_linear_on_a_3d_input_moves_its_bias_into_the_region():
+    # Note [addmm epilogue]: addmm then a view back to 3-D becomes mm, view, bias add + GELU
+    lin = numtorch.nn.Linear(6, 8)
+
+    def f(x):
+        return numtorch.nn.functional.gelu(lin(x))
+
+    cf = numtorch.compile(f)
+    x = numtorch.randn(2, 5, 6)
+    with numtorch.no_grad():
+        for _ in range(2):
+            same(cf(x), f(x))
+    (reg,) = regions(cf)
+    assert [n.op.__name__ for n in reg.nodes] == ["add.Tensor", "gelu.default"] and "r" in reg.pattern
+    ops = [n.op.__name__ for e in cf.cache.values() for n in e.graph.nodes]
+    assert "mm.default" in ops and "addmm.default" not in ops
+
+
+def test_direct_steps_run_products_clones_and_sums_bitwise():
+    # Note [Direct steps]: checked once at capture, the eager kernels' own calls at each hit
+    from numtorch._compile import direct
+    from numtorch.utils._python_dispatch import TorchDispatchMode
+
+    def f(x, w, b):
+        h = x @ w
+        return (h, numtorch.bmm(b, b.transpose(1, 2)), b.transpose(1, 2).contiguous(), h.sum(0, True), b.sum((1, 2)),
+                x.t() @ x)  # fmt: skip
+
+    cf = numtorch.compile(f)
+    x, w, b = numtorch.randn(5, 7), numtorch.randn(7, 3), numtorch.randn(2, 4, 6)
+    for _ in range(2):
+        same(cf(x, w, b), f(x, w, b))
+    (e,) = cf.cache.values()
+    kinds = sorted(type(st).__name__ for st in e.steps if type(st).__module__ == direct.__name__)
+    assert kinds == ["CloneStep", "MatmulStep", "MatmulStep", "MatmulStep", "SumStep", "SumStep"]
+    # Note [Folded views]: the transposes only a product reads are not steps of their own
+    folded = [v.kind for st in e.steps if isinstance(st, direct.MatmulStep) for v in st.views if v is not None]
+    assert sorted(folded) == ["t", "transpose"]
+    assert not any(isinstance(st, fusion.ViewStep) and st.kind == "t" for st in e.steps)
+
+    class Count(TorchDispatchMode):
+        seen = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            Count.seen += 1
+            return func(*args, **(kwargs or {}))
+
+    with Count():  # a dispatch mode sees every call: the steps run their nodes
+        got = cf(x, w, b)
+    same(got, f(x, w, b))
+    assert Count.seen == len(e.graph.nodes)
+
+
+def test_expand_to_its_own_shape_is_a_plan_view():
+    # Note [Plan views]: matmul's broadcast expands its operands to the shape they have
+    def f(a, b):
+        return a @ b.transpose(-2, -1)
+
+    cf = numtorch.compile(f)
+    a, b = numtorch.randn(2, 3, 4, 5), numtorch.randn(2, 3, 6, 5)
+    for _ in range(2):
+        same(cf(a, b), f(a, b))
+    (e,) = cf.cache.values()
+    kinds = [st.kind for st in e.steps if isinstance(st, fusion.ViewStep)]
+    assert kinds.count("expand") == 2
+    r = cf(a, b)
+    assert r._base is None and r.shape == (2, 3, 4, 6)
+
+
+def test_view_of_a_strided_slice_is_a_plan_view_and_an_impossible_one_raises():
+    # Note [Plan views]: splitting the heads off a q/k/v slice needs no copy
+    def f(x):
+        q, k = x.split(4, dim=1)
+        return q.view(3, 2, 2) * 2, k
+
+    cf = numtorch.compile(f)
+    x = numtorch.randn(3, 8)
+    with numtorch.no_grad():
+        for _ in range(2):
+            same(cf(x), f(x))
+        (e,) = cf.cache.values()
+        (vs,) = [st for st in e.steps if isinstance(st, fusion.ViewStep) and st.kind == "view"]
+
+        class NoNode:
+            def run(self, env):
+                raise AssertionError("the view ran its node")
+
+        vs.node = NoNode()
+        same(cf(x), f(x))
+        g = numtorch.compile(lambda t: t.view(-1))
+        t = numtorch.randn(3, 4).t()
+        with pytest.raises(RuntimeError, match="view size is not compatible"):
+            g(t)

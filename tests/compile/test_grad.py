@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import numtorch
 from numtorch.autograd import gradcheck, gradgradcheck
@@ -200,3 +201,46 @@ def test_gelu_mlp_block_gradients_equal_eager():
         for g, w in zip(got, want, strict=True):
             np.testing.assert_array_equal(g.numpy(), w.numpy())
     np.testing.assert_array_equal(cf(x).detach().numpy(), block(x).detach().numpy())
+
+
+def test_causal_attention_gradients_equal_eager():
+    # the fused scale + mask + softmax region (Note [Fused trailing softmax]) in a training graph
+    mask = numtorch.ones(6, 6).tril().view(1, 1, 6, 6)
+
+    def attn(q, k, v):
+        att = (q @ k.transpose(-2, -1)) * 0.5
+        return att.masked_fill(mask == 0, float("-inf")).softmax(-1) @ v
+
+    cf = numtorch.compile(attn)
+    q, k, v = (numtorch.randn(2, 2, 6, 4, dtype=numtorch.float64, requires_grad=True) for _ in range(3))
+    for _ in range(2):
+        got = numtorch.autograd.grad(cf(q, k, v).sum(), (q, k, v))
+        want = numtorch.autograd.grad(attn(q, k, v).sum(), (q, k, v))
+        for a, b in zip(got, want, strict=True):
+            np.testing.assert_array_equal(a.numpy(), b.numpy())
+    (e,) = cf.cache.values()
+    assert any(getattr(st, "reduce", None) == ("softmax", False) for st in e.aot.fwd_steps)
+    # Note [Fused softmax backward]: softmax's backward heads the mask + scale region
+    assert any(getattr(st, "head", None) is not None and len(st.nodes) == 3 for st in e.aot.bwd_steps)
+    assert gradcheck(cf, (q, k, v))
+
+
+@pytest.mark.parametrize("k", [5, 130])
+def test_softmax_backward_region_is_eager_bitwise_in_float32(k):
+    # rows of 5 (one running sum) and 130 (two pairwise halves): NumPy's summation order
+    def f(x, m):
+        return (x.softmax(-1).masked_fill(m, 0.0) * 3).sum(), x
+
+    def g(x, m):
+        return (x * 0.5).masked_fill(m, float("-inf")).softmax(-1)
+
+    cf = numtorch.compile(g)
+    x = (numtorch.randn(3, 4, k) * 4).requires_grad_()
+    m = numtorch.rand(4, k) < 0.2
+    w = numtorch.randn(3, 4, k)
+    for _ in range(2):
+        (got,) = numtorch.autograd.grad((cf(x, m) * w).sum(), x)
+        (want,) = numtorch.autograd.grad((g(x, m) * w).sum(), x)
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    (e,) = cf.cache.values()
+    assert any(getattr(st, "head", None) is not None for st in e.aot.bwd_steps)

@@ -128,3 +128,13 @@ def test_errors_are_pytorchs_and_come_first():
     np.testing.assert_array_equal(y.cpu().numpy(), X)  # nothing written
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
         y.scatter_reduce_(1, numtorch.tensor([[0, 1]]), x, "sum")
+
+
+def test_half_runs_in_float32_and_rounds_once():
+    x = numtorch.tensor(X0, dtype=numtorch.float16)
+    xc = x.to("cuda")
+    for fn in (lambda t: t.sort(1).values, lambda t: t.topk(2, 0).indices, lambda t: t.cumprod(1),
+               lambda t: t.prod(1), lambda t: t.scatter_reduce(1, _idx(t)[:, :4], t[:2], "sum")):  # fmt: skip
+        want, got = fn(x), fn(xc)
+        assert got.dtype == want.dtype
+        np.testing.assert_allclose(got.cpu().numpy().astype(float), want.numpy().astype(float), rtol=2e-3)

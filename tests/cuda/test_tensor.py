@@ -153,9 +153,9 @@ def test_ops_without_a_cuda_kernel_say_so():
     assert "CPU" in msg
 
 
-def test_half_and_complex_refuse_by_name():
-    x = numtorch.ones(2, device="cuda", dtype=numtorch.float16)
-    with pytest.raises(RuntimeError, match="\"add_cuda\" not implemented for 'Half'"):
+def test_complex_refuses_by_name():
+    x = numtorch.ones(2, device="cuda", dtype=numtorch.complex64)
+    with pytest.raises(RuntimeError, match="\"add_cuda\" not implemented for 'ComplexFloat'"):
         x + x
 
 
@@ -186,3 +186,23 @@ def test_tensor_of_a_cuda_tensor_stays_on_its_device():
     with pytest.warns(UserWarning, match="To copy construct from a tensor"):
         y = numtorch.tensor(x)
     assert y.device.type == "cuda" and y.data_ptr() != x.data_ptr()
+
+
+@pytest.mark.parametrize("name,make", [
+    ("zeros", lambda d, x: numtorch.zeros(2, 3, device=d)),
+    ("ones int", lambda d, x: numtorch.ones(4, device=d, dtype=numtorch.int64)),
+    ("full", lambda d, x: numtorch.full((2, 2), 7.5, device=d)),
+    ("full int value", lambda d, x: numtorch.full((2,), 3, device=d)),
+    ("full 0-d tensor value", lambda d, x: numtorch.full((2,), numtorch.tensor(4.0), device=d)),
+    ("zeros_like", lambda d, x: numtorch.zeros_like(x)),
+    ("ones_like dtype", lambda d, x: numtorch.ones_like(x, dtype=numtorch.float32)),
+    ("new_full bool", lambda d, x: x.new_full((2,), True)),
+    ("full_like", lambda d, x: numtorch.full_like(x.t(), 2)),
+    ("empty shape", lambda d, x: numtorch.empty(0, 3, device=d)),
+])  # fmt: skip
+def test_filled_factories_are_made_on_the_device(name, make):
+    # zeros/ones/full/empty (and *_like, new_*) run their meta kernel and a fill kernel: no upload
+    want = make("cpu", numtorch.ones(2, 3, dtype=numtorch.float64))
+    got = make("cuda", numtorch.ones(2, 3, dtype=numtorch.float64, device="cuda"))
+    assert got.device.type == "cuda" and got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())

@@ -14,8 +14,6 @@ THREADS = 8 if _SIM else 256  # elementwise: threads per block
 RED_THREADS = 4 if _SIM else 256  # reductions: a power of two (the shared-memory tree halves it)
 RED_BLOCKS = 2 if _SIM else 65535  # reductions: blocks at most (each loops over its rows)
 TILE = 4 if _SIM else 16  # float64 matmul: square tile edge (TILE * TILE threads per block)
-# float32 matmul (Note [Register-tiled GEMM]): a block computes an MM_BM x MM_BN tile of the
-# output, staging MM_BK-deep strips of A and B in shared memory; each thread owns an
-# MM_TM x MM_TN patch of the tile in registers
-MM_BM, MM_BN, MM_BK, MM_TM, MM_TN = (8, 8, 4, 2, 2) if _SIM else (64, 64, 16, 4, 4)
-MM_THREADS = (MM_BM // MM_TM) * (MM_BN // MM_TN)
+# float32 matmul tiles (BM, BN, BK, TM, TN: Note [Register-tiled GEMM])
+GEMM_TILES = {"small": (8, 8, 4, 2, 2), "big": (16, 16, 4, 4, 4)} if _SIM else \
+    {"small": (64, 64, 16, 4, 4), "big": (128, 128, 8, 8, 8)}  # fmt: skip

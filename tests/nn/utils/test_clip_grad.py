@@ -87,3 +87,42 @@ def test_parameters_vector_round_trip():
     assert type(a) is nn.Parameter
     with pytest.raises(TypeError, match="^expected torch.Tensor, but got: list$"):
         vector_to_parameters([1.0], [a])
+
+
+@pytest.mark.parametrize("dtype", [numtorch.float32, numtorch.float64])
+def test_clip_grad_norm_fast_path_is_bitwise_the_eager_ops(dtype, monkeypatch):
+    # Note [Gradient clipping fast path]: the same kernels as vector_norm / stack / mul_
+    rs = np.random.RandomState(0)
+    shapes = [(7, 5), (300,), (3, 4, 2), (1,)]
+    grads = [numtorch.tensor(rs.randn(*s) * 3, dtype=dtype) for s in shapes]
+    ps = []
+    for g in grads:
+        p = nn.Parameter(numtorch.zeros(g.shape, dtype=dtype))
+        p.grad = g.clone()
+        ps.append(p)
+    norms = [numtorch.linalg.vector_norm(g, 2.0) for g in grads]
+    want_total = numtorch.linalg.vector_norm(numtorch.stack(norms), 2.0)
+    coef = numtorch.clamp(1.0 / (want_total + 1e-6), max=1.0)
+    versions = [p.grad._version for p in ps]
+
+    def no_op_path(*a, **k):
+        raise AssertionError("the fast path did not run")
+
+    monkeypatch.setattr(numtorch.linalg, "vector_norm", no_op_path)
+    total = clip_grad_norm_(ps, max_norm=1.0)
+    monkeypatch.undo()
+    assert total.dtype is dtype and total.shape == ()
+    np.testing.assert_array_equal(total.numpy(), want_total.numpy())
+    for p, g, v in zip(ps, grads, versions, strict=True):
+        np.testing.assert_array_equal(p.grad.numpy(), (g * coef).numpy())
+        assert p.grad._version == v + 1
+
+
+def test_clip_grad_norm_mixed_dtypes_and_layouts_take_the_op_path():
+    a = nn.Parameter(numtorch.zeros(4, 3))
+    a.grad = numtorch.arange(12.0).view(3, 4).t()  # not contiguous
+    b = nn.Parameter(numtorch.zeros(2, dtype=numtorch.float64))
+    b.grad = numtorch.tensor([3.0, 4.0], dtype=numtorch.float64)
+    want = numtorch.linalg.vector_norm(numtorch.stack([a.grad.norm(), b.grad.norm().float()]))
+    total = clip_grad_norm_([a, b], max_norm=1e9)
+    np.testing.assert_allclose(total.numpy(), want.numpy(), rtol=1e-6)

@@ -1,0 +1,178 @@
+"""Direct plan steps: matrix products, contiguous clones and bias-gradient sums of a captured
+graph run as their CPU kernels' NumPy / Numba calls (Note [Direct steps]).
+
+# Note [Direct steps]
+# A plan is specialized to its guard set, so the shapes, dtypes and layouts its nodes saw at
+# capture are the ones they see at every hit: the argument checks and layout choices an eager
+# call repeats (mm's shape and dtype checks, clone's memory-format dispatch, a reduction's dims
+# normalisation and layout) are done once, when the plan is built. At run time a step only
+# checks what could still differ (the operand is a plain CPU tensor of the captured layout, no
+# dispatch mode, forward-AD level or gradient to record: Note [Plan views]) and calls what the
+# eager CPU kernel would have called, so results are bitwise eager's; anything else runs the
+# node. Matrix products: eager's ``product`` is one ``np.matmul`` into a fresh array for 2-D and
+# batched 3-D float operands with an inner dimension above 1 (1 takes its broadcast-multiply
+# branch, so the node runs). Clones to contiguous format of a C-contiguous or strided input:
+# ``_clone_cpu``'s copy. Sums over a contiguous range of dims of a C-contiguous float input:
+# the sum combiner's generated kernel through the reduction launcher, as ``fold`` runs it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._device import CPU
+from ..ops.shape._format import contiguous_format
+from .._ops import ops
+from .._state import STATE
+from .._tensor import Tensor, _make
+from ..ops.reduction import _reduce as E
+from ..ops.reduction.core import _SUM
+
+
+def _plain(x) -> bool:
+    return (x.__class__ is Tensor and x._device is CPU and not STATE.td_modes and STATE.fw_level < 0
+            and not (x._rg and STATE.grad_enabled))  # fmt: skip
+
+
+class MatmulStep:
+    __slots__ = ("node", "a", "b", "out", "shape", "dt", "views")
+
+    def __init__(self, node, shape, dt):
+        self.node, self.shape, self.dt = node, shape, dt
+        d = dict(node.direct)
+        self.a, self.b, self.out = d[0], d[1], node.outs[0]
+        self.views = [None, None]  # folded transposes of the operands (Note [Folded views])
+
+    def run(self, env) -> None:
+        va, vb = self.views
+        x, y = env[self.a if va is None else va.src], env[self.b if vb is None else vb.src]
+        if not (_plain(x) and _plain(y)) or x._dtype is not self.dt or y._dtype is not self.dt:
+            for v in self.views:
+                if v is not None:
+                    v.run(env)
+            return self.node.run(env)
+        a, b = x._data, y._data
+        if va is not None:
+            a = a.swapaxes(*va.arg) if va.kind == "transpose" else a.T
+        if vb is not None:
+            b = b.swapaxes(*vb.arg) if vb.kind == "transpose" else b.T
+        r = np.empty(self.shape, self.dt.np)
+        np.matmul(a, b, out=r)
+        env[self.out] = _make(r, self.dt)
+
+
+# Note [Folded views]
+# A t or transpose plan view (Note [Plan views]) that only one matrix product reads, and that
+# nothing after the plan reads, is folded into the product: the product transposes the NumPy
+# array of the view's source itself, so the view's tensor is never made (a linear layer's
+# backward reads its weight and output gradient only through t). Should the product have to
+# run its node (a mode became active), it first runs the folded views.
+def fold_views(steps: list, keep: set) -> list:
+    """``steps`` with t / transpose views that a MatmulStep alone reads folded into it."""
+    readers: dict = {}
+    for st in steps:
+        for s in _reads(st):
+            readers.setdefault(s, []).append(st)
+    views = {st.out: st for st in steps if type(st).__name__ == "ViewStep" and st.kind in ("t", "transpose")}
+    gone = set()
+    for st in steps:
+        if st.__class__ is not MatmulStep:
+            continue
+        for i, s in enumerate((st.a, st.b)):
+            v = views.get(s)
+            if v is not None and s not in keep and readers.get(s) == [st] and id(v) not in gone:
+                st.views[i] = v
+                gone.add(id(v))
+    return [st for st in steps if id(st) not in gone]
+
+
+def _reads(st) -> list:
+    nodes = getattr(st, "nodes", None)
+    if nodes is not None:  # a fusion Region
+        return [s for n in [*nodes, *([st.reduce_node] if st.reduce_node is not None else [])] for s in n.inputs()]
+    return getattr(st, "node", st).inputs()
+
+
+class CloneStep:
+    __slots__ = ("node", "src", "out")
+
+    def __init__(self, node):
+        self.node, self.src, self.out = node, node.direct[0][1], node.outs[0]
+
+    def run(self, env) -> None:
+        x = env[self.src]
+        if not _plain(x):
+            return self.node.run(env)
+        a = x._data
+        r = np.empty(a.shape, a.dtype)
+        np.copyto(r, a)
+        env[self.out] = _make(r, x._dtype)
+
+
+class SumStep:
+    __slots__ = ("node", "src", "out", "shape", "lay", "res_shape", "mod")
+
+    def __init__(self, node, shape, lay, res_shape):
+        self.node, self.src, self.out = node, node.direct[0][1], node.outs[0]
+        self.shape, self.lay, self.res_shape = shape, lay, res_shape
+        self.mod = _SUM.module()
+
+    def run(self, env) -> None:
+        x = env[self.src]
+        if not _plain(x) or x._data.shape != self.shape or not x._data.flags.c_contiguous:
+            return self.node.run(env)
+        outer, R, inner = self.lay
+        res = np.empty(outer * inner, x._data.dtype)
+        E._launch(self.mod, x._data.reshape(-1), res, outer, R, inner, ())
+        env[self.out] = _make(res.reshape(self.res_shape), x._dtype)
+
+
+def direct_step(node, env):
+    """The direct step for ``node`` (a graph Node, with ``env`` the capture's values), or None."""
+    op = getattr(node, "op", None)
+    if op is None or node.lists or not node.single or not node.direct:
+        return None
+    if op is ops.aten.mm.default or op is ops.aten.bmm.default:
+        return _matmul(node, env)
+    if op is ops.aten.clone.default:
+        x = env[node.direct[0][1]]
+        if node.template[1] is contiguous_format and isinstance(x, Tensor) and x._dtype.name in _FLOATS:
+            return CloneStep(node)
+        return None
+    if op is ops.aten.sum.dim_IntList:
+        return _sum(node, env)
+    return None
+
+
+_FLOATS = ("float32", "float64")
+
+
+def _matmul(node, env):
+    d = dict(node.direct)
+    if set(d) != {0, 1}:
+        return None
+    x, y, r = env[d[0]], env[d[1]], env[node.outs[0]]
+    if not all(isinstance(t, Tensor) for t in (x, y, r)) or x._dtype is not y._dtype or x._dtype.name not in _FLOATS:
+        return None
+    a, b = x._data, y._data
+    if a.ndim != b.ndim or a.ndim not in (2, 3) or a.shape[-1] <= 1 or (a.ndim == 3 and a.shape[0] != b.shape[0]):
+        return None
+    return MatmulStep(node, r._data.shape, x._dtype)
+
+
+def _sum(node, env):
+    x, r = env[node.direct[0][1]], env[node.outs[0]]
+    dims, keepdim, dtype = node.template[1], node.template[2], node.template[3]
+    if not isinstance(x, Tensor) or not isinstance(r, Tensor) or dtype is not None or not dims:
+        return None
+    a = x._data
+    if x._dtype.name not in _FLOATS or not a.flags.c_contiguous or not a.size or r._dtype is not x._dtype:
+        return None
+    ds = sorted(d % a.ndim for d in dims) if a.ndim else []
+    if not ds or len(set(ds)) != len(ds) or ds[-1] - ds[0] + 1 != len(ds):
+        return None  # dims that are not one contiguous range take the transposing layout
+    s = a.shape
+    lay = (math.prod(s[: ds[0]]), math.prod(s[ds[0] : ds[-1] + 1]), math.prod(s[ds[-1] + 1 :]))
+    return SumStep(node, s, lay, r._data.shape)
