@@ -47,6 +47,12 @@ def _mlp_step(lib, x, y):
     return step
 
 
+def _conv_step(lib, g):
+    x = lib.tensor(g.standard_normal((16, 64, 32, 32), dtype=np.float32), device="cuda", requires_grad=True)
+    w = lib.tensor(g.standard_normal((64, 64, 3, 3), dtype=np.float32) * 0.05, device="cuda", requires_grad=True)
+    return lambda: lib.nn.functional.conv2d(x, w, padding=1).sum().backward()
+
+
 def cases(lib):
     g = np.random.default_rng(0)
     big = lib.tensor(g.standard_normal(1 << 24, dtype=np.float32), device="cuda")
@@ -66,6 +72,11 @@ def cases(lib):
         "bmm 64x128x128": lambda: lib.bmm(bt, bt),
         "copy transpose 2048": lambda: a.t().contiguous(),
         "MLP 512-2048 fwd+bwd+Adam": _mlp_step(lib, x, y),
+        "sort rows 2048x2048": lambda: a.sort(dim=1),
+        "topk 10 of 2048x2048": lambda: a.topk(10, dim=1),
+        "cumprod 2048x2048": lambda: a.cumprod(1),
+        "conv2d 16x64x32x32 3x3 fwd+bwd": _conv_step(lib, g),
+        "max_pool2d 3x3/2 16x64x32x32": lambda: lib.nn.functional.max_pool2d(bt.reshape(16, 64, 32, 32), 3, 2),
     }
 
 

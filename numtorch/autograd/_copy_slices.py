@@ -14,6 +14,9 @@ from .graph import Node, gradient_edge
 
 
 def _geometry(view: Tensor, base: Tensor):
+    v, b = view._data, base._data
+    if hasattr(v, "estrides"):  # CUDA storage (Note [CUDA storage]): element offsets and strides
+        return tuple(v.shape), tuple(v.estrides), base.storage_offset() + v.offset - b.offset
     isz = view._dtype.itemsize
     off = (view._data.__array_interface__["data"][0] - base._data.__array_interface__["data"][0]) // isz
     return tuple(view._data.shape), tuple(s // isz for s in view._data.strides), base.storage_offset() + off
@@ -42,7 +45,7 @@ class AsStridedBackward0(Node):
     def apply(self, grad):
         from .. import zeros
 
-        result = zeros(self.base_shape, dtype=self.base_dtype)
+        result = zeros(self.base_shape, dtype=self.base_dtype, device=grad.device)
         result.as_strided(*self.geom).copy_(grad)
         return (result,)
 

@@ -462,9 +462,14 @@ def install() -> dict:
         "aten::addmm": _addmm,
     }
     _product_mm = special["aten::mm"]
-    from . import _composed, _indexing, _nn, _random
+    from . import _composed, _conv, _indexing, _masked, _nn, _random, _scatter, _sort, _viewgrad
 
     special.update(_indexing.install(OPS, _meta_of))
+    special.update(_sort.install(OPS, _meta_of))
+    special.update(_scatter.install(OPS, _meta_of))
+    special.update(_viewgrad.IMPLS)
+    special.update(_conv.IMPLS)
+    special.update(_masked.IMPLS)
     special.update(_nn.install(OPS, _meta_of))
     special.update(_random.install(OPS))
 

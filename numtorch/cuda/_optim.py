@@ -12,6 +12,7 @@ from . import _storage as S
 from ._launch import launch
 
 K_OPT = lazy("numtorch.kernels.cuda.optim")
+K_OPT_EXTRA = lazy("numtorch.kernels.cuda.optim_extra")
 
 
 def flat(t: Tensor, cd) -> tuple:
@@ -47,6 +48,8 @@ def twin(cpu_kernel):
     """The CUDA kernel named as ``cpu_kernel``, called as it is (the element count first)."""
     name = getattr(cpu_kernel, "__name__", "").removesuffix("_parallel")
     kern = getattr(K_OPT, name, None)
+    if kern is None:
+        kern = getattr(K_OPT_EXTRA, name, None)
     if kern is None:
         raise NotImplementedError(f"numtorch.cuda: the optimizer kernel {name} has no CUDA version yet")
     return lambda p, *rest: launch(kern, p.size, p, *rest)

@@ -25,7 +25,6 @@ from .core import (
     _target,
     _trio,
     _write_out,
-    _zeros,
     bind,
     parts,
 )
@@ -81,7 +80,7 @@ def _masked_select_cpu(self, mask):
 
 def _masked_select_grad(grad, self, mask):
     shape = _broadcast([self._data.shape, mask._data.shape])
-    return _d(masked_scatter, _zeros(shape, grad._dtype), mask, grad)
+    return _d(masked_scatter, grad.new_zeros(shape), mask, grad)
 
 
 def _masked_scatter_impl(inplace, self, mask, source):
@@ -129,7 +128,7 @@ masked_scatter_backward = defop(
     cpu=_masked_scatter_backward_cpu,
     backward={
         "grad_output": lambda grad, grad_output, mask: _d(
-            masked_scatter, _zeros(grad_output._data.shape, grad._dtype), mask, grad
+            masked_scatter, grad.new_zeros(grad_output._data.shape), mask, grad
         )
     },
 )
@@ -295,20 +294,20 @@ def _take_along_dim_cpu(self, indices, dim=None):
 
 def _take_along_dim_grad(grad, self, indices, dim):
     if dim is None:
-        return _d(put, _zeros(self._data.shape, grad._dtype), indices, grad, True)
+        return _d(put, grad.new_zeros(self._data.shape), indices, grad, True)
     d, sshape, shape = _tad_shapes(self, indices, dim)
     # tensor ops, not the index array: under vmap ``indices`` holds every sample's values
     i = indices.expand(shape) % sshape[d]
-    return _d(scatter_add, _zeros(sshape, grad._dtype), d, i, grad)
+    return _d(scatter_add, grad.new_zeros(sshape), d, i, grad)
 
 
 def _put_source_grad(grad, index, source):
-    return _d(take, grad, _t(np.reshape(index._data, source._data.shape)))
+    return _d(take, grad, index.reshape(source._data.shape))
 
 
 _PUT_GRAD = {
     "self": lambda grad, index, source, accumulate: (
-        grad if accumulate else _d(put, grad, index, _zeros(source._data.shape, grad._dtype), False)
+        grad if accumulate else _d(put, grad, index, grad.new_zeros(source._data.shape), False)
     ),
     "source": _put_source_grad,
 }
@@ -317,7 +316,7 @@ take = defop(
     cpu=_take_cpu,
     backward={
         "self": lambda grad, self, index: _d(
-            put, _zeros(self._data.shape, grad._dtype), index, grad, True
+            put, grad.new_zeros(self._data.shape), index, grad, True
         )
     },
 )

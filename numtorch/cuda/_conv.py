@@ -1,0 +1,274 @@
+"""CUDA convolution (1-d and 2-d, grouped, strided, dilated, transposed) and its backward as
+im2col / col2im kernels plus the CUDA matmul (Note [CUDA im2col layout]); ``F.unfold`` /
+``F.fold`` on the same kernels; max/avg/adaptive-avg pooling and their backward as direct kernels
+(numtorch/kernels/cuda/conv.py).
+
+Argument checks, geometry and messages are the CPU op's own (numtorch/ops/nn/conv.py's
+``_check_conv`` / ``_Geom``, pooling.py's ``_pool_geometry``): they read only shapes and dtypes.
+The matmuls, reshapes and sums here are numtorch ops on CUDA tensors, below the Autograd key.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor, _make
+from ..kernels import lazy
+from ..ops.nn import conv as C
+from ..ops.nn import pooling as PL
+from . import _pointwise as P
+from . import _storage as S
+from ._composed import _check
+from ._launch import launch
+
+K = lazy("numtorch.kernels.cuda.conv")
+_FLOATS = (D.float32, D.float64)
+
+
+def _float(t: Tensor, name: str) -> D.dtype:
+    if t._dtype not in _FLOATS:
+        raise P.not_implemented(name, t._dtype)
+    return t._dtype
+
+
+def _t(a: S.CudaArray, dt: D.dtype, like: Tensor) -> Tensor:
+    return _make(a, dt, Tensor, like._device)
+
+
+def _c0(a: S.CudaArray, npdt) -> S.CudaArray:
+    # contiguous from element 0 (the kernels index the root array)
+    if a.offset == 0 and a.contiguous and a.dtype == npdt:
+        return a
+    from ._install import contiguous_copy
+
+    return contiguous_copy(a, npdt)
+
+
+def _im2col(x: Tensor, g, N, Cn, H, W, OH, OW) -> Tensor:
+    """(Cn*KH*KW, N, OH*OW) columns of ``x`` (N, Cn, H, W) (Note [CUDA im2col layout])."""
+    dt = x._dtype
+    a = P.cast(x._data, dt.np)
+    cols = S.empty((Cn * g.KH * g.KW, N, OH * OW), dt.np)
+    launch(K.im2col, cols.size, a.root, a.offset, cols.root, N, *g.args(Cn, H, W, OH, OW))
+    return _t(cols, dt, x)
+
+
+def _col2im(cols: Tensor, g, N, Cn, H, W, OH, OW) -> Tensor:
+    """(N, Cn, H, W) sums of (Cn*KH*KW, N, OH*OW) ``cols``."""
+    dt = cols._dtype
+    c = _c0(cols._data, dt.np)
+    out = S.empty((N, Cn, H, W), dt.np)
+    launch(K.col2im, out.size, c.root, out.root, N, *g.args(Cn, H, W, OH, OW))
+    return _t(out, dt, cols)
+
+
+def _channels_first(t: Tensor, G: int) -> Tensor:
+    # (N, Ch, ...) -> (G, Ch/G, N * spatial): the layout the batched matmuls take
+    n, ch = t.shape[0], t.shape[1]
+    return t.reshape(n, ch, -1).permute(1, 0, 2).contiguous().reshape(G, ch // G, -1)
+
+
+def _batch_first(t: Tensor, ch: int, n: int, shape) -> Tensor:
+    # (G, ch/G, n * spatial) -> ``shape`` (n, ch, ...)
+    return t.reshape(ch, n, -1).permute(1, 0, 2).contiguous().reshape(shape)
+
+
+def _setup(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    if weight.dim() - 2 not in (1, 2):
+        raise NotImplementedError("numtorch.cuda: only 1-d and 2-d convolutions run on CUDA yet")
+    stride, padding, dilation, output_padding = C._norm_params(weight, stride, padding, dilation, output_padding)
+    C._check_conv(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+    _float(input, "slow_conv2d")
+    return C._Geom(input._data.shape, weight._data.shape, stride, padding, dilation, transposed, output_padding,
+                   groups)  # fmt: skip
+
+
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    _check(input, weight, bias)
+    g = _setup(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+    x = input.reshape(g.N, g.C, g.H, g.W)
+    K_ = g.KH * g.KW
+    if g.N * g.O * g.OH * g.OW == 0 or x.numel() == 0 or weight.numel() == 0:
+        from ._install import fill
+
+        out = S.empty(g.out_shape(g.N, g.O, g.OH, g.OW), input._dtype.np)
+        fill(out, input._dtype.np.type(0))
+        y = _t(out, input._dtype, input)
+    elif not transposed:
+        cols = _im2col(x, g, g.N, g.C, g.H, g.W, g.OH, g.OW).reshape(g.G, g.C // g.G * K_, -1)
+        y = weight.reshape(g.G, g.O // g.G, -1).matmul(cols)
+        y = _batch_first(y, g.O, g.N, g.out_shape(g.N, g.O, g.OH, g.OW))
+    else:
+        cols = weight.reshape(g.G, g.C // g.G, -1).transpose(1, 2).matmul(_channels_first(x, g.G))
+        y = _col2im(cols, g, g.N, g.O, g.OH, g.OW, g.H, g.W).reshape(g.out_shape(g.N, g.O, g.OH, g.OW))
+    if bias is not None:
+        y = y + bias.reshape((1, g.O) + (1,) * (y.dim() - 2))
+    return y
+
+
+def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
+                         output_padding, groups, output_mask):  # fmt: skip
+    _check(grad_output, input, weight)
+    g = _setup(input, weight, None, stride, padding, dilation, transposed, output_padding, groups)
+    go = grad_output.reshape(g.N, g.O, g.OH, g.OW)
+    x = input.reshape(g.N, g.C, g.H, g.W)
+    res = [None, None, None]
+    if g.N * g.O * g.OH * g.OW == 0 or x.numel() == 0 or weight.numel() == 0:
+        z = [input, weight, None]
+        for i in range(2):
+            if output_mask[i]:
+                res[i] = z[i].new_zeros(z[i].shape)
+        if output_mask[2]:
+            res[2] = grad_output.new_zeros((g.O,))
+        return tuple(res)
+    if not transposed:
+        go3 = _channels_first(go, g.G)  # (G, O/G, N*L)
+        if output_mask[0]:
+            dcols = weight.reshape(g.G, g.O // g.G, -1).transpose(1, 2).matmul(go3)
+            res[0] = _col2im(dcols, g, g.N, g.C, g.H, g.W, g.OH, g.OW).reshape(input.shape)
+        if output_mask[1]:
+            cols = _im2col(x, g, g.N, g.C, g.H, g.W, g.OH, g.OW).reshape(g.G, g.C // g.G * g.KH * g.KW, -1)
+            res[1] = go3.matmul(cols.transpose(1, 2)).reshape(weight.shape)
+    else:
+        cols = _im2col(go, g, g.N, g.O, g.OH, g.OW, g.H, g.W).reshape(g.G, g.O // g.G * g.KH * g.KW, -1)
+        if output_mask[0]:
+            gi = weight.reshape(g.G, g.C // g.G, -1).matmul(cols)
+            res[0] = _batch_first(gi, g.C, g.N, input.shape)
+        if output_mask[1]:
+            res[1] = _channels_first(x, g.G).matmul(cols.transpose(1, 2)).reshape(weight.shape)
+    if output_mask[2]:
+        res[2] = go.sum([0, 2, 3])
+    return tuple(res)
+
+
+# ---- im2col / col2im (F.unfold / F.fold) ---------------------------------------------------------
+class _FoldGeom:
+    """The geometry interface of ``_Geom`` that the im2col / col2im launches read."""
+
+    def __init__(self, k, d, p, s):
+        self.KH, self.KW, self.k, self.d, self.p, self.s = k[0], k[1], k, d, p, s
+
+    def args(self, Cn, H, W, OH, OW):
+        return C._geo(Cn, H, W, self.k, self.d, self.p, self.s, OH, OW)
+
+
+def _meta(name, vals):
+    from ..ops._registry import OPS
+    from ._install import _meta_of
+
+    return _meta_of(OPS[name], vals)
+
+
+def im2col(self, kernel_size, dilation, padding, stride):
+    _check(self)
+    res = _meta("aten::im2col", [self, kernel_size, dilation, padding, stride])
+    _float(self, "im2col")
+    g = _FoldGeom(*C._fold_params(kernel_size, dilation, padding, stride))
+    x = self if self.dim() == 4 else self.unsqueeze(0)
+    N, Cn, H, W = x.shape
+    OH, OW = C._blocks(H, W, g.k, g.d, g.p, g.s)
+    cols = _im2col(x, g, N, Cn, H, W, OH, OW)  # (Cn*K, N, L)
+    return cols.permute(1, 0, 2).contiguous().reshape(res._data.shape)
+
+
+def col2im(self, output_size, kernel_size, dilation, padding, stride):
+    _check(self)
+    res = _meta("aten::col2im", [self, output_size, kernel_size, dilation, padding, stride])
+    _float(self, "col2im")
+    g = _FoldGeom(*C._fold_params(kernel_size, dilation, padding, stride))
+    H, W = C.expand_param(output_size, "output_size", 2)
+    x = self if self.dim() == 3 else self.unsqueeze(0)
+    N, CK, _ = x.shape
+    OH, OW = C._blocks(H, W, g.k, g.d, g.p, g.s)
+    out = _col2im(x.permute(1, 0, 2).contiguous(), g, N, CK // (g.KH * g.KW), H, W, OH, OW)
+    return out.reshape(res._data.shape)
+
+
+# ---- pooling -------------------------------------------------------------------------------------
+def max_pool2d_with_indices(self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    _check(self)
+    k, s, p, d, H, W, OH, OW = PL._pool_geometry(self, kernel_size, stride, padding, dilation, ceil_mode,
+                                                 "max_pool2d")  # fmt: skip
+    dt = _float(self, "max_pool2d")
+    x = P.cast(self._data, dt.np)
+    out = S.empty(self._data.shape[:-2] + (OH, OW), dt.np)
+    idx = S.empty(out.shape, np.int64)
+    launch(K.max_pool2d, out.size, x.root, x.offset, out.root, idx.root, H, W, k[0], k[1], s[0], s[1], p[0], p[1],
+           d[0], d[1], OH, OW)  # fmt: skip
+    return _t(out, dt, self), _t(idx, D.int64, self)
+
+
+def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode,
+                                     indices):  # fmt: skip
+    from ._install import fill
+
+    _check(grad_output, self, indices)
+    dt = _float(self, "max_pool2d_backward")
+    gi = S.empty(self._data.shape, dt.np)
+    fill(gi, dt.np.type(0))
+    g = P.cast(grad_output._data, dt.np)
+    ind = _c0(indices._data, np.dtype(np.int64))
+    H, W = self._data.shape[-2:]
+    OH, OW = indices._data.shape[-2:]
+    launch(K.max_pool2d_backward, g.size, g.root, g.offset, ind.root, gi.root, H * W, OH * OW)
+    return _t(gi, dt, self)
+
+
+def avg_pool2d(self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):  # fmt: skip
+    _check(self)
+    k, s, p, H, W, OH, OW, div = PL._avg_setup(self, kernel_size, stride, padding, ceil_mode, divisor_override)
+    dt = _float(self, "avg_pool2d")
+    x = P.cast(self._data, dt.np)
+    out = S.empty(self._data.shape[:-2] + (OH, OW), dt.np)
+    launch(K.avg_pool2d, out.size, x.root, x.offset, out.root, H, W, k[0], k[1], s[0], s[1], p[0], p[1], OH, OW,
+           bool(count_include_pad), div)  # fmt: skip
+    return _t(out, dt, self)
+
+
+def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                        divisor_override):  # fmt: skip
+    _check(grad_output, self)
+    k, s, p, H, W, OH, OW, div = PL._avg_setup(self, kernel_size, stride, padding, ceil_mode, divisor_override)
+    dt = _float(self, "avg_pool2d_backward")
+    g = P.cast(grad_output._data, dt.np)
+    gi = S.empty(self._data.shape, dt.np)
+    launch(K.avg_pool2d_backward, gi.size, g.root, g.offset, gi.root, H, W, k[0], k[1], s[0], s[1], p[0], p[1], OH,
+           OW, bool(count_include_pad), div)  # fmt: skip
+    return _t(gi, dt, self)
+
+
+def adaptive_avg_pool2d(self, output_size):
+    _check(self)
+    H, W, OH, OW = PL._adaptive_setup(self, output_size, "adaptive_avg_pool2d")
+    dt = _float(self, "adaptive_avg_pool2d")
+    x = P.cast(self._data, dt.np)
+    out = S.empty(self._data.shape[:-2] + (OH, OW), dt.np)
+    launch(K.adaptive_avg_pool2d, out.size, x.root, x.offset, out.root, H, W, OH, OW)
+    return _t(out, dt, self)
+
+
+def adaptive_avg_pool2d_backward(grad_output, self):
+    _check(grad_output, self)
+    dt = _float(self, "adaptive_avg_pool2d_backward")
+    H, W = self._data.shape[-2:]
+    OH, OW = grad_output._data.shape[-2:]
+    g = P.cast(grad_output._data, dt.np)
+    gi = S.empty(self._data.shape, dt.np)
+    launch(K.adaptive_avg_pool2d_backward, gi.size, g.root, g.offset, gi.root, H, W, OH, OW)
+    return _t(gi, dt, self)
+
+
+IMPLS = {
+    "aten::_adaptive_avg_pool2d": adaptive_avg_pool2d,
+    "aten::_adaptive_avg_pool2d_backward": adaptive_avg_pool2d_backward,
+    "aten::convolution": convolution,
+    "aten::convolution_backward": convolution_backward,
+    "aten::im2col": im2col,
+    "aten::col2im": col2im,
+    "aten::max_pool2d_with_indices": max_pool2d_with_indices,
+    "aten::max_pool2d_with_indices_backward": max_pool2d_with_indices_backward,
+    "aten::avg_pool2d": avg_pool2d,
+    "aten::avg_pool2d_backward": avg_pool2d_backward,
+}

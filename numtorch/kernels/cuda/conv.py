@@ -1,0 +1,181 @@
+"""Convolution and pooling kernels on contiguous planes, one thread per output element.
+
+# Note [CUDA im2col layout]
+# im2col writes ``cols`` as (C*KH*KW, N, L) - the batch inside the rows, not outside - so that
+# a convolution of every sample and group is one batched matmul (G, O/G, C/G*KH*KW) @
+# (G, C/G*KH*KW, N*L), with no copy of the weight per sample; col2im reads that layout back.
+# col2im and the avg-pool backward gather (each input element sums the windows that cover it)
+# rather than scatter, so they need no atomics and the sums have a fixed order. The geometry
+# arguments are the CPU kernels' (Note [Convolution geometry]); the pooling windows are the CPU
+# kernels' own ``_avg_window`` (numba-cuda compiles the @inline function for the device).
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import cuda
+
+from .._jit import cuda_kernel
+from ..cpu.nn import pooling as cpu_pool
+from . import _SIM
+
+_avg_window = cpu_pool._avg_window.py_func if _SIM else cpu_pool._avg_window
+_start = cpu_pool._start.py_func if _SIM else cpu_pool._start
+_end = cpu_pool._end.py_func if _SIM else cpu_pool._end
+
+
+@cuda_kernel
+def im2col(total, x, xo, cols, N, C, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW):
+    i = cuda.grid(1)
+    if i < total:
+        L = OH * OW
+        l = i % L  # noqa: E741
+        t = i // L
+        n = t % N
+        row = t // N
+        kw = row % KW
+        kh = (row // KW) % KH
+        c = row // (KH * KW)
+        h = (l // OW) * SH - PH + kh * DH
+        w = (l % OW) * SW - PW + kw * DW
+        if 0 <= h < H and 0 <= w < W:
+            cols[i] = x[xo + ((n * C + c) * H + h) * W + w]
+        else:
+            cols[i] = 0
+
+
+@cuda_kernel
+def col2im(total, cols, out, N, C, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW):
+    # out (N, C, H, W) = the sum of the (C*KH*KW, N, L) columns that read each element
+    i = cuda.grid(1)
+    if i < total:
+        w = i % W
+        h = (i // W) % H
+        c = (i // (H * W)) % C
+        n = i // (C * H * W)
+        L = OH * OW
+        acc = 0.0  # float64: not cols[0] * 0, which a NaN there would poison
+        for kh in range(KH):
+            th = h + PH - kh * DH
+            if th < 0 or th % SH != 0 or th // SH >= OH:
+                continue
+            for kw in range(KW):
+                tw = w + PW - kw * DW
+                if tw < 0 or tw % SW != 0 or tw // SW >= OW:
+                    continue
+                acc += cols[(((c * KH + kh) * KW + kw) * N + n) * L + (th // SH) * OW + tw // SW]
+        out[i] = acc
+
+
+@cuda_kernel
+def max_pool2d(total, x, xo, out, idx, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW):
+    i = cuda.grid(1)
+    if i < total:
+        p = i // (OH * OW)
+        oh = (i // OW) % OH
+        ow = i % OW
+        xb = xo + p * H * W
+        h0 = oh * SH - PH
+        h1 = min(h0 + (KH - 1) * DH + 1, H)
+        while h0 < 0:
+            h0 += DH
+        w0 = ow * SW - PW
+        w1 = min(w0 + (KW - 1) * DW + 1, W)
+        while w0 < 0:
+            w0 += DW
+        best = -math.inf
+        at = h0 * W + w0
+        for h in range(h0, h1, DH):
+            for w in range(w0, w1, DW):
+                v = x[xb + h * W + w]
+                if v > best or v != v:  # NaN wins, as in PyTorch's kernel
+                    best = v
+                    at = h * W + w
+        out[i] = best
+        idx[i] = at
+
+
+@cuda_kernel
+def max_pool2d_backward(total, grad, go, idx, gi, HW, OHW):
+    # gi zeroed first; overlapping windows may pick the same input: atomics
+    i = cuda.grid(1)
+    if i < total:
+        cuda.atomic.add(gi, (i // OHW) * HW + idx[i], grad[go + i])
+
+
+@cuda_kernel
+def avg_pool2d(total, x, xo, out, H, W, KH, KW, SH, SW, PH, PW, OH, OW, count_include_pad, divisor):
+    i = cuda.grid(1)
+    if i < total:
+        p = i // (OH * OW)
+        oh = (i // OW) % OH
+        ow = i % OW
+        h0, h1, w0, w1, d = _avg_window(oh, ow, H, W, KH, KW, SH, SW, PH, PW, count_include_pad, divisor)
+        xb = xo + p * H * W
+        acc = 0.0
+        for h in range(h0, h1):
+            for w in range(w0, w1):
+                acc += x[xb + h * W + w]
+        if h0 >= h1 or w0 >= w1:
+            out[i] = 0
+        else:
+            out[i] = acc / d
+
+
+@cuda_kernel
+def avg_pool2d_backward(total, grad, go, gi, H, W, KH, KW, SH, SW, PH, PW, OH, OW, count_include_pad, divisor):
+    # gather: each input element sums grad / divisor over the windows that cover it
+    i = cuda.grid(1)
+    if i < total:
+        p = i // (H * W)
+        h = (i // W) % H
+        w = i % W
+        gb = go + p * OH * OW
+        acc = 0.0
+        oh_lo = max(0, (h + PH - KH + SH) // SH)
+        ow_lo = max(0, (w + PW - KW + SW) // SW)
+        for oh in range(oh_lo, min(OH, (h + PH) // SH + 1)):
+            for ow in range(ow_lo, min(OW, (w + PW) // SW + 1)):
+                h0, h1, w0, w1, d = _avg_window(oh, ow, H, W, KH, KW, SH, SW, PH, PW, count_include_pad, divisor)
+                if h0 <= h < h1 and w0 <= w < w1:
+                    acc += grad[gb + oh * OW + ow] / d
+        gi[i] = acc
+
+
+@cuda_kernel
+def adaptive_avg_pool2d(total, x, xo, out, H, W, OH, OW):
+    # the mean over the window [floor(o*I/O), ceil((o+1)*I/O)) in each dim (the CPU kernel's)
+    i = cuda.grid(1)
+    if i < total:
+        p = i // (OH * OW)
+        oh = (i // OW) % OH
+        ow = i % OW
+        h0, h1 = _start(oh, H, OH), _end(oh, H, OH)
+        w0, w1 = _start(ow, W, OW), _end(ow, W, OW)
+        xb = xo + p * H * W
+        acc = 0.0
+        for h in range(h0, h1):
+            for w in range(w0, w1):
+                acc += x[xb + h * W + w]
+        out[i] = acc / ((h1 - h0) * (w1 - w0))
+
+
+@cuda_kernel
+def adaptive_avg_pool2d_backward(total, grad, go, gi, H, W, OH, OW):
+    # gather: each input element sums grad / window size over the windows that cover it
+    i = cuda.grid(1)
+    if i < total:
+        p = i // (H * W)
+        h = (i // W) % H
+        w = i % W
+        gb = go + p * OH * OW
+        acc = 0.0
+        for oh in range(max(0, (h * OH) // H - 1), min(OH, ((h + 1) * OH) // H + 2)):
+            h0, h1 = _start(oh, H, OH), _end(oh, H, OH)
+            if h0 <= h < h1:
+                for ow in range(max(0, (w * OW) // W - 1), min(OW, ((w + 1) * OW) // W + 2)):
+                    w0, w1 = _start(ow, W, OW), _end(ow, W, OW)
+                    if w0 <= w < w1:
+                        acc += grad[gb + oh * OW + ow] / ((h1 - h0) * (w1 - w0))
+        gi[i] = acc
