@@ -224,7 +224,9 @@ def argext(want_max: bool, name: str):
         a = self._data
         if a.size == 0:
             return _make(S.empty(res._data.shape, np.int64), D.int64, Tensor, self._device)
-        npdt = np.dtype(np.int64) if a.dtype == np.bool_ else a.dtype
+        # half compares as float32 (exact): kernels comparing halves need a linked library that
+        # numba-cuda's disk cache cannot store (as the reductions in _install.py)
+        npdt = np.dtype(np.int64) if a.dtype == np.bool_ else np.dtype(np.float32) if a.dtype == np.float16 else a.dtype
         if dim is None or a.ndim == 0:
             flat = P.cast(a, npdt)
             x, rows, n = flat, 1, a.size

@@ -272,14 +272,19 @@ def _reduction(op, kind, dims_at=None):
         out_dt = res._dtype
         if out_dt in P._UNSUPPORTED:
             raise P.not_implemented(op._schema.name, out_dt)
-        work = np.int64 if out_dt.category < D._FLOAT else out_dt.np
+        # half: on a GPU numba-cuda links a helper library into kernels that compare halves, and
+        # its disk cache cannot store such kernels; float32 copies reduce exactly as well
+        half = out_dt is D.float16
+        work = np.int64 if out_dt.category < D._FLOAT else np.float32 if half else out_dt.np
         # the input itself when it already is contiguous rows of ``work`` (kernels read from 0)
         x = pv if pv.offset == 0 and pv.dtype == work and pv.contiguous else contiguous_copy(pv, work)
         rows = math.prod(a.shape[d] for d in keep)
         n = math.prod(a.shape[d] for d in dims)
-        out = S.empty(res._data.shape, out_dt.np)
+        out = S.empty(res._data.shape, np.float32 if half else out_dt.np)
         if rows:
             _launch_red(kind, x, rows, n, out, out_dt)
+        if half:
+            out = contiguous_copy(out, np.float16)
         return _make(out, out_dt, Tensor, self._device)
 
     return impl
