@@ -230,7 +230,13 @@ class OpOverloadPacket:
             if _types_fit(ov, vals):
                 from ._dispatch import dispatch
 
-                return dispatch(ov, vals)
+                try:
+                    return dispatch(ov, vals)
+                except Exception as e:
+                    failed = getattr(ov, "_call_failed", None)  # a custom op names its kernel's failure
+                    if failed is not None:
+                        failed(e, vals)
+                    raise
         raise TypeError(
             f"{self._namespace}::{self._name}() received an invalid combination of arguments: "
             + "; ".join(errors)

@@ -164,6 +164,8 @@ def test_typing_error_names_the_op_kernel_and_dtypes():
         op(numtorch.ones(2))  # the generated call
     with pytest.raises(RuntimeError, match=msg):
         op(x=numtorch.ones(2))  # the full route
+    with pytest.raises(RuntimeError, match=msg):
+        getattr(numtorch.ops, ns).bad(numtorch.ones(2))  # the overload packet
 
 
 def test_typing_error_in_a_python_kernel_body_names_the_op():
@@ -177,7 +179,8 @@ def test_typing_error_in_a_python_kernel_body_names_the_op():
     msg = (rf"{ns}::body: the kernel 'body' failed: a Numba function it calls did not compile for the op's "
            r"arguments \(torch.float64\[3\]\): Unknown attribute")  # fmt: skip
     x = numtorch.ones(3, dtype=numtorch.float64)
-    for call in (lambda: body(x), lambda: body(x=x), lambda: getattr(numtorch.ops, ns).body.default(x)):
+    packet = getattr(numtorch.ops, ns).body
+    for call in (lambda: body(x), lambda: body(x=x), lambda: packet.default(x), lambda: packet(x)):
         with pytest.raises(RuntimeError, match=msg):
             call()
     body.register_kernel("cpu", lambda x: x.new_ones(bad=1))

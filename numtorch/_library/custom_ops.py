@@ -38,6 +38,10 @@ class CustomOpOverload(OpOverload):
             body_failed(self, e, vals)  # a Numba compile error in a Python kernel, named after the op
             raise
 
+    def _call_failed(self, e, vals) -> None:
+        # the overload packet's call (numtorch.ops.ns.name(...)) reports as this one's does
+        body_failed(self, e, vals)
+
     def _reset_fast(self) -> None:
         self.fast = self._first_call
         d = self.__dict__.get("_custom_def")

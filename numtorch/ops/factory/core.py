@@ -338,7 +338,7 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
         raise TypeError(
             f"can't convert np.ndarray of type numpy.{ndarray.dtype.type.__name__}. The only supported "
             "types are: float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
-            "uint8, and bool."
+            "uint64, uint32, uint16, uint8, and bool."
         )
     if not ndarray.dtype.isnative:
         raise ValueError(
