@@ -17,6 +17,8 @@ def _inference(*shape):
 
 def test_tensors_made_inside_inference_mode_are_inference_tensors():
     normal = numtorch.ones(3)
+    for _ in range(3):  # the inlined fast paths learn these signatures first: they must mark too
+        normal * 2.0, normal + normal, normal + 1, normal.sum()
     with numtorch.inference_mode():
         x = numtorch.ones(3)
         made = [x, x + x, x * 2.0, x.sum(), numtorch.ones(2, 2) @ numtorch.ones(2, 2), x.view(3), normal + 1]

@@ -25,7 +25,7 @@ _BRANCH = """
                 _t._rg = False
                 _t._grad_fn = None
                 _t._grad = None
-                _t._vc = [0]
+                _t._vc = _IV((0,)) if _S.inference else [0]  # Note [Inference tensors]
                 _t._base = None
                 return _t"""
 
