@@ -612,6 +612,17 @@ def _make(data, dt, cls=Tensor, device=CPU, vc=None) -> Tensor:
     return t
 
 
+def inline_make_src(data: str, dt: str, indent: str) -> str:
+    """Source of ``return _make(<data>, <dt>)`` written out for generated fast paths, which
+    cannot afford the call: their namespace binds _new, _T, _CPU, _IV (InferenceVersion) and
+    _S (STATE). Kept beside _make so that the slots are filled the same way in both."""
+    lines = ("_t = _new(_T)", f"_t._data = {data}", f"_t._dtype = {dt}", "_t._device = _CPU", "_t._rg = False",
+             "_t._grad_fn = None", "_t._grad = None",
+             "_t._vc = _IV((0,)) if _S.inference else [0]  # Note [Inference tensors]", "_t._base = None",
+             "return _t")  # fmt: skip
+    return "\n".join(indent + ln for ln in lines)
+
+
 # Note [Inference tensors]
 # A tensor made inside inference_mode is an inference tensor: its version counter is an
 # InferenceVersion, which views share, so a view of an inference tensor is one too and a view

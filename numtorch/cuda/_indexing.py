@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _dtype as D
+from .._meta import contiguous_strides
 from .._tensor import Tensor, _make
 from ..kernels import lazy
 from . import _pointwise as P
@@ -101,17 +102,9 @@ def index_select(self, dim, index):
     out = S.empty(res._data.shape, self._dtype.np)
     idx = _idx(index)
     shape = x.shape[:d] + (idx.size,) + x.shape[d + 1 :]  # out is 0-d for a 0-d self
-    o = S.CudaArray(out.block, out.root, out.offset, shape, _cstrides(shape), out.dtype)
+    o = S.CudaArray(out.block, out.root, out.offset, shape, contiguous_strides(shape), out.dtype)
     gather_into(o, x, idx, _along(idx, x.ndim, d), d)
     return _make(out, self._dtype, Tensor, self._device)
-
-
-def _cstrides(shape) -> tuple:
-    st, acc = [], 1
-    for n in reversed(shape):
-        st.append(acc)
-        acc *= n
-    return tuple(reversed(st))
 
 
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
@@ -123,7 +116,7 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     idx = P.cast(indices._data, np.dtype(np.int64))
     flat = S.CudaArray(idx.block, idx.root, idx.offset, (idx.size,), (1,), idx.dtype)
     rows = (idx.size, weight._data.shape[1])
-    o = S.CudaArray(out.block, out.root, out.offset, rows, _cstrides(rows), out.dtype)
+    o = S.CudaArray(out.block, out.root, out.offset, rows, contiguous_strides(rows), out.dtype)
     gather_into(o, weight._data, flat, (1, 0), 0)
     return _make(out, weight._dtype, Tensor, weight._device)
 

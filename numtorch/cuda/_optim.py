@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._meta import contiguous_strides
 from .._tensor import Tensor
 from ..kernels import lazy
 from . import _storage as S
@@ -32,16 +33,8 @@ def write_back(t: Tensor, flat_arr) -> None:
     from ._install import copy_into
 
     a = t._data
-    src = S.CudaArray(None, flat_arr, 0, a.shape, _cstrides(a.shape), flat_arr.dtype)
+    src = S.CudaArray(None, flat_arr, 0, a.shape, contiguous_strides(a.shape), flat_arr.dtype)
     copy_into(a, src)
-
-
-def _cstrides(shape) -> tuple:
-    st, acc = [], 1
-    for n in reversed(shape):
-        st.append(acc)
-        acc *= n
-    return tuple(reversed(st))
 
 
 def twin(cpu_kernel):

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tags import Tag
-from .._tensor import InferenceVersion, Tensor, _make, check_inference_write
+from .._tensor import InferenceVersion, Tensor, _make, check_inference_write, inline_make_src
 from ..kernels import PARALLEL_THRESHOLD, _codegen
 from .._overlap import check_written
 from ._meta_rules import pointwise_meta
@@ -222,16 +222,7 @@ class Pointwise:
                 else:
                     _f[2]({call})
                 _rd = _f[1]
-            _t = _new(_T)
-            _t._data = _r
-            _t._dtype = _rd
-            _t._device = _CPU
-            _t._rg = False
-            _t._grad_fn = None
-            _t._grad = None
-            _t._vc = _IV((0,)) if _S.inference else [0]  # Note [Inference tensors]
-            _t._base = None
-            return _t"""
+{inline_make_src("_r", "_rd", " " * 12)}"""
         ns = {"_PWF": self._fast, "_PWE": self._entry, "_PT": PARALLEL_THRESHOLD, "_empty": np.empty,
               "_new": object.__new__, "_nd": np.ndarray, "_learn_entry": _learn_entry,
               "_IV": InferenceVersion}  # fmt: skip

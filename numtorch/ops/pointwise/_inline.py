@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..._tensor import inline_make_src
+
 # Note [Inlined number operand]
 # ``y * 1.01`` on a plain contiguous float tensor reached its kernel through a dozen frames
 # (binary -> Pointwise.binary -> __call__ -> _fast_call -> number -> scalar_as): ~1.3 us more
@@ -18,21 +20,13 @@ _BRANCH = """
                     _f[2](_d0, {y}, _r{ps})
                 else:
                     _f[2](_d0.reshape(-1), {y}, _r.reshape(-1){ps})
-                _t = _new(_T)
-                _t._data = _r
-                _t._dtype = _f[1]
-                _t._device = _CPU
-                _t._rg = False
-                _t._grad_fn = None
-                _t._grad = None
-                _t._vc = _IV((0,)) if _S.inference else [0]  # Note [Inference tensors]
-                _t._base = None
-                return _t"""
+{make}"""
 
 
 def with_number_branch(ew, src: str, ns: dict, args: list) -> tuple[str, dict]:
     """``src`` (Pointwise.inline_fast's binary case) followed by the number-operand branch."""
     y, ps = args[1], args[2:]
     params = "".join(f" and {p}.__class__ is int and {p} == 1" for p in ps)
-    src += _BRANCH.format(y=y, params=params, ps="".join(f", {p}" for p in ps))
+    make = inline_make_src("_r", "_f[1]", " " * 16)
+    src += _BRANCH.format(y=y, params=params, ps="".join(f", {p}" for p in ps), make=make)
     return src, {**ns, "_SIG": ew._sig, "_float": float}
