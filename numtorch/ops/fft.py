@@ -11,12 +11,13 @@
 # resize the input first (narrow, or zero padding at the end), as PyTorch's resize_fft_input.
 
 # Note [Which FFT runs]
-# One-dimensional transforms of a power-of-two length from _POW2_MIN up run numtorch's own
-# kernels (numtorch/kernels/cpu/fft.py, Note [Four-step FFT over column blocks]); everything else
-# (other lengths, several dims at once, small sizes where the call overhead rules) goes to
-# NumPy's pocketfft. The thresholds are where the kernel measured faster than pocketfft, side by
-# side (benchmarks/bench_fft.py): NumPy's complex pocketfft slows down sharply past cache size
-# (2**20 complex64: 5x PyTorch's MKL time, the kernel 2x; real 2**20: the kernel 0.7x).
+# One-dimensional transforms of a power-of-two length from _POW2_MIN[kind, dtype] up run
+# numtorch's own kernels (numtorch/kernels/cpu/fft.py, Note [Four-step FFT over column blocks]);
+# everything else (other lengths, several dims at once, small sizes where the call overhead
+# rules) goes to NumPy's pocketfft. The thresholds are where the kernel measured faster than
+# pocketfft, side by side, one thread (benchmarks/bench_fft.py): NumPy's complex pocketfft slows
+# down sharply past cache size (2**20 complex64: 5-8x PyTorch's MKL time, the kernel 2-3x); real
+# input of 2**20 points: pocketfft 1.6x, the kernel 0.7x PyTorch's time.
 """
 
 from __future__ import annotations
@@ -128,14 +129,20 @@ def _c2r_backward(grad, dim, normalization):
 
 # ---- numtorch's power-of-two kernels (Note [Which FFT runs]) ------------------------------
 
-_POW2_MIN = {"c2c": 1 << 12, "r2c": 1 << 14, "c2r": 1 << 14}
-_BLOCK = {np.dtype(np.float32): 64, np.dtype(np.float64): 32}  # lanes per column block
+_NEVER = 1 << 62
+# (kind, dtype char) -> the smallest n given to the kernels (Note [Which FFT runs]); complex128
+# c2c measured level with pocketfft, which is then kept for its accuracy
+_POW2_MIN = {("c2c", "F"): 1 << 12, ("c2c", "D"): _NEVER, ("r2c", "f"): 1 << 16,
+             ("r2c", "d"): 1 << 18, ("c2r", "F"): 1 << 18, ("c2r", "D"): 1 << 18}  # fmt: skip
+_BLOCK = {np.float32: 64, np.float64: 32}  # lanes per column block
 _PAD = 16  # floats between D's rows (Note [Four-step FFT over column blocks])
-_TABLES: dict = {}
+_PLANS: dict = {}
 
 
 def _use_kernel(a: np.ndarray, dim, n: int, kind: str) -> bool:
-    return len(dim) == 1 and n >= _POW2_MIN[kind] and n & (n - 1) == 0 and a.size > 0
+    if len(dim) != 1 or n & (n - 1) or a.size == 0:
+        return False
+    return n >= _POW2_MIN.get((kind, a.dtype.char), _NEVER)
 
 
 def _rows(a: np.ndarray, d: int, fn, *args) -> np.ndarray:
@@ -147,38 +154,41 @@ def _rows(a: np.ndarray, d: int, fn, *args) -> np.ndarray:
 
 def _roots(n: int, k1, k2, dt) -> tuple:
     """w_n^(k1 * k2) (outer product, flattened) as cos/sin arrays of ``dt``, computed in float64."""
-    key = (n, len(k1), int(k1[-1]), len(k2), int(k2[-1]), dt)
-    t = _TABLES.get(key)
-    if t is None:
-        ang = (-2 * np.pi / n) * np.multiply.outer(k1, k2).astype(np.float64).ravel()
-        t = _TABLES[key] = (np.cos(ang).astype(dt), np.sin(ang).astype(dt))
-    return t
+    ang = (-2 * np.pi / n) * np.multiply.outer(k1, k2).astype(np.float64).ravel()
+    return np.cos(ang).astype(dt), np.sin(ang).astype(dt)
 
 
 def _split_roots(n: int, dt) -> tuple:
     """w_n^e = hi[e >> lb] * lo[e & (2**lb - 1)] for e < n: two tables of about sqrt(n)."""
-    lb = (n.bit_length()) // 2
-    one = np.arange(1)
-    hi = _roots(n, np.arange(max(1, n >> lb)), np.array([1 << lb]), dt)
-    lo = _roots(n, np.arange(1 << lb), one + 1, dt)
-    return hi + lo + (lb,)
+    plan = _PLANS.get(("split", n, dt))
+    if plan is None:
+        lb = n.bit_length() // 2
+        hi = _roots(n, np.arange(max(1, n >> lb)), np.array([1 << lb]), dt)
+        plan = _PLANS[("split", n, dt)] = hi + _roots(n, np.arange(1 << lb), np.ones(1), dt) + (lb,)
+    return plan
+
+
+def _c2c_plan(n: int, dt) -> tuple:
+    """n1, n2, lanes, D's row stride and the twiddle tables of an n-point c2c_pow2, made once."""
+    plan = _PLANS.get(("c2c", n, dt))
+    if plan is None:
+        n1 = 1 << (n.bit_length() // 2)
+        n2 = n // n1
+        bw = _BLOCK[dt]
+        w1 = min(bw, n2)
+        one = np.ones(1)
+        tables = (*_roots(n1, np.arange(n1), one, dt), *_roots(n2, np.arange(n2), one, dt),
+                  *_roots(n, np.arange(n1), np.arange(0, n2, w1), dt),
+                  *_roots(n, np.arange(n1), np.arange(w1), dt))  # fmt: skip
+        plan = _PLANS[("c2c", n, dt)] = (n1, n2, bw, n1 + _PAD, tables)
+    return plan
 
 
 def _run_c2c(src, s_row, dst, d_row, inv, nb, n, scale, fdt):
-    n1 = 1 << ((n.bit_length()) // 2)
-    n2 = n // n1
-    bw = _BLOCK[np.dtype(fdt)]
-    w1 = min(bw, n2)
-    one = np.ones(1, np.int64)
-    t1, t2 = _roots(n1, np.arange(n1), one, fdt), _roots(n2, np.arange(n2), one, fdt)
-    tb = _roots(n, np.arange(n1), np.arange(0, n2, w1), fdt)
-    tl = _roots(n, np.arange(n1), np.arange(w1), fdt)
-    ld = n1 + _PAD
+    n1, n2, bw, ld, tables = _c2c_plan(n, fdt)
     dbuf = np.empty(2 * n2 * ld, fdt)
     x = np.empty((4, max(n1, n2) * bw), fdt)
-    K.c2c_pow2(
-        src, s_row, dst, d_row, inv, nb, n1, n2, bw, ld, *t1, *t2, *tb, *tl, fdt(scale), dbuf, *x
-    )
+    K.c2c_pow2(src, s_row, dst, d_row, inv, nb, n1, n2, bw, ld, *tables, fdt(scale), dbuf, *x)
 
 
 def _scale(normalization: int, n: int) -> float:

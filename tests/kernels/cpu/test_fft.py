@@ -19,7 +19,8 @@ _CPLX = {np.float32: np.complex64, np.float64: np.complex128}
 
 @pytest.fixture
 def kernel_everywhere(monkeypatch):
-    monkeypatch.setattr(F, "_POW2_MIN", {"c2c": 1, "r2c": 2, "c2r": 2})
+    low = {(kind, c): 1 if kind == "c2c" else 2 for kind in ("c2c", "r2c", "c2r") for c in "fdFD"}
+    monkeypatch.setattr(F, "_POW2_MIN", low)
 
 
 def _signal(op, n, dt, rng, shape=()):
@@ -61,8 +62,7 @@ _LARGE = [("fft", 1 << 16), ("ifft", 1 << 16), ("rfft", 1 << 16), ("irfft", 1 <<
 
 
 @pytest.mark.parametrize("op,n", _LARGE)
-def test_large_sizes_match_numpy_float32(op, n):
-    """At the default thresholds these sizes go through the kernels."""
+def test_large_sizes_match_numpy_float32(kernel_everywhere, op, n):
     rng = np.random.default_rng(1)
     low, _ = _signal(op, n, np.float32, rng)
     kw = {"n": n} if op == "irfft" else {}
