@@ -731,6 +731,7 @@ def workloads(sweep: bool = False) -> list:
     W.append(Workload("TransformerEncoderLayer 256/4 seq 64 batch 16 fwd+bwd", "layers",
                       _no_numpy(layers.transformer_layer), target=1.5))  # fmt: skip
     W.append(Workload("fft 2**20 f32", "layers", layers.fft, target=1 / 0.8))
+    W.append(Workload("fft 2**20 c64", "layers", layers.fft_complex))
     W.append(Workload("Conv3d+ReLU 4x4x16^3 fwd+bwd", "layers", _no_numpy(layers.conv3d)))
     W.append(Workload("MLP inference batch 1", "beyond", _no_numpy(_mlp_infer)))
     W.append(Workload("(x*y+0.5).exp() 1e7", "beyond", _beyond("chain"), work=("GB/s", 5 * 4e7)))

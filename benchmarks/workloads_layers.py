@@ -51,6 +51,14 @@ def fft(name):
     return lambda: L.fft.fft(x)
 
 
+def fft_complex(name):
+    """Complex fft of 2**20 complex64 points."""
+    x = _data(name, (1 << 20, 2))
+    L = _lib(name)
+    z = (x[:, 0] + 1j * x[:, 1]).astype("complex64") if name == "numpy" else L.view_as_complex(x)
+    return lambda: L.fft.fft(z)
+
+
 def conv3d(name):
     """Conv3d(4 -> 8, kernel 3) + ReLU fwd+bwd on a batch of 4 volumes of 16**3."""
     L = _lib(name)
