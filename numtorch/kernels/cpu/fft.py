@@ -153,37 +153,40 @@ def r2c_post(z, h, dst, d_row, full, nb, hir, hii, lor, loi, lb, scale):
     samples (rows of h interleaved complex):
     X[k] = E[k] + w_n^k O[k], E = (Z[k] + conj Z[h-k]) / 2, O = -i (Z[k] - conj Z[h-k]) / 2.
     dst rows are interleaved complex of d_row floats: k = 0..h, and with ``full`` also
-    X[n-k] = conj X[k] (PyTorch's onesided=False); all times ``scale``."""
-    mask = (1 << lb) - 1
+    X[n-k] = conj X[k] (PyTorch's onesided=False); all times ``scale``. k runs as
+    (k >> lb, k & mask) so that w_n^k = hi * lo reads the lo table contiguously."""
+    nlo = 1 << lb
     n = 2 * h
+    half = scale * 0.5
     for b in range(nb):
-        zr = z[b, 0::2]
-        zi = z[b, 1::2]
+        zr = z[b]
         o = dst[b * d_row : (b + 1) * d_row]
-        o[0] = (zr[0] + zi[0]) * scale
+        o[0] = (zr[0] + zr[1]) * scale
         o[1] = 0.0
-        o[2 * h] = (zr[0] - zi[0]) * scale
+        o[2 * h] = (zr[0] - zr[1]) * scale
         o[2 * h + 1] = 0.0
-        for k in range(1, h):
-            ar = zr[k]
-            ai = zi[k]
-            cr = zr[h - k]
-            ci = -zi[h - k]
-            er = 0.5 * (ar + cr)
-            ei = 0.5 * (ai + ci)
-            gr = 0.5 * (ai - ci)  # O = -i (A - C) / 2
-            gi = -0.5 * (ar - cr)
-            hh = k >> lb
-            lo = k & mask
-            wr = hir[hh] * lor[lo] - hii[hh] * loi[lo]
-            wi = hir[hh] * loi[lo] + hii[hh] * lor[lo]
-            xr = (er + (wr * gr - wi * gi)) * scale
-            xi = (ei + (wr * gi + wi * gr)) * scale
-            o[2 * k] = xr
-            o[2 * k + 1] = xi
-            if full:
-                o[2 * (n - k)] = xr
-                o[2 * (n - k) + 1] = -xi
+        for hh in range((h + nlo - 1) // nlo):
+            br = hir[hh]
+            bi = hii[hh]
+            for lo in range(max(1 - hh * nlo, 0), min(nlo, h - hh * nlo)):
+                k = hh * nlo + lo
+                wr = br * lor[lo] - bi * loi[lo]
+                wi = br * loi[lo] + bi * lor[lo]
+                ar = zr[2 * k]
+                ai = zr[2 * k + 1]
+                cr = zr[2 * (h - k)]
+                ci = -zr[2 * (h - k) + 1]
+                er = ar + cr
+                ei = ai + ci
+                gr = ai - ci  # O = -i (A - C) / 2
+                gi = cr - ar
+                xr = (er + (wr * gr - wi * gi)) * half
+                xi = (ei + (wr * gi + wi * gr)) * half
+                o[2 * k] = xr
+                o[2 * k + 1] = xi
+                if full:
+                    o[2 * (n - k)] = xr
+                    o[2 * (n - k) + 1] = -xi
 
 
 @kernel
@@ -193,7 +196,7 @@ def c2r_pre(src, s_row, h, z, nb, hir, hii, lor, loi, lb):
     ignored, as pocketfft and MKL do):
     Z[k] = (X[k] + conj X[h-k]) + i conj(w_n^k) (X[k] - conj X[h-k]).
     z rows are interleaved complex (2h floats)."""
-    mask = (1 << lb) - 1
+    nlo = 1 << lb
     for b in range(nb):
         x = src[b * s_row : b * s_row + 2 * h + 2]
         o = z[b]
@@ -201,20 +204,22 @@ def c2r_pre(src, s_row, h, z, nb, hir, hii, lor, loi, lb):
         xh = x[2 * h]
         o[0] = x0 + xh
         o[1] = x0 - xh
-        for k in range(1, h):
-            ar = x[2 * k]
-            ai = x[2 * k + 1]
-            cr = x[2 * (h - k)]
-            ci = -x[2 * (h - k) + 1]
-            sr = ar + cr
-            si = ai + ci
-            dr = ar - cr
-            di = ai - ci
-            hh = k >> lb
-            lo = k & mask
-            wr = hir[hh] * lor[lo] - hii[hh] * loi[lo]
-            wi = -(hir[hh] * loi[lo] + hii[hh] * lor[lo])
-            tr = wr * dr - wi * di
-            ti = wr * di + wi * dr
-            o[2 * k] = sr - ti  # + i (tr + i ti)
-            o[2 * k + 1] = si + tr
+        for hh in range((h + nlo - 1) // nlo):
+            br = hir[hh]
+            bi = hii[hh]
+            for lo in range(max(1 - hh * nlo, 0), min(nlo, h - hh * nlo)):
+                k = hh * nlo + lo
+                wr = br * lor[lo] - bi * loi[lo]
+                wi = -(br * loi[lo] + bi * lor[lo])
+                ar = x[2 * k]
+                ai = x[2 * k + 1]
+                cr = x[2 * (h - k)]
+                ci = -x[2 * (h - k) + 1]
+                sr = ar + cr
+                si = ai + ci
+                dr = ar - cr
+                di = ai - ci
+                tr = wr * dr - wi * di
+                ti = wr * di + wi * dr
+                o[2 * k] = sr - ti  # + i (tr + i ti)
+                o[2 * k + 1] = si + tr
