@@ -41,11 +41,15 @@ def stockham(xr, xi, yr, yi, m, lanes, twr, twi):
             w2r, w2i = twr[2 * p * st], twi[2 * p * st]
             w3r, w3i = twr[3 * p * st], twi[3 * p * st]
             a0 = p * sl
+            b0 = a0 + q * sl
+            c0 = b0 + q * sl
+            e0 = c0 + q * sl
             o0 = 4 * p * sl
+            # slices, not offsets into ar/ai: measured 2x faster (and quicker to compile)
             sar, sai = ar[a0 : a0 + sl], ai[a0 : a0 + sl]
-            sbr, sbi = ar[a0 + q * sl : a0 + q * sl + sl], ai[a0 + q * sl : a0 + q * sl + sl]
-            scr, sci = ar[a0 + 2 * q * sl : a0 + 2 * q * sl + sl], ai[a0 + 2 * q * sl : a0 + 2 * q * sl + sl]
-            sdr, sdi = ar[a0 + 3 * q * sl : a0 + 3 * q * sl + sl], ai[a0 + 3 * q * sl : a0 + 3 * q * sl + sl]
+            sbr, sbi = ar[b0 : b0 + sl], ai[b0 : b0 + sl]
+            scr, sci = ar[c0 : c0 + sl], ai[c0 : c0 + sl]
+            sdr, sdi = ar[e0 : e0 + sl], ai[e0 : e0 + sl]
             d0r, d0i = br[o0 : o0 + sl], bi[o0 : o0 + sl]
             d1r, d1i = br[o0 + sl : o0 + 2 * sl], bi[o0 + sl : o0 + 2 * sl]
             d2r, d2i = br[o0 + 2 * sl : o0 + 3 * sl], bi[o0 + 2 * sl : o0 + 3 * sl]
@@ -89,8 +93,8 @@ def stockham(xr, xi, yr, yi, m, lanes, twr, twi):
 
 
 @kernel
-def c2c_pow2(src, s_row, dst, d_row, inv, nb, n1, n2, bw, ld, t1r, t1i, t2r, t2i, tbr, tbi, tlr, tli,
-             scale, dbuf, xr, xi, yr, yi):  # fmt: skip
+def c2c_pow2(src, s_row, dst, d_row, inv, nb, n1, n2, bw, ld,
+             t1r, t1i, t2r, t2i, tbr, tbi, tlr, tli, scale, dbuf, xr, xi, yr, yi):  # fmt: skip
     """``nb`` FFTs of n1 * n2 points (Note [Four-step FFT over column blocks]), inverse (without
     its 1/n) when ``inv``: rows of interleaved complex, row b of the input at src[b * s_row:],
     of the output at dst[b * d_row:], times ``scale``. t1/t2: the w_n1 / w_n2 tables; the step-2
