@@ -23,7 +23,8 @@ from .._state import STATE
 from .. import _logging
 from . import aot, fusion
 from .capture import CURRENT, Tracer, Unsupported, capturing
-from .guards import call_key, const_meta, function_reads, shape_free
+from ..nn.modules.module import MUTATIONS
+from .guards import call_key, const_meta, function_reads, module_key, shape_free
 
 RECOMPILE_LIMIT = 8
 BACKENDS = ("numba", "inductor", "eager", "aot_eager")
@@ -38,14 +39,15 @@ class _Entry:
         self.graph = graph
         self.aot = aot  # Note [Captured backward]
         self.steps = steps
-        self.consts = [(t, const_meta(t)) for _, t in graph.consts] if graph is not None else []
+        # (tensor, its array, requires_grad, meta): an unchanged array and flag keep the meta
+        self.consts = [(t, t._data, t._rg, const_meta(t)) for _, t in graph.consts] if graph is not None else []
         self.grad = grad
         self.eager = eager  # why this key runs eagerly, or None
         self.free = free
 
     def valid(self) -> bool:
-        for t, meta in self.consts:
-            if const_meta(t) != meta:
+        for t, a, rg, meta in self.consts:
+            if (t._data is not a or t._rg is not rg) and const_meta(t) != meta:
                 return False
         return True
 
@@ -63,6 +65,7 @@ class CompiledFunction:
         self.captures = 0
         self.warned = False
         self.last_key = None
+        self.mod_key = (-1, None)  # (MUTATIONS count, module_key) Note [Guards]
         roots = [type(m).forward for m in module.modules()] if module is not None else []
         reads, cells = function_reads(fn, roots)
         self.fn_reads = (reads, cells) if reads or cells else None
@@ -79,7 +82,13 @@ class CompiledFunction:
     def __call__(self, *args, **kwargs):
         if CURRENT.tracer is not None:  # inside another capture: its tracer records this call
             return self._orig(*args, **kwargs)
-        tensors, key = call_key(args, kwargs, self.module, self.fn_reads)
+        mk = None
+        if self.module is not None:
+            mk = self.mod_key
+            if mk[0] != MUTATIONS[0]:
+                mk = self.mod_key = (MUTATIONS[0], module_key(self.module))
+            mk = mk[1]
+        tensors, key = call_key(args, kwargs, mk, self.fn_reads)
         e = self.cache.get(key)
         if e is None or not e.valid():
             return self._capture(key, tensors, args, kwargs, e is not None)
@@ -156,6 +165,7 @@ class CompiledFunction:
 
     def reset(self) -> None:
         self.cache.clear()
+        self.mod_key = (-1, None)
         self.captures = 0
         self.warned = False
         self.last_key = None
