@@ -20,9 +20,9 @@
 # reference (Note [Captured graph]) are checked after the key matches: a parameter whose dtype
 # or shape changed in place (``.data = ...``) invalidates the graph; the check compares the
 # array and requires_grad flag seen at capture by identity and reads the metadata only when
-# one of them was replaced. ``dynamic=True`` is
-# accepted, but the key keeps shapes: the generated kernels are shape-generic, so a new shape
-# costs one capture and reuses the kernel; shape-only recaptures do not count toward the limit.
+# one of them was replaced. The key keeps
+# shapes; a graph found shape-generic serves other sizes of its dynamic dims without a capture
+# (Note [Dynamic shapes]); shape-only recaptures do not count toward the limit.
 """
 
 from __future__ import annotations
