@@ -70,7 +70,7 @@ class CompiledFunction:
         self.warned = False
         self.last_key = None
         self.mod_key = (-1, None)  # (MUTATIONS count, module_key) Note [Guards]
-        self.generic: list = []  # [(dynamic dims, masked key, entry)]: Note [Dynamic shapes]
+        self.generic: list = []  # [(dynamic dims, masked key, entry, formulas)]: Note [Dynamic shapes]
         roots = [type(m).forward for m in module.modules()] if module is not None else []
         reads, cells = function_reads(fn, roots)
         self.fn_reads = (reads, cells) if reads or cells else None
@@ -96,9 +96,9 @@ class CompiledFunction:
         tensors, key = call_key(args, kwargs, mk, self.fn_reads)
         e = self.cache.get(key)
         if e is None and self.generic:
-            g = self._generic_for(key)
-            if g is not None:  # Note [Dynamic shapes]: a new shape of a shape-generic graph
-                return self._instance(g, key, tensors)
+            found = self._generic_for(key)
+            if found is not None:  # Note [Dynamic shapes]: a new shape of a shape-generic graph
+                return self._instance(found, key, tensors)
         if e is None or not e.valid():
             return self._capture(key, tensors, args, kwargs, e is not None)
         if e.eager is not None:
@@ -135,7 +135,7 @@ class CompiledFunction:
         grad = STATE.grad_enabled and any(t._rg for t in tracer.values.values() if t is not None)
         if _logging.enabled("graph_code"):
             _logging.emit("graph_code", f"captured graph of {self.__name__}:\n{graph.format()}")
-        sig = dyn.signature(graph) if self.dynamic is not False else None
+        sig = (dyn.signature(graph), list(graph.nodes), graph.n_slots) if self.dynamic is not False else None
         steps, plan = self._plan(graph, tracer.values, grad)
         e = self.cache[key] = _Entry(graph, steps, grad, free=free, aot=plan)
         e.key, e.sig = key, sig
@@ -165,36 +165,47 @@ class CompiledFunction:
     def _generalize(self, e) -> None:
         # Note [Dynamic shapes]: an equal graph captured at other sizes makes the changed dims dynamic
         for o in list(self.cache.values()):
-            if o is e or o.sig is None or o.free != e.free or o.grad != e.grad:
+            if o is e or o.sig is None or o.free != e.free or o.grad != e.grad or o.key is None:
                 continue
             mask = dyn.changed_dims(o.key, e.key)
-            if not mask or o.sig != e.sig:
+            if not mask:
                 continue
-            for m, _, g in self.generic:
-                if g is o or g is e:
-                    mask = dyn.merge(mask, m)
+            formulas = None
+            if o.sig[0] != e.sig[0]:  # sizes recorded as arguments: one formula each, or no generic graph
+                holes = dyn.unify(o.sig[0], e.sig[0])
+                if holes is None or any(g is o for _, _, g, _ in self.generic):
+                    continue
+                formulas = dyn.fit(holes, o.key, e.key, mask)
+                if formulas is None:
+                    continue
+            else:
+                for m, _, g, f in self.generic:
+                    if (g is o or g is e) and not f:
+                        mask = dyn.merge(mask, m)
             self.generic = [x for x in self.generic if x[2] is not o and x[2] is not e]
-            self.generic.append((mask, dyn.masked(e.key, mask), e))
+            self.generic.append((mask, dyn.masked(e.key, mask), e, formulas))
             _logging.emit("recompiles", f"{self.__name__}: dynamic dims {_dims(mask)}: later sizes reuse the graph")
             return
 
     def _generic_for(self, key):
-        for mask, mkey, g in self.generic:
-            if dyn.masked(key, mask) == mkey and g.valid():
-                return g
+        for mask, mkey, g, formulas in self.generic:
+            if dyn.masked(key, mask) == mkey and (not formulas or dyn.same_sizes(key, formulas[1])) and g.valid():
+                return g, formulas and formulas[0]
         return None
 
-    def _instance(self, g, key, tensors):
-        """The call at a new shape of generic entry ``g``: one replay gives its result and the
+    def _instance(self, found, key, tensors):
+        """The call at a new shape of a generic entry: one replay gives its result and the
         values its plan is made from (Note [Dynamic shapes])."""
-        env = dyn.replay(g.graph, tensors)
+        g, formulas = found
+        graph = dyn.instantiate(g.sig[1:], g.graph, formulas, key) if formulas else g.graph
+        env = dyn.replay(graph, tensors)
         values = {i: t for i, t in enumerate(env) if t is not None}
-        steps, plan = self._plan(g.graph, values, g.grad)
-        e = _Entry(g.graph, steps, g.grad, free=g.free, aot=plan)
-        e.key, e.sig = key, None
+        steps, plan = self._plan(graph, values, g.grad)
+        e = _Entry(graph, steps, g.grad, free=g.free, aot=plan)
+        e.key = key
         if len(self.cache) < _MAX_ENTRIES:
             self.cache[key] = e
-        return g.graph.output(env)
+        return graph.output(env)
 
     def _warn_limit(self, key) -> None:
         if self.warned:

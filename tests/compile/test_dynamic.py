@@ -26,7 +26,8 @@ def test_shape_change_after_two_captures_runs_without_recapture(dynamic):
         x, y = numtorch.randn(n, 4), numtorch.randn(4)
         np.testing.assert_array_equal(cf(x, y).numpy(), ((x * y + 1).tanh() * 2).numpy())
     assert len(calls) == 2 and cf.captures == 1  # the second capture generalizes; no more run the Python
-    (mask, _, _), = cf.generic
+    (mask, _, _, formulas), = cf.generic
+    assert formulas is None
     assert list(mask.values()) == [(True, False)]  # only the dim that changed is dynamic
 
 
@@ -48,13 +49,52 @@ def test_dims_that_did_not_change_stay_guarded():
     assert len(calls) == 3
 
 
-def test_sizes_baked_into_arguments_are_not_generalized():
+def test_sizes_recorded_as_arguments_get_one_formula():
     g, calls = _counted(lambda x: x.view(x.shape[0] * 2, -1).sin())
     cf = numtorch.compile(g)
-    for n in (2, 3, 4):
+    for n in (2, 3, 4, 7):
         x = numtorch.randn(n, 6)
         np.testing.assert_array_equal(cf(x).numpy(), x.view(n * 2, -1).sin().numpy())
+    assert len(calls) == 2
+    (_, _, _, formulas), = cf.generic
+    assert [f for _, _, f in formulas[0]] == [(2, 0, ((1, 0),))]  # 2 * dim 0 of argument 1 (key position) + 0
+
+
+def test_two_dims_changing_together_stay_specialized():
+    # view(b * t) at (2, 4) and (3, 6): t + ..., 4 * b ..., b * t all fit: no single formula
+    g, calls = _counted(lambda x: x.reshape(x.shape[0] * x.shape[1]).exp())
+    cf = numtorch.compile(g)
+    for shape in ((2, 4), (3, 6), (5, 7)):
+        x = numtorch.randn(*shape)
+        np.testing.assert_array_equal(cf(x).numpy(), x.reshape(-1).exp().numpy())
     assert len(calls) == 3 and not cf.generic
+
+
+def test_attention_over_new_sequence_lengths_runs_without_recapture():
+    # a causal mask sliced to t, heads split by view(b, t, h, d): every size argument is t's formula
+    numtorch.manual_seed(0)
+    mask = numtorch.tril(numtorch.ones(16, 16)).view(1, 1, 16, 16)
+    qkv = numtorch.nn.Linear(8, 24)
+
+    def attn(x):
+        b, t, e = x.shape
+        q, k, v = qkv(x).split(e, dim=2)
+        q, k, v = (z.view(b, t, 2, e // 2).transpose(1, 2) for z in (q, k, v))
+        a = (q @ k.transpose(-2, -1)) * 0.5
+        a = a.masked_fill(mask[:, :, :t, :t] == 0, float("-inf")).softmax(dim=-1)
+        return (a @ v).transpose(1, 2).contiguous().view(b, t, e)
+
+    g, calls = _counted(attn)
+    cf = numtorch.compile(g)
+    for t in (8, 12, 5, 16, 9):
+        x = numtorch.randn(2, t, 8, requires_grad=True)
+        r = cf(x)
+        gx, gw = numtorch.autograd.grad(r.sum(), (x, qkv.weight))
+        ex, ew = numtorch.autograd.grad(attn(x).sum(), (x, qkv.weight))
+        np.testing.assert_array_equal(r.detach().numpy(), attn(x).detach().numpy())
+        np.testing.assert_array_equal(gx.numpy(), ex.numpy())
+        np.testing.assert_array_equal(gw.numpy(), ew.numpy())
+    assert len(calls) == 2  # two captures at t = 8 and 12; 5, 16 and 9 reuse the graph
 
 
 def test_module_gradients_at_new_batch_sizes_equal_eager():
