@@ -139,6 +139,8 @@ class CompiledFunction:
         steps, plan = self._plan(graph, tracer.values, grad)
         e = self.cache[key] = _Entry(graph, steps, grad, free=free, aot=plan)
         e.key, e.sig = key, sig
+        if tracer.size_reads and self.dynamic is None:
+            e.sig = None  # Note [Dynamic shapes]: Python may branch on the sizes it read
         if sig is not None and not stale:
             self._generalize(e)
         return result

@@ -16,9 +16,12 @@
 # follows the same rule (the first two shapes are captured); ``dynamic=False`` never
 # generalizes. What a capture cannot see is Python branching on a dynamic size (``if
 # x.shape[0] > 8:``), an argument that two sizes map to one value (``t // 4`` at 8 and 9) or
-# an integer argument that changes for another reason (a random int): compile such a function
-# with ``dynamic=False``. On the GPT-2 benchmark model, batch and sequence length each become
-# dynamic after one recapture, with losses equal to eager's.
+# an integer argument that changes for another reason (a random int). So with the default
+# ``dynamic=None`` a capture during which user code (not numtorch's own Python) read a
+# tensor's sizes (``shape``, ``size()``, ``numel()``, ``len()``; ranks are guarded anyway) is
+# never generalized: only ``dynamic=True``, the user's word that sizes do not steer the Python,
+# generalizes those. On the GPT-2 benchmark model with ``dynamic=True``, batch and sequence
+# length each become dynamic after one recapture, with losses equal to eager's.
 """
 
 from __future__ import annotations

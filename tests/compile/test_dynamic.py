@@ -42,7 +42,7 @@ def test_dynamic_false_never_generalizes():
 def test_dims_that_did_not_change_stay_guarded():
     # the slice end comes from dim 1, which was equal in the two captures: a new dim 1 recaptures
     g, calls = _counted(lambda x: x[:, : x.shape[1] // 2] * 2)
-    cf = numtorch.compile(g)
+    cf = numtorch.compile(g, dynamic=True)
     for shape in ((3, 8), (5, 8), (6, 8), (3, 10)):
         x = numtorch.randn(*shape)
         np.testing.assert_array_equal(cf(x).numpy(), (x[:, : shape[1] // 2] * 2).numpy())
@@ -51,7 +51,7 @@ def test_dims_that_did_not_change_stay_guarded():
 
 def test_sizes_recorded_as_arguments_get_one_formula():
     g, calls = _counted(lambda x: x.view(x.shape[0] * 2, -1).sin())
-    cf = numtorch.compile(g)
+    cf = numtorch.compile(g, dynamic=True)
     for n in (2, 3, 4, 7):
         x = numtorch.randn(n, 6)
         np.testing.assert_array_equal(cf(x).numpy(), x.view(n * 2, -1).sin().numpy())
@@ -63,7 +63,7 @@ def test_sizes_recorded_as_arguments_get_one_formula():
 def test_two_dims_changing_together_stay_specialized():
     # view(b * t) at (2, 4) and (3, 6): t + ..., 4 * b ..., b * t all fit: no single formula
     g, calls = _counted(lambda x: x.reshape(x.shape[0] * x.shape[1]).exp())
-    cf = numtorch.compile(g)
+    cf = numtorch.compile(g, dynamic=True)
     for shape in ((2, 4), (3, 6), (5, 7)):
         x = numtorch.randn(*shape)
         np.testing.assert_array_equal(cf(x).numpy(), x.reshape(-1).exp().numpy())
@@ -85,7 +85,7 @@ def test_attention_over_new_sequence_lengths_runs_without_recapture():
         return (a @ v).transpose(1, 2).contiguous().view(b, t, e)
 
     g, calls = _counted(attn)
-    cf = numtorch.compile(g)
+    cf = numtorch.compile(g, dynamic=True)
     for t in (8, 12, 5, 16, 9):
         x = numtorch.randn(2, t, 8, requires_grad=True)
         r = cf(x)
@@ -112,3 +112,20 @@ def test_module_gradients_at_new_batch_sizes_equal_eager():
     assert om._compiled.captures == 1 and len(om._compiled.generic) == 1
     entry = om._compiled.cache[next(reversed(om._compiled.cache))]
     assert entry.aot is not None  # the new shape's call ran the fused forward/backward plan
+
+
+@pytest.mark.parametrize("read", ["shape", "size", "len", "numel"])
+def test_default_dynamic_never_generalizes_a_capture_that_read_sizes(read):
+    # Python may branch on a size it read: with dynamic=None each size is its own capture
+    size = {"shape": lambda x: x.shape[0], "size": lambda x: x.size(0), "len": len,
+            "numel": lambda x: x.numel() // 2}[read]  # fmt: skip
+
+    def f(x):
+        return x * 2 if size(x) > 4 else x * 3
+
+    g, calls = _counted(f)
+    cf = numtorch.compile(g)
+    for n in (5, 6, 3, 7, 2):
+        x = numtorch.randn(n, 2)
+        np.testing.assert_array_equal(cf(x).numpy(), f(x).numpy())
+    assert len(calls) == 5 and not cf.generic
