@@ -8,7 +8,8 @@
 # (Note [Captured backward]). A hit runs the plan, or replays the graph through the dispatcher
 # (autograd recording it as in eager mode) for backend="eager" or a backward that could not be
 # captured. A miss that differs from a shape-generic entry's key only in its dynamic dims gets
-# a plan of that graph for its sizes, made from one replay (Note [Dynamic shapes]). A capture that met a data-dependent read is an "eager" entry: the call runs as written.
+# a plan of that graph for its sizes, made from one replay (Note [Dynamic shapes]). A capture
+# that met a data-dependent read is an "eager" entry: the call runs as written.
 # After ``RECOMPILE_LIMIT`` captures of one callable (shape-only recaptures not counted unless
 # dynamic=False) new keys run eagerly, with PyTorch's kind of warning.
 """
@@ -43,7 +44,8 @@ class _Entry:
         self.aot = aot  # Note [Captured backward]
         self.steps = steps
         # (tensor, its array, requires_grad, meta): an unchanged array and flag keep the meta
-        self.consts = [(t, t._data, t._rg, const_meta(t)) for _, t in graph.consts] if graph is not None else []
+        consts = graph.consts if graph is not None else []
+        self.consts = [(t, t._data, t._rg, const_meta(t)) for _, t in consts]
         self.grad = grad
         self.eager = eager  # why this key runs eagerly, or None
         self.free = free
@@ -191,7 +193,8 @@ class CompiledFunction:
 
     def _generic_for(self, key):
         for mask, mkey, g, formulas in self.generic:
-            if dyn.masked(key, mask) == mkey and (not formulas or dyn.same_sizes(key, formulas[1])) and g.valid():
+            sizes_ok = not formulas or dyn.same_sizes(key, formulas[1])
+            if sizes_ok and dyn.masked(key, mask) == mkey and g.valid():
                 return g, formulas and formulas[0]
         return None
 

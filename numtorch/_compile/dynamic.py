@@ -47,7 +47,9 @@ def changed_dims(old: tuple, new: tuple):
     for i, (a, b) in enumerate(zip(old, new, strict=True)):
         if a == b:
             continue
-        if not (_is_tensor_part(a) and _is_tensor_part(b)) or len(a[1]) != len(b[1]) or a[2:] != b[2:] or a[0] != b[0]:
+        if not (_is_tensor_part(a) and _is_tensor_part(b)):
+            return None
+        if len(a[1]) != len(b[1]) or a[2:] != b[2:] or a[0] != b[0]:
             return None
         mask[i] = tuple(x != y for x, y in zip(a[1], b[1], strict=True))
     return mask
@@ -104,7 +106,9 @@ def _holes(a, b, path, out) -> bool:
 def unify(sig_a: list, sig_b: list):
     """[(node position, path in its template, value a, value b)] where two signatures differ
     in integer arguments only, or None when they differ otherwise."""
-    if sig_a[0] != sig_b[0] or sig_a[1] != sig_b[1] or sig_a[3:] != sig_b[3:] or len(sig_a[2]) != len(sig_b[2]):
+    if sig_a[0] != sig_b[0] or sig_a[1] != sig_b[1] or sig_a[3:] != sig_b[3:]:
+        return None
+    if len(sig_a[2]) != len(sig_b[2]):
         return None
     holes: list = []
     for k, (na, nb) in enumerate(zip(sig_a[2], sig_b[2], strict=True)):
@@ -187,5 +191,6 @@ def instantiate(proto, graph, formulas: list, key: tuple):
         if t is None:
             t = temps[k] = list(nodes[k].template)
         _put(t, path, a * _value(key, f) + c)
-    new = [Node(n.op, temps.get(k, n.template), n.direct, n.lists, n.outs, n.single, k) for k, n in enumerate(nodes)]
+    new = [Node(n.op, temps.get(k, n.template), n.direct, n.lists, n.outs, n.single, k)
+           for k, n in enumerate(nodes)]  # fmt: skip
     return Graph(graph.n_inputs, graph.consts, new, n_slots, graph.out_leaves, graph.out_spec)

@@ -127,7 +127,8 @@ def plan(fwd, fvals: dict, bwd, bvals: dict, bwd_src: list, fwd_outs: list):
                 continue
             chain[s] = producer[s]
             todo += chain[s].inputs()
-        cost = sum(fvals[r]._data.nbytes for r in roots if r not in free and r not in saved and r not in roots_needed)
+        new = [r for r in roots if r not in free and r not in saved and r not in roots_needed]
+        cost = sum(fvals[r]._data.nbytes for r in new)
         if cost > fvals[fs]._data.nbytes:
             continue
         recomputed.update(chain)
@@ -166,8 +167,10 @@ def _rewrite(fvals, bwd, bvals, bwd_src, recomputed):
     nodes = []
     for n in bwd.nodes:
         direct = [(i, remap.get(s, s)) for i, s in n.direct]
-        lists = [(i, [remap.get(x, x) if x.__class__ is int else x for x in items], tp) for i, items, tp in n.lists]
-        nodes.append(Node(n.op, n.template, direct, lists, n.outs, n.single, 0) if direct != n.direct or lists != n.lists else n)
+        lists = [(i, [remap.get(x, x) if x.__class__ is int else x for x in items], tp)
+                 for i, items, tp in n.lists]  # fmt: skip
+        same = direct == n.direct and lists == n.lists
+        nodes.append(n if same else Node(n.op, n.template, direct, lists, n.outs, n.single, 0))
     bwd.out_leaves = [remap.get(x, x) if x.__class__ is int else x for x in bwd.out_leaves]
     # each copy runs just before the first backward call that reads it (through later copies)
     first = {}
@@ -194,5 +197,6 @@ def _rewrite(fvals, bwd, bvals, bwd_src, recomputed):
     for n in merged:
         used.update(n.inputs())
     src = [(bs, fs) for bs, fs in src if bs in used or bs in live]
-    bwd.consts = [(bs, SimpleNamespace(shape=tuple(fvals[fs].shape), dtype=fvals[fs].dtype)) for bs, fs in src]
+    bwd.consts = [(bs, SimpleNamespace(shape=tuple(fvals[fs].shape), dtype=fvals[fs].dtype))
+                  for bs, fs in src]  # fmt: skip
     return src
