@@ -27,7 +27,7 @@ from ..autograd import grad as _autograd_grad
 from ..autograd.function import Function
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..utils._pytree import tree_unflatten
-from . import fusion
+from . import fusion, recompute
 from .capture import Tracer, capturing
 
 
@@ -139,7 +139,12 @@ def build(graph, values: dict):
         if fs is None:
             return None  # a tensor the forward did not make (Note [Captured backward])
         bwd_src.append((bs, fs))
+    # Note [Recompute in backward]
+    fwd_outs = [x for x in fwd.out_leaves if x.__class__ is int]
+    fvals = recompute.prepare(fwd, fvals, set(fwd_outs), {fs for _, fs in bwd_src})
+    bwd_src = recompute.plan(fwd, fvals, bwd, bvals, bwd_src, fwd_outs) or bwd_src
     saved = sorted({fs for _, fs in bwd_src})
+    recompute.drop_dead(fwd, fvals, set(fwd_outs) | set(saved))
     # the capture's tensors are not kept: at run time these slots read the forward's values
     bwd.consts = [(bs, SimpleNamespace(shape=tuple(t.shape), dtype=t.dtype)) for bs, t in bwd.consts]
     fwd_steps = fusion.plan(fwd, [fvals.get(i) for i in range(fwd.n_slots)], extra_reads=set(saved))

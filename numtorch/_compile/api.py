@@ -7,7 +7,9 @@
 # needs autograd (grad mode on and a tensor that requires grad), its captured backward instead
 # (Note [Captured backward]). A hit runs the plan, or replays the graph through the dispatcher
 # (autograd recording it as in eager mode) for backend="eager" or a backward that could not be
-# captured. A capture that met a data-dependent read is an "eager" entry: the call runs as written.
+# captured. A miss that differs from a shape-generic entry's key only in its dynamic dims gets
+# a plan of that graph for its sizes, made from one replay (Note [Dynamic shapes]). A capture
+# that met a data-dependent read is an "eager" entry: the call runs as written.
 # After ``RECOMPILE_LIMIT`` captures of one callable (shape-only recaptures not counted unless
 # dynamic=False) new keys run eagerly, with PyTorch's kind of warning.
 """
@@ -22,30 +24,36 @@ from pathlib import Path
 from .._state import STATE
 from .. import _logging
 from . import aot, fusion
+from . import dynamic as dyn
 from .capture import CURRENT, Tracer, Unsupported, capturing
-from .guards import call_key, const_meta, function_reads, shape_free
+from ..nn.modules.module import MUTATIONS
+from .guards import call_key, const_meta, function_reads, module_key, shape_free
 
 RECOMPILE_LIMIT = 8
+_MAX_ENTRIES = 256  # cached shapes of one compiled callable
 BACKENDS = ("numba", "inductor", "eager", "aot_eager")
 _MODES = ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 _ALL: weakref.WeakSet = weakref.WeakSet()
 
 
 class _Entry:
-    __slots__ = ("graph", "steps", "consts", "grad", "eager", "free", "aot")
+    __slots__ = ("graph", "steps", "consts", "grad", "eager", "free", "aot", "key", "sig")
 
     def __init__(self, graph=None, steps=None, grad=False, eager=None, free=None, aot=None):
         self.graph = graph
         self.aot = aot  # Note [Captured backward]
         self.steps = steps
-        self.consts = [(t, const_meta(t)) for _, t in graph.consts] if graph is not None else []
+        # (tensor, its array, requires_grad, meta): an unchanged array and flag keep the meta
+        consts = graph.consts if graph is not None else []
+        self.consts = [(t, t._data, t._rg, const_meta(t)) for _, t in consts]
         self.grad = grad
         self.eager = eager  # why this key runs eagerly, or None
         self.free = free
+        self.key = self.sig = None  # the guard key, the graph's signature (Note [Dynamic shapes])
 
     def valid(self) -> bool:
-        for t, meta in self.consts:
-            if const_meta(t) != meta:
+        for t, a, rg, meta in self.consts:
+            if (t._data is not a or t._rg is not rg) and const_meta(t) != meta:
                 return False
         return True
 
@@ -63,6 +71,8 @@ class CompiledFunction:
         self.captures = 0
         self.warned = False
         self.last_key = None
+        self.mod_key = (-1, None)  # (MUTATIONS count, module_key) Note [Guards]
+        self.generic: list = []  # [(dynamic dims, masked key, entry, formulas)]: Note [Dynamic shapes]
         roots = [type(m).forward for m in module.modules()] if module is not None else []
         reads, cells = function_reads(fn, roots)
         self.fn_reads = (reads, cells) if reads or cells else None
@@ -79,8 +89,18 @@ class CompiledFunction:
     def __call__(self, *args, **kwargs):
         if CURRENT.tracer is not None:  # inside another capture: its tracer records this call
             return self._orig(*args, **kwargs)
-        tensors, key = call_key(args, kwargs, self.module, self.fn_reads)
+        mk = None
+        if self.module is not None:
+            mk = self.mod_key
+            if mk[0] != MUTATIONS[0]:
+                mk = self.mod_key = (MUTATIONS[0], module_key(self.module))
+            mk = mk[1]
+        tensors, key = call_key(args, kwargs, mk, self.fn_reads)
         e = self.cache.get(key)
+        if e is None and self.generic:
+            found = self._generic_for(key)
+            if found is not None:  # Note [Dynamic shapes]: a new shape of a shape-generic graph
+                return self._instance(found, key, tensors)
         if e is None or not e.valid():
             return self._capture(key, tensors, args, kwargs, e is not None)
         if e.eager is not None:
@@ -117,13 +137,24 @@ class CompiledFunction:
         grad = STATE.grad_enabled and any(t._rg for t in tracer.values.values() if t is not None)
         if _logging.enabled("graph_code"):
             _logging.emit("graph_code", f"captured graph of {self.__name__}:\n{graph.format()}")
+        sig = (dyn.signature(graph), list(graph.nodes), graph.n_slots) if self.dynamic is not False else None
+        steps, plan = self._plan(graph, tracer.values, grad)
+        e = self.cache[key] = _Entry(graph, steps, grad, free=free, aot=plan)
+        e.key, e.sig = key, sig
+        if tracer.size_reads and self.dynamic is None:
+            e.sig = None  # Note [Dynamic shapes]: Python may branch on the sizes it read
+        if sig is not None and not stale:
+            self._generalize(e)
+        return result
+
+    def _plan(self, graph, values: dict, grad: bool):
         steps = plan = None
         try:
             if self.backend in ("numba", "inductor") and not grad:
-                steps = fusion.plan(graph, [tracer.values.get(i) for i in range(graph.n_slots)])
+                steps = fusion.plan(graph, [values.get(i) for i in range(graph.n_slots)])
                 _log_kernels(steps)
             elif self.backend in ("numba", "inductor"):
-                plan = aot.build(graph, tracer.values)
+                plan = aot.build(graph, values)
                 if plan is None:
                     _logging.emit("graph_breaks", f"{self.__name__}: backward not captured; calls needing grad replay eagerly")
                 else:
@@ -133,8 +164,53 @@ class CompiledFunction:
         except Exception as e:  # planning is an optimization: the graph still replays eagerly
             _logging.emit("graph_breaks", f"{self.__name__}: fusion planning failed ({type(e).__name__}: {e})")
             steps = plan = None
-        self.cache[key] = _Entry(graph, steps, grad, free=free, aot=plan)
-        return result
+        return steps, plan
+
+    def _generalize(self, e) -> None:
+        # Note [Dynamic shapes]: an equal graph captured at other sizes makes the changed dims dynamic
+        for o in list(self.cache.values()):
+            if o is e or o.sig is None or o.free != e.free or o.grad != e.grad or o.key is None:
+                continue
+            mask = dyn.changed_dims(o.key, e.key)
+            if not mask:
+                continue
+            formulas = None
+            if o.sig[0] != e.sig[0]:  # sizes recorded as arguments: one formula each, or no generic graph
+                holes = dyn.unify(o.sig[0], e.sig[0])
+                if holes is None or any(g is o for _, _, g, _ in self.generic):
+                    continue
+                formulas = dyn.fit(holes, o.key, e.key, mask)
+                if formulas is None:
+                    continue
+            else:
+                for m, _, g, f in self.generic:
+                    if (g is o or g is e) and not f:
+                        mask = dyn.merge(mask, m)
+            self.generic = [x for x in self.generic if x[2] is not o and x[2] is not e]
+            self.generic.append((mask, dyn.masked(e.key, mask), e, formulas))
+            _logging.emit("recompiles", f"{self.__name__}: dynamic dims {_dims(mask)}: later sizes reuse the graph")
+            return
+
+    def _generic_for(self, key):
+        for mask, mkey, g, formulas in self.generic:
+            sizes_ok = not formulas or dyn.same_sizes(key, formulas[1])
+            if sizes_ok and dyn.masked(key, mask) == mkey and g.valid():
+                return g, formulas and formulas[0]
+        return None
+
+    def _instance(self, found, key, tensors):
+        """The call at a new shape of a generic entry: one replay gives its result and the
+        values its plan is made from (Note [Dynamic shapes])."""
+        g, formulas = found
+        graph = dyn.instantiate(g.sig[1:], g.graph, formulas, key) if formulas else g.graph
+        env = dyn.replay(graph, tensors)
+        values = {i: t for i, t in enumerate(env) if t is not None}
+        steps, plan = self._plan(graph, values, g.grad)
+        e = _Entry(graph, steps, g.grad, free=g.free, aot=plan)
+        e.key = key
+        if len(self.cache) < _MAX_ENTRIES:
+            self.cache[key] = e
+        return graph.output(env)
 
     def _warn_limit(self, key) -> None:
         if self.warned:
@@ -156,6 +232,8 @@ class CompiledFunction:
 
     def reset(self) -> None:
         self.cache.clear()
+        self.generic = []
+        self.mod_key = (-1, None)
         self.captures = 0
         self.warned = False
         self.last_key = None
@@ -190,6 +268,10 @@ def _reason(old, new, stale: bool) -> str:
             return f"argument value changed: expected {_show(a)}, actual {_show(b)}"
         return "module parameters or attributes, or a global or closure value the function reads, changed"
     return "unknown"
+
+
+def _dims(mask: dict) -> str:
+    return ", ".join(f"arg {i} dims {[d for d, m in enumerate(dims) if m]}" for i, dims in sorted(mask.items()))
 
 
 def _show(x):

@@ -52,6 +52,7 @@ class Tracer(TorchDispatchMode):
         self.depth = 0
         self.broken: str | None = None  # why the call cannot be a graph
         self.values: dict = {}  # slot -> the capture's tensor (dtypes and shapes for fusion)
+        self.size_reads = False  # user code read a tensor's sizes (Note [Dynamic shapes])
 
     def add_inputs(self, tensors: list) -> None:
         for t in tensors:
@@ -201,6 +202,39 @@ def _watch_prop(name: str, prop: property) -> property:
     return property(watched, prop.fset, prop.fdel, prop.__doc__)
 
 
+# sizes read by user code (not numtorch's own Python): Python may branch on them, so such a
+# capture is made dynamic only when the user asked (dynamic=True), Note [Dynamic shapes]
+_SIZES = ("size", "numel", "nelement", "__len__")
+
+
+def _watch_size(orig):
+    def watched(self, *args, **kwargs):
+        tr = CURRENT.tracer
+        if tr is not None and tr.depth == 0 and not tr.size_reads and _from_user():
+            tr.size_reads = True
+        return orig(self, *args, **kwargs)
+
+    watched.__wrapped__ = orig
+    return watched
+
+
+def _from_user() -> bool:
+    f = sys._getframe(2)
+    return not os.path.abspath(f.f_code.co_filename).startswith(_PKG + os.sep)
+
+
+def _watch_shape(prop: property) -> property:
+    get = prop.fget
+
+    def watched(self):
+        tr = CURRENT.tracer
+        if tr is not None and tr.depth == 0 and not tr.size_reads and _from_user():
+            tr.size_reads = True
+        return get(self)
+
+    return property(watched, prop.fset, prop.fdel, prop.__doc__)
+
+
 class capturing:
     """Context: install the tracer and the data-read watchers for one capture."""
 
@@ -218,6 +252,12 @@ class capturing:
                 orig = Tensor.__dict__[name]
                 self.saved[name] = orig
                 setattr(Tensor, name, _watch_prop(name, orig))
+            for name in _SIZES:
+                orig = Tensor.__dict__[name]
+                self.saved[name] = orig
+                setattr(Tensor, name, _watch_size(orig))
+            self.saved["shape"] = Tensor.__dict__["shape"]
+            Tensor.shape = _watch_shape(self.saved["shape"])
         self.prev = CURRENT.tracer
         CURRENT.tracer = self.tracer
         self.tracer.__enter__()

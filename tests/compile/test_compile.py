@@ -429,3 +429,54 @@ def test_backward_call_is_unsupported():
 
     with pytest.raises(numtorch.compiler.Unsupported, match=r"Tensor.backward\(\) inside a compiled function"):
         numtorch.compile(f, fullgraph=True)(numtorch.ones(2, requires_grad=True))
+
+
+def test_module_guard_walks_again_only_after_a_module_change():
+    # Note [Guards]: the module part is reused while nn.modules.module.MUTATIONS stands still
+    from numtorch._compile import api
+
+    numtorch.manual_seed(0)
+    m = numtorch.nn.Sequential(numtorch.nn.Linear(3, 3), numtorch.nn.BatchNorm1d(3))
+    om = numtorch.compile(m)
+    cf = om._compiled
+    x = numtorch.randn(4, 3)
+    om(x)
+    walks = []
+    real = api.module_key
+    api.module_key = lambda mod: walks.append(1) or real(mod)
+    try:
+        om(x)
+        om(x)
+        assert walks == []  # no module changed: no walk
+        m[1].momentum = 0.5  # a plain attribute of a submodule: walk, new key, recapture
+        om(x)
+        assert len(walks) == 1 and cf.captures == 2
+        del m[1].momentum  # deletion recaptures too
+        m[1].momentum = 0.1
+        om(x)
+        assert cf.captures == 3
+        m.double()  # _apply replaces buffers in their dicts: walked again, recaptured
+        r = om(x.double())
+        np.testing.assert_allclose(r.detach().numpy(), m(x.double()).detach().numpy())
+        m[0].register_buffer("extra", numtorch.zeros(1))  # a registration moves the count
+        n = len(walks)
+        om(x.double())
+        assert len(walks) == n + 1
+    finally:
+        api.module_key = real
+
+
+def test_constant_whose_array_or_requires_grad_is_replaced_is_rechecked():
+    w = numtorch.ones(3)
+
+    def g(x):
+        return x * w
+
+    cf = numtorch.compile(g)
+    x = numtorch.ones(3)
+    cf(x)
+    w.data = numtorch.full((3,), 2.0)  # a new array of the same metadata: read by reference, no recapture
+    assert cf(x).tolist() == [2.0, 2.0, 2.0] and cf.captures == 1
+    w.requires_grad_()  # a flag change recaptures (the call now needs grad)
+    r = cf(x)
+    assert r.requires_grad and cf.captures == 2

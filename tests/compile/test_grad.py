@@ -244,3 +244,40 @@ def test_softmax_backward_region_is_eager_bitwise_in_float32(k):
         np.testing.assert_array_equal(got.numpy(), want.numpy())
     (e,) = cf.cache.values()
     assert any(getattr(st, "head", None) is not None for st in e.aot.bwd_steps)
+
+
+def test_cheap_pointwise_values_are_recomputed_in_backward_not_saved():
+    # Note [Recompute in backward]: the chain's intermediates (tanh, sigmoid, exp outputs) are
+    # recomputed from the inputs, which the backward holds anyway; gradients stay bitwise
+    cf = numtorch.compile(chain)
+    x = numtorch.randn(4, 3, requires_grad=True)
+    y = numtorch.randn(3, requires_grad=True)
+    for _ in range(2):
+        gx, gy = numtorch.autograd.grad(cf(x, y).sum(), (x, y))
+    ex, ey = numtorch.autograd.grad(chain(x, y).sum(), (x, y))
+    np.testing.assert_array_equal(gx.numpy(), ex.numpy())
+    np.testing.assert_array_equal(gy.numpy(), ey.numpy())
+    plan = next(iter(cf.cache.values())).aot
+    assert [s for s in plan.saved if s >= plan.fwd.n_inputs] == []  # before: 4 intermediates saved
+    assert not any(n.op.__name__ == "detach.default" for n in plan.fwd.nodes)  # dead calls dropped
+
+
+def test_gelu_pre_activation_is_recomputed_from_the_product():
+    # the bias add before GELU is recomputed in the backward's region with gelu_backward: the
+    # forward region writes only GELU's output, and the product is saved in its place
+    from numtorch._compile import fusion
+
+    numtorch.manual_seed(0)
+    lin = numtorch.nn.Linear(8, 16)
+    cf = numtorch.compile(lambda x: numtorch.nn.functional.gelu(lin(x)))
+    x = numtorch.randn(4, 8, requires_grad=True)
+    for _ in range(2):
+        gx, gw = numtorch.autograd.grad(cf(x).sum(), (x, lin.weight))
+    ex, ew = numtorch.autograd.grad(numtorch.nn.functional.gelu(lin(x)).sum(), (x, lin.weight))
+    np.testing.assert_array_equal(gx.numpy(), ex.numpy())
+    np.testing.assert_array_equal(gw.numpy(), ew.numpy())
+    plan = next(iter(cf.cache.values())).aot
+    region = [st for st in plan.fwd_steps if isinstance(st, fusion.Region)]
+    assert len(region) == 1 and len(region[0].out_slots) == 1
+    names = [[n.op.__name__ for n in st.nodes] for st in plan.bwd_steps if isinstance(st, fusion.Region)]
+    assert ["add.Tensor", "gelu_backward.default"] in names

@@ -56,6 +56,10 @@ _TENSOR_TYPE_NAMES = {
     "complex128": "ComplexDoubleTensor",
 }  # fmt: skip
 
+# bumped by every registration and attribute write on any module (numtorch.compile's module
+# guard, Note [Guards]: an unchanged count means no module's attributes can have changed)
+MUTATIONS = [0]
+
 
 def _typename(obj) -> str:
     """``torch.typename``: 'torch.FloatTensor' for tensors, the qualified class name otherwise."""
@@ -167,6 +171,7 @@ class Module:
     # ---- registration ------------------------------------------------------------------
     def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
         """Add a buffer (state that is not a parameter, e.g. running statistics)."""
+        MUTATIONS[0] += 1
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
         if not isinstance(name, str):
@@ -196,6 +201,7 @@ class Module:
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
         """Add a parameter (or None, for optional parameters such as a disabled bias)."""
+        MUTATIONS[0] += 1
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
         if not isinstance(name, str):
@@ -228,6 +234,7 @@ class Module:
 
     def add_module(self, name: str, module: Module | None) -> None:
         """Add a child module, reachable as the attribute ``name``."""
+        MUTATIONS[0] += 1
         if not isinstance(module, Module) and module is not None:
             raise TypeError(f"{_typename(module)} is not a Module subclass")
         if not isinstance(name, str):
@@ -330,6 +337,7 @@ class Module:
                 finally:
                     STATE.grad_enabled = prev
                 param.grad.data = grad_applied
+        MUTATIONS[0] += 1
         for key, buf in self._buffers.items():
             if buf is not None:
                 self._buffers[key] = fn(buf)
@@ -444,6 +452,7 @@ class Module:
         return state
 
     def __setstate__(self, state):
+        MUTATIONS[0] += 1
         self.__dict__.update(state)
         for name in _HOOK_DICTS:
             if name not in self.__dict__:
@@ -468,6 +477,7 @@ class Module:
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name: str, value: Any) -> None:
+        MUTATIONS[0] += 1
         d = self.__dict__
 
         def remove_from(*dicts_or_sets) -> None:
@@ -541,6 +551,7 @@ class Module:
             self.register_buffer(name, value)
 
     def __delattr__(self, name) -> None:
+        MUTATIONS[0] += 1
         if name in self._parameters:
             del self._parameters[name]
         elif name in self._buffers:
