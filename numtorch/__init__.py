@@ -10,7 +10,7 @@ from __future__ import annotations
 from . import _dtype as _D
 from ._device import device
 from ._dtype import (
-    bool, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128,
+    bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex64, complex128,
     uint16, uint32, uint64,
     dtype, finfo, iinfo, get_default_dtype, set_default_dtype, promote_types, can_cast,
 )  # fmt: skip

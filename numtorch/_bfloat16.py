@@ -1,0 +1,133 @@
+"""The bfloat16 route of the backend key (Note [bfloat16] in numtorch/_dtype.py).
+
+A CPU op with a bfloat16 operand (or ``dtype=torch.bfloat16``) runs on float32 copies of its
+bfloat16 tensors, PyTorch's opmath type for bfloat16, through the op's float32 kernel, and its
+floating results are rounded back to bfloat16 (round to nearest even, ml_dtypes' cast) where
+PyTorch's result would be bfloat16. Reductions and matrix products therefore accumulate in
+float32, as PyTorch's CPU kernels do. Tensors the op writes (in-place ``self``, ``out=``) get
+the float32 result written back into their bfloat16 storage. Views run on the bfloat16 storage
+itself (NumPy's strides handle any itemsize), so writes through them reach the base.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import _dtype as D
+from ._tensor import Tensor, _make
+
+_BF = D.bfloat16
+_F32 = D.float32
+
+
+def wants_bf16(op, vals) -> bool:
+    """Whether a CPU call must take the bfloat16 route: a bfloat16 operand or dtype argument."""
+    for i in op.tensor_idx:
+        v = vals[i]
+        if getattr(v, "_dtype", None) is _BF:
+            return True
+    for i in op.list_idx:
+        for v in vals[i]:
+            if getattr(v, "_dtype", None) is _BF:
+                return True
+    for i in dtype_args(op):
+        if vals[i] is _BF:
+            return True
+    return False
+
+
+def dtype_args(op) -> tuple:
+    """The positions of the op's ``ScalarType`` arguments (cached on the op)."""
+    d = op.__dict__.get("_bf16_dtype_idx")
+    if d is None:
+        d = tuple(i for i, a in enumerate(op._schema.arguments) if a.type in ("ScalarType", "ScalarType?"))
+        op.__dict__["_bf16_dtype_idx"] = d
+    return d
+
+
+def _up(t: Tensor) -> Tensor:
+    return _make(t._data.astype(np.float32), _F32)
+
+
+def run(fn, op, vals):
+    """Call the CPU kernel ``fn`` for a call that has a bfloat16 operand or dtype argument."""
+    if op.kind == "view":  # aliases of the bfloat16 storage: NumPy views, no arithmetic
+        return fn(*vals)
+    new = list(vals)
+    temps = {}  # id(float32 copy) -> the bfloat16 tensor it stands for
+    dims, zero = [], []
+    for i in op.tensor_idx:
+        v = vals[i]
+        if isinstance(v, Tensor):
+            (dims if v._data.ndim else zero).append(v._dtype)
+            if v._dtype is _BF:
+                new[i] = _up(v)
+                temps[id(new[i])] = v
+    for i in op.list_idx:
+        seq = vals[i]
+        if any(isinstance(v, Tensor) and v._dtype is _BF for v in seq):
+            ups = [_up(v) if isinstance(v, Tensor) and v._dtype is _BF else v for v in seq]
+            for v, u in zip(seq, ups, strict=True):
+                if u is not v:
+                    temps[id(u)] = v
+            new[i] = type(seq)(ups) if isinstance(seq, tuple) else ups
+        dims.extend(v._dtype for v in seq if isinstance(v, Tensor))
+    explicit = None
+    for i in dtype_args(op):
+        if vals[i] is _BF:
+            new[i], explicit = _F32, True
+        elif vals[i] is not None and explicit is None:
+            explicit = False
+    try:
+        r = fn(*new)
+    except (RuntimeError, NotImplementedError, TypeError, ValueError) as e:
+        raise _renamed(e) from None
+    _write_back(op, vals, new)
+    if explicit is None:
+        explicit = bool(dims or zero) and D.result_type_of(dims, zero, ()) is _BF
+    return _result(r, temps, explicit)
+
+
+def _write_back(op, vals, new) -> None:
+    # in-place self and out= arguments: the float32 copy holds the result
+    for i, a in enumerate(op._schema.arguments):
+        if not a.is_write:
+            continue
+        if a.is_tensor_list:
+            pairs = zip(vals[i], new[i], strict=True)
+        else:
+            pairs = ((vals[i], new[i]),)
+        for orig, tmp in pairs:
+            if isinstance(orig, Tensor) and orig._dtype is _BF and tmp is not orig:
+                if orig._data.shape == tmp._data.shape:
+                    orig._data[...] = tmp._data  # ml_dtypes' cast: round to nearest even
+                else:  # the op resized its out= argument
+                    orig._data = tmp._data.astype(_BF.np)
+                orig._vc[0] += 1
+
+
+def _result(r, temps, to_bf16: bool):
+    if isinstance(r, Tensor):
+        orig = temps.get(id(r))
+        if orig is not None:
+            return orig
+        if to_bf16 and r._dtype is _F32:
+            return _make(r._data.astype(_BF.np), _BF, type(r), r._device)
+        return r
+    if isinstance(r, (tuple, list)):
+        items = [_result(x, temps, to_bf16) for x in r]
+        if type(r) is list:
+            return items
+        if type(r) is tuple:
+            return tuple(items)
+        return type(r)(*items)  # a return_types named tuple
+    return r
+
+
+def _renamed(e: Exception) -> Exception:
+    # the float32 kernel's refusal names Float; PyTorch's names the dtype the user passed
+    msg = str(e.args[0]) if e.args and isinstance(e.args[0], str) else None
+    if msg is None or "'Float'" not in msg:
+        return e
+    e.args = (msg.replace("'Float'", "'BFloat16'"), *e.args[1:])
+    return e
