@@ -48,7 +48,8 @@ from . import optim, serialization, utils  # noqa: E402
 from . import accelerator, amp, backends, cuda, distributions, jit, testing  # noqa: E402
 from ._layout import layout, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided  # noqa: E402
 from ._tensortype import (  # noqa: E402
-    BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor,
+    BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
+    ShortTensor,
 )  # fmt: skip
 from ._config import (  # noqa: E402
     are_deterministic_algorithms_enabled, get_default_device, get_deterministic_debug_mode,

@@ -49,10 +49,58 @@ def _up(t: Tensor) -> Tensor:
     return _make(t._data.astype(np.float32), _F32)
 
 
+# PyTorch's CPU build has no bfloat16 kernel for these (its linalg refuses low precision, the
+# special functions below and a few others dispatch on float/double only): the float32 route
+# would answer where PyTorch raises, so they raise its error instead (tests/parity checks it).
+_LOW = "{}: Low precision dtypes not supported. Got BFloat16"
+_REFUSED = {
+    "linalg_inv": (RuntimeError, _LOW.format("linalg.inv")), "inverse": (RuntimeError, _LOW.format("linalg.inv")),
+    "linalg_inv_ex": (RuntimeError, _LOW.format("linalg.inv")),
+    "linalg_slogdet": (RuntimeError, _LOW.format("linalg.slogdet")),
+    "linalg_det": "lu_cpu", "linalg_solve": "lu_cpu", "linalg_solve_ex": "lu_cpu", "linalg_lu_factor": "lu_cpu",
+    "linalg_lu_factor_ex": "lu_cpu", "linalg_lu": "lu_cpu", "lu_solve": "lu_cpu",
+    "linalg_svd": "linalg_svd_cpu", "linalg_svdvals": "linalg_svd_cpu", "linalg_qr": "geqrf_cpu",
+    "linalg_cholesky": "cholesky_cpu", "linalg_cholesky_ex": "cholesky_cpu", "cholesky": "cholesky_cpu",
+    "linalg_eigh": "linalg_eigh_cpu", "linalg_eigvalsh": "linalg_eigh_cpu",
+    "linalg_lstsq": (RuntimeError, "This function doesn't handle types other than float and double"),
+    "avg_pool3d": "avg_pool3d_out_frame", "binomial": "binomial_cpu",
+    **{f"special_{n}": f"{n}_cpu" for n in (
+        "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "erfcx", "log_ndtr", "ndtri", "zeta",
+        "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",
+        "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "spherical_bessel_j0",
+        "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p",
+        *(f"{s}chebyshev_polynomial_{k}" for s in ("", "shifted_") for k in "tuvw"))},
+}  # fmt: skip
+
+
+def _refusal(op, vals):
+    name = op._schema.name
+    r = _REFUSED.get(name)
+    if r is not None:
+        if isinstance(r, str):
+            return NotImplementedError(f'"{r}" not implemented for \'BFloat16\'')
+        return r[0](r[1])
+    if name == "complex":
+        got = " and ".join(D._CXX_NAMES[v._dtype.name] for v in vals[:2])
+        return RuntimeError(f"Expected both inputs to be Half, Float or Double tensors but got {got}")
+    return None
+
+
+def _bf16_params(op, vals, new) -> None:
+    # arguments whose default depends on the dtype: nan_to_num's infinities become bfloat16's max
+    if op._schema.name.startswith("nan_to_num") and getattr(vals[0], "_dtype", None) is _BF:
+        big = float(D.finfo(_BF).max)
+        new[2] = big if new[2] is None else new[2]
+        new[3] = -big if new[3] is None else new[3]
+
+
 def run(fn, op, vals):
     """Call the CPU kernel ``fn`` for a call that has a bfloat16 operand or dtype argument."""
     if op.kind == "view":  # aliases of the bfloat16 storage: NumPy views, no arithmetic
         return fn(*vals)
+    err = _refusal(op, vals)
+    if err is not None:
+        raise err
     new = list(vals)
     temps = {}  # id(float32 copy) -> the bfloat16 tensor it stands for
     dims, zero = [], []
@@ -78,6 +126,7 @@ def run(fn, op, vals):
             new[i], explicit = _F32, True
         elif vals[i] is not None and explicit is None:
             explicit = False
+    _bf16_params(op, vals, new)
     try:
         r = fn(*new)
     except (RuntimeError, NotImplementedError, TypeError, ValueError) as e:

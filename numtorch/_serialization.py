@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 _STORAGE_NAMES = {
-    "float32": "FloatStorage", "float64": "DoubleStorage", "float16": "HalfStorage",
+    "float32": "FloatStorage", "float64": "DoubleStorage", "float16": "HalfStorage", "bfloat16": "BFloat16Storage",
     "int64": "LongStorage", "int32": "IntStorage", "int16": "ShortStorage", "int8": "CharStorage",
     "uint8": "ByteStorage", "bool": "BoolStorage", "complex64": "ComplexFloatStorage",
     "complex128": "ComplexDoubleStorage",

@@ -50,7 +50,7 @@ __all__ = [
 ]  # fmt: skip
 
 _TENSOR_TYPE_NAMES = {
-    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor", "bfloat16": "BFloat16Tensor",
     "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
     "uint8": "ByteTensor", "bool": "BoolTensor", "complex64": "ComplexFloatTensor",
     "complex128": "ComplexDoubleTensor",

@@ -327,7 +327,7 @@ def _tol(v):
 
 def _pinv_composite(self, atol=None, rtol=None, hermitian=False):
     # at::linalg_pinv: singular values below max(atol, rtol * sigma_max) count as zero
-    if self._data.ndim < 2 or self._dtype.category < D._FLOAT or self._dtype is D.float16:
+    if self._data.ndim < 2 or self._dtype.category < D._FLOAT or self._dtype in (D.float16, D.bfloat16):
         raise RuntimeError(
             f"linalg.pinv({F.cname(self._dtype)}{{[{', '.join(map(str, self.shape))}]}}): expected a tensor with 2 or more "
             "dimensions of float, double, cfloat or cdouble types"
