@@ -456,7 +456,7 @@ def scalar_to(v, dt: D.dtype):
             v += info.max + 1  # negative ints wrap into unsigned types, as in C++
     else:
         v = builtins.float(v)
-        bad = bad or (math.isfinite(v) and abs(v) > np.finfo(dt.np).max)
+        bad = bad or (math.isfinite(v) and abs(v) > D.finfo(dt).max)
     if bad:
         raise RuntimeError(f"value cannot be converted to type {_CTYPES[dt.name]} without overflow")
     return v

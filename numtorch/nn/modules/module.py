@@ -372,6 +372,10 @@ class Module:
         """Cast floating-point parameters and buffers to float16."""
         return self._apply(lambda t: t.to(D.float16) if t.is_floating_point() else t)
 
+    def bfloat16(self) -> Module:
+        """Cast floating-point parameters and buffers to bfloat16."""
+        return self._apply(lambda t: t.to(D.bfloat16) if t.is_floating_point() else t)
+
     def to_empty(self, *, device, recurse: bool = True) -> Module:
         """Move parameters and buffers to ``device`` without copying their values."""
         from ... import empty_like

@@ -606,7 +606,7 @@ def _uniform_(self, lo=0.0, hi=1.0, generator=None):
     _check_float(dt, "check_uniform_bounds")
     real = dt.to_real()
     if real.category == D._FLOAT:
-        fmax = float(np.finfo(real.np).max)
+        fmax = D.finfo(real).max
         for what, v in (("from", lo), ("to", hi)):
             if not -fmax <= v <= fmax:
                 raise RuntimeError(f"{what} is out of bounds for {_CTYPE[real.name]}")

@@ -77,7 +77,7 @@ def checked_scalar(value, dt: D.dtype):
         else:
             bad = value < lo or value > hi
     elif dt.category == D._FLOAT and not bad and math.isfinite(value):
-        bad = abs(value) > float(np.finfo(dt.np).max)
+        bad = abs(value) > D.finfo(dt).max
     if bad:
         raise RuntimeError(f"value cannot be converted to type {_CNAME[dt.name]} without overflow")
     if dt.category == D._INT and isinstance(value, float):
