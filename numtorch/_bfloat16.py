@@ -94,9 +94,15 @@ def _bf16_params(op, vals, new) -> None:
         new[3] = -big if new[3] is None else new[3]
 
 
+def _sampler(op) -> bool:
+    # random ops draw with NumPy (numtorch/kernels/cpu/factory.py), which knows bfloat16's grid:
+    # rand's values are multiples of 2**-8 as PyTorch's, never 1 after rounding
+    return any(getattr(t, "name", t) == "nondeterministic_seeded" for t in op.tags)
+
+
 def run(fn, op, vals):
     """Call the CPU kernel ``fn`` for a call that has a bfloat16 operand or dtype argument."""
-    if op.kind == "view":  # aliases of the bfloat16 storage: NumPy views, no arithmetic
+    if op.kind == "view" or _sampler(op):  # views: NumPy's; samplers: NumPy draws on the dtype's grid
         return fn(*vals)
     err = _refusal(op, vals)
     if err is not None:
