@@ -45,6 +45,22 @@ def dtype_args(op) -> tuple:
     return d
 
 
+# PyTorch's NaNs: a cast (to, copy_) writes 0xFFFF, its vectorised conversion's NaN; its
+# elementwise kernels' results round through c10::BFloat16, which writes 0x7FC0. ml_dtypes
+# keeps the float32 NaN's sign and payload, so both are set here.
+_NANS = (np.array([0x7FC0], np.uint16).view(_BF.np)[0], np.array([0xFFFF], np.uint16).view(_BF.np)[0])
+_CASTS = ("_to_copy", "copy_")
+
+
+def rounded(a: np.ndarray, cast: bool = False) -> np.ndarray:
+    """float32 -> bfloat16 as PyTorch converts: round to nearest even, its NaN bits."""
+    r = a.astype(_BF.np)
+    nan = a != a
+    if nan.any():
+        r[nan] = _NANS[cast]
+    return r
+
+
 def _up(t: Tensor) -> Tensor:
     return _make(t._data.astype(np.float32), _F32)
 
@@ -137,13 +153,14 @@ def run(fn, op, vals):
         r = fn(*new)
     except (RuntimeError, NotImplementedError, TypeError, ValueError) as e:
         raise _renamed(e) from None
-    _write_back(op, vals, new)
+    cast = op._schema.name in _CASTS
+    _write_back(op, vals, new, cast)
     if explicit is None:
         explicit = bool(dims or zero) and D.result_type_of(dims, zero, ()) is _BF
-    return _result(r, temps, explicit)
+    return _result(r, temps, explicit, cast)
 
 
-def _write_back(op, vals, new) -> None:
+def _write_back(op, vals, new, cast: bool) -> None:
     # in-place self and out= arguments: the float32 copy holds the result
     for i, a in enumerate(op._schema.arguments):
         if not a.is_write:
@@ -155,22 +172,22 @@ def _write_back(op, vals, new) -> None:
         for orig, tmp in pairs:
             if isinstance(orig, Tensor) and orig._dtype is _BF and tmp is not orig:
                 if orig._data.shape == tmp._data.shape:
-                    orig._data[...] = tmp._data  # ml_dtypes' cast: round to nearest even
+                    orig._data[...] = rounded(tmp._data, cast)
                 else:  # the op resized its out= argument
-                    orig._data = tmp._data.astype(_BF.np)
+                    orig._data = rounded(tmp._data, cast)
                 orig._vc[0] += 1
 
 
-def _result(r, temps, to_bf16: bool):
+def _result(r, temps, to_bf16: bool, cast: bool):
     if isinstance(r, Tensor):
         orig = temps.get(id(r))
         if orig is not None:
             return orig
         if to_bf16 and r._dtype is _F32:
-            return _make(r._data.astype(_BF.np), _BF, type(r), r._device)
+            return _make(rounded(r._data, cast), _BF, type(r), r._device)
         return r
     if isinstance(r, (tuple, list)):
-        items = [_result(x, temps, to_bf16) for x in r]
+        items = [_result(x, temps, to_bf16, cast) for x in r]
         if type(r) is list:
             return items
         if type(r) is tuple:
