@@ -110,8 +110,8 @@ from ._sym import (  # noqa: E402
     sym_int, sym_ite, sym_max, sym_min, sym_not, sym_sqrt, sym_sum,
 )  # fmt: skip
 from .storage import (  # noqa: E402
-    BoolStorage, ByteStorage, CharStorage, ComplexDoubleStorage, ComplexFloatStorage, DoubleStorage, FloatStorage,
-    HalfStorage, IntStorage, LongStorage, ShortStorage, TypedStorage, UntypedStorage, is_storage,
+    BFloat16Storage, BoolStorage, ByteStorage, CharStorage, ComplexDoubleStorage, ComplexFloatStorage,
+    DoubleStorage, FloatStorage, HalfStorage, IntStorage, LongStorage, ShortStorage, TypedStorage, UntypedStorage, is_storage,
 )  # fmt: skip
 
 Storage = FloatStorage  # torch.Storage is the default dtype's legacy storage class

@@ -198,8 +198,8 @@ def promote_types(type1: dtype, type2: dtype) -> dtype:
 
 
 _CXX_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
-              "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
-              "complex128": "ComplexDouble", "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}  # fmt: skip
+              "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
+              "complex64": "ComplexFloat", "complex128": "ComplexDouble", "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}  # fmt: skip
 
 
 def _no_promotion(a: dtype, b: dtype) -> Exception:

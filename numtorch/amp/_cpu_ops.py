@@ -104,7 +104,9 @@ class _off:
 
 
 def _eligible(t) -> bool:
-    return isinstance(t, Tensor) and t._dtype.category == D._FLOAT and t._dtype is not D.float64 and t._device.type == "cpu"
+    # PyTorch's is_eligible: a floating CPU tensor, float64 excepted
+    return (isinstance(t, Tensor) and t._dtype.category == D._FLOAT and t._dtype is not D.float64
+            and t._device.type == "cpu")  # fmt: skip
 
 
 def _cast(t, dt, cache: bool):
