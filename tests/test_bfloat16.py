@@ -188,3 +188,16 @@ def test_no_new_kernel_specialisation():
     finally:
         _bfloat16._up = orig
     assert seen and all(d == np.float32 for d in seen)
+
+
+def test_lstm_runs_in_bfloat16_close_to_float32():
+    numtorch.manual_seed(0)
+    m = numtorch.nn.LSTM(4, 3, batch_first=True).bfloat16()
+    x = numtorch.randn(2, 5, 4).bfloat16().requires_grad_()
+    out = m(x)[0]
+    out.sum().backward()
+    assert out.dtype is BF and x.grad.dtype is BF and m.weight_ih_l0.grad.dtype is BF
+    ref = numtorch.nn.LSTM(4, 3, batch_first=True)
+    ref.load_state_dict({k: v.float() for k, v in m.state_dict().items()})
+    want = ref(x.detach().float())[0]
+    np.testing.assert_allclose(out.detach().float().numpy(), want.detach().numpy(), atol=2**-6)
