@@ -23,17 +23,32 @@ _F32 = D.float32
 def wants_bf16(op, vals) -> bool:
     """Whether a CPU call must take the bfloat16 route: a bfloat16 operand or dtype argument."""
     for i in op.tensor_idx:
-        v = vals[i]
-        if getattr(v, "_dtype", None) is _BF:
+        if _is_bf16(vals[i]):
             return True
     for i in op.list_idx:
         for v in vals[i]:
-            if getattr(v, "_dtype", None) is _BF:
+            if _is_bf16(v):
                 return True
-    for i in dtype_args(op):
+    d = op.__dict__.get("_bf16_dtype_idx")
+    if d is None:
+        d = dtype_args(op)
+    for i in d:
         if vals[i] is _BF:
             return True
     return False
+
+
+def _is_bf16(v) -> bool:
+    # the class test first: isinstance against Tensor's metaclass costs ~100 ns on every slow call
+    c = v.__class__
+    if c is Tensor:
+        return v._dtype is _BF
+    if c in _NUMBERS:
+        return False
+    return isinstance(v, Tensor) and v._dtype is _BF
+
+
+_NUMBERS = (int, float, bool, complex, type(None))
 
 
 def dtype_args(op) -> tuple:
