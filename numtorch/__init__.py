@@ -10,7 +10,7 @@ from __future__ import annotations
 from . import _dtype as _D
 from ._device import device
 from ._dtype import (
-    bool, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128,
+    bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex64, complex128,
     uint16, uint32, uint64,
     dtype, finfo, iinfo, get_default_dtype, set_default_dtype, promote_types, can_cast,
 )  # fmt: skip
@@ -48,7 +48,8 @@ from . import optim, serialization, utils  # noqa: E402
 from . import accelerator, amp, backends, cuda, distributions, jit, testing  # noqa: E402
 from ._layout import layout, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided  # noqa: E402
 from ._tensortype import (  # noqa: E402
-    BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor,
+    BFloat16Tensor, BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor, LongTensor,
+    ShortTensor,
 )  # fmt: skip
 from ._config import (  # noqa: E402
     are_deterministic_algorithms_enabled, get_default_device, get_deterministic_debug_mode,
@@ -109,8 +110,8 @@ from ._sym import (  # noqa: E402
     sym_int, sym_ite, sym_max, sym_min, sym_not, sym_sqrt, sym_sum,
 )  # fmt: skip
 from .storage import (  # noqa: E402
-    BoolStorage, ByteStorage, CharStorage, ComplexDoubleStorage, ComplexFloatStorage, DoubleStorage, FloatStorage,
-    HalfStorage, IntStorage, LongStorage, ShortStorage, TypedStorage, UntypedStorage, is_storage,
+    BFloat16Storage, BoolStorage, ByteStorage, CharStorage, ComplexDoubleStorage, ComplexFloatStorage,
+    DoubleStorage, FloatStorage, HalfStorage, IntStorage, LongStorage, ShortStorage, TypedStorage, UntypedStorage, is_storage,
 )  # fmt: skip
 
 Storage = FloatStorage  # torch.Storage is the default dtype's legacy storage class

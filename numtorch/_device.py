@@ -57,6 +57,9 @@ class device:
 
 
 CPU = device("cpu")
+# Note [bfloat16] (numtorch/_dtype.py): every bfloat16 CPU tensor carries this one, so the fast
+# paths' ``_device is CPU`` gates send it to the backend key, which computes in float32
+BF16_CPU = device("cpu")
 
 
 def to_device(d) -> device:

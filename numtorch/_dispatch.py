@@ -16,10 +16,12 @@ which dispatch themselves, as CompositeImplicitAutograd ops do in PyTorch.
 from __future__ import annotations
 
 from . import _C, overrides
+from . import _bfloat16 as _bf16
 from ._device import CPU, cuda_not_compiled
 from ._state import STATE
 from ._functorch._levels import CALL_GRAD, VMAP_LEVELS
 from ._tensor import PLAIN_SUBCLASSES, PY_DISPATCH_TYPES, Tensor
+from ._dtype import bfloat16 as _BF
 
 # Note [Per-op fast path]
 # dispatch(op, vals) calls op.fast(*vals): a function generated once per op (on its first
@@ -73,7 +75,7 @@ def make_fast(op, grad: bool = False):
     recordable = _engine.recordable(op)
     if grad and recordable:
         return _make_fast_grad(op, impl, args)
-    conds = ["not _S.td_modes", "_S.fw_level < 0", *_random_gate(op)]
+    conds = ["not _S.td_modes", "_S.fw_level < 0", *_random_gate(op), *_bf16_gate(op)]
     first = op.tensor_idx[0]
     check_rg = op.autograd is not None
     for i in op.tensor_idx:
@@ -88,7 +90,7 @@ def make_fast(op, grad: bool = False):
     src = _FAST_TEMPLATE.format(args=", ".join(args), cond=" and ".join(conds), inline=inline)
     ns = {"_S": STATE, "_T": Tensor, "_CPU": CPU, "_NT": _NON_TENSOR, "_impl": impl,
           "_slow": _upgrade if recordable else slow_dispatch, "_op": op, "_PL": PLAIN_SUBCLASSES,
-          "_V": VMAP_LEVELS, **extra}  # fmt: skip
+          "_V": VMAP_LEVELS, "_BF": _BF, **extra}  # fmt: skip
     exec(compile(src, f"<numtorch fast {op}>", "exec"), ns)
     return ns["fast"]
 
@@ -101,6 +103,12 @@ def _random_gate(op) -> list:
     return []
 
 
+def _bf16_gate(op) -> list:
+    # dtype=torch.bfloat16 from non-bfloat16 operands (zeros_like, sum, to): the backend key's
+    # bfloat16 route, as bfloat16 operands get through their device (Note [bfloat16])
+    return [f"x{i} is not _BF" for i in _bf16.dtype_args(op)]
+
+
 def _upgrade(op, vals):
     op.fast = make_fast(op, grad=True)
     return op.fast(*vals)
@@ -108,7 +116,7 @@ def _upgrade(op, vals):
 
 def _make_fast_grad(op, impl, args):
     first = op.tensor_idx[0]
-    conds = ["not _S.td_modes", "_S.fw_level < 0", *_random_gate(op)]
+    conds = ["not _S.td_modes", "_S.fw_level < 0", *_random_gate(op), *_bf16_gate(op)]
     nograd, cpu = [], []
     for i in op.tensor_idx:
         x = f"x{i}"
@@ -124,7 +132,7 @@ def _make_fast_grad(op, impl, args):
     inline, extra = _inline(op, impl, args)
     ns = {"_S": STATE, "_T": Tensor, "_CPU": CPU, "_NT": _NON_TENSOR, "_impl": impl,
           "_slow": slow_dispatch, "_op": op, "_PL": PLAIN_SUBCLASSES, "_V": VMAP_LEVELS,
-          **extra}  # fmt: skip
+          "_BF": _BF, **extra}  # fmt: skip
     lines = _engine.recorder_lines(op, args, first, ns)
     fwd = _FORWARD.format(args=", ".join(args)).split("\n")
     at = lines.index("{FORWARD}")
@@ -290,6 +298,8 @@ def backend(op, vals):
             f"'{op.name()}' is only available for these backends: "
             f"[{', '.join(k.upper() for k in impls) or 'none'}]."
         )
+    if dev == "cpu" and _bf16.wants_bf16(op, vals):
+        return _bf16.run(fn, op, vals)
     return fn(*vals)
 
 

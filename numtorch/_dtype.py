@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 
+import ml_dtypes
 import numpy as np
 
 # Category order drives promotion: bool < integer < floating < complex.
@@ -39,7 +40,7 @@ class dtype:
         return {complex64: float32, complex128: float64}.get(self, self)
 
     def to_complex(self) -> dtype:
-        return {float16: complex64, float32: complex64, float64: complex128}.get(self, self)
+        return {float16: complex64, bfloat16: complex64, float32: complex64, float64: complex128}.get(self, self)
 
     def __repr__(self) -> str:
         return "torch." + self.name
@@ -73,17 +74,30 @@ uint16 = dtype("uint16", np.uint16, _INT, 11)
 uint32 = dtype("uint32", np.uint32, _INT, 12)
 uint64 = dtype("uint64", np.uint64, _INT, 13)
 UINT_WIDE = (uint16, uint32, uint64)
+
+# Note [bfloat16]
+# NumPy has no bfloat16; ml_dtypes (Google's, used by JAX) registers one as a NumPy dtype, so a
+# bfloat16 tensor's storage is an ordinary ndarray: views, copies, indexing and RNE casts are
+# NumPy's. Numba cannot type it, so no kernel ever sees one: every bfloat16 tensor carries the
+# device object BF16_CPU (equal to cpu, but not ``is`` CPU), which sends it past every fast
+# path to the backend key, where numtorch/_bfloat16.py runs the op on float32 copies and rounds
+# the result back (float32 is PyTorch's opmath type for bfloat16, and its float32 kernels are
+# reused: bfloat16 adds no Numba specialisation). It stays out of ALL_DTYPES, as the wide
+# unsigned ones do: the OpInfo sweeps would otherwise run every op in it.
+# Its rank sits between float16 and float32: with float16 it promotes to float32 (below).
+bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, _FLOAT, 6.5)
 ALIASES = {
     "float": float32,
     "double": float64,
     "half": float16,
+    "bfloat16": bfloat16,
     "long": int64,
     "int": int32,
     "short": int16,
     "cfloat": complex64,
     "cdouble": complex128,
 }
-_FROM_NP = {d.np: d for d in ALL_DTYPES + UINT_WIDE}
+_FROM_NP = {d.np: d for d in ALL_DTYPES + UINT_WIDE}  # not bfloat16: from_numpy refuses it, as torch
 
 _default = float32
 
@@ -116,8 +130,9 @@ def from_numpy_dtype(npd) -> dtype:
     try:
         return _FROM_NP[np.dtype(npd)]
     except KeyError:
+        name = "ml_dtypes.bfloat16" if np.dtype(npd) == bfloat16.np else np.dtype(npd)
         raise TypeError(
-            f"can't convert np.ndarray of type {np.dtype(npd)}. The only supported types are: "
+            f"can't convert np.ndarray of type {name}. The only supported types are: "
             "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint64, "
             "uint32, uint16, uint8, and bool."
         ) from None
@@ -142,12 +157,14 @@ def _build_promotion_table():
     # PyTorch's table: within a category the wider wins; uint8 with a signed int goes to the
     # signed type that holds both (int16 for int8).
     table = {}
-    for a in ALL_DTYPES:
-        for b in ALL_DTYPES:
+    for a in ALL_DTYPES + (bfloat16,):
+        for b in ALL_DTYPES + (bfloat16,):
             if a is b:
                 r = a
             elif {a, b} == {uint8, int8}:
                 r = int16
+            elif {a, b} == {float16, bfloat16}:  # neither holds the other: float32 holds both
+                r = float32
             elif a.category == _COMPLEX or b.category == _COMPLEX:
                 real = max(
                     (x.to_real() if x.category == _COMPLEX else x for x in (a, b)),
@@ -160,7 +177,7 @@ def _build_promotion_table():
     # Note [Wide unsigned dtypes]: only with itself or a real floating dtype (missing pairs raise)
     for u in UINT_WIDE:
         table[u, u] = u
-        for f in (float16, float32, float64):
+        for f in (float16, bfloat16, float32, float64):
             table[u, f] = table[f, u] = f
     return table
 
@@ -181,8 +198,8 @@ def promote_types(type1: dtype, type2: dtype) -> dtype:
 
 
 _CXX_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
-              "float16": "Half", "float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
-              "complex128": "ComplexDouble", "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}  # fmt: skip
+              "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
+              "complex64": "ComplexFloat", "complex128": "ComplexDouble", "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}  # fmt: skip
 
 
 def _no_promotion(a: dtype, b: dtype) -> Exception:
@@ -274,14 +291,15 @@ class finfo:
         d = _default if type is None else to_dtype(type)
         if d.category < _FLOAT:
             raise TypeError("torch.finfo() requires a floating point input type.")
-        fi = np.finfo(d.np)
+        fi = ml_dtypes.finfo(d.np) if d is bfloat16 else np.finfo(d.np)
         self.dtype = d.to_real().name
         self.bits = fi.bits
         self.eps = float(fi.eps)
         self.max = float(fi.max)
         self.min = float(fi.min)
         self.tiny = self.smallest_normal = float(fi.tiny)
-        self.resolution = float(fi.resolution)
+        # 10**-precision, as NumPy's own types give; ml_dtypes' is that value rounded to bfloat16
+        self.resolution = float(10.0 ** -fi.precision)
 
     def __repr__(self) -> str:
         return (

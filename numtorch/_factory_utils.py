@@ -219,12 +219,13 @@ def _fill(x, shape, dim, out, dt) -> None:
 # ---- factory argument helpers ----------------------------------------------------------------------
 # c10::ScalarType numbers, as schema defaults such as ``ScalarType? dtype=4`` spell them
 _SCALAR_TYPES = {0: D.uint8, 1: D.int8, 2: D.int16, 3: D.int32, 4: D.int64, 5: D.float16,
-                 6: D.float32, 7: D.float64, 9: D.complex64, 10: D.complex128, 11: D.bool}  # fmt: skip
+                 6: D.float32, 7: D.float64, 9: D.complex64, 10: D.complex128, 11: D.bool,
+                 15: D.bfloat16}  # fmt: skip
 _CTYPES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
-           "float16": "c10::Half", "float32": "float", "float64": "double",
+           "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
            "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}  # fmt: skip
 _CNAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
-           "int64": "Long", "float16": "Half", "float32": "Float", "float64": "Double",
+           "int64": "Long", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
            "complex64": "ComplexFloat", "complex128": "ComplexDouble", "uint16": "UInt16",
            "uint32": "UInt32", "uint64": "UInt64"}  # fmt: skip
 
@@ -455,7 +456,7 @@ def scalar_to(v, dt: D.dtype):
             v += info.max + 1  # negative ints wrap into unsigned types, as in C++
     else:
         v = builtins.float(v)
-        bad = bad or (math.isfinite(v) and abs(v) > np.finfo(dt.np).max)
+        bad = bad or (math.isfinite(v) and abs(v) > D.finfo(dt).max)
     if bad:
         raise RuntimeError(f"value cannot be converted to type {_CTYPES[dt.name]} without overflow")
     return v

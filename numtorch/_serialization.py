@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 _STORAGE_NAMES = {
-    "float32": "FloatStorage", "float64": "DoubleStorage", "float16": "HalfStorage",
+    "float32": "FloatStorage", "float64": "DoubleStorage", "float16": "HalfStorage", "bfloat16": "BFloat16Storage",
     "int64": "LongStorage", "int32": "IntStorage", "int16": "ShortStorage", "int8": "CharStorage",
     "uint8": "ByteStorage", "bool": "BoolStorage", "complex64": "ComplexFloatStorage",
     "complex128": "ComplexDoubleStorage",
@@ -60,7 +60,8 @@ class _Storage:
         self.location = location
 
     def __reduce__(self):  # plain pickle.dumps(tensor): the bytes travel inline
-        return (_rebuild_storage, (self.array.tobytes(), self.array.dtype.str))
+        dt = self.array.dtype
+        return (_rebuild_storage, (self.array.tobytes(), "bfloat16" if dt == D.bfloat16.np else dt.str))
 
 
 # (id(root), dtype) -> _Storage, alive while some pickler holds it, so a buffer is saved once
@@ -127,7 +128,13 @@ def reduce_tensor(t: Tensor):
 
 
 def _rebuild_storage(data: bytes, dtype_str: str) -> np.ndarray:
-    return np.frombuffer(bytearray(data), dtype=np.dtype(dtype_str))
+    dt = D.bfloat16.np if dtype_str == "bfloat16" else np.dtype(dtype_str)  # ml_dtypes' str is '<V2'
+    return np.frombuffer(bytearray(data), dtype=dt)
+
+
+def _dtype_of(npd) -> D.dtype:
+    # storages hold bfloat16 too, which from_numpy refuses (Note [bfloat16])
+    return D.bfloat16 if npd == D.bfloat16.np else D.from_numpy_dtype(npd)
 
 
 def _rebuild_tensor_v2(
@@ -139,7 +146,7 @@ def _rebuild_tensor_v2(
         tuple(size), dtype=storage.dtype, buffer=storage, offset=storage_offset * storage.itemsize,
         strides=tuple(s * storage.itemsize for s in stride),
     )  # fmt: skip
-    t = _make(arr, D.from_numpy_dtype(storage.dtype))
+    t = _make(arr, _dtype_of(storage.dtype))
     loader = _LOAD_DEVICE.get()
     if loader is not None:
         t = loader.place(t, storage)
@@ -206,7 +213,7 @@ class _Pickler(pickle._Pickler):
             entry = self.storages.get(id(obj))
             if entry is None:
                 entry = self.storages[id(obj)] = (str(len(self.storages)), obj)
-            dt = D.from_numpy_dtype(obj.array.dtype)
+            dt = _dtype_of(obj.array.dtype)
             stype = _StorageType(_STORAGE_NAMES[dt.name])
             return ("storage", stype, entry[0], obj.location, obj.array.size)
         return None
@@ -316,13 +323,13 @@ def _allowed_globals() -> dict:
     }  # fmt: skip
     for fn, (module, name) in _TORCH_NAMES.items():
         rc[f"{module}.{name}"] = fn
-    for dt in D.ALL_DTYPES:
+    for dt in D.ALL_DTYPES + (D.bfloat16,):
         rc[f"torch.{dt.name}"] = dt
     for name in _STORAGE_DTYPES:
         rc[f"torch.{name}"] = _StorageType(name)
     ours = (_rebuild_storage, _rebuild_tensor_v2, _rebuild_parameter, _rebuild_parameter_with_state)
     rc.update({f"numtorch._serialization.{f.__name__}": f for f in ours})
-    rc.update({f"numtorch._dtype.{dt.name}": dt for dt in D.ALL_DTYPES})
+    rc.update({f"numtorch._dtype.{dt.name}": dt for dt in D.ALL_DTYPES + (D.bfloat16,)})
     rc["numtorch._size.Size"] = Size
     rc["numtorch._device.device"] = _device
     return rc

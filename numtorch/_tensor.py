@@ -11,11 +11,12 @@ import numpy as np
 from . import _dtype as D
 from . import _layout
 from ._C import TensorBase, _disabled_torch_function_impl
-from ._device import CPU, to_device
+from ._device import BF16_CPU, CPU, to_device
 from ._size import Size
 from ._state import STATE
 
 _new = object.__new__
+_BF = D.bfloat16
 PY_DISPATCH_TYPES: set = set()  # Tensor subclasses defining __torch_dispatch__ (the Python key)
 # Note [Plain subclasses]
 # Below the Python API (op.fast, the kernels' shortcuts) a Tensor subclass that defines no
@@ -348,6 +349,8 @@ class Tensor(TensorBase):
         if self._is_conj and not force:
             raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use "
                                "tensor.resolve_conj().numpy() instead.")  # fmt: skip
+        if self._dtype is _BF:  # Note [bfloat16]: NumPy has no bfloat16 of its own
+            raise TypeError("Got unsupported ScalarType BFloat16")
         if self._device is not CPU and self._device.type != "cpu":
             if not force:
                 dev = "meta" if self._device.type == "meta" else f"{self._device.type}:0"
@@ -374,6 +377,8 @@ class Tensor(TensorBase):
         return self._data.__cuda_array_interface__
 
     def __array__(self, dtype=None, copy=None):
+        if self._dtype is _BF:
+            raise TypeError("Got unsupported ScalarType BFloat16")
         arr = self.numpy() if self._is_conj else self._host()
         return arr if dtype is None else arr.astype(dtype, copy=False)
 
@@ -603,13 +608,21 @@ def _make(data, dt, cls=Tensor, device=CPU, vc=None) -> Tensor:
     t = _new(cls)
     t._data = data
     t._dtype = dt
-    t._device = device
+    t._device = device if dt is not _BF and device is not BF16_CPU else bf16_device(dt, device)
     t._rg = False
     t._grad_fn = None
     t._grad = None
     t._vc = [0] if vc is None else vc
     t._base = None
     return t
+
+
+def bf16_device(dt, device):
+    """The device slot of a tensor of dtype ``dt`` (Note [bfloat16]): BF16_CPU for bfloat16 on
+    the CPU, and plain CPU for a view of bfloat16 storage as another dtype."""
+    if device.type != "cpu":
+        return device
+    return BF16_CPU if dt is _BF else CPU
 
 
 def inline_make_src(data: str, dt: str, indent: str) -> str:
@@ -662,7 +675,7 @@ def _make_inference(data, dt, cls=Tensor, device=CPU, vc=None) -> Tensor:
     t = _new(cls)
     t._data = data
     t._dtype = dt
-    t._device = device
+    t._device = device if dt is not _BF and device is not BF16_CPU else bf16_device(dt, device)
     t._rg = False
     t._grad_fn = None
     t._grad = None

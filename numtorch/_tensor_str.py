@@ -334,6 +334,8 @@ def format_tensor(
     'tensor([[2., 0.],\\n        [0., 2.]])'
     """
     values = np.asarray(values)
+    if values.dtype.kind == "V" and values.dtype.name == "bfloat16":  # ml_dtypes': printed as float
+        values = values.astype(np.float32)
     prefix = tensor_name + "("
     indent = len(prefix)
     suffixes: list[str] = []

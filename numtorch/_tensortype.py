@@ -14,7 +14,7 @@ from ._device import cuda_not_compiled, to_device
 from ._size import Size
 
 _CXX = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
-        "int32": "int", "int64": "long int", "float16": "c10::Half", "float32": "float",
+        "int32": "int", "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
         "float64": "double", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}  # fmt: skip
 
 _SIGNATURES = (
@@ -86,8 +86,9 @@ ShortTensor = _make("ShortTensor", D.int16)
 IntTensor = _make("IntTensor", D.int32)
 LongTensor = _make("LongTensor", D.int64)
 HalfTensor = _make("HalfTensor", D.float16)
+BFloat16Tensor = _make("BFloat16Tensor", D.bfloat16)
 FloatTensor = _make("FloatTensor", D.float32)
 DoubleTensor = _make("DoubleTensor", D.float64)
 
 __all__ = ["BoolTensor", "ByteTensor", "CharTensor", "ShortTensor", "IntTensor", "LongTensor",
-           "HalfTensor", "FloatTensor", "DoubleTensor"]  # fmt: skip
+           "HalfTensor", "BFloat16Tensor", "FloatTensor", "DoubleTensor"]  # fmt: skip

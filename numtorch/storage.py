@@ -268,7 +268,8 @@ class _LegacyStorage(TypedStorage, metaclass=_LegacyStorageMeta):
 
 
 _LEGACY_BY_DTYPE = {}
-for _name, _dt in (("Float", D.float32), ("Double", D.float64), ("Half", D.float16), ("Long", D.int64),
+for _name, _dt in (("Float", D.float32), ("Double", D.float64), ("Half", D.float16), ("BFloat16", D.bfloat16),
+                   ("Long", D.int64),
                    ("Int", D.int32), ("Short", D.int16), ("Char", D.int8), ("Byte", D.uint8), ("Bool", D.bool),
                    ("ComplexFloat", D.complex64), ("ComplexDouble", D.complex128)):  # fmt: skip
     _LEGACY_BY_DTYPE[_dt] = _LegacyStorageMeta(f"{_name}Storage", (_LegacyStorage,), {"dtype": _dt, "__module__": "numtorch"})

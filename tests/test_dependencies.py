@@ -1,4 +1,4 @@
-"""What a fresh install has: numtorch imports nothing beyond numpy, numba and llvmlite.
+"""What a fresh install has: numtorch imports nothing beyond numpy, numba, llvmlite and ml_dtypes.
 
 A reference or helper that needs another package (scipy, torch, numba-cuda) imports it inside
 the function that uses it, so ``import numtorch`` and ``numtorch.testing`` work on a machine
@@ -15,7 +15,7 @@ from pathlib import Path
 import numtorch
 
 ROOT = Path(numtorch.__file__).parent
-ALLOWED = {"numpy", "numba", "llvmlite", "numtorch"}
+ALLOWED = {"numpy", "numba", "llvmlite", "ml_dtypes", "numtorch"}
 
 
 def _module_level_imports(tree: ast.Module):

@@ -246,7 +246,7 @@ def _detach(t: Tensor) -> Tensor:
 
 
 def _type_name(dtype) -> str:
-    names = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+    names = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor", "bfloat16": "BFloat16Tensor",
              "int64": "LongTensor", "int32": "IntTensor", "bool": "BoolTensor",
              "complex64": "ComplexFloatTensor", "complex128": "ComplexDoubleTensor"}  # fmt: skip
     return "torch." + names.get(dtype.name, "Tensor")

@@ -451,12 +451,12 @@ def _check_differentiable(group: dict) -> None:
 # ---- the bridge to the fused kernels -----------------------------------------------------------
 # Note [Optimizer kernels follow PyTorch's single-tensor order] (kernels/cpu/optim.py).
 _COMPUTE = {np.dtype(np.float32): np.float32, np.dtype(np.float64): np.float64,
-            np.dtype(np.float16): np.float32, np.dtype(np.complex64): np.float32,
+            np.dtype(np.float16): np.float32, D.bfloat16.np: np.float32, np.dtype(np.complex64): np.float32,
             np.dtype(np.complex128): np.float64}  # fmt: skip
 
 
 def compute_dtype(p: Tensor):
-    """The NumPy scalar type the kernels compute in for parameter ``p`` (float16 -> float32,
+    """The NumPy scalar type the kernels compute in for parameter ``p`` (float16, bfloat16 -> float32,
     complex -> its real type, viewed as interleaved pairs as torch.view_as_real does)."""
     cd = _COMPUTE.get(p._data.dtype)
     if cd is None:

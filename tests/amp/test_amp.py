@@ -1,4 +1,4 @@
-"""numtorch.amp: autocast state (Note [Autocast is state only]), GradScaler, custom_fwd/bwd."""
+"""numtorch.amp: autocast state (Note [CPU autocast]), GradScaler, custom_fwd/bwd."""
 
 from __future__ import annotations
 

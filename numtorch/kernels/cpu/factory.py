@@ -7,12 +7,16 @@ and do not import Numba. Arguments arrive validated: nothing here raises user-fa
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 
+_GRID = {np.dtype(np.float16): 11, np.dtype(ml_dtypes.bfloat16): 8}  # significand bits of the halves
+
+
 def _compute(npdtype: np.dtype):
-    # half has no NumPy sampler: draw in float32 and round once
-    return np.float32 if npdtype == np.float16 else npdtype.type
+    # half and bfloat16 have no NumPy sampler: draw in float32 and round once
+    return np.float32 if npdtype in _GRID else npdtype.type
 
 
 def uniform(g, shape, npdtype: np.dtype, lo: float = 0.0, hi: float = 1.0) -> np.ndarray:
@@ -20,8 +24,9 @@ def uniform(g, shape, npdtype: np.dtype, lo: float = 0.0, hi: float = 1.0) -> np
     if npdtype.kind == "c":
         real = np.dtype(npdtype.char.lower())
         return uniform(g, shape, real, lo, hi) + 1j * uniform(g, shape, real, lo, hi)
-    if npdtype == np.float16:  # an 11-bit grid, so rounding to half never reaches 1
-        u = (g.integers(0, 2**11, shape) * 2.0**-11).astype(np.float32)
+    bits = _GRID.get(npdtype)
+    if bits is not None:  # PyTorch's grid of the dtype's significand, so rounding never reaches 1
+        u = (g.integers(0, 2**bits, shape) * 2.0**-bits).astype(np.float32)
     else:
         u = g.random(shape, dtype=npdtype.type)
     ct = _compute(npdtype)

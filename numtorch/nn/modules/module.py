@@ -50,7 +50,7 @@ __all__ = [
 ]  # fmt: skip
 
 _TENSOR_TYPE_NAMES = {
-    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor", "bfloat16": "BFloat16Tensor",
     "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
     "uint8": "ByteTensor", "bool": "BoolTensor", "complex64": "ComplexFloatTensor",
     "complex128": "ComplexDoubleTensor",
@@ -379,6 +379,10 @@ class Module:
     def half(self) -> Module:
         """Cast floating-point parameters and buffers to float16."""
         return self._apply(lambda t: t.to(D.float16) if t.is_floating_point() else t)
+
+    def bfloat16(self) -> Module:
+        """Cast floating-point parameters and buffers to bfloat16."""
+        return self._apply(lambda t: t.to(D.bfloat16) if t.is_floating_point() else t)
 
     def to_empty(self, *, device, recurse: bool = True) -> Module:
         """Move parameters and buffers to ``device`` without copying their values."""

@@ -191,7 +191,7 @@ def device_from(d) -> device:
 
 _TYPE_NAMES = {
     "Bool": D.bool, "Byte": D.uint8, "Char": D.int8, "Short": D.int16, "Int": D.int32,
-    "Long": D.int64, "Half": D.float16, "Float": D.float32, "Double": D.float64,
+    "Long": D.int64, "Half": D.float16, "BFloat16": D.bfloat16, "Float": D.float32, "Double": D.float64,
     "ComplexFloat": D.complex64, "ComplexDouble": D.complex128,
 }  # fmt: skip
 
@@ -290,7 +290,8 @@ public(
 )
 public("cuda", "self, device=None, non_blocking=False, memory_format=None", _cuda_body, relevant=("self",),
        module="Tensor", ops=(_to_copy,))  # fmt: skip
-for _name, _dt in (("float", D.float32), ("double", D.float64), ("half", D.float16), ("int", D.int32),
+for _name, _dt in (("float", D.float32), ("double", D.float64), ("half", D.float16), ("bfloat16", D.bfloat16),
+                   ("int", D.int32),
                    ("long", D.int64), ("short", D.int16), ("bool", D.bool), ("byte", D.uint8),
                    ("char", D.int8), ("cfloat", D.complex64), ("cdouble", D.complex128)):  # fmt: skip
     _cast_method(_name, _dt)

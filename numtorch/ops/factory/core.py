@@ -336,7 +336,7 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     if ndarray.dtype.isnative and ndarray.dtype not in D._FROM_NP:
         raise TypeError(
-            f"can't convert np.ndarray of type numpy.{ndarray.dtype.type.__name__}. The only supported "
+            f"can't convert np.ndarray of type {ndarray.dtype.type.__module__}.{ndarray.dtype.type.__name__}. The only supported "
             "types are: float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
             "uint64, uint32, uint16, uint8, and bool."
         )

@@ -32,8 +32,8 @@ _LKW = f"{_KW}, MemoryFormat? memory_format=None"
 _PUB = "out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False"
 _GEN = "Generator? generator=None"
 _CTYPE = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
-          "int32": "int", "int64": "long int", "float16": "c10::Half", "float32": "float", "float64": "double"}  # fmt: skip
-_MANTISSA = {"float16": 11, "float32": 24, "float64": 53}
+          "int32": "int", "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double"}  # fmt: skip
+_MANTISSA = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
 
 
 def _zeros(x):
@@ -606,7 +606,7 @@ def _uniform_(self, lo=0.0, hi=1.0, generator=None):
     _check_float(dt, "check_uniform_bounds")
     real = dt.to_real()
     if real.category == D._FLOAT:
-        fmax = float(np.finfo(real.np).max)
+        fmax = D.finfo(real).max
         for what, v in (("from", lo), ("to", hi)):
             if not -fmax <= v <= fmax:
                 raise RuntimeError(f"{what} is out of bounds for {_CTYPE[real.name]}")

@@ -33,7 +33,7 @@ from ..shape.inplace import checked_scalar
 
 # caffe2's TypeMeta names, which masked_fill_'s error prints
 _META = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "int16": "short int",
-         "int8": "signed char", "uint8": "unsigned char", "float16": "c10::Half",
+         "int8": "signed char", "uint8": "unsigned char", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
          "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}  # fmt: skip
 
 

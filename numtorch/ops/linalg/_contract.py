@@ -17,7 +17,7 @@ from ... import _factory_utils as F
 from ..._tensor import Tensor
 
 _CXX = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
-        "int64": "long int", "float16": "c10::Half", "float32": "float", "float64": "double",
+        "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
         "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}  # fmt: skip
 _ELL = -1  # ellipsis marker while parsing
 _NLETTERS = 52

@@ -327,7 +327,7 @@ def _tol(v):
 
 def _pinv_composite(self, atol=None, rtol=None, hermitian=False):
     # at::linalg_pinv: singular values below max(atol, rtol * sigma_max) count as zero
-    if self._data.ndim < 2 or self._dtype.category < D._FLOAT or self._dtype is D.float16:
+    if self._data.ndim < 2 or self._dtype.category < D._FLOAT or self._dtype in (D.float16, D.bfloat16):
         raise RuntimeError(
             f"linalg.pinv({F.cname(self._dtype)}{{[{', '.join(map(str, self.shape))}]}}): expected a tensor with 2 or more "
             "dimensions of float, double, cfloat or cdouble types"
@@ -426,7 +426,7 @@ def _lstsq_cpu(A, B, rcond=None, driver=None):
     nb = math.prod(batch)  # not -1: an empty matrix leaves the batch size ambiguous
     a = np.broadcast_to(a, batch + a.shape[-2:]).reshape(nb, m, n)
     b = np.broadcast_to(b, batch + b.shape[-2:]).reshape(nb, m, b.shape[-1])
-    eps = float(np.finfo(A._dtype.to_real().np).eps)
+    eps = D.finfo(A._dtype.to_real()).eps
     rc = eps * max(m, n) if rcond is None or rcond < 0 else rcond
     k = b.shape[-1]
     x = np.zeros((a.shape[0], n, k), a.dtype)

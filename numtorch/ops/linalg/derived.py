@@ -188,7 +188,7 @@ def _matrix_rank(A, atol=None, rtol=None, hermitian=False):
         s = dispatch(_aten("linalg_svdvals"), [A, None])
     real = A._dtype.to_real()
     if atol is None and rtol is None:
-        rtol = float(np.finfo(real.np).eps) * max(A.shape[-2], A.shape[-1])
+        rtol = D.finfo(real).eps * max(A.shape[-2], A.shape[-1])
     elif rtol is None:
         rtol = 0.0
     smax = s.amax(-1, keepdim=True) if s.shape[-1] else s.sum(-1, keepdim=True)

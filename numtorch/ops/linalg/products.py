@@ -8,7 +8,7 @@ from .._registry import defop, public
 from .core import _TENSORDOT
 
 # c10's TypeMeta names, which multi_dot's dtype message prints
-_META = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+_META = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
          "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
          "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}  # fmt: skip
 

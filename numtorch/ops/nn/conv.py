@@ -25,7 +25,7 @@ _F = "torch.nn.functional"
 _LEGACY = {
     "float32": "torch.FloatTensor",
     "float64": "torch.DoubleTensor",
-    "float16": "torch.HalfTensor",
+    "float16": "torch.HalfTensor", "bfloat16": "torch.BFloat16Tensor",
 }
 
 
@@ -165,7 +165,7 @@ def _check_types(input, weight, bias):
 _SCALAR = {
     "float32": "float",
     "float64": "double",
-    "float16": "c10::Half",
+    "float16": "c10::Half", "bfloat16": "c10::BFloat16",
     "int64": "long int",
     "int32": "int",
 }

@@ -83,7 +83,7 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq, mode, sparse, p
     if mode == 0:
         # PyTorch's sum kernel takes an index_select fast path (no offset2bag) for float32/float16
         # weights without padding_idx; its bag_size / max_indices are zeros sized by the offsets
-        fast = padding_idx is None and weight.dtype in (D.float32, D.float16)
+        fast = padding_idx is None and weight.dtype in (D.float32, D.float16, D.bfloat16)
         offset2bag = np.zeros(0, np.int64) if fast else bag
         bag_size = max_idx = np.zeros(offsets.shape[0], np.int64)
     else:
@@ -97,7 +97,7 @@ def _meta_outputs(weight, indices, offsets, mode, include_last_offset, padding_i
     # shapes only: they follow the offsets' length, never their values
     n_off = offsets.shape[0]
     n_bags = max(n_off - 1, 0) if include_last_offset else n_off
-    fast = mode == 0 and padding_idx is None and weight.dtype in (D.float32, D.float16)
+    fast = mode == 0 and padding_idx is None and weight.dtype in (D.float32, D.float16, D.bfloat16)
     i64 = {"dtype": D.int64}
     aux_len = n_off if mode == 0 else n_bags
     max_shape = (n_bags, weight.shape[1]) if mode == 2 else (aux_len,)
@@ -110,7 +110,8 @@ def _long(a) -> Tensor:
 
 
 def _max_indices(weight, idx, bag, n_bags, dim):
-    w = weight.detach().numpy()
+    w = weight.detach()
+    w = (w.float() if w.dtype is D.bfloat16 else w).numpy()  # numpy() refuses bfloat16, as torch
     best = np.full((n_bags, dim), -np.inf)
     arg = np.zeros((n_bags, dim), np.int64)
     for i, b in zip(idx, bag, strict=True):

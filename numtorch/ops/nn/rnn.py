@@ -192,7 +192,7 @@ _rnn_layer = defop(
 
 # ---- the stacked, bidirectional network over the layer op ----------------------------------------
 def _check_float(x: Tensor, what: str):
-    if x.dtype not in (D.float32, D.float64):
+    if x.dtype not in (D.float32, D.float64, D.bfloat16):  # bfloat16: the layer op runs in float32
         raise RuntimeError(f"{what}: expected a float32 or float64 input, got {x.dtype}")
 
 

@@ -215,7 +215,7 @@ def write_out(out: Tensor, res: Tensor) -> Tensor:
 
 _CTYPES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
-           "float16": "c10::Half", "complex64": "c10::complex<float>",
+           "float16": "c10::Half", "bfloat16": "c10::BFloat16", "complex64": "c10::complex<float>",
            "complex128": "c10::complex<double>"}  # fmt: skip
 
 

@@ -50,7 +50,7 @@ copy_ = defop(
 # c10's names for the checked_convert error ("value cannot be converted to type ...")
 _CNAME = {
     "uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t",
-    "float16": "c10::Half", "float32": "float", "float64": "double", "bool": "bool",
+    "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double", "bool": "bool",
     "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
 }  # fmt: skip
 
@@ -77,7 +77,7 @@ def checked_scalar(value, dt: D.dtype):
         else:
             bad = value < lo or value > hi
     elif dt.category == D._FLOAT and not bad and math.isfinite(value):
-        bad = abs(value) > float(np.finfo(dt.np).max)
+        bad = abs(value) > D.finfo(dt).max
     if bad:
         raise RuntimeError(f"value cannot be converted to type {_CNAME[dt.name]} without overflow")
     if dt.category == D._INT and isinstance(value, float):

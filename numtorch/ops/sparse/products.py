@@ -14,7 +14,7 @@ from .._registry import defop
 from ._coo import K, coalesced
 from .core import SPARSE_MASK
 
-_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "float16": "Half",
+_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "float16": "Half", "bfloat16": "BFloat16",
           "complex64": "ComplexFloat", "complex128": "ComplexDouble", "bool": "Bool"}  # fmt: skip
 
 
