@@ -667,20 +667,20 @@ def _dependencies(root_nodes, inputs):
         if n is not None and n not in seen:
             seen.add(n)
             stack.append(n)
-    order = list(stack)
+    order = list(stack) if inputs is not None else None
     while stack:
-        n = stack.pop()
-        for nx, _ in n.next_functions:
+        for nx, _ in stack.pop().next_functions:
             if nx is None:
                 continue
-            if nx in deps:
+            if nx in deps:  # seen already: only its count changes
                 deps[nx] += 1
-            else:
-                deps[nx] = 1
-            if nx not in seen:
+                continue
+            deps[nx] = 1
+            if nx not in seen:  # a root reached again is seen but has no count
                 seen.add(nx)
                 stack.append(nx)
-                order.append(nx)
+                if order is not None:
+                    order.append(nx)
     if inputs is None:
         return deps, None
     target_nodes = {e[0] for e in inputs}
