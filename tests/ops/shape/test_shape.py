@@ -654,3 +654,19 @@ def test_reshape_of_a_permuted_tensor_copies_once():
     c = x.contiguous()
     assert c.is_contiguous() and c.stride() == (6, 2, 1)
     assert_close(c, x)
+
+
+@pytest.mark.parametrize("how", ["reshape", "view"])
+def test_reshape_of_a_strided_viewable_tensor_is_the_body_view(how):
+    from numtorch._dispatch import dispatch
+    from numtorch.ops.shape.core import view
+
+    base = numtorch.tensor(np.arange(4096.0).reshape(2, 2, 32, 32))
+    x = base.permute(0, 3, 1, 2)  # strides (2048, 1, 1024, 32): the last two dims merge
+    y, ref = getattr(x, how)(2, 32, 64), dispatch(view, [x, [2, 32, 64]])
+    assert y.stride() == ref.stride() == (2048, 1, 32) and y._base is base
+    assert y.storage_offset() == ref.storage_offset()
+    assert_close(y, ref)
+    base.add_(1)  # a view: sees the write
+    assert_close(y, ref)
+    assert y._version == base._version
