@@ -111,9 +111,17 @@ class OpNode(Node):
     def _release(self) -> None:
         # Note [Only saved tensors are freed]
         s, ts = self._saved, self._slots
-        if s:  # saved_tensorish, its common cases first
-            self._saved = {k: GONE if k in ts or k == "result" or v.__class__ is SavedTensor
-                           or saved_tensorish(k, v, ts) else v for k, v in s.items()}  # fmt: skip
+        if s:  # saved_tensorish inlined: a size or number costs no call, lists only a scan
+            kept = {}
+            for k, v in s.items():
+                c = v.__class__
+                if c is SavedTensor or k in ts or k == "result":
+                    kept[k] = GONE
+                elif c is int or c is float or c is bool or v is None or c is Size:
+                    kept[k] = v
+                else:
+                    kept[k] = GONE if saved_tensorish(k, v, ts) else v
+            self._saved = kept
 
 
 _VIA_APPLY = (None, lambda node, saved, grads: node._apply(grads))
