@@ -757,6 +757,23 @@ def _make_expand_fast(body):
     return fast
 
 
+def _make_transpose_fast(body):
+    # x.transpose(d0, d1) with in-range int dims on a plain CPU tensor with nothing to record:
+    # _transpose_cpu's swapped view without the dispatch (TransposeBackward0's formula)
+    def fast(self, dim0, dim1):
+        st = _STATE
+        a = self._data
+        n = a.ndim
+        if (
+            st.td_modes or st.fw_level >= 0 or self._device is not _CPU or (self._rg and st.grad_enabled)
+            or dim0.__class__ is not int or dim1.__class__ is not int or not -n <= dim0 < n or not -n <= dim1 < n
+        ):  # fmt: skip
+            return body(self, dim0, dim1)
+        return _view(self, a.swapaxes(dim0, dim1))
+
+    return fast
+
+
 def install_fast_paths() -> None:
     """Attach the fast calls above to their bindings (numtorch/__init__.py, before _api.install)."""
     from .._registry import BINDINGS
@@ -766,6 +783,8 @@ def install_fast_paths() -> None:
             continue
         if b.name in ("view", "reshape") and b.sig.startswith("self, *"):
             b.fast = (_make_shape_fast(b.body, b.name == "view"), ("self", b.sig.partition("*")[2]))
+        elif b.name == "transpose" and b.sig == "self, dim0, dim1":
+            b.fast = (_make_transpose_fast(b.body), ("self", "dim0", "dim1"))
         elif b.name == "expand" and b.sig == "self, *size":
             b.fast = (_make_expand_fast(b.body), ("self", "size"))
         elif b.name == "__getitem__" and b.sig == "self, key":

@@ -670,3 +670,17 @@ def test_reshape_of_a_strided_viewable_tensor_is_the_body_view(how):
     base.add_(1)  # a view: sees the write
     assert_close(y, ref)
     assert y._version == base._version
+
+
+@pytest.mark.parametrize("dims", [(0, 2), (-1, 0), (1, 1), (2, -3)])
+def test_transpose_fast_call_matches_body(dims):
+    from numtorch._dispatch import dispatch
+    from numtorch.ops.shape.core import transpose
+
+    x = numtorch.tensor(np.arange(24.0).reshape(2, 3, 4))
+    got, ref = x.transpose(*dims), dispatch(transpose, [x, *dims])
+    assert got.shape == ref.shape and got.stride() == ref.stride() and got._base is x
+    assert_close(got, ref)
+    assert got._version == x._version
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        x.transpose(0, 3)
