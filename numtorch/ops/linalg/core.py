@@ -413,7 +413,8 @@ def _mm_mat2_grad(grad: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
     # PyTorch's mm_mat2_backward: when mat2 is a transposed matrix (linear's weight.t()), compute
     # the gradient in that layout, so that weight's gradient (through t()) is contiguous
     st = mat2._data.strides
-    flip = mat2._data.ndim == 2 and st[0] < st[1] and mat2._data.shape[0] > 1 and mat2._data.shape[1] > 1
+    sh = mat2._data.shape
+    flip = len(sh) == 2 and st[0] < st[1] and sh[0] > 1 and sh[1] > 1
     if not STATE.grad_enabled and _real_plain(grad, mat1):  # Note [Direct product gradients]
         g, m1 = grad._data, mat1._data
         if flip:  # the product, then its t() view, as the formula's .t() (the leaf may take it)

@@ -16,7 +16,8 @@ from ..._tensor import Tensor, _make, _root_array, _view, _wrap_dim
 from .._pointwise import _cname
 from .._registry import defop
 from ..._factory_utils import c_copy
-from .core import _c, _compute_stride, _est, _int, _ints, _sh, _strided, both, permute, tensor_property, transpose
+from .core import _c, _compute_stride, _est, _int, _ints, _sh, _strided, both, permute
+from .core import tensor_property, transpose
 
 _INT64_MAX = 2**63 - 1
 _pyslice = builtins.slice  # this module's ``slice`` is aten's op
@@ -720,9 +721,8 @@ def _make_expand_fast(body):
     # buffer; anything else (errors included) takes the body. SumBackward0's grad.expand(sizes):
     # 7.4 us -> 2 us.
     def fast(self, size):
-        st = _STATE
-        a = self._data
-        if st.td_modes or st.fw_level >= 0 or self._device is not _CPU or (self._rg and st.grad_enabled):
+        S, a = _STATE, self._data
+        if S.td_modes or S.fw_level >= 0 or self._device is not _CPU or self._rg and S.grad_enabled:
             return body(self, size)
         sz = size[0] if len(size) == 1 and size[0].__class__ is not int else size
         n, nd = len(sz), a.ndim
@@ -761,13 +761,11 @@ def _make_transpose_fast(body):
     # x.transpose(d0, d1) with in-range int dims on a plain CPU tensor with nothing to record:
     # _transpose_cpu's swapped view without the dispatch (TransposeBackward0's formula)
     def fast(self, dim0, dim1):
-        st = _STATE
-        a = self._data
+        S, a = _STATE, self._data
         n = a.ndim
-        if (
-            st.td_modes or st.fw_level >= 0 or self._device is not _CPU or (self._rg and st.grad_enabled)
-            or dim0.__class__ is not int or dim1.__class__ is not int or not -n <= dim0 < n or not -n <= dim1 < n
-        ):  # fmt: skip
+        if S.td_modes or S.fw_level >= 0 or self._device is not _CPU or self._rg and S.grad_enabled:
+            return body(self, dim0, dim1)
+        if not (dim0.__class__ is dim1.__class__ is int and -n <= dim0 < n and -n <= dim1 < n):
             return body(self, dim0, dim1)
         return _view(self, a.swapaxes(dim0, dim1))
 
