@@ -216,6 +216,9 @@ def _plan(op):
         fn = gen_apply(deriv, p.slots, _formula_plan(deriv))
         if fn is not None:
             deriv.__dict__["_gen"] = (p.slots, fn)  # holds the dict: its identity stays unique
+            if "apply" not in p.node_cls.__dict__:  # Note [Generated node apply]: the method too
+                env = {"_OP_APPLY": OpNode.apply, "_TF": TF_STATE, "_ALL": ALL_DISABLED}
+                p.node_cls.apply = gen_apply(deriv, p.slots, _formula_plan(deriv), env)
     op.__dict__["_ag_plan"] = p
     return p
 
