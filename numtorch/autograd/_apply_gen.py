@@ -14,9 +14,27 @@ from .graph import _FREED, GONE, SavedTensor
 # the same order, each saved value unpacked (version check, saved-tensor hooks) per use.
 
 
-def gen_apply(deriv, slots: dict, plan: tuple):
+# The same body also comes as the node class's ``apply`` method (``method=``): OpNode.apply's
+# checks (this plan's slots, saved values not freed, no missing gradient) and its torch-function
+# guard written around it, so the engine's ``node.apply(*grads)`` runs one frame per node.
+_METHOD_HEAD = [
+    "def apply(node, *grads):",
+    "    saved = node._saved",
+    "    if node._slots is not _SLOTS or saved is None:",
+    "        return _OP_APPLY(node, *grads)",
+    "    for _g in grads:",
+    "        if _g is None:",
+    "            return _OP_APPLY(node, *grads)",
+    "    _tf = _TF[0]",
+    "    _TF[0] = _ALL",
+    "    try:",
+]
+
+
+def gen_apply(deriv, slots: dict, plan: tuple, method: dict | None = None):
     """A function ``(node, saved, grads) -> tuple`` equivalent to the rest of OpNode._apply for
-    nodes whose ``_slots`` is ``slots``, or None when the plan has a shape only _apply handles."""
+    nodes whose ``_slots`` is ``slots``, or None when the plan has a shape only _apply handles.
+    ``method``: {_OP_APPLY, _TF, _ALL} to make the node class's ``apply(node, *grads)`` instead."""
     if not all(v.__class__ is int for v in slots.values()):
         return None
     ns = {"_ST": SavedTensor, "_GONE": GONE, "_FREED": _FREED, "_unpack": _unpack_seq}
@@ -57,6 +75,9 @@ def gen_apply(deriv, slots: dict, plan: tuple):
         else:
             L.append(f"        res[{ks[0]}] = {call}")
     L.append("    return tuple(res)")
+    if method is not None:
+        ns.update(method, _SLOTS=slots)
+        L = _METHOD_HEAD + ["    " + x for x in L[1:]] + ["    finally:", "        _TF[0] = _tf"]
     exec(compile("\n".join(L) + "\n", f"<numtorch apply {deriv.node_name}>", "exec"), ns)
     return ns["apply"]
 

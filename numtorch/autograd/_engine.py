@@ -111,9 +111,17 @@ class OpNode(Node):
     def _release(self) -> None:
         # Note [Only saved tensors are freed]
         s, ts = self._saved, self._slots
-        if s:  # saved_tensorish, its common cases first
-            self._saved = {k: GONE if k in ts or k == "result" or v.__class__ is SavedTensor
-                           or saved_tensorish(k, v, ts) else v for k, v in s.items()}  # fmt: skip
+        if s:  # saved_tensorish inlined: a size or number costs no call, lists only a scan
+            kept = {}
+            for k, v in s.items():
+                c = v.__class__
+                if c is SavedTensor or k in ts or k == "result":
+                    kept[k] = GONE
+                elif c is int or c is float or c is bool or v is None or c is Size:
+                    kept[k] = v
+                else:
+                    kept[k] = GONE if saved_tensorish(k, v, ts) else v
+            self._saved = kept
 
 
 _VIA_APPLY = (None, lambda node, saved, grads: node._apply(grads))
@@ -208,6 +216,9 @@ def _plan(op):
         fn = gen_apply(deriv, p.slots, _formula_plan(deriv))
         if fn is not None:
             deriv.__dict__["_gen"] = (p.slots, fn)  # holds the dict: its identity stays unique
+            if "apply" not in p.node_cls.__dict__:  # Note [Generated node apply]: the method too
+                env = {"_OP_APPLY": OpNode.apply, "_TF": TF_STATE, "_ALL": ALL_DISABLED}
+                p.node_cls.apply = gen_apply(deriv, p.slots, _formula_plan(deriv), env)
     op.__dict__["_ag_plan"] = p
     return p
 
@@ -667,20 +678,20 @@ def _dependencies(root_nodes, inputs):
         if n is not None and n not in seen:
             seen.add(n)
             stack.append(n)
-    order = list(stack)
+    order = list(stack) if inputs is not None else None
     while stack:
-        n = stack.pop()
-        for nx, _ in n.next_functions:
+        for nx, _ in stack.pop().next_functions:
             if nx is None:
                 continue
-            if nx in deps:
+            if nx in deps:  # seen already: only its count changes
                 deps[nx] += 1
-            else:
-                deps[nx] = 1
-            if nx not in seen:
+                continue
+            deps[nx] = 1
+            if nx not in seen:  # a root reached again is seen but has no count
                 seen.add(nx)
                 stack.append(nx)
-                order.append(nx)
+                if order is not None:
+                    order.append(nx)
     if inputs is None:
         return deps, None
     target_nodes = {e[0] for e in inputs}

@@ -95,11 +95,23 @@ def _clone_obey_contract(g, var):
     return dispatch(copy_, [new, g, False])
 
 
+_ADD_ = []  # aten.add_.Tensor, on first use: the ops import after autograd
+
+
+def _add_op():
+    from .._ops import ops
+
+    _ADD_.append(ops.aten.add_.Tensor)
+    return _ADD_[0]
+
+
 def accumulate(var: Tensor, g: Tensor, create_graph: bool) -> None:
-    for fn in list(var._backward_hooks or ()):
-        r = fn(g)
-        if r is not None:
-            g = _checked(fn, g, r)
+    hooks = var._backward_hooks
+    if hooks:
+        for fn in list(hooks):
+            r = fn(g)
+            if r is not None:
+                g = _checked(fn, g, r)
     tf = TF_STATE[0]
     TF_STATE[0] = ALL_DISABLED  # Note [Derivative formulas are below the Python API]
     try:
@@ -114,9 +126,14 @@ def accumulate(var: Tensor, g: Tensor, create_graph: bool) -> None:
                 var._grad = _make(g._data.copy(), g._dtype, Tensor, g._device)
         elif create_graph or (var._grad.__class__ is SparseCooTensor and g.__class__ is not SparseCooTensor):
             var._grad = var._grad + g if create_graph else g + var._grad  # PyTorch: a dense one replaces a sparse grad
+        elif var._grad.__class__ is Tensor and g.__class__ is Tensor:
+            # Tensor.add_'s dispatch (the same aten.add_.Tensor call) without the binding's frame
+            (_ADD_[0] if _ADD_ else _add_op()).fast(var._grad, g, 1)
         else:
             var._grad.add_(g)
     finally:
         TF_STATE[0] = tf
-    for fn in list(var._post_acc_hooks or ()):
-        fn(var)
+    hooks = var._post_acc_hooks
+    if hooks:
+        for fn in list(hooks):
+            fn(var)

@@ -187,6 +187,8 @@ def _matmul_checks(a: Tensor, b: Tensor) -> None:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {d1}D and {d2}D"
         )
+    if d1 == d2 >= 3 and t1 is t2 and t1 is not D.bool and s1[-1] == s2[-2] and s1[:-2] == s2[:-2]:
+        return  # equal batches (attention's products): nothing below can refuse them
     if d1 == 1 and d2 == 1:
         return _dot_checks(a, b)
     if d1 == 2 and d2 == 1:

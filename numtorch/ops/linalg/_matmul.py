@@ -73,17 +73,38 @@ def unobserved(a, b) -> bool:
     return _plain(a, b) and not ((a._rg or b._rg) and STATE.grad_enabled)
 
 
+def _real_plain(*ts) -> bool:
+    if STATE.td_modes or STATE.fw_level >= 0:
+        return False
+    dt = ts[0]._dtype
+    for t in ts:
+        c = t.__class__
+        if not (c is Tensor or c in PLAIN_SUBCLASSES) or t._device is not CPU or t._dtype is not dt:
+            return False
+    return not dt.is_complex
+
+
 def matmul_cpu(self, other):
     _matmul_checks(self, other)
     return _make(product(self._data, other._data), self._dtype)
 
 
 def _mH(x: Tensor) -> Tensor:
-    return x.mH if x.is_complex() else x.mT
+    return x.mH if x._dtype.is_complex else x.mT
 
 
 def matmul_backward(grad, self, other):
     a1, b1 = self._data.ndim == 1, other._data.ndim == 1
+    if not (a1 or b1 or STATE.grad_enabled) and _real_plain(grad, self, other):
+        # Note [Direct product gradients] (core.py): the formula's two products on the arrays
+        # (attention's (2, 2, 32, 32): 28 us -> 18 us; PyTorch's BmmBackward0 + view 9 us)
+        g, a, b = grad._data, self._data, other._data
+        ga = product(g, b.swapaxes(-1, -2))
+        if b.ndim == 2 and a.ndim > 2:  # the stack's rows against one matrix, as below
+            gb = product(a.reshape(-1, a.shape[-1]).T, g.reshape(-1, g.shape[-1]))
+        else:
+            gb = product(a.swapaxes(-1, -2), g)
+        return _make(ga, grad._dtype), _make(gb, grad._dtype)
     a2 = self.unsqueeze(0) if a1 else self
     b2 = other.unsqueeze(-1) if b1 else other
     g = grad.unsqueeze(-1) if b1 else grad

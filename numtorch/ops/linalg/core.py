@@ -16,7 +16,7 @@ import numpy as np
 from ... import _dtype as D
 from ... import _factory_utils as F
 from ..._dispatch import dispatch
-from ..._tensor import Tensor, _make, _wrap_dim
+from ..._tensor import Tensor, _make, _view, _wrap_dim
 from ._contract import (
     _CXX,
     _bmm_checks,
@@ -34,7 +34,8 @@ from ._contract import (
 )  # fmt: skip
 from .._pointwise import warn_resize
 from .._registry import OPS, defop, public
-from ._matmul import _call, _matmul, matmul_backward, matmul_cpu, unobserved
+from ..._state import STATE
+from ._matmul import _call, _matmul, _real_plain, matmul_backward, matmul_cpu, unobserved
 
 
 class LinAlgError(RuntimeError):
@@ -220,7 +221,7 @@ def _mv_check(a: Tensor, b: Tensor, out: Tensor | None = None) -> None:
 
 _MM = _op("mm(Tensor self, Tensor mat2) -> Tensor", _product_cpu(_mm_check), out_impl=_product_out(_mm_check), backward={
     # mat2's formula first: PyTorch's generated MmBackward0 computes it first
-    "mat2": lambda grad, self, mat2: _mm_mat2_grad(grad, self, mat2), "self": lambda grad, mat2: grad.mm(_tH(mat2))})  # fmt: skip
+    "mat2": lambda grad, self, mat2: _mm_mat2_grad(grad, self, mat2), "self": lambda grad, mat2: _mm_mat1_grad(grad, mat2)})  # fmt: skip
 _bind("mm", "input, mat2", _MM, doc="""Product of two matrices (no broadcasting).
 
     >>> numtorch.mm(numtorch.ones(2, 3), numtorch.ones(3, 4)).shape
@@ -397,18 +398,37 @@ def _tH(x: Tensor) -> Tensor:
     return _cj(x.t())
 
 
+# Note [Direct product gradients]
+# With grad mode off (no create_graph), no dispatch mode or forward-AD level, and plain real CPU
+# tensors of one dtype, nothing records or sees the ops a product's gradient formula is written
+# with: the same product() calls on the arrays (and their transposed views) that those ops
+# reach through t() and mm's dispatch each, so the values are the formula's bit for bit.
+def _mm_mat1_grad(grad: Tensor, mat2: Tensor) -> Tensor:
+    if not STATE.grad_enabled and _real_plain(grad, mat2):  # Note [Direct product gradients]
+        return _make(product(grad._data, mat2._data.T), grad._dtype)
+    return grad.mm(_tH(mat2))
+
+
 def _mm_mat2_grad(grad: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
     # PyTorch's mm_mat2_backward: when mat2 is a transposed matrix (linear's weight.t()), compute
     # the gradient in that layout, so that weight's gradient (through t()) is contiguous
     st = mat2._data.strides
-    if mat2._data.ndim == 2 and st[0] < st[1] and mat2._data.shape[0] > 1 and mat2._data.shape[1] > 1:
+    sh = mat2._data.shape
+    flip = len(sh) == 2 and st[0] < st[1] and sh[0] > 1 and sh[1] > 1
+    if not STATE.grad_enabled and _real_plain(grad, mat1):  # Note [Direct product gradients]
+        g, m1 = grad._data, mat1._data
+        if flip:  # the product, then its t() view, as the formula's .t() (the leaf may take it)
+            p = _make(product(g.T, m1), grad._dtype)
+            return _view(p, p._data.T)
+        return _make(product(m1.T, g), grad._dtype)
+    if flip:
         return grad.t().mm(_cj(mat1)).t()
     return _tH(mat1).mm(grad)
 
 
 _ADDMM = _op(f"addmm(Tensor self, Tensor mat1, Tensor mat2, {_SCAL}) -> Tensor", _addmm_cpu, backward={
     "self": lambda grad, beta: _maybe_mul(grad, beta),
-    "mat1": lambda grad, mat2, alpha: _maybe_mul(grad.mm(_tH(mat2)), alpha),
+    "mat1": lambda grad, mat2, alpha: _maybe_mul(_mm_mat1_grad(grad, mat2), alpha),
     "mat2": lambda grad, mat1, mat2, alpha: _maybe_mul(_mm_mat2_grad(grad, mat1, mat2), alpha)})  # fmt: skip
 _ADDMV = _op(f"addmv(Tensor self, Tensor mat, Tensor vec, {_SCAL}) -> Tensor", _addmv_cpu, backward={
     "self": lambda grad, beta: grad * beta,

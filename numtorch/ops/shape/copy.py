@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 
 from ... import _dtype as D
-from ..._factory_utils import blocked_copy_into
+from ..._factory_utils import blocked_copy_into, c_copy
 from ..._tensor import Tensor, _make, _wrap_dim
 from ..._overlap import check_no_internal_overlap
 from ..._overlap import dense as _dense
@@ -177,6 +177,8 @@ def write_out(out: Tensor, arr: np.ndarray) -> Tensor:
 def _clone_cpu(self, memory_format=None):
     a = self._data
     fmt = as_format(memory_format)
+    if fmt is contiguous_format:  # .contiguous()'s copy: no layout to infer
+        return _make(c_copy(a), self._dtype)
     if a.flags.c_contiguous and fmt is not channels_last and fmt is not channels_last_3d:
         r = a.copy()
         if fmt is contiguous_format or r.strides == a.strides:

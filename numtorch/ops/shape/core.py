@@ -257,9 +257,18 @@ def _reshape(self, shape):
     if _plain_contiguous(a) or _compute_stride(a.shape, _est(a), shape) is not None:
         return _c(view, self, list(shape))
     # aten.clone through the op table: shape/copy.py imports this module
-    return _c(_unsafe_view, _c(ops.aten.clone.default, self, contiguous_format), list(shape))
+    return _c(_unsafe_view, _c(_clone_op(), self, contiguous_format), list(shape))
 
 
+def _clone_op():
+    # aten.clone, looked up once (ops.aten.clone.default costs ~5 us per call)
+    op = _CLONE[0]
+    if op is None:
+        op = _CLONE[0] = ops.aten.clone.default
+    return op
+
+
+_CLONE = [None]
 reshape = defop("reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", composite=_reshape)
 view_as = defop("view_as(Tensor(a) self, Tensor other) -> Tensor(a)",
                 composite=lambda self, other: _c(view, self, _sh(other)))  # fmt: skip

@@ -375,3 +375,43 @@ def test_multi_dot_matches_the_matmul_chain_and_raises_pytorchs_errors():
             numtorch.linalg.multi_dot(tensors)
     with pytest.raises(RuntimeError, match=r"^inner\(\) the last dimension must match on both input tensors but got shapes \[2\] and \[3\]$"):
         numtorch.inner(numtorch.ones(2), numtorch.ones(3))
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda x, y, w, b: numtorch.nn.functional.linear(x, w, b),  # addmm, weight.t() layout
+        lambda x, y, w, b: x.mm(y),
+        lambda x, y, w, b: x.reshape(2, 3, 4).matmul(y),  # a stack against one matrix
+        lambda x, y, w, b: x.reshape(2, 3, 4).matmul(y.expand(2, 4, 3) * 1),  # equal batches
+    ],
+)
+def test_product_gradients_without_observers_are_the_formulas(make):
+    # Note [Direct product gradients]: the same values as the formulas' ops, which a mode still sees
+    from numtorch.utils._python_dispatch import TorchDispatchMode
+
+    seen = []
+
+    class Log(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            seen.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    grads = []
+    for mode in (None, Log):
+        x, y = _r(6, 4).requires_grad_(), _r(4, 3, seed=1).requires_grad_()
+        w, b = _r(3, 4, seed=2).requires_grad_(), _r(3, seed=3).requires_grad_()
+        out = make(x, y, w, b)
+        g = _r(*out.shape, seed=4)
+        if mode is None:
+            out.backward(g)
+        else:
+            with mode():
+                out.backward(g)
+        grads.append([t.grad for t in (x, y, w, b)])
+    for direct, formula in zip(*grads):
+        assert (direct is None) == (formula is None)
+        if direct is not None:
+            assert direct.stride() == formula.stride()
+            np.testing.assert_array_equal(direct.numpy(), formula.numpy())
+    assert {"aten.mm.default", "aten.bmm.default", "aten.matmul.default"} & set(seen)

@@ -612,3 +612,75 @@ def test_inplace_view_ops_become_the_view_and_keep_the_graph():
     assert y.grad.tolist() == [[2.0, 4.0, 6.0], [0.0, 0.0, 0.0]]
     with pytest.raises(RuntimeError, match="^t_\\(\\) expects a tensor with <= 2 dimensions, but self is 3D$"):
         numtorch.zeros(2, 3, 4).t_()
+
+
+# Note [Reshape fast path] and Tensor.expand's fast call: the same strides, values, base and
+# version counter as the dispatched body, and the body's errors
+@pytest.mark.parametrize(
+    "src, size",
+    [((), (8,)), ((), (2, 3)), ((3, 1), (3, 4)), ((3, 1), (2, 3, 4)), ((3, 1), (1, 1, 3, 1)),
+     ((3, 1), (-1, 5)), ((1, 4), (1, 1, 4)), ((2, 3), (4, 2, 3))],  # fmt: skip
+)
+def test_expand_fast_call_matches_body(src, size):
+    from numtorch._dispatch import dispatch
+    from numtorch.ops.shape.core import expand
+
+    x = numtorch.tensor(np.arange(float(np.prod(src))).reshape(src))
+    got, ref = x.expand(*size), dispatch(expand, [x, list(size), False])
+    assert got.shape == ref.shape and got.stride() == ref.stride() and got._base is x
+    assert_close(got, ref)
+    x.add_(1)  # a view: shares the memory and the version counter
+    assert got._version == x._version
+    assert_close(got, ref)
+
+
+def test_expand_fast_call_errors_are_the_body_errors():
+    x = numtorch.zeros(2, 3)
+    with pytest.raises(RuntimeError, match=r"The expanded size of the tensor \(4\) must match"):
+        x.expand(2, 4)
+    with pytest.raises(RuntimeError, match="must be greater or equal to the number of dimensions"):
+        x.expand(3)
+    with pytest.raises(TypeError):
+        x.expand()
+
+
+def test_reshape_of_a_permuted_tensor_copies_once():
+    x = numtorch.arange(24.0).reshape(2, 3, 4).transpose(0, 2)
+    y = x.reshape(12, 2)
+    assert y.is_contiguous() and y._base is None and y.stride() == (2, 1)
+    assert_close(y, numtorch.from_numpy(np.ascontiguousarray(x.numpy()).reshape(12, 2)))
+    x.add_(1)  # a copy: the result keeps the old values
+    assert y[0, 0].item() == 0.0
+    c = x.contiguous()
+    assert c.is_contiguous() and c.stride() == (6, 2, 1)
+    assert_close(c, x)
+
+
+@pytest.mark.parametrize("how", ["reshape", "view"])
+def test_reshape_of_a_strided_viewable_tensor_is_the_body_view(how):
+    from numtorch._dispatch import dispatch
+    from numtorch.ops.shape.core import view
+
+    base = numtorch.tensor(np.arange(4096.0).reshape(2, 2, 32, 32))
+    x = base.permute(0, 3, 1, 2)  # strides (2048, 1, 1024, 32): the last two dims merge
+    y, ref = getattr(x, how)(2, 32, 64), dispatch(view, [x, [2, 32, 64]])
+    assert y.stride() == ref.stride() == (2048, 1, 32) and y._base is base
+    assert y.storage_offset() == ref.storage_offset()
+    assert_close(y, ref)
+    base.add_(1)  # a view: sees the write
+    assert_close(y, ref)
+    assert y._version == base._version
+
+
+@pytest.mark.parametrize("dims", [(0, 2), (-1, 0), (1, 1), (2, -3)])
+def test_transpose_fast_call_matches_body(dims):
+    from numtorch._dispatch import dispatch
+    from numtorch.ops.shape.core import transpose
+
+    x = numtorch.tensor(np.arange(24.0).reshape(2, 3, 4))
+    got, ref = x.transpose(*dims), dispatch(transpose, [x, *dims])
+    assert got.shape == ref.shape and got.stride() == ref.stride() and got._base is x
+    assert_close(got, ref)
+    assert got._version == x._version
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        x.transpose(0, 3)
