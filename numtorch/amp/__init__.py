@@ -1,4 +1,4 @@
-"""numtorch.amp: ``autocast`` (Note [Autocast is state only]), ``GradScaler``, ``custom_fwd``/``custom_bwd``."""
+"""numtorch.amp: ``autocast`` (Note [Autocast key]), ``GradScaler``, ``custom_fwd``/``custom_bwd``."""
 
 from __future__ import annotations
 

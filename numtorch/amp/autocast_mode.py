@@ -1,12 +1,11 @@
 """``numtorch.autocast`` / ``numtorch.amp.autocast``: the autocast state PyTorch code sets and reads.
 
-# Note [Autocast is state only]
+# Note [Autocast state]
 # numtorch records autocast's state per device type (enabled, dtype, cache, nesting) with
-# PyTorch's validation and warnings, so scripts, ``custom_fwd`` and code that asks
-# ``is_autocast_enabled()`` behave as in PyTorch. Ops do not yet run in the lower precision
-# inside the region: they keep their inputs' dtype (float32 results where PyTorch would give
-# bfloat16/float16 ones), which is more accurate and never less. numtorch has no bfloat16 dtype,
-# so CPU autocast's default dtype is float16.
+# PyTorch's validation and warnings; the ops on PyTorch's autocast lists read it through the
+# autocast key (Note [Autocast key], numtorch/amp/_policy.py), one list table per device type.
+# Until numtorch has bfloat16, float16 is the default dtype of both device types (PyTorch's
+# CPU default is bfloat16): _policy.LOWER_DTYPES is the hook that admits bfloat16.
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ import warnings
 
 from .. import _dtype as D
 from .._device import device as _device
+from . import _policy
 
 _STATE: dict = {t: {"enabled": False, "dtype": D.float16, "cache": True} for t in ("cpu", "cuda")}
 _NESTING = [0]
@@ -45,6 +45,7 @@ def set_autocast_enabled(device_type, enabled=None) -> None:
     if enabled is None:
         device_type, enabled = "cuda", device_type
     _STATE[_check_type(device_type)]["enabled"] = bool(enabled)
+    _policy.sync(_STATE)
 
 
 def get_autocast_dtype(device_type: str):
@@ -63,13 +64,14 @@ def is_autocast_cache_enabled() -> bool:
 
 
 def set_autocast_cache_enabled(enabled: bool) -> None:
-    """Switch autocast's weight-cast cache (there is nothing cached: Note [Autocast is state only])."""
+    """Switch autocast's cache of parameter casts."""
     for s in _STATE.values():
         s["cache"] = bool(enabled)
 
 
 def clear_autocast_cache() -> None:
-    """Nothing is cached (Note [Autocast is state only])."""
+    """Drop the casts of leaf tensors (parameters) autocast keeps for the region."""
+    _policy.clear_cache()
 
 
 def autocast_increment_nesting() -> int:
@@ -83,7 +85,8 @@ def autocast_decrement_nesting() -> int:
 
 
 class autocast:  # noqa: N801 - torch's name
-    """Context manager and decorator for mixed precision regions (Note [Autocast is state only]).
+    """Context manager and decorator for mixed precision regions: listed ops (matmul, conv, ...)
+    run in ``dtype``, others (softmax, losses, ...) in float32 (Note [Autocast key]).
 
     >>> with numtorch.autocast("cpu", dtype=numtorch.float16):
     ...     numtorch.is_autocast_enabled("cpu")
@@ -99,7 +102,7 @@ class autocast:  # noqa: N801 - torch's name
         if self.device == "cuda" and enabled and not _cuda_available():
             warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", stacklevel=2)
             enabled = False
-        if self.device == "cpu" and enabled and self.fast_dtype not in (D.float16,):
+        if self.device == "cpu" and enabled and self.fast_dtype not in _policy.LOWER_DTYPES:
             warnings.warn(
                 "In CPU autocast, but the target dtype is not supported. Disabling autocast.\n"
                 "CPU Autocast only supports dtypes of torch.bfloat16, torch.float16 currently.",
@@ -113,12 +116,15 @@ class autocast:  # noqa: N801 - torch's name
         self.prev = (s["enabled"], s["dtype"], s["cache"])
         s["enabled"], s["dtype"], s["cache"] = self._enabled, self.fast_dtype, self._cache_enabled
         autocast_increment_nesting()
+        _policy.sync(_STATE)
         return self
 
     def __exit__(self, *exc) -> bool:
-        autocast_decrement_nesting()
+        if autocast_decrement_nesting() == 0:
+            _policy.clear_cache()
         s = _STATE[self.device]
         s["enabled"], s["dtype"], s["cache"] = self.prev
+        _policy.sync(_STATE)
         return False
 
     def __call__(self, func):

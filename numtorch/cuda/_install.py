@@ -401,7 +401,18 @@ _SMS: list = []
 
 def _addmm(self, mat1, mat2, beta=1, alpha=1):
     # composed from CUDA ops (mm, mul, add), each of which checks devices and dtypes
-    prod = _product_mm(mat1, mat2)
+    return _scaled_sum(self, _product_mm(mat1, mat2), beta, alpha)
+
+
+def _baddbmm(self, batch1, batch2, beta=1, alpha=1):
+    return _scaled_sum(self, _PRODUCTS["bmm"](batch1, batch2), beta, alpha)
+
+
+def _addbmm(self, batch1, batch2, beta=1, alpha=1):
+    return _scaled_sum(self, _PRODUCTS["bmm"](batch1, batch2).sum(0), beta, alpha)
+
+
+def _scaled_sum(self, prod, beta, alpha):
     prod = prod if alpha == 1 else prod * alpha
     if beta == 0:  # PyTorch ignores self then, NaNs included
         return prod
@@ -409,6 +420,7 @@ def _addmm(self, mat1, mat2, beta=1, alpha=1):
 
 
 _product_mm = None
+_PRODUCTS: dict = {}
 
 
 # ---- installation --------------------------------------------------------------------------------
@@ -465,8 +477,11 @@ def install() -> dict:
         "aten::mv": _product(OPS["aten::mv"]),
         "aten::dot": _product(OPS["aten::dot"]),
         "aten::addmm": _addmm,
+        "aten::baddbmm": _baddbmm,
+        "aten::addbmm": _addbmm,
     }
     _product_mm = special["aten::mm"]
+    _PRODUCTS["bmm"] = special["aten::bmm"]
     from . import _composed, _conv, _indexing, _masked, _nn, _random, _scatter, _sort, _viewgrad
 
     special.update(_indexing.install(OPS, _meta_of))
