@@ -270,8 +270,10 @@ def _reduction(op, kind, dims_at=None):
         pv = S.CudaArray(a.block, a.root, a.offset, [a.shape[p] for p in perm], [a.estrides[p] for p in perm],
                          a.dtype)  # fmt: skip
         out_dt = res._dtype
-        if out_dt in P._UNSUPPORTED:
-            raise P.not_implemented(op._schema.name, out_dt)
+        if out_dt.is_complex:
+            if kind not in ("sum", "mean"):
+                raise P.not_implemented(op._schema.name, out_dt)
+            return _complex_reduction(kind, self, dims if a.ndim else [], out_dt, res)
         # half: on a GPU numba-cuda links a helper library into kernels that compare halves, and
         # its disk cache cannot store such kernels; float32 copies reduce exactly as well
         half = out_dt is D.float16
@@ -288,6 +290,17 @@ def _reduction(op, kind, dims_at=None):
         return _make(out, out_dt, Tensor, self._device)
 
     return impl
+
+
+def _complex_reduction(kind, self, dims, out_dt, res):
+    # Note [Complex on CUDA]: a complex sum or mean is the real reduction of its view_as_real
+    # (the real and imaginary parts are independent sums), read back as complex
+    import numtorch
+
+    x = self if self._dtype is out_dt else self.to(out_dt)
+    r = numtorch.view_as_real(x.resolve_conj())
+    r = getattr(numtorch, kind)(r, dims) if dims else r.clone()
+    return numtorch.view_as_complex(r.contiguous()).reshape(res.shape)
 
 
 def _launch_red(kind, x, rows, n, out, out_dt):
@@ -346,6 +359,8 @@ def _product(op):
                 raise device_error()
         res = _meta_of(op, [self, other, *rest])
         dt = res._dtype
+        if dt.is_complex:
+            return _complex_product(impl, self, other, rest, dt)
         if dt not in (D.float16, D.float32, D.float64):
             raise P.not_implemented("addmm", dt)
         # float16: float32 operands and accumulation, rounded once at the end (as cuBLAS's
@@ -375,6 +390,18 @@ def _product(op):
         return _make(out, dt, Tensor, self._device)
 
     return impl
+
+
+def _complex_product(impl, a, b, rest, dt):
+    # Note [Complex on CUDA]: (ar + i ai)(br + i bi) from four real products of the parts,
+    # which are strided views of view_as_real (each product reads them through its own copy)
+    import numtorch
+
+    ar, br = (numtorch.view_as_real(t.to(dt).resolve_conj()) for t in (a, b))
+    a0, a1, b0, b1 = ar[..., 0], ar[..., 1], br[..., 0], br[..., 1]
+    re = impl(a0, b0, *rest) - impl(a1, b1, *rest)
+    im = impl(a0, b1, *rest) + impl(a1, b0, *rest)
+    return numtorch.view_as_complex(numtorch.stack([re, im], -1))
 
 
 def _gemm_tile(m: int, n: int, nb: int) -> str:
@@ -509,8 +536,8 @@ def install() -> dict:
 
 def _family(op) -> str | None:
     """Give ``op`` its family's CUDA implementation; returns the family (None: none applies)."""
-    if "cuda" in op.impls or "composite" in op.impls or "cpu" not in op.impls:
-        return None
+    if "cuda" in op.impls or "composite" in op.impls or "any" in op.impls or "cpu" not in op.impls:
+        return None  # "any": the op's own kernel serves every device (_conj's conjugate view)
     pwinfo = _pointwise_of(op)
     if pwinfo is not None:
         op.impls["cuda"] = _pointwise_impl(pwinfo)
