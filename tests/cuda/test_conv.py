@@ -94,3 +94,28 @@ def test_small_cnn_trains_as_on_cpu():
     np.testing.assert_allclose(got[0], want[0], rtol=1e-10)
     for g, w in zip(got[1], want[1], strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+
+
+def test_half_conv_and_pools_compute_in_float32():
+    # Note [Half convolution and pooling on CUDA]: the float32 result of the half values, rounded once
+    F = numtorch.nn.functional
+    g = np.random.default_rng(0)
+    x = numtorch.from_numpy(g.standard_normal((2, 2, 6, 6)).astype(np.float16))
+    w = numtorch.from_numpy(g.standard_normal((3, 2, 3, 3)).astype(np.float16))
+    xc, wc = x.cuda().requires_grad_(), w.cuda().requires_grad_()
+    xf, wf = x.float().requires_grad_(), w.float().requires_grad_()
+    got, want = F.conv2d(xc, wc, padding=1), F.conv2d(xf, wf, padding=1)
+    assert got.dtype is numtorch.float16
+    np.testing.assert_array_equal(got.detach().cpu().numpy(), want.detach().half().numpy())
+    got.float().sum().backward()
+    want.sum().backward()
+    assert xc.grad.dtype is numtorch.float16
+    np.testing.assert_array_equal(wc.grad.cpu().numpy(), wf.grad.half().numpy())
+    for pool in (lambda t: F.max_pool2d(t, 2), lambda t: F.avg_pool2d(t, 3, 1, 1), lambda t: F.adaptive_avg_pool2d(t, 4)):
+        r = pool(x.cuda())
+        assert r.dtype is numtorch.float16
+        np.testing.assert_array_equal(r.cpu().numpy(), pool(x.float()).half().numpy())
+    with pytest.raises(RuntimeError) as cpu_error:  # mixed dtypes: the op's own check, as on the CPU
+        F.conv2d(x, w.float())
+    with pytest.raises(RuntimeError, match=str(cpu_error.value)):
+        F.conv2d(xc.detach(), wc.detach().float())
