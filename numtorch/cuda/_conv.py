@@ -1,4 +1,4 @@
-"""CUDA convolution (1-d and 2-d, grouped, strided, dilated, transposed; float16 through float32:
+"""CUDA convolution (1-d, 2-d and 3-d (Note [CUDA conv3d by depth taps]), grouped, strided, dilated, transposed; float16 through float32:
 Note [Half convolution and pooling on CUDA]) and its backward as
 im2col / col2im kernels plus the CUDA matmul (Note [CUDA im2col layout]); ``F.unfold`` /
 ``F.fold`` on the same kernels; max/avg/adaptive-avg pooling and their backward as direct kernels
@@ -18,6 +18,7 @@ from .._tensor import Tensor, _make
 from ..kernels import lazy
 from ..ops.nn import conv as C
 from ..ops.nn import pooling as PL
+from . import _conv3d
 from . import _pointwise as P
 from . import _storage as S
 from ._composed import _check
@@ -87,6 +88,9 @@ def _setup(input, weight, bias, stride, padding, dilation, transposed, output_pa
 
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     _check(input, weight, bias)
+    if weight.dim() == 5:  # Note [CUDA conv3d by depth taps]
+        return _conv3d.forward(convolution, input, weight, bias, stride, padding, dilation, transposed,
+                               output_padding, groups)  # fmt: skip
     g = _setup(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
     x = input.reshape(g.N, g.C, g.H, g.W)
     K_ = g.KH * g.KW
@@ -111,6 +115,9 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
 def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
                          output_padding, groups, output_mask):  # fmt: skip
     _check(grad_output, input, weight)
+    if weight.dim() == 5:
+        return _conv3d.backward(convolution_backward, grad_output, input, weight, bias_sizes, stride, padding,
+                                dilation, transposed, output_padding, groups, output_mask)  # fmt: skip
     g = _setup(input, weight, None, stride, padding, dilation, transposed, output_padding, groups)
     go = grad_output.reshape(g.N, g.O, g.OH, g.OW)
     x = input.reshape(g.N, g.C, g.H, g.W)

@@ -119,3 +119,15 @@ def test_half_conv_and_pools_compute_in_float32():
         F.conv2d(x, w.float())
     with pytest.raises(RuntimeError, match=str(cpu_error.value)):
         F.conv2d(xc.detach(), wc.detach().float())
+
+
+def test_conv3d_values_and_grads_match_cpu():
+    # Note [CUDA conv3d by depth taps]: depth stride, padding and dilation pick the taps' runs
+    g = np.random.default_rng(3)
+    x, w, b = g.standard_normal((1, 2, 5, 3, 4)), g.standard_normal((4, 1, 3, 2, 2)), g.standard_normal(4)
+    got, want = (_run(lambda x, w, b: F.conv3d(x, w, b, (2, 1, 1), (1, 0, 1), (1, 1, 2), 2), [x, w, b], dev)
+                 for dev in ("cuda", "cpu"))  # fmt: skip
+    for a, c in zip(got, want):
+        np.testing.assert_allclose(a.cpu().numpy(), c.numpy(), rtol=1e-10, atol=1e-12)
+    with pytest.raises(NotImplementedError, match="transposed 3-d"):
+        F.conv_transpose3d(numtorch.ones(1, 1, 2, 2, 2, device="cuda"), numtorch.ones(1, 1, 1, 1, 1, device="cuda"))

@@ -1,0 +1,91 @@
+"""3-d convolution on CUDA, composed from the 2-d one (numtorch/cuda/_conv.py) per depth tap.
+
+# Note [CUDA conv3d by depth taps]
+# out[:, :, od] = sum over kd of conv2d(x[:, :, od*sd - pd + kd*dd], w[:, :, kd]): for each kernel
+# depth tap kd the output depths that read a real (unpadded) input depth form one run, whose
+# input depths are a strided slice; the run goes through the 2-d convolution as a batch of
+# N * run 2-d images and is added into its output depths. The backward does the same with the
+# 2-d backward: input gradients are added into the same strided slices, the weight gradient of
+# tap kd is the 2-d one. KD launches of the 2-d path instead of a vol2col kernel: no new kernel to
+# compile for the device, at KD times the launches. Transposed 3-d convolutions are refused.
+"""
+
+from __future__ import annotations
+
+import numtorch
+
+from ..ops.nn import conv as C
+
+
+def _params(stride, padding, dilation, output_padding):
+    return [C.expand_param(v, n, 3) for v, n in ((stride, "stride"), (padding, "padding"),
+                                                 (dilation, "dilation"), (output_padding, "output_padding"))]  # fmt: skip
+
+
+def _taps(D, OD, KD, sd, pd, dd):
+    """(kd, first output depth, run length, first input depth) of each tap that reads real input."""
+    for kd in range(KD):
+        off = kd * dd - pd  # input depth of output depth od: od * sd + off
+        lo = -(off // sd) if off < 0 else 0
+        hi = min(OD, (D - 1 - off) // sd + 1)
+        if hi > lo:
+            yield kd, lo, hi - lo, lo * sd + off
+
+
+def _geometry(input, weight, stride, padding, dilation):
+    N, Cin, D, H, W = input.shape
+    O, _, KD, KH, KW = weight.shape
+    out = [(n + 2 * p - d * (k - 1) - 1) // s + 1
+           for n, k, s, p, d in zip((D, H, W), (KD, KH, KW), stride, padding, dilation)]  # fmt: skip
+    return N, Cin, D, H, W, O, KD, out
+
+
+def _slice(t, i0, n, s):
+    return t[:, :, i0 : i0 + s * (n - 1) + 1 : s]
+
+
+def _as2d(t, N, n):  # (N, C, n, H, W) -> (N * n, C, H, W)
+    return t.permute(0, 2, 1, 3, 4).reshape(N * n, t.shape[1], t.shape[3], t.shape[4])
+
+
+def _as3d(t, N, n):  # (N * n, C, H, W) -> (N, C, n, H, W)
+    return t.reshape(N, n, *t.shape[1:]).permute(0, 2, 1, 3, 4)
+
+
+def forward(conv2d, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    stride, padding, dilation, output_padding = _params(stride, padding, dilation, output_padding)
+    C._check_conv(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+    if transposed:
+        raise NotImplementedError("numtorch.cuda: transposed 3-d convolutions do not run on CUDA yet")
+    N, _, D, _, _, O, KD, (OD, OH, OW) = _geometry(input, weight, stride, padding, dilation)
+    out = numtorch.zeros((N, O, OD, OH, OW), dtype=input.dtype, device=input.device)
+    if out.numel() and input.numel():
+        for kd, lo, n, i0 in _taps(D, OD, KD, stride[0], padding[0], dilation[0]):
+            x2 = _as2d(_slice(input, i0, n, stride[0]), N, n)
+            y = conv2d(x2, weight[:, :, kd], None, stride[1:], padding[1:], dilation[1:], False, [0, 0], groups)
+            out[:, :, lo : lo + n].add_(_as3d(y, N, n))
+    if bias is not None:
+        out = out + bias.reshape(1, O, 1, 1, 1)
+    return out
+
+
+def backward(conv2d_backward, grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
+             output_padding, groups, output_mask):  # fmt: skip
+    stride, padding, dilation, output_padding = _params(stride, padding, dilation, output_padding)
+    if transposed:
+        raise NotImplementedError("numtorch.cuda: transposed 3-d convolutions do not run on CUDA yet")
+    N, _, D, _, _, O, KD, (OD, _, _) = _geometry(input, weight, stride, padding, dilation)
+    gi = numtorch.zeros_like(input) if output_mask[0] else None
+    gw = numtorch.zeros_like(weight) if output_mask[1] else None
+    if grad_output.numel() and input.numel():
+        for kd, lo, n, i0 in _taps(D, OD, KD, stride[0], padding[0], dilation[0]):
+            go2 = _as2d(grad_output[:, :, lo : lo + n], N, n)
+            x2 = _as2d(_slice(input, i0, n, stride[0]), N, n)
+            r = conv2d_backward(go2, x2, weight[:, :, kd], None, stride[1:], padding[1:], dilation[1:], False,
+                                [0, 0], groups, [output_mask[0], output_mask[1], False])  # fmt: skip
+            if gi is not None:
+                _slice(gi, i0, n, stride[0]).add_(_as3d(r[0], N, n))
+            if gw is not None:
+                gw[:, :, kd].add_(r[1])
+    gb = grad_output.sum([0, 2, 3, 4]) if output_mask[2] else None
+    return gi, gw, gb
