@@ -320,5 +320,8 @@ IMPLS = {
         "aten::max_pool2d_with_indices_backward": max_pool2d_with_indices_backward,
         "aten::avg_pool2d": avg_pool2d,
         "aten::avg_pool2d_backward": avg_pool2d_backward,
+        "aten::max_pool3d_with_indices": lambda self, *a: _conv3d.max_pool3d_with_indices(
+            max_pool2d_with_indices, self, *a),
+        "aten::max_pool3d_with_indices_backward": _conv3d.max_pool3d_with_indices_backward,
     }.items()
 }

@@ -89,3 +89,38 @@ def backward(conv2d_backward, grad_output, input, weight, bias_sizes, stride, pa
                 gw[:, :, kd].add_(r[1])
     gb = grad_output.sum([0, 2, 3, 4]) if output_mask[2] else None
     return gi, gw, gb
+
+
+# Note [CUDA max_pool3d by depth taps]
+# The same runs as Note [CUDA conv3d by depth taps]: each tap's run is a batch of 2-d max pools
+# (their indices, in h * W + w, gain the input depth's d * H * W), merged into the running
+# maximum where a value is greater or NaN, taps in depth order: PyTorch's scan order (d, h, w),
+# so ties keep the first position and NaN wins. The backward adds the gradients at the indices.
+def max_pool3d_with_indices(pool2d, self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    from ..ops.nn import pooling3d as PL3
+
+    geo, (OD, OH, OW) = PL3._geometry(self, kernel_size, stride, padding, dilation, ceil_mode, "max_pool3d", False)
+    k, s, p, d = (list(map(int, geo[i : i + 3])) for i in (3, 6, 9, 12))
+    x = self if self.dim() == 5 else self.unsqueeze(0)
+    N, Cn, D, H, W = x.shape
+    out = numtorch.full((N, Cn, OD, OH, OW), float("-inf"), dtype=self.dtype, device=self.device)
+    idx = numtorch.zeros((N, Cn, OD, OH, OW), dtype=numtorch.int64, device=self.device)
+    for _, lo, n, i0 in _taps(D, OD, k[0], s[0], p[0], d[0]):
+        v, i = pool2d(_as2d(_slice(x, i0, n, s[0]), N, n), k[1:], s[1:], p[1:], d[1:], ceil_mode)
+        depth = (numtorch.arange(n, device=self.device) * s[0] + i0).reshape(1, 1, n, 1, 1) * (H * W)
+        v, i = _as3d(v, N, n), _as3d(i, N, n) + depth
+        cur, cur_i = out[:, :, lo : lo + n], idx[:, :, lo : lo + n]
+        take = (v > cur) | v.isnan()
+        cur_i.copy_(numtorch.where(take, i, cur_i))
+        cur.copy_(numtorch.where(take, v, cur))
+    if self.dim() == 4:
+        out, idx = out.squeeze(0), idx.squeeze(0)
+    return out, idx
+
+
+def max_pool3d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    rows = self.numel() // max(1, self.shape[-3] * self.shape[-2] * self.shape[-1]) if self.numel() else 0
+    gi = numtorch.zeros((rows, self.shape[-3] * self.shape[-2] * self.shape[-1]), dtype=self.dtype, device=self.device)
+    if gi.numel() and indices.numel():
+        gi.scatter_add_(1, indices.reshape(rows, -1), grad_output.reshape(rows, -1).to(self.dtype))
+    return gi.reshape(self.shape)

@@ -131,3 +131,17 @@ def test_conv3d_values_and_grads_match_cpu():
         np.testing.assert_allclose(a.cpu().numpy(), c.numpy(), rtol=1e-10, atol=1e-12)
     with pytest.raises(NotImplementedError, match="transposed 3-d"):
         F.conv_transpose3d(numtorch.ones(1, 1, 2, 2, 2, device="cuda"), numtorch.ones(1, 1, 1, 1, 1, device="cuda"))
+
+
+def test_max_pool3d_values_indices_and_grads_match_cpu():
+    # Note [CUDA max_pool3d by depth taps]: NaN wins, ties keep the first position (d, h, w)
+    x = np.random.default_rng(4).standard_normal((1, 2, 5, 4, 5))
+    x[0, 1, 2, 2, 2], x[0, 0, 1, 1, 1] = np.nan, x[0, 0, 1, 1, 2]
+    outs = []
+    for dev in ("cpu", "cuda"):
+        t = numtorch.tensor(x, device=dev, requires_grad=True)
+        y, i = F.max_pool3d(t, (3, 2, 2), (2, 1, 2), (1, 1, 0), ceil_mode=True, return_indices=True)
+        (numtorch.nan_to_num(y) * numtorch.linspace(-1, 1, y.numel(), device=dev, dtype=y.dtype).reshape(y.shape)).sum().backward()
+        outs.append([a.detach().cpu().numpy() for a in (y, i, t.grad)])
+    for got, want in zip(outs[1], outs[0]):
+        np.testing.assert_array_equal(got, want)
