@@ -20,6 +20,12 @@ CASES = {
     "cat": lambda m, x, w: m.cat([x.half(), x]),
     "stack": lambda m, x, w: m.stack([x.half(), x.half()]),
     "add": lambda m, x, w: x.half() + x,
+    "conv2d": lambda m, x, w: m.nn.functional.conv2d(x.reshape(1, 2, 4, 4), w[:2].reshape(2, 2, 2, 2)),
+    "prod": lambda m, x, w: x.half()[0].prod(),
+    "sum": lambda m, x, w: x.half().sum(),
+    "bce": lambda m, x, w: m.nn.functional.binary_cross_entropy(x.sigmoid().half(), x.t().reshape(4, 8).sigmoid().half()),
+    "index_copy": lambda m, x, w: x.half().index_copy(0, m.tensor([0]), x[:1]),
+    "baddbmm": lambda m, x, w: m.baddbmm(x[None, :3, :3], x[None, :3], w.t()[None]),
 }
 
 
