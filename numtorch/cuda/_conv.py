@@ -323,5 +323,7 @@ IMPLS = {
         "aten::max_pool3d_with_indices": lambda self, *a: _conv3d.max_pool3d_with_indices(
             max_pool2d_with_indices, self, *a),
         "aten::max_pool3d_with_indices_backward": _conv3d.max_pool3d_with_indices_backward,
+        "aten::avg_pool3d": lambda self, *a: _conv3d.avg_pool3d(avg_pool2d, self, *a),
+        "aten::avg_pool3d_backward": lambda g, self, *a: _conv3d.avg_pool3d_backward(avg_pool2d_backward, g, self, *a),
     }.items()
 }

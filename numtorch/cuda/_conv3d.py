@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 import numtorch
 
 from ..ops.nn import conv as C
@@ -124,3 +126,61 @@ def max_pool3d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     if gi.numel() and indices.numel():
         gi.scatter_add_(1, indices.reshape(rows, -1), grad_output.reshape(rows, -1).to(self.dtype))
     return gi.reshape(self.shape)
+
+
+# Note [CUDA avg_pool3d by depth taps]
+# Window sums per tap run from the 2-d average pool with divisor 1 (padding adds nothing), then
+# one division by PyTorch's divisor, which factors per dimension: divisor_override, or the
+# window's extent clipped to the padded input (count_include_pad) or to the input. The factors
+# are geometry, computed on the host; the backward spreads grad / divisor with the 2-d backward.
+def _divisor(sp, osp, k, s, p, include_pad: bool, override: int):
+    if override:
+        return float(override)
+    f = []
+    for n, o, kk, ss, pp in zip(sp, osp, k, s, p):
+        start = np.arange(o) * ss - pp
+        end = np.minimum(start + kk, n + pp)
+        f.append(end - start if include_pad else np.minimum(end, n) - np.maximum(start, 0))
+    return (f[0][:, None, None] * f[1][None, :, None] * f[2][None, None, :]).astype(np.float64)
+
+
+def _avg_geometry(self, kernel_size, stride, padding, ceil_mode, divisor_override):
+    from ..ops.nn import pooling3d as PL3
+
+    geo, osp, div = PL3._avg_setup(self, kernel_size, stride, padding, ceil_mode, divisor_override)
+    sp, k, s, p = (list(map(int, geo[i : i + 3])) for i in (0, 3, 6, 9))
+    return sp, k, s, p, list(osp), div
+
+
+def _as_device(div, like):
+    if isinstance(div, float):
+        return div
+    return numtorch.from_numpy(div).to(device=like.device, dtype=like.dtype)
+
+
+def avg_pool3d(pool2d, self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):  # fmt: skip
+    sp, k, s, p, osp, div = _avg_geometry(self, kernel_size, stride, padding, ceil_mode, divisor_override)
+    x = self if self.dim() == 5 else self.unsqueeze(0)
+    N, Cn = x.shape[:2]
+    out = numtorch.zeros((N, Cn, *osp), dtype=self.dtype, device=self.device)
+    for _, lo, n, i0 in _taps(sp[0], osp[0], k[0], s[0], p[0], 1):
+        sums = pool2d(_as2d(_slice(x, i0, n, s[0]), N, n), k[1:], s[1:], p[1:], ceil_mode, True, 1)
+        out[:, :, lo : lo + n].add_(_as3d(sums, N, n))
+    out = out / _as_device(_divisor(sp, osp, k, s, p, count_include_pad, div), out)
+    return out if self.dim() == 5 else out.squeeze(0)
+
+
+def avg_pool3d_backward(pool2d_backward, grad_output, self, kernel_size, stride, padding, ceil_mode,
+                        count_include_pad, divisor_override):  # fmt: skip
+    sp, k, s, p, osp, div = _avg_geometry(self, kernel_size, stride, padding, ceil_mode, divisor_override)
+    x = self if self.dim() == 5 else self.unsqueeze(0)
+    g = grad_output if self.dim() == 5 else grad_output.unsqueeze(0)
+    g = g / _as_device(_divisor(sp, osp, k, s, p, count_include_pad, div), g)
+    N, Cn = x.shape[:2]
+    gi = numtorch.zeros_like(x)
+    for _, lo, n, i0 in _taps(sp[0], osp[0], k[0], s[0], p[0], 1):
+        xs = _as2d(_slice(x, i0, n, s[0]), N, n)
+        r = pool2d_backward(_as2d(g[:, :, lo : lo + n], N, n), xs, k[1:], s[1:], p[1:], ceil_mode, True, 1)
+        _slice(gi, i0, n, s[0]).add_(_as3d(r, N, n))
+    return gi if self.dim() == 5 else gi.squeeze(0)

@@ -145,3 +145,13 @@ def test_max_pool3d_values_indices_and_grads_match_cpu():
         outs.append([a.detach().cpu().numpy() for a in (y, i, t.grad)])
     for got, want in zip(outs[1], outs[0]):
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("kw", [dict(count_include_pad=True), dict(count_include_pad=False), dict(divisor_override=3)])
+def test_avg_pool3d_values_and_grads_match_cpu(kw):
+    # Note [CUDA avg_pool3d by depth taps]: the divisor's three cases
+    x = np.random.default_rng(5).standard_normal((1, 2, 5, 4, 5))
+    got, want = (_run(lambda t: F.avg_pool3d(t, (3, 2, 3), (2, 1, 2), 1, ceil_mode=True, **kw), [x], dev)
+                 for dev in ("cuda", "cpu"))  # fmt: skip
+    for a, c in zip(got, want):
+        np.testing.assert_allclose(a.cpu().numpy(), c.numpy(), rtol=1e-12, atol=1e-14)
