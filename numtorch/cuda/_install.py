@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -29,6 +30,7 @@ from .._tags import Tag
 from .._tensor import Tensor, _make
 from ..kernels import lazy
 from . import _pointwise as P
+from . import _runtime as rt
 from . import _storage as S
 from ._launch import device_error, launch, meta, run, strides_for
 
@@ -49,7 +51,19 @@ def _via_float(src_dt, npdt) -> bool:
     return src_dt == np.float16 and np.dtype(npdt) == np.bool_
 
 
+def _real_part(a: S.CudaArray, npdt) -> S.CudaArray:
+    # complex -> real casts keep the real part (PyTorch's, after its warning); the device cannot
+    # assign a complex to a real element, so the copy reads the real parts through a float view
+    if a.dtype.kind != "c" or np.dtype(npdt).kind == "c":
+        return a
+    warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=5)
+    ft = np.dtype(a.dtype.char.lower())  # F -> f, D -> d
+    root = rt.typed(a.block.mem, ft)
+    return S.CudaArray(a.block, root, a.offset * 2, a.shape, tuple(2 * s for s in a.estrides), ft)
+
+
 def contiguous_copy(a: S.CudaArray, npdt) -> S.CudaArray:
+    a = _real_part(a, npdt)
     if _via_float(a.dtype, npdt):
         a = contiguous_copy(a, np.float32)
     out = S.empty(a.shape, npdt)
@@ -63,6 +77,7 @@ def copy_into(dst: S.CudaArray, src: S.CudaArray) -> None:
     """Write ``src`` (broadcast to ``dst``'s shape, cast to its dtype) into ``dst``."""
     if not dst.size:
         return
+    src = _real_part(src, dst.dtype)
     if _via_float(src.dtype, dst.dtype):
         src = contiguous_copy(src, np.float32)
     shape = dst.shape or (1,)

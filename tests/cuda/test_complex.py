@@ -88,3 +88,17 @@ def test_half_cumsum_accumulates_in_float32():
     got = x.cuda().cumsum(0)
     assert got.dtype is numtorch.float16
     np.testing.assert_array_equal(got.cpu().numpy(), x.float().cumsum(0).half().numpy())
+
+
+def test_complex_to_real_casts_keep_the_real_part_with_pytorchs_warning():
+    a, ac = _pair(2, 3)
+    for f in (lambda t: t.float(), lambda t: t.t().double(), lambda t: t[:, 1].to(numtorch.int64)):
+        with pytest.warns(UserWarning, match="Casting complex values to real discards the imaginary part"):
+            got = f(ac)
+        with pytest.warns(UserWarning):
+            want = f(a)
+        assert got.dtype is want.dtype and got.cpu().tolist() == want.tolist()
+    y = numtorch.zeros(2, 3, device="cuda")
+    with pytest.warns(UserWarning, match="discards the imaginary part"):
+        y.copy_(ac)
+    assert y.cpu().tolist() == a.real.tolist()
