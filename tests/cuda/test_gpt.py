@@ -31,7 +31,7 @@ def _train(device: str, steps: int = 3):
     return losses, model.head.weight.detach().cpu().numpy()
 
 
-@pytest.mark.slow  # ~40 s under the simulator (every thread of every block is a Python thread)
+@pytest.mark.slow  # ~60 s under the simulator (every thread of every block is a Python thread)
 def test_gpt_training_steps_match_cpu():
     (cuda_losses, cuda_w), (cpu_losses, cpu_w) = _train("cuda"), _train("cpu")
     np.testing.assert_allclose(cuda_losses, cpu_losses, rtol=1e-5)
