@@ -58,7 +58,7 @@ def build(L, seed: int = 1234, config=CONFIG):
 
         def forward(self, idx, targets):
             t = idx.shape[1]
-            x = self.wte(idx) + self.wpe(L.arange(t))
+            x = self.wte(idx) + self.wpe(L.arange(t, device=idx.device))
             for blk in self.blocks:
                 x = blk(x)
             logits = self.head(self.ln_f(x))

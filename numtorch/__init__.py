@@ -120,6 +120,7 @@ Storage = FloatStorage  # torch.Storage is the default dtype's legacy storage cl
 from ._C import DisableTorchFunction, DisableTorchFunctionSubclass  # noqa: E402
 from ._misc_api import AcceleratorError, OutOfMemoryError, from_file  # noqa: E402
 from .amp import GradScaler  # noqa: E402
+from .amp.grad_scaler import _amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_  # noqa: E402,F401
 from .testing import FileCheck  # noqa: E402
 from .utils.dlpack import to_dlpack  # noqa: E402
 from . import futures, hub, multiprocessing, profiler, signal  # noqa: E402

@@ -55,7 +55,15 @@ def _release() -> None:
 def resolved(t: Tensor) -> Tensor:
     """A plain tensor holding the values a conjugate view shows."""
     a = t._data
+    if t._device.type == "cuda":  # the CUDA conj_physical kernel on a plain alias of the memory
+        return _cuda_impl("conj_physical")(_make(a, t._dtype, Tensor, t._device))
     return _make(np.conj(a, out=np.empty_like(a)), t._dtype, Tensor, t._device)
+
+
+def _cuda_impl(name: str):
+    from .ops._registry import OPS
+
+    return OPS[f"aten::{name}"].impls["cuda"]
 
 
 def _is_conj(v) -> bool:
@@ -116,7 +124,10 @@ def _handle(func, args, kwargs):
         t = _arg(func, args, kwargs, i)
         for w in t if isinstance(t, (list, tuple)) else (t,):
             if _is_conj(w):
-                np.conjugate(table[id(w)][1]._data, out=w._data)
+                if w._device.type == "cuda":
+                    _cuda_impl("copy_")(_make(w._data, w._dtype, Tensor, w._device), resolved(table[id(w)][1]))
+                else:
+                    np.conjugate(table[id(w)][1]._data, out=w._data)
                 w._vc[0] += 1
     back = {id(r): v for v, r in table.values()}
     if isinstance(out, (tuple, list)):

@@ -387,7 +387,8 @@ class Tensor(TensorBase):
             return np.conj(self._data, out=np.empty_like(self._data)) if self._is_conj else self._data
         if self._device.type == "meta":
             raise NotImplementedError("Cannot copy out of meta tensor; no data!")
-        return self._data.copy_to_host()
+        host = self._data.copy_to_host()
+        return np.conj(host, out=host) if self._is_conj else host
 
     def item(self):
         """The value of a one-element tensor as a Python number.

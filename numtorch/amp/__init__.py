@@ -1,4 +1,4 @@
-"""numtorch.amp: ``autocast`` (Note [CPU autocast]), ``GradScaler``, ``custom_fwd``/``custom_bwd``."""
+"""numtorch.amp: ``autocast`` (Note [Autocast key]), ``GradScaler``, ``custom_fwd``/``custom_bwd``."""
 
 from __future__ import annotations
 

@@ -1,13 +1,10 @@
 """``numtorch.autocast`` / ``numtorch.amp.autocast``: the autocast state PyTorch code sets and reads.
 
-# Note [CPU autocast]
+# Note [Autocast state]
 # numtorch records autocast's state per device type (enabled, dtype, cache, nesting) with
-# PyTorch's validation and warnings, so scripts, ``custom_fwd`` and code that asks
-# ``is_autocast_enabled()`` behave as in PyTorch. On the CPU, the ops on PyTorch's autocast lists
-# run as there while it is on: the lower-precision list (mm, linear, conv, ...) in the autocast
-# dtype, bfloat16 by default as in PyTorch; the float32 list (losses, linalg, fft, ...) in
-# float32; cat/stack/index_copy in the widest input dtype (numtorch/amp/_cpu_ops.py). CUDA
-# autocast is state only: ops keep their inputs' dtype.
+# PyTorch's validation and warnings; the ops on PyTorch's autocast lists read it through the
+# autocast key (Note [Autocast key], numtorch/amp/_policy.py), one list table per device type.
+# The default dtypes are PyTorch's: bfloat16 on the CPU, float16 on CUDA.
 """
 
 from __future__ import annotations
@@ -17,7 +14,7 @@ import warnings
 
 from .. import _dtype as D
 from .._device import device as _device
-from . import _cpu_ops
+from . import _policy
 
 _STATE: dict = {"cpu": {"enabled": False, "dtype": D.bfloat16, "cache": True},
                 "cuda": {"enabled": False, "dtype": D.float16, "cache": True}}
@@ -48,15 +45,7 @@ def set_autocast_enabled(device_type, enabled=None) -> None:
     if enabled is None:
         device_type, enabled = "cuda", device_type
     _STATE[_check_type(device_type)]["enabled"] = bool(enabled)
-    _sync()
-
-
-def _sync() -> None:
-    # Note [CPU autocast]: the listed ops' wrappers exist exactly while CPU autocast is on
-    if _STATE["cpu"]["enabled"]:
-        _cpu_ops.install(_STATE["cpu"])
-    elif _cpu_ops._INSTALLED:
-        _cpu_ops.uninstall()
+    _policy.sync(_STATE)
 
 
 def get_autocast_dtype(device_type: str):
@@ -75,14 +64,14 @@ def is_autocast_cache_enabled() -> bool:
 
 
 def set_autocast_cache_enabled(enabled: bool) -> None:
-    """Switch autocast's weight-cast cache."""
+    """Switch autocast's cache of parameter casts."""
     for s in _STATE.values():
         s["cache"] = bool(enabled)
 
 
 def clear_autocast_cache() -> None:
-    """Empty the weight-cast cache (parameters cast once per autocast region)."""
-    _cpu_ops.clear_cache()
+    """Drop the casts of leaf tensors (parameters) autocast keeps for the region."""
+    _policy.clear_cache()
 
 
 def autocast_increment_nesting() -> int:
@@ -92,17 +81,16 @@ def autocast_increment_nesting() -> int:
 
 def autocast_decrement_nesting() -> int:
     _NESTING[0] -= 1
-    if _NESTING[0] == 0:  # PyTorch empties the cache on leaving the outermost region
-        _cpu_ops.clear_cache()
     return _NESTING[0]
 
 
 class autocast:  # noqa: N801 - torch's name
-    """Context manager and decorator for mixed precision regions (Note [CPU autocast]).
+    """Context manager and decorator for mixed precision regions: listed ops (matmul, conv, ...)
+    run in ``dtype``, others (softmax, losses, ...) in float32 (Note [Autocast key]).
 
-    >>> with numtorch.autocast("cpu"):
-    ...     (numtorch.ones(2, 3) @ numtorch.ones(3, 2)).dtype
-    torch.bfloat16
+    >>> with numtorch.autocast("cpu", dtype=numtorch.float16):
+    ...     numtorch.is_autocast_enabled("cpu")
+    True
     """
 
     def __init__(self, device_type: str, dtype=None, enabled: bool = True, cache_enabled: bool | None = None):
@@ -114,7 +102,7 @@ class autocast:  # noqa: N801 - torch's name
         if self.device == "cuda" and enabled and not _cuda_available():
             warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", stacklevel=2)
             enabled = False
-        if self.device == "cpu" and enabled and self.fast_dtype not in (D.bfloat16, D.float16):
+        if self.device == "cpu" and enabled and self.fast_dtype not in _policy.LOWER_DTYPES:
             warnings.warn(
                 "In CPU autocast, but the target dtype is not supported. Disabling autocast.\n"
                 "CPU Autocast only supports dtypes of torch.bfloat16, torch.float16 currently.",
@@ -128,14 +116,15 @@ class autocast:  # noqa: N801 - torch's name
         self.prev = (s["enabled"], s["dtype"], s["cache"])
         s["enabled"], s["dtype"], s["cache"] = self._enabled, self.fast_dtype, self._cache_enabled
         autocast_increment_nesting()
-        _sync()
+        _policy.sync(_STATE)
         return self
 
     def __exit__(self, *exc) -> bool:
-        autocast_decrement_nesting()
+        if autocast_decrement_nesting() == 0:
+            _policy.clear_cache()
         s = _STATE[self.device]
         s["enabled"], s["dtype"], s["cache"] = self.prev
-        _sync()
+        _policy.sync(_STATE)
         return False
 
     def __call__(self, func):

@@ -192,9 +192,47 @@ def outer(self, vec2):
     return self.unsqueeze(1) * vec2.unsqueeze(0)
 
 
+def complex_(real, imag):
+    # Note [Complex on CUDA]: both parts copied into the view_as_real of a new complex tensor
+    import numtorch
+
+    _check(real, imag)
+    res = _META[0](_OPS[0]["aten::complex"], [real, imag])
+    out = numtorch.empty(res.shape, dtype=res.dtype, device=real.device)
+    parts = numtorch.view_as_real(out)
+    parts[..., 0].copy_(real)
+    parts[..., 1].copy_(imag)
+    return out
+
+
+def norm_dims(self, p=2, dim=(), keepdim=False):
+    # clip_grad_norm_'s reduction: |x| reduced per PyTorch's p-norm cases; half sums in float32
+    import math
+
+    _check(self)
+    p = 2.0 if p is None else float(p)
+    dims = list(dim) if dim else list(range(self.ndim))
+    a = self.abs()
+    half = a.dtype.itemsize == 2
+    a = a.float() if half else a
+    if math.isinf(p):
+        r = a.amax(dims, keepdim) if p > 0 else a.amin(dims, keepdim)
+    elif p == 0:
+        r = (a != 0).to(a.dtype).sum(dims, keepdim)
+    elif p == 1:
+        r = a.sum(dims, keepdim)
+    elif p == 2:
+        r = (a * a).sum(dims, keepdim).sqrt()
+    else:
+        r = (a**p).sum(dims, keepdim) ** (1.0 / p)
+    return r.half() if half else r
+
+
 _OPS: list = []
 _META: list = []
 EXTRA = {
+    "aten::norm.ScalarOpt_dim": norm_dims,
+    "aten::complex": complex_,
     "aten::fill_.Scalar": fill_,
     "aten::fill_.Tensor": fill_,
     "aten::zero_": zero_,

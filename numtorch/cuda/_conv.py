@@ -1,4 +1,5 @@
-"""CUDA convolution (1-d and 2-d, grouped, strided, dilated, transposed) and its backward as
+"""CUDA convolution (1-d, 2-d and 3-d (Note [CUDA conv3d by depth taps]), grouped, strided, dilated, transposed; float16 through float32:
+Note [Half convolution and pooling on CUDA]) and its backward as
 im2col / col2im kernels plus the CUDA matmul (Note [CUDA im2col layout]); ``F.unfold`` /
 ``F.fold`` on the same kernels; max/avg/adaptive-avg pooling and their backward as direct kernels
 (numtorch/kernels/cuda/conv.py).
@@ -17,6 +18,7 @@ from .._tensor import Tensor, _make
 from ..kernels import lazy
 from ..ops.nn import conv as C
 from ..ops.nn import pooling as PL
+from . import _conv3d
 from . import _pointwise as P
 from . import _storage as S
 from ._composed import _check
@@ -86,6 +88,9 @@ def _setup(input, weight, bias, stride, padding, dilation, transposed, output_pa
 
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     _check(input, weight, bias)
+    if weight.dim() == 5:  # Note [CUDA conv3d by depth taps]
+        return _conv3d.forward(convolution, input, weight, bias, stride, padding, dilation, transposed,
+                               output_padding, groups)  # fmt: skip
     g = _setup(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
     x = input.reshape(g.N, g.C, g.H, g.W)
     K_ = g.KH * g.KW
@@ -110,6 +115,9 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
 def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
                          output_padding, groups, output_mask):  # fmt: skip
     _check(grad_output, input, weight)
+    if weight.dim() == 5:
+        return _conv3d.backward(convolution_backward, grad_output, input, weight, bias_sizes, stride, padding,
+                                dilation, transposed, output_padding, groups, output_mask)  # fmt: skip
     g = _setup(input, weight, None, stride, padding, dilation, transposed, output_padding, groups)
     go = grad_output.reshape(g.N, g.O, g.OH, g.OW)
     x = input.reshape(g.N, g.C, g.H, g.W)
@@ -260,15 +268,62 @@ def adaptive_avg_pool2d_backward(grad_output, self):
     return _t(gi, dt, self)
 
 
+# Note [Half convolution and pooling on CUDA]
+# float16 runs on float32 copies of the operands (the float32 matmul accumulates, as cuDNN's half
+# convolutions with float compute), and each float result is rounded to half once. Only when
+# every floating operand is half: a mixed call reaches the op's own dtype check and message.
+def _via_float32(fn):
+    def impl(*vals):
+        floats = [v for v in _tensors(vals) if v._dtype.is_floating_point]
+        if not floats or any(v._dtype is not D.float16 for v in floats):
+            return fn(*vals)
+        return _round(fn(*[_widen(v) for v in vals]))
+
+    impl.__wrapped__ = fn
+    return impl
+
+
+def _tensors(vals):
+    for v in vals:
+        if isinstance(v, Tensor):
+            yield v
+        elif isinstance(v, (list, tuple)):
+            yield from (x for x in v if isinstance(x, Tensor))
+
+
+def _widen(v):
+    if isinstance(v, Tensor) and v._dtype is D.float16:
+        return v.float()
+    if isinstance(v, (list, tuple)) and any(isinstance(x, Tensor) for x in v):
+        return type(v)(_widen(x) for x in v)
+    return v
+
+
+def _round(r):
+    if isinstance(r, Tensor):
+        return r.half() if r._dtype is D.float32 else r
+    if isinstance(r, (list, tuple)):
+        return type(r)(_round(x) for x in r)
+    return r
+
+
 IMPLS = {
-    "aten::_adaptive_avg_pool2d": adaptive_avg_pool2d,
-    "aten::_adaptive_avg_pool2d_backward": adaptive_avg_pool2d_backward,
-    "aten::convolution": convolution,
-    "aten::convolution_backward": convolution_backward,
-    "aten::im2col": im2col,
-    "aten::col2im": col2im,
-    "aten::max_pool2d_with_indices": max_pool2d_with_indices,
-    "aten::max_pool2d_with_indices_backward": max_pool2d_with_indices_backward,
-    "aten::avg_pool2d": avg_pool2d,
-    "aten::avg_pool2d_backward": avg_pool2d_backward,
+    name: _via_float32(fn)
+    for name, fn in {
+        "aten::_adaptive_avg_pool2d": adaptive_avg_pool2d,
+        "aten::_adaptive_avg_pool2d_backward": adaptive_avg_pool2d_backward,
+        "aten::convolution": convolution,
+        "aten::convolution_backward": convolution_backward,
+        "aten::im2col": im2col,
+        "aten::col2im": col2im,
+        "aten::max_pool2d_with_indices": max_pool2d_with_indices,
+        "aten::max_pool2d_with_indices_backward": max_pool2d_with_indices_backward,
+        "aten::avg_pool2d": avg_pool2d,
+        "aten::avg_pool2d_backward": avg_pool2d_backward,
+        "aten::max_pool3d_with_indices": lambda self, *a: _conv3d.max_pool3d_with_indices(
+            max_pool2d_with_indices, self, *a),
+        "aten::max_pool3d_with_indices_backward": _conv3d.max_pool3d_with_indices_backward,
+        "aten::avg_pool3d": lambda self, *a: _conv3d.avg_pool3d(avg_pool2d, self, *a),
+        "aten::avg_pool3d_backward": lambda g, self, *a: _conv3d.avg_pool3d_backward(avg_pool2d_backward, g, self, *a),
+    }.items()
 }

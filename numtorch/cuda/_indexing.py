@@ -258,8 +258,15 @@ def cumsum(self, dim, dtype=None):
     _check(self)
     res = _meta("aten::cumsum", [self, dim, dtype])
     dt = res._dtype
-    if dt in P._UNSUPPORTED or dt is D.float16:  # half needs a float accumulator: not written yet
-        raise P.not_implemented("cumsum", dt)
+    if self._data.ndim and (dt.is_complex or dt is D.float16):
+        import numtorch
+
+        x = self.to(dt)
+        if dt is D.float16:  # a float32 running sum, rounded once (PyTorch's opmath)
+            return cumsum(x.float(), dim).half()
+        # Note [Complex on CUDA]: the parts' running sums, side by side in view_as_real
+        r = cumsum(numtorch.view_as_real(x.resolve_conj()), _wrap(dim, x.ndim))
+        return numtorch.view_as_complex(r)
     a = self._data
     if a.size == 0 or a.ndim == 0:
         return _make(P.cast(a, dt.np).copy() if a.size else S.empty(a.shape, dt.np), dt, Tensor, self._device)

@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -29,6 +30,7 @@ from .._tags import Tag
 from .._tensor import Tensor, _make
 from ..kernels import lazy
 from . import _pointwise as P
+from . import _runtime as rt
 from . import _storage as S
 from ._launch import device_error, launch, meta, run, strides_for
 
@@ -49,7 +51,19 @@ def _via_float(src_dt, npdt) -> bool:
     return src_dt == np.float16 and np.dtype(npdt) == np.bool_
 
 
+def _real_part(a: S.CudaArray, npdt) -> S.CudaArray:
+    # complex -> real casts keep the real part (PyTorch's, after its warning); the device cannot
+    # assign a complex to a real element, so the copy reads the real parts through a float view
+    if a.dtype.kind != "c" or np.dtype(npdt).kind == "c":
+        return a
+    warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=5)
+    ft = np.dtype(a.dtype.char.lower())  # F -> f, D -> d
+    root = rt.typed(a.block.mem, ft)
+    return S.CudaArray(a.block, root, a.offset * 2, a.shape, tuple(2 * s for s in a.estrides), ft)
+
+
 def contiguous_copy(a: S.CudaArray, npdt) -> S.CudaArray:
+    a = _real_part(a, npdt)
     if _via_float(a.dtype, npdt):
         a = contiguous_copy(a, np.float32)
     out = S.empty(a.shape, npdt)
@@ -63,6 +77,7 @@ def copy_into(dst: S.CudaArray, src: S.CudaArray) -> None:
     """Write ``src`` (broadcast to ``dst``'s shape, cast to its dtype) into ``dst``."""
     if not dst.size:
         return
+    src = _real_part(src, dst.dtype)
     if _via_float(src.dtype, dst.dtype):
         src = contiguous_copy(src, np.float32)
     shape = dst.shape or (1,)
@@ -270,8 +285,10 @@ def _reduction(op, kind, dims_at=None):
         pv = S.CudaArray(a.block, a.root, a.offset, [a.shape[p] for p in perm], [a.estrides[p] for p in perm],
                          a.dtype)  # fmt: skip
         out_dt = res._dtype
-        if out_dt in P._UNSUPPORTED:
-            raise P.not_implemented(op._schema.name, out_dt)
+        if out_dt.is_complex:
+            if kind not in ("sum", "mean"):
+                raise P.not_implemented(op._schema.name, out_dt)
+            return _complex_reduction(kind, self, dims if a.ndim else [], out_dt, res)
         # half: on a GPU numba-cuda links a helper library into kernels that compare halves, and
         # its disk cache cannot store such kernels; float32 copies reduce exactly as well
         half = out_dt is D.float16
@@ -288,6 +305,17 @@ def _reduction(op, kind, dims_at=None):
         return _make(out, out_dt, Tensor, self._device)
 
     return impl
+
+
+def _complex_reduction(kind, self, dims, out_dt, res):
+    # Note [Complex on CUDA]: a complex sum or mean is the real reduction of its view_as_real
+    # (the real and imaginary parts are independent sums), read back as complex
+    import numtorch
+
+    x = self if self._dtype is out_dt else self.to(out_dt)
+    r = numtorch.view_as_real(x.resolve_conj())
+    r = getattr(numtorch, kind)(r, dims) if dims else r.clone()
+    return numtorch.view_as_complex(r.contiguous()).reshape(res.shape)
 
 
 def _launch_red(kind, x, rows, n, out, out_dt):
@@ -346,6 +374,8 @@ def _product(op):
                 raise device_error()
         res = _meta_of(op, [self, other, *rest])
         dt = res._dtype
+        if dt.is_complex:
+            return _complex_product(impl, self, other, rest, dt)
         if dt not in (D.float16, D.float32, D.float64):
             raise P.not_implemented("addmm", dt)
         # float16: float32 operands and accumulation, rounded once at the end (as cuBLAS's
@@ -377,6 +407,18 @@ def _product(op):
     return impl
 
 
+def _complex_product(impl, a, b, rest, dt):
+    # Note [Complex on CUDA]: (ar + i ai)(br + i bi) from four real products of the parts,
+    # which are strided views of view_as_real (each product reads them through its own copy)
+    import numtorch
+
+    ar, br = (numtorch.view_as_real(t.to(dt).resolve_conj()) for t in (a, b))
+    a0, a1, b0, b1 = ar[..., 0], ar[..., 1], br[..., 0], br[..., 1]
+    re = impl(a0, b0, *rest) - impl(a1, b1, *rest)
+    im = impl(a0, b1, *rest) + impl(a1, b0, *rest)
+    return numtorch.view_as_complex(numtorch.stack([re, im], -1))
+
+
 def _gemm_tile(m: int, n: int, nb: int) -> str:
     # the big tiles when they still give every SM two blocks (Note [Register-tiled GEMM])
     from ..kernels.cuda import GEMM_TILES
@@ -401,7 +443,18 @@ _SMS: list = []
 
 def _addmm(self, mat1, mat2, beta=1, alpha=1):
     # composed from CUDA ops (mm, mul, add), each of which checks devices and dtypes
-    prod = _product_mm(mat1, mat2)
+    return _scaled_sum(self, _product_mm(mat1, mat2), beta, alpha)
+
+
+def _baddbmm(self, batch1, batch2, beta=1, alpha=1):
+    return _scaled_sum(self, _PRODUCTS["bmm"](batch1, batch2), beta, alpha)
+
+
+def _addbmm(self, batch1, batch2, beta=1, alpha=1):
+    return _scaled_sum(self, _PRODUCTS["bmm"](batch1, batch2).sum(0), beta, alpha)
+
+
+def _scaled_sum(self, prod, beta, alpha):
     prod = prod if alpha == 1 else prod * alpha
     if beta == 0:  # PyTorch ignores self then, NaNs included
         return prod
@@ -409,6 +462,7 @@ def _addmm(self, mat1, mat2, beta=1, alpha=1):
 
 
 _product_mm = None
+_PRODUCTS: dict = {}
 
 
 # ---- installation --------------------------------------------------------------------------------
@@ -465,8 +519,11 @@ def install() -> dict:
         "aten::mv": _product(OPS["aten::mv"]),
         "aten::dot": _product(OPS["aten::dot"]),
         "aten::addmm": _addmm,
+        "aten::baddbmm": _baddbmm,
+        "aten::addbmm": _addbmm,
     }
     _product_mm = special["aten::mm"]
+    _PRODUCTS["bmm"] = special["aten::bmm"]
     from . import _composed, _conv, _indexing, _masked, _nn, _random, _scatter, _sort, _viewgrad
 
     special.update(_indexing.install(OPS, _meta_of))
@@ -494,8 +551,8 @@ def install() -> dict:
 
 def _family(op) -> str | None:
     """Give ``op`` its family's CUDA implementation; returns the family (None: none applies)."""
-    if "cuda" in op.impls or "composite" in op.impls or "cpu" not in op.impls:
-        return None
+    if "cuda" in op.impls or "composite" in op.impls or "any" in op.impls or "cpu" not in op.impls:
+        return None  # "any": the op's own kernel serves every device (_conj's conjugate view)
     pwinfo = _pointwise_of(op)
     if pwinfo is not None:
         op.impls["cuda"] = _pointwise_impl(pwinfo)

@@ -32,7 +32,17 @@ def not_implemented(name: str, dt: D.dtype) -> RuntimeError:
     return RuntimeError(f"\"{name}_cuda\" not implemented for '{_cname(dt)}'")
 
 
+# Note [Complex on CUDA]
+# Elementwise kernels take complex64/complex128 from the same declarations as the CPU ones (their
+# "c" variants: numba-cuda lowers complex arithmetic and the cmath-free helpers they call); the
+# tree-reduction, scan, sort and GEMM kernels are real-only: complex sum/mean and matrix products
+# are composed from real ones over view_as_real (_install.py), and the kernels that take
+# _UNSUPPORTED dtypes refuse them with PyTorch's "not implemented for 'ComplexFloat'".
+# The declarations whose complex variant calls NumPy functions that the device spelling of
+# Note [NumPy calls on the device] makes real-only (math.exp/sqrt/expm1/log1p), or cmath.acosh,
+# which numba-cuda links from a library: refused for complex, as a CPU op PyTorch lacks would be.
 _UNSUPPORTED = (D.complex64, D.complex128)
+_NO_COMPLEX = frozenset({"pow", "rsqrt", "expm1", "log1p", "acosh", "logaddexp"})
 
 
 def cast(a: S.CudaArray, npdt) -> S.CudaArray:
@@ -73,11 +83,13 @@ def entry(engine, operands, params=(), out=None, inplace=False):
         engine._check_out(target, inplace, compute, result)
     engine.check(common)
     kp = engine.prep(compute, ops, list(params)) if engine.prep else list(params)
+    kname = engine.kname.removesuffix("_cpu")
+    if compute.is_complex and kname in _NO_COMPLEX:
+        raise not_implemented(kname, compute)
     pw = engine.variants[CAT[compute.category]]
     if compute is D.float16:  # as the CPU engine: numbers round to half, but opmath ones (mul's)
         ops = [x if isinstance(x, Tensor) or (i in engine.opmath and not isinstance(x, Tensor)) else _half(x)
                for i, x in enumerate(ops)]  # fmt: skip
-    kname = engine.kname.removesuffix("_cpu")
     return call(pw, ops, kp, out, inplace, (compute, result), raw=True, kname=kname)
 
 
@@ -92,9 +104,6 @@ def call(pw, operands, params=(), out=None, inplace=False, types=None, raw=False
     devs: list = []
     vals = [_operand(x, devs) for x in operands]
     compute, result = pw.dtypes(operands) if types is None else types
-    for dt in (compute, result) + ((out._dtype,) if out is not None else ()):
-        if dt in _UNSUPPORTED:
-            raise not_implemented(kname or pw.name, dt)
     if out is not None and not inplace and out._dtype is not result:
         if not D.can_cast(result, out._dtype):
             raise RuntimeError(f"result type {_cname(result)} can't be cast to the desired output type "

@@ -69,6 +69,10 @@ class CudaArray:
         host = self.root.copy_to_host()
         return np.lib.stride_tricks.as_strided(host[self.offset :], self.shape, self.strides).copy()
 
+    def alias(self) -> CudaArray:
+        """Another CudaArray over the same elements (a view with nothing changed)."""
+        return CudaArray(self.block, self.root, self.offset, self.shape, self.estrides, self.dtype, self._c)
+
     def copy(self) -> CudaArray:
         from . import _install
 
@@ -140,14 +144,18 @@ def from_host(a: np.ndarray) -> CudaArray:
 
 def view_of(src: CudaArray, r: np.ndarray, stand: np.ndarray) -> CudaArray:
     """The CudaArray of ``r``, a view computed by a CPU kernel from ``stand`` (a stand-in of ``src``)."""
-    if r.dtype != src.dtype:
-        raise NotImplementedError("numtorch.cuda: views that reinterpret the dtype are not supported on CUDA")
-    isz = src.itemsize
     delta = r.__array_interface__["data"][0] - stand.__array_interface__["data"][0]
+    root, start = src.root, src.offset * src.itemsize + delta  # in bytes from the block's start
+    if r.dtype != src.dtype:  # view_as_real, .real/.imag, view(dtype): the block typed anew
+        mem = getattr(src.block, "mem", None)
+        if mem is None or src.root is not rt.typed(mem, src.dtype):
+            raise NotImplementedError("numtorch.cuda: views that reinterpret the dtype are not supported on CUDA")
+        root = rt.typed(mem, r.dtype)
+    isz = r.dtype.itemsize
     st = tuple(s // isz for s in r.strides)
     if not r.size and r.ndim and not any(st):  # NumPy zeroes an empty array's strides
         st = contiguous_strides(r.shape)
-    return CudaArray(src.block, src.root, src.offset + delta // isz, r.shape, st, src.dtype)
+    return CudaArray(src.block, root, start // isz, r.shape, st, r.dtype)
 
 
 def standin(a: CudaArray) -> np.ndarray:

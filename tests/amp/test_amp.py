@@ -1,4 +1,4 @@
-"""numtorch.amp: autocast state (Note [CPU autocast]), GradScaler, custom_fwd/bwd."""
+"""numtorch.amp: autocast state (Note [Autocast state]), GradScaler, custom_fwd/bwd."""
 
 from __future__ import annotations
 
@@ -95,3 +95,36 @@ def test_custom_fwd_casts_inputs_inside_autocast():
     assert y.dtype is numtorch.float64
     y.sum().backward()
     assert x.grad.tolist() == [2.0, 2.0]
+
+
+def test_cpu_autocast_applies_the_cpu_lists_and_removes_its_key_after():
+    F = numtorch.nn.functional
+    x, w = numtorch.randn(4, 8), numtorch.randn(3, 8, requires_grad=True)
+    mm = numtorch.ops.aten.mm.default
+    with numtorch.autocast("cpu", dtype=numtorch.float16):
+        y = F.linear(x, w)
+        assert y.dtype is numtorch.float16 and (x @ w.t()).dtype is numtorch.float16
+        assert F.softmax(y, -1).dtype is numtorch.float16  # on CUDA's float32 list, not on CPU's
+        assert F.cross_entropy(y, numtorch.tensor([0, 1, 2, 0])).dtype is numtorch.float32
+        assert numtorch.cat([y, x[:, :3]]).dtype is numtorch.float32  # promote
+        assert (x.double() @ x.double().t()).dtype is numtorch.float64
+        assert numtorch.mm(x.long(), x.long().t()).dtype is numtorch.int64
+        assert mm.fast.__qualname__.startswith("_wrap")
+    y.sum().backward()
+    assert w.grad.dtype is numtorch.float32
+    assert not mm.fast.__qualname__.startswith("_wrap")  # Note [Autocast key]: nothing left behind
+    assert (x @ w.t()).dtype is numtorch.float32
+
+
+def test_amp_update_scale_follows_pytorch_rule():
+    scale, tracker = numtorch.tensor([4.0]), numtorch.tensor([0], dtype=numtorch.int32)
+    found = numtorch.tensor([0.0])
+    seen = []
+    for inf in (0.0, 0.0, 1.0, 0.0):
+        found.fill_(inf)
+        numtorch._amp_update_scale_(scale, tracker, found, 2.0, 0.25, 2)
+        seen.append((scale.item(), tracker.item()))
+    assert seen == [(4.0, 1), (8.0, 0), (2.0, 0), (2.0, 1)]
+    big = numtorch.tensor([3e38])
+    numtorch._amp_update_scale_(big, numtorch.tensor([1], dtype=numtorch.int32), found.zero_(), 2.0, 0.5, 2)
+    assert big.item() == numtorch.tensor(3e38).item()  # a grown scale that overflows is not taken

@@ -1,11 +1,11 @@
-"""CPU autocast runs PyTorch's op lists in their dtypes (Note [CPU autocast])."""
+"""CPU autocast runs PyTorch's op lists in their dtypes (Note [Autocast key])."""
 
 from __future__ import annotations
 
 import numpy as np
 
 import numtorch
-from numtorch.amp import _cpu_ops
+from numtorch.amp import _policy
 
 BF = numtorch.bfloat16
 
@@ -61,7 +61,7 @@ def test_leaving_autocast_restores_the_ops_and_empties_the_cache():
         with numtorch.autocast("cpu", enabled=False):
             assert m(x).dtype is numtorch.float32
         m(x)
-    assert not _cpu_ops._INSTALLED and not _cpu_ops._CACHE
+    assert not _policy._INSTALLED and not _policy._CACHE
     assert m(x).dtype is numtorch.float32 and (x @ x.T).dtype is numtorch.float32
 
 

@@ -94,3 +94,64 @@ def test_small_cnn_trains_as_on_cpu():
     np.testing.assert_allclose(got[0], want[0], rtol=1e-10)
     for g, w in zip(got[1], want[1], strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+
+
+def test_half_conv_and_pools_compute_in_float32():
+    # Note [Half convolution and pooling on CUDA]: the float32 result of the half values, rounded once
+    F = numtorch.nn.functional
+    g = np.random.default_rng(0)
+    x = numtorch.from_numpy(g.standard_normal((2, 2, 6, 6)).astype(np.float16))
+    w = numtorch.from_numpy(g.standard_normal((3, 2, 3, 3)).astype(np.float16))
+    xc, wc = x.cuda().requires_grad_(), w.cuda().requires_grad_()
+    xf, wf = x.float().requires_grad_(), w.float().requires_grad_()
+    got, want = F.conv2d(xc, wc, padding=1), F.conv2d(xf, wf, padding=1)
+    assert got.dtype is numtorch.float16
+    np.testing.assert_array_equal(got.detach().cpu().numpy(), want.detach().half().numpy())
+    got.float().sum().backward()
+    want.sum().backward()
+    assert xc.grad.dtype is numtorch.float16
+    np.testing.assert_array_equal(wc.grad.cpu().numpy(), wf.grad.half().numpy())
+    for pool in (lambda t: F.max_pool2d(t, 2), lambda t: F.avg_pool2d(t, 3, 1, 1), lambda t: F.adaptive_avg_pool2d(t, 4)):
+        r = pool(x.cuda())
+        assert r.dtype is numtorch.float16
+        np.testing.assert_array_equal(r.cpu().numpy(), pool(x.float()).half().numpy())
+    with pytest.raises(RuntimeError) as cpu_error:  # mixed dtypes: the op's own check, as on the CPU
+        F.conv2d(x, w.float())
+    with pytest.raises(RuntimeError, match=str(cpu_error.value)):
+        F.conv2d(xc.detach(), wc.detach().float())
+
+
+def test_conv3d_values_and_grads_match_cpu():
+    # Note [CUDA conv3d by depth taps]: depth stride, padding and dilation pick the taps' runs
+    g = np.random.default_rng(3)
+    x, w, b = g.standard_normal((1, 2, 5, 3, 4)), g.standard_normal((4, 1, 3, 2, 2)), g.standard_normal(4)
+    got, want = (_run(lambda x, w, b: F.conv3d(x, w, b, (2, 1, 1), (1, 0, 1), (1, 1, 2), 2), [x, w, b], dev)
+                 for dev in ("cuda", "cpu"))  # fmt: skip
+    for a, c in zip(got, want):
+        np.testing.assert_allclose(a.cpu().numpy(), c.numpy(), rtol=1e-10, atol=1e-12)
+    with pytest.raises(NotImplementedError, match="transposed 3-d"):
+        F.conv_transpose3d(numtorch.ones(1, 1, 2, 2, 2, device="cuda"), numtorch.ones(1, 1, 1, 1, 1, device="cuda"))
+
+
+def test_max_pool3d_values_indices_and_grads_match_cpu():
+    # Note [CUDA max_pool3d by depth taps]: NaN wins, ties keep the first position (d, h, w)
+    x = np.random.default_rng(4).standard_normal((1, 2, 5, 4, 5))
+    x[0, 1, 2, 2, 2], x[0, 0, 1, 1, 1] = np.nan, x[0, 0, 1, 1, 2]
+    outs = []
+    for dev in ("cpu", "cuda"):
+        t = numtorch.tensor(x, device=dev, requires_grad=True)
+        y, i = F.max_pool3d(t, (3, 2, 2), (2, 1, 2), (1, 1, 0), ceil_mode=True, return_indices=True)
+        (numtorch.nan_to_num(y) * numtorch.linspace(-1, 1, y.numel(), device=dev, dtype=y.dtype).reshape(y.shape)).sum().backward()
+        outs.append([a.detach().cpu().numpy() for a in (y, i, t.grad)])
+    for got, want in zip(outs[1], outs[0]):
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("kw", [dict(count_include_pad=True), dict(count_include_pad=False), dict(divisor_override=3)])
+def test_avg_pool3d_values_and_grads_match_cpu(kw):
+    # Note [CUDA avg_pool3d by depth taps]: the divisor's three cases
+    x = np.random.default_rng(5).standard_normal((1, 2, 5, 4, 5))
+    got, want = (_run(lambda t: F.avg_pool3d(t, (3, 2, 3), (2, 1, 2), 1, ceil_mode=True, **kw), [x], dev)
+                 for dev in ("cuda", "cpu"))  # fmt: skip
+    for a, c in zip(got, want):
+        np.testing.assert_allclose(a.cpu().numpy(), c.numpy(), rtol=1e-12, atol=1e-14)

@@ -170,6 +170,8 @@ _unary("conj_physical", {"bif": "self", "c": "np.conj(self)"}, {"self": lambda g
 
 
 def _conj_view(self):
+    if self._device.type == "cuda":  # a CUDA view with the bit, as PyTorch's (Note [Conjugate views])
+        return _conj_mark(_view(self, self._data.alias()), not self._is_conj)
     if self._device.type != "cpu":  # other backends keep no conjugate bit: a copy, as conj_physical
         return _make(np.conj(self._data), self._dtype, Tensor, self._device)
     return _conj_mark(_view(self, self._data.view()), not self._is_conj)
