@@ -126,7 +126,7 @@ def get_device_capability(device=None) -> tuple:  # noqa: A002
 
 
 def is_bf16_supported(including_emulation: bool = True) -> bool:
-    """False: numtorch has no bfloat16 dtype (and no CUDA without a device)."""
+    """False: numtorch's bfloat16 runs on the CPU only; its CUDA kernels have no bfloat16 variant."""
     return False
 
 

@@ -1,7 +1,7 @@
 """Muon, mirroring ``torch.optim.Muon``: momentum SGD whose update for a 2-d parameter is
 orthogonalized by a quintic Newton-Schulz iteration.
 
-PyTorch runs the iteration in bfloat16; numtorch has no bfloat16 kernels, so it runs in float32
+PyTorch runs the iteration in bfloat16; numtorch's bfloat16 computes in float32 anyway, so it runs in float32
 (the update is an approximate orthogonalization either way: singular values land in about [0.5, 1.5]).
 """
 
