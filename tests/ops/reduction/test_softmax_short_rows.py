@@ -10,7 +10,7 @@ import numtorch
 import numtorch.nn.functional as F
 
 
-@pytest.mark.parametrize("shape", [(64, 8), (16, 32), (3, 1), (5, 64)])
+@pytest.mark.parametrize("shape", [(64, 8), (16, 32), (3, 1), (5, 64), (2, 200)])
 @pytest.mark.parametrize("log", [False, True])
 def test_values_and_backward_against_numpy(shape, log):
     rng = np.random.default_rng(sum(shape))

@@ -96,10 +96,15 @@ def softmax_rows_p(x, y, outer, R, log):
 
 # Note [Softmax over short rows]
 # softmax_rows runs _softmax1 per row, which calls three kernels (max, exp-sum, scale) on
-# array slices: ~0.2 us per row, 6x PyTorch's time on (1024, 32). These run every row's three
-# loops inline in one kernel (no slices, no calls), fastmath "reassoc" for the sums as
-# _exp_sum. The backwards are PyTorch's formulas in one pass per row: softmax
-# y * (g - sum(g * y)), log_softmax g - exp(y) * sum(g).
+# array slices: ~0.2 us per row, 6x PyTorch's time on (1024, 32). These run every row's loops
+# inline in one kernel (no slices, no calls), fastmath "reassoc" for the sums as _exp_sum.
+# Indices are uint64 (_U): Numba wraps negative signed indices, a select per access that LLVM
+# could not drop for b + r and that kept these loops scalar (measured 6x slower at R = 32).
+# The backwards are PyTorch's formulas in one pass per row: softmax y * (g - sum(g * y)),
+# log_softmax g - exp(y) * sum(g).
+_U = np.uint64
+
+
 @inline
 def _maxkey(x, b, R):
     # _kmax32/_kmax64's integer max of order-preserving keys, inline (a float max loop is
@@ -107,63 +112,72 @@ def _maxkey(x, b, R):
     if x.itemsize == 4:
         k = x.view(np.int32)
         m = np.int32(-2147483648)
-        for i in range(b, b + R):
-            v = k[i]
+        for r in range(R):
+            v = k[b + _U(r)]
             m = max(m, v ^ ((v >> 31) & np.int32(0x7FFFFFFF)))
         return x.dtype.type(np.int32(m ^ ((m >> 31) & np.int32(0x7FFFFFFF))).view(np.float32))
     k = x.view(np.int64)
     m = np.int64(-9223372036854775808)
-    for i in range(b, b + R):
-        v = k[i]
+    for r in range(R):
+        v = k[b + _U(r)]
         m = max(m, v ^ ((v >> 63) & np.int64(0x7FFFFFFFFFFFFFFF)))
     return x.dtype.type(np.int64(m ^ ((m >> 63) & np.int64(0x7FFFFFFFFFFFFFFF))).view(np.float64))
 
 
 @reassoc_kernel
 def softmax_rows_inline(x, y, outer, R, log):
+    uR = _U(R)
     for o in range(outer):
-        b = o * R
-        m = _maxkey(x, b, R)
+        b = _U(o) * uR
+        m = _maxkey(x, b, uR)
         s = x.dtype.type(0)
         if x.itemsize == 4:
-            for r in range(b, b + R):
-                e = _exp32(x[r] - m)
-                y[r] = e
+            for r in range(uR):
+                i = b + _U(r)
+                e = _exp32(x[i] - m)
+                y[i] = e
                 s += e
         else:
-            for r in range(b, b + R):
-                e = _exp64(x[r] - m)
-                y[r] = e
+            for r in range(uR):
+                i = b + _U(r)
+                e = _exp64(x[i] - m)
+                y[i] = e
                 s += e
         if log:
             ls = x.dtype.type(math.log(s))  # (x - m) - log(s), as PyTorch's lastdim kernel
-            for r in range(b, b + R):
-                y[r] = (x[r] - m) - ls
+            for r in range(uR):
+                i = b + _U(r)
+                y[i] = (x[i] - m) - ls
         else:
             inv = x.dtype.type(1.0 / s)
-            for r in range(b, b + R):
-                y[r] *= inv
+            for r in range(uR):
+                y[b + _U(r)] *= inv
 
 
 @reassoc_kernel
 def softmax_backward_rows(g, y, out, outer, R, log):
+    uR = _U(R)
     for o in range(outer):
-        b = o * R
+        b = _U(o) * uR
         s = y.dtype.type(0)
         if log:
-            for r in range(b, b + R):
-                s += g[r]
+            for r in range(uR):
+                s += g[b + _U(r)]
             if y.itemsize == 4:
-                for r in range(b, b + R):
-                    out[r] = g[r] - _exp32(y[r]) * s
+                for r in range(uR):
+                    i = b + _U(r)
+                    out[i] = g[i] - _exp32(y[i]) * s
             else:
-                for r in range(b, b + R):
-                    out[r] = g[r] - _exp64(y[r]) * s
+                for r in range(uR):
+                    i = b + _U(r)
+                    out[i] = g[i] - _exp64(y[i]) * s
         else:
-            for r in range(b, b + R):
-                s += g[r] * y[r]
-            for r in range(b, b + R):
-                out[r] = y[r] * (g[r] - s)
+            for r in range(uR):
+                i = b + _U(r)
+                s += g[i] * y[i]
+            for r in range(uR):
+                i = b + _U(r)
+                out[i] = y[i] * (g[i] - s)
 
 
 @kernel
