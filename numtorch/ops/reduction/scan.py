@@ -198,7 +198,8 @@ def _softmax_impl(self, dim, half_to_float, log):
     y = np.empty(x.size, x.dtype)
     if x.size:
         if inner == 1 and R <= _SHORT_ROW and not E.parallel(x.size):  # Note [Softmax over short rows]
-            E.KS.softmax_rows_inline(x, y, outer, R, log)
+            if log or not E.KS.softmax_rows_shift(x, y, outer, R):
+                E.KS.softmax_rows_inline(x, y, outer, R, log)
         elif inner == 1:
             k = E.KS.softmax_rows_p if E.parallel(x.size) and outer > 1 else E.KS.softmax_rows
             k(x, y, outer, R, log)

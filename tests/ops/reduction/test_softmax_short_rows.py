@@ -46,3 +46,18 @@ def test_gradcheck_float64(log):
     f = (lambda t: F.log_softmax(t, -1)) if log else (lambda t: F.softmax(t, -1))
     assert numtorch.autograd.gradcheck(f, (x,))
     assert numtorch.autograd.gradgradcheck(f, (x,))
+
+
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("spread", [10.0, 59.0, 61.0, 1e4])
+def test_one_shift_and_per_row_paths_agree_with_numpy(log, spread):
+    # softmax_rows_shift takes blocks whose values span <= 60; wider ones go row by row
+    rng = np.random.default_rng(int(spread))
+    x = rng.uniform(0, 1, (40, 16)).astype(np.float32)
+    x[::7] += np.float32(spread)
+    xd = x.astype(np.float64)
+    m = xd.max(-1, keepdims=True)
+    lse = np.log(np.exp(xd - m).sum(-1, keepdims=True)) + m
+    want = xd - lse if log else np.exp(xd - lse)
+    y = (F.log_softmax if log else F.softmax)(numtorch.from_numpy(x), -1).numpy()
+    np.testing.assert_allclose(y, want, rtol=2e-6, atol=1e-6 if log else 1e-7)
