@@ -645,6 +645,11 @@ def defpointwise(
             functional = pw.unary  # noqa: F811
         elif n_in == 2:
             functional = pw.binary  # noqa: F811
+    elif n_in == 2:  # other argument orders (elu_backward), unread ones (self_is_result): the
+        i0, i1, binary = *in_idx, pw.binary  # fast path too (the list-building call: 2x PyTorch)
+
+        def functional(*v):  # noqa: F811  (a bool param, elu_backward's is_result: the int)
+            return binary(v[i0], v[i1], *[int(v[i]) if v[i].__class__ is bool else v[i] for i in par_idx])
 
     def out_impl(*v):
         return pw([v[i] for i in in_idx], [v[i] for i in par_idx], v[-1])

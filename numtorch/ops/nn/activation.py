@@ -332,7 +332,7 @@ def _celu_backward(grad, self, alpha):
 
 
 _celu = defop("celu(Tensor self, Scalar alpha=1.) -> Tensor",
-              cpu=lambda self, alpha: _ELU([self], [alpha, 1, 1 / _celu_check(alpha)]),
+              cpu=lambda self, alpha: _ELU.unary(self, alpha, 1, 1 / _celu_check(alpha)),
               backward={"self": _celu_backward})  # fmt: skip
 _celu_ = defop("celu_(Tensor(a!) self, Scalar alpha=1.) -> Tensor(a!)",
                cpu=lambda self, alpha: _ELU([self], [alpha, 1, 1 / _celu_check(alpha)], inplace=True),

@@ -184,6 +184,7 @@ for _name, _largest, _cls in (("cummax", True, CumMax), ("cummin", False, CumMin
 
 # ---- softmax, log_softmax -------------------------------------------------------------------
 _SMALL_INNER = 9  # measured: (64, 16, inner) over dim 1 gains up to inner 8, loses at 15
+_SHORT_ROW = 128  # rows the inline forward kernel takes (measured faster at 8, 32, 128)
 def _softmax_impl(self, dim, half_to_float, log):
     name = "log_softmax" if log else "softmax"
     if half_to_float:
@@ -196,7 +197,10 @@ def _softmax_impl(self, dim, half_to_float, log):
     x, outer, R, inner = _dim_layout(self, dim, E.kernel_input(self._data))
     y = np.empty(x.size, x.dtype)
     if x.size:
-        if inner == 1:
+        if inner == 1 and R <= _SHORT_ROW and not E.parallel(x.size):  # Note [Softmax over short rows]
+            if log or not E.KS.softmax_rows_shift(x, y, outer, R):
+                E.KS.softmax_rows_inline(x, y, outer, R, log)
+        elif inner == 1:
             k = E.KS.softmax_rows_p if E.parallel(x.size) and outer > 1 else E.KS.softmax_rows
             k(x, y, outer, R, log)
         elif inner < _SMALL_INNER and not E.parallel(x.size):  # Note [Softmax over a small inner size]
@@ -212,6 +216,13 @@ def _bw_data_cpu(grad_output, output, dim, input_dtype, log):
     y = E.kernel_input(output._data)
     go = E.kernel_input(grad_output._data).astype(y.dtype, copy=False)
     axis = E.wrap_dim(dim, y.ndim) if y.ndim else None
+    if y.ndim and axis == y.ndim - 1 and y.size and y.dtype.kind == "f" and not E.parallel(y.size):
+        # Note [Softmax over short rows]: one pass per row over contiguous rows
+        yc, gc = np.ascontiguousarray(y).reshape(-1), np.ascontiguousarray(go).reshape(-1)
+        R = y.shape[-1]
+        r = np.empty(yc.size, y.dtype)
+        E.KS.softmax_backward_rows(gc, yc, r, yc.size // R, R, log)
+        return E.wrap(r.reshape(output._data.shape), output._dtype)
     if log:
         r = go - np.exp(y) * go.sum(axis=axis, keepdims=True)
     else:
