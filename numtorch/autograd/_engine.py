@@ -781,12 +781,8 @@ def _validate(node, grad_inputs):
 
 
 def _expandable(shape, target) -> bool:
-    if len(shape) > len(target):
-        return False
-    for s, t in zip(reversed(shape), reversed(target)):
-        if s != 1 and s != t:
-            return False
-    return True
+    pairs = zip(reversed(shape), reversed(target))
+    return len(shape) <= len(target) and all(s == 1 or s == t for s, t in pairs)
 
 
 def _check_nan(node, grad_inputs) -> None:
