@@ -23,6 +23,25 @@ _RESULT_K = re.compile(r"result\d+")
 OUT_NOT_DIFFERENTIABLE = object()
 
 
+# Note [Absent argument]
+# PyTorch's parser tells an omitted argument from an explicit None: ``prod(x)`` takes the
+# overload without ``dim`` while ``prod(x, dim=None)`` and ``prod(x, out=o)`` match no
+# overload. A binding whose overloads differ that way writes ``NOARG`` as the default in its
+# signature text (``dim=NOARG``); the body tests ``dim is NOARG``. The generated wrapper and
+# the ``__torch_function__`` argument trimming treat it as any other default.
+class _NoArg:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<absent>"
+
+    def __reduce__(self):
+        return "NOARG"
+
+
+NOARG = _NoArg()
+
+
 @dataclass
 class Binding:
     """A public Python entry point: its signature text and the body it forwards to."""

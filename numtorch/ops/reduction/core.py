@@ -21,7 +21,7 @@ from ..._tensor import Tensor, _make
 from ...kernels._codegen_reduction import Combiner
 from . import _reduce as E
 from ..._overlap import check_no_internal_overlap
-from .._registry import OPS, defop, holomorphic, public
+from .._registry import NOARG, OPS, defop, holomorphic, public
 
 _SUM = Combiner("sum", "a + b")
 _NANSUM = Combiner("nansum", "a + b", "x if x == x else 0")
@@ -351,12 +351,20 @@ def _prod(input, dim, keepdim, dtype, out):
     >>> numtorch.tensor([[1, 2], [3, 4]]).prod(1)
     tensor([ 2, 12])
     """
-    if out is not None and dtype is None:
-        dtype = out._dtype
-    if dim is None:
+    # the overload without ``dim`` has no keepdim or out; an explicit None dim is no int
+    # (Note [Absent argument])
+    if dim is NOARG:
         if keepdim:
             raise bad_args("prod", "Tensor, keepdim=bool", _PROD_SIGS)
+        if out is not None:
+            raise bad_args("prod", "Tensor, out=Tensor", _PROD_SIGS)
         return _call(prod_all, prod_all_out, [input, dtype], out)
+    if dim is None:
+        if keepdim:
+            raise TypeError("prod(): argument 'dim' must be int, not NoneType")
+        raise bad_args("prod", "Tensor, dim=NoneType", _PROD_SIGS)
+    if out is not None and dtype is None:
+        dtype = out._dtype
     if isinstance(dim, (list, tuple)):
         if keepdim:
             raise TypeError(
@@ -366,9 +374,9 @@ def _prod(input, dim, keepdim, dtype, out):
     return _call(prod_dim, prod_out, [input, dim, keepdim, dtype], out)
 
 
-_fn("prod", "input, dim=None, keepdim=False, *, dtype=None, out=None", _prod,
+_fn("prod", "input, dim=NOARG, keepdim=False, *, dtype=None, out=None", _prod,
     fast=(E.reduce_fast(_PROD, {**_INTS, **_FLOATS}, (prod_all, (None,)), (prod_dim, (None,)),
-                        lambda s, d, k: _prod(s, d, k, None, None)), _NODTYPE))  # fmt: skip
+                        lambda s, d, k: _prod(s, d, k, None, None), nodim=NOARG), _NODTYPE))  # fmt: skip
 
 
 # ---- max, min, amax, amin, argmax, argmin, aminmax ------------------------------------------

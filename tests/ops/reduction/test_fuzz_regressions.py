@@ -242,3 +242,36 @@ def test_topk_of_a_0d_tensor_copies_it(k):
     assert v.item() == 8 and i.item() == 0 and v.shape == () and i.dtype == numtorch.int64
     with pytest.raises(RuntimeError, match="^selected index k out of range$"):
         numtorch.topk(numtorch.tensor(8), 2)
+
+
+# Note [Absent argument]: torch's prod has an overload without dim (no keepdim, no out=) and
+# one with an int dim; an explicit None matches neither
+_PROD_NO_OVERLOAD = "prod() received an invalid combination of arguments - got (Tensor, {})"
+
+
+@pytest.mark.parametrize("call, got", [
+    (lambda x: numtorch.prod(x, dim=None), "dim=NoneType"),
+    (lambda x: numtorch.prod(x, None), "dim=NoneType"),
+    (lambda x: x.prod(dim=None), "dim=NoneType"),
+    (lambda x: numtorch.prod(x, out=numtorch.empty(())), "out=Tensor"),
+    (lambda x: numtorch.prod(x, dtype=numtorch.float64, out=numtorch.empty((), dtype=numtorch.float64)), "out=Tensor"),
+    (lambda x: numtorch.prod(x, keepdim=True), "keepdim=bool"),
+])  # fmt: skip
+def test_prod_tells_an_explicit_none_dim_from_an_absent_one(call, got):
+    x = numtorch.tensor([[1.0, 2.0], [3.0, 4.0]])
+    with pytest.raises(TypeError) as e:
+        call(x)
+    assert str(e.value).startswith(_PROD_NO_OVERLOAD.format(got))
+
+
+def test_prod_with_dim_none_and_keepdim_names_the_bad_argument():
+    with pytest.raises(TypeError, match=r"^prod\(\): argument 'dim' must be int, not NoneType$"):
+        numtorch.prod(numtorch.ones(2), dim=None, keepdim=True)
+
+
+def test_prod_without_dim_and_with_int_dim_still_compute():
+    x = numtorch.tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert numtorch.prod(x).item() == x.prod().item() == 24.0
+    assert numtorch.prod(x, 0, out=numtorch.empty(2)).tolist() == [3.0, 8.0]
+    assert numtorch.prod(x, dtype=numtorch.float64).dtype == numtorch.float64
+    assert numtorch.prod(numtorch.tensor([], dtype=numtorch.int32)).item() == 1
