@@ -246,3 +246,23 @@ def test_clamp_refuses_complex_before_out_and_overlap_checks(call, exc, msg):
 
 def test_clamp_converts_a_real_complex_bound_to_double():
     assert numtorch.clamp(numtorch.ones(3), min=2 + 0j).tolist() == [2.0, 2.0, 2.0]
+
+
+@pytest.mark.parametrize("name, second", [("pow", "exponent"), ("remainder", "other"), ("bitwise_and", "other"),
+                                          ("float_power", "exponent"), ("xlogy", "other")])  # fmt: skip
+def test_a_scalar_self_overload_wants_a_tensor_second_operand(name, second):
+    # torch.pow(2, 3): the (Number self, Tensor exponent) overload matches no two numbers
+    fn = getattr(numtorch, name)
+    with pytest.raises(TypeError) as e:
+        fn(2, 3.5)
+    assert str(e.value).startswith(
+        f"{name}() received an invalid combination of arguments - got (int, float), but expected one of:\n"
+        f" * (Tensor input, Tensor {second}, *, Tensor out = None)\n * (Number self, Tensor {second}"
+    )
+    assert fn(2, numtorch.tensor([3])).shape == (1,)
+
+
+def test_add_family_still_takes_two_numbers():
+    # PyTorch's parser wraps numbers as tensors for add, sub, mul and div
+    assert numtorch.add(2, 3).item() == 5 and numtorch.mul(2, 3).item() == 6
+    assert numtorch.div(3, 2).item() == 1.5 and numtorch.sub(2, 3).item() == -1
