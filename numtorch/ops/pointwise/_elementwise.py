@@ -598,8 +598,9 @@ def lerp_params(compute, operands, params):
 
 
 def clamp_complex(operands):
-    # clamp's meta functions refuse a complex input before the out= and overlap checks
-    if operands[0]._dtype.category == D._COMPLEX:
+    # clamp's meta functions refuse a complex input or a complex number bound before the out=
+    # and overlap checks (a complex Tensor bound fails later, at the cast or the kernel)
+    if operands[0]._dtype.category == D._COMPLEX or any(type(v) is complex for v in operands[1:]):
         raise NotImplementedError("clamp is not supported for complex types")
 
 

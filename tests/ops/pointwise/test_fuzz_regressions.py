@@ -266,3 +266,13 @@ def test_add_family_still_takes_two_numbers():
     # PyTorch's parser wraps numbers as tensors for add, sub, mul and div
     assert numtorch.add(2, 3).item() == 5 and numtorch.mul(2, 3).item() == 6
     assert numtorch.div(3, 2).item() == 1.5 and numtorch.sub(2, 3).item() == -1
+
+
+@pytest.mark.parametrize("fn", [lambda x, o: nt.clamp_min(x, 1j, out=o), lambda x, o: nt.clamp_max(x, 2 + 1j, out=o),
+                                lambda x, o: nt.clip(x, min=None, max=1j, out=o)])  # fmt: skip
+@pytest.mark.parametrize("dt", [nt.bool, nt.float32])
+def test_clamp_refuses_a_complex_number_bound_before_the_out_dtype_check(fn, dt):
+    x, o = nt.ones(2, dtype=dt), nt.zeros(2, dtype=dt)
+    with pytest.raises(NotImplementedError, match="^clamp is not supported for complex types$"):
+        fn(x, o)
+    assert o.tolist() == [0, 0]
