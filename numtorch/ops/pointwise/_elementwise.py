@@ -294,6 +294,10 @@ class Elementwise(Pointwise):
     def _check_out(self, target, inplace, compute, result):
         if inplace and result is not compute and self.rule == "real":
             raise RuntimeError(f"In-place {self.name} is not supported for complex tensors.")
+        if self.strict_out and not inplace and CAT[compute.category] in self.errors:
+            # a meta function's own dtype refusal precedes TensorIterator's out= dtype check
+            # (sign, clamp_min with a complex number); clamp.Tensor's kernel refusal comes after
+            self.check(compute)
         bad_out = self.errors.get("out")  # an op's own text for an out= of another dtype (signbit)
         if bad_out is not None and not inplace and target._dtype is not result:
             self.check(compute)  # the input's dtype check comes first there
@@ -598,9 +602,8 @@ def lerp_params(compute, operands, params):
 
 
 def clamp_complex(operands):
-    # clamp's meta functions refuse a complex input or a complex number bound before the out=
-    # and overlap checks (a complex Tensor bound fails later, at the cast or the kernel)
-    if operands[0]._dtype.category == D._COMPLEX or any(type(v) is complex for v in operands[1:]):
+    # clamp's meta functions refuse a complex input before the out= and overlap checks
+    if operands[0]._dtype.category == D._COMPLEX:
         raise NotImplementedError("clamp is not supported for complex types")
 
 

@@ -268,11 +268,23 @@ def test_add_family_still_takes_two_numbers():
     assert numtorch.div(3, 2).item() == 1.5 and numtorch.sub(2, 3).item() == -1
 
 
-@pytest.mark.parametrize("fn", [lambda x, o: nt.clamp_min(x, 1j, out=o), lambda x, o: nt.clamp_max(x, 2 + 1j, out=o),
-                                lambda x, o: nt.clip(x, min=None, max=1j, out=o)])  # fmt: skip
-@pytest.mark.parametrize("dt", [nt.bool, nt.float32])
+@pytest.mark.parametrize("fn, dt", [
+    (lambda x, o: nt.clamp_min(x, 1j, out=o), nt.bool), (lambda x, o: nt.clamp_min(x, 1j, out=o), nt.float32),
+    (lambda x, o: nt.clamp_max(x, 2 + 1j, out=o), nt.int64), (lambda x, o: nt.clip(x, min=None, max=1j, out=o), nt.bool),
+])  # fmt: skip
 def test_clamp_refuses_a_complex_number_bound_before_the_out_dtype_check(fn, dt):
+    # clamp_min's meta function refuses it before TensorIterator compares out='s dtype
     x, o = nt.ones(2, dtype=dt), nt.zeros(2, dtype=dt)
     with pytest.raises(NotImplementedError, match="^clamp is not supported for complex types$"):
         fn(x, o)
     assert o.tolist() == [0, 0]
+
+
+def test_clamp_with_a_complex_tensor_bound_checks_the_out_dtype_first():
+    with pytest.raises(RuntimeError, match="^result type ComplexFloat can't be cast to the desired output type Float$"):
+        nt.clamp(nt.ones(2), nt.tensor(1j), out=nt.empty(2))
+
+
+def test_sign_refuses_complex_before_the_out_dtype_check():
+    with pytest.raises(NotImplementedError, match="^Unlike NumPy, torch.sign is not intended to support complex"):
+        nt.sign(nt.ones(2, dtype=nt.complex128), out=nt.ones(2, dtype=nt.int16))
