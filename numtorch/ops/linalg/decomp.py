@@ -17,7 +17,7 @@ from ..._dispatch import dispatch
 from ..._tensor import Tensor, _make
 from .solve import _SOLVE, _floating, _square
 from .._registry import defop, public
-from .core import LinAlgError, _mH, _out_check, broadcast_error, np_svd
+from .core import LinAlgError, _mH, _out_check, broadcast_error, np_svd, write_result
 from ..shape.join import cat
 
 _EIGH = return_types.register("linalg_eigh", ("eigenvalues", "eigenvectors"))
@@ -114,18 +114,27 @@ def _linalg_cholesky(A, upper, out):
     return res if out is None else out.resize_(res.shape).copy_(res)
 
 
-def _cholesky(input, upper=False):
+def _cholesky(input, upper=False, out=None):
     """Deprecated alias of ``numtorch.linalg.cholesky`` (``upper`` positional).
 
     >>> numtorch.cholesky(numtorch.tensor([[4.0]]))
     tensor([[2.]])
     """
-    return dispatch(cholesky, [input, upper])
+    if out is None:
+        return dispatch(cholesky, [input, upper])
+    # cholesky_out's checkLinalgCompatibleDtype: before the factorization, a cast is allowed
+    if isinstance(input, Tensor) and isinstance(out, Tensor) and not D.can_cast(input._dtype, out._dtype):
+        raise RuntimeError(
+            f"cholesky: Expected result to be safely castable from {F.cname(input._dtype)} dtype, "
+            f"but got result with dtype {F.cname(out._dtype)}"
+        )
+    res = dispatch(cholesky, [input, upper])
+    return write_result(out, res._data, res._dtype, "cast")
 
 
 public("cholesky", "A, *, upper=False, out=None", _linalg_cholesky, relevant=("A",), module="torch.linalg",
        ops=(linalg_cholesky,))  # fmt: skip
-public("cholesky", "input, upper=False", _cholesky, ops=(cholesky,))
+public("cholesky", "input, upper=False, *, out=None", _cholesky, ops=(cholesky,))
 public("cholesky", "self, upper=False", _cholesky, relevant=("self",), module="Tensor", ops=(cholesky,))
 
 

@@ -90,3 +90,16 @@ def test_uniform_and_nonempty_normal_samplers_still_check_the_dtype():
 def test_random_factories_refuse_a_size_whose_bytes_overflow_before_the_dtype_check(fn, sizes):
     with pytest.raises(RuntimeError, match=f"^Storage size calculation overflowed with sizes={re.escape(sizes)}$"):
         fn()
+
+
+@pytest.mark.parametrize("call", [lambda: numtorch.randint(0, 5, (2,), dtype=numtorch.complex64),
+                                  lambda: numtorch.randint(5, (0,), dtype=numtorch.complex128),
+                                  lambda: numtorch.empty(2, dtype=numtorch.complex64).random_(0, 5)])  # fmt: skip
+def test_random_integers_with_bounds_refuse_complex_in_the_bounds_check(call):
+    with pytest.raises(RuntimeError, match="^check_random_bounds handles only integral, floating-point and boolean types$"):
+        call()
+
+
+def test_random_without_bounds_refuses_complex_in_the_kernel():
+    with pytest.raises(NotImplementedError, match="^\"random_kernel_cpu\" not implemented for 'ComplexFloat'$"):
+        numtorch.empty(2, dtype=numtorch.complex64).random_()

@@ -225,3 +225,15 @@ def test_einsum_gradient_where_each_operand_broadcasts_a_different_label(eq):
     x = numtorch.tensor([[0.5], [1.5], [-2.0]], dtype=numtorch.float64, requires_grad=True)
     y = numtorch.tensor([[1.0, -3.0]], dtype=numtorch.float64, requires_grad=True)
     assert numtorch.autograd.gradcheck(lambda a, b: numtorch.einsum(eq, a, b), (x, y))
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # torch.cholesky is deprecated (its warning)
+def test_deprecated_cholesky_takes_out_and_checks_its_dtype_first():
+    o = numtorch.zeros(2, 2, dtype=numtorch.int64)
+    with pytest.raises(RuntimeError, match="^cholesky: Expected result to be safely castable from Float dtype, "
+                                           "but got result with dtype Long$"):  # fmt: skip
+        numtorch.cholesky(numtorch.eye(2), out=o)
+    a = numtorch.tensor([[4.0, 2.0], [2.0, 2.0]], dtype=numtorch.float64)
+    o = numtorch.empty(0, dtype=numtorch.float32)
+    assert numtorch.cholesky(a, True, out=o) is o
+    assert o.dtype == numtorch.float32 and o.tolist() == [[2.0, 1.0], [0.0, 1.0]]
