@@ -275,3 +275,19 @@ def test_prod_without_dim_and_with_int_dim_still_compute():
     assert numtorch.prod(x, 0, out=numtorch.empty(2)).tolist() == [3.0, 8.0]
     assert numtorch.prod(x, dtype=numtorch.float64).dtype == numtorch.float64
     assert numtorch.prod(numtorch.tensor([], dtype=numtorch.int32)).item() == 1
+
+
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+@pytest.mark.parametrize("dtype, dim", [(numtorch.complex64, -1), (numtorch.float16, 2), (numtorch.bool, 0)])
+def test_cummax_of_an_empty_tensor_checks_neither_dim_nor_dtype(name, dtype, dim):
+    v, i = getattr(numtorch, name)(numtorch.ones(0, dtype=dtype), dim)
+    assert v.shape == i.shape == (0,) and v.dtype is dtype and i.dtype is numtorch.int64
+
+
+def test_cummax_of_an_empty_tensor_still_checks_out_dtypes_and_has_a_gradient():
+    with pytest.raises(RuntimeError, match="^expected scalar_type Half but found Float$"):
+        numtorch.cummax(numtorch.ones(0, dtype=numtorch.float16), 2,
+                        out=(numtorch.ones(0), numtorch.ones(0, dtype=numtorch.int64)))  # fmt: skip
+    x = numtorch.ones(0, 3, requires_grad=True)
+    numtorch.cummin(x, 5)[0].sum().backward()
+    assert x.grad.shape == (0, 3)
