@@ -110,14 +110,31 @@ def bad_args(name: str, got: str, overloads: tuple) -> TypeError:
     )
 
 
-def _decl(schema, cpu, backward=None, out=None, node_name=None, mode="cast", nout=1, out_text=None):
+def _legacy_type(t) -> str:
+    # TH's legacy type names in checkSameType / checkScalarType texts (complex: its type string)
+    return f"CPU{E.cname(t._dtype)}Type" if t._dtype.is_complex else t.type()
+
+
+def _legacy_out_check(name: str, self, values, indices) -> None:
+    # median_with_indices_impl: checkScalarType(indices, Long), then checkSameType(values, self)
+    if indices._dtype is not D.int64:
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have scalar type Long; but got "
+                           f"{_legacy_type(indices)} instead (while checking arguments for {name})")  # fmt: skip
+    if values._dtype is not self._dtype:
+        raise RuntimeError(f"Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; "
+                           f"but type {_legacy_type(values)} does not equal {_legacy_type(self)} (while checking "
+                           f"arguments for {name})")  # fmt: skip
+
+
+def _decl(schema, cpu, backward=None, out=None, node_name=None, mode="cast", nout=1, out_text=None, pre=None):
     """Declare an op and (``out=``: its out schema) the overload writing into out tensors.
 
     mode: "cast" copies into out's dtype; "castable" too, where PyTorch's can_cast allows it
     (std, var: a float result into an int out raises); "same" requires out's dtype to be the
     input's; "exact" requires each out to have its result's dtype (values and int64 indices);
     "exact_first" checks that (values in the input's dtype) before computing, as mode and cummax do,
-    with ``out_text`` (a format of {want}, {got} and {which}: "values" or "indices")."""
+    with ``out_text`` (a format of {want}, {got} and {which}: "values" or "indices"); "legacy":
+    median's TH-style texts, after ``pre(*args)`` (its dim and empty-slice checks)."""
     op = defop(schema, cpu=cpu, backward=backward, node_name=node_name)
     if out is None:
         return op
@@ -127,6 +144,9 @@ def _decl(schema, cpu, backward=None, out=None, node_name=None, mode="cast", nou
 
     def out_impl(*v):
         outs = v[-nout:]
+        if mode == "legacy":
+            pre(*v[:-nout])
+            _legacy_out_check("median", v[0], *outs)
         for i, o in enumerate(outs):  # PyTorch checks these before the dims
             if mode == "same":
                 E.check_same_dtype(v[0], o)
@@ -144,7 +164,7 @@ def _decl(schema, cpu, backward=None, out=None, node_name=None, mode="cast", nou
                 check_no_internal_overlap(o._data)
             if mode == "same":
                 E.check_same_dtype(v[0], o)
-            elif mode in ("exact", "exact_first"):
+            elif mode in ("exact", "exact_first", "legacy"):
                 E.check_out_dtype(o, r._dtype)
             elif mode == "castable" and not D.can_cast(r._dtype, o._dtype):
                 raise RuntimeError(f"result type {E.cname(r._dtype)} can't be cast to the desired output type "
@@ -380,7 +400,8 @@ _fn("prod", "input, dim=NOARG, keepdim=False, *, dtype=None, out=None", _prod,
 
 
 # ---- max, min, amax, amin, argmax, argmin, aminmax ------------------------------------------
-def _empty_check(self, name, dims):
+def _empty_check(self, name, dims, given=None):
+    # ``given``: the dims as the caller wrote them (amax names -1 as -1; max names it wrapped)
     a = self._data
     if a.size == 0:
         if not dims:
@@ -388,17 +409,22 @@ def _empty_check(self, name, dims):
                 f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                 "Specify the reduction dim with the 'dim' argument."
             )
-        for d in dims:
-            if a.shape[d] == 0:
-                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        for g in given or dims:
+            if a.shape[E.wrap_dim(g, a.ndim)] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {g} to have non-zero size.")
 
 
 def _extreme(comb, name, kernel):
     def cpu(self, dim, keepdim):
-        _no_complex(self, kernel)
+        # torch's order: the dims, an empty input's checks (its result needs no kernel), the dtype
         dims = E.dims_arg(dim, self._data.ndim)
         if self._data.size == 0:
-            _empty_check(self, name, dims if dim not in (None, [], ()) else ())
+            given = dim if isinstance(dim, (list, tuple)) else [dim]
+            _empty_check(self, name, dims if dim not in (None, [], ()) else (), given)
+            if self._dtype.category == D._COMPLEX:
+                shape = np.empty(self._data.shape, bool).sum(axis=tuple(dims), keepdims=keepdim).shape
+                return _make(np.empty(shape, self._dtype.np), self._dtype)
+        _no_complex(self, kernel)
         return fold(comb, self, dims, keepdim, self._dtype)
 
     return cpu

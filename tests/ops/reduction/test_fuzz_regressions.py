@@ -291,3 +291,42 @@ def test_cummax_of_an_empty_tensor_still_checks_out_dtypes_and_has_a_gradient():
     x = numtorch.ones(0, 3, requires_grad=True)
     numtorch.cummin(x, 5)[0].sum().backward()
     assert x.grad.shape == (0, 3)
+
+
+_B, _C64 = numtorch.bool, numtorch.complex64
+
+
+@pytest.mark.parametrize("call, exc, msg", [
+    (lambda: numtorch.median(numtorch.ones(4, dtype=_B), 5), IndexError,
+     r"Dimension out of range \(expected to be in range of \[-1, 0\], but got 5\)"),
+    (lambda: numtorch.median(numtorch.ones(0, dtype=_B), -1, out=(numtorch.ones(0, dtype=numtorch.int16), numtorch.ones(0))),
+     IndexError, r"median\(\): Expected reduction dim 0 to have non-zero size\."),
+    (lambda: numtorch.nanmedian(numtorch.ones(2, 0, dtype=_B), 1), IndexError,
+     r"median\(\): Expected reduction dim 1 to have non-zero size\."),
+    (lambda: numtorch.median(numtorch.ones(2, 3, dtype=_B), 1, out=(numtorch.ones(2, 3, dtype=_B), numtorch.ones(0))),
+     RuntimeError, r"Expected tensor for argument #1 'indices' to have scalar type Long; but got torch.FloatTensor "
+                   r"instead \(while checking arguments for median\)"),
+    (lambda: numtorch.median(numtorch.ones(2, 3), 0, out=(numtorch.ones(0, dtype=_C64), numtorch.ones(0, dtype=numtorch.int64))),
+     RuntimeError, r"Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; but type "
+                   r"CPUComplexFloatType does not equal torch.FloatTensor \(while checking arguments for median\)"),
+    (lambda: numtorch.mode(numtorch.ones(0, 2, dtype=_C64), 5), IndexError,
+     r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 5\)"),
+    (lambda: numtorch.mode(numtorch.ones(2, 0, dtype=_C64), 1), IndexError,
+     r"mode\(\): Expected reduction dim 1 to have non-zero size\."),
+    (lambda: numtorch.amax(numtorch.ones(0, dtype=_C64), dim=-1), IndexError,
+     r"amax\(\): Expected reduction dim -1 to have non-zero size\."),
+])  # fmt: skip
+def test_sorting_reductions_check_dims_and_out_before_the_kernel_dtype(call, exc, msg):
+    with pytest.raises(exc, match=f"^{msg}$"):
+        call()
+
+
+def test_empty_reductions_return_before_the_kernel_dtype_check():
+    v, i = numtorch.mode(numtorch.ones(0, 2, dtype=_C64), 1, True)
+    assert v.shape == i.shape == (0, 1) and v.dtype is _C64
+    assert numtorch.amin(numtorch.ones(0, 2, 3, dtype=_C64), (1, 2)).shape == (0,)
+    assert numtorch.median(numtorch.ones(0, dtype=_B)).item() is True
+    assert math.isnan(numtorch.median(numtorch.ones(0, 3, dtype=_C64)).item().real)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # NumPy's cast of NaN to an integer warns
+        assert numtorch.median(numtorch.ones(0, dtype=numtorch.int32)).item() == -(2**31)
