@@ -518,13 +518,8 @@ public("lstsq", "A, B, rcond=None, *, driver=None", _linalg_lstsq, relevant=("A"
 def _cdist_composite(x1, x2, p=2.0, compute_mode=None):
     # Composite over linalg.vector_norm of the pairwise differences: its derivative is
     # PyTorch's _cdist_backward (zero where a distance is zero), and it differentiates again.
-    for name, x in (("X1", x1), ("X2", x2)):
-        if x._dtype.category != D._FLOAT:
-            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {F.cname(x._dtype)}")
-    if x1._dtype is D.float16 or x2._dtype is D.float16:
-        raise NotImplementedError("\"cdist\" not implemented for 'Half'")
-    if x1._dtype is not x2._dtype:
-        raise RuntimeError(f"expected scalar type {F.cname(x1._dtype)} but found {F.cname(x2._dtype)}")
+    # torch's order: shapes, floating dtypes, p and mode (cdist_impl), then an empty result
+    # needs no kernel; only the kernel refuses float16 and mixed dtypes
     for name, x in (("X1", x1), ("X2", x2)):
         if x.ndim < 2:
             raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {x.ndim}D")
@@ -532,10 +527,19 @@ def _cdist_composite(x1, x2, p=2.0, compute_mode=None):
         raise RuntimeError(
             f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}"
         )
+    for name, x in (("X1", x1), ("X2", x2)):
+        if x._dtype.category != D._FLOAT:
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {F.cname(x._dtype)}")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
     if compute_mode not in (None, 0, 1, 2):
         raise RuntimeError(f"{compute_mode} is not a valid value for compute_mode")
+    if x1.numel() == 0 or x2.numel() == 0:  # an empty or all-zero result in x1's dtype
+        x2 = x2.to(x1._dtype)
+    elif x1._dtype is D.float16 or x2._dtype is D.float16:
+        raise NotImplementedError("\"cdist\" not implemented for 'Half'")
+    elif x1._dtype is not x2._dtype:
+        raise RuntimeError(f"expected scalar type {F.cname(x1._dtype)} but found {F.cname(x2._dtype)}")
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
     from .solve import _VNORM
 

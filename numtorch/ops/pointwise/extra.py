@@ -258,11 +258,10 @@ _register("isreal", {"functional": defop("isreal(Tensor self) -> Tensor", compos
 
 
 def _dist(self, other, p=2):
-    for t in (self, other):
-        if t._dtype.category < D._FLOAT:
-            _sub(self, other)  # PyTorch subtracts first: bool operands raise sub's error
-            raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got {_cname(t._dtype)} instead.")
-    return dispatch(OPS["aten::linalg_vector_norm"], [_sub(self, other), p, None, False, None])
+    d = _sub(self, other)  # PyTorch's norm(self - other): the difference's promoted dtype is checked
+    if d._dtype.category < D._FLOAT:
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got {_cname(d._dtype)} instead.")
+    return dispatch(OPS["aten::linalg_vector_norm"], [d, p, None, False, None])
 
 
 _register("dist", {"functional": defop("dist(Tensor self, Tensor other, Scalar p=2) -> Tensor", composite=_dist)},

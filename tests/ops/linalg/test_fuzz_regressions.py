@@ -237,3 +237,29 @@ def test_deprecated_cholesky_takes_out_and_checks_its_dtype_first():
     o = numtorch.empty(0, dtype=numtorch.float32)
     assert numtorch.cholesky(a, True, out=o) is o
     assert o.dtype == numtorch.float32 and o.tolist() == [[2.0, 1.0], [0.0, 1.0]]
+
+
+@pytest.mark.parametrize("x1, x2, shape", [
+    ((1, 2), (0, 2), (1, 0)), ((0, 2), (3, 2), (0, 3)), ((2, 1, 2), (1, 0, 2), (2, 1, 0)),
+])  # fmt: skip
+def test_cdist_of_empty_inputs_needs_no_kernel(x1, x2, shape):
+    # float16 and mixed dtypes are refused only by the kernel, which an empty result skips
+    r = numtorch.cdist(numtorch.ones(x1, dtype=numtorch.float16), numtorch.ones(x2, dtype=numtorch.float32))
+    assert r.shape == shape and r.dtype is numtorch.float16
+    z = numtorch.cdist(numtorch.ones(1, 0, dtype=numtorch.float16), numtorch.ones(2, 0, dtype=numtorch.float16))
+    assert z.tolist() == [[0.0, 0.0]]
+    with pytest.raises(NotImplementedError, match="^\"cdist\" not implemented for 'Half'$"):
+        numtorch.cdist(numtorch.ones(1, 2, dtype=numtorch.float16), numtorch.ones(1, 2, dtype=numtorch.float16))
+
+
+def test_cdist_checks_shapes_before_dtypes():
+    with pytest.raises(RuntimeError, match="^cdist only supports at least 2D tensors, X1 got: 1D$"):
+        numtorch.cdist(numtorch.ones(2, dtype=numtorch.int64), numtorch.ones(3, 2, dtype=numtorch.int64))
+
+
+@pytest.mark.parametrize("a, b, want", [(numtorch.float16, numtorch.int32, numtorch.float16),
+                                        (numtorch.uint8, numtorch.float16, numtorch.float16)])  # fmt: skip
+def test_dist_checks_the_promoted_difference(a, b, want):
+    assert numtorch.dist(numtorch.ones(3, 1, dtype=a), numtorch.zeros(3, 1, dtype=b)).dtype is want
+    with pytest.raises(RuntimeError, match="^norm\\(\\): input dtype should be either floating point or complex. Got Long instead.$"):
+        numtorch.dist(numtorch.ones(2, dtype=numtorch.int32), numtorch.ones(2, dtype=numtorch.int64))
