@@ -141,14 +141,19 @@ public("cholesky", "self, upper=False", _cholesky, relevant=("self",), module="T
 # ---- eigh / eigvalsh ---------------------------------------------------------------------------------
 def _eigh_cpu(A, UPLO="L"):
     _square(A, "linalg.eigh")
-    _floating(A, "linalg.eigh", kernel="linalg_eigh_cpu")
+    if A._data.size:  # an empty input returns before the kernel's dtype dispatch
+        _floating(A, "linalg.eigh", kernel="linalg_eigh_cpu")
     if UPLO not in ("L", "U", "l", "u"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
     a = A._data
     if a.size == 0:
         w, v = np.zeros(a.shape[:-1], a.dtype), np.zeros(a.shape, a.dtype)
     else:
-        w, v = np.linalg.eigh(a, UPLO=UPLO.upper())
+        try:
+            w, v = np.linalg.eigh(a, UPLO=UPLO.upper())
+        except np.linalg.LinAlgError:  # LAPACK's syevd did not converge (inf/NaN input)
+            raise LinAlgError("linalg.eigh: The algorithm failed to converge because the input matrix is "
+                              "ill-conditioned or has too many repeated eigenvalues (error code: 1).") from None  # fmt: skip
     real = A._dtype.to_real()
     return _EIGH(_t(w, real), _t(v, A._dtype))
 

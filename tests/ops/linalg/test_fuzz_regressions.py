@@ -263,3 +263,30 @@ def test_dist_checks_the_promoted_difference(a, b, want):
     assert numtorch.dist(numtorch.ones(3, 1, dtype=a), numtorch.zeros(3, 1, dtype=b)).dtype is want
     with pytest.raises(RuntimeError, match="^norm\\(\\): input dtype should be either floating point or complex. Got Long instead.$"):
         numtorch.dist(numtorch.ones(2, dtype=numtorch.int32), numtorch.ones(2, dtype=numtorch.int64))
+
+
+@pytest.mark.parametrize("dtype", [numtorch.int64, numtorch.bool])
+def test_eigh_and_lu_factor_of_empty_integer_matrices_return_before_the_kernel(dtype):
+    w, v = numtorch.linalg.eigh(numtorch.ones(0, 2, 2, dtype=dtype))
+    assert w.shape == (0, 2) and v.shape == (0, 2, 2) and w.dtype is v.dtype is dtype
+    assert numtorch.linalg.eigvalsh(numtorch.ones(0, 0, dtype=dtype)).shape == (0,)
+    lu, piv = numtorch.linalg.lu_factor(numtorch.ones(2, 0, 0, dtype=dtype))
+    assert lu.shape == (2, 0, 0) and lu.dtype is dtype and piv.shape == (2, 0) and piv.dtype is numtorch.int32
+    with pytest.raises(NotImplementedError, match="not implemented for"):
+        numtorch.linalg.eigh(numtorch.ones(2, 2, dtype=dtype))
+
+
+def test_eigh_non_convergence_is_torchs_linalg_error():
+    a = numtorch.tensor([[math.nan, 1.0, 2.0], [1.0, 2.0, 3.0], [2.0, 3.0, 4.0]], dtype=numtorch.float64)
+    with pytest.raises(numtorch.linalg.LinAlgError, match="^linalg.eigh: The algorithm failed to converge") as e:
+        numtorch.linalg.eigh(a)
+    assert e.value.__suppress_context__  # NumPy's error is not shown
+
+
+def test_matrix_exp_of_a_non_finite_matrix_is_nan_and_leaves_the_others():
+    a = numtorch.stack([numtorch.tensor([[math.inf, 0.5], [1.0, -3.0]], dtype=numtorch.float64),
+                        numtorch.eye(2, dtype=numtorch.float64)])  # fmt: skip
+    r = numtorch.linalg.matrix_exp(a)
+    assert np.isnan(r[0].numpy()).all() and np.allclose(r[1].numpy(), np.eye(2) * math.e)
+    c = numtorch.linalg.matrix_exp(numtorch.tensor([[complex(math.inf, 1.0)]], dtype=numtorch.complex128))
+    assert math.isnan(c.item().real) and math.isnan(c.item().imag)
