@@ -16,6 +16,7 @@ from typing import Callable
 
 from .._ops import OpOverload, register_overload
 from .._schema import parse_schema
+from ._wide_uint import guard as uint_guard
 
 OPS: dict[str, OpOverload] = {}
 _RESULT_K = re.compile(r"result\d+")
@@ -111,7 +112,7 @@ def defop(
     OPS[op.name()] = op
     for key, fn in (("cpu", cpu), ("cuda", cuda), ("any", any_device), ("composite", composite)):
         if fn is not None:
-            op.impls[key] = fn
+            op.impls[key] = uint_guard(s, fn) if key in ("cpu", "composite") else fn
     if backward is not None:
         op.autograd = make_derivative(s, backward, jvp, node_name)
         op.autograd.out_diff = output_differentiability
