@@ -159,6 +159,11 @@ def _scatter_reduce_impl(inplace, self, dim, index, src, reduce, include_self=Tr
         raise RuntimeError(
             f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}"
         )
+    # the meta function's checks (dim, index dtype, src dtype) precede the kernel's dtype dispatch
+    _wrap_dim(dim, self._data.ndim)
+    _check_index_dtype(index, "scatter")
+    if src._dtype is not self._dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     cat = self._dtype.category
     if (reduce == "mean" and cat == D._BOOL) or (reduce in ("amax", "amin") and cat == D._COMPLEX):
         raise NotImplementedError(f"\"scatter_gather_tensor_cpu_reduce_{reduce}\" not implemented for "
@@ -377,6 +382,7 @@ def _index_add_impl(inplace, self, dim, index, source, alpha=1):
 
 
 def _index_copy_impl(inplace, self, dim, index, source):
+    _wrap_dim(dim, self._data.ndim)  # index_copy's meta function wraps the dim first
     if index._data.ndim > 1:
         raise IndexError(
             f"index_copy_(): Index should have dimension 1 or 0 (got {index._data.ndim})"

@@ -117,6 +117,8 @@ def _product_out(check):
     def impl(self, other, out):
         if check is _mv_check:  # PyTorch names out (addmv's self) in the dtype message
             check(self, other, out)
+        if check is _dot_checks and out._dtype is not self._dtype:  # dot_out: before dot's own checks
+            raise RuntimeError(f"result dtype {F.cname(out._dtype)} does not match input dtype {F.cname(self._dtype)}")
         check(self, other)
         prepare_out(out, _result_shape(self._data.shape, other._data.shape), self._dtype)
         product(self._data, other._data, out=out._data)

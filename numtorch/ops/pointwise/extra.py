@@ -218,6 +218,8 @@ for _n in ("gcd", "lcm"):
 def _pow2(other):
     # 2 ** other in double precision (complex128 for a complex exponent): at::ldexp computes
     # in a wide type, so ldexp(float16 0, 200) is 0, not 0 * inf.
+    if other._dtype is D.bool:  # at::ldexp's exponent kernel has no bool
+        raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
     wide = D.complex128 if other._dtype.category == D._COMPLEX else D.float64
     return dispatch(_ALL["pow"]["F"]["functional"], [2.0, other.to(wide)])
 

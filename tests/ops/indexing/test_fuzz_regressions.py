@@ -164,3 +164,16 @@ def test_index_select_of_an_empty_matrix_checks_indices_as_torch_does(shape, dim
     with pytest.raises(RuntimeError, match=f"^{msg}$"):
         nt.index_select(nt.empty(shape), dim, nt.tensor(index))
     assert nt.index_select(nt.empty(2, 0), 0, nt.tensor([1])).shape == (1, 0)
+
+
+@pytest.mark.parametrize("call, exc, msg", [
+    (lambda: nt.index_copy(nt.ones(3, dtype=nt.int64), 5, nt.ones(0, dtype=nt.int64), nt.ones(3)), IndexError,
+     r"Dimension out of range \(expected to be in range of \[-1, 0\], but got 5\)"),
+    (lambda: nt.scatter_reduce(nt.ones(0, dtype=nt.complex128), -1, nt.ones(0), nt.ones(0, dtype=nt.complex64), "amin"),
+     RuntimeError, r"scatter\(\): Expected self.dtype to be equal to src.dtype"),
+    (lambda: nt.dot(nt.ones(2, dtype=nt.bool), nt.ones(2, dtype=nt.bool), out=nt.ones(2)), RuntimeError,
+     "result dtype Float does not match input dtype Bool"),
+])  # fmt: skip
+def test_meta_checks_precede_the_kernel_dtype(call, exc, msg):
+    with pytest.raises(exc, match=f"^{msg}$"):
+        call()

@@ -288,3 +288,14 @@ def test_clamp_with_a_complex_tensor_bound_checks_the_out_dtype_first():
 def test_sign_refuses_complex_before_the_out_dtype_check():
     with pytest.raises(NotImplementedError, match="^Unlike NumPy, torch.sign is not intended to support complex"):
         nt.sign(nt.ones(2, dtype=nt.complex128), out=nt.ones(2, dtype=nt.int16))
+
+
+@pytest.mark.parametrize("call, exc, msg", [
+    (lambda: nt.relu(nt.ones(2), out=nt.ones(2)), TypeError, r"relu\(\) got an unexpected keyword argument 'out'"),
+    (lambda: nt.ldexp(nt.ones(2), nt.ones(2, dtype=nt.bool)), NotImplementedError, "\"ldexp_cpu_exp\" not implemented for 'Bool'"),
+    (lambda: nt.ones(2).ldexp_(nt.ones(2, dtype=nt.bool)), NotImplementedError, "\"ldexp_cpu_exp\" not implemented for 'Bool'"),
+])  # fmt: skip
+def test_argument_refusals_as_torch(call, exc, msg):
+    with pytest.raises(exc, match=f"^{msg}$"):
+        call()
+    assert nt.ldexp(nt.ones(2, dtype=nt.bool), nt.ones(2, dtype=nt.int64)).tolist() == [2.0, 2.0]

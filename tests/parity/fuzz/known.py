@@ -21,7 +21,6 @@ KNOWN: list[tuple[str, str, str]] = [
     ("accepted", r"^F\.(unfold|binary_cross_entropy)|^torch\.poisson", "per-op argument checks (issue 10, bugs branch)"),
     ("nt_raises", r"^fn:autograd", "second backward through a graph that saved nothing (issue 10)"),
     ("nt_raises", r"^torch\.baddbmm\(", "baddbmm of an empty product with mixed dtypes: PyTorch's beta promotion text"),
-    ("accepted", r"^torch\.(ldexp|relu)\(", "per-op argument checks"),
     ("accepted", r"^torch\.tensordot\(bool", "bool tensordot: PyTorch's mm/dot refuse bool after its size-1 sums; numtorch's einsum path computes it"),
     ("accepted", r"^fn:operator\(str, float16", "complex half"),
     ("accepted", r"^torch\.(cumsum|cumprod|std|var|mode|median|nanmedian)\(.*out=", "per-op reduction out= rules"),
