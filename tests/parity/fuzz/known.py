@@ -41,7 +41,7 @@ KNOWN: list[tuple[str, str, str]] = [
     ("nt_raises", r"^torch\.logcumsumexp\(complex", "complex logcumsumexp is not implemented yet (open)"),
     ("exc_type", r"^torch\.addmm\(bool", "addmm of bool with a non-broadcastable self: torch's expand error comes "
      "before its dtype refusal (open)"),
-    ("wrong", r"^m\.index_put_\(\w+/expand.*True\)$", "index_put_(accumulate=True) into expanded memory: torch adds "
+    ("wrong", r"^m\.index_put_\(\w+/expand, .*, bool\)$", "index_put_(accumulate=True) into expanded memory: torch adds "
      "every aliased write into one element; numtorch's result is undefined the other way (open)"),
     ("nt_raises", r"^linalg\.(eigh|eigvalsh)\(", "eigh of a matrix holding inf/NaN: torch's syevd returns NaN or "
      "arbitrary eigenvalues; numtorch raises torch's LinAlgError where LAPACK reports non-convergence (kept)"),
