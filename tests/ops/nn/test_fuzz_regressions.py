@@ -250,3 +250,9 @@ def test_adaptive_avg_pool_of_an_empty_integer_result_runs_no_kernel():
     assert r.shape == (1, 0, 0) and r.dtype is numtorch.int64
     with pytest.raises(NotImplementedError, match="^\"adaptive_avg_pool2d\" not implemented for 'Long'$"):
         F.adaptive_avg_pool1d(numtorch.ones(1, 3, dtype=numtorch.int64), 2)
+
+
+def test_huber_loss_refuses_a_float_result_into_an_integer_input():
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
+        F.huber_loss(numtorch.tensor([1]), numtorch.tensor([3.7]), reduction="sum")
+    assert F.huber_loss(numtorch.tensor([1.0]), numtorch.tensor([3]), reduction="sum").item() == 1.5
