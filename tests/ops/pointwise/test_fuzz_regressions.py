@@ -299,3 +299,11 @@ def test_argument_refusals_as_torch(call, exc, msg):
     with pytest.raises(exc, match=f"^{msg}$"):
         call()
     assert nt.ldexp(nt.ones(2, dtype=nt.bool), nt.ones(2, dtype=nt.int64)).tolist() == [2.0, 2.0]
+
+
+@pytest.mark.parametrize("name, exc, msg", [("ceil_", NotImplementedError, "ceil is not supported for complex inputs"),
+                                            ("abs_", RuntimeError, "In-place abs is not supported for complex tensors.")])  # fmt: skip
+def test_inplace_unary_refuses_complex_before_the_overlap_check(name, exc, msg):
+    x = nt.ones(2, 1, dtype=nt.complex64).expand(2, 3)
+    with pytest.raises(exc, match=f"^{msg}$"):
+        getattr(x, name)()
