@@ -330,3 +330,11 @@ def test_empty_reductions_return_before_the_kernel_dtype_check():
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # NumPy's cast of NaN to an integer warns
         assert numtorch.median(numtorch.ones(0, dtype=numtorch.int32)).item() == -(2**31)
+
+
+def test_nansum_of_a_float_input_into_an_integer_out_has_no_kernel():
+    o = numtorch.zeros((), dtype=numtorch.int16)
+    with pytest.raises(NotImplementedError, match="^\"nansum_cpu\" not implemented for 'Short'$"):
+        numtorch.nansum(numtorch.ones(1, 3, dtype=numtorch.float64), out=o)
+    assert o.item() == 0
+    assert numtorch.nansum(numtorch.ones(1, 3, dtype=numtorch.float64), dtype=numtorch.int16).item() == 3
