@@ -215,10 +215,11 @@ for _n in ("gcd", "lcm"):
     _binary(_n, Elementwise(_n, _T2, f"np.{_n}(self, other)", allow="i"), S=None, t="", second_tensor=True)
 
 
-def _pow2(other):
+def _pow2(other, self=None):
     # 2 ** other in double precision (complex128 for a complex exponent): at::ldexp computes
-    # in a wide type, so ldexp(float16 0, 200) is 0, not 0 * inf.
-    if other._dtype is D.bool:  # at::ldexp's exponent kernel has no bool
+    # in a wide type, so ldexp(float16 0, 200) is 0, not 0 * inf. Its exponent kernel has no
+    # bool; an empty result runs no kernel.
+    if other._dtype is D.bool and other._data.size and (self is None or self._data.size):
         raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
     wide = D.complex128 if other._dtype.category == D._COMPLEX else D.float64
     return dispatch(_ALL["pow"]["F"]["functional"], [2.0, other.to(wide)])
@@ -232,15 +233,15 @@ def _ldexp_dtype(self, other):
 
 def _ldexp(self, other):
     # at::ldexp: self * 2 ** other, in floating point
-    return _mul(self, _pow2(other)).to(_ldexp_dtype(self, other))
+    return _mul(self, _pow2(other, self)).to(_ldexp_dtype(self, other))
 
 
 def _ldexp_(self, other):
-    return self.mul_(_pow2(other))
+    return self.mul_(_pow2(other, self))
 
 
 def _ldexp_out(self, other, out):
-    return dispatch(_ALL["mul"]["T"]["out"], [self, _pow2(other), out])
+    return dispatch(_ALL["mul"]["T"]["out"], [self, _pow2(other, self), out])
 
 
 _register("ldexp", {"functional": defop("ldexp.Tensor(Tensor self, Tensor other) -> Tensor", composite=_ldexp),

@@ -227,11 +227,20 @@ def _sum(input, dim, keepdim, dtype, out):
     >>> numtorch.tensor([[1, 2], [3, 4]]).sum(0)
     tensor([4, 6])
     """
+    if dim is NOARG:  # the overload without dim has no keepdim or out (Note [Absent argument])
+        if keepdim or out is not None:
+            raise bad_args("sum", "Tensor, keepdim=bool" if keepdim else "Tensor, out=Tensor", _SUM_SIGS)
+        dim = None
     if out is not None and dtype is None:
         dtype = out._dtype
     if dim is None and not keepdim and out is None:
         return dispatch(sum_all, [input, dtype])
     return _call(sum_dim, sum_out, [input, dim, keepdim, dtype], out)
+
+
+_SUM_SIGS = ("Tensor input, *, torch.dtype dtype = None",
+             "Tensor input, tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None")  # fmt: skip
+_MEAN_SIGS = ("Tensor input, *, torch.dtype dtype = None, Tensor out = None", _SUM_SIGS[1])
 
 
 # Note [Reduction fast path]: dtype -> result dtype of the inputs it takes
@@ -240,9 +249,9 @@ _FLOATS = {D.float32: D.float32, D.float64: D.float64}
 _SAME = {D.int32: D.int32, D.int64: D.int64, **_FLOATS}
 _LOGICAL = {dt: D.bool for dt in (D.bool, D.int32, D.int64, D.float32, D.float64)}
 _NODTYPE = "dtype is None and "
-_fn("sum", "input, dim=None, keepdim=False, *, dtype=None, out=None", _sum,
+_fn("sum", "input, dim=NOARG, keepdim=False, *, dtype=None, out=None", _sum,
     fast=(E.reduce_fast(_SUM, {**_INTS, **_FLOATS}, (sum_all, (None,)), (sum_dim, (None,)),
-                        lambda s, d, k: _sum(s, d, k, None, None)), _NODTYPE))  # fmt: skip
+                        lambda s, d, k: _sum(s, d, k, None, None), nodim=NOARG), _NODTYPE))  # fmt: skip
 
 def _nansum_cpu(self, dim, keepdim, dtype):
     if self._dtype.category == D._COMPLEX:
@@ -311,6 +320,10 @@ def _mean(input, dim, keepdim, dtype, out):
     >>> numtorch.tensor([[1.0, 2.0], [3.0, 5.0]]).mean(1)
     tensor([1.5000, 4.0000])
     """
+    if dim is NOARG:  # the overload without dim has no keepdim (Note [Absent argument])
+        if keepdim:
+            raise bad_args("mean", "Tensor, keepdim=bool", _MEAN_SIGS)
+        dim = None
     if out is not None and dtype is None and input._dtype.category >= D._FLOAT:
         dtype = out._dtype
     if dim is None and not keepdim and out is None:
@@ -318,9 +331,9 @@ def _mean(input, dim, keepdim, dtype, out):
     return _call(mean_dim, mean_out, [input, dim, keepdim, dtype], out)
 
 
-_fn("mean", "input, dim=None, keepdim=False, *, dtype=None, out=None", _mean,
+_fn("mean", "input, dim=NOARG, keepdim=False, *, dtype=None, out=None", _mean,
     fast=(E.reduce_fast(_MEAN, _FLOATS, (mean_all, (None,)), (mean_dim, (None,)),
-                        lambda s, d, k: _mean(s, d, k, None, None)), _NODTYPE))  # fmt: skip
+                        lambda s, d, k: _mean(s, d, k, None, None), nodim=NOARG), _NODTYPE))  # fmt: skip
 
 
 def _prod_cpu(self, dim, keepdim, dtype):

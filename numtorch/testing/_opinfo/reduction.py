@@ -318,8 +318,19 @@ def _prod_samples(dtype, rng):
     return samples
 
 
+def _no_out_without_dim(gen):
+    # sum's overload without dim takes no out= either (Note [Absent argument])
+    def wrapped(dtype, rng):
+        samples = gen(dtype, rng)
+        for s in samples:
+            s.out = bool(s.args) or "dim" in s.kwargs
+        return samples
+
+    return wrapped
+
+
 OPINFOS = [
-    OpInfo("sum", _np_dtype_ref(_red(np.sum, np.int64)), _dtype_kw(_gen(_DIMS, extra=[((2, 3), (1,), {"dtype": "float64"})])),
+    OpInfo("sum", _np_dtype_ref(_red(np.sum, np.int64)), _no_out_without_dim(_dtype_kw(_gen(_DIMS, extra=[((2, 3), (1,), {"dtype": "float64"})]))),
            dtypes=ALL_REAL, method="sum", supports_out=True),
     OpInfo("nansum", _np_dtype_ref(_nansum), _gen(_DIMS), dtypes=NUMERIC, method="nansum", supports_out=True),
     OpInfo("mean", _np_dtype_ref(_red(np.mean)), _gen(_DIMS), method="mean", supports_out=True),

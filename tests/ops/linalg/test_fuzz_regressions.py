@@ -290,3 +290,10 @@ def test_matrix_exp_of_a_non_finite_matrix_is_nan_and_leaves_the_others():
     assert np.isnan(r[0].numpy()).all() and np.allclose(r[1].numpy(), np.eye(2) * math.e)
     c = numtorch.linalg.matrix_exp(numtorch.tensor([[complex(math.inf, 1.0)]], dtype=numtorch.complex128))
     assert math.isnan(c.item().real) and math.isnan(c.item().imag)
+
+
+def test_tensordot_sums_a_dim_contracted_with_size_one_in_its_own_dtype():
+    a = numtorch.tensor([[1, 6]], dtype=numtorch.uint8)
+    b = numtorch.tensor([[6, 8]], dtype=numtorch.uint8).expand(2, 2)
+    r = numtorch.tensordot(a, b)
+    assert r.dtype is numtorch.uint8 and r.item() == 108 and numtorch.tensordot(b, a).item() == 108

@@ -307,3 +307,7 @@ def test_inplace_unary_refuses_complex_before_the_overlap_check(name, exc, msg):
     x = nt.ones(2, 1, dtype=nt.complex64).expand(2, 3)
     with pytest.raises(exc, match=f"^{msg}$"):
         getattr(x, name)()
+
+
+def test_ldexp_with_a_bool_exponent_and_an_empty_result_runs_no_kernel():
+    assert nt.ldexp(nt.ones(0, dtype=nt.int32), nt.ones(1, dtype=nt.bool)).shape == (0,)

@@ -338,3 +338,16 @@ def test_nansum_of_a_float_input_into_an_integer_out_has_no_kernel():
         numtorch.nansum(numtorch.ones(1, 3, dtype=numtorch.float64), out=o)
     assert o.item() == 0
     assert numtorch.nansum(numtorch.ones(1, 3, dtype=numtorch.float64), dtype=numtorch.int16).item() == 3
+
+
+@pytest.mark.parametrize("call, got", [
+    (lambda x: numtorch.sum(x, out=numtorch.empty(())), "Tensor, out=Tensor"),
+    (lambda x: numtorch.sum(x, keepdim=True), "Tensor, keepdim=bool"),
+    (lambda x: numtorch.mean(x, keepdim=True), "Tensor, keepdim=bool"),
+])  # fmt: skip
+def test_sum_and_mean_without_dim_take_neither_keepdim_nor_sums_out(call, got):
+    x = numtorch.ones(2, 3)
+    with pytest.raises(TypeError) as e:
+        call(x)
+    assert str(e.value).startswith(f"{call.__code__.co_names[1]}() received an invalid combination of arguments - got ({got})")
+    assert numtorch.sum(x, None, out=numtorch.empty(())).item() == 6.0 and numtorch.mean(x, out=numtorch.empty(())).item() == 1.0
