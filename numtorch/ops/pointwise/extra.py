@@ -218,8 +218,8 @@ for _n in ("gcd", "lcm"):
 def _pow2(other, self=None):
     # 2 ** other in double precision (complex128 for a complex exponent): at::ldexp computes
     # in a wide type, so ldexp(float16 0, 200) is 0, not 0 * inf. Its exponent kernel has no
-    # bool; an empty result runs no kernel.
-    if other._dtype is D.bool and other._data.size and (self is None or self._data.size):
+    # bool; the functional form of an empty result runs no kernel (in place and out= do).
+    if other._dtype is D.bool and (self is None or other._data.size and self._data.size):
         raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
     wide = D.complex128 if other._dtype.category == D._COMPLEX else D.float64
     return dispatch(_ALL["pow"]["F"]["functional"], [2.0, other.to(wide)])
@@ -237,11 +237,11 @@ def _ldexp(self, other):
 
 
 def _ldexp_(self, other):
-    return self.mul_(_pow2(other, self))
+    return self.mul_(_pow2(other))  # in place, torch computes 2 ** other even for an empty self
 
 
 def _ldexp_out(self, other, out):
-    return dispatch(_ALL["mul"]["T"]["out"], [self, _pow2(other, self), out])
+    return dispatch(_ALL["mul"]["T"]["out"], [self, _pow2(other), out])
 
 
 _register("ldexp", {"functional": defop("ldexp.Tensor(Tensor self, Tensor other) -> Tensor", composite=_ldexp),

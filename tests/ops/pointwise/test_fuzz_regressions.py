@@ -311,3 +311,10 @@ def test_inplace_unary_refuses_complex_before_the_overlap_check(name, exc, msg):
 
 def test_ldexp_with_a_bool_exponent_and_an_empty_result_runs_no_kernel():
     assert nt.ldexp(nt.ones(0, dtype=nt.int32), nt.ones(1, dtype=nt.bool)).shape == (0,)
+
+
+def test_ldexp_in_place_and_out_refuse_a_bool_exponent_even_when_empty():
+    with pytest.raises(NotImplementedError, match="^\"ldexp_cpu_exp\" not implemented for 'Bool'$"):
+        nt.ones(0).ldexp_(nt.ones(0, dtype=nt.bool))
+    with pytest.raises(NotImplementedError, match="^\"ldexp_cpu_exp\" not implemented for 'Bool'$"):
+        nt.ldexp(nt.ones(0), nt.ones(1, dtype=nt.bool), out=nt.ones(0))
