@@ -24,14 +24,10 @@ from ._elementwise import (
     alpha_check,
     checked_bounds,
     clamp_bounds, clamp_complex, lerp_check, lerp_params,
-    nan_to_num_params,
-    not_tensor,
-    number,
-    pow_check,
-    sub_check,
-    value_param,
+    nan_to_num_params, not_tensor, number, pow_check, sub_check, value_param,
 )  # fmt: skip
 from .._pointwise import _cname, defpointwise
+from ._overloads import two_numbers
 from .._registry import OPS, defop, public, schema_sig
 
 # name -> {"T"/"S"/"F": overload dicts, "pick", "pub"}: what aliases and dunders reuse
@@ -55,7 +51,7 @@ def _pick_ts(T, S=None, F=None):
     def pick(v):
         if F is not None and not isinstance(v[0], Tensor):
             if not isinstance(v[1], Tensor):
-                raise _two_numbers(T, S, F, v)
+                raise two_numbers(T, S, F, v)
             return F, v
         if S is not None and not isinstance(v[1], Tensor):
             return S, v
@@ -63,24 +59,6 @@ def _pick_ts(T, S=None, F=None):
 
     pick.tensors, pick.scalars = T, S  # every operand a Tensor: T, whatever S and F are (_fast_args)
     return pick
-
-
-def _two_numbers(T, S, F, v) -> TypeError:
-    # Scalar self wants a Tensor other: with two numbers no overload matches (torch.pow(2, 3)).
-    # add, sub, mul and div take them, as PyTorch's parser wraps numbers for those (no F here).
-    fn = T["functional"]._schema
-    other = [a.name for a in fn.arguments if not a.is_out][1]
-
-    def line(ops, first, second):
-        out = ", *, Tensor out = None" if ops is not None and "out" in ops else ""
-        return f"\n * ({first}, {second} {other}{out})"
-
-    lines = line(T, "Tensor input", "Tensor") + line(F, "Number self", "Tensor")
-    lines += line(S, "Tensor input", "Number") if S is not None else ""
-    got = ", ".join(type(a).__name__ for a in v[:2])
-    return TypeError(
-        f"{fn.name}() received an invalid combination of arguments - got ({got}), but expected one of:{lines}\n"
-    )
 
 
 def _fast_args(pick, op, sig: str, first: str):
