@@ -21,7 +21,7 @@ from ._ops import OpOverload
 from ._state import STATE
 from ._C import TF_STATE
 from ._tensor import NO_TF_SUBCLASSES, PLAIN_SUBCLASSES
-from .ops._registry import BINDINGS, Binding
+from .ops._registry import BINDINGS, NOARG, Binding
 
 # Note [Allocation failures]
 # An allocation NumPy cannot satisfy raises its MemoryError (``_ArrayMemoryError: Unable to
@@ -186,6 +186,7 @@ def _render(b: Binding, is_method: bool, tensor_type) -> tuple[str, dict, str]:
         "_NOTF": NO_TF_SUBCLASSES,
         "_TF": TF_STATE,
         "_oom": out_of_memory,
+        "NOARG": NOARG,  # Note [Absent argument]
     })
     return src, ns, f"<numtorch.{b.module}.{b.name}>"
 

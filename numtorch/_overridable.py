@@ -105,6 +105,9 @@ def _dummy(sig: str) -> Callable:
     ns = {"float": builtins.float, "inf": builtins.float("inf"), "nan": builtins.float("nan")}
     ns.update({k: v for k, v in vars(sys.modules["numtorch"]).items() if not k.startswith("_")})
     ns["float"] = builtins.float
+    from .ops._registry import NOARG  # the registry imports this module's importers
+
+    ns["NOARG"] = NOARG  # Note [Absent argument]
     return eval(f"lambda {sig}: -1", ns)  # noqa: S307 (trusted registry text)
 
 

@@ -31,6 +31,8 @@ def _range(start, end, step, out, dtype, layout, device, requires_grad):
     >>> numtorch.range(0, 2)
     tensor([0., 1., 2.])
     """
+    if end is None:  # torch's parser: start and end are both required
+        raise TypeError('range() missing 1 required positional arguments: "end"')
     nt = _nt()
     warnings.warn(
         "torch.range is deprecated and will be removed in a future release because its behavior is inconsistent "

@@ -617,6 +617,7 @@ def defpointwise(
     out_overload: str | None = None,
     inplace_overload: str | None = None,
     holomorphic: bool = True,
+    public_out: bool = True,
 ):
     """Declare an elementwise op: functional, in-place (``name_``) and ``out=`` overloads,
     plus ``numtorch.name``, ``Tensor.name`` and ``Tensor.name_`` bindings. Returns the ops.
@@ -677,8 +678,9 @@ def defpointwise(
         op_.impls["meta"] = lambda *v: pointwise_meta(pw, [v[i] for i in in_idx], [v[i] for i in par_idx], inplace=True)
     doc = doc or f"Elementwise ``{s.name}``; see PyTorch's ``torch.{s.name}``."
     if function:
-        sig, rel, _ = schema_sig(op, method=False, out=out)
-        if out:
+        pub_out = out and public_out  # torch.relu takes no out= though aten::relu.out exists
+        sig, rel, _ = schema_sig(op, method=False, out=pub_out)
+        if pub_out:
 
             def fbody(*v):
                 if v[-1] is None:
@@ -690,7 +692,7 @@ def defpointwise(
             def fbody(*v):
                 return dispatch(op, list(v))
 
-        fast = (op, _param_names(s, "input"), "out is None") if out else (op, _param_names(s, "input"))
+        fast = (op, _param_names(s, "input"), "out is None") if pub_out else (op, _param_names(s, "input"))
         public(s.name, sig, fbody, relevant=rel, module=module, doc=doc, ops=tuple(result.values()),
                fast=fast)  # fmt: skip
     if method:

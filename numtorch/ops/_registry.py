@@ -16,11 +16,31 @@ from typing import Callable
 
 from .._ops import OpOverload, register_overload
 from .._schema import parse_schema
+from ._wide_uint import guard as uint_guard
 
 OPS: dict[str, OpOverload] = {}
 _RESULT_K = re.compile(r"result\d+")
 # out= overloads are not differentiable: the Autograd key raises PyTorch's error for them.
 OUT_NOT_DIFFERENTIABLE = object()
+
+
+# Note [Absent argument]
+# PyTorch's parser tells an omitted argument from an explicit None: ``prod(x)`` takes the
+# overload without ``dim`` while ``prod(x, dim=None)`` and ``prod(x, out=o)`` match no
+# overload. A binding whose overloads differ that way writes ``NOARG`` as the default in its
+# signature text (``dim=NOARG``); the body tests ``dim is NOARG``. The generated wrapper and
+# the ``__torch_function__`` argument trimming treat it as any other default.
+class _NoArg:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<absent>"
+
+    def __reduce__(self):
+        return "NOARG"
+
+
+NOARG = _NoArg()
 
 
 @dataclass
@@ -92,7 +112,7 @@ def defop(
     OPS[op.name()] = op
     for key, fn in (("cpu", cpu), ("cuda", cuda), ("any", any_device), ("composite", composite)):
         if fn is not None:
-            op.impls[key] = fn
+            op.impls[key] = uint_guard(s, fn) if key in ("cpu", "composite") else fn
     if backward is not None:
         op.autograd = make_derivative(s, backward, jvp, node_name)
         op.autograd.out_diff = output_differentiability

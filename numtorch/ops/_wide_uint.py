@@ -1,4 +1,4 @@
-"""Which elementwise ops run for uint16/uint32/uint64, and PyTorch's error for the others."""
+"""Which ops run for uint16/uint32/uint64, and PyTorch's error for the others."""
 
 from __future__ import annotations
 
@@ -37,3 +37,65 @@ def refuse_uint(name: str, kname: str, common: D.dtype) -> None:
     if name not in UINT_OPS:
         kernel, cname = UINT_KNAME.get(name, kname), D._CXX_NAMES[common.name]
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{cname}'")
+
+
+# The other ops whose CPU kernels PyTorch 2.13 does not build for uint16/32/64, by overload name
+# or base name (``aten::`` dropped), with the kernel its NotImplementedError names. defop wraps
+# their cpu/composite implementation with one dtype test (``guard``); no other op pays for it.
+UINT_OP_KERNEL = {
+    "max": "max_all", "max.unary_out": "max_all", "max.dim": "max_cpu", "max.dim_max": "max_cpu",
+    "min": "min_all", "min.unary_out": "min_all", "min.dim": "min_cpu", "min.dim_min": "min_cpu",
+    "argmax": "argmax_cpu", "argmin": "argmin_cpu", "aminmax": "aminmax_cpu", "amax": "max_values_cpu",
+    "amin": "min_values_cpu", "cummax": "cummax_cpu", "cummin": "cummin_cpu", "max.other": None, "min.other": None,
+    "topk": "topk_cpu", "kthvalue": "kthvalue_cpu", "median": "median_cpu", "median.out": "median_cpu",
+    "median.dim": "median_out", "median.dim_values": "median_out", "nanmedian": "median_cpu",
+    "nanmedian.out": "median_cpu", "nanmedian.dim": "median_out", "nanmedian.dim_values": "median_out",
+    "mode": "mode_cpu", "flip": "flip_cpu", "tril": "tril", "triu": "triu", "masked_select": "masked_select", "masked_scatter": "masked_scatter",
+    "masked_scatter_": "masked_scatter", "nonzero": "nonzero_count_cpu", "bincount": "bincount_cpu",
+    "searchsorted": "searchsorted_out_cpu", "bucketize": "searchsorted_out_cpu", "geometric_": "geometric_cpu",
+    "bernoulli_.float": "bernoulli_scalar_cpu_", "random_": "random_kernel_cpu", "dot": "dot", "vdot": "dot",
+    "mm": "addmm_impl_cpu_", "addmm": "addmm_impl_cpu_", "bmm": "bmm", "mv": "addmv_impl_cpu",
+    "addmv": "addmv_impl_cpu", "trace": "trace", "linalg_cross": "cross", "max_pool1d": "max_pool1d_impl",
+    "max_pool1d_with_indices": "max_pool1d_impl", "max_pool2d_with_indices": "max_pool2d", "max_pool3d_with_indices": "max_pool3d",
+    "gather": "scatter_gather_tensor_cpu", "scatter": "scatter_gather_tensor_cpu", "scatter_": "scatter_gather_tensor_cpu",
+    "scatter_add": "scatter_gather_tensor_cpu", "scatter_add_": "scatter_gather_tensor_cpu",
+    "index_select": "index_select", "index_add": "index_add_", "index_add_": "index_add_",
+    "index_copy": "index_copy_cpu", "index_copy_": "index_copy_cpu", "index_fill": "index_fill_cpu",
+    "index_fill_": "index_fill_cpu", "index_put": "index_put", "index_put_": "index_put", "put": "take_put_cpu",
+    "put_": "take_put_cpu", "take": "take_cpu", "reflection_pad1d": "reflection_pad1d",
+    "reflection_pad2d": "reflection_pad2d", "isin": "isin_default_cpu", "arange": "arange_cpu",
+    "linspace": "linspace_cpu", "eye": "eye", "randperm": "randperm",
+}  # fmt: skip
+
+
+# most of those kernels are skipped for an empty input; these refuse even then
+UINT_EVEN_EMPTY = frozenset("""topk kthvalue nonzero bincount searchsorted bucketize dot vdot trace index_select
+    aminmax index_put index_put_ median.dim median.dim_values nanmedian.dim nanmedian.dim_values""".split())
+
+
+def guard(schema, fn):
+    """``fn`` itself, or ``fn`` refusing a wide unsigned first tensor (a factory: its ``dtype``)
+    with PyTorch's kernel error, for the ops UINT_OP_KERNEL lists."""
+    name = schema.name.split("::")[-1]
+    full = f"{name}.{schema.overload_name}" if schema.overload_name else name
+    kernel = UINT_OP_KERNEL[full] if full in UINT_OP_KERNEL else UINT_OP_KERNEL.get(name)
+    if kernel is None:
+        return fn
+    strict = full in UINT_EVEN_EMPTY or name in UINT_EVEN_EMPTY
+    args = [a for a in schema.arguments if not a.is_out]
+    tensors = [i for i, a in enumerate(args) if a.type in ("Tensor", "Tensor?")]
+    dtypes = [i for i, a in enumerate(args) if a.name == "dtype"]
+    pos, key = (tensors[0], None) if tensors else (dtypes[0], "dtype") if dtypes else (None, None)
+    if pos is None:
+        return fn
+
+    def guarded(*args, **kwargs):
+        v = args[pos] if pos < len(args) else kwargs.get(key)
+        dt = getattr(v, "_dtype", v) if key is None else v
+        empty = key is None and v is not None and not strict and v._data.size == 0
+        if dt is not None and getattr(dt, "_rank", 0) > 10 and not empty:  # Note [Wide unsigned dtypes]
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{D._CXX_NAMES[dt.name]}'")
+        return fn(*args, **kwargs)
+
+    guarded.__wrapped__ = fn
+    return guarded

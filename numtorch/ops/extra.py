@@ -211,6 +211,9 @@ def _polar(abs, angle, out):  # noqa: A002 - torch's parameter name
         raise RuntimeError(
             f"Expected object of scalar type {_cname(abs.dtype)} but got scalar type {_cname(angle.dtype)} for second argument"
         )
+    if out is not None and out.dtype != abs.dtype.to_complex():  # polar_out: before computing
+        raise RuntimeError(f"Expected object of scalar type {_cname(abs.dtype.to_complex())} but got scalar type "
+                           f"{_cname(out.dtype)} for argument 'out'")  # fmt: skip
     res = aten.complex.default(abs * aten.cos.default(angle), abs * aten.sin.default(angle))
     return res if out is None else out.resize_(res.shape).copy_(res)
 

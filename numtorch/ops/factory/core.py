@@ -24,6 +24,7 @@ from ..._factory_utils import (alloc, arange_array, check_out_dtype, cname, data
 from ..._layout import strided
 from ..._sparse_tensor import layout_factory
 from ..._tensor import Tensor, _make
+from .._pointwise import broadcast_shapes
 from .._registry import defop, public
 
 _KW = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None"
@@ -706,7 +707,7 @@ def _complex_impl(real, imag):
             "complex(): ComplexHalf (complex32) tensors are not supported by numtorch"
         )
     dt = r.to_complex()
-    shape = np.broadcast_shapes(real._data.shape, imag._data.shape)
+    shape = broadcast_shapes(real._data.shape, imag._data.shape)  # PyTorch's mismatch text
     arr = np.empty(shape, dt.np)
     arr.real, arr.imag = real._data, imag._data
     return _make(arr, dt)

@@ -84,8 +84,8 @@ def _int_bounds(dt: D.dtype, lo: int, hi_incl: int) -> None:
 
 def _integers(g, shape, dt: D.dtype, lo: int, hi: int) -> np.ndarray:
     """Uniform integers in [lo, hi) stored as ``dt``."""
-    if dt.category == D._COMPLEX:
-        raise _not_impl("random_kernel_cpu", dt)
+    if dt.category == D._COMPLEX:  # torch checks the bounds' dtype before the kernel's
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
     if lo >= hi:
         raise RuntimeError(
             f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={hi}"
@@ -632,7 +632,7 @@ def _normal_(self, mean=0.0, std=1.0, generator=None):
 
 def _random_(self, lo=0, hi=None, generator=None):
     dt = self._dtype
-    if dt.category == D._COMPLEX:
+    if dt.category == D._COMPLEX and hi is None:  # with bounds, _integers refuses it
         raise _not_impl("random_kernel_cpu", dt)
     if hi is None:
         hi = (

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 from ... import _dtype as D
+from ..._overlap import check_no_internal_overlap
 from ..._tensor import Tensor, _make, _wrap_dim
 from .._pointwise import Pointwise, _broadcast, _cname
 from .._registry import defop, public
@@ -88,6 +89,8 @@ def _masked_scatter_impl(inplace, self, mask, source):
         raise RuntimeError(
             f"masked_scatter_ only supports boolean masks, but got mask with dtype {_cname(mask._dtype)}"
         )
+    if inplace:  # masked_scatter__cpu checks the written-to memory after the mask's dtype
+        check_no_internal_overlap(self._data)
     if source._dtype is not self._dtype:
         raise RuntimeError("masked_scatter: expected self and source to have same dtypes but got"
                            f"{_cname(self._dtype)} and {_cname(source._dtype)}")  # fmt: skip
@@ -201,7 +204,7 @@ argwhere = defop("argwhere(Tensor self) -> Tensor", composite=lambda self: _d(no
 
 
 # ---- take / put / take_along_dim -----------------------------------------------------------------
-def _flat_index(index: Tensor, n: int, fname: str) -> np.ndarray:
+def _flat_index(index: Tensor, n: int, fname: str, bounds: bool = True) -> np.ndarray:
     if index._dtype is not D.int64:
         raise RuntimeError(
             f"{fname}(): Expected a long tensor for index, but got {_cname(index._dtype)}"
@@ -211,12 +214,15 @@ def _flat_index(index: Tensor, n: int, fname: str) -> np.ndarray:
         if n == 0:
             raise IndexError(f"{fname}(): tried to take from an empty tensor" if fname == "take" else
                              "put_(): Tried to put elements into an empty tensor")  # fmt: skip
-        bad = (i >= n) | (i < -n)
-        if bad.any():
-            raise IndexError(
-                f"out of range: tried to access index {i[bad].flat[0]} on a tensor of {n} elements."
-            )
+        if bounds:
+            _in_bounds(i, n)
     return i
+
+
+def _in_bounds(i: np.ndarray, n: int) -> None:
+    bad = (i >= n) | (i < -n)
+    if bad.any():
+        raise IndexError(f"out of range: tried to access index {i[bad].flat[0]} on a tensor of {n} elements.")
 
 
 def _take_cpu(self, index):
@@ -225,15 +231,19 @@ def _take_cpu(self, index):
 
 
 def _put_impl(inplace, self, index, source, accumulate=False):
-    i = _flat_index(index, self._data.size, "put_")
+    if index._dtype is not D.int64:
+        _flat_index(index, 0, "put_")  # its dtype error
     if source._dtype is not self._dtype:
         raise RuntimeError("put_(): self and source expected to have the same dtype, but got self.dtype = "
                            f"{_cname(self._dtype)} and source.dtype = {_cname(source._dtype)}")  # fmt: skip
-    if source._data.size != i.size:
+    if source._data.size != index._data.size:
         raise IndexError("put_(): Expected source and index to have the same number of elements, but got "
-                         f"source.numel() = {source._data.size}, index.numel() = {i.size}")  # fmt: skip
-    if inplace:
+                         f"source.numel() = {source._data.size}, index.numel() = {index._data.size}")  # fmt: skip
+    i = _flat_index(index, self._data.size, "put_", bounds=False)
+    if inplace:  # torch's put_: the overlap checks, then the kernel's bounds check
+        check_no_internal_overlap(self._data)
         _check_no_overlap(self._data, source._data)
+    _in_bounds(i, self._data.size)
     res = _target(self, inplace)
     flat = res.reshape(-1)
     i = i.reshape(-1)

@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 from ... import _dtype as D
+from ..._overlap import check_no_internal_overlap
 from ..._tensor import Tensor, _make, _wrap_dim
 from .._pointwise import _cname
 from .._registry import defop, public
@@ -97,8 +98,10 @@ def _scatter_prep(self, dim, index, src, inplace=False, fname="scatter"):
                     else ""
                 )
             )
-    if inplace and s is not None:
-        _check_no_overlap(self._data, src._data)  # before the index bounds, as in PyTorch
+    if inplace:  # scatter_meta_impl's overlap checks: before the index bounds
+        check_no_internal_overlap(self._data)
+        if s is not None:
+            _check_no_overlap(self._data, src._data)
     offs, bad = _offsets(i.shape, d, shape[d], 0, _cstrides(shape), parts(i))
     if bad >= 0:
         raise RuntimeError(
@@ -156,6 +159,11 @@ def _scatter_reduce_impl(inplace, self, dim, index, src, reduce, include_self=Tr
         raise RuntimeError(
             f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}"
         )
+    # the meta function's checks (dim, index dtype, src dtype) precede the kernel's dtype dispatch
+    _wrap_dim(dim, self._data.ndim)
+    _check_index_dtype(index, "scatter")
+    if src._dtype is not self._dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     cat = self._dtype.category
     if (reduce == "mean" and cat == D._BOOL) or (reduce in ("amax", "amin") and cat == D._COMPLEX):
         raise NotImplementedError(f"\"scatter_gather_tensor_cpu_reduce_{reduce}\" not implemented for "
@@ -284,8 +292,10 @@ def _index_select_cpu(self, dim, index):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     a, i = _atleast1(self._data), _atleast1(index._data)
     n = a.shape[d]
+    if i.size and a.size == 0 and nd > 1 and n == 0:  # index_select_out_cpu_'s empty-self branch
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
     if i.size and (i.min() < 0 or i.max() >= n):
-        if d == 1:  # PyTorch's CPU kernel for dim 1 has its own message
+        if d == 1 or a.size == 0 and nd > 1:  # PyTorch's CPU kernel for these has its own message
             bad = i[(i < 0) | (i >= n)][0]
             raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={n}")
         raise IndexError("index out of range in self")
@@ -349,7 +359,8 @@ def _first_bad(i: np.ndarray, n: int, wrap: bool = False):
 
 def _index_add_impl(inplace, self, dim, index, source, alpha=1):
     d = _index_func_checks("index_add", self, dim, index, source)
-    if inplace:
+    if inplace:  # the meta function's overlap checks, before the kernel's index bounds
+        check_no_internal_overlap(self._data)
         _check_no_overlap(self._data, source._data)
     res = _target(self, inplace)
     s, i = _source_view(res.shape or (1,), source, d), _atleast1(index._data)
@@ -371,6 +382,7 @@ def _index_add_impl(inplace, self, dim, index, source, alpha=1):
 
 
 def _index_copy_impl(inplace, self, dim, index, source):
+    _wrap_dim(dim, self._data.ndim)  # index_copy's meta function wraps the dim first
     if index._data.ndim > 1:
         raise IndexError(
             f"index_copy_(): Index should have dimension 1 or 0 (got {index._data.ndim})"
@@ -404,7 +416,8 @@ def _index_copy_impl(inplace, self, dim, index, source):
         raise IndexError(
             f"index_copy_(): Number of indices ({n}) should be equal to source.size(dim) ({source._data.shape[d]})"
         )
-    if inplace:
+    if inplace:  # the meta function's overlap checks, before the kernel's index bounds
+        check_no_internal_overlap(self._data)
         _check_no_overlap(self._data, source._data)
     res = _target(self, inplace)
     s, i = _source_view(res.shape or (1,), source, d), _atleast1(index._data)

@@ -118,6 +118,8 @@ def _product_out(check):
     def impl(self, other, out):
         if check is _mv_check:  # PyTorch names out (addmv's self) in the dtype message
             check(self, other, out)
+        if check is _dot_checks and out._dtype is not self._dtype:  # dot_out: before dot's own checks
+            raise RuntimeError(f"result dtype {F.cname(out._dtype)} does not match input dtype {F.cname(self._dtype)}")
         check(self, other)
         prepare_out(out, _result_shape(self._data.shape, other._data.shape), self._dtype)
         product(self._data, other._data, out=out._data)
@@ -602,7 +604,17 @@ def _tensordot_eq(a: Tensor, b: Tensor, dims_a, dims_b) -> str:
 def _tensordot_composite(self, other, dims_self, dims_other):
     if self._dtype is not other._dtype:
         raise RuntimeError("both inputs should have same dtype")
-    r = dispatch(einsum_op, [_tensordot_eq(self, other, dims_self, dims_other), [self, other], None])
+    eq = _tensordot_eq(self, other, dims_self, dims_other)  # its checks first
+    # at::tensordot sums a dim contracted with a size-1 one first, in the operand's own dtype
+    # (einsum's own int64 sum would then meet the other operand's dtype)
+    for x, y in zip(dims_self, dims_other, strict=True):
+        xa, yb = _wrap_dim(x, self.ndim), _wrap_dim(y, other.ndim)
+        s1, s2 = self.shape[xa], other.shape[yb]
+        if s1 != s2 and s2 == 1:
+            self = self.sum(xa, keepdim=True, dtype=self._dtype)
+        elif s1 != s2 and s1 == 1:
+            other = other.sum(yb, keepdim=True, dtype=other._dtype)
+    r = dispatch(einsum_op, [eq, [self, other], None])
     # PyTorch sums a size-1 contracted dim with sum(dtype=input's): integers stay, not int64
     return r if r._dtype is self._dtype else r.to(self._dtype)
 

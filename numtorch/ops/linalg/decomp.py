@@ -17,7 +17,7 @@ from ..._dispatch import dispatch
 from ..._tensor import Tensor, _make
 from .solve import _SOLVE, _floating, _square
 from .._registry import defop, public
-from .core import LinAlgError, _mH, _out_check, broadcast_error, np_svd
+from .core import LinAlgError, _mH, _out_check, broadcast_error, np_svd, write_result
 from ..shape.join import cat
 
 _EIGH = return_types.register("linalg_eigh", ("eigenvalues", "eigenvectors"))
@@ -114,32 +114,46 @@ def _linalg_cholesky(A, upper, out):
     return res if out is None else out.resize_(res.shape).copy_(res)
 
 
-def _cholesky(input, upper=False):
+def _cholesky(input, upper=False, out=None):
     """Deprecated alias of ``numtorch.linalg.cholesky`` (``upper`` positional).
 
     >>> numtorch.cholesky(numtorch.tensor([[4.0]]))
     tensor([[2.]])
     """
-    return dispatch(cholesky, [input, upper])
+    if out is None:
+        return dispatch(cholesky, [input, upper])
+    # cholesky_out's checkLinalgCompatibleDtype: before the factorization, a cast is allowed
+    if isinstance(input, Tensor) and isinstance(out, Tensor) and not D.can_cast(input._dtype, out._dtype):
+        raise RuntimeError(
+            f"cholesky: Expected result to be safely castable from {F.cname(input._dtype)} dtype, "
+            f"but got result with dtype {F.cname(out._dtype)}"
+        )
+    res = dispatch(cholesky, [input, upper])
+    return write_result(out, res._data, res._dtype, "cast")
 
 
 public("cholesky", "A, *, upper=False, out=None", _linalg_cholesky, relevant=("A",), module="torch.linalg",
        ops=(linalg_cholesky,))  # fmt: skip
-public("cholesky", "input, upper=False", _cholesky, ops=(cholesky,))
+public("cholesky", "input, upper=False, *, out=None", _cholesky, ops=(cholesky,))
 public("cholesky", "self, upper=False", _cholesky, relevant=("self",), module="Tensor", ops=(cholesky,))
 
 
 # ---- eigh / eigvalsh ---------------------------------------------------------------------------------
 def _eigh_cpu(A, UPLO="L"):
     _square(A, "linalg.eigh")
-    _floating(A, "linalg.eigh", kernel="linalg_eigh_cpu")
+    if A._data.size:  # an empty input returns before the kernel's dtype dispatch
+        _floating(A, "linalg.eigh", kernel="linalg_eigh_cpu")
     if UPLO not in ("L", "U", "l", "u"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
     a = A._data
     if a.size == 0:
         w, v = np.zeros(a.shape[:-1], a.dtype), np.zeros(a.shape, a.dtype)
     else:
-        w, v = np.linalg.eigh(a, UPLO=UPLO.upper())
+        try:
+            w, v = np.linalg.eigh(a, UPLO=UPLO.upper())
+        except np.linalg.LinAlgError:  # LAPACK's syevd did not converge (inf/NaN input)
+            raise LinAlgError("linalg.eigh: The algorithm failed to converge because the input matrix is "
+                              "ill-conditioned or has too many repeated eigenvalues (error code: 1).") from None  # fmt: skip
     real = A._dtype.to_real()
     return _EIGH(_t(w, real), _t(v, A._dtype))
 
@@ -509,13 +523,8 @@ public("lstsq", "A, B, rcond=None, *, driver=None", _linalg_lstsq, relevant=("A"
 def _cdist_composite(x1, x2, p=2.0, compute_mode=None):
     # Composite over linalg.vector_norm of the pairwise differences: its derivative is
     # PyTorch's _cdist_backward (zero where a distance is zero), and it differentiates again.
-    for name, x in (("X1", x1), ("X2", x2)):
-        if x._dtype.category != D._FLOAT:
-            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {F.cname(x._dtype)}")
-    if x1._dtype is D.float16 or x2._dtype is D.float16:
-        raise NotImplementedError("\"cdist\" not implemented for 'Half'")
-    if x1._dtype is not x2._dtype:
-        raise RuntimeError(f"expected scalar type {F.cname(x1._dtype)} but found {F.cname(x2._dtype)}")
+    # torch's order: shapes, floating dtypes, p and mode (cdist_impl), then an empty result
+    # needs no kernel; only the kernel refuses float16 and mixed dtypes
     for name, x in (("X1", x1), ("X2", x2)):
         if x.ndim < 2:
             raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {x.ndim}D")
@@ -523,10 +532,19 @@ def _cdist_composite(x1, x2, p=2.0, compute_mode=None):
         raise RuntimeError(
             f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}"
         )
+    for name, x in (("X1", x1), ("X2", x2)):
+        if x._dtype.category != D._FLOAT:
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {F.cname(x._dtype)}")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
     if compute_mode not in (None, 0, 1, 2):
         raise RuntimeError(f"{compute_mode} is not a valid value for compute_mode")
+    if x1.numel() == 0 or x2.numel() == 0:  # an empty or all-zero result in x1's dtype
+        x2 = x2.to(x1._dtype)
+    elif x1._dtype is D.float16 or x2._dtype is D.float16:
+        raise NotImplementedError("\"cdist\" not implemented for 'Half'")
+    elif x1._dtype is not x2._dtype:
+        raise RuntimeError(f"expected scalar type {F.cname(x1._dtype)} but found {F.cname(x2._dtype)}")
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
     from .solve import _VNORM
 

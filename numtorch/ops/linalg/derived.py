@@ -364,6 +364,11 @@ def _matrix_exp(A):
         return A.clone()
     if A._dtype is D.float16:  # PyTorch's half matrix_exp; the solve below has no half kernel
         return _matrix_exp(A.float()).half()
+    bad = ~np.isfinite(A._data).all(axis=(-2, -1))
+    if bad.any():  # a matrix holding inf/NaN: all NaN, as torch's scaling gives; the others as usual
+        m = _make(np.ascontiguousarray(bad[..., None, None]), D.bool)
+        nan = complex(math.nan, math.nan) if A._dtype.is_complex else math.nan
+        return _matrix_exp(A.masked_fill(m, 0.0)).masked_fill(m, nan)
     norm1 = float(np.abs(A._data).sum(-2).max()) if A.numel() else 0.0
     s = max(0, math.ceil(math.log2(norm1 / _THETA13))) if norm1 > _THETA13 else 0
     X = A / (2.0**s) if s else A

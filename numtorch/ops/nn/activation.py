@@ -220,16 +220,15 @@ softshrink_backward = _helper(
 
 
 # ---- activations ----------------------------------------------------------------------------
-def _act(schema, pw, backward, *, torch_fn=False, method=False, doc=None, inplace=True):
-    return defpointwise(
-        schema, pw, backward=backward, function=torch_fn, method=method, doc=doc, inplace=inplace
-    )
+def _act(schema, pw, backward, *, torch_fn=False, method=False, doc=None, inplace=True, public_out=True):
+    return defpointwise(schema, pw, backward=backward, function=torch_fn, method=method, doc=doc, inplace=inplace,
+                        public_out=public_out)  # fmt: skip
 
 
 _relu = _act("relu(Tensor self) -> Tensor", Pointwise("relu", _X, "self if not self <= 0 else 0", allow="nobool",
                        refuse={"bool": (RuntimeError, "Boolean inputs not supported for relu"),
                                "complex": (NotImplementedError, "clamp is not supported for complex types")}),
-             {"self": lambda grad, result: threshold_backward(grad, result, 0)}, torch_fn=True, method=True,
+             {"self": lambda grad, result: threshold_backward(grad, result, 0)}, torch_fn=True, method=True, public_out=False,
              doc="Rectified linear unit, max(x, 0), elementwise.\n\n    >>> numtorch.relu(numtorch.tensor([-1.0, 2.0]))\n    tensor([0., 2.])\n")  # fmt: skip
 _threshold = _act("threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor",
                   Pointwise("threshold", _X, "value if self <= threshold else self", ["threshold", "value"],

@@ -52,7 +52,10 @@ def _loss_ops(name, pw, bwd_pw, param=None, default="1."):
         elems = pw([self, target], list(ps))
         if name == "huber_loss" and elems._dtype is not self._dtype:
             # at::huber_loss writes into empty_like(input): computed in the promoted type,
-            # stored in the input's.
+            # stored in the input's (TensorIterator refuses a float result into an integer input).
+            if not D.can_cast(elems._dtype, self._dtype):
+                raise RuntimeError(f"result type {_cname(elems._dtype)} can't be cast to the desired output type "
+                                   f"{_cname(self._dtype)}")  # fmt: skip
             elems = _make(elems._data.astype(self._dtype.np), self._dtype)
         return _reduce(elems, reduction)
 

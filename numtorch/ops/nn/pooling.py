@@ -355,6 +355,8 @@ def _adaptive_avg_pool2d_composite(self, output_size):
     if self._dtype.category < D._FLOAT:
         if list(output_size) == [1, 1]:
             return self.mean([-1, -2], keepdim=True)
+        if self.numel() == 0 or 0 in list(output_size):  # an empty result: no kernel runs
+            return dispatch(_adaptive_avg_pool2d, [self.double(), output_size]).to(self._dtype)
         raise NotImplementedError(f"\"adaptive_avg_pool2d\" not implemented for '{_cname(self._dtype)}'")
     return dispatch(_adaptive_avg_pool2d, [self, output_size])
 

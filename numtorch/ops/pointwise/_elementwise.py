@@ -146,6 +146,10 @@ class Elementwise(Pointwise):
         types = self._dtype_cache.get(key)
         target = operands[0] if inplace else out
         if target is not None:  # Note [Written-to memory]: before the shape and dtype checks
+            if self.strict_out and len(operands) == 1 and CAT[operands[0]._dtype.category] in self.errors:
+                self.check(operands[0]._dtype)  # a unary meta function's refusal (ceil_ of complex) comes first
+            if inplace and self.rule == "real" and operands[0]._dtype.category == D._COMPLEX:
+                raise RuntimeError(f"In-place {self.name} is not supported for complex tensors.")
             check_written(target._data, [x._data for x in operands if isinstance(x, Tensor) and x is not target])
         if types is None:  # promotion and the dtype check, once per operand-kind signature
             types = self._dtypes(operands)
@@ -294,6 +298,10 @@ class Elementwise(Pointwise):
     def _check_out(self, target, inplace, compute, result):
         if inplace and result is not compute and self.rule == "real":
             raise RuntimeError(f"In-place {self.name} is not supported for complex tensors.")
+        if self.strict_out and not inplace and CAT[compute.category] in self.errors:
+            # a meta function's own dtype refusal precedes TensorIterator's out= dtype check
+            # (sign, clamp_min with a complex number); clamp.Tensor's kernel refusal comes after
+            self.check(compute)
         bad_out = self.errors.get("out")  # an op's own text for an out= of another dtype (signbit)
         if bad_out is not None and not inplace and target._dtype is not result:
             self.check(compute)  # the input's dtype check comes first there

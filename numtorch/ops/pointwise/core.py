@@ -24,14 +24,10 @@ from ._elementwise import (
     alpha_check,
     checked_bounds,
     clamp_bounds, clamp_complex, lerp_check, lerp_params,
-    nan_to_num_params,
-    not_tensor,
-    number,
-    pow_check,
-    sub_check,
-    value_param,
+    nan_to_num_params, not_tensor, number, pow_check, sub_check, value_param,
 )  # fmt: skip
 from .._pointwise import _cname, defpointwise
+from ._overloads import two_numbers
 from .._registry import OPS, defop, public, schema_sig
 
 # name -> {"T"/"S"/"F": overload dicts, "pick", "pub"}: what aliases and dunders reuse
@@ -54,6 +50,8 @@ def _decl(schema, ew, backward=None, **kw):
 def _pick_ts(T, S=None, F=None):
     def pick(v):
         if F is not None and not isinstance(v[0], Tensor):
+            if not isinstance(v[1], Tensor):
+                raise two_numbers(T, S, F, v)
             return F, v
         if S is not None and not isinstance(v[1], Tensor):
             return S, v

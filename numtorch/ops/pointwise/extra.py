@@ -217,9 +217,12 @@ for _n in ("gcd", "lcm"):
     _binary(_n, Elementwise(_n, _T2, f"np.{_n}(self, other)", allow="i"), S=None, t="", second_tensor=True)
 
 
-def _pow2(other):
+def _pow2(other, self=None):
     # 2 ** other in double precision (complex128 for a complex exponent): at::ldexp computes
-    # in a wide type, so ldexp(float16 0, 200) is 0, not 0 * inf.
+    # in a wide type, so ldexp(float16 0, 200) is 0, not 0 * inf. Its exponent kernel has no
+    # bool; the functional form of an empty result runs no kernel (in place and out= do).
+    if other._dtype is D.bool and (self is None or other._data.size and self._data.size):
+        raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
     wide = D.complex128 if other._dtype.category == D._COMPLEX else D.float64
     return dispatch(_ALL["pow"]["F"]["functional"], [2.0, other.to(wide)])
 
@@ -232,11 +235,11 @@ def _ldexp_dtype(self, other):
 
 def _ldexp(self, other):
     # at::ldexp: self * 2 ** other, in floating point
-    return _mul(self, _pow2(other)).to(_ldexp_dtype(self, other))
+    return _mul(self, _pow2(other, self)).to(_ldexp_dtype(self, other))
 
 
 def _ldexp_(self, other):
-    return self.mul_(_pow2(other))
+    return self.mul_(_pow2(other))  # in place, torch computes 2 ** other even for an empty self
 
 
 def _ldexp_out(self, other, out):
@@ -260,11 +263,10 @@ _register("isreal", {"functional": defop("isreal(Tensor self) -> Tensor", compos
 
 
 def _dist(self, other, p=2):
-    for t in (self, other):
-        if t._dtype.category < D._FLOAT:
-            _sub(self, other)  # PyTorch subtracts first: bool operands raise sub's error
-            raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got {_cname(t._dtype)} instead.")
-    return dispatch(OPS["aten::linalg_vector_norm"], [_sub(self, other), p, None, False, None])
+    d = _sub(self, other)  # PyTorch's norm(self - other): the difference's promoted dtype is checked
+    if d._dtype.category < D._FLOAT:
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got {_cname(d._dtype)} instead.")
+    return dispatch(OPS["aten::linalg_vector_norm"], [d, p, None, False, None])
 
 
 _register("dist", {"functional": defop("dist(Tensor self, Tensor other, Scalar p=2) -> Tensor", composite=_dist)},

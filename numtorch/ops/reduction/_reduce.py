@@ -271,6 +271,7 @@ def reduce_fast(comb, acc: dict, full, one, slow, nodim=None):
     recs = [None, None]  # record_output of the full / one-dim op, made when first needed
     fop, fextra = full if full is not None else (None, ())
     dop, dtail = one if one is not None else (None, ())
+    by_tuple = nodim == ()  # else the full reduction is ``dim is nodim`` (None or NOARG)
 
     def fast(self, dim=None, keepdim=False):
         st = _STATE
@@ -287,7 +288,7 @@ def reduce_fast(comb, acc: dict, full, one, slow, nodim=None):
             n = a.size
             if e is not None and a.__class__ is _nd and a.dtype is e[2] and n > 0:
                 lay = None
-                full = dim is None if nodim is None else dim.__class__ is tuple and not dim
+                full = dim is nodim if by_tuple is False else dim.__class__ is tuple and not dim
                 if full and keepdim is False:
                     op = fop
                 elif dim.__class__ is int and keepdim.__class__ is bool and a.ndim:

@@ -21,7 +21,7 @@ from ..._tensor import Tensor, _make
 from ...kernels._codegen_reduction import Combiner
 from . import _reduce as E
 from ..._overlap import check_no_internal_overlap
-from .._registry import OPS, defop, holomorphic, public
+from .._registry import NOARG, OPS, defop, holomorphic, public
 
 _SUM = Combiner("sum", "a + b")
 _NANSUM = Combiner("nansum", "a + b", "x if x == x else 0")
@@ -110,14 +110,31 @@ def bad_args(name: str, got: str, overloads: tuple) -> TypeError:
     )
 
 
-def _decl(schema, cpu, backward=None, out=None, node_name=None, mode="cast", nout=1, out_text=None):
+def _legacy_type(t) -> str:
+    # TH's legacy type names in checkSameType / checkScalarType texts (complex: its type string)
+    return f"CPU{E.cname(t._dtype)}Type" if t._dtype.is_complex else t.type()
+
+
+def _legacy_out_check(name: str, self, values, indices) -> None:
+    # median_with_indices_impl: checkScalarType(indices, Long), then checkSameType(values, self)
+    if indices._dtype is not D.int64:
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have scalar type Long; but got "
+                           f"{_legacy_type(indices)} instead (while checking arguments for {name})")  # fmt: skip
+    if values._dtype is not self._dtype:
+        raise RuntimeError(f"Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; "
+                           f"but type {_legacy_type(values)} does not equal {_legacy_type(self)} (while checking "
+                           f"arguments for {name})")  # fmt: skip
+
+
+def _decl(schema, cpu, backward=None, out=None, node_name=None, mode="cast", nout=1, out_text=None, pre=None):
     """Declare an op and (``out=``: its out schema) the overload writing into out tensors.
 
     mode: "cast" copies into out's dtype; "castable" too, where PyTorch's can_cast allows it
     (std, var: a float result into an int out raises); "same" requires out's dtype to be the
     input's; "exact" requires each out to have its result's dtype (values and int64 indices);
     "exact_first" checks that (values in the input's dtype) before computing, as mode and cummax do,
-    with ``out_text`` (a format of {want}, {got} and {which}: "values" or "indices")."""
+    with ``out_text`` (a format of {want}, {got} and {which}: "values" or "indices"); "legacy":
+    median's TH-style texts, after ``pre(*args)`` (its dim and empty-slice checks)."""
     op = defop(schema, cpu=cpu, backward=backward, node_name=node_name)
     if out is None:
         return op
@@ -127,6 +144,9 @@ def _decl(schema, cpu, backward=None, out=None, node_name=None, mode="cast", nou
 
     def out_impl(*v):
         outs = v[-nout:]
+        if mode == "legacy":
+            pre(*v[:-nout])
+            _legacy_out_check("median", v[0], *outs)
         for i, o in enumerate(outs):  # PyTorch checks these before the dims
             if mode == "same":
                 E.check_same_dtype(v[0], o)
@@ -144,7 +164,7 @@ def _decl(schema, cpu, backward=None, out=None, node_name=None, mode="cast", nou
                 check_no_internal_overlap(o._data)
             if mode == "same":
                 E.check_same_dtype(v[0], o)
-            elif mode in ("exact", "exact_first"):
+            elif mode in ("exact", "exact_first", "legacy"):
                 E.check_out_dtype(o, r._dtype)
             elif mode == "castable" and not D.can_cast(r._dtype, o._dtype):
                 raise RuntimeError(f"result type {E.cname(r._dtype)} can't be cast to the desired output type "
@@ -207,11 +227,20 @@ def _sum(input, dim, keepdim, dtype, out):
     >>> numtorch.tensor([[1, 2], [3, 4]]).sum(0)
     tensor([4, 6])
     """
+    if dim is NOARG:  # the overload without dim has no keepdim or out (Note [Absent argument])
+        if keepdim or out is not None:
+            raise bad_args("sum", "Tensor, keepdim=bool" if keepdim else "Tensor, out=Tensor", _SUM_SIGS)
+        dim = None
     if out is not None and dtype is None:
         dtype = out._dtype
     if dim is None and not keepdim and out is None:
         return dispatch(sum_all, [input, dtype])
     return _call(sum_dim, sum_out, [input, dim, keepdim, dtype], out)
+
+
+_SUM_SIGS = ("Tensor input, *, torch.dtype dtype = None",
+             "Tensor input, tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None")  # fmt: skip
+_MEAN_SIGS = ("Tensor input, *, torch.dtype dtype = None, Tensor out = None", _SUM_SIGS[1])
 
 
 # Note [Reduction fast path]: dtype -> result dtype of the inputs it takes
@@ -220,9 +249,9 @@ _FLOATS = {D.float32: D.float32, D.float64: D.float64}
 _SAME = {D.int32: D.int32, D.int64: D.int64, **_FLOATS}
 _LOGICAL = {dt: D.bool for dt in (D.bool, D.int32, D.int64, D.float32, D.float64)}
 _NODTYPE = "dtype is None and "
-_fn("sum", "input, dim=None, keepdim=False, *, dtype=None, out=None", _sum,
+_fn("sum", "input, dim=NOARG, keepdim=False, *, dtype=None, out=None", _sum,
     fast=(E.reduce_fast(_SUM, {**_INTS, **_FLOATS}, (sum_all, (None,)), (sum_dim, (None,)),
-                        lambda s, d, k: _sum(s, d, k, None, None)), _NODTYPE))  # fmt: skip
+                        lambda s, d, k: _sum(s, d, k, None, None), nodim=NOARG), _NODTYPE))  # fmt: skip
 
 def _nansum_cpu(self, dim, keepdim, dtype):
     if self._dtype.category == D._COMPLEX:
@@ -245,6 +274,10 @@ def _nansum(input, dim, keepdim, dtype, out):
     tensor(3.)
     """
     if out is not None and dtype is None:
+        # a floating input reduces in out='s dtype, which nansum's kernel has only as floats
+        # (dtype= instead casts the input first: an integral one is a plain sum)
+        if isinstance(input, Tensor) and input._dtype.category == D._FLOAT and out._dtype.category < D._FLOAT:
+            raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{E.cname(out._dtype)}'")
         dtype = out._dtype
     return _call(nansum, nansum_out, [input, dim, keepdim, dtype], out)
 
@@ -287,6 +320,10 @@ def _mean(input, dim, keepdim, dtype, out):
     >>> numtorch.tensor([[1.0, 2.0], [3.0, 5.0]]).mean(1)
     tensor([1.5000, 4.0000])
     """
+    if dim is NOARG:  # the overload without dim has no keepdim (Note [Absent argument])
+        if keepdim:
+            raise bad_args("mean", "Tensor, keepdim=bool", _MEAN_SIGS)
+        dim = None
     if out is not None and dtype is None and input._dtype.category >= D._FLOAT:
         dtype = out._dtype
     if dim is None and not keepdim and out is None:
@@ -294,9 +331,9 @@ def _mean(input, dim, keepdim, dtype, out):
     return _call(mean_dim, mean_out, [input, dim, keepdim, dtype], out)
 
 
-_fn("mean", "input, dim=None, keepdim=False, *, dtype=None, out=None", _mean,
+_fn("mean", "input, dim=NOARG, keepdim=False, *, dtype=None, out=None", _mean,
     fast=(E.reduce_fast(_MEAN, _FLOATS, (mean_all, (None,)), (mean_dim, (None,)),
-                        lambda s, d, k: _mean(s, d, k, None, None)), _NODTYPE))  # fmt: skip
+                        lambda s, d, k: _mean(s, d, k, None, None), nodim=NOARG), _NODTYPE))  # fmt: skip
 
 
 def _prod_cpu(self, dim, keepdim, dtype):
@@ -351,12 +388,20 @@ def _prod(input, dim, keepdim, dtype, out):
     >>> numtorch.tensor([[1, 2], [3, 4]]).prod(1)
     tensor([ 2, 12])
     """
-    if out is not None and dtype is None:
-        dtype = out._dtype
-    if dim is None:
+    # the overload without ``dim`` has no keepdim or out; an explicit None dim is no int
+    # (Note [Absent argument])
+    if dim is NOARG:
         if keepdim:
             raise bad_args("prod", "Tensor, keepdim=bool", _PROD_SIGS)
+        if out is not None:
+            raise bad_args("prod", "Tensor, out=Tensor", _PROD_SIGS)
         return _call(prod_all, prod_all_out, [input, dtype], out)
+    if dim is None:
+        if keepdim:
+            raise TypeError("prod(): argument 'dim' must be int, not NoneType")
+        raise bad_args("prod", "Tensor, dim=NoneType", _PROD_SIGS)
+    if out is not None and dtype is None:
+        dtype = out._dtype
     if isinstance(dim, (list, tuple)):
         if keepdim:
             raise TypeError(
@@ -366,13 +411,14 @@ def _prod(input, dim, keepdim, dtype, out):
     return _call(prod_dim, prod_out, [input, dim, keepdim, dtype], out)
 
 
-_fn("prod", "input, dim=None, keepdim=False, *, dtype=None, out=None", _prod,
+_fn("prod", "input, dim=NOARG, keepdim=False, *, dtype=None, out=None", _prod,
     fast=(E.reduce_fast(_PROD, {**_INTS, **_FLOATS}, (prod_all, (None,)), (prod_dim, (None,)),
-                        lambda s, d, k: _prod(s, d, k, None, None)), _NODTYPE))  # fmt: skip
+                        lambda s, d, k: _prod(s, d, k, None, None), nodim=NOARG), _NODTYPE))  # fmt: skip
 
 
 # ---- max, min, amax, amin, argmax, argmin, aminmax ------------------------------------------
-def _empty_check(self, name, dims):
+def _empty_check(self, name, dims, given=None):
+    # ``given``: the dims as the caller wrote them (amax names -1 as -1; max names it wrapped)
     a = self._data
     if a.size == 0:
         if not dims:
@@ -380,17 +426,22 @@ def _empty_check(self, name, dims):
                 f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                 "Specify the reduction dim with the 'dim' argument."
             )
-        for d in dims:
-            if a.shape[d] == 0:
-                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+        for g in given or dims:
+            if a.shape[E.wrap_dim(g, a.ndim)] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {g} to have non-zero size.")
 
 
 def _extreme(comb, name, kernel):
     def cpu(self, dim, keepdim):
-        _no_complex(self, kernel)
+        # torch's order: the dims, an empty input's checks (its result needs no kernel), the dtype
         dims = E.dims_arg(dim, self._data.ndim)
         if self._data.size == 0:
-            _empty_check(self, name, dims if dim not in (None, [], ()) else ())
+            given = dim if isinstance(dim, (list, tuple)) else [dim]
+            _empty_check(self, name, dims if dim not in (None, [], ()) else (), given)
+            if self._dtype.category == D._COMPLEX:
+                shape = np.empty(self._data.shape, bool).sum(axis=tuple(dims), keepdims=keepdim).shape
+                return _make(np.empty(shape, self._dtype.np), self._dtype)
+        _no_complex(self, kernel)
         return fold(comb, self, dims, keepdim, self._dtype)
 
     return cpu

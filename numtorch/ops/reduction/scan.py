@@ -142,6 +142,9 @@ cumprod, cumprod_out, cumprod_ = _scan("cumprod", True, {"self": holomorphic(_cu
 # ---- cummax, cummin -----------------------------------------------------------------------
 def _cumext(largest, cls, name):
     def cpu(self, dim):
+        if self._data.size == 0:  # torch's cummax_out returns before wrapping dim or dispatching
+            shape = self._data.shape
+            return cls(_make(np.empty(shape, self._dtype.np), self._dtype), _make(np.empty(shape, np.int64), D.int64))
         if self._dtype.category == D._COMPLEX:
             raise NotImplementedError(
                 f"\"{name}_cpu\" not implemented for '{E.cname(self._dtype)}'"
@@ -158,7 +161,7 @@ def _cumext(largest, cls, name):
 
 
 def _cumext_bw(grad, self, dim, result1):
-    if self.dim() == 0:
+    if self.dim() == 0 or self.numel() == 0:  # an empty input took no dim (cpu above)
         return grad
     return aten.zeros_like.default(self).scatter_add(dim, result1, grad)
 

@@ -263,14 +263,23 @@ def _nanmedian_pos(n, nans):
     return np.where(valid > 0, (valid - 1) // 2, 0)
 
 
+def _median_dim_checks(self, dim, keepdim):
+    # median_with_indices_impl's order: the dim, an empty slice, out='s dtypes, then the kernel's
+    d = E.wrap_dim(dim, self._data.ndim)
+    if self._data.size == 0 and self._data.shape[d] == 0:
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+
+
 def _declare_median(name, pick, cls):
     def dim_cpu(self, dim, keepdim):
+        _median_dim_checks(self, dim, keepdim)
         return _select(self, dim, keepdim, cls, pick, "median", "median_out")
 
     def all_cpu(self):
+        if self._data.size == 0:  # before the dtype check: torch's NaN cast to any dtype (bool: True)
+            with np.errstate(invalid="ignore"):
+                return _make(np.array(np.nan).astype(self._dtype.np), self._dtype)
         _prep(self, 0, "median", "median_cpu")
-        if self._data.size == 0:
-            return E.wrap(np.full((), np.nan, E.kernel_dtype(self._dtype)), self._dtype)
         flat = E.wrap(self._data.reshape(-1), self._dtype)
         return _select(flat, 0, False, cls, pick, "median").values
 
@@ -280,7 +289,7 @@ def _declare_median(name, pick, cls):
     op, op_out = _decl(
         f"{name}.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
         dim_cpu, {"self": lambda grad, self, dim, keepdim, result1: _select_bw(grad, self, dim, keepdim, result1)},
-        mode="exact", nout=2,
+        mode="legacy", nout=2, pre=_median_dim_checks,
         out=f"{name}.dim_values(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)",
     )  # fmt: skip
 
@@ -307,9 +316,14 @@ def _mode_cpu(self, dim, keepdim):
     if self._data.ndim == 0:  # PyTorch returns a 0-d input before any dtype check
         E.wrap_dim(dim, 0)
         return Mode(E.wrap(self._data.copy(), self._dtype), _make(np.zeros((), np.int64), D.int64))
+    if self._data.size == 0:  # the dim, an empty slice, then an empty result before the dtype check
+        d = E.wrap_dim(dim, self._data.ndim)
+        if self._data.shape[d] == 0:
+            raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+        shape = list(self._data.shape)
+        shape[d : d + 1] = [1] if keepdim else []
+        return Mode(_make(np.empty(shape, self._dtype.np), self._dtype), _make(np.empty(shape, np.int64), D.int64))
     a, d = _prep(self, dim, "mode", "mode_cpu" if self._dtype.category == D._COMPLEX else "")
-    if a.size == 0 and a.shape[d] == 0:
-        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
     moved = np.moveaxis(a, d, -1)
     R = moved.shape[-1]
     outer = moved.size // R if R else 0

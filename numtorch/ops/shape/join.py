@@ -68,6 +68,13 @@ def _cat_cpu(tensors, dim=0):
 
 
 def _cat_out_cpu(tensors, dim, out):
+    # cat's meta function: zero-dim inputs and the dim first, then out='s cast, then the sizes
+    if tensors and all(t._data.ndim for t in tensors) and -tensors[0]._data.ndim <= dim < tensors[0]._data.ndim:
+        dt = tensors[0]._dtype
+        for t in tensors[1:]:
+            dt = D.promote_types(dt, t._dtype)
+        if not D.can_cast(dt, out._dtype):
+            raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {_cname(out._dtype)}")
     r = _cat_cpu(tensors, dim)
     if not D.can_cast(r._dtype, out._dtype):
         raise TypeError(

@@ -25,6 +25,7 @@ class SampleInput:
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
     name: str = ""
+    out: bool = True  # the overload this call reaches takes out= (``prod(x)``'s has none)
 
     def __repr__(self) -> str:
         return f"SampleInput({self.name or _describe(self.input)})"

@@ -311,13 +311,31 @@ def _np_dtype_ref(ref):
     return wrapped
 
 
+def _prod_samples(dtype, rng):
+    # torch's prod overload without dim takes no out= (Note [Absent argument])
+    samples = _gen(_ONE_DIM[:-1] + [((2, 3), (), {})], 0.5, 1.5)(dtype, rng)
+    samples[-1].out = False
+    return samples
+
+
+def _no_out_without_dim(gen):
+    # sum's overload without dim takes no out= either (Note [Absent argument])
+    def wrapped(dtype, rng):
+        samples = gen(dtype, rng)
+        for s in samples:
+            s.out = bool(s.args) or "dim" in s.kwargs
+        return samples
+
+    return wrapped
+
+
 OPINFOS = [
-    OpInfo("sum", _np_dtype_ref(_red(np.sum, np.int64)), _dtype_kw(_gen(_DIMS, extra=[((2, 3), (1,), {"dtype": "float64"})])),
+    OpInfo("sum", _np_dtype_ref(_red(np.sum, np.int64)), _no_out_without_dim(_dtype_kw(_gen(_DIMS, extra=[((2, 3), (1,), {"dtype": "float64"})]))),
            dtypes=ALL_REAL, method="sum", supports_out=True),
     OpInfo("nansum", _np_dtype_ref(_nansum), _gen(_DIMS), dtypes=NUMERIC, method="nansum", supports_out=True),
     OpInfo("mean", _np_dtype_ref(_red(np.mean)), _gen(_DIMS), method="mean", supports_out=True),
     OpInfo("nanmean", _np_dtype_ref(_nanmean), _gen(_DIMS), method="nanmean", supports_out=True),
-    OpInfo("prod", _np_dtype_ref(_red(np.prod, np.int64)), _gen(_ONE_DIM[:-1] + [((2, 3), (), {})], 0.5, 1.5),
+    OpInfo("prod", _np_dtype_ref(_red(np.prod, np.int64)), _prod_samples,
            dtypes=("bool", "int32", "int64", "float32", "float64"), method="prod", supports_out=True),
     OpInfo("amax", _red(np.max), _gen([s for s in _DIMS if 0 not in s[0]]), dtypes=ALL_REAL, method="amax", supports_out=True),
     OpInfo("amin", _red(np.min), _gen([s for s in _DIMS if 0 not in s[0]]), dtypes=ALL_REAL, method="amin", supports_out=True),

@@ -90,3 +90,28 @@ def test_uniform_and_nonempty_normal_samplers_still_check_the_dtype():
 def test_random_factories_refuse_a_size_whose_bytes_overflow_before_the_dtype_check(fn, sizes):
     with pytest.raises(RuntimeError, match=f"^Storage size calculation overflowed with sizes={re.escape(sizes)}$"):
         fn()
+
+
+@pytest.mark.parametrize("call", [lambda: numtorch.randint(0, 5, (2,), dtype=numtorch.complex64),
+                                  lambda: numtorch.randint(5, (0,), dtype=numtorch.complex128),
+                                  lambda: numtorch.empty(2, dtype=numtorch.complex64).random_(0, 5)])  # fmt: skip
+def test_random_integers_with_bounds_refuse_complex_in_the_bounds_check(call):
+    with pytest.raises(RuntimeError, match="^check_random_bounds handles only integral, floating-point and boolean types$"):
+        call()
+
+
+def test_random_without_bounds_refuses_complex_in_the_kernel():
+    with pytest.raises(NotImplementedError, match="^\"random_kernel_cpu\" not implemented for 'ComplexFloat'$"):
+        numtorch.empty(2, dtype=numtorch.complex64).random_()
+
+
+@pytest.mark.parametrize("call, exc, msg", [
+    (lambda: numtorch.range(5, dtype=numtorch.bool), TypeError, 'range\\(\\) missing 1 required positional arguments: "end"'),
+    (lambda: numtorch.polar(numtorch.ones(2), numtorch.ones(2), out=numtorch.ones(2)), RuntimeError,
+     "Expected object of scalar type ComplexFloat but got scalar type Float for argument 'out'"),
+    (lambda: numtorch.complex(numtorch.ones(2, 1, 3), numtorch.ones(3, 2, 4)), RuntimeError,
+     "The size of tensor a \\(\\d\\) must match the size of tensor b \\(\\d\\) at non-singleton dimension \\d"),
+])  # fmt: skip
+def test_factory_argument_errors_as_torch(call, exc, msg):
+    with pytest.raises(exc, match=f"^{msg}$"):
+        call()

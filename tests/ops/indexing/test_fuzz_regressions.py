@@ -131,3 +131,49 @@ def test_index_put_into_an_empty_dim_is_an_index_error_before_the_dtype_check():
         x[:, nt.tensor([0])] = nt.tensor(1.0, dtype=nt.float64)
     with pytest.raises(RuntimeError, match="^Index put requires the source and destination dtypes match"):
         nt.zeros(0).index_put_((nt.tensor([], dtype=nt.int64),), nt.tensor(1.5, dtype=nt.float64))
+
+
+_INTERNAL_OVERLAP = "^unsupported operation: more than one element of the written-to tensor refers to a single memory"
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: x.index_copy_(1, nt.tensor([0]), nt.ones(3, 1)),
+    lambda x: x.index_copy_(1, nt.tensor([-2]), nt.ones(3, 1)),  # before the index bounds
+    lambda x: x.index_add_(1, nt.tensor([], dtype=nt.int64), nt.ones(3, 0)),
+    lambda x: x.scatter_(1, nt.tensor([[0]]), 1.0),
+    lambda x: x.scatter_(1, nt.tensor([[5]]), nt.ones(3, 1)),
+    lambda x: x.scatter_add_(1, nt.tensor([[0]]), nt.ones(3, 1)),
+    lambda x: x.scatter_reduce_(1, nt.tensor([[0]]), nt.ones(3, 1), "sum"),
+    lambda x: x.put_(nt.tensor([0]), nt.ones(1), accumulate=True),
+    lambda x: x.put_(nt.tensor([9]), nt.ones(1)),
+    lambda x: x.masked_scatter_(nt.ones(3, 2, dtype=nt.bool), nt.ones(6)),
+])  # fmt: skip
+def test_indexed_writes_refuse_an_expanded_destination(call):
+    base = nt.zeros(3, 1)
+    with pytest.raises(RuntimeError, match=_INTERNAL_OVERLAP):
+        call(base.expand(3, 2))
+    assert base.tolist() == [[0.0]] * 3
+
+
+@pytest.mark.parametrize("shape, dim, index, msg", [
+    ((2, 0), 0, [1, 5], "INDICES element is out of DATA bounds, id=5 axis_dim=2"),
+    ((2, 0, 3), 2, [-1], "INDICES element is out of DATA bounds, id=-1 axis_dim=3"),
+    ((2, 0), 1, [1], r"index_select\(\): self indexing axis dim should be positive"),
+])  # fmt: skip
+def test_index_select_of_an_empty_matrix_checks_indices_as_torch_does(shape, dim, index, msg):
+    with pytest.raises(RuntimeError, match=f"^{msg}$"):
+        nt.index_select(nt.empty(shape), dim, nt.tensor(index))
+    assert nt.index_select(nt.empty(2, 0), 0, nt.tensor([1])).shape == (1, 0)
+
+
+@pytest.mark.parametrize("call, exc, msg", [
+    (lambda: nt.index_copy(nt.ones(3, dtype=nt.int64), 5, nt.ones(0, dtype=nt.int64), nt.ones(3)), IndexError,
+     r"Dimension out of range \(expected to be in range of \[-1, 0\], but got 5\)"),
+    (lambda: nt.scatter_reduce(nt.ones(0, dtype=nt.complex128), -1, nt.ones(0), nt.ones(0, dtype=nt.complex64), "amin"),
+     RuntimeError, r"scatter\(\): Expected self.dtype to be equal to src.dtype"),
+    (lambda: nt.dot(nt.ones(2, dtype=nt.bool), nt.ones(2, dtype=nt.bool), out=nt.ones(2)), RuntimeError,
+     "result dtype Float does not match input dtype Bool"),
+])  # fmt: skip
+def test_meta_checks_precede_the_kernel_dtype(call, exc, msg):
+    with pytest.raises(exc, match=f"^{msg}$"):
+        call()

@@ -225,3 +225,75 @@ def test_einsum_gradient_where_each_operand_broadcasts_a_different_label(eq):
     x = numtorch.tensor([[0.5], [1.5], [-2.0]], dtype=numtorch.float64, requires_grad=True)
     y = numtorch.tensor([[1.0, -3.0]], dtype=numtorch.float64, requires_grad=True)
     assert numtorch.autograd.gradcheck(lambda a, b: numtorch.einsum(eq, a, b), (x, y))
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # torch.cholesky is deprecated (its warning)
+def test_deprecated_cholesky_takes_out_and_checks_its_dtype_first():
+    o = numtorch.zeros(2, 2, dtype=numtorch.int64)
+    with pytest.raises(RuntimeError, match="^cholesky: Expected result to be safely castable from Float dtype, "
+                                           "but got result with dtype Long$"):  # fmt: skip
+        numtorch.cholesky(numtorch.eye(2), out=o)
+    a = numtorch.tensor([[4.0, 2.0], [2.0, 2.0]], dtype=numtorch.float64)
+    o = numtorch.empty(0, dtype=numtorch.float32)
+    assert numtorch.cholesky(a, True, out=o) is o
+    assert o.dtype == numtorch.float32 and o.tolist() == [[2.0, 1.0], [0.0, 1.0]]
+
+
+@pytest.mark.parametrize("x1, x2, shape", [
+    ((1, 2), (0, 2), (1, 0)), ((0, 2), (3, 2), (0, 3)), ((2, 1, 2), (1, 0, 2), (2, 1, 0)),
+])  # fmt: skip
+def test_cdist_of_empty_inputs_needs_no_kernel(x1, x2, shape):
+    # float16 and mixed dtypes are refused only by the kernel, which an empty result skips
+    r = numtorch.cdist(numtorch.ones(x1, dtype=numtorch.float16), numtorch.ones(x2, dtype=numtorch.float32))
+    assert r.shape == shape and r.dtype is numtorch.float16
+    z = numtorch.cdist(numtorch.ones(1, 0, dtype=numtorch.float16), numtorch.ones(2, 0, dtype=numtorch.float16))
+    assert z.tolist() == [[0.0, 0.0]]
+    with pytest.raises(NotImplementedError, match="^\"cdist\" not implemented for 'Half'$"):
+        numtorch.cdist(numtorch.ones(1, 2, dtype=numtorch.float16), numtorch.ones(1, 2, dtype=numtorch.float16))
+
+
+def test_cdist_checks_shapes_before_dtypes():
+    with pytest.raises(RuntimeError, match="^cdist only supports at least 2D tensors, X1 got: 1D$"):
+        numtorch.cdist(numtorch.ones(2, dtype=numtorch.int64), numtorch.ones(3, 2, dtype=numtorch.int64))
+
+
+@pytest.mark.parametrize("a, b, want", [(numtorch.float16, numtorch.int32, numtorch.float16),
+                                        (numtorch.uint8, numtorch.float16, numtorch.float16)])  # fmt: skip
+def test_dist_checks_the_promoted_difference(a, b, want):
+    assert numtorch.dist(numtorch.ones(3, 1, dtype=a), numtorch.zeros(3, 1, dtype=b)).dtype is want
+    with pytest.raises(RuntimeError, match="^norm\\(\\): input dtype should be either floating point or complex. Got Long instead.$"):
+        numtorch.dist(numtorch.ones(2, dtype=numtorch.int32), numtorch.ones(2, dtype=numtorch.int64))
+
+
+@pytest.mark.parametrize("dtype", [numtorch.int64, numtorch.bool])
+def test_eigh_and_lu_factor_of_empty_integer_matrices_return_before_the_kernel(dtype):
+    w, v = numtorch.linalg.eigh(numtorch.ones(0, 2, 2, dtype=dtype))
+    assert w.shape == (0, 2) and v.shape == (0, 2, 2) and w.dtype is v.dtype is dtype
+    assert numtorch.linalg.eigvalsh(numtorch.ones(0, 0, dtype=dtype)).shape == (0,)
+    lu, piv = numtorch.linalg.lu_factor(numtorch.ones(2, 0, 0, dtype=dtype))
+    assert lu.shape == (2, 0, 0) and lu.dtype is dtype and piv.shape == (2, 0) and piv.dtype is numtorch.int32
+    with pytest.raises(NotImplementedError, match="not implemented for"):
+        numtorch.linalg.eigh(numtorch.ones(2, 2, dtype=dtype))
+
+
+def test_eigh_non_convergence_is_torchs_linalg_error():
+    a = numtorch.tensor([[math.nan, 1.0, 2.0], [1.0, 2.0, 3.0], [2.0, 3.0, 4.0]], dtype=numtorch.float64)
+    with pytest.raises(numtorch.linalg.LinAlgError, match="^linalg.eigh: The algorithm failed to converge") as e:
+        numtorch.linalg.eigh(a)
+    assert e.value.__suppress_context__  # NumPy's error is not shown
+
+
+def test_matrix_exp_of_a_non_finite_matrix_is_nan_and_leaves_the_others():
+    a = numtorch.stack([numtorch.tensor([[math.inf, 0.5], [1.0, -3.0]], dtype=numtorch.float64),
+                        numtorch.eye(2, dtype=numtorch.float64)])  # fmt: skip
+    r = numtorch.linalg.matrix_exp(a)
+    assert np.isnan(r[0].numpy()).all() and np.allclose(r[1].numpy(), np.eye(2) * math.e)
+    c = numtorch.linalg.matrix_exp(numtorch.tensor([[complex(math.inf, 1.0)]], dtype=numtorch.complex128))
+    assert math.isnan(c.item().real) and math.isnan(c.item().imag)
+
+
+def test_tensordot_sums_a_dim_contracted_with_size_one_in_its_own_dtype():
+    a = numtorch.tensor([[1, 6]], dtype=numtorch.uint8)
+    b = numtorch.tensor([[6, 8]], dtype=numtorch.uint8).expand(2, 2)
+    r = numtorch.tensordot(a, b)
+    assert r.dtype is numtorch.uint8 and r.item() == 108 and numtorch.tensordot(b, a).item() == 108

@@ -242,3 +242,17 @@ def test_bce_compares_dtypes_before_refusing_integers():
         F.binary_cross_entropy(numtorch.tensor(1), numtorch.tensor(0.5))
     with pytest.raises(NotImplementedError, match="^\"binary_cross_entropy\" not implemented for 'Long'$"):
         F.binary_cross_entropy(numtorch.tensor([1]), numtorch.tensor([1]))
+
+
+def test_adaptive_avg_pool_of_an_empty_integer_result_runs_no_kernel():
+    assert F.adaptive_avg_pool1d(numtorch.ones(0, 3, dtype=numtorch.int64), 2).shape == (0, 2)
+    r = F.adaptive_avg_pool2d(numtorch.ones(1, 3, 3, dtype=numtorch.int64), 0)
+    assert r.shape == (1, 0, 0) and r.dtype is numtorch.int64
+    with pytest.raises(NotImplementedError, match="^\"adaptive_avg_pool2d\" not implemented for 'Long'$"):
+        F.adaptive_avg_pool1d(numtorch.ones(1, 3, dtype=numtorch.int64), 2)
+
+
+def test_huber_loss_refuses_a_float_result_into_an_integer_input():
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
+        F.huber_loss(numtorch.tensor([1]), numtorch.tensor([3.7]), reduction="sum")
+    assert F.huber_loss(numtorch.tensor([1.0]), numtorch.tensor([3]), reduction="sum").item() == 1.5

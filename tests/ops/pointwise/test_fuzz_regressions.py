@@ -246,3 +246,75 @@ def test_clamp_refuses_complex_before_out_and_overlap_checks(call, exc, msg):
 
 def test_clamp_converts_a_real_complex_bound_to_double():
     assert numtorch.clamp(numtorch.ones(3), min=2 + 0j).tolist() == [2.0, 2.0, 2.0]
+
+
+@pytest.mark.parametrize("name, second", [("pow", "exponent"), ("remainder", "other"), ("bitwise_and", "other"),
+                                          ("float_power", "exponent"), ("xlogy", "other")])  # fmt: skip
+def test_a_scalar_self_overload_wants_a_tensor_second_operand(name, second):
+    # torch.pow(2, 3): the (Number self, Tensor exponent) overload matches no two numbers
+    fn = getattr(numtorch, name)
+    with pytest.raises(TypeError) as e:
+        fn(2, 3.5)
+    assert str(e.value).startswith(
+        f"{name}() received an invalid combination of arguments - got (int, float), but expected one of:\n"
+        f" * (Tensor input, Tensor {second}, *, Tensor out = None)\n * (Number self, Tensor {second}"
+    )
+    assert fn(2, numtorch.tensor([3])).shape == (1,)
+
+
+def test_add_family_still_takes_two_numbers():
+    # PyTorch's parser wraps numbers as tensors for add, sub, mul and div
+    assert numtorch.add(2, 3).item() == 5 and numtorch.mul(2, 3).item() == 6
+    assert numtorch.div(3, 2).item() == 1.5 and numtorch.sub(2, 3).item() == -1
+
+
+@pytest.mark.parametrize("fn, dt", [
+    (lambda x, o: nt.clamp_min(x, 1j, out=o), nt.bool), (lambda x, o: nt.clamp_min(x, 1j, out=o), nt.float32),
+    (lambda x, o: nt.clamp_max(x, 2 + 1j, out=o), nt.int64), (lambda x, o: nt.clip(x, min=None, max=1j, out=o), nt.bool),
+])  # fmt: skip
+def test_clamp_refuses_a_complex_number_bound_before_the_out_dtype_check(fn, dt):
+    # clamp_min's meta function refuses it before TensorIterator compares out='s dtype
+    x, o = nt.ones(2, dtype=dt), nt.zeros(2, dtype=dt)
+    with pytest.raises(NotImplementedError, match="^clamp is not supported for complex types$"):
+        fn(x, o)
+    assert o.tolist() == [0, 0]
+
+
+def test_clamp_with_a_complex_tensor_bound_checks_the_out_dtype_first():
+    with pytest.raises(RuntimeError, match="^result type ComplexFloat can't be cast to the desired output type Float$"):
+        nt.clamp(nt.ones(2), nt.tensor(1j), out=nt.empty(2))
+
+
+def test_sign_refuses_complex_before_the_out_dtype_check():
+    with pytest.raises(NotImplementedError, match="^Unlike NumPy, torch.sign is not intended to support complex"):
+        nt.sign(nt.ones(2, dtype=nt.complex128), out=nt.ones(2, dtype=nt.int16))
+
+
+@pytest.mark.parametrize("call, exc, msg", [
+    (lambda: nt.relu(nt.ones(2), out=nt.ones(2)), TypeError, r"relu\(\) got an unexpected keyword argument 'out'"),
+    (lambda: nt.ldexp(nt.ones(2), nt.ones(2, dtype=nt.bool)), NotImplementedError, "\"ldexp_cpu_exp\" not implemented for 'Bool'"),
+    (lambda: nt.ones(2).ldexp_(nt.ones(2, dtype=nt.bool)), NotImplementedError, "\"ldexp_cpu_exp\" not implemented for 'Bool'"),
+])  # fmt: skip
+def test_argument_refusals_as_torch(call, exc, msg):
+    with pytest.raises(exc, match=f"^{msg}$"):
+        call()
+    assert nt.ldexp(nt.ones(2, dtype=nt.bool), nt.ones(2, dtype=nt.int64)).tolist() == [2.0, 2.0]
+
+
+@pytest.mark.parametrize("name, exc, msg", [("ceil_", NotImplementedError, "ceil is not supported for complex inputs"),
+                                            ("abs_", RuntimeError, "In-place abs is not supported for complex tensors.")])  # fmt: skip
+def test_inplace_unary_refuses_complex_before_the_overlap_check(name, exc, msg):
+    x = nt.ones(2, 1, dtype=nt.complex64).expand(2, 3)
+    with pytest.raises(exc, match=f"^{msg}$"):
+        getattr(x, name)()
+
+
+def test_ldexp_with_a_bool_exponent_and_an_empty_result_runs_no_kernel():
+    assert nt.ldexp(nt.ones(0, dtype=nt.int32), nt.ones(1, dtype=nt.bool)).shape == (0,)
+
+
+def test_ldexp_in_place_and_out_refuse_a_bool_exponent_even_when_empty():
+    with pytest.raises(NotImplementedError, match="^\"ldexp_cpu_exp\" not implemented for 'Bool'$"):
+        nt.ones(0).ldexp_(nt.ones(0, dtype=nt.bool))
+    with pytest.raises(NotImplementedError, match="^\"ldexp_cpu_exp\" not implemented for 'Bool'$"):
+        nt.ldexp(nt.ones(0), nt.ones(1, dtype=nt.bool), out=nt.ones(0))

@@ -165,7 +165,9 @@ def test_keyword_forms_keep_the_full_path():
     x = torch.arange(6.0).reshape(2, 3)
     assert x.sum(dtype=torch.float64).dtype == torch.float64
     assert x.sum(0).tolist() == [3.0, 5.0, 7.0]
-    assert x.sum(keepdim=True).shape == (1, 1)
+    assert x.sum(None, keepdim=True).shape == (1, 1)  # torch: no keepdim without a dim
+    with pytest.raises(TypeError, match="received an invalid combination of arguments"):
+        x.sum(keepdim=True)
     assert x.amax(dim=1).tolist() == [2.0, 5.0] and x.amax([]).item() == 5.0
     assert x.all(1).tolist() == [False, True]
     out = torch.empty(())

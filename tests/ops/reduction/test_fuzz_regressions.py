@@ -242,3 +242,112 @@ def test_topk_of_a_0d_tensor_copies_it(k):
     assert v.item() == 8 and i.item() == 0 and v.shape == () and i.dtype == numtorch.int64
     with pytest.raises(RuntimeError, match="^selected index k out of range$"):
         numtorch.topk(numtorch.tensor(8), 2)
+
+
+# Note [Absent argument]: torch's prod has an overload without dim (no keepdim, no out=) and
+# one with an int dim; an explicit None matches neither
+_PROD_NO_OVERLOAD = "prod() received an invalid combination of arguments - got (Tensor, {})"
+
+
+@pytest.mark.parametrize("call, got", [
+    (lambda x: numtorch.prod(x, dim=None), "dim=NoneType"),
+    (lambda x: numtorch.prod(x, None), "dim=NoneType"),
+    (lambda x: x.prod(dim=None), "dim=NoneType"),
+    (lambda x: numtorch.prod(x, out=numtorch.empty(())), "out=Tensor"),
+    (lambda x: numtorch.prod(x, dtype=numtorch.float64, out=numtorch.empty((), dtype=numtorch.float64)), "out=Tensor"),
+    (lambda x: numtorch.prod(x, keepdim=True), "keepdim=bool"),
+])  # fmt: skip
+def test_prod_tells_an_explicit_none_dim_from_an_absent_one(call, got):
+    x = numtorch.tensor([[1.0, 2.0], [3.0, 4.0]])
+    with pytest.raises(TypeError) as e:
+        call(x)
+    assert str(e.value).startswith(_PROD_NO_OVERLOAD.format(got))
+
+
+def test_prod_with_dim_none_and_keepdim_names_the_bad_argument():
+    with pytest.raises(TypeError, match=r"^prod\(\): argument 'dim' must be int, not NoneType$"):
+        numtorch.prod(numtorch.ones(2), dim=None, keepdim=True)
+
+
+def test_prod_without_dim_and_with_int_dim_still_compute():
+    x = numtorch.tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert numtorch.prod(x).item() == x.prod().item() == 24.0
+    assert numtorch.prod(x, 0, out=numtorch.empty(2)).tolist() == [3.0, 8.0]
+    assert numtorch.prod(x, dtype=numtorch.float64).dtype == numtorch.float64
+    assert numtorch.prod(numtorch.tensor([], dtype=numtorch.int32)).item() == 1
+
+
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+@pytest.mark.parametrize("dtype, dim", [(numtorch.complex64, -1), (numtorch.float16, 2), (numtorch.bool, 0)])
+def test_cummax_of_an_empty_tensor_checks_neither_dim_nor_dtype(name, dtype, dim):
+    v, i = getattr(numtorch, name)(numtorch.ones(0, dtype=dtype), dim)
+    assert v.shape == i.shape == (0,) and v.dtype is dtype and i.dtype is numtorch.int64
+
+
+def test_cummax_of_an_empty_tensor_still_checks_out_dtypes_and_has_a_gradient():
+    with pytest.raises(RuntimeError, match="^expected scalar_type Half but found Float$"):
+        numtorch.cummax(numtorch.ones(0, dtype=numtorch.float16), 2,
+                        out=(numtorch.ones(0), numtorch.ones(0, dtype=numtorch.int64)))  # fmt: skip
+    x = numtorch.ones(0, 3, requires_grad=True)
+    numtorch.cummin(x, 5)[0].sum().backward()
+    assert x.grad.shape == (0, 3)
+
+
+_B, _C64 = numtorch.bool, numtorch.complex64
+
+
+@pytest.mark.parametrize("call, exc, msg", [
+    (lambda: numtorch.median(numtorch.ones(4, dtype=_B), 5), IndexError,
+     r"Dimension out of range \(expected to be in range of \[-1, 0\], but got 5\)"),
+    (lambda: numtorch.median(numtorch.ones(0, dtype=_B), -1, out=(numtorch.ones(0, dtype=numtorch.int16), numtorch.ones(0))),
+     IndexError, r"median\(\): Expected reduction dim 0 to have non-zero size\."),
+    (lambda: numtorch.nanmedian(numtorch.ones(2, 0, dtype=_B), 1), IndexError,
+     r"median\(\): Expected reduction dim 1 to have non-zero size\."),
+    (lambda: numtorch.median(numtorch.ones(2, 3, dtype=_B), 1, out=(numtorch.ones(2, 3, dtype=_B), numtorch.ones(0))),
+     RuntimeError, r"Expected tensor for argument #1 'indices' to have scalar type Long; but got torch.FloatTensor "
+                   r"instead \(while checking arguments for median\)"),
+    (lambda: numtorch.median(numtorch.ones(2, 3), 0, out=(numtorch.ones(0, dtype=_C64), numtorch.ones(0, dtype=numtorch.int64))),
+     RuntimeError, r"Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; but type "
+                   r"CPUComplexFloatType does not equal torch.FloatTensor \(while checking arguments for median\)"),
+    (lambda: numtorch.mode(numtorch.ones(0, 2, dtype=_C64), 5), IndexError,
+     r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 5\)"),
+    (lambda: numtorch.mode(numtorch.ones(2, 0, dtype=_C64), 1), IndexError,
+     r"mode\(\): Expected reduction dim 1 to have non-zero size\."),
+    (lambda: numtorch.amax(numtorch.ones(0, dtype=_C64), dim=-1), IndexError,
+     r"amax\(\): Expected reduction dim -1 to have non-zero size\."),
+])  # fmt: skip
+def test_sorting_reductions_check_dims_and_out_before_the_kernel_dtype(call, exc, msg):
+    with pytest.raises(exc, match=f"^{msg}$"):
+        call()
+
+
+def test_empty_reductions_return_before_the_kernel_dtype_check():
+    v, i = numtorch.mode(numtorch.ones(0, 2, dtype=_C64), 1, True)
+    assert v.shape == i.shape == (0, 1) and v.dtype is _C64
+    assert numtorch.amin(numtorch.ones(0, 2, 3, dtype=_C64), (1, 2)).shape == (0,)
+    assert numtorch.median(numtorch.ones(0, dtype=_B)).item() is True
+    assert math.isnan(numtorch.median(numtorch.ones(0, 3, dtype=_C64)).item().real)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # NumPy's cast of NaN to an integer warns
+        assert numtorch.median(numtorch.ones(0, dtype=numtorch.int32)).item() == -(2**31)
+
+
+def test_nansum_of_a_float_input_into_an_integer_out_has_no_kernel():
+    o = numtorch.zeros((), dtype=numtorch.int16)
+    with pytest.raises(NotImplementedError, match="^\"nansum_cpu\" not implemented for 'Short'$"):
+        numtorch.nansum(numtorch.ones(1, 3, dtype=numtorch.float64), out=o)
+    assert o.item() == 0
+    assert numtorch.nansum(numtorch.ones(1, 3, dtype=numtorch.float64), dtype=numtorch.int16).item() == 3
+
+
+@pytest.mark.parametrize("call, got", [
+    (lambda x: numtorch.sum(x, out=numtorch.empty(())), "Tensor, out=Tensor"),
+    (lambda x: numtorch.sum(x, keepdim=True), "Tensor, keepdim=bool"),
+    (lambda x: numtorch.mean(x, keepdim=True), "Tensor, keepdim=bool"),
+])  # fmt: skip
+def test_sum_and_mean_without_dim_take_neither_keepdim_nor_sums_out(call, got):
+    x = numtorch.ones(2, 3)
+    with pytest.raises(TypeError) as e:
+        call(x)
+    assert str(e.value).startswith(f"{call.__code__.co_names[1]}() received an invalid combination of arguments - got ({got})")
+    assert numtorch.sum(x, None, out=numtorch.empty(())).item() == 6.0 and numtorch.mean(x, out=numtorch.empty(())).item() == 1.0

@@ -88,3 +88,8 @@ def test_fill_with_a_tensor_value_casts_as_copy_does():
     assert x.item() == -1
     with pytest.raises(RuntimeError, match="^value cannot be converted to type int8_t without overflow$"):
         numtorch.zeros(2, dtype=numtorch.int8).fill_(300)
+
+
+def test_cat_out_checks_the_cast_before_the_sizes():
+    with pytest.raises(TypeError, match="^torch.cat\\(\\): input types can't be cast to the desired output type Bool$"):
+        numtorch.vstack([numtorch.ones(2, 3), numtorch.ones(2, 0, dtype=numtorch.float64)], out=numtorch.ones(0, dtype=numtorch.bool))
