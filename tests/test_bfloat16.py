@@ -201,3 +201,19 @@ def test_lstm_runs_in_bfloat16_close_to_float32():
     ref.load_state_dict({k: v.float() for k, v in m.state_dict().items()})
     want = ref(x.detach().float())[0]
     np.testing.assert_allclose(out.detach().float().numpy(), want.detach().numpy(), atol=2**-6)
+
+
+def test_integer_operands_under_a_bfloat16_default_dtype():
+    # no operand is bfloat16, yet the result is: computed in float32, rounded once
+    a = np.array([1, 2, 7], np.int64)
+    numtorch.set_default_dtype(BF)
+    try:
+        div = numtorch.tensor(a) / 3
+        root = numtorch.tensor(a).sqrt()
+        scaled = numtorch.tensor(a) * 1.5
+    finally:
+        numtorch.set_default_dtype(numtorch.float32)
+    for got, want in ((div, a.astype(np.float32) / np.float32(3)), (root, np.sqrt(a.astype(np.float32))),
+                      (scaled, a.astype(np.float32) * np.float32(1.5))):
+        assert got.dtype is BF
+        np.testing.assert_array_equal(got.float().numpy(), want.astype(ml_dtypes.bfloat16).astype(np.float32))

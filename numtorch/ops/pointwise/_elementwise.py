@@ -20,6 +20,7 @@ from ... import _dtype as D
 from ..._tensor import PLAIN_SUBCLASSES, Tensor, _make, check_inference_write
 from ...kernels import PARALLEL_THRESHOLD
 from ..._overlap import check_written
+from ..._bfloat16 import rounded
 from ._expanded import expanded_call, expanded_inplace
 from ._inline import with_number_branch
 from .._pointwise import (Pointwise, _broadcast, _cname, _resize_out, big_prefix, kernel_scalar,
@@ -167,23 +168,26 @@ class Elementwise(Pointwise):
         elif target is not None:
             self._check_out(target, inplace, types[1], types[2])
         common, compute, result = types
+        if compute is D.bfloat16 and out is None:  # no bfloat16 operand: a bfloat16 default dtype
+            return self._bf16_default(operands, params)
         kp = self.prep(compute, operands, list(params)) if self.prep else params
         pw = self.variants[CAT[compute.category]]
         keep = ()
         if compute is D.float16:
-            keep = [
-                i
-                for i in self.opmath
-                if not isinstance(operands[i], Tensor) or not operands[i]._data.ndim
-            ]
-            operands = [
-                x if isinstance(x, Tensor) or i in keep else _half(x)
-                for i, x in enumerate(operands)
-            ]
+            keep = [i for i in self.opmath if not isinstance(operands[i], Tensor) or not operands[i]._data.ndim]
+            operands = [x if isinstance(x, Tensor) or i in keep else _half(x) for i, x in enumerate(operands)]
         r = run(pw, operands, kp, out, inplace, compute, result, self.zero_div, keep)
         if self.fast_ok and len(operands) <= 2:  # an out= call learns the functional signature
             self._learn_sig(pw, operands, params, compute, result, inplace)
         return r
+
+    def _bf16_default(self, operands, params):
+        # integer or bool operands promoted to a bfloat16 default dtype never reach the bfloat16
+        # route (Note [bfloat16]): compute in float32, PyTorch's opmath type, and round once
+        f = D.float32
+        kp = self.prep(f, operands, list(params)) if self.prep else params
+        r = run(self.variants[CAT[f.category]], operands, kp, None, False, f, f, self.zero_div)
+        return _make(rounded(r._data), D.bfloat16)
 
     # Note [Elementwise fast signatures]
     # After a call succeeds, a signature of one or two operands whose compute dtype is the first
