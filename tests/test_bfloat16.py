@@ -145,6 +145,29 @@ def test_refused_ops_raise_pytorchs_errors():
         numtorch.special.erfcx(a)
 
 
+@pytest.mark.parametrize("low", [BF, numtorch.float16], ids=["bfloat16", "float16"])
+def test_composites_refuse_low_precision_as_pytorchs_kernels(low):
+    # built from ops that take bfloat16/half, where PyTorch has one kernel without them
+    F, name = numtorch.nn.functional, "BFloat16" if low is BF else "Half"
+    x, m, t = numtorch.ones(3, 4, dtype=low), numtorch.eye(3, dtype=low), numtorch.tensor([0, 1, 2])
+    calls = {
+        "cdist": lambda: numtorch.cdist(x, x),
+        "multi_margin_loss_cpu_kernel": lambda: F.multi_margin_loss(x, t),
+        "multilabel_margin_loss_forward_out_frame": lambda: F.multilabel_margin_loss(x, numtorch.zeros(3, 4).long()),
+        "avg_pool3d_out_frame": lambda: F.local_response_norm(numtorch.ones(1, 3, 2, 2, dtype=low), 2),
+    }
+    for kernel, call in calls.items():
+        with pytest.raises(NotImplementedError, match=f"\"{kernel}\" not implemented for '{name}'"):
+            call()
+    low_msg = "Low precision dtypes not supported. Got " + name
+    for call, fname in ((lambda: numtorch.logdet(m), "logdet"), (lambda: numtorch.linalg.matrix_power(m, -1), "linalg.inv"),
+                        (lambda: numtorch.linalg.matrix_norm(m, ord=2), "linalg.matrix_norm")):
+        with pytest.raises(RuntimeError, match=f"{fname}: {low_msg}"):
+            call()
+    assert F.local_response_norm(numtorch.ones(1, 3, 2, dtype=low), 2).dtype is low  # 3-d: no pool
+    assert numtorch.linalg.matrix_norm(m).dtype is low and numtorch.linalg.matrix_power(m, 2).dtype is low
+
+
 def test_nan_to_num_uses_bfloat16_max():
     x = numtorch.tensor([float("inf"), -float("inf"), float("nan")], dtype=BF)
     big = numtorch.finfo(BF).max

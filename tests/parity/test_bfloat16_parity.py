@@ -102,11 +102,6 @@ def _dtype_arg(x) -> bool:
     return isinstance(x, (numtorch.dtype, np.dtype)) or isinstance(x, type) and x in (np.float32, np.float64)
 
 
-# numtorch builds these from other ops (each of which takes bfloat16); PyTorch has one kernel
-# for them with no bfloat16 instantiation, so it refuses where numtorch answers
-KNOWN = {"cdist", "nn.functional.multi_margin_loss", "nn.functional.multilabel_margin_loss",
-         "nn.functional.local_response_norm", "nn.functional.lp_pool3d", "linalg.matrix_norm",
-         "linalg.matrix_power", "matrix_power", "logdet"}  # fmt: skip
 UNSEEDED = {"empty_like", "Tensor.new_empty", "Tensor.new_empty_strided", "empty_strided", "empty"}
 CASES = [i for i in op_db if "float32" in i.dtypes and not i.nondeterministic and i.name not in UNSEEDED]
 
@@ -130,8 +125,6 @@ def test_opinfo_samples_in_bfloat16_match_torch(info):
             want, terr = tfn(*_conv((inp, *args), torch, True), **_conv(kw, torch, True)), None
         except Exception as e:
             want, terr = None, e
-        if terr is not None and info.name in KNOWN:
-            pytest.xfail(f"PyTorch refuses bfloat16 here: {terr}")
         if terr is not None:
             with pytest.raises(type(terr)) as got:
                 fn(*_conv((inp, *args), numtorch, True), **_conv(kw, numtorch, True))

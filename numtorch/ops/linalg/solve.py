@@ -32,14 +32,15 @@ def _square(A: Tensor, fname: str) -> None:
 def _floating(A: Tensor, fname: str, low_precision: bool = True, kernel=None, half_kernel=None) -> None:
     """checkFloatingOrComplex; ``kernel``: the op skips it and its kernel's dispatch refuses integers
     and half instead, ``half_kernel``: that refuses half (AT_DISPATCH_FLOATING_AND_COMPLEX_TYPES)."""
-    if A._dtype is D.float16 and (kernel or half_kernel) or kernel and A._dtype.category < D._FLOAT:
+    low = A._dtype is D.float16 or A._dtype is D.bfloat16
+    if low and (kernel or half_kernel) or kernel and A._dtype.category < D._FLOAT:
         raise NotImplementedError(f"\"{kernel or half_kernel}\" not implemented for '{F.cname(A._dtype)}'")
     if A._dtype.category < D._FLOAT:
         raise RuntimeError(
             f"{fname}: Expected a floating point or complex tensor as input. Got {F.cname(A._dtype)}"
         )
-    if not low_precision and A._dtype is D.float16:
-        raise RuntimeError(f"{fname}: Low precision dtypes not supported. Got Half")
+    if not low_precision and low:
+        raise RuntimeError(f"{fname}: Low precision dtypes not supported. Got {F.cname(A._dtype)}")
 
 
 def _zero_pivot(a: np.ndarray) -> int:
@@ -329,6 +330,7 @@ def _matrix_norm_composite(self, ord="fro", dim=(-2, -1), keepdim=False, dtype=N
         return _vector_norm_composite(x, 2, [d0, d1], keepdim)
     a = x.abs()
     if ord in ("nuc", 2, -2):
+        _floating(x, "linalg.matrix_norm", low_precision=False)  # svdvals has no half kernel
         s = dispatch(_SVDVALS[0], [x.movedim((d0, d1), (-2, -1)), None])
         r = s.sum(-1) if ord == "nuc" else (s.amax(-1) if ord == 2 else s.amin(-1))
         if keepdim:

@@ -268,6 +268,8 @@ def _f_local_response_norm(input, size, alpha, beta, k):
         )
     if input.numel() == 0:
         return input
+    if dim > 3 and input.dtype in (D.float16, D.bfloat16) and input.device.type == "cpu":  # avg_pool3d
+        raise NotImplementedError(f"\"avg_pool3d_out_frame\" not implemented for '{_cname(input.dtype)}'")
     c = input.shape[1]
     # the channel window average of avg_pool over zero padding (count_include_pad): pad dim 1
     pad = [0, 0] * (dim - 2) + [size // 2, (size - 1) // 2]

@@ -115,6 +115,12 @@ def _class_input(self, target):
     return x, x.shape[0], x.shape[1]
 
 
+def _floating_kernel(x, kernel: str) -> None:
+    # AT_DISPATCH_FLOATING_TYPES: after the shape checks, before the kernel reads the targets
+    if x.dtype is not D.float32 and x.dtype is not D.float64 and x.device.type == "cpu":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_cname(x.dtype)}'")
+
+
 def _multi_margin(self, target, p, margin, weight, reduction):
     x, n, c = _class_input(self, target)
     if (self.dim() < 2 and target.numel() != 1) or (
@@ -129,6 +135,7 @@ def _multi_margin(self, target, p, margin, weight, reduction):
         raise RuntimeError("only p == 1 and p == 2 supported")
     if weight is not None and (weight.dim() > 1 or weight.numel() != c):
         raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")
+    _floating_kernel(x, "multi_margin_loss_cpu_kernel")
     t = target.reshape(n, 1)
     if not t.is_meta and bool(((t < 0) | (t >= c)).any()):  # values are unknown on meta
         raise RuntimeError("target out of range")
@@ -162,6 +169,7 @@ def _multilabel_margin(self, target, reduction):
         raise RuntimeError(
             f"inconsistent target size: {list(target.shape)} for input of size: {list(self.shape)}"
         )
+    _floating_kernel(x, "multilabel_margin_loss_forward_out_frame")
     t = target.reshape(n, c)
     # labels count up to the first -1 in each row; a repeated label counts each time, as in ATen
     valid = (t != -1).cumprod(1).bool()
