@@ -357,18 +357,29 @@ def _attention_scores(x, m):
     return (x * 0.25).masked_fill(m, float("-inf")).softmax(-1), (x + 1).log_softmax(-1)
 
 
-def test_scale_mask_and_softmax_fuse_into_one_region_bitwise():
+def close(a, b) -> None:
+    # eager's short-row softmax (Note [Softmax over short rows]) reassociates its sums and may
+    # shift a block by one max, so a fused softmax agrees with it within rounding, not bitwise
+    if isinstance(a, (tuple, list)):
+        for u, v in zip(a, b, strict=True):
+            close(u, v)
+        return
+    assert a.dtype is b.dtype and a.shape == b.shape
+    np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-6, atol=1e-7)
+
+
+def test_scale_mask_and_softmax_fuse_into_one_region():
     # Note [Fused masked_fill], Note [Fused trailing softmax]: the causal mask is a block operand
-    # ("b"), the softmax runs eager's row kernel on the fused row, so results are eager's bits
+    # ("b"), the softmax runs a row kernel on the fused row
     cf = numtorch.compile(_attention_scores)
     x, m = numtorch.randn(2, 3, 5, 5), numtorch.ones(1, 1, 5, 5).tril() == 0
     for _ in range(2):
-        same(cf(x, m), _attention_scores(x, m))
+        close(cf(x, m), _attention_scores(x, m))
     r1, r2 = regions(cf)
     assert [n.op.__name__ for n in r1.nodes] == ["mul.Tensor", "masked_fill.Scalar"]
     assert (r1.reduce, r2.reduce, r1.pattern) == (("softmax", False), ("softmax", True), "ab")
     xt = numtorch.randn(2, 3, 5, 5).transpose(2, 3)  # another layout: the region, then softmax's own kernel
-    same(cf(xt, m), _attention_scores(xt, m))
+    close(cf(xt, m), _attention_scores(xt, m))
 
 
 def test_mask_made_between_scale_and_masked_fill_is_hoisted():
@@ -381,7 +392,7 @@ def test_mask_made_between_scale_and_masked_fill_is_hoisted():
     cf = numtorch.compile(f)
     x = numtorch.randn(2, 2, 4, 4)
     for _ in range(2):
-        same(cf(x), f(x))
+        close(cf(x), f(x))
     (r,) = regions(cf)
     assert [n.op.__name__ for n in r.nodes] == ["mul.Tensor", "masked_fill.Scalar"] and r.reduce == ("softmax", False)
 

