@@ -241,6 +241,8 @@ def _class_view(weight, input, class_dim):
 
 def _ce_prob_target(self, target, weight, reduction, label_smoothing):
     class_dim = 0 if self.dim() == 1 else 1
+    if not self.dim():
+        raise IndexError("Dimension specified as 1 but tensor has no dimensions")
     n_classes = self.shape[class_dim]
     if weight is not None and (weight.dim() != 1 or weight.numel() != n_classes):
         raise RuntimeError(

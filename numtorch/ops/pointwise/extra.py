@@ -220,8 +220,9 @@ for _n in ("gcd", "lcm"):
 def _pow2(other, self=None):
     # 2 ** other in double precision (complex128 for a complex exponent): at::ldexp computes
     # in a wide type, so ldexp(float16 0, 200) is 0, not 0 * inf. Its exponent kernel has no
-    # bool; the functional form of an empty result runs no kernel (in place and out= do).
-    if other._dtype is D.bool and (self is None or other._data.size and self._data.size):
+    # bool: the functional form reaches it for a real floating self (of any size; an integer,
+    # bool or complex self takes another route in torch 2.13), in place and out= always do.
+    if other._dtype is D.bool and (self is None or self._dtype.category == D._FLOAT):
         raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
     wide = D.complex128 if other._dtype.category == D._COMPLEX else D.float64
     return dispatch(_ALL["pow"]["F"]["functional"], [2.0, other.to(wide)])

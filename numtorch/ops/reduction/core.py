@@ -673,6 +673,8 @@ _fn("argmin", "input, dim=None, keepdim=False, *, out=None", _argmin)
 
 
 def _aminmax_cpu(self, dim, keepdim):
+    if dim is not None:  # the dim check precedes the kernel's dtype dispatch
+        E.wrap_dim(dim, self.dim())
     if self._data.size == 0 and dim is not None:
         d = E.wrap_dim(dim, self.dim())
         if self._data.ndim and self._data.shape[d] == 0:

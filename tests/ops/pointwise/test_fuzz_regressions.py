@@ -294,11 +294,20 @@ def test_sign_refuses_complex_before_the_out_dtype_check():
     (lambda: nt.relu(nt.ones(2), out=nt.ones(2)), TypeError, r"relu\(\) got an unexpected keyword argument 'out'"),
     (lambda: nt.ldexp(nt.ones(2), nt.ones(2, dtype=nt.bool)), NotImplementedError, "\"ldexp_cpu_exp\" not implemented for 'Bool'"),
     (lambda: nt.ones(2).ldexp_(nt.ones(2, dtype=nt.bool)), NotImplementedError, "\"ldexp_cpu_exp\" not implemented for 'Bool'"),
+    # a real floating self reaches the bool exponent kernel whatever the sizes (fuzz seed 29)
+    (lambda: nt.ldexp(nt.empty(0), nt.empty(0, dtype=nt.bool)), NotImplementedError, "\"ldexp_cpu_exp\" not implemented for 'Bool'"),
+    (lambda: nt.ldexp(nt.tensor(1.0), nt.empty(0, dtype=nt.bool)), NotImplementedError, "\"ldexp_cpu_exp\" not implemented for 'Bool'"),
+    (lambda: nt.aminmax(nt.ones(3, 4, dtype=nt.complex64), dim=5), IndexError,
+     r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 5\)"),
+    (lambda: nt.nn.functional.cross_entropy(nt.tensor(0.5), nt.tensor(1.0), label_smoothing=0.1), IndexError,
+     "Dimension specified as 1 but tensor has no dimensions"),
 ])  # fmt: skip
 def test_argument_refusals_as_torch(call, exc, msg):
     with pytest.raises(exc, match=f"^{msg}$"):
         call()
     assert nt.ldexp(nt.ones(2, dtype=nt.bool), nt.ones(2, dtype=nt.int64)).tolist() == [2.0, 2.0]
+    assert nt.ldexp(nt.tensor([1]), nt.tensor([True])).tolist() == [2.0]  # an integer self: no refusal
+    assert nt.ldexp(nt.tensor([1 + 1j]), nt.tensor([True])).tolist() == [2 + 2j]
 
 
 @pytest.mark.parametrize("name, exc, msg", [("ceil_", NotImplementedError, "ceil is not supported for complex inputs"),
