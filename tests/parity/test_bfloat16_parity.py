@@ -14,6 +14,7 @@ torch = pytest.importorskip("torch")
 
 import numtorch  # noqa: E402
 from numtorch.testing._opinfo import op_db  # noqa: E402
+from tests.ops.test_bfloat16 import _rounded  # noqa: E402
 
 BF = numtorch.bfloat16
 NAMES = ["bool", "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64", "float16", "bfloat16",
@@ -58,16 +59,6 @@ def _conv(x, lib, bf):
         return type(x)(_conv(v, lib, bf) for v in x)
     if isinstance(x, dict):
         return {k: _conv(v, lib, bf) for k, v in x.items()}
-    return x
-
-
-def _rounded(x):
-    if isinstance(x, np.ndarray) and x.dtype == np.float32:
-        return x.astype(ml_dtypes.bfloat16).astype(np.float32)
-    if isinstance(x, (list, tuple)):
-        return type(x)(_rounded(v) for v in x)
-    if isinstance(x, dict):
-        return {k: _rounded(v) for k, v in x.items()}
     return x
 
 

@@ -367,7 +367,7 @@ def _index_add_impl(inplace, self, dim, index, source, alpha=1):
     dst, src = _slabs(res, d), _slabs(np.ascontiguousarray(s), d)
     if not (type(alpha) in (int, float) and alpha == 1):
         src = src * checked_scalar(alpha, self._dtype)
-    bad = _first_bad(i, dst.shape[1])
+    bad = _first_bad(i, dst.shape[1]) if source._data.size else None  # no slice read: no bounds check
     if bad is not None:
         if res.ndim <= 1:
             raise IndexError("index out of range in self")

@@ -108,9 +108,11 @@ def _linalg_cholesky(A, upper, out):
     tensor([[2., 0.],
             [1., 1.]])
     """
+    if out is not None and A._dtype.category >= D._FLOAT and A._dtype.itemsize > 2:
+        _out_check(out, A._dtype, "same")  # linalg_cholesky_ex.L: checkSameType, before the factorization
     res = dispatch(linalg_cholesky, [A, upper])
     if out is not None:
-        _out_check(out, res._dtype, "same")  # linalg_cholesky_ex.L: checkSameType, no cast
+        _out_check(out, res._dtype, "same")
     return res if out is None else out.resize_(res.shape).copy_(res)
 
 

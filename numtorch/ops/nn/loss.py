@@ -241,8 +241,6 @@ def _class_view(weight, input, class_dim):
 
 def _ce_prob_target(self, target, weight, reduction, label_smoothing):
     class_dim = 0 if self.dim() == 1 else 1
-    if not self.dim():
-        raise IndexError("Dimension specified as 1 but tensor has no dimensions")
     n_classes = self.shape[class_dim]
     if weight is not None and (weight.dim() != 1 or weight.numel() != n_classes):
         raise RuntimeError(
@@ -305,6 +303,8 @@ def _cross_entropy_loss(self, target, weight, reduction, ignore_index, label_smo
             )
         if ignore_index >= 0:
             raise RuntimeError("ignore_index is not supported for floating point target")
+        if not self.dim():  # ATen reads the class dim's size before the label_smoothing check
+            raise IndexError("Dimension specified as 1 but tensor has no dimensions")
         if not 0.0 <= label_smoothing <= 1.0:
             raise RuntimeError(
                 f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"

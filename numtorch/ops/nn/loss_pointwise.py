@@ -246,6 +246,9 @@ def _bce_cpu(self, target, weight, reduction):
     x = self._data
     if x.size and not (np.all(x >= 0) and np.all(x <= 1)):
         raise RuntimeError("all elements of input should be between 0 and 1")
+    t = target._data  # NaN fails both comparisons, as in PyTorch's kernel check
+    if t.size and not (np.all(t >= 0) and np.all(t <= 1)):
+        raise RuntimeError("all elements of target should be between 0 and 1")
     return _reduce(_BCE([self, target, 1.0 if weight is None else weight]), reduction)
 
 

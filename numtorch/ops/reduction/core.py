@@ -293,7 +293,7 @@ def _mean_cpu(self, dim, keepdim, dtype):
             f"mean(): could not infer output dtype. {which} dtype must be either a floating point "
             f"or complex dtype. Got: {E.cname(dt)}"
         )
-    return fold(_MEAN, self, dim, keepdim, dt, math.nan)
+    return fold(_MEAN, self, dim, keepdim, dt, math.nan, cast_input=dtype is not None)
 
 
 def _mean_bw(grad, self_sym_sizes, dim, keepdim):

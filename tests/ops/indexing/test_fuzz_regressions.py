@@ -177,3 +177,11 @@ def test_index_select_of_an_empty_matrix_checks_indices_as_torch_does(shape, dim
 def test_meta_checks_precede_the_kernel_dtype(call, exc, msg):
     with pytest.raises(exc, match=f"^{msg}$"):
         call()
+
+
+def test_index_add_of_an_empty_source_reads_no_index():
+    # fuzz seed 30: PyTorch reads no slice, so an out-of-range index is never checked
+    r = nt.index_add(nt.empty(2, 0, dtype=nt.int64), -2, nt.tensor([4, 1], dtype=nt.int32), nt.empty(2, 0, dtype=nt.int64))
+    assert r.shape == (2, 0) and r.dtype is nt.int64
+    with pytest.raises(RuntimeError, match="^index 4 is out of bounds for dimension 0 with size 2$"):
+        nt.index_add(nt.zeros(2, 1), 0, nt.tensor([4, 1]), nt.ones(2, 1))

@@ -297,3 +297,14 @@ def test_tensordot_sums_a_dim_contracted_with_size_one_in_its_own_dtype():
     b = numtorch.tensor([[6, 8]], dtype=numtorch.uint8).expand(2, 2)
     r = numtorch.tensordot(a, b)
     assert r.dtype is numtorch.uint8 and r.item() == 108 and numtorch.tensordot(b, a).item() == 108
+
+
+def test_linalg_cholesky_checks_out_dtype_before_factorizing():
+    # fuzz seed 30: a non-positive-definite input with an integer out= raised LinAlgError first
+    a = numtorch.tensor([[3.096, 0.988], [-3.158, -2.58]])
+    out = numtorch.zeros(2, 2, dtype=numtorch.int16)
+    with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype float, but got short int instead$"):
+        numtorch.linalg.cholesky(a, out=out)
+    assert out.tolist() == [[0, 0], [0, 0]]
+    numtorch.linalg.cholesky(numtorch.eye(2), out=(good := numtorch.empty(2, 2)))
+    assert good.tolist() == [[1.0, 0.0], [0.0, 1.0]]

@@ -256,3 +256,19 @@ def test_huber_loss_refuses_a_float_result_into_an_integer_input():
     with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
         F.huber_loss(numtorch.tensor([1]), numtorch.tensor([3.7]), reduction="sum")
     assert F.huber_loss(numtorch.tensor([1.0]), numtorch.tensor([3]), reduction="sum").item() == 1.5
+
+
+@pytest.mark.parametrize("target", [[float("nan"), 1.0], [2.0, 1.0], [-0.5, 0.0]])
+def test_binary_cross_entropy_checks_its_target_range(target):
+    # fuzz seed 30: a NaN target was accepted (PyTorch's kernel checks 0 <= t <= 1, NaN fails it)
+    with pytest.raises(RuntimeError, match="^all elements of target should be between 0 and 1$"):
+        F.binary_cross_entropy(numtorch.full((2,), 0.5), numtorch.tensor(target))
+    with pytest.raises(RuntimeError, match="^all elements of input should be between 0 and 1$"):  # input first
+        F.binary_cross_entropy(numtorch.tensor([1.5, 0.5]), numtorch.tensor(target))
+
+
+def test_cross_entropy_of_a_0d_input_reads_the_class_dim_before_label_smoothing():
+    with pytest.raises(IndexError, match="^Dimension specified as 1 but tensor has no dimensions$"):
+        F.cross_entropy(numtorch.tensor(2.0), numtorch.tensor(1.0), label_smoothing=1.5)
+    with pytest.raises(RuntimeError, match="label_smoothing must be between 0.0 and 1.0. Got: 1.5"):
+        F.cross_entropy(numtorch.ones(2, 3), numtorch.ones(2, 3) / 3, label_smoothing=1.5)

@@ -351,3 +351,14 @@ def test_sum_and_mean_without_dim_take_neither_keepdim_nor_sums_out(call, got):
         call(x)
     assert str(e.value).startswith(f"{call.__code__.co_names[1]}() received an invalid combination of arguments - got ({got})")
     assert numtorch.sum(x, None, out=numtorch.empty(())).item() == 6.0 and numtorch.mean(x, out=numtorch.empty(())).item() == 1.0
+
+
+@pytest.mark.parametrize("dt", ["float16", "float32", "float64"])
+def test_mean_of_complex_with_a_real_dtype_casts_first(dt):
+    # fuzz seed 31: a Numba typing error reached the user (complex64 -> float32 in the kernel)
+    z, want = numtorch.tensor([[1 + 2j, 3 + 1j]]), getattr(numtorch, dt)
+    with pytest.warns(UserWarning, match="Casting complex values to real discards the imaginary part"):
+        m = numtorch.mean(z, dim=1, keepdim=True, dtype=want)
+    assert m.dtype is want and m.shape == (1, 1) and m.item() == 2.0
+    with pytest.warns(UserWarning):
+        assert numtorch.mean(z, dtype=want).item() == 2.0
