@@ -444,12 +444,18 @@ def _index_fill_impl(inplace, self, dim, index, value):
         raise RuntimeError("Index has to be a vector/scalar")
     v = checked_scalar(value, self._dtype)
     d = _wrap_dim(dim, self._data.ndim)
-    res = _target(self, inplace)
-    dst, i = _slabs(res, d), _atleast1(index._data)
-    bad = _first_bad(i, dst.shape[1], wrap=True)
+    i, n = _atleast1(index._data), (self._data.shape or (1,))[d]
+    bad = _first_bad(i, n, wrap=True)
     if bad is not None:
-        raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {dst.shape[1]}")
-    dst[:, i] = v
+        raise IndexError(f"index {bad} is out of bounds for dimension {d} with size {n}")
+    if inplace and self._data.ndim and not self._data.flags.c_contiguous:
+        # only the indexed slots are written, as ATen's kernel does: through an expanded self,
+        # every alias of a filled slot then reads the value (a copy written back: the last wins)
+        self._data[(slice(None),) * d + (i,)] = v
+        self._vc[0] += 1
+        return self
+    res = _target(self, inplace)
+    _slabs(res, d)[:, i] = v
     return _finish(self, res, inplace)
 
 

@@ -185,3 +185,15 @@ def test_index_add_of_an_empty_source_reads_no_index():
     assert r.shape == (2, 0) and r.dtype is nt.int64
     with pytest.raises(RuntimeError, match="^index 4 is out of bounds for dimension 0 with size 2$"):
         nt.index_add(nt.zeros(2, 1), 0, nt.tensor([4, 1]), nt.ones(2, 1))
+
+
+def test_index_fill_in_place_writes_only_the_indexed_slots():
+    # fuzz seed 31: through an expanded self the copy written back let the last alias win (False)
+    b = nt.zeros(1, dtype=nt.bool).expand(3)
+    b.index_fill_(0, nt.tensor([0]), -3)
+    assert b.tolist() == [True, True, True]
+    x = nt.arange(12.0).reshape(3, 4).t()  # a transposed (non-contiguous) self
+    want = x.contiguous().index_fill(1, nt.tensor([0, 2]), -1.0)
+    assert x.index_fill_(1, nt.tensor([0, 2]), -1.0).tolist() == want.tolist()
+    with pytest.raises(IndexError, match="^index 3 is out of bounds for dimension 1 with size 3$"):
+        x.index_fill_(1, nt.tensor([3]), 0.0)
