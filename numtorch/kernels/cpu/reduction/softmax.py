@@ -115,13 +115,13 @@ def _maxkey(x, b, R):
         for r in range(R):
             v = k[b + _U(r)]
             m = max(m, v ^ ((v >> 31) & np.int32(0x7FFFFFFF)))
-        return x.dtype.type(np.int32(m ^ ((m >> 31) & np.int32(0x7FFFFFFF))).view(np.float32))
+        return _unkey(k, m, x.dtype.type)
     k = x.view(np.int64)
     m = np.int64(-9223372036854775808)
     for r in range(R):
         v = k[b + _U(r)]
         m = max(m, v ^ ((v >> 63) & np.int64(0x7FFFFFFFFFFFFFFF)))
-    return x.dtype.type(np.int64(m ^ ((m >> 63) & np.int64(0x7FFFFFFFFFFFFFFF))).view(np.float64))
+    return _unkey(k, m, x.dtype.type)
 
 
 @reassoc_kernel
