@@ -53,9 +53,30 @@ def _conv_step(lib, g):
     return lambda: lib.nn.functional.conv2d(x, w, padding=1).sum().backward()
 
 
+# GPT-2-style model at GPU-sized widths (benchmarks/gpt2.py's CONFIG is the CPU's small one)
+GPT_GPU = {"vocab": 512, "block": 128, "n_layer": 4, "n_head": 4, "n_embd": 256, "batch": 16, "micro": 2}
+# bytes moved (read + written) or floating-point operations per call, for the rate column
+WORK = {
+    "add 16M": ("GB/s", 3 * 4 << 24),
+    "add 64M": ("GB/s", 3 * 4 << 26),
+    "clone 64M (copy rate)": ("GB/s", 2 * 4 << 26),
+    "exp 16M": ("GB/s", 2 * 4 << 24),
+    "half add 16M": ("GB/s", 3 * 2 << 24),
+    "complex64 mul 4M": ("GB/s", 3 * 8 << 22),
+    "mm 2048": ("TFLOP/s", 2 * 2048**3),
+    "mm 4096": ("TFLOP/s", 2 * 4096**3),
+}
+
+
 def cases(lib):
+    from benchmarks import gpt2
+
     g = np.random.default_rng(0)
     big = lib.tensor(g.standard_normal(1 << 24, dtype=np.float32), device="cuda")
+    huge = lib.tensor(g.standard_normal(1 << 26, dtype=np.float32), device="cuda")
+    half = big.half()
+    cplx = lib.complex(big[: 1 << 22], big[1 << 22 : 2 << 22])
+    a4 = lib.tensor(g.standard_normal((4096, 4096), dtype=np.float32), device="cuda")
     small = lib.tensor(g.standard_normal(1 << 10, dtype=np.float32), device="cuda")
     a = lib.tensor(g.standard_normal((2048, 2048), dtype=np.float32), device="cuda")
     bt = lib.tensor(g.standard_normal((64, 128, 128), dtype=np.float32), device="cuda")
@@ -64,11 +85,17 @@ def cases(lib):
     return {
         "add 1K (launch cost)": lambda: small + small,
         "add 16M": lambda: big + big,
+        "add 64M": lambda: huge + huge,
+        "clone 64M (copy rate)": lambda: huge.clone(),
+        "half add 16M": lambda: half + half,
+        "complex64 mul 4M": lambda: cplx * cplx,
         "exp 16M": lambda: lib.exp(big),
         "mul+add+tanh 16M": lambda: lib.tanh(big * 0.5 + big),
         "sum 16M": lambda: big.sum(),
         "amax dim 2048x2048": lambda: a.amax(dim=1),
         "mm 2048": lambda: a @ a,
+        "mm 4096": lambda: a4 @ a4,
+        "autocast mm 2048 (float16)": lambda: _autocast_mm(lib, a),
         "bmm 64x128x128": lambda: lib.bmm(bt, bt),
         "copy transpose 2048": lambda: a.t().contiguous(),
         "MLP 512-2048 fwd+bwd+Adam": _mlp_step(lib, x, y),
@@ -77,7 +104,22 @@ def cases(lib):
         "cumprod 2048x2048": lambda: a.cumprod(1),
         "conv2d 16x64x32x32 3x3 fwd+bwd": _conv_step(lib, g),
         "max_pool2d 3x3/2 16x64x32x32": lambda: lib.nn.functional.max_pool2d(bt.reshape(16, 64, 32, 32), 3, 2),
+        "GPT 2L-64 step (gpt2.CONFIG)": gpt2.train_step(lib, device="cuda"),
+        "GPT 4L-256 step, block 128": gpt2.train_step(lib, config=GPT_GPU, device="cuda"),
     }
+
+
+def _autocast_mm(lib, a):
+    with lib.autocast("cuda", dtype=lib.float16):
+        return a @ a
+
+
+def _rates(name: str, nt: float, tt: float) -> str:
+    if name not in WORK:
+        return ""
+    unit, work = WORK[name]
+    scale = 1e9 if unit == "GB/s" else 1e12
+    return f"  {work / nt / scale:.1f} / {work / tt / scale:.1f} {unit}"
 
 
 def profile(n: int = 2000) -> None:
@@ -115,12 +157,12 @@ def main() -> None:
 
     reps = int(sys.argv[1]) if len(sys.argv) > 1 else 20
     nt_cases, t_cases = cases(numtorch), cases(torch)
-    print(f"{'case':30s} {'numtorch':>12s} {'torch':>12s} {'ratio':>7s} {'nt first':>10s}")
+    print(f"{'case':30s} {'numtorch':>12s} {'torch':>12s} {'ratio':>7s} {'nt first':>10s}  rate numtorch / torch")
     for name in nt_cases:
         try:
             nf, nt = _time(numtorch, nt_cases[name], reps)
             _, tt = _time(torch, t_cases[name], reps)
-            print(f"{name:30s} {nt * 1e6:10.1f}us {tt * 1e6:10.1f}us {nt / tt:6.2f}x {nf:9.2f}s", flush=True)
+            print(f"{name:30s} {nt * 1e6:10.1f}us {tt * 1e6:10.1f}us {nt / tt:6.2f}x {nf:9.2f}s{_rates(name, nt, tt)}", flush=True)
         except Exception as e:  # one failing case must not hide the others' numbers
             print(f"{name:30s} FAILED: {type(e).__name__}: {str(e)[:300]}", flush=True)
 

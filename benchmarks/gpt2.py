@@ -91,13 +91,13 @@ def optimizer(L, model):
     return L.optim.AdamW(groups, lr=3e-4, betas=(0.9, 0.95))
 
 
-def train_step(L, compiled: bool = False, config=CONFIG):
+def train_step(L, compiled: bool = False, config=CONFIG, device: str = "cpu"):
     """A zero-argument callable running one training step (returns the last micro-batch loss);
-    ``compiled``: the model's forward through ``L.compile``."""
-    model = build(L, config=config)
+    ``compiled``: the model's forward through ``L.compile``; ``device``: where model and data live."""
+    model = build(L, config=config).to(device)
     run = L.compile(model) if compiled else model
     opt = optimizer(L, model)
-    data = batches(L, config=config)
+    data = [(i.to(device), t.to(device)) for i, t in batches(L, config=config)]
 
     def step():
         for idx, tgt in data:
