@@ -9,7 +9,7 @@
 #   (Note [CUDA storage]);
 # - factories (``device=`` ops) and ``*_like``: built on the host, then one upload;
 # - copies (``_to_copy``, ``clone``, ``copy_``), reductions (``sum``/``mean``/``amax``) and
-#   matrix products (``mm``/``bmm``/``matmul``/``addmm``): hand-written kernels in
+#   matrix products (``mm``/``bmm``/``matmul``/``addmm``, _matmul.py: cuBLAS or kernels in
 #   numtorch/kernels/cuda/, with output shapes, dtypes and argument errors from the op's meta
 #   kernel (one place for those rules).
 # Every other op has no CUDA kernel and the dispatcher raises PyTorch's "Could not run
@@ -36,7 +36,6 @@ from ._launch import device_error, launch, meta, run, strides_for
 
 K_COPY = lazy("numtorch.kernels.cuda.copy")
 K_RED = lazy("numtorch.kernels.cuda.reduction")
-K_MM = lazy("numtorch.kernels.cuda.linalg")
 CUDA0 = device("cuda", 0)
 META = device("meta")
 
@@ -354,117 +353,6 @@ def _red_pass(kind, xr, rows, n, k, out, floating, scale):
         run(K_RED.sum_rows_int, *grid, (xr, rows, n, k, out.root))
 
 
-# ---- matrix products -----------------------------------------------------------------------------
-def _batched(t: Tensor, batch: tuple, rows: int, cols: int, npdt) -> S.CudaArray:
-    a = t._data
-    shape = (*a.shape[:-2], rows, cols) if a.ndim >= 2 else ((1, cols) if rows == 1 else (rows, 1))
-    st = a.estrides if a.ndim >= 2 else ((0, a.estrides[0]) if rows == 1 else (a.estrides[0], 0))
-    v = S.CudaArray(a.block, a.root, a.offset, shape, st, a.dtype)
-    full = (*batch, rows, cols)
-    b = S.CudaArray(v.block, v.root, v.offset, full, strides_for(v, full), v.dtype)
-    if b.offset == 0 and b.dtype == npdt and b.contiguous:  # kernels read from element 0
-        return b
-    return contiguous_copy(b, npdt)
-
-
-def _product(op):
-    def impl(self, other, *rest):
-        for t in (self, other):
-            if t._device.type != "cuda":
-                raise device_error()
-        res = _meta_of(op, [self, other, *rest])
-        dt = res._dtype
-        if dt.is_complex:
-            return _complex_product(impl, self, other, rest, dt)
-        if dt not in (D.float16, D.float32, D.float64):
-            raise P.not_implemented("addmm", dt)
-        # float16: float32 operands and accumulation, rounded once at the end (as cuBLAS's
-        # half GEMM with float compute, PyTorch's default)
-        kdt = D.float32 if dt is D.float16 else dt
-        a_nd, b_nd = self._data.ndim, other._data.ndim
-        m = self._data.shape[-2] if a_nd >= 2 else 1
-        k = self._data.shape[-1]
-        n = other._data.shape[-1] if b_nd >= 2 else 1
-        batch = tuple(res._data.shape[: max(len(res._data.shape) - 2, 0)]) if max(a_nd, b_nd) > 2 else ()
-        a = _batched(self, batch, m, k, kdt.np)
-        b = _batched(other, batch, k, n, kdt.np)
-        out = S.empty(res._data.shape, kdt.np)
-        nb = math.prod(batch)
-        if out.size:
-            from ..kernels.cuda import TILE
-
-            if kdt is D.float32:
-                kern, bm, bn, threads = K_MM.gemm_f32(_gemm_tile(m, n, nb))
-                grid = ((n + bn - 1) // bn, (m + bm - 1) // bm, nb)
-                run(kern, grid, threads, (a.root, b.root, out.root, m, k, n))
-            else:
-                grid = ((n + TILE - 1) // TILE, (m + TILE - 1) // TILE, nb)
-                run(K_MM.bmm_f64, grid, (TILE, TILE), (a.root, b.root, out.root, m, k, n))
-        if kdt is not dt:
-            out = contiguous_copy(out, dt.np)
-        return _make(out, dt, Tensor, self._device)
-
-    return impl
-
-
-def _complex_product(impl, a, b, rest, dt):
-    # Note [Complex on CUDA]: (ar + i ai)(br + i bi) from four real products of the parts,
-    # which are strided views of view_as_real (each product reads them through its own copy)
-    import numtorch
-
-    ar, br = (numtorch.view_as_real(t.to(dt).resolve_conj()) for t in (a, b))
-    a0, a1, b0, b1 = ar[..., 0], ar[..., 1], br[..., 0], br[..., 1]
-    re = impl(a0, b0, *rest) - impl(a1, b1, *rest)
-    im = impl(a0, b1, *rest) + impl(a1, b0, *rest)
-    return numtorch.view_as_complex(numtorch.stack([re, im], -1))
-
-
-def _gemm_tile(m: int, n: int, nb: int) -> str:
-    # the big tiles when they still give every SM two blocks (Note [Register-tiled GEMM])
-    from ..kernels.cuda import GEMM_TILES
-
-    bm, bn = GEMM_TILES["big"][:2]
-    return "big" if -(-m // bm) * -(-n // bn) * nb >= 2 * _sm_count() else "small"
-
-
-def _sm_count() -> int:
-    if not _SMS:
-        from ._runtime import driver
-
-        try:
-            _SMS.append(int(driver().get_current_device().MULTIPROCESSOR_COUNT))
-        except AttributeError:  # the simulator: one "SM", so tests exercise both tile shapes
-            _SMS.append(1)
-    return _SMS[0]
-
-
-_SMS: list = []
-
-
-def _addmm(self, mat1, mat2, beta=1, alpha=1):
-    # composed from CUDA ops (mm, mul, add), each of which checks devices and dtypes
-    return _scaled_sum(self, _product_mm(mat1, mat2), beta, alpha)
-
-
-def _baddbmm(self, batch1, batch2, beta=1, alpha=1):
-    return _scaled_sum(self, _PRODUCTS["bmm"](batch1, batch2), beta, alpha)
-
-
-def _addbmm(self, batch1, batch2, beta=1, alpha=1):
-    return _scaled_sum(self, _PRODUCTS["bmm"](batch1, batch2).sum(0), beta, alpha)
-
-
-def _scaled_sum(self, prod, beta, alpha):
-    prod = prod if alpha == 1 else prod * alpha
-    if beta == 0:  # PyTorch ignores self then, NaNs included
-        return prod
-    return prod + (self if beta == 1 else self * beta)
-
-
-_product_mm = None
-_PRODUCTS: dict = {}
-
-
 # ---- installation --------------------------------------------------------------------------------
 def _pointwise_of(op):
     pw = getattr(op, "pointwise", None)  # Note [Pointwise declaration]
@@ -494,7 +382,6 @@ def _pointwise_impl(pwinfo):
 
 def install() -> dict:
     """Fill ``op.impls["cuda"]`` for every op family with CUDA kernels (Note [CUDA kernel table])."""
-    global _product_mm
     from ..ops._registry import OPS
     from ..ops.factory.conversion import DEVICE_COPY
 
@@ -512,20 +399,10 @@ def install() -> dict:
         "aten::amin": _reduction(OPS["aten::amin"], "amin", 0),
         "aten::max": _reduction(OPS["aten::max"], "amax"),
         "aten::min": _reduction(OPS["aten::min"], "amin"),
-        "aten::mm": _product(OPS["aten::mm"]),
-        "aten::bmm": _product(OPS["aten::bmm"]),
-        "aten::matmul": _product(OPS["aten::matmul"]),
-        # matmul's decomposition (numtorch/ops/linalg/_matmul.py) reaches these on CUDA tensors
-        "aten::mv": _product(OPS["aten::mv"]),
-        "aten::dot": _product(OPS["aten::dot"]),
-        "aten::addmm": _addmm,
-        "aten::baddbmm": _baddbmm,
-        "aten::addbmm": _addbmm,
     }
-    _product_mm = special["aten::mm"]
-    _PRODUCTS["bmm"] = special["aten::bmm"]
-    from . import _composed, _conv, _indexing, _masked, _nn, _random, _scatter, _sort, _viewgrad
+    from . import _composed, _conv, _indexing, _masked, _matmul, _nn, _random, _scatter, _sort, _viewgrad
 
+    special.update(_matmul.install(OPS, _meta_of))  # matrix products (cuBLAS or Numba kernels)
     special.update(_indexing.install(OPS, _meta_of))
     special.update(_sort.install(OPS, _meta_of))
     special.update(_scatter.install(OPS, _meta_of))

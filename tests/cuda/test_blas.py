@@ -1,0 +1,177 @@
+"""The CUDA matrix products through cuBLAS (Note [cuBLAS GEMM]): the selection and its
+fallbacks, then products against the CPU, on a real GPU through the real cuBLAS (and the Numba
+kernels, selected in-process), and under the simulator through fake_cublas.c, a host-memory
+stand-in with cuBLAS's C signatures and argument rules."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+import numtorch
+from numtorch.cuda import _cublas
+
+from ._sim import requires_cuda
+
+rng = np.random.default_rng(3)
+
+
+@pytest.fixture
+def selection(monkeypatch):
+    """A fresh selection under the test's environment, the process's own one restored after."""
+    saved = dict(_cublas._STATE)
+    _cublas.reset()
+    yield monkeypatch
+    _cublas.reset()
+    _cublas._STATE.update(saved)
+
+
+def test_forced_numba_kernels(selection):
+    selection.setenv(_cublas.ENV, "numba")
+    assert _cublas.blas() is None and "numba" in _cublas.why()
+
+
+def test_a_missing_library_falls_back_to_the_numba_kernels(selection, tmp_path):
+    selection.delenv(_cublas.ENV, raising=False)
+    selection.setenv(_cublas.LIB_ENV, str(tmp_path / "libcublas_missing.so"))
+    assert _cublas.blas() is None
+    assert "no cuBLAS library" in _cublas.why()
+
+
+def test_a_library_without_cublas_symbols_falls_back(selection):
+    import ctypes.util
+
+    libm = ctypes.util.find_library("m")
+    if libm is None:
+        pytest.skip("no libm to stand for a wrong library")
+    selection.delenv(_cublas.ENV, raising=False)
+    selection.setenv(_cublas.LIB_ENV, libm)
+    assert _cublas.blas() is None
+    assert "did not start" in _cublas.why() and "cublasCreate_v2" in _cublas.why()
+
+
+def test_required_cublas_that_cannot_load_raises(selection, tmp_path):
+    selection.setenv(_cublas.ENV, "cublas")
+    selection.setenv(_cublas.LIB_ENV, str(tmp_path / "nothing.so"))
+    with pytest.raises(RuntimeError, match="NUMTORCH_CUDA_GEMM=cublas, but cuBLAS cannot be used"):
+        _cublas.blas()
+
+
+# ---- products against the CPU ------------------------------------------------------------------
+def _t(shape, dtype):
+    return numtorch.from_numpy(rng.standard_normal(shape).astype(dtype))
+
+
+def _cases(dtype):
+    """(name, fn, CPU operands) covering each cuBLAS call and operand layout."""
+    a, b = _t((5, 3), dtype), _t((3, 4), dtype)
+    big = _t((6, 7), dtype)
+    return [
+        ("mm", lambda x, y: x @ y, (a, b)),
+        ("mm a transposed", lambda x, y: x.t() @ y, (_t((3, 5), dtype), b)),
+        ("mm b transposed (linear)", lambda x, y: numtorch.nn.functional.linear(x, y), (a, _t((4, 3), dtype))),
+        ("mm both transposed", lambda x, y: x.t() @ y.t(), (_t((3, 5), dtype), _t((4, 3), dtype))),
+        ("mm of slices (offset, ld > cols)", lambda x, y: x[1:6, 2:5] @ y[:3, 1:5], (big, big)),
+        ("mm non-contiguous columns", lambda x, y: x[:, ::2] @ y, (_t((5, 6), dtype), b)),
+        ("bmm", lambda x, y: numtorch.bmm(x, y), (_t((2, 5, 3), dtype), _t((2, 3, 4), dtype))),
+        ("bmm b transposed", lambda x, y: x @ y.transpose(1, 2), (_t((2, 5, 3), dtype), _t((2, 4, 3), dtype))),
+        ("4-d permuted batch", lambda x, y: x.permute(1, 0, 2, 3) @ y, (_t((3, 2, 5, 3), dtype), _t((2, 3, 3, 4), dtype))),
+        ("broadcast batch", lambda x, y: x @ y, (_t((2, 5, 3), dtype), b)),
+        ("mv", lambda x, y: x @ y, (a, _t((3,), dtype))),
+        ("vector @ matrix", lambda x, y: x @ y, (_t((3,), dtype), b)),
+        ("dot", lambda x, y: x @ y, (_t((3,), dtype), _t((3,), dtype))),
+        ("addmm", lambda x, y, c: numtorch.addmm(c, x, y, beta=0.5, alpha=2.0), (a, b, _t((4,), dtype))),
+        ("baddbmm", lambda x, y: numtorch.baddbmm(numtorch.ones(2, 5, 4, dtype=x.dtype, device=x.device), x, y),
+         (_t((2, 5, 3), dtype), _t((2, 3, 4), dtype))),
+        ("k == 0", lambda x, y: x @ y, (_t((5, 0), dtype), _t((0, 4), dtype))),
+    ]  # fmt: skip
+
+
+def _compare(dtype):
+    tol = {np.float16: 2e-3, np.float32: 1e-5, np.float64: 1e-12}[dtype]
+    for name, fn, ops in _cases(dtype):
+        want = fn(*[o.float() if dtype == np.float16 else o for o in ops])
+        got = fn(*[o.cuda() for o in ops])
+        assert got.device.type == "cuda" and got.shape == want.shape, name
+        np.testing.assert_allclose(got.cpu().double().numpy(), want.double().numpy(), rtol=tol, atol=tol, err_msg=name)
+
+
+on_gpu = pytest.mark.skipif(not numtorch.cuda.is_available() or numtorch.cuda._rt.simulated(), reason="needs a GPU")
+
+
+@requires_cuda
+@on_gpu
+def test_cublas_is_selected_on_a_gpu_with_the_library():
+    _cublas.reset()
+    if os.environ.get(_cublas.ENV, "").lower() == "numba":
+        pytest.skip(f"{_cublas.ENV}=numba")
+    try:
+        _cublas._load()
+    except OSError:
+        pytest.skip("no cuBLAS on this machine")
+    assert _cublas.blas() is not None, _cublas.why()
+
+
+@requires_cuda
+@on_gpu
+@pytest.mark.parametrize("kernels", ["cublas", "numba"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_products_match_the_cpu_on_a_gpu(selection, kernels, dtype):
+    selection.setenv(_cublas.ENV, kernels)
+    if kernels == "cublas":
+        try:
+            _cublas._load()
+        except OSError:
+            pytest.skip("no cuBLAS on this machine")
+    _compare(dtype)
+
+
+@pytest.fixture(scope="module")
+def fake_library(tmp_path_factory):
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler for fake_cublas.c")
+    out = tmp_path_factory.mktemp("fake_cublas") / "libfakecublas.so"
+    src = os.path.join(os.path.dirname(__file__), "fake_cublas.c")
+    subprocess.run([cc, "-O1", "-shared", "-fPIC", "-o", str(out), src], check=True, capture_output=True)
+    return str(out)
+
+
+@requires_cuda
+@pytest.mark.skipif(not numtorch.cuda.is_available() or not numtorch.cuda._rt.simulated(),
+                    reason="the fake library computes on host memory: the simulator's")  # fmt: skip
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_cublas_path_against_a_host_reference_under_the_simulator(selection, fake_library, dtype):
+    selection.delenv(_cublas.ENV, raising=False)
+    selection.setenv(_cublas.LIB_ENV, fake_library)
+    assert _cublas.blas() is not None, _cublas.why()
+    lib = ctypes.CDLL(fake_library)
+    calls = (ctypes.c_int * 4).in_dll(lib, "fake_calls")
+    before = list(calls)
+    _compare(dtype)
+    made = [c - b for c, b in zip(calls, before)]
+    # float32/float64 2-d products: Sgemm/Dgemm; float16: GemmEx; batched: GemmStridedBatchedEx
+    if dtype == np.float16:
+        assert made[0] == made[1] == 0 and made[2] > 0 and made[3] > 0
+    else:
+        assert made[0 if dtype == np.float32 else 1] > 0 and made[2] == 0 and made[3] > 0
+    # a transposed view is read in place with op T: linear's weight is cuBLAS's first operand
+    ops = (ctypes.c_int * 2).in_dll(lib, "fake_last_ops")
+    x, w = _t((5, 3), dtype).cuda(), _t((4, 3), dtype).cuda()
+    numtorch.nn.functional.linear(x, w)
+    assert list(ops) == [_cublas.OP_T, _cublas.OP_N]
+
+
+@requires_cuda
+@pytest.mark.skipif(not numtorch.cuda.is_available() or not numtorch.cuda._rt.simulated(), reason="simulator")
+def test_cublas_errors_are_raised_by_name(selection, fake_library):
+    selection.setenv(_cublas.LIB_ENV, fake_library)
+    blas = _cublas.blas()
+    bad = (0, _cublas.OP_N, 1, 0)  # leading dimension 1 < 4 columns: CUBLAS_STATUS_INVALID_VALUE
+    with pytest.raises(RuntimeError, match=r"cublasSgemm_v2 failed with CUBLAS_STATUS_INVALID_VALUE \(7\)"):
+        blas.matmul(np.dtype(np.float32), 2, 4, 3, bad, bad, (0, 8))
