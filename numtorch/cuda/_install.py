@@ -33,6 +33,7 @@ from . import _pointwise as P
 from . import _runtime as rt
 from . import _storage as S
 from ._launch import device_error, launch, meta, run, strides_for
+from ._memcpy import device_copy
 
 K_COPY = lazy("numtorch.kernels.cuda.copy")
 K_RED = lazy("numtorch.kernels.cuda.reduction")
@@ -66,7 +67,7 @@ def contiguous_copy(a: S.CudaArray, npdt) -> S.CudaArray:
     if _via_float(a.dtype, npdt):
         a = contiguous_copy(a, np.float32)
     out = S.empty(a.shape, npdt)
-    if a.size:
+    if a.size and not device_copy(out, a):  # Note [Device memcpy]
         shape = a.shape or (1,)
         launch(K_COPY.copy_strided, a.size, meta(shape), out.root, a.root, a.offset, meta(strides_for(a, shape)))
     return out
@@ -79,6 +80,8 @@ def copy_into(dst: S.CudaArray, src: S.CudaArray) -> None:
     src = _real_part(src, dst.dtype)
     if _via_float(src.dtype, dst.dtype):
         src = contiguous_copy(src, np.float32)
+    if device_copy(dst, src):
+        return
     shape = dst.shape or (1,)
     launch(K_COPY.copy_into_strided, dst.size, meta(shape), dst.root, dst.offset, meta(strides_for(dst, shape)),
            src.root, src.offset, meta(strides_for(src, shape)))  # fmt: skip
