@@ -174,13 +174,40 @@ def _sm_count() -> int:
 _SMS: list = []
 
 
-def _addmm(self, mat1, mat2, beta=1, alpha=1):
-    # composed from CUDA ops (mm, mul, add), each of which checks devices and dtypes
-    return _scaled_sum(self, _PRODUCTS["mm"](mat1, mat2), beta, alpha)
+def _fused(name, op):
+    """addmm/baddbmm: with cuBLAS, self broadcast into the output, then one GEMM with alpha and
+    beta (F.linear's bias rides in the product instead of a second pass over the result);
+    otherwise, and for what cuBLAS does not take, composed from CUDA ops (mm/bmm, mul, add),
+    each of which checks devices and dtypes."""
+    prod = "mm" if name == "addmm" else "bmm"
+
+    def impl(self, m1, m2, beta=1, alpha=1):
+        ts = (self, m1, m2)
+        blas = _cublas.blas()
+        if blas is None or any(t._device.type != "cuda" for t in ts) or not _real_scalars(alpha, beta):
+            return _scaled_sum(self, _PRODUCTS[prod](m1, m2), beta, alpha)
+        res = _MO[1](op, [self, m1, m2, beta, alpha])
+        dt = res._dtype
+        *batch, m, n = res._data.shape
+        k = m1._data.shape[-1]
+        if dt not in _BLAS_DTYPES or any(t._dtype is not dt for t in ts) or not k or not res._data.size:
+            return _scaled_sum(self, _PRODUCTS[prod](m1, m2), beta, alpha)
+        out = S.empty(res._data.shape, dt.np)
+        if beta != 0:  # PyTorch ignores self then, NaNs included (cuBLAS reads no C at beta 0)
+            from ._install import copy_into
+
+            copy_into(out, self._data)
+        a = _blas_operand(m1, tuple(batch), m, k, dt.np)
+        b = _blas_operand(m2, tuple(batch), k, n, dt.np)
+        nb = math.prod(batch)
+        blas.matmul(dt.np, m, n, k, a, b, (S._pointer(out.root), m * n), batch=nb, alpha=alpha, beta=beta)
+        return _make(out, dt, Tensor, self._device)
+
+    return impl
 
 
-def _baddbmm(self, batch1, batch2, beta=1, alpha=1):
-    return _scaled_sum(self, _PRODUCTS["bmm"](batch1, batch2), beta, alpha)
+def _real_scalars(*vals) -> bool:
+    return all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals)
 
 
 def _addbmm(self, batch1, batch2, beta=1, alpha=1):
@@ -204,7 +231,7 @@ def install(OPS, meta_of) -> dict:
     # matmul's decomposition (numtorch/ops/linalg/_matmul.py) reaches mv/dot on CUDA tensors
     return {
         **{f"aten::{name}": fn for name, fn in impls.items()},
-        "aten::addmm": _addmm,
-        "aten::baddbmm": _baddbmm,
+        "aten::addmm": _fused("addmm", OPS["aten::addmm"]),
+        "aten::baddbmm": _fused("baddbmm", OPS["aten::baddbmm"]),
         "aten::addbmm": _addbmm,
     }

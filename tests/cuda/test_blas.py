@@ -86,8 +86,14 @@ def _cases(dtype):
         ("vector @ matrix", lambda x, y: x @ y, (_t((3,), dtype), b)),
         ("dot", lambda x, y: x @ y, (_t((3,), dtype), _t((3,), dtype))),
         ("addmm", lambda x, y, c: numtorch.addmm(c, x, y, beta=0.5, alpha=2.0), (a, b, _t((4,), dtype))),
+        ("addmm k == 0", lambda x, y, c: numtorch.addmm(c, x, y, beta=2), (_t((5, 0), dtype), _t((0, 4), dtype), b[0])),
         ("baddbmm", lambda x, y: numtorch.baddbmm(numtorch.ones(2, 5, 4, dtype=x.dtype, device=x.device), x, y),
          (_t((2, 5, 3), dtype), _t((2, 3, 4), dtype))),
+        ("linear with bias, 3-d input", lambda x, w, c: numtorch.nn.functional.linear(x, w, c),
+         (_t((2, 5, 3), dtype), _t((4, 3), dtype), _t((4,), dtype))),
+        ("addmm beta 0 ignores NaN", lambda x, y, c: numtorch.addmm(c, x, y, beta=0), (a, b, _t((5, 4), dtype) * np.nan)),
+        ("baddbmm alpha, beta", lambda x, y, c: numtorch.baddbmm(c, x, y, beta=-1.5, alpha=0.25),
+         (_t((2, 5, 3), dtype), _t((2, 3, 4), dtype), _t((5, 1), dtype))),
         ("k == 0", lambda x, y: x @ y, (_t((5, 0), dtype), _t((0, 4), dtype))),
     ]  # fmt: skip
 
