@@ -7,7 +7,10 @@
 # N * run 2-d images and is added into its output depths. The backward does the same with the
 # 2-d backward: input gradients are added into the same strided slices, the weight gradient of
 # tap kd is the 2-d one. KD launches of the 2-d path instead of a vol2col kernel: no new kernel to
-# compile for the device, at KD times the launches. Transposed 3-d convolutions are refused.
+# compile for the device, at KD times the launches. Transposed: input depth id reaches output
+# depth id * sd + kd * dd - pd, so each tap's run is a slice of input depths whose outputs are a
+# strided slice; the 2-d transposed convolution of the run is added there (backward: the 2-d
+# transposed backward of the same slices).
 """
 
 from __future__ import annotations
@@ -34,6 +37,20 @@ def _taps(D, OD, KD, sd, pd, dd):
             yield kd, lo, hi - lo, lo * sd + off
 
 
+def _ttaps(D, OD, KD, sd, pd, dd):
+    """Transposed: (kd, first input depth, run length, first output depth) of each tap."""
+    for kd in range(KD):
+        off = kd * dd - pd  # output depth of input depth i: i * sd + off
+        lo = -(off // sd) if off < 0 else 0
+        hi = min(D, (OD - 1 - off) // sd + 1)
+        if hi > lo:
+            yield kd, lo, hi - lo, lo * sd + off
+
+
+def _tdepth(D, KD, sd, pd, dd, opd):
+    return (D - 1) * sd - 2 * pd + dd * (KD - 1) + opd + 1
+
+
 def _geometry(input, weight, stride, padding, dilation):
     N, Cin, D, H, W = input.shape
     O, _, KD, KH, KW = weight.shape
@@ -58,7 +75,7 @@ def forward(conv2d, input, weight, bias, stride, padding, dilation, transposed, 
     stride, padding, dilation, output_padding = _params(stride, padding, dilation, output_padding)
     C._check_conv(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
     if transposed:
-        raise NotImplementedError("numtorch.cuda: transposed 3-d convolutions do not run on CUDA yet")
+        return _transposed(conv2d, input, weight, bias, stride, padding, dilation, output_padding, groups)
     N, _, D, _, _, O, KD, (OD, OH, OW) = _geometry(input, weight, stride, padding, dilation)
     out = numtorch.zeros((N, O, OD, OH, OW), dtype=input.dtype, device=input.device)
     if out.numel() and input.numel():
@@ -75,7 +92,8 @@ def backward(conv2d_backward, grad_output, input, weight, bias_sizes, stride, pa
              output_padding, groups, output_mask):  # fmt: skip
     stride, padding, dilation, output_padding = _params(stride, padding, dilation, output_padding)
     if transposed:
-        raise NotImplementedError("numtorch.cuda: transposed 3-d convolutions do not run on CUDA yet")
+        return _transposed_backward(conv2d_backward, grad_output, input, weight, stride, padding, dilation,
+                                    output_padding, groups, output_mask)  # fmt: skip
     N, _, D, _, _, O, KD, (OD, _, _) = _geometry(input, weight, stride, padding, dilation)
     gi = numtorch.zeros_like(input) if output_mask[0] else None
     gw = numtorch.zeros_like(weight) if output_mask[1] else None
@@ -87,6 +105,45 @@ def backward(conv2d_backward, grad_output, input, weight, bias_sizes, stride, pa
                                 [0, 0], groups, [output_mask[0], output_mask[1], False])  # fmt: skip
             if gi is not None:
                 _slice(gi, i0, n, stride[0]).add_(_as3d(r[0], N, n))
+            if gw is not None:
+                gw[:, :, kd].add_(r[1])
+    gb = grad_output.sum([0, 2, 3, 4]) if output_mask[2] else None
+    return gi, gw, gb
+
+
+def _transposed(conv2d, input, weight, bias, stride, padding, dilation, output_padding, groups):
+    N, _, D = input.shape[:3]
+    KD = weight.shape[2]
+    out = None
+    args = (stride[1:], padding[1:], dilation[1:], True, output_padding[1:], groups)
+    OD = _tdepth(D, KD, stride[0], padding[0], dilation[0], output_padding[0])
+    for kd, lo, n, o0 in _ttaps(D, OD, KD, stride[0], padding[0], dilation[0]):
+        y = conv2d(_as2d(input[:, :, lo : lo + n], N, n), weight[:, :, kd], None, *args)
+        if out is None:
+            out = numtorch.zeros((N, y.shape[1], OD, *y.shape[2:]), dtype=input.dtype, device=input.device)
+        _slice(out, o0, n, stride[0]).add_(_as3d(y, N, n))
+    if out is None:  # no tap reads an input depth: the 2-d geometry from a one-depth call
+        y = conv2d(_as2d(input[:, :, :1], N, 1), weight[:, :, 0], None, *args)
+        out = numtorch.zeros((N, y.shape[1], OD, *y.shape[2:]), dtype=input.dtype, device=input.device)
+    if bias is not None:
+        out = out + bias.reshape(1, -1, 1, 1, 1)
+    return out
+
+
+def _transposed_backward(conv2d_backward, grad_output, input, weight, stride, padding, dilation, output_padding,
+                         groups, output_mask):  # fmt: skip
+    N, _, D = input.shape[:3]
+    KD, OD = weight.shape[2], grad_output.shape[2]
+    gi = numtorch.zeros_like(input) if output_mask[0] else None
+    gw = numtorch.zeros_like(weight) if output_mask[1] else None
+    if grad_output.numel() and input.numel():
+        for kd, lo, n, o0 in _ttaps(D, OD, KD, stride[0], padding[0], dilation[0]):
+            go2 = _as2d(_slice(grad_output, o0, n, stride[0]), N, n)
+            x2 = _as2d(input[:, :, lo : lo + n], N, n)
+            r = conv2d_backward(go2, x2, weight[:, :, kd], None, stride[1:], padding[1:], dilation[1:], True,
+                                output_padding[1:], groups, [output_mask[0], output_mask[1], False])  # fmt: skip
+            if gi is not None:
+                gi[:, :, lo : lo + n].add_(_as3d(r[0], N, n))
             if gw is not None:
                 gw[:, :, kd].add_(r[1])
     gb = grad_output.sum([0, 2, 3, 4]) if output_mask[2] else None

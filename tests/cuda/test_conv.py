@@ -129,8 +129,20 @@ def test_conv3d_values_and_grads_match_cpu():
                  for dev in ("cuda", "cpu"))  # fmt: skip
     for a, c in zip(got, want):
         np.testing.assert_allclose(a.cpu().numpy(), c.numpy(), rtol=1e-10, atol=1e-12)
-    with pytest.raises(NotImplementedError, match="transposed 3-d"):
-        F.conv_transpose3d(numtorch.ones(1, 1, 2, 2, 2, device="cuda"), numtorch.ones(1, 1, 1, 1, 1, device="cuda"))
+
+
+@pytest.mark.parametrize("kw", [dict(stride=(2, 1, 1), padding=(1, 0, 1), output_padding=(1, 0, 0), groups=2),
+                                dict(stride=(1, 2, 1), padding=(0, 1, 0), dilation=(2, 1, 1))])  # fmt: skip
+def test_conv_transpose3d_values_and_grads_match_cpu(kw):
+    # Note [CUDA conv3d by depth taps], transposed: each tap's run lands on a strided output slice
+    g = np.random.default_rng(5)
+    # weight (C_in, C_out / groups, KD, KH, KW): two output channels either way
+    x, w = g.standard_normal((1, 2, 3, 3, 2)), g.standard_normal((2, 2 // kw.get("groups", 1), 2, 2, 2))
+    b = g.standard_normal(2)
+    got, want = (_run(lambda x, w, b: F.conv_transpose3d(x, w, b, **kw), [x, w, b], dev) for dev in ("cuda", "cpu"))
+    for a, c in zip(got, want):
+        assert a.shape == c.shape
+        np.testing.assert_allclose(a.cpu().numpy(), c.numpy(), rtol=1e-10, atol=1e-12)
 
 
 def test_max_pool3d_values_indices_and_grads_match_cpu():
