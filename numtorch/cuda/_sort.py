@@ -124,9 +124,9 @@ def cumprod(self, dim, dtype=None):
     if a.size == 0 or a.ndim == 0:
         return _make(P.cast(a, dt.np).copy() if a.size else S.empty(a.shape, dt.np), dt, Tensor, self._device)
     d = _wrap(dim, a.ndim)
-    x, perm = _rows_last(a, d, work)
+    x, perm = _dim_first(a, d, work)
     n = a.shape[d]
-    launch(K_SCAN.cumprod_rows, a.size // n, x.root, n)
+    launch(K_SCAN.cumprod_cols, a.size // n, x.root, n)
     return _make(_back(x, perm, a.shape, dt.np), dt, Tensor, self._device)
 
 
@@ -136,19 +136,30 @@ def cumprod_grad(grad, self, dim):
     if a.size == 0 or a.ndim == 0:
         return _make(P.cast(grad._data, self._dtype.np).copy(), self._dtype, Tensor, self._device)
     d = _wrap(dim, a.ndim)
-    x, perm = _rows_last(a, d, np.float64)
-    g, _ = _rows_last(grad._data, d, np.float64)
+    x, perm = _dim_first(a, d, np.float64)
+    g, _ = _dim_first(grad._data, d, np.float64)
     out = S.empty(x.shape, np.float64)
     n = a.shape[d]
-    launch(K_SCAN.cumprod_grad_rows, a.size // n, x.root, g.root, out.root, n)
+    launch(K_SCAN.cumprod_grad_cols, a.size // n, x.root, g.root, out.root, n)
     return _make(_back(out, perm, a.shape, self._dtype.np), self._dtype, Tensor, self._device)
+
+
+def _dim_first(a: S.CudaArray, dim: int, npdt):
+    """``a`` with ``dim`` moved first, as a contiguous ``npdt`` copy (the scans' coalesced
+    layout, numtorch/kernels/cuda/scan.py): (copy, permutation)."""
+    from ._install import contiguous_copy
+
+    perm = [dim] + [k for k in range(a.ndim) if k != dim]
+    v = S.CudaArray(a.block, a.root, a.offset, [a.shape[p] for p in perm], [a.estrides[p] for p in perm], a.dtype)
+    return contiguous_copy(v, npdt), perm
 
 
 def _prod(self, dim, keepdim, dtype, name, vals):
     _check(self)
     res = _meta(name, vals)
     out_dt = res._dtype
-    work = _work(out_dt, "prod")  # prod's result is never bool (int64 for integers)
+    # prod's result is never bool (int64 for integers); complex multiplies in complex128
+    work = np.dtype(np.complex128) if out_dt.is_complex else _work(out_dt, "prod")
     a = self._data
     if dim is None or a.ndim == 0:
         x = P.cast(a, work).copy()
@@ -172,12 +183,12 @@ def _prod_rows(x, rows, n, out):
     if n == 0:
         fill(out, out.dtype.type(1))
         return
-    floating = x.dtype.kind == "f"
-    kern = K_SCAN.prod_rows_float if floating else K_SCAN.prod_rows_int
+    kind = x.dtype.kind
+    kern = K_SCAN.prod_rows_float if kind == "f" else K_SCAN.prod_rows_complex if kind == "c" else K_SCAN.prod_rows_int
     # few long rows (a full product): chunks per row, one block each, then the partials
     k = max(1, min(-(-n // (RED_THREADS * 16)), 1024 // rows)) if rows < 1024 else 1
     if k > 1:
-        part = S.empty((rows * k,), np.float64 if floating else np.int64)
+        part = S.empty((rows * k,), {"f": np.float64, "c": np.complex128}.get(kind, np.int64))
         run(kern, min(rows * k, RED_BLOCKS), RED_THREADS, (x.root, rows, n, k, part.root))
         x, n = part, k
     run(kern, min(rows, RED_BLOCKS), RED_THREADS, (x.root, rows, n, 1, out.root))
