@@ -11,6 +11,8 @@ itself (NumPy's strides handle any itemsize), so writes through them reach the b
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from . import _dtype as D
@@ -69,6 +71,9 @@ _CASTS = ("_to_copy", "copy_")
 
 def rounded(a: np.ndarray, cast: bool = False) -> np.ndarray:
     """float32 -> bfloat16 as PyTorch converts: round to nearest even, its NaN bits."""
+    cu = sys.modules.get("numtorch.cuda._storage")
+    if cu is not None and isinstance(a, cu.CudaArray):  # x.cuda() of a bfloat16 x: refused by name
+        raise cu.bfloat16_refusal()
     r = a.astype(_BF.np)
     nan = a != a
     if nan.any():

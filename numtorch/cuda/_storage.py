@@ -122,9 +122,18 @@ def window(a: CudaArray):
     return w
 
 
+def bfloat16_refusal() -> NotImplementedError:
+    return NotImplementedError(
+        "numtorch.cuda: bfloat16 tensors are not supported on CUDA (its kernels have no bfloat16 variant; "
+        "numtorch.cuda.is_bf16_supported() is False): use float16 or float32 there"
+    )
+
+
 def empty(shape, dtype) -> CudaArray:
     """A new contiguous CudaArray from the caching allocator."""
     dtype = np.dtype(dtype)
+    if dtype.name == "bfloat16":  # every CUDA storage starts here
+        raise bfloat16_refusal()
     shape = tuple(int(n) for n in shape)
     n = 1
     for s in shape:
