@@ -57,10 +57,17 @@ def sorted_rows(self: Tensor, dim: int, descending: bool):
     keys, perm = _rows_last(a, d, _work(self._dtype))
     n = a.shape[d]
     total = keys.size
-    idx = S.empty(keys.shape, np.int64)
-    launch(K_SORT.iota_rows, total, n, idx.root)
+    from ..kernels.cuda import SORT_TILE
+
+    # Note [CUDA merge sort by ranks]: the passes below SORT_TILE in one launch, a block per tile
     k2, i2 = S.empty(keys.shape, keys.dtype), S.empty(keys.shape, np.int64)
-    w = 1
+    tiles = -(-n // SORT_TILE)
+    block = SORT_TILE if n >= SORT_TILE else min(SORT_TILE, max(32, 1 << (n - 1).bit_length()))
+    kern = K_SORT.tile_sort_float if keys.dtype.kind == "f" else K_SORT.tile_sort_int
+    run(kern, (total // n) * tiles, block, (n, keys.root, k2.root, i2.root, bool(descending)))
+    keys, idx, k2 = k2, i2, keys
+    i2 = S.empty(keys.shape, np.int64) if n > SORT_TILE else None
+    w = SORT_TILE
     while w < n:
         launch(K_SORT.merge_pass, total, n, w, keys.root, idx.root, k2.root, i2.root, bool(descending))
         keys, idx, k2, i2 = k2, i2, keys, idx

@@ -11,20 +11,19 @@ width, one thread per element (numtorch/cuda/_sort.py runs the passes).
 # buffer and writes the other, with no shared memory and no synchronisation, so a row may be of
 # any length: O(n log^2 n) work in log2(n) launches. NaN goes after every number (before them
 # when descending), as in PyTorch.
+# The passes below width SORT_TILE stay inside one tile of SORT_TILE elements (tiles start at
+# multiples of SORT_TILE in a row, as the runs do), so one launch does them all: a block per
+# tile, ranks computed the same way in shared memory (float keys as float64, integer keys as
+# int64: exact, so the order is the same), a barrier between passes. Global passes follow from
+# width SORT_TILE: a 2048-long row takes 2 launches instead of 11.
 """
 
 from __future__ import annotations
 
-from numba import cuda
+from numba import cuda, float64, int64
 
-from .._jit import cuda_kernel
-
-
-@cuda_kernel
-def iota_rows(total, n, idx):
-    i = cuda.grid(1)
-    if i < total:
-        idx[i] = i % n
+from .._jit import cuda_device, cuda_kernel
+from . import SORT_TILE
 
 
 @cuda_kernel
@@ -32,41 +31,104 @@ def merge_pass(total, n, w, kin, iin, kout, iout, desc):
     i = cuda.grid(1)
     if i < total:
         base = (i // n) * n
-        j = i - base
-        s = (j // (2 * w)) * (2 * w)
-        mid = min(s + w, n)
-        end = min(s + 2 * w, n)
-        v = kin[i]
-        vnan = v != v
-        if j < mid:  # left run: count the right run's keys strictly before v
-            lo = mid
-            hi = end
-            while lo < hi:
-                m = (lo + hi) // 2
-                u = kin[base + m]
-                if desc:
-                    before = u > v or (u != u and not vnan)
-                else:
-                    before = u < v or (vnan and u == u)
-                if before:
-                    lo = m + 1
-                else:
-                    hi = m
-            pos = s + (j - s) + (lo - mid)
-        else:  # right run: count the left run's keys before or equal to v
-            lo = s
-            hi = mid
-            while lo < hi:
-                m = (lo + hi) // 2
-                u = kin[base + m]
-                if desc:
-                    after = v > u or (vnan and u == u)
-                else:
-                    after = v < u or (u != u and not vnan)
-                if not after:
-                    lo = m + 1
-                else:
-                    hi = m
-            pos = s + (j - mid) + (lo - s)
-        kout[base + pos] = v
+        pos = _merged_pos(kin, base, i - base, n, w, kin[i], desc)
+        kout[base + pos] = kin[i]
         iout[base + pos] = iin[i]
+
+
+@cuda_kernel
+def tile_sort_float(n, kin, kout, iout, desc):
+    ka = cuda.shared.array(SORT_TILE, float64)
+    kb = cuda.shared.array(SORT_TILE, float64)
+    ia = cuda.shared.array(SORT_TILE, int64)
+    ib = cuda.shared.array(SORT_TILE, int64)
+    _tile_sort(n, kin, kout, iout, desc, ka, kb, ia, ib)
+
+
+@cuda_kernel
+def tile_sort_int(n, kin, kout, iout, desc):
+    ka = cuda.shared.array(SORT_TILE, int64)
+    kb = cuda.shared.array(SORT_TILE, int64)
+    ia = cuda.shared.array(SORT_TILE, int64)
+    ib = cuda.shared.array(SORT_TILE, int64)
+    _tile_sort(n, kin, kout, iout, desc, ka, kb, ia, ib)
+
+
+@cuda_device
+def _tile_sort(n, kin, kout, iout, desc, ka, kb, ia, ib):
+    # block b: tile b % tiles of row b // tiles, sorted into runs of its whole length (indices
+    # along the row made here: no iota pass)
+    t = cuda.threadIdx.x
+    tiles = (n + SORT_TILE - 1) // SORT_TILE
+    b = cuda.blockIdx.x
+    s0 = (b % tiles) * SORT_TILE
+    ln = min(SORT_TILE, n - s0)
+    base = (b // tiles) * n + s0
+    if t < ln:
+        ka[t] = kin[base + t]
+        ia[t] = s0 + t
+    cuda.syncthreads()
+    w = 1
+    src = 0
+    while w < ln:  # the same count of passes in every thread of the block: barriers match
+        if t < ln:
+            if src == 0:
+                v = ka[t]
+                p = _merged_pos(ka, 0, t, ln, w, v, desc)
+                kb[p] = v
+                ib[p] = ia[t]
+            else:
+                v = kb[t]
+                p = _merged_pos(kb, 0, t, ln, w, v, desc)
+                ka[p] = v
+                ia[p] = ib[t]
+        cuda.syncthreads()
+        src = 1 - src
+        w *= 2
+    if t < ln:
+        if src == 0:
+            kout[base + t] = ka[t]
+            iout[base + t] = ia[t]
+        else:
+            kout[base + t] = kb[t]
+            iout[base + t] = ib[t]
+
+
+@cuda_device
+def _merged_pos(k, base, j, n, w, v, desc):
+    """Where element j (key v) of a row at k[base:base + n] goes when width-w runs merge."""
+    s = (j // (2 * w)) * (2 * w)
+    mid = min(s + w, n)
+    end = min(s + 2 * w, n)
+    vnan = v != v
+    if j < mid:  # left run: count the right run's keys strictly before v
+        lo = mid
+        hi = end
+        while lo < hi:
+            m = (lo + hi) // 2
+            u = k[base + m]
+            if desc:
+                before = u > v or (u != u and not vnan)
+            else:
+                before = u < v or (vnan and u == u)
+            if before:
+                lo = m + 1
+            else:
+                hi = m
+        pos = s + (j - s) + (lo - mid)
+    else:  # right run: count the left run's keys before or equal to v
+        lo = s
+        hi = mid
+        while lo < hi:
+            m = (lo + hi) // 2
+            u = k[base + m]
+            if desc:
+                after = v > u or (vnan and u == u)
+            else:
+                after = v < u or (u != u and not vnan)
+            if not after:
+                lo = m + 1
+            else:
+                hi = m
+        pos = s + (j - mid) + (lo - s)
+    return pos
