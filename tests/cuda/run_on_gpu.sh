@@ -11,6 +11,7 @@ unset NUMBA_ENABLE_CUDASIM
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 python3 -c "import numba, numpy; from numba import cuda; from importlib.metadata import version; print('numba', numba.__version__, 'numba-cuda', version('numba-cuda'), 'numpy', numpy.__version__, 'cuda', cuda.is_available(), cuda.get_current_device().name)"
 python3 -c "import numtorch; assert numtorch.cuda.is_available() and not numtorch.cuda._rt.simulated(); print('numtorch cuda:', numtorch.cuda.get_device_name())"
+python3 -c "import numtorch; from numtorch.cuda import _cublas; numtorch.ones(2, 2, device='cuda') @ numtorch.ones(2, 2, device='cuda'); print('GEMM:', _cublas.why())"
 JOBS=${JOBS:-12}
 timeout ${TEST_TIMEOUT:-300} python3 -m pytest -q -p no:cacheprovider -m "slow or not slow" -n "$JOBS" --dist loadfile tests/cuda \
     -k "not test_cuda_tests_pass_under_the_simulator" -rf --tb=short 2>&1 | tee "$LOG/tests.log" | tail -120
