@@ -30,7 +30,7 @@ ENV = "NUMTORCH_CUDA_GEMM"
 LIB_ENV = "NUMTORCH_CUBLAS_LIBRARY"
 OP_N, OP_T = 0, 1  # cublasOperation_t
 _R_32F, _R_64F, _R_16F = 0, 1, 2  # cudaDataType
-_COMPUTE_32F, _COMPUTE_64F = 68, 70  # cublasComputeType_t
+_COMPUTE_32F, _COMPUTE_64F, _COMPUTE_32F_FAST_TF32 = 68, 70, 77  # cublasComputeType_t
 _GEMM_DEFAULT = -1  # cublasGemmAlgo_t
 INT_MAX = 2**31 - 1  # m, n, k and leading dimensions are C ints
 _STATUS = {0: "CUBLAS_STATUS_SUCCESS", 1: "CUBLAS_STATUS_NOT_INITIALIZED", 3: "CUBLAS_STATUS_ALLOC_FAILED",
@@ -141,11 +141,12 @@ class Cublas:
             self._handles[dev] = h
         return h
 
-    def matmul(self, npdt, m, n, k, a, b, c, batch=1, alpha=1.0, beta=0.0) -> None:
+    def matmul(self, npdt, m, n, k, a, b, c, batch=1, alpha=1.0, beta=0.0, tf32=False) -> None:
         """C = alpha * A @ B + beta * C, row-major, on ``batch`` matrices. ``a``/``b``: (device
         pointer, op, leading dimension, batch stride in elements) of the row-major m x k and
         k x n operands (op T: the operand is stored column-major); ``c``: (pointer, batch
-        stride) of the contiguous m x n result."""
+        stride) of the contiguous m x n result. ``tf32``: float32 on TF32 tensor cores
+        (PyTorch's ``allow_tf32``/``set_float32_matmul_precision("high")``)."""
         (pa, opa, lda, sa), (pb, opb, ldb, sb), (pc, sc) = a, b, c
         kind = npdt.char
         wide = kind == "d"
@@ -154,12 +155,14 @@ class Cublas:
         h = self.handle()
         # C^T (n x m, column-major, ldc n) = op(B)^T @ op(A)^T: B's pointer first
         head = (h, opb, opa, n, m, k, al)
-        if batch == 1 and kind in "fd":
+        tf32 = tf32 and kind == "f"
+        if batch == 1 and kind in "fd" and not tf32:
             fn, name = (self._dgemm, "cublasDgemm_v2") if wide else (self._sgemm, "cublasSgemm_v2")
             _check(fn(*head, pb, ldb, pa, lda, be, pc, n), name)
             return
         dt = {"f": _R_32F, "d": _R_64F, "e": _R_16F}[kind]
-        ct = _COMPUTE_64F if wide else _COMPUTE_32F  # float16: float accumulation, as PyTorch's
+        # float16: float accumulation, as PyTorch's
+        ct = _COMPUTE_64F if wide else _COMPUTE_32F_FAST_TF32 if tf32 else _COMPUTE_32F
         if batch == 1:
             _check(self._gemm_ex(*head, pb, dt, ldb, pa, dt, lda, be, pc, dt, n, ct, _GEMM_DEFAULT), "cublasGemmEx")
             return

@@ -115,7 +115,7 @@ def _gemm(x: Tensor, y: Tensor, batch, m, k, n, dt, shape) -> S.CudaArray:
         elif out.size:
             a = _blas_operand(x, batch, m, k, dt.np)
             b = _blas_operand(y, batch, k, n, dt.np)
-            blas.matmul(dt.np, m, n, k, a, b, (S._pointer(out.root), m * n), batch=nb)
+            blas.matmul(dt.np, m, n, k, a, b, (S._pointer(out.root), m * n), batch=nb, tf32=_tf32(dt))
         return out
     # float16: float32 operands and accumulation, rounded once at the end (as cuBLAS's half
     # GEMM with float compute, PyTorch's default)
@@ -138,6 +138,16 @@ def _gemm(x: Tensor, y: Tensor, batch, m, k, n, dt, shape) -> S.CudaArray:
 
         out = contiguous_copy(out, dt.np)
     return out
+
+
+def _tf32(dt) -> bool:
+    # float32 on TF32 tensor cores when the user allows it, as PyTorch (off by default)
+    if dt is not D.float32:
+        return False
+    from .._config import get_float32_matmul_precision
+    from ..backends.cuda import matmul
+
+    return matmul.allow_tf32 or get_float32_matmul_precision() != "highest"
 
 
 def _complex_product(impl, a, b, rest, dt):
@@ -200,7 +210,8 @@ def _fused(name, op):
         a = _blas_operand(m1, tuple(batch), m, k, dt.np)
         b = _blas_operand(m2, tuple(batch), k, n, dt.np)
         nb = math.prod(batch)
-        blas.matmul(dt.np, m, n, k, a, b, (S._pointer(out.root), m * n), batch=nb, alpha=alpha, beta=beta)
+        blas.matmul(dt.np, m, n, k, a, b, (S._pointer(out.root), m * n), batch=nb, alpha=alpha, beta=beta,
+                    tf32=_tf32(dt))
         return _make(out, dt, Tensor, self._device)
 
     return impl

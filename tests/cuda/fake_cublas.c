@@ -7,6 +7,7 @@
 
 int fake_calls[4];   /* Sgemm, Dgemm, GemmEx, GemmStridedBatchedEx */
 int fake_last_ops[2]; /* transa, transb of the last call */
+int fake_last_compute; /* the cublasComputeType_t of the last GemmEx / GemmStridedBatchedEx */
 static int handle_storage;
 
 int cublasCreate_v2(void **handle) { *handle = &handle_storage; return 0; }
@@ -55,7 +56,9 @@ int cublasDgemm_v2(void *h, int ta, int tb, int m, int n, int k, const double *a
 }
 
 static int types_ok(int at, int bt, int ct, int compute, int algo) {
-    return at == bt && bt == ct && algo == -1 && ((at == 1) ? compute == 70 : (at == 0 || at == 2) && compute == 68);
+    fake_last_compute = compute;
+    if (at != bt || bt != ct || algo != -1) return 0;
+    return at == 1 ? compute == 70 : at == 2 ? compute == 68 : at == 0 && (compute == 68 || compute == 77);
 }
 
 int cublasGemmEx(void *h, int ta, int tb, int m, int n, int k, const void *al, const void *a, int at, int lda,

@@ -175,6 +175,24 @@ def test_cublas_path_against_a_host_reference_under_the_simulator(selection, fak
 
 @requires_cuda
 @pytest.mark.skipif(not numtorch.cuda.is_available() or not numtorch.cuda._rt.simulated(), reason="simulator")
+def test_allow_tf32_takes_gemm_ex_with_the_tf32_compute_type(selection, fake_library):
+    selection.setenv(_cublas.LIB_ENV, fake_library)
+    assert _cublas.blas() is not None
+    calls = (ctypes.c_int * 4).in_dll(ctypes.CDLL(fake_library), "fake_calls")
+    a, b = _t((5, 3), np.float32), _t((3, 4), np.float32)
+    before = list(calls)
+    numtorch.backends.cuda.matmul.allow_tf32 = True
+    try:
+        got = a.cuda() @ b.cuda()
+    finally:
+        numtorch.backends.cuda.matmul.allow_tf32 = False
+    assert [c - x for c, x in zip(calls, before)] == [0, 0, 1, 0]  # GemmEx
+    assert ctypes.c_int.in_dll(ctypes.CDLL(fake_library), "fake_last_compute").value == 77  # ..._FAST_TF32
+    np.testing.assert_allclose(got.cpu().numpy(), (a @ b).numpy(), rtol=1e-5, atol=1e-6)
+
+
+@requires_cuda
+@pytest.mark.skipif(not numtorch.cuda.is_available() or not numtorch.cuda._rt.simulated(), reason="simulator")
 def test_cublas_errors_are_raised_by_name(selection, fake_library):
     selection.setenv(_cublas.LIB_ENV, fake_library)
     blas = _cublas.blas()
