@@ -137,6 +137,23 @@ def test_products_match_the_cpu_on_a_gpu(selection, kernels, dtype):
     _compare(dtype)
 
 
+@requires_cuda
+@on_gpu
+def test_tf32_products_on_a_gpu(selection):
+    try:
+        _cublas._load()
+    except OSError:
+        pytest.skip("no cuBLAS on this machine")
+    a, b = _t((3, 96, 80), np.float32), _t((80, 72), np.float32)
+    numtorch.backends.cuda.matmul.allow_tf32 = True
+    try:
+        got = [(a.cuda() @ b.cuda()).cpu(), (a[0].cuda() @ b.cuda()).cpu()]  # strided-batched and 2-d GemmEx
+    finally:
+        numtorch.backends.cuda.matmul.allow_tf32 = False
+    for g, w in zip(got, [a @ b, a[0] @ b]):
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=2e-2, atol=5e-2)  # TF32: 10-bit mantissas
+
+
 @pytest.fixture(scope="module")
 def fake_library(tmp_path_factory):
     cc = shutil.which("cc") or shutil.which("gcc")
