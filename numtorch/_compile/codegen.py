@@ -132,9 +132,11 @@ def _render_layer_norm(region, pat) -> list[str]:
 # attention scores: scale, causal mask) ends in ``sm`` / ``psm``: per row, the region's last
 # value goes to a row of scratch and eager's own row kernel (kernels/cpu/reduction/softmax.py
 # ``_softmax1``, which eager's softmax_rows runs per row) turns it into the result row, so the
-# masked scores never reach memory. Results agree with eager within rounding: eager's rows up to
-# 128 take Note [Softmax over short rows]'s kernels, which reassociate. The parallel variant
-# takes one scratch row per row.
+# masked scores never reach memory. Rows of at most 128 below the parallel threshold are what
+# eager gives Note [Softmax over short rows]'s kernels (one call for all rows, which the per-row
+# kernel is 5x slower than at 32): there ``smp`` writes the scores to memory and those kernels
+# run on them, as eager's softmax would, so results are eager's bits on every path. The
+# parallel variant takes one scratch row per row.
 def _render_softmax(region, pat) -> list[str]:
     xs = [f"x{j}" for j in range(len(region.inputs))]
     args = ["rows", "k", *xs, *[f"s{q}" for q in range(len(region.scalars))]]
@@ -151,6 +153,12 @@ def _render_softmax(region, pat) -> list[str]:
         lines += ["    " + x for x in _body(region, _reads(pat), "i", region.red_outputs)]
         lines.append(f"            buf[col] = t{last}")
         lines.append("        _softmax1(buf, y[row * k : row * k + k], log)")
+    # rows of at most 128: the scores to memory, for eager's short-row kernels (fusion.py)
+    lines += ["", "@kernel", f"def smp({', '.join(args[:-1] + ['pre'])}):"]
+    lines += [f"    x{j}v = x{j}[0]" for j, p in enumerate(pat) if p == "s"]
+    lines += ["    for row in range(rows):", *_bases(pat), "        for col in range(k):", "            i = row * k + col"]
+    lines += ["    " + x for x in _body(region, _reads(pat), "i", region.red_outputs)]
+    lines.append(f"            pre[i] = t{last}")
     return lines
 
 
@@ -170,6 +178,13 @@ def _render_softmax_backward(region, pat) -> list[str]:
         lines += ["        for col in range(k):", f"            buf[col] = x{go}[row * k + col] * x{y}[row * k + col]"]
         lines += ["        rsum = pairwise_sum(buf, 0, k)", "        for col in range(k):", "            i = row * k + col"]
         lines += ["    " + x for x in _body(region, _reads(pat), "i")]
+    # below the parallel threshold eager's softmax backward is its own row kernel: its result
+    # ``hv`` is the head's value, and the calls after the head read it in one loop
+    body = _body(region, _reads(pat), "i")
+    lines += ["", "@kernel", f"def sbx({', '.join(args + ['hv'])}):"]
+    lines += [f"    x{j}v = x{j}[0]" for j, p in enumerate(pat) if p == "s"]
+    lines += ["    for row in range(rows):", *_bases(pat), "        for col in range(k):", "            i = row * k + col"]
+    lines += ["    " + x for x in ["        t0 = hv[i]", *body[1:]]]
     return lines
 
 

@@ -63,6 +63,41 @@ class MatmulStep:
         env[self.out] = _make(r, self.dt)
 
 
+class AddmmStep(MatmulStep):
+    """addmm(bias, a, b) with beta = alpha = 1 and a bias of the result's shape or its last
+    dimension: eager's F.linear branch of ``_addmm_cpu``, one product into a fresh array and one
+    broadcast add into it, so the bits are eager's (the qkv projection, whose output a split
+    reads, is not split into mm + a fused add: Note [addmm epilogue])."""
+
+    __slots__ = ("bias",)
+
+    def __init__(self, node, shape, dt):
+        super().__init__(node, shape, dt)
+        d = dict(node.direct)
+        self.a, self.b, self.bias = d[1], d[2], d[0]
+
+    def run(self, env) -> None:
+        va, vb = self.views
+        x, y = env[self.a if va is None else va.src], env[self.b if vb is None else vb.src]
+        z = env[self.bias]
+        if (not (_plain(x) and _plain(y) and _plain(z)) or x._dtype is not self.dt or y._dtype is not self.dt
+                or z._dtype is not self.dt):  # fmt: skip
+            for v in self.views:
+                if v is not None:
+                    v.run(env)
+            return self.node.run(env)
+        a, b = x._data, y._data
+        if va is not None:
+            a = a.swapaxes(*va.arg) if va.kind == "transpose" else a.T
+        if vb is not None:
+            b = b.swapaxes(*vb.arg) if vb.kind == "transpose" else b.T
+        r = np.empty(self.shape, self.dt.np)
+        with np.errstate(all="ignore"):
+            np.matmul(a, b, out=r)
+            np.add(r, z._data, out=r)
+        env[self.out] = _make(r, self.dt)
+
+
 # Note [Folded views]
 # A t or transpose plan view (Note [Plan views]) that only one matrix product reads, and that
 # nothing after the plan reads, is folded into the product: the product transposes the NumPy
@@ -78,7 +113,7 @@ def fold_views(steps: list, keep: set) -> list:
     views = {st.out: st for st in steps if type(st).__name__ == "ViewStep" and st.kind in ("t", "transpose")}
     gone = set()
     for st in steps:
-        if st.__class__ is not MatmulStep:
+        if st.__class__ is not MatmulStep and st.__class__ is not AddmmStep:
             continue
         for i, s in enumerate((st.a, st.b)):
             v = views.get(s)
@@ -136,6 +171,8 @@ def direct_step(node, env):
         return None
     if op is ops.aten.mm.default or op is ops.aten.bmm.default:
         return _matmul(node, env)
+    if op is ops.aten.addmm.default:
+        return _addmm(node, env)
     if op is ops.aten.clone.default:
         x = env[node.direct[0][1]]
         if node.template[1] is contiguous_format and isinstance(x, Tensor) and x._dtype.name in _FLOATS:
@@ -160,6 +197,23 @@ def _matmul(node, env):
     if a.ndim != b.ndim or a.ndim not in (2, 3) or a.shape[-1] <= 1 or (a.ndim == 3 and a.shape[0] != b.shape[0]):
         return None
     return MatmulStep(node, r._data.shape, x._dtype)
+
+
+def _addmm(node, env):
+    d = dict(node.direct)
+    if set(d) != {0, 1, 2} or node.template[3].__class__ is not int or node.template[4].__class__ is not int:
+        return None
+    if node.template[3] != 1 or node.template[4] != 1:
+        return None
+    z, x, y, r = env[d[0]], env[d[1]], env[d[2]], env[node.outs[0]]
+    if not all(isinstance(t, Tensor) for t in (z, x, y, r)) or x._dtype.name not in _FLOATS:
+        return None
+    if not (x._dtype is y._dtype is z._dtype is r._dtype):
+        return None
+    a, b, shape = x._data, y._data, r._data.shape
+    if a.ndim != 2 or b.ndim != 2 or len(shape) != 2 or z._data.shape not in (shape, shape[1:]):
+        return None
+    return AddmmStep(node, shape, x._dtype)
 
 
 def _sum(node, env):

@@ -30,6 +30,8 @@ from ..ops.shape.inplace import checked_scalar
 from ..ops._pointwise import Pointwise, _param, _scalar, big_prefix, flat_parts, kernel_scalar
 from ..ops.pointwise._elementwise import CAT, Elementwise, number, scalar_as
 from ..ops.shape.core import _plain_contiguous
+from ..ops.reduction._reduce import KS as _KS
+from ..ops.reduction.scan import _SHORT_ROW
 from . import codegen
 from .direct import direct_step, fold_views
 from .graph import Node
@@ -294,7 +296,12 @@ class Region:
             return False  # another layout: the calls, softmax's backward first
         outs = [np.empty(shape, d.np) for d in self.out_dtypes]
         args = [n // k, k, *[a.reshape(-1) for a in arrays], *self.scalars, *[o.reshape(-1) for o in outs]]
-        if n >= PARALLEL_THRESHOLD and n > k and big_prefix() == "p_":
+        if n < PARALLEL_THRESHOLD:  # eager's choice in scan._bw_data_cpu: its row kernel, then the calls
+            go, y = arrays[self.head[0]], arrays[self.head[1]]
+            hv = np.empty(n, y.dtype)
+            _KS.softmax_backward_rows(go.reshape(-1), y.reshape(-1), hv, n // k, k, False)
+            self.mod.sbx(*args, hv)
+        elif n > k and big_prefix() == "p_":
             self.kpr(*args)
         else:
             self.kr(*args, np.empty(k, arrays[self.head[1]].dtype))
@@ -307,10 +314,16 @@ class Region:
         y = np.empty(self.shape, dt.np)
         big = rows * k >= PARALLEL_THRESHOLD and rows > 1 and big_prefix() == "p_"
         args = [rows, k, *[a.reshape(-1) for a in arrays], *self.scalars, *[o.reshape(-1) for o in outs]]
-        if big:
-            self.kpr(*args, y.reshape(-1), self.reduce[1])
+        log = self.reduce[1]
+        if k <= _SHORT_ROW and rows * k < PARALLEL_THRESHOLD:  # eager's choice in scan._softmax_impl
+            pre, yf = np.empty(rows * k, dt.np), y.reshape(-1)
+            self.mod.smp(*args, pre)
+            if log or not _KS.softmax_rows_shift(pre, yf, rows, k):
+                _KS.softmax_rows_inline(pre, yf, rows, k, log)
+        elif big:
+            self.kpr(*args, y.reshape(-1), log)
         else:
-            self.kr(*args, y.reshape(-1), np.empty(k, dt.np), self.reduce[1])
+            self.kr(*args, y.reshape(-1), np.empty(k, dt.np), log)
         for i, o, d in zip(self.red_outputs, outs, dts, strict=True):
             env[self.nodes[i].outs[0]] = _make(o, d)
         env[self.reduce_node.outs[0]] = _make(y, dt)
@@ -514,7 +527,9 @@ _SBD = [ops.aten._softmax_backward_data.default]
 # heads a region: per row, ``sb`` / ``psb`` write gy to a row of scratch, sum it as NumPy does
 # (kernels/cpu/reduction/pairwise.py, Note [NumPy pairwise sum]) and compute ``gy - y * s`` as
 # the region's first value, which the pointwise calls after it (attention's masked_fill and
-# scale) read in the same loop; results are eager's bits.
+# scale) read in the same loop. That is eager's NumPy at or above the parallel threshold; below
+# it eager runs its own row kernel (Note [Softmax over short rows]), so the region does too and
+# ``sbx`` runs the calls after it over that kernel's result. Either way results are eager's bits.
 def _softmax_backward_head(n, env):
     """The head spec of ``n`` when it is a fusable softmax backward, else None."""
     if n.op is not _SBD[0] or n.lists or len(n.direct) != 2:
