@@ -164,6 +164,42 @@ class SumStep:
         env[self.out] = _make(res.reshape(self.res_shape), x._dtype)
 
 
+# Note [Constant factories]
+# An integer ``arange`` (GPT-2's position ids) reads no tensor, and its value depends on nothing
+# the guards do not fix (its arguments are baked into the node; an integer result ignores the
+# default dtype): in a graph of functional and view calls only, where no call can write into
+# it, and when the function does not return it, its first value is kept and every later call
+# reuses it (34 us of eager arange a call). A dispatch mode active at run time sees the call.
+class ConstStep:
+    __slots__ = ("node", "out", "value")
+
+    def __init__(self, node):
+        self.node, self.out, self.value = node, node.outs[0], None
+
+    def run(self, env) -> None:
+        if self.value is None or STATE.td_modes:
+            self.node.run(env)
+            v = env[self.out]
+            if not STATE.td_modes and v.__class__ is Tensor and not v._rg:
+                self.value = v
+            return
+        env[self.out] = self.value
+
+
+_FACTORIES = ("arange.default", "arange.start", "arange.start_step")
+
+
+def const_step(node, env, user: set, pure: bool):
+    """A ConstStep for ``node`` when Note [Constant factories] allows, else None."""
+    op = getattr(node, "op", None)
+    if not pure or op is None or node.direct or node.lists or not node.single or node.outs[0] in user:
+        return None
+    if op.namespace != "aten" or op.__name__ not in _FACTORIES:
+        return None
+    r = env[node.outs[0]]
+    return ConstStep(node) if r.__class__ is Tensor and r._dtype.name == "int64" and r._device is CPU else None
+
+
 def direct_step(node, env):
     """The direct step for ``node`` (a graph Node, with ``env`` the capture's values), or None."""
     op = getattr(node, "op", None)

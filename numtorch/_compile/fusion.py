@@ -33,7 +33,7 @@ from ..ops.shape.core import _plain_contiguous
 from ..ops.reduction._reduce import KS as _KS
 from ..ops.reduction.scan import _SHORT_ROW
 from . import codegen
-from .direct import direct_step, fold_views
+from .direct import const_step, direct_step, fold_views
 from .graph import Node
 
 _OK = {"bool", "int32", "int64", "float32", "float64"}
@@ -428,7 +428,9 @@ def plan(graph, env, extra_reads=frozenset(), fold: bool = True) -> list:
             close()
         run.append((n, sp))
     close()
-    return fold_views([_view_step(st, env) or direct_step(st, env) or st for st in steps], outs)
+    pure = all(getattr(n.op, "kind", None) in ("functional", "view") for n in graph.nodes)
+    steps = [_view_step(st, env) or direct_step(st, env) or const_step(st, env, user, pure) or st for st in steps]
+    return fold_views(steps, outs)
 
 
 # Note [Plan views]

@@ -495,3 +495,31 @@ def test_view_of_a_strided_slice_is_a_plan_view_and_an_impossible_one_raises():
         t = numtorch.randn(3, 4).t()
         with pytest.raises(RuntimeError, match="view size is not compatible"):
             g(t)
+
+
+def test_integer_arange_is_made_once_unless_returned():
+    # Note [Constant factories]: position ids are kept; a returned arange is made at every call
+    from numtorch._compile import direct
+
+    emb = numtorch.nn.Embedding(8, 3)
+
+    def f(x):
+        return emb(numtorch.arange(x.shape[0])) * x
+
+    def g(x):
+        return numtorch.arange(x.shape[0]) + 0, numtorch.arange(x.shape[0])
+
+    cf, cg = numtorch.compile(f), numtorch.compile(g)
+    x = numtorch.randn(5, 1)
+    with numtorch.no_grad():
+        for _ in range(3):
+            same(cf(x), f(x))
+        (e,) = cf.cache.values()
+        (st,) = [st for st in e.steps if isinstance(st, direct.ConstStep)]
+        assert st.value is not None and cf(x) is not None and e.steps[e.steps.index(st)].value is st.value
+        a, b = cg(x), cg(x)
+        b[1][0] = 7  # the caller owns a returned arange: the next call makes a fresh one
+        same(cg(x), g(x))
+        assert cg(x)[1] is not cg(x)[1]
+        (e,) = cg.cache.values()  # only the arange that the add reads is kept
+        assert sum(isinstance(st, direct.ConstStep) for st in e.steps) == 1
