@@ -203,9 +203,13 @@ class Region:
         self.failed = False
 
     def plan_pattern(self, env) -> None:
-        n = int(np.prod(self.shape))
+        n = self.n = int(np.prod(self.shape))
         self.k = self.shape[-1] if self.shape else 1
-        self.pattern = "".join(_letter(env[s]._data, n, self.k, self.shape) or "a" for s in self.inputs)
+        letters = [_letter(env[s]._data, n, self.k, self.shape) for s in self.inputs]
+        self.pattern = "".join(x or "a" for x in letters)
+        # Note [Region layouts]: the capture's operand layouts, which give the pattern at once
+        self.layout = [(a.shape, a.strides) if x else None for x, a in zip(letters, (env[s]._data for s in self.inputs))]
+        self.dts = [self.out_dtypes[self.outputs.index(i)] for i in self.red_outputs] if self.reduce_node else []
         self.mod = codegen.load(self)
         if self.head is not None:
             self.kr, self.kpr = self.mod.sb, self.mod.psb
@@ -245,14 +249,23 @@ class Region:
         if self.reduce_node is not None:
             self.reduce_node.run(env)
 
-    def _run_reduce(self, env) -> bool:
-        shape = self.shape
-        n, k = int(np.prod(shape)), shape[-1]
+    def _arrays(self, env):
+        """The operands' arrays when their layout gives the planned pattern, else None."""
         arrays = [env[s]._data for s in self.inputs]
-        if "".join(_letter(a, n, k, shape) or "?" for a in arrays) != self.pattern:
+        for a, lay in zip(arrays, self.layout):
+            if lay is None or a.shape != lay[0] or a.strides != lay[1]:
+                break
+        else:
+            return arrays
+        return arrays if "".join(_letter(a, self.n, self.k, self.shape) or "?" for a in arrays) == self.pattern else None
+
+    def _run_reduce(self, env) -> bool:
+        shape, n, k = self.shape, self.n, self.k
+        arrays = self._arrays(env)
+        if arrays is None:
             return False  # another layout: the region, then the reduction's own kernel
         rows = n // k
-        dts = [self.out_dtypes[self.outputs.index(i)] for i in self.red_outputs]
+        dts = self.dts
         outs = [np.empty(shape, d.np) for d in dts]
         if self.reduce[0] == "layer_norm":
             self._run_layer_norm(env, rows, k, arrays, outs, dts)
@@ -289,10 +302,9 @@ class Region:
             env[s] = _make(a, dt)
 
     def _run_head(self, env) -> bool:
-        shape = self.shape
-        n, k = int(np.prod(shape)), shape[-1]
-        arrays = [env[s]._data for s in self.inputs]
-        if "".join(_letter(a, n, k, shape) or "?" for a in arrays) != self.pattern:
+        shape, n, k = self.shape, self.n, self.k
+        arrays = self._arrays(env)
+        if arrays is None:
             return False  # another layout: the calls, softmax's backward first
         outs = [np.empty(shape, d.np) for d in self.out_dtypes]
         args = [n // k, k, *[a.reshape(-1) for a in arrays], *self.scalars, *[o.reshape(-1) for o in outs]]
@@ -331,16 +343,16 @@ class Region:
     def _run(self, env) -> None:
         shape = self.shape
         outs = [np.empty(shape, d.np) for d in self.out_dtypes]
-        n = outs[0].size if outs else 0
+        n = self.n if outs else 0
         if n:
-            arrays = [env[s]._data for s in self.inputs]
+            arrays = self._arrays(env)
             flat = [o.reshape(-1) for o in outs]
-            pat = "".join(_letter(a, n, self.k, shape) or "?" for a in arrays)
-            if pat == self.pattern:
+            if arrays is not None:
                 kern = self.kp if n >= PARALLEL_THRESHOLD and big_prefix() == "p_" else self.kc
-                rows = (self.k,) if "r" in pat or "b" in pat else ()
+                rows = (self.k,) if "r" in self.pattern or "b" in self.pattern else ()
                 kern(*rows, *[a.reshape(-1) for a in arrays], *self.scalars, *flat)
             else:
+                arrays = [env[s]._data for s in self.inputs]
                 args = []
                 for a in arrays:
                     args += flat_parts(a, shape)
@@ -349,6 +361,11 @@ class Region:
             env[s] = _make(o, d)
 
 
+# Note [Region layouts]
+# A region's kernels are chosen by its operands' layout letters (``_letter``), which hold as
+# long as each operand has the shape and strides it had at capture: a run compares those two
+# tuples per operand (a plan is specialized to its guard set, so they match) and works the
+# letters out again only when one differs, instead of classifying every operand at every call.
 def _letter(a, n, k, shape) -> str | None:
     if a.size == n and a.flags.c_contiguous:
         return "a"
