@@ -26,14 +26,15 @@ from .._device import CPU
 from ..ops.shape._format import contiguous_format
 from .._ops import ops
 from .._state import STATE
-from .._tensor import Tensor, _make
+from .._tensor import PLAIN_SUBCLASSES, Tensor, _make
 from ..ops.reduction import _reduce as E
 from ..ops.reduction.core import _SUM
 
 
 def _plain(x) -> bool:
-    return (x.__class__ is Tensor and x._device is CPU and not STATE.td_modes and STATE.fw_level < 0
-            and not (x._rg and STATE.grad_enabled))  # fmt: skip
+    # a Parameter or Buffer (PLAIN_SUBCLASSES: eager results of them are plain Tensors) counts
+    return ((x.__class__ is Tensor or x.__class__ in PLAIN_SUBCLASSES) and x._device is CPU and not STATE.td_modes
+            and STATE.fw_level < 0 and not (x._rg and STATE.grad_enabled))  # fmt: skip
 
 
 class MatmulStep:

@@ -469,9 +469,9 @@ class ViewStep:
 
     def run(self, env) -> None:
         x = env[self.src]
-        if (x.__class__ is not Tensor or x._device is not CPU or STATE.td_modes or STATE.fw_level >= 0
-                or (x._rg and STATE.grad_enabled)):  # fmt: skip
-            return self.node.run(env)
+        if ((x.__class__ is not Tensor and x.__class__ not in PLAIN_SUBCLASSES) or x._device is not CPU
+                or STATE.td_modes or STATE.fw_level >= 0 or (x._rg and STATE.grad_enabled)):  # fmt: skip
+            return self.node.run(env)  # a Parameter's view (a weight's t) is a plain Tensor's
         a, kind = x._data, self.kind
         if kind == "t":
             env[self.out] = _view(x, a.T)

@@ -523,3 +523,31 @@ def test_integer_arange_is_made_once_unless_returned():
         assert cg(x)[1] is not cg(x)[1]
         (e,) = cg.cache.values()  # only the arange that the add reads is kept
         assert sum(isinstance(st, direct.ConstStep) for st in e.steps) == 1
+
+
+def test_linear_steps_take_parameters_directly():
+    # addmm runs as AddmmStep; a Parameter operand (bias, weight) takes the direct path, not its node
+    from numtorch._compile import direct
+
+    lin = numtorch.nn.Linear(4, 6)
+    w = numtorch.nn.Parameter(numtorch.randn(6, 3))
+
+    def f(x):
+        y = lin(x)
+        return y, y @ w, w.t()
+
+    cf = numtorch.compile(f)
+    x = numtorch.randn(5, 4)
+    with numtorch.no_grad():
+        for _ in range(2):
+            same(cf(x), f(x))
+        (e,) = cf.cache.values()
+        steps = [st for st in e.steps if type(st).__module__ in (direct.__name__, fusion.__name__)]
+        assert {"AddmmStep", "MatmulStep", "ViewStep"} <= {type(st).__name__ for st in steps}
+
+        def boom(env):
+            raise AssertionError("the node ran")
+
+        for st in steps:
+            object.__setattr__(st, "node", type("N", (), {"run": staticmethod(boom)})())
+        same(cf(x), f(x))
