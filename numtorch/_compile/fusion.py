@@ -32,7 +32,7 @@ from ..ops.pointwise._elementwise import CAT, Elementwise, number, scalar_as
 from ..ops.shape.core import _plain_contiguous
 from ..ops.reduction._reduce import KS as _KS
 from ..ops.reduction.scan import _SHORT_ROW
-from . import codegen
+from . import chains, codegen
 from .direct import const_step, direct_step, fold_views
 from .graph import Node
 
@@ -447,7 +447,7 @@ def plan(graph, env, extra_reads=frozenset(), fold: bool = True) -> list:
     close()
     pure = all(getattr(n.op, "kind", None) in ("functional", "view") for n in graph.nodes)
     steps = [_view_step(st, env) or direct_step(st, env) or const_step(st, env, user, pure) or st for st in steps]
-    return fold_views(steps, outs)
+    return chains.collapse(fold_views(steps, outs), outs)
 
 
 # Note [Plan views]

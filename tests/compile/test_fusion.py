@@ -19,6 +19,16 @@ def regions(cf) -> list:
     return [st for e in cf.cache.values() for st in (e.steps or ()) if isinstance(st, fusion.Region)]
 
 
+def plan_views(steps) -> list:
+    """The plan views of ``steps``, each link of a view chain included (Note [View chains])."""
+    from numtorch._compile import chains
+
+    out = []
+    for st in steps:
+        out += st.links if isinstance(st, chains.ChainStep) else [st] if isinstance(st, fusion.ViewStep) else []
+    return out
+
+
 def same(a, b) -> None:
     assert type(a) is type(b)
     if isinstance(a, numtorch.Tensor):
@@ -465,7 +475,7 @@ def test_expand_to_its_own_shape_is_a_plan_view():
     for _ in range(2):
         same(cf(a, b), f(a, b))
     (e,) = cf.cache.values()
-    kinds = [st.kind for st in e.steps if isinstance(st, fusion.ViewStep)]
+    kinds = [v.kind for v in plan_views(e.steps)]
     assert kinds.count("expand") == 2
     r = cf(a, b)
     assert r._base is None and r.shape == (2, 3, 4, 6)
@@ -551,3 +561,38 @@ def test_linear_steps_take_parameters_directly():
         for st in steps:
             object.__setattr__(st, "node", type("N", (), {"run": staticmethod(boom)})())
         same(cf(x), f(x))
+
+
+def test_view_chains_run_as_one_step():
+    # Note [View chains]: links that only the next view reads make one tensor, the last link's
+    from numtorch._compile import chains
+    from numtorch.utils._python_dispatch import TorchDispatchMode
+
+    def f(x):
+        v = x.view(6, 2).t().transpose(0, 1).view(3, 4)  # one chain of four links
+        w = x.view(2, 6)  # read twice: its own step, and a chain of two after it
+        return v, w * 2, w.view(12).view(3, 4)
+
+    cf = numtorch.compile(f)
+    x = numtorch.randn(4, 3).t().contiguous()
+    for _ in range(2):
+        same(cf(x), f(x))
+    (e,) = cf.cache.values()
+    links = [[v.kind for v in st.links] for st in e.steps if isinstance(st, chains.ChainStep)]
+    assert ["view", "t", "transpose", "view"] in links and ["view", "view"] in links
+    v, _, u = cf(x)
+    assert v._base is x and v._version == x._version
+    v[0, 0] = 9.0
+    assert x.view(-1)[0].item() == 9.0 and u[0, 0].item() == 9.0 and x._version == v._version
+
+    class Count(TorchDispatchMode):
+        seen = 0
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            Count.seen += 1
+            return func(*args, **(kwargs or {}))
+
+    with Count():  # a dispatch mode sees every link
+        got = cf(x)
+    same(got, f(x))
+    assert Count.seen == len(e.graph.nodes)
