@@ -25,6 +25,37 @@ def launch(kernel, n: int, *args) -> None:
     run(kernel, (n + THREADS - 1) // THREADS, THREADS, (n, *args))
 
 
+def launch_ew(kernel, n: int, *args) -> None:
+    """Run a contiguous elementwise kernel (Note [Unrolled elementwise kernels]) on ``n``
+    elements: THREADS per block, each block UNROLL * THREADS elements per pass, at most
+    _ew_blocks() blocks (the kernel's grid-stride loop covers the rest)."""
+    if n <= 0:
+        return
+    from ..kernels.cuda import THREADS
+    from ..kernels.cuda._codegen import UNROLL
+
+    w = THREADS * UNROLL
+    run(kernel, min((n + w - 1) // w, _EW_BLOCKS[0] or _ew_blocks()), THREADS, (n, *args))
+
+
+_EW_BLOCKS = [0]
+
+
+def _ew_blocks() -> int:
+    """The grid cap of elementwise kernels: 16 blocks of THREADS per SM, enough resident warps
+    to hide memory latency with a few passes each; 2 under the simulator, so that tests
+    exercise the grid-stride loop."""
+    if rt.simulated():
+        cap = 2
+    else:
+        try:
+            cap = 16 * int(rt.driver().get_current_device().MULTIPROCESSOR_COUNT)
+        except Exception:
+            cap = 16 * 132
+    _EW_BLOCKS[0] = cap
+    return cap
+
+
 # Note [Direct kernel launches]
 # numba-cuda's ``kernel[grid, block](*args)`` types every argument, looks the overload up and
 # converts each argument on every call: ~50 us of host time, more than a small op's kernel.

@@ -10,7 +10,7 @@ from .._tensor import Tensor, _make
 from ..ops._pointwise import _broadcast, _cname, _param, _scalar, warn_resize
 from ..ops.pointwise._elementwise import CAT, Elementwise, Routed, _half, number
 from . import _storage as S
-from ._launch import device_error, launch, meta, parts
+from ._launch import device_error, launch, launch_ew, meta, parts
 
 _MODS: dict = {}
 
@@ -158,7 +158,7 @@ def _run(pw, arrays, dest, shape, pvals, h=""):
         args = []
         for a in arrays:
             args += (a.root, a.offset) if isinstance(a, S.CudaArray) else (a,)
-        launch(_kernel(pw, f"c{h}_" + pat), n, *args, dest.root, dest.offset, *pvals)
+        launch_ew(_kernel(pw, f"c{h}_" + pat), n, *args, dest.root, dest.offset, *pvals)
         return
     shape = shape or (1,)  # 0-d: one element, and the kernels' loop over dims needs one
     args = [meta(shape), *parts(dest, shape)]
