@@ -20,9 +20,8 @@ def launch(kernel, n: int, *args) -> None:
     """Run ``kernel`` on ``n`` threads (first argument ``n``), THREADS per block."""
     if n <= 0:
         return
-    from ..kernels.cuda import THREADS
-
-    run(kernel, (n + THREADS - 1) // THREADS, THREADS, (n, *args))
+    threads = (_EW or _ew_setup())[1]
+    run(kernel, (n + threads - 1) // threads, threads, (n, *args))
 
 
 def launch_ew(kernel, n: int, *args) -> None:
@@ -31,20 +30,20 @@ def launch_ew(kernel, n: int, *args) -> None:
     _ew_blocks() blocks (the kernel's grid-stride loop covers the rest)."""
     if n <= 0:
         return
-    from ..kernels.cuda import THREADS
-    from ..kernels.cuda._codegen import UNROLL
-
-    w = THREADS * UNROLL
-    run(kernel, min((n + w - 1) // w, _EW_BLOCKS[0] or _ew_blocks()), THREADS, (n, *args))
+    cap, threads, w = _EW or _ew_setup()
+    run(kernel, min((n + w - 1) // w, cap), threads, (n, *args))
 
 
-_EW_BLOCKS = [0]
+_EW: list = []  # [grid cap, THREADS, elements per block per pass], once
 
 
-def _ew_blocks() -> int:
+def _ew_setup() -> list:
     """The grid cap of elementwise kernels: 16 blocks of THREADS per SM, enough resident warps
     to hide memory latency with a few passes each; 2 under the simulator, so that tests
     exercise the grid-stride loop."""
+    from ..kernels.cuda import THREADS
+    from ..kernels.cuda._codegen import UNROLL
+
     if rt.simulated():
         cap = 2
     else:
@@ -52,8 +51,8 @@ def _ew_blocks() -> int:
             cap = 16 * int(rt.driver().get_current_device().MULTIPROCESSOR_COUNT)
         except Exception:
             cap = 16 * 132
-    _EW_BLOCKS[0] = cap
-    return cap
+    _EW[:] = [cap, THREADS, THREADS * UNROLL]
+    return _EW
 
 
 # Note [Direct kernel launches]

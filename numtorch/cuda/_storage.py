@@ -122,15 +122,35 @@ def window(a: CudaArray):
     return w
 
 
+_SHAPES: dict = {}  # shape -> (shape as ints, contiguous element strides, size)
+_DTYPES: dict = {}  # dtype argument -> np.dtype
+_new = object.__new__
+
+
 def empty(shape, dtype) -> CudaArray:
-    """A new contiguous CudaArray from the caching allocator."""
-    dtype = np.dtype(dtype)
-    shape = tuple(int(n) for n in shape)
-    n = 1
-    for s in shape:
-        n *= s
-    block = rt.allocate(n * dtype.itemsize)
-    return CudaArray(block, rt.typed(block.mem, dtype), 0, shape, contiguous_strides(shape), dtype, True)
+    """A new contiguous CudaArray from the caching allocator. Every op's result comes through
+    here, so it builds the CudaArray without ``__init__``'s conversions, from per-shape and
+    per-dtype caches (the metadata of the few shapes a model uses)."""
+    dt = _DTYPES.get(dtype)
+    if dt is None:
+        dt = _DTYPES[dtype] = np.dtype(dtype)
+    info = _SHAPES.get(shape) if shape.__class__ is tuple else None
+    if info is None:
+        shp = tuple(int(n) for n in shape)
+        n = 1
+        for s in shp:
+            n *= s
+        info = (shp, contiguous_strides(shp), n)
+        if shape.__class__ is tuple:
+            if len(_SHAPES) > 4096:
+                _SHAPES.clear()
+            _SHAPES[shape] = info
+    block = rt.allocate(info[2] * dt.itemsize)
+    a = _new(CudaArray)
+    a.block, a.root, a.offset = block, rt.typed(block.mem, dt), 0
+    a.shape, a.estrides, a.size = info
+    a.dtype, a.itemsize, a.ndim, a._c = dt, dt.itemsize, len(info[0]), True
+    return a
 
 
 def from_host(a: np.ndarray) -> CudaArray:
