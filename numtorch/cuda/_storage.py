@@ -164,7 +164,9 @@ def from_host(a: np.ndarray) -> CudaArray:
 
 def view_of(src: CudaArray, r: np.ndarray, stand: np.ndarray) -> CudaArray:
     """The CudaArray of ``r``, a view computed by a CPU kernel from ``stand`` (a stand-in of ``src``)."""
-    delta = r.__array_interface__["data"][0] - stand.__array_interface__["data"][0]
+    hit = _STANDINS.get((src.dtype, stand.shape, src.estrides))
+    base = hit[1] if hit is not None and hit[0] is stand else stand.__array_interface__["data"][0]
+    delta = r.__array_interface__["data"][0] - base
     root, start = src.root, src.offset * src.itemsize + delta  # in bytes from the block's start
     if r.dtype != src.dtype:  # view_as_real, .real/.imag, view(dtype): the block typed anew
         mem = getattr(src.block, "mem", None)
@@ -178,7 +180,21 @@ def view_of(src: CudaArray, r: np.ndarray, stand: np.ndarray) -> CudaArray:
     return CudaArray(src.block, root, start // isz, r.shape, st, r.dtype)
 
 
+_STANDINS: dict = {}  # (dtype, shape, element strides) -> (stand-in, its data pointer)
+
+
 def standin(a: CudaArray) -> np.ndarray:
-    """An ndarray with ``a``'s shape and strides over a tiny read-only buffer (metadata only)."""
+    """An ndarray with ``a``'s shape and strides over a tiny read-only buffer (metadata only).
+    Made once per (dtype, shape, strides): ``as_strided`` costs several microseconds and every
+    view op on a CUDA tensor asks for one; a stand-in is read-only and view kernels never change
+    their input's metadata, so one object serves every call."""
+    key = (a.dtype, a.shape, a.estrides)
+    hit = _STANDINS.get(key)
+    if hit is not None:
+        return hit[0]
     buf = np.zeros(1, a.dtype)
-    return np.lib.stride_tricks.as_strided(buf, a.shape, a.strides, writeable=False)
+    stand = np.lib.stride_tricks.as_strided(buf, a.shape, a.strides, writeable=False)
+    if len(_STANDINS) > 4096:
+        _STANDINS.clear()
+    _STANDINS[key] = (stand, stand.__array_interface__["data"][0])
+    return stand
