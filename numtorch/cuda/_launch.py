@@ -16,22 +16,22 @@ def device_error() -> RuntimeError:
     )
 
 
-def launch(kernel, n: int, *args) -> None:
+def launch(kernel, n: int, *args, key=None) -> None:
     """Run ``kernel`` on ``n`` threads (first argument ``n``), THREADS per block."""
     if n <= 0:
         return
     threads = (_EW or _ew_setup())[1]
-    run(kernel, (n + threads - 1) // threads, threads, (n, *args))
+    run(kernel, (n + threads - 1) // threads, threads, (n, *args), key)
 
 
-def launch_ew(kernel, n: int, *args) -> None:
+def launch_ew(kernel, n: int, *args, key=None) -> None:
     """Run a contiguous elementwise kernel (Note [Unrolled elementwise kernels]) on ``n``
     elements: THREADS per block, each block UNROLL * THREADS elements per pass, at most
     _ew_blocks() blocks (the kernel's grid-stride loop covers the rest)."""
     if n <= 0:
         return
     cap, threads, w = _EW or _ew_setup()
-    run(kernel, min((n + w - 1) // w, cap), threads, (n, *args))
+    run(kernel, min((n + w - 1) // w, cap), threads, (n, *args), key)
 
 
 _EW: list = []  # [grid cap, THREADS, elements per block per pass], once
@@ -70,16 +70,27 @@ _CONFIGS: dict = {}  # (grid, block) -> LaunchConfig
 _PTRS: dict = {}  # id(device array) -> (array, device pointer)
 
 
-def run(kernel, grid, block, args) -> None:
-    """``kernel[grid, block](*args)``, directly after the first launch (Note [Direct kernel launches])."""
+def arg_key(kernel, args):
+    """The key of ``run``'s conversion plans for these argument kinds (None under the simulator);
+    a caller whose arguments always have the same kinds (an elementwise launch plan) computes
+    it once and passes it to ``run``."""
     if not _DIRECT:
         _setup()
     dev_array = _DIRECT[3]
     if dev_array is None:
-        kernel[grid, block](*args)
-        return
-    key = (kernel, *[(a.dtype, a.ndim) if isinstance(a, dev_array) else
-                     tuple(map(type, a)) if type(a) is tuple else type(a) for a in args])  # fmt: skip
+        return None
+    return (kernel, *[(a.dtype, a.ndim) if isinstance(a, dev_array) else
+                      tuple(map(type, a)) if type(a) is tuple else type(a) for a in args])  # fmt: skip
+
+
+def run(kernel, grid, block, args, key=None) -> None:
+    """``kernel[grid, block](*args)``, directly after the first launch (Note [Direct kernel
+    launches]); ``key``: ``arg_key(kernel, args)`` when the caller has it."""
+    if key is None:
+        key = arg_key(kernel, args)
+        if key is None:
+            kernel[grid, block](*args)
+            return
     plan = _PLANS.get(key, False)
     if plan is False:
         kernel[grid, block](*args)
@@ -102,7 +113,7 @@ def run(kernel, grid, block, args) -> None:
 def _words(convs, args, words) -> None:
     for conv, a in zip(convs, args):
         if conv is None:
-            words += (0, 0, a.size, a.dtype.itemsize, _ptr(a), *a.shape, *a.strides)
+            words += _array_words(a)
         elif type(conv) is tuple:  # a tuple argument (the optimizers' scalars): its items in order
             _words(conv, a, words)
         else:
@@ -160,6 +171,29 @@ def _convs(tys, args, types, ctypes, top):
         else:
             return None
     return tuple(convs)
+
+
+_ARRAY_WORDS: dict = {}  # id(device array) -> (array, its launch words)
+
+
+def _array_words(a) -> tuple:
+    """numba-cuda's launch words of device array ``a`` (meminfo, parent, size, itemsize, data
+    pointer, shape, strides), made once per array: the arrays numtorch launches with are whole
+    allocator blocks and cached metadata, which live long and come back every step."""
+    hit = _ARRAY_WORDS.get(id(a))
+    if hit is not None and hit[0] is a:
+        return hit[1]
+    w = (0, 0, a.size, a.dtype.itemsize, _ptr(a), *a.shape, *a.strides)
+    if len(_ARRAY_WORDS) > 4096:
+        _ARRAY_WORDS.clear()
+    _ARRAY_WORDS[id(a)] = (a, w)
+    return w
+
+
+def forget_arrays() -> None:
+    """Drop the per-array caches (``empty_cache``: the freed blocks must not stay referenced)."""
+    _ARRAY_WORDS.clear()
+    _PTRS.clear()
 
 
 def _ptr(a) -> int:

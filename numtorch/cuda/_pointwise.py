@@ -10,7 +10,7 @@ from .._tensor import Tensor, _make
 from ..ops._pointwise import _broadcast, _cname, _param, _scalar, warn_resize
 from ..ops.pointwise._elementwise import CAT, Elementwise, Routed, _half, number
 from . import _storage as S
-from ._launch import device_error, launch, launch_ew, meta, parts, strides_for
+from ._launch import arg_key, device_error, launch, launch_ew, meta, parts, strides_for
 
 _MODS: dict = {}
 
@@ -71,8 +71,8 @@ def _operand(x, dev_tensors):
 # of Python, more than a small op's kernel, and a training step repeats the same few hundred
 # calls. Everything it decides depends only on the engine, each tensor operand's dtype, shape
 # and strides (never its offset or values), each number's and parameter's type and the default
-# dtype, so a functional call with no ``out=`` whose tensor operands are CUDA tensors of the
-# compute dtype (no cast) stores a plan under that key. A later call with the same key runs
+# dtype, so a call with no ``out=`` (functional or in place: the key says which) whose tensor
+# operands are CUDA tensors of the compute dtype (no cast) stores a plan under that key. A later call with the same key runs
 # what depends on values as before, in the same order: ``number``, the engine's ``early`` and
 # ``prep`` hooks (value checks, kernel parameters), half rounding and the compute-dtype
 # conversion of numbers; then it launches. Routed engines (whose pick reads parameter values:
@@ -80,8 +80,8 @@ def _operand(x, dev_tensors):
 _PLANS: dict = {}
 
 
-def _plan_key(engine, operands, params):
-    key = [engine, D._default]  # the "float" rule promotes integers to the default dtype
+def _plan_key(engine, operands, params, inplace):
+    key = [engine, D._default, inplace]  # the "float" rule promotes integers to the default dtype
     for x in operands:
         if x.__class__ is Tensor:
             d = x._data
@@ -97,8 +97,8 @@ def _plan_key(engine, operands, params):
     return tuple(key)
 
 
-def _planned(plan, engine, operands, params):
-    kernel, contig, shape, result, scalars, pt, metas, n, compute = plan
+def _planned(plan, engine, operands, params, inplace):
+    kernel, contig, shape, result, scalars, pt, metas, n, compute, rkey = plan
     ops = operands
     if None in scalars:  # numbers: PyTorch's argument parsing first, as entry's
         ops = [x if c is None else number(x, engine, i) for i, (x, c) in enumerate(zip(operands, scalars))]
@@ -119,18 +119,23 @@ def _planned(plan, engine, operands, params):
                 args += (a.root, a.offset, metas[i + 2])
         else:
             args.append(conv(x))
-    dest = S.empty(shape, result.np)
+    dest = ops[0]._data if inplace else S.empty(shape, result.np)
     if contig:
-        args += (dest.root, 0)
+        args += (dest.root, dest.offset)
     else:
-        args[2] = dest.root
+        args[2], args[3] = dest.root, dest.offset
     args += [pt(p.item() if isinstance(p, Tensor) else p) for p in kp]
     if n:
-        (launch_ew if contig else launch)(kernel, *args)
+        if rkey[0] is None:  # the arguments' kinds are the same on every call of a plan
+            rkey[0] = arg_key(kernel, args) or False
+        (launch_ew if contig else launch)(kernel, *args, key=rkey[0] or None)
+    if inplace:
+        ops[0]._vc[0] += 1
+        return ops[0]
     return _make(dest, result, Tensor, dev)
 
 
-def _make_plan(engine, pw, operands, compute, result, half):
+def _make_plan(engine, pw, operands, compute, result, half, inplace):
     """The plan of a call that just ran through the full path (None where it may not have one)."""
     npc = compute.np
     tensors = [x._data for x in operands if x.__class__ is Tensor]
@@ -151,12 +156,12 @@ def _make_plan(engine, pw, operands, compute, result, half):
     h = "h" if half else ""
     pt = np.float32 if half else npc.type
     if all(a.size == n and a.contiguous for a in tensors):
-        return (_kernel(pw, f"c{h}_" + pat), True, shape, result, scalars, pt, None, n, compute)
+        return (_kernel(pw, f"c{h}_" + pat), True, shape, result, scalars, pt, None, n, compute, [None])
     full = shape or (1,)  # as _run: 0-d runs one element
-    dest = S.CudaArray(None, None, 0, shape, S.contiguous_strides(shape), result.np)  # metadata only
+    dest = operands[0]._data if inplace else S.CudaArray(None, None, 0, shape, S.contiguous_strides(shape), result.np)
     metas = [meta(full), meta(strides_for(dest, full))]
     metas += [meta(strides_for(x._data, full)) if x.__class__ is Tensor else None for x in operands]
-    return (_kernel(pw, f"s{h}_" + pat), False, shape, result, scalars, pt, metas, n, compute)
+    return (_kernel(pw, f"s{h}_" + pat), False, shape, result, scalars, pt, metas, n, compute, [None])
 
 
 def _scalar_conv(compute, half, wide, rnd):
@@ -175,11 +180,11 @@ def entry(engine, operands, params=(), out=None, inplace=False):
     """The CUDA backend of an elementwise op declared with ``engine``: the CPU engine's checks
     and dtype rules (Note [Elementwise semantics]), then the kernel generated for CUDA."""
     key = None
-    if out is None and not inplace and engine.__class__ is Elementwise:
-        key = _plan_key(engine, operands, params)
+    if out is None and engine.__class__ is Elementwise:
+        key = _plan_key(engine, operands, params, inplace)
         plan = _PLANS.get(key, False) if key is not None else False
         if plan:
-            return _planned(plan, engine, operands, params)
+            return _planned(plan, engine, operands, params, inplace)
     if isinstance(engine, Routed):
         engine, operands, params = engine.pick(list(operands), list(params))
     if not isinstance(engine, Elementwise):
@@ -206,7 +211,7 @@ def entry(engine, operands, params=(), out=None, inplace=False):
     if key is not None and key not in _PLANS:
         if len(_PLANS) > 4096:  # bounded, as the metadata cache
             _PLANS.clear()
-        _PLANS[key] = _make_plan(engine, pw, operands, compute, result, compute is D.float16)
+        _PLANS[key] = _make_plan(engine, pw, operands, compute, result, compute is D.float16, inplace)
     return r
 
 

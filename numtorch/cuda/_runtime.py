@@ -290,6 +290,9 @@ def typed(mem, dtype):
 
 
 def empty_cache() -> None:
+    from . import _launch
+
+    _launch.forget_arrays()  # its launch-word caches hold device arrays: they must not keep blocks
     with _LOCK:
         for size, mems in _FREE.items():
             _STATS["reserved"] -= size * len(mems)
