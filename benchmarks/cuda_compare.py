@@ -147,6 +147,16 @@ def profile(n: int = 2000) -> None:
         pr.disable()
         print(f"==== {what} x {reps}")
         pstats.Stats(pr).sort_stats("tottime").print_stats(30)
+    _print_slow_launches()
+
+
+def _print_slow_launches() -> None:
+    # kernels that never get a direct launch (Note [Direct kernel launches]): each of these
+    # launches costs numba-cuda's ~50 us of argument typing and conversion
+    from numtorch.cuda import _launch
+
+    slow = sorted(_launch.SLOW_LAUNCHES.items(), key=lambda kv: -kv[1])
+    print("launches through numba-cuda's path (no direct plan):", slow[:20] or "none")
 
 
 def _queued(lib, fn, reps: int) -> float:
@@ -219,6 +229,7 @@ def kernel_main(reps: int) -> None:
                 copy_rate = work / b
             line += f"  {work / a / 1e9:7.0f} / {work / b / 1e9:7.0f}  {100 * work / a / copy_rate:5.1f}%"
         print(line, flush=True)
+    _print_slow_launches()
 
 
 def main() -> None:

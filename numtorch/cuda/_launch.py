@@ -24,17 +24,18 @@ def launch(kernel, n: int, *args, key=None) -> None:
     run(kernel, (n + threads - 1) // threads, threads, (n, *args), key)
 
 
-def launch_ew(kernel, n: int, *args, key=None) -> None:
+def launch_ew(kernel, n: int, *args, unroll=4, key=None) -> None:
     """Run a contiguous elementwise kernel (Note [Unrolled elementwise kernels]) on ``n``
-    elements: THREADS per block, each block UNROLL * THREADS elements per pass, at most
-    _ew_blocks() blocks (the kernel's grid-stride loop covers the rest)."""
+    elements: THREADS per block, each block ``unroll`` * THREADS elements per pass (the
+    module's _UNROLL), at most _ew_setup()'s cap of blocks (the grid-stride loop covers the rest)."""
     if n <= 0:
         return
-    cap, threads, w = _EW or _ew_setup()
+    cap, threads = _EW or _ew_setup()
+    w = threads * unroll
     run(kernel, min((n + w - 1) // w, cap), threads, (n, *args), key)
 
 
-_EW: list = []  # [grid cap, THREADS, elements per block per pass], once
+_EW: list = []  # [grid cap, THREADS], once
 
 
 def _ew_setup() -> list:
@@ -42,7 +43,6 @@ def _ew_setup() -> list:
     to hide memory latency with a few passes each; 2 under the simulator, so that tests
     exercise the grid-stride loop."""
     from ..kernels.cuda import THREADS
-    from ..kernels.cuda._codegen import UNROLL
 
     if rt.simulated():
         cap = 2
@@ -51,7 +51,7 @@ def _ew_setup() -> list:
             cap = 16 * int(rt.driver().get_current_device().MULTIPROCESSOR_COUNT)
         except Exception:
             cap = 16 * 132
-    _EW[:] = [cap, THREADS, THREADS * UNROLL]
+    _EW[:] = [cap, THREADS]
     return _EW
 
 
@@ -68,6 +68,7 @@ _PLANS: dict = {}  # (kernel, argument kinds) -> (cuda.core kernel, per-argument
 _DIRECT: list = []  # [cuda.core launch, LaunchConfig, the default stream, DeviceNDArray] once set up
 _CONFIGS: dict = {}  # (grid, block) -> LaunchConfig
 _PTRS: dict = {}  # id(device array) -> (array, device pointer)
+SLOW_LAUNCHES: dict = {}  # kernel name -> launches that took numba-cuda's path after the first (a diagnostic)
 
 
 def arg_key(kernel, args):
@@ -97,6 +98,8 @@ def run(kernel, grid, block, args, key=None) -> None:
         _PLANS[key] = _plan(kernel, args)
         return
     if plan is None:
+        name = getattr(getattr(kernel, "py_func", None), "__name__", str(kernel))
+        SLOW_LAUNCHES[name] = SLOW_LAUNCHES.get(name, 0) + 1
         kernel[grid, block](*args)
         return
     cukernel, convs = plan

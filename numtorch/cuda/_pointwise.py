@@ -28,6 +28,11 @@ def _kernel(pw, name: str):
     return getattr(mod, name)
 
 
+def _unroll(pw) -> int:
+    """The elements per thread per pass of ``pw``'s contiguous kernels (its module's _UNROLL)."""
+    return _MODS[pw]._UNROLL
+
+
 def not_implemented(name: str, dt: D.dtype) -> RuntimeError:
     return RuntimeError(f"\"{name}_cuda\" not implemented for '{_cname(dt)}'")
 
@@ -128,7 +133,10 @@ def _planned(plan, engine, operands, params, inplace):
     if n:
         if rkey[0] is None:  # the arguments' kinds are the same on every call of a plan
             rkey[0] = arg_key(kernel, args) or False
-        (launch_ew if contig else launch)(kernel, *args, key=rkey[0] or None)
+        if contig:
+            launch_ew(kernel, *args, unroll=metas, key=rkey[0] or None)
+        else:
+            launch(kernel, *args, key=rkey[0] or None)
     if inplace:
         ops[0]._vc[0] += 1
         return ops[0]
@@ -156,7 +164,9 @@ def _make_plan(engine, pw, operands, compute, result, half, inplace):
     h = "h" if half else ""
     pt = np.float32 if half else npc.type
     if all(a.size == n and a.contiguous for a in tensors):
-        return (_kernel(pw, f"c{h}_" + pat), True, shape, result, scalars, pt, None, n, compute, [None])
+        # a contiguous plan keeps its kernel's unroll where a strided one keeps its metadata
+        kernel = _kernel(pw, f"c{h}_" + pat)
+        return (kernel, True, shape, result, scalars, pt, _unroll(pw), n, compute, [None])
     full = shape or (1,)  # as _run: 0-d runs one element
     dest = operands[0]._data if inplace else S.CudaArray(None, None, 0, shape, S.contiguous_strides(shape), result.np)
     metas = [meta(full), meta(strides_for(dest, full))]
@@ -280,7 +290,7 @@ def _run(pw, arrays, dest, shape, pvals, h=""):
         args = []
         for a in arrays:
             args += (a.root, a.offset) if isinstance(a, S.CudaArray) else (a,)
-        launch_ew(_kernel(pw, f"c{h}_" + pat), n, *args, dest.root, dest.offset, *pvals)
+        launch_ew(_kernel(pw, f"c{h}_" + pat), n, *args, dest.root, dest.offset, *pvals, unroll=_unroll(pw))
         return
     shape = shape or (1,)  # 0-d: one element, and the kernels' loop over dims needs one
     args = [meta(shape), *parts(dest, shape)]

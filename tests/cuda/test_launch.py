@@ -123,3 +123,15 @@ def test_direct_launch_words_with_a_given_key(monkeypatch):
     assert words[16].value == 0 and words[17].value == 0.5
     L.forget_arrays()
     assert not L._ARRAY_WORDS
+
+
+def test_heavy_expressions_keep_one_element_per_pass():
+    from numtorch.kernels.cuda._codegen import UNROLL, unroll_of
+
+    assert unroll_of("self + alpha * other") == unroll_of("math.exp(self)") == unroll_of("sigmoid(self)") == UNROLL
+    assert unroll_of("digamma(self)") == unroll_of("np.divide(1, 1 + cexp99(-self))") == 1
+    assert unroll_of("self", helpers=("def f(x):\n    return x",)) == 1  # a library op's own functions
+    a = np.abs(_g.standard_normal(200)) + 0.5
+    for _ in range(2):
+        got = numtorch.lgamma(numtorch.tensor(a, device="cuda")).cpu().numpy()
+        np.testing.assert_allclose(got, numtorch.lgamma(numtorch.tensor(a)).numpy(), rtol=1e-14)

@@ -91,12 +91,14 @@ def render_pointwise(inputs: list[str], params: list[str], expr: str, helpers=()
     if helpers:
         out += ["from numtorch.kernels._jit import inline", *dict.fromkeys(header), "", *[h + "\n" for h in helpers]]
     out += _device_fn(inputs, params, expr)
+    u = unroll_of(expr, helpers)
+    out += [f"_UNROLL = {u}  # read by the launch (Note [Unrolled elementwise kernels])"]
     for pattern in itertools.product("as", repeat=len(inputs)):
         if "a" not in pattern:
             continue
         pat = "".join(pattern)
         for half in (False, True):
-            out += _contig(pat, inputs, params, half)
+            out += _contig(pat, inputs, params, half, u)
             out += _strided(pat, inputs, params, half)
     return "\n".join(out) + "\n"
 
@@ -114,8 +116,24 @@ def render_pointwise(inputs: list[str], params: list[str], expr: str, helpers=()
 # UNROLL * blockDim elements: the launch sizes the grid to the SM count, not to ``n``
 # (_launch.launch_ew). The expression is a device function ``_ew`` called once per slot (LLVM
 # inlines it), so it is written once. Full chunks take no bounds checks; the last, partial
-# chunk runs one element at a time.
+# chunk runs one element at a time. Only light expressions unroll (operators and math/np calls,
+# no helper functions): the body is inlined UNROLL + 1 times, and a heavy one (digamma, the
+# Bessel functions, erfinv) then took 5-10x longer to compile for a kernel that is bound by
+# arithmetic, not memory; those keep one element per pass of the grid-stride loop.
 UNROLL = 4
+_CALL = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\(")
+_LIGHT_CALLS = frozenset({"float32", "abs", "min", "max", "bool", "int", "float", "complex",  # builtins
+                          # scalar.py helpers of a few instructions (the optimizers', clamp's, GELU's)
+                          "sigmoid", "maximum", "minimum", "clamp", "where", "rsqrt", "lerp",
+                          "threshold_grad", "gelu_erf", "gelu_erf_backward"})  # fmt: skip
+
+
+def unroll_of(expr: str, helpers=()) -> int:
+    """UNROLL for a light expression, else 1."""
+    if helpers:
+        return 1
+    calls = set(_CALL.findall(expr))
+    return UNROLL if calls <= _LIGHT_CALLS else 1
 
 
 def _device_fn(inputs, params, expr):
@@ -126,7 +144,7 @@ def _device_fn(inputs, params, expr):
     return ["", *deco, f"def _ew({', '.join([*inputs, *params])}):", f"    return {expr}"]
 
 
-def _contig(pat, inputs, params, half):
+def _contig(pat, inputs, params, half, u):
     args = ["_n"] + [f"_x{i}, _x{i}o" if k == "a" else f"_x{i}" for i, k in enumerate(pat)] + ["_out, _oo", *params]
     h = "h" if half else ""
     arrays = [i for i, k in enumerate(pat) if k == "a"]
@@ -135,12 +153,12 @@ def _contig(pat, inputs, params, half):
     lines = ["", "@cuda_kernel", f"def c{h}_{pat}({', '.join(args)}):",
              "    _m = uint64(_n)",
              "    _d1 = uint64(cuda.blockDim.x)",
-             *[f"    _d{j} = _d{j - 1} + _d1" for j in range(2, UNROLL + 1)],
-             f"    _b = uint64(cuda.blockIdx.x) * _d{UNROLL} + uint64(cuda.threadIdx.x)",
-             f"    _st = uint64(cuda.gridDim.x) * _d{UNROLL}",
+             *[f"    _d{j} = _d{j - 1} + _d1" for j in range(2, u + 1)],
+             f"    _b = uint64(cuda.blockIdx.x) * _d{u} + uint64(cuda.threadIdx.x)",
+             f"    _st = uint64(cuda.gridDim.x) * _d{u}",
              "    _qo = uint64(_oo)",
              *[f"    _o{i} = uint64(_x{i}o)" for i in arrays],
-             f"    while _b + _d{UNROLL - 1} < _m:"]  # fmt: skip
+             "    while _b < _m:" if u == 1 else f"    while _b + _d{u - 1} < _m:"]  # fmt: skip
 
     def load(i, at):
         return f"float32(_x{i}[{at}])" if half else f"_x{i}[{at}]"
@@ -149,14 +167,16 @@ def _contig(pat, inputs, params, half):
         return "_ew(" + ", ".join([f"_v{i}_{slot}" if k == "a" else f"_x{i}" for i, k in enumerate(pat)] + list(params)) + ")"
 
     lines += [f"        _p{i} = _o{i} + _b" for i in arrays]
-    for j in range(UNROLL):
+    for j in range(u):
         lines += [f"        _v{i}_{j} = {load(i, f'_p{i}' if j == 0 else f'_p{i} + _d{j}')}" for i in arrays]
     lines.append("        _q = _qo + _b")
-    for j in range(UNROLL):
+    for j in range(u):
         lines.append(f"        _out[{'_q' if j == 0 else f'_q + _d{j}'}] = {call(j)}")
-    lines += ["        _b += _st", "    while _b < _m:"]
-    lines += [f"        _v{i}_0 = {load(i, f'_o{i} + _b')}" for i in arrays]
-    lines += [f"        _out[_qo + _b] = {call(0)}", "        _b += _d1"]
+    lines.append("        _b += _st")
+    if u > 1:
+        lines.append("    while _b < _m:")
+        lines += [f"        _v{i}_0 = {load(i, f'_o{i} + _b')}" for i in arrays]
+        lines += [f"        _out[_qo + _b] = {call(0)}", "        _b += _d1"]
     return lines
 
 
