@@ -16,13 +16,43 @@ def device_error() -> RuntimeError:
     )
 
 
-def launch(kernel, n: int, *args) -> None:
+def launch(kernel, n: int, *args, key=None) -> None:
     """Run ``kernel`` on ``n`` threads (first argument ``n``), THREADS per block."""
     if n <= 0:
         return
+    threads = (_EW or _ew_setup())[1]
+    run(kernel, (n + threads - 1) // threads, threads, (n, *args), key)
+
+
+def launch_ew(kernel, n: int, *args, unroll=4, key=None) -> None:
+    """Run a contiguous elementwise kernel (Note [Unrolled elementwise kernels]) on ``n``
+    elements: THREADS per block, each block ``unroll`` * THREADS elements per pass (the
+    module's _UNROLL), at most _ew_setup()'s cap of blocks (the grid-stride loop covers the rest)."""
+    if n <= 0:
+        return
+    cap, threads = _EW or _ew_setup()
+    w = threads * unroll
+    run(kernel, min((n + w - 1) // w, cap), threads, (n, *args), key)
+
+
+_EW: list = []  # [grid cap, THREADS], once
+
+
+def _ew_setup() -> list:
+    """The grid cap of elementwise kernels: 16 blocks of THREADS per SM, enough resident warps
+    to hide memory latency with a few passes each; 2 under the simulator, so that tests
+    exercise the grid-stride loop."""
     from ..kernels.cuda import THREADS
 
-    run(kernel, (n + THREADS - 1) // THREADS, THREADS, (n, *args))
+    if rt.simulated():
+        cap = 2
+    else:
+        try:
+            cap = 16 * int(rt.driver().get_current_device().MULTIPROCESSOR_COUNT)
+        except Exception:
+            cap = 16 * 132
+    _EW[:] = [cap, THREADS]
+    return _EW
 
 
 # Note [Direct kernel launches]
@@ -38,24 +68,38 @@ _PLANS: dict = {}  # (kernel, argument kinds) -> (cuda.core kernel, per-argument
 _DIRECT: list = []  # [cuda.core launch, LaunchConfig, the default stream, DeviceNDArray] once set up
 _CONFIGS: dict = {}  # (grid, block) -> LaunchConfig
 _PTRS: dict = {}  # id(device array) -> (array, device pointer)
+SLOW_LAUNCHES: dict = {}  # kernel name -> launches that took numba-cuda's path after the first (a diagnostic)
 
 
-def run(kernel, grid, block, args) -> None:
-    """``kernel[grid, block](*args)``, directly after the first launch (Note [Direct kernel launches])."""
+def arg_key(kernel, args):
+    """The key of ``run``'s conversion plans for these argument kinds (None under the simulator);
+    a caller whose arguments always have the same kinds (an elementwise launch plan) computes
+    it once and passes it to ``run``."""
     if not _DIRECT:
         _setup()
     dev_array = _DIRECT[3]
     if dev_array is None:
-        kernel[grid, block](*args)
-        return
-    key = (kernel, *[(a.dtype, a.ndim) if isinstance(a, dev_array) else
-                     tuple(map(type, a)) if type(a) is tuple else type(a) for a in args])  # fmt: skip
+        return None
+    return (kernel, *[(a.dtype, a.ndim) if isinstance(a, dev_array) else
+                      tuple(map(type, a)) if type(a) is tuple else type(a) for a in args])  # fmt: skip
+
+
+def run(kernel, grid, block, args, key=None) -> None:
+    """``kernel[grid, block](*args)``, directly after the first launch (Note [Direct kernel
+    launches]); ``key``: ``arg_key(kernel, args)`` when the caller has it."""
+    if key is None:
+        key = arg_key(kernel, args)
+        if key is None:
+            kernel[grid, block](*args)
+            return
     plan = _PLANS.get(key, False)
     if plan is False:
         kernel[grid, block](*args)
         _PLANS[key] = _plan(kernel, args)
         return
     if plan is None:
+        name = getattr(getattr(kernel, "py_func", None), "__name__", str(kernel))
+        SLOW_LAUNCHES[name] = SLOW_LAUNCHES.get(name, 0) + 1
         kernel[grid, block](*args)
         return
     cukernel, convs = plan
@@ -72,7 +116,7 @@ def run(kernel, grid, block, args) -> None:
 def _words(convs, args, words) -> None:
     for conv, a in zip(convs, args):
         if conv is None:
-            words += (0, 0, a.size, a.dtype.itemsize, _ptr(a), *a.shape, *a.strides)
+            words += _array_words(a)
         elif type(conv) is tuple:  # a tuple argument (the optimizers' scalars): its items in order
             _words(conv, a, words)
         else:
@@ -130,6 +174,29 @@ def _convs(tys, args, types, ctypes, top):
         else:
             return None
     return tuple(convs)
+
+
+_ARRAY_WORDS: dict = {}  # id(device array) -> (array, its launch words)
+
+
+def _array_words(a) -> tuple:
+    """numba-cuda's launch words of device array ``a`` (meminfo, parent, size, itemsize, data
+    pointer, shape, strides), made once per array: the arrays numtorch launches with are whole
+    allocator blocks and cached metadata, which live long and come back every step."""
+    hit = _ARRAY_WORDS.get(id(a))
+    if hit is not None and hit[0] is a:
+        return hit[1]
+    w = (0, 0, a.size, a.dtype.itemsize, _ptr(a), *a.shape, *a.strides)
+    if len(_ARRAY_WORDS) > 4096:
+        _ARRAY_WORDS.clear()
+    _ARRAY_WORDS[id(a)] = (a, w)
+    return w
+
+
+def forget_arrays() -> None:
+    """Drop the per-array caches (``empty_cache``: the freed blocks must not stay referenced)."""
+    _ARRAY_WORDS.clear()
+    _PTRS.clear()
 
 
 def _ptr(a) -> int:

@@ -252,20 +252,23 @@ class Block:
 
 
 def allocate(nbytes: int) -> Block:
-    size = max(_ROUND, -(-nbytes // _ROUND) * _ROUND)
-    with _LOCK:
+    size = -(-nbytes // _ROUND) * _ROUND or _ROUND
+    with _LOCK:  # a cached block: one lock for the pop and the counters
         free = _FREE.get(size)
-        mem = free.pop() if free else None
-    if mem is None:
-        mem = driver().device_array(size, np.uint8)
-        with _LOCK:
-            _STATS["reserved"] += size
-            _STATS["peak_reserved"] = max(_STATS["peak_reserved"], _STATS["reserved"])
-    block = Block(mem, size)
+        if free:
+            mem = free.pop()
+            st = _STATS
+            a = st["allocated"] = st["allocated"] + size
+            if a > st["peak"]:
+                st["peak"] = a
+            return Block(mem, size)
+    mem = driver().device_array(size, np.uint8)
     with _LOCK:
+        _STATS["reserved"] += size
+        _STATS["peak_reserved"] = max(_STATS["peak_reserved"], _STATS["reserved"])
         _STATS["allocated"] += size
         _STATS["peak"] = max(_STATS["peak"], _STATS["allocated"])
-    return block
+    return Block(mem, size)
 
 
 def _release(mem, size: int) -> None:
@@ -287,6 +290,9 @@ def typed(mem, dtype):
 
 
 def empty_cache() -> None:
+    from . import _launch
+
+    _launch.forget_arrays()  # its launch-word caches hold device arrays: they must not keep blocks
     with _LOCK:
         for size, mems in _FREE.items():
             _STATS["reserved"] -= size * len(mems)

@@ -129,17 +129,38 @@ def bfloat16_refusal() -> NotImplementedError:
     )
 
 
+_SHAPES: dict = {}  # shape -> (shape as ints, contiguous element strides, size)
+_DTYPES: dict = {}  # dtype argument -> np.dtype
+_new = object.__new__
+
+
 def empty(shape, dtype) -> CudaArray:
-    """A new contiguous CudaArray from the caching allocator."""
-    dtype = np.dtype(dtype)
-    if dtype.name == "bfloat16":  # every CUDA storage starts here
-        raise bfloat16_refusal()
-    shape = tuple(int(n) for n in shape)
-    n = 1
-    for s in shape:
-        n *= s
-    block = rt.allocate(n * dtype.itemsize)
-    return CudaArray(block, rt.typed(block.mem, dtype), 0, shape, contiguous_strides(shape), dtype, True)
+    """A new contiguous CudaArray from the caching allocator. Every op's result comes through
+    here, so it builds the CudaArray without ``__init__``'s conversions, from per-shape and
+    per-dtype caches (the metadata of the few shapes a model uses)."""
+    dt = _DTYPES.get(dtype)
+    if dt is None:
+        dt = np.dtype(dtype)
+        if dt.name == "bfloat16":  # every CUDA storage starts here
+            raise bfloat16_refusal()
+        _DTYPES[dtype] = dt
+    info = _SHAPES.get(shape) if shape.__class__ is tuple else None
+    if info is None:
+        shp = tuple(int(n) for n in shape)
+        n = 1
+        for s in shp:
+            n *= s
+        info = (shp, contiguous_strides(shp), n)
+        if shape.__class__ is tuple:
+            if len(_SHAPES) > 4096:
+                _SHAPES.clear()
+            _SHAPES[shape] = info
+    block = rt.allocate(info[2] * dt.itemsize)
+    a = _new(CudaArray)
+    a.block, a.root, a.offset = block, rt.typed(block.mem, dt), 0
+    a.shape, a.estrides, a.size = info
+    a.dtype, a.itemsize, a.ndim, a._c = dt, dt.itemsize, len(info[0]), True
+    return a
 
 
 def from_host(a: np.ndarray) -> CudaArray:
@@ -153,7 +174,9 @@ def from_host(a: np.ndarray) -> CudaArray:
 
 def view_of(src: CudaArray, r: np.ndarray, stand: np.ndarray) -> CudaArray:
     """The CudaArray of ``r``, a view computed by a CPU kernel from ``stand`` (a stand-in of ``src``)."""
-    delta = r.__array_interface__["data"][0] - stand.__array_interface__["data"][0]
+    hit = _STANDINS.get((src.dtype, stand.shape, src.estrides))
+    base = hit[1] if hit is not None and hit[0] is stand else stand.__array_interface__["data"][0]
+    delta = r.__array_interface__["data"][0] - base
     root, start = src.root, src.offset * src.itemsize + delta  # in bytes from the block's start
     if r.dtype != src.dtype:  # view_as_real, .real/.imag, view(dtype): the block typed anew
         mem = getattr(src.block, "mem", None)
@@ -167,7 +190,21 @@ def view_of(src: CudaArray, r: np.ndarray, stand: np.ndarray) -> CudaArray:
     return CudaArray(src.block, root, start // isz, r.shape, st, r.dtype)
 
 
+_STANDINS: dict = {}  # (dtype, shape, element strides) -> (stand-in, its data pointer)
+
+
 def standin(a: CudaArray) -> np.ndarray:
-    """An ndarray with ``a``'s shape and strides over a tiny read-only buffer (metadata only)."""
+    """An ndarray with ``a``'s shape and strides over a tiny read-only buffer (metadata only).
+    Made once per (dtype, shape, strides): ``as_strided`` costs several microseconds and every
+    view op on a CUDA tensor asks for one; a stand-in is read-only and view kernels never change
+    their input's metadata, so one object serves every call."""
+    key = (a.dtype, a.shape, a.estrides)
+    hit = _STANDINS.get(key)
+    if hit is not None:
+        return hit[0]
     buf = np.zeros(1, a.dtype)
-    return np.lib.stride_tricks.as_strided(buf, a.shape, a.strides, writeable=False)
+    stand = np.lib.stride_tricks.as_strided(buf, a.shape, a.strides, writeable=False)
+    if len(_STANDINS) > 4096:
+        _STANDINS.clear()
+    _STANDINS[key] = (stand, stand.__array_interface__["data"][0])
+    return stand
