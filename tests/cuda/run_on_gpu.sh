@@ -13,7 +13,7 @@ python3 -c "import numba, numpy; from numba import cuda; from importlib.metadata
 python3 -c "import numtorch; assert numtorch.cuda.is_available() and not numtorch.cuda._rt.simulated(); print('numtorch cuda:', numtorch.cuda.get_device_name())"
 python3 -c "import numtorch; from numtorch.cuda import _cublas; numtorch.ones(2, 2, device='cuda') @ numtorch.ones(2, 2, device='cuda'); print('GEMM:', _cublas.why())"
 JOBS=${JOBS:-12}
-timeout -s INT -k 30 ${TEST_TIMEOUT:-300} python3 -m pytest -q --durations=12 -p no:cacheprovider -m "slow or not slow" -n "$JOBS" --dist loadfile tests/cuda \
+timeout -s INT -k 30 ${TEST_TIMEOUT:-300} python3 -m pytest -q --durations=12 -p no:cacheprovider -m "slow or not slow" -n "$JOBS" --dist "${DIST:-loadfile}" tests/cuda \
     -k "not test_cuda_tests_pass_under_the_simulator" -rf --tb=short 2>&1 | tee "$LOG/tests.log" | tail -120
 timeout ${BENCH_TIMEOUT:-150} python3 benchmarks/cuda_compare.py 2>&1 | tee "$LOG/bench.log"
 if [ -n "${PROFILE:-}" ]; then
