@@ -327,3 +327,25 @@ def test_ldexp_in_place_and_out_refuse_a_bool_exponent_even_when_empty():
         nt.ones(0).ldexp_(nt.ones(0, dtype=nt.bool))
     with pytest.raises(NotImplementedError, match="^\"ldexp_cpu_exp\" not implemented for 'Bool'$"):
         nt.ldexp(nt.ones(0), nt.ones(1, dtype=nt.bool), out=nt.ones(0))
+
+
+_INF, _NAN = math.inf, math.nan
+
+
+@pytest.mark.parametrize("vals,want", [
+    ([1 + 1j, 2 + 2j, 3 - 1j], [1 + 1j, 2.21357008 + 1.74728862j, 2.49800781 - 0.70675462j]),
+    # a tie in real part: the new element is the max, so the branch of the log follows it
+    ([1 + 3j, 1 - 3j, 1 + 3j], [1 + 3j, 1.68308927 - math.pi * 1j, 2.08968196 - 3.18907246j]),
+    ([complex(-_INF, 1), complex(-_INF, 2), 1 + 2j, complex(_INF, 1), complex(_INF, 3), complex(_NAN, 0)],
+     [complex(-_INF, 0), complex(-_INF, 0), 1 + 2j, complex(_INF, 1), complex(_INF, _NAN), complex(_NAN, _NAN)]),
+    ([complex(-_INF, _NAN), 1], [complex(_NAN, _NAN)] * 2),
+])  # fmt: skip
+def test_logcumsumexp_complex(vals, want):
+    r = nt.logcumsumexp(nt.tensor(vals, dtype=nt.complex128), 0)
+    assert r.dtype is nt.complex128
+    np.testing.assert_allclose(r.numpy(), np.array(want), rtol=1e-7)
+
+
+def test_logcumsumexp_complex_grad():
+    x = nt.tensor(np.array([[0.3 + 1j, -1 - 0.5j, 2 + 0.1j], [1j, 0.5, -2j]]), requires_grad=True)
+    assert nt.autograd.gradcheck(lambda t: nt.logcumsumexp(t, 1), (x,))

@@ -53,7 +53,6 @@ KNOWN: list[tuple[str, str, str]] = [
     ("accepted", r"^linalg\.cholesky\(float32", "near-singular float32 input (as cholesky_ex)"),
     ("wrong", r"^linalg\.(pinv|inv)\(", "a matrix holding inf/NaN: LAPACK's getri/gesdd propagate NaN differently from "
      "numtorch's LU/SVD path (torch all-NaN or zeros; neither is meaningful)"),
-    ("nt_raises", r"^(torch|m)\.logcumsumexp\(complex", "complex logcumsumexp is not implemented yet (open)"),
     ("exc_type", r"^torch\.addmm\(bool", "addmm of bool with a non-broadcastable self: torch's expand error comes "
      "before its dtype refusal (open)"),
     ("wrong", r"^m\.index_put_\(\w+/expand, .*, bool\)$", "index_put_(accumulate=True) into expanded memory: torch adds "
