@@ -349,3 +349,14 @@ def test_logcumsumexp_complex(vals, want):
 def test_logcumsumexp_complex_grad():
     x = nt.tensor(np.array([[0.3 + 1j, -1 - 0.5j, 2 + 0.1j], [1j, 0.5, -2j]]), requires_grad=True)
     assert nt.autograd.gradcheck(lambda t: nt.logcumsumexp(t, 1), (x,))
+
+
+def test_conj_physical_inplace_real_expanded_is_a_noop():
+    # torch returns a real self before its written-to-memory check
+    x = nt.zeros(1).expand(3)
+    assert x.conj_physical_() is x
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        nt.zeros(1, dtype=nt.complex64).expand(3).conj_physical_()
+    y = nt.tensor([1 + 2j])
+    y.conj_physical_()
+    assert y.tolist() == [1 - 2j]

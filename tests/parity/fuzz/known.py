@@ -63,8 +63,6 @@ KNOWN: list[tuple[str, str, str]] = [
      "(inf - inf); numtorch's mean is inf, as torch.mean gives (kept)"),
     ("exc_type", r"^(m|torch)\.index_(fill|copy)_?\(\w+e[/,]", "an out-of-range index into a zero-size dim: torch 2.13 fails "
      "in setStorage (RuntimeError, a storage-size message) where numtorch raises its usual IndexError (kept)"),
-    ("nt_raises", r"^m\.conj_physical_\(", "torch's conj_physical_ of a real tensor returns before its overlap check; "
-     "numtorch's in-place path checks the written-to memory first (open: needs an in-place no-op hook)"),
 ]
 
 
