@@ -609,22 +609,6 @@ def lerp_params(compute, operands, params):
     return params + [0.5, 1.0]
 
 
-def clamp_complex(operands):
-    # clamp's meta functions refuse a complex input before the out= and overlap checks
-    if operands[0]._dtype.category == D._COMPLEX:
-        raise NotImplementedError("clamp is not supported for complex types")
-
-
-def clamp_bounds(x, a, b):
-    """clamp (not clamp_min/clamp_max) keeps a floating input's dtype and converts its bounds to
-    double: a complex number's imaginary part is refused, a real one is used."""
-    if x._dtype.category == D._FLOAT and complex in (type(a), type(b)):
-        if any(type(v) is complex and v.imag for v in (a, b)):
-            raise RuntimeError("value cannot be converted to type double without overflow")
-        a, b = (v.real if type(v) is complex else v for v in (a, b))
-    return a, b
-
-
 def lerp_check(operands):
     """lerp's dtype checks (an ``early`` hook: PyTorch makes them before broadcasting and before
     the kernel's dtype dispatch)."""
@@ -783,8 +767,6 @@ __all__ = [
     "alpha_check",
     "checked",
     "checked_bounds",
-    "clamp_bounds",
-    "clamp_complex",
     "lerp_check",
     "lerp_params",
     "nan_to_num_params",

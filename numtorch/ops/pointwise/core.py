@@ -23,9 +23,10 @@ from ._elementwise import (
     addcdiv_check,
     alpha_check,
     checked_bounds,
-    clamp_bounds, clamp_complex, lerp_check, lerp_params,
+    lerp_check, lerp_params,
     nan_to_num_params, not_tensor, number, pow_check, sub_check, value_param,
 )  # fmt: skip
+from ._clamp import clamp_bounds, clamp_complex
 from .._pointwise import _cname, defpointwise
 from ._overloads import two_numbers
 from .._registry import OPS, defop, public, schema_sig
