@@ -26,7 +26,7 @@ from ._elementwise import (
     lerp_check, lerp_params,
     nan_to_num_params, not_tensor, number, pow_check, sub_check, value_param,
 )  # fmt: skip
-from ._clamp import clamp_bounds, clamp_complex
+from ._clamp import clamp_bounds, clamp_complex, scalar_bound
 from .._pointwise import _cname, defpointwise
 from ._overloads import two_numbers
 from .._registry import OPS, defop, public, schema_sig
@@ -706,7 +706,7 @@ _BOUND_BW = {
 for _b, _s, _e in (("min", _cmin_s, "maximum"), ("max", _cmax_s, "minimum")):
     _keep, _lose = _BOUND_BW[_b]
     _t = Elementwise(f"clamp_{_b}", ["self", _b], f"{_e}(self, {_b})", allow="bif", kname=f"{_e}_cpu")
-    _Sd = _decl(f"clamp_{_b}(Tensor self, Scalar {_b}) -> Tensor", _s, _keep)
+    _Sd = _decl(f"clamp_{_b}(Tensor self, Scalar {_b}) -> Tensor", scalar_bound(_s), _keep)
     _Td = _decl(f"clamp_{_b}.Tensor(Tensor self, Tensor {_b}) -> Tensor", _t, {**_keep, **_lose}, out_overload="Tensor_out")
     _register(f"clamp_{_b}", _Td, _Sd)
 

@@ -360,3 +360,19 @@ def test_conj_physical_inplace_real_expanded_is_a_noop():
     y = nt.tensor([1 + 2j])
     y.conj_physical_()
     assert y.tolist() == [1 - 2j]
+
+
+@pytest.mark.parametrize("call", [
+    lambda: nt.tensor([1.0, 2.0]).clamp_max_(1j),
+    lambda: nt.tensor([1, 2]).clamp_min_(1 + 0j),
+    lambda: nt.zeros(1).expand(3).clamp_max_(1j),  # before the written-to-memory check
+])  # fmt: skip
+def test_clamp_min_max_inplace_complex_bound(call):
+    with pytest.raises(NotImplementedError, match="clamp is not supported for complex types"):
+        call()
+
+
+def test_clamp_inplace_complex_bound_keeps_cast_check_first():
+    # clamp_ (both bounds' overload) makes the in-place cast check before refusing complex
+    with pytest.raises(RuntimeError, match="result type ComplexFloat can't be cast to the desired output type long int"):
+        nt.tensor([1, 2]).clamp_(min=1 + 0j)

@@ -46,8 +46,6 @@ KNOWN: list[tuple[str, str, str]] = [
     ("accepted", r"^torch\.baddbmm\(bool", "empty bool baddbmm: torch's beta promotion refuses (see the nt_raises entry)"),
     ("accepted", r"^F\.(interpolate|max_pool1d)\(int", "integer interpolate(linear)/max_pool1d: torch's kernels refuse Long"),
     ("exc_type", r"^m\.index_put_\(", "index_put_ with too many values: torch's shape check precedes its bounds check"),
-    ("exc_type", r"^m\.clamp_(min|max)_\(\w+/expand, complex", "in-place clamp_min_/clamp_max_ with a complex bound: "
-     "torch refuses complex before the overlap check"),
     ("wrong", r"^linalg\.cholesky_ex\(", "near-singular float32 input: LAPACK potrf and numtorch's factorisation "
      "round differently at the positive-definite boundary"),
     ("accepted", r"^linalg\.cholesky\(float32", "near-singular float32 input (as cholesky_ex)"),
