@@ -20,8 +20,6 @@ KNOWN: list[tuple[str, str, str]] = [
     ("accepted", r"^fn:autograd\(", "backward misuse (issue 10, bugs branch)"),
     ("accepted", r"^F\.(unfold|binary_cross_entropy)|^torch\.poisson", "per-op argument checks (issue 10, bugs branch)"),
     ("nt_raises", r"^fn:autograd", "second backward through a graph that saved nothing (issue 10)"),
-    ("nt_raises", r"^torch\.baddbmm\(", "baddbmm of an empty product with mixed dtypes: PyTorch's beta promotion text"),
-    ("accepted", r"^torch\.tensordot\(bool", "bool tensordot: PyTorch's mm/dot refuse bool after its size-1 sums; numtorch's einsum path computes it"),
     ("accepted", r"^fn:operator\(str, float16|^torch\.where\(.*float16.*complex", "complex half (numtorch promotes to complex64)"),
     ("accepted", r"^torch\.(cumsum|cumprod|std|var|mode|median|nanmedian)\(.*out=", "per-op reduction out= rules"),
     ("accepted", r"^torch\.[hv]stack\(.*out=", "cat family out= casts"),
@@ -43,7 +41,6 @@ KNOWN: list[tuple[str, str, str]] = [
     ("wrong", r"^torch\.matmul\(float16, complex64e", "torch 2.13 gives float16 for an empty float16 @ complex64 "
      "product (no promotion on its empty path); numtorch promotes (kept)"),
     # found by seeds 26-29 after session 7's fixes; open
-    ("accepted", r"^torch\.baddbmm\(bool", "empty bool baddbmm: torch's beta promotion refuses (see the nt_raises entry)"),
     ("accepted", r"^F\.(interpolate|max_pool1d)\(int", "integer interpolate(linear)/max_pool1d: torch's kernels refuse Long"),
     ("exc_type", r"^m\.index_put_\(", "index_put_ with too many values: torch's shape check precedes its bounds check"),
     ("wrong", r"^linalg\.cholesky_ex\(", "near-singular float32 input: LAPACK potrf and numtorch's factorisation "
@@ -51,8 +48,6 @@ KNOWN: list[tuple[str, str, str]] = [
     ("accepted", r"^linalg\.cholesky\(float32", "near-singular float32 input (as cholesky_ex)"),
     ("wrong", r"^linalg\.(pinv|inv)\(", "a matrix holding inf/NaN: LAPACK's getri/gesdd propagate NaN differently from "
      "numtorch's LU/SVD path (torch all-NaN or zeros; neither is meaningful)"),
-    ("exc_type", r"^torch\.addmm\(bool", "addmm of bool with a non-broadcastable self: torch's expand error comes "
-     "before its dtype refusal (open)"),
     ("wrong", r"^m\.index_put_\(\w+/expand, .*, bool\)$", "index_put_(accumulate=True) into expanded memory: torch adds "
      "every aliased write into one element; numtorch's result is undefined the other way (open)"),
     ("nt_raises", r"^linalg\.(eigh|eigvalsh)\(", "eigh of a matrix holding inf/NaN: torch's syevd returns NaN or "
