@@ -224,8 +224,9 @@ def _bad_value(index: np.ndarray, pos: int) -> int:
 
 
 # ---- aten.index / aten.index_put_ ---------------------------------------------------------------
-def _expand_indices(self: Tensor, indices) -> tuple[list, tuple | None]:
-    """Index arrays per dim (bool masks become their nonzero coordinates), broadcast shape."""
+def _expand_indices(self: Tensor, indices, bounds: bool = True) -> tuple[list, tuple | None]:
+    """Index arrays per dim (bool masks become their nonzero coordinates), broadcast shape;
+    ``bounds=False`` leaves the bounds check to the caller (``_check_bounds``)."""
     shape = self._data.shape
     nd = len(shape)
     out: list = []
@@ -262,6 +263,12 @@ def _expand_indices(self: Tensor, indices) -> tuple[list, tuple | None]:
         raise IndexError(
             f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}"
         ) from None
+    if bounds:
+        _check_bounds(shape, out, bshape)
+    return out, tuple(bshape)
+
+
+def _check_bounds(shape, out, bshape) -> None:
     k = 0
     for d, a in enumerate(out):
         if a is None or 0 in bshape:  # nothing is read when the result is empty
@@ -273,7 +280,6 @@ def _expand_indices(self: Tensor, indices) -> tuple[list, tuple | None]:
             bad = a[(a >= n) | (a < -n)].flat[0]
             raise IndexError(f"index {bad} is out of bounds for dimension {k} with size {n}")
         k += 1
-    return out, tuple(bshape)
 
 
 def _layout(shape, out, bshape):
@@ -376,13 +382,8 @@ def _index_put(inplace, self, indices, values, accumulate):
         if values._dtype is not self._dtype:
             v = np.array(checked_scalar(values.item(), self._dtype), self._dtype.np)
             values = _make(v.reshape(values._data.shape), self._dtype)
-    if values._dtype is not self._dtype:
-        raise RuntimeError(
-            f"Index put requires the source and destination dtypes match, got {_cname(self._dtype)} "
-            f"for the destination and {_cname(values._dtype)} for the source."
-        )
-    if inplace and (accumulate or values._data.size != 1 or not lone_mask):
-        _check_no_overlap(self._data, values._data)
+    # ATen's order: the indices' own checks, the value's shape, its dtype, then (in the kernel)
+    # the bounds of the indices
     shape = self._data.shape
     key = None if accumulate else _mask_key(self, indices)
     if key is not None:
@@ -390,14 +391,25 @@ def _index_put(inplace, self, indices, values, accumulate):
         _broadcast_values(
             values, shape[:k] + (int(np.count_nonzero(mask)),) + shape[k + mask.ndim :]
         )
+    else:
+        out, bshape = _expand_indices(self, indices, bounds=False)
+        full, adv, rest, pos, rshape = (
+            _layout(shape, out, bshape) if bshape is not None else (0,) * 4 + (shape,)
+        )
+        vals = _broadcast_values(values, rshape)
+    if values._dtype is not self._dtype:
+        raise RuntimeError(
+            f"Index put requires the source and destination dtypes match, got {_cname(self._dtype)} "
+            f"for the destination and {_cname(values._dtype)} for the source."
+        )
+    if inplace and (accumulate or values._data.size != 1 or not lone_mask):
+        _check_no_overlap(self._data, values._data)
+    if key is not None:
         res = self._data if inplace else np.array(self._data, order="C", copy=True)
         res[key] = values._data
         return _finish(self, res, inplace)
-    out, bshape = _expand_indices(self, indices)
-    full, adv, rest, pos, rshape = (
-        _layout(shape, out, bshape) if bshape is not None else (0,) * 4 + (shape,)
-    )
-    vals = _broadcast_values(values, rshape)
+    if bshape is not None:
+        _check_bounds(shape, out, bshape)
     if bshape is None:
         res = _target(self, inplace)
         if accumulate:

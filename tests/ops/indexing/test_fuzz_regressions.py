@@ -197,3 +197,16 @@ def test_index_fill_in_place_writes_only_the_indexed_slots():
     assert x.index_fill_(1, nt.tensor([0, 2]), -1.0).tolist() == want.tolist()
     with pytest.raises(IndexError, match="^index 3 is out of bounds for dimension 1 with size 3$"):
         x.index_fill_(1, nt.tensor([3]), 0.0)
+
+
+@pytest.mark.parametrize("accumulate", [False, True])
+def test_index_put_value_shape_and_dtype_before_bounds(accumulate):
+    # ATen: the value's shape, then its dtype, then (in the kernel) the indices' bounds
+    x = nt.zeros(3, 4)
+    with pytest.raises(RuntimeError, match=r"value tensor of shape \[3, 4\] cannot be broadcast to indexing result of shape \[2, 4\]"):
+        x.index_put_((nt.tensor([5, 0]),), nt.zeros(3, 4), accumulate=accumulate)
+    with pytest.raises(RuntimeError, match="Index put requires the source and destination dtypes match"):
+        x.index_put_((nt.tensor([5, 0]),), nt.zeros(2, 4, dtype=nt.float64), accumulate=accumulate)
+    with pytest.raises(IndexError, match="index 5 is out of bounds for dimension 0 with size 3"):
+        x.index_put_((nt.tensor([5, 0]),), nt.zeros(2, 4), accumulate=accumulate)
+    assert not x.any()
