@@ -241,9 +241,9 @@ def _check_max_pool1d(self, kernel_size, stride, padding, dilation, ceil_mode):
 
 
 def _max_pool1d(self, *v):
-    # without a gradient to track ATen runs its own checks and kernel; with one it is
+    # on CPU without a gradient to track ATen runs its own checks and kernel; otherwise it is
     # max_pool1d_with_indices (whose checks are max_pool2d's)
-    if not (self.requires_grad and STATE.grad_enabled):
+    if self._device.type == "cpu" and not (self.requires_grad and STATE.grad_enabled):
         _check_max_pool1d(self, *v)
     return _max_pool1d_with_indices(self, *v)[0]
 
