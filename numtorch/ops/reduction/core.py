@@ -761,6 +761,8 @@ def _count_nonzero(input, dim, out):
     >>> numtorch.tensor([[0, 1], [2, 3]]).count_nonzero(0)
     tensor([1, 2])
     """
+    if dim is None and input._dtype._rank > 10:  # Note [Wide unsigned dtypes]: count_nonzero.default's
+        raise NotImplementedError(f"\"nonzero_count_cpu\" not implemented for '{E.cname(input._dtype)}'")  # kernel
     return _call(count_nonzero, count_nonzero_out, [input, [] if dim is None else dim], out)
 
 
