@@ -390,3 +390,17 @@ def test_wide_unsigned_still_computed():
     x = numtorch.ones(3, 3, dtype=numtorch.uint64)
     x.fill_diagonal_(7)  # ATen's own kernel, not masked_fill's
     assert x.diagonal().tolist() == [7, 7, 7] and x.sum().item() == 27
+
+
+@pytest.mark.parametrize("vdt,idt,msg", [
+    (numtorch.int64, numtorch.int64, "output values must be of same type as input"),
+    (numtorch.float32, numtorch.int32, "output indices must be of scalar type Long"),
+])  # fmt: skip
+def test_kthvalue_out_dtype_texts(vdt, idt, msg):
+    x = numtorch.tensor([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]])
+    v, i = numtorch.zeros(2, dtype=vdt), numtorch.zeros(2, dtype=idt)
+    with pytest.raises(RuntimeError, match=msg):
+        numtorch.kthvalue(x, 2, out=(v, i))
+    assert not v.any() and not i.any()
+    with pytest.raises(RuntimeError, match="selected number k out of range"):  # k first
+        numtorch.kthvalue(x, 5, out=(v, i))
