@@ -1,6 +1,8 @@
 """Indexing regressions found by differential fuzzing against PyTorch (issue 10); expected
 values are PyTorch 2.13's."""
 
+import warnings
+
 import pytest
 
 import numtorch as nt
@@ -210,3 +212,15 @@ def test_index_put_value_shape_and_dtype_before_bounds(accumulate):
     with pytest.raises(IndexError, match="index 5 is out of bounds for dimension 0 with size 3"):
         x.index_put_((nt.tensor([5, 0]),), nt.zeros(2, 4), accumulate=accumulate)
     assert not x.any()
+
+
+def test_masked_fill_inplace_through_expanded_self():
+    # seed 36: a copy written back let the last alias win; ATen writes through self's strides
+    x = nt.tensor([[2.5, -6.0]], dtype=nt.float64).expand(3, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        x.masked_fill_(nt.tensor([[True, True], [False, False], [False, True]]), nt.tensor(-7, dtype=nt.int16))
+    assert x.tolist() == [[-7.0, -7.0]] * 3
+    y = nt.arange(12.0).reshape(3, 4).t()
+    y.masked_fill_(y > 5, 0)
+    assert y.tolist() == [[0.0, 4.0, 0.0], [1.0, 5.0, 0.0], [2.0, 0.0, 0.0], [3.0, 0.0, 0.0]]
