@@ -376,3 +376,26 @@ def test_clamp_inplace_complex_bound_keeps_cast_check_first():
     # clamp_ (both bounds' overload) makes the in-place cast check before refusing complex
     with pytest.raises(RuntimeError, match="result type ComplexFloat can't be cast to the desired output type long int"):
         nt.tensor([1, 2]).clamp_(min=1 + 0j)
+
+
+@pytest.mark.parametrize("kw,msg", [
+    ({"min": nt.ones(3, dtype=nt.bool), "max": nt.ones(3, dtype=nt.complex128)}, "\"clamp_cpu\" not implemented for 'ComplexDouble'"),
+    ({"max": nt.ones(3, dtype=nt.complex128)}, "\"minimum_cpu\" not implemented for 'ComplexDouble'"),
+    ({"min": nt.ones(3, dtype=nt.complex64)}, "\"maximum_cpu\" not implemented for 'ComplexFloat'"),
+])  # fmt: skip
+def test_clamp_tensor_complex_bound_is_the_kernels_refusal(kw, msg):
+    with pytest.raises(NotImplementedError, match=msg):
+        nt.clamp(nt.ones(3, dtype=nt.float16), **kw)
+    # seed 37: the broadcast comes first
+    bad = {k: v[:2] if k == "min" or len(kw) == 1 else v for k, v in kw.items()}
+    with pytest.raises(RuntimeError, match="must match the size of tensor b"):
+        nt.clamp(nt.ones(3, dtype=nt.float16), **bad)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: nt.ones(2, 0, dtype=nt.float16).lcm_(nt.ones(1, 2, 0)),  # seed 37: before lcm's dtype refusal
+    lambda: nt.ones(2, 3, dtype=nt.int64).add_(nt.ones(1, 2, 3)),  # before the cast check
+])  # fmt: skip
+def test_inplace_output_shape_checked_first(call):
+    with pytest.raises(RuntimeError, match=r"output with shape \[2, \d\] doesn't match the broadcast shape \[1, 2, \d\]"):
+        call()
