@@ -350,3 +350,13 @@ def test_tensordot_bool_refused(a, b, dims, kernel):
 
 def test_tensordot_bool_empty_mm_computes():
     assert numtorch.tensordot(numtorch.zeros(2, 0, dtype=numtorch.bool), numtorch.zeros(0, 3, dtype=numtorch.bool), 1).shape == (2, 3)
+
+
+def test_matrix_exp_scales_each_matrix_of_a_batch():
+    # seed 38: one batch-wide scaling set by the largest norm squared a small matrix's
+    # rounding error 2**s times over (exp(8.2 + 1.8j) came back with modulus 1)
+    a = np.array([[[8.216 + 1.83j]], [[50.0 + 0.5j]], [[1e-3 + 0j]]])
+    r = numtorch.linalg.matrix_exp(numtorch.tensor(a)).numpy()
+    np.testing.assert_allclose(r, np.exp(a), rtol=1e-12)
+    x = numtorch.tensor(np.array([[[0.3, 1.0], [0.0, -0.2]], [[40.0, 0.0], [1.0, 30.0]]]), requires_grad=True)
+    assert numtorch.autograd.gradcheck(numtorch.linalg.matrix_exp, (x,))
