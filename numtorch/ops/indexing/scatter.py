@@ -155,15 +155,15 @@ def _identity(reduce: str, dt: np.dtype):
 
 
 def _scatter_reduce_impl(inplace, self, dim, index, src, reduce, include_self=True):
+    # the meta function's order (dim, src dtype, reduce, index dtype), then the kernel's dispatch
+    _wrap_dim(dim, self._data.ndim)
+    if src._dtype is not self._dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     if reduce not in _REDUCE:
         raise RuntimeError(
             f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}"
         )
-    # the meta function's checks (dim, index dtype, src dtype) precede the kernel's dtype dispatch
-    _wrap_dim(dim, self._data.ndim)
     _check_index_dtype(index, "scatter")
-    if src._dtype is not self._dtype:
-        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     cat = self._dtype.category
     if (reduce == "mean" and cat == D._BOOL) or (reduce in ("amax", "amin") and cat == D._COMPLEX):
         raise NotImplementedError(f"\"scatter_gather_tensor_cpu_reduce_{reduce}\" not implemented for "

@@ -224,3 +224,14 @@ def test_masked_fill_inplace_through_expanded_self():
     y = nt.arange(12.0).reshape(3, 4).t()
     y.masked_fill_(y > 5, 0)
     assert y.tolist() == [[0.0, 4.0, 0.0], [1.0, 5.0, 0.0], [2.0, 0.0, 0.0], [3.0, 0.0, 0.0]]
+
+
+def test_scatter_reduce_check_order():
+    # seed 38: ATen's meta checks the dim and src's dtype before the reduce name
+    x = nt.zeros(2, 3, dtype=nt.int8)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        nt.scatter_reduce(x, -4, nt.zeros(2, 2, dtype=nt.int32), nt.zeros(2, 2), "bad")
+    with pytest.raises(RuntimeError, match="Expected self.dtype to be equal to src.dtype"):
+        nt.scatter_reduce(x, 0, nt.zeros(2, 2, dtype=nt.int32), nt.zeros(2, 2), "bad")
+    with pytest.raises(RuntimeError, match="reduce argument must be either sum"):
+        nt.scatter_reduce(x, 0, nt.zeros(2, 2, dtype=nt.int32), nt.zeros(2, 2, dtype=nt.int8), "bad")
