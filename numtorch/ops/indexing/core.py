@@ -269,9 +269,11 @@ def _expand_indices(self: Tensor, indices, bounds: bool = True) -> tuple[list, t
 
 
 def _check_bounds(shape, out, bshape) -> None:
+    if 0 in bshape or any(n == 0 for d, n in enumerate(shape) if d >= len(out) or out[d] is None):
+        return  # nothing is read or written when the result is empty (ATen's kernel loop)
     k = 0
     for d, a in enumerate(out):
-        if a is None or 0 in bshape:  # nothing is read when the result is empty
+        if a is None:
             continue
         n = shape[d]
         if a.size and (a.max() >= n or a.min() < -n):
@@ -325,6 +327,9 @@ def _index_cpu(self, indices):
     a = self._data
     if bshape is None:
         return _make(a.copy(), self._dtype)
+    rshape = _layout(a.shape, out, bshape)[-1]
+    if 0 in rshape:  # unchecked indices (_check_bounds) must not reach NumPy
+        return _make(np.empty(rshape, a.dtype), self._dtype)
     key = tuple(slice(None) if i is None else i for i in out)
     return _make(np.ascontiguousarray(a[key]), self._dtype)
 
@@ -423,7 +428,8 @@ def _index_put(inplace, self, indices, values, accumulate):
         )
     else:
         res = self._data if inplace else np.array(self._data, order="C", copy=True)
-        res[tuple(slice(None) if i is None else i for i in out)] = vals
+        if 0 not in rshape:  # unchecked indices (_check_bounds) must not reach NumPy
+            res[tuple(slice(None) if i is None else i for i in out)] = vals
     return _finish(self, res, inplace)
 
 

@@ -108,7 +108,8 @@ def _scatter_prep(self, dim, index, src, inplace=False, fname="scatter"):
             f"index {_bad_value(i, bad)} is out of bounds for dimension {d} with size {shape[d]}"
         )
     if s is None:
-        vals = np.full(offs.size, checked_scalar(src, self._dtype), self._dtype.np)
+        # an empty index reaches no kernel, so the value is never converted (ATen's early return)
+        vals = np.full(offs.size, checked_scalar(src, self._dtype) if offs.size else 0, self._dtype.np)
     else:
         vals = np.ascontiguousarray(s[tuple(slice(0, n) for n in i.shape)]).reshape(-1)
     return offs, vals

@@ -1,6 +1,7 @@
 """Indexing regressions found by differential fuzzing against PyTorch (issue 10); expected
 values are PyTorch 2.13's."""
 
+import math
 import warnings
 
 import pytest
@@ -235,3 +236,14 @@ def test_scatter_reduce_check_order():
         nt.scatter_reduce(x, 0, nt.zeros(2, 2, dtype=nt.int32), nt.zeros(2, 2), "bad")
     with pytest.raises(RuntimeError, match="reduce argument must be either sum"):
         nt.scatter_reduce(x, 0, nt.zeros(2, 2, dtype=nt.int32), nt.zeros(2, 2, dtype=nt.int8), "bad")
+
+
+@pytest.mark.parametrize("call", [
+    lambda: nt.zeros(2, 0)[nt.tensor([3, 4])],
+    lambda: nt.zeros(2, 0).index_put_((nt.tensor([3, 4]),), nt.tensor(1.0)),
+    lambda: nt.zeros(2, 0).index_put_((nt.tensor([3, 4]),), nt.tensor(1.0), True),  # seed 38
+    lambda: nt.zeros(2, 0, dtype=nt.int64).scatter_(-1, nt.zeros(2, 0, dtype=nt.int64), math.inf),  # seed 39
+])  # fmt: skip
+def test_empty_result_checks_no_index_or_value(call):
+    # ATen's kernel loops never run: no bounds check, no value conversion
+    assert call().shape == (2, 0)
