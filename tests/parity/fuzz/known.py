@@ -20,7 +20,8 @@ KNOWN: list[tuple[str, str, str]] = [
     ("accepted", r"^fn:autograd\(", "backward misuse (issue 10, bugs branch)"),
     ("accepted", r"^F\.(unfold|binary_cross_entropy)|^torch\.poisson", "per-op argument checks (issue 10, bugs branch)"),
     ("nt_raises", r"^fn:autograd", "second backward through a graph that saved nothing (issue 10)"),
-    ("accepted", r"^fn:operator\(str, float16|^torch\.where\(.*float16.*complex", "complex half (numtorch promotes to complex64)"),
+    ("accepted", r"^fn:operator\(str, float16|^torch\.where\(.*float16.*complex|^torch\.(true_divide|divide|div)\(float16\w*, complex",
+     "complex half (numtorch promotes to complex64)"),
     ("accepted", r"^torch\.(cumsum|cumprod|std|var|mode|median|nanmedian)\(.*out=", "per-op reduction out= rules"),
     ("accepted", r"^torch\.[hv]stack\(.*out=", "cat family out= casts"),
     ("wrong", r"^torch\.clip\(|^torch\.clamp\(", "clamp/clip result dtype with a 0-d Tensor bound"),
@@ -50,10 +51,19 @@ KNOWN: list[tuple[str, str, str]] = [
      "every aliased write into one element; numtorch's result is undefined the other way (open)"),
     ("nt_raises", r"^linalg\.(eigh|eigvalsh)\(", "eigh of a matrix holding inf/NaN: torch's syevd returns NaN or "
      "arbitrary eigenvalues; numtorch raises torch's LinAlgError where LAPACK reports non-convergence (kept)"),
-    ("wrong", r"^torch\.var_mean\(", "var_mean of a slice holding inf: torch's Welford mean turns inf into NaN "
+    ("wrong", r"^torch\.(var|std)_mean\(", "var_mean of a slice holding inf: torch's Welford mean turns inf into NaN "
      "(inf - inf); numtorch's mean is inf, as torch.mean gives (kept)"),
     ("exc_type", r"^(m|torch)\.index_(fill|copy)_?\(\w+e[/,]", "an out-of-range index into a zero-size dim: torch 2.13 fails "
      "in setStorage (RuntimeError, a storage-size message) where numtorch raises its usual IndexError (kept)"),
+    # session 8 (fuzz8), seeds 36-41: open, numtorch's defects
+    ("wrong", r"^linalg\.matrix_exp\(complex", "a complex matrix whose exponential overflows (1e30 - 2.6j): torch's "
+     "Pade/squaring gives -inf-infj, numtorch NaN (open)"),
+    ("wrong", r"^F\.conv1d\(float16", "float16 conv with a NaN weight tap over the zero padding: torch's kernel skips "
+     "the padded taps, numtorch's im2col multiplies 0 * NaN (open)"),
+    ("accepted", r"^linalg\.cholesky\(complex", "a complex matrix holding inf: torch's potrf reports it not "
+     "positive-definite, numtorch factorizes (open)"),
+    ("nt_raises", r"^m\.index_(add|copy)_\(\w+e,", "index_add_/index_copy_ into an empty self: torch's kernel loop "
+     "never runs, numtorch still checks the index bounds (open)"),
 ]
 
 
