@@ -119,8 +119,7 @@ def _max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return
     tensor([[[3., 2.]]])
     """
     args = [input, kernel_size, _stride(stride), padding, dilation, ceil_mode]
-    out = dispatch(_pool.max_pool1d_with_indices, args)
-    return out if return_indices else out[0]
+    return dispatch(_pool.max_pool1d_with_indices if return_indices else _pool.max_pool1d, args)
 
 
 @_fn("avg_pool2d", "input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, "

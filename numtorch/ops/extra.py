@@ -61,6 +61,14 @@ def _isin(elements, test_elements, assume_unique, invert):
     """
     if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
         raise TypeError("isin() received an invalid combination of arguments: expected at least one Tensor")
+    if isinstance(test_elements, Tensor):
+        # ATen: nothing to do for empty elements; a short test_elements goes to isin_default_cpu,
+        # which promotes both and is not built for wide unsigned dtypes (Note [Wide unsigned dtypes])
+        ne = elements._data.size if isinstance(elements, Tensor) else 1
+        if ne and test_elements._data.size < 10.0 * ne**0.145:
+            common = D.promote_types(elements._dtype, test_elements._dtype) if isinstance(elements, Tensor) else test_elements._dtype
+            if common._rank > 10:
+                raise NotImplementedError(f"\"isin_default_cpu\" not implemented for '{D._CXX_NAMES[common.name]}'")
     a = elements._host() if isinstance(elements, Tensor) else np.asarray(elements)
     b = test_elements._host() if isinstance(test_elements, Tensor) else np.asarray(test_elements)
     return _make(np.asarray(np.isin(a, b, assume_unique=assume_unique, invert=invert)), D.bool)

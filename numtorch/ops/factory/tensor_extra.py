@@ -54,7 +54,10 @@ def _fill_diagonal_(self, fill_value, wrap):
         raise RuntimeError("all dimensions of input must be of equal length")
     mask = np.zeros(self.shape, bool)
     np.fill_diagonal(mask, True, wrap=wrap)
-    # masked_fill_ brings the leaf check, the version bump and the gradient (zero on the diagonal)
+    # masked_fill_ brings the leaf check, the version bump and the gradient (zero on the diagonal);
+    # it has no wide unsigned kernel, ATen's fill_diagonal_ does (no gradient there: a where)
+    if self._dtype._rank > 10:
+        return self.copy_(self.where(_make(~mask, D.bool), fill_value))
     return self.masked_fill_(_make(mask, D.bool), fill_value)
 
 

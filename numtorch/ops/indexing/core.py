@@ -224,8 +224,9 @@ def _bad_value(index: np.ndarray, pos: int) -> int:
 
 
 # ---- aten.index / aten.index_put_ ---------------------------------------------------------------
-def _expand_indices(self: Tensor, indices) -> tuple[list, tuple | None]:
-    """Index arrays per dim (bool masks become their nonzero coordinates), broadcast shape."""
+def _expand_indices(self: Tensor, indices, bounds: bool = True) -> tuple[list, tuple | None]:
+    """Index arrays per dim (bool masks become their nonzero coordinates), broadcast shape;
+    ``bounds=False`` leaves the bounds check to the caller (``_check_bounds``)."""
     shape = self._data.shape
     nd = len(shape)
     out: list = []
@@ -262,9 +263,17 @@ def _expand_indices(self: Tensor, indices) -> tuple[list, tuple | None]:
         raise IndexError(
             f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}"
         ) from None
+    if bounds:
+        _check_bounds(shape, out, bshape)
+    return out, tuple(bshape)
+
+
+def _check_bounds(shape, out, bshape) -> None:
+    if 0 in bshape or any(n == 0 for d, n in enumerate(shape) if d >= len(out) or out[d] is None):
+        return  # nothing is read or written when the result is empty (ATen's kernel loop)
     k = 0
     for d, a in enumerate(out):
-        if a is None or 0 in bshape:  # nothing is read when the result is empty
+        if a is None:
             continue
         n = shape[d]
         if a.size and (a.max() >= n or a.min() < -n):
@@ -273,7 +282,6 @@ def _expand_indices(self: Tensor, indices) -> tuple[list, tuple | None]:
             bad = a[(a >= n) | (a < -n)].flat[0]
             raise IndexError(f"index {bad} is out of bounds for dimension {k} with size {n}")
         k += 1
-    return out, tuple(bshape)
 
 
 def _layout(shape, out, bshape):
@@ -319,6 +327,9 @@ def _index_cpu(self, indices):
     a = self._data
     if bshape is None:
         return _make(a.copy(), self._dtype)
+    rshape = _layout(a.shape, out, bshape)[-1]
+    if 0 in rshape:  # unchecked indices (_check_bounds) must not reach NumPy
+        return _make(np.empty(rshape, a.dtype), self._dtype)
     key = tuple(slice(None) if i is None else i for i in out)
     return _make(np.ascontiguousarray(a[key]), self._dtype)
 
@@ -376,13 +387,8 @@ def _index_put(inplace, self, indices, values, accumulate):
         if values._dtype is not self._dtype:
             v = np.array(checked_scalar(values.item(), self._dtype), self._dtype.np)
             values = _make(v.reshape(values._data.shape), self._dtype)
-    if values._dtype is not self._dtype:
-        raise RuntimeError(
-            f"Index put requires the source and destination dtypes match, got {_cname(self._dtype)} "
-            f"for the destination and {_cname(values._dtype)} for the source."
-        )
-    if inplace and (accumulate or values._data.size != 1 or not lone_mask):
-        _check_no_overlap(self._data, values._data)
+    # ATen's order: the indices' own checks, the value's shape, its dtype, then (in the kernel)
+    # the bounds of the indices
     shape = self._data.shape
     key = None if accumulate else _mask_key(self, indices)
     if key is not None:
@@ -390,14 +396,25 @@ def _index_put(inplace, self, indices, values, accumulate):
         _broadcast_values(
             values, shape[:k] + (int(np.count_nonzero(mask)),) + shape[k + mask.ndim :]
         )
+    else:
+        out, bshape = _expand_indices(self, indices, bounds=False)
+        full, adv, rest, pos, rshape = (
+            _layout(shape, out, bshape) if bshape is not None else (0,) * 4 + (shape,)
+        )
+        vals = _broadcast_values(values, rshape)
+    if values._dtype is not self._dtype:
+        raise RuntimeError(
+            f"Index put requires the source and destination dtypes match, got {_cname(self._dtype)} "
+            f"for the destination and {_cname(values._dtype)} for the source."
+        )
+    if inplace and (accumulate or values._data.size != 1 or not lone_mask):
+        _check_no_overlap(self._data, values._data)
+    if key is not None:
         res = self._data if inplace else np.array(self._data, order="C", copy=True)
         res[key] = values._data
         return _finish(self, res, inplace)
-    out, bshape = _expand_indices(self, indices)
-    full, adv, rest, pos, rshape = (
-        _layout(shape, out, bshape) if bshape is not None else (0,) * 4 + (shape,)
-    )
-    vals = _broadcast_values(values, rshape)
+    if bshape is not None:
+        _check_bounds(shape, out, bshape)
     if bshape is None:
         res = _target(self, inplace)
         if accumulate:
@@ -411,7 +428,8 @@ def _index_put(inplace, self, indices, values, accumulate):
         )
     else:
         res = self._data if inplace else np.array(self._data, order="C", copy=True)
-        res[tuple(slice(None) if i is None else i for i in out)] = vals
+        if 0 not in rshape:  # unchecked indices (_check_bounds) must not reach NumPy
+            res[tuple(slice(None) if i is None else i for i in out)] = vals
     return _finish(self, res, inplace)
 
 

@@ -64,10 +64,22 @@ def _masked_fill_impl(inplace, self, mask, value):
     if isinstance(value, Tensor) and value._data.ndim:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value._data.ndim} dimension(s).")  # fmt: skip
+    if self._dtype._rank > 10:  # Note [Wide unsigned dtypes]: no kernel, even when empty; the
+        if inplace:  # broadcast check first (fill_diagonal_ of these dtypes takes another route)
+            _check_out_shape(self._data, mask._data.shape)
+        else:
+            _broadcast([mask._data.shape, self._data.shape])
+        raise NotImplementedError(f"\"masked_fill\" not implemented for '{_cname(self._dtype)}'")
     v = checked_scalar(value, self._dtype)
-    res = _masked_result(inplace, self, mask)
+    if inplace:
+        # written through self's own strides, as ATen's kernel: through an expanded self any
+        # alias the mask selects takes the value (a copy written back let the last alias win)
+        _check_out_shape(self._data, mask._data.shape)
+        np.copyto(self._data, v, where=mask._data)
+        return _finish(self, self._data, True)
+    res = _masked_result(False, self, mask)
     np.copyto(res, v, where=mask._data)
-    return _finish(self, res, inplace)
+    return _finish(self, res, False)
 
 
 def _masked_select_cpu(self, mask):

@@ -108,7 +108,8 @@ def _scatter_prep(self, dim, index, src, inplace=False, fname="scatter"):
             f"index {_bad_value(i, bad)} is out of bounds for dimension {d} with size {shape[d]}"
         )
     if s is None:
-        vals = np.full(offs.size, checked_scalar(src, self._dtype), self._dtype.np)
+        # an empty index reaches no kernel, so the value is never converted (ATen's early return)
+        vals = np.full(offs.size, checked_scalar(src, self._dtype) if offs.size else 0, self._dtype.np)
     else:
         vals = np.ascontiguousarray(s[tuple(slice(0, n) for n in i.shape)]).reshape(-1)
     return offs, vals
@@ -155,15 +156,15 @@ def _identity(reduce: str, dt: np.dtype):
 
 
 def _scatter_reduce_impl(inplace, self, dim, index, src, reduce, include_self=True):
+    # the meta function's order (dim, src dtype, reduce, index dtype), then the kernel's dispatch
+    _wrap_dim(dim, self._data.ndim)
+    if src._dtype is not self._dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     if reduce not in _REDUCE:
         raise RuntimeError(
             f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}"
         )
-    # the meta function's checks (dim, index dtype, src dtype) precede the kernel's dtype dispatch
-    _wrap_dim(dim, self._data.ndim)
     _check_index_dtype(index, "scatter")
-    if src._dtype is not self._dtype:
-        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     cat = self._dtype.category
     if (reduce == "mean" and cat == D._BOOL) or (reduce in ("amax", "amin") and cat == D._COMPLEX):
         raise NotImplementedError(f"\"scatter_gather_tensor_cpu_reduce_{reduce}\" not implemented for "

@@ -18,7 +18,8 @@ from ..._tensor import Tensor
 
 _CXX = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
         "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
-        "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}  # fmt: skip
+        "complex64": "c10::complex<float>", "complex128": "c10::complex<double>", "uint16": "short unsigned int",
+        "uint32": "unsigned int", "uint64": "long unsigned int"}  # fmt: skip
 _ELL = -1  # ellipsis marker while parsing
 _NLETTERS = 52
 
@@ -69,6 +70,11 @@ def _result_shape(s1, s2) -> tuple:
     return batch + (s1[-2], s2[-1])
 
 
+# dtypes ATen's CPU product kernels (dot, addmv, addmm, bmm) are not built for
+# (Note [Wide unsigned dtypes])
+_NO_KERNEL = frozenset((D.bool, D.uint16, D.uint32, D.uint64))
+
+
 def _not_impl(kernel: str, dt: D.dtype):
     return NotImplementedError(f"\"{kernel}\" not implemented for '{F.cname(dt)}'")
 
@@ -87,7 +93,7 @@ def _mm_checks(s1, s2, d1: D.dtype, d2: D.dtype, names=("self", "mat2")) -> None
         raise RuntimeError(
             f"expected m1 and m2 to have the same dtype, but got: {_CXX[d1.name]} != {_CXX[d2.name]}"
         )
-    if d1 is D.bool and s1[0] * s1[1] * s2[1]:  # an empty product never reaches the kernel
+    if d1 in _NO_KERNEL and s1[0] * s1[1] * s2[1]:  # an empty product never reaches the kernel
         raise _not_impl("addmm_impl_cpu_", d1)
 
 
@@ -106,7 +112,7 @@ def _mv_checks(
         raise RuntimeError(
             f"addmv input tensors must have the same dtype, but got {F.cname(sd)}, {F.cname(md)}, and {F.cname(vd)}"
         )
-    if md is D.bool and ms[0] * ms[1]:  # an empty product never reaches the kernel
+    if md in _NO_KERNEL and ms[0] * ms[1]:  # an empty product never reaches the kernel
         raise _not_impl("addmv_impl_cpu", md)
 
 
@@ -124,7 +130,7 @@ def _dot_checks(a: Tensor, b: Tensor) -> None:
         raise RuntimeError(
             f"inconsistent tensor size, expected tensor [{n1}] and src [{n2}] to have the same number of elements, but got {n1} and {n2} elements respectively"
         )
-    if a._dtype is D.bool:
+    if a._dtype in _NO_KERNEL:
         raise _not_impl("dot", a._dtype)
 
 
@@ -141,7 +147,7 @@ def _bmm_checks(s1, s2, d1: D.dtype, d2: D.dtype, kernel="bmm") -> None:
     # checks, in batch2's dtype (PyTorch's meta function allocates with batch2's options)
     if not (s1[0] * s1[1] * s2[2] and s1[2]):
         return
-    if d1 is D.bool:  # the kernel dispatches on batch1's dtype, then compares batch2's
+    if d1 in _NO_KERNEL:  # the kernel dispatches on batch1's dtype, then compares batch2's
         raise _not_impl(kernel, d1)
     if d1 is not d2:
         raise RuntimeError(f"expected scalar type {F.cname(d1)} but found {F.cname(d2)}")
@@ -187,7 +193,7 @@ def _matmul_checks(a: Tensor, b: Tensor) -> None:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {d1}D and {d2}D"
         )
-    if d1 == d2 >= 3 and t1 is t2 and t1 is not D.bool and s1[-1] == s2[-2] and s1[:-2] == s2[:-2]:
+    if d1 == d2 >= 3 and t1 is t2 and t1 not in _NO_KERNEL and s1[-1] == s2[-2] and s1[:-2] == s2[:-2]:
         return  # equal batches (attention's products): nothing below can refuse them
     if d1 == 1 and d2 == 1:
         return _dot_checks(a, b)

@@ -301,6 +301,8 @@ def _addmm_cpu(self, mat1, mat2, beta=1, alpha=1):
             raise RuntimeError(
                 f"{what} and mat2 must have the same dtype, but got {F.cname(t._dtype)} and {F.cname(mat2._dtype)}"
             )
+    if mat2._dtype is D.bool and s1[1] == s2[0]:  # ATen expands self before the kernel's bool refusal
+        _expand_to(self, (s1[0], s2[1]))
     _mm_checks(s1, s2, mat1._dtype, mat2._dtype)
     shape = (s1[0], s2[1])
     if mat2._dtype is D.bool and not s1[1] and shape[0] * shape[1] and beta.__class__ is not bool and beta != 0:
@@ -348,14 +350,29 @@ def _baddbmm_cpu(self, batch1, batch2, beta=1, alpha=1):
     if len(s2) != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
     base = _expand_to(self, (s1[0], s1[1], s2[2]))
-    if not (self._dtype is batch1._dtype is batch2._dtype):
+    if self._dtype is not batch1._dtype:  # batch2's dtype is the kernel's check (_bmm_checks)
         raise RuntimeError(
             f"Input dtypes must be the same, got: input {_CXX[self._dtype.name]}, batch1: {_CXX[batch1._dtype.name]}, batch2: {_CXX[batch2._dtype.name]}"
         )
     _bmm_checks(s1, s2, batch1._dtype, batch2._dtype, "baddbmm")
+    if not (base.size and s1[2]):
+        return _empty_baddbmm(base, beta, batch2._dtype)
     return _make(
         _addprod(base, product(batch1._data, batch2._data), beta, alpha, self._dtype), self._dtype
     )
+
+
+def _empty_baddbmm(base: np.ndarray, beta, dt: D.dtype) -> Tensor:
+    # Note [Empty bmm]: ATen's result has batch2's dtype; with no contraction it is
+    # result.copy_(self).mul_(beta) (alpha unused), so beta must cast to that dtype
+    res = np.zeros(base.shape, dt.np)
+    if not base.size or beta == 0:
+        return _make(res, dt)
+    r = D.result_type_of([dt], [], [beta])
+    if not D.can_cast(r, dt):
+        raise RuntimeError(f"result type {F.cname(r)} can't be cast to the desired output type {F.cname(dt)}")
+    with np.errstate(all="ignore"):
+        return _make(_addprod(base.astype(dt.np), res, beta, 1, dt), dt)
 
 
 def _addbmm_cpu(self, batch1, batch2, beta=1, alpha=1):
@@ -614,6 +631,13 @@ def _tensordot_composite(self, other, dims_self, dims_other):
             self = self.sum(xa, keepdim=True, dtype=self._dtype)
         elif s1 != s2 and s1 == 1:
             other = other.sum(yb, keepdim=True, dtype=other._dtype)
+    if self._dtype is D.bool:
+        # at::tensordot ends in at::dot (every dim contracted) or at::mm, whose CPU kernels
+        # refuse bool; an empty mm returns before its kernel, dot does not
+        if len(dims_self) == self.ndim and len(dims_other) == other.ndim:
+            raise _not_impl("dot", D.bool)
+        if self.numel() and other.numel():
+            raise _not_impl("addmm_impl_cpu_", D.bool)
     r = dispatch(einsum_op, [eq, [self, other], None])
     # PyTorch sums a size-1 contracted dim with sum(dtype=input's): integers stay, not int64
     return r if r._dtype is self._dtype else r.to(self._dtype)

@@ -14,6 +14,7 @@ import numpy as np
 
 from ... import _dtype as D
 from ..._dispatch import dispatch
+from ..._state import STATE
 from ..._tensor import Tensor, _make
 from ...kernels import PARALLEL_THRESHOLD, lazy
 from .._registry import defop
@@ -209,8 +210,45 @@ def _one(v):
 
 max_pool1d_with_indices = defop(f"max_pool1d_with_indices(Tensor self, {_MP1}) -> (Tensor, Tensor)",
                                 composite=_max_pool1d_with_indices)  # fmt: skip
-max_pool1d = defop(f"max_pool1d(Tensor self, {_MP1}) -> Tensor",
-                   composite=lambda *v: _max_pool1d_with_indices(*v)[0])  # fmt: skip
+def _check_max_pool1d(self, kernel_size, stride, padding, dilation, ceil_mode):
+    # ATen's check_max_pool1d, then its max_pool1d_impl kernel's floating-types dispatch
+    sh = list(self.shape)
+    if self.dim() not in (2, 3) or 0 in sh[-2:]:
+        raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, "
+                           f"but got:{sh}")  # fmt: skip
+    k, s, p, d = (_one(v) for v in (kernel_size, stride, padding, dilation))
+    for name, v, what in (("kernel_size", k, "an int, list of ints or tuple"), ("stride", s, "None, an int, list of ints, or tuple"),
+                          ("padding", p, "an int, list of ints, or tuple"), ("dilation", d, "an int, list of ints or tuple")):  # fmt: skip
+        if len(v) != 1 and not (name == "stride" and not v):
+            raise RuntimeError(f"max_pool1d() {name} must be {what} of ints of size 1 but got size {len(v)}")
+    (k,), (p,), (d,) = k, p, d
+    s = s[0] if s else k
+    for ok, msg in ((k > 0, f"kernel_size must be greater than zero, but got {k}"),
+                    (s > 0, f"stride must be greater than zero, but got {s}"),
+                    (p >= 0, f"padding must be non-negative, but got {p}"),
+                    (p <= k // 2, f"padding should be at most half of kernel size, but got padding={p} and kernel_size={k}"),
+                    (d > 0, f"dilation must be greater than zero, but got {d}")):  # fmt: skip
+        if not ok:
+            raise RuntimeError(f"max_pool1d() {msg}")
+    n = sh[-1] + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)
+    ow = n // s + 1
+    if ceil_mode and (ow - 1) * s >= sh[-1] + p:
+        ow -= 1
+    if ow <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {ow}")
+    if self._dtype.category != D._FLOAT:
+        raise NotImplementedError(f"\"max_pool1d_impl\" not implemented for '{_cname(self._dtype)}'")
+
+
+def _max_pool1d(self, *v):
+    # on CPU without a gradient to track ATen runs its own checks and kernel; otherwise it is
+    # max_pool1d_with_indices (whose checks are max_pool2d's)
+    if self._device.type == "cpu" and not (self.requires_grad and STATE.grad_enabled):
+        _check_max_pool1d(self, *v)
+    return _max_pool1d_with_indices(self, *v)[0]
+
+
+max_pool1d = defop(f"max_pool1d(Tensor self, {_MP1}) -> Tensor", composite=_max_pool1d)
 
 
 # ---- avg pool --------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from ..._dispatch import dispatch
 from ..._ops import ops as _ops
 from ..._tensor import Tensor, _make
 from ...kernels import PARALLEL_THRESHOLD, lazy
+from .._pointwise import _cname
 from .._registry import defop
 from .conv import compute_dtype, contig
 
@@ -111,10 +112,17 @@ def _check_up(x: Tensor, output_size, name):
     return osz
 
 
+def _refuse_int(x: Tensor, kernel: str, uint8_ok: bool) -> None:
+    # ATen's upsampling kernels dispatch on floating types (and uint8 for nearest and 2-D bilinear)
+    if x._dtype.category in (D._BOOL, D._INT) and not (uint8_ok and x._dtype is D.uint8):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_cname(x._dtype)}'")
+
+
 def _up_cpu(mode):
     def impl(self, output_size, *rest):
         align, sh, sw = (False, *rest) if mode == "nearest" else rest
         osz = _check_up(self, output_size, mode)
+        _refuse_int(self, f"upsample_{mode}2d_channels_last", True)  # ATen's name for every int layout
         dt = compute_dtype(self, f"upsample_{mode}2d")
         taps = _up_taps(mode, self._data.shape[2:], osz, align, sh, sw, dt.np.type)
         return _resample(self, taps, osz[0], osz[1], dt)
@@ -158,16 +166,34 @@ upsample_bilinear2d_backward = defop(
     backward={"grad_output": lambda grad, output_size, align_corners, scales_h, scales_w: dispatch(
         upsample_bilinear2d, [grad, output_size, align_corners, scales_h, scales_w])},
 )  # fmt: skip
-upsample_nearest1d = defop(
-    "upsample_nearest1d(Tensor self, SymInt[1] output_size, float? scales=None) -> Tensor",
-    composite=lambda self, output_size, scales: dispatch(
-        upsample_nearest2d, [self.unsqueeze(-2), [1, *output_size], None, scales]).squeeze(-2),
-)  # fmt: skip
+def _check_up1d(x: Tensor, output_size, mode: str) -> None:
+    # ATen's upsample_1d_common_check, then the kernel's dtype dispatch (compute_indices_weights_*)
+    if len(output_size) != 1:
+        raise RuntimeError(f"It is expected output_size equals to 1, but got size {len(output_size)}")
+    if x.dim() != 3:
+        raise RuntimeError(f"It is expected input_size equals to 3, but got size {x.dim()}")
+    w, ow = x._data.shape[2], int(output_size[0])
+    if w <= 0 or ow <= 0:
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input (W: {w}) and output (W: {ow})")
+    _refuse_int(x, f"compute_indices_weights_{mode}", mode == "nearest")
+
+
+def _up_nearest1d(self, output_size, scales):
+    _check_up1d(self, output_size, "nearest")
+    return dispatch(upsample_nearest2d, [self.unsqueeze(-2), [1, *output_size], None, scales]).squeeze(-2)
+
+
+def _up_linear1d(self, output_size, align_corners, scales):
+    _check_up1d(self, output_size, "linear")
+    return dispatch(upsample_bilinear2d, [self.unsqueeze(-2), [1, *output_size], align_corners, None, scales]).squeeze(-2)
+
+
+upsample_nearest1d = defop("upsample_nearest1d(Tensor self, SymInt[1] output_size, float? scales=None) -> Tensor",
+                           composite=_up_nearest1d)  # fmt: skip
 upsample_linear1d = defop(
     "upsample_linear1d(Tensor self, SymInt[1] output_size, bool align_corners, float? scales=None) -> Tensor",
-    composite=lambda self, output_size, align_corners, scales: dispatch(
-        upsample_bilinear2d, [self.unsqueeze(-2), [1, *output_size], align_corners, None, scales]).squeeze(-2),
-)  # fmt: skip
+    composite=_up_linear1d,
+)
 
 
 # ---- padding ---------------------------------------------------------------------------------------

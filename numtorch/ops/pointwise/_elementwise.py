@@ -155,18 +155,18 @@ class Elementwise(Pointwise):
         if types is None:  # promotion and the dtype check, once per operand-kind signature
             types = self._dtypes(operands)
             if target is not None:  # TensorIterator checks the output before the kernel's dtypes
-                self._check_out(target, inplace, types[1], types[2])
+                self._check_target(operands, target, inplace, types)
             try:
                 self.check(types[0])
             except Exception:
                 # TensorIterator computes the shape before the kernel's dtype dispatch fails;
                 # an op's own dtype checks (self.errors) come first in PyTorch
                 if CAT[types[0].category] not in self.errors:
-                    _broadcast([x._data.shape for x in operands if isinstance(x, Tensor)])
+                    _shape_first(operands, target, inplace)
                 raise
             self._dtype_cache[key] = types
         elif target is not None:
-            self._check_out(target, inplace, types[1], types[2])
+            self._check_target(operands, target, inplace, types)
         common, compute, result = types
         if compute is D.bfloat16 and out is None:  # no bfloat16 operand: a bfloat16 default dtype
             return self._bf16_default(operands, params)
@@ -180,6 +180,13 @@ class Elementwise(Pointwise):
         if self.fast_ok and len(operands) <= 2:  # an out= call learns the functional signature
             self._learn_sig(pw, operands, params, compute, result, inplace)
         return r
+
+    def _check_target(self, operands, target, inplace, types):
+        try:
+            self._check_out(target, inplace, types[1], types[2])
+        except RuntimeError:  # the shape (in place: self's) is TensorIterator's first check
+            _shape_first(operands, target, inplace)
+            raise
 
     def _bf16_default(self, operands, params):
         # integer or bool operands promoted to a bfloat16 default dtype never reach the bfloat16
@@ -339,6 +346,13 @@ class Routed(Pointwise):
 
     def binary(self, a, b, *params):
         return self([a, b], params)
+
+
+def _shape_first(operands, target, inplace):
+    # on an error path only: TensorIterator's broadcast, and in place its check of self's shape
+    shape = _broadcast([x._data.shape for x in operands if isinstance(x, Tensor)])
+    if inplace and tuple(shape) != target._data.shape:
+        raise RuntimeError(f"output with shape {list(target._data.shape)} doesn't match the broadcast shape {list(shape)}")
 
 
 def number(x, ew, i):
@@ -609,22 +623,6 @@ def lerp_params(compute, operands, params):
     return params + [0.5, 1.0]
 
 
-def clamp_complex(operands):
-    # clamp's meta functions refuse a complex input before the out= and overlap checks
-    if operands[0]._dtype.category == D._COMPLEX:
-        raise NotImplementedError("clamp is not supported for complex types")
-
-
-def clamp_bounds(x, a, b):
-    """clamp (not clamp_min/clamp_max) keeps a floating input's dtype and converts its bounds to
-    double: a complex number's imaginary part is refused, a real one is used."""
-    if x._dtype.category == D._FLOAT and complex in (type(a), type(b)):
-        if any(type(v) is complex and v.imag for v in (a, b)):
-            raise RuntimeError("value cannot be converted to type double without overflow")
-        a, b = (v.real if type(v) is complex else v for v in (a, b))
-    return a, b
-
-
 def lerp_check(operands):
     """lerp's dtype checks (an ``early`` hook: PyTorch makes them before broadcasting and before
     the kernel's dtype dispatch)."""
@@ -783,8 +781,6 @@ __all__ = [
     "alpha_check",
     "checked",
     "checked_bounds",
-    "clamp_bounds",
-    "clamp_complex",
     "lerp_check",
     "lerp_params",
     "nan_to_num_params",

@@ -23,9 +23,10 @@ from ._elementwise import (
     addcdiv_check,
     alpha_check,
     checked_bounds,
-    clamp_bounds, clamp_complex, lerp_check, lerp_params,
+    lerp_check, lerp_params,
     nan_to_num_params, not_tensor, number, pow_check, sub_check, value_param,
 )  # fmt: skip
+from ._clamp import clamp_bounds, clamp_complex, scalar_bound
 from .._pointwise import _cname, defpointwise
 from ._overloads import two_numbers
 from .._registry import OPS, defop, public, schema_sig
@@ -631,14 +632,14 @@ _CLAMP_C = {"c": (NotImplementedError, "clamp is not supported for complex types
 
 
 def _clamp_ew(name, inputs, expr, kname, allow="if"):
-    return Elementwise(name, inputs, expr, allow=allow, kname=kname, errors=_CLAMP_C, prep=checked_bounds,
+    return Elementwise(name, inputs, expr, allow=allow, kname=kname, errors=_CLAMP_C if "scalar" in kname else None, prep=checked_bounds,
                        strict_out=kname.endswith("_scalar_cpu"), early=clamp_complex)  # fmt: skip
 
 
 def _clamp_router(sfx, allow_one):
     both = _clamp_ew("clamp", ["self", "min", "max"], "clamp(self, min, max)", f"clamp{sfx}")
-    lo = _clamp_ew("clamp_min", ["self", "min"], "maximum(self, min)", f"clamp_min{sfx}", allow_one)
-    hi = _clamp_ew("clamp_max", ["self", "max"], "minimum(self, max)", f"clamp_max{sfx}", allow_one)
+    lo = _clamp_ew("clamp_min", ["self", "min"], "maximum(self, min)", f"clamp_min{sfx}" if "scalar" in sfx else "maximum_cpu", allow_one)
+    hi = _clamp_ew("clamp_max", ["self", "max"], "minimum(self, max)", f"clamp_max{sfx}" if "scalar" in sfx else "minimum_cpu", allow_one)
 
     def pick(operands, params):
         x, a, b = operands
@@ -669,7 +670,7 @@ def _clamp_bw_max(grad, self, min, max):
 
 _clamp_self = {"self": lambda grad, self, min, max: _where(_clamp_mask(self, min, max), grad, 0.0)}
 _cs, _cmin_s, _cmax_s = _clamp_router("_scalar_cpu", "if")
-_ct = _clamp_router("_cpu", "bif")[0]
+_ct = _clamp_router("_cpu", "bif")[0]  # Tensor bounds: a complex bound meets the kernels' dtype checks
 _CLAMP_S = _decl("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", _cs, _clamp_self)
 _CLAMP_T = _decl("clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor", _ct,
                  {**_clamp_self, "min": _clamp_bw_min, "max": _clamp_bw_max}, out_overload="Tensor_out")  # fmt: skip
@@ -705,7 +706,7 @@ _BOUND_BW = {
 for _b, _s, _e in (("min", _cmin_s, "maximum"), ("max", _cmax_s, "minimum")):
     _keep, _lose = _BOUND_BW[_b]
     _t = Elementwise(f"clamp_{_b}", ["self", _b], f"{_e}(self, {_b})", allow="bif", kname=f"{_e}_cpu")
-    _Sd = _decl(f"clamp_{_b}(Tensor self, Scalar {_b}) -> Tensor", _s, _keep)
+    _Sd = _decl(f"clamp_{_b}(Tensor self, Scalar {_b}) -> Tensor", scalar_bound(_s), _keep)
     _Td = _decl(f"clamp_{_b}.Tensor(Tensor self, Tensor {_b}) -> Tensor", _t, {**_keep, **_lose}, out_overload="Tensor_out")
     _register(f"clamp_{_b}", _Td, _Sd)
 

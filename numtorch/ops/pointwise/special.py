@@ -103,13 +103,42 @@ public("polygamma_", "self, n", _polygamma_inplace, relevant=("self",), module="
 # ---- logcumsumexp: log(cumsum(exp(x))) without overflow ------------------------------------------
 def _lcse_cpu(self, dim):
     d = wrap_dim(dim, self.ndim)  # the dim before the kernel's dtype dispatch
-    if self._dtype.category not in (D._FLOAT,):
+    if self._dtype.category not in (D._FLOAT, D._COMPLEX):
         raise NotImplementedError(f'"logcumsumexp_out_cpu" not implemented for \'{_cname(self._dtype)}\'')
     a = self._data
     if a.ndim == 0 or a.size == 0:
         return _make(np.array(a, copy=True), self._dtype)
+    if self._dtype.is_complex:
+        return _make(_lcse_complex(a, d), self._dtype)
     work = a.astype(np.float32) if a.dtype == np.float16 else a
     return _make(np.logaddexp.accumulate(work, axis=d).astype(a.dtype, copy=False), self._dtype)
+
+
+def _clae(x, y):
+    # PyTorch's complex _log_add_exp_helper: log1p(exp(min - max)) + max with min/max picked
+    # by real part (the imaginary part is where the branch of the log shows); a NaN in either
+    # part gives NaN + NaNj, equal infinite real parts -inf + 0j or log(exp(x) + exp(y)).
+    # (on a tie the new element y is the max, as ATen; the branch of the result follows it)
+    swap = x.real <= y.real
+    lo, hi = np.where(swap, x, y), np.where(swap, y, x)
+    with np.errstate(all="ignore"):
+        r = np.log1p(np.exp(lo - hi)) + hi
+        eq = ~np.isfinite(lo.real) & (lo.real == hi.real)
+        if eq.any():
+            r = np.where(eq & (lo.real < 0), lo.real + 0j, r)
+            r = np.where(eq & (lo.real > 0), np.log(np.exp(x) + np.exp(y)), r)
+    return np.where(np.isnan(x) | np.isnan(y), complex(math.nan, math.nan), r).astype(x.dtype)
+
+
+def _lcse_complex(a, d):
+    # a scan along d, vectorised over the other dims; the running value starts at -inf + 0j
+    # as ATen's scan does, so the first element also passes through the helper
+    a = np.moveaxis(a, d, 0)
+    out = np.empty(a.shape, a.dtype)
+    acc = np.full(a.shape[1:], complex(-math.inf, 0), a.dtype)
+    for i in range(a.shape[0]):
+        acc = out[i] = _clae(acc, a[i])
+    return np.moveaxis(out, 0, d)
 
 
 def _flip(x, dim):
@@ -120,9 +149,15 @@ def _lcse_bw(grad, self, result, dim):
     # d result_i / d self_j = exp(self_j - result_i) for j <= i: a reversed cumulative sum,
     # shifted by the slice maximum against overflow. PyTorch splits grad into log-space
     # positive and negative parts instead; that form has no finite second derivative at grad = 0.
+    # For complex input the function is holomorphic and torch's convention conjugates the
+    # derivative: exp(conj(self_j) - conj(result_i)); the shift uses the real part's maximum.
     if grad.ndim == 0 or grad.numel() == 0:
         return grad
-    m = self.detach().amax(dim, keepdim=True)
+    if self._dtype.is_complex:
+        self, result = self.conj(), result.conj()
+        m = self.detach().real.amax(dim, keepdim=True)
+    else:
+        m = self.detach().amax(dim, keepdim=True)
     rev = _flip(_flip(_mul(grad, _u("exp", m - result)), dim).cumsum(dim), dim)
     return _mul(_u("exp", self - m), rev)
 

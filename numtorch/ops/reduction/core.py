@@ -134,7 +134,8 @@ def _decl(schema, cpu, backward=None, out=None, node_name=None, mode="cast", nou
     input's; "exact" requires each out to have its result's dtype (values and int64 indices);
     "exact_first" checks that (values in the input's dtype) before computing, as mode and cummax do,
     with ``out_text`` (a format of {want}, {got} and {which}: "values" or "indices"); "legacy":
-    median's TH-style texts, after ``pre(*args)`` (its dim and empty-slice checks)."""
+    median's TH-style texts, after ``pre(*args)`` (its dim and empty-slice checks); "indices":
+    kthvalue's texts, after its own checks."""
     op = defop(schema, cpu=cpu, backward=backward, node_name=node_name)
     if out is None:
         return op
@@ -159,9 +160,11 @@ def _decl(schema, cpu, backward=None, out=None, node_name=None, mode="cast", nou
         pairs = list(zip(outs, res if nout > 1 else (res,), strict=True))
         # every out= tensor is checked before any is written: a failing call leaves all of them
         # untouched (sort(out=(values, int32 indices)) must not write the values first)
-        for o, r in pairs:
+        for i, (o, r) in enumerate(pairs):
             if nout > 1 and o._data.shape == r._data.shape:  # expanded (not resized) outputs
                 check_no_internal_overlap(o._data)
+            if mode == "indices" and o._dtype is not r._dtype:  # _reduction_with_indices_allocate_or_resize_output
+                raise RuntimeError(("output values must be of same type as input", "output indices must be of scalar type Long")[i])
             if mode == "same":
                 E.check_same_dtype(v[0], o)
             elif mode in ("exact", "exact_first", "legacy"):
@@ -761,6 +764,8 @@ def _count_nonzero(input, dim, out):
     >>> numtorch.tensor([[0, 1], [2, 3]]).count_nonzero(0)
     tensor([1, 2])
     """
+    if dim is None and input._dtype._rank > 10:  # Note [Wide unsigned dtypes]: count_nonzero.default's
+        raise NotImplementedError(f"\"nonzero_count_cpu\" not implemented for '{E.cname(input._dtype)}'")  # kernel
     return _call(count_nonzero, count_nonzero_out, [input, [] if dim is None else dim], out)
 
 

@@ -235,7 +235,7 @@ def _kthvalue_cpu(self, k, dim, keepdim):
 kthvalue, kthvalue_out = _decl(
     "kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)",
     _kthvalue_cpu, {"self": lambda grad, self, dim, keepdim, result1: _select_bw(grad, self, dim, keepdim, result1)},
-    mode="exact", nout=2,
+    mode="indices", nout=2,
     out="kthvalue.values(Tensor self, SymInt k, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)",
 )  # fmt: skip
 

@@ -1,6 +1,9 @@
 """Indexing regressions found by differential fuzzing against PyTorch (issue 10); expected
 values are PyTorch 2.13's."""
 
+import math
+import warnings
+
 import pytest
 
 import numtorch as nt
@@ -197,3 +200,50 @@ def test_index_fill_in_place_writes_only_the_indexed_slots():
     assert x.index_fill_(1, nt.tensor([0, 2]), -1.0).tolist() == want.tolist()
     with pytest.raises(IndexError, match="^index 3 is out of bounds for dimension 1 with size 3$"):
         x.index_fill_(1, nt.tensor([3]), 0.0)
+
+
+@pytest.mark.parametrize("accumulate", [False, True])
+def test_index_put_value_shape_and_dtype_before_bounds(accumulate):
+    # ATen: the value's shape, then its dtype, then (in the kernel) the indices' bounds
+    x = nt.zeros(3, 4)
+    with pytest.raises(RuntimeError, match=r"value tensor of shape \[3, 4\] cannot be broadcast to indexing result of shape \[2, 4\]"):
+        x.index_put_((nt.tensor([5, 0]),), nt.zeros(3, 4), accumulate=accumulate)
+    with pytest.raises(RuntimeError, match="Index put requires the source and destination dtypes match"):
+        x.index_put_((nt.tensor([5, 0]),), nt.zeros(2, 4, dtype=nt.float64), accumulate=accumulate)
+    with pytest.raises(IndexError, match="index 5 is out of bounds for dimension 0 with size 3"):
+        x.index_put_((nt.tensor([5, 0]),), nt.zeros(2, 4), accumulate=accumulate)
+    assert not x.any()
+
+
+def test_masked_fill_inplace_through_expanded_self():
+    # seed 36: a copy written back let the last alias win; ATen writes through self's strides
+    x = nt.tensor([[2.5, -6.0]], dtype=nt.float64).expand(3, 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        x.masked_fill_(nt.tensor([[True, True], [False, False], [False, True]]), nt.tensor(-7, dtype=nt.int16))
+    assert x.tolist() == [[-7.0, -7.0]] * 3
+    y = nt.arange(12.0).reshape(3, 4).t()
+    y.masked_fill_(y > 5, 0)
+    assert y.tolist() == [[0.0, 4.0, 0.0], [1.0, 5.0, 0.0], [2.0, 0.0, 0.0], [3.0, 0.0, 0.0]]
+
+
+def test_scatter_reduce_check_order():
+    # seed 38: ATen's meta checks the dim and src's dtype before the reduce name
+    x = nt.zeros(2, 3, dtype=nt.int8)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        nt.scatter_reduce(x, -4, nt.zeros(2, 2, dtype=nt.int32), nt.zeros(2, 2), "bad")
+    with pytest.raises(RuntimeError, match="Expected self.dtype to be equal to src.dtype"):
+        nt.scatter_reduce(x, 0, nt.zeros(2, 2, dtype=nt.int32), nt.zeros(2, 2), "bad")
+    with pytest.raises(RuntimeError, match="reduce argument must be either sum"):
+        nt.scatter_reduce(x, 0, nt.zeros(2, 2, dtype=nt.int32), nt.zeros(2, 2, dtype=nt.int8), "bad")
+
+
+@pytest.mark.parametrize("call", [
+    lambda: nt.zeros(2, 0)[nt.tensor([3, 4])],
+    lambda: nt.zeros(2, 0).index_put_((nt.tensor([3, 4]),), nt.tensor(1.0)),
+    lambda: nt.zeros(2, 0).index_put_((nt.tensor([3, 4]),), nt.tensor(1.0), True),  # seed 38
+    lambda: nt.zeros(2, 0, dtype=nt.int64).scatter_(-1, nt.zeros(2, 0, dtype=nt.int64), math.inf),  # seed 39
+])  # fmt: skip
+def test_empty_result_checks_no_index_or_value(call):
+    # ATen's kernel loops never run: no bounds check, no value conversion
+    assert call().shape == (2, 0)

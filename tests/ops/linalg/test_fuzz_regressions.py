@@ -308,3 +308,55 @@ def test_linalg_cholesky_checks_out_dtype_before_factorizing():
     assert out.tolist() == [[0, 0], [0, 0]]
     numtorch.linalg.cholesky(numtorch.eye(2), out=(good := numtorch.empty(2, 2)))
     assert good.tolist() == [[1.0, 0.0], [0.0, 1.0]]
+
+
+def test_baddbmm_empty_product_mixed_dtypes():
+    # ATen checks only self against batch1 before an empty product; the result has batch2's dtype
+    i64, i8 = numtorch.int64, numtorch.int8
+    r = numtorch.baddbmm(numtorch.zeros(2, 1, 0, dtype=i64), numtorch.zeros(2, 1, 0, dtype=i64), numtorch.zeros(2, 0, 0, dtype=i8))
+    assert r.dtype is i8 and r.shape == (2, 1, 0)
+    # no contraction: result.copy_(self).mul_(beta), wrapping into batch2's dtype
+    r = numtorch.baddbmm(numtorch.full((1,), 300, dtype=i64), numtorch.zeros(2, 1, 0, dtype=i64), numtorch.zeros(2, 0, 3, dtype=i8), beta=3)
+    assert r.dtype is i8 and r.tolist() == [[[-124] * 3]] * 2
+    with pytest.raises(RuntimeError, match="expected scalar type Long but found Char"):
+        numtorch.baddbmm(numtorch.zeros(2, 1, 3, dtype=i64), numtorch.zeros(2, 1, 2, dtype=i64), numtorch.zeros(2, 2, 3, dtype=i8))
+
+
+@pytest.mark.parametrize("dt,beta,msg", [
+    (numtorch.bool, 1, "result type Long can't be cast to the desired output type Bool"),
+    (numtorch.int64, 1.5, "result type Float can't be cast to the desired output type Long"),
+    (numtorch.float64, 1j, "result type ComplexDouble can't be cast to the desired output type Double"),
+])  # fmt: skip
+def test_baddbmm_no_contraction_beta_cast(dt, beta, msg):
+    with pytest.raises(RuntimeError, match=msg):
+        numtorch.baddbmm(numtorch.zeros(2, 1, 3, dtype=dt), numtorch.zeros(2, 1, 0, dtype=dt), numtorch.zeros(2, 0, 3, dtype=dt), beta=beta)
+    r = numtorch.baddbmm(numtorch.ones(2, 1, 3, dtype=dt), numtorch.zeros(2, 1, 0, dtype=dt), numtorch.zeros(2, 0, 3, dtype=dt), beta=0)
+    assert r.dtype is dt and not r.any()
+
+
+def test_addmm_bool_expands_self_first():
+    with pytest.raises(RuntimeError, match=r"The expanded size of the tensor \(5\) must match the existing size \(2\)"):
+        numtorch.addmm(numtorch.zeros(2, dtype=numtorch.bool), numtorch.zeros(3, 4, dtype=numtorch.bool), numtorch.zeros(4, 5, dtype=numtorch.bool))
+
+
+@pytest.mark.parametrize("a,b,dims,kernel", [
+    ((2, 3), (3, 2), 1, "addmm_impl_cpu_"), ((2, 1), (1, 2), 1, "addmm_impl_cpu_"),
+    ((2, 3), (4,), 0, "addmm_impl_cpu_"), ((2,), (2,), 1, "dot"), ((0,), (0,), 1, "dot"), ((3,), (1,), 1, "dot"),
+])  # fmt: skip
+def test_tensordot_bool_refused(a, b, dims, kernel):
+    with pytest.raises(NotImplementedError, match=f"\"{kernel}\" not implemented for 'Bool'"):
+        numtorch.tensordot(numtorch.zeros(*a, dtype=numtorch.bool), numtorch.zeros(*b, dtype=numtorch.bool), dims)
+
+
+def test_tensordot_bool_empty_mm_computes():
+    assert numtorch.tensordot(numtorch.zeros(2, 0, dtype=numtorch.bool), numtorch.zeros(0, 3, dtype=numtorch.bool), 1).shape == (2, 3)
+
+
+def test_matrix_exp_scales_each_matrix_of_a_batch():
+    # seed 38: one batch-wide scaling set by the largest norm squared a small matrix's
+    # rounding error 2**s times over (exp(8.2 + 1.8j) came back with modulus 1)
+    a = np.array([[[8.216 + 1.83j]], [[50.0 + 0.5j]], [[1e-3 + 0j]]])
+    r = numtorch.linalg.matrix_exp(numtorch.tensor(a)).numpy()
+    np.testing.assert_allclose(r, np.exp(a), rtol=1e-12)
+    x = numtorch.tensor(np.array([[[0.3, 1.0], [0.0, -0.2]], [[40.0, 0.0], [1.0, 30.0]]]), requires_grad=True)
+    assert numtorch.autograd.gradcheck(numtorch.linalg.matrix_exp, (x,))

@@ -272,3 +272,43 @@ def test_cross_entropy_of_a_0d_input_reads_the_class_dim_before_label_smoothing(
         F.cross_entropy(numtorch.tensor(2.0), numtorch.tensor(1.0), label_smoothing=1.5)
     with pytest.raises(RuntimeError, match="label_smoothing must be between 0.0 and 1.0. Got: 1.5"):
         F.cross_entropy(numtorch.ones(2, 3), numtorch.ones(2, 3) / 3, label_smoothing=1.5)
+
+
+@pytest.mark.parametrize("mode,shape,dt,kernel", [
+    ("linear", (1, 2, 4), "int64", "compute_indices_weights_linear"),
+    ("linear", (1, 2, 4), "uint8", "compute_indices_weights_linear"),
+    ("nearest", (1, 2, 4), "int32", "compute_indices_weights_nearest"),
+    ("nearest", (1, 2, 4, 4), "bool", "upsample_nearest2d_channels_last"),
+    ("bilinear", (0, 2, 4, 4), "int64", "upsample_bilinear2d_channels_last"),
+])  # fmt: skip
+def test_interpolate_integer_refused(mode, shape, dt, kernel):
+    x = numtorch.ones(*shape, dtype=getattr(numtorch, dt))
+    with pytest.raises(NotImplementedError, match=f"\"{kernel}\" not implemented for"):
+        numtorch.nn.functional.interpolate(x, scale_factor=2, mode=mode)
+
+
+def test_interpolate_uint8_nearest_and_bilinear_compute():
+    F = numtorch.nn.functional
+    assert F.interpolate(numtorch.ones(1, 2, 4, dtype=numtorch.uint8), scale_factor=2).dtype is numtorch.uint8
+    assert F.interpolate(numtorch.ones(1, 1, 2, 2, dtype=numtorch.uint8), scale_factor=2, mode="bilinear").shape == (1, 1, 4, 4)
+    with pytest.raises(RuntimeError, match=r"Input and output sizes should be greater than 0, but got input \(W: 0\) and output \(W: 3\)"):
+        F.interpolate(numtorch.ones(1, 2, 0, dtype=numtorch.int64), size=3, mode="linear")
+
+
+@pytest.mark.parametrize("shape,dt,kw,err,msg", [
+    ((1, 2, 4), "int64", {}, NotImplementedError, "\"max_pool1d_impl\" not implemented for 'Long'"),
+    ((0, 2, 4), "bool", {}, NotImplementedError, "\"max_pool1d_impl\" not implemented for 'Bool'"),
+    ((1, 2, 0), "float32", {}, RuntimeError, r"max_pool1d: Expected 2D or 3D \(batch mode\) tensor with optional 0 dim batch size for input, but got:\[1, 2, 0\]"),
+    ((1, 2, 4), "int64", {"kernel_size": 5}, RuntimeError, r"max_pool1d\(\) Invalid computed output size: 0"),
+    ((1, 2, 4), "float32", {"padding": 2}, RuntimeError, r"max_pool1d\(\) padding should be at most half of kernel size, but got padding=2 and kernel_size=2"),
+    ((1, 2, 4), "float32", {"stride": 0}, RuntimeError, r"max_pool1d\(\) stride must be greater than zero, but got 0"),
+])  # fmt: skip
+def test_max_pool1d_checks_and_refusal(shape, dt, kw, err, msg):
+    kw = {"kernel_size": 2, **kw}
+    with pytest.raises(err, match=msg):
+        numtorch.nn.functional.max_pool1d(numtorch.ones(*shape, dtype=getattr(numtorch, dt)), **kw)
+
+
+def test_max_pool1d_integer_with_indices_computes():
+    v, i = numtorch.nn.functional.max_pool1d(numtorch.tensor([[[1, 3, 2, 0]]]), 2, return_indices=True)
+    assert v.tolist() == [[[3, 2]]] and i.tolist() == [[[1, 2]]]

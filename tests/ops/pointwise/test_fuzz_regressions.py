@@ -327,3 +327,75 @@ def test_ldexp_in_place_and_out_refuse_a_bool_exponent_even_when_empty():
         nt.ones(0).ldexp_(nt.ones(0, dtype=nt.bool))
     with pytest.raises(NotImplementedError, match="^\"ldexp_cpu_exp\" not implemented for 'Bool'$"):
         nt.ldexp(nt.ones(0), nt.ones(1, dtype=nt.bool), out=nt.ones(0))
+
+
+_INF, _NAN = math.inf, math.nan
+
+
+@pytest.mark.parametrize("vals,want", [
+    ([1 + 1j, 2 + 2j, 3 - 1j], [1 + 1j, 2.21357008 + 1.74728862j, 2.49800781 - 0.70675462j]),
+    # a tie in real part: the new element is the max, so the branch of the log follows it
+    ([1 + 3j, 1 - 3j, 1 + 3j], [1 + 3j, 1.68308927 - math.pi * 1j, 2.08968196 - 3.18907246j]),
+    ([complex(-_INF, 1), complex(-_INF, 2), 1 + 2j, complex(_INF, 1), complex(_INF, 3), complex(_NAN, 0)],
+     [complex(-_INF, 0), complex(-_INF, 0), 1 + 2j, complex(_INF, 1), complex(_INF, _NAN), complex(_NAN, _NAN)]),
+    ([complex(-_INF, _NAN), 1], [complex(_NAN, _NAN)] * 2),
+])  # fmt: skip
+def test_logcumsumexp_complex(vals, want):
+    r = nt.logcumsumexp(nt.tensor(vals, dtype=nt.complex128), 0)
+    assert r.dtype is nt.complex128
+    np.testing.assert_allclose(r.numpy(), np.array(want), rtol=1e-7)
+
+
+def test_logcumsumexp_complex_grad():
+    x = nt.tensor(np.array([[0.3 + 1j, -1 - 0.5j, 2 + 0.1j], [1j, 0.5, -2j]]), requires_grad=True)
+    assert nt.autograd.gradcheck(lambda t: nt.logcumsumexp(t, 1), (x,))
+
+
+def test_conj_physical_inplace_real_expanded_is_a_noop():
+    # torch returns a real self before its written-to-memory check
+    x = nt.zeros(1).expand(3)
+    assert x.conj_physical_() is x
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        nt.zeros(1, dtype=nt.complex64).expand(3).conj_physical_()
+    y = nt.tensor([1 + 2j])
+    y.conj_physical_()
+    assert y.tolist() == [1 - 2j]
+
+
+@pytest.mark.parametrize("call", [
+    lambda: nt.tensor([1.0, 2.0]).clamp_max_(1j),
+    lambda: nt.tensor([1, 2]).clamp_min_(1 + 0j),
+    lambda: nt.zeros(1).expand(3).clamp_max_(1j),  # before the written-to-memory check
+])  # fmt: skip
+def test_clamp_min_max_inplace_complex_bound(call):
+    with pytest.raises(NotImplementedError, match="clamp is not supported for complex types"):
+        call()
+
+
+def test_clamp_inplace_complex_bound_keeps_cast_check_first():
+    # clamp_ (both bounds' overload) makes the in-place cast check before refusing complex
+    with pytest.raises(RuntimeError, match="result type ComplexFloat can't be cast to the desired output type long int"):
+        nt.tensor([1, 2]).clamp_(min=1 + 0j)
+
+
+@pytest.mark.parametrize("kw,msg", [
+    ({"min": nt.ones(3, dtype=nt.bool), "max": nt.ones(3, dtype=nt.complex128)}, "\"clamp_cpu\" not implemented for 'ComplexDouble'"),
+    ({"max": nt.ones(3, dtype=nt.complex128)}, "\"minimum_cpu\" not implemented for 'ComplexDouble'"),
+    ({"min": nt.ones(3, dtype=nt.complex64)}, "\"maximum_cpu\" not implemented for 'ComplexFloat'"),
+])  # fmt: skip
+def test_clamp_tensor_complex_bound_is_the_kernels_refusal(kw, msg):
+    with pytest.raises(NotImplementedError, match=msg):
+        nt.clamp(nt.ones(3, dtype=nt.float16), **kw)
+    # seed 37: the broadcast comes first
+    bad = {k: v[:2] if k == "min" or len(kw) == 1 else v for k, v in kw.items()}
+    with pytest.raises(RuntimeError, match="must match the size of tensor b"):
+        nt.clamp(nt.ones(3, dtype=nt.float16), **bad)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: nt.ones(2, 0, dtype=nt.float16).lcm_(nt.ones(1, 2, 0)),  # seed 37: before lcm's dtype refusal
+    lambda: nt.ones(2, 3, dtype=nt.int64).add_(nt.ones(1, 2, 3)),  # before the cast check
+])  # fmt: skip
+def test_inplace_output_shape_checked_first(call):
+    with pytest.raises(RuntimeError, match=r"output with shape \[2, \d\] doesn't match the broadcast shape \[1, 2, \d\]"):
+        call()

@@ -362,3 +362,45 @@ def test_mean_of_complex_with_a_real_dtype_casts_first(dt):
     assert m.dtype is want and m.shape == (1, 1) and m.item() == 2.0
     with pytest.warns(UserWarning):
         assert numtorch.mean(z, dtype=want).item() == 2.0
+
+
+@pytest.mark.parametrize("call,kernel", [
+    (lambda t: numtorch.count_nonzero(t), "nonzero_count_cpu"),
+    (lambda t: numtorch.count_nonzero(t[:0]), "nonzero_count_cpu"),  # even empty
+    (lambda t: t.masked_fill(numtorch.tensor([True, False, True]), 2), "masked_fill"),
+    (lambda t: t[:0].masked_fill_(numtorch.zeros(0, dtype=numtorch.bool), 2), "masked_fill"),
+    (lambda t: numtorch.isin(t, t[:2]), "isin_default_cpu"),
+    (lambda t: numtorch.isin(1, t), "isin_default_cpu"),
+    (lambda t: numtorch.matmul(t, t), "dot"),
+    (lambda t: numtorch.matmul(t.reshape(1, 3), t.reshape(3, 1)), "addmm_impl_cpu_"),
+    (lambda t: t.reshape(1, 3, 1) @ t.reshape(1, 1, 3), "bmm"),
+])  # fmt: skip
+def test_wide_unsigned_refused(call, kernel):
+    t = numtorch.ones(3, dtype=numtorch.uint32)
+    with pytest.raises(NotImplementedError, match=f"\"{kernel}\" not implemented for 'UInt32'"):
+        call(t)
+
+
+def test_wide_unsigned_still_computed():
+    t = numtorch.tensor([0, 1, 2], dtype=numtorch.uint16)
+    assert numtorch.count_nonzero(t, 0).item() == 2
+    assert numtorch.isin(t, 1).tolist() == [False, True, False]
+    assert numtorch.isin(t[:0], t).shape == (0,)
+    assert numtorch.matmul(t.reshape(3, 1)[:0], t.reshape(1, 3)).shape == (0, 3)
+    x = numtorch.ones(3, 3, dtype=numtorch.uint64)
+    x.fill_diagonal_(7)  # ATen's own kernel, not masked_fill's
+    assert x.diagonal().tolist() == [7, 7, 7] and x.sum().item() == 27
+
+
+@pytest.mark.parametrize("vdt,idt,msg", [
+    (numtorch.int64, numtorch.int64, "output values must be of same type as input"),
+    (numtorch.float32, numtorch.int32, "output indices must be of scalar type Long"),
+])  # fmt: skip
+def test_kthvalue_out_dtype_texts(vdt, idt, msg):
+    x = numtorch.tensor([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]])
+    v, i = numtorch.zeros(2, dtype=vdt), numtorch.zeros(2, dtype=idt)
+    with pytest.raises(RuntimeError, match=msg):
+        numtorch.kthvalue(x, 2, out=(v, i))
+    assert not v.any() and not i.any()
+    with pytest.raises(RuntimeError, match="selected number k out of range"):  # k first
+        numtorch.kthvalue(x, 5, out=(v, i))
