@@ -21,7 +21,7 @@ from ..._tensor import PLAIN_SUBCLASSES, Tensor, _make, check_inference_write
 from ...kernels import PARALLEL_THRESHOLD
 from ..._overlap import check_written
 from ..._bfloat16 import rounded
-from ._expanded import expanded_call, expanded_inplace
+from ._expanded import expanded_call, expanded_inplace, signature_hook
 from ._inline import with_number_branch
 from .._pointwise import (Pointwise, _broadcast, _cname, _resize_out, big_prefix, kernel_scalar,
                          run_expanded)
@@ -535,6 +535,7 @@ def run(pw, operands, kparams, out, inplace, compute, result, zero_div=None, kee
 
 
 # ---- PyTorch's argument checks, as Elementwise prep / early hooks ------------------------------
+@signature_hook
 def alpha_check(compute, operands, params):
     (alpha,) = params  # at::native::alpha_check, on the promoted dtype
     if type(alpha) is bool and compute is not D.bool:
@@ -551,6 +552,7 @@ def alpha_check(compute, operands, params):
     return params
 
 
+@signature_hook
 def sub_check(operands):
     a, b = ((x._dtype if isinstance(x, Tensor) else D.scalar_dtype(x)) is D.bool for x in operands)
     if a and b:
