@@ -618,13 +618,16 @@ def defpointwise(
     def out_impl(*v):
         return pw([v[i] for i in in_idx], [v[i] for i in par_idx], v[-1])
 
+    def inplace_impl(*v):
+        return pw([v[i] for i in in_idx], [v[i] for i in par_idx], inplace=True)
+
     if in_idx == tuple(range(n_in)) and par_idx == tuple(range(n_in, len(names))):
 
         def out_impl(*v):  # noqa: F811  (schema order: operands, params, out)
             return pw(v[:n_in], v[n_in:-1], v[-1])
 
-    def inplace_impl(*v):
-        return pw([v[i] for i in in_idx], [v[i] for i in par_idx], inplace=True)
+        def inplace_impl(*v):  # noqa: F811  (the engine's grad accumulation add_: no list building)
+            return pw(v[:n_in], v[n_in:], inplace=True)
 
     op = defop(schema, cpu=functional, backward=backward, jvp=jvp, tags=(Tag.pointwise,))
     op.pointwise = PointwiseDecl(pw, in_idx, par_idx, "functional", functional)

@@ -203,7 +203,7 @@ class Elementwise(Pointwise):
         ca = a.__class__
         if (ca is not Tensor and ca not in PLAIN_SUBCLASSES) or not a._data.flags.c_contiguous:
             if len(operands) == 2 and not inplace and out is None:
-                return self._expanded_call(operands, params)
+                return expanded_call(self, operands, params)
             return None
         for p in params:
             if p.__class__ is not int or p != 1:
@@ -220,8 +220,8 @@ class Elementwise(Pointwise):
                     if out is not None:
                         return None
                     if inplace:
-                        return self._expanded_inplace(a, e, params)
-                    return self._expanded_call(operands, params)
+                        return expanded_inplace(self, a, e, params)
+                    return expanded_call(self, operands, params)
                 if (inplace or out is not None) and e is not d and np.may_share_memory(d, e):
                     return None  # Note [Written-to memory]: the general path checks the overlap
                 f = self._sig.get((a._dtype, a._dtype, inplace))
@@ -257,12 +257,6 @@ class Elementwise(Pointwise):
         dest = np.empty(d.shape, f[0])
         (f[3] if d.size >= PARALLEL_THRESHOLD else f[2])(*args, dest if flat else dest.reshape(-1), *params)
         return _make(dest, f[1])
-
-    def _expanded_call(self, operands, params):
-        return expanded_call(self, operands, params)
-
-    def _expanded_inplace(self, a, e, params):
-        return expanded_inplace(self, a, e, params)
 
     def _learn_sig(self, pw, operands, params, compute, result, inplace):
         a = operands[0]

@@ -20,7 +20,7 @@ def signature_hook(fn):
 
 
 def expanded_call(self, operands, params):
-    """Elementwise._expanded_call (self: the Elementwise)."""
+    """Elementwise._fast_call's case of an operand expanded from one value (self: the Elementwise)."""
     # Note [Expanded operands run as scalars], without the general path: a backward
     # formula's grad * other where grad is sum()'s one value expanded (every stride 0) and
     # other a contiguous tensor of the same shape and dtype, whose same-dtype signature is
@@ -128,7 +128,7 @@ def _broadcast_or_none(s, t):
 
 
 def expanded_inplace(self, a, e, params):
-    """Elementwise._expanded_inplace (self: the Elementwise)."""
+    """Elementwise._fast_call's in-place case of the same (self: the Elementwise)."""
     # the same for ``a.op_(b)`` with b one value expanded to a's shape and dtype: the engine's
     # grad accumulation ``leaf.grad.add_(g)`` where g is sum()'s expanded gradient
     d = a._data

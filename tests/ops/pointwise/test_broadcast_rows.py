@@ -67,7 +67,7 @@ def test_addmm_bias_fast_path_matches_numpy():
 
 @pytest.mark.parametrize("op", ["mul", "sub", "div", "eq"])
 def test_expanded_operand_matches_its_contiguous_copy(op):
-    # Note [Expanded operands run as scalars]: Elementwise._expanded_call, either position
+    # Note [Expanded operands run as scalars]: expanded_call, either position
     fn = getattr(numtorch, op)
     a = numtorch.arange(12.0).reshape(3, 4)
     g = numtorch.tensor(2.5).expand(3, 4)
@@ -83,7 +83,7 @@ def test_expanded_operand_matches_its_contiguous_copy(op):
 
 @pytest.mark.parametrize("op", ["add", "sub", "mul", "div"])
 def test_learned_signature_broadcast_and_strided_calls_match_numpy(op):
-    # Elementwise._expanded_call's strided_call: after fn(a, a) learns the same-dtype signature,
+    # expanded_call's strided_call: after fn(a, a) learns the same-dtype signature,
     # broadcast (cached row layouts) and transposed operands skip promotion; values, dtype and
     # shape as the general path's, in either position, and PyTorch's error for a bad shape
     fn = getattr(numtorch, op)
