@@ -69,6 +69,11 @@ def gen_apply(deriv, slots: dict, plan: tuple, method: dict | None = None):
                 ]
                 args.append(v)
         call = f"_f{i}({', '.join(args)})"
+        raw = getattr(fn, "real_formula", None)
+        if raw is not None and params[fn.grad_index] == "grad":  # holomorphic's real case, one frame less
+            ns[f"_r{i}"] = raw
+            g = "grads[0]"
+            call = f"(_r{i} if {g} is None or not {g}._dtype.is_complex else _f{i})({', '.join(args)})"
         if joint:
             L.append(f"        for _k, _g in zip({tuple(ks)!r}, {call}):")
             L.append("            res[_k] = _g")

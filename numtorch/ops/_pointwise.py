@@ -19,6 +19,7 @@ from .._tensor import InferenceVersion, Tensor, _make, check_inference_write, in
 from ..kernels import PARALLEL_THRESHOLD, _codegen
 from .._overlap import check_written
 from ._meta_rules import pointwise_meta
+from ._strided_parts import flat_parts  # noqa: F401  (re-exported: fusion, the expanded fast paths)
 from ._wide_uint import refuse_uint
 
 _INT64 = (-(2**63), 2**63 - 1)
@@ -435,44 +436,6 @@ def _first_array(arrays):
     return next(a for a in arrays if isinstance(a, np.ndarray))
 
 
-def flat_parts(a: np.ndarray, shape: tuple):
-    """(1-D storage, element offset, int64 strides broadcast to ``shape``) of an array view."""
-    nd = len(shape)
-    isz = a.itemsize
-    st = [0] * (nd - a.ndim)
-    st += [0 if n == 1 else s // isz for s, n in zip(a.strides, a.shape, strict=True)]
-    st = np.array(st, np.int64)
-    if a.size == 0 or a.flags.c_contiguous:  # its own flat view: offset 0, strides as they are
-        return a.reshape(-1), 0, st
-    root = _root(a)
-    if root is not None:
-        base = root.reshape(-1) if root.flags.c_contiguous else root.ravel(order="K")
-        if base.dtype != a.dtype:  # a dtype view (Tensor.imag, view(dtype)): read storage as a's dtype
-            try:
-                base = base.view(a.dtype)
-            except ValueError:
-                base = None
-        if base is not None and all(s % isz == 0 for s in a.strides):
-            off = (a.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // isz
-            return base, off, st
-    c = np.ascontiguousarray(a)
-    return flat_parts(c, shape)
-
-
-def _root(a: np.ndarray):
-    while True:
-        b = a.base
-        if isinstance(b, np.ndarray):
-            a = b
-        elif b is not None and isinstance(getattr(b, "base", None), np.ndarray):
-            a = b.base
-        else:
-            break
-    if a.flags.c_contiguous or a.flags.f_contiguous:
-        return a
-    return None
-
-
 def _scalar(x, compute: D.dtype):
     if isinstance(x, np.generic):
         x = x.item()
@@ -655,13 +618,16 @@ def defpointwise(
     def out_impl(*v):
         return pw([v[i] for i in in_idx], [v[i] for i in par_idx], v[-1])
 
+    def inplace_impl(*v):
+        return pw([v[i] for i in in_idx], [v[i] for i in par_idx], inplace=True)
+
     if in_idx == tuple(range(n_in)) and par_idx == tuple(range(n_in, len(names))):
 
         def out_impl(*v):  # noqa: F811  (schema order: operands, params, out)
             return pw(v[:n_in], v[n_in:-1], v[-1])
 
-    def inplace_impl(*v):
-        return pw([v[i] for i in in_idx], [v[i] for i in par_idx], inplace=True)
+        def inplace_impl(*v):  # noqa: F811  (the engine's grad accumulation add_: no list building)
+            return pw(v[:n_in], v[n_in:], inplace=True)
 
     op = defop(schema, cpu=functional, backward=backward, jvp=jvp, tags=(Tag.pointwise,))
     op.pointwise = PointwiseDecl(pw, in_idx, par_idx, "functional", functional)

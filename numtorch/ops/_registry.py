@@ -210,6 +210,8 @@ def holomorphic(fn: Callable) -> Callable:
             return tuple(_conj_or_none(o) for o in out)
         return _conj_or_none(out)
 
+    if names[gi] == "grad":  # generated node applies test the gradient themselves (_apply_gen)
+        conj_wirtinger.real_formula, conj_wirtinger.grad_index = fn, gi
     return conj_wirtinger
 
 

@@ -21,7 +21,7 @@ from ..._tensor import PLAIN_SUBCLASSES, Tensor, _make, check_inference_write
 from ...kernels import PARALLEL_THRESHOLD
 from ..._overlap import check_written
 from ..._bfloat16 import rounded
-from ._expanded import expanded_call, expanded_inplace
+from ._expanded import expanded_call, expanded_inplace, signature_hook
 from ._inline import with_number_branch
 from .._pointwise import (Pointwise, _broadcast, _cname, _resize_out, big_prefix, kernel_scalar,
                          run_expanded)
@@ -210,7 +210,7 @@ class Elementwise(Pointwise):
         ca = a.__class__
         if (ca is not Tensor and ca not in PLAIN_SUBCLASSES) or not a._data.flags.c_contiguous:
             if len(operands) == 2 and not inplace and out is None:
-                return self._expanded_call(operands, params)
+                return expanded_call(self, operands, params)
             return None
         for p in params:
             if p.__class__ is not int or p != 1:
@@ -227,8 +227,8 @@ class Elementwise(Pointwise):
                     if out is not None:
                         return None
                     if inplace:
-                        return self._expanded_inplace(a, e, params)
-                    return self._expanded_call(operands, params)
+                        return expanded_inplace(self, a, e, params)
+                    return expanded_call(self, operands, params)
                 if (inplace or out is not None) and e is not d and np.may_share_memory(d, e):
                     return None  # Note [Written-to memory]: the general path checks the overlap
                 f = self._sig.get((a._dtype, a._dtype, inplace))
@@ -264,12 +264,6 @@ class Elementwise(Pointwise):
         dest = np.empty(d.shape, f[0])
         (f[3] if d.size >= PARALLEL_THRESHOLD else f[2])(*args, dest if flat else dest.reshape(-1), *params)
         return _make(dest, f[1])
-
-    def _expanded_call(self, operands, params):
-        return expanded_call(self, operands, params)
-
-    def _expanded_inplace(self, a, e, params):
-        return expanded_inplace(self, a, e, params)
 
     def _learn_sig(self, pw, operands, params, compute, result, inplace):
         a = operands[0]
@@ -549,6 +543,7 @@ def run(pw, operands, kparams, out, inplace, compute, result, zero_div=None, kee
 
 
 # ---- PyTorch's argument checks, as Elementwise prep / early hooks ------------------------------
+@signature_hook
 def alpha_check(compute, operands, params):
     (alpha,) = params  # at::native::alpha_check, on the promoted dtype
     if type(alpha) is bool and compute is not D.bool:
@@ -565,6 +560,7 @@ def alpha_check(compute, operands, params):
     return params
 
 
+@signature_hook
 def sub_check(operands):
     a, b = ((x._dtype if isinstance(x, Tensor) else D.scalar_dtype(x)) is D.bool for x in operands)
     if a and b:

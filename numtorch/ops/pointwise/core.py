@@ -201,23 +201,23 @@ def _f(name, kind="T"):
 
 
 def _mul(a, b):
-    return dispatch(_f("mul"), [a, b])
+    return _f("mul").fast(a, b)  # dispatch(op, vals) without its frame
 
 
 def _div(a, b):
-    return dispatch(_f("div"), [a, b])
+    return _f("div").fast(a, b)
 
 
 def _add(a, b):
-    return dispatch(_f("add"), [a, b, 1])
+    return _f("add").fast(a, b, 1)
 
 
 def _sub(a, b):
-    return dispatch(_f("sub"), [a, b, 1])
+    return _f("sub").fast(a, b, 1)
 
 
 def _neg(a):
-    return dispatch(_f("neg"), [a])
+    return _f("neg").fast(a)
 
 
 def _u(name, a):

@@ -67,7 +67,7 @@ def test_addmm_bias_fast_path_matches_numpy():
 
 @pytest.mark.parametrize("op", ["mul", "sub", "div", "eq"])
 def test_expanded_operand_matches_its_contiguous_copy(op):
-    # Note [Expanded operands run as scalars]: Elementwise._expanded_call, either position
+    # Note [Expanded operands run as scalars]: expanded_call, either position
     fn = getattr(numtorch, op)
     a = numtorch.arange(12.0).reshape(3, 4)
     g = numtorch.tensor(2.5).expand(3, 4)
@@ -79,3 +79,36 @@ def test_expanded_operand_matches_its_contiguous_copy(op):
     i = numtorch.arange(6).reshape(2, 3)
     got = numtorch.tensor(3).expand(2, 3) * i
     np.testing.assert_array_equal(got.numpy(), 3 * np.arange(6).reshape(2, 3))
+
+
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div"])
+def test_learned_signature_broadcast_and_strided_calls_match_numpy(op):
+    # expanded_call's strided_call: after fn(a, a) learns the same-dtype signature,
+    # broadcast (cached row layouts) and transposed operands skip promotion; values, dtype and
+    # shape as the general path's, in either position, and PyTorch's error for a bad shape
+    fn = getattr(numtorch, op)
+    ref = getattr(np, {"add": "add", "sub": "subtract", "mul": "multiply", "div": "divide"}[op])
+    rng = np.random.default_rng(5)
+    for dt in (np.float32, np.int64) if op == "mul" else (np.float32,):
+        a = (rng.standard_normal((2, 3, 4)) * 4).astype(dt) + 5
+        t = numtorch.from_numpy(a)
+        fn(t, t)
+        for b in (a[0] + 1, a[0, :1] + 2, a[:, :, :1] + 3, a[0, 0], a[0].T.copy().T):
+            tb = numtorch.from_numpy(b)
+            for x, y, nx, ny in ((t, tb, a, b), (tb, t, b, a)):
+                got = fn(x, y)
+                want = ref(nx, ny)
+                assert got.shape == want.shape and got.dtype == numtorch.from_numpy(want).dtype
+                np.testing.assert_array_equal(got.numpy(), want)
+        w = numtorch.from_numpy(a[0].T.copy()).t()  # a transposed operand: the strided kernel
+        np.testing.assert_array_equal(fn(w, numtorch.from_numpy(a[0])).numpy(), ref(a[0], a[0]))
+        with pytest.raises(RuntimeError, match="must match the size of tensor b"):
+            fn(t, numtorch.from_numpy(a[:, :2]))
+    if op in ("add", "sub"):
+        fn(numtorch.ones(3), numtorch.ones(3), alpha=2)
+        got = fn(numtorch.ones(2, 3), numtorch.arange(3.0), alpha=2)
+        np.testing.assert_array_equal(got.numpy(), ref(np.ones((2, 3)), 2 * np.arange(3.0)))
+    if op == "sub":
+        b = numtorch.ones(2, 3, dtype=numtorch.bool)
+        with pytest.raises(RuntimeError, match="with two bool tensors"):
+            fn(b, b[0])
