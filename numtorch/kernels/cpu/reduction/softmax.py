@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from numtorch.kernels._jit import inline, kernel, parallel_kernel, prange, reassoc_kernel
+from numtorch.kernels._jit import inline, kernel, parallel_kernel, prange, reassoc_kernel, serial_and_parallel
 from numtorch.kernels.cpu.pointwise.vmath import exp32 as _exp32
 from numtorch.kernels.cpu.pointwise.vmath import exp64 as _exp64
 
@@ -82,16 +82,12 @@ def _softmax1(x, y, log):
             y[r] *= inv
 
 
-@kernel
-def softmax_rows(x, y, outer, R, log):
-    for o in range(outer):
-        _softmax1(x[o * R : o * R + R], y[o * R : o * R + R], log)
-
-
-@parallel_kernel
-def softmax_rows_p(x, y, outer, R, log):
+def _softmax_rows(x, y, outer, R, log):
     for o in prange(outer):
         _softmax1(x[o * R : o * R + R], y[o * R : o * R + R], log)
+
+
+softmax_rows, softmax_rows_p = serial_and_parallel(_softmax_rows)
 
 
 # Note [Softmax over short rows]
