@@ -140,7 +140,8 @@ def serial_and_parallel(fn):
     named ``<name>_parallel``: Numba names a kernel's disk-cache files by qualname and does not
     key them on the parallel flag, so the two must not share a name. Both compile lazily, as
     ``kernel`` and ``parallel_kernel``."""
-    twin = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__ + "_parallel", fn.__defaults__)
+    name = fn.__name__ + "_parallel"
+    twin = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__)
     twin.__qualname__ = fn.__qualname__ + "_parallel"
     twin.__module__, twin.__doc__ = fn.__module__, fn.__doc__
     return kernel(fn), parallel_kernel(twin)

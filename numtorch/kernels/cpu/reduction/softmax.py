@@ -9,7 +9,14 @@ import math
 
 import numpy as np
 
-from numtorch.kernels._jit import inline, kernel, parallel_kernel, prange, reassoc_kernel, serial_and_parallel
+from numtorch.kernels._jit import (
+    inline,
+    kernel,
+    parallel_kernel,
+    prange,
+    reassoc_kernel,
+    serial_and_parallel,
+)
 from numtorch.kernels.cpu.pointwise.vmath import exp32 as _exp32
 from numtorch.kernels.cpu.pointwise.vmath import exp64 as _exp64
 
