@@ -33,7 +33,7 @@ _VECTOR_MATH = tuple(
 )  # fmt: skip
 # scalar.py / special.py helpers with a vectorizable CPU version (vmath_erf.py); the CUDA
 # generator keeps the portable ones
-_VECTOR_HELPERS = re.compile(r"\b(gelu_erf|gelu_erf_backward|erfinv)\(")
+_VECTOR_HELPERS = re.compile(r"\b(gelu_erf|gelu_erf_backward|erfinv|logaddexp)\(")
 _VERSION = "3"  # bump when the templates below change shape
 
 
@@ -83,7 +83,7 @@ def render_pointwise(inputs: list[str], params: list[str], expr: str, wide=()) -
         "from numtorch.kernels._jit import kernel, parallel_kernel, prange",
         *SCALAR_HELPERS,
         "from numtorch.kernels.cpu.pointwise.vmath import vexp, vexp2, vexpm1, vsigmoid, vtanh  # noqa: F401",
-        "from numtorch.kernels.cpu.pointwise.vmath_log import vlog, vlog1p, vlog10, vlog2  # noqa: F401",
+        "from numtorch.kernels.cpu.pointwise.vmath_log import vlog, vlog1p, vlog10, vlog2, vlogaddexp  # noqa: F401",
         "from numtorch.kernels.cpu.pointwise.vmath_trig import vcos, vsin, vtan  # noqa: F401",
         "from numtorch.kernels.cpu.pointwise.vmath_hyp import (  # noqa: F401",
         "    varccos, varccosh, varcsin, varcsinh, varctan, varctanh, vcosh, vsinh)",

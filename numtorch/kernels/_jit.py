@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+import types
 
 import numba
 import numba.np.linalg as _nb_linalg
@@ -130,6 +131,20 @@ def kernel(fn):
 def parallel_kernel(fn):
     """A CPU kernel whose ``numba.prange`` loops run on all cores."""
     return numba.njit(parallel=True, **_OPTS)(fn)
+
+
+def serial_and_parallel(fn):
+    """``(serial kernel, parallel kernel)`` from one module-level body whose ``numba.prange``
+    loops run as plain loops in the first and on all cores in the second, instead of two copies
+    of the body. The parallel one compiles a twin of ``fn`` (its code, globals and defaults)
+    named ``<name>_parallel``: Numba names a kernel's disk-cache files by qualname and does not
+    key them on the parallel flag, so the two must not share a name. Both compile lazily, as
+    ``kernel`` and ``parallel_kernel``."""
+    name = fn.__name__ + "_parallel"
+    twin = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__)
+    twin.__qualname__ = fn.__qualname__ + "_parallel"
+    twin.__module__, twin.__doc__ = fn.__module__, fn.__doc__
+    return kernel(fn), parallel_kernel(twin)
 
 
 def inline(fn):

@@ -120,3 +120,24 @@ def test_numba_cache_dir_is_the_root_when_set(tmp_path, monkeypatch):
     assert (tmp_path / "nb" / "numtorch" / digest / ".used").exists()
     monkeypatch.setattr(_cache, "_STATE", {})
     assert _cache.numba_dir("") == str(tmp_path / "k" / digest / "numba")
+
+
+def test_serial_and_parallel_twins_compile_and_cache_apart():
+    # one body, two kernels: the parallel twin has its own qualname, so its cache files (named
+    # by qualname, not keyed on the parallel flag) never answer for the serial kernel
+    import numpy as np
+
+    from numtorch.kernels.cpu import sparse
+
+    serial, par = sparse.spmm_rows, sparse.spmm_rows_parallel
+    assert serial.py_func.__code__ is par.py_func.__code__
+    assert par.py_func.__qualname__ == serial.py_func.__qualname__ + "_parallel"
+    assert not serial.targetoptions.get("parallel") and par.targetoptions.get("parallel")
+    rowptr = np.array([0, 2, 3], np.int64)
+    cols, vals = np.array([0, 2, 1], np.int64), np.array([1.0, 2.0, 3.0])
+    dense = np.arange(6.0).reshape(3, 2)
+    want = np.array([[1 * 0 + 2 * 4, 1 * 1 + 2 * 5], [3 * 2, 3 * 3]], float)
+    for k in (serial, par):
+        out = np.zeros((2, 2))
+        k(rowptr, cols, vals, dense, out)
+        np.testing.assert_array_equal(out, want)

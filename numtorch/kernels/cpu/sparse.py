@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from numtorch.kernels._jit import kernel, parallel_kernel, prange
+from numtorch.kernels._jit import kernel, prange, serial_and_parallel
 
 
 @kernel
@@ -62,21 +62,9 @@ def row_pointers(rows, nrows, rowptr):
         rowptr[r + 1] += rowptr[r]
 
 
-@kernel
-def spmm_rows(rowptr, cols, vals, dense, out):
-    """``out[r, :] += sum_k vals[k] * dense[cols[k], :]`` over the entries of row r (CSR order)."""
-    n = dense.shape[1]
-    for r in range(rowptr.shape[0] - 1):
-        for k in range(rowptr[r], rowptr[r + 1]):
-            v = vals[k]
-            c = cols[k]
-            for j in range(n):
-                out[r, j] += v * dense[c, j]
-
-
-@parallel_kernel
-def spmm_rows_parallel(rowptr, cols, vals, dense, out):
-    """``spmm_rows`` with the rows split across cores: each row is written by one task only."""
+def _spmm_rows(rowptr, cols, vals, dense, out):
+    """``out[r, :] += sum_k vals[k] * dense[cols[k], :]`` over the entries of row r (CSR order);
+    in parallel, each row is written by one task only."""
     n = dense.shape[1]
     for r in prange(rowptr.shape[0] - 1):
         for k in range(rowptr[r], rowptr[r + 1]):
@@ -84,6 +72,9 @@ def spmm_rows_parallel(rowptr, cols, vals, dense, out):
             c = cols[k]
             for j in range(n):
                 out[r, j] += v * dense[c, j]
+
+
+spmm_rows, spmm_rows_parallel = serial_and_parallel(_spmm_rows)
 
 
 @kernel

@@ -63,13 +63,18 @@ hardsigmoid_backward = _helper(
     "hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor",
     # PyTorch's kernel multiplies by the float literal 1.0f / 6.0f in every dtype
     Pointwise("hardsigmoid_backward", _GX,
-              f"grad_output * {float(np.float32(1 / 6))!r} if (self > -3 and self < 3) else 0.0"),
+              f"grad_output * type(self)({float(np.float32(1 / 6))!r}) if (self > type(self)(-3) and self < type(self)(3))"
+              " else type(self)(0)"),
     {"grad_output": lambda grad, self: hardsigmoid_backward(grad, self), "self": lambda grad: _zeros(grad)},
 )  # fmt: skip
 hardswish_backward = _helper(
     "hardswish_backward(Tensor grad_output, Tensor self) -> Tensor",
+    # constants of self's own type (type(self)(3)): a bare 3 or 0.5 is a float64 in Numba and
+    # made float32 compute in float64 (half the vector lanes), where PyTorch's kernel uses
+    # scalar_t; the ends as PyTorch 2.x: 0 at -3, grad_output at 3
     Pointwise("hardswish_backward", _GX,
-              "0.0 if self < -3 else (grad_output * (self / 3 + 0.5) if self <= 3 else grad_output)"),
+              "type(self)(0) if self <= type(self)(-3) else (grad_output * (self / type(self)(3) + type(self)(0.5))"
+              " if self < type(self)(3) else grad_output)"),
     # hardswish'' is 1/3 on (-3, 3): twice hardsigmoid'
     {"grad_output": lambda grad, self: hardswish_backward(grad, self),
      "self": lambda grad, grad_output, self: hardsigmoid_backward(grad * grad_output, self) * 2},
@@ -280,12 +285,12 @@ _hardtanh = _act("hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> 
                            ["min_val", "max_val"], allow="nobool"),
                  {"self": lambda grad, self, min_val, max_val: hardtanh_backward(grad, self, min_val, max_val)})  # fmt: skip
 _hardsigmoid = _act("hardsigmoid(Tensor self) -> Tensor",
-                    Pointwise("hardsigmoid", _X, "0.0 if self <= -3 else (1.0 if self >= 3 else self / 6 + 0.5)",
-                              allow="float"),
+                    Pointwise("hardsigmoid", _X, "min(max(self + type(self)(3), type(self)(0)), type(self)(6)) / type(self)(6)"
+                              " if self == self else self", allow="float"),
                     {"self": lambda grad, self: hardsigmoid_backward(grad, self)})  # fmt: skip
 _hardswish = _act("hardswish(Tensor self) -> Tensor",
-                  Pointwise("hardswish", _X, "self * (0.0 if self <= -3 else (1.0 if self >= 3 else self / 6 + 0.5))",
-                            allow="float"),
+                  Pointwise("hardswish", _X, "self * min(max(self + type(self)(3), type(self)(0)), type(self)(6)) / type(self)(6)"
+                            " if self == self else self", allow="float"),
                   {"self": lambda grad, self: hardswish_backward(grad, self)})  # fmt: skip
 _log_sigmoid = _act("log_sigmoid(Tensor self) -> Tensor",
                     Pointwise("log_sigmoid", _X, "min(self, 0.0) - math.log1p(math.exp(-abs(self)))", allow="float"),

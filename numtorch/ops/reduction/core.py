@@ -690,6 +690,13 @@ def _aminmax_cpu(self, dim, keepdim):
         if dim is not None and not self._data.ndim:  # a 0-d input skips the kernel's dispatch
             raise RuntimeError(f"aminmax not implemented for {E.cname(self._dtype)}")
         raise NotImplementedError(f"\"aminmax_cpu\" not implemented for '{E.cname(self._dtype)}'")
+    a = self._data
+    if dim is None and a.dtype.kind in "fi" and a.dtype.itemsize >= 4 and not E.parallel(a.size):
+        mm = np.empty(2, a.dtype)  # one pass over everything (kernels/cpu/reduction/core.py)
+        E.K.minmax_all(E.kernel_input(a).reshape(-1), mm)
+        shape = (1,) * a.ndim if keepdim else ()
+        lo, hi = (E.wrap(mm[i : i + 1].reshape(shape).copy(), self._dtype) for i in (0, 1))
+        return AMinMax(lo, hi)
     dims = None if dim is None else [dim]
     return AMinMax(_AMIN_CPU(self, dims, keepdim), _AMAX_CPU(self, dims, keepdim))
 

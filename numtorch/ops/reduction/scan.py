@@ -201,7 +201,9 @@ def _softmax_impl(self, dim, half_to_float, log):
     y = np.empty(x.size, x.dtype)
     if x.size:
         if inner == 1 and R <= _SHORT_ROW and not E.parallel(x.size):  # Note [Softmax over short rows]
-            if log or not E.KS.softmax_rows_shift(x, y, outer, R):
+            if log:
+                E.KS.log_softmax_rows_flat(x, y, outer, R)
+            elif not E.KS.softmax_rows_shift(x, y, outer, R):
                 E.KS.softmax_rows_inline(x, y, outer, R, log)
         elif inner == 1:
             k = E.KS.softmax_rows_p if E.parallel(x.size) and outer > 1 else E.KS.softmax_rows

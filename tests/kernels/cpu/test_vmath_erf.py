@@ -3,7 +3,7 @@
 suite) and mpmath (slow), exact special values.
 
 Bounds (1-4 ulp, as SLEEF's float32 erf/erfc and PyTorch's vectorised kernels): measured erf 1.2,
-erfc 3.8 (at x ~ 8.9, the 1/b tail fit), gelu 4.9 (x < 0: erfcx's argument x / sqrt(2) rounded;
+erfc 3.8 (at x ~ 8.9, the 1/b tail fit), gelu 3.9 (x near -1.4, the edge of erf's small polynomial;
 PyTorch 2.13's own float32 gelu is off by up to 1.7e7 ulp there, its erf 1.0, erfc 0.84, gelu
 x >= 0 4.6 and gelu_backward 4.3 on the same grid), gelu_backward 1.8 (ulp, or 2**-24 absolute
 near its zero at x = -0.75, where the sum Phi(x) + x phi(x) cancels in any evaluation)."""
@@ -44,7 +44,7 @@ def _erfc64(v):
     return numtorch.erfc(numtorch.from_numpy(v.astype(np.float64))).numpy()  # libm
 
 
-@pytest.mark.parametrize(("name", "bound"), [("erf", 1.5), ("erfc", 4.0), ("gelu", 5.0)])
+@pytest.mark.parametrize(("name", "bound"), [("erf", 1.5), ("erfc", 4.0), ("gelu", 4.0)])
 def test_float32_ulp_error_against_libm(name, bound):
     x = _grid()
     xd = x.astype(np.float64)
@@ -156,7 +156,7 @@ def test_gelu32_ulp_error_against_mpmath():
     x = x[np.abs(x) < 1e30]
     y = F.gelu(numtorch.from_numpy(x)).numpy()
     gelu = lambda v: v * mpmath.erfc(-v / mpmath.sqrt(2)) / 2  # noqa: E731
-    assert _ulp_worst(x, y, gelu) <= 5.0
+    assert _ulp_worst(x, y, gelu) <= 4.0
 
 
 def test_gelu32_backward_matches_float64_formula():

@@ -106,3 +106,23 @@ def test_activations_on_vectorized_log1p(name, dtype):
     np.testing.assert_array_equal(y[~np.isnan(want) & ~ok & np.isinf(want)], want[np.isinf(want)].astype(dtype))
     rel = np.abs(y[ok] - want[ok]) / np.abs(want[ok])
     assert rel.max() <= 8 * np.finfo(dtype).eps, (float(rel.max()), x[ok][np.argmax(rel)])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_logaddexp_vectorized_values_and_special_pairs(dtype):
+    # generated kernels run vmath_log.vlogaddexp (selects, vexp/vlog1p): within 4 ulp of the
+    # float64/longdouble value away from the cancellation at a ~ -b (where the result is ~0),
+    # and NumPy's answers for every pair of specials
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal(4000) * 30).astype(dtype)
+    y = (rng.standard_normal(4000) * 30).astype(dtype)
+    got = numtorch.logaddexp(numtorch.from_numpy(x), numtorch.from_numpy(y)).numpy()
+    want = np.logaddexp(x.astype(np.longdouble), y.astype(np.longdouble))
+    ok = np.abs(want) > 1
+    err = np.abs(got[ok] - want[ok]) / np.spacing(np.abs(want[ok]).astype(dtype))
+    assert err.max() <= 4, err.max()
+    sp = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 1e30, -1e30, 5.0], dtype)
+    a, b = np.repeat(sp, sp.size), np.tile(sp, sp.size)
+    got = numtorch.logaddexp(numtorch.from_numpy(a), numtorch.from_numpy(b)).numpy()
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_array_equal(got, np.logaddexp(a, b))

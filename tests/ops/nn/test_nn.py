@@ -459,6 +459,22 @@ def test_inplace_activation_flag_writes_into_its_input(name, rng):
     np.testing.assert_allclose(x.numpy(), want.numpy())
 
 
+def test_hard_activations_compute_in_their_own_dtype_with_pytorchs_ends():
+    # float32 arithmetic as PyTorch's scalar_t kernels (a float64 evaluation rounds differently
+    # in some of these points), hardswish_backward 0 at -3 and grad_output at 3 as PyTorch 2.x
+    x = np.array([-4, -3, -2.9999998, -1.7, -0.3, 0.1, 1.3, 2.9, 3, 4, np.nan], np.float32)
+    g = np.linspace(0.3, 1.7, x.size).astype(np.float32)
+    f3, f6, h = np.float32(3), np.float32(6), np.float32(0.5)
+    c = np.minimum(np.maximum(x + f3, np.float32(0)), f6)
+    np.testing.assert_array_equal(F.hardswish(T(x)).numpy(), x * c / f6)
+    np.testing.assert_array_equal(F.hardsigmoid(T(x)).numpy(), c / f6)
+    xt = T(x, grad=True)
+    F.hardswish(xt).backward(T(g))
+    want = np.where(x <= -f3, np.float32(0), np.where(x < f3, g * (x / f3 + h), g))
+    assert xt.grad.dtype == numtorch.float32
+    np.testing.assert_array_equal(xt.grad.numpy(), want)
+
+
 class Log(TorchDispatchMode):
     def __init__(self):
         super().__init__()

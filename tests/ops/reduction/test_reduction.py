@@ -595,3 +595,21 @@ def test_msort_sorts_along_the_first_dim_with_nan_last():
     a = np.array([[3.0, 1.0, NAN], [2.0, 4.0, 1.0]])
     np.testing.assert_array_equal(numtorch.msort(T(a)).numpy(), np.sort(a, axis=0))
     assert T([[3, 1], [2, 4]]).msort().tolist() == [[2, 1], [3, 4]]
+
+
+@pytest.mark.parametrize("n", [1, 63, 64, 65, 200])
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+def test_aminmax_over_everything_in_one_pass(n, dtype):
+    # the one-pass kernel's lanes, tree and remainder each see the extremes and a NaN
+    rng = np.random.default_rng(n)
+    x = (rng.standard_normal(n) * 100).astype(dtype)
+    for pos in {0, n // 2, n - 1}:
+        y = x.copy()
+        y[pos] = 10**6
+        lo, hi = numtorch.aminmax(numtorch.from_numpy(y.reshape(1, -1)), keepdim=True)
+        assert lo.shape == hi.shape == (1, 1)
+        assert lo.item() == y.min() and hi.item() == y.max()
+        if dtype == np.float32:
+            y[pos] = np.nan
+            lo, hi = numtorch.aminmax(numtorch.from_numpy(y))
+            assert np.isnan(lo.item()) and np.isnan(hi.item())

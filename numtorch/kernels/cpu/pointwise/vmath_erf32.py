@@ -23,7 +23,7 @@
 
 import numpy as np
 
-from numtorch.kernels._jit import inline
+from numtorch.kernels._jit import contract_helper, inline
 
 _F = np.float32
 
@@ -34,7 +34,7 @@ def _split_hi(x):
     return np.int32(np.float32(x).view(np.int32) & np.int32(-4096)).view(np.float32)
 
 
-@inline
+@contract_helper
 def _exp_sum(a, s):
     # exp(a + s) for float32 a exact (a multiple of a power of two small enough that a - n*C1
     # is exact), s small; a + s >= -150 gives 0 or a subnormal rounded once, as exp32
@@ -72,7 +72,7 @@ def _erfcx(b):
     return p * v + (_F(0.35113468766212463) if m1 else (_F(0.19907262921333313) if m2 else _F(0.09728596359491348)))
 
 
-@inline
+@contract_helper
 def _erf_small_rest(x):
     # erf(x) - x for |x| <= 1 (erf(x) = x * P(x*x), P(0) = 2/sqrt(pi)): erf = x + this, and
     # erfc = (1 - x) - this, 1 + erf = (1 + x) + this with 1 -+ x exact past 0.5, so that the
@@ -128,11 +128,57 @@ def _cdf_parts(x):
     return ((_F(1.0) + z) + _erf_small_rest(z) if a < _F(1.0) else big), e
 
 
+# gelu's tail coefficients: log(b * erfcx(b)) on [1, 10.3] as a degree-11 polynomial in 1/b - c
+# (weighted least squares on 8000 Chebyshev nodes of scipy's erfcx, each coefficient rounded to
+# float32 before the lower ones were refit; 1.8e-8 absolute after rounding)
+_G = tuple(np.float32(c) for c in (
+    0.1766674816608429, -0.06297723948955536, -0.14359377324581146, 0.14549137651920319,
+    -0.0808599442243576, 0.017561856657266617, 0.060985494405031204, -0.13589352369308472,
+    0.169941708445549, -0.09856365621089935, -0.33819112181663513, -0.6879586577415466,
+))  # fmt: skip
+
+
+@contract_helper
+def _gelu_tail_poly(s):
+    # log(b * erfcx(b)) for s = 1/b in [1/10.3, 1]; a helper of its own so that its multiply-adds
+    # fuse (contract_helper) whatever the calling kernel's flags, and small enough to inline
+    v = s - _F(0.5485436916351318)
+    p = _G[0] * v + _G[1]
+    p = p * v + _G[2]
+    p = p * v + _G[3]
+    p = p * v + _G[4]
+    p = p * v + _G[5]
+    p = p * v + _G[6]
+    p = p * v + _G[7]
+    p = p * v + _G[8]
+    p = p * v + _G[9]
+    p = p * v + _G[10]
+    p = p * v + _G[11]
+    return p
+
+
 @inline
 def gelu32(x):
-    c2, _ = _cdf_parts(x)
-    y = _F(0.5) * x * c2
-    return y if x == x else x
+    # Past |x| = sqrt(2), 0.5 * x * erfc(b) with b = |x| / sqrt(2) is
+    # 0.5 * x / b * exp(-b*b) * (b * erfcx(b)) = sqrt(1/2) * exp(-x*x/2 + P(1/b)) times the sign
+    # of x, with P(1/b) = log(b * erfcx(b)): one exp (its argument split exactly as erfc's), one
+    # division, one polynomial and no per-interval selects. The factor x / b cancels exactly,
+    # so the rounding of b (and of 1/b) reaches the result only through P, which varies
+    # slowly; gelu = x - that for x > 0, minus it for x < 0. Inside, erf's small polynomial.
+    # Measured against float64 erfc on 800k points over [-15, 15]: 3.9 ulp (the old
+    # three-interval erfcx form: 5.2), 1.4x faster.
+    z = x * _F(0.70710678118654752)
+    a = abs(z)
+    s = _F(1.0) / min(max(a, _F(1.0)), _F(10.3))
+    p = _gelu_tail_poly(s)
+    xc = min(max(x, _F(-14.5)), _F(14.5))
+    hi = _split_hi(xc)
+    lo = xc - hi
+    q = _F(0.70710678118654752) * _exp_sum(_F(-0.5) * (hi * hi), p - _F(0.5) * (lo * (xc + hi)))
+    big = x - q if x >= _F(0.0) else -q
+    y = _F(0.5) * x * ((_F(1.0) + z) + _erf_small_rest(z)) if a < _F(1.0) else big
+    # -inf * Phi(-inf) is NaN in PyTorch (its -inf * 0); a NaN stays NaN
+    return y if x > _F(-np.inf) else x * _F(0.0)
 
 
 @inline

@@ -237,3 +237,41 @@ def mode_rows(sv, si, vals, idx, outer, R):
             last = max(last, ix[r])
         vals[o] = v[best]
         idx[o] = last
+
+
+# ---- aminmax over everything: one pass -------------------------------------------------------
+_MM_LANES = 64
+
+
+@kernel
+def minmax_all(x, out):
+    """out[0], out[1] = min(x), max(x) in one pass (NaN propagates) for aminmax(), where amin
+    and amax read x twice (1.24-1.33x PyTorch's time): 64 lanes of each, kept in small arrays
+    updated elementwise (a loop without a reduction, which LLVM vectorizes), then a tree."""
+    n = x.size
+    lo = x[0]
+    hi = x[0]
+    m = n - n % _MM_LANES
+    if m:
+        a = x[0:_MM_LANES].copy()
+        b = a.copy()
+        for j in range(1, m // _MM_LANES):
+            xs = x[j * _MM_LANES : j * _MM_LANES + _MM_LANES]
+            for k in range(_MM_LANES):
+                v = xs[k]
+                a[k] = a[k] if (a[k] < v or a[k] != a[k]) else v
+                b[k] = b[k] if (b[k] > v or b[k] != b[k]) else v
+        h = _MM_LANES
+        while h > 1:
+            h //= 2
+            for k in range(h):
+                a[k] = a[k] if (a[k] < a[k + h] or a[k] != a[k]) else a[k + h]
+                b[k] = b[k] if (b[k] > b[k + h] or b[k] != b[k]) else b[k + h]
+        lo = a[0]
+        hi = b[0]
+    for i in range(m, n):
+        v = x[i]
+        lo = lo if (lo < v or lo != lo) else v
+        hi = hi if (hi > v or hi != hi) else v
+    out[0] = lo
+    out[1] = hi
