@@ -41,9 +41,11 @@ def _batched(t: Tensor, batch: tuple, rows: int, cols: int, npdt) -> S.CudaArray
 
 
 def _blas_operand(t: Tensor, batch: tuple, rows: int, cols: int, npdt) -> tuple:
-    """(device pointer, op, leading dimension, batch stride) of ``t`` as the row-major
-    (*batch, rows, cols) operand of a cuBLAS product, read in place when its last two dims are
-    row- or column-major with one stride over the batch, else from a contiguous copy."""
+    """((device pointer, op, leading dimension, batch stride), the array read) of ``t`` as the
+    row-major (*batch, rows, cols) operand of a cuBLAS product, read in place when its last two
+    dims are row- or column-major with one stride over the batch, else from a contiguous copy.
+    The caller holds the array until the product is queued: a copy's block, once dropped, goes
+    back to the caching allocator, and the other operand's copy would be written into it."""
     v = _view(t, batch, rows, cols)
     layout = _layout(v, rows, cols) if v.dtype == npdt else None
     if layout is None:
@@ -51,7 +53,7 @@ def _blas_operand(t: Tensor, batch: tuple, rows: int, cols: int, npdt) -> tuple:
 
         v = contiguous_copy(v, npdt)
         layout = (_cublas.OP_N, max(cols, 1), rows * cols)
-    return (S._pointer(v.root) + v.offset * v.itemsize, *layout)
+    return (S._pointer(v.root) + v.offset * v.itemsize, *layout), v
 
 
 def _layout(v: S.CudaArray, rows: int, cols: int):
@@ -113,9 +115,10 @@ def _gemm(x: Tensor, y: Tensor, batch, m, k, n, dt, shape) -> S.CudaArray:
 
             fill(out, dt.np.type(0))
         elif out.size:
-            a = _blas_operand(x, batch, m, k, dt.np)
-            b = _blas_operand(y, batch, k, n, dt.np)
+            a, held_a = _blas_operand(x, batch, m, k, dt.np)
+            b, held_b = _blas_operand(y, batch, k, n, dt.np)
             blas.matmul(dt.np, m, n, k, a, b, (S._pointer(out.root), m * n), batch=nb, tf32=_tf32(dt))
+            del held_a, held_b  # queued: the blocks may go back now (stream order protects them)
         return out
     # float16: float32 operands and accumulation, rounded once at the end (as cuBLAS's half
     # GEMM with float compute, PyTorch's default)
@@ -207,11 +210,12 @@ def _fused(name, op):
             from ._install import copy_into
 
             copy_into(out, self._data)
-        a = _blas_operand(m1, tuple(batch), m, k, dt.np)
-        b = _blas_operand(m2, tuple(batch), k, n, dt.np)
+        a, held_a = _blas_operand(m1, tuple(batch), m, k, dt.np)
+        b, held_b = _blas_operand(m2, tuple(batch), k, n, dt.np)
         nb = math.prod(batch)
         blas.matmul(dt.np, m, n, k, a, b, (S._pointer(out.root), m * n), batch=nb, alpha=alpha, beta=beta,
                     tf32=_tf32(dt))
+        del held_a, held_b  # queued: the blocks may go back now (stream order protects them)
         return _make(out, dt, Tensor, self._device)
 
     return impl

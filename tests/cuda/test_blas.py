@@ -95,6 +95,12 @@ def _cases(dtype):
         ("baddbmm alpha, beta", lambda x, y, c: numtorch.baddbmm(c, x, y, beta=-1.5, alpha=0.25),
          (_t((2, 5, 3), dtype), _t((2, 3, 4), dtype), _t((5, 1), dtype))),
         ("k == 0", lambda x, y: x @ y, (_t((5, 0), dtype), _t((0, 4), dtype))),
+        # both operands copied: the first copy's block must stay held while the second is made
+        ("mm both operands copied", lambda x, y: x[:, ::2] @ y[::2, ::2], (_t((5, 6), dtype), _t((6, 8), dtype))),
+        ("addmm both operands copied", lambda x, y, c: numtorch.addmm(c, x[:, ::2], y[::2, ::2]),
+         (_t((5, 6), dtype), _t((6, 8), dtype), _t((4,), dtype))),
+        ("bmm both operands copied", lambda x, y: x[..., ::2] @ y[:, ::2, ::2],
+         (_t((2, 5, 6), dtype), _t((2, 6, 8), dtype))),
     ]  # fmt: skip
 
 
