@@ -76,8 +76,10 @@ def cases(lib):
     g = np.random.default_rng(0)
     big = lib.tensor(g.standard_normal(1 << 24, dtype=np.float32), device="cuda")
     huge = lib.tensor(g.standard_normal(1 << 26, dtype=np.float32), device="cuda")
-    half = big.half()
+    big2, huge2 = big.flip(0).contiguous(), huge.flip(0).contiguous()  # x + x reads one array
+    half, half2 = big.half(), big2.half()
     cplx = lib.complex(big[: 1 << 22], big[1 << 22 : 2 << 22])
+    cplx2 = lib.complex(big2[: 1 << 22], big2[1 << 22 : 2 << 22])
     a4 = lib.tensor(g.standard_normal((4096, 4096), dtype=np.float32), device="cuda")
     small = lib.tensor(g.standard_normal(1 << 10, dtype=np.float32), device="cuda")
     a = lib.tensor(g.standard_normal((2048, 2048), dtype=np.float32), device="cuda")
@@ -86,11 +88,11 @@ def cases(lib):
     y = lib.tensor(g.standard_normal((256, 512), dtype=np.float32), device="cuda")
     return {
         "add 1K (launch cost)": lambda: small + small,
-        "add 16M": lambda: big + big,
-        "add 64M": lambda: huge + huge,
+        "add 16M": lambda: big + big2,
+        "add 64M": lambda: huge + huge2,
         "clone 64M (copy rate)": lambda: huge.clone(),
-        "half add 16M": lambda: half + half,
-        "complex64 mul 4M": lambda: cplx * cplx,
+        "half add 16M": lambda: half + half2,
+        "complex64 mul 4M": lambda: cplx * cplx2,
         "exp 16M": lambda: lib.exp(big),
         "mul+add+tanh 16M": lambda: lib.tanh(big * 0.5 + big),
         "sum 16M": lambda: big.sum(),
@@ -180,20 +182,23 @@ def kernel_cases(lib):
     g = np.random.default_rng(0)
     big = lib.tensor(g.standard_normal(1 << 24, dtype=np.float32), device="cuda")
     huge = lib.tensor(g.standard_normal(1 << 26, dtype=np.float32), device="cuda")
+    # second operands: x + x reads one array, which overstated the bytes moved (before 2026-11-26)
+    big2, huge2 = big.flip(0).contiguous(), huge.flip(0).contiguous()
     dst = lib.empty_like(huge)
-    half = big.half()
+    half, half2 = big.half(), big2.half()
     cplx = lib.complex(big[: 1 << 22], big[1 << 22 : 2 << 22])
+    cplx2 = lib.complex(big2[: 1 << 22], big2[1 << 22 : 2 << 22])
     small = lib.tensor(g.standard_normal(1 << 10, dtype=np.float32), device="cuda")
     w = lib.tensor(g.standard_normal((64, 16), dtype=np.float32), device="cuda")
     return {
         "copy_ 64M (copy rate)": (2 * 4 << 26, lambda: dst.copy_(huge)),
-        "add 16M": (3 * 4 << 24, lambda: big + big),
-        "add 64M": (3 * 4 << 26, lambda: huge + huge),
+        "add 16M": (3 * 4 << 24, lambda: big + big2),
+        "add 64M": (3 * 4 << 26, lambda: huge + huge2),
         "add_ 64M in place": (3 * 4 << 26, lambda: dst.add_(huge)),
         "mul scalar 64M": (2 * 4 << 26, lambda: huge * 0.5),
-        "half add 16M": (3 * 2 << 24, lambda: half + half),
+        "half add 16M": (3 * 2 << 24, lambda: half + half2),
         "exp 16M": (2 * 4 << 24, lambda: lib.exp(big)),
-        "complex64 mul 4M": (3 * 8 << 22, lambda: cplx * cplx),
+        "complex64 mul 4M": (3 * 8 << 22, lambda: cplx * cplx2),
         "transpose add 4096x4096 (strided)": (3 * 4 << 24, lambda: big.view(4096, 4096).t() + big.view(4096, 4096)),
         # tiny ops: the host's cost per call (the GPU waits for it)
         "host: add 1K": (0, lambda: small + small),
