@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._tensor import _root_array
+
 
 def flat_parts(a: np.ndarray, shape: tuple):
     """(1-D storage, element offset, int64 strides broadcast to ``shape``) of an array view."""
@@ -32,14 +34,7 @@ def flat_parts(a: np.ndarray, shape: tuple):
 
 
 def _root(a: np.ndarray):
-    while True:
-        b = a.base
-        if isinstance(b, np.ndarray):
-            a = b
-        elif b is not None and isinstance(getattr(b, "base", None), np.ndarray):
-            a = b.base
-        else:
-            break
+    a = _root_array(a)
     if a.flags.c_contiguous or a.flags.f_contiguous:
         return a
     return None
