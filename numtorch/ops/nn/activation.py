@@ -153,7 +153,7 @@ def _silu_double_backward(grad, grad_output, self):
 
 silu_backward = _helper(
     "silu_backward(Tensor grad_output, Tensor self) -> Tensor",
-    Pointwise("silu_backward", _GX, "grad_output * sigmoid(self) * (1 + self * (1 - sigmoid(self)))"),
+    Pointwise("silu_backward", _GX, "grad_output * sigmoid(self) * (type(self)(1) + self * (type(self)(1) - sigmoid(self)))"),
     {"grad_output": lambda grad, self: silu_backward(grad, self),
      "self": lambda grad, grad_output, self: _silu_double_backward(grad, grad_output, self)},
 )  # fmt: skip
@@ -168,8 +168,8 @@ def _mish_grad_composite(grad, self):
 
 mish_backward = _helper(
     "mish_backward(Tensor grad_output, Tensor self) -> Tensor",
-    Pointwise("mish_backward", _GX, "grad_output * (math.tanh(math.log1p(math.exp(self))) + self * "
-              "sigmoid(self) * (1 - math.tanh(math.log1p(math.exp(self))) ** 2))"),
+    Pointwise("mish_backward", _GX, "grad_output * (math.tanh(math.log1p(math.exp(self))) + self * sigmoid(self) * "
+              "(type(self)(1) - math.tanh(math.log1p(math.exp(self))) * math.tanh(math.log1p(math.exp(self)))))"),
     {"grad_output": lambda grad, self: mish_backward(grad, self),
      "self": lambda grad, grad_output, self: _mish_self_dd(grad, grad_output, self)},
 )  # fmt: skip
@@ -293,7 +293,7 @@ _hardswish = _act("hardswish(Tensor self) -> Tensor",
                             " if self == self else self", allow="float"),
                   {"self": lambda grad, self: hardswish_backward(grad, self)})  # fmt: skip
 _log_sigmoid = _act("log_sigmoid(Tensor self) -> Tensor",
-                    Pointwise("log_sigmoid", _X, "min(self, 0.0) - math.log1p(math.exp(-abs(self)))", allow="float"),
+                    Pointwise("log_sigmoid", _X, "min(self, type(self)(0)) - math.log1p(math.exp(-abs(self)))", allow="float"),
                     {"self": lambda grad, self: log_sigmoid_backward(grad, self, self)}, inplace=False)  # fmt: skip
 
 _hardshrink = _act("hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor",

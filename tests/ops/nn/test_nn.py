@@ -475,6 +475,21 @@ def test_hard_activations_compute_in_their_own_dtype_with_pytorchs_ends():
     np.testing.assert_array_equal(xt.grad.numpy(), want)
 
 
+def test_silu_backward_and_smooth_losses_compute_in_float32():
+    # typed constants keep float32 kernels in float32 (a bare 1 or 0.5 is a float64 in Numba):
+    # the bits of the float32 formula, which a float64 evaluation rounds differently
+    rng = np.random.default_rng(5)
+    x, t, g = (rng.standard_normal(1000).astype(np.float32) * 3 for _ in "xtg")
+    f1, h, b = np.float32(1), np.float32(0.5), np.float32(1.5)
+    s = F.sigmoid(T(x)).numpy()
+    np.testing.assert_array_equal(numtorch.ops.aten.silu_backward(T(g), T(x)).numpy(), g * s * (f1 + x * (f1 - s)))
+    d = x - t
+    np.testing.assert_array_equal(F.smooth_l1_loss(T(x), T(t), reduction="none", beta=1.5).numpy(),
+                                  np.where(np.abs(d) < b, h * d * d / b, np.abs(d) - h * b))
+    np.testing.assert_array_equal(F.huber_loss(T(x), T(t), reduction="none", delta=1.5).numpy(),
+                                  np.where(np.abs(d) < b, h * d * d, b * (np.abs(d) - h * b)))
+
+
 class Log(TorchDispatchMode):
     def __init__(self):
         super().__init__()
