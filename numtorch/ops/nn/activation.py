@@ -103,12 +103,15 @@ def _elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result
 
 _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 _K, _C = math.sqrt(2 / math.pi), 0.044715
-_TANH_U = f"math.tanh({_K!r} * (self + {_C!r} * self * self * self))"
+# PyTorch's scalar_t formulas: constants of self's own type (a bare float is a float64 in Numba
+# and made float32 kernels compute in float64, half the vector lanes)
+_TANH_U = f"math.tanh(type(self)({_K!r}) * (self + type(self)({_C!r}) * (self * self * self)))"
 _GELU_BWD = {
     # Note [Vectorizable erf]: one helper per dtype (float32's stays in float32 kernels)
     "none": Pointwise("gelu_backward", _GX, "gelu_erf_backward(grad_output, self)"),
-    "tanh": Pointwise("gelu_backward", _GX, f"grad_output * (0.5 * (1 + {_TANH_U}) + 0.5 * self * "
-                      f"(1 - {_TANH_U} ** 2) * {_K!r} * (1 + {3 * _C!r} * self * self))"),
+    "tanh": Pointwise("gelu_backward", _GX, f"grad_output * (type(self)(0.5) * (type(self)(1) + {_TANH_U}) + type(self)(0.5) * self * "
+                      f"(type(self)(1) - {_TANH_U} * {_TANH_U}) * (type(self)({_K!r}) * "
+                      f"(type(self)(1) + type(self)({3 * _C!r}) * (self * self))))"),
 }  # fmt: skip
 
 
@@ -256,7 +259,7 @@ _elu = _act("elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale
                 elu_backward(grad, alpha, scale, input_scale, False, self)})  # fmt: skip
 _GELU = {
     "none": Pointwise("GeluKernelImpl", _X, "gelu_erf(self)", allow="float", refuse={"kernel": "GeluKernelImpl"}),
-    "tanh": Pointwise("GeluKernelImpl", _X, f"0.5 * self * (1 + {_TANH_U})", allow="float",
+    "tanh": Pointwise("GeluKernelImpl", _X, f"type(self)(0.5) * self * (type(self)(1) + {_TANH_U})", allow="float",
                       refuse={"kernel": "GeluKernelImpl"}),
 }  # fmt: skip
 _gelu = defop(

@@ -81,8 +81,8 @@ _binary("logaddexp2", Elementwise("logaddexp2", _T2, _LAE2, allow="f"),
 
 
 # ---- logit, sinc, heaviside ------------------------------------------------------------------------
-_LOGIT_X = ("np.log(clamp(self, eps, 1 - eps) / (1 - clamp(self, eps, 1 - eps))) if eps >= 0 "
-            "else np.log(self / (1 - self))")  # fmt: skip
+_LOGIT_X = ("np.log(clamp(self, eps, type(self)(1) - eps) / (type(self)(1) - clamp(self, eps, type(self)(1) - eps))) "
+            "if eps >= 0 else np.log(self / (type(self)(1) - self))")  # fmt: skip  (typed: a bare 1 made float32 compute in float64)
 
 
 def _logit_bw(grad, self, eps):
