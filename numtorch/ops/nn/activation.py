@@ -103,12 +103,15 @@ def _elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result
 
 _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 _K, _C = math.sqrt(2 / math.pi), 0.044715
-_TANH_U = f"math.tanh({_K!r} * (self + {_C!r} * self * self * self))"
+# PyTorch's scalar_t formulas: constants of self's own type (a bare float is a float64 in Numba
+# and made float32 kernels compute in float64, half the vector lanes)
+_TANH_U = f"math.tanh(type(self)({_K!r}) * (self + type(self)({_C!r}) * (self * self * self)))"
 _GELU_BWD = {
     # Note [Vectorizable erf]: one helper per dtype (float32's stays in float32 kernels)
     "none": Pointwise("gelu_backward", _GX, "gelu_erf_backward(grad_output, self)"),
-    "tanh": Pointwise("gelu_backward", _GX, f"grad_output * (0.5 * (1 + {_TANH_U}) + 0.5 * self * "
-                      f"(1 - {_TANH_U} ** 2) * {_K!r} * (1 + {3 * _C!r} * self * self))"),
+    "tanh": Pointwise("gelu_backward", _GX, f"grad_output * (type(self)(0.5) * (type(self)(1) + {_TANH_U}) + type(self)(0.5) * self * "
+                      f"(type(self)(1) - {_TANH_U} * {_TANH_U}) * (type(self)({_K!r}) * "
+                      f"(type(self)(1) + type(self)({3 * _C!r}) * (self * self))))"),
 }  # fmt: skip
 
 
@@ -153,7 +156,7 @@ def _silu_double_backward(grad, grad_output, self):
 
 silu_backward = _helper(
     "silu_backward(Tensor grad_output, Tensor self) -> Tensor",
-    Pointwise("silu_backward", _GX, "grad_output * sigmoid(self) * (1 + self * (1 - sigmoid(self)))"),
+    Pointwise("silu_backward", _GX, "grad_output * sigmoid(self) * (type(self)(1) + self * (type(self)(1) - sigmoid(self)))"),
     {"grad_output": lambda grad, self: silu_backward(grad, self),
      "self": lambda grad, grad_output, self: _silu_double_backward(grad, grad_output, self)},
 )  # fmt: skip
@@ -168,8 +171,8 @@ def _mish_grad_composite(grad, self):
 
 mish_backward = _helper(
     "mish_backward(Tensor grad_output, Tensor self) -> Tensor",
-    Pointwise("mish_backward", _GX, "grad_output * (math.tanh(math.log1p(math.exp(self))) + self * "
-              "sigmoid(self) * (1 - math.tanh(math.log1p(math.exp(self))) ** 2))"),
+    Pointwise("mish_backward", _GX, "grad_output * (math.tanh(math.log1p(math.exp(self))) + self * sigmoid(self) * "
+              "(type(self)(1) - math.tanh(math.log1p(math.exp(self))) * math.tanh(math.log1p(math.exp(self)))))"),
     {"grad_output": lambda grad, self: mish_backward(grad, self),
      "self": lambda grad, grad_output, self: _mish_self_dd(grad, grad_output, self)},
 )  # fmt: skip
@@ -256,7 +259,7 @@ _elu = _act("elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale
                 elu_backward(grad, alpha, scale, input_scale, False, self)})  # fmt: skip
 _GELU = {
     "none": Pointwise("GeluKernelImpl", _X, "gelu_erf(self)", allow="float", refuse={"kernel": "GeluKernelImpl"}),
-    "tanh": Pointwise("GeluKernelImpl", _X, f"0.5 * self * (1 + {_TANH_U})", allow="float",
+    "tanh": Pointwise("GeluKernelImpl", _X, f"type(self)(0.5) * self * (type(self)(1) + {_TANH_U})", allow="float",
                       refuse={"kernel": "GeluKernelImpl"}),
 }  # fmt: skip
 _gelu = defop(
@@ -293,7 +296,7 @@ _hardswish = _act("hardswish(Tensor self) -> Tensor",
                             " if self == self else self", allow="float"),
                   {"self": lambda grad, self: hardswish_backward(grad, self)})  # fmt: skip
 _log_sigmoid = _act("log_sigmoid(Tensor self) -> Tensor",
-                    Pointwise("log_sigmoid", _X, "min(self, 0.0) - math.log1p(math.exp(-abs(self)))", allow="float"),
+                    Pointwise("log_sigmoid", _X, "min(self, type(self)(0)) - math.log1p(math.exp(-abs(self)))", allow="float"),
                     {"self": lambda grad, self: log_sigmoid_backward(grad, self, self)}, inplace=False)  # fmt: skip
 
 _hardshrink = _act("hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor",

@@ -110,20 +110,20 @@ def _huber_dd(g, self, target, reduction, delta):
 mse_loss, mse_loss_backward = _loss_ops(
     "mse_loss",
     Pointwise("mse", _ST, "(self - target) * (self - target)"),
-    Pointwise("mse_backward", _GST, "norm * 2 * (self - target) * grad_output", ["norm"]),
+    Pointwise("mse_backward", _GST, "norm * type(self)(2) * (self - target) * grad_output", ["norm"]),
 )
 smooth_l1_loss, smooth_l1_loss_backward = _loss_ops(
     "smooth_l1_loss",
-    Pointwise("smooth_l1", _ST, "(0.5 * (self - target) * (self - target) / beta if abs(self - target) < beta "
-              "else abs(self - target) - 0.5 * beta)", ["beta"]),
-    Pointwise("smooth_l1_backward", _GST, "norm * grad_output * ((-1.0 if self - target < -beta else 1.0) "
+    Pointwise("smooth_l1", _ST, "(type(self)(0.5) * (self - target) * (self - target) / beta if abs(self - target) < beta "
+              "else abs(self - target) - type(self)(0.5) * beta)", ["beta"]),
+    Pointwise("smooth_l1_backward", _GST, "norm * grad_output * ((type(self)(-1) if self - target < -beta else type(self)(1)) "
               "if abs(self - target) >= beta else (self - target) / beta)", ["norm", "beta"]),
     "beta",
 )  # fmt: skip
 huber_loss, huber_loss_backward = _loss_ops(
     "huber_loss",
-    Pointwise("huber", _ST, "(0.5 * (self - target) * (self - target) if abs(self - target) < delta "
-              "else delta * (abs(self - target) - 0.5 * delta))", ["delta"]),
+    Pointwise("huber", _ST, "(type(self)(0.5) * (self - target) * (self - target) if abs(self - target) < delta "
+              "else delta * (abs(self - target) - type(self)(0.5) * delta))", ["delta"]),
     Pointwise("huber_backward", _GST, "norm * grad_output * ((-delta if self - target < -delta else delta) "
               "if abs(self - target) > delta else self - target)", ["norm", "delta"]),
     "delta",

@@ -66,8 +66,14 @@ def _logaddexp2_bw(key):
     return bw
 
 
-_binary("logaddexp2", Elementwise("logaddexp2", _T2, "logaddexp(self * 0.6931471805599453, other * 0.6931471805599453) "
-                                                      "* 1.4426950408889634", allow="f"),
+# PyTorch's logaddexp2 kernel: m + log1p(exp2(-|a - b|)) / ln 2 with m = max(a, b), in self's own
+# type (a bare float constant is a float64 in Numba and made float32 compute in float64); equal
+# infinities return themselves, a NaN operand NaN
+_M2 = "(self if self >= other else other)"
+_LAE2 = (f"({_M2} + np.log1p(np.exp2(-abs(self - other))) * type(self)(1.4426950408889634)) "
+         f"if ({_M2} == {_M2} and not (self == other and self - self != self - self)) "
+         "else (self if self == other else self + other)")
+_binary("logaddexp2", Elementwise("logaddexp2", _T2, _LAE2, allow="f"),
         {"self": _logaddexp2_bw("self"), "other": _logaddexp2_bw("other")}, S=None, t="", ov={"T": {"inplace": False}},
         second_tensor=True, inplace=False)
 # fmt: on
@@ -75,8 +81,8 @@ _binary("logaddexp2", Elementwise("logaddexp2", _T2, "logaddexp(self * 0.6931471
 
 
 # ---- logit, sinc, heaviside ------------------------------------------------------------------------
-_LOGIT_X = ("np.log(clamp(self, eps, 1 - eps) / (1 - clamp(self, eps, 1 - eps))) if eps >= 0 "
-            "else np.log(self / (1 - self))")  # fmt: skip
+_LOGIT_X = ("np.log(clamp(self, eps, type(self)(1) - eps) / (type(self)(1) - clamp(self, eps, type(self)(1) - eps))) "
+            "if eps >= 0 else np.log(self / (type(self)(1) - self))")  # fmt: skip  (typed: a bare 1 made float32 compute in float64)
 
 
 def _logit_bw(grad, self, eps):

@@ -14,6 +14,7 @@ import numpy as np
 
 from ... import _dtype as D
 from ..._factory_utils import blocked_copy_into, c_copy
+from ...kernels import lazy
 from ..._tensor import Tensor, _make, _wrap_dim
 from ..._overlap import check_no_internal_overlap
 from ..._overlap import dense as _dense
@@ -145,9 +146,21 @@ def suggest_format(a: np.ndarray) -> memory_format:
     return contiguous_format
 
 
+_KH = lazy("numtorch.kernels.cpu.half")
+_F16 = np.dtype(np.float16)
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+HALF_KERNEL_MIN = 64  # below this NumPy's per-element routine costs less than a kernel call
+
+
 def assign(dst: np.ndarray, src: np.ndarray) -> None:
     """Copy ``src`` into ``dst`` (broadcast, cast as PyTorch does: complex to real drops the
     imaginary part with PyTorch's warning; NaN/out-of-range float to int is unspecified)."""
+    if (dst.dtype == _F16 and dst.size >= HALF_KERNEL_MIN and dst.shape == src.shape
+            and dst.flags.c_contiguous and src.flags.c_contiguous and not np.may_share_memory(dst, src)):  # fmt: skip
+        fn = _KH.f32_to_f16 if src.dtype == _F32 else _KH.f64_to_f16 if src.dtype == _F64 else None
+        if fn is not None:  # Note [float16 conversion]: NumPy's bits, vectorised
+            fn(src.reshape(-1), dst.reshape(-1).view(np.uint16))
+            return
     if src.dtype.kind == "c" and dst.dtype.kind != "c":
         warnings.warn(
             "Casting complex values to real discards the imaginary part", UserWarning, stacklevel=4

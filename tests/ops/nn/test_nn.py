@@ -4,6 +4,7 @@ dispatch modes."""
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
@@ -473,6 +474,27 @@ def test_hard_activations_compute_in_their_own_dtype_with_pytorchs_ends():
     want = np.where(x <= -f3, np.float32(0), np.where(x < f3, g * (x / f3 + h), g))
     assert xt.grad.dtype == numtorch.float32
     np.testing.assert_array_equal(xt.grad.numpy(), want)
+
+
+def test_typed_constants_keep_float32_kernels_in_float32():
+    # typed constants keep float32 kernels in float32 (a bare 1 or 0.5 is a float64 in Numba):
+    # the bits of the float32 formula, which a float64 evaluation rounds differently
+    rng = np.random.default_rng(5)
+    x, t, g = (rng.standard_normal(1000).astype(np.float32) * 3 for _ in "xtg")
+    f1, h, b = np.float32(1), np.float32(0.5), np.float32(1.5)
+    s = F.sigmoid(T(x)).numpy()
+    np.testing.assert_array_equal(numtorch.ops.aten.silu_backward(T(g), T(x)).numpy(), g * s * (f1 + x * (f1 - s)))
+    d = x - t
+    np.testing.assert_array_equal(F.smooth_l1_loss(T(x), T(t), reduction="none", beta=1.5).numpy(),
+                                  np.where(np.abs(d) < b, h * d * d / b, np.abs(d) - h * b))
+    np.testing.assert_array_equal(F.huber_loss(T(x), T(t), reduction="none", delta=1.5).numpy(),
+                                  np.where(np.abs(d) < b, h * d * d, b * (np.abs(d) - h * b)))
+    # gelu's tanh form and logit likewise (numtorch's own tanh/log inside)
+    k, c = np.float32(math.sqrt(2 / math.pi)), np.float32(0.044715)
+    u = numtorch.tanh(T(k * (x + c * (x * x * x)))).numpy()
+    np.testing.assert_array_equal(F.gelu(T(x), approximate="tanh").numpy(), h * x * (f1 + u))
+    p = np.clip(F.sigmoid(T(x)).numpy(), np.float32(1e-3), f1 - np.float32(1e-3))
+    np.testing.assert_array_equal(numtorch.logit(T(p), 1e-3).numpy(), numtorch.log(T(p / (f1 - p))).numpy())
 
 
 class Log(TorchDispatchMode):

@@ -670,6 +670,22 @@ def test_copysign_and_logaddexp2_values_and_gradients():
     assert gradcheck(numtorch.copysign, (p, q)) and gradgradcheck(numtorch.copysign, (p, q))
 
 
+def test_logaddexp2_float32_accuracy_and_ends():
+    # PyTorch's formula in float32 (m + log1p(exp2(-|a - b|)) / ln 2): within 2.5 ulp of the
+    # larger of |result|, |a|, |b| (torch's own: 1.9), and IEEE's ends
+    rng = np.random.default_rng(3)
+    a, b = ((rng.standard_normal(4096) * np.exp2(rng.integers(-10, 8, 4096))).astype(np.float32) for _ in "ab")
+    ref = np.logaddexp2(a.astype(np.float64), b.astype(np.float64))
+    got = numtorch.logaddexp2(numtorch.from_numpy(a), numtorch.from_numpy(b)).numpy()
+    scale = np.spacing(np.maximum(np.abs(ref), np.maximum(np.abs(a), np.abs(b))).astype(np.float32))
+    assert got.dtype == np.float32 and (np.abs(got - ref) / scale).max() <= 2.5
+    sp = np.array([np.inf, -np.inf, np.nan, 0.0, 3.0], np.float32)
+    x, y = np.repeat(sp, 5), np.tile(sp, 5)
+    with np.errstate(invalid="ignore"):
+        want = np.logaddexp2(x, y)
+    np.testing.assert_array_equal(numtorch.logaddexp2(numtorch.from_numpy(x), numtorch.from_numpy(y)).numpy(), want)
+
+
 def test_logit_heaviside_float_power_follow_pytorchs_rules():
     x = T([-0.5, 0.0, 0.3, 1.0, 1.5])
     got = numtorch.logit(x).tolist()

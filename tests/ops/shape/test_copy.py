@@ -278,3 +278,51 @@ def test_resize_keeps_data_and_sharing_when_it_can():
     z = numtorch.arange(3.0).resize_(5)
     assert z.shape == (5,) and z.tolist()[:3] == [0.0, 1.0, 2.0]
     assert numtorch.zeros(6).resize_as_(numtorch.zeros(3, 2)).shape == (3, 2)
+
+
+# ---- float16 conversion (Note [float16 conversion]) -------------------------------------------------
+def _half_specials(np_dtype):
+    """Bit patterns around every case of the conversion: zeros, half subnormals and their ties,
+    the normal range's ends, ties to even, overflow, inf, and NaNs with payloads."""
+    vals = [0.0, 2.0**-26, 2.0**-25, 2.0**-25 * (1 + 2**-20), 3 * 2.0**-25, 2.0**-24, 1.5 * 2.0**-24,
+            2.0**-14 * (1 - 2**-11), 2.0**-14 * (1 - 2**-12), 2.0**-14, 1.0 + 2**-11, 1.0 + 3 * 2**-11,
+            1.0 + 2**-11 + 2**-20, 65504.0, 65519.0, 65520.0, 65536.0, 1e30, np.inf, 1e-45, 1.0]
+    x = np.array(vals + [-v for v in vals], np_dtype)
+    ibits = np.int32 if np_dtype == np.float32 else np.int64
+    shift = 23 if np_dtype == np.float32 else 52
+    nans = np.array([1, 1 << 5, 1 << 13, (1 << shift) - 1, 1 << (shift - 1), 1 << (shift - 10)], ibits)
+    nans = nans | ibits((1 << (31 if shift == 23 else 63)) - (1 << shift))  # exponent all ones
+    return np.concatenate([x, nans.view(np_dtype), (-nans.view(np_dtype))])
+
+
+@pytest.mark.parametrize("np_dtype", [np.float32, np.float64])
+def test_half_conversion_is_numpys_bit_for_bit(np_dtype):
+    rng = np.random.default_rng(0)
+    ibits = np.uint32 if np_dtype == np.float32 else np.uint64
+    width = 32 if np_dtype == np.float32 else 64
+    randoms = rng.integers(0, 2**width, 1 << 16, dtype=np.uint64, endpoint=False).astype(ibits).view(np_dtype)
+    # and values in float16's range, where the rounding happens
+    scaled = (rng.standard_normal(1 << 16) * np.exp2(rng.integers(-26, 17, 1 << 16))).astype(np_dtype)
+    x = np.concatenate([np.tile(_half_specials(np_dtype), 4), randoms, scaled])
+    with np.errstate(all="ignore"):
+        ref = x.astype(np.float16).view(np.uint16)
+    t = numtorch.from_numpy(x)
+    for got in (t.half(), t.to(numtorch.float16), numtorch.empty(x.shape, dtype=numtorch.float16).copy_(t)):
+        np.testing.assert_array_equal(got.numpy().view(np.uint16), ref)
+    # 2-D, transposed (NumPy's path) and small (below the kernel's size) give the same bits
+    m = x[: 128 * 64].reshape(128, 64)
+    with np.errstate(all="ignore"):
+        ref_t = m.T.astype(np.float16).view(np.uint16)
+    np.testing.assert_array_equal(numtorch.from_numpy(m).t().half().numpy().view(np.uint16), ref_t)
+    np.testing.assert_array_equal(numtorch.from_numpy(x[:5]).half().numpy().view(np.uint16), ref[:5])
+
+
+@pytest.mark.slow
+def test_half_conversion_every_float32_in_halfs_range():
+    # every float32 from below half's smallest subnormal to past its overflow, both signs
+    for start in range(0x33000000 - (1 << 22), 0x47800000 + (1 << 22), 1 << 24):
+        b = np.arange(start, start + (1 << 24), dtype=np.uint32)
+        for x in (b.view(np.float32), (b | np.uint32(1 << 31)).view(np.float32)):
+            got = numtorch.from_numpy(x).half().numpy().view(np.uint16)
+            with np.errstate(all="ignore"):
+                np.testing.assert_array_equal(got, x.astype(np.float16).view(np.uint16))
