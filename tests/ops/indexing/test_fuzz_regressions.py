@@ -247,3 +247,15 @@ def test_scatter_reduce_check_order():
 def test_empty_result_checks_no_index_or_value(call):
     # ATen's kernel loops never run: no bounds check, no value conversion
     assert call().shape == (2, 0)
+
+
+def test_index_add_copy_into_an_empty_self_check_no_index():
+    # past 1-D, index_add_cpu_ returns before its bounds check when self is empty; index_copy_'s
+    # kernel never runs when self's other dims hold no element
+    assert nt.zeros(0, 3).index_add_(0, nt.tensor([5, -7]), nt.ones(2, 3)).shape == (0, 3)
+    assert nt.zeros(2, 0).index_copy_(0, nt.tensor([5, -7]), nt.ones(2, 0)).shape == (2, 0)
+    assert nt.index_copy(nt.zeros(2, 0, 3), 0, nt.tensor([9]), nt.ones(1, 0, 3)).shape == (2, 0, 3)
+    with pytest.raises(IndexError, match=r"^index out of range in self$"):  # 1-D: checked
+        nt.zeros(0).index_add_(0, nt.tensor([5]), nt.ones(1))
+    with pytest.raises(IndexError, match=r"^index_copy_\(\): index 5 is out of bounds for dimension 0 with size 2$"):
+        nt.zeros(2, 1).index_copy_(0, nt.tensor([5]), nt.ones(1, 1))

@@ -62,8 +62,6 @@ KNOWN: list[tuple[str, str, str]] = [
      "the padded taps, numtorch's im2col multiplies 0 * NaN (open)"),
     ("accepted", r"^linalg\.cholesky\(complex", "a complex matrix holding inf: torch's potrf reports it not "
      "positive-definite, numtorch factorizes (open)"),
-    ("nt_raises", r"^m\.index_(add|copy)_\(\w+e,", "index_add_/index_copy_ into an empty self: torch's kernel loop "
-     "never runs, numtorch still checks the index bounds (open)"),
 ]
 
 
