@@ -360,3 +360,19 @@ def test_matrix_exp_scales_each_matrix_of_a_batch():
     np.testing.assert_allclose(r, np.exp(a), rtol=1e-12)
     x = numtorch.tensor(np.array([[[0.3, 1.0], [0.0, -0.2]], [[40.0, 0.0], [1.0, 30.0]]]), requires_grad=True)
     assert numtorch.autograd.gradcheck(numtorch.linalg.matrix_exp, (x,))
+
+
+@pytest.mark.parametrize("rows, order", [
+    ([[4, complex(0, math.inf)], [complex(0, -math.inf), 4]], 2),  # complex inf: a NaN pivot
+    ([[math.nan, 0], [0, 1]], 1),
+    ([[4, 1], [1, math.nan]], 2),
+    ([[math.inf, math.inf], [math.inf, 4]], 2),  # LAPACK's inf/inf, where OpenBLAS scales by 0
+])  # fmt: skip
+def test_cholesky_fails_at_a_nan_pivot_as_lapack(rows, order):
+    A = numtorch.tensor(rows, dtype=numtorch.complex128)
+    msg = ("linalg.cholesky: The factorization could not be completed because the input is not positive-definite "
+           f"(the leading minor of order {order} is not positive-definite).")  # fmt: skip
+    with pytest.raises(numtorch.linalg.LinAlgError, match=f"^{re.escape(msg)}$"):
+        numtorch.linalg.cholesky(A)
+    assert numtorch.linalg.cholesky_ex(A).info.item() == order
+    assert numtorch.linalg.cholesky(numtorch.tensor([[math.inf, 0], [0, 1]])).tolist() == [[math.inf, 0], [0, 1]]  # inf pivot: fine
