@@ -121,8 +121,11 @@ def _product_out(check):
         if check is _dot_checks and out._dtype is not self._dtype:  # dot_out: before dot's own checks
             raise RuntimeError(f"result dtype {F.cname(out._dtype)} does not match input dtype {F.cname(self._dtype)}")
         check(self, other)
-        prepare_out(out, _result_shape(self._data.shape, other._data.shape), self._dtype)
-        product(self._data, other._data, out=out._data)
+        x, dt = self._data, self._dtype
+        if dt is not other._dtype:  # Note [Empty bmm]: only an empty bmm gets here, in batch2's dtype
+            x, dt = x.astype(other._data.dtype), other._dtype
+        prepare_out(out, _result_shape(self._data.shape, other._data.shape), dt)
+        product(x, other._data, out=out._data)
         out._vc[0] += 1
         return out
 

@@ -376,3 +376,20 @@ def test_cholesky_fails_at_a_nan_pivot_as_lapack(rows, order):
         numtorch.linalg.cholesky(A)
     assert numtorch.linalg.cholesky_ex(A).info.item() == order
     assert numtorch.linalg.cholesky(numtorch.tensor([[math.inf, 0], [0, 1]])).tolist() == [[math.inf, 0], [0, 1]]  # inf pivot: fine
+
+
+def test_empty_mixed_dtype_batched_matmul_gives_batch2_dtype():
+    # fuzz seeds 42/43: Note [Empty bmm] held for bmm but not for matmul or bmm(out=): NumPy's
+    # casting error reached the user, a float32 @ float64 product came back float32
+    r = numtorch.matmul(numtorch.zeros(2, 3, 2, dtype=_u8), numtorch.zeros(2, 2, 0))
+    assert r.dtype is numtorch.float32 and r.shape == (2, 3, 0)
+    r = numtorch.matmul(numtorch.zeros(2, 3, 0), numtorch.zeros(1, 0, 3, dtype=numtorch.float64))
+    assert r.dtype is numtorch.float64 and r.tolist() == [[[0.0] * 3] * 3] * 2
+    a, b = numtorch.zeros(2, 3, 2, dtype=numtorch.int64), numtorch.zeros(2, 2, 0)
+    out = numtorch.zeros(3, 0, dtype=numtorch.int64)
+    with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype float, but got long int instead$"):
+        numtorch.bmm(a, b, out=out)
+    assert out.shape == (3, 0)
+    out = numtorch.zeros(0)
+    assert numtorch.bmm(numtorch.zeros(2, 3, 0, dtype=numtorch.int64), numtorch.zeros(2, 0, 3), out=out) is out
+    assert out.tolist() == [[[0.0] * 3] * 3] * 2
