@@ -145,6 +145,10 @@ def _cumext(largest, cls, name):
         if self._data.size == 0:  # torch's cummax_out returns before wrapping dim or dispatching
             shape = self._data.shape
             return cls(_make(np.empty(shape, self._dtype.np), self._dtype), _make(np.empty(shape, np.int64), D.int64))
+        if self._data.ndim == 0:  # cummax_out fills a 0-d result without dispatching: any dtype
+            if dim not in (-1, 0):
+                raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
+            return cls(_make(self._data.copy(), self._dtype), _make(np.zeros((), np.int64), D.int64))
         if self._dtype.category == D._COMPLEX:
             raise NotImplementedError(
                 f"\"{name}_cpu\" not implemented for '{E.cname(self._dtype)}'"

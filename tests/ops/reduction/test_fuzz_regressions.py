@@ -404,3 +404,16 @@ def test_kthvalue_out_dtype_texts(vdt, idt, msg):
     assert not v.any() and not i.any()
     with pytest.raises(RuntimeError, match="selected number k out of range"):  # k first
         numtorch.kthvalue(x, 5, out=(v, i))
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "uint16"])
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+def test_cummax_cummin_of_a_0d_tensor_fill_without_the_kernel(name, dtype):
+    # fuzz seed 44: torch's cummax_out fills a 0-d result before dispatching on the dtype
+    x = numtorch.full((), 2, dtype=getattr(numtorch, dtype))
+    r = getattr(numtorch, name)(x, -1)
+    assert r.values.dtype is x.dtype and r.values.item() == 2 and r.indices.item() == 0
+    with pytest.raises(IndexError, match=rf"^{name}\(\): Expected reduction dim -1 or 0 for scalar but got 1$"):
+        getattr(numtorch, name)(numtorch.ones(()), 1)
+    with pytest.raises(NotImplementedError, match=rf"^\"{name}_cpu\" not implemented for "):
+        getattr(numtorch, name)(numtorch.ones(1, dtype=x.dtype), 0)
