@@ -259,7 +259,12 @@ _fn("sum", "input, dim=NOARG, keepdim=False, *, dtype=None, out=None", _sum,
 def _nansum_cpu(self, dim, keepdim, dtype):
     if self._dtype.category == D._COMPLEX:
         raise RuntimeError("nansum on CPU does not support complex inputs")
-    return fold(_NANSUM, self, dim, keepdim, _sum_dtype(self._dtype, dtype), cast_input=True)
+    dt = _sum_dtype(self._dtype, dtype)
+    if dt.category == D._COMPLEX and self._data.size:  # the kernel runs in dtype=: no complex nansum
+        for d in [dim] if isinstance(dim, int) else dim or ():
+            E.wrap_dim(d, self._data.ndim)  # the dims are checked first
+        raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{E.cname(dt)}'")
+    return fold(_NANSUM, self, dim, keepdim, dt, cast_input=True)
 
 
 nansum, nansum_out = _decl(

@@ -36,6 +36,8 @@ def _cumulative(self, dim, dtype, prod):
     dt = _sum_dtype(self._dtype, dtype)
     src = E.kernel_input(self._data).astype(E.kernel_dtype(dt), copy=False)
     x, outer, R, inner = _dim_layout(self, dim, src)
+    if dt is D.bool and x.size and self._data.ndim:  # the kernel runs in the result dtype: none for bool
+        raise NotImplementedError(f"\"{'cumprod' if prod else 'cumsum'}_out_cpu\" not implemented for 'Bool'")
     acc_np = {D._FLOAT: np.float64, D._COMPLEX: np.complex128}.get(dt.category, np.int64)
     out = np.empty(x.size, acc_np if dt is D.bool else x.dtype)
     if x.size:
@@ -113,9 +115,7 @@ def _scan(name, prod, backward):
 
     def body(input, dim, dtype, out):
         if out is not None and dtype is None:
-            dtype = out._dtype
-            if dtype is D.bool:  # the kernel runs in out's dtype, which has no bool variant
-                raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+            dtype = out._dtype  # the kernel runs in out's dtype (_cumulative refuses bool)
         return _call(op, op_out, [input, dim, dtype], out)
 
     body.__doc__ = f"""Cumulative {"product" if prod else "sum"} along ``dim``; integers and bools give int64.

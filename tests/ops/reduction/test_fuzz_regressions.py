@@ -417,3 +417,24 @@ def test_cummax_cummin_of_a_0d_tensor_fill_without_the_kernel(name, dtype):
         getattr(numtorch, name)(numtorch.ones(()), 1)
     with pytest.raises(NotImplementedError, match=rf"^\"{name}_cpu\" not implemented for "):
         getattr(numtorch, name)(numtorch.ones(1, dtype=x.dtype), 0)
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+def test_cumsum_cumprod_refuse_a_bool_result_when_the_kernel_runs(name):
+    # fuzz seeds 45-47: dtype=bool was accepted; torch's kernel runs in the result dtype
+    msg = rf"^\"{name}_out_cpu\" not implemented for 'Bool'$"
+    for call in (lambda: getattr(numtorch, name)(numtorch.ones(3, dtype=numtorch.int8), 0, dtype=numtorch.bool),
+                 lambda: getattr(numtorch.ones(3, dtype=numtorch.bool), name + "_")(0)):  # fmt: skip
+        with pytest.raises(NotImplementedError, match=msg):
+            call()
+    # no kernel for an empty or 0-d input: torch returns
+    assert getattr(numtorch, name)(numtorch.ones(()), 0, dtype=numtorch.bool).dtype is numtorch.bool
+    assert getattr(numtorch, name)(numtorch.ones(0), 0, out=numtorch.ones(0, dtype=numtorch.bool)).shape == (0,)
+
+
+def test_nansum_refuses_a_complex_dtype_when_the_kernel_runs():
+    with pytest.raises(NotImplementedError, match="^\"nansum_cpu\" not implemented for 'ComplexFloat'$"):
+        numtorch.nansum(numtorch.ones(3, dtype=numtorch.float16), dtype=numtorch.complex64)
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-1, 0\], but got 5\)$"):
+        numtorch.nansum(numtorch.ones(3), 5, dtype=numtorch.complex64)
+    assert numtorch.nansum(numtorch.ones(2, 0), 1, dtype=numtorch.complex64).tolist() == [0j, 0j]
