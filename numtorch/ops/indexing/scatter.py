@@ -445,10 +445,10 @@ def _index_fill_impl(inplace, self, dim, index, value):
     complex_value = value._dtype.is_complex if isinstance(value, Tensor) else isinstance(value, complex)
     if complex_value and not self._dtype.is_complex:
         raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
+    d = _wrap_dim(dim, self._data.ndim)  # index_fill_'s order: the dim, the index's shape, the value
     if index._data.ndim > 1:
         raise RuntimeError("Index has to be a vector/scalar")
     v = checked_scalar(value, self._dtype)
-    d = _wrap_dim(dim, self._data.ndim)
     i, n = _atleast1(index._data), (self._data.shape or (1,))[d]
     bad = _first_bad(i, n, wrap=True)
     if bad is not None:

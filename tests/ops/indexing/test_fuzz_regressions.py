@@ -259,3 +259,14 @@ def test_index_add_copy_into_an_empty_self_check_no_index():
         nt.zeros(0).index_add_(0, nt.tensor([5]), nt.ones(1))
     with pytest.raises(IndexError, match=r"^index_copy_\(\): index 5 is out of bounds for dimension 0 with size 2$"):
         nt.zeros(2, 1).index_copy_(0, nt.tensor([5]), nt.ones(1, 1))
+
+
+def test_index_fill_checks_the_dim_before_the_index_shape_and_the_value():
+    # fuzz seed 45: an out-of-range value was reported before an out-of-range dim
+    x = nt.zeros(2, 3, dtype=nt.int64)
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-2, 1\], but got 3\)$"):
+        nt.index_fill(x, 3, nt.tensor([], dtype=nt.int64), math.inf)
+    with pytest.raises(IndexError, match=r"^Dimension out of range"):
+        nt.index_fill(x, 3, nt.tensor([[0]]), 1)
+    with pytest.raises(RuntimeError, match=r"^Index has to be a vector/scalar$"):
+        nt.index_fill(x, 0, nt.tensor([[0]]), math.inf)
