@@ -393,3 +393,31 @@ def test_empty_mixed_dtype_batched_matmul_gives_batch2_dtype():
     out = numtorch.zeros(0)
     assert numtorch.bmm(numtorch.zeros(2, 3, 0, dtype=numtorch.int64), numtorch.zeros(2, 0, 3), out=out) is out
     assert out.tolist() == [[[0.0] * 3] * 3] * 2
+
+
+def test_products_check_out_dtype_before_the_kernel_dtype_refusal():
+    # fuzz seed 47: addmm(bool ..., out=float16) raised the kernel's NotImplementedError first
+    b = numtorch.zeros(3, 2, dtype=numtorch.bool)
+    msg = "^Expected out tensor to have dtype bool, but got c10::Half instead$"
+    for call in (lambda o: numtorch.addmm(b, b[:, :1], b[:1], out=o), lambda o: numtorch.mm(b[:, :1], b[:1], out=o),
+                 lambda o: numtorch.bmm(b[None, :, :1], b[None, :1], out=o)):  # fmt: skip
+        out = numtorch.zeros(0, dtype=numtorch.float16)
+        with pytest.raises(RuntimeError, match=msg):
+            call(out)
+        assert out.shape == (0,)
+
+
+def test_addbmm_integer_and_bool_edge_cases_follow_torch():
+    u16 = numtorch.uint16
+    with pytest.raises(NotImplementedError, match="^\"addmm_impl_cpu_\" not implemented for 'UInt16'$"):
+        numtorch.addbmm(numtorch.zeros(3, 2, dtype=u16), numtorch.zeros(2, 3, 1, dtype=u16), numtorch.zeros(2, 1, 2, dtype=u16))
+    assert numtorch.addbmm(numtorch.ones(3, 2, dtype=u16), numtorch.zeros(2, 3, 0, dtype=u16),
+                           numtorch.zeros(2, 0, 2, dtype=u16)).tolist() == [[1, 1]] * 3  # fmt: skip
+    i = numtorch.ones(2, 2, dtype=numtorch.int64)
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
+        numtorch.addbmm(i, i[None, :, :0], i[None, :0], beta=0.5)  # no contraction: result.mul_(0.5)
+    assert numtorch.addbmm(i, i[None], i[None], beta=0.5).tolist() == [[2, 2], [2, 2]]
+    t = numtorch.ones(0, 2, dtype=numtorch.bool)  # an empty result: no kernel
+    assert numtorch.addbmm(t, numtorch.ones(2, 0, 1, dtype=numtorch.bool), numtorch.ones(2, 1, 2, dtype=numtorch.bool)).shape == (0, 2)
+    with pytest.raises(RuntimeError, match="^result type Long can't be cast to the desired output type Bool$"):
+        numtorch.addbmm(t, numtorch.ones(0, 0, 1, dtype=numtorch.bool), numtorch.ones(0, 1, 2, dtype=numtorch.bool))
