@@ -260,7 +260,8 @@ def _nansum_cpu(self, dim, keepdim, dtype):
     if self._dtype.category == D._COMPLEX:
         raise RuntimeError("nansum on CPU does not support complex inputs")
     dt = _sum_dtype(self._dtype, dtype)
-    if dt.category == D._COMPLEX and self._data.size:  # the kernel runs in dtype=: no complex nansum
+    # the kernel runs in dtype=: no complex nansum (an integral input is summed by sum(), which has one)
+    if dt.category == D._COMPLEX and self._data.size and self._dtype.category >= D._FLOAT:
         for d in [dim] if isinstance(dim, int) else dim or ():
             E.wrap_dim(d, self._data.ndim)  # the dims are checked first
         raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{E.cname(dt)}'")

@@ -150,6 +150,7 @@ def _cumext(largest, cls, name):
                 raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
             return cls(_make(self._data.copy(), self._dtype), _make(np.zeros((), np.int64), D.int64))
         if self._dtype.category == D._COMPLEX:
+            E.wrap_dim(dim, self._data.ndim)  # the dim first
             raise NotImplementedError(
                 f"\"{name}_cpu\" not implemented for '{E.cname(self._dtype)}'"
             )

@@ -438,3 +438,20 @@ def test_nansum_refuses_a_complex_dtype_when_the_kernel_runs():
     with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-1, 0\], but got 5\)$"):
         numtorch.nansum(numtorch.ones(3), 5, dtype=numtorch.complex64)
     assert numtorch.nansum(numtorch.ones(2, 0), 1, dtype=numtorch.complex64).tolist() == [0j, 0j]
+
+
+def test_logsumexp_of_a_complex_0d_tensor():
+    # fuzz seed 49: NumPy's "object does not support item assignment" reached the user
+    r = numtorch.logsumexp(numtorch.tensor(1.5 - 0.5j), 0)
+    assert r.shape == () and r.item() == pytest.approx(1.5 - 0.5j)
+
+
+def test_nansum_of_an_integral_input_into_a_complex_dtype_is_sum():
+    # fuzz seed 48: torch's nansum hands integral inputs to sum(), which has complex kernels
+    r = numtorch.nansum(numtorch.tensor([-4, 2], dtype=numtorch.int16), dim=-1, keepdim=True, dtype=numtorch.complex64)
+    assert r.dtype is numtorch.complex64 and r.tolist() == [-2 + 0j]
+
+
+def test_cummax_of_complex_checks_the_dim_first():
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-2, 1\], but got 5\)$"):
+        numtorch.cummax(numtorch.ones(1, 3, dtype=numtorch.complex128), 5)
