@@ -559,8 +559,8 @@ def _cdist_composite(x1, x2, p=2.0, compute_mode=None):
         raise RuntimeError(f"{compute_mode} is not a valid value for compute_mode")
     if x1.numel() == 0 or x2.numel() == 0:  # an empty or all-zero result in x1's dtype
         x2 = x2.to(x1._dtype)
-    elif (low := next((d for d in (x1._dtype, x2._dtype) if d is D.float16 or d is D.bfloat16), None)):
-        raise NotImplementedError(f"\"cdist\" not implemented for '{F.cname(low)}'")
+    elif x1._dtype is D.float16 or x1._dtype is D.bfloat16:  # the kernel dispatches on x1, then compares x2
+        raise NotImplementedError(f"\"cdist\" not implemented for '{F.cname(x1._dtype)}'")
     elif x1._dtype is not x2._dtype:
         raise RuntimeError(f"expected scalar type {F.cname(x1._dtype)} but found {F.cname(x2._dtype)}")
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)

@@ -421,3 +421,11 @@ def test_addbmm_integer_and_bool_edge_cases_follow_torch():
     assert numtorch.addbmm(t, numtorch.ones(2, 0, 1, dtype=numtorch.bool), numtorch.ones(2, 1, 2, dtype=numtorch.bool)).shape == (0, 2)
     with pytest.raises(RuntimeError, match="^result type Long can't be cast to the desired output type Bool$"):
         numtorch.addbmm(t, numtorch.ones(0, 0, 1, dtype=numtorch.bool), numtorch.ones(0, 1, 2, dtype=numtorch.bool))
+
+
+def test_cdist_dispatches_on_x1_then_compares_x2():
+    # fuzz seed 52: a float16 x2 was refused as the kernel's dtype before the mismatch
+    with pytest.raises(RuntimeError, match="^expected scalar type Double but found Half$"):
+        numtorch.cdist(numtorch.ones(1, 2, dtype=numtorch.float64), numtorch.ones(2, 2, dtype=numtorch.float16))
+    with pytest.raises(NotImplementedError, match="^\"cdist\" not implemented for 'Half'$"):
+        numtorch.cdist(numtorch.ones(1, 2, dtype=numtorch.float16), numtorch.ones(2, 2, dtype=numtorch.float64))

@@ -64,7 +64,7 @@ KNOWN: list[tuple[str, str, str]] = [
     ("wrong", r"^torch\.nansum\(float16\b.*dtype=u?int", "a float16 inf cast to an integer dtype: undefined in C++; "
      "torch 2.13's nansum casts it to -32 (-34 for [-2.04, 0.5, inf] as int16) where its own .to() and sum give 0; "
      "numtorch gives 0 (kept)"),
-    ("wrong", r"^torch\.addmm\(complex", "a complex product holding inf: torch's BLAS gemm gives nan+nanj where "
+    ("wrong", r"^torch\.(addmm|mm|matmul|bmm)\(complex", "a complex product holding inf: torch's BLAS gemm gives nan+nanj where "
      "numtorch's product gives inf+infj (C99's value; neither is specified)"),
     ("accepted", r"^torch\.kron\(", "torch 2.13's kron calls view() on a non-contiguous operand's reshape and "
      "raises 'view size is not compatible'; numtorch computes the product (kept)"),
