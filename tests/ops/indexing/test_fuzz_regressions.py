@@ -270,3 +270,12 @@ def test_index_fill_checks_the_dim_before_the_index_shape_and_the_value():
         nt.index_fill(x, 3, nt.tensor([[0]]), 1)
     with pytest.raises(RuntimeError, match=r"^Index has to be a vector/scalar$"):
         nt.index_fill(x, 0, nt.tensor([[0]]), math.inf)
+
+
+@pytest.mark.parametrize("value", [-1.0, -0.5, nt.tensor(-1.0)])
+def test_a_negative_float_overflows_an_unsigned_fill(value):
+    # fuzz seed 53: c10 wraps negative integers into unsigned types, never floats (255 was written)
+    x, m = nt.zeros(3, dtype=nt.uint8), nt.tensor([True, False, True])
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type uint8_t without overflow$"):
+        nt.masked_fill(x, m, value)
+    assert nt.masked_fill(x, m, nt.tensor(-1)).tolist() == [255, 0, 255]  # an integer wraps
