@@ -66,6 +66,9 @@ KNOWN: list[tuple[str, str, str]] = [
      "numtorch gives 0 (kept)"),
     ("wrong", r"^torch\.(addmm|mm|matmul|bmm)\(complex", "a complex product holding inf: torch's BLAS gemm gives nan+nanj where "
      "numtorch's product gives inf+infj (C99's value; neither is specified)"),
+    ("nt_raises", r"^(torch|m)\.cumm(ax|in)\(.*out=\[\w+/(expand|overlap)", "cummax/cummin out= into expanded "
+     "memory: torch's kernel writes through the aliases (last write wins); numtorch refuses it as torch's "
+     "TensorIterator ops do (kept)"),
     ("accepted", r"^torch\.kron\(", "torch 2.13's kron calls view() on a non-contiguous operand's reshape and "
      "raises 'view size is not compatible'; numtorch computes the product (kept)"),
     ("accepted", r"^torch\.ldexp\(.*out=", "ldexp(float16, int64, out=float64): torch 2.13 fails its own "
