@@ -455,3 +455,12 @@ def test_nansum_of_an_integral_input_into_a_complex_dtype_is_sum():
 def test_cummax_of_complex_checks_the_dim_first():
     with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-2, 1\], but got 5\)$"):
         numtorch.cummax(numtorch.ones(1, 3, dtype=numtorch.complex128), 5)
+
+
+def test_kthvalue_checks_out_dtypes_before_the_kernel_dtype_refusal():
+    # fuzz seed 48: a bool input's NotImplementedError came before the out= dtype error
+    x = numtorch.ones(2, 3, dtype=numtorch.bool)
+    with pytest.raises(RuntimeError, match="^output values must be of same type as input$"):
+        numtorch.kthvalue(x, 1, 0, out=(numtorch.zeros(2, 3), numtorch.zeros(0, dtype=numtorch.int64)))
+    with pytest.raises(NotImplementedError, match="^\"kthvalue_cpu\" not implemented for 'Bool'$"):
+        numtorch.kthvalue(x, 1, 0, out=(numtorch.zeros(0, dtype=numtorch.bool), numtorch.zeros(0, dtype=numtorch.int64)))
