@@ -37,7 +37,7 @@ KNOWN: list[tuple[str, str, str]] = [
     # session 7 (fuzz7): torch quirks kept, not mimicked
     ("accepted", r"^(torch|m)\.logsumexp\([\w/]+, \[\]\)", "logsumexp(x, dim=()): torch 2.13 fails resizing its own output "
      "(an oracle bug); numtorch reduces every dim as logsumexp(x, dim=None) does"),
-    ("exc_type", r"^torch\.randn?\(\[int\], dtype=(int|bool)", "an allocation too large for memory with an integer dtype: torch "
+    ("exc_type", r"^torch\.randn?\(\[int\], dtype=(u?int|bool)", "an allocation too large for memory with an integer dtype: torch "
      "allocates before its dtype check (OOM), numtorch refuses the dtype first (kept)"),
     ("wrong", r"^torch\.matmul\(float16, complex64e", "torch 2.13 gives float16 for an empty float16 @ complex64 "
      "product (no promotion on its empty path); numtorch promotes (kept)"),
