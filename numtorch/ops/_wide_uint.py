@@ -82,6 +82,7 @@ def guard(schema, fn):
     if kernel is None:
         return fn
     strict = full in UINT_EVEN_EMPTY or name in UINT_EVEN_EMPTY
+    scalar_ok = name in ("cummax", "cummin")  # a 0-d input is filled, not dispatched
     args = [a for a in schema.arguments if not a.is_out]
     tensors = [i for i, a in enumerate(args) if a.type in ("Tensor", "Tensor?")]
     dtypes = [i for i, a in enumerate(args) if a.name == "dtype"]
@@ -92,7 +93,7 @@ def guard(schema, fn):
     def guarded(*args, **kwargs):
         v = args[pos] if pos < len(args) else kwargs.get(key)
         dt = getattr(v, "_dtype", v) if key is None else v
-        empty = key is None and v is not None and not strict and v._data.size == 0
+        empty = key is None and v is not None and not strict and (v._data.size == 0 or scalar_ok and not v._data.ndim)
         if dt is not None and getattr(dt, "_rank", 0) > 10 and not empty:  # Note [Wide unsigned dtypes]
             raise NotImplementedError(f"\"{kernel}\" not implemented for '{D._CXX_NAMES[dt.name]}'")
         return fn(*args, **kwargs)

@@ -368,7 +368,8 @@ def _index_add_impl(inplace, self, dim, index, source, alpha=1):
     dst, src = _slabs(res, d), _slabs(np.ascontiguousarray(s), d)
     if not (type(alpha) in (int, float) and alpha == 1):
         src = src * checked_scalar(alpha, self._dtype)
-    bad = _first_bad(i, dst.shape[1]) if source._data.size else None  # no slice read: no bounds check
+    # no slice read, or (past 1-D) an empty self: index_add_cpu_ returns before its bounds check
+    bad = _first_bad(i, dst.shape[1]) if source._data.size and (res.ndim <= 1 or res.size) else None
     if bad is not None:
         if res.ndim <= 1:
             raise IndexError("index out of range in self")
@@ -423,12 +424,15 @@ def _index_copy_impl(inplace, self, dim, index, source):
     res = _target(self, inplace)
     s, i = _source_view(res.shape or (1,), source, d), _atleast1(index._data)
     dst = _slabs(res, d)
-    bad = _first_bad(i, dst.shape[1])
+    # the kernel iterates over self's other dims times the index: when they hold no element it never
+    # runs, so no index is checked (an empty dim `d` with others non-empty fails in torch's restriding)
+    bad = _first_bad(i, dst.shape[1]) if dst.shape[0] * dst.shape[2] else None
     if bad is not None:
         raise IndexError(
             f"index_copy_(): index {bad} is out of bounds for dimension {d} with size {dst.shape[1]}"
         )
-    dst[:, i] = _slabs(np.ascontiguousarray(s), d)  # pure data movement: one NumPy pass
+    if dst.size:
+        dst[:, i] = _slabs(np.ascontiguousarray(s), d)  # pure data movement: one NumPy pass
     return _finish(self, res, inplace)
 
 
@@ -441,10 +445,10 @@ def _index_fill_impl(inplace, self, dim, index, value):
     complex_value = value._dtype.is_complex if isinstance(value, Tensor) else isinstance(value, complex)
     if complex_value and not self._dtype.is_complex:
         raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
+    d = _wrap_dim(dim, self._data.ndim)  # index_fill_'s order: the dim, the index's shape, the value
     if index._data.ndim > 1:
         raise RuntimeError("Index has to be a vector/scalar")
     v = checked_scalar(value, self._dtype)
-    d = _wrap_dim(dim, self._data.ndim)
     i, n = _atleast1(index._data), (self._data.shape or (1,))[d]
     bad = _first_bad(i, n, wrap=True)
     if bad is not None:

@@ -86,6 +86,8 @@ def _real_plain(*ts) -> bool:
 
 def matmul_cpu(self, other):
     _matmul_checks(self, other)
+    if self._dtype is not other._dtype:  # Note [Empty bmm]: only an empty bmm gets here, in batch2's dtype
+        return _make(product(self._data.astype(other._data.dtype), other._data), other._dtype)
     return _make(product(self._data, other._data), self._dtype)
 
 

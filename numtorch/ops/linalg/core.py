@@ -18,6 +18,7 @@ from ... import _factory_utils as F
 from ..._dispatch import dispatch
 from ..._tensor import Tensor, _make, _view, _wrap_dim
 from ._contract import (
+    _NO_KERNEL,
     _CXX,
     _bmm_checks,
     _dot_checks,
@@ -120,9 +121,16 @@ def _product_out(check):
             check(self, other, out)
         if check is _dot_checks and out._dtype is not self._dtype:  # dot_out: before dot's own checks
             raise RuntimeError(f"result dtype {F.cname(out._dtype)} does not match input dtype {F.cname(self._dtype)}")
-        check(self, other)
-        prepare_out(out, _result_shape(self._data.shape, other._data.shape), self._dtype)
-        product(self._data, other._data, out=out._data)
+        try:
+            check(self, other)
+        except NotImplementedError:  # the meta function checks out's dtype before the kernel's refusal
+            _out_check(out, other._dtype, "same")
+            raise
+        x, dt = self._data, self._dtype
+        if dt is not other._dtype:  # Note [Empty bmm]: only an empty bmm gets here, in batch2's dtype
+            x, dt = x.astype(other._data.dtype), other._dtype
+        prepare_out(out, _result_shape(self._data.shape, other._data.shape), dt)
+        product(x, other._data, out=out._data)
         out._vc[0] += 1
         return out
 
@@ -140,7 +148,12 @@ def _op(schema: str, impl, backward=None, rule="same", composite=False, out_impl
     out_schema = f"{out_ov}({args}{star}, Tensor(a!) out) -> Tensor(a!)"
 
     def copy_out(*v):
-        res = impl(*v[:-1])
+        try:
+            res = impl(*v[:-1])
+        except NotImplementedError:  # a structured op's meta checks out's dtype before the kernel's refusal
+            if rule == "same" and isinstance(v[0], Tensor):
+                _out_check(v[-1], v[0]._dtype, rule)
+            raise
         return write_result(v[-1], res._data, res._dtype, rule)
 
     out_impl = out_impl or copy_out
@@ -395,9 +408,18 @@ def _addbmm_cpu(self, batch1, batch2, beta=1, alpha=1):
         raise RuntimeError(
             f"Incompatible matrix sizes for bmm ({s1[1]}x{s1[2]} and {s2[1]}x{s2[2]})"
         )
-    if self._dtype is D.bool:
-        raise _not_impl("addmm_impl_cpu_", self._dtype)
     n, k, m, b = s1[1], s1[2], s2[2], s1[0]
+    scaled = not b or not k and n * m  # result.mul_(beta) (no batch, even empty) or addmm_'s: no cast
+    if self._dtype is not D.bool and self._dtype.category <= D._INT and beta.__class__ is float and beta != 0 and scaled:
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {F.cname(self._dtype)}")
+    if self._dtype in _NO_KERNEL:  # bool and wide unsigned: no addmm kernel, reached only when it has work
+        if n * k * m * b:
+            raise _not_impl("addmm_impl_cpu_", self._dtype)
+        # a bool result promoted by a number, as above (by alpha's type in addmm_, as torch 2.13 reports it)
+        num = beta if beta != 0 and (not b or scaled and beta.__class__ is float) else alpha if b and scaled else True
+        if self._dtype is D.bool and num.__class__ is not bool:
+            what = {int: "Long", float: "Float"}.get(num.__class__, "ComplexFloat")
+            raise RuntimeError(f"result type {what} can't be cast to the desired output type Bool")
     # sum over batches == one matmul of the batch-concatenated operands
     x = np.moveaxis(batch1._data, 0, 1).reshape(n, b * k)
     prod = product(x, batch2._data.reshape(b * k, m))

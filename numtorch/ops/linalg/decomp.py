@@ -19,6 +19,9 @@ from .solve import _SOLVE, _floating, _square
 from .._registry import defop, public
 from .core import LinAlgError, _mH, _out_check, broadcast_error, np_svd, write_result
 from ..shape.join import cat
+from ...kernels import lazy
+
+_K = lazy("numtorch.kernels.cpu.linalg")
 
 _EIGH = return_types.register("linalg_eigh", ("eigenvalues", "eigenvectors"))
 _LSVD = return_types.register("linalg_svd", ("U", "S", "Vh"))
@@ -53,6 +56,26 @@ def _not_pd_order(a: np.ndarray) -> int:
     return a.shape[-1]
 
 
+def _check_pd(a: np.ndarray, fname: str, numpy_failed: bool) -> None:
+    """Raise torch's error for the first batch element whose factorization fails."""
+    n = a.shape[-1]
+    mats = np.ascontiguousarray(a.reshape(-1, n, n))
+    info = _K.cholesky_left_looking(mats, np.empty_like(mats))  # potf2: fails at a NaN pivot
+    for b, m in enumerate(mats):
+        order = int(info[b])
+        if not order and numpy_failed:  # rounding at the positive-definite boundary: NumPy's word
+            try:
+                np.linalg.cholesky(m)
+            except np.linalg.LinAlgError:
+                order = _not_pd_order(m)
+        if order:
+            where = f"(Batch element {b}): " if a.ndim > 2 else ""
+            raise LinAlgError(
+                f"{fname}: {where}The factorization could not be completed because the input is not "
+                f"positive-definite (the leading minor of order {order} is not positive-definite)."
+            ) from None
+
+
 def _cholesky_cpu(A, upper=False, fname="linalg.cholesky"):
     _square(A, fname)
     _floating(A, fname)
@@ -65,18 +88,11 @@ def _cholesky_cpu(A, upper=False, fname="linalg.cholesky"):
     try:
         low = np.linalg.cholesky(a)
     except np.linalg.LinAlgError:
-        mats = a.reshape(-1, *a.shape[-2:])
-        for b, m in enumerate(mats):
-            try:
-                np.linalg.cholesky(m)
-            except np.linalg.LinAlgError:
-                where = f"(Batch element {b}): " if a.ndim > 2 else ""
-                raise LinAlgError(
-                    f"{fname}: {where}The factorization could not be completed because the input is not "
-                    f"positive-definite (the leading minor of order {_not_pd_order(m)} is not "
-                    "positive-definite)."
-                ) from None
-        raise
+        low = None
+    # OpenBLAS's potrf (NumPy's) goes on past a NaN pivot, and scales by 1/inf = 0 where LAPACK
+    # divides (inf/inf = NaN): a non-finite diagonal is re-checked in LAPACK's order, as torch fails
+    if low is None or not np.isfinite(np.diagonal(low, 0, -2, -1)).all():
+        _check_pd(a, fname, low is None)
     if upper:
         low = np.swapaxes(low.conj() if low.dtype.kind == "c" else low, -1, -2)
     return _t(low, A._dtype)
@@ -543,8 +559,8 @@ def _cdist_composite(x1, x2, p=2.0, compute_mode=None):
         raise RuntimeError(f"{compute_mode} is not a valid value for compute_mode")
     if x1.numel() == 0 or x2.numel() == 0:  # an empty or all-zero result in x1's dtype
         x2 = x2.to(x1._dtype)
-    elif (low := next((d for d in (x1._dtype, x2._dtype) if d is D.float16 or d is D.bfloat16), None)):
-        raise NotImplementedError(f"\"cdist\" not implemented for '{F.cname(low)}'")
+    elif x1._dtype is D.float16 or x1._dtype is D.bfloat16:  # the kernel dispatches on x1, then compares x2
+        raise NotImplementedError(f"\"cdist\" not implemented for '{F.cname(x1._dtype)}'")
     elif x1._dtype is not x2._dtype:
         raise RuntimeError(f"expected scalar type {F.cname(x1._dtype)} but found {F.cname(x2._dtype)}")
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)

@@ -299,10 +299,16 @@ def _embedding_renorm_cpu(self, indices, max_norm, norm_type):
         raise IndexError(f"select(): index {rows[-1]} out of range for tensor of size "
                          f"{list(self._data.shape)} at dimension 0")  # fmt: skip
     w = self._data
-    sub = w[rows].astype(np.float64)
-    norms = np.sum(np.abs(sub) ** norm_type, axis=1) ** (1.0 / norm_type)
-    scale = np.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
-    w[rows] = (sub * scale[:, None]).astype(w.dtype)
+    # row.norm() in the weight's dtype, as torch (float32 overflows to inf: the row scales to 0),
+    # then row *= scale with the double scale rounded to that dtype
+    acc = np.float32 if w.dtype.itemsize < 4 else w.dtype
+    sub = w[rows].astype(acc)
+    with np.errstate(all="ignore"):
+        norms = np.sum(np.abs(sub) ** norm_type, axis=1) ** (1.0 / norm_type)
+        if w.dtype == np.float16:
+            norms = norms.astype(np.float16)
+        scale = np.where(norms > max_norm, max_norm / (norms.astype(np.float64) + 1e-7), 1.0)
+        w[rows] = (sub * scale[:, None].astype(acc)).astype(w.dtype)
     self._vc[0] += 1
     return self
 

@@ -154,7 +154,14 @@ def _decl(schema, cpu, backward=None, out=None, node_name=None, mode="cast", nou
             elif mode == "exact_first" and o._dtype is not (want := D.int64 if i else v[0]._dtype):
                 raise RuntimeError(out_text.format(want=E.cname(want), got=E.cname(o._dtype),
                                                    which=("values", "indices")[i]))  # fmt: skip
-        res = cpu(*v[:-nout])
+        try:
+            res = cpu(*v[:-nout])
+        except NotImplementedError:  # kthvalue: the outputs' dtypes are checked before the kernel's
+            for i, o in enumerate(outs if mode == "indices" else ()):
+                if o._dtype is not (v[0]._dtype, D.int64)[i]:
+                    raise RuntimeError(("output values must be of same type as input",
+                                        "output indices must be of scalar type Long")[i]) from None  # fmt: skip
+            raise
         if dtype_rule is not None and v[-2] is not None:
             check_dtype_arg(dtype_rule, outs[0], D.to_dtype(v[-2]))
         pairs = list(zip(outs, res if nout > 1 else (res,), strict=True))
@@ -259,7 +266,13 @@ _fn("sum", "input, dim=NOARG, keepdim=False, *, dtype=None, out=None", _sum,
 def _nansum_cpu(self, dim, keepdim, dtype):
     if self._dtype.category == D._COMPLEX:
         raise RuntimeError("nansum on CPU does not support complex inputs")
-    return fold(_NANSUM, self, dim, keepdim, _sum_dtype(self._dtype, dtype), cast_input=True)
+    dt = _sum_dtype(self._dtype, dtype)
+    # the kernel runs in dtype=: no complex nansum (an integral input is summed by sum(), which has one)
+    if dt.category == D._COMPLEX and self._data.size and self._dtype.category >= D._FLOAT:
+        for d in [dim] if isinstance(dim, int) else dim or ():
+            E.wrap_dim(d, self._data.ndim)  # the dims are checked first
+        raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{E.cname(dt)}'")
+    return fold(_NANSUM, self, dim, keepdim, dt, cast_input=True)
 
 
 nansum, nansum_out = _decl(

@@ -36,6 +36,8 @@ def _cumulative(self, dim, dtype, prod):
     dt = _sum_dtype(self._dtype, dtype)
     src = E.kernel_input(self._data).astype(E.kernel_dtype(dt), copy=False)
     x, outer, R, inner = _dim_layout(self, dim, src)
+    if dt is D.bool and x.size and self._data.ndim:  # the kernel runs in the result dtype: none for bool
+        raise NotImplementedError(f"\"{'cumprod' if prod else 'cumsum'}_out_cpu\" not implemented for 'Bool'")
     acc_np = {D._FLOAT: np.float64, D._COMPLEX: np.complex128}.get(dt.category, np.int64)
     out = np.empty(x.size, acc_np if dt is D.bool else x.dtype)
     if x.size:
@@ -113,9 +115,7 @@ def _scan(name, prod, backward):
 
     def body(input, dim, dtype, out):
         if out is not None and dtype is None:
-            dtype = out._dtype
-            if dtype is D.bool:  # the kernel runs in out's dtype, which has no bool variant
-                raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+            dtype = out._dtype  # the kernel runs in out's dtype (_cumulative refuses bool)
         return _call(op, op_out, [input, dim, dtype], out)
 
     body.__doc__ = f"""Cumulative {"product" if prod else "sum"} along ``dim``; integers and bools give int64.
@@ -145,7 +145,12 @@ def _cumext(largest, cls, name):
         if self._data.size == 0:  # torch's cummax_out returns before wrapping dim or dispatching
             shape = self._data.shape
             return cls(_make(np.empty(shape, self._dtype.np), self._dtype), _make(np.empty(shape, np.int64), D.int64))
+        if self._data.ndim == 0:  # cummax_out fills a 0-d result without dispatching: any dtype
+            if dim not in (-1, 0):
+                raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
+            return cls(_make(self._data.copy(), self._dtype), _make(np.zeros((), np.int64), D.int64))
         if self._dtype.category == D._COMPLEX:
+            E.wrap_dim(dim, self._data.ndim)  # the dim first
             raise NotImplementedError(
                 f"\"{name}_cpu\" not implemented for '{E.cname(self._dtype)}'"
             )

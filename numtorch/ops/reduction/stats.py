@@ -302,7 +302,7 @@ def _logsumexp_complex(a, dims, keepdim):
     with np.errstate(all="ignore"):
         if a.size == 0:
             return np.log(np.sum(np.exp(a), axis=dims, keepdims=keepdim))
-        m = np.max(a.real, axis=dims, keepdims=True)
+        m = np.asarray(np.max(a.real, axis=dims, keepdims=True))  # an array even for a 0-d input
         m[np.isinf(m)] = 0
         s = np.log(np.sum(np.exp(a - m), axis=dims, keepdims=keepdim))
         return s + (m if keepdim else np.squeeze(m, axis=dims))

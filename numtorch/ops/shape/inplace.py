@@ -72,8 +72,8 @@ def checked_scalar(value, dt: D.dtype):
         hi, lo = np.iinfo(dt.np).max, np.iinfo(dt.np).min
         if isinstance(value, float) and not math.isfinite(value):
             bad = True
-        elif lo == 0:
-            bad = value > hi or value < -hi  # c10 lets negatives wrap into unsigned types
+        elif lo == 0 and not isinstance(value, float):
+            bad = value > hi or value < -hi  # c10 lets negative integers (not floats) wrap into unsigned types
         else:
             bad = value < lo or value > hi
     elif dt.category == D._FLOAT and not bad and math.isfinite(value):

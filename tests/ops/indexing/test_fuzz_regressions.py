@@ -247,3 +247,35 @@ def test_scatter_reduce_check_order():
 def test_empty_result_checks_no_index_or_value(call):
     # ATen's kernel loops never run: no bounds check, no value conversion
     assert call().shape == (2, 0)
+
+
+def test_index_add_copy_into_an_empty_self_check_no_index():
+    # past 1-D, index_add_cpu_ returns before its bounds check when self is empty; index_copy_'s
+    # kernel never runs when self's other dims hold no element
+    assert nt.zeros(0, 3).index_add_(0, nt.tensor([5, -7]), nt.ones(2, 3)).shape == (0, 3)
+    assert nt.zeros(2, 0).index_copy_(0, nt.tensor([5, -7]), nt.ones(2, 0)).shape == (2, 0)
+    assert nt.index_copy(nt.zeros(2, 0, 3), 0, nt.tensor([9]), nt.ones(1, 0, 3)).shape == (2, 0, 3)
+    with pytest.raises(IndexError, match=r"^index out of range in self$"):  # 1-D: checked
+        nt.zeros(0).index_add_(0, nt.tensor([5]), nt.ones(1))
+    with pytest.raises(IndexError, match=r"^index_copy_\(\): index 5 is out of bounds for dimension 0 with size 2$"):
+        nt.zeros(2, 1).index_copy_(0, nt.tensor([5]), nt.ones(1, 1))
+
+
+def test_index_fill_checks_the_dim_before_the_index_shape_and_the_value():
+    # fuzz seed 45: an out-of-range value was reported before an out-of-range dim
+    x = nt.zeros(2, 3, dtype=nt.int64)
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-2, 1\], but got 3\)$"):
+        nt.index_fill(x, 3, nt.tensor([], dtype=nt.int64), math.inf)
+    with pytest.raises(IndexError, match=r"^Dimension out of range"):
+        nt.index_fill(x, 3, nt.tensor([[0]]), 1)
+    with pytest.raises(RuntimeError, match=r"^Index has to be a vector/scalar$"):
+        nt.index_fill(x, 0, nt.tensor([[0]]), math.inf)
+
+
+@pytest.mark.parametrize("value", [-1.0, -0.5, nt.tensor(-1.0)])
+def test_a_negative_float_overflows_an_unsigned_fill(value):
+    # fuzz seed 53: c10 wraps negative integers into unsigned types, never floats (255 was written)
+    x, m = nt.zeros(3, dtype=nt.uint8), nt.tensor([True, False, True])
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type uint8_t without overflow$"):
+        nt.masked_fill(x, m, value)
+    assert nt.masked_fill(x, m, nt.tensor(-1)).tolist() == [255, 0, 255]  # an integer wraps

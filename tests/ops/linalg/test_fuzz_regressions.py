@@ -360,3 +360,72 @@ def test_matrix_exp_scales_each_matrix_of_a_batch():
     np.testing.assert_allclose(r, np.exp(a), rtol=1e-12)
     x = numtorch.tensor(np.array([[[0.3, 1.0], [0.0, -0.2]], [[40.0, 0.0], [1.0, 30.0]]]), requires_grad=True)
     assert numtorch.autograd.gradcheck(numtorch.linalg.matrix_exp, (x,))
+
+
+@pytest.mark.parametrize("rows, order", [
+    ([[4, complex(0, math.inf)], [complex(0, -math.inf), 4]], 2),  # complex inf: a NaN pivot
+    ([[math.nan, 0], [0, 1]], 1),
+    ([[4, 1], [1, math.nan]], 2),
+    ([[math.inf, math.inf], [math.inf, 4]], 2),  # LAPACK's inf/inf, where OpenBLAS scales by 0
+])  # fmt: skip
+def test_cholesky_fails_at_a_nan_pivot_as_lapack(rows, order):
+    A = numtorch.tensor(rows, dtype=numtorch.complex128)
+    msg = ("linalg.cholesky: The factorization could not be completed because the input is not positive-definite "
+           f"(the leading minor of order {order} is not positive-definite).")  # fmt: skip
+    with pytest.raises(numtorch.linalg.LinAlgError, match=f"^{re.escape(msg)}$"):
+        numtorch.linalg.cholesky(A)
+    assert numtorch.linalg.cholesky_ex(A).info.item() == order
+    assert numtorch.linalg.cholesky(numtorch.tensor([[math.inf, 0], [0, 1]])).tolist() == [[math.inf, 0], [0, 1]]  # inf pivot: fine
+
+
+def test_empty_mixed_dtype_batched_matmul_gives_batch2_dtype():
+    # fuzz seeds 42/43: Note [Empty bmm] held for bmm but not for matmul or bmm(out=): NumPy's
+    # casting error reached the user, a float32 @ float64 product came back float32
+    r = numtorch.matmul(numtorch.zeros(2, 3, 2, dtype=_u8), numtorch.zeros(2, 2, 0))
+    assert r.dtype is numtorch.float32 and r.shape == (2, 3, 0)
+    r = numtorch.matmul(numtorch.zeros(2, 3, 0), numtorch.zeros(1, 0, 3, dtype=numtorch.float64))
+    assert r.dtype is numtorch.float64 and r.tolist() == [[[0.0] * 3] * 3] * 2
+    a, b = numtorch.zeros(2, 3, 2, dtype=numtorch.int64), numtorch.zeros(2, 2, 0)
+    out = numtorch.zeros(3, 0, dtype=numtorch.int64)
+    with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype float, but got long int instead$"):
+        numtorch.bmm(a, b, out=out)
+    assert out.shape == (3, 0)
+    out = numtorch.zeros(0)
+    assert numtorch.bmm(numtorch.zeros(2, 3, 0, dtype=numtorch.int64), numtorch.zeros(2, 0, 3), out=out) is out
+    assert out.tolist() == [[[0.0] * 3] * 3] * 2
+
+
+def test_products_check_out_dtype_before_the_kernel_dtype_refusal():
+    # fuzz seed 47: addmm(bool ..., out=float16) raised the kernel's NotImplementedError first
+    b = numtorch.zeros(3, 2, dtype=numtorch.bool)
+    msg = "^Expected out tensor to have dtype bool, but got c10::Half instead$"
+    for call in (lambda o: numtorch.addmm(b, b[:, :1], b[:1], out=o), lambda o: numtorch.mm(b[:, :1], b[:1], out=o),
+                 lambda o: numtorch.bmm(b[None, :, :1], b[None, :1], out=o)):  # fmt: skip
+        out = numtorch.zeros(0, dtype=numtorch.float16)
+        with pytest.raises(RuntimeError, match=msg):
+            call(out)
+        assert out.shape == (0,)
+
+
+def test_addbmm_integer_and_bool_edge_cases_follow_torch():
+    u16 = numtorch.uint16
+    with pytest.raises(NotImplementedError, match="^\"addmm_impl_cpu_\" not implemented for 'UInt16'$"):
+        numtorch.addbmm(numtorch.zeros(3, 2, dtype=u16), numtorch.zeros(2, 3, 1, dtype=u16), numtorch.zeros(2, 1, 2, dtype=u16))
+    assert numtorch.addbmm(numtorch.ones(3, 2, dtype=u16), numtorch.zeros(2, 3, 0, dtype=u16),
+                           numtorch.zeros(2, 0, 2, dtype=u16)).tolist() == [[1, 1]] * 3  # fmt: skip
+    i = numtorch.ones(2, 2, dtype=numtorch.int64)
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output type Long$"):
+        numtorch.addbmm(i, i[None, :, :0], i[None, :0], beta=0.5)  # no contraction: result.mul_(0.5)
+    assert numtorch.addbmm(i, i[None], i[None], beta=0.5).tolist() == [[2, 2], [2, 2]]
+    t = numtorch.ones(0, 2, dtype=numtorch.bool)  # an empty result: no kernel
+    assert numtorch.addbmm(t, numtorch.ones(2, 0, 1, dtype=numtorch.bool), numtorch.ones(2, 1, 2, dtype=numtorch.bool)).shape == (0, 2)
+    with pytest.raises(RuntimeError, match="^result type Long can't be cast to the desired output type Bool$"):
+        numtorch.addbmm(t, numtorch.ones(0, 0, 1, dtype=numtorch.bool), numtorch.ones(0, 1, 2, dtype=numtorch.bool))
+
+
+def test_cdist_dispatches_on_x1_then_compares_x2():
+    # fuzz seed 52: a float16 x2 was refused as the kernel's dtype before the mismatch
+    with pytest.raises(RuntimeError, match="^expected scalar type Double but found Half$"):
+        numtorch.cdist(numtorch.ones(1, 2, dtype=numtorch.float64), numtorch.ones(2, 2, dtype=numtorch.float16))
+    with pytest.raises(NotImplementedError, match="^\"cdist\" not implemented for 'Half'$"):
+        numtorch.cdist(numtorch.ones(1, 2, dtype=numtorch.float16), numtorch.ones(2, 2, dtype=numtorch.float64))

@@ -312,3 +312,12 @@ def test_max_pool1d_checks_and_refusal(shape, dt, kw, err, msg):
 def test_max_pool1d_integer_with_indices_computes():
     v, i = numtorch.nn.functional.max_pool1d(numtorch.tensor([[[1, 3, 2, 0]]]), 2, return_indices=True)
     assert v.tolist() == [[[3, 2]]] and i.tolist() == [[[1, 2]]]
+
+
+def test_embedding_max_norm_takes_the_norm_in_the_weight_dtype():
+    # fuzz seed 55: the float32 norm of a row holding 1e30 overflows to inf in torch, scaling the
+    # row to 0; numtorch's float64 norm scaled it to unit norm (1.0)
+    w = numtorch.tensor([[0.5, -1.0, 1e30], [0.3, 0.4, 0.0]])
+    r = numtorch.nn.functional.embedding(numtorch.tensor([0, 1]), w, max_norm=1.0)
+    assert r.tolist() == [[0.0, -0.0, 0.0], pytest.approx([0.3, 0.4, 0.0])]
+    assert w[0].tolist() == [0.0, -0.0, 0.0]  # renormalised in place, as torch

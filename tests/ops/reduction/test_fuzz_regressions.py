@@ -404,3 +404,63 @@ def test_kthvalue_out_dtype_texts(vdt, idt, msg):
     assert not v.any() and not i.any()
     with pytest.raises(RuntimeError, match="selected number k out of range"):  # k first
         numtorch.kthvalue(x, 5, out=(v, i))
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "uint16"])
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+def test_cummax_cummin_of_a_0d_tensor_fill_without_the_kernel(name, dtype):
+    # fuzz seed 44: torch's cummax_out fills a 0-d result before dispatching on the dtype
+    x = numtorch.full((), 2, dtype=getattr(numtorch, dtype))
+    r = getattr(numtorch, name)(x, -1)
+    assert r.values.dtype is x.dtype and r.values.item() == 2 and r.indices.item() == 0
+    with pytest.raises(IndexError, match=rf"^{name}\(\): Expected reduction dim -1 or 0 for scalar but got 1$"):
+        getattr(numtorch, name)(numtorch.ones(()), 1)
+    with pytest.raises(NotImplementedError, match=rf"^\"{name}_cpu\" not implemented for "):
+        getattr(numtorch, name)(numtorch.ones(1, dtype=x.dtype), 0)
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+def test_cumsum_cumprod_refuse_a_bool_result_when_the_kernel_runs(name):
+    # fuzz seeds 45-47: dtype=bool was accepted; torch's kernel runs in the result dtype
+    msg = rf"^\"{name}_out_cpu\" not implemented for 'Bool'$"
+    for call in (lambda: getattr(numtorch, name)(numtorch.ones(3, dtype=numtorch.int8), 0, dtype=numtorch.bool),
+                 lambda: getattr(numtorch.ones(3, dtype=numtorch.bool), name + "_")(0)):  # fmt: skip
+        with pytest.raises(NotImplementedError, match=msg):
+            call()
+    # no kernel for an empty or 0-d input: torch returns
+    assert getattr(numtorch, name)(numtorch.ones(()), 0, dtype=numtorch.bool).dtype is numtorch.bool
+    assert getattr(numtorch, name)(numtorch.ones(0), 0, out=numtorch.ones(0, dtype=numtorch.bool)).shape == (0,)
+
+
+def test_nansum_refuses_a_complex_dtype_when_the_kernel_runs():
+    with pytest.raises(NotImplementedError, match="^\"nansum_cpu\" not implemented for 'ComplexFloat'$"):
+        numtorch.nansum(numtorch.ones(3, dtype=numtorch.float16), dtype=numtorch.complex64)
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-1, 0\], but got 5\)$"):
+        numtorch.nansum(numtorch.ones(3), 5, dtype=numtorch.complex64)
+    assert numtorch.nansum(numtorch.ones(2, 0), 1, dtype=numtorch.complex64).tolist() == [0j, 0j]
+
+
+def test_logsumexp_of_a_complex_0d_tensor():
+    # fuzz seed 49: NumPy's "object does not support item assignment" reached the user
+    r = numtorch.logsumexp(numtorch.tensor(1.5 - 0.5j), 0)
+    assert r.shape == () and r.item() == pytest.approx(1.5 - 0.5j)
+
+
+def test_nansum_of_an_integral_input_into_a_complex_dtype_is_sum():
+    # fuzz seed 48: torch's nansum hands integral inputs to sum(), which has complex kernels
+    r = numtorch.nansum(numtorch.tensor([-4, 2], dtype=numtorch.int16), dim=-1, keepdim=True, dtype=numtorch.complex64)
+    assert r.dtype is numtorch.complex64 and r.tolist() == [-2 + 0j]
+
+
+def test_cummax_of_complex_checks_the_dim_first():
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-2, 1\], but got 5\)$"):
+        numtorch.cummax(numtorch.ones(1, 3, dtype=numtorch.complex128), 5)
+
+
+def test_kthvalue_checks_out_dtypes_before_the_kernel_dtype_refusal():
+    # fuzz seed 48: a bool input's NotImplementedError came before the out= dtype error
+    x = numtorch.ones(2, 3, dtype=numtorch.bool)
+    with pytest.raises(RuntimeError, match="^output values must be of same type as input$"):
+        numtorch.kthvalue(x, 1, 0, out=(numtorch.zeros(2, 3), numtorch.zeros(0, dtype=numtorch.int64)))
+    with pytest.raises(NotImplementedError, match="^\"kthvalue_cpu\" not implemented for 'Bool'$"):
+        numtorch.kthvalue(x, 1, 0, out=(numtorch.zeros(0, dtype=numtorch.bool), numtorch.zeros(0, dtype=numtorch.int64)))
