@@ -10,7 +10,7 @@ import numpy as np
 from ... import _dtype as D
 from ..._dispatch import dispatch
 from ..._conj import mark as _conj_mark
-from ..._tensor import Tensor, _make, _view
+from ..._tensor import Tensor, _make, _view, check_inference_write
 from ._elementwise import Elementwise
 from .._pointwise import _cname
 from .._registry import OPS, defop, public, schema_sig
@@ -177,8 +177,13 @@ _CP = _unary("conj_physical", {"bif": "self", "c": "np.conj(self)"}, {"self": la
 
 def _conj_physical_inplace(self, _engine=_CP["inplace"].impls["cpu"]):
     # ATen's conj_physical_ returns a real self before any check, so an expanded real self is
-    # accepted; only complex input reaches the engine's written-to-memory checks
-    return _engine(self) if self._dtype.is_complex else self
+    # accepted; only complex input reaches the engine's written-to-memory checks. The
+    # ADInplaceOrView layer above the kernel still runs: the inference check and the version bump
+    if self._dtype.is_complex:
+        return _engine(self)
+    check_inference_write(self)
+    self._vc[0] += 1
+    return self
 
 
 _CP["inplace"].impls["cpu"] = _conj_physical_inplace

@@ -355,6 +355,11 @@ def test_conj_physical_inplace_real_expanded_is_a_noop():
     # torch returns a real self before its written-to-memory check
     x = nt.zeros(1).expand(3)
     assert x.conj_physical_() is x
+    assert x._version == 1  # the in-place layer above the kernel still bumps it, as torch
+    with nt.inference_mode():
+        frozen = nt.zeros(2)
+    with pytest.raises(RuntimeError, match="Inplace update to inference tensor outside InferenceMode"):
+        frozen.conj_physical_()
     with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
         nt.zeros(1, dtype=nt.complex64).expand(3).conj_physical_()
     y = nt.tensor([1 + 2j])
