@@ -46,21 +46,31 @@ class MatmulStep:
         self.a, self.b, self.out = d[0], d[1], node.outs[0]
         self.views = [None, None]  # folded transposes of the operands (Note [Folded views])
 
-    def run(self, env) -> None:
+    def _arrays(self, env, *more):
+        """The two operands' arrays with their folded views applied; None, after running the
+        views for the node's own run, when an operand (or one of ``more``) is not a plain
+        tensor of the step's dtype."""
         va, vb = self.views
-        x, y = env[self.a if va is None else va.src], env[self.b if vb is None else vb.src]
-        if not (_plain(x) and _plain(y)) or x._dtype is not self.dt or y._dtype is not self.dt:
-            for v in self.views:
-                if v is not None:
-                    v.run(env)
-            return self.node.run(env)
-        a, b = x._data, y._data
+        ts = (env[self.a if va is None else va.src], env[self.b if vb is None else vb.src], *more)
+        for t in ts:
+            if not _plain(t) or t._dtype is not self.dt:
+                for v in self.views:
+                    if v is not None:
+                        v.run(env)
+                return None
+        a, b = ts[0]._data, ts[1]._data
         if va is not None:
             a = a.swapaxes(*va.arg) if va.kind == "transpose" else a.T
         if vb is not None:
             b = b.swapaxes(*vb.arg) if vb.kind == "transpose" else b.T
+        return a, b
+
+    def run(self, env) -> None:
+        ab = self._arrays(env)
+        if ab is None:
+            return self.node.run(env)
         r = np.empty(self.shape, self.dt.np)
-        np.matmul(a, b, out=r)
+        np.matmul(*ab, out=r)
         env[self.out] = _make(r, self.dt)
 
 
@@ -78,23 +88,13 @@ class AddmmStep(MatmulStep):
         self.a, self.b, self.bias = d[1], d[2], d[0]
 
     def run(self, env) -> None:
-        va, vb = self.views
-        x, y = env[self.a if va is None else va.src], env[self.b if vb is None else vb.src]
         z = env[self.bias]
-        if (not (_plain(x) and _plain(y) and _plain(z)) or x._dtype is not self.dt or y._dtype is not self.dt
-                or z._dtype is not self.dt):  # fmt: skip
-            for v in self.views:
-                if v is not None:
-                    v.run(env)
+        ab = self._arrays(env, z)
+        if ab is None:
             return self.node.run(env)
-        a, b = x._data, y._data
-        if va is not None:
-            a = a.swapaxes(*va.arg) if va.kind == "transpose" else a.T
-        if vb is not None:
-            b = b.swapaxes(*vb.arg) if vb.kind == "transpose" else b.T
         r = np.empty(self.shape, self.dt.np)
         with np.errstate(all="ignore"):
-            np.matmul(a, b, out=r)
+            np.matmul(*ab, out=r)
             np.add(r, z._data, out=r)
         env[self.out] = _make(r, self.dt)
 
