@@ -109,3 +109,22 @@ class TrainStep(Benchmark):
 
     def time_train_step(self, name, libname):
         self._step()
+
+
+class TrainingMemory(Benchmark):
+    """Peak resident memory of ``steps`` Adam steps of examples/main.py's digits CNN (asv runs
+    each benchmark in its own process; ``benchmarks/memory.py`` adds the per-step RSS trace
+    that shows whether memory stays flat). Target: within 1.2x of PyTorch's."""
+
+    params = [LIBS, [10, 1000]]
+    param_names = ["lib", "steps"]
+
+    def setup(self, libname, steps):
+        from .workloads import _digits_cnn
+
+        lib(libname)  # skips when the torch peer is absent
+        self.step = _digits_cnn(libname)
+
+    def peakmem_digits_cnn(self, libname, steps):
+        for _ in range(steps):
+            self.step()

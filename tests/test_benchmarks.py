@@ -183,3 +183,22 @@ def test_compare_script_runs(tmp_path, torch_absent):
     assert [r["name"] for r in res["results"]] == ["tiny add", "tiny mul"]
     assert all(r["seconds"].get("numtorch") for r in res["results"])
     assert all(("torch" in r["seconds"]) != torch_absent for r in res["results"])
+
+
+def test_memory_script_runs(tmp_path):
+    out = tmp_path / "mem.json"
+    code = ("import sys, runpy; sys.argv = ['memory.py', '--steps', '3', '--every', '2', "
+            f"'--json', {str(out)!r}]\nrunpy.run_path('benchmarks/memory.py', run_name='__main__')\n")  # fmt: skip
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    import json
+
+    from benchmarks import memory
+
+    res = json.loads(out.read_text())
+    assert ("torch" in res) == (common.torch_or_none() is not None)
+    for r in res.values():
+        assert [i for i, _ in r["trace"]] == [2, 3]  # every 2nd step and the last
+        assert 0 < r["import"] <= r["model"] and all(v <= r["peak"] * 1.01 for _, v in r["trace"])
+        assert memory.growth(r, after=2) == r["trace"][1][1] - r["trace"][0][1]
+    assert "peak numtorch / PyTorch" in proc.stdout or "torch" not in res
