@@ -33,6 +33,24 @@ def test_repeated_tiny_binary_ops_match_numpy(dtype):
     assert (ta + tb).dtype == ta.dtype and (ta > tb).dtype == torch.bool
 
 
+def test_nd_contiguous_operands_share_the_flat_entry():
+    # N-d same-shape contiguous operands take the inlined path through flat views of the 1-d
+    # entry: a 2-d first call must teach the 1-d overload, which later 1-d and 0-d calls reuse
+    rng = np.random.default_rng(5)
+    for shape in [(2, 3), (6,), (), (2, 1, 3), (0, 4), (3,), (4, 2)]:
+        a, b = rng.uniform(-2, 2, shape), rng.uniform(-2, 2, shape)
+        ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+        for _ in range(3):
+            r = torch.fmax(ta, tb)
+            assert r.shape == ta.shape and r.dtype == torch.float64 and r._base is None
+            np.testing.assert_array_equal(r.numpy(), np.fmax(a, b))
+            np.testing.assert_array_equal(torch.abs(ta).numpy(), np.abs(a))
+            np.testing.assert_array_equal(torch.sub(ta, tb, alpha=2).numpy(), a - 2 * b)
+    x = torch.from_numpy(np.ones((3, 4)))
+    with pytest.raises(RuntimeError, match="must match the size of tensor b"):
+        torch.fmax(x, x.reshape(4, 3))  # same size, another shape: never the flat path
+
+
 def test_fast_path_outputs_are_fresh_plain_tensors():
     ta, tb = (torch.from_numpy(x) for x in _pair())
     r = ta + tb

@@ -191,27 +191,34 @@ class Pointwise:
     def inline_fast(self, kind: str, args: list) -> tuple[str, dict]:
         """Source of unary()/binary()'s same-dtype contiguous case, inlined into op.fast by the
         dispatcher (Note [Per-op fast path]); ``args`` name the operands, then the params.
-        Only 1-D serial calls with int params (alpha=1 ...) take it; the rest call the impl."""
+        Only serial calls with int params (alpha=1 ...) on same-shape C-contiguous operands take
+        it; the rest call the impl. The learned entry is the 1-D overload's: an N-d call passes
+        flat views (a 2-d add through binary() cost 2.9 us against 1.3 us for 1-d)."""
         n = 1 if kind == "unary" else 2
         x, ps = args[:n], args[n:]
         d = [f"_d{i}" for i in range(n)]
         head = "_d0 = x0._data"
-        cond = ["_d0.ndim == 1", "_d0.flags.c_contiguous"]
+        cond = ["_d0.flags.c_contiguous"]
         if n == 2:
             y = x[1]
             head += f"\n        _d1 = {y}._data if {y}.__class__ is _T or {y}.__class__ in _PL else None"
-            cond = ["_d1 is not None", f"{y}._dtype is x0._dtype", f"{y}._device is _CPU", "_d1.ndim == 1",
-                    "_d0.ndim == 1", "len(_d1) == len(_d0)", "_d1.flags.c_contiguous", "_d0.flags.c_contiguous"]  # fmt: skip
+            cond = ["_d1 is not None", f"{y}._dtype is x0._dtype", f"{y}._device is _CPU",
+                    "_d1.shape == _d0.shape", "_d1.flags.c_contiguous", "_d0.flags.c_contiguous"]  # fmt: skip
         cond += [f"{p}.__class__ is int" for p in ps]
+        flat = ", ".join([f"{a}.ravel()" for a in d] + ["_r.ravel()"] + ps)
         call = ", ".join(d + ["_r"] + ps)
         exact = " and ".join(f"{a}.__class__ is _nd" for a in d)
         src = f"""
         {head}
         if {" and ".join(cond)}:
             _e = _PWE.get(x0._dtype)
-            if _e is not None and len(_d0) < _PT and {exact} and _d0.dtype is _e[1]:
-                _r = _empty(len(_d0), _e[2])
-                _e[0]({call})
+            if _e is not None and _d0.size < _PT and {exact} and _d0.dtype is _e[1]:
+                if _d0.ndim == 1:
+                    _r = _empty(len(_d0), _e[2])
+                    _e[0]({call})
+                else:
+                    _r = _empty(_d0.shape, _e[2])
+                    _e[0]({flat})
                 _rd = _e[3]
             else:
                 _f = _PWF.get(x0._dtype)
@@ -219,9 +226,9 @@ class Pointwise:
                     return _impl({", ".join(args)})
                 _r = _empty(_d0.shape, _f[0])
                 if _e is None:
-                    _learn_entry(_PWE, x0._dtype, _f, {call})
+                    _learn_entry(_PWE, x0._dtype, _f, {flat})
                 else:
-                    _f[2]({call})
+                    _f[2]({flat})
                 _rd = _f[1]
 {inline_make_src("_r", "_rd", " " * 12)}"""
         ns = {"_PWF": self._fast, "_PWE": self._entry, "_PT": PARALLEL_THRESHOLD, "_empty": np.empty,
