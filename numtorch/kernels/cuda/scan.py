@@ -7,6 +7,8 @@ sums of reduction.py, float64 / int64 / complex128 accumulators."""
 
 from __future__ import annotations
 
+import math
+
 from numba import complex128, cuda, float64, int64
 
 from .._jit import cuda_device, cuda_kernel
@@ -79,3 +81,22 @@ def _prod_rows(x, rows, n, k, out, acc, one):
         if t == 0:
             out[b] = acc[0]
         cuda.syncthreads()
+
+
+@cuda_kernel
+def logcumsumexp_cols(cols, x, n):
+    # in place along lines as cumprod_cols; the running value goes through the CPU's
+    # np.logaddexp formula: max + log1p(exp(-|a - b|)), equal infinities kept, NaN propagated
+    c = cuda.grid(1)
+    if c < cols:
+        s = x[c]
+        for j in range(1, n):
+            v = x[j * cols + c]
+            if s == v and math.isinf(s):
+                s = s + v
+            elif s != s or v != v:
+                s = s + v
+            else:
+                m = max(s, v)
+                s = m + math.log1p(math.exp(-abs(s - v)))
+            x[j * cols + c] = s
