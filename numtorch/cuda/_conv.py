@@ -11,6 +11,8 @@ The matmuls, reshapes and sums here are numtorch ops on CUDA tensors, below the 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _dtype as D
@@ -268,6 +270,47 @@ def adaptive_avg_pool2d_backward(grad_output, self):
     return _t(gi, dt, self)
 
 
+def adaptive_max_pool(self, output_size, nd):
+    """adaptive_max_pool2d (``nd`` 2) or 3d: one thread per output element, the CPU kernel's
+    window and pick (a 2-d pool runs the 3-d kernel with one depth)."""
+    _check(self)
+    name = f"adaptive_max_pool{nd}d"
+    if nd == 2:
+        H, W, OH, OW = PL._adaptive_setup(self, output_size, name)
+        dims, osz = (1, H, W), (1, OH, OW)
+    else:
+        from ..ops.nn.pooling3d import _adaptive_setup
+
+        try:
+            osz = tuple(_adaptive_setup(self, output_size, name)[1])
+        except NotImplementedError as e:  # its dtype refusal names the CPU kernel
+            raise NotImplementedError(str(e).replace("_cpu", "_cuda")) from None
+        dims = tuple(self._data.shape[-3:])
+    dt = _float(self, name)
+    x = P.cast(self._data, dt.np)
+    out = S.empty(self._data.shape[:-nd] + osz[3 - nd:], dt.np)
+    idx = S.empty(out.shape, np.int64)
+    launch(K.adaptive_max_pool3d, out.size, x.root, x.offset, out.root, idx.root, *dims, *osz)
+    return _t(out, dt, self), _t(idx, D.int64, self)
+
+
+def adaptive_max_pool_backward(grad_output, self, indices, nd):
+    """Each output's gradient added at its input index (max_pool2d's backward kernel, a plane
+    being the last ``nd`` dims)."""
+    from ._install import fill
+
+    _check(grad_output, self, indices)
+    dt = _float(self, f"adaptive_max_pool{nd}d_backward")
+    gi = S.empty(self._data.shape, dt.np)
+    fill(gi, dt.np.type(0))
+    g = P.cast(grad_output._data, dt.np)
+    ind = _c0(indices._data, np.dtype(np.int64))
+    plane, oplane = math.prod(self._data.shape[-nd:]), math.prod(indices._data.shape[-nd:])
+    if g.size:
+        launch(K.max_pool2d_backward, g.size, g.root, g.offset, ind.root, gi.root, plane, oplane)
+    return _t(gi, dt, self)
+
+
 # Note [Half convolution and pooling on CUDA]
 # float16 runs on float32 copies of the operands (the float32 matmul accumulates, as cuDNN's half
 # convolutions with float compute), and each float result is rounded to half once. Only when
@@ -317,6 +360,10 @@ IMPLS = {
         "aten::im2col": im2col,
         "aten::col2im": col2im,
         "aten::max_pool2d_with_indices": max_pool2d_with_indices,
+        "aten::adaptive_max_pool2d": lambda self, output_size: adaptive_max_pool(self, output_size, 2),
+        "aten::adaptive_max_pool3d": lambda self, output_size: adaptive_max_pool(self, output_size, 3),
+        "aten::adaptive_max_pool2d_backward": lambda g, self, indices: adaptive_max_pool_backward(g, self, indices, 2),
+        "aten::adaptive_max_pool3d_backward": lambda g, self, indices: adaptive_max_pool_backward(g, self, indices, 3),
         "aten::max_pool2d_with_indices_backward": max_pool2d_with_indices_backward,
         "aten::avg_pool2d": avg_pool2d,
         "aten::avg_pool2d_backward": avg_pool2d_backward,

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import numtorch
+import numtorch.nn.functional as F
 
 from ._sim import requires_cuda
 
@@ -20,6 +21,8 @@ X[1, 2] = X[1, 4] = np.nan  # median: the row's first NaN; nanmedian skips both
 X[0, 1] = X[0, 3]  # a tie: the stable sort decides the index
 X[2] = np.nan  # an all-NaN row
 XI = rng.integers(-3, 3, (2, 7))
+XP = rng.standard_normal((2, 2, 5, 7))  # uneven, overlapping adaptive windows
+XP[0, 1, 2, 3] = np.nan
 NAN = float("nan")
 
 _CALLS = {
@@ -37,6 +40,9 @@ _CALLS = {
     "kthvalue int dim0": (lambda x: x.kthvalue(2, 0, keepdim=True), XI),
     "logcumsumexp": (lambda x: x.logcumsumexp(1), X),
     "logcumsumexp dim0 float32": (lambda x: x.float().logcumsumexp(0), X),
+    "adaptive_max_pool2d": (lambda x: F.adaptive_max_pool2d(x, (2, 3), return_indices=True), XP),
+    "adaptive_max_pool2d unbatched half": (lambda x: F.adaptive_max_pool2d(x[0].half(), 4, return_indices=True), XP),
+    "adaptive_max_pool3d": (lambda x: F.adaptive_max_pool3d(x, (2, 2, 3), return_indices=True), XP),
     "logcumsumexp infinities": (lambda x: numtorch.tensor([[-np.inf, -np.inf, 1.0, np.inf, np.inf, 2.0]],
                                                           device=x.device).logcumsumexp(1), X),
 }
@@ -72,14 +78,30 @@ def test_gradients_match_the_cpu():
         np.testing.assert_allclose(grads[1].numpy(), grads[0].numpy(), rtol=1e-12)
 
 
+def test_adaptive_max_pool_gradients_match_the_cpu():
+    x = numtorch.from_numpy(XP[:1].copy())
+    w = numtorch.from_numpy(rng.standard_normal((1, 2, 3, 4)))
+    for fn in (lambda t: F.adaptive_max_pool2d(t, (3, 4)) * w.to(t.device),
+               lambda t: F.adaptive_max_pool3d(t, (2, 3, 3)) * 2):  # fmt: skip
+        grads = []
+        for t in (x, x.cuda()):
+            t = t.clone().requires_grad_()
+            fn(t).sum().backward()
+            grads.append(t.grad.cpu())
+        np.testing.assert_allclose(grads[1].numpy(), grads[0].numpy(), rtol=1e-12)
+
+
 def test_errors_are_the_cpus():
     x, xc = numtorch.from_numpy(X.copy()), numtorch.from_numpy(X.copy()).cuda()
-    for fn in (lambda t: t.kthvalue(7, 1), lambda t: t[:, :0].median(1), lambda t: t.median(2)):
+    for fn in (lambda t: t.kthvalue(7, 1), lambda t: t[:, :0].median(1), lambda t: t.median(2),
+               lambda t: F.adaptive_max_pool2d(t, 2), lambda t: F.adaptive_max_pool3d(t[None, None, :0], 2)):  # fmt: skip
         with pytest.raises(Exception) as cpu:
             fn(x)
         with pytest.raises(type(cpu.value), match=re.escape(str(cpu.value))):
             fn(xc)
     for fn, kernel in ((lambda t: (t > 0).median(1), "median_cuda"),
-                       (lambda t: numtorch.arange(3, device=t.device).logcumsumexp(0), "logcumsumexp_cuda")):  # fmt: skip
-        with pytest.raises(NotImplementedError, match=f'"{kernel}" not implemented for'):
+                       (lambda t: numtorch.arange(3, device=t.device).logcumsumexp(0), "logcumsumexp_cuda"),
+                       (lambda t: F.adaptive_max_pool3d(numtorch.ones(1, 2, 2, 2, dtype=numtorch.int64, device=t.device), 1),
+                        "adaptive_max_pool3d_cuda")):  # fmt: skip
+        with pytest.raises((NotImplementedError, RuntimeError), match=f'"{kernel}" not implemented for'):
             fn(xc)

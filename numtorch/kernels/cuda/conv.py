@@ -179,3 +179,30 @@ def adaptive_avg_pool2d_backward(total, grad, go, gi, H, W, OH, OW):
                     if w0 <= w < w1:
                         acc += grad[gb + oh * OW + ow] / ((h1 - h0) * (w1 - w0))
         gi[i] = acc
+
+
+@cuda_kernel
+def adaptive_max_pool3d(total, x, xo, out, idx, D, H, W, OD, OH, OW):
+    # the CPU kernels' max over [floor(o*I/O), ceil((o+1)*I/O)) per dim: the first maximum's flat
+    # index in the volume, NaN wins; a 2-d pool is D = OD = 1 (its index is then in the plane)
+    i = cuda.grid(1)
+    if i < total:
+        p = i // (OD * OH * OW)
+        od = (i // (OH * OW)) % OD
+        oh = (i // OW) % OH
+        ow = i % OW
+        d0, d1 = _start(od, D, OD), _end(od, D, OD)
+        h0, h1 = _start(oh, H, OH), _end(oh, H, OH)
+        w0, w1 = _start(ow, W, OW), _end(ow, W, OW)
+        xb = xo + p * D * H * W
+        best = -math.inf
+        at = (d0 * H + h0) * W + w0
+        for d in range(d0, d1):
+            for h in range(h0, h1):
+                for w in range(w0, w1):
+                    v = x[xb + (d * H + h) * W + w]
+                    if v > best or v != v:
+                        best = v
+                        at = (d * H + h) * W + w
+        out[i] = best
+        idx[i] = at
