@@ -1,5 +1,6 @@
 """CUDA median, nanmedian and kthvalue (a stable sort, then one thread per row picks its
-element, Note [CUDA merge sort by ranks]), and logcumsumexp (a scan as cumprod's).
+element, Note [CUDA merge sort by ranks]), and logcumsumexp, cummax and cummin (scans as
+cumprod's, one thread per line of a dim-first copy).
 
 The picks are the CPU's (numtorch/ops/reduction/sorting.py): after a stable sort with NaN last,
 median takes the lower median or a row's first NaN, nanmedian the lower median of the non-NaN
@@ -115,8 +116,46 @@ def logcumsumexp(self, dim):
     return _make(_back(x, perm, a.shape, self._dtype.np), self._dtype, Tensor, self._device)
 
 
+def _cumext(name):
+    def impl(self, dim):
+        from ..ops.reduction import scan as sc
+
+        _check(self)
+        cls = sc.CumMax if name == "cummax" else sc.CumMin
+        a = self._data
+        dev = self._device
+        if a.size == 0 or a.ndim == 0:  # the CPU op's early returns: no dim check for empty input
+            if a.ndim == 0 and dim not in (-1, 0):
+                raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
+            vals = P.cast(a, a.dtype).copy() if a.size else S.empty(a.shape, a.dtype)
+            idx = S.empty(a.shape, np.int64)
+            if a.size:
+                from ._install import fill
+
+                fill(idx, np.int64(0))
+            return cls(_make(vals, self._dtype, Tensor, dev), _make(idx, D.int64, Tensor, dev))
+        d = _wrap_checked(dim, a.ndim)
+        if self._dtype.is_complex:
+            raise _not_implemented(name, self._dtype)
+        x, perm = _dim_first(a, d, _work(self._dtype, name))
+        idx = S.empty(x.shape, np.int64)
+        n = a.shape[d]
+        launch(K_SCAN.cumext_cols, a.size // n, x.root, idx.root, n, name == "cummax")
+        return cls(_make(_back(x, perm, a.shape, self._dtype.np), self._dtype, Tensor, dev),
+                   _make(_back(idx, perm, a.shape, np.int64), D.int64, Tensor, dev))  # fmt: skip
+
+    return impl
+
+
+def _wrap_checked(dim, ndim):
+    from ..ops.reduction import _reduce as E
+
+    return E.wrap_dim(dim, ndim)  # PyTorch's IndexError for a dim out of range
+
+
 def install(ops: dict) -> dict:
-    out = {"aten::kthvalue": kthvalue, "aten::logcumsumexp": logcumsumexp}
+    out = {"aten::kthvalue": kthvalue, "aten::logcumsumexp": logcumsumexp, "aten::cummax": _cumext("cummax"),
+           "aten::cummin": _cumext("cummin")}  # fmt: skip
     for name in ("median", "nanmedian"):
         out[f"aten::{name}"] = _median_all(name)
         out[f"aten::{name}.dim"] = _median_dim(name)

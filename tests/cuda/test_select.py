@@ -43,6 +43,11 @@ _CALLS = {
     "adaptive_max_pool2d": (lambda x: F.adaptive_max_pool2d(x, (2, 3), return_indices=True), XP),
     "adaptive_max_pool2d unbatched half": (lambda x: F.adaptive_max_pool2d(x[0].half(), 4, return_indices=True), XP),
     "adaptive_max_pool3d": (lambda x: F.adaptive_max_pool3d(x, (2, 2, 3), return_indices=True), XP),
+    "cummax": (lambda x: x.cummax(1), X),
+    "cummin int dim0 ties": (lambda x: x.cummin(0), XI),
+    "cummax bool": (lambda x: (x > 0).cummax(1), XI),
+    "cummin half": (lambda x: x.half().cummin(-1), X),
+    "cummax 0-d": (lambda x: x[0, 0].cummax(0), X),
     "logcumsumexp infinities": (lambda x: numtorch.tensor([[-np.inf, -np.inf, 1.0, np.inf, np.inf, 2.0]],
                                                           device=x.device).logcumsumexp(1), X),
 }
@@ -68,7 +73,8 @@ def test_gradients_match_the_cpu():
     x = numtorch.from_numpy(X[:2].copy())
     x[1, 2] = x[1, 4] = 0.5  # median's gradient goes to the picked index
     fns = (lambda t: t.median(1).values * 3, lambda t: t.nanmedian(), lambda t: t.kthvalue(2, 0).values,
-           lambda t: t.logcumsumexp(1) * t.new_tensor([1.0, -2.0, 0.5, 1.0, 3.0, -1.0]))  # fmt: skip
+           lambda t: t.logcumsumexp(1) * t.new_tensor([1.0, -2.0, 0.5, 1.0, 3.0, -1.0]),
+           lambda t: t.cummin(1).values * 2)  # fmt: skip
     for fn in fns:
         grads = []
         for t in (x, x.cuda()):
@@ -94,7 +100,8 @@ def test_adaptive_max_pool_gradients_match_the_cpu():
 def test_errors_are_the_cpus():
     x, xc = numtorch.from_numpy(X.copy()), numtorch.from_numpy(X.copy()).cuda()
     for fn in (lambda t: t.kthvalue(7, 1), lambda t: t[:, :0].median(1), lambda t: t.median(2),
-               lambda t: F.adaptive_max_pool2d(t, 2), lambda t: F.adaptive_max_pool3d(t[None, None, :0], 2)):  # fmt: skip
+               lambda t: F.adaptive_max_pool2d(t, 2), lambda t: F.adaptive_max_pool3d(t[None, None, :0], 2),
+               lambda t: t.cummax(2), lambda t: t[0, 0].cummin(1)):  # fmt: skip
         with pytest.raises(Exception) as cpu:
             fn(x)
         with pytest.raises(type(cpu.value), match=re.escape(str(cpu.value))):

@@ -100,3 +100,21 @@ def logcumsumexp_cols(cols, x, n):
                 m = max(s, v)
                 s = m + math.log1p(math.exp(-abs(s - v)))
             x[j * cols + c] = s
+
+
+@cuda_kernel
+def cumext_cols(cols, x, idx, n, largest):
+    # cummax / cummin in place along lines as cumprod_cols, the CPU kernel's rule: a NaN takes
+    # over (each later NaN takes its index), ties move the index forward (PyTorch's >= / <=)
+    c = cuda.grid(1)
+    if c < cols:
+        b = x[c]
+        at = 0
+        idx[c] = 0
+        for j in range(1, n):
+            v = x[j * cols + c]
+            if v != v or (b == b and (v >= b if largest else v <= b)):
+                b = v
+                at = j
+            x[j * cols + c] = b
+            idx[j * cols + c] = at
