@@ -48,6 +48,17 @@ _CALLS = {
     "cummax bool": (lambda x: (x > 0).cummax(1), XI),
     "cummin half": (lambda x: x.half().cummin(-1), X),
     "cummax 0-d": (lambda x: x[0, 0].cummax(0), X),
+    # composed from sum/amax/amin/mean on the device (numtorch/cuda/_composed.py)
+    "logsumexp": (lambda x: x[:2].nan_to_num().logsumexp(1), X),
+    "logsumexp keepdim infinite rows": (lambda x: numtorch.tensor([[-np.inf, -np.inf], [np.inf, 1.0]],
+                                                                  device=x.device).logsumexp((0, 1), keepdim=True), X),
+    "logsumexp int": (lambda x: x.logsumexp(0), XI),
+    "nansum": (lambda x: x.nansum(1), X),
+    "nansum all int dtype": (lambda x: x.nansum(dtype=numtorch.float64), XI),
+    "aminmax": (lambda x: x.aminmax(dim=0, keepdim=True), X),
+    "aminmax all": (lambda x: x[:2].aminmax(), X),
+    "var_mean": (lambda x: numtorch.var_mean(x[:2], 1, correction=0), X),
+    "std_mean all keepdim": (lambda x: numtorch.std_mean(x.nan_to_num(), keepdim=True), X),
     "logcumsumexp infinities": (lambda x: numtorch.tensor([[-np.inf, -np.inf, 1.0, np.inf, np.inf, 2.0]],
                                                           device=x.device).logcumsumexp(1), X),
 }
