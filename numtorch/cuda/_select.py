@@ -1,4 +1,4 @@
-"""CUDA median, nanmedian and kthvalue (a stable sort, then one thread per row picks its
+"""CUDA median, nanmedian, kthvalue and mode (a stable sort, then one thread per row picks its
 element, Note [CUDA merge sort by ranks]), and logcumsumexp, cummax and cummin (scans as
 cumprod's, one thread per line of a dim-first copy).
 
@@ -45,7 +45,7 @@ def _pick(self, dim, keepdim, name, k=0):
 
     a = self._data
     d = _wrap(dim, a.ndim)
-    cls = {"median": so.Median, "nanmedian": so.NanMedian, "kthvalue": so.KthValue}[name]
+    cls = {"median": so.Median, "nanmedian": so.NanMedian, "kthvalue": so.KthValue, "mode": so.Mode}[name]
     shape = [s for i, s in enumerate(a.shape) if i != d]
     if keepdim and a.ndim:
         shape.insert(d, 1)
@@ -55,10 +55,30 @@ def _pick(self, dim, keepdim, name, k=0):
         keys, order, _ = sorted_rows(self, d, False)
         n = a.shape[d] if a.ndim else 1
         v = S.empty(tuple(shape), keys.dtype)  # the work dtype (float16 picks in float32)
-        launch(K_SORT.pick_sorted, rows, n, keys.root, order.root, v.root, idx.root, _HOW[name], k)
+        if name == "mode":
+            launch(K_SORT.mode_sorted, rows, n, keys.root, order.root, v.root, idx.root)
+        else:
+            launch(K_SORT.pick_sorted, rows, n, keys.root, order.root, v.root, idx.root, _HOW[name], k)
         vals = P.cast(v, self._dtype.np)
     dev = self._device
     return cls(_make(vals, self._dtype, Tensor, dev), _make(idx, D.int64, Tensor, dev))
+
+
+def mode(self, dim=-1, keepdim=False):
+    from ..ops.reduction.sorting import Mode
+
+    _check(self)
+    a = self._data
+    dev = self._device
+    d = _wrap_checked(dim, a.ndim)
+    if a.ndim == 0:  # PyTorch returns a 0-d input before any dtype check
+        return Mode(_make(P.cast(a, a.dtype).copy(), self._dtype, Tensor, dev), _make(S.from_host(np.zeros((), np.int64)),
+                                                                                     D.int64, Tensor, dev))  # fmt: skip
+    if a.shape[d] == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    if self._dtype.is_complex:
+        raise _not_implemented("mode", self._dtype)
+    return _pick(self, d, keepdim, "mode")
 
 
 def _median_dim(name):
@@ -155,7 +175,7 @@ def _wrap_checked(dim, ndim):
 
 def install(ops: dict) -> dict:
     out = {"aten::kthvalue": kthvalue, "aten::logcumsumexp": logcumsumexp, "aten::cummax": _cumext("cummax"),
-           "aten::cummin": _cumext("cummin")}  # fmt: skip
+           "aten::cummin": _cumext("cummin"), "aten::mode": mode}  # fmt: skip
     for name in ("median", "nanmedian"):
         out[f"aten::{name}"] = _median_all(name)
         out[f"aten::{name}.dim"] = _median_dim(name)

@@ -38,6 +38,11 @@ _CALLS = {
     "nanmedian half": (lambda x: x.half().nanmedian(-1, keepdim=True), X),
     "kthvalue": (lambda x: x.kthvalue(2, 1), X),
     "kthvalue int dim0": (lambda x: x.kthvalue(2, 0, keepdim=True), XI),
+    "mode": (lambda x: x.mode(1), X),
+    "mode int dim0 keepdim": (lambda x: x.mode(0, keepdim=True), XI),
+    "mode ties smallest": (lambda x: (x % 2).mode(), XI),
+    "mode bool": (lambda x: (x > 0).mode(1), XI),
+    "mode 0-d": (lambda x: x[0, 0].mode(), XI),
     "logcumsumexp": (lambda x: x.logcumsumexp(1), X),
     "logcumsumexp dim0 float32": (lambda x: x.float().logcumsumexp(0), X),
     "adaptive_max_pool2d": (lambda x: F.adaptive_max_pool2d(x, (2, 3), return_indices=True), XP),
@@ -85,7 +90,7 @@ def test_gradients_match_the_cpu():
     x[1, 2] = x[1, 4] = 0.5  # median's gradient goes to the picked index
     fns = (lambda t: t.median(1).values * 3, lambda t: t.nanmedian(), lambda t: t.kthvalue(2, 0).values,
            lambda t: t.logcumsumexp(1) * t.new_tensor([1.0, -2.0, 0.5, 1.0, 3.0, -1.0]),
-           lambda t: t.cummin(1).values * 2)  # fmt: skip
+           lambda t: t.cummin(1).values * 2, lambda t: t.mode(0).values)  # fmt: skip
     for fn in fns:
         grads = []
         for t in (x, x.cuda()):
@@ -112,7 +117,7 @@ def test_errors_are_the_cpus():
     x, xc = numtorch.from_numpy(X.copy()), numtorch.from_numpy(X.copy()).cuda()
     for fn in (lambda t: t.kthvalue(7, 1), lambda t: t[:, :0].median(1), lambda t: t.median(2),
                lambda t: F.adaptive_max_pool2d(t, 2), lambda t: F.adaptive_max_pool3d(t[None, None, :0], 2),
-               lambda t: t.cummax(2), lambda t: t[0, 0].cummin(1)):  # fmt: skip
+               lambda t: t.cummax(2), lambda t: t[0, 0].cummin(1), lambda t: t[:, :0].mode(1)):  # fmt: skip
         with pytest.raises(Exception) as cpu:
             fn(x)
         with pytest.raises(type(cpu.value), match=re.escape(str(cpu.value))):

@@ -160,3 +160,26 @@ def pick_sorted(rows, n, keys, idx, vout, iout, how, k):
             p = valid if valid < n else (n - 1) // 2
         vout[r] = keys[base + p]
         iout[r] = idx[base + p]
+
+
+@cuda_kernel
+def mode_sorted(rows, n, keys, idx, vout, iout):
+    # one thread per stably sorted row: the CPU kernel's (kernels/cpu/reduction/core.py
+    # mode_rows) longest run, the smallest value on ties, its last original index
+    r = cuda.grid(1)
+    if r < rows:
+        base = r * n
+        best = 0
+        bcount = 0
+        start = 0
+        for j in range(1, n + 1):
+            if j == n or keys[base + j] != keys[base + start]:
+                if j - start > bcount:
+                    bcount = j - start
+                    best = start
+                start = j
+        last = idx[base + best]
+        for j in range(best, best + bcount):
+            last = max(last, idx[base + j])
+        vout[r] = keys[base + best]
+        iout[r] = last
