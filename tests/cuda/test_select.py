@@ -48,6 +48,8 @@ _CALLS = {
     "adaptive_max_pool2d": (lambda x: F.adaptive_max_pool2d(x, (2, 3), return_indices=True), XP),
     "adaptive_max_pool2d unbatched half": (lambda x: F.adaptive_max_pool2d(x[0].half(), 4, return_indices=True), XP),
     "adaptive_max_pool3d": (lambda x: F.adaptive_max_pool3d(x, (2, 2, 3), return_indices=True), XP),
+    "adaptive_avg_pool3d": (lambda x: F.adaptive_avg_pool3d(x, (2, 3, 4)), XP),
+    "adaptive_avg_pool3d unbatched": (lambda x: F.adaptive_avg_pool3d(x[0, None], 1), XP),
     "cummax": (lambda x: x.cummax(1), X),
     "cummin int dim0 ties": (lambda x: x.cummin(0), XI),
     "cummax bool": (lambda x: (x > 0).cummax(1), XI),
@@ -100,11 +102,12 @@ def test_gradients_match_the_cpu():
         np.testing.assert_allclose(grads[1].numpy(), grads[0].numpy(), rtol=1e-12)
 
 
-def test_adaptive_max_pool_gradients_match_the_cpu():
+def test_adaptive_pool_gradients_match_the_cpu():
     x = numtorch.from_numpy(XP[:1].copy())
     w = numtorch.from_numpy(rng.standard_normal((1, 2, 3, 4)))
     for fn in (lambda t: F.adaptive_max_pool2d(t, (3, 4)) * w.to(t.device),
-               lambda t: F.adaptive_max_pool3d(t, (2, 3, 3)) * 2):  # fmt: skip
+               lambda t: F.adaptive_max_pool3d(t, (2, 3, 3)) * 2, lambda t: F.adaptive_avg_pool3d(t, (2, 3, 5)) * 3,
+               lambda t: F.adaptive_avg_pool2d(t, (3, 4)) * w.to(t.device)):  # fmt: skip
         grads = []
         for t in (x, x.cuda()):
             t = t.clone().requires_grad_()
