@@ -228,9 +228,64 @@ def norm_dims(self, p=2, dim=(), keepdim=False):
     return r.half() if half else r
 
 
+# ---- reductions composed from sum/amax/amin/mean (their results' shapes and dtypes: the meta's) ----
+def _res(name, vals):
+    return _META[0](_OPS[0][name], vals)
+
+
+def logsumexp(self, dim, keepdim=False):
+    # ATen's: the max along dim, replaced by 0 where infinite, keeps exp from overflowing
+    import math
+
+    _check(self)
+    res = _res("aten::logsumexp", [self, dim, keepdim])
+    x = self if self.dtype is res.dtype else self.to(res.dtype)
+    dims = _dims(dim, x.dim()) or list(range(x.dim()))
+    if x.numel() == 0 or not dims:
+        return x.exp().sum(dims, keepdim=True).log().reshape(res.shape) if dims else x.clone()
+    m = x.detach().amax(dims, keepdim=True)
+    m = m.masked_fill(m.abs() == math.inf, 0)
+    return ((x - m).exp().sum(dims, keepdim=True).log() + m).reshape(res.shape)
+
+
+def nansum(self, dim=None, keepdim=False, dtype=None):
+    _check(self)
+    res = _res("aten::nansum", [self, dim, keepdim, dtype])
+    x = self.masked_fill(self.isnan(), 0) if self.dtype.is_floating_point or self.dtype.is_complex else self
+    dims = _dims(dim, x.dim()) or list(range(x.dim()))
+    r = x.sum(dims, keepdim=True, dtype=dtype) if dims else x.to(res.dtype, copy=True)
+    return r.reshape(res.shape)
+
+
+def aminmax(self, dim=None, keepdim=False):
+    from ..ops.reduction.core import AMinMax
+
+    _check(self)
+    lo, _ = _res("aten::aminmax", [self, dim, keepdim])
+    dims = list(range(self.dim())) if dim is None else [dim]
+    if not dims:  # a 0-d input: itself twice
+        return AMinMax(self.clone(), self.clone())
+    return AMinMax(self.amin(dims, keepdim=True).reshape(lo.shape), self.amax(dims, keepdim=True).reshape(lo.shape))
+
+
+def _moments(name, fn):
+    def impl(self, dim=None, correction=None, keepdim=False):
+        v, _ = _res(name, [self, dim, correction, keepdim])
+        dims = _dims(dim, self.dim()) or list(range(self.dim()))
+        mean = self.mean(dims, keepdim=True) if dims else self.clone()
+        return fn(self, dim, correction, keepdim).reshape(v.shape), mean.reshape(v.shape)
+
+    return impl
+
+
 _OPS: list = []
 _META: list = []
 EXTRA = {
+    "aten::logsumexp": logsumexp,
+    "aten::nansum": nansum,
+    "aten::aminmax": aminmax,
+    "aten::var_mean.correction": _moments("aten::var_mean.correction", lambda *a: var_correction(*a)),
+    "aten::std_mean.correction": _moments("aten::std_mean.correction", lambda *a: std_correction(*a)),
     "aten::norm.ScalarOpt_dim": norm_dims,
     "aten::complex": complex_,
     "aten::fill_.Scalar": fill_,

@@ -11,6 +11,8 @@ The matmuls, reshapes and sums here are numtorch ops on CUDA tensors, below the 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _dtype as D
@@ -247,24 +249,72 @@ def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mo
     return _t(gi, dt, self)
 
 
-def adaptive_avg_pool2d(self, output_size):
+def _adaptive_dims(self, output_size, nd, name):
+    """((D, H, W), (OD, OH, OW)) of an adaptive pool, a 2-d one with depth 1, after the CPU
+    op's checks (its dtype refusal names the CUDA kernel)."""
+    if nd == 2:
+        H, W, OH, OW = PL._adaptive_setup(self, output_size, name)
+        return (1, H, W), (1, OH, OW)
+    from ..ops.nn.pooling3d import _adaptive_setup
+
+    try:
+        osz = tuple(_adaptive_setup(self, output_size, name)[1])
+    except NotImplementedError as e:
+        raise NotImplementedError(str(e).replace("_cpu", "_cuda")) from None
+    return tuple(self._data.shape[-3:]), osz
+
+
+def adaptive_avg_pool(self, output_size, nd):
+    """_adaptive_avg_pool2d (``nd`` 2) or 3d: one kernel, a 2-d pool having depth 1."""
     _check(self)
-    H, W, OH, OW = PL._adaptive_setup(self, output_size, "adaptive_avg_pool2d")
-    dt = _float(self, "adaptive_avg_pool2d")
+    name = f"adaptive_avg_pool{nd}d"
+    dims, osz = _adaptive_dims(self, output_size, nd, name)
+    dt = _float(self, name)
     x = P.cast(self._data, dt.np)
-    out = S.empty(self._data.shape[:-2] + (OH, OW), dt.np)
-    launch(K.adaptive_avg_pool2d, out.size, x.root, x.offset, out.root, H, W, OH, OW)
+    out = S.empty(self._data.shape[:-nd] + osz[3 - nd:], dt.np)
+    launch(K.adaptive_avg_pool3d, out.size, x.root, x.offset, out.root, *dims, *osz)
     return _t(out, dt, self)
 
 
-def adaptive_avg_pool2d_backward(grad_output, self):
+def adaptive_avg_pool_backward(grad_output, self, nd):
     _check(grad_output, self)
-    dt = _float(self, "adaptive_avg_pool2d_backward")
-    H, W = self._data.shape[-2:]
-    OH, OW = grad_output._data.shape[-2:]
+    dt = _float(self, f"adaptive_avg_pool{nd}d_backward")
+    dims = (1,) * (3 - nd) + tuple(self._data.shape[-nd:])
+    osz = (1,) * (3 - nd) + tuple(grad_output._data.shape[-nd:])
     g = P.cast(grad_output._data, dt.np)
     gi = S.empty(self._data.shape, dt.np)
-    launch(K.adaptive_avg_pool2d_backward, gi.size, g.root, g.offset, gi.root, H, W, OH, OW)
+    launch(K.adaptive_avg_pool3d_backward, gi.size, g.root, g.offset, gi.root, *dims, *osz)
+    return _t(gi, dt, self)
+
+
+def adaptive_max_pool(self, output_size, nd):
+    """adaptive_max_pool2d (``nd`` 2) or 3d: one thread per output element, the CPU kernel's
+    window and pick (a 2-d pool runs the 3-d kernel with one depth)."""
+    _check(self)
+    name = f"adaptive_max_pool{nd}d"
+    dims, osz = _adaptive_dims(self, output_size, nd, name)
+    dt = _float(self, name)
+    x = P.cast(self._data, dt.np)
+    out = S.empty(self._data.shape[:-nd] + osz[3 - nd:], dt.np)
+    idx = S.empty(out.shape, np.int64)
+    launch(K.adaptive_max_pool3d, out.size, x.root, x.offset, out.root, idx.root, *dims, *osz)
+    return _t(out, dt, self), _t(idx, D.int64, self)
+
+
+def adaptive_max_pool_backward(grad_output, self, indices, nd):
+    """Each output's gradient added at its input index (max_pool2d's backward kernel, a plane
+    being the last ``nd`` dims)."""
+    from ._install import fill
+
+    _check(grad_output, self, indices)
+    dt = _float(self, f"adaptive_max_pool{nd}d_backward")
+    gi = S.empty(self._data.shape, dt.np)
+    fill(gi, dt.np.type(0))
+    g = P.cast(grad_output._data, dt.np)
+    ind = _c0(indices._data, np.dtype(np.int64))
+    plane, oplane = math.prod(self._data.shape[-nd:]), math.prod(indices._data.shape[-nd:])
+    if g.size:
+        launch(K.max_pool2d_backward, g.size, g.root, g.offset, ind.root, gi.root, plane, oplane)
     return _t(gi, dt, self)
 
 
@@ -310,13 +360,19 @@ def _round(r):
 IMPLS = {
     name: _via_float32(fn)
     for name, fn in {
-        "aten::_adaptive_avg_pool2d": adaptive_avg_pool2d,
-        "aten::_adaptive_avg_pool2d_backward": adaptive_avg_pool2d_backward,
+        "aten::_adaptive_avg_pool2d": lambda self, output_size: adaptive_avg_pool(self, output_size, 2),
+        "aten::_adaptive_avg_pool2d_backward": lambda g, self: adaptive_avg_pool_backward(g, self, 2),
+        "aten::_adaptive_avg_pool3d": lambda self, output_size: adaptive_avg_pool(self, output_size, 3),
+        "aten::_adaptive_avg_pool3d_backward": lambda g, self: adaptive_avg_pool_backward(g, self, 3),
         "aten::convolution": convolution,
         "aten::convolution_backward": convolution_backward,
         "aten::im2col": im2col,
         "aten::col2im": col2im,
         "aten::max_pool2d_with_indices": max_pool2d_with_indices,
+        "aten::adaptive_max_pool2d": lambda self, output_size: adaptive_max_pool(self, output_size, 2),
+        "aten::adaptive_max_pool3d": lambda self, output_size: adaptive_max_pool(self, output_size, 3),
+        "aten::adaptive_max_pool2d_backward": lambda g, self, indices: adaptive_max_pool_backward(g, self, indices, 2),
+        "aten::adaptive_max_pool3d_backward": lambda g, self, indices: adaptive_max_pool_backward(g, self, indices, 3),
         "aten::max_pool2d_with_indices_backward": max_pool2d_with_indices_backward,
         "aten::avg_pool2d": avg_pool2d,
         "aten::avg_pool2d_backward": avg_pool2d_backward,

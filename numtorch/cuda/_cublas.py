@@ -22,6 +22,7 @@ kernels (numtorch/kernels/cuda/linalg.py) otherwise.
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import ctypes.util
 import os
@@ -111,6 +112,7 @@ class Cublas:
         c_int, vp, ll = ctypes.c_int, ctypes.c_void_p, ctypes.c_longlong
         self._handles: dict = {}
         self._create = self._fn(lib, "cublasCreate_v2", [ctypes.POINTER(vp)])
+        self._destroy = self._fn(lib, "cublasDestroy_v2", [vp])
         self._set_stream = self._fn(lib, "cublasSetStream_v2", [vp, vp])
         head = [vp, c_int, c_int, c_int, c_int, c_int]  # handle, transa, transb, m, n, k
         self._sgemm = self._fn(lib, "cublasSgemm_v2", [*head, vp, vp, c_int, vp, c_int, vp, vp, c_int])
@@ -121,6 +123,8 @@ class Cublas:
                                       [*head, vp, vp, c_int, c_int, ll, vp, c_int, c_int, ll, vp,
                                        vp, c_int, c_int, ll, c_int, c_int, c_int])  # fmt: skip
         self.handle()  # a library that cannot make a handle is not selected
+        # handles were never destroyed: at exit, while the CUDA context that owns them lives
+        atexit.register(self.close)
 
     @staticmethod
     def _fn(lib, name, argtypes):
@@ -140,6 +144,15 @@ class Cublas:
             _check(self._set_stream(h, None), "cublasSetStream_v2")  # the legacy default stream
             self._handles[dev] = h
         return h
+
+    def close(self) -> None:
+        """Destroy every handle this binding made (at exit; a later product makes new ones)."""
+        handles, self._handles = self._handles, {}
+        for h in handles.values():
+            try:
+                self._destroy(h)
+            except Exception:  # at exit: nothing left to report to
+                pass
 
     def matmul(self, npdt, m, n, k, a, b, c, batch=1, alpha=1.0, beta=0.0, tf32=False) -> None:
         """C = alpha * A @ B + beta * C, row-major, on ``batch`` matrices. ``a``/``b``: (device

@@ -66,8 +66,14 @@ def _layout(v: S.CudaArray, rows: int, cols: int):
         op, ld = _cublas.OP_T, s1
     else:
         return None
-    # the batch dims as one stride: each steps over the next (size-1 dims skipped); a
-    # broadcast (stride 0) batch is copied out rather than trusted to cuBLAS
+    if ld > _cublas.INT_MAX:
+        return None
+    # a batch broadcast over every batch dim (a matrix times a batch): batch stride 0, each
+    # product reads the one matrix (cuBLAS only steps the pointer; the output never has stride 0)
+    if any(n != 1 for n in v.shape[:-2]) and not any(s for n, s in zip(v.shape[:-2], bst) if n != 1):
+        return op, ld, 0
+    # else the batch dims as one stride: each steps over the next (size-1 dims skipped); a
+    # partly broadcast batch is copied out
     bstride, span = None, None
     for n, s in reversed(list(zip(v.shape[:-2], bst))):
         if n == 1:
@@ -76,8 +82,6 @@ def _layout(v: S.CudaArray, rows: int, cols: int):
             return None
         bstride = s if bstride is None else bstride
         span = s * n
-    if ld > _cublas.INT_MAX:
-        return None
     return op, ld, bstride or rows * cols
 
 

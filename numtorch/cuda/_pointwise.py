@@ -9,28 +9,32 @@ from .. import _dtype as D
 from .._tensor import Tensor, _make
 from ..ops._pointwise import _broadcast, _cname, _param, _scalar, warn_resize
 from ..ops.pointwise._elementwise import CAT, Elementwise, Routed, _half, number
+from ..kernels.cuda import _SIM
 from . import _storage as S
 from ._launch import arg_key, device_error, launch, launch_ew, meta, parts, strides_for
 
 _MODS: dict = {}
 
 
-def _kernel(pw, name: str):
-    mod = _MODS.get(pw)  # by object: declarations may share a name (round and round.decimals)
+def _kernel(pw, name: str, cplx: bool = False):
+    """Kernel ``name`` of ``pw``'s module for real or (``cplx``) complex operands, which spell
+    NumPy calls differently on a GPU (Note [Complex device math])."""
+    key = (pw, cplx and not _SIM)  # by object: declarations may share a name (round and round.decimals)
+    mod = _MODS.get(key)
     if mod is None:
         from ..kernels._codegen import load_module
         from ..kernels.cuda._codegen import render_pointwise
 
         # a library elementwise op's scalar functions go into its module as for the CPU
         helpers = getattr(pw, "device_helpers", None) or getattr(pw, "helpers", ())
-        src = render_pointwise(pw.inputs, pw.params, pw.expr, helpers, getattr(pw, "header", ()))
-        mod = _MODS[pw] = load_module(f"cu_{pw.name}", src)
+        src = render_pointwise(pw.inputs, pw.params, pw.expr, helpers, getattr(pw, "header", ()), key[1])
+        mod = _MODS[key] = load_module(f"cu_{pw.name}{'_c' if key[1] else ''}", src)
     return getattr(mod, name)
 
 
-def _unroll(pw) -> int:
+def _unroll(pw, cplx: bool = False) -> int:
     """The elements per thread per pass of ``pw``'s contiguous kernels (its module's _UNROLL)."""
-    return _MODS[pw]._UNROLL
+    return _MODS[(pw, cplx and not _SIM)]._UNROLL
 
 
 def not_implemented(name: str, dt: D.dtype) -> RuntimeError:
@@ -43,11 +47,9 @@ def not_implemented(name: str, dt: D.dtype) -> RuntimeError:
 # tree-reduction, scan, sort and GEMM kernels are real-only: complex sum/mean and matrix products
 # are composed from real ones over view_as_real (_install.py), and the kernels that take
 # _UNSUPPORTED dtypes refuse them with PyTorch's "not implemented for 'ComplexFloat'".
-# The declarations whose complex variant calls NumPy functions that the device spelling of
-# Note [NumPy calls on the device] makes real-only (math.exp/sqrt/expm1/log1p), or cmath.acosh,
-# which numba-cuda links from a library: refused for complex, as a CPU op PyTorch lacks would be.
+# Complex variants that call np.exp/sqrt/expm1/log1p get type-generic device spellings of them
+# (Note [Complex device math]), so every complex elementwise declaration runs on CUDA.
 _UNSUPPORTED = (D.complex64, D.complex128)
-_NO_COMPLEX = frozenset({"pow", "rsqrt", "expm1", "log1p", "acosh", "logaddexp"})
 
 
 def cast(a: S.CudaArray, npdt) -> S.CudaArray:
@@ -165,13 +167,13 @@ def _make_plan(engine, pw, operands, compute, result, half, inplace):
     pt = np.float32 if half else npc.type
     if all(a.size == n and a.contiguous for a in tensors):
         # a contiguous plan keeps its kernel's unroll where a strided one keeps its metadata
-        kernel = _kernel(pw, f"c{h}_" + pat)
-        return (kernel, True, shape, result, scalars, pt, _unroll(pw), n, compute, [None])
+        kernel = _kernel(pw, f"c{h}_" + pat, compute.is_complex)
+        return (kernel, True, shape, result, scalars, pt, _unroll(pw, compute.is_complex), n, compute, [None])
     full = shape or (1,)  # as _run: 0-d runs one element
     dest = operands[0]._data if inplace else S.CudaArray(None, None, 0, shape, S.contiguous_strides(shape), result.np)
     metas = [meta(full), meta(strides_for(dest, full))]
     metas += [meta(strides_for(x._data, full)) if x.__class__ is Tensor else None for x in operands]
-    return (_kernel(pw, f"s{h}_" + pat), False, shape, result, scalars, pt, metas, n, compute, [None])
+    return (_kernel(pw, f"s{h}_" + pat, compute.is_complex), False, shape, result, scalars, pt, metas, n, compute, [None])
 
 
 def _scalar_conv(compute, half, wide, rnd):
@@ -211,8 +213,6 @@ def entry(engine, operands, params=(), out=None, inplace=False):
     engine.check(common)
     kp = engine.prep(compute, ops, list(params)) if engine.prep else list(params)
     kname = engine.kname.removesuffix("_cpu")
-    if compute.is_complex and kname in _NO_COMPLEX:
-        raise not_implemented(kname, compute)
     pw = engine.variants[CAT[compute.category]]
     if compute is D.float16:  # as the CPU engine: numbers round to half, but opmath ones (mul's)
         ops = [x if isinstance(x, Tensor) or (i in engine.opmath and not isinstance(x, Tensor)) else _half(x)
@@ -274,14 +274,14 @@ def call(pw, operands, params=(), out=None, inplace=False, types=None, raw=False
         pvals = [pt(p.item() if isinstance(p, Tensor) else p) for p in params]
     else:
         pvals = [pt(_param(p, D.float32 if half else compute)) for p in params]
-    _run(pw, arrays, dest, shape, pvals, "h" if half else "")
+    _run(pw, arrays, dest, shape, pvals, "h" if half else "", compute.is_complex)
     if out is None:
         return _make(dest, result, Tensor, devs[0]._device)
     out._vc[0] += 1
     return out
 
 
-def _run(pw, arrays, dest, shape, pvals, h=""):
+def _run(pw, arrays, dest, shape, pvals, h="", cplx=False):
     n = dest.size
     if not n:
         return
@@ -290,13 +290,13 @@ def _run(pw, arrays, dest, shape, pvals, h=""):
         args = []
         for a in arrays:
             args += (a.root, a.offset) if isinstance(a, S.CudaArray) else (a,)
-        launch_ew(_kernel(pw, f"c{h}_" + pat), n, *args, dest.root, dest.offset, *pvals, unroll=_unroll(pw))
+        launch_ew(_kernel(pw, f"c{h}_" + pat, cplx), n, *args, dest.root, dest.offset, *pvals, unroll=_unroll(pw, cplx))
         return
     shape = shape or (1,)  # 0-d: one element, and the kernels' loop over dims needs one
     args = [meta(shape), *parts(dest, shape)]
     for a in arrays:
         args += parts(a, shape) if isinstance(a, S.CudaArray) else [a]
-    launch(_kernel(pw, f"s{h}_" + pat), n, *args, *pvals)
+    launch(_kernel(pw, f"s{h}_" + pat, cplx), n, *args, *pvals)
 
 
 def _resize(out: Tensor, shape) -> None:

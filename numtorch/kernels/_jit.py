@@ -163,6 +163,16 @@ def scalar_overload(py_fn):
     return overload(py_fn, inline="always")
 
 
+def device_overload(py_fn):
+    """Per-type implementations of a plain Python function called from CUDA device code
+    (Note [Complex device math]). Not ``inline="always"`` as ``scalar_overload``: numba-cuda
+    0.30 types an inlined overload's arguments as ``omitted`` and fails; NVVM inlines the
+    small device function it compiles instead."""
+    from numba.extending import overload
+
+    return overload(py_fn)
+
+
 def reassoc_kernel(fn):
     """A serial kernel whose float additions/products LLVM may reassociate (fastmath "reassoc"
     only: NaN, inf and signed zeros keep IEEE semantics), so that a fold ``s += x[i]`` becomes

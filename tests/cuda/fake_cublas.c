@@ -8,9 +8,12 @@
 int fake_calls[4];   /* Sgemm, Dgemm, GemmEx, GemmStridedBatchedEx */
 int fake_last_ops[2]; /* transa, transb of the last call */
 int fake_last_compute; /* the cublasComputeType_t of the last GemmEx / GemmStridedBatchedEx */
+long long fake_last_batch_strides[2]; /* strideA, strideB of the last GemmStridedBatchedEx */
+int fake_destroyed; /* cublasDestroy_v2 calls on a live handle */
 static int handle_storage;
 
 int cublasCreate_v2(void **handle) { *handle = &handle_storage; return 0; }
+int cublasDestroy_v2(void *handle) { if (handle != &handle_storage) return 1; fake_destroyed++; return 0; }
 int cublasSetStream_v2(void *handle, void *stream) { return handle == &handle_storage && stream == 0 ? 0 : 7; }
 
 static int bad(void *h, int ta, int tb, int m, int n, int k, int lda, int ldb, int ldc) {
@@ -74,6 +77,8 @@ int cublasGemmStridedBatchedEx(void *h, int ta, int tb, int m, int n, int k, con
                                int algo) {
     if (bad(h, ta, tb, m, n, k, lda, ldb, ldc) || !types_ok(at, bt, ct, compute, algo) || count < 0) return 7;
     fake_calls[3]++;
+    fake_last_batch_strides[0] = sa; fake_last_batch_strides[1] = sb;
+    if (sc == 0 && count > 1) return 7; /* every product would write the same output */
     int size = at == 1 ? 8 : at == 0 ? 4 : 2;
     for (int z = 0; z < count; z++)
         gemm(at, ta, tb, m, n, k, al, (const char *)a + z * sa * size, lda, (const char *)b + z * sb * size, ldb,

@@ -222,3 +222,39 @@ def test_cublas_errors_are_raised_by_name(selection, fake_library):
     bad = (0, _cublas.OP_N, 1, 0)  # leading dimension 1 < 4 columns: CUBLAS_STATUS_INVALID_VALUE
     with pytest.raises(RuntimeError, match=r"cublasSgemm_v2 failed with CUBLAS_STATUS_INVALID_VALUE \(7\)"):
         blas.matmul(np.dtype(np.float32), 2, 4, 3, bad, bad, (0, 8))
+
+
+@requires_cuda
+@pytest.mark.skipif(not numtorch.cuda.is_available() or not numtorch.cuda._rt.simulated(), reason="simulator")
+def test_a_matrix_times_a_batch_is_read_with_batch_stride_zero(selection, fake_library):
+    selection.setenv(_cublas.LIB_ENV, fake_library)
+    assert _cublas.blas() is not None
+    lib = ctypes.CDLL(fake_library)
+    calls, strides = (ctypes.c_int * 4).in_dll(lib, "fake_calls"), (ctypes.c_longlong * 2).in_dll(lib, "fake_last_batch_strides")
+    a, b = _t((2, 5, 3), np.float32), _t((3, 4), np.float32)
+    # (a batch times a matrix folds the batch into the rows: one 2-d GEMM)
+    # (an explicitly expanded 3-d operand reaches the CUDA product as a contiguous copy)
+    for x, y, want in ((b.t(), a.transpose(1, 2), [15, 0]),):  # cuBLAS's A is numtorch's second operand
+        before = calls[3]
+        got = x.cuda() @ y.cuda()
+        assert calls[3] == before + 1 and list(strides) == want
+        np.testing.assert_allclose(got.cpu().numpy(), (x @ y).numpy(), rtol=1e-5, atol=1e-6)
+    # broadcast over one batch dim of two: still one stride only after a copy
+    got = _t((2, 3, 5, 3), np.float32)
+    y = _t((3, 3, 4), np.float32)
+    np.testing.assert_allclose((got.cuda() @ y.cuda()).cpu().numpy(), (got @ y).numpy(), rtol=1e-5, atol=1e-6)
+
+
+@requires_cuda
+@pytest.mark.skipif(not numtorch.cuda.is_available() or not numtorch.cuda._rt.simulated(), reason="simulator")
+def test_handles_are_destroyed_by_close_which_runs_at_exit(selection, fake_library):
+    selection.setenv(_cublas.LIB_ENV, fake_library)
+    blas = _cublas.blas()
+    destroyed = ctypes.c_int.in_dll(ctypes.CDLL(fake_library), "fake_destroyed")
+    before = destroyed.value
+    blas.close()
+    assert destroyed.value == before + 1 and not blas._handles
+    a, b = _t((5, 3), np.float32), _t((3, 4), np.float32)
+    np.testing.assert_allclose((a.cuda() @ b.cuda()).cpu().numpy(), (a @ b).numpy(), rtol=1e-5)  # a new handle
+    blas.close()
+    assert destroyed.value == before + 2

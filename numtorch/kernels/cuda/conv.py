@@ -144,38 +144,73 @@ def avg_pool2d_backward(total, grad, go, gi, H, W, KH, KW, SH, SW, PH, PW, OH, O
 
 
 @cuda_kernel
-def adaptive_avg_pool2d(total, x, xo, out, H, W, OH, OW):
-    # the mean over the window [floor(o*I/O), ceil((o+1)*I/O)) in each dim (the CPU kernel's)
+def adaptive_avg_pool3d(total, x, xo, out, D, H, W, OD, OH, OW):
+    # the mean over the window [floor(o*I/O), ceil((o+1)*I/O)) in each dim (the CPU kernel's);
+    # a 2-d pool is D = OD = 1
     i = cuda.grid(1)
     if i < total:
-        p = i // (OH * OW)
+        p = i // (OD * OH * OW)
+        od = (i // (OH * OW)) % OD
         oh = (i // OW) % OH
         ow = i % OW
+        d0, d1 = _start(od, D, OD), _end(od, D, OD)
         h0, h1 = _start(oh, H, OH), _end(oh, H, OH)
         w0, w1 = _start(ow, W, OW), _end(ow, W, OW)
-        xb = xo + p * H * W
+        xb = xo + p * D * H * W
         acc = 0.0
-        for h in range(h0, h1):
-            for w in range(w0, w1):
-                acc += x[xb + h * W + w]
-        out[i] = acc / ((h1 - h0) * (w1 - w0))
+        for d in range(d0, d1):
+            for h in range(h0, h1):
+                for w in range(w0, w1):
+                    acc += x[xb + (d * H + h) * W + w]
+        out[i] = acc / ((d1 - d0) * (h1 - h0) * (w1 - w0))
 
 
 @cuda_kernel
-def adaptive_avg_pool2d_backward(total, grad, go, gi, H, W, OH, OW):
+def adaptive_avg_pool3d_backward(total, grad, go, gi, D, H, W, OD, OH, OW):
     # gather: each input element sums grad / window size over the windows that cover it
     i = cuda.grid(1)
     if i < total:
-        p = i // (H * W)
+        p = i // (D * H * W)
+        d = (i // (H * W)) % D
         h = (i // W) % H
         w = i % W
-        gb = go + p * OH * OW
+        gb = go + p * OD * OH * OW
         acc = 0.0
-        for oh in range(max(0, (h * OH) // H - 1), min(OH, ((h + 1) * OH) // H + 2)):
-            h0, h1 = _start(oh, H, OH), _end(oh, H, OH)
-            if h0 <= h < h1:
-                for ow in range(max(0, (w * OW) // W - 1), min(OW, ((w + 1) * OW) // W + 2)):
-                    w0, w1 = _start(ow, W, OW), _end(ow, W, OW)
-                    if w0 <= w < w1:
-                        acc += grad[gb + oh * OW + ow] / ((h1 - h0) * (w1 - w0))
+        for od in range(max(0, (d * OD) // D - 1), min(OD, ((d + 1) * OD) // D + 2)):
+            d0, d1 = _start(od, D, OD), _end(od, D, OD)
+            if d0 <= d < d1:
+                for oh in range(max(0, (h * OH) // H - 1), min(OH, ((h + 1) * OH) // H + 2)):
+                    h0, h1 = _start(oh, H, OH), _end(oh, H, OH)
+                    if h0 <= h < h1:
+                        for ow in range(max(0, (w * OW) // W - 1), min(OW, ((w + 1) * OW) // W + 2)):
+                            w0, w1 = _start(ow, W, OW), _end(ow, W, OW)
+                            if w0 <= w < w1:
+                                acc += grad[gb + (od * OH + oh) * OW + ow] / ((d1 - d0) * (h1 - h0) * (w1 - w0))
         gi[i] = acc
+
+
+@cuda_kernel
+def adaptive_max_pool3d(total, x, xo, out, idx, D, H, W, OD, OH, OW):
+    # the CPU kernels' max over [floor(o*I/O), ceil((o+1)*I/O)) per dim: the first maximum's flat
+    # index in the volume, NaN wins; a 2-d pool is D = OD = 1 (its index is then in the plane)
+    i = cuda.grid(1)
+    if i < total:
+        p = i // (OD * OH * OW)
+        od = (i // (OH * OW)) % OD
+        oh = (i // OW) % OH
+        ow = i % OW
+        d0, d1 = _start(od, D, OD), _end(od, D, OD)
+        h0, h1 = _start(oh, H, OH), _end(oh, H, OH)
+        w0, w1 = _start(ow, W, OW), _end(ow, W, OW)
+        xb = xo + p * D * H * W
+        best = -math.inf
+        at = (d0 * H + h0) * W + w0
+        for d in range(d0, d1):
+            for h in range(h0, h1):
+                for w in range(w0, w1):
+                    v = x[xb + (d * H + h) * W + w]
+                    if v > best or v != v:
+                        best = v
+                        at = (d * H + h) * W + w
+        out[i] = best
+        idx[i] = at

@@ -7,9 +7,11 @@ sums of reduction.py, float64 / int64 / complex128 accumulators."""
 
 from __future__ import annotations
 
+import math
+
 from numba import complex128, cuda, float64, int64
 
-from .._jit import cuda_kernel
+from .._jit import cuda_device, cuda_kernel
 from . import RED_THREADS
 
 
@@ -39,40 +41,33 @@ def cumprod_grad_cols(cols, x, g, out, n):
             e *= x[j * cols + c]
 
 
+# Note [One reduction body per dtype family]: a shared-memory array's dtype must be a
+# compile-time constant, so each accumulator dtype has its own kernel; those only allocate the
+# tree's array and hand it, with the accumulator's one, to the single body _prod_rows.
 @cuda_kernel
 def prod_rows_float(x, rows, n, k, out):
-    # out[row * k + chunk]: the product of one chunk of a row (reduction.py's layout)
-    t = cuda.threadIdx.x
-    acc = cuda.shared.array(RED_THREADS, float64)
-    for b in range(cuda.blockIdx.x, rows * k, cuda.gridDim.x):
-        m = (n + k - 1) // k
-        lo = (b % k) * m
-        hi = min(lo + m, n)
-        s = 1.0
-        for j in range(lo + t, hi, RED_THREADS):
-            s *= x[(b // k) * n + j]
-        acc[t] = s
-        cuda.syncthreads()
-        step = RED_THREADS // 2
-        while step > 0:
-            if t < step:
-                acc[t] *= acc[t + step]
-            cuda.syncthreads()
-            step //= 2
-        if t == 0:
-            out[b] = acc[0]
-        cuda.syncthreads()
+    _prod_rows(x, rows, n, k, out, cuda.shared.array(RED_THREADS, float64), float64(1.0))
 
 
 @cuda_kernel
 def prod_rows_int(x, rows, n, k, out):
+    _prod_rows(x, rows, n, k, out, cuda.shared.array(RED_THREADS, int64), int64(1))
+
+
+@cuda_kernel
+def prod_rows_complex(x, rows, n, k, out):
+    _prod_rows(x, rows, n, k, out, cuda.shared.array(RED_THREADS, complex128), complex128(1.0))
+
+
+@cuda_device
+def _prod_rows(x, rows, n, k, out, acc, one):
+    # out[row * k + chunk]: the product of one chunk of a row (reduction.py's layout), in acc's type
     t = cuda.threadIdx.x
-    acc = cuda.shared.array(RED_THREADS, int64)
     for b in range(cuda.blockIdx.x, rows * k, cuda.gridDim.x):
         m = (n + k - 1) // k
         lo = (b % k) * m
         hi = min(lo + m, n)
-        s = 1
+        s = one
         for j in range(lo + t, hi, RED_THREADS):
             s *= x[(b // k) * n + j]
         acc[t] = s
@@ -89,24 +84,37 @@ def prod_rows_int(x, rows, n, k, out):
 
 
 @cuda_kernel
-def prod_rows_complex(x, rows, n, k, out):
-    t = cuda.threadIdx.x
-    acc = cuda.shared.array(RED_THREADS, complex128)
-    for b in range(cuda.blockIdx.x, rows * k, cuda.gridDim.x):
-        m = (n + k - 1) // k
-        lo = (b % k) * m
-        hi = min(lo + m, n)
-        s = complex128(1.0)
-        for j in range(lo + t, hi, RED_THREADS):
-            s *= x[(b // k) * n + j]
-        acc[t] = s
-        cuda.syncthreads()
-        step = RED_THREADS // 2
-        while step > 0:
-            if t < step:
-                acc[t] *= acc[t + step]
-            cuda.syncthreads()
-            step //= 2
-        if t == 0:
-            out[b] = acc[0]
-        cuda.syncthreads()
+def logcumsumexp_cols(cols, x, n):
+    # in place along lines as cumprod_cols; the running value goes through the CPU's
+    # np.logaddexp formula: max + log1p(exp(-|a - b|)), equal infinities kept, NaN propagated
+    c = cuda.grid(1)
+    if c < cols:
+        s = x[c]
+        for j in range(1, n):
+            v = x[j * cols + c]
+            if s == v and math.isinf(s):
+                s = s + v
+            elif s != s or v != v:
+                s = s + v
+            else:
+                m = max(s, v)
+                s = m + math.log1p(math.exp(-abs(s - v)))
+            x[j * cols + c] = s
+
+
+@cuda_kernel
+def cumext_cols(cols, x, idx, n, largest):
+    # cummax / cummin in place along lines as cumprod_cols, the CPU kernel's rule: a NaN takes
+    # over (each later NaN takes its index), ties move the index forward (PyTorch's >= / <=)
+    c = cuda.grid(1)
+    if c < cols:
+        b = x[c]
+        at = 0
+        idx[c] = 0
+        for j in range(1, n):
+            v = x[j * cols + c]
+            if v != v or (b == b and (v >= b if largest else v <= b)):
+                b = v
+                at = j
+            x[j * cols + c] = b
+            idx[j * cols + c] = at

@@ -132,3 +132,54 @@ def _merged_pos(k, base, j, n, w, v, desc):
                 hi = m
         pos = s + (j - mid) + (lo - s)
     return pos
+
+
+@cuda_kernel
+def pick_sorted(rows, n, keys, idx, vout, iout, how, k):
+    # one thread per sorted row (NaN last): how 0 the lower median, or the row's first NaN (the
+    # first NaN of a stable sort: PyTorch's median); 1 the lower median of the non-NaN elements
+    # (nanmedian; an all-NaN row gives its first element); 2 the k-th smallest (kthvalue)
+    r = cuda.grid(1)
+    if r < rows:
+        base = r * n
+        lo = 0
+        hi = n  # binary search for the first NaN: NaN sorts after every number
+        while lo < hi:
+            mid = (lo + hi) // 2
+            v = keys[base + mid]
+            if v != v:
+                hi = mid
+            else:
+                lo = mid + 1
+        valid = lo
+        if how == 2:
+            p = k
+        elif how == 1:
+            p = (valid - 1) // 2 if valid > 0 else 0
+        else:
+            p = valid if valid < n else (n - 1) // 2
+        vout[r] = keys[base + p]
+        iout[r] = idx[base + p]
+
+
+@cuda_kernel
+def mode_sorted(rows, n, keys, idx, vout, iout):
+    # one thread per stably sorted row: the CPU kernel's (kernels/cpu/reduction/core.py
+    # mode_rows) longest run, the smallest value on ties, its last original index
+    r = cuda.grid(1)
+    if r < rows:
+        base = r * n
+        best = 0
+        bcount = 0
+        start = 0
+        for j in range(1, n + 1):
+            if j == n or keys[base + j] != keys[base + start]:
+                if j - start > bcount:
+                    bcount = j - start
+                    best = start
+                start = j
+        last = idx[base + best]
+        for j in range(best, best + bcount):
+            last = max(last, idx[base + j])
+        vout[r] = keys[base + best]
+        iout[r] = last
