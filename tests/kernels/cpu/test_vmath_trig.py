@@ -61,3 +61,36 @@ def test_special_values(name, dtype):
 def test_reduction_table_constant_is_two_over_pi():
     mpmath.mp.prec = 400
     assert vmath_trig.TWO_OVER_PI_BITS == int(mpmath.floor(2 / mpmath.pi * mpmath.mpf(2) ** 320))
+
+
+@pytest.mark.parametrize(
+    ("name", "ref", "bound"), [("sin", "sin", 0.501), ("cos", "cos", 0.501), ("tan", "tan", 0.8)]
+)
+def test_medium_arguments_take_the_guarded_fast_path_within_the_bound(name, ref, bound):
+    # Note [Guarded fast paths]: every block below 2**28 * pi/2 takes the medium reduction
+    rng = np.random.default_rng(12)
+    bits = rng.integers(0, 0x4DC90FDB, 4000, dtype=np.int32).view(np.float32)  # every exponent below it
+    x = np.concatenate([bits, -bits, np.float32([1.5707964, 3.1415927, 4.712389, 105414350.0, 421657400.0])])
+    y = getattr(numtorch, name)(numtorch.from_numpy(x)).numpy()
+    assert _worst_ulp(x, y, getattr(mpmath, ref)) <= bound
+
+
+@pytest.mark.parametrize("name", ["sin", "cos", "tan"])
+def test_guarded_blocks_mix_fast_and_full_paths(name):
+    # a huge, inf or NaN element sends its block of 16 through the full path; the last block is
+    # shorter; in place and the parallel variant (one op: each costs seconds to compile) block
+    # the same way
+    fn = getattr(np, name)
+    for n in (5, 16, 37) + ((300_001,) if name == "sin" else ()):
+        x = np.random.default_rng(n).uniform(-50, 50, n).astype(np.float32)
+        x[:: max(n // 7, 1)] = np.float32(3e30)
+        x[n // 2] = np.inf
+        x[-1] = np.nan if n > 16 else x[-1]
+        want = fn(x.astype(np.float64)).astype(np.float32)
+        got = getattr(numtorch, name)(numtorch.from_numpy(x)).numpy()
+        np.testing.assert_array_max_ulp(got[np.isfinite(want)], want[np.isfinite(want)], maxulp=1)
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        if name == "sin":
+            t = numtorch.from_numpy(x.copy())
+            t.sin_()
+            np.testing.assert_array_equal(t.numpy(), got)
