@@ -449,39 +449,51 @@ def _finish_outputs(op, vals, deriv, node, out, saved, inplace, view_base_edge=N
     outs = out if isinstance(out, tuple) else (out,)
     if len(outs) != 1:
         node._nout = len(outs)
-    node._out_meta = [
-        (o._data.shape, o._dtype, o._device) if isinstance(o, Tensor) else None for o in outs
-    ]
-    results = []
+    metas, results = [], []
     diff = deriv.out_diff if deriv.__class__ is Derivative else None
     for k, o in enumerate(outs):
-        if isinstance(o, Tensor) and o._dtype.category >= 2 and (diff is None or diff[k]):
-            if not inplace and _is_input(o, vals):
-                o = _make(o._data, o._dtype, Tensor, o._device, vc=o._vc)
+        if not isinstance(o, Tensor):
+            metas.append(None)
+            results.append(o)
+            continue
+        metas.append((o._data.shape, o._dtype, o._device))
+        if o._dtype.category >= 2 and (diff is None or diff[k]):
+            if not inplace:
+                for v in vals:
+                    if o is v:  # an input returned as is: a new tensor with this history
+                        o = _make(o._data, o._dtype, Tensor, o._device, vc=o._vc)
+                        break
             o._grad_fn = node
             o._rg = True
             if k:
                 o._out_nr = k
         results.append(o)
+    node._out_meta = metas
     if inplace and vals[op.self_idx]._base is not None:
         from ._copy_slices import rebase
 
         slot = node._slots[op._schema.arguments[op.self_idx].name]
         rebase(node, vals[op.self_idx], view_base_edge, slot)
     if deriv.saves_result:
-        if "result" in deriv.result_names or len(results) == 1:
-            saved["result"] = SavedTensor(results[0], node, 0)
-        for n in deriv.result_names:
-            if n[6:].isdigit():
-                o = results[int(n[6:])]
-                saved[n] = SavedTensor(o, node, int(n[6:])) if isinstance(o, Tensor) else o
-        if len(results) > 1 and "results" in deriv.result_names:
-            saved["results"] = tuple(
-                SavedTensor(o, node, k) if isinstance(o, Tensor) else o for k, o in enumerate(results)
-            )
+        _save_results(deriv, node, saved, results)
     if isinstance(out, tuple):
         return type(out)(*results) if hasattr(out, "_fields") else tuple(results)
     return results[0]
+
+
+def _save_results(deriv, node, saved, results) -> None:
+    names = deriv.__dict__.get("_numbered")  # (name, output index) of result0, result1, ...
+    if names is None:
+        names = deriv._numbered = tuple((n, int(n[6:])) for n in deriv.result_names if n[6:].isdigit())
+    if "result" in deriv.result_names or len(results) == 1:
+        saved["result"] = SavedTensor(results[0], node, 0)
+    for n, k in names:
+        o = results[k]
+        saved[n] = SavedTensor(o, node, k) if isinstance(o, Tensor) else o
+    if len(results) > 1 and "results" in deriv.result_names:
+        saved["results"] = tuple(
+            SavedTensor(o, node, k) if isinstance(o, Tensor) else o for k, o in enumerate(results)
+        )
 
 
 def _record_generic(op, vals):
@@ -556,10 +568,6 @@ def _record_generic(op, vals):
 
         node._trace = "".join(traceback.format_stack()[:-3])
     return _finish_outputs(op, vals, deriv, node, out, saved, inplace, view_base_edge)
-
-
-def _is_input(o, vals) -> bool:
-    return any(o is v for v in vals)
 
 
 def _save_inputs(op, deriv, vals, inplace):
