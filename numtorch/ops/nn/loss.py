@@ -80,12 +80,14 @@ def _nll_backward(
     g = np.ascontiguousarray(grad_output._data, dtype=dt.np).reshape(-1)
     scale = 1.0
     if reduction == MEAN:
-        tw = float(total_weight.item())
+        tw = float(total_weight._data.item())
         scale = 1.0 / tw if tw else math.nan
-    gi = np.zeros(self._data.size, dt.np)
+    gi = np.empty(self._data.size, dt.np)
     if t.size and g.size:
-        K.nll_loss_backward(g, t, w, C, S, int(ignore_index), scale, gi)
-    return _make(gi.reshape(self._data.shape).astype(self._dtype.np), self._dtype)
+        K.nll_loss_backward(g, t, w, C, S, int(ignore_index), scale, gi)  # zeroes gi first
+    else:
+        gi[...] = 0
+    return _make(gi.reshape(self._data.shape).astype(self._dtype.np, copy=False), self._dtype)
 
 
 def _nll_1d2d_check(self, target):
