@@ -402,6 +402,7 @@ def recorder_lines(op, args, first: int, ns: dict) -> list:
         "_n._slots = _SL",
         "_n._saved = _sv",
         "if _o.__class__ is not _T:",
+        *_tuple_lines(op, deriv, tens),
         f"    return _fin(_op, [{', '.join(args)}], _D, _n, _o, _sv, False)",
         "_n._out_meta = ((_o._data.shape, _o._dtype, _o._device),)",
         "if _o._dtype.category >= 2:",
@@ -416,6 +417,37 @@ def recorder_lines(op, args, first: int, ns: dict) -> list:
               "_r.rg = _o._rg", "_sv['result'] = _r"]  # fmt: skip
     L.append("return _o")
     return L
+
+
+def _tuple_lines(op, deriv, tens) -> list:
+    # _finish_outputs for a plain tuple of plain tensors, written out per output (layer_norm's
+    # three, nll_loss's two): what it does, in its order (grad_fn on every differentiable
+    # output first, then the saved results, which read it)
+    rets = op._schema.returns
+    k = len(rets)
+    names = deriv.result_names
+    if k < 2 or any(r.type != "Tensor" for r in rets) or "result" in names or "results" in names:
+        return []
+    outs = [f"_o{i}" for i in range(k)]
+    test = " and ".join(f"{o}.__class__ is _T" for o in outs)
+    L = [f"if _o.__class__ is tuple and len(_o) == {k}:", f"    {', '.join(outs)}, = _o", f"    if {test}:",
+         f"        _n._nout = {k}",
+         f"        _n._out_meta = [{', '.join(f'({o}._data.shape, {o}._dtype, {o}._device)' for o in outs)}]"]  # fmt: skip
+    diff = deriv.out_diff
+    for i, o in enumerate(outs):
+        if diff is not None and not diff[i]:
+            continue
+        L += [f"        if {o}._dtype.category >= 2:",
+              f"            if {' or '.join(f'{o} is {x}' for x in tens)}:",
+              f"                {o} = _make({o}._data, {o}._dtype, _T, {o}._device, vc={o}._vc)",
+              f"            {o}._grad_fn = _n", f"            {o}._rg = True"]  # fmt: skip
+        if i:
+            L.append(f"            {o}._out_nr = {i}")
+    for n in sorted(names):
+        i = int(n[6:])
+        L.append(f"        _sv[{n!r}] = _SvT({outs[i]}, _n, {i})")
+    L.append(f"        return ({', '.join(outs)},)")
+    return ["    " + x for x in L]
 
 
 def record_output(op):
