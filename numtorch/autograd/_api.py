@@ -10,7 +10,7 @@ from .._functorch._levels import VMAP_LEVELS
 from .._state import STATE
 from .._tensor import Tensor, _make
 from ..overrides import handle_torch_function, has_torch_function, is_tensor_like
-from ._engine import run_backward
+from ._backward import run_backward
 from .graph import GradientEdge, gradient_edge
 
 _ONES_LIKE = []  # (ones_like, preserve_format), filled on first use: ops import after autograd

@@ -26,7 +26,7 @@ class CopySlices(Node):
     __slots__ = ("fn", "geom", "self_slot", "_nout")
 
     def apply(self, grad):
-        from ._engine import _validate
+        from ._backward import _validate
 
         result = grad.clone()
         region = result.as_strided(*self.geom)

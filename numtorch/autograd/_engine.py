@@ -1,4 +1,5 @@
-"""The Autograd dispatch key (recording) and the backward engine (dependency counting).
+"""The Autograd dispatch key (recording) and the graph nodes of registered ops; the backward
+pass is in _backward.
 
 # Note [Recording at the Autograd key]
 # autograd_call runs the op below the Autograd key with grad mode off, then, if any input
@@ -19,12 +20,10 @@ from .._device import CPU
 from .._dispatch import below_autograd
 from .._state import ANOMALY, SAVED_HOOKS, STATE
 from .._tensor import Tensor, _make
-from .anomaly_mode import _CHECK_NAN
 from ..ops._registry import OUT_NOT_DIFFERENTIABLE, Derivative, saved_index, saved_plan  # noqa: E402,F401
 from .._size import Size
-from . import _hooks as _tensor_hooks
 from ._apply_gen import _formula_plan, gen_apply
-from .graph import (_FREED, GONE, GRAPH_TASK, TASK_IDS, AccumulateGrad, Node, SavedTensor, grad_accumulator,
+from .graph import (_FREED, GONE, AccumulateGrad, Node, SavedTensor, grad_accumulator,
                     gradient_edge, pack, saved_tensorish)  # fmt: skip
 
 
@@ -403,6 +402,7 @@ def recorder_lines(op, args, first: int, ns: dict) -> list:
         "_n._slots = _SL",
         "_n._saved = _sv",
         "if _o.__class__ is not _T:",
+        *_tuple_lines(op, deriv, tens),
         f"    return _fin(_op, [{', '.join(args)}], _D, _n, _o, _sv, False)",
         "_n._out_meta = ((_o._data.shape, _o._dtype, _o._device),)",
         "if _o._dtype.category >= 2:",
@@ -417,6 +417,37 @@ def recorder_lines(op, args, first: int, ns: dict) -> list:
               "_r.rg = _o._rg", "_sv['result'] = _r"]  # fmt: skip
     L.append("return _o")
     return L
+
+
+def _tuple_lines(op, deriv, tens) -> list:
+    # _finish_outputs for a plain tuple of plain tensors, written out per output (layer_norm's
+    # three, nll_loss's two): what it does, in its order (grad_fn on every differentiable
+    # output first, then the saved results, which read it)
+    rets = op._schema.returns
+    k = len(rets)
+    names = deriv.result_names
+    if k < 2 or any(r.type != "Tensor" for r in rets) or "result" in names or "results" in names:
+        return []
+    outs = [f"_o{i}" for i in range(k)]
+    test = " and ".join(f"{o}.__class__ is _T" for o in outs)
+    L = [f"if _o.__class__ is tuple and len(_o) == {k}:", f"    {', '.join(outs)}, = _o", f"    if {test}:",
+         f"        _n._nout = {k}",
+         f"        _n._out_meta = [{', '.join(f'({o}._data.shape, {o}._dtype, {o}._device)' for o in outs)}]"]  # fmt: skip
+    diff = deriv.out_diff
+    for i, o in enumerate(outs):
+        if diff is not None and not diff[i]:
+            continue
+        L += [f"        if {o}._dtype.category >= 2:",
+              f"            if {' or '.join(f'{o} is {x}' for x in tens)}:",
+              f"                {o} = _make({o}._data, {o}._dtype, _T, {o}._device, vc={o}._vc)",
+              f"            {o}._grad_fn = _n", f"            {o}._rg = True"]  # fmt: skip
+        if i:
+            L.append(f"            {o}._out_nr = {i}")
+    for n in sorted(names):
+        i = int(n[6:])
+        L.append(f"        _sv[{n!r}] = _SvT({outs[i]}, _n, {i})")
+    L.append(f"        return ({', '.join(outs)},)")
+    return ["    " + x for x in L]
 
 
 def record_output(op):
@@ -450,39 +481,51 @@ def _finish_outputs(op, vals, deriv, node, out, saved, inplace, view_base_edge=N
     outs = out if isinstance(out, tuple) else (out,)
     if len(outs) != 1:
         node._nout = len(outs)
-    node._out_meta = [
-        (o._data.shape, o._dtype, o._device) if isinstance(o, Tensor) else None for o in outs
-    ]
-    results = []
+    metas, results = [], []
     diff = deriv.out_diff if deriv.__class__ is Derivative else None
     for k, o in enumerate(outs):
-        if isinstance(o, Tensor) and o._dtype.category >= 2 and (diff is None or diff[k]):
-            if not inplace and _is_input(o, vals):
-                o = _make(o._data, o._dtype, Tensor, o._device, vc=o._vc)
+        if not isinstance(o, Tensor):
+            metas.append(None)
+            results.append(o)
+            continue
+        metas.append((o._data.shape, o._dtype, o._device))
+        if o._dtype.category >= 2 and (diff is None or diff[k]):
+            if not inplace:
+                for v in vals:
+                    if o is v:  # an input returned as is: a new tensor with this history
+                        o = _make(o._data, o._dtype, Tensor, o._device, vc=o._vc)
+                        break
             o._grad_fn = node
             o._rg = True
             if k:
                 o._out_nr = k
         results.append(o)
+    node._out_meta = metas
     if inplace and vals[op.self_idx]._base is not None:
         from ._copy_slices import rebase
 
         slot = node._slots[op._schema.arguments[op.self_idx].name]
         rebase(node, vals[op.self_idx], view_base_edge, slot)
     if deriv.saves_result:
-        if "result" in deriv.result_names or len(results) == 1:
-            saved["result"] = SavedTensor(results[0], node, 0)
-        for n in deriv.result_names:
-            if n[6:].isdigit():
-                o = results[int(n[6:])]
-                saved[n] = SavedTensor(o, node, int(n[6:])) if isinstance(o, Tensor) else o
-        if len(results) > 1 and "results" in deriv.result_names:
-            saved["results"] = tuple(
-                SavedTensor(o, node, k) if isinstance(o, Tensor) else o for k, o in enumerate(results)
-            )
+        _save_results(deriv, node, saved, results)
     if isinstance(out, tuple):
         return type(out)(*results) if hasattr(out, "_fields") else tuple(results)
     return results[0]
+
+
+def _save_results(deriv, node, saved, results) -> None:
+    names = deriv.__dict__.get("_numbered")  # (name, output index) of result0, result1, ...
+    if names is None:
+        names = deriv._numbered = tuple((n, int(n[6:])) for n in deriv.result_names if n[6:].isdigit())
+    if "result" in deriv.result_names or len(results) == 1:
+        saved["result"] = SavedTensor(results[0], node, 0)
+    for n, k in names:
+        o = results[k]
+        saved[n] = SavedTensor(o, node, k) if isinstance(o, Tensor) else o
+    if len(results) > 1 and "results" in deriv.result_names:
+        saved["results"] = tuple(
+            SavedTensor(o, node, k) if isinstance(o, Tensor) else o for k, o in enumerate(results)
+        )
 
 
 def _record_generic(op, vals):
@@ -559,10 +602,6 @@ def _record_generic(op, vals):
     return _finish_outputs(op, vals, deriv, node, out, saved, inplace, view_base_edge)
 
 
-def _is_input(o, vals) -> bool:
-    return any(o is v for v in vals)
-
-
 def _save_inputs(op, deriv, vals, inplace):
     saved = {}
     names = op._schema.arguments
@@ -578,220 +617,6 @@ def _save_inputs(op, deriv, vals, inplace):
         else:
             saved[name] = list(v) if isinstance(v, list) else v
     return saved
-
-
-# ---- backward -------------------------------------------------------------------------------
-def run_backward(roots, root_grads, keep_graph: bool, create_graph: bool, inputs=None, accumulate=True):
-    """Propagate ``root_grads`` from the ``roots`` edges; return captured grads for ``inputs`` edges."""
-    targets = {}
-    if inputs is not None:
-        for i, e in enumerate(inputs):
-            targets.setdefault((id(e[0]), e[1]), []).append(i)
-    deps, needed = _dependencies([r[0] for r in roots], inputs)
-    outer_task = GRAPH_TASK[0]
-    GRAPH_TASK[0] = (next(TASK_IDS), {r[0] for r in roots}, deps, needed)  # Note [Graph task]
-    buffers: dict = {}
-    for (node, nr), g in zip(roots, root_grads):
-        buf = buffers.setdefault(node, [None] * _nout(node))
-        buf[nr] = g if buf[nr] is None else _sum_below_tf(buf[nr], g)
-    ready = [n for n in buffers if deps.get(n, 0) == 0]
-    captured = [None] * (len(inputs) if inputs is not None else 0)
-    prev = STATE.grad_enabled
-    STATE.grad_enabled = create_graph
-    try:
-        while ready:
-            node = ready.pop()
-            grads = buffers.pop(node)
-            if node._pre_hooks:
-                grads = _tensor_hooks.run_pre_hooks(node, grads)
-            if targets:
-                for nr, g in enumerate(grads):
-                    for i in targets.get((id(node), nr), ()):
-                        captured[i] = g
-            if node.__class__ is AccumulateGrad:
-                if accumulate and (inputs is None or (id(node), 0) in targets) and grads[0] is not None:
-                    g = grads[0]
-                    grads = None  # the buffer's reference goes: the leaf may take g's storage
-                    _tensor_hooks.accumulate(node.variable, g, create_graph)
-                    g = None
-                continue
-            if needed is not None and node not in needed:
-                continue
-            if node._hooks is None and not STATE.anomaly:  # _call_node's common case, inlined
-                grad_inputs = node.apply(*grads)
-                if grad_inputs.__class__ is not tuple:
-                    grad_inputs = (grad_inputs,)
-                grad_inputs = _validate(node, grad_inputs)
-            else:
-                grad_inputs = _call_node(node, grads)
-            grads = None
-            if not keep_graph:
-                node._release()
-            for (nx, nr), g in zip(node.next_functions, grad_inputs):
-                if nx is None:
-                    continue
-                if g is not None:
-                    buf = buffers.get(nx)
-                    if buf is None:
-                        buf = buffers[nx] = [None] * getattr(nx, "_nout", 1)
-                    buf[nr] = g if buf[nr] is None else _sum_below_tf(buf[nr], g)
-                d = deps[nx] - 1
-                deps[nx] = d
-                if d == 0:
-                    if nx in buffers:
-                        ready.append(nx)
-                    else:
-                        _skip(nx, deps, buffers, ready)
-            # no stale references: Note [Stealing the incoming gradient]
-            grad_inputs = buf = g = None
-    finally:
-        STATE.grad_enabled = prev
-        GRAPH_TASK[0] = outer_task
-    return captured
-
-
-def _skip(node, deps, buffers, ready) -> None:
-    # a node that received no gradient at all: its inputs get none from it either
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        for nx, _ in n.next_functions:
-            if nx is None:
-                continue
-            deps[nx] -= 1
-            if deps[nx] == 0:
-                if nx in buffers:
-                    ready.append(nx)
-                else:
-                    stack.append(nx)
-
-
-def _nout(node) -> int:
-    return getattr(node, "_nout", 1)
-
-
-def _dependencies(root_nodes, inputs):
-    deps: dict = {}
-    seen = set()
-    stack = []
-    for n in root_nodes:  # two outputs of one node are two roots but one node
-        if n is not None and n not in seen:
-            seen.add(n)
-            stack.append(n)
-    order = list(stack) if inputs is not None else None
-    while stack:
-        for nx, _ in stack.pop().next_functions:
-            if nx is None:
-                continue
-            if nx in deps:  # seen already: only its count changes
-                deps[nx] += 1
-                continue
-            deps[nx] = 1
-            if nx not in seen:  # a root reached again is seen but has no count
-                seen.add(nx)
-                stack.append(nx)
-                if order is not None:
-                    order.append(nx)
-    if inputs is None:
-        return deps, None
-    target_nodes = {e[0] for e in inputs}
-    needed = set()
-    # reverse topological sweep: a node is needed if any successor is a target or needed
-    for n in reversed(_topo(order)):
-        if n in target_nodes or any(nx in needed or nx in target_nodes for nx, _ in n.next_functions if nx is not None):
-            needed.add(n)
-    return deps, needed
-
-
-def _topo(nodes):
-    index = {n: i for i, n in enumerate(nodes)}
-    visited, out = set(), []
-    for root in nodes:
-        if root in visited:
-            continue
-        stack = [(root, iter(root.next_functions))]
-        visited.add(root)
-        while stack:
-            n, it = stack[-1]
-            for nx, _ in it:
-                if nx is not None and nx in index and nx not in visited:
-                    visited.add(nx)
-                    stack.append((nx, iter(nx.next_functions)))
-                    break
-            else:
-                stack.pop()
-                out.append(n)
-    return list(reversed(out))
-
-
-def _call_node(node, grads):
-    hooks = node._hooks
-    try:
-        grad_inputs = node.apply(*grads)
-    except RuntimeError as e:
-        if STATE.anomaly & ANOMALY and node._trace:
-            raise RuntimeError(f"{e}\n\nTraceback of forward call that caused the error:\n{node._trace}") from e
-        raise
-    if not isinstance(grad_inputs, tuple):
-        grad_inputs = (grad_inputs,)
-    grad_inputs = _validate(node, grad_inputs)
-    if STATE.anomaly & ANOMALY and _CHECK_NAN[0]:
-        _check_nan(node, grad_inputs)
-    if hooks:
-        for h in hooks:
-            r = h(grad_inputs, tuple(grads))
-            if r is not None:
-                grad_inputs = tuple(r)
-    return grad_inputs
-
-
-def _validate(node, grad_inputs):
-    metas = node._input_meta
-    if len(metas) == len(grad_inputs):  # fast path: every gradient has its input's shape/dtype
-        for g, m in zip(grad_inputs, metas):
-            if g is not None and m is not None and (g._data.shape != m[0] or g._dtype is not m[1]):
-                break
-        else:
-            return grad_inputs
-    out = list(grad_inputs)
-    for i, g in enumerate(out):
-        if g is None or i >= len(metas) or metas[i] is None:
-            continue
-        shape, dtype, _ = metas[i]
-        if g._data.shape != shape:
-            if not _expandable(shape, g._data.shape):
-                raise RuntimeError(
-                    f"Function {node.name()} returned an invalid gradient at index {i} - got "
-                    f"{list(g._data.shape)} but expected shape compatible with {list(shape)}"
-                )
-            g = g.sum_to_size(Size(shape))
-        if g._dtype is not dtype:
-            if g._dtype.is_complex and not dtype.is_complex:
-                if isinstance(node, OpNode):  # a real input of a complex op: PyTorch's handle_r_to_c
-                    out[i] = g.real.to(dtype)
-                    continue
-                raise RuntimeError(
-                    "Expected isFloatingType(grad.scalar_type()) || (input_is_complex == "
-                    "grad_is_complex) to be true, but got false.  (Could this error message be "
-                    "improved?  If so, please report an enhancement request to PyTorch.)"
-                )
-            g = g.to(dtype)
-        out[i] = g
-    return tuple(out)
-
-
-def _expandable(shape, target) -> bool:
-    pairs = zip(reversed(shape), reversed(target))
-    return len(shape) <= len(target) and all(s == 1 or s == t for s, t in pairs)
-
-
-def _check_nan(node, grad_inputs) -> None:
-    for i, g in enumerate(grad_inputs):
-        if g is not None and g._dtype.category >= 2 and np.isnan(g._host()).any():
-            msg = f"Function '{node.name()}' returned nan values in its {i}th output."
-            if node._trace:
-                msg += f"\n\nTraceback of forward call that caused the error:\n{node._trace}"
-            raise RuntimeError(msg)
 
 
 autograd_call = _record  # the dispatcher's entry (one frame less than a wrapper)

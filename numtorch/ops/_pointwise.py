@@ -381,22 +381,31 @@ class Pointwise:
         ) from None
 
     def _run_strided(self, arrays, dest, shape, pvals):
-        args = list(flat_parts(dest, shape))
-        # Note [Broadcast rows]: the row kernel where every last-dimension stride is 1 or 0
-        pat = "" if dest.flags.c_contiguous and shape and shape[-1] > 1 else "?"
-        for i, a in enumerate(arrays):
-            if not isinstance(a, np.ndarray):
-                dt = _first_array(arrays).dtype
-                a = self.scalar_array(i, a, D.from_numpy_dtype(dt)) if self.wide else np.array([a], dt)
-            part = flat_parts(a, shape)
-            args += part
-            last = part[2][-1]
-            pat += "a" if last == 1 else ("s" if last == 0 else "?")
-        variant = "strided" if "?" in pat or "a" not in pat else "r_" + pat
+        dt = _first_array(arrays).dtype
+        arrays = [a if isinstance(a, np.ndarray) else
+                  self.scalar_array(i, a, D.from_numpy_dtype(dt)) if self.wide else np.array([a], dt)
+                  for i, a in enumerate(arrays)]  # fmt: skip
+        variant, shp, args = strided_layout(dest, arrays, shape)
         try:
-            self.kernel(variant)(np.array(shape, np.int64), *args, *pvals)
+            self.kernel(variant)(shp, *args, *pvals)
         except Exception as e:
             self._untyped(e, dest)
+
+
+def strided_layout(dest: np.ndarray, arrays, shape: tuple):
+    """(kernel variant, int64 shape, flat parts of dest then of each array) for the strided
+    kernels: Note [Broadcast rows]'s row kernel where every last-dimension stride is 1 or 0
+    (one at least 1), else the n-d index loop. Shared by _run_strided and the expanded fast
+    path's cached layouts, so both pick the same kernel."""
+    parts = list(flat_parts(dest, shape))
+    pat = "" if dest.flags.c_contiguous and shape and shape[-1] > 1 else "?"
+    for a in arrays:
+        part = flat_parts(a, shape)
+        parts += part
+        last = part[2][-1]
+        pat += "a" if last == 1 else ("s" if last == 0 else "?")
+    variant = "strided" if "?" in pat or "a" not in pat else "r_" + pat
+    return variant, np.array(shape, np.int64), parts
 
 
 # Note [Compiled kernel entry]

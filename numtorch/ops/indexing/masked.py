@@ -52,6 +52,8 @@ def _masked_result(inplace, self, mask) -> np.ndarray:
         _check_out_shape(self._data, mask._data.shape)
         return _target(self, True)
     shape = _broadcast([mask._data.shape, self._data.shape])
+    if shape == self._data.shape:  # the mask broadcasts into self: a plain copy (no broadcast_to)
+        return np.array(self._data, order="C")
     return np.array(np.broadcast_to(self._data, shape), order="C")
 
 

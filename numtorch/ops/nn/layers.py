@@ -160,15 +160,15 @@ def _linear(input, weight, bias):
     # Note [Composite bodies are below the Python API]: no Tensor method or operator; Tensor.t's
     # body is its view shortcut (dispatching aten.t takes the general path)
     wt = body_of("t", "Tensor")(weight)
-    if input.dim() == 2 and bias is not None:
+    a = input._data  # array attributes: the methods' __torch_function__ gates are above this body
+    if a.ndim == 2 and bias is not None:
         return dispatch(aten.addmm.default, [bias, input, wt, 1, 1])
-    if input.dim() > 2 and bias is not None and input.is_contiguous():
+    if a.ndim > 2 and bias is not None and a.flags.c_contiguous:
         # PyTorch's folding: one addmm on the (rows, in) view; the bias rides in the product's
         # output pass instead of a broadcast add over the whole result afterwards
-        lead = list(input.shape[:-1])
-        flat = dispatch(aten.view.default, [input, [-1, input.shape[-1]]])
+        flat = dispatch(aten.view.default, [input, [-1, a.shape[-1]]])
         out = dispatch(aten.addmm.default, [bias, flat, wt, 1, 1])
-        return dispatch(aten.view.default, [out, lead + [weight.shape[0]]])
+        return dispatch(aten.view.default, [out, [*a.shape[:-1], weight._data.shape[0]]])
     out = dispatch(aten.matmul.default, [input, wt])
     return dispatch(aten.add.Tensor, [out, bias, 1]) if bias is not None else out
 

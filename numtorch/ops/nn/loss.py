@@ -35,10 +35,12 @@ def _target_array(target: Tensor) -> np.ndarray:
 
 def _nll_prepare(self, target, weight, ignore_index, C):
     t = _target_array(target)
-    bad = t[(t != ignore_index) & ((t < 0) | (t >= C))]
-    if bad.size:
-        raise IndexError(f"Target {int(bad[0])} is out of bounds.")
-    if weight is not None and (weight.dim() != 1 or weight.numel() != C):
+    # one reduction in the common case: a negative target read as uint64 is >= C too
+    if t.size and np.maximum.reduce(t.view(np.uint64)) >= C:
+        bad = t[(t != ignore_index) & ((t < 0) | (t >= C))]
+        if bad.size:
+            raise IndexError(f"Target {int(bad[0])} is out of bounds.")
+    if weight is not None and (weight._data.ndim != 1 or weight._data.size != C):
         raise RuntimeError(
             f"weight tensor should be defined either for all {C} classes or no classes but got weight tensor of "
             f"shape: {list(weight._data.shape)}"
@@ -68,7 +70,7 @@ def _nll_forward(self, target, weight, reduction, ignore_index, N, C, S, none_sh
     else:
         out = np.array(K.total(per) / tw if tw else np.nan, dt.np)
     like = self._dtype
-    return _make(out.astype(like.np), like), _make(np.array(tw, like.np), like)
+    return _make(out.astype(like.np, copy=False), like), _make(np.array(tw, like.np), like)
 
 
 def _nll_backward(
@@ -78,26 +80,28 @@ def _nll_backward(
     g = np.ascontiguousarray(grad_output._data, dtype=dt.np).reshape(-1)
     scale = 1.0
     if reduction == MEAN:
-        tw = float(total_weight.item())
+        tw = float(total_weight._data.item())
         scale = 1.0 / tw if tw else math.nan
-    gi = np.zeros(self._data.size, dt.np)
+    gi = np.empty(self._data.size, dt.np)
     if t.size and g.size:
-        K.nll_loss_backward(g, t, w, C, S, int(ignore_index), scale, gi)
-    return _make(gi.reshape(self._data.shape).astype(self._dtype.np), self._dtype)
+        K.nll_loss_backward(g, t, w, C, S, int(ignore_index), scale, gi)  # zeroes gi first
+    else:
+        gi[...] = 0
+    return _make(gi.reshape(self._data.shape).astype(self._dtype.np, copy=False), self._dtype)
 
 
 def _nll_1d2d_check(self, target):
-    if not 0 < self.dim() <= 2:
+    # kernel-side code: array attributes, not the public methods' __torch_function__ gates
+    nd, shape, tshape = self._data.ndim, self._data.shape, target._data.shape
+    if not 0 < nd <= 2:
         raise RuntimeError("input tensor should be 1D or 2D")
-    if target.dim() > 1:
+    if len(tshape) > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    no_batch = self.dim() == 1 and target.dim() == 0
-    if not no_batch and self._data.shape[0] != target._data.shape[0]:
-        raise RuntimeError(
-            f"size mismatch (got input: {list(self._data.shape)}, target: {list(target._data.shape)})"
-        )
-    N = 1 if self.dim() == 1 else self._data.shape[0]
-    return N, self._data.shape[-1], (() if self.dim() == 1 else (N,))
+    no_batch = nd == 1 and not tshape
+    if not no_batch and shape[0] != tshape[0]:
+        raise RuntimeError(f"size mismatch (got input: {list(shape)}, target: {list(tshape)})")
+    N = 1 if nd == 1 else shape[0]
+    return N, shape[-1], (() if nd == 1 else (N,))
 
 
 def _nll_fwd_cpu(self, target, weight, reduction, ignore_index):
@@ -183,16 +187,17 @@ def forbid_grad(fname: str, name: str, t) -> None:
 
 
 def _nll_loss_nd(self, target, weight, reduction, ignore_index):
-    forbid_grad("nll_loss_forward" if self.dim() < 3 else "nll_loss2d_forward", "weight", weight)
-    if self.dim() < 1:
-        raise ValueError(f"Expected 1 or more dimensions (got {self.dim()})")
-    if self.dim() != 1 and self.shape[0] != target.shape[0]:
+    nd = self._data.ndim
+    forbid_grad("nll_loss_forward" if nd < 3 else "nll_loss2d_forward", "weight", weight)
+    if nd < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {nd})")
+    if nd != 1 and self._data.shape[0] != target._data.shape[0]:
         raise ValueError(
             f"Expected input batch_size ({self.shape[0]}) to match target batch_size ({target.shape[0]})."
         )
-    if self.dim() in (1, 2):
+    if nd in (1, 2):
         return dispatch(nll_loss, [self, target, weight, reduction, ignore_index])
-    if self.dim() == 4:
+    if nd == 4:
         return dispatch(nll_loss2d, [self, target, weight, reduction, ignore_index])
     n, c = self.shape[0], self.shape[1]
     out_size = [n] + list(self.shape[2:])
@@ -296,7 +301,7 @@ def _ce_label_smoothing(self, target, weight, reduction, ignore_index, label_smo
 
 
 def _cross_entropy_loss(self, target, weight, reduction, ignore_index, label_smoothing):
-    if list(self.shape) == list(target.shape):
+    if self._data.shape == target._data.shape:
         if target.dtype.category != D._FLOAT:
             raise RuntimeError(
                 f"Expected floating point type for target with class probabilities, got {_cname(target.dtype)}"
@@ -316,7 +321,7 @@ def _cross_entropy_loss(self, target, weight, reduction, ignore_index, label_smo
                 f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
             )
         return _ce_label_smoothing(self, target, weight, reduction, ignore_index, label_smoothing)
-    class_dim = 0 if self.dim() == 1 else 1
+    class_dim = 0 if self._data.ndim == 1 else 1
     logp = _log_softmax(self, class_dim)
     return dispatch(nll_loss_nd, [logp, target, weight, reduction, ignore_index])
 

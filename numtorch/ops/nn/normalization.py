@@ -41,7 +41,10 @@ def _arr(t: Tensor | None, dt: D.dtype) -> np.ndarray:
 
 
 def _out(a: np.ndarray, shape, like: Tensor) -> Tensor:
-    return _make(np.ascontiguousarray(a.reshape(shape), dtype=like._dtype.np), like._dtype)
+    a = a.reshape(shape)
+    if a.dtype is not like._dtype.np:  # float16 computes in float32
+        a = np.ascontiguousarray(a, dtype=like._dtype.np)
+    return _make(a, like._dtype)
 
 
 def _apply(x, mean, rstd, w, b, A, C, S, SA, CG, dt):
@@ -92,6 +95,12 @@ def _grads(gi, gw, gb, mask, input, weight, wshape) -> tuple:
 # ---- layer norm -------------------------------------------------------------------------------------
 def _check_layer_norm(input, normalized_shape, weight, bias):
     ns = [int(s) for s in normalized_shape]
+    shape = input._data.shape
+    k = len(ns)
+    if k and len(shape) >= k and list(shape[-k:]) == ns and (weight is None or weight._data.shape == shape[-k:]) and (
+        bias is None or bias._data.shape == shape[-k:]
+    ):  # the common case, every check passed at once
+        return ns, math.prod(shape[:-k]), math.prod(ns)
     if not ns:
         raise RuntimeError(
             "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but "
@@ -128,7 +137,7 @@ def _layer_norm_cpu(input, normalized_shape, weight, bias, eps):
                                                  weight is not None, bias is not None)  # fmt: skip
     elif M:
         mean[...], rstd[...] = 0.0, np.nan
-    stat_shape = input._data.shape[: input.dim() - len(ns)] + (1,) * len(ns)
+    stat_shape = input._data.shape[: input._data.ndim - len(ns)] + (1,) * len(ns)
     return (
         _out(out, input._data.shape, input),
         _out(mean, stat_shape, input),

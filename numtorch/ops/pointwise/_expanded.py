@@ -3,11 +3,13 @@ operand holding one value (every stride 0, or 0-d) of the other's dtype runs as 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..._tensor import Tensor, _make
 from ...kernels import PARALLEL_THRESHOLD
-from .._pointwise import big_prefix, flat_parts
+from .._pointwise import _broadcast, big_prefix, strided_layout
 
 # prep/early hooks whose checks a learned signature has passed already for any values of
 # plain int-1 params (add's alpha_check, sub's bool refusal); _elementwise adds them
@@ -64,12 +66,14 @@ def strided_call(self, a, d, e, params):
     for p in params:
         if p.__class__ is not int or p != 1:
             return None
-    shape = d.shape if d.shape == e.shape else _broadcast_or_none(d.shape, e.shape)
-    if shape is None:
-        return None  # the general path raises PyTorch's error
-    if d.flags.c_contiguous and e.flags.c_contiguous and (n == 1 or n == len_of(shape)) and (
-        m == 1 or m == len_of(shape)
-    ):
+    if d.shape == e.shape:
+        shape = d.shape
+    else:
+        try:
+            shape = _broadcast([d.shape, e.shape])
+        except RuntimeError:
+            return None  # the general path raises it, after its own checks
+    if d.flags.c_contiguous and e.flags.c_contiguous and n == m == math.prod(shape):
         return None  # the general path's contiguous kernels
     f = self._sig.get((a._dtype, a._dtype, False))
     if f is None:
@@ -94,43 +98,18 @@ def strided_call(self, a, d, e, params):
     return _make(dest, f[1])
 
 
-# (shape, shape) of two C-contiguous operands -> (variant, shape and int64 strides as
-# _run_strided builds them with flat_parts); kernels only read these arrays
+# (shape, shape) of two C-contiguous operands -> (variant, int64 shape, and the int64 strides of
+# dest, d and e) from strided_layout; kernels only read these arrays
 _LAYOUTS: dict = {}
 
 
 def _layout(d, e, dest, shape):
-    parts = [flat_parts(x, shape)[2] for x in (dest, d, e)]
-    pat = "" if shape[-1] > 1 else "?"
-    for st in parts[1:]:
-        pat += "a" if st[-1] == 1 else ("s" if st[-1] == 0 else "?")
-    lay = ("strided" if "?" in pat or "a" not in pat else "r_" + pat, np.array(shape, np.int64), *parts)
+    variant, shp, parts = strided_layout(dest, (d, e), shape)
+    lay = (variant, shp, parts[2], parts[5], parts[8])
     if len(_LAYOUTS) > 256:
         _LAYOUTS.clear()
     _LAYOUTS[(d.shape, e.shape)] = lay
     return lay
-
-
-def len_of(shape) -> int:
-    n = 1
-    for s in shape:
-        n *= s
-    return n
-
-
-def _broadcast_or_none(s, t):
-    if len(s) < len(t):
-        s, t = t, s
-    lead = len(s) - len(t)
-    out = list(s)
-    for i, y in enumerate(t):
-        x = s[lead + i]
-        if x != y:
-            if x == 1:
-                out[lead + i] = y
-            elif y != 1:
-                return None
-    return tuple(out)
 
 
 def expanded_inplace(self, a, e, params):

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -28,7 +29,7 @@ def _dim_layout(self: Tensor, dim: int, a: np.ndarray | None = None):
     if a.ndim == 0:
         return c.reshape(-1), 1, 1, 1
     s = c.shape
-    return c.reshape(-1), int(np.prod(s[:d])), s[d], int(np.prod(s[d + 1 :]))
+    return c.reshape(-1), math.prod(s[:d]), s[d], math.prod(s[d + 1 :])
 
 
 # ---- cumsum, cumprod ------------------------------------------------------------------------

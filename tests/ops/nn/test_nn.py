@@ -146,6 +146,9 @@ LOSS_ERRORS = [
     (lambda: F.cross_entropy(numtorch.ones(2, 4, 3), numtorch.zeros(2, 4, dtype=numtorch.int64)), RuntimeError,
      "Expected target size [2, 3], got [2, 4]"),
     (lambda: F.cross_entropy(numtorch.ones(2, 4), numtorch.tensor([0, 5])), IndexError, "Target 5 is out of bounds."),
+    # a negative target other than ignore_index (the bounds check reads targets as uint64 first)
+    (lambda: F.cross_entropy(numtorch.ones(3, 4), numtorch.tensor([-100, 1, -1])), IndexError,
+     "Target -1 is out of bounds."),
     (lambda: F.cross_entropy(numtorch.ones(2, 4), numtorch.tensor([0.0, 1.0])), RuntimeError,
      "expected target dtype to be Long or Byte, but got Float"),
     (lambda: F.cross_entropy(numtorch.ones(2), numtorch.ones(2, dtype=numtorch.int64)), RuntimeError,
@@ -558,3 +561,25 @@ def test_functional_ops_honour_torch_function_overrides():
     assert F.relu(s) == "relu"
     assert F.conv2d(s, numtorch.ones(1)) == "conv2d"
     assert F.cross_entropy(s, numtorch.ones(1)) == "cross_entropy"
+
+
+def test_nll_loss_ignores_negative_ignore_index_targets():
+    x = numtorch.tensor([[0.1, -0.2, 0.3], [0.4, 0.5, -0.6]], dtype=numtorch.float64, requires_grad=True)
+    t = numtorch.tensor([-100, 2])
+    loss = F.nll_loss(x, t)
+    assert loss.item() == 0.6  # only the second row counts
+    loss.backward()
+    assert x.grad.tolist() == [[0.0, 0.0, 0.0], [0.0, 0.0, -1.0]]
+
+
+def test_layer_norm_records_only_its_first_output():
+    # the generated recorder's tuple case: grad_fn on the output, none on mean/rstd, and the
+    # saved mean/rstd (result1/result2) that the backward formula reads
+    x = numtorch.randn(2, 3, dtype=numtorch.float64, requires_grad=True)
+    out, mean, rstd = numtorch.ops.aten.native_layer_norm.default(x, [3], None, None, 1e-5)
+    assert out.grad_fn.name() == "NativeLayerNormBackward0" and out.requires_grad
+    assert mean.grad_fn is None and rstd.grad_fn is None and not mean.requires_grad
+    fn = lambda t: numtorch.ops.aten.native_layer_norm.default(t, [3], None, None, 1e-5)[0]  # noqa: E731
+    assert numtorch.autograd.gradcheck(fn, (x,))
+    y, idx = numtorch.ops.aten.max_pool2d_with_indices.default(x.view(1, 1, 2, 3), [1, 2], [1, 2], [0, 0], [1, 1], False)
+    assert y.grad_fn is not None and idx.grad_fn is None  # int64 indices: no history

@@ -1,0 +1,226 @@
+"""The backward engine: dependency counting over the graph from the roots, one ready queue,
+gradients summed per input edge (Note [Recording at the Autograd key] makes the graph)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._size import Size
+from .._state import ANOMALY, STATE
+from . import _hooks as _tensor_hooks
+from ._engine import OpNode, _sum_below_tf
+from .anomaly_mode import _CHECK_NAN
+from .graph import GRAPH_TASK, TASK_IDS, AccumulateGrad
+
+
+def run_backward(roots, root_grads, keep_graph: bool, create_graph: bool, inputs=None, accumulate=True):
+    """Propagate ``root_grads`` from the ``roots`` edges; return captured grads for ``inputs`` edges."""
+    targets = {}
+    if inputs is not None:
+        for i, e in enumerate(inputs):
+            targets.setdefault((id(e[0]), e[1]), []).append(i)
+    deps, needed = _dependencies([r[0] for r in roots], inputs)
+    outer_task = GRAPH_TASK[0]
+    GRAPH_TASK[0] = (next(TASK_IDS), {r[0] for r in roots}, deps, needed)  # Note [Graph task]
+    buffers: dict = {}
+    for (node, nr), g in zip(roots, root_grads):
+        buf = buffers.setdefault(node, [None] * _nout(node))
+        buf[nr] = g if buf[nr] is None else _sum_below_tf(buf[nr], g)
+    ready = [n for n in buffers if deps.get(n, 0) == 0]
+    captured = [None] * (len(inputs) if inputs is not None else 0)
+    prev = STATE.grad_enabled
+    STATE.grad_enabled = create_graph
+    try:
+        while ready:
+            node = ready.pop()
+            grads = buffers.pop(node)
+            if node._pre_hooks:
+                grads = _tensor_hooks.run_pre_hooks(node, grads)
+            if targets:
+                for nr, g in enumerate(grads):
+                    for i in targets.get((id(node), nr), ()):
+                        captured[i] = g
+            if node.__class__ is AccumulateGrad:
+                if accumulate and (inputs is None or (id(node), 0) in targets) and grads[0] is not None:
+                    g = grads[0]
+                    grads = None  # the buffer's reference goes: the leaf may take g's storage
+                    _tensor_hooks.accumulate(node.variable, g, create_graph)
+                    g = None
+                continue
+            if needed is not None and node not in needed:
+                continue
+            if node._hooks is None and not STATE.anomaly:  # _call_node's common case, inlined
+                grad_inputs = node.apply(*grads)
+                if grad_inputs.__class__ is not tuple:
+                    grad_inputs = (grad_inputs,)
+                grad_inputs = _validate(node, grad_inputs)
+            else:
+                grad_inputs = _call_node(node, grads)
+            grads = None
+            if not keep_graph:
+                node._release()
+            for (nx, nr), g in zip(node.next_functions, grad_inputs):
+                if nx is None:
+                    continue
+                if g is not None:
+                    buf = buffers.get(nx)
+                    if buf is None:
+                        buf = buffers[nx] = [None] * getattr(nx, "_nout", 1)
+                    buf[nr] = g if buf[nr] is None else _sum_below_tf(buf[nr], g)
+                d = deps[nx] - 1
+                deps[nx] = d
+                if d == 0:
+                    if nx in buffers:
+                        ready.append(nx)
+                    else:
+                        _skip(nx, deps, buffers, ready)
+            # no stale references: Note [Stealing the incoming gradient]
+            grad_inputs = buf = g = None
+    finally:
+        STATE.grad_enabled = prev
+        GRAPH_TASK[0] = outer_task
+    return captured
+
+
+def _skip(node, deps, buffers, ready) -> None:
+    # a node that received no gradient at all: its inputs get none from it either
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        for nx, _ in n.next_functions:
+            if nx is None:
+                continue
+            deps[nx] -= 1
+            if deps[nx] == 0:
+                if nx in buffers:
+                    ready.append(nx)
+                else:
+                    stack.append(nx)
+
+
+def _nout(node) -> int:
+    return getattr(node, "_nout", 1)
+
+
+def _dependencies(root_nodes, inputs):
+    deps: dict = {}
+    seen = set()
+    stack = []
+    for n in root_nodes:  # two outputs of one node are two roots but one node
+        if n is not None and n not in seen:
+            seen.add(n)
+            stack.append(n)
+    order = list(stack) if inputs is not None else None
+    while stack:
+        for nx, _ in stack.pop().next_functions:
+            if nx is None:
+                continue
+            if nx in deps:  # seen already: only its count changes
+                deps[nx] += 1
+                continue
+            deps[nx] = 1
+            if nx not in seen:  # a root reached again is seen but has no count
+                seen.add(nx)
+                stack.append(nx)
+                if order is not None:
+                    order.append(nx)
+    if inputs is None:
+        return deps, None
+    target_nodes = {e[0] for e in inputs}
+    needed = set()
+    # reverse topological sweep: a node is needed if any successor is a target or needed
+    for n in reversed(_topo(order)):
+        if n in target_nodes or any(nx in needed or nx in target_nodes for nx, _ in n.next_functions if nx is not None):
+            needed.add(n)
+    return deps, needed
+
+
+def _topo(nodes):
+    index = {n: i for i, n in enumerate(nodes)}
+    visited, out = set(), []
+    for root in nodes:
+        if root in visited:
+            continue
+        stack = [(root, iter(root.next_functions))]
+        visited.add(root)
+        while stack:
+            n, it = stack[-1]
+            for nx, _ in it:
+                if nx is not None and nx in index and nx not in visited:
+                    visited.add(nx)
+                    stack.append((nx, iter(nx.next_functions)))
+                    break
+            else:
+                stack.pop()
+                out.append(n)
+    return list(reversed(out))
+
+
+def _call_node(node, grads):
+    hooks = node._hooks
+    try:
+        grad_inputs = node.apply(*grads)
+    except RuntimeError as e:
+        if STATE.anomaly & ANOMALY and node._trace:
+            raise RuntimeError(f"{e}\n\nTraceback of forward call that caused the error:\n{node._trace}") from e
+        raise
+    if not isinstance(grad_inputs, tuple):
+        grad_inputs = (grad_inputs,)
+    grad_inputs = _validate(node, grad_inputs)
+    if STATE.anomaly & ANOMALY and _CHECK_NAN[0]:
+        _check_nan(node, grad_inputs)
+    if hooks:
+        for h in hooks:
+            r = h(grad_inputs, tuple(grads))
+            if r is not None:
+                grad_inputs = tuple(r)
+    return grad_inputs
+
+
+def _validate(node, grad_inputs):
+    metas = node._input_meta
+    if len(metas) == len(grad_inputs):  # fast path: every gradient has its input's shape/dtype
+        for g, m in zip(grad_inputs, metas):
+            if g is not None and m is not None and (g._data.shape != m[0] or g._dtype is not m[1]):
+                break
+        else:
+            return grad_inputs
+    out = list(grad_inputs)
+    for i, g in enumerate(out):
+        if g is None or i >= len(metas) or metas[i] is None:
+            continue
+        shape, dtype, _ = metas[i]
+        if g._data.shape != shape:
+            if not _expandable(shape, g._data.shape):
+                raise RuntimeError(
+                    f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                    f"{list(g._data.shape)} but expected shape compatible with {list(shape)}"
+                )
+            g = g.sum_to_size(Size(shape))
+        if g._dtype is not dtype:
+            if g._dtype.is_complex and not dtype.is_complex:
+                if isinstance(node, OpNode):  # a real input of a complex op: PyTorch's handle_r_to_c
+                    out[i] = g.real.to(dtype)
+                    continue
+                raise RuntimeError(
+                    "Expected isFloatingType(grad.scalar_type()) || (input_is_complex == "
+                    "grad_is_complex) to be true, but got false.  (Could this error message be "
+                    "improved?  If so, please report an enhancement request to PyTorch.)"
+                )
+            g = g.to(dtype)
+        out[i] = g
+    return tuple(out)
+
+
+def _expandable(shape, target) -> bool:
+    pairs = zip(reversed(shape), reversed(target))
+    return len(shape) <= len(target) and all(s == 1 or s == t for s, t in pairs)
+
+
+def _check_nan(node, grad_inputs) -> None:
+    for i, g in enumerate(grad_inputs):
+        if g is not None and g._dtype.category >= 2 and np.isnan(g._host()).any():
+            msg = f"Function '{node.name()}' returned nan values in its {i}th output."
+            if node._trace:
+                msg += f"\n\nTraceback of forward call that caused the error:\n{node._trace}"
+            raise RuntimeError(msg)
