@@ -220,9 +220,11 @@ def _conj_or_none(t):
 
 
 def _node_name(opname: str) -> str:
+    # torchgen's spelling: parts capitalised, and a letter after a digit too (Log1PBackward0,
+    # MaxPool2DWithIndicesBackward0, FftR2CBackward0)
     base = opname.rstrip("_")
     camel = "".join(p[:1].upper() + p[1:] for p in base.split("_"))
-    return f"{camel}Backward0"
+    return re.sub(r"(?<=\d)[a-z]", lambda m: m.group(0).upper(), camel) + "Backward0"
 
 
 def public(

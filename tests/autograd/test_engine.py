@@ -50,6 +50,18 @@ def test_grad_fn_names_and_next_functions():
     assert not y.is_leaf and x.is_leaf
 
 
+def test_node_names_capitalise_a_letter_after_a_digit_as_torchgen():
+    # PyTorch 2.13's names: Log1PBackward0, MaxPool2DWithIndicesBackward0, FftR2CBackward0
+    x = leaf([0.5, 1.5])
+    img = numtorch.ones(1, 1, 4, 4, requires_grad=True)
+    F = numtorch.nn.functional
+    got = [numtorch.log1p(x), numtorch.expm1(x), numtorch.atan2(x, x), numtorch.fft.rfft(x),
+           F.max_pool2d(img, 2), F.pad(img, (1, 1, 1, 1), mode="reflect")]  # fmt: skip
+    assert [t.grad_fn.name() for t in got] == [
+        "Log1PBackward0", "Expm1Backward0", "Atan2Backward0", "FftR2CBackward0",
+        "MaxPool2DWithIndicesBackward0", "ReflectionPad2DBackward0"]  # fmt: skip
+
+
 def test_non_scalar_backward_needs_a_gradient():
     with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
         (leaf([1.0, 2.0]) * 2).backward()
