@@ -34,6 +34,7 @@ from ..ops.reduction._reduce import KS as _KS
 from ..ops.reduction.scan import _SHORT_ROW
 from . import chains, codegen
 from .direct import const_step, direct_step, fold_views
+from .direct_nn import nn_step
 from .graph import Node
 
 _OK = {"bool", "int32", "int64", "float32", "float64"}
@@ -446,7 +447,8 @@ def plan(graph, env, extra_reads=frozenset(), fold: bool = True) -> list:
         run.append((n, sp))
     close()
     pure = all(getattr(n.op, "kind", None) in ("functional", "view") for n in graph.nodes)
-    steps = [_view_step(st, env) or direct_step(st, env) or const_step(st, env, user, pure) or st for st in steps]
+    steps = [_view_step(st, env) or direct_step(st, env) or nn_step(st, env) or const_step(st, env, user, pure) or st
+             for st in steps]
     return chains.collapse(fold_views(steps, outs), outs)
 
 
