@@ -7,8 +7,9 @@
 # the checks and layout choices an eager call of these ops repeats (dim wrapping, the layout
 # of a softmax's rows, the dtype and shape checks of cat and nll_loss) are done once, when the
 # plan is built, and a step calls exactly the CPU kernels the eager call would have called, in
-# the same order, so results are bitwise eager's; each saves the dispatcher's ~10-25 us of a
-# GPT-2 step's calls. What can still differ at run time is checked there: a plain CPU tensor of
+# the same order, so results are bitwise eager's (softmax calls scan's eager implementation
+# itself: its row-kernel choice is being tuned, and must stay eager's); in a whole GPT-2 step,
+# cache-cold, each saves 10-25 us of its node's. What can still differ at run time is checked there: a plain CPU tensor of
 # the captured dtype and shape (no dispatch mode or forward-AD level: direct._plain), and for
 # the ops that index with their data (embedding, nll_loss), that every index is in range.
 # Anything else runs the node, which raises eager's error or takes eager's other path.
@@ -24,7 +25,8 @@ from .. import _dtype as D
 from .._ops import ops
 from .._tensor import _make
 from ..kernels import lazy
-from ..ops.reduction._reduce import KS, PARALLEL_THRESHOLD
+from ..ops.reduction import scan as _scan
+from ..ops.reduction._reduce import PARALLEL_THRESHOLD
 from ..ops.reduction.scan import _SHORT_ROW
 from .direct import _plain
 
@@ -63,48 +65,38 @@ class CatStep:
 
 class SoftmaxStep:
     """_softmax / _log_softmax over C-contiguous last-dim rows of at most _SHORT_ROW elements,
-    below the parallel threshold: ``scan._softmax_impl``'s short-row kernels."""
+    below the parallel threshold: ``scan._softmax_impl`` itself, without the dispatcher (its
+    kernel choice is eager's by construction, whatever row kernels it picks)."""
 
-    __slots__ = ("node", "src", "out", "shape", "dt", "rows", "R", "log")
+    __slots__ = ("node", "src", "out", "shape", "dt", "log")
 
     def __init__(self, node, shape, dt, log):
         self.node, self.src, self.out = node, node.direct[0][1], node.outs[0]
         self.shape, self.dt, self.log = shape, dt, log
-        self.R = shape[-1]
-        self.rows = math.prod(shape) // self.R
 
     def run(self, env) -> None:
         x = env[self.src]
         if not _same(x, self.shape, self.dt) or not x._data.flags.c_contiguous:
             return self.node.run(env)
-        a = x._data.reshape(-1)
-        y = np.empty(a.size, a.dtype)
-        if self.log:
-            KS.log_softmax_rows_flat(a, y, self.rows, self.R)
-        elif not KS.softmax_rows_shift(a, y, self.rows, self.R):
-            KS.softmax_rows_inline(a, y, self.rows, self.R, False)
-        env[self.out] = _make(y.reshape(self.shape), self.dt)
+        env[self.out] = _scan._softmax_impl(x, -1, False, self.log)
 
 
 class SoftmaxBackwardStep:
     """_softmax_backward_data / _log_softmax_backward_data over last-dim rows below the parallel
-    threshold, grad and output of one dtype: ``scan._bw_data_cpu``'s one row kernel."""
+    threshold, grad and output of one dtype: ``scan._bw_data_cpu`` itself."""
 
-    __slots__ = ("node", "g", "y", "out", "shape", "dt", "R", "log")
+    __slots__ = ("node", "g", "y", "out", "shape", "dt", "log")
 
     def __init__(self, node, shape, dt, log):
         d = dict(node.direct)
         self.node, self.g, self.y, self.out = node, d[0], d[1], node.outs[0]
-        self.shape, self.dt, self.log, self.R = shape, dt, log, shape[-1]
+        self.shape, self.dt, self.log = shape, dt, log
 
     def run(self, env) -> None:
         g, y = env[self.g], env[self.y]
         if not _same(g, self.shape, self.dt) or not _same(y, self.shape, self.dt):
             return self.node.run(env)
-        yc, gc = np.ascontiguousarray(y._data).reshape(-1), np.ascontiguousarray(g._data).reshape(-1)
-        r = np.empty(yc.size, yc.dtype)
-        KS.softmax_backward_rows(gc, yc, r, yc.size // self.R, self.R, self.log)
-        env[self.out] = _make(r.reshape(self.shape), self.dt)
+        env[self.out] = _scan._bw_data_cpu(g, y, -1, self.dt, self.log)
 
 
 class EmbeddingStep:
