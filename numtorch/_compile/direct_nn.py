@@ -205,6 +205,42 @@ class NllBackwardStep:
         env[self.out] = _make(gi.reshape(self.xshape), self.dt)
 
 
+class KernelStep:
+    """A multi-output op whose CPU kernel is called as the dispatcher would call it, with the
+    node's values, once its tensor operands are plain CPU tensors of the captured dtypes and
+    shapes (native_layer_norm_backward: the kernel itself checks and raises as eager)."""
+
+    __slots__ = ("node", "kernel", "metas")
+
+    def __init__(self, node, kernel, metas):
+        self.node, self.kernel, self.metas = node, kernel, metas  # [(slot, shape, dtype)]
+
+    def run(self, env) -> None:
+        for s, shape, dt in self.metas:
+            if not _same(env[s], shape, dt):
+                return self.node.run(env)
+        self.node.store(env, self.kernel(*self.node.values(env)))
+
+
+class AddStep:
+    """add.Tensor of two float tensors of one dtype and shape, alpha 1: one rounded IEEE sum per
+    element, as eager's kernel computes it, so NumPy's add gives its bits."""
+
+    __slots__ = ("node", "x", "y", "out", "shape", "dt")
+
+    def __init__(self, node, shape, dt):
+        d = dict(node.direct)
+        self.node, self.x, self.y, self.out, self.shape, self.dt = node, d[0], d[1], node.outs[0], shape, dt
+
+    def run(self, env) -> None:
+        x, y = env[self.x], env[self.y]
+        if not _same(x, self.shape, self.dt) or not _same(y, self.shape, self.dt):
+            return self.node.run(env)
+        r = np.empty(self.shape, self.dt.np)
+        np.add(x._data, y._data, out=r)
+        env[self.out] = _make(r, self.dt)
+
+
 def _float(t) -> bool:
     return t._dtype.name in _FLOATS
 
@@ -331,7 +367,35 @@ def _nll_bw(node, env):
     return NllBackwardStep(node, x._data.shape, g._data.shape, x._dtype)
 
 
+def _ln_bw(node, env):
+    op = node.op
+    kernel = op.impls.get("cpu")
+    if kernel is None or op.py_kernels or node.lists:
+        return None
+    metas = []
+    for _, s in node.direct:
+        t = env[s]
+        if t is None or not hasattr(t, "_data") or not _float(t):
+            return None
+        metas.append((s, t._data.shape, t._dtype))
+    return KernelStep(node, kernel, metas)
+
+
+def _add(node, env):
+    x, y = _tensor(env, node, 0), _tensor(env, node, 1)
+    if x is None or y is None or not node.single or not _float(x) or x._dtype is not y._dtype:
+        return None
+    if x._data.shape != y._data.shape or node.template[2] != 1 or node.template[2].__class__ is not int:
+        return None
+    op = node.op
+    if op.py_kernels or getattr(getattr(op, "pointwise", None), "cpu", None) is not op.impls.get("cpu"):
+        return None  # a library override of add: its kernel runs
+    return AddStep(node, x._data.shape, x._dtype)
+
+
 _MAKERS = {
+    "native_layer_norm_backward.default": _ln_bw,
+    "add.Tensor": _add,
     "cat.default": _cat,
     "_softmax.default": _softmax,
     "_log_softmax.default": _softmax,

@@ -144,3 +144,43 @@ def test_cat_of_mixed_dtypes_or_a_dispatch_mode_runs_the_node():
         got = cf(a, b)
     np.testing.assert_array_equal(got.numpy(), want.numpy())
     assert Count.seen == 1
+
+
+def test_layer_norm_backward_and_gradient_adds_are_steps():
+    ln = numtorch.nn.LayerNorm(6)
+    lin = numtorch.nn.Linear(6, 6)
+
+    def f(x):
+        h = x + lin(ln(x))  # the residual's gradient is an add of two gradients
+        return ln(h).sum()
+
+    cf = numtorch.compile(f)
+    x = numtorch.randn(3, 4, 6, requires_grad=True)
+    params = [x, ln.weight, ln.bias, lin.weight, lin.bias]
+
+    def grads(fn):
+        fn(x).backward()
+        out = [p.grad.numpy().copy() for p in params]
+        for p in params:
+            p.grad = None
+        return out
+
+    want = grads(f)
+    for _ in range(2):
+        for a, b in zip(grads(cf), want, strict=True):
+            np.testing.assert_array_equal(a, b)
+    kinds = [type(st).__name__ for st in _steps(cf)]
+    assert kinds.count("KernelStep") == 2 and "AddStep" in kinds
+
+
+@pytest.mark.parametrize("kind", ["plain", "alpha", "broadcast", "int"])
+def test_only_a_plain_same_shape_float_add_is_an_add_step(kind):
+    def f(a, b):
+        return numtorch.add(a, b, alpha=2) if kind == "alpha" else a + b  # one call: no region
+
+    a = numtorch.randn(3, 4) if kind != "int" else numtorch.arange(12).view(3, 4)
+    b = numtorch.randn(4) if kind == "broadcast" else a.flip(0)
+    cf = numtorch.compile(f)
+    for _ in range(2):
+        np.testing.assert_array_equal(cf(a, b).numpy(), f(a, b).numpy())
+    assert bool([st for st in _steps(cf) if type(st).__name__ == "AddStep"]) == (kind == "plain")
