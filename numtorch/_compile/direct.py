@@ -38,16 +38,13 @@ def _plain(x) -> bool:
 
 
 class MatmulStep:
-    __slots__ = ("node", "a", "b", "out", "shape", "dt", "views", "wsrc", "wuses", "wcache")
+    __slots__ = ("node", "a", "b", "out", "shape", "dt", "views")
 
     def __init__(self, node, shape, dt):
         self.node, self.shape, self.dt = node, shape, dt
         d = dict(node.direct)
         self.a, self.b, self.out = d[0], d[1], node.outs[0]
         self.views = [None, None]  # folded transposes of the operands (Note [Folded views])
-        self.wsrc = None  # Note [Transposed weight copies]: the slot b transposes, and after how many uses
-        self.wuses = 0
-        self.wcache = None
 
     def _arrays(self, env, *more):
         """The two operands' arrays with their folded views applied; None, after running the
@@ -66,25 +63,7 @@ class MatmulStep:
             a = a.swapaxes(*va.arg) if va.kind == "transpose" else a.T
         if vb is not None:
             b = b.swapaxes(*vb.arg) if vb.kind == "transpose" else b.T
-        if self.wsrc is not None:
-            b = self._weight(env, b)
         return a, b
-
-    def _weight(self, env, b):
-        # Note [Transposed weight copies]
-        w = env[self.wsrc[0]]
-        c = self.wcache
-        if c is not None and c[0] is w._data and c[1] is w._vc and c[2] == w._vc[0] and c[3] is not None:
-            return c[3]
-        if c is None or c[0] is not w._data or c[1] is not w._vc or c[2] != w._vc[0]:
-            self.wcache = c = (w._data, w._vc, w._vc[0], None)
-            self.wuses = 0
-        self.wuses += 1
-        if self.wuses < self.wsrc[1]:
-            return b
-        copy = np.ascontiguousarray(b)
-        self.wcache = (c[0], c[1], c[2], copy)
-        return copy
 
     def run(self, env) -> None:
         ab = self._arrays(env)
@@ -143,68 +122,6 @@ def fold_views(steps: list, keep: set) -> list:
                 st.views[i] = v
                 gone.add(id(v))
     return [st for st in steps if id(st) not in gone]
-
-
-# Note [Transposed weight copies]
-# OpenBLAS multiplies by a transposed operand (a linear layer's x @ W.T, W C-contiguous)
-# slower than by a contiguous one, and the gap is shape-dependent: at GPT-2's 64x64x192 it is
-# 22 against 13 us; at 128x256x1024 about 480 against 410 us. When a product's right operand
-# is a transpose of one of the plan's inputs or constants (a Parameter, usually), the step may
-# multiply by a contiguous copy of it instead, kept with the input's array, version-counter
-# object and version, so that any write to the weight through numtorch (an optimizer step,
-# ``copy_``, an in-place op on ``.data``) makes a new copy. The copy costs a transposing
-# memcpy (1024x256: ~500 us), so whether and after how many products of one version it pays
-# is measured once, at capture, on the capture's own arrays: the product both ways (min of 3)
-# and the copy. A layout whose product differs from the transposed one in any bit (OpenBLAS's
-# edge kernels sum a 65-wide block in another order) is never used, so results stay eager's
-# bits: OpenBLAS's summation order is a function of the shape and layout, not of the values.
-# Writes that bypass the version counter (through ``.numpy()``) are not seen, as they are not
-# by autograd's saved-tensor check.
-def cache_weights(steps: list, sources: set, env) -> None:
-    """Mark the products of ``steps`` that may multiply by a cached contiguous copy of a
-    transposed plan input or constant (``sources``: their slots): Note [Transposed weight copies]."""
-    views = {st.out: st for st in steps if type(st).__name__ == "ViewStep" and st.kind in ("t", "transpose")}
-    for st in steps:
-        if st.__class__ is not MatmulStep and st.__class__ is not AddmmStep:
-            continue
-        v = st.views[1] or views.get(st.b)
-        if v is None or v.src not in sources:
-            continue
-        w = env[v.src]
-        if not isinstance(w, Tensor) or w._data.ndim != 2 or not w._data.flags.c_contiguous:
-            continue
-        x = env[st.a if st.views[0] is None else st.views[0].src]
-        if not isinstance(x, Tensor) or x._data.ndim != 2:
-            continue
-        a = x._data if st.views[0] is None else x._data.T
-        if not a.flags.c_contiguous and not a.flags.f_contiguous:
-            continue
-        n = _copy_pays(a, w._data.T)
-        if n is not None:
-            st.wsrc = (v.src, n)
-
-
-def _copy_pays(a, b):
-    """After how many products by one version of ``b`` (a transposed array) a contiguous copy
-    pays, measured; None: never, or the copy would change the product's bits."""
-    import time
-
-    if a.shape[0] * a.shape[1] * b.shape[1] > 1 << 28:
-        return None  # ~30 ms a product to measure; at such sizes packing is a small part anyway
-    c = np.ascontiguousarray(b)
-    with np.errstate(all="ignore"):
-        if not np.array_equal(np.matmul(a, b), np.matmul(a, c), equal_nan=True):
-            return None
-    best = [math.inf] * 3
-    for _ in range(3):
-        for i, f in enumerate((lambda: np.matmul(a, b), lambda: np.matmul(a, c), lambda: np.ascontiguousarray(b))):
-            t = time.perf_counter()
-            f()
-            best[i] = min(best[i], time.perf_counter() - t)
-    gain = best[0] - best[1]
-    if gain <= 0.05 * best[0]:
-        return None
-    return max(1, math.ceil(best[2] / gain))
 
 
 def _reads(st) -> list:

@@ -33,7 +33,7 @@ from ..ops.shape.core import _plain_contiguous
 from ..ops.reduction._reduce import KS as _KS
 from ..ops.reduction.scan import _SHORT_ROW
 from . import chains, codegen
-from .direct import cache_weights, const_step, direct_step, fold_views
+from .direct import const_step, direct_step, fold_views
 from .direct_nn import nn_step
 from .graph import Node
 
@@ -449,9 +449,7 @@ def plan(graph, env, extra_reads=frozenset(), fold: bool = True) -> list:
     pure = all(getattr(n.op, "kind", None) in ("functional", "view") for n in graph.nodes)
     steps = [_view_step(st, env) or direct_step(st, env) or nn_step(st, env) or const_step(st, env, user, pure) or st
              for st in steps]
-    steps = fold_views(steps, outs)
-    cache_weights(steps, set(range(graph.n_inputs)) | {s for s, _ in graph.consts}, env)
-    return chains.collapse(steps, outs)
+    return chains.collapse(fold_views(steps, outs), outs)
 
 
 # Note [Plan views]
