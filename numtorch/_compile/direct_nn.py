@@ -1,6 +1,6 @@
 """Direct plan steps for a language model's head and tail: cat, embedding and its backward,
-(log_)softmax over short last-dim rows and its backward, nll_loss and its backward
-(Note [Direct nn steps]).
+(log_)softmax over short last-dim rows and its backward, nll_loss and its backward, plus
+layer_norm's backward and same-shape float adds (gradient sums) (Note [Direct nn steps]).
 
 # Note [Direct nn steps]
 # As Note [Direct steps] does for matrix products: a plan is specialized to its guard set, so
