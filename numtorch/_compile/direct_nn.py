@@ -1,6 +1,6 @@
 """Direct plan steps for a language model's head and tail: cat, embedding and its backward,
-(log_)softmax over short last-dim rows and its backward, nll_loss and its backward, plus
-layer_norm's backward and same-shape float adds (gradient sums) (Note [Direct nn steps]).
+(log_)softmax over short last-dim rows and its backward, nll_loss and its backward, and
+same-shape float adds (gradient sums) (Note [Direct nn steps]).
 
 # Note [Direct nn steps]
 # As Note [Direct steps] does for matrix products: a plan is specialized to its guard set, so
@@ -205,23 +205,6 @@ class NllBackwardStep:
         env[self.out] = _make(gi.reshape(self.xshape), self.dt)
 
 
-class KernelStep:
-    """A multi-output op whose CPU kernel is called as the dispatcher would call it, with the
-    node's values, once its tensor operands are plain CPU tensors of the captured dtypes and
-    shapes (native_layer_norm_backward: the kernel itself checks and raises as eager)."""
-
-    __slots__ = ("node", "kernel", "metas")
-
-    def __init__(self, node, kernel, metas):
-        self.node, self.kernel, self.metas = node, kernel, metas  # [(slot, shape, dtype)]
-
-    def run(self, env) -> None:
-        for s, shape, dt in self.metas:
-            if not _same(env[s], shape, dt):
-                return self.node.run(env)
-        self.node.store(env, self.kernel(*self.node.values(env)))
-
-
 class AddStep:
     """add.Tensor of two float tensors of one dtype and shape, alpha 1: one rounded IEEE sum per
     element, as eager's kernel computes it, so NumPy's add gives its bits."""
@@ -367,20 +350,6 @@ def _nll_bw(node, env):
     return NllBackwardStep(node, x._data.shape, g._data.shape, x._dtype)
 
 
-def _ln_bw(node, env):
-    op = node.op
-    kernel = op.impls.get("cpu")
-    if kernel is None or op.py_kernels or node.lists:
-        return None
-    metas = []
-    for _, s in node.direct:
-        t = env[s]
-        if t is None or not hasattr(t, "_data") or not _float(t):
-            return None
-        metas.append((s, t._data.shape, t._dtype))
-    return KernelStep(node, kernel, metas)
-
-
 def _add(node, env):
     x, y = _tensor(env, node, 0), _tensor(env, node, 1)
     if x is None or y is None or not node.single or not _float(x) or x._dtype is not y._dtype:
@@ -394,7 +363,6 @@ def _add(node, env):
 
 
 _MAKERS = {
-    "native_layer_norm_backward.default": _ln_bw,
     "add.Tensor": _add,
     "cat.default": _cat,
     "_softmax.default": _softmax,
