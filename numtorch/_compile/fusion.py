@@ -31,9 +31,10 @@ from ..ops._pointwise import Pointwise, _param, _scalar, big_prefix, flat_parts,
 from ..ops.pointwise._elementwise import CAT, Elementwise, number, scalar_as
 from ..ops.shape.core import _plain_contiguous
 from ..ops.reduction._reduce import KS as _KS
-from ..ops.reduction.scan import _SHORT_ROW
+from ..ops.reduction.scan import _SHORT_ROW, _softmax_impl
 from . import chains, codegen
 from .direct import const_step, direct_step, fold_views
+from .direct_nn import nn_step
 from .graph import Node
 
 _OK = {"bool", "int32", "int64", "float32", "float64"}
@@ -327,11 +328,12 @@ class Region:
         big = rows * k >= PARALLEL_THRESHOLD and rows > 1 and big_prefix() == "p_"
         args = [rows, k, *[a.reshape(-1) for a in arrays], *self.scalars, *[o.reshape(-1) for o in outs]]
         log = self.reduce[1]
-        if k <= _SHORT_ROW and rows * k < PARALLEL_THRESHOLD:  # eager's choice in scan._softmax_impl
-            pre, yf = np.empty(rows * k, dt.np), y.reshape(-1)
-            self.mod.smp(*args, pre)
-            if log or not _KS.softmax_rows_shift(pre, yf, rows, k):
-                _KS.softmax_rows_inline(pre, yf, rows, k, log)
+        if k <= _SHORT_ROW and rows * k < PARALLEL_THRESHOLD:
+            # the scores, then scan._softmax_impl itself on them: its short-row kernel choice
+            # (which differs for log_softmax, and is being tuned) stays eager's bits
+            pre = np.empty(self.shape, dt.np)
+            self.mod.smp(*args, pre.reshape(-1))
+            y = _softmax_impl(_make(pre, dt), -1, False, log)._data
         elif big:
             self.kpr(*args, y.reshape(-1), log)
         else:
@@ -446,7 +448,8 @@ def plan(graph, env, extra_reads=frozenset(), fold: bool = True) -> list:
         run.append((n, sp))
     close()
     pure = all(getattr(n.op, "kind", None) in ("functional", "view") for n in graph.nodes)
-    steps = [_view_step(st, env) or direct_step(st, env) or const_step(st, env, user, pure) or st for st in steps]
+    steps = [_view_step(st, env) or direct_step(st, env) or nn_step(st, env) or const_step(st, env, user, pure) or st
+             for st in steps]
     return chains.collapse(fold_views(steps, outs), outs)
 
 
