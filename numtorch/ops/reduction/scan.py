@@ -213,7 +213,10 @@ def _softmax_impl(self, dim, half_to_float, log):
             k = E.KS.softmax_rows_p if E.parallel(x.size) and outer > 1 else E.KS.softmax_rows
             k(x, y, outer, R, log)
         elif inner < _SMALL_INNER and not E.parallel(x.size):  # Note [Softmax over a small inner size]
-            E.KS.softmax_gather(x, y, outer, R, inner, log)
+            bx, by = np.empty_like(x), np.empty_like(x)
+            E.KS.gather_cols(x, bx, outer, R, inner)
+            E.KS.softmax_rows_inline(bx, by, outer * inner, R, log)
+            E.KS.scatter_cols(by, y, outer, R, inner)
         else:
             k = E.KS.softmax_cols_p if E.parallel(x.size) and outer > 1 else E.KS.softmax_cols
             k(x, y, outer, R, inner, log)
