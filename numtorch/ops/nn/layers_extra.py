@@ -60,6 +60,8 @@ _PRELU_GRADS = (
 _prelu_kernel_backward = defop(
     "_prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)",
     cpu=lambda grad_output, self, weight: tuple(pw([grad_output, self, weight]) for pw in _PRELU_GRADS),
+    cuda=lambda grad_output, self, weight: (grad_output.where(self > 0, weight * grad_output),
+                                            (self * grad_output).where(~(self > 0), 0.0)),
     # derivatives.yaml's (its self >= 0; the engine passes zeros for a missing grads[i])
     backward={
         "grad_output": lambda grads, self, weight: grads[0].where(self >= 0, grads[0] * weight + grads[1] * self),
