@@ -20,6 +20,7 @@ def r(*s, low=-2.0, high=2.0):
 
 CASES = [
     ("prelu", lambda: [r(2, 3, 4), r(3)], {}),
+    ("prelu", lambda: [r(2, 3, 4, 5), r(3)], {}),  # Note [Fused prelu]: the (N, C, rest) path
     ("prelu", lambda: [r(2, 3), r(1)], {}),
     ("prelu", lambda: [r(4), r(1)], {}),
     ("channel_shuffle", lambda: [r(2, 6, 3), 3], {}),

@@ -7,7 +7,7 @@ from __future__ import annotations
 from ... import _dtype as D
 from ..._dispatch import dispatch
 from ..._ops import ops as _ops
-from .._pointwise import _cname
+from .._pointwise import Pointwise, _cname, defpointwise
 from .._registry import defop, public
 from . import pooling as _pool
 
@@ -35,15 +35,47 @@ def _prelu(self, weight):
         raise RuntimeError(
             f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}"
         )
+    if nd > 3 and weight.numel() > 1 and self.is_contiguous():
+        # (N, C, H, W, ...) as (N, C, H*W*...): the kernel's rows are then whole channel planes
+        # with one weight each, not rows of W (Note [Broadcast rows])
+        size = self.shape
+        flat = dispatch(_prelu_kernel, [self.reshape(size[0], size[1], -1), weight.reshape(1, -1, 1)])
+        return flat.reshape(size)
     w = weight
     if nd != weight.dim():
         shape = [1] * nd
         if nd > 1:
             shape[1] = weight.numel()
         w = weight.reshape(shape)
-    return self.where(self > 0, w * self)
+    return dispatch(_prelu_kernel, [self, w])
 
 
+# Note [Fused prelu]: one generated kernel forward (the composite where(x > 0, x, w * x) ran
+# three ops: 7.7x PyTorch's time on (32, 64, 8, 8)), and PyTorch's _prelu_kernel_backward,
+# two more kernels, whose weight gradient the engine sums to the weight's (1, C, 1, ...) shape.
+_PRELU_GRADS = (
+    Pointwise("prelu_grad_self", ["grad", "self", "weight"], "grad if self > 0 else weight * grad"),
+    Pointwise("prelu_grad_weight", ["grad", "self", "weight"], "type(self)(0) if self > 0 else self * grad"),
+)
+_prelu_kernel_backward = defop(
+    "_prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)",
+    cpu=lambda grad_output, self, weight: tuple(pw([grad_output, self, weight]) for pw in _PRELU_GRADS),
+    cuda=lambda grad_output, self, weight: (grad_output.where(self > 0, weight * grad_output),
+                                            (self * grad_output).where(~(self > 0), 0.0)),
+    # derivatives.yaml's (its self >= 0; the engine passes zeros for a missing grads[i])
+    backward={
+        "grad_output": lambda grads, self, weight: grads[0].where(self >= 0, grads[0] * weight + grads[1] * self),
+        "self": lambda grads, grad_output, self: (grad_output * grads[1]).where(~(self >= 0), 0.0),
+        "weight": lambda grads, grad_output, self: (grad_output * grads[0]).where(~(self >= 0), 0.0),
+    },
+)
+_prelu_kernel = defpointwise(
+    "_prelu_kernel(Tensor self, Tensor weight) -> Tensor",
+    Pointwise("_prelu_kernel", ["self", "weight"], "self if self > 0 else weight * self"),
+    backward={"self": lambda grad, self, weight: dispatch(_prelu_kernel_backward, [grad, self, weight])[0],
+              "weight": lambda grad, self, weight: dispatch(_prelu_kernel_backward, [grad, self, weight])[1]},
+    holomorphic=False, inplace=False, out=False, function=False, method=False,
+)["functional"]  # fmt: skip
 prelu = defop("prelu(Tensor self, Tensor weight) -> Tensor", composite=_prelu)
 
 

@@ -10,6 +10,8 @@ generated pointwise kernels, and the l1 / kl_div / margin_ranking / cosine_embed
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ... import _dtype as D
@@ -38,9 +40,19 @@ def _reduce(elems: Tensor, reduction: int) -> Tensor:
     return _make(np.array(total, elems._dtype.np), elems._dtype)
 
 
+def _same_plain(self: Tensor, target: Tensor) -> bool:
+    # one shape, one float32/float64 dtype, both C-contiguous
+    a, b = self._data, target._data
+    return (a.shape == b.shape and a.dtype == b.dtype and a.dtype.char in "fd"
+            and a.flags.c_contiguous and b.flags.c_contiguous)  # fmt: skip
+
+
 def _norm(self: Tensor, target: Tensor, reduction: int) -> float:
-    n = int(np.prod(np.broadcast_shapes(self._data.shape, target._data.shape)))
-    return 1.0 / n if reduction == MEAN and n else 1.0
+    if reduction != MEAN:
+        return 1.0
+    a, b = self._data.shape, target._data.shape
+    n = math.prod(a if a == b else np.broadcast_shapes(a, b))
+    return 1.0 / n if n else 1.0
 
 
 def _loss_ops(name, pw, bwd_pw, param=None, default="1."):
@@ -49,6 +61,13 @@ def _loss_ops(name, pw, bwd_pw, param=None, default="1."):
 
     def fwd_cpu(self, target, reduction, *ps):
         _check_float(self, target, name)
+        if name == "mse_loss" and reduction != NONE and _same_plain(self, target):
+            # Note [Loss totals]: the squares summed as they are made, none written out
+            x = self._data.reshape(-1)
+            total = K.sq_diff_total(x, target._data.reshape(-1)) if x.size else 0.0
+            if reduction == MEAN:
+                total = total / x.size if x.size else np.nan
+            return _make(np.array(total, self._dtype.np), self._dtype)
         elems = pw([self, target], list(ps))
         if name == "huber_loss" and elems._dtype is not self._dtype:
             # at::huber_loss writes into empty_like(input): computed in the promoted type,

@@ -5,7 +5,7 @@ suite) and mpmath (slow), exact special values.
 Bounds (1-4 ulp, as SLEEF's float32 erf/erfc and PyTorch's vectorised kernels): measured erf 1.2,
 erfc 3.8 (at x ~ 8.9, the 1/b tail fit), gelu 3.9 (x near -1.4, the edge of erf's small polynomial;
 PyTorch 2.13's own float32 gelu is off by up to 1.7e7 ulp there, its erf 1.0, erfc 0.84, gelu
-x >= 0 4.6 and gelu_backward 4.3 on the same grid), gelu_backward 1.8 (ulp, or 2**-24 absolute
+x >= 0 4.6 and gelu_backward 4.3 on the same grid), gelu_backward 1.7 (ulp, or 2**-24 absolute
 near its zero at x = -0.75, where the sum Phi(x) + x phi(x) cancels in any evaluation)."""
 
 from __future__ import annotations

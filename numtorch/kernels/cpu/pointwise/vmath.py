@@ -22,8 +22,12 @@ from numtorch.kernels._jit import contract_helper, inline, scalar_overload
 # ---- float32 ------------------------------------------------------------------------------
 @contract_helper
 def exp32(x):
-    xc = x if x == x else np.float32(0.0)
-    xc = min(max(xc, np.float32(-104.0)), np.float32(89.0))
+    # Note [exp without underflow stalls]: below -104 (exp rounds to 0) the lane computes exp(0)
+    # and selects 0 after; clamping to -104 made 2**-150 * p, whose underflow costs a microcode
+    # assist per vector on Intel CPUs (masked softmax's -inf: 4.5x slower). Same values.
+    low = x < np.float32(-104.0)
+    xc = x if x == x and not low else np.float32(0.0)
+    xc = min(xc, np.float32(89.0))
     n = np.floor(xc * np.float32(1.44269504) + np.float32(0.5))
     r = xc - n * np.float32(0.693359375) - n * np.float32(-2.12194440e-4)
     p = np.float32(1.9875691500e-4) * r + np.float32(1.3981999507e-3)
@@ -37,6 +41,7 @@ def exp32(x):
     s1 = np.int32((k1 + 127) << 23).view(np.float32)
     s2 = np.int32((k - k1 + 127) << 23).view(np.float32)
     y = p * s1 * s2
+    y = np.float32(0.0) if low else y
     return y if x == x else x
 
 
@@ -106,8 +111,9 @@ def sigmoid32(x):
 # ---- float64 ------------------------------------------------------------------------------
 @contract_helper
 def exp64(x):
-    xc = x if x == x else 0.0
-    xc = min(max(xc, -746.0), 710.0)
+    low = x < -746.0  # Note [exp without underflow stalls]
+    xc = x if x == x and not low else 0.0
+    xc = min(xc, 710.0)
     n = np.floor(xc * 1.4426950408889634 + 0.5)
     r = (xc - n * 6.93147180369123816490e-01) - n * 1.90821492927058770002e-10
     p = 1.6059043836821613e-10 * r + 2.08767569878681e-09
@@ -127,6 +133,7 @@ def exp64(x):
     s1 = np.int64((k1 + 1023) << 52).view(np.float64)
     s2 = np.int64((k - k1 + 1023) << 52).view(np.float64)
     y = p * s1 * s2
+    y = 0.0 if low else y
     return y if x == x else x
 
 

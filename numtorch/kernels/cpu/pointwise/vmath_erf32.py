@@ -16,7 +16,9 @@
 # Below 1, erf(x) = x * P(x*x) (degree 6 in x*x, weighted by 1 / min(erf, erfc)), summed as x + x * (P - 1) (_erf_small_rest).
 # GELU uses z = x / sqrt(2) for erfcx only; exp's argument -x*x/2 is split from x itself, so the
 # rounding of z costs nothing at large |x| and gelu(x) for x << 0 (0.5 * x * erfc(-z)) keeps its
-# relative accuracy; gelu_backward shares that exp between the cdf and the pdf.
+# relative accuracy. gelu_backward needs only absolute accuracy (its bound is 2**-24 absolute
+# below 1): one rounded exp(-x*x/2) serves the pdf and erfc's tail, with b * erfcx(b) as one
+# polynomial in 1/b (no per-interval selects): 184 -> 106 us per 131072 elements, torch 100.
 # Measured error against mpmath (tests/parity/test_erf32.py): see that file's bounds.
 # The select order keeps NaN (every comparison with NaN is false) and the sign of zero.
 """
@@ -24,6 +26,7 @@
 import numpy as np
 
 from numtorch.kernels._jit import contract_helper, inline
+from numtorch.kernels.cpu.pointwise.vmath import exp32
 
 _F = np.float32
 
@@ -114,20 +117,6 @@ def erfc32(x):
     return y if x == x else x
 
 
-@inline
-def _cdf_parts(x):
-    # (2 * Phi(x), exp(-x*x/2)) for GELU: Phi(x) = erfc(-x / sqrt(2)) / 2, the exp shared
-    z = x * _F(0.70710678118654752)
-    a = abs(z)
-    xc = min(max(x, _F(-14.5)), _F(14.5))
-    hi = _split_hi(xc)
-    lo = xc - hi
-    e = _exp_sum(_F(-0.5) * (hi * hi), _F(-0.5) * (lo * (xc + hi)))
-    tail = e * _erfcx(min(max(a, _F(1.0)), _F(10.1)))  # erfc(|z|), 0 past 10.1 (e is 0)
-    big = _F(2.0) - tail if x >= _F(0.0) else tail
-    return ((_F(1.0) + z) + _erf_small_rest(z) if a < _F(1.0) else big), e
-
-
 # gelu's tail coefficients: log(b * erfcx(b)) on [1, 10.3] as a degree-11 polynomial in 1/b - c
 # (weighted least squares on 8000 Chebyshev nodes of scipy's erfcx, each coefficient rounded to
 # float32 before the lower ones were refit; 1.8e-8 absolute after rounding)
@@ -181,9 +170,44 @@ def gelu32(x):
     return y if x > _F(-np.inf) else x * _F(0.0)
 
 
+# gelu_backward's tail coefficients: b * erfcx(b) on [1, 5] as a degree-9 polynomial in 1/b - 0.6
+# (least squares on 4000 Chebyshev nodes of scipy's erfcx, rounded to float32: 4.7e-8 absolute)
+_R = tuple(np.float32(c) for c in (
+    -0.04937475174665451, 0.06622113287448883, -0.03627283498644829, -0.006029265932738781,
+    0.05089152231812477, -0.08426616340875626, 0.08021444082260132, -0.007003581617027521,
+    -0.17138072848320007, 0.4938124716281891,
+))  # fmt: skip
+
+
+@contract_helper
+def _bxerfcx(s):
+    # b * erfcx(b) for s = 1/b in [0.2, 1] (Note [float32 erf], gelu_backward)
+    v = s - _F(0.6)
+    p = _R[0] * v + _R[1]
+    p = p * v + _R[2]
+    p = p * v + _R[3]
+    p = p * v + _R[4]
+    p = p * v + _R[5]
+    p = p * v + _R[6]
+    p = p * v + _R[7]
+    p = p * v + _R[8]
+    return p * v + _R[9]
+
+
 @inline
 def gelu_backward32(g, x):
-    # g * (Phi(x) + x * phi(x)), phi(x) = exp(-x*x/2) / sqrt(2 pi)
-    c2, e = _cdf_parts(x)
-    d = _F(0.5) * c2 + x * (e * _F(0.3989422804014327))
-    return g * (d if x == x else x)
+    # g * (Phi(x) + x * phi(x)), phi(x) = exp(-x*x/2) / sqrt(2 pi). The derivative is bounded
+    # (|d| <= 1.13) and its accuracy is absolute (2**-24: near its zero at x = -0.75 and in the
+    # tails any evaluation cancels), so exp's argument is rounded once (relative error
+    # x*x/2 * 2**-24 of a term that is at most 0.2) and erfc(b) for b = |x| / sqrt(2) >= 1 is
+    # e * (1/b) * (b erfcx(b)), one polynomial in 1/b on [1, 5] (past 5, e < 2e-11 leaves
+    # nothing to add). Half the operations of the relative-accuracy erfc that gelu needs.
+    # A NaN stays NaN through e; +-inf gives inf * 0 = NaN, as PyTorch's formula.
+    z = x * _F(0.70710678118654752)
+    a = abs(z)
+    e = exp32(_F(-0.5) * (x * x))
+    s = _F(1.0) / min(max(a, _F(1.0)), _F(5.0))
+    tail = e * (s * _bxerfcx(s))  # erfc(|z|)
+    big = _F(2.0) - tail if x >= _F(0.0) else tail
+    c2 = (_F(1.0) + z) + _erf_small_rest(z) if a < _F(1.0) else big
+    return g * (_F(0.5) * c2 + x * (e * _F(0.3989422804014327)))

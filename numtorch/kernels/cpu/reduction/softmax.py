@@ -10,7 +10,6 @@ import math
 import numpy as np
 
 from numtorch.kernels._jit import (
-    inline,
     kernel,
     parallel_kernel,
     prange,
@@ -97,177 +96,12 @@ def _softmax_rows(x, y, outer, R, log):
 softmax_rows, softmax_rows_p = serial_and_parallel(_softmax_rows)
 
 
-# Note [Softmax over short rows]
-# softmax_rows runs _softmax1 per row, which calls three kernels (max, exp-sum, scale) on
-# array slices: ~0.2 us per row, 6x PyTorch's time on (1024, 32). These run every row's loops
-# inline in one kernel (no slices, no calls), fastmath "reassoc" for the sums as _exp_sum.
-# Indices are uint64 (_U): Numba wraps negative signed indices, a select per access that LLVM
-# could not drop for b + r and that kept these loops scalar (measured 6x slower at R = 32).
-# The backwards are PyTorch's formulas in one pass per row: softmax y * (g - sum(g * y)),
-# log_softmax g - exp(y) * sum(g).
-_U = np.uint64
-
-
-@inline
-def _maxkey(x, b, R):
-    # _kmax32/_kmax64's integer max of order-preserving keys, inline (a float max loop is
-    # scalar: it was a third of the kernel's time at R = 32); a NaN row gives NaN below anyway
-    if x.itemsize == 4:
-        k = x.view(np.int32)
-        m = np.int32(-2147483648)
-        for r in range(R):
-            v = k[b + _U(r)]
-            m = max(m, v ^ ((v >> 31) & np.int32(0x7FFFFFFF)))
-        return _unkey(k, m, x.dtype.type)
-    k = x.view(np.int64)
-    m = np.int64(-9223372036854775808)
-    for r in range(R):
-        v = k[b + _U(r)]
-        m = max(m, v ^ ((v >> 63) & np.int64(0x7FFFFFFFFFFFFFFF)))
-    return _unkey(k, m, x.dtype.type)
-
-
-@reassoc_kernel
-def softmax_rows_inline(x, y, outer, R, log):
-    uR = _U(R)
-    for o in range(outer):
-        b = _U(o) * uR
-        m = _maxkey(x, b, uR)
-        s = x.dtype.type(0)
-        if x.itemsize == 4:
-            for r in range(uR):
-                i = b + _U(r)
-                e = _exp32(x[i] - m)
-                y[i] = e
-                s += e
-        else:
-            for r in range(uR):
-                i = b + _U(r)
-                e = _exp64(x[i] - m)
-                y[i] = e
-                s += e
-        if log:
-            ls = x.dtype.type(math.log(s))  # (x - m) - log(s), as PyTorch's lastdim kernel
-            for r in range(uR):
-                i = b + _U(r)
-                y[i] = (x[i] - m) - ls
-        else:
-            inv = x.dtype.type(1.0 / s)
-            for r in range(uR):
-                y[b + _U(r)] *= inv
-
-
-@reassoc_kernel
-def log_softmax_rows_flat(x, y, outer, R):
-    """softmax_rows_inline's log_softmax with its exps in one flat loop over every row (which
-    LLVM vectorizes; per-row exp loops under 64 elements stayed scalar: 4.2x PyTorch's time at
-    (1024, 32)): y = x - m per row, exp of all of y, then per row (x - m) - log(sum) as before.
-    Every value is the one softmax_rows_inline computes (only the row sums' order may differ)."""
-    uR = _U(R)
-    m = np.empty(outer, x.dtype)
-    for o in range(outer):
-        b = _U(o) * uR
-        mo = _maxkey(x, b, uR)
-        m[o] = mo
-        for r in range(uR):
-            y[b + _U(r)] = x[b + _U(r)] - mo
-    n = _U(x.size)
-    if x.itemsize == 4:
-        for i in range(n):
-            y[i] = _exp32(y[i])
-    else:
-        for i in range(n):
-            y[i] = _exp64(y[i])
-    for o in range(outer):
-        b = _U(o) * uR
-        s = x.dtype.type(0)
-        for r in range(uR):
-            s += y[b + _U(r)]
-        ls = x.dtype.type(math.log(s))
-        mo = m[o]
-        for r in range(uR):
-            i = b + _U(r)
-            y[i] = (x[i] - mo) - ls
-
-
-@reassoc_kernel
-def softmax_rows_shift(x, y, outer, R):
-    """softmax_rows_inline's softmax (not log_softmax) with one shift c = max(x) for every row when max(x) - min(x) is at
-    most 60 (float32; 600 float64), so that every exp(x - c) is a normal number and its row sum
-    keeps full relative accuracy: the exps then run in one flat loop that LLVM vectorizes (the
-    per-row exp loops stay scalar below 64 elements: measured 4-10x slower at R = 8 to 32).
-    Returns False, having written nothing, otherwise (a NaN or an infinity included).
-    log_softmax keeps the row max: (x - c) - log(s) would lose ulp(c - m) of absolute accuracy
-    (and finding each row's max again here measured slower than the row kernel)."""
-    if x.itemsize == 4:
-        return _shift_rows(x, x.view(np.int32), y, outer, R, 60.0)
-    return _shift_rows(x, x.view(np.int64), y, outer, R, 600.0)
-
-
-@inline
-def _unkey(k, m, ft):
-    if k.itemsize == 4:
-        return ft(np.int32(m ^ ((m >> 31) & np.int32(0x7FFFFFFF))).view(np.float32))
-    return ft(np.int64(m ^ ((m >> 63) & np.int64(0x7FFFFFFFFFFFFFFF))).view(np.float64))
-
-
-@inline
-def _shift_rows(x, k, y, outer, R, spread):
-    # k: x's bits as integers (order-preserving keys below), viewed once per call
-    n = _U(x.size)
-    if k.itemsize == 4:
-        hi, lo = np.int32(-2147483648), np.int32(2147483647)
-        for i in range(n):
-            v = k[i]
-            v = v ^ ((v >> 31) & np.int32(0x7FFFFFFF))
-            hi, lo = max(hi, v), min(lo, v)
-    else:
-        hi, lo = np.int64(-9223372036854775808), np.int64(9223372036854775807)
-        for i in range(n):
-            v = k[i]
-            v = v ^ ((v >> 63) & np.int64(0x7FFFFFFFFFFFFFFF))
-            hi, lo = max(hi, v), min(lo, v)
-    c, low = _unkey(k, hi, x.dtype.type), _unkey(k, lo, x.dtype.type)
-    if not c - low <= spread:
-        return False
-    for i in range(n):
-        y[i] = _exp32(x[i] - c) if x.itemsize == 4 else _exp64(x[i] - c)
-    uR = _U(R)
-    for o in range(outer):
-        b = _U(o) * uR
-        s = x.dtype.type(0)
-        for r in range(uR):
-            s += y[b + _U(r)]
-        inv = x.dtype.type(1.0 / s)
-        for r in range(uR):
-            y[b + _U(r)] *= inv
-    return True
-
-
-@reassoc_kernel
-def softmax_backward_rows(g, y, out, outer, R, log):
-    uR = _U(R)
-    for o in range(outer):
-        b = _U(o) * uR
-        s = y.dtype.type(0)
-        if log:
-            for r in range(uR):
-                s += g[b + _U(r)]
-            if y.itemsize == 4:
-                for r in range(uR):
-                    i = b + _U(r)
-                    out[i] = g[i] - _exp32(y[i]) * s
-            else:
-                for r in range(uR):
-                    i = b + _U(r)
-                    out[i] = g[i] - _exp64(y[i]) * s
-        else:
-            for r in range(uR):
-                i = b + _U(r)
-                s += g[i] * y[i]
-            for r in range(uR):
-                i = b + _U(r)
-                out[i] = y[i] * (g[i] - s)
+# Short rows (Note [Softmax over short rows]) are softmax_rows.py's
+from numtorch.kernels.cpu.reduction.softmax_rows import (  # noqa: E402, F401
+    softmax_backward_rows,
+    softmax_rows_inline,
+    softmax_rows_shift,
+)
 
 
 @kernel
@@ -329,22 +163,30 @@ def softmax_cols_p(x, y, outer, R, inner, log):
 
 
 # Note [Softmax over a small inner size]
-# With few columns (inner < _SMALL_INNER in ops/reduction/scan.py) the *_cols loops run a handful of iterations per
-# row, behind three array slices each: 3x PyTorch's time on (64, 16, 4) over dim 1. Copying
-# each column into a contiguous scratch row and running the row kernel on it is one strided
-# read and one strided write per element, and the row kernel vectorizes.
+# With few columns (inner < _SMALL_INNER in ops/reduction/scan.py) the *_cols loops run a handful
+# of iterations per row, behind three array slices each: 3x PyTorch's time on (64, 16, 4) over
+# dim 1. So the columns are gathered into contiguous rows of one scratch array (one strided read
+# and one strided write per element), which the short-row kernel (softmax_rows_inline) runs
+# in flat passes, and scattered back. (A row kernel called per column, as before, cost ~0.5 us
+# a column: 30x PyTorch's time on (10924, 3, 4) over dim 1.)
 @kernel
-def softmax_gather(x, y, outer, R, inner, log):
-    bx = np.empty(R, x.dtype)
-    by = np.empty(R, x.dtype)
+def gather_cols(x, bx, outer, R, inner):
+    # bx[(o, i, r)] = x[(o, r, i)]: each column of an (R, inner) block as a contiguous row
     for o in range(outer):
         base = o * R * inner
-        for i in range(inner):
-            for r in range(R):
-                bx[r] = x[base + r * inner + i]
-            _softmax1(bx, by, log)
-            for r in range(R):
-                y[base + r * inner + i] = by[r]
+        for r in range(R):
+            for i in range(inner):
+                bx[base + i * R + r] = x[base + r * inner + i]
+
+
+@kernel
+def scatter_cols(by, y, outer, R, inner):
+    # gather_cols' inverse
+    for o in range(outer):
+        base = o * R * inner
+        for r in range(R):
+            for i in range(inner):
+                y[base + r * inner + i] = by[base + i * R + r]
 
 
 @kernel
