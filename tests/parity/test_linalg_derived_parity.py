@@ -78,3 +78,14 @@ def test_info_matches():
     for A in (np.zeros((2, 2)), np.stack([np.eye(3), np.diag([1.0, 0.0, 1.0])]), -np.eye(2)):
         assert numtorch.linalg.inv_ex(numtorch.tensor(A)).info.tolist() == torch.linalg.inv_ex(torch.tensor(A)).info.tolist()
         assert numtorch.linalg.cholesky_ex(numtorch.tensor(A)).info.tolist() == torch.linalg.cholesky_ex(torch.tensor(A)).info.tolist()
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "float32"])
+def test_matrix_exp_one_by_one_is_exp(dtype):
+    # torch takes exp for a 1x1 matrix; scaling and squaring 1e30-2.6j overflows into NaN
+    # (inf - inf) where exp gives -inf-infj (fuzz seed 38)
+    v = [[[1e30 - 2.6j]], [[1000.0]], [[math.inf]]] if dtype.startswith("complex") else [[[1e30]], [[-math.inf]]]
+    for a in v:
+        got = numtorch.linalg.matrix_exp(numtorch.tensor(a, dtype=getattr(numtorch, dtype)))
+        want = torch.linalg.matrix_exp(torch.tensor(a, dtype=getattr(torch, dtype)))
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
