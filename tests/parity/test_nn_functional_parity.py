@@ -309,3 +309,22 @@ def test_errors_match_torch(case):
         want.value, (ValueError, IndexError)
     )
     assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("nd", [1, 2, 3])
+def test_half_conv_skips_padded_taps(dtype, nd):
+    # torch's half slow_conv kernels skip the taps over the zero padding, so a NaN/inf weight
+    # there does not reach the edge outputs (float kernels multiply 0 * NaN); fuzz session 8
+    rng = np.random.default_rng(nd)
+    x = rng.standard_normal((2, 4, *[5] * nd)).round(1)
+    w = rng.standard_normal((6, 2, *[3] * nd)).round(1)
+    w.reshape(-1)[[0, 7, 20]] = [np.nan, np.inf, -np.inf]
+    x.reshape(-1)[3] = 0.0
+    kw = dict(padding=2, stride=2, dilation=1, groups=2) if nd != 2 else dict(padding=(1, 2), dilation=(2, 1), groups=2)
+    fn = f"conv{nd}d"
+    got = getattr(numtorch.nn.functional, fn)(numtorch.tensor(x, dtype=getattr(numtorch, dtype)),
+                                              numtorch.tensor(w, dtype=getattr(numtorch, dtype)), **kw)
+    want = getattr(torch.nn.functional, fn)(torch.tensor(x, dtype=getattr(torch, dtype)),
+                                            torch.tensor(w, dtype=getattr(torch, dtype)), **kw)
+    np.testing.assert_allclose(got.float().numpy(), want.float().numpy(), rtol=0.02, atol=0.05)
