@@ -89,3 +89,16 @@ def test_matrix_exp_one_by_one_is_exp(dtype):
         got = numtorch.linalg.matrix_exp(numtorch.tensor(a, dtype=getattr(numtorch, dtype)))
         want = torch.linalg.matrix_exp(torch.tensor(a, dtype=getattr(torch, dtype)))
         np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_cholesky_ex_complex_inf_keeps_the_failed_pivot():
+    # a complex row holding inf: LAPACK's failed pivot is real(a_jj) - sum(l * conj(l)) in
+    # complex arithmetic, nan+nanj, where a real-part-only pivot gave nan+0j (fuzz, session 8)
+    inf = math.inf
+    for a in ([[4, inf], [inf, 4 + 0j]], [[4, 0], [complex(0, inf), 9]], [[4, 2], [complex(2, inf), 9]],
+              [[4, 0], [0, -1 + 5j]], [[4, 0, 0], [complex(inf, 0), 9, 0], [0, 0, 9]]):
+        got = numtorch.linalg.cholesky_ex(numtorch.tensor(a, dtype=numtorch.complex128))
+        want = torch.linalg.cholesky_ex(torch.tensor(a, dtype=torch.complex128))
+        for part in (np.real, np.imag):  # complex NaN compares equal whatever its parts
+            np.testing.assert_array_equal(part(got.L.numpy()), part(want.L.numpy()))
+        assert int(got.info) == int(want.info)

@@ -42,7 +42,7 @@ KNOWN: list[tuple[str, str, str]] = [
     ("wrong", r"^torch\.matmul\(float16, complex64e", "torch 2.13 gives float16 for an empty float16 @ complex64 "
      "product (no promotion on its empty path); numtorch promotes (kept)"),
     # found by seeds 26-29 after session 7's fixes; open
-    ("wrong", r"^linalg\.cholesky_ex\(", "near-singular float32 input: LAPACK potrf and numtorch's factorisation "
+    ("wrong", r"^linalg\.cholesky_ex\(float32", "near-singular float32 input: LAPACK potrf and numtorch's factorisation "
      "round differently at the positive-definite boundary"),
     ("accepted", r"^linalg\.cholesky\(float32", "near-singular float32 input (as cholesky_ex)"),
     ("wrong", r"^linalg\.(pinv|inv)\(", "a matrix holding inf/NaN: LAPACK's getri/gesdd propagate NaN differently from "
