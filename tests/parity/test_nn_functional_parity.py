@@ -328,3 +328,16 @@ def test_half_conv_skips_padded_taps(dtype, nd):
     want = getattr(torch.nn.functional, fn)(torch.tensor(x, dtype=getattr(torch, dtype)),
                                             torch.tensor(w, dtype=getattr(torch, dtype)), **kw)
     np.testing.assert_allclose(got.float().numpy(), want.float().numpy(), rtol=0.02, atol=0.05)
+
+
+@pytest.mark.parametrize("mode, shape", [("trilinear", (1, 1, 2)), ("trilinear", (1, 1, 2, 2)), ("bicubic", (1, 1, 2)),
+                                         ("bicubic", (1, 1, 2, 2, 2)), ("cubic", (1, 1, 2, 2)), ("nearest", (2,)),
+                                         ("linear", (1, 1, 2, 2, 2))])  # fmt: skip
+def test_interpolate_mode_errors_match(mode, shape):
+    # torch's texts for a mode that does not fit the input: its bad-mode list names lanczos, and
+    # trilinear needs 5D (the text said 6D)
+    with pytest.raises(NotImplementedError) as want:
+        TF.interpolate(torch.ones(shape), scale_factor=2, mode=mode)
+    with pytest.raises(NotImplementedError) as got:
+        F.interpolate(numtorch.ones(shape), scale_factor=2, mode=mode)
+    assert str(got.value) == str(want.value)
