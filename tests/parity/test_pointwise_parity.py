@@ -409,3 +409,20 @@ def test_writes_through_a_conj_view_reach_the_base_as_torchs(name):
         _CONJ_WRITES[name](c)
         got.append((x.tolist(), c.tolist(), c.is_conj(), c.sum().item()))
     assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("out_dtype", ["float64", "float16", "int64", "float32"])
+@pytest.mark.parametrize("weight_dim", [0, 1])
+def test_lerp_tensor_weight_out_dtype(out_dtype, weight_dim):
+    # lerp.Tensor: out= must have the result dtype ("Found dtype Double but expected Float")
+    # unless the weight is 0-d, which casts into out as lerp.Scalar does (fuzz seeds 42-58)
+    def call(lib):
+        w = lib.full((3,) * weight_dim, 0.25)
+        out = lib.full((3,), 7, dtype=getattr(lib, out_dtype))
+        try:
+            return lib.lerp(lib.ones(3), lib.zeros(3), w, out=out).tolist()
+        except RuntimeError as e:
+            assert out.tolist() == [7, 7, 7]  # nothing written
+            return str(e)
+
+    assert call(numtorch) == call(torch)

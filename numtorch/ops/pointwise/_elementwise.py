@@ -182,8 +182,10 @@ class Elementwise(Pointwise):
         return r
 
     def _check_target(self, operands, target, inplace, types):
+        # a callable strict_out decides per call (lerp_strict_out): here operands and out meet
+        strict_out = self.strict_out(operands) if callable(self.strict_out) else self.strict_out
         try:
-            self._check_out(target, inplace, types[1], types[2])
+            self._check_out(target, inplace, types[1], types[2], strict_out)
         except RuntimeError:  # the shape (in place: self's) is TensorIterator's first check
             _shape_first(operands, target, inplace)
             raise
@@ -300,10 +302,10 @@ class Elementwise(Pointwise):
         if not inplace and pat != "as":
             self._fast[compute] = entry  # the engine's own unary/binary fast path
 
-    def _check_out(self, target, inplace, compute, result):
+    def _check_out(self, target, inplace, compute, result, strict_out):
         if inplace and result is not compute and self.rule == "real":
             raise RuntimeError(f"In-place {self.name} is not supported for complex tensors.")
-        if self.strict_out and not inplace and CAT[compute.category] in self.errors:
+        if strict_out and not inplace and CAT[compute.category] in self.errors:
             # a meta function's own dtype refusal precedes TensorIterator's out= dtype check
             # (sign, clamp_min with a complex number); clamp.Tensor's kernel refusal comes after
             self.check(compute)
@@ -312,10 +314,10 @@ class Elementwise(Pointwise):
             self.check(compute)  # the input's dtype check comes first there
             raise bad_out[0](bad_out[1].format(out=_cname(target._dtype), input=_cname(result)))
         # abs: complex input may write any real out it casts to; other input, its own dtype only
-        strict = self.strict_out or self.rule == "real" and compute is result
+        strict = strict_out or self.rule == "real" and compute is result
         if strict and not inplace and target._dtype is not result:
             raise RuntimeError(f"Found dtype {_cname(target._dtype)} but expected {_cname(result)}")
-        cast_check(result, target, TYPEMETA if self.strict_out else None)
+        cast_check(result, target, TYPEMETA if strict_out else None)
 
 
 class Routed(Pointwise):
@@ -633,6 +635,11 @@ def lerp_check(operands):
                                f"{TYPEMETA[t._dtype.name]}")  # fmt: skip
 
 
+def lerp_strict_out(operands):
+    """lerp.Tensor's out= has the result dtype, unless the weight is 0-d (then cast, as lerp.Scalar)."""
+    return isinstance(operands[2], Tensor) and operands[2]._data.ndim > 0
+
+
 def checked_bounds(compute, operands, params):
     for x in operands[1:]:
         if not isinstance(x, Tensor):
@@ -778,6 +785,7 @@ __all__ = [
     "checked",
     "checked_bounds",
     "lerp_check",
+    "lerp_strict_out",
     "lerp_params",
     "nan_to_num_params",
     "not_tensor",

@@ -23,7 +23,7 @@ from ._elementwise import (
     addcdiv_check,
     alpha_check,
     checked_bounds,
-    lerp_check, lerp_params,
+    lerp_check, lerp_params, lerp_strict_out,
     nan_to_num_params, not_tensor, number, pow_check, sub_check, value_param,
 )  # fmt: skip
 from ._clamp import clamp_bounds, clamp_complex, scalar_bound
@@ -719,7 +719,7 @@ _LERP_S = _decl("lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor",
                 {"self": lambda grad, weight: _mul(grad, 1 - weight), "end": lambda grad, weight: _mul(grad, weight)})  # fmt: skip
 _LERP_T = _decl("lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor",
                 Elementwise("lerp", ["self", "end", "weight"], _LERP_X, allow="fc", kname="lerp_kernel_tensor",
-                            kparams=["half", "one"], early=lerp_check, prep=lerp_params),
+                            kparams=["half", "one"], early=lerp_check, prep=lerp_params, strict_out=lerp_strict_out),
                 {"self": lambda grad, weight: _mul(grad, _sub(1, weight)), "end": lambda grad, weight: _mul(grad, weight),
                  "weight": lambda grad, self, end: _mul(grad, _sub(end, self))}, out_overload="Tensor_out")  # fmt: skip
 _ALL["lerp"] = {"T": _LERP_T, "S": _LERP_S}
