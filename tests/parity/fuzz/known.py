@@ -69,6 +69,10 @@ KNOWN: list[tuple[str, str, str]] = [
      "raises 'view size is not compatible'; numtorch computes the product (kept)"),
     ("accepted", r"^torch\.ldexp\(.*out=", "ldexp(float16, int64, out=float64): torch 2.13 fails its own "
      "INTERNAL ASSERT (needs_dynamic_casting); numtorch casts into out as torch's other ops do (kept)"),
+    # session 9 (fuzz9a)
+    ("wrong", r"^(torch|m)\.ldexp_?\([\w/]+, u?int(32|64)", "an integer exponent outside int32 (seed 57: 2**63-1): "
+     "torch 2.13's ldexp kernel casts it to C int, which wraps (ldexp(1.0, 2**32 + 3) gives 8.0); numtorch computes "
+     "x * 2**e (inf/0) as torch's own pow(2, e) does (kept)"),
 ]
 
 
