@@ -426,3 +426,27 @@ def test_lerp_tensor_weight_out_dtype(out_dtype, weight_dim):
             return str(e)
 
     assert call(numtorch) == call(torch)
+
+
+@pytest.mark.parametrize("case", [
+    ("addcdiv", ((2,), (), ()), ("float16", "complex64", "float16"), 0.5),  # ComplexHalf: no kernel
+    ("addcdiv", ((), (2,), ()), ("complex64", "float16", "float16"), 0.5),
+    ("addcdiv", ((2,), (2,), (2,)), ("float16", "complex64", "float16"), 0.5),  # complex64: fine
+    ("addcmul", ((2,), (2,), (2,)), ("float16", "float16", "float16"), 1j),  # opmath: "type float"
+    ("addcdiv", ((2,), (2,), (2,)), ("bfloat16", "bfloat16", "bfloat16"), 1e39),
+    ("addcdiv", ((2,), (2,), (2,)), ("complex64", "float32", "float32"), 1e39),
+    ("addcmul", ((2,), (2,), (2,)), ("int8", "int8", "int8"), 300),
+    ("addcmul", ((2,), (2,), (2,)), ("uint8", "uint8", "uint8"), -1),
+])  # fmt: skip
+def test_addc_value_and_complex_half(case):
+    # torch promotes float16 with a lower-priority complex to ComplexHalf, which addcdiv has no
+    # kernel for; value converts to the opmath type, checked (fuzz seeds 42-58)
+    op, shapes, dts, v = case
+
+    def call(lib):
+        try:
+            return getattr(lib, op)(*[lib.ones(s, dtype=getattr(lib, d)) for s, d in zip(shapes, dts)], value=v).tolist()
+        except (RuntimeError, NotImplementedError) as e:
+            return f"{type(e).__name__}: {e}"
+
+    assert call(numtorch) == call(torch)

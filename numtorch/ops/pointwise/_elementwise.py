@@ -182,8 +182,7 @@ class Elementwise(Pointwise):
         return r
 
     def _check_target(self, operands, target, inplace, types):
-        # a callable strict_out decides per call (lerp_strict_out): here operands and out meet
-        strict_out = self.strict_out(operands) if callable(self.strict_out) else self.strict_out
+        strict_out = self.strict_out(operands) if callable(self.strict_out) else self.strict_out  # lerp's
         try:
             self._check_out(target, inplace, types[1], types[2], strict_out)
         except RuntimeError:  # the shape (in place: self's) is TensorIterator's first check
@@ -461,16 +460,15 @@ def cast_check(result, out, names=None):
         )
 
 
+def _groups_of(operands):  # promotion's groups: dtypes of tensors with dims, of 0-d ones, numbers
+    t = [x for x in operands if isinstance(x, Tensor)]
+    return ([x._dtype for x in t if x._data.ndim], [x._dtype for x in t if not x._data.ndim],
+            [x for x in operands if not isinstance(x, Tensor)])  # fmt: skip
+
+
 def _common(operands):
-    dims, zeros, scalars = [], [], []
-    for x in operands:
-        if isinstance(x, Tensor):
-            (dims if x._data.ndim else zeros).append(x._dtype)
-        else:
-            scalars.append(x)
-    if not dims and not zeros:
-        return None
-    return D.result_type_of(dims, zeros, scalars)
+    dims, zeros, scalars = _groups_of(operands)
+    return D.result_type_of(dims, zeros, scalars) if dims or zeros else None
 
 
 def run(pw, operands, kparams, out, inplace, compute, result, zero_div=None, keep=()):
@@ -583,11 +581,13 @@ def pow_check(compute, operands, params):
 
 
 def value_param(compute, operands, params):
-    (v,) = params
-    if type(v) is complex and compute.category != D._COMPLEX:
-        # c10::Scalar::to<real>() of a complex value: only a zero imaginary part converts
-        if v.imag != 0:
-            raise RuntimeError(f"value cannot be converted to type {CTYPE[compute.name]} without overflow")
+    # c10::Scalar::to<opmath_t>(): checked in float for half; complex to real needs imag == 0
+    v, c = params[0], D.float32 if compute in (D.float16, D.bfloat16) else compute
+    if c.category == D._COMPLEX:  # each part checked as a real one
+        lo, hi = _LIMITS.get(c.to_real()) or _limits(c.to_real())
+        if any(math.isfinite(p) and not lo <= p <= hi for p in (complex(v).real, complex(v).imag)):
+            raise RuntimeError(f"value cannot be converted to type {CTYPE[c.name]} without overflow")
+    elif type(checked(v, c)) is complex:  # a zero imaginary part passed
         v = v.real
     return [int(v) if compute.category <= D._INT and type(v) is float else v]
 
@@ -602,6 +602,8 @@ def addcdiv_check(compute, operands, params):
             "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
             "for all dtypes."
         )
+    if compute is D.complex64 and D.is_complex_half(*_groups_of(operands)):  # no ComplexHalf kernel
+        raise NotImplementedError("\"addcdiv_cpu_out\" not implemented for 'ComplexHalf'")
     return value_param(compute, operands, params)
 
 
