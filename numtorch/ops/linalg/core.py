@@ -119,8 +119,14 @@ def _product_out(check):
     def impl(self, other, out):
         if check is _mv_check:  # PyTorch names out (addmv's self) in the dtype message
             check(self, other, out)
-        if check is _dot_checks and out._dtype is not self._dtype:  # dot_out: before dot's own checks
+        d1, d2 = self._data.ndim, other._data.ndim
+        dot = check is _dot_checks or check is _matmul_checks and d1 == d2 == 1  # matmul.out folds to dot_out
+        if dot and out._dtype is not self._dtype:  # dot_out: before dot's own checks
             raise RuntimeError(f"result dtype {F.cname(out._dtype)} does not match input dtype {F.cname(self._dtype)}")
+        if check is _matmul_checks and d1 >= 2 and d2 == 1 and out._dtype is not self._dtype:
+            # matmul.out folds (..., n, k) @ (k,) to mv_out, whose addmv names out first
+            _mv_checks((int(np.prod(self._data.shape[:-1])), self._data.shape[-1]), other._data.shape,
+                       self._dtype, other._dtype, self_dt=out._dtype)  # fmt: skip
         try:
             check(self, other)
         except NotImplementedError:  # the meta function checks out's dtype before the kernel's refusal
@@ -137,6 +143,19 @@ def _product_out(check):
     return impl
 
 
+def _rule_check(rule: str, out: Tensor, dt: D.dtype) -> None:
+    """The out= dtype texts of the ops that write through another op (``dt``: the result's)."""
+    if out._dtype is dt:
+        return
+    if rule == "dot":  # vdot_out, as dot_out
+        raise RuntimeError(f"result dtype {F.cname(out._dtype)} does not match input dtype {F.cname(dt)}")
+    if rule == "addmm_":  # addbmm_out ends in out.addmm_(...)
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {F.cname(out._dtype)} and {F.cname(dt)}")
+    if rule == "tensordot":  # at::tensordot_out: no promotion into out
+        raise RuntimeError(f"tensordot: Expected the output tensor to have dtype {F.cname(dt)}, but got an "
+                           f"output tensor with dtype {F.cname(out._dtype)}")  # fmt: skip
+
+
 def _op(schema: str, impl, backward=None, rule="same", composite=False, out_impl=None):
     """Declare ``schema`` and its ``.out`` overload (impl's result written into ``out`` unless
     ``out_impl`` computes into it directly)."""
@@ -148,13 +167,18 @@ def _op(schema: str, impl, backward=None, rule="same", composite=False, out_impl
     out_schema = f"{out_ov}({args}{star}, Tensor(a!) out) -> Tensor(a!)"
 
     def copy_out(*v):
+        if rule == "dot":  # before the op's own checks
+            _rule_check(rule, v[-1], v[0]._dtype)
         try:
             res = impl(*v[:-1])
         except NotImplementedError:  # a structured op's meta checks out's dtype before the kernel's refusal
             if rule == "same" and isinstance(v[0], Tensor):
                 _out_check(v[-1], v[0]._dtype, rule)
+            elif rule == "addmm_":
+                _rule_check(rule, v[-1], v[0]._dtype)
             raise
-        return write_result(v[-1], res._data, res._dtype, rule)
+        _rule_check(rule, v[-1], res._dtype)
+        return write_result(v[-1], res._data, res._dtype, rule if rule in ("same", "cast") else "same")
 
     out_impl = out_impl or copy_out
     if composite:
@@ -269,7 +293,7 @@ def _vdot_cpu(self, other):
 
 _DOT = _op("dot(Tensor self, Tensor tensor) -> Tensor", _product_cpu(_dot_checks), out_impl=_product_out(_dot_checks), backward={
     "self": lambda grad, tensor: grad * _cj(tensor), "tensor": lambda grad, self: grad * _cj(self)})  # fmt: skip
-_VDOT = _op("vdot(Tensor self, Tensor other) -> Tensor", _vdot_cpu, backward={
+_VDOT = _op("vdot(Tensor self, Tensor other) -> Tensor", _vdot_cpu, rule="dot", backward={
     "self": lambda grad, other: _cj(grad) * other, "other": lambda grad, self: grad * self})  # fmt: skip
 _bind("dot", "input, tensor", _DOT, doc="""Inner product of two 1-D tensors of the same dtype.
 
@@ -479,7 +503,7 @@ _BADDBMM = _op(f"baddbmm(Tensor self, Tensor batch1, Tensor batch2, {_SCAL}) -> 
     "self": lambda grad, beta: grad * beta,
     "batch1": lambda grad, batch2, alpha: grad.bmm(_mH(batch2)) * alpha,
     "batch2": lambda grad, batch1, alpha: _mH(batch1).bmm(grad) * alpha})  # fmt: skip
-_ADDBMM = _op(f"addbmm(Tensor self, Tensor batch1, Tensor batch2, {_SCAL}) -> Tensor", _addbmm_cpu, backward={
+_ADDBMM = _op(f"addbmm(Tensor self, Tensor batch1, Tensor batch2, {_SCAL}) -> Tensor", _addbmm_cpu, rule="addmm_", backward={
     "self": lambda grad, beta: grad * beta,
     "batch1": lambda grad, batch2, alpha: grad.matmul(_mH(batch2)) * alpha,
     "batch2": lambda grad, batch1, alpha: _mH(batch1).matmul(grad) * alpha})  # fmt: skip
@@ -666,7 +690,7 @@ def _tensordot_composite(self, other, dims_self, dims_other):
 
 
 _TENSORDOT = _op("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor",
-                 _tensordot_composite, composite=True)  # fmt: skip
+                 _tensordot_composite, composite=True, rule="tensordot")  # fmt: skip
 
 
 def _tensordot(a, b, dims, out):
