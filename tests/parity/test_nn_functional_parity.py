@@ -341,3 +341,20 @@ def test_interpolate_mode_errors_match(mode, shape):
     with pytest.raises(NotImplementedError) as got:
         F.interpolate(numtorch.ones(shape), scale_factor=2, mode=mode)
     assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("fn, kw", [("max_pool2d", dict(kernel_size=3)), ("max_pool2d", dict(kernel_size=2, padding=1)),
+                                    ("max_pool3d", dict(kernel_size=2)), ("adaptive_max_pool2d", dict(output_size=2))])  # fmt: skip
+def test_int64_max_pool_keeps_extremes(fn, kw):
+    # the window's running max started at a float -inf, so 2**63 - 1 went through float64 and
+    # came back as -2**63 (fuzz seed 64); integer adaptive max pools are refused, as torch does
+    x = [[[5, 2**63 - 1, 3, 2**63 - 1], [-5, 1, 2, -2**63], [0, 0, 0, 0]], [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]]
+    x = [x] if fn == "max_pool3d" else x
+
+    def call(lib):
+        try:
+            return getattr(lib.nn.functional, fn)(lib.tensor(x), **kw).tolist()
+        except NotImplementedError as e:
+            return str(e)
+
+    assert call(numtorch) == call(torch)

@@ -26,8 +26,10 @@ def _max_pool_plane(x, out, idx, p, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW
             w1 = min(w0 + (KW - 1) * DW + 1, W)
             while w0 < 0:
                 w0 += DW
-            best = -np.inf
+            # start from the window's first element, as PyTorch from its first index: a float
+            # -inf turned the best int64 into a float (2**63 - 1 came out as -2**63)
             at = h0 * W + w0
+            best = x[xb + at]
             for h in range(h0, h1, DH):
                 for w in range(w0, w1, DW):
                     v = x[xb + h * W + w]
@@ -206,8 +208,8 @@ def adaptive_max_pool2d(x, out, idx, H, W, OH, OW):
             for ow in range(OW):
                 w0 = _start(ow, W, OW)
                 w1 = _end(ow, W, OW)
-                best = -np.inf
                 at = h0 * W + w0
+                best = x[xb + at]
                 for h in range(h0, h1):
                     for w in range(w0, w1):
                         v = x[xb + h * W + w]
