@@ -358,3 +358,13 @@ def test_int64_max_pool_keeps_extremes(fn, kw):
             return str(e)
 
     assert call(numtorch) == call(torch)
+
+
+def test_cosine_similarity_takes_each_float_norm_in_its_own_dtype():
+    # torch converts only integral inputs: a float32 row holding 1e30 has an inf float32 norm, so
+    # its similarity with a float64 row is 0 (it was 0.918 through float64; fuzz seed 60)
+    a, b = [[-7.679, 1e30, -1.037, -6.702], [1.0, 2.0, 3.0, 4.0]], [[-2.018, 7.25, -2.014, -1.289], [1.0, 0.0, 1.0, 0.0]]
+    got = F.cosine_similarity(numtorch.tensor(a), numtorch.tensor(b, dtype=numtorch.float64), dim=-1)
+    want = TF.cosine_similarity(torch.tensor(a), torch.tensor(b, dtype=torch.float64), dim=-1)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+    assert str(got.dtype) == str(want.dtype)

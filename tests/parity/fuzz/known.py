@@ -14,7 +14,7 @@ KNOWN: list[tuple[str, str, str]] = [
     ("numpy_text", r"^torch\.(as_)?tensor\(", "ragged list: NumPy's error chained as context (issue 10, bugs branch)"),
     ("wrong", r"^fn:autograd\(", "std/var gradient at zero variance (issue 10, bugs branch)"),
     ("internal", r"^fn:autograd\(", "std of one element: bare ZeroDivisionError in backward (issue 10, bugs branch)"),
-    ("wrong", r"^F\.(avg_pool|huber_loss|binary_cross_entropy|cosine_similarity)", "per-op values/dtypes (issue 10, bugs branch)"),
+    ("wrong", r"^F\.(avg_pool|huber_loss|binary_cross_entropy)", "per-op values/dtypes (issue 10, bugs branch)"),
     ("wrong", r"^fn:view_write\(", "ravel/repeat view-or-copy decisions (issue 10, bugs branch)"),
     ("wrong", r"^torch\.(ldexp|einsum|block_diag|bucketize)\(", "result dtypes (issue 10, bugs branch)"),
     ("accepted", r"^fn:autograd\(", "backward misuse (issue 10, bugs branch)"),
