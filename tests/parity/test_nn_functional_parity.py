@@ -368,3 +368,13 @@ def test_cosine_similarity_takes_each_float_norm_in_its_own_dtype():
     want = TF.cosine_similarity(torch.tensor(a), torch.tensor(b, dtype=torch.float64), dim=-1)
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
     assert str(got.dtype) == str(want.dtype)
+
+
+def test_int64_avg_pool_truncates_like_cpp():
+    # an int64 window mean is an integer division (truncation); the float route rounded
+    # -9223372036854775807 / 2 to -2**62 (fuzz seed 62)
+    x = [[[6, 8, -9223372036854775807, -9223372036854775807, 0, -2, 7], [-7, 5, -3, 2, 1, 1, 1]]]
+    for kw in (dict(kernel_size=2, ceil_mode=True, count_include_pad=False), dict(kernel_size=3, padding=1)):
+        assert F.avg_pool1d(numtorch.tensor(x), **kw).tolist() == TF.avg_pool1d(torch.tensor(x), **kw).tolist()
+    got = F.avg_pool2d(numtorch.tensor(x), (1, 3), divisor_override=2)
+    assert got.tolist() == TF.avg_pool2d(torch.tensor(x), (1, 3), divisor_override=2).tolist()

@@ -9,7 +9,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from numtorch.kernels._jit import inline, kernel, parallel_kernel, prange
+from numtorch.kernels._jit import inline, kernel, parallel_kernel, prange, scalar_overload
+from numtorch.kernels.cpu.pointwise.scalar import div_trunc_int
+
+
+def window_mean(acc, d):
+    return acc / d
+
+
+@scalar_overload(window_mean)
+def _window_mean_typer(acc, d):
+    # an integer window's mean is C++'s integer division (truncation), as PyTorch's kernel: the
+    # float route rounded -9223372036854775807 / 2 to -2**62 (fuzz seed 62)
+    if str(acc).startswith(("int", "uint")):
+        return lambda acc, d: div_trunc_int(acc, d)
+    return lambda acc, d: acc / d
 
 
 @inline
@@ -110,7 +124,7 @@ def _avg_pool_plane(x, out, p, H, W, KH, KW, SH, SW, PH, PW, OH, OW, cip, diviso
             if h0 >= h1 or w0 >= w1:
                 out[ob + oh * OW + ow] = 0
             else:
-                out[ob + oh * OW + ow] = acc / d
+                out[ob + oh * OW + ow] = window_mean(acc, d)
 
 
 @kernel
