@@ -5,6 +5,7 @@ the aten overload schemas."""
 from __future__ import annotations
 
 import itertools
+import math
 import warnings
 
 import numpy as np
@@ -450,3 +451,19 @@ def test_addc_value_and_complex_half(case):
             return f"{type(e).__name__}: {e}"
 
     assert call(numtorch) == call(torch)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_div_by_zero_and_smith(dtype):
+    # c10's complex division: a zero divisor divides each part by |c| and |d| (Numba's kept the
+    # sign of -0: (-6.5-0.3j) / -0 gave inf-infj for torch's -inf-infj, fuzz seed 61)
+    a = [complex(-6.491, -0.344), complex(2, 3), 0j, complex(1, 0), complex(1e30, 3), complex(1, math.inf)]
+    b = [complex(-0.0, 0), complex(0.5, -2), complex(-0.0, -0.0), complex(1e-30, 1e30), complex(2, math.inf), complex(math.inf, 1)]
+    got = numtorch.div(numtorch.tensor(a, dtype=getattr(numtorch, dtype)), numtorch.tensor(b, dtype=getattr(numtorch, dtype)))
+    want = torch.div(torch.tensor(a, dtype=getattr(torch, dtype)), torch.tensor(b, dtype=getattr(torch, dtype)))
+    for part in (np.real, np.imag):
+        np.testing.assert_allclose(part(got.numpy()), part(want.numpy()), rtol=1e-6)
+    half = numtorch.tensor(a, dtype=getattr(numtorch, dtype)) / numtorch.tensor([-0.0], dtype=numtorch.float16)
+    want = torch.tensor(a, dtype=getattr(torch, dtype)) / torch.tensor([-0.0], dtype=torch.float16)
+    for part in (np.real, np.imag):
+        np.testing.assert_array_equal(part(half.numpy()), part(want.numpy()))

@@ -301,7 +301,7 @@ def _div_bw_other(grad, self, other):
     return _neg(_mul(grad, _div(_div(self, other), other)))
 
 
-_div_true = Elementwise("div", _T2, "np.divide(self, other)", rule="float", opmath=(1,))
+_div_true = Elementwise("div", _T2, {"f": "np.divide(self, other)", "c": "cdiv(self, other)"}, rule="float", opmath=(1,))
 _div_floor = Elementwise("div_floor", _T2, {"bi": "div_floor_int(self, other)", "f": "div_floor_float(self, other)"},
                          allow="if", zero_div=1)  # fmt: skip
 _div_trunc = Elementwise("div_trunc", _T2, {"bi": "div_trunc_int(self, other)", "f": "np.trunc(self / other)"},
