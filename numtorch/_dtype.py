@@ -266,7 +266,7 @@ def result_type_of(dim_types, zero_dim_types, scalars) -> dtype:
         raise _no_promotion(*e.args[0]) from None
 
 
-def _result_type_of(dim_types, zero_dim_types, scalars) -> dtype:
+def _groups(dim_types, zero_dim_types, scalars):
     dim_r = zero_r = wrap_r = None
     for d in dim_types:
         dim_r = d if dim_r is None else _PROMOTE[dim_r, d]
@@ -276,8 +276,24 @@ def _result_type_of(dim_types, zero_dim_types, scalars) -> dtype:
         d = scalar_dtype(s)
         # A wrapped float/complex takes the default dtype, so promote in category only.
         wrap_r = d if wrap_r is None else _PROMOTE[wrap_r, d]
+    return dim_r, zero_r, wrap_r
+
+
+def _result_type_of(dim_types, zero_dim_types, scalars) -> dtype:
+    dim_r, zero_r, wrap_r = _groups(dim_types, zero_dim_types, scalars)
     r = _combine_categories(dim_r, _combine_categories(zero_r, wrap_r))
     return r if r is not None else _default
+
+
+def is_complex_half(dim_types, zero_dim_types, scalars) -> bool:
+    """Whether PyTorch's promotion gives ComplexHalf (complex32), which numtorch lacks and
+    gives as complex64: a float16 group whose lower-priority group is complex takes only the
+    category (float16 tensor + 0-d complex64 tensor). Ops without a ComplexHalf kernel refuse it."""
+    dim_r, zero_r, wrap_r = _groups(dim_types, zero_dim_types, scalars)
+    inner = _combine_categories(zero_r, wrap_r)
+    if dim_r is None:
+        return zero_r is float16 and wrap_r is not None and wrap_r.category == _COMPLEX
+    return dim_r is float16 and inner is not None and inner.category == _COMPLEX
 
 
 class finfo:

@@ -256,9 +256,6 @@ def _pad(input, pad, mode, value):
     return dispatch(_rs.pad, [input, list(pad), mode, value])
 
 
-_INTERP = ("linear", "bilinear", "bicubic", "trilinear")
-
-
 def _interp_sizes(input, size, scale_factor, recompute_scale_factor):
     dim = input.dim() - 2
     if size is not None and scale_factor is not None:
@@ -319,14 +316,16 @@ def _interpolate(input, size, scale_factor, mode, align_corners, recompute_scale
         return dispatch(_rs.upsample_linear1d, [input, out, align_corners, scales[0]])
     if mode == "bilinear" and nd == 4:
         return dispatch(_rs.upsample_bilinear2d, [input, out, align_corners, scales[0], scales[1]])
-    if mode in _INTERP and mode != {3: "linear", 4: "bilinear", 5: "trilinear"}.get(nd):
-        raise NotImplementedError(
-            f"Got {nd}D input, but {mode} mode needs {_INTERP.index(mode) + 3 if mode != 'bicubic' else 4}D input"
-        )
+    needs = {"linear": 3, "bilinear": 4, "trilinear": 5}.get(mode)
+    if needs is not None and nd != needs and 3 <= nd <= 5:
+        raise NotImplementedError(f"Got {nd}D input, but {mode} mode needs {needs}D input")
+    if 3 <= nd <= 5 and (mode in ("nearest", "trilinear", "area", "nearest-exact") or (mode, nd) == ("bicubic", 4)):
+        # modes PyTorch has and numtorch does not: their own message, not PyTorch's bad-mode text
+        raise NotImplementedError(f"numtorch does not implement interpolate(mode='{mode}') for {nd}D input; it "
+                                  "implements nearest (3D/4D), linear (3D) and bilinear (4D)")  # fmt: skip
     raise NotImplementedError(
         f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {nd}D) for the modes: nearest | linear | "
-        f"bilinear | bicubic | trilinear | area | nearest-exact (got {mode}); numtorch implements nearest, linear "
-        "and bilinear for 3D/4D input"
+        f"bilinear | bicubic | trilinear | lanczos | area | nearest-exact (got {mode})"
     )
 
 

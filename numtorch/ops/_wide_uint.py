@@ -73,13 +73,17 @@ UINT_EVEN_EMPTY = frozenset("""topk kthvalue nonzero bincount searchsorted bucke
     aminmax index_put index_put_ median.dim median.dim_values nanmedian.dim nanmedian.dim_values""".split())
 
 
+# products whose out= kernels check out's dtype first (their meta functions), then refuse
+_OUT_FIRST = frozenset(("mm", "bmm", "mv", "dot", "vdot", "addmm", "addmv"))
+
+
 def guard(schema, fn):
     """``fn`` itself, or ``fn`` refusing a wide unsigned first tensor (a factory: its ``dtype``)
     with PyTorch's kernel error, for the ops UINT_OP_KERNEL lists."""
     name = schema.name.split("::")[-1]
     full = f"{name}.{schema.overload_name}" if schema.overload_name else name
     kernel = UINT_OP_KERNEL[full] if full in UINT_OP_KERNEL else UINT_OP_KERNEL.get(name)
-    if kernel is None:
+    if kernel is None or schema.overload_name == "out" and name in _OUT_FIRST:
         return fn
     strict = full in UINT_EVEN_EMPTY or name in UINT_EVEN_EMPTY
     scalar_ok = name in ("cummax", "cummin")  # a 0-d input is filled, not dispatched

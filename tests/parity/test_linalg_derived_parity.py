@@ -78,3 +78,27 @@ def test_info_matches():
     for A in (np.zeros((2, 2)), np.stack([np.eye(3), np.diag([1.0, 0.0, 1.0])]), -np.eye(2)):
         assert numtorch.linalg.inv_ex(numtorch.tensor(A)).info.tolist() == torch.linalg.inv_ex(torch.tensor(A)).info.tolist()
         assert numtorch.linalg.cholesky_ex(numtorch.tensor(A)).info.tolist() == torch.linalg.cholesky_ex(torch.tensor(A)).info.tolist()
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "float32"])
+def test_matrix_exp_one_by_one_is_exp(dtype):
+    # torch takes exp for a 1x1 matrix; scaling and squaring 1e30-2.6j overflows into NaN
+    # (inf - inf) where exp gives -inf-infj (fuzz seed 38)
+    v = [[[1e30 - 2.6j]], [[1000.0]], [[math.inf]]] if dtype.startswith("complex") else [[[1e30]], [[-math.inf]]]
+    for a in v:
+        got = numtorch.linalg.matrix_exp(numtorch.tensor(a, dtype=getattr(numtorch, dtype)))
+        want = torch.linalg.matrix_exp(torch.tensor(a, dtype=getattr(torch, dtype)))
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def test_cholesky_ex_complex_inf_keeps_the_failed_pivot():
+    # a complex row holding inf: LAPACK's failed pivot is real(a_jj) - sum(l * conj(l)) in
+    # complex arithmetic, nan+nanj, where a real-part-only pivot gave nan+0j (fuzz, session 8)
+    inf = math.inf
+    for a in ([[4, inf], [inf, 4 + 0j]], [[4, 0], [complex(0, inf), 9]], [[4, 2], [complex(2, inf), 9]],
+              [[4, 0], [0, -1 + 5j]], [[4, 0, 0], [complex(inf, 0), 9, 0], [0, 0, 9]]):
+        got = numtorch.linalg.cholesky_ex(numtorch.tensor(a, dtype=numtorch.complex128))
+        want = torch.linalg.cholesky_ex(torch.tensor(a, dtype=torch.complex128))
+        for part in (np.real, np.imag):  # complex NaN compares equal whatever its parts
+            np.testing.assert_array_equal(part(got.L.numpy()), part(want.L.numpy()))
+        assert int(got.info) == int(want.info)

@@ -133,3 +133,36 @@ def test_gradients_match_torch(expr, shapes):
         grads.append([t.grad.numpy() for t in ts])
     for g_nt, g_t in zip(grads[1], grads[0], strict=True):
         np.testing.assert_allclose(g_nt, g_t, rtol=1e-9, atol=1e-12)
+
+
+def _ones(lib, shape, dt):
+    return lib.ones(shape, dtype=getattr(lib, dt))
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.matmul(_ones(L, (2, 3, 4), "float32"), _ones(L, (4,), "float32"), out=_ones(L, (2, 3), "float64")),
+    lambda L: L.matmul(_ones(L, (4,), "float32"), _ones(L, (4,), "float32"), out=_ones(L, (), "float64")),
+    lambda L: L.addbmm(_ones(L, (3, 5), "float32"), _ones(L, (2, 3, 4), "float32"), _ones(L, (2, 4, 5), "float32"),
+                       out=_ones(L, (3, 5), "int64")),
+    lambda L: L.vdot(_ones(L, (4,), "float32"), _ones(L, (4,), "float32"), out=_ones(L, (), "float64")),
+    lambda L: L.inner(_ones(L, (4,), "float32"), _ones(L, (4,), "float32"), out=_ones(L, (), "float64")),
+    lambda L: L.tensordot(_ones(L, (3, 4), "float32"), _ones(L, (4, 5), "float32"), dims=1, out=_ones(L, (3, 5), "float64")),
+    lambda L: L.mm(_ones(L, (3, 4), "uint16"), _ones(L, (4, 5), "uint16"), out=_ones(L, (3, 5), "float32")),
+    lambda L: L.mv(_ones(L, (3, 4), "uint32"), _ones(L, (4,), "uint32"), out=_ones(L, (3,), "float32")),
+    lambda L: L.dot(_ones(L, (4,), "uint64"), _ones(L, (4,), "uint64"), out=_ones(L, (), "float32")),
+    lambda L: L.addbmm(_ones(L, (3, 5), "uint16"), _ones(L, (2, 3, 4), "uint16"), _ones(L, (2, 4, 5), "uint16"),
+                       out=_ones(L, (3, 5), "float32")),
+    lambda L: L.mm(_ones(L, (3, 4), "uint16"), _ones(L, (4, 5), "uint16"), out=_ones(L, (3, 5), "uint16")),
+])  # fmt: skip
+def test_product_out_dtype_errors_match(call):
+    # each product's out= dtype text is the one of the op torch writes through (dot_out, mv_out's
+    # addmv, addmm_, tensordot_out); out's dtype is checked before a wide unsigned refusal, and
+    # inner's float32 result may not go into a float64 out (it was accepted)
+    def run(lib):
+        try:
+            call(lib)
+        except (RuntimeError, NotImplementedError) as e:
+            return f"{type(e).__name__}: {e}"
+        return "returned"
+
+    assert run(numtorch) == run(torch)

@@ -309,3 +309,72 @@ def test_errors_match_torch(case):
         want.value, (ValueError, IndexError)
     )
     assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("nd", [1, 2, 3])
+def test_half_conv_skips_padded_taps(dtype, nd):
+    # torch's half slow_conv kernels skip the taps over the zero padding, so a NaN/inf weight
+    # there does not reach the edge outputs (float kernels multiply 0 * NaN); fuzz session 8
+    rng = np.random.default_rng(nd)
+    x = rng.standard_normal((2, 4, *[5] * nd)).round(1)
+    w = rng.standard_normal((6, 2, *[3] * nd)).round(1)
+    w.reshape(-1)[[0, 7, 20]] = [np.nan, np.inf, -np.inf]
+    x.reshape(-1)[3] = 0.0
+    kw = dict(padding=2, stride=2, dilation=1, groups=2) if nd != 2 else dict(padding=(1, 2), dilation=(2, 1), groups=2)
+    fn = f"conv{nd}d"
+    got = getattr(numtorch.nn.functional, fn)(numtorch.tensor(x, dtype=getattr(numtorch, dtype)),
+                                              numtorch.tensor(w, dtype=getattr(numtorch, dtype)), **kw)
+    want = getattr(torch.nn.functional, fn)(torch.tensor(x, dtype=getattr(torch, dtype)),
+                                            torch.tensor(w, dtype=getattr(torch, dtype)), **kw)
+    np.testing.assert_allclose(got.float().numpy(), want.float().numpy(), rtol=0.02, atol=0.05)
+
+
+@pytest.mark.parametrize("mode, shape", [("trilinear", (1, 1, 2)), ("trilinear", (1, 1, 2, 2)), ("bicubic", (1, 1, 2)),
+                                         ("bicubic", (1, 1, 2, 2, 2)), ("cubic", (1, 1, 2, 2)), ("nearest", (2,)),
+                                         ("linear", (1, 1, 2, 2, 2))])  # fmt: skip
+def test_interpolate_mode_errors_match(mode, shape):
+    # torch's texts for a mode that does not fit the input: its bad-mode list names lanczos, and
+    # trilinear needs 5D (the text said 6D)
+    with pytest.raises(NotImplementedError) as want:
+        TF.interpolate(torch.ones(shape), scale_factor=2, mode=mode)
+    with pytest.raises(NotImplementedError) as got:
+        F.interpolate(numtorch.ones(shape), scale_factor=2, mode=mode)
+    assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("fn, kw", [("max_pool2d", dict(kernel_size=3)), ("max_pool2d", dict(kernel_size=2, padding=1)),
+                                    ("max_pool3d", dict(kernel_size=2)), ("adaptive_max_pool2d", dict(output_size=2))])  # fmt: skip
+def test_int64_max_pool_keeps_extremes(fn, kw):
+    # the window's running max started at a float -inf, so 2**63 - 1 went through float64 and
+    # came back as -2**63 (fuzz seed 64); integer adaptive max pools are refused, as torch does
+    x = [[[5, 2**63 - 1, 3, 2**63 - 1], [-5, 1, 2, -2**63], [0, 0, 0, 0]], [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]]
+    x = [x] if fn == "max_pool3d" else x
+
+    def call(lib):
+        try:
+            return getattr(lib.nn.functional, fn)(lib.tensor(x), **kw).tolist()
+        except NotImplementedError as e:
+            return str(e)
+
+    assert call(numtorch) == call(torch)
+
+
+def test_cosine_similarity_takes_each_float_norm_in_its_own_dtype():
+    # torch converts only integral inputs: a float32 row holding 1e30 has an inf float32 norm, so
+    # its similarity with a float64 row is 0 (it was 0.918 through float64; fuzz seed 60)
+    a, b = [[-7.679, 1e30, -1.037, -6.702], [1.0, 2.0, 3.0, 4.0]], [[-2.018, 7.25, -2.014, -1.289], [1.0, 0.0, 1.0, 0.0]]
+    got = F.cosine_similarity(numtorch.tensor(a), numtorch.tensor(b, dtype=numtorch.float64), dim=-1)
+    want = TF.cosine_similarity(torch.tensor(a), torch.tensor(b, dtype=torch.float64), dim=-1)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+    assert str(got.dtype) == str(want.dtype)
+
+
+def test_int64_avg_pool_truncates_like_cpp():
+    # an int64 window mean is an integer division (truncation); the float route rounded
+    # -9223372036854775807 / 2 to -2**62 (fuzz seed 62)
+    x = [[[6, 8, -9223372036854775807, -9223372036854775807, 0, -2, 7], [-7, 5, -3, 2, 1, 1, 1]]]
+    for kw in (dict(kernel_size=2, ceil_mode=True, count_include_pad=False), dict(kernel_size=3, padding=1)):
+        assert F.avg_pool1d(numtorch.tensor(x), **kw).tolist() == TF.avg_pool1d(torch.tensor(x), **kw).tolist()
+    got = F.avg_pool2d(numtorch.tensor(x), (1, 3), divisor_override=2)
+    assert got.tolist() == TF.avg_pool2d(torch.tensor(x), (1, 3), divisor_override=2).tolist()

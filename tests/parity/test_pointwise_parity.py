@@ -5,6 +5,7 @@ the aten overload schemas."""
 from __future__ import annotations
 
 import itertools
+import math
 import warnings
 
 import numpy as np
@@ -409,3 +410,60 @@ def test_writes_through_a_conj_view_reach_the_base_as_torchs(name):
         _CONJ_WRITES[name](c)
         got.append((x.tolist(), c.tolist(), c.is_conj(), c.sum().item()))
     assert got[0] == got[1]
+
+
+@pytest.mark.parametrize("out_dtype", ["float64", "float16", "int64", "float32"])
+@pytest.mark.parametrize("weight_dim", [0, 1])
+def test_lerp_tensor_weight_out_dtype(out_dtype, weight_dim):
+    # lerp.Tensor: out= must have the result dtype ("Found dtype Double but expected Float")
+    # unless the weight is 0-d, which casts into out as lerp.Scalar does (fuzz seeds 42-58)
+    def call(lib):
+        w = lib.full((3,) * weight_dim, 0.25)
+        out = lib.full((3,), 7, dtype=getattr(lib, out_dtype))
+        try:
+            return lib.lerp(lib.ones(3), lib.zeros(3), w, out=out).tolist()
+        except RuntimeError as e:
+            assert out.tolist() == [7, 7, 7]  # nothing written
+            return str(e)
+
+    assert call(numtorch) == call(torch)
+
+
+@pytest.mark.parametrize("case", [
+    ("addcdiv", ((2,), (), ()), ("float16", "complex64", "float16"), 0.5),  # ComplexHalf: no kernel
+    ("addcdiv", ((), (2,), ()), ("complex64", "float16", "float16"), 0.5),
+    ("addcdiv", ((2,), (2,), (2,)), ("float16", "complex64", "float16"), 0.5),  # complex64: fine
+    ("addcmul", ((2,), (2,), (2,)), ("float16", "float16", "float16"), 1j),  # opmath: "type float"
+    ("addcdiv", ((2,), (2,), (2,)), ("bfloat16", "bfloat16", "bfloat16"), 1e39),
+    ("addcdiv", ((2,), (2,), (2,)), ("complex64", "float32", "float32"), 1e39),
+    ("addcmul", ((2,), (2,), (2,)), ("int8", "int8", "int8"), 300),
+    ("addcmul", ((2,), (2,), (2,)), ("uint8", "uint8", "uint8"), -1),
+])  # fmt: skip
+def test_addc_value_and_complex_half(case):
+    # torch promotes float16 with a lower-priority complex to ComplexHalf, which addcdiv has no
+    # kernel for; value converts to the opmath type, checked (fuzz seeds 42-58)
+    op, shapes, dts, v = case
+
+    def call(lib):
+        try:
+            return getattr(lib, op)(*[lib.ones(s, dtype=getattr(lib, d)) for s, d in zip(shapes, dts)], value=v).tolist()
+        except (RuntimeError, NotImplementedError) as e:
+            return f"{type(e).__name__}: {e}"
+
+    assert call(numtorch) == call(torch)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_div_by_zero_and_smith(dtype):
+    # c10's complex division: a zero divisor divides each part by |c| and |d| (Numba's kept the
+    # sign of -0: (-6.5-0.3j) / -0 gave inf-infj for torch's -inf-infj, fuzz seed 61)
+    a = [complex(-6.491, -0.344), complex(2, 3), 0j, complex(1, 0), complex(1e30, 3), complex(1, math.inf)]
+    b = [complex(-0.0, 0), complex(0.5, -2), complex(-0.0, -0.0), complex(1e-30, 1e30), complex(2, math.inf), complex(math.inf, 1)]
+    got = numtorch.div(numtorch.tensor(a, dtype=getattr(numtorch, dtype)), numtorch.tensor(b, dtype=getattr(numtorch, dtype)))
+    want = torch.div(torch.tensor(a, dtype=getattr(torch, dtype)), torch.tensor(b, dtype=getattr(torch, dtype)))
+    for part in (np.real, np.imag):
+        np.testing.assert_allclose(part(got.numpy()), part(want.numpy()), rtol=1e-6)
+    half = numtorch.tensor(a, dtype=getattr(numtorch, dtype)) / numtorch.tensor([-0.0], dtype=numtorch.float16)
+    want = torch.tensor(a, dtype=getattr(torch, dtype)) / torch.tensor([-0.0], dtype=torch.float16)
+    for part in (np.real, np.imag):
+        np.testing.assert_array_equal(part(half.numpy()), part(want.numpy()))

@@ -52,6 +52,9 @@ def cholesky_left_looking(a, out):
     nb = a.shape[0]
     n = a.shape[1]
     info = np.zeros(nb, np.int32)
+    # the pivot in a's dtype: a failed complex pivot keeps its imaginary part, as torch's LAPACK
+    # leaves it (nan+nanj where a row holds inf: (inf+nanj) * conj(inf+nanj) is nan+nanj)
+    acc = np.zeros(1, out.dtype)
     for k in range(nb):
         A = a[k]
         L = out[k]
@@ -59,11 +62,12 @@ def cholesky_left_looking(a, out):
             for j in range(n):
                 L[i, j] = A[i, j] if j <= i else 0
         for j in range(n):
-            s = L[j, j].real
+            acc[0] = L[j, j].real
             for p in range(j):
-                s -= (L[j, p] * np.conj(L[j, p])).real
+                acc[0] -= L[j, p] * np.conj(L[j, p])
+            s = acc[0].real
             if not s > 0:  # NaN fails too, as in LAPACK
-                L[j, j] = s
+                L[j, j] = acc[0]
                 info[k] = j + 1
                 break
             d = np.sqrt(s)

@@ -119,8 +119,14 @@ def _product_out(check):
     def impl(self, other, out):
         if check is _mv_check:  # PyTorch names out (addmv's self) in the dtype message
             check(self, other, out)
-        if check is _dot_checks and out._dtype is not self._dtype:  # dot_out: before dot's own checks
+        d1, d2 = self._data.ndim, other._data.ndim
+        dot = check is _dot_checks or check is _matmul_checks and d1 == d2 == 1  # matmul.out folds to dot_out
+        if dot and out._dtype is not self._dtype:  # dot_out: before dot's own checks
             raise RuntimeError(f"result dtype {F.cname(out._dtype)} does not match input dtype {F.cname(self._dtype)}")
+        if check is _matmul_checks and d1 >= 2 and d2 == 1 and out._dtype is not self._dtype:
+            # matmul.out folds (..., n, k) @ (k,) to mv_out, whose addmv names out first
+            _mv_checks((int(np.prod(self._data.shape[:-1])), self._data.shape[-1]), other._data.shape,
+                       self._dtype, other._dtype, self_dt=out._dtype)  # fmt: skip
         try:
             check(self, other)
         except NotImplementedError:  # the meta function checks out's dtype before the kernel's refusal
@@ -137,6 +143,19 @@ def _product_out(check):
     return impl
 
 
+def _rule_check(rule: str, out: Tensor, dt: D.dtype) -> None:
+    """The out= dtype texts of the ops that write through another op (``dt``: the result's)."""
+    if out._dtype is dt:
+        return
+    if rule == "dot":  # vdot_out, as dot_out
+        raise RuntimeError(f"result dtype {F.cname(out._dtype)} does not match input dtype {F.cname(dt)}")
+    if rule == "addmm_":  # addbmm_out ends in out.addmm_(...)
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {F.cname(out._dtype)} and {F.cname(dt)}")
+    if rule == "tensordot":  # at::tensordot_out: no promotion into out
+        raise RuntimeError(f"tensordot: Expected the output tensor to have dtype {F.cname(dt)}, but got an "
+                           f"output tensor with dtype {F.cname(out._dtype)}")  # fmt: skip
+
+
 def _op(schema: str, impl, backward=None, rule="same", composite=False, out_impl=None):
     """Declare ``schema`` and its ``.out`` overload (impl's result written into ``out`` unless
     ``out_impl`` computes into it directly)."""
@@ -148,13 +167,18 @@ def _op(schema: str, impl, backward=None, rule="same", composite=False, out_impl
     out_schema = f"{out_ov}({args}{star}, Tensor(a!) out) -> Tensor(a!)"
 
     def copy_out(*v):
+        if rule == "dot":  # before the op's own checks
+            _rule_check(rule, v[-1], v[0]._dtype)
         try:
             res = impl(*v[:-1])
         except NotImplementedError:  # a structured op's meta checks out's dtype before the kernel's refusal
             if rule == "same" and isinstance(v[0], Tensor):
                 _out_check(v[-1], v[0]._dtype, rule)
+            elif rule == "addmm_":
+                _rule_check(rule, v[-1], v[0]._dtype)
             raise
-        return write_result(v[-1], res._data, res._dtype, rule)
+        _rule_check(rule, v[-1], res._dtype)
+        return write_result(v[-1], res._data, res._dtype, rule if rule in ("same", "cast") else "same")
 
     out_impl = out_impl or copy_out
     if composite:
@@ -269,7 +293,7 @@ def _vdot_cpu(self, other):
 
 _DOT = _op("dot(Tensor self, Tensor tensor) -> Tensor", _product_cpu(_dot_checks), out_impl=_product_out(_dot_checks), backward={
     "self": lambda grad, tensor: grad * _cj(tensor), "tensor": lambda grad, self: grad * _cj(self)})  # fmt: skip
-_VDOT = _op("vdot(Tensor self, Tensor other) -> Tensor", _vdot_cpu, backward={
+_VDOT = _op("vdot(Tensor self, Tensor other) -> Tensor", _vdot_cpu, rule="dot", backward={
     "self": lambda grad, other: _cj(grad) * other, "other": lambda grad, self: grad * self})  # fmt: skip
 _bind("dot", "input, tensor", _DOT, doc="""Inner product of two 1-D tensors of the same dtype.
 
@@ -479,7 +503,7 @@ _BADDBMM = _op(f"baddbmm(Tensor self, Tensor batch1, Tensor batch2, {_SCAL}) -> 
     "self": lambda grad, beta: grad * beta,
     "batch1": lambda grad, batch2, alpha: grad.bmm(_mH(batch2)) * alpha,
     "batch2": lambda grad, batch1, alpha: _mH(batch1).bmm(grad) * alpha})  # fmt: skip
-_ADDBMM = _op(f"addbmm(Tensor self, Tensor batch1, Tensor batch2, {_SCAL}) -> Tensor", _addbmm_cpu, backward={
+_ADDBMM = _op(f"addbmm(Tensor self, Tensor batch1, Tensor batch2, {_SCAL}) -> Tensor", _addbmm_cpu, rule="addmm_", backward={
     "self": lambda grad, beta: grad * beta,
     "batch1": lambda grad, batch2, alpha: grad.matmul(_mH(batch2)) * alpha,
     "batch2": lambda grad, batch1, alpha: _mH(batch1).matmul(grad) * alpha})  # fmt: skip
@@ -666,7 +690,7 @@ def _tensordot_composite(self, other, dims_self, dims_other):
 
 
 _TENSORDOT = _op("tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor",
-                 _tensordot_composite, composite=True)  # fmt: skip
+                 _tensordot_composite, composite=True, rule="tensordot")  # fmt: skip
 
 
 def _tensordot(a, b, dims, out):
@@ -702,98 +726,3 @@ _bind("kron", "input, other", _KRON, doc="""Kronecker product (types promote; fe
     tensor([[1., 1., 0., 0.],
             [0., 0., 1., 1.]])
     """)  # fmt: skip
-
-
-# ---- cross / trace ---------------------------------------------------------------------------------
-def _linalg_cross_cpu(self, other, dim=-1):
-    if self._data.ndim != other._data.ndim:
-        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
-    d = _wrap_dim(dim, self._data.ndim)
-    if self._data.shape[d] != 3 or other._data.shape[d] != 3:
-        raise RuntimeError(
-            f"linalg.cross: inputs dimension {dim} must have length 3. Got {self._data.shape[d]} and {other._data.shape[d]}"
-        )
-    broadcast_error(self._data.shape, other._data.shape)
-    if self._dtype is not other._dtype:
-        raise RuntimeError(
-            f"expected scalar type {F.cname(self._dtype)} but found {F.cname(other._dtype)}"
-        )
-    if self._dtype is D.bool:
-        raise _not_impl("cross", self._dtype)
-    with np.errstate(all="ignore"):
-        arr = np.cross(self._data, other._data, axis=d)
-    return _make(np.ascontiguousarray(arr, dtype=self._dtype.np), self._dtype)
-
-
-_LCROSS = _op("linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor", _linalg_cross_cpu, backward={
-    "self": lambda grad, other, dim: dispatch(_LCROSS[0], [_cj(other), grad, dim]),
-    "other": lambda grad, self, dim: dispatch(_LCROSS[0], [grad, _cj(self), dim])})  # fmt: skip
-_bind("cross", "input, other, *, dim=-1", _LCROSS, method=False, module="torch.linalg", doc="""Cross product of
-    3-vectors along ``dim`` (inputs broadcast and have the same number of dimensions).
-
-    >>> numtorch.linalg.cross(numtorch.tensor([1.0, 0.0, 0.0]), numtorch.tensor([0.0, 1.0, 0.0]))
-    tensor([0., 0., 1.])
-    """)  # fmt: skip
-
-
-def _cross_composite(self, other, dim=None):
-    if dim is None:
-        import warnings
-
-        warnings.warn(
-            "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
-            "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree with "
-            "that of linalg.cross in a future release.",
-            UserWarning,
-            stacklevel=5,
-        )
-        shape = broadcast_error(self._data.shape, other._data.shape)
-        dim = next((i for i, s in enumerate(shape) if s == 3), None)
-        if dim is None:
-            raise RuntimeError("no dimension of size 3 in input")
-    return dispatch(_LCROSS[0], [self, other, dim])
-
-
-_CROSS = _op(
-    "cross(Tensor self, Tensor other, int? dim=None) -> Tensor", _cross_composite, composite=True
-)
-_bind("cross", "input, other, dim=None", _CROSS, doc="""Cross product along ``dim`` (default: the first
-    dimension of size 3, with PyTorch's deprecation warning).
-
-    >>> numtorch.cross(numtorch.tensor([1.0, 0.0, 0.0]), numtorch.tensor([0.0, 1.0, 0.0]), dim=0)
-    tensor([0., 0., 1.])
-    """)  # fmt: skip
-
-
-def _trace_cpu(self):
-    if self._data.ndim != 2:
-        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {self._data.ndim}")
-    dt = self._dtype
-    if dt is D.bool:
-        raise _not_impl("trace", dt)
-    res = D.int64 if dt.category == D._INT else dt
-    acc = np.float32 if dt is D.float16 else res.np
-    return _make(np.asarray(np.trace(self._data, dtype=acc)).astype(res.np), res)
-
-
-def _trace_backward(grad, self):
-    from ..factory.core import eye_m
-
-    n, m = self._data.shape
-    return grad * dispatch(eye_m, [n, m, grad._dtype, None, None, None])
-
-
-trace = defop("trace(Tensor self) -> Tensor", cpu=_trace_cpu, backward={"self": _trace_backward})
-
-
-def _trace(input):
-    """Sum of the main diagonal of a 2-D tensor (integers accumulate in int64).
-
-    >>> numtorch.trace(numtorch.eye(3))
-    tensor(3.)
-    """
-    return dispatch(trace, [input])
-
-
-public("trace", "input", _trace, ops=(trace,))
-public("trace", "self", _trace, relevant=("self",), module="Tensor", ops=(trace,))

@@ -4,7 +4,7 @@ decomposes them (tensordot / a chain of matmuls), with PyTorch's checks."""
 from __future__ import annotations
 
 from ..._dispatch import dispatch
-from .._registry import defop, public
+from .._registry import OPS, defop, public
 from .core import _TENSORDOT
 
 # c10's TypeMeta names, which multi_dot's dtype message prints
@@ -13,20 +13,28 @@ _META = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloa
          "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}  # fmt: skip
 
 
-def _inner(self, other):
-    if self.ndim == 0 or other.ndim == 0:
-        return self * other
+def _last_dims(self, other):
     if self.shape[-1] != other.shape[-1]:
         raise RuntimeError(
             "inner() the last dimension must match on both input tensors but got shapes "
             f"{list(self.shape)} and {list(other.shape)}"
         )
+
+
+def _inner(self, other):
+    if self.ndim == 0 or other.ndim == 0:
+        return self * other
+    _last_dims(self, other)
     return dispatch(_TENSORDOT[0], [self, other, [-1], [-1]])
 
 
 def _inner_out(self, other, out):
-    r = _inner(self, other)
-    return out.resize_(r.shape).copy_(r)
+    # at::inner_out: mul_out for a 0-d operand, else tensordot_out, whose dtype check refuses
+    # promotion into out (a float32 product into a float64 out)
+    if self.ndim == 0 or other.ndim == 0:
+        return dispatch(OPS["aten::mul.out"], [self, other, out])
+    _last_dims(self, other)
+    return dispatch(_TENSORDOT[1], [self, other, [-1], [-1], out])
 
 
 inner = defop("inner(Tensor self, Tensor other) -> Tensor", composite=_inner)

@@ -265,10 +265,39 @@ def _gemm_nt(a4, b4):
     return out
 
 
-def _conv_forward(x, w, g: _Geom):
+_HALF = (D.float16, D.bfloat16)
+
+
+def weight_times_cols(wm, cols, half: bool, valid):
+    """``wm @ cols`` for (G, O/G, K) weights and (N, G, K, L) columns of a convolution.
+
+    PyTorch's half-precision (float16/bfloat16) slow_conv kernels skip the taps that fall on
+    the zero padding, where its float kernels multiply them: 0 * NaN there is NaN, and a NaN
+    or inf weight over the padding must not reach a half output (fuzz, session 8). Only a
+    non-finite weight can tell the two apart, so only then are its taps added one by one,
+    masked by ``valid()``: the (1, G, K, L) taps inside the input (None: no padding).
+    """
+    if not half or valid is None or np.isfinite(wm).all():
+        return np.matmul(wm, cols)
+    bad = ~np.isfinite(wm)
+    out = np.matmul(np.where(bad, 0, wm), cols)
+    gi, oi, ki = np.nonzero(bad)
+    with np.errstate(invalid="ignore"):  # inf * 0 inside the input is NaN, as in PyTorch
+        terms = np.where(valid()[:, gi, ki], wm[gi, oi, ki][:, None] * cols[:, gi, ki], 0)
+    np.add.at(out, (slice(None), gi, oi), terms.astype(out.dtype, copy=False))
+    return out
+
+
+def _conv_forward(x, w, g: _Geom, half: bool = False):
     """Non-transposed convolution of contiguous 4-D arrays -> (N, O, OH, OW)."""
     cols = _cols_of(x, g, g.C, g.H, g.W, g.OH, g.OW)
-    out = np.matmul(w.reshape(g.G, g.O // g.G, -1), cols)
+    args = g.args(g.C, g.H, g.W, g.OH, g.OW)
+    L = g.OH * g.OW
+
+    def valid():
+        return _im2col(np.ones((1, *x.shape[1:]), x.dtype), 1, args, L).reshape(1, g.G, -1, L) != 0
+
+    out = weight_times_cols(w.reshape(g.G, g.O // g.G, -1), cols, half, None if g.P == [0, 0] else valid)
     return out.reshape(g.N, g.O, g.OH, g.OW)
 
 
@@ -354,7 +383,7 @@ def _convolution_cpu(
     if g.N * g.O * g.OH * g.OW == 0 or x.size == 0 or w.size == 0:
         out = np.zeros((g.N, g.O, g.OH, g.OW), dt.np)
     else:
-        out = _convt_forward(x, w, g) if transposed else _conv_forward(x, w, g)
+        out = _convt_forward(x, w, g) if transposed else _conv_forward(x, w, g, input._dtype in _HALF)
         out = np.ascontiguousarray(out)
     if bias is not None and out.size:
         K.add_channel_bias(out.reshape(-1), contig(bias, dt), g.O, g.OH * g.OW)

@@ -66,9 +66,15 @@ def _prod(t) -> int:
     return int(np.prod(t))
 
 
-def _conv_fwd(x, w, g: _G3):
-    cols = _vol2col(x, g.N, g.geo(g.C, g.sp, g.osp)).reshape(g.N, g.G, -1, _prod(g.osp))
-    return np.matmul(w.reshape(g.G, g.O // g.G, -1), cols).reshape(g.N, g.O, *g.osp)
+def _conv_fwd(x, w, g: _G3, half: bool = False):
+    geo, L = g.geo(g.C, g.sp, g.osp), _prod(g.osp)
+    cols = _vol2col(x, g.N, geo).reshape(g.N, g.G, -1, L)
+
+    def valid():  # the taps inside the input (C.weight_times_cols: half kernels skip the others)
+        return _vol2col(np.ones((1, *x.shape[1:]), x.dtype), 1, geo).reshape(1, g.G, -1, L) != 0
+
+    out = C.weight_times_cols(w.reshape(g.G, g.O // g.G, -1), cols, half, valid if any(g.P) else None)
+    return out.reshape(g.N, g.O, *g.osp)
 
 
 def _conv_gi(go, w, g: _G3):
@@ -114,7 +120,7 @@ def convolution3d_cpu(input, weight, bias, stride, padding, dilation, transposed
     if g.N * g.O * _prod(g.osp) == 0 or x.size == 0 or w.size == 0:
         out = np.zeros((g.N, g.O, *g.osp), dt.np)
     else:
-        out = np.ascontiguousarray(_convt_fwd(x, w, g) if transposed else _conv_fwd(x, w, g))
+        out = np.ascontiguousarray(_convt_fwd(x, w, g) if transposed else _conv_fwd(x, w, g, input._dtype in C._HALF))
     if bias is not None and out.size:
         K.add_channel_bias(out.reshape(-1), C.contig(bias, dt), g.O, _prod(g.osp))
     return _make(out.astype(input._dtype.np, copy=False), input._dtype)

@@ -427,8 +427,11 @@ def _cosine_similarity(x1, x2, dim, eps):
         raise RuntimeError(
             f"expected common dtype to be floating point, yet common dtype is {_cname(common)}"
         )
+    # only integral inputs convert: each float input's norm is taken in its own dtype, as torch's
+    # (a float32 row holding 1e30 has an inf norm and gives 0 against a float64 one)
+    x1, x2 = (x if x.dtype.category == D._FLOAT else x.to(common) for x in (x1, x2))
     # broadcast before normalising: a size-1 ``dim`` in one input must not be normalised on its own
-    x1, x2 = aten.broadcast_tensors.default([x1.to(common), x2.to(common)])
+    x1, x2 = aten.broadcast_tensors.default([x1, x2])
     n1 = x1.norm(2, dim, keepdim=True).clamp_min(eps)
     n2 = x2.norm(2, dim, keepdim=True).clamp_min(eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)

@@ -405,6 +405,8 @@ adaptive_avg_pool2d = defop("adaptive_avg_pool2d(Tensor self, SymInt[2] output_s
 
 def _adaptive_max_cpu(self, output_size):
     H, W, OH, OW = _adaptive_setup(self, output_size, "adaptive_max_pool2d")
+    if self._dtype.category < D._FLOAT:  # PyTorch's kernel is floating-only (1-D pools too)
+        raise NotImplementedError(f"\"adaptive_max_pool2d\" not implemented for '{_cname(self._dtype)}'")
     dt = compute_dtype(self, "adaptive_max_pool2d")
     out = np.empty(_out_shape(self, OH, OW), dt.np)
     idx = np.empty(out.shape, np.int64)

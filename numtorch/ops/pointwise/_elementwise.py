@@ -182,8 +182,9 @@ class Elementwise(Pointwise):
         return r
 
     def _check_target(self, operands, target, inplace, types):
+        strict_out = self.strict_out(operands) if callable(self.strict_out) else self.strict_out  # lerp's
         try:
-            self._check_out(target, inplace, types[1], types[2])
+            self._check_out(target, inplace, types[1], types[2], strict_out)
         except RuntimeError:  # the shape (in place: self's) is TensorIterator's first check
             _shape_first(operands, target, inplace)
             raise
@@ -300,10 +301,10 @@ class Elementwise(Pointwise):
         if not inplace and pat != "as":
             self._fast[compute] = entry  # the engine's own unary/binary fast path
 
-    def _check_out(self, target, inplace, compute, result):
+    def _check_out(self, target, inplace, compute, result, strict_out):
         if inplace and result is not compute and self.rule == "real":
             raise RuntimeError(f"In-place {self.name} is not supported for complex tensors.")
-        if self.strict_out and not inplace and CAT[compute.category] in self.errors:
+        if strict_out and not inplace and CAT[compute.category] in self.errors:
             # a meta function's own dtype refusal precedes TensorIterator's out= dtype check
             # (sign, clamp_min with a complex number); clamp.Tensor's kernel refusal comes after
             self.check(compute)
@@ -312,10 +313,10 @@ class Elementwise(Pointwise):
             self.check(compute)  # the input's dtype check comes first there
             raise bad_out[0](bad_out[1].format(out=_cname(target._dtype), input=_cname(result)))
         # abs: complex input may write any real out it casts to; other input, its own dtype only
-        strict = self.strict_out or self.rule == "real" and compute is result
+        strict = strict_out or self.rule == "real" and compute is result
         if strict and not inplace and target._dtype is not result:
             raise RuntimeError(f"Found dtype {_cname(target._dtype)} but expected {_cname(result)}")
-        cast_check(result, target, TYPEMETA if self.strict_out else None)
+        cast_check(result, target, TYPEMETA if strict_out else None)
 
 
 class Routed(Pointwise):
@@ -459,16 +460,15 @@ def cast_check(result, out, names=None):
         )
 
 
+def _groups_of(operands):  # promotion's groups: dtypes of tensors with dims, of 0-d ones, numbers
+    t = [x for x in operands if isinstance(x, Tensor)]
+    return ([x._dtype for x in t if x._data.ndim], [x._dtype for x in t if not x._data.ndim],
+            [x for x in operands if not isinstance(x, Tensor)])  # fmt: skip
+
+
 def _common(operands):
-    dims, zeros, scalars = [], [], []
-    for x in operands:
-        if isinstance(x, Tensor):
-            (dims if x._data.ndim else zeros).append(x._dtype)
-        else:
-            scalars.append(x)
-    if not dims and not zeros:
-        return None
-    return D.result_type_of(dims, zeros, scalars)
+    dims, zeros, scalars = _groups_of(operands)
+    return D.result_type_of(dims, zeros, scalars) if dims or zeros else None
 
 
 def run(pw, operands, kparams, out, inplace, compute, result, zero_div=None, keep=()):
@@ -581,11 +581,13 @@ def pow_check(compute, operands, params):
 
 
 def value_param(compute, operands, params):
-    (v,) = params
-    if type(v) is complex and compute.category != D._COMPLEX:
-        # c10::Scalar::to<real>() of a complex value: only a zero imaginary part converts
-        if v.imag != 0:
-            raise RuntimeError(f"value cannot be converted to type {CTYPE[compute.name]} without overflow")
+    # c10::Scalar::to<opmath_t>(): checked in float for half; complex to real needs imag == 0
+    v, c = params[0], D.float32 if compute in (D.float16, D.bfloat16) else compute
+    if c.category == D._COMPLEX:  # each part checked as a real one
+        lo, hi = _LIMITS.get(c.to_real()) or _limits(c.to_real())
+        if any(math.isfinite(p) and not lo <= p <= hi for p in (complex(v).real, complex(v).imag)):
+            raise RuntimeError(f"value cannot be converted to type {CTYPE[c.name]} without overflow")
+    elif type(checked(v, c)) is complex:  # a zero imaginary part passed
         v = v.real
     return [int(v) if compute.category <= D._INT and type(v) is float else v]
 
@@ -600,6 +602,8 @@ def addcdiv_check(compute, operands, params):
             "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
             "for all dtypes."
         )
+    if compute is D.complex64 and D.is_complex_half(*_groups_of(operands)):  # no ComplexHalf kernel
+        raise NotImplementedError("\"addcdiv_cpu_out\" not implemented for 'ComplexHalf'")
     return value_param(compute, operands, params)
 
 
@@ -631,6 +635,11 @@ def lerp_check(operands):
         ):
             raise RuntimeError(f"expected dtype {TYPEMETA[self._dtype.name]} for `{name}` but got dtype "
                                f"{TYPEMETA[t._dtype.name]}")  # fmt: skip
+
+
+def lerp_strict_out(operands):
+    """lerp.Tensor's out= has the result dtype, unless the weight is 0-d (then cast, as lerp.Scalar)."""
+    return isinstance(operands[2], Tensor) and operands[2]._data.ndim > 0
 
 
 def checked_bounds(compute, operands, params):
@@ -778,6 +787,7 @@ __all__ = [
     "checked",
     "checked_bounds",
     "lerp_check",
+    "lerp_strict_out",
     "lerp_params",
     "nan_to_num_params",
     "not_tensor",

@@ -23,7 +23,7 @@ from ._elementwise import (
     addcdiv_check,
     alpha_check,
     checked_bounds,
-    lerp_check, lerp_params,
+    lerp_check, lerp_params, lerp_strict_out,
     nan_to_num_params, not_tensor, number, pow_check, sub_check, value_param,
 )  # fmt: skip
 from ._clamp import clamp_bounds, clamp_complex, scalar_bound
@@ -301,7 +301,7 @@ def _div_bw_other(grad, self, other):
     return _neg(_mul(grad, _div(_div(self, other), other)))
 
 
-_div_true = Elementwise("div", _T2, "np.divide(self, other)", rule="float", opmath=(1,))
+_div_true = Elementwise("div", _T2, {"f": "np.divide(self, other)", "c": "cdiv(self, other)"}, rule="float", opmath=(1,))
 _div_floor = Elementwise("div_floor", _T2, {"bi": "div_floor_int(self, other)", "f": "div_floor_float(self, other)"},
                          allow="if", zero_div=1)  # fmt: skip
 _div_trunc = Elementwise("div_trunc", _T2, {"bi": "div_trunc_int(self, other)", "f": "np.trunc(self / other)"},
@@ -719,7 +719,7 @@ _LERP_S = _decl("lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor",
                 {"self": lambda grad, weight: _mul(grad, 1 - weight), "end": lambda grad, weight: _mul(grad, weight)})  # fmt: skip
 _LERP_T = _decl("lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor",
                 Elementwise("lerp", ["self", "end", "weight"], _LERP_X, allow="fc", kname="lerp_kernel_tensor",
-                            kparams=["half", "one"], early=lerp_check, prep=lerp_params),
+                            kparams=["half", "one"], early=lerp_check, prep=lerp_params, strict_out=lerp_strict_out),
                 {"self": lambda grad, weight: _mul(grad, _sub(1, weight)), "end": lambda grad, weight: _mul(grad, weight),
                  "weight": lambda grad, self, end: _mul(grad, _sub(end, self))}, out_overload="Tensor_out")  # fmt: skip
 _ALL["lerp"] = {"T": _LERP_T, "S": _LERP_S}

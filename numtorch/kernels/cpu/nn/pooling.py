@@ -9,7 +9,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from numtorch.kernels._jit import inline, kernel, parallel_kernel, prange
+from numtorch.kernels._jit import inline, kernel, parallel_kernel, prange, scalar_overload
+from numtorch.kernels.cpu.pointwise.scalar import div_trunc_int
+
+
+def window_mean(acc, d):
+    return acc / d
+
+
+@scalar_overload(window_mean)
+def _window_mean_typer(acc, d):
+    # an integer window's mean is C++'s integer division (truncation), as PyTorch's kernel: the
+    # float route rounded -9223372036854775807 / 2 to -2**62 (fuzz seed 62)
+    if str(acc).startswith(("int", "uint")):
+        return lambda acc, d: div_trunc_int(acc, d)
+    return lambda acc, d: acc / d
 
 
 @inline
@@ -26,8 +40,10 @@ def _max_pool_plane(x, out, idx, p, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW
             w1 = min(w0 + (KW - 1) * DW + 1, W)
             while w0 < 0:
                 w0 += DW
-            best = -np.inf
+            # start from the window's first element, as PyTorch from its first index: a float
+            # -inf turned the best int64 into a float (2**63 - 1 came out as -2**63)
             at = h0 * W + w0
+            best = x[xb + at]
             for h in range(h0, h1, DH):
                 for w in range(w0, w1, DW):
                     v = x[xb + h * W + w]
@@ -108,7 +124,7 @@ def _avg_pool_plane(x, out, p, H, W, KH, KW, SH, SW, PH, PW, OH, OW, cip, diviso
             if h0 >= h1 or w0 >= w1:
                 out[ob + oh * OW + ow] = 0
             else:
-                out[ob + oh * OW + ow] = acc / d
+                out[ob + oh * OW + ow] = window_mean(acc, d)
 
 
 @kernel
@@ -206,8 +222,8 @@ def adaptive_max_pool2d(x, out, idx, H, W, OH, OW):
             for ow in range(OW):
                 w0 = _start(ow, W, OW)
                 w1 = _end(ow, W, OW)
-                best = -np.inf
                 at = h0 * W + w0
+                best = x[xb + at]
                 for h in range(h0, h1):
                     for w in range(w0, w1):
                         v = x[xb + h * W + w]

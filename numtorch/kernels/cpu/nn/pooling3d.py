@@ -40,8 +40,10 @@ def _max_pool_volume(x, out, idx, p, geo):
             h0, h1 = _first(oh, SH, PH, DH, KH, H)
             for ow in range(OW):
                 w0, w1 = _first(ow, SW, PW, DW, KW, W)
-                best = -np.inf
+                # start from the window's first element, as PyTorch from its first index: a float
+                # -inf turned the best int64 into a float (2**63 - 1 came out as -2**63)
                 at = (d0 * H + h0) * W + w0
+                best = x[xb + at]
                 for d in range(d0, d1, DD):
                     for h in range(h0, h1, DH):
                         for w in range(w0, w1, DW):
@@ -162,8 +164,8 @@ def _adaptive_volume(x, out, idx, gi, grad, p, geo, mode):
                                 acc += x[xb + (d * H + h) * W + w]
                     out[o] = acc / n
                 else:
-                    best = -np.inf
                     at = (d0 * H + h0) * W + w0
+                    best = x[xb + at]
                     for d in range(d0, d1):
                         for h in range(h0, h1):
                             for w in range(w0, w1):

@@ -89,6 +89,23 @@ def div_trunc_int(a, b):
 
 
 @inline
+def cdiv(x, y):
+    # c10::complex's division (NumPy's loops): Smith's scaling, and a division by zero divides
+    # each part by |c| and |d|, so (-6.5-0.3j) / (-0+0j) is -inf-infj (Numba's kept c's sign)
+    a, b, c, d = x.real, x.imag, y.real, y.imag
+    ac, ad = abs(c), abs(d)
+    if ac >= ad:
+        if ac == 0 and ad == 0:
+            return complex(a / ac, b / ad)
+        rat = d / c
+        den = c + d * rat
+        return complex((a + b * rat) / den, (b - a * rat) / den)
+    rat = c / d
+    den = d + c * rat
+    return complex((a * rat + b) / den, (b * rat - a) / den)
+
+
+@inline
 def remainder_float(a, b):
     mod = np.fmod(a, b)
     if mod != 0 and (b < 0) != (mod < 0):

@@ -1,0 +1,108 @@
+"""torch.linalg.cross / torch.cross and trace (moved out of ``core``, which is at the file-size cap)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _dtype as D
+from ... import _factory_utils as F
+from ..._dispatch import dispatch
+from ..._tensor import _make, _wrap_dim
+from .._registry import defop, public
+from ._contract import _not_impl, broadcast_error
+from .core import _bind, _cj, _op
+
+
+# ---- cross / trace ---------------------------------------------------------------------------------
+def _linalg_cross_cpu(self, other, dim=-1):
+    if self._data.ndim != other._data.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    d = _wrap_dim(dim, self._data.ndim)
+    if self._data.shape[d] != 3 or other._data.shape[d] != 3:
+        raise RuntimeError(
+            f"linalg.cross: inputs dimension {dim} must have length 3. Got {self._data.shape[d]} and {other._data.shape[d]}"
+        )
+    broadcast_error(self._data.shape, other._data.shape)
+    if self._dtype is not other._dtype:
+        raise RuntimeError(
+            f"expected scalar type {F.cname(self._dtype)} but found {F.cname(other._dtype)}"
+        )
+    if self._dtype is D.bool:
+        raise _not_impl("cross", self._dtype)
+    with np.errstate(all="ignore"):
+        arr = np.cross(self._data, other._data, axis=d)
+    return _make(np.ascontiguousarray(arr, dtype=self._dtype.np), self._dtype)
+
+
+_LCROSS = _op("linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor", _linalg_cross_cpu, backward={
+    "self": lambda grad, other, dim: dispatch(_LCROSS[0], [_cj(other), grad, dim]),
+    "other": lambda grad, self, dim: dispatch(_LCROSS[0], [grad, _cj(self), dim])})  # fmt: skip
+_bind("cross", "input, other, *, dim=-1", _LCROSS, method=False, module="torch.linalg", doc="""Cross product of
+    3-vectors along ``dim`` (inputs broadcast and have the same number of dimensions).
+
+    >>> numtorch.linalg.cross(numtorch.tensor([1.0, 0.0, 0.0]), numtorch.tensor([0.0, 1.0, 0.0]))
+    tensor([0., 0., 1.])
+    """)  # fmt: skip
+
+
+def _cross_composite(self, other, dim=None):
+    if dim is None:
+        import warnings
+
+        warnings.warn(
+            "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+            "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree with "
+            "that of linalg.cross in a future release.",
+            UserWarning,
+            stacklevel=5,
+        )
+        shape = broadcast_error(self._data.shape, other._data.shape)
+        dim = next((i for i, s in enumerate(shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    return dispatch(_LCROSS[0], [self, other, dim])
+
+
+_CROSS = _op(
+    "cross(Tensor self, Tensor other, int? dim=None) -> Tensor", _cross_composite, composite=True
+)
+_bind("cross", "input, other, dim=None", _CROSS, doc="""Cross product along ``dim`` (default: the first
+    dimension of size 3, with PyTorch's deprecation warning).
+
+    >>> numtorch.cross(numtorch.tensor([1.0, 0.0, 0.0]), numtorch.tensor([0.0, 1.0, 0.0]), dim=0)
+    tensor([0., 0., 1.])
+    """)  # fmt: skip
+
+
+def _trace_cpu(self):
+    if self._data.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {self._data.ndim}")
+    dt = self._dtype
+    if dt is D.bool:
+        raise _not_impl("trace", dt)
+    res = D.int64 if dt.category == D._INT else dt
+    acc = np.float32 if dt is D.float16 else res.np
+    return _make(np.asarray(np.trace(self._data, dtype=acc)).astype(res.np), res)
+
+
+def _trace_backward(grad, self):
+    from ..factory.core import eye_m
+
+    n, m = self._data.shape
+    return grad * dispatch(eye_m, [n, m, grad._dtype, None, None, None])
+
+
+trace = defop("trace(Tensor self) -> Tensor", cpu=_trace_cpu, backward={"self": _trace_backward})
+
+
+def _trace(input):
+    """Sum of the main diagonal of a 2-D tensor (integers accumulate in int64).
+
+    >>> numtorch.trace(numtorch.eye(3))
+    tensor(3.)
+    """
+    return dispatch(trace, [input])
+
+
+public("trace", "input", _trace, ops=(trace,))
+public("trace", "self", _trace, relevant=("self",), module="Tensor", ops=(trace,))
