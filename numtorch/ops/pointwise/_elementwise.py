@@ -311,8 +311,12 @@ class Elementwise(Pointwise):
         if bad_out is not None and not inplace and target._dtype is not result:
             self.check(compute)  # the input's dtype check comes first there
             raise bad_out[0](bad_out[1].format(out=_cname(target._dtype), input=_cname(result)))
-        # abs: complex input may write any real out it casts to; other input, its own dtype only
+        # abs: complex input may write any real out it casts to, and a complex out only of its own
+        # dtype (ATen runs complex -> complex into it); other input, its own dtype only
         strict = self.strict_out or self.rule == "real" and compute is result
+        complex_out = target._dtype.category == D._COMPLEX
+        if self.rule == "real" and not inplace and complex_out and target._dtype is not compute:
+            raise RuntimeError(f"Found dtype {_cname(target._dtype)} but expected {_cname(compute)}")
         if strict and not inplace and target._dtype is not result:
             raise RuntimeError(f"Found dtype {_cname(target._dtype)} but expected {_cname(result)}")
         cast_check(result, target, TYPEMETA if self.strict_out else None)

@@ -1,0 +1,42 @@
+"""Regressions from the differential fuzzer's seeds 70-89 (issue 10), each against torch: the
+call's result (dtype, shape, values) or its exception (type and text) must be torch's."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import numtorch
+
+torch = pytest.importorskip("torch")
+
+
+def _outcome(lib, fn):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = fn(lib)
+    except Exception as e:  # noqa: BLE001 -- the exception is what is compared
+        return ("raises", type(e).__name__, str(e))
+    return ("returns", str(r.dtype).split(".")[-1], tuple(r.shape), r.detach().clone().numpy())
+
+
+def _same_as_torch(fn):
+    want, got = _outcome(torch, fn), _outcome(numtorch, fn)
+    assert got[:3] == want[:3], f"numtorch {got[:3]}, torch {want[:3]}"
+    if want[0] == "returns":
+        np.testing.assert_array_equal(got[3], want[3])
+
+
+@pytest.mark.parametrize("name", ["abs", "absolute"])
+@pytest.mark.parametrize("src,out", [("complex128", "complex64"), ("complex64", "complex128"),
+                                     ("complex128", "complex128"), ("complex128", "float32")])  # fmt: skip
+def test_abs_of_complex_into_another_complex_out_is_refused(name, src, out):
+    # seeds 74, 83, 89: a complex out runs complex -> complex, so only the input's own dtype
+    def f(T):
+        o = T.zeros(3, dtype=getattr(T, out))
+        return getattr(T, name)(T.tensor([1 + 2j, -3j, 0.5], dtype=getattr(T, src)), out=o)
+
+    _same_as_torch(f)
