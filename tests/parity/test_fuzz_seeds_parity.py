@@ -49,3 +49,12 @@ def test_lcm_wraps_as_atens_abs_of_the_product(dtype):
     vals = np.array([info.min + 1, info.max, info.max - 1, -3, 3, 7, 60, -100, 0, 1], dtype=np.int64)
     a, b = np.meshgrid(vals, vals)
     _same_as_torch(lambda T: T.lcm(T.tensor(a.ravel().astype(dtype)), T.tensor(b.ravel().astype(dtype))))
+
+
+@pytest.mark.parametrize("parts,out", [("float64", "complex64"), ("float32", "complex128"), ("float32", "float32"),
+                                       ("float32", "complex64")])  # fmt: skip
+@pytest.mark.parametrize("n", [0, 2])
+def test_complex_out_must_have_the_result_dtype(parts, out, n):
+    # seed 85: complex(float64[0], float64[0], out=complex64[0]) was accepted
+    _same_as_torch(lambda T: T.complex(T.ones(n, dtype=getattr(T, parts)), T.ones(n, dtype=getattr(T, parts)),
+                                       out=T.zeros(0, dtype=getattr(T, out))))  # fmt: skip
