@@ -58,3 +58,18 @@ def test_complex_out_must_have_the_result_dtype(parts, out, n):
     # seed 85: complex(float64[0], float64[0], out=complex64[0]) was accepted
     _same_as_torch(lambda T: T.complex(T.ones(n, dtype=getattr(T, parts)), T.ones(n, dtype=getattr(T, parts)),
                                        out=T.zeros(0, dtype=getattr(T, out))))  # fmt: skip
+
+
+_INF3 = [1 + 0j, complex(np.inf, 3.0)]
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.addmv(T.tensor(_INF3, dtype=T.complex64), T.zeros(2, 0, dtype=T.complex64), T.zeros(0, dtype=T.complex64)),
+    lambda T: T.addmm(T.tensor(_INF3, dtype=T.complex128), T.zeros(2, 0, dtype=T.complex128), T.zeros(0, 2, dtype=T.complex128)),
+    lambda T: T.baddbmm(T.tensor(_INF3, dtype=T.complex64), T.zeros(1, 2, 0, dtype=T.complex64), T.zeros(1, 0, 2, dtype=T.complex64)),
+    lambda T: T.addbmm(T.tensor(_INF3, dtype=T.complex64), T.zeros(0, 2, 3, dtype=T.complex64), T.zeros(0, 3, 2, dtype=T.complex64)),
+    lambda T: T.addmv(T.tensor(_INF3, dtype=T.complex64), T.zeros(2, 0, dtype=T.complex64), T.zeros(0, dtype=T.complex64), beta=2j),
+])  # fmt: skip
+def test_an_empty_contraction_is_self_times_beta(call):
+    # seed 77: ATen's shortcut multiplies self by beta, so (inf+3j) * (1+0j) gives inf+nanj
+    _same_as_torch(call)
