@@ -32,7 +32,8 @@ _NP_TEXT = re.compile(
     r"numpy|numba|ndarray|array of size|cannot reshape array|out of bounds for array|"
     r"TypingError|No implementation of function|setting an array element|ufunc|"
     r"operands could not be broadcast|Unable to allocate|object arrays|np\.\w|"
-    r"index \d+ is out of bounds for axis|LinAlgError|SVD did not converge|array dimension",
+    r"index \d+ is out of bounds for axis|LinAlgError|SVD did not converge|array dimension|array is too big|"
+    r"maximum possible size",
     re.I,
 )
 # Python exceptions that only an internal slip produces (PyTorch never raises them from an op)
