@@ -73,3 +73,13 @@ _INF3 = [1 + 0j, complex(np.inf, 3.0)]
 def test_an_empty_contraction_is_self_times_beta(call):
     # seed 77: ATen's shortcut multiplies self by beta, so (inf+3j) * (1+0j) gives inf+nanj
     _same_as_torch(call)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "float32"])
+def test_index_add_into_an_empty_2d_self_writes_nothing(dtype):
+    # seed 86: NumPy's add.at raised its IndexError text for a (2, 0) self (torch returns self)
+    def f(T):
+        dt = getattr(T, dtype)
+        return T.zeros(2, 0, dtype=dt).expand(2, 0).index_add_(1, T.tensor([0]), T.ones(2, 1, dtype=dt))
+
+    _same_as_torch(f)
