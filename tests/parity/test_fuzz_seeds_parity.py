@@ -90,3 +90,20 @@ def test_where_wraps_a_negative_integer_into_an_unsigned_result(mask):
     # seed 88: the strided kernel's scalar raised NumPy's OverflowError for -3 into uint8
     _same_as_torch(lambda T: T.where(T.tensor([[[1, 0], [0, 1]], [[7, 9], [0, 0]]], dtype=getattr(T, mask)),
                                      T.tensor([[0, 4], [1, 8]], dtype=T.uint8), -3))  # fmt: skip
+
+
+_BIG = [[-9223372036854775807, -5, 4, 2, 9223372036854775807, 8, -7, -2, 3]]
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.nn.functional.avg_pool1d(T.tensor(_BIG), 1),
+    lambda T: T.nn.functional.avg_pool1d(T.tensor(_BIG), 3, padding=1),
+    lambda T: T.nn.functional.avg_pool1d(T.tensor([[-7, 0, 7, 0, 5]]), 2),
+    lambda T: T.nn.functional.avg_pool2d(T.tensor([[[-7, 0, 7], [0, 5, 4]]]), 2, ceil_mode=True),
+    lambda T: T.nn.functional.avg_pool1d(T.tensor([[-7, 0, 7, 0, 5]], dtype=T.int32), 2),
+    lambda T: T.nn.functional.avg_pool2d(T.tensor([[[-7, 0, 7, 0, 5]]], dtype=T.uint8), 1),
+])  # fmt: skip
+def test_integer_avg_pool_divides_as_aten(call):
+    # seed 89: int64 windows went through double (-2**63 + 1 came back -2**63); other integer
+    # dtypes have no avg_pool2d kernel in torch
+    _same_as_torch(call)
