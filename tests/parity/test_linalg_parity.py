@@ -158,3 +158,10 @@ def test_det_of_a_matrix_holding_inf_or_nan_matches_torch(layout):
             t = T.tensor(a)
             out.append(T.linalg.det(t if layout == "contiguous" else t.mT.contiguous().mT).numpy())
         np.testing.assert_allclose(got[0], want[0], rtol=1e-10, err_msg=repr(a))
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (0, 0, 0), (2, 0, 0), (0, 2, 2)])
+def test_det_of_empty_matrices_matches_torch(shape):
+    got, want = numtorch.linalg.det(numtorch.zeros(shape)), torch.linalg.det(torch.zeros(shape))
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got.numpy(), want.numpy())

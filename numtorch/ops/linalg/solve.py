@@ -120,7 +120,7 @@ def _det_cpu(A):
     if A.is_contiguous() and A._dtype.category != D._COMPLEX:
         M = np.swapaxes(M, -1, -2)
     n = M.shape[-1]
-    lu = np.array(M, dtype=A._dtype.np, order="C", copy=True).reshape(-1, n, n)
+    lu = np.array(M, dtype=A._dtype.np, order="C", copy=True).reshape(math.prod(M.shape[:-2]), n, n)  # -1: 0x0
     piv = np.zeros((lu.shape[0], n), np.int32)
     if lu.size:
         _K.lu_partial_pivot(lu, piv, np.zeros(lu.shape[0], np.int32))
