@@ -372,10 +372,12 @@ def alloc(shape, npdtype, fill=None) -> np.ndarray:
             return np.zeros(shape, npdtype)
         return np.full(shape, fill, npdtype)
     except MemoryError:
-        raise RuntimeError(
-            "DefaultCPUAllocator: can't allocate memory: you tried to allocate "
-            f"{n * np.dtype(npdtype).itemsize} bytes. Error code 12 (Cannot allocate memory)"
-        ) from None
+        raise RuntimeError(_no_memory(n * np.dtype(npdtype).itemsize)) from None
+
+
+def _no_memory(nbytes: int) -> str:
+    return (f"DefaultCPUAllocator: can't allocate memory: you tried to allocate {nbytes} bytes. "
+            "Error code 12 (Cannot allocate memory)")  # fmt: skip
 
 
 def write_out(out: Tensor, arr: np.ndarray, fill: bool = False) -> Tensor:
@@ -514,12 +516,15 @@ def arange_array(s, e, st, dt: D.dtype) -> np.ndarray:
         n = math.ceil((fe - fs) / fst)
     if n * dt.itemsize >= 2**63:
         raise RuntimeError(f"Storage size calculation overflowed with sizes=[{n}]")
-    if dt.category == D._INT:
-        with np.errstate(over="ignore"):
-            arr = (np.int64(xs) + np.int64(xst) * np.arange(n, dtype=np.int64)).astype(dt.np)
-    else:  # PyTorch's CPU kernel accumulates in double (float for half)
-        acc = np.float32 if dt is D.float16 else np.float64
-        arr = (acc(xs) + acc(xst) * np.arange(n, dtype=acc)).astype(dt.np)
+    try:
+        if dt.category == D._INT:
+            with np.errstate(over="ignore"):
+                arr = (np.int64(xs) + np.int64(xst) * np.arange(n, dtype=np.int64)).astype(dt.np)
+        else:  # PyTorch's CPU kernel accumulates in double (float for half)
+            acc = np.float32 if dt is D.float16 else np.float64
+            arr = (acc(xs) + acc(xst) * np.arange(n, dtype=acc)).astype(dt.np)
+    except (MemoryError, ValueError):  # NumPy's _ArrayMemoryError or "array is too big" (2**62 int8)
+        raise RuntimeError(_no_memory(n * dt.itemsize)) from None
     return arr
 
 

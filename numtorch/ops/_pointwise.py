@@ -59,6 +59,15 @@ def run_expanded(pw, arrays, buf, inplace, pvals):
     return True
 
 
+def _one(x, dt) -> np.ndarray:
+    """A checked Python number as a one-element array of ``dt``: a negative integer wraps into an
+    unsigned dtype as c10's conversion does (where(uint8 mask, uint8, -3) raised NumPy's OverflowError)."""
+    try:
+        return np.array([x], dt)
+    except OverflowError:
+        return np.array([x]).astype(dt)
+
+
 class Pointwise:
     """One elementwise computation, e.g. ``Pointwise("add", ["self", "other"], "self + alpha * other", ["alpha"])``.
 
@@ -253,7 +262,7 @@ class Pointwise:
         """Operand ``i``, a Python number, as the strided kernel reads it (a one-element array)."""
         if self.wide and self.inputs[i] in self.wide and compute.category == D._FLOAT:
             return np.array([x], np.float64)  # Note [Python scalars keep double precision]
-        return np.array([x], compute.np)
+        return _one(x, compute.np)
 
     def __call__(self, operands, params=(), out: Tensor | None = None, inplace: bool = False):
         if inplace:
@@ -383,7 +392,7 @@ class Pointwise:
     def _run_strided(self, arrays, dest, shape, pvals):
         dt = _first_array(arrays).dtype
         arrays = [a if isinstance(a, np.ndarray) else
-                  self.scalar_array(i, a, D.from_numpy_dtype(dt)) if self.wide else np.array([a], dt)
+                  self.scalar_array(i, a, D.from_numpy_dtype(dt)) if self.wide else _one(a, dt)
                   for i, a in enumerate(arrays)]  # fmt: skip
         variant, shp, args = strided_layout(dest, arrays, shape)
         try:

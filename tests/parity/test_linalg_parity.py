@@ -166,3 +166,35 @@ def test_product_out_dtype_errors_match(call):
         return "returned"
 
     assert run(numtorch) == run(torch)
+
+
+_INF, _NAN = np.inf, np.nan
+_DET_SPECIAL = [  # fuzz seeds 71 and 74: torch factors A^T for a contiguous real A
+    np.array([[1e-300, 1.731, -1.339], [5.58, -_INF, -2.525], [-6.957, 6.147, -1.379]]),
+    np.array([[3.771, -0.668, -1.591], [-2.692, -0.0, -1.037], [-8.352, 5.416, _INF]], dtype=np.float32),
+    np.array([[-_INF, -0.996], [_NAN, -4.448]]),
+]
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "column-major"])
+def test_det_of_a_matrix_holding_inf_or_nan_matches_torch(layout):
+    rng = np.random.default_rng(7)
+    special = np.array([_INF, -_INF, _NAN, 0.0])  # no 1e30: cancellation rounds as each LU does
+    mats = list(_DET_SPECIAL)
+    for _ in range(150):
+        n = int(rng.integers(1, 5))
+        a = np.round(rng.standard_normal((2, n, n)) * 3, 3)
+        mats.append(np.where(rng.random(a.shape) < 0.25, rng.choice(special, a.shape), a))
+    for a in mats:
+        got, want = [], []
+        for T, out in ((numtorch, got), (torch, want)):
+            t = T.tensor(a)
+            out.append(T.linalg.det(t if layout == "contiguous" else t.mT.contiguous().mT).numpy())
+        np.testing.assert_allclose(got[0], want[0], rtol=1e-10, err_msg=repr(a))
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (0, 0, 0), (2, 0, 0), (0, 2, 2)])
+def test_det_of_empty_matrices_matches_torch(shape):
+    got, want = numtorch.linalg.det(numtorch.zeros(shape)), torch.linalg.det(torch.zeros(shape))
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got.numpy(), want.numpy())

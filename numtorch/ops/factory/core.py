@@ -715,8 +715,15 @@ def _complex_impl(real, imag):
 
 complex_op = defop("complex(Tensor real, Tensor imag) -> Tensor", cpu=_complex_impl,
                    backward={"real": lambda grad: grad.real, "imag": lambda grad: grad.imag})  # fmt: skip
-complex_out = defop("complex.out(Tensor real, Tensor imag, *, Tensor(a!) out) -> Tensor(a!)",
-                    cpu=lambda real, imag, out: write_out(out, _complex_impl(real, imag)._data))  # fmt: skip
+def _complex_out_cpu(real, imag, out):
+    r = _complex_impl(real, imag)
+    if out._dtype is not r._dtype:  # ATen's complex_check_dtype: no cast into out, even empty
+        raise RuntimeError(f"Expected object of scalar type {cname(r._dtype)} but got scalar type "
+                           f"{cname(out._dtype)} for argument 'out'")  # fmt: skip
+    return write_out(out, r._data)
+
+
+complex_out = defop("complex.out(Tensor real, Tensor imag, *, Tensor(a!) out) -> Tensor(a!)", cpu=_complex_out_cpu)
 
 
 def _complex(real, imag, out):

@@ -77,9 +77,11 @@ def _scalar(v, dt: D.dtype):
     return F.scalar_to(v, D.float32 if dt is D.float16 else dt)
 
 
-def _addprod(self_arr, prod: np.ndarray, beta, alpha, dt: D.dtype) -> np.ndarray:
+def _addprod(self_arr, prod: np.ndarray, beta, alpha, dt: D.dtype, k: int = 1) -> np.ndarray:
     b, a = _scalar(beta, dt), _scalar(alpha, dt)
     with np.errstate(all="ignore"):
+        if not k and b != 0 and dt.category == D._COMPLEX:  # ATen's empty-contraction shortcut is
+            return np.multiply(self_arr, b, out=prod)  # self * beta: (inf+3j) * (1+0j) is inf+nanj
         if a != 1:
             prod = np.multiply(prod, a, out=prod, casting="unsafe")
         if b != 0:  # beta == 0 ignores self, NaNs included
@@ -357,9 +359,7 @@ def _addmm_cpu(self, mat1, mat2, beta=1, alpha=1):
             np.add(res, self._data, out=res)
         return _make(res, self._dtype)
     base = _expand_to(self, shape)
-    return _make(
-        _addprod(base, product(mat1._data, mat2._data), beta, alpha, self._dtype), self._dtype
-    )
+    return _make(_addprod(base, product(mat1._data, mat2._data), beta, alpha, self._dtype, s1[1]), self._dtype)
 
 
 def _addmv_cpu(self, mat, vec, beta=1, alpha=1):
@@ -375,9 +375,8 @@ def _addmv_cpu(self, mat, vec, beta=1, alpha=1):
     base = np.broadcast_to(
         self._data.reshape(-1) if self._data.size == 1 else self._data, (mat._data.shape[0],)
     )
-    return _make(
-        _addprod(base, product(mat._data, vec._data), beta, alpha, self._dtype), self._dtype
-    )
+    k = mat._data.shape[1]
+    return _make(_addprod(base, product(mat._data, vec._data), beta, alpha, self._dtype, k), self._dtype)
 
 
 def _baddbmm_cpu(self, batch1, batch2, beta=1, alpha=1):
@@ -409,7 +408,7 @@ def _empty_baddbmm(base: np.ndarray, beta, dt: D.dtype) -> Tensor:
     if not D.can_cast(r, dt):
         raise RuntimeError(f"result type {F.cname(r)} can't be cast to the desired output type {F.cname(dt)}")
     with np.errstate(all="ignore"):
-        return _make(_addprod(base.astype(dt.np), res, beta, 1, dt), dt)
+        return _make(_addprod(base.astype(dt.np), res, beta, 1, dt, 0), dt)
 
 
 def _addbmm_cpu(self, batch1, batch2, beta=1, alpha=1):
@@ -447,7 +446,7 @@ def _addbmm_cpu(self, batch1, batch2, beta=1, alpha=1):
     # sum over batches == one matmul of the batch-concatenated operands
     x = np.moveaxis(batch1._data, 0, 1).reshape(n, b * k)
     prod = product(x, batch2._data.reshape(b * k, m))
-    return _make(_addprod(base, prod, beta, alpha, self._dtype), self._dtype)
+    return _make(_addprod(base, prod, beta, alpha, self._dtype, b * k), self._dtype)
 
 
 _SCAL = "*, Scalar beta=1, Scalar alpha=1"

@@ -16,7 +16,10 @@ from ... import return_types
 from ..._dispatch import dispatch
 from ..._tensor import Tensor, _make, _wrap_dim
 from .._registry import defop, public
+from ...kernels import lazy
 from .core import LinAlgError, _bind, _cj, _mH, _op, broadcast_error, np_svd
+
+_K = lazy("numtorch.kernels.cpu.linalg")
 
 
 def _square(A: Tensor, fname: str) -> None:
@@ -110,7 +113,21 @@ def _det_cpu(A):
     _floating(A, "linalg.det")
     if A._dtype is D.float16:
         raise NotImplementedError("\"lu_cpu\" not implemented for 'Half'")
-    return _make(np.asarray(np.linalg.det(A._data)).astype(A._dtype.np), A._dtype)
+    # PyTorch's _linalg_det: det(P) * prod(diag(U)) of getrf's LU, of A^T when A is contiguous and
+    # real (det(A^T) = det(A), and getrf reads column-major). NumPy's det (exp of slogdet) and the
+    # LU of A itself give other answers once the matrix holds inf or NaN (inf against NaN).
+    M = A._data
+    if A.is_contiguous() and A._dtype.category != D._COMPLEX:
+        M = np.swapaxes(M, -1, -2)
+    n = M.shape[-1]
+    lu = np.array(M, dtype=A._dtype.np, order="C", copy=True).reshape(math.prod(M.shape[:-2]), n, n)  # -1: 0x0
+    piv = np.zeros((lu.shape[0], n), np.int32)
+    if lu.size:
+        _K.lu_partial_pivot(lu, piv, np.zeros(lu.shape[0], np.int32))
+    swaps = (piv != np.arange(1, n + 1, dtype=np.int32)).sum(-1)
+    sign = np.where(swaps % 2 == 1, -1, 1).astype(A._dtype.np)
+    det = sign * np.prod(np.diagonal(lu, 0, -2, -1), axis=-1)
+    return _make(np.asarray(det.reshape(M.shape[:-2]), dtype=A._dtype.np), A._dtype)
 
 
 def _det_backward(grad, A, result):

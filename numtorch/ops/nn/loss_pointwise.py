@@ -318,18 +318,19 @@ _BCE_LOGITS = Pointwise(
     "weight * ((1 - target) * self + (1 + (pos_weight - 1) * target) * (math.log1p(math.exp(-abs(self))) + "
     "max(-self, 0.0)))",
 )  # fmt: skip
+# without pos_weight PyTorch has no (pos_weight - 1) * target term: an infinite target must not
+# meet 0 * inf there (torch gives inf, the weighted form nan)
+_BCE_LOGITS_NO_PW = Pointwise(
+    "binary_cross_entropy_with_logits_no_pw", ["self", "target", "weight"],
+    "weight * ((1 - target) * self + (math.log1p(math.exp(-abs(self))) + max(-self, 0.0)))",
+)  # fmt: skip
 
 
 def _bce_logits_cpu(self, target, weight, pos_weight, reduction):
     if self._dtype.category != D._FLOAT:  # PyTorch's formula starts with log_sigmoid(input)
         raise NotImplementedError(f'"log_sigmoid_cpu" not implemented for \'{_cname(self._dtype)}\'')
-    ops = [
-        self,
-        target,
-        1.0 if weight is None else weight,
-        1.0 if pos_weight is None else pos_weight,
-    ]
-    elems = _BCE_LOGITS(ops)
+    ops = [self, target, 1.0 if weight is None else weight]
+    elems = _BCE_LOGITS_NO_PW(ops) if pos_weight is None else _BCE_LOGITS([*ops, pos_weight])
     if target._dtype.category == D._FLOAT and elems._dtype is not target._dtype:
         # PyTorch builds the loss as (1 - target).mul_(input)...: the target's dtype.
         elems = _make(elems._data.astype(target._dtype.np), target._dtype)

@@ -268,6 +268,8 @@ def _avg_pool_cpu(
         self, kernel_size, stride, padding, ceil_mode, divisor_override
     )
     dt = compute_dtype(self, "avg_pool2d")
+    if dt.category == D._INT and dt is not D.int64:  # AT_DISPATCH_FLOATING_TYPES_AND_LONG
+        raise NotImplementedError(f"\"avg_pool2d\" not implemented for '{_cname(dt)}'")
     x = contig(self, dt)
     out = np.empty(_out_shape(self, OH, OW), dt.np)
     if out.size:

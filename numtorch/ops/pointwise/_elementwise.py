@@ -26,6 +26,7 @@ from ._inline import with_number_branch
 from .._pointwise import (Pointwise, _broadcast, _cname, _resize_out, big_prefix, kernel_scalar,
                          run_expanded)
 from .._wide_uint import refuse_uint
+from ._examples import EXAMPLES  # noqa: F401 (re-exported: the op modules extend it)
 
 CAT = "bifc"  # category letter by D category index
 TYPEMETA = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
@@ -312,8 +313,12 @@ class Elementwise(Pointwise):
         if bad_out is not None and not inplace and target._dtype is not result:
             self.check(compute)  # the input's dtype check comes first there
             raise bad_out[0](bad_out[1].format(out=_cname(target._dtype), input=_cname(result)))
-        # abs: complex input may write any real out it casts to; other input, its own dtype only
+        # abs: complex input may write any real out it casts to, and a complex out only of its own
+        # dtype (ATen runs complex -> complex into it); other input, its own dtype only
         strict = strict_out or self.rule == "real" and compute is result
+        complex_out = target._dtype.category == D._COMPLEX
+        if self.rule == "real" and not inplace and complex_out and target._dtype is not compute:
+            raise RuntimeError(f"Found dtype {_cname(target._dtype)} but expected {_cname(compute)}")
         if strict and not inplace and target._dtype is not result:
             raise RuntimeError(f"Found dtype {_cname(target._dtype)} but expected {_cname(result)}")
         cast_check(result, target, TYPEMETA if strict_out else None)
@@ -647,131 +652,6 @@ def checked_bounds(compute, operands, params):
         if not isinstance(x, Tensor):
             checked(x, compute)
     return params
-
-
-# ---- docstring examples for ops/pointwise/core.py (each checked against torch's printout) -------------
-EXAMPLES = {
-    "abs": ("numtorch.abs(numtorch.tensor([5, -3]))", "tensor([5, 3])"),
-    "absolute": ("numtorch.absolute(numtorch.tensor([5, -3]))", "tensor([5, 3])"),
-    "acos": ("numtorch.acos(numtorch.tensor([0.0, 0.5]))", "tensor([1.5708, 1.0472])"),
-    "acosh": ("numtorch.acosh(numtorch.tensor([1.0, 2.0]))", "tensor([0.0000, 1.3170])"),
-    "add": ("numtorch.add(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([3.0000, 2.5000])"),
-    "addcdiv": ("numtorch.addcdiv(numtorch.tensor([1.0]), numtorch.tensor([6.0]), numtorch.tensor([2.0]), value=0.5)", "tensor([2.5000])"),
-    "addcmul": ("numtorch.addcmul(numtorch.tensor([1.0]), numtorch.tensor([6.0]), numtorch.tensor([2.0]), value=0.5)", "tensor([7.])"),
-    "allclose": ("numtorch.allclose(numtorch.tensor([1.0, 2.0]), numtorch.tensor([1.0, 2.0 + 1e-9]))", "True"),
-    "arccos": ("numtorch.arccos(numtorch.tensor([0.0, 0.5]))", "tensor([1.5708, 1.0472])"),
-    "arccosh": ("numtorch.arccosh(numtorch.tensor([1.0, 2.0]))", "tensor([0.0000, 1.3170])"),
-    "arcsin": ("numtorch.arcsin(numtorch.tensor([0.0, 0.5]))", "tensor([0.0000, 0.5236])"),
-    "arcsinh": ("numtorch.arcsinh(numtorch.tensor([0.5, 2.0]))", "tensor([0.4812, 1.4436])"),
-    "arctan": ("numtorch.arctan(numtorch.tensor([0.5, 2.0]))", "tensor([0.4636, 1.1071])"),
-    "arctan2": ("numtorch.arctan2(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([0.4636, 1.3258])"),
-    "arctanh": ("numtorch.arctanh(numtorch.tensor([0.0, 0.5]))", "tensor([0.0000, 0.5493])"),
-    "asin": ("numtorch.asin(numtorch.tensor([0.0, 0.5]))", "tensor([0.0000, 0.5236])"),
-    "asinh": ("numtorch.asinh(numtorch.tensor([0.5, 2.0]))", "tensor([0.4812, 1.4436])"),
-    "atan": ("numtorch.atan(numtorch.tensor([0.5, 2.0]))", "tensor([0.4636, 1.1071])"),
-    "atan2": ("numtorch.atan2(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([0.4636, 1.3258])"),
-    "atanh": ("numtorch.atanh(numtorch.tensor([0.0, 0.5]))", "tensor([0.0000, 0.5493])"),
-    "bitwise_and": ("numtorch.bitwise_and(numtorch.tensor([5, -3]), numtorch.tensor([2, 1]))", "tensor([0, 1])"),
-    "bitwise_left_shift": ("numtorch.bitwise_left_shift(numtorch.tensor([5, -3]), numtorch.tensor([2, 1]))", "tensor([20, -6])"),
-    "bitwise_not": ("numtorch.bitwise_not(numtorch.tensor([5, -3]))", "tensor([-6,  2])"),
-    "bitwise_or": ("numtorch.bitwise_or(numtorch.tensor([5, -3]), numtorch.tensor([2, 1]))", "tensor([ 7, -3])"),
-    "bitwise_right_shift": ("numtorch.bitwise_right_shift(numtorch.tensor([5, -3]), numtorch.tensor([2, 1]))", "tensor([ 1, -2])"),
-    "bitwise_xor": ("numtorch.bitwise_xor(numtorch.tensor([5, -3]), numtorch.tensor([2, 1]))", "tensor([ 7, -4])"),
-    "ceil": ("numtorch.ceil(numtorch.tensor([-1.5, 2.5]))", "tensor([-1.,  3.])"),
-    "clamp": ("numtorch.clamp(numtorch.tensor([-1.0, 0.5, 3.0]), 0, 1)", "tensor([0.0000, 0.5000, 1.0000])"),
-    "clamp_max": ("numtorch.clamp_max(numtorch.tensor([-1.0, 3.0]), 0)", "tensor([-1.,  0.])"),
-    "clamp_min": ("numtorch.clamp_min(numtorch.tensor([-1.0, 3.0]), 0)", "tensor([0., 3.])"),
-    "clip": ("numtorch.clip(numtorch.tensor([-1.0, 0.5, 3.0]), 0, 1)", "tensor([0.0000, 0.5000, 1.0000])"),
-    "cos": ("numtorch.cos(numtorch.tensor([0.5, 2.0]))", "tensor([ 0.8776, -0.4161])"),
-    "cosh": ("numtorch.cosh(numtorch.tensor([0.5, 2.0]))", "tensor([1.1276, 3.7622])"),
-    "div": ("numtorch.div(numtorch.tensor([7, -7]), 2, rounding_mode='floor')", "tensor([ 3, -4])"),
-    "divide": ("numtorch.divide(numtorch.tensor([7, -7]), 2, rounding_mode='floor')", "tensor([ 3, -4])"),
-    "eq": ("numtorch.eq(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([False, False])"),
-    "equal": ("numtorch.equal(numtorch.tensor([1.0, 2.0]), numtorch.tensor([1.0, 2.0 + 1e-9]))", "True"),
-    "erf": ("numtorch.erf(numtorch.tensor([0.5, 2.0]))", "tensor([0.5205, 0.9953])"),
-    "logit": ("numtorch.logit(numtorch.tensor([0.25, 0.5]))", "tensor([-1.0986,  0.0000])"),
-    "sinc": ("numtorch.sinc(numtorch.tensor([0.0, 0.5]))", "tensor([1.0000, 0.6366])"),
-    "heaviside": ("numtorch.heaviside(numtorch.tensor([-1.0, 0.0, 2.0]), numtorch.tensor([0.5]))", "tensor([0.0000, 0.5000, 1.0000])"),
-    "float_power": ("numtorch.float_power(numtorch.tensor([2, 3]), 2)", "tensor([4., 9.], dtype=torch.float64)"),
-    "gcd": ("numtorch.gcd(numtorch.tensor([12, 18]), numtorch.tensor([18, 4]))", "tensor([6, 2])"),
-    "lcm": ("numtorch.lcm(numtorch.tensor([4, 6]), numtorch.tensor([6, 4]))", "tensor([12, 12])"),
-    "ldexp": ("numtorch.ldexp(numtorch.tensor([1.0, 2.0]), numtorch.tensor([3, -1]))", "tensor([8., 1.])"),
-    "isreal": ("numtorch.isreal(numtorch.tensor([1 + 0j, 1j]))", "tensor([ True, False])"),
-    "dist": ("numtorch.dist(numtorch.tensor([1.0, 2.0]), numtorch.tensor([4.0, 6.0]))", "tensor(5.)"),
-    "conj_physical": ("numtorch.conj_physical(numtorch.tensor([1 + 2j]))", "tensor([1.-2.j])"),
-    "erfc": ("numtorch.erfc(numtorch.tensor([0.5, 2.0]))", "tensor([0.4795, 0.0047])"),
-    "deg2rad": ("numtorch.deg2rad(numtorch.tensor([180.0, 90.0]))", "tensor([3.1416, 1.5708])"),
-    "rad2deg": ("numtorch.rad2deg(numtorch.tensor([3.1416, 1.0]))", "tensor([180.0004,  57.2958])"),
-    "copysign": ("numtorch.copysign(numtorch.tensor([1.5, -2.0]), -1)", "tensor([-1.5000, -2.0000])"),
-    "logaddexp2": ("numtorch.logaddexp2(numtorch.tensor([1.0, 2.0]), numtorch.tensor([1.0, 0.0]))", "tensor([2.0000, 2.3219])"),
-    "exp": ("numtorch.exp(numtorch.tensor([0.5, 2.0]))", "tensor([1.6487, 7.3891])"),
-    "exp2": ("numtorch.exp2(numtorch.tensor([0.5, 2.0]))", "tensor([1.4142, 4.0000])"),
-    "expm1": ("numtorch.expm1(numtorch.tensor([0.5, 2.0]))", "tensor([0.6487, 6.3891])"),
-    "fix": ("numtorch.fix(numtorch.tensor([-1.5, 2.5]))", "tensor([-1.,  2.])"),
-    "floor": ("numtorch.floor(numtorch.tensor([-1.5, 2.5]))", "tensor([-2.,  2.])"),
-    "floor_divide": ("numtorch.floor_divide(numtorch.tensor([5, -3]), numtorch.tensor([2, 1]))", "tensor([ 2, -3])"),
-    "fmax": ("numtorch.fmax(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([2., 2.])"),
-    "fmin": ("numtorch.fmin(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([1.0000, 0.5000])"),
-    "fmod": ("numtorch.fmod(numtorch.tensor([5, -3]), numtorch.tensor([2, 1]))", "tensor([1, 0])"),
-    "frac": ("numtorch.frac(numtorch.tensor([-1.5, 2.25]))", "tensor([-0.5000,  0.2500])"),
-    "ge": ("numtorch.ge(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([False,  True])"),
-    "greater": ("numtorch.greater(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([False,  True])"),
-    "greater_equal": ("numtorch.greater_equal(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([False,  True])"),
-    "gt": ("numtorch.gt(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([False,  True])"),
-    "hypot": ("numtorch.hypot(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([2.2361, 2.0616])"),
-    "isclose": ("numtorch.isclose(numtorch.tensor([1.0, 2.0]), numtorch.tensor([1.0, 2.0 + 1e-9]))", "tensor([True, True])"),
-    "isfinite": ("numtorch.isfinite(numtorch.tensor([1.0, float('inf')]))", "tensor([ True, False])"),
-    "isinf": ("numtorch.isinf(numtorch.tensor([1.0, float('inf')]))", "tensor([False,  True])"),
-    "isnan": ("numtorch.isnan(numtorch.tensor([1.0, float('nan')]))", "tensor([False,  True])"),
-    "isneginf": ("numtorch.isneginf(numtorch.tensor([float('-inf'), float('inf')]))", "tensor([ True, False])"),
-    "isposinf": ("numtorch.isposinf(numtorch.tensor([float('-inf'), float('inf')]))", "tensor([False,  True])"),
-    "le": ("numtorch.le(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([ True, False])"),
-    "lerp": ("numtorch.lerp(numtorch.tensor([0.0, 1.0]), numtorch.tensor([10.0, 3.0]), 0.5)", "tensor([5., 2.])"),
-    "less": ("numtorch.less(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([ True, False])"),
-    "less_equal": ("numtorch.less_equal(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([ True, False])"),
-    "log": ("numtorch.log(numtorch.tensor([1.0, 4.0]))", "tensor([0.0000, 1.3863])"),
-    "log10": ("numtorch.log10(numtorch.tensor([0.5, 2.0]))", "tensor([-0.3010,  0.3010])"),
-    "log1p": ("numtorch.log1p(numtorch.tensor([0.5, 2.0]))", "tensor([0.4055, 1.0986])"),
-    "log2": ("numtorch.log2(numtorch.tensor([0.5, 2.0]))", "tensor([-1.,  1.])"),
-    "logaddexp": ("numtorch.logaddexp(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([2.3133, 2.2014])"),
-    "logical_and": ("numtorch.logical_and(numtorch.tensor([True, False]), numtorch.tensor([True, True]))", "tensor([ True, False])"),
-    "logical_not": ("numtorch.logical_not(numtorch.tensor([0, 1]))", "tensor([ True, False])"),
-    "logical_or": ("numtorch.logical_or(numtorch.tensor([True, False]), numtorch.tensor([True, True]))", "tensor([True, True])"),
-    "logical_xor": ("numtorch.logical_xor(numtorch.tensor([True, False]), numtorch.tensor([True, True]))", "tensor([False,  True])"),
-    "lt": ("numtorch.lt(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([ True, False])"),
-    "maximum": ("numtorch.maximum(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([2., 2.])"),
-    "minimum": ("numtorch.minimum(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([1.0000, 0.5000])"),
-    "mul": ("numtorch.mul(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([2., 1.])"),
-    "multiply": ("numtorch.multiply(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([2., 1.])"),
-    "nan_to_num": ("numtorch.nan_to_num(numtorch.tensor([float('nan'), 1.5]))", "tensor([0.0000, 1.5000])"),
-    "ne": ("numtorch.ne(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([True, True])"),
-    "neg": ("numtorch.neg(numtorch.tensor([5, -3]))", "tensor([-5,  3])"),
-    "negative": ("numtorch.negative(numtorch.tensor([5, -3]))", "tensor([-5,  3])"),
-    "not_equal": ("numtorch.not_equal(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([True, True])"),
-    "positive": ("numtorch.positive(numtorch.tensor([5, -3]))", "tensor([ 5, -3])"),
-    "pow": ("numtorch.pow(numtorch.tensor([2, 3]), 2)", "tensor([4, 9])"),
-    "reciprocal": ("numtorch.reciprocal(numtorch.tensor([0.5, 2.0]))", "tensor([2.0000, 0.5000])"),
-    "remainder": ("numtorch.remainder(numtorch.tensor([5, -3]), numtorch.tensor([2, 1]))", "tensor([1, 0])"),
-    "result_type": ("numtorch.result_type(numtorch.tensor([1, 2]), 2.5)", "torch.float32"),
-    "round": ("numtorch.round(numtorch.tensor([0.5, 1.5, 2.5]))", "tensor([0., 2., 2.])"),
-    "rsqrt": ("numtorch.rsqrt(numtorch.tensor([0.5, 2.0]))", "tensor([1.4142, 0.7071])"),
-    "rsub": ("numtorch.rsub(numtorch.tensor([1, 2]), 10)", "tensor([9, 8])"),
-    "sgn": ("numtorch.sgn(numtorch.tensor([-2.0, 0.0, 3.0]))", "tensor([-1.,  0.,  1.])"),
-    "sigmoid": ("numtorch.sigmoid(numtorch.tensor([0.5, 2.0]))", "tensor([0.6225, 0.8808])"),
-    "sign": ("numtorch.sign(numtorch.tensor([-2.0, 0.0, 3.0]))", "tensor([-1.,  0.,  1.])"),
-    "signbit": ("numtorch.signbit(numtorch.tensor([-0.0, 1.0]))", "tensor([ True, False])"),
-    "sin": ("numtorch.sin(numtorch.tensor([0.5, 2.0]))", "tensor([0.4794, 0.9093])"),
-    "sinh": ("numtorch.sinh(numtorch.tensor([0.5, 2.0]))", "tensor([0.5211, 3.6269])"),
-    "sqrt": ("numtorch.sqrt(numtorch.tensor([0.5, 2.0]))", "tensor([0.7071, 1.4142])"),
-    "square": ("numtorch.square(numtorch.tensor([5, -3]))", "tensor([25,  9])"),
-    "sub": ("numtorch.sub(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([-1.0000,  1.5000])"),
-    "subtract": ("numtorch.subtract(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([-1.0000,  1.5000])"),
-    "tan": ("numtorch.tan(numtorch.tensor([0.5, 2.0]))", "tensor([ 0.5463, -2.1850])"),
-    "tanh": ("numtorch.tanh(numtorch.tensor([0.5, 2.0]))", "tensor([0.4621, 0.9640])"),
-    "true_divide": ("numtorch.true_divide(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([0.5000, 4.0000])"),
-    "trunc": ("numtorch.trunc(numtorch.tensor([-1.5, 2.5]))", "tensor([-1.,  2.])"),
-    "xlogy": ("numtorch.xlogy(numtorch.tensor([1.0, 2.0]), numtorch.tensor([2.0, 0.5]))", "tensor([ 0.6931, -1.3863])"),
-}  # fmt: skip
 
 
 __all__ = [

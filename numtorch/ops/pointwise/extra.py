@@ -233,8 +233,10 @@ public("is_conj", "self", lambda self: self._is_conj, relevant=("self",), module
 
 
 # ---- gcd, lcm, ldexp, isreal, dist --------------------------------------------------------------------
-for _n in ("gcd", "lcm"):
-    _binary(_n, Elementwise(_n, _T2, f"np.{_n}(self, other)", allow="i"), S=None, t="", second_tensor=True)
+# lcm is ATen's abs(a / gcd * b) (kernels/cpu/pointwise/scalar.py), not NumPy's |a| / gcd * |b|:
+# lcm(int32 -2147483647, 2147483646) gave -2147483646 where torch gives 2147483646
+for _n, _e in (("gcd", "np.gcd(self, other)"), ("lcm", "lcm_aten(self, other)")):
+    _binary(_n, Elementwise(_n, _T2, _e, allow="i"), S=None, t="", second_tensor=True)
 
 
 def _pow2(other, self=None):

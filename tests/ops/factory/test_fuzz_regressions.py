@@ -2,6 +2,8 @@
 
 import re
 
+import numpy as np
+
 import pytest
 
 import numtorch
@@ -115,3 +117,11 @@ def test_random_without_bounds_refuses_complex_in_the_kernel():
 def test_factory_argument_errors_as_torch(call, exc, msg):
     with pytest.raises(exc, match=f"^{msg}$"):
         call()
+
+
+@pytest.mark.parametrize("dtype", ["int8", "float16"])
+def test_arange_too_large_for_numpy_raises_the_allocator_error(dtype):
+    # seed 80: 2**62 int8 elements reached NumPy's "array is too big" ValueError
+    with pytest.raises(RuntimeError, match=r"^DefaultCPUAllocator: can't allocate memory: you tried to allocate "
+                                           r"4611686018427387904 bytes"):  # fmt: skip
+        numtorch.arange(0, 2**62 // np.dtype(dtype).itemsize, dtype=getattr(numtorch, dtype))

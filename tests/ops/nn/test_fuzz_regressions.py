@@ -321,3 +321,15 @@ def test_embedding_max_norm_takes_the_norm_in_the_weight_dtype():
     r = numtorch.nn.functional.embedding(numtorch.tensor([0, 1]), w, max_norm=1.0)
     assert r.tolist() == [[0.0, -0.0, 0.0], pytest.approx([0.3, 0.4, 0.0])]
     assert w[0].tolist() == [0.0, -0.0, 0.0]  # renormalised in place, as torch
+
+
+def test_bce_with_logits_of_an_infinite_target_without_pos_weight():
+    # no pos_weight: no (pos_weight - 1) * target term, so no 0 * inf (seed 72 gave nan)
+    x = numtorch.tensor([4.683, -1.5, 0.25], dtype=numtorch.float64)
+    t = numtorch.tensor([-inf, -inf, 0.5], dtype=numtorch.float64)
+    got = F.binary_cross_entropy_with_logits(x, t, reduction="none").numpy()
+    ref = (1 - t.numpy()) * x.numpy() + np.logaddexp(0, -x.numpy())
+    np.testing.assert_allclose(got, ref)
+    assert got[0] == inf and got[1] == -inf
+    pw = numtorch.tensor([2.0, 1.0, 1.0], dtype=numtorch.float64)
+    assert math.isnan(F.binary_cross_entropy_with_logits(x, t, pos_weight=pw, reduction="none")[0].item())

@@ -334,3 +334,16 @@ def threshold_grad(g, x, threshold):
 @inline
 def erf(x):
     return math.erf(x)
+
+
+@inline
+def lcm_aten(a, b):
+    # ATen's abs(a / gcd * b) in C++ arithmetic: int8/int16/uint8 promote to int (the abs sees the
+    # exact product, the store wraps it), int32 and int64 wrap the product before the abs
+    g = np.gcd(a, b)
+    if g == 0:
+        return type(a)(0)
+    p = a // g * b
+    if type(a)(65536) == 65536 and type(a)(2147483648) != 2147483648:
+        return type(a)(abs(np.int32(p)))
+    return type(a)(abs(p))
