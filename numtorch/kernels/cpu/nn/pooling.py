@@ -123,11 +123,6 @@ def _avg_pool_plane(x, out, p, H, W, KH, KW, SH, SW, PH, PW, OH, OW, cip, diviso
                     acc += x[xb + h * W + w]
             if h0 >= h1 or w0 >= w1:
                 out[ob + oh * OW + ow] = 0
-            elif x.dtype.type(0.5) == 0:  # int64: ATen's integer division (truncating), not via double
-                q = acc // d
-                if acc % d != 0 and acc < 0:
-                    q += 1
-                out[ob + oh * OW + ow] = q
             else:
                 out[ob + oh * OW + ow] = window_mean(acc, d)
 
