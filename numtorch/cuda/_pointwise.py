@@ -209,7 +209,7 @@ def entry(engine, operands, params=(), out=None, inplace=False):
     common, compute, result = engine._dtypes(ops)
     target = ops[0] if inplace else out
     if target is not None:
-        engine._check_out(target, inplace, compute, result)
+        engine._check_out(target, inplace, compute, result, engine.out_strict(ops))
     engine.check(common)
     kp = engine.prep(compute, ops, list(params)) if engine.prep else list(params)
     kname = engine.kname.removesuffix("_cpu")

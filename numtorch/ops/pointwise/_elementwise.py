@@ -183,7 +183,7 @@ class Elementwise(Pointwise):
         return r
 
     def _check_target(self, operands, target, inplace, types):
-        strict_out = self.strict_out(operands) if callable(self.strict_out) else self.strict_out  # lerp's
+        strict_out = self.out_strict(operands)
         try:
             self._check_out(target, inplace, types[1], types[2], strict_out)
         except RuntimeError:  # the shape (in place: self's) is TensorIterator's first check
@@ -301,6 +301,11 @@ class Elementwise(Pointwise):
         self._sig[compute, kind, inplace] = entry
         if not inplace and pat != "as":
             self._fast[compute] = entry  # the engine's own unary/binary fast path
+
+    def out_strict(self, operands) -> bool:
+        """Whether out= must have the result dtype (a per-call predicate for lerp's tensor weight)."""
+        s = self.strict_out
+        return s(operands) if callable(s) else s
 
     def _check_out(self, target, inplace, compute, result, strict_out):
         if inplace and result is not compute and self.rule == "real":
