@@ -11,14 +11,6 @@ import re
 
 # (class, label pattern, why it is still open)
 KNOWN: list[tuple[str, str, str]] = [
-    ("numpy_text", r"^torch\.(as_)?tensor\(", "ragged list: NumPy's error chained as context (issue 10, bugs branch)"),
-    ("wrong", r"^fn:autograd\(", "std/var gradient at zero variance (issue 10, bugs branch)"),
-    ("internal", r"^fn:autograd\(", "std of one element: bare ZeroDivisionError in backward (issue 10, bugs branch)"),
-    ("wrong", r"^F\.(avg_pool|huber_loss|binary_cross_entropy)", "per-op values/dtypes (issue 10, bugs branch)"),
-    ("wrong", r"^fn:view_write\(", "ravel/repeat view-or-copy decisions (issue 10, bugs branch)"),
-    ("wrong", r"^torch\.(ldexp|einsum|block_diag|bucketize)\(", "result dtypes (issue 10, bugs branch)"),
-    ("accepted", r"^fn:autograd\(", "backward misuse (issue 10, bugs branch)"),
-    ("accepted", r"^F\.(unfold|binary_cross_entropy)|^torch\.poisson", "per-op argument checks (issue 10, bugs branch)"),
     ("nt_raises", r"^fn:autograd", "second backward through a graph that saved nothing (issue 10)"),
     ("accepted", r"^fn:operator\(str, float16|^torch\.where\(.*float16.*complex|^torch\.(true_divide|divide|div)\(float16\w*, complex",
      "complex half (numtorch promotes to complex64)"),
@@ -77,8 +69,9 @@ KNOWN: list[tuple[str, str, str]] = [
      "torch 2.13's ldexp kernel casts it to C int, which wraps (ldexp(1.0, 2**32 + 3) gives 8.0); numtorch computes "
      "x * 2**e (inf/0) as torch's own pow(2, e) does (kept)"),
     # session 9 (fuzz9b), seeds 70-89 and the long profile
-    ("wrong", r"^fn:operator\(str, float16e, complex\)", "an empty float16 tensor with a complex number: torch 2.13 "
-     "gives complex32 (its empty path computes nothing), numtorch complex64 (no complex32; as the accepted entry above)"),
+    ("wrong", r"^(fn:operator\(str, float16e, complex\)|torch\.where\(\w+e?(/\w+)?, float16e, complex\))",
+     "an empty float16 tensor with a complex number: torch 2.13 gives complex32 (its empty path computes nothing), "
+     "numtorch complex64 (no complex32; as the accepted entry above; seed 94 found where's)"),
     ("wrong", r"^torch\.all\(.*out=uint8", "all(out=uint8) casts the input to uint8 first in torch 2.13 (-0.4 and 0.4 "
      "become 0, so False) where any(out=uint8) and all() do not; numtorch tests each element's truth (kept)"),
     ("wrong", r"^linalg\.solve_triangular\(complex", "a complex triangular matrix holding inf on its diagonal: torch's "
