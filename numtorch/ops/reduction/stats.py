@@ -181,6 +181,10 @@ def _norm_cpu(self, p, dim, keepdim):
     p = 2.0 if p is None else float(p)
     if self._data.size == 0 and (p < 0 or math.isinf(p)):
         _empty_norm_check(self, p, dim)
+    if p != 0 and self._data.size and all(self._data.shape[d] == 1 for d in E.dims_arg(dim, self._data.ndim)):
+        # one element per output: torch's reduction drops size-1 dims and gives |x| without the
+        # power and root (the float32 2-norm of 1e-30 is 1e-30, not an underflowed 0)
+        return fold(_NORMS[1.0], self, dim, keepdim, self._dtype, 0.0)
     comb = _NORMS.get(p)
     if comb is not None:
         return fold(comb, self, dim, keepdim, self._dtype, 0.0 if p >= 0 else math.inf)

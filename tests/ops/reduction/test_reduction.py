@@ -340,6 +340,18 @@ def test_norm_orders_and_errors():
         T([1, 2]).norm()
 
 
+def test_the_norm_of_one_element_is_its_magnitude_without_underflow():
+    # fuzz seed 93: the float32 square of 1e-30 underflows; torch's reduction skips the power and
+    # root when each output reads one element, so cosine_similarity's norm was 0 instead of 1e-30
+    x = numtorch.full((3, 1), 1e-30)
+    for p in (2, 3, 0.5, -1, math.inf):
+        assert np.array_equal(_np(numtorch.linalg.vector_norm(x, p, dim=1)), np.full(3, 1e-30, np.float32))
+    assert numtorch.linalg.vector_norm(x[:1]).item() == np.float32(1e-30)
+    assert numtorch.linalg.vector_norm(x, 0, dim=1).tolist() == [1.0] * 3
+    assert numtorch.linalg.vector_norm(x, dim=0).item() == 0.0  # three squares underflow, as in torch
+    assert numtorch.linalg.vector_norm(numtorch.tensor([[NAN], [-math.inf]]), dim=1).tolist()[1] == math.inf
+
+
 # ---- out= -------------------------------------------------------------------------------------
 def test_out_for_tuple_results_is_written_and_dtype_checked():
     x = T([[1.0, 5.0, 3.0], [4.0, 2.0, 6.0]])
