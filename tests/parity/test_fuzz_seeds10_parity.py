@@ -21,3 +21,27 @@ def test_the_norm_of_one_element_is_its_magnitude(call):
     # seed 93: the float32 square of 1e30 overflowed (of 1e-30 underflowed), so cosine_similarity
     # gave -0.0 where torch gives -1.0
     _same_as_torch(call)
+
+
+def _index_put_acc(base, index, values):
+    def f(T):
+        x = base(T)
+        x.index_put_(index(T), values(T), accumulate=True)
+        return x
+
+    return f
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool", "complex64"])
+@pytest.mark.parametrize("case", [
+    (lambda T, dt: T.tensor([0]).to(dt).expand(3), lambda T: (T.tensor([0, 1, 1]),), lambda T: T.tensor([1, 1, 2])),
+    (lambda T, dt: T.tensor([[0]]).to(dt).expand(3, 2), lambda T: (T.tensor([0, 1]),), lambda T: T.tensor([1, 1])),
+    (lambda T, dt: T.tensor([0]).to(dt).expand(3), lambda T: (T.tensor([True, True, False]),), lambda T: T.tensor(1)),
+    (lambda T, dt: T.arange(6).to(dt).as_strided((2, 3), (1, 1)), lambda T: (T.tensor([0, 1]), T.tensor([1, 0])), lambda T: T.tensor([1, 1])),
+])  # fmt: skip
+def test_index_put_accumulate_into_aliased_memory_adds_every_write(case, dtype):
+    # known.py's open entry (fuzz seeds 26-29): numtorch accumulated into a copy and wrote it back,
+    # so the last aliased element won (1 into index 0 of an expanded [0] gave 0)
+    base, index, values = case
+    _same_as_torch(_index_put_acc(lambda T: base(T, getattr(T, dtype)), index,
+                                  lambda T: values(T).to(getattr(T, dtype))))  # fmt: skip

@@ -22,7 +22,7 @@ from ... import _dtype as D
 from ... import overrides
 from ..._dispatch import dispatch
 from ..._factory_utils import data_to_array, infer_dtype
-from ..._overlap import check_no_internal_overlap
+from ..._overlap import _est, check_no_internal_overlap, dense
 from ..._ops import ops as _ops
 from ..._tensor import Tensor, _make, check_inference_write
 from ...kernels import lazy
@@ -422,10 +422,14 @@ def _index_put(inplace, self, indices, values, accumulate):
         else:
             res[...] = vals
     elif accumulate:
+        offs = _index_offsets(shape, full, adv, rest, pos, bshape, rshape)
+        if inplace and self._data.size and not dense(shape, _est(self._data)):
+            # maybe aliased (expanded): torch's kernel adds every write through the shared memory,
+            # so add in place through the view, not into a copy written back (last write wins)
+            _UFUNCS[_ADD].at(self._data, np.unravel_index(offs, shape), vals.reshape(-1))
+            return _finish(self, self._data, inplace)
         res = _target(self, inplace)
-        _accumulate(
-            res.reshape(-1), _index_offsets(shape, full, adv, rest, pos, bshape, rshape), vals, _ADD
-        )
+        _accumulate(res.reshape(-1), offs, vals, _ADD)
     else:
         res = self._data if inplace else np.array(self._data, order="C", copy=True)
         if 0 not in rshape:  # unchecked indices (_check_bounds) must not reach NumPy

@@ -39,8 +39,6 @@ KNOWN: list[tuple[str, str, str]] = [
     ("accepted", r"^linalg\.cholesky\(float32", "near-singular float32 input (as cholesky_ex)"),
     ("wrong", r"^linalg\.(pinv|inv)\(", "a matrix holding inf/NaN: LAPACK's getri/gesdd propagate NaN differently from "
      "numtorch's LU/SVD path (torch all-NaN or zeros; neither is meaningful)"),
-    ("wrong", r"^m\.index_put_\(\w+/expand, .*, bool\)$", "index_put_(accumulate=True) into expanded memory: torch adds "
-     "every aliased write into one element; numtorch's result is undefined the other way (open)"),
     ("nt_raises", r"^linalg\.(eigh|eigvalsh)\(", "eigh of a matrix holding inf/NaN: torch's syevd returns NaN or "
      "arbitrary eigenvalues; numtorch raises torch's LinAlgError where LAPACK reports non-convergence (kept)"),
     ("wrong", r"^torch\.(var|std)_mean\(", "var_mean of a slice holding inf: torch's Welford mean turns inf into NaN "
