@@ -45,3 +45,17 @@ def test_index_put_accumulate_into_aliased_memory_adds_every_write(case, dtype):
     base, index, values = case
     _same_as_torch(_index_put_acc(lambda T: base(T, getattr(T, dtype)), index,
                                   lambda T: values(T).to(getattr(T, dtype))))  # fmt: skip
+
+
+@pytest.mark.parametrize("self_dtype", ["bool", "int64", "uint8", "float32", "complex64"])
+@pytest.mark.parametrize("form", ["out", "inplace", "functional"])
+def test_ldexp_refuses_a_bool_exponent_only_for_a_real_floating_self(self_dtype, form):
+    # seed 97: out= (and in place) raised torch's "ldexp_cpu_exp" error for any self; torch 2.13
+    # raises it only where the functional form does, for a real floating self
+    def f(T):
+        x, e = T.tensor([1, 0, 3]).to(getattr(T, self_dtype)), T.tensor([True, False, True])
+        if form == "out":
+            return T.ldexp(x, e, out=T.zeros(3, dtype=T.complex64 if x.is_complex() else T.float64))
+        return x.ldexp_(e) if form == "inplace" else T.ldexp(x, e)
+
+    _same_as_torch(f)

@@ -242,8 +242,8 @@ for _n, _e in (("gcd", "np.gcd(self, other)"), ("lcm", "lcm_aten(self, other)"))
 def _pow2(other, self=None):
     # 2 ** other in double precision (complex128 for a complex exponent): at::ldexp computes
     # in a wide type, so ldexp(float16 0, 200) is 0, not 0 * inf. Its exponent kernel has no
-    # bool: the functional form reaches it for a real floating self (of any size; an integer,
-    # bool or complex self takes another route in torch 2.13), in place and out= always do.
+    # bool: every form (functional, in place, out=) reaches it for a real floating self only (of
+    # any size; an integer, bool or complex self takes another route in torch 2.13; fuzz seed 97).
     if other._dtype is D.bool and (self is None or self._dtype.category == D._FLOAT):
         raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
     wide = D.complex128 if other._dtype.category == D._COMPLEX else D.float64
@@ -262,11 +262,13 @@ def _ldexp(self, other):
 
 
 def _ldexp_(self, other):
-    return self.mul_(_pow2(other))  # in place, torch computes 2 ** other even for an empty self
+    if self._dtype.category < D._FLOAT:  # torch 2.13's own check, before the exponent's
+        raise RuntimeError(f"ldexp can't be cast to the desired output type {_cname(self._dtype)}")
+    return self.mul_(_pow2(other, self))  # in place, torch computes 2 ** other even for an empty self
 
 
 def _ldexp_out(self, other, out):
-    return dispatch(_ALL["mul"]["T"]["out"], [self, _pow2(other), out])
+    return dispatch(_ALL["mul"]["T"]["out"], [self, _pow2(other, self), out])
 
 
 _register("ldexp", {"functional": defop("ldexp.Tensor(Tensor self, Tensor other) -> Tensor", composite=_ldexp),
