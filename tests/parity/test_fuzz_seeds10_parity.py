@@ -3,9 +3,12 @@ the call's result (dtype, shape, values) or its exception (type and text) must b
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from .test_fuzz_seeds_parity import _same_as_torch
+import numtorch
+
+from .test_fuzz_seeds_parity import _outcome, _same_as_torch
 
 torch = pytest.importorskip("torch")
 
@@ -59,3 +62,50 @@ def test_ldexp_refuses_a_bool_exponent_only_for_a_real_floating_self(self_dtype,
         return x.ldexp_(e) if form == "inplace" else T.ldexp(x, e)
 
     _same_as_torch(f)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128", "float64"])
+@pytest.mark.parametrize("pivot", [0, complex("inf"), complex("inf+1j"), complex("-infj"), 1e-300])
+@pytest.mark.parametrize("left", [True, False])
+def test_solve_triangular_with_a_zero_or_infinite_complex_pivot(dtype, pivot, left):
+    # a complex zero pivot raised Numba's ZeroDivisionError ('complex division by zero', from
+    # lu_solve and inv_ex too); an infinite one gave 0 (Smith's division) where MKL's trsm gives
+    # nan+nanj (known.py's solve_triangular entry, now gone)
+    def f(T):
+        dt = getattr(T, dtype)
+        p = pivot if dt.is_complex or isinstance(pivot, float) else abs(pivot)
+        A = T.tensor([[p, 1.0], [0.0, 1.0]], dtype=dt)
+        return T.linalg.solve_triangular(A, T.tensor([[0.0, 1.0], [1.0, 2.0]], dtype=dt), upper=True, left=left)
+
+    _same_as_torch(f)
+
+
+_NAN, _INF = float("nan"), float("inf")
+_ODD_MATRICES = [[[0.0]], [[1.0, 2.0], [2.0, 4.0]], [[0.0, 0.0], [0.0, 1.0]], [[0.0, 0.0], [0.0, 0.0]],
+                 [[_NAN, 1.0], [2.0, 3.0]], [[2.0, 1.0], [_NAN, 3.0]], [[1.0, 0, 0], [_NAN, 1, 0], [5, 0, 1]],
+                 [[_INF, 0.0], [_NAN, 1.0]], [[1.0, 2.0], [_INF, 1.0]], [[_INF, 2.0], [_INF, 1.0]]]  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", ["float32", "complex128"])
+@pytest.mark.parametrize("m", _ODD_MATRICES)
+@pytest.mark.parametrize("fn", [
+    lambda T, A: T.linalg.inv_ex(A),
+    lambda T, A: T.linalg.solve_ex(A, T.ones(A.shape[-1], dtype=A.dtype)),
+    lambda T, A: T.linalg.solve_ex(A, T.ones(3, A.shape[-1], dtype=A.dtype), left=False),
+    lambda T, A: T.linalg.lu_factor_ex(A),
+    lambda T, A: T.linalg.inv(A),
+    lambda T, A: T.linalg.slogdet(A),
+    lambda T, A: T.linalg.det(A),
+])  # fmt: skip
+def test_singular_and_non_finite_matrices_follow_getrf_and_getrs(fn, m, dtype):
+    # known.py's inv_ex/inv/slogdet entries: a failed inv_ex/solve_ex gave NaN placeholders where
+    # torch returns getrs's inf/NaN; the LU pivot skipped a NaN in the first row (idamax keeps it);
+    # inv and slogdet of a non-finite matrix took NumPy's LAPACK, which spreads NaN otherwise
+    def f(T):
+        r = fn(T, T.tensor(m, dtype=getattr(T, dtype)))
+        return T.cat([t.reshape(-1).to(T.complex128) for t in r]) if isinstance(r, tuple) else r
+
+    want, got = _outcome(torch, f), _outcome(numtorch, f)
+    assert (got[0], got[1].lstrip("_"), *got[2:3]) == (want[0], want[1].lstrip("_"), *want[2:3])  # torch's _LinAlgError
+    if want[0] == "returns":
+        np.testing.assert_array_equal(got[3], want[3])

@@ -18,9 +18,11 @@ from numtorch.kernels._jit import kernel
 
 
 @kernel
-def trsm_left(a, ia, b, ib, upper, unit, out):
+def trsm_left(a, ia, b, ib, upper, unit, cnan, out):
     """out[k] = a[ia[k]]^-1 b[ib[k]] for each batch k; a (na, n, n), b (nb, n, m), out (nk, n, m),
-    all C-contiguous; only the ``upper`` (or lower) triangle of a is read."""
+    all C-contiguous; only the ``upper`` (or lower) triangle of a is read. ``cnan`` (complex):
+    a zero or infinite pivot gives nan+nanj, as MKL's complex trsm (whose reciprocal of such a
+    pivot is NaN), not Numba's ZeroDivisionError or Smith's 0 for x / inf."""
     n = out.shape[1]
     m = out.shape[2]
     for k in range(out.shape[0]):
@@ -39,8 +41,12 @@ def trsm_left(a, ia, b, ib, upper, unit, out):
                     X[i, j] -= c * X[p, j]
             if not unit:
                 d = A[i, i]
-                for j in range(m):
-                    X[i, j] = X[i, j] / d
+                if cnan and (d == 0 or abs(d.real) == np.inf or abs(d.imag) == np.inf):
+                    for j in range(m):
+                        X[i, j] = X[i, j] * np.nan
+                else:
+                    for j in range(m):
+                        X[i, j] = X[i, j] / d
 
 
 @kernel
@@ -81,19 +87,22 @@ def cholesky_left_looking(a, out):
 
 
 @kernel
-def lu_partial_pivot(a, piv, info):
+def lu_partial_pivot(a, piv, info, cnan):
     """LAPACK's getf2 on each a[k] (m, n), in place: unit-lower L below the diagonal, U on and
     above it, 1-based row interchanges in piv[k] (min(m, n)) and in info[k] the 1-based index of
     the first exactly-zero pivot (0 when none). The pivot is the first entry of largest
-    |re| + |im| in its column (idamax/izamax)."""
+    |re| + |im| in its column (idamax/izamax). ``cnan`` (complex): an infinite pivot makes its
+    multipliers NaN, as zgetf2's reciprocal of it (trsm_left's rule)."""
     m = a.shape[1]
     n = a.shape[2]
     for b in range(a.shape[0]):
         A = a[b]
         for j in range(min(m, n)):
             p = j
-            best = -1.0
-            for i in range(j, m):
+            # the first entry's own magnitude to start, as i?amax: a NaN there is never beaten,
+            # a later NaN never wins (torch's LU of [[nan, 1], [2, 3]] keeps row 1)
+            best = abs(A[j, j].real) + abs(A[j, j].imag)
+            for i in range(j + 1, m):
                 v = abs(A[i, j].real) + abs(A[i, j].imag)
                 if v > best:
                     best = v
@@ -106,8 +115,12 @@ def lu_partial_pivot(a, piv, info):
                         A[j, c] = A[p, c]
                         A[p, c] = t
                 d = A[j, j]
-                for i in range(j + 1, m):
-                    A[i, j] = A[i, j] / d
+                if cnan and (abs(d.real) == np.inf or abs(d.imag) == np.inf):
+                    for i in range(j + 1, m):
+                        A[i, j] = A[i, j] * np.nan
+                else:
+                    for i in range(j + 1, m):
+                        A[i, j] = A[i, j] / d
             elif info[b] == 0:
                 info[b] = j + 1
             for i in range(j + 1, m):

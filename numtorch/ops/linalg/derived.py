@@ -21,7 +21,7 @@ from ..._tensor import Tensor, _make, _wrap_dim
 from .._registry import OPS, body_of, defop, public
 from ...kernels import lazy
 from .core import LinAlgError, _cj, _mH, broadcast_error
-from .solve import _floating, _square, _zero_pivot
+from .solve import _floating, _square, _vector_rhs, lu_route
 
 _INV_EX = return_types.register("linalg_inv_ex", ("inverse", "info"))
 _CHOL_EX = return_types.register("linalg_cholesky_ex", ("L", "info"))
@@ -306,7 +306,8 @@ def _solve_triangular_cpu(A, B, upper, left=True, unitriangular=False):
         ib = np.broadcast_to(np.arange(int(np.prod(b.shape[:-2], dtype=np.int64))).reshape(b.shape[:-2]), batch)
         a3 = np.ascontiguousarray(a.reshape(-1, n, n))
         b3 = np.ascontiguousarray(b.reshape(-1, n, m))
-        _K.trsm_left(a3, ia.ravel().astype(np.int64), b3, ib.ravel().astype(np.int64), bool(upper), bool(unitriangular), out)
+        _K.trsm_left(a3, ia.ravel().astype(np.int64), b3, ib.ravel().astype(np.int64), bool(upper), bool(unitriangular),
+                     A._dtype.category == D._COMPLEX, out)  # fmt: skip
     x = out.reshape(batch + (n, m))
     if not left:
         x = np.ascontiguousarray(np.swapaxes(x, -1, -2))
@@ -431,36 +432,14 @@ public("matrix_exp", "self", _matrix_exp_torch, relevant=("self",), module="Tens
 
 
 # ---- the *_ex variants: info instead of an exception --------------------------------------------
-def _per_matrix(A, solve_one, fail_info, shape=None):
-    """Run ``solve_one`` on each matrix of the batch; failed ones give NaN (of ``shape``, the
-    result's per-matrix shape, A's by default) and their info. LAPACK leaves a partial factor
-    there; NaN says plainly that the entry is not a result."""
-    batch = tuple(A.shape[:-2])
-    flat = A.reshape(-1, *A.shape[-2:])
-    outs, infos = [], []
-    for i in range(flat.shape[0]):
-        try:
-            outs.append(solve_one(i))
-            infos.append(0)
-        except LinAlgError:
-            infos.append(fail_info(flat._data[i]))
-            outs.append(None)
-    shape = tuple(A.shape[-2:]) if shape is None else shape
-    for i, o in enumerate(outs):
-        if o is None:
-            outs[i] = _make(np.full(shape, np.nan, A._dtype.np), A._dtype)
-    res = body_of("stack")(outs, 0, None)
-    return res.reshape(*batch, *res.shape[1:]), _info(batch, infos)
-
-
 def _inv_ex(A, check_errors=False):
     try:
         return dispatch(_aten("linalg_inv"), [A]), _info(tuple(A.shape[:-2]))
     except LinAlgError as e:
         if check_errors:
             raise LinAlgError(str(e).replace("linalg.inv:", "linalg.inv_ex:", 1)) from None
-    flat = A.reshape(-1, *A.shape[-2:])
-    return _per_matrix(A, lambda i: dispatch(_aten("linalg_inv"), [flat[i]]), _zero_pivot)
+    eye = np.broadcast_to(np.eye(A.shape[-1], dtype=A._dtype.np), A.shape)
+    return lu_route(A, _make(np.array(eye), A._dtype), True)
 
 
 def _cholesky_ex(A, upper=False, check_errors=False):
@@ -483,19 +462,12 @@ def _cholesky_ex(A, upper=False, check_errors=False):
 def _solve_ex(A, B, left=True, check_errors=False):
     try:
         return dispatch(_aten("linalg_solve"), [A, B, left]), _info(tuple(A.shape[:-2]))
-    except LinAlgError:
+    except LinAlgError as e:
         if check_errors:
-            raise
-    if A.ndim > 2 or B.ndim > 2:
-        # broadcast batches, then one solve per matrix
-        batch = np.broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2]) if B.ndim > 2 else ())
-        A = A.expand(*batch, *A.shape[-2:])
-    flatA = A.reshape(-1, *A.shape[-2:])
-    Bb = B.expand(*A.shape[:-2], *B.shape[-2:]) if B.ndim >= 2 and A.ndim > 2 else B
-    flatB = Bb.reshape(-1, *Bb.shape[-2:]) if Bb.ndim > 2 else None
-    one = tuple(B.shape[-1:]) if flatB is None and B.ndim == 1 else tuple(Bb.shape[-2:])
-    return _per_matrix(A, lambda i: dispatch(_aten("linalg_solve"), [flatA[i], B if flatB is None else flatB[i], left]),
-                       _zero_pivot, one)  # fmt: skip
+            raise LinAlgError(str(e).replace("torch.linalg.solve:", "torch.linalg.solve_ex:", 1)) from None
+    vec = _vector_rhs(A, B)  # linalg_solve took every shape check; info has A's own batch
+    x, info = lu_route(A, B.unsqueeze(-1) if vec else B, left)
+    return (x.squeeze(-1) if vec else x), info
 
 
 _INVX = defop("linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)", composite=_inv_ex)

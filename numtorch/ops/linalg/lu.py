@@ -16,7 +16,6 @@ from ..._dispatch import dispatch
 from ..._tensor import _make
 from ...kernels import lazy
 from .._registry import OPS, body_of, defop, public
-from .core import LinAlgError
 
 _K = lazy("numtorch.kernels.cpu.linalg")
 _LUF = return_types.register("linalg_lu_factor", ("LU", "pivots"))
@@ -48,12 +47,13 @@ def _lu_factor_ex_cpu(A, pivot=True, check_errors=False):
     piv = np.zeros((lu.shape[0], min(m, n)), np.int32)
     info = np.zeros(lu.shape[0], np.int32)
     if lu.size:
-        _K.lu_partial_pivot(lu, piv, info)
+        _K.lu_partial_pivot(lu, piv, info, lu.dtype.kind == "c")
     if check_errors and info.any():
         b = int(np.flatnonzero(info)[0])
         where = f"(Batch element {b}): " if batch else ""
-        raise LinAlgError(f"torch.linalg.lu_factor_ex: {where}U[{info[b]},{info[b]}] is zero and using it on lu_solve "
-                          "would result in a division by zero.")  # fmt: skip
+        raise RuntimeError(f"torch.linalg.lu_factor_ex: {where}U[{info[b]},{info[b]}] is zero and using it on lu_solve "
+                           "would result in a division by zero. If you still want to perform the factorization, "
+                           "consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")  # fmt: skip
     return (_make(lu.reshape(batch + (m, n)), A._dtype), _make(piv.reshape(batch + (min(m, n),)), D.int32),
             _make(info.reshape(batch), D.int32))  # fmt: skip
 
@@ -201,9 +201,10 @@ def _lu_factor(A, pivot, out):
         b = int(flat.nonzero()[0, 0])
         where = f"(Batch element {b}): " if info.ndim else ""
         i = int(flat[b])
-        raise LinAlgError(f"torch.linalg.lu_factor: {where}U[{i},{i}] is zero and using it on lu_solve would result in a "
-                          "division by zero. If you still want to perform the factorization, consider calling "
-                          "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")  # fmt: skip
+        # a plain RuntimeError in torch 2.13, not its LinAlgError (seed 201)
+        raise RuntimeError(f"torch.linalg.lu_factor: {where}U[{i},{i}] is zero and using it on lu_solve would result in a "
+                           "division by zero. If you still want to perform the factorization, consider calling "
+                           "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")  # fmt: skip
     return _pair_out((LU, piv), out, _LUF)
 
 

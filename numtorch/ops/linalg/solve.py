@@ -73,6 +73,8 @@ def _singular(A: np.ndarray, prefix: str, msg) -> LinAlgError:
 def _inv_cpu(A):
     _square(A, "linalg.inv")
     _floating(A, "linalg.inv", low_precision=False)
+    if not np.isfinite(A._data).all():
+        return _inv_nonfinite(A)
     try:
         arr = np.linalg.inv(A._data) if A._data.size else np.empty(A._data.shape, A._dtype.np)
     except np.linalg.LinAlgError:
@@ -84,6 +86,58 @@ def _inv_cpu(A):
             ),
         ) from None
     return _make(arr.astype(A._dtype.np, copy=False), A._dtype)
+
+
+def _inv_nonfinite(A):
+    # PyTorch's inv is solve_ex(A, I): NumPy's LAPACK spreads inf/NaN differently (finite input
+    # takes NumPy's fast path above; both are getrf + getrs there, up to rounding)
+    eye = np.broadcast_to(np.eye(A.shape[-1], dtype=A._dtype.np), A.shape)
+    X, info = lu_route(A, _make(np.array(eye), A._dtype), True)
+    bad = np.flatnonzero(info._data)
+    if bad.size:
+        where = f"(Batch element {bad[0]}): " if A.ndim > 2 else ""
+        raise LinAlgError(f"linalg.inv: {where}The diagonal element {info._data.reshape(-1)[bad[0]]} is zero, the "
+                          "inversion could not be completed because the input matrix is singular.")  # fmt: skip
+    return X
+
+
+def lu_route(A, B, left):
+    """(X, info) as PyTorch's linalg_solve_ex computes them, for any pivots: getrf of A, then
+    getrs (lu_solve, left or right): laswp's row swaps and two trsm, so a zero pivot divides to
+    inf/NaN (inv_ex of [[0.]] is inf) and an inf is never multiplied by a permutation's zeros. No
+    gradient: the *_ex functions take this route for the failed matrices only."""
+    a, b = A._data, B._data if left else np.swapaxes(B._data, -1, -2)
+    n, m = b.shape[-2:]
+    abatch, batch = a.shape[:-2], broadcast_error(a.shape[:-2], b.shape[:-2])
+    lu = np.array(a, A._dtype.np, order="C").reshape(-1, n, n)
+    piv, info = np.zeros((lu.shape[0], n), np.int32), np.zeros(lu.shape[0], np.int32)
+    x = np.array(np.broadcast_to(b, batch + (n, m)), A._dtype.np, order="C").reshape(-1, n, m)
+    cplx = A._dtype.category == D._COMPLEX
+    if lu.size:
+        _K.lu_partial_pivot(lu, piv, info, cplx)
+    if lu.size and x.size:
+        ia = np.broadcast_to(np.arange(lu.shape[0]).reshape(abatch), batch).reshape(-1).astype(np.int64)
+        ib, rows, p = np.arange(x.shape[0], dtype=np.int64), np.arange(x.shape[0]), piv[ia] - 1
+        y, z = np.empty_like(x), np.empty_like(x)
+        if left:  # A = P L U: X = U^-1 L^-1 P^T B
+            _laswp(x, p, rows, range(n))
+            _K.trsm_left(lu, ia, x, ib, False, True, cplx, y)
+            _K.trsm_left(lu, ia, y, ib, True, False, cplx, z)
+        else:  # X P L U = B: X^T = P L^-T U^-T B^T (real transposes: X A = B is not adjoint)
+            lt = np.ascontiguousarray(np.swapaxes(lu, -1, -2))
+            _K.trsm_left(lt, ia, x, ib, False, False, cplx, y)
+            _K.trsm_left(lt, ia, y, ib, True, True, cplx, z)
+            _laswp(z, p, rows, range(n - 1, -1, -1))
+        x = z
+    X = x.reshape(batch + (n, m))
+    return _make(np.ascontiguousarray(X if left else np.swapaxes(X, -1, -2)), A._dtype), _make(info.reshape(abatch), D.int32)
+
+
+def _laswp(x, p, rows, order):
+    for j in order:
+        held = x[rows, j].copy()
+        x[rows, j] = x[rows, p[:, j]]
+        x[rows, p[:, j]] = held
 
 
 def _inv_backward(grad, result):
@@ -113,9 +167,16 @@ def _det_cpu(A):
     _floating(A, "linalg.det")
     if A._dtype is D.float16:
         raise NotImplementedError("\"lu_cpu\" not implemented for 'Half'")
-    # PyTorch's _linalg_det: det(P) * prod(diag(U)) of getrf's LU, of A^T when A is contiguous and
-    # real (det(A^T) = det(A), and getrf reads column-major). NumPy's det (exp of slogdet) and the
-    # LU of A itself give other answers once the matrix holds inf or NaN (inf against NaN).
+    diag, perm, batch = _det_lu(A)
+    det = perm.astype(A._dtype.np) * np.prod(diag, axis=-1)
+    return _make(np.asarray(det.reshape(batch), dtype=A._dtype.np), A._dtype)
+
+
+def _det_lu(A):
+    """(diag(U), det(P), batch) of getrf as PyTorch's _linalg_det and _linalg_slogdet take it: of
+    A^T when A is contiguous and real (det(A^T) = det(A), and getrf reads column-major). NumPy's
+    det (exp of slogdet) and the LU of A itself give other answers once the matrix holds inf or
+    NaN (inf against NaN)."""
     M = A._data
     if A.is_contiguous() and A._dtype.category != D._COMPLEX:
         M = np.swapaxes(M, -1, -2)
@@ -123,11 +184,9 @@ def _det_cpu(A):
     lu = np.array(M, dtype=A._dtype.np, order="C", copy=True).reshape(math.prod(M.shape[:-2]), n, n)  # -1: 0x0
     piv = np.zeros((lu.shape[0], n), np.int32)
     if lu.size:
-        _K.lu_partial_pivot(lu, piv, np.zeros(lu.shape[0], np.int32))
+        _K.lu_partial_pivot(lu, piv, np.zeros(lu.shape[0], np.int32), lu.dtype.kind == "c")
     swaps = (piv != np.arange(1, n + 1, dtype=np.int32)).sum(-1)
-    sign = np.where(swaps % 2 == 1, -1, 1).astype(A._dtype.np)
-    det = sign * np.prod(np.diagonal(lu, 0, -2, -1), axis=-1)
-    return _make(np.asarray(det.reshape(M.shape[:-2]), dtype=A._dtype.np), A._dtype)
+    return np.diagonal(lu, 0, -2, -1), np.where(swaps % 2 == 1, -1, 1), M.shape[:-2]
 
 
 def _det_backward(grad, A, result):
@@ -173,7 +232,7 @@ def _solve_cpu(A, B, left=True):
             f"linalg.solve: Expected A and B to have the same dtype, but found A of type {F.cname(A._dtype)} and B of type {F.cname(B._dtype)} instead"
         )
     vec = _vector_rhs(A, B)
-    b = B._data[..., None] if vec and left else (B._data[..., None, :] if vec else B._data)
+    b = B._data[..., None] if vec else B._data  # a column for left=False too: torch then refuses n > 1
     a = A._data
     if not left:  # XA = B  <=>  A^T X^T = B^T
         a, b = np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)
@@ -183,6 +242,13 @@ def _solve_cpu(A, B, left=True):
             f"linalg.solve: Incompatible shapes of A and B for the equation {'AX = B' if left else 'XA = B'} ({s[-2]}x{s[-1]} and {t[-2]}x{t[-1]})"
         )
     batch = broadcast_error(a.shape[:-2], b.shape[:-2])
+    if not np.isfinite(A._data).all():  # PyTorch's getrf + getrs spread inf/NaN as NumPy's LAPACK does not
+        x, info = lu_route(A, _make(B._data[..., None] if vec else B._data, B._dtype), left)
+        bad = np.flatnonzero(info._data)
+        if bad.size:
+            where = f"(Batch element {bad[0]}): " if A.ndim > 2 else ""
+            raise LinAlgError(f"torch.linalg.solve: {where}The solver failed because the input matrix is singular.")
+        return x.squeeze(-1) if vec else x
     a = np.broadcast_to(a, batch + a.shape[-2:])
     b = np.broadcast_to(b, batch + b.shape[-2:])
     work = np.float32 if A._dtype is D.float16 else A._dtype.np
@@ -459,10 +525,26 @@ _SLOGDET_NT_T = return_types.register("slogdet", ("sign", "logabsdet"))
 def _slogdet_cpu(A):
     _square(A, "linalg.slogdet")
     _floating(A, "linalg.slogdet", low_precision=False)
-    sign, logabs = np.linalg.slogdet(A._data)  # LU through LAPACK; empty matrices: (1, 0)
     real = A._dtype.to_real()
+    if not np.isfinite(A._data).all():
+        return _slogdet_nonfinite(A, real)
+    sign, logabs = np.linalg.slogdet(A._data)  # LU through LAPACK; empty matrices: (1, 0)
     return _SLOGDET_NT(_make(np.asarray(sign).astype(A._dtype.np), A._dtype),
                        _make(np.asarray(logabs).astype(real.np), real))  # fmt: skip
+
+
+def _slogdet_nonfinite(A, real):
+    # PyTorch's formulas over its own LU (_det_lu): sgn of each pivot (a real NaN's sign is 0, as
+    # torch.sign's) and the sum of log |pivot|; NumPy's LAPACK pivots NaN rows otherwise
+    d, perm, batch = _det_lu(A)
+    with np.errstate(all="ignore"):
+        if A._dtype.category == D._COMPLEX:
+            s = np.where(d == 0, 0, d / np.abs(d))
+        else:
+            s = np.where(np.isnan(d), 0, np.sign(d))
+        sign = (perm * np.prod(s, axis=-1)).reshape(batch)
+        logabs = np.sum(np.log(np.abs(d)), axis=-1).reshape(batch)
+    return _SLOGDET_NT(_make(np.asarray(sign, A._dtype.np), A._dtype), _make(np.asarray(logabs, real.np), real))
 
 
 def _slogdet_backward(grads, A, results):

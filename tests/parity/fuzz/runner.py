@@ -74,6 +74,7 @@ class Call:
     kwargs: dict = field(default_factory=dict)
     cmp: str = "full"  # full | meta (shape and dtype only) | sorted (values up to order) | none
     rtol: float | None = None
+    atol: float | None = None  # an absolute floor, for results known only to within eps * |A|
 
     def label(self) -> str:
         """A grouping key: the target, its argument kinds and dtypes (values left out)."""
@@ -373,6 +374,8 @@ def _values_diff(x: np.ndarray, y: np.ndarray, call: Call) -> str | None:
         rtol, atol = max(t[0] for t in tols), max(t[1] for t in tols)
         if call.rtol is not None:  # a floor: a float64-input call may return float32 (bce_with_logits' target)
             rtol, atol = max(rtol, call.rtol), max(atol, call.rtol)
+        if call.atol is not None:
+            atol = max(atol, call.atol)
         xf, yf = x.astype(np.complex128), y.astype(np.complex128)
         with np.errstate(all="ignore"):
             ok = np.isclose(xf, yf, rtol=rtol, atol=atol, equal_nan=True)
