@@ -109,3 +109,28 @@ def test_singular_and_non_finite_matrices_follow_getrf_and_getrs(fn, m, dtype):
     assert (got[0], got[1].lstrip("_"), *got[2:3]) == (want[0], want[1].lstrip("_"), *want[2:3])  # torch's _LinAlgError
     if want[0] == "returns":
         np.testing.assert_array_equal(got[3], want[3])
+
+
+@pytest.mark.parametrize("fn", ["std", "var"])
+@pytest.mark.parametrize("src", ["float16", "bfloat16", "float32"])
+@pytest.mark.parametrize("dst", ["float32", "complex64", "bfloat16"])
+@pytest.mark.parametrize("shape,dim", [((3,), 0), ((1, 3), 1), ((2, 3), None), ((2, 3), 1), ((0, 2), 1)])
+def test_std_var_out_follows_the_kernel_torch_picks(fn, src, dst, shape, dim):
+    # seed 80: var(float16, out=complex128) returned; torch 2.13's std_var_all (a reduction to one
+    # element) has no half kernel, and its std_cpu no complex one
+    def f(T):
+        x = T.arange(float(np.prod(shape))).reshape(shape).to(getattr(T, src))
+        r = getattr(T, fn)(x, dim, out=T.zeros(0, dtype=getattr(T, dst)))
+        return r.to(T.complex128) if r.dtype == getattr(T, dst) else r  # NumPy has no bfloat16
+
+    want, got = _outcome(torch, f), _outcome(numtorch, f)
+    assert got[:3] == want[:3]
+    if want[0] == "returns":
+        np.testing.assert_allclose(got[3], want[3], rtol=1e-2)
+
+
+@pytest.mark.parametrize("name", ["amax", "amin"])
+@pytest.mark.parametrize("shape,dim", [((0,), (0, 0)), ((0, 2), (1, 0, 0)), ((2,), (0, 0))])
+def test_amax_of_an_empty_dim_is_refused_before_duplicate_dims(name, shape, dim):
+    # seed 70: torch checks the zero-size dims first (IndexError), then duplicates (RuntimeError)
+    _same_as_torch(lambda T: getattr(T.zeros(shape, dtype=T.int64), name)(dim=dim))

@@ -449,10 +449,13 @@ def _empty_check(self, name, dims, given=None):
 
 def _extreme(comb, name, kernel):
     def cpu(self, dim, keepdim):
-        # torch's order: the dims, an empty input's checks (its result needs no kernel), the dtype
+        # torch's order: an empty input's zero-size dims (before duplicates: seed 70), the dims,
+        # the empty input's other checks (its result needs no kernel), the dtype
+        given = dim if isinstance(dim, (list, tuple)) else [dim]
+        if self._data.size == 0 and dim not in (None, [], ()):
+            _empty_check(self, name, given)
         dims = E.dims_arg(dim, self._data.ndim)
         if self._data.size == 0:
-            given = dim if isinstance(dim, (list, tuple)) else [dim]
             _empty_check(self, name, dims if dim not in (None, [], ()) else (), given)
             if self._dtype.category == D._COMPLEX:
                 shape = np.empty(self._data.shape, bool).sum(axis=tuple(dims), keepdims=keepdim).shape

@@ -127,6 +127,19 @@ def _correction(name, dim, unbiased, correction):
     return dim, correction
 
 
+def _std_var_out_kernel(x, dim, out):
+    # torch 2.13's std_var_out picks its CPU kernel by the out dtype: a reduction to one element
+    # goes to std_var_all, which has no half kernel; any other reduction of a real input into a
+    # complex out reaches std_cpu, which has no complex one (seed 80)
+    if not x._data.size or x._dtype.category == D._COMPLEX:
+        return
+    full = all(x._data.shape[d] == 1 for d in range(x.dim()) if d not in E.dims_arg(dim, x.dim()))
+    if full and x._dtype in (D.float16, D.bfloat16) and out._dtype not in (D.float16, D.bfloat16):
+        raise RuntimeError(f"std_var_all: Unsupported dtype {E.cname(x._dtype)}")
+    if not full and out._dtype.category == D._COMPLEX:
+        raise NotImplementedError(f"\"std_cpu\" not implemented for '{E.cname(out._dtype)}'")
+
+
 def _stat_body(name, op, op_out, doc):
     def body(input, dim, unbiased, keepdim, correction, out):
         dim, correction = _correction(name, dim, unbiased, correction)
@@ -135,6 +148,8 @@ def _stat_body(name, op, op_out, doc):
             if out is not None:
                 raise TypeError(f"{name}() got an unexpected keyword argument 'out'")
             return dispatch(op, vals)
+        if isinstance(out, Tensor) and isinstance(input, Tensor):
+            _std_var_out_kernel(input, dim, out)
         return _call(op, op_out, vals, out)
 
     body.__doc__ = doc
