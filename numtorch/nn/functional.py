@@ -667,9 +667,10 @@ def _smooth_l1_loss(input, target, size_average, reduce, reduction, beta):
     tensor(1.3125)
     """
     _size_warning(input, target)
-    red = _enum(size_average, reduce, reduction)
-    x, t = numtorch.broadcast_tensors(input, target)
-    return _lp.smooth_l1_checked(x, t, red, beta)
+    if size_average is not None or reduce is not None:
+        reduction = _Reduction.legacy_get_string(size_average, reduce)
+    x, t = numtorch.broadcast_tensors(input, target)  # before the reduction's check, as torch
+    return _lp.smooth_l1_checked(x, t, _Reduction.get_enum(reduction), beta)
 
 
 @_fn("huber_loss", "input, target, reduction='mean', delta=1.0, weight=None", relevant=_LOSS)

@@ -134,3 +134,51 @@ def test_std_var_out_follows_the_kernel_torch_picks(fn, src, dst, shape, dim):
 def test_amax_of_an_empty_dim_is_refused_before_duplicate_dims(name, shape, dim):
     # seed 70: torch checks the zero-size dims first (IndexError), then duplicates (RuntimeError)
     _same_as_torch(lambda T: getattr(T.zeros(shape, dtype=T.int64), name)(dim=dim))
+
+
+@pytest.mark.parametrize("target_shape", [(3,), (2,)])
+def test_smooth_l1_loss_broadcasts_before_checking_the_reduction(target_shape):
+    # session 9's open item: torch's F.smooth_l1_loss broadcasts (RuntimeError) before it reads
+    # the reduction string (ValueError)
+    _same_as_torch(lambda T: T.nn.functional.smooth_l1_loss(T.ones(3), T.ones(target_shape), reduction="bad"))
+
+
+@pytest.mark.parametrize("out_dtype", ["int8", "int64", "bool", "uint8", "float32"])
+@pytest.mark.parametrize("shape,dim", [((2, 0), None), ((0,), None), ((2, 0), 0), ((3,), None)])
+def test_nansum_of_an_empty_float_input_into_an_integer_out(out_dtype, shape, dim):
+    # seed 300: an empty input runs no kernel in torch, so no "nansum_cpu not implemented" error
+    _same_as_torch(lambda T: T.nansum(T.ones(shape, dtype=T.float16), dim,
+                                      out=T.zeros((), dtype=getattr(T, out_dtype))))  # fmt: skip
+
+
+@pytest.mark.parametrize("call", [
+    lambda T: T.nn.functional.hardtanh(T.zeros(0, 3, dtype=T.uint8), inplace=True),
+    lambda T: T.nn.functional.hardtanh(T.zeros(2, dtype=T.uint8)),
+    lambda T: T.nn.functional.hardtanh(T.zeros(2, dtype=T.uint8), -0.5, 2.0),
+    lambda T: T.nn.functional.hardtanh(T.tensor([0, 5], dtype=T.uint8), 0.0, 2.0),
+    lambda T: T.nn.functional.softmin(T.tensor(7, dtype=T.uint8), dim=5),
+    lambda T: T.nn.functional.softmax(T.tensor(7, dtype=T.int32), dim=0),
+    lambda T: T.mode(T.tensor([1j]), 5),
+])  # fmt: skip
+def test_check_order_of_integer_nn_inputs(call):
+    # seeds 401-402 (the nn generator draws int32/uint8 since session 10): hardtanh of an (empty)
+    # uint8 input with a negative limit was accepted; softmin of a 0-d input and mode checked the
+    # dtype before the dim (seed 302)
+    _same_as_torch(call)
+
+
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("layout", ["slice", "contig", "channels_last"])
+@pytest.mark.parametrize("stats", [True, False])
+@pytest.mark.parametrize("dtype", ["int32", "float32"])
+def test_batch_norm_refusals_in_torchs_order(training, layout, stats, dtype):
+    # seed 400: a strided integer input in training reaches torch's composite (mean() refuses it);
+    # missing running stats in eval are refused before the dtype, in torch's words
+    def f(T):
+        dt = getattr(T, dtype)
+        x = T.ones(2, 3, 4, 8, dtype=dt)
+        x = x[..., ::2] if layout == "slice" else (x.contiguous(memory_format=T.channels_last) if layout == "channels_last" else x)
+        s = (T.zeros(3), T.ones(3)) if stats else (None, None)
+        return T.nn.functional.batch_norm(x, *s, training=training)
+
+    _same_as_torch(f)

@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from ... import _dtype as D
 from ..._dispatch import dispatch
 from ..._ops import ops as _ops
 from ...autograd._api import grad as autograd_grad
@@ -283,8 +284,19 @@ _softplus = _act("softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> T
                            ["beta", "threshold"], allow="float"),
                  {"self": lambda grad, self, beta, threshold: softplus_backward(grad, self, beta, threshold)},
                  inplace=False)  # fmt: skip
+class _HardtanhPointwise(Pointwise):
+    __slots__ = ()
+
+    def __call__(self, operands, params=(), out=None, inplace=False):
+        # ATen's hardtanh_out: a uint8 input refuses negative limits (as integers) before anything,
+        # an empty one too (seed 402; the limits' uint8 conversion raised otherwise)
+        if operands[0]._dtype is D.uint8 and any(int(v) < 0 for v in params[:2]):
+            raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+        return super().__call__(operands, params, out, inplace)
+
+
 _hardtanh = _act("hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor",
-                 Pointwise("hardtanh", _X, "min_val if self < min_val else (max_val if self > max_val else self)",
+                 _HardtanhPointwise("hardtanh", _X, "min_val if self < min_val else (max_val if self > max_val else self)",
                            ["min_val", "max_val"], allow="nobool"),
                  {"self": lambda grad, self, min_val, max_val: hardtanh_backward(grad, self, min_val, max_val)})  # fmt: skip
 _hardsigmoid = _act("hardsigmoid(Tensor self) -> Tensor",

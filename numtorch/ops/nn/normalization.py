@@ -302,6 +302,13 @@ def _check_channel(t, name, C):
         raise RuntimeError(f"{name} should contain {C} elements not {t.numel()}")
 
 
+def _bn_fast_layout(x: Tensor) -> bool:
+    from ..shape._format import channels_last, channels_last_3d
+
+    fmt = {4: channels_last, 5: channels_last_3d}.get(x.dim())
+    return x.is_contiguous() or (fmt is not None and x.is_contiguous(memory_format=fmt))
+
+
 def _batch_norm_cpu(input, weight, bias, running_mean, running_var, training, momentum, eps):
     A, C, S = _bn_dims(input)
     for t, name in (
@@ -311,6 +318,15 @@ def _batch_norm_cpu(input, weight, bias, running_mean, running_var, training, mo
         (running_var, "running_var"),
     ):
         _check_channel(t, name, C)
+    for t, name in ((running_mean, "running_mean"), (running_var, "running_var")):
+        if not training and t is None:  # before the dtype, in torch's words (seed 400)
+            raise RuntimeError(f"{name} must be defined in evaluation mode")
+    if (training and input._dtype.category != D._FLOAT and not _bn_fast_layout(input)
+            and (running_mean is None or running_mean._dtype is input._dtype)):
+        # torch 2.13 (measured): a strided integer input in training, its running stats none or of its dtype,
+        # reaches a composite whose mean() refuses it before the kernel's dtype check (seed 400)
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
+                           f"complex dtype. Got: {_cname(input._dtype)}")  # fmt: skip
     dt = _float_dtype(input, "batch_norm")
     x = _arr(input, dt)
     if training:
@@ -328,8 +344,6 @@ def _batch_norm_cpu(input, weight, bias, running_mean, running_var, training, mo
             rv[...] = (1 - momentum) * rv + momentum * unbiased.astype(rv.dtype)
         save_mean, save_invstd = mean, invstd
     else:
-        if running_mean is None or running_var is None:
-            raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
         mean = _arr(running_mean, dt)
         invstd = (1.0 / np.sqrt(running_var._data.astype(np.float64).reshape(-1) + eps)).astype(
             dt.np

@@ -199,7 +199,8 @@ def _softmax_impl(self, dim, half_to_float, log):
     if half_to_float:
         raise RuntimeError(f"{name} with half to float conversion is not supported on CPU")
     if self._dtype.category != D._FLOAT and self._data.size:
-        last = self._data.ndim == 0 or E.wrap_dim(dim, self._data.ndim) == self._data.ndim - 1
+        # a 0-d input's dim is checked too (range [-1, 0]) before the dtype (seed 401)
+        last = E.wrap_dim(dim, self._data.ndim) == max(self._data.ndim - 1, 0)
         raise NotImplementedError(
             f"\"{name}{'_lastdim' if last else ''}_kernel_impl\" not implemented for '{E.cname(self._dtype)}'"
         )

@@ -323,6 +323,7 @@ def _mode_cpu(self, dim, keepdim):
         shape = list(self._data.shape)
         shape[d : d + 1] = [1] if keepdim else []
         return Mode(_make(np.empty(shape, self._dtype.np), self._dtype), _make(np.empty(shape, np.int64), D.int64))
+    E.wrap_dim(dim, self._data.ndim)  # the dim before the dtype (seed 302)
     a, d = _prep(self, dim, "mode", "mode_cpu" if self._dtype.category == D._COMPLEX else "")
     moved = np.moveaxis(a, d, -1)
     R = moved.shape[-1]

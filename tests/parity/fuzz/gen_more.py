@@ -263,7 +263,7 @@ NN = ("relu", "gelu", "silu", "softmax", "log_softmax", "cross_entropy", "mse_lo
 
 def gen_nn(r) -> Call:
     op = r.choice(NN)
-    fdt = r.choice(("float32", "float64", "float32", "float16", "int64"))
+    fdt = r.choice(("float32", "float64", "float32", "float16", "int64", "int32", "uint8"))
     a = tensor(r, r.choice(((2, 3), (2, 3, 4), (3,), (), (0, 3), (1, 2, 3, 3))), fdt)
     sh = a.arr.shape
     kw: dict = {}

@@ -72,6 +72,13 @@ KNOWN: list[tuple[str, str, str]] = [
      "numtorch complex64 (no complex32; as the accepted entry above; seed 94 found where's)"),
     ("wrong", r"^torch\.all\(.*out=uint8", "all(out=uint8) casts the input to uint8 first in torch 2.13 (-0.4 and 0.4 "
      "become 0, so False) where any(out=uint8) and all() do not; numtorch tests each element's truth (kept)"),
+    # session 10 (fuzz10)
+    ("wrong", r"^(torch|m)\.logsumexp\(complex\w*, .*out=(float|bfloat)", "logsumexp(complex, out=real): torch 2.13's "
+     "logsumexp_out sums the complex exponentials straight into the real out (its sum_out) and gives NaN; numtorch "
+     "casts the complex result into out as a cast does, keeping the real part (seed 300; kept)"),
+    ("wrong", r"^F\.conv1d\(float(32|64)(/\w+)?, float(32|64)(/\w+)?, padding=(int|str)\)$", "a NaN/inf weight on a "
+     "tap that falls on padding: torch 2.13's oneDNN path skips padded taps (finite output) while its slow path "
+     "multiplies them by the zero pad (NaN), depending on sizes; numtorch pads explicitly, as the latter (seed 400)"),
 ]
 
 
