@@ -210,7 +210,7 @@ def gen_linalg(r) -> Call:
         # Weyl: a backward-stable solver fixes each eigen/singular value to n eps |A| only; next to
         # a 1e30 entry the O(1) values are noise (seed 201: torch's syevd gave 1.7e14 for 0.19)
         fin = np.abs(a.arr[np.isfinite(a.arr)])
-        c.atol = 16 * a.arr.shape[-1] * float(np.finfo(a.arr.dtype).eps) * float(fin.max(initial=0.0))
+        c.atol = 16 * max(a.arr.shape[-1:] or (1,)) * float(np.finfo(a.arr.dtype).eps) * float(fin.max(initial=0.0))
     if op == "diagonal":
         c.target = "torch.diagonal"
     if op in ("inv", "det", "cholesky", "solve") and r.random() < 0.15:
