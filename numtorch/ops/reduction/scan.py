@@ -117,6 +117,8 @@ def _scan(name, prod, backward):
     def body(input, dim, dtype, out):
         if out is not None and dtype is None:
             dtype = out._dtype  # the kernel runs in out's dtype (_cumulative refuses bool)
+        elif out is not None and isinstance(out, Tensor):  # out's dtype before the kernel's (seed 89)
+            E.check_out_dtype(out, D.to_dtype(dtype))
         return _call(op, op_out, [input, dim, dtype], out)
 
     body.__doc__ = f"""Cumulative {"product" if prod else "sum"} along ``dim``; integers and bools give int64.
