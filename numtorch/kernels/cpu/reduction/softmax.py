@@ -78,10 +78,10 @@ def _rowmax(x):
 def _softmax1(x, y, log):
     m = _rowmax(x)
     s = _exp_sum(x, m, y)
-    if log:
-        c = m + math.log(s)
+    if log:  # (x - m) - log(s) as ATen: x - (m + log(s)) loses log(s) next to a huge m (fuzz)
+        c = math.log(s)
         for r in range(x.size):
-            y[r] = x[r] - c
+            y[r] = (x[r] - m) - c
     else:
         inv = 1.0 / s
         for r in range(x.size):
@@ -134,13 +134,13 @@ def _softmax_block(x, y, o, R, inner, log, m, s):
     yo = y[o * R * inner :]
     _colstats(x, o, R, inner, m, s, yo, inner)
     for i in range(inner):
-        s[i] = m[i] + math.log(s[i]) if log else 1.0 / s[i]
+        s[i] = math.log(s[i]) if log else 1.0 / s[i]
     for r in range(R):
         xs = x[(o * R + r) * inner :]
         ys = yo[r * inner :]
-        if log:
+        if log:  # (x - m) - log(s), as _softmax1
             for i in range(inner):
-                ys[i] = xs[i] - s[i]
+                ys[i] = (xs[i] - m[i]) - s[i]
         else:
             for i in range(inner):
                 ys[i] *= s[i]
