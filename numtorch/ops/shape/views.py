@@ -189,30 +189,28 @@ def _storage(t: Tensor) -> tuple:
 def _as_strided_cpu(self, size, stride, storage_offset=None):
     if len(size) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
-    off = self.storage_offset() if storage_offset is None else storage_offset
+    a = self._data
+    own = a.base is None  # the array is the storage: offset 0, no pointer arithmetic (~5 us)
+    off = (0 if own else self.storage_offset()) if storage_offset is None else storage_offset
     if off < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {off}")
-    if any(s < 0 for s in stride):
+    if stride and min(stride) < 0:
         raise RuntimeError(
             f"as_strided: Negative strides are not supported at the moment, got strides: {list(stride)}"
         )
-    if any(s < 0 for s in size):
+    if size and min(size) < 0:
         raise RuntimeError(
             f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}"
         )
     isz = self._dtype.itemsize
-    _, ptr, nbytes = _storage(self)
-    need = (
-        0
-        if 0 in size
-        else (off + 1 + sum((n - 1) * s for n, s in zip(size, stride, strict=False))) * isz
-    )
+    ptr, nbytes = (None, a.nbytes) if own else _storage(self)[1:]
+    need = 0 if 0 in size else (off + 1 + sum([(n - 1) * s for n, s in zip(size, stride)])) * isz
     if need > nbytes:
         raise RuntimeError(
             f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {off}, and "
             f"itemsize {isz} requiring a storage size of {need} are out of bounds for storage of size {nbytes}"
         )
-    return _view(self, _strided(self._data, size, stride, off, ptr=ptr))
+    return _view(self, _strided(a, size, stride, off, ptr=ptr))
 
 
 def _geometry_index(size, stride, offset) -> np.ndarray:
@@ -422,6 +420,8 @@ def _view_as_complex_cpu(self):
     if dt is D.float16:
         raise RuntimeError("view_as_complex: ComplexHalf is not supported")
     ct = dt.to_complex()
+    if a.flags.c_contiguous:  # NumPy's own reinterpreting view: ~4x cheaper than _strided
+        return _view(self, a.view(ct.np)[..., 0], ct)
     return _view(self, _strided(a, a.shape[:-1], [s // 2 for s in st[:-1]], dtype=ct.np), ct)
 
 
