@@ -18,6 +18,7 @@ from .._registry import defop
 from ..._factory_utils import c_copy
 from .core import _c, _compute_stride, _est, _int, _ints, _sh, _strided, both, permute
 from .core import tensor_property, transpose
+from ._geometry import _as_strided_backward_cpu, _geometry_index  # noqa: F401  (cuda/_viewgrad.py)
 
 _INT64_MAX = 2**63 - 1
 _pyslice = builtins.slice  # this module's ``slice`` is aten's op
@@ -211,28 +212,6 @@ def _as_strided_cpu(self, size, stride, storage_offset=None):
             f"itemsize {isz} requiring a storage size of {need} are out of bounds for storage of size {nbytes}"
         )
     return _view(self, _strided(a, size, stride, off, ptr=ptr))
-
-
-def _geometry_index(size, stride, offset) -> np.ndarray:
-    idx = np.full(tuple(size), offset, np.int64)
-    for d, (n, s) in enumerate(zip(size, stride, strict=False)):
-        shape = [1] * len(size)
-        shape[d] = n
-        idx = idx + (np.arange(n, dtype=np.int64) * s).reshape(shape)
-    return idx
-
-
-def _as_strided_backward_cpu(
-    grad, src_size, src_stride, src_offset, dst_size, dst_stride, dst_offset
-):
-    """Scatter-add ``grad`` (laid out as the src geometry over a flat storage) and read it back
-    through the dst geometry: as_strided's backward, and (swapped) its own adjoint."""
-    src = _geometry_index(src_size, src_stride, src_offset)
-    dst = _geometry_index(dst_size, dst_stride, dst_offset)
-    n = 1 + max(int(src.max(initial=0)), int(dst.max(initial=0)))
-    buf = np.zeros(n, grad._dtype.np)
-    np.add.at(buf, src.reshape(-1), grad._data.reshape(-1))
-    return _make(buf[dst], grad._dtype)
 
 
 def _as_strided_grad(grad, self, size, stride, storage_offset):
