@@ -56,7 +56,7 @@ def resolved(t: Tensor) -> Tensor:
     """A plain tensor holding the values a conjugate view shows."""
     a = t._data
     if t._device.type == "cuda":  # the CUDA conj_physical kernel on a plain alias of the memory
-        return _cuda_impl("conj_physical")(_make(a, t._dtype, Tensor, t._device))
+        return _cuda_impl("_conj_physical")(_make(a, t._dtype, Tensor, t._device))
     return _make(np.conj(a, out=np.empty_like(a)), t._dtype, Tensor, t._device)
 
 

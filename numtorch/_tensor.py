@@ -219,6 +219,8 @@ class Tensor(TensorBase):
             return self._data.offset // self._dtype.itemsize
         if self._device.type == "cuda":  # Note [CUDA storage]: an element offset already
             return self._data.offset
+        if self._data.base is None:  # the array is the storage (two __array_interface__ dicts: ~2 us)
+            return 0
         base = _root_array(self._data)
         delta = self._data.__array_interface__["data"][0] - base.__array_interface__["data"][0]
         return delta // self._dtype.itemsize

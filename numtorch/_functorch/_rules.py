@@ -34,7 +34,7 @@ _POINTWISE_NAMES = {
     "log_sigmoid_backward", "softshrink_backward", "hardshrink_backward", "softplus_backward",
     "threshold_backward", "hardtanh_backward", "silu_backward", "mish_backward", "lift_fresh",
     "hardswish_backward", "hardsigmoid_backward", "gelu", "complex", "angle", "isfinite", "isnan",
-    "isinf", "isposinf", "isneginf", "signbit", "sgn", "conj_physical", "positive", "bitwise_not",
+    "isinf", "isposinf", "isneginf", "signbit", "sgn", "conj_physical", "_conj_physical", "positive", "bitwise_not",
     "logical_not", "logical_and", "logical_or", "logical_xor", "frac", "round", "trunc", "square",
     "copy", "celu", "pow", "floor_divide", "zero", "frexp",
 }  # fmt: skip

@@ -119,6 +119,13 @@ def _cast_params(ref: str, params: list[str]) -> list[str]:
 # runtime alias check fails and LLVM runs its scalar fallback (measured: add_ of 1e5 float32
 # 4.8x slower than NumPy's in-place add); one pointer read and written at the same index
 # needs no check, so the loop stays vectorized.
+def _loads(inputs, pat, element: str) -> list:
+    # each operand's value in the loop body: ``element`` of operand i (its array, "a"), or the
+    # scalar cast once before the loop ("s")
+    return [f"{name} = {element.format(i)}" if kind == "a" else f"{name} = {name}_"
+            for i, (name, kind) in enumerate(zip(inputs, pat))]  # fmt: skip
+
+
 def _render_contig(prefix, deco, rng, pat, inputs, params, expr, inplace=False, wide=(), guarded=None):
     dst = "x0" if inplace else "out"
     args = [f"x{i}" for i in range(len(inputs))] + ([] if inplace else ["out"]) + list(params)
@@ -130,7 +137,7 @@ def _render_contig(prefix, deco, rng, pat, inputs, params, expr, inplace=False, 
             lines.append(f"    {name}_ = keep_double(x{i}, {ref})")
         elif kind == "s":
             lines.append(f"    {name}_ = {ref}.dtype.type(x{i})")
-    loads = [f"{name} = x{i}[i]" if kind == "a" else f"{name} = {name}_" for i, (name, kind) in enumerate(zip(inputs, pat))]
+    loads = _loads(inputs, pat, "x{}[i]")
     if guarded is None:
         lines.append(f"    for i in {rng}({dst}.size):")
         lines += ["        " + ld for ld in loads]
@@ -141,7 +148,7 @@ def _render_contig(prefix, deco, rng, pat, inputs, params, expr, inplace=False, 
     # site each. Block slices keep the inner loops' indices non-negative (Note [Broadcast rows]).
     guard, fast = guarded
     w = _GUARD_BLOCK
-    blk = [f"{name} = v{i}_[j]" if kind == "a" else f"{name} = {name}_" for i, (name, kind) in enumerate(zip(inputs, pat))]
+    blk = _loads(inputs, pat, "v{}_[j]")
     lines += [f"    n = {dst}.size", f"    for blk in {rng}((n + {w - 1}) // {w}):", f"        b = blk * {w}",
               f"        e = min(b + {w}, n)", f"        o_ = {dst}[b:e]"]  # fmt: skip
     lines += [f"        v{i}_ = x{i}[b:e]" for i, kind in enumerate(pat) if kind == "a"]

@@ -606,13 +606,16 @@ def defpointwise(
     inplace_overload: str | None = None,
     holomorphic: bool = True,
     public_out: bool = True,
+    composite=None,
 ):
     """Declare an elementwise op: functional, in-place (``name_``) and ``out=`` overloads,
     plus ``numtorch.name``, ``Tensor.name`` and ``Tensor.name_`` bindings. Returns the ops.
 
     ``out_overload`` / ``inplace_overload`` name those overloads where PyTorch's names do not
     follow the usual pattern (``pow.Tensor_Tensor_out``, ``pow_.Tensor``). ``holomorphic=False``:
-    the formulas already give PyTorch's complex gradient (Note [Complex gradients])."""
+    the formulas already give PyTorch's complex gradient (Note [Complex gradients]). ``composite``:
+    the functional overload is CompositeImplicitAutograd over other ops (ATen's conj_physical over
+    _conj_physical); out= and in-place keep the kernel."""
     from .._dispatch import dispatch
     from .._schema import parse_schema
     from ._registry import defop, holomorphic as _holo, public, schema_sig
@@ -654,9 +657,12 @@ def defpointwise(
         def inplace_impl(*v):  # noqa: F811  (the engine's grad accumulation add_: no list building)
             return pw(v[:n_in], v[n_in:], inplace=True)
 
-    op = defop(schema, cpu=functional, backward=backward, jvp=jvp, tags=(Tag.pointwise,))
-    op.pointwise = PointwiseDecl(pw, in_idx, par_idx, "functional", functional)
-    op.impls["meta"] = lambda *v: pointwise_meta(pw, [v[i] for i in in_idx], [v[i] for i in par_idx])
+    if composite is not None:
+        op = defop(schema, composite=composite, tags=(Tag.pointwise,))
+    else:
+        op = defop(schema, cpu=functional, backward=backward, jvp=jvp, tags=(Tag.pointwise,))
+        op.pointwise = PointwiseDecl(pw, in_idx, par_idx, "functional", functional)
+        op.impls["meta"] = lambda *v: pointwise_meta(pw, [v[i] for i in in_idx], [v[i] for i in par_idx])
     result = {"functional": op}
     if out:
         result["out"] = op_out = defop(_out_schema(s, out_overload), cpu=out_impl, tags=(Tag.pointwise,))

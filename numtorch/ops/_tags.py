@@ -61,7 +61,7 @@ heaviside_ gcd_ lcm_ leaky_relu_backward hardtanh_backward hardsigmoid_backward
 hardswish_backward elu_backward mish_backward softplus_backward log_sigmoid_backward
 hardshrink_backward softshrink_backward relu.out threshold.out threshold_ leaky_relu.out elu.out
 mish.out mish_ softplus.out hardtanh.out hardsigmoid.out hardswish hardswish.out hardswish_
-log_sigmoid log_sigmoid.out hardshrink.out softshrink.out
+log_sigmoid log_sigmoid.out hardshrink.out softshrink.out _conj_physical.out
 """.split())
 
 # Pointwise in PyTorch, not built on the elementwise engine here (composites, where, clone).
@@ -81,7 +81,7 @@ masked_fill.Tensor_out masked_scatter.out add.Scalar_out sub.Scalar_out rsub.Ten
 rsub.Scalar_out mul.Scalar_out div.Scalar_out div.Scalar_mode_out floor_divide.Scalar_out
 remainder.Scalar_Tensor_out bitwise_and.Scalar_Tensor_out bitwise_or.Scalar_Tensor_out
 bitwise_xor.Scalar_Tensor_out bitwise_left_shift.Scalar_Tensor_out
-bitwise_right_shift.Scalar_Tensor_out relu.out
+bitwise_right_shift.Scalar_Tensor_out relu.out _conj_physical.out
 """.split())
 
 # Random without a Generator argument: dropout family, attention and the RNN layers.

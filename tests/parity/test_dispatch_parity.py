@@ -34,6 +34,15 @@ CASES = {
     "bw_view": "a = x.clone().requires_grad_(); a.view(12).sum().backward()",
     "bw_reshape": "a = x.clone().requires_grad_(); a.reshape(2, 6).sum().backward()",
     "bw_relu_sumdim": "a = x.clone().requires_grad_(); a.sum(1).sum().backward()",
+    # Note [conj_physical of a real tensor is itself]: nothing reaches the mode for a real tensor
+    "conj_physical_real": "T.conj_physical(x); x.conj_physical()",
+    "conj_physical_complex": "T.conj_physical(T.complex(x, y))",
+    "conj_physical_of_conj": "T.complex(x, y).conj().conj_physical()",
+    "conj_physical_out": "T.conj_physical(x, out=T.empty(3, 4))",
+    "conj_physical_": "x.clone().conj_physical_(); T.complex(x, y).conj_physical_()",
+    "bw_conj_physical": "a = T.complex(x, y).requires_grad_(); T.conj_physical(a).abs().sum().backward()",
+    "stack": "T.stack([x, y]); T.stack([x, y], 1, out=T.empty(3, 2, 4))",
+    "bw_stack": "a = x.clone().requires_grad_(); T.stack([a, y.double()], -1).sum().backward()",
 }  # fmt: skip
 # forward + backward of the ops whose derivative formulas must make PyTorch's aten calls
 # (saved outputs are detached when saved and when unpacked, fused *_backward ops)
@@ -100,7 +109,8 @@ KINDS = ["add.Tensor", "mul.Tensor", "sum.default", "sum.dim_IntList", "mean.dim
          "ones_like.default", "_softmax.default", "native_layer_norm.default", "cat.default", "conv2d.default",
          "convolution.default", "dropout.default", "where.self", "unsqueeze.default", "matmul.default",
          "outer.default", "ger.default", "sort.default", "sort.stable", "lift_fresh.default",
-         "_local_scalar_dense.default", "squeeze_.dim"]  # fmt: skip
+         "_local_scalar_dense.default", "squeeze_.dim", "conj_physical.default", "conj_physical.out",
+         "_conj_physical.default", "_conj_physical.out", "conj_physical_.default", "stack.default", "stack.out"]  # fmt: skip
 
 
 @pytest.mark.parametrize("name", KINDS)

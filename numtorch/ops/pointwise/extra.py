@@ -30,7 +30,6 @@ from .core import (
     _register,
     _sub,
     _u,
-    _unary,
     _where,
 )
 
@@ -172,7 +171,15 @@ _register("float_power", _fp_ops("Tensor_Tensor", "Tensor", "Tensor"), _fp_ops("
 
 # ---- conj: a lazily conjugated view of a complex tensor (Note [Conjugate views]); real tensors are
 # returned as they are -------------------------------------------------------------------------------
-_CP = _unary("conj_physical", {"bif": "self", "c": "np.conj(self)"}, {"self": lambda grad: _u("conj_physical", grad)})
+# Note [conj_physical of a real tensor is itself]
+# As ATen: conj_physical is CompositeImplicitAutograd, returning a real self as it is (no copy, no
+# node, nothing a dispatch mode sees) and calling _conj_physical for complex input; out= and the
+# in-place overload are kernels of their own. Formulas may call conj_physical on any gradient.
+_CP_EW = Elementwise("conj_physical", ["self"], {"bif": "self", "c": "np.conj(self)"}, strict_out=True)
+_CP_BW = {"self": lambda grad: _u("conj_physical", grad)}
+_CPP = _decl("_conj_physical(Tensor self) -> Tensor", _CP_EW, _CP_BW, inplace=False, holomorphic=False)["functional"]
+_CP = _register("conj_physical", _decl("conj_physical(Tensor self) -> Tensor", _CP_EW, _CP_BW, holomorphic=False,
+                                       composite=lambda self: _CPP.fast(self) if self._dtype.is_complex else self))  # fmt: skip
 
 
 def _conj_physical_inplace(self, _engine=_CP["inplace"].impls["cpu"]):

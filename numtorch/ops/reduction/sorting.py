@@ -11,6 +11,7 @@ from ... import _dtype as D
 from ... import return_types
 from ..._dispatch import dispatch
 from ..._tensor import Tensor, _make
+from ...kernels import lazy
 from . import _reduce as E
 from .._registry import defop
 from .core import _call, _decl, _evenly, _fn, _select_bw
@@ -21,6 +22,7 @@ KthValue = return_types.register("kthvalue", ("values", "indices"))
 Median = return_types.register("median", ("values", "indices"))
 NanMedian = return_types.register("nanmedian", ("values", "indices"))
 Mode = return_types.register("mode", ("values", "indices"))
+K = lazy("numtorch.kernels.cpu.reduction.sorting")
 _TOPK_PARTITION = 1024  # rows at least this long select with argpartition before sorting
 
 
@@ -263,6 +265,9 @@ def _nanmedian_pos(n, nans):
     return np.where(valid > 0, (valid - 1) // 2, 0)
 
 
+_KERNEL_DTYPES = (D.float32, D.float64, D.int32, D.int64)  # the kernels' closed set (STYLE.md rule 5)
+
+
 def _median_dim_checks(self, dim, keepdim):
     # median_with_indices_impl's order: the dim, an empty slice, out='s dtypes, then the kernel's
     d = E.wrap_dim(dim, self._data.ndim)
@@ -280,6 +285,9 @@ def _declare_median(name, pick, cls):
             with np.errstate(invalid="ignore"):
                 return _make(np.array(np.nan).astype(self._dtype.np), self._dtype)
         _prep(self, 0, "median", "median_cpu")
+        if self._dtype in _KERNEL_DTYPES:  # one quickselect kernel: ~20x less than _select's NumPy calls
+            v = K.lower_median(self._data.reshape(-1), pick is _nanmedian_pos)
+            return _make(np.array(v, self._dtype.np), self._dtype)
         flat = E.wrap(self._data.reshape(-1), self._dtype)
         return _select(flat, 0, False, cls, pick, "median").values
 

@@ -13,6 +13,7 @@ from .._pointwise import _broadcast, _cname
 from .._registry import defop, public
 from .core import _c, _int, _sh, expand, reshape, unsqueeze, view
 from .copy import write_out, zeros_like_tensor
+from .views import select as _select
 from .views import slice as _slice
 
 
@@ -111,33 +112,49 @@ cat_out = defop(
 )
 
 
-def _stack_inputs(tensors, dim):
+# stack is CompositeExplicitAutograd in ATen: a mode sees aten.stack (not unsqueeze + cat) and
+# its node is StackBackward0, whose formula selects each input's slice of the gradient (the
+# engine casts each piece to its input's dtype, as stack_tensors_backward does).
+def _stack_plan(tensors, dim):
+    """(wrapped dim, result dtype, result shape) with PyTorch's checks."""
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     first = tensors[0]
-    d = _wrap_dim(dim, first.ndim + 1)
+    shape, dt = first._data.shape, first._dtype
+    d = _wrap_dim(dim, len(shape) + 1)
     for i, x in enumerate(tensors):
-        if x.shape != first.shape:
+        if x._data.shape != shape:
             raise RuntimeError(
                 f"stack expects each tensor to be equal size, but got {_sh(first)} at entry 0 and {_sh(x)} at entry {i}"
             )
+        if x._dtype is not dt:
+            dt = D.promote_types(dt, x._dtype)
+    return d, dt, (*shape[:d], len(tensors), *shape[d:])
+
+
+def _stack_cpu(tensors, dim=0):
+    d, dt, shape = _stack_plan(tensors, dim)
+    out = np.empty(shape, dt.np)  # C order, as PyTorch's result
+    return _make(np.stack([x._data for x in tensors], axis=d, out=out, casting="unsafe"), dt)
+
+
+def _stack_parts(tensors, dim):
+    d = _stack_plan(tensors, dim)[0]
     return [_c(unsqueeze, x, d) for x in tensors], d
 
 
-def _stack(tensors, dim=0):
-    parts, d = _stack_inputs(tensors, dim)
-    return _c(cat, parts, d)
+def _stack_any(tensors, dim=0):  # other devices: their cat kernel on unsqueezed views
+    return _c(cat, *_stack_parts(tensors, dim))
 
 
 def _stack_out(tensors, dim, out):
-    parts, d = _stack_inputs(tensors, dim)
-    return _c(cat_out, parts, d, out)
+    return _c(cat_out, *_stack_parts(tensors, dim), out)
 
 
-stack = defop("stack(Tensor[] tensors, int dim=0) -> Tensor", composite=_stack)
-stack_out = defop(
-    "stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", composite=_stack_out
-)
+stack = defop("stack(Tensor[] tensors, int dim=0) -> Tensor", cpu=_stack_cpu, any_device=_stack_any,
+              backward={"tensors": lambda grad, dim: [_c(_select, grad, dim, i) for i in range(grad.shape[dim])]})  # fmt: skip
+stack_out = defop("stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", cpu=_stack_out,
+                  any_device=_stack_out)  # fmt: skip
 
 
 def _stack_family(name: str, prep, dim_of):

@@ -18,6 +18,7 @@ from .._registry import defop
 from ..._factory_utils import c_copy
 from .core import _c, _compute_stride, _est, _int, _ints, _sh, _strided, both, permute
 from .core import tensor_property, transpose
+from ._geometry import _as_strided_backward_cpu, _geometry_index  # noqa: F401  (cuda/_viewgrad.py)
 
 _INT64_MAX = 2**63 - 1
 _pyslice = builtins.slice  # this module's ``slice`` is aten's op
@@ -189,52 +190,28 @@ def _storage(t: Tensor) -> tuple:
 def _as_strided_cpu(self, size, stride, storage_offset=None):
     if len(size) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
-    off = self.storage_offset() if storage_offset is None else storage_offset
+    a = self._data
+    own = a.base is None  # the array is the storage: offset 0, no pointer arithmetic (~5 us)
+    off = (0 if own else self.storage_offset()) if storage_offset is None else storage_offset
     if off < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {off}")
-    if any(s < 0 for s in stride):
+    if stride and min(stride) < 0:
         raise RuntimeError(
             f"as_strided: Negative strides are not supported at the moment, got strides: {list(stride)}"
         )
-    if any(s < 0 for s in size):
+    if size and min(size) < 0:
         raise RuntimeError(
             f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}"
         )
     isz = self._dtype.itemsize
-    _, ptr, nbytes = _storage(self)
-    need = (
-        0
-        if 0 in size
-        else (off + 1 + sum((n - 1) * s for n, s in zip(size, stride, strict=False))) * isz
-    )
+    ptr, nbytes = (None, a.nbytes) if own else _storage(self)[1:]
+    need = 0 if 0 in size else (off + 1 + sum([(n - 1) * s for n, s in zip(size, stride)])) * isz
     if need > nbytes:
         raise RuntimeError(
             f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {off}, and "
             f"itemsize {isz} requiring a storage size of {need} are out of bounds for storage of size {nbytes}"
         )
-    return _view(self, _strided(self._data, size, stride, off, ptr=ptr))
-
-
-def _geometry_index(size, stride, offset) -> np.ndarray:
-    idx = np.full(tuple(size), offset, np.int64)
-    for d, (n, s) in enumerate(zip(size, stride, strict=False)):
-        shape = [1] * len(size)
-        shape[d] = n
-        idx = idx + (np.arange(n, dtype=np.int64) * s).reshape(shape)
-    return idx
-
-
-def _as_strided_backward_cpu(
-    grad, src_size, src_stride, src_offset, dst_size, dst_stride, dst_offset
-):
-    """Scatter-add ``grad`` (laid out as the src geometry over a flat storage) and read it back
-    through the dst geometry: as_strided's backward, and (swapped) its own adjoint."""
-    src = _geometry_index(src_size, src_stride, src_offset)
-    dst = _geometry_index(dst_size, dst_stride, dst_offset)
-    n = 1 + max(int(src.max(initial=0)), int(dst.max(initial=0)))
-    buf = np.zeros(n, grad._dtype.np)
-    np.add.at(buf, src.reshape(-1), grad._data.reshape(-1))
-    return _make(buf[dst], grad._dtype)
+    return _view(self, _strided(a, size, stride, off, ptr=ptr))
 
 
 def _as_strided_grad(grad, self, size, stride, storage_offset):
@@ -422,6 +399,8 @@ def _view_as_complex_cpu(self):
     if dt is D.float16:
         raise RuntimeError("view_as_complex: ComplexHalf is not supported")
     ct = dt.to_complex()
+    if a.flags.c_contiguous:  # NumPy's own reinterpreting view: ~4x cheaper than _strided
+        return _view(self, a.view(ct.np)[..., 0], ct)
     return _view(self, _strided(a, a.shape[:-1], [s // 2 for s in st[:-1]], dtype=ct.np), ct)
 
 

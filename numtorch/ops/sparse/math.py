@@ -265,7 +265,7 @@ def masked_values(grad, mask_idx: np.ndarray, sizes: tuple) -> np.ndarray:
 _ZERO_PRESERVING = ("abs", "sqrt", "sin", "tan", "tanh", "sinh", "asin", "asinh", "atan", "atanh", "erf", "erfinv",
                     "expm1", "log1p", "trunc", "floor", "ceil", "round", "sign", "sgn", "frac", "deg2rad",
                     "rad2deg", "relu", "isnan", "isinf", "isposinf", "isneginf", "signbit", "nan_to_num",
-                    "conj_physical")  # fmt: skip
+                    "_conj_physical")  # fmt: skip
 
 
 def _on_values(name: str):
@@ -279,7 +279,7 @@ def _on_values(name: str):
 
 for _name in _ZERO_PRESERVING:
     register(_name)(_on_values(_name))
-    if not _name.startswith("is") and _name not in ("signbit", "conj_physical"):
+    if not _name.startswith("is") and _name not in ("signbit", "_conj_physical"):
         register(f"{_name}_")(_inplace_of(_on_values(_name)))
 
 

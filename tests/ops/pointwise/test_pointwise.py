@@ -852,3 +852,17 @@ def test_zero_dim_operand_of_the_same_dtype_runs_as_scalar():
     r = i * numtorch.tensor(1.5)  # another dtype: promotion, the general path
     assert r.dtype is numtorch.float32 and r.tolist() == [0.0, 1.5, 3.0, 4.5]
     assert (numtorch.ones(1) * c).tolist() == [0.5] and (numtorch.ones(0) * c).shape == (0,)
+
+
+def test_conj_physical_of_a_real_tensor_is_the_tensor_itself():
+    # Note [conj_physical of a real tensor is itself]: no copy and no node, for any real dtype
+    for x in (numtorch.randn(3, requires_grad=True), numtorch.arange(4), numtorch.tensor([True])):
+        assert numtorch.conj_physical(x) is x and x.conj_physical() is x
+    assert numtorch.conj_physical(x).grad_fn is None
+    z = numtorch.tensor([1 + 2j, 3 - 1j], requires_grad=True)
+    y = numtorch.conj_physical(z)
+    assert y is not z and type(y.grad_fn).__name__ == "ConjPhysicalBackward0"
+    np.testing.assert_array_equal(y.detach().numpy(), np.conj(z.detach().numpy()))
+    out = numtorch.empty(3)
+    x = numtorch.randn(3)
+    assert numtorch.conj_physical(x, out=out) is out and out is not x and out.tolist() == x.tolist()

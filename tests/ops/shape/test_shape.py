@@ -684,3 +684,40 @@ def test_transpose_fast_call_matches_body(dims):
     assert got._version == x._version
     with pytest.raises(IndexError, match="Dimension out of range"):
         x.transpose(0, 3)
+
+
+def test_stack_is_one_node_and_casts_each_gradient_to_its_input():
+    a = numtorch.randn(2, 3, requires_grad=True)
+    b = numtorch.randn(2, 3, dtype=numtorch.float64, requires_grad=True)
+    s = numtorch.stack([a, b], -1)
+    assert type(s.grad_fn).__name__ == "StackBackward0" and s.dtype is numtorch.float64
+    assert s.shape == (2, 3, 2) and s.is_contiguous()
+    np.testing.assert_array_equal(s.detach().numpy(), np.stack([a.detach().numpy(), b.detach().numpy()], -1))
+    (s * numtorch.tensor([1.0, 2.0], dtype=numtorch.float64)).sum().backward()
+    assert a.grad.dtype is numtorch.float32 and b.grad.dtype is numtorch.float64
+    assert a.grad.tolist() == [[1.0] * 3] * 2 and b.grad.tolist() == [[2.0] * 3] * 2
+
+
+def test_as_strided_and_view_as_complex_share_storage_with_offsets():
+    base = numtorch.arange(12.0)
+    for src in (base, base[2:]):  # an owning array and a view with a storage offset
+        v = src.as_strided((2, 2), (1, 3))
+        np.testing.assert_array_equal(v.numpy(), np.lib.stride_tricks.as_strided(
+            src.numpy(), (2, 2), (src.numpy().itemsize, 3 * src.numpy().itemsize)))
+        assert v.storage_offset() == src.storage_offset() and v._base is base
+        c = numtorch.view_as_complex(src.view(-1, 2))
+        assert c.storage_offset() * 2 == src.storage_offset()
+        np.testing.assert_array_equal(c.numpy(), src.numpy()[0::2] + 1j * src.numpy()[1::2])
+    c[0] = 7 + 8j
+    assert base[2:4].tolist() == [7.0, 8.0]
+
+
+@pytest.mark.parametrize("geometry", [((2, 2), (1, 2)), ((3, 4), (4, 1)), ((3, 4), (4, 1), 4), ((2, 3), (2, 1)),
+                                      ((4,), (6,)), ((2, 2), (0, 1))])  # fmt: skip
+def test_as_strided_backward_on_contiguous_and_overlapping_geometries(geometry):
+    # a C-contiguous source or view geometry takes the slice path of _as_strided_backward_cpu
+    from numtorch.autograd import gradcheck, gradgradcheck
+
+    x = numtorch.randn(6, 4, dtype=numtorch.float64, requires_grad=True)
+    assert gradcheck(lambda a: a.as_strided(*geometry), (x,))
+    assert gradgradcheck(lambda a: a[1:].as_strided(*geometry), (x,))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from numtorch.kernels._jit import kernel, reassoc_kernel
+from numtorch.kernels._jit import inline, kernel, reassoc_kernel
 
 
 # Note [Loss totals]
@@ -17,36 +17,43 @@ from numtorch.kernels._jit import kernel, reassoc_kernel
 _U = np.uint64
 
 
-@reassoc_kernel
-def total(x):
-    """The sum of a contiguous array, accumulated in float64 in blocks of 256 for accuracy."""
+@inline
+def _element(x, t, j):
+    return x[j]
+
+
+@inline
+def _sq_diff(x, t, j):
+    d = x[j] - t[j]  # the square rounded in x's dtype, as mse_loss's elementwise result
+    return d * d
+
+
+@inline
+def _blocked_total(term, x, t):
+    # the sum of term(x, t, j) over j < x.size, in float64 blocks of 256 (Note [Loss totals])
     acc = 0.0
     n = _U(x.size)
     i = _U(0)
     while i < n:
         part = 0.0
         for j in range(i, min(i + _U(256), n)):
-            part += x[j]
+            part += term(x, t, j)
         acc += part
         i += _U(256)
     return acc
+
+
+@reassoc_kernel
+def total(x):
+    """The sum of a contiguous array, accumulated in float64 in blocks of 256 for accuracy."""
+    return _blocked_total(_element, x, x)
 
 
 @reassoc_kernel
 def sq_diff_total(x, t):
     """total((x - t) * (x - t)) with each square rounded in x's dtype (mse_loss's elements,
     bitwise), without writing them out; x and t contiguous, of one shape and dtype."""
-    acc = 0.0
-    n = _U(x.size)
-    i = _U(0)
-    while i < n:
-        part = 0.0
-        for j in range(i, min(i + _U(256), n)):
-            d = x[j] - t[j]
-            part += d * d
-        acc += part
-        i += _U(256)
-    return acc
+    return _blocked_total(_sq_diff, x, t)
 
 
 @kernel

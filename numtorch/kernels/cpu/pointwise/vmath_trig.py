@@ -97,34 +97,50 @@ def _tan_poly(r):
     return (r + s * u) + (s * w) * (t + w * a)
 
 
+# The quadrant and sign logic, once for both reductions: (q mod 4, r) from _reduce or
+# _reduce_medium, the float64 value before the one rounding to float32.
+@inline
+def _negative(x):
+    # the sign bit: odd functions keep -0 (a NaN's sign is never read: x - x or the guard)
+    return np.float32(x).view(np.int32) < np.int32(0)
+
+
+@inline
+def _sin_q(x, q, r):
+    y = _sin_poly(r) if (q & 1) == 0 else _cos_poly(r)
+    y = -y if q >= 2 else y
+    return -y if _negative(x) else y
+
+
+@inline
+def _cos_q(q, r):
+    y = _cos_poly(r) if (q & 1) == 0 else _sin_poly(r)
+    return -y if (q == 1 or q == 2) else y
+
+
+@inline
+def _tan_q(x, q, r):
+    t = _tan_poly(r)
+    y = t if (q & 1) == 0 else -1.0 / t
+    return -y if _negative(x) else y
+
+
 @inline
 def sin32(x):
     q, r = _reduce(x)
-    sp = _sin_poly(r)
-    cp = _cos_poly(r)
-    y = sp if (q & 1) == 0 else cp
-    y = -y if q >= 2 else y
-    y = -y if x < 0 or (x == 0 and np.float32(x).view(np.int32) < 0) else y  # odd; keeps -0
-    return np.float32(y) if abs(x) < np.inf else x - x
+    return np.float32(_sin_q(x, q, r)) if abs(x) < np.inf else x - x
 
 
 @inline
 def cos32(x):
     q, r = _reduce(x)
-    sp = _sin_poly(r)
-    cp = _cos_poly(r)
-    y = cp if (q & 1) == 0 else sp
-    y = -y if (q == 1 or q == 2) else y
-    return np.float32(y) if abs(x) < np.inf else x - x
+    return np.float32(_cos_q(q, r)) if abs(x) < np.inf else x - x
 
 
 @inline
 def tan32(x):
     q, r = _reduce(x)
-    t = _tan_poly(r)
-    y = t if (q & 1) == 0 else -1.0 / t
-    y = -y if x < 0 or (x == 0 and np.float32(x).view(np.int32) < 0) else y
-    return np.float32(y) if abs(x) < np.inf else x - x
+    return np.float32(_tan_q(x, q, r)) if abs(x) < np.inf else x - x
 
 
 # Note [Guarded fast paths]
@@ -152,24 +168,19 @@ def trig_ok32(x):
 @inline
 def sin_fast32(x):
     q, r = _reduce_medium(x)
-    y = _sin_poly(r) if (q & 1) == 0 else _cos_poly(r)
-    y = -y if q >= 2 else y
-    return np.float32(-y if x < 0 or (x == 0 and np.float32(x).view(np.int32) < 0) else y)
+    return np.float32(_sin_q(x, q, r))
 
 
 @inline
 def cos_fast32(x):
     q, r = _reduce_medium(x)
-    y = _cos_poly(r) if (q & 1) == 0 else _sin_poly(r)
-    return np.float32(-y if (q == 1 or q == 2) else y)
+    return np.float32(_cos_q(q, r))
 
 
 @inline
 def tan_fast32(x):
     q, r = _reduce_medium(x)
-    t = _tan_poly(r)
-    y = t if (q & 1) == 0 else -1.0 / t
-    return np.float32(-y if x < 0 or (x == 0 and np.float32(x).view(np.int32) < 0) else y)
+    return np.float32(_tan_q(x, q, r))
 
 
 # ---- type-generic entry points for generated kernels --------------------------------------
