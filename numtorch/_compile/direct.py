@@ -26,7 +26,7 @@ from .._device import CPU
 from ..ops.shape._format import contiguous_format
 from .._ops import ops
 from .._state import STATE
-from .._tensor import PLAIN_SUBCLASSES, Tensor, _make
+from .._tensor import PLAIN_SUBCLASSES, Tensor, _make, _view
 from ..ops.reduction import _reduce as E
 from ..ops.reduction.core import _SUM
 
@@ -271,9 +271,46 @@ def fold_consts(steps: list, env, consts, user: set, pure: bool) -> list:
     return out
 
 
+class SplitStep:
+    """split.Tensor (attention's q, k, v): the NumPy slices ``_split_sizes_cpu`` takes, worked
+    out at capture, each wrapped by ``_view`` as that kernel wraps it (Note [Plan views])."""
+
+    __slots__ = ("node", "src", "outs", "shape", "keys")
+
+    def __init__(self, node, shape, keys):
+        self.node, self.src, self.outs, self.shape, self.keys = node, node.direct[0][1], node.outs, shape, keys
+
+    def run(self, env) -> None:
+        x = env[self.src]
+        if not _plain(x) or x._data.shape != self.shape:
+            return self.node.run(env)
+        a = x._data
+        for s, key in zip(self.outs, self.keys, strict=True):
+            env[s] = _view(x, a[key])
+
+
+def _split(node, env):
+    x = env[node.direct[0][1]]
+    size, dim = node.template[1], node.template[2]
+    if node.direct[0][0] != 0 or not isinstance(x, Tensor) or size.__class__ is not int or dim.__class__ is not int:
+        return None
+    a = x._data
+    if not a.ndim or size <= 0 or not -a.ndim <= dim < a.ndim:
+        return None
+    d = dim % a.ndim
+    n = a.shape[d]
+    starts = list(range(0, n, size)) or [0]
+    if len(starts) != len(node.outs):
+        return None
+    keys = [(slice(None),) * d + (slice(b, min(b + size, n)), Ellipsis) for b in starts]
+    return SplitStep(node, a.shape, keys)
+
+
 def direct_step(node, env):
     """The direct step for ``node`` (a graph Node, with ``env`` the capture's values), or None."""
     op = getattr(node, "op", None)
+    if op is ops.aten.split.Tensor and not node.single and not node.lists and len(node.direct) == 1:
+        return _split(node, env)
     if op is None or node.lists or not node.single or not node.direct:
         return None
     if op is ops.aten.mm.default or op is ops.aten.bmm.default:
