@@ -629,6 +629,23 @@ def _gelu_block(name, d=256, hidden=1024, batch=128):
     return step
 
 
+def _gelu_gemms(name, d=256, hidden=1024, batch=128):
+    """The six matrix products of the GELU-MLP block's fwd+bwd alone, in the layouts the block
+    gives them (weights transposed in the forward): the floor under the block's time, which the
+    compile target (0.8x PyTorch's whole step) is measured against."""
+    L = _L(name)
+    x, g = _data(name, (batch, d)), _data(name, (batch, d), seed=3)
+    h, gh = _data(name, (batch, hidden), seed=4), _data(name, (batch, hidden), seed=5)
+    w1, w2 = _data(name, (hidden, d), seed=6), _data(name, (d, hidden), seed=7)
+    pairs = ((x, w1.t()), (h, w2.t()), (g, w2), (g.t(), h), (gh, w1), (gh.t(), x))
+
+    def step():
+        for a, b in pairs:
+            L.mm(a, b)
+
+    return step
+
+
 def _func(kind):
     """numtorch.func workloads (issue 14), built by benchmarks/bench_func.py for either library.
     ``psg-vmap``/``psg-loop``: per-sample gradients of an MLP 784-256-10 over 64 samples with
@@ -748,6 +765,8 @@ def workloads(sweep: bool = False) -> list:
         W.append(Workload(f"compiled 5-op chain {n:.0e} vs inductor", "compile",
                           _compiled_chain(n, "inductor"), target=1 / 1.5, work=("GB/s", 3 * 4 * n)))  # fmt: skip
     W.append(Workload("compiled GELU-MLP block fwd+bwd", "compile", _no_numpy(_gelu_block), target=0.8))
+    W.append(Workload("GELU-MLP block: its 6 GEMMs alone", "compile", _no_numpy(_gelu_gemms),
+                      work=("GFLOP/s", 6 * 2 * 128 * 256 * 1024)))  # fmt: skip
     W.append(Workload("per-sample grads MLP b64 vmap(grad)", "func", _func("psg-vmap"), target=1.5))
     W.append(Workload("per-sample grads MLP b64 loop", "func", _func("psg-loop")))
     W.append(Workload("vmap 10 pointwise ops 128x1000", "func", _func("chain-vmap")))

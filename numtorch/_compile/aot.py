@@ -147,7 +147,8 @@ def build(graph, values: dict):
     recompute.drop_dead(fwd, fvals, set(fwd_outs) | set(saved))
     # the capture's tensors are not kept: at run time these slots read the forward's values
     bwd.consts = [(bs, SimpleNamespace(shape=tuple(t.shape), dtype=t.dtype)) for bs, t in bwd.consts]
-    fwd_steps = fusion.plan(fwd, [fvals.get(i) for i in range(fwd.n_slots)], extra_reads=set(saved))
+    consts = range(graph.n_inputs, len(srcs))  # the forward's inputs that are the graph's constants
+    fwd_steps = fusion.plan(fwd, [fvals.get(i) for i in range(fwd.n_slots)], extra_reads=set(saved), consts=consts)
     # no folded sums in the backward: gradients stay bitwise eager's (Note [Fused trailing reduction])
     bwd_steps = fusion.plan(bwd, [bvals.get(i) for i in range(bwd.n_slots)], fold=False)
     return AOTPlan(graph, fwd, fwd_steps, bwd, bwd_steps, bwd_src, saved, leaf_slots, outs)

@@ -151,7 +151,8 @@ class CompiledFunction:
         steps = plan = None
         try:
             if self.backend in ("numba", "inductor") and not grad:
-                steps = fusion.plan(graph, [values.get(i) for i in range(graph.n_slots)])
+                steps = fusion.plan(graph, [values.get(i) for i in range(graph.n_slots)],
+                                    consts=[s for s, _ in graph.consts])  # fmt: skip
                 _log_kernels(steps)
             elif self.backend in ("numba", "inductor"):
                 plan = aot.build(graph, values)

@@ -26,7 +26,7 @@ from .._device import CPU
 from ..ops.shape._format import contiguous_format
 from .._ops import ops
 from .._state import STATE
-from .._tensor import PLAIN_SUBCLASSES, Tensor, _make
+from .._tensor import PLAIN_SUBCLASSES, Tensor, _make, _view
 from ..ops.reduction import _reduce as E
 from ..ops.reduction.core import _SUM
 
@@ -201,9 +201,116 @@ def const_step(node, env, user: set, pure: bool):
     return ConstStep(node) if r.__class__ is Tensor and r._dtype.name == "int64" and r._device is CPU else None
 
 
+# Note [Constant folds]
+# A value made only from constant buffers (GPT-2's causal mask: ``mask[:, :, :t, :t] == 0``)
+# is the same at every call while those buffers keep their arrays and versions: an aliasing view
+# of them, or a pointwise call with a bool result (a comparison or logical op, whose dtype no
+# default dtype changes), in a graph of functional and view calls only, that the function does
+# not return. Its step keeps the first result with each root buffer, its array and its version
+# counter, and reuses it while all three, and its own version, are unchanged: an in-place write
+# to a buffer, a replaced array, a write into the kept value through a view the function
+# returned, or an active dispatch mode or forward-AD level runs the call.
+class CachedStep:
+    __slots__ = ("node", "roots", "key", "value", "version")
+
+    def __init__(self, node, roots):
+        self.node, self.roots, self.key, self.value, self.version = node, roots, None, None, None
+
+    def run(self, env) -> None:
+        if STATE.td_modes or STATE.fw_level >= 0:
+            return self.node.run(env)
+        key = self.key
+        if key is not None and self.value._vc[0] == self.version:
+            for s, (t, a, v) in zip(self.roots, key, strict=True):
+                x = env[s]
+                if x is not t or x._data is not a or x._vc[0] != v:
+                    break
+            else:
+                env[self.node.outs[0]] = self.value
+                return
+        self.node.run(env)
+        r = env[self.node.outs[0]]
+        ts = [env[s] for s in self.roots]
+        if r.__class__ is Tensor and not r._rg and all(not t._rg for t in ts):
+            self.key, self.value, self.version = [(t, t._data, t._vc[0]) for t in ts], r, r._vc[0]
+
+
+_CONST_VIEWS = ("alias.default", "slice.Tensor", "view.default", "unsqueeze.default", "expand.default")
+
+
+def fold_consts(steps: list, env, consts, user: set, pure: bool) -> list:
+    """``steps`` with calls on constant buffers alone as CachedSteps (Note [Constant folds]);
+    ``consts``: the slots holding constants."""
+    if not pure or not consts:
+        return steps
+    roots = {s: (s,) for s in consts if isinstance(env[s], Tensor) and not env[s]._rg}
+    out = []
+    for st in steps:
+        node = getattr(st, "node", st)
+        op = getattr(node, "op", None)
+        ins = node.inputs() if op is not None else None
+        if not ins or node.lists or not node.single or node.outs[0] in user or any(s not in roots for s in ins):
+            out.append(st)
+            continue
+        r = env[node.outs[0]]
+        name = op.__name__ if op.namespace == "aten" else ""
+        decl = getattr(op, "pointwise", None)
+        if not isinstance(r, Tensor) or r._device is not CPU or r._rg:
+            out.append(st)
+            continue
+        if st is not node:  # a plan view: cheap already, but what it makes is constant too
+            roots[node.outs[0]] = tuple(sorted({x for s in ins for x in roots[s]}))
+            out.append(st)
+            continue
+        pointwise = decl is not None and decl.kind == "functional" and r._dtype.name == "bool"
+        if name not in _CONST_VIEWS and not pointwise:
+            out.append(st)
+            continue
+        roots[node.outs[0]] = rs = tuple(sorted({x for s in ins for x in roots[s]}))
+        out.append(CachedStep(node, rs))
+    return out
+
+
+class SplitStep:
+    """split.Tensor (attention's q, k, v): the NumPy slices ``_split_sizes_cpu`` takes, worked
+    out at capture, each wrapped by ``_view`` as that kernel wraps it (Note [Plan views])."""
+
+    __slots__ = ("node", "src", "outs", "shape", "keys")
+
+    def __init__(self, node, shape, keys):
+        self.node, self.src, self.outs, self.shape, self.keys = node, node.direct[0][1], node.outs, shape, keys
+
+    def run(self, env) -> None:
+        x = env[self.src]
+        if not _plain(x) or x._data.shape != self.shape:
+            return self.node.run(env)
+        a = x._data
+        for s, key in zip(self.outs, self.keys, strict=True):
+            env[s] = _view(x, a[key])
+
+
+def _split(node, env):
+    x = env[node.direct[0][1]]
+    size, dim = node.template[1], node.template[2]
+    if node.direct[0][0] != 0 or not isinstance(x, Tensor) or size.__class__ is not int or dim.__class__ is not int:
+        return None
+    a = x._data
+    if not a.ndim or size <= 0 or not -a.ndim <= dim < a.ndim:
+        return None
+    d = dim % a.ndim
+    n = a.shape[d]
+    starts = list(range(0, n, size)) or [0]
+    if len(starts) != len(node.outs):
+        return None
+    keys = [(slice(None),) * d + (slice(b, min(b + size, n)), Ellipsis) for b in starts]
+    return SplitStep(node, a.shape, keys)
+
+
 def direct_step(node, env):
     """The direct step for ``node`` (a graph Node, with ``env`` the capture's values), or None."""
     op = getattr(node, "op", None)
+    if op is ops.aten.split.Tensor and not node.single and not node.lists and len(node.direct) == 1:
+        return _split(node, env)
     if op is None or node.lists or not node.single or not node.direct:
         return None
     if op is ops.aten.mm.default or op is ops.aten.bmm.default:

@@ -33,7 +33,7 @@ from ..ops.shape.core import _plain_contiguous
 from ..ops.reduction._reduce import KS as _KS
 from ..ops.reduction.scan import _SHORT_ROW, _softmax_impl
 from . import chains, codegen
-from .direct import const_step, direct_step, fold_views
+from .direct import const_step, direct_step, fold_consts, fold_views
 from .direct_nn import nn_step
 from .graph import Node
 
@@ -389,10 +389,11 @@ def _block(s, shape) -> bool:
     return 0 < len(t) <= len(shape) and tuple(shape[len(shape) - len(t) :]) == tuple(t)
 
 
-def plan(graph, env, extra_reads=frozenset(), fold: bool = True) -> list:
+def plan(graph, env, extra_reads=frozenset(), fold: bool = True, consts=()) -> list:
     """The graph's steps: Nodes and Regions (Note [Fusion regions]); ``env``: the capture's
     values by slot, for dtypes and shapes; ``extra_reads``: slots read after the graph too;
-    ``fold``: fold trailing reductions (Note [Fused trailing reduction])."""
+    ``fold``: fold trailing reductions (Note [Fused trailing reduction]); ``consts``: slots of
+    constant buffers (Note [Constant folds])."""
     user = {x for x in graph.out_leaves if x.__class__ is int}
     env = _split_addmm(graph, env, (user, set(extra_reads)))
     reads: dict = {}
@@ -450,6 +451,7 @@ def plan(graph, env, extra_reads=frozenset(), fold: bool = True) -> list:
     pure = all(getattr(n.op, "kind", None) in ("functional", "view") for n in graph.nodes)
     steps = [_view_step(st, env) or direct_step(st, env) or nn_step(st, env) or const_step(st, env, user, pure) or st
              for st in steps]
+    steps = fold_consts(steps, env, consts, user, pure)
     return chains.collapse(fold_views(steps, outs), outs)
 
 
