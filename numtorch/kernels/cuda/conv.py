@@ -25,24 +25,45 @@ _start = cpu_pool._start.py_func if _SIM else cpu_pool._start
 _end = cpu_pool._end.py_func if _SIM else cpu_pool._end
 
 
+# Note [CUDA im2col speed]
+# Both kernels are bound by the memory of the big (C*KH*KW, N, L) matrix, ~KH*KW times the
+# image: consecutive threads must touch consecutive addresses of it (one 128-byte transaction
+# per warp), and index arithmetic must stay far below a few instructions per element. Integer
+# division is ~20-70 instructions on the GPU (there is no divide unit; 64-bit operands go
+# through a 32-bit path when they fit), so each thread decodes its position once and then
+# walks the KH*KW taps with additions only. im2col: a thread per (c, n, oh, ow), ow fastest,
+# writing one element of each of its KH*KW rows: each tap's stores of a warp are consecutive
+# addresses of one row (coalesced), its loads consecutive input columns (coalesced, and the
+# taps' overlapping loads hit L1). col2im: a thread per input element (n, c, h, w), w fastest,
+# gathering the taps that read it: with stride 1 a warp's loads of a tap are consecutive
+# columns of one row of ``cols``; a stride other than 1 costs one division per tap, taken
+# only then (the branch is uniform over the launch).
 @cuda_kernel
 def im2col(total, x, xo, cols, N, C, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW):
     i = cuda.grid(1)
     if i < total:
         L = OH * OW
-        l = i % L  # noqa: E741
-        t = i // L
-        n = t % N
-        row = t // N
-        kw = row % KW
-        kh = (row // KW) % KH
-        c = row // (KH * KW)
-        h = (l // OW) * SH - PH + kh * DH
-        w = (l % OW) * SW - PW + kw * DW
-        if 0 <= h < H and 0 <= w < W:
-            cols[i] = x[xo + ((n * C + c) * H + h) * W + w]
-        else:
-            cols[i] = 0
+        t = i // L  # each remainder as a - q * d: one division per pair, not two
+        l = i - t * L  # noqa: E741
+        c = t // N
+        n = t - c * N
+        oh = l // OW
+        ow = l - oh * OW
+        h0 = oh * SH - PH
+        w0 = ow * SW - PW
+        xb = xo + (n * C + c) * H * W
+        step = N * L  # between consecutive rows (taps) of cols
+        q = (c * KH * KW * N + n) * L + l
+        for kh in range(KH):
+            h = h0 + kh * DH
+            inside = 0 <= h < H
+            for kw in range(KW):
+                w = w0 + kw * DW
+                if inside and 0 <= w < W:
+                    cols[q] = x[xb + h * W + w]
+                else:
+                    cols[q] = 0
+                q += step
 
 
 @cuda_kernel
@@ -50,21 +71,35 @@ def col2im(total, cols, out, N, C, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW)
     # out (N, C, H, W) = the sum of the (C*KH*KW, N, L) columns that read each element
     i = cuda.grid(1)
     if i < total:
-        w = i % W
-        h = (i // W) % H
-        c = (i // (H * W)) % C
-        n = i // (C * H * W)
+        t = i // W
+        w = i - t * W
+        u = t // H
+        h = t - u * H
+        n = u // C
+        c = u - n * C
         L = OH * OW
+        step = N * L
         acc = 0.0  # float64: not cols[0] * 0, which a NaN there would poison
+        q = (c * KH * KW * N + n) * L  # row (c, kh = 0, kw = 0) of sample n
         for kh in range(KH):
             th = h + PH - kh * DH
-            if th < 0 or th % SH != 0 or th // SH >= OH:
-                continue
+            oh = th
+            ok = th >= 0
+            if ok and SH != 1:
+                oh = th // SH
+                ok = oh * SH == th
+            ok = ok and oh < OH
             for kw in range(KW):
-                tw = w + PW - kw * DW
-                if tw < 0 or tw % SW != 0 or tw // SW >= OW:
-                    continue
-                acc += cols[(((c * KH + kh) * KW + kw) * N + n) * L + (th // SH) * OW + tw // SW]
+                if ok:
+                    tw = w + PW - kw * DW
+                    ow = tw
+                    okw = tw >= 0
+                    if okw and SW != 1:
+                        ow = tw // SW
+                        okw = ow * SW == tw
+                    if okw and ow < OW:
+                        acc += cols[q + oh * OW + ow]
+                q += step
         out[i] = acc
 
 
