@@ -85,3 +85,33 @@ def _transpose(dst: S.CudaArray, src: S.CudaArray) -> bool:
     run(kern, min(ntiles, 8 * cap), TT * TROWS, (ntiles, tD, tE, bshape, bxs, bos, src.root, src.offset, dst.root,
                                                  dst.offset, sh[d], sh[e], 1, st[e], ost[d]))  # fmt: skip
     return True
+
+
+def resize_(self, size, memory_format=None):
+    """``Tensor.resize_`` on CUDA, as the CPU op (numtorch/ops/shape/inplace.py): a storage large
+    enough is kept and viewed contiguously from the tensor's offset; a larger one is new, the old
+    elements (in storage order) copied to its front."""
+    import math
+
+    if self._rg:
+        raise RuntimeError("cannot resize variables that require grad")
+    shape = tuple(int(s) for s in size)
+    if any(s < 0 for s in shape):
+        raise RuntimeError("numel: integer multiplication overflow")
+    a = self._data
+    if shape == a.shape:
+        return self
+    n = math.prod(shape)
+    st = [1] * len(shape)
+    for k in range(len(shape) - 2, -1, -1):
+        st[k] = st[k + 1] * shape[k + 1]
+    avail = a.root.size - a.offset
+    if n <= avail:
+        self._data = S.CudaArray(a.block, a.root, a.offset, shape, st, a.dtype)
+        return self
+    new = S.empty(shape, a.dtype)
+    if avail > 0:
+        device_copy(S.CudaArray(new.block, new.root, new.offset, (avail,), (1,), a.dtype),
+                    S.CudaArray(a.block, a.root, a.offset, (avail,), (1,), a.dtype))  # fmt: skip
+    self._data = new
+    return self

@@ -78,3 +78,18 @@ def test_transposed_copies_go_through_tiles_and_match_numpy(dtype, monkeypatch):
     assert not y.cpu().numpy()[0].any()
     assert calls.count("transpose_tiles_i" if np.dtype(dtype).itemsize == 8 and dtype != np.float64
                        else "transpose_tiles_f") == 4  # fmt: skip
+
+
+def test_resize_keeps_a_large_enough_storage_and_grows_into_a_new_one():
+    h = np.arange(12, dtype=np.float32)
+    x = numtorch.from_numpy(h).cuda()
+    root = x._data.root
+    x.resize_(2, 3)  # smaller: the same storage, viewed from the offset
+    assert x._data.root is root and x.shape == (2, 3)
+    np.testing.assert_array_equal(x.cpu().numpy(), h[:6].reshape(2, 3))
+    y = numtorch.from_numpy(h).cuda()[2:]
+    y.resize_(4, 5)  # larger: new storage, the old elements in front
+    assert y._data.root is not root
+    np.testing.assert_array_equal(y.cpu().numpy().reshape(-1)[:10], h[2:])
+    with pytest.raises(RuntimeError, match="cannot resize variables that require grad"):
+        numtorch.zeros(2, device="cuda", requires_grad=True).resize_(3)

@@ -156,8 +156,8 @@ def test_ops_without_a_cuda_kernel_say_so():
 def test_complex_without_a_device_kernel_refuses_by_name():  # Note [Complex on CUDA]
     x = numtorch.ones(2, device="cuda", dtype=numtorch.complex64)
     assert (x + x).cpu().tolist() == [2 + 0j, 2 + 0j]
-    with pytest.raises(RuntimeError, match="\"logcumsumexp_cuda\" not implemented for 'ComplexFloat'"):
-        x.logcumsumexp(0)
+    with pytest.raises(RuntimeError, match="\"cumprod_cuda\" not implemented for 'ComplexFloat'"):
+        x.cumprod(0)  # (complex logcumsumexp has its kernel: tests/cuda/test_scan.py)
 
 
 def test_zero_dim_tensors_keep_their_shape_on_the_device():
