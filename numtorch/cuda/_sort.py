@@ -198,10 +198,10 @@ def count_nonzero(self, dim):
 
 
 def install(ops: dict, meta_of) -> dict:
-    from . import _memcpy, _scan
+    from . import _histogram, _memcpy, _scan
 
     _MO[:] = [(ops, meta_of)]
-    return _scan.install(ops, meta_of) | {
+    return _scan.install(ops, meta_of) | _histogram.IMPLS | {
         "aten::resize_": _memcpy.resize_,
         "aten::sort.stable": sort,
         "aten::sort": lambda self, dim=-1, descending=False: sort(self, None, dim, descending),
