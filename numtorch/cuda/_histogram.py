@@ -5,8 +5,6 @@ PyTorch (one synchronisation)."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .. import _dtype as D
@@ -59,23 +57,14 @@ def bincount(self, weights=None, minlength=0):
 
 def histc(self, bins=100, min=0, max=0):  # noqa: A002 - the schema's names
     from ..ops._pointwise import _cname
+    from ..ops.pointwise.special import histc_range
 
     _check(self)
     if self._dtype.category != D._FLOAT:
         kname = "linspace_cuda" if self._dtype is D.bool else "histogram_cuda"
         raise NotImplementedError(f'"{kname}" not implemented for \'{_cname(self._dtype)}\'')
-    if bins <= 0:
-        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     a = self._data
-    lo, hi = float(min), float(max)
-    if lo == hi and a.size:
-        lo, hi = float(self.amin().item()), float(self.amax().item())
-    if lo == hi:
-        lo, hi = lo - 1, hi + 1
-    if lo > hi:
-        raise RuntimeError("torch.histc: max must be larger than min")
-    if not (math.isfinite(lo) and math.isfinite(hi)):
-        raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite")
+    lo, hi = histc_range(bins, min, max, a.size, lambda: (float(self.amin().item()), float(self.amax().item())))
     counts = _zeros(bins, np.dtype(np.int64))
     if a.size:
         x = P.cast(a, np.dtype(np.float32) if a.dtype == np.float16 else a.dtype)  # half: read as float32

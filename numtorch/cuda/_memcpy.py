@@ -69,7 +69,7 @@ def _transpose(dst: S.CudaArray, src: S.CudaArray) -> bool:
     else:
         return False  # half (no exact float64 tile without linked conversions) and complex
     from ..kernels.cuda.copy import TROWS, TT
-    from ._launch import _EW, _ew_setup, meta, run
+    from ._launch import meta, run
 
     ost = [1] * len(sh)
     for k in range(len(sh) - 2, -1, -1):
@@ -80,10 +80,8 @@ def _transpose(dst: S.CudaArray, src: S.CudaArray) -> bool:
     bos = meta([ost[k] for k in batch] if batch else (0,))
     nb = src.size // (sh[d] * sh[e])
     tD, tE = -(-sh[d] // TT), -(-sh[e] // TT)
-    ntiles = nb * tD * tE
-    cap = (_EW or _ew_setup())[0]
-    run(kern, min(ntiles, 8 * cap), TT * TROWS, (ntiles, tD, tE, bshape, bxs, bos, src.root, src.offset, dst.root,
-                                                 dst.offset, sh[d], sh[e], 1, st[e], ost[d]))  # fmt: skip
+    run(kern, nb * tD * tE, TT * TROWS, (tD, tE, bshape, bxs, bos, src.root, src.offset, dst.root, dst.offset,
+                                         sh[d], sh[e], 1, st[e], ost[d]))  # fmt: skip
     return True
 
 
@@ -93,11 +91,9 @@ def resize_(self, size, memory_format=None):
     elements (in storage order) copied to its front."""
     import math
 
-    if self._rg:
-        raise RuntimeError("cannot resize variables that require grad")
-    shape = tuple(int(s) for s in size)
-    if any(s < 0 for s in shape):
-        raise RuntimeError("numel: integer multiplication overflow")
+    from ..ops.shape.inplace import resize_shape
+
+    shape = tuple(int(s) for s in resize_shape(self, size))
     a = self._data
     if shape == a.shape:
         return self

@@ -60,11 +60,11 @@ def sorted_rows(self: Tensor, dim: int, descending: bool):
     from ..kernels.cuda import SORT_TILE
 
     # Note [CUDA merge sort by ranks]: runs of SORT_TILE in one launch, a block per tile sorting
-    # it in shared memory (Note [CUDA bitonic tile sort]: a thread per compare-exchange, at least
-    # a warp)
+    # it in shared memory (Note [CUDA bitonic tile sort]: a thread per compare-exchange of a
+    # step, at least a warp, at most SORT_TILE / 4)
     k2, i2 = S.empty(keys.shape, keys.dtype), S.empty(keys.shape, np.int64)
     tiles = -(-n // SORT_TILE)
-    block = min(SORT_TILE // 2, max(32, 1 << max(0, (min(n, SORT_TILE) - 1).bit_length() - 1)))
+    block = min(SORT_TILE // 4, max(32, 1 << max(0, (min(n, SORT_TILE) - 1).bit_length() - 1)))
     kern = K_SORT.tile_sort_float if keys.dtype.kind == "f" else K_SORT.tile_sort_int
     run(kern, (total // n) * tiles, block, (n, keys.root, k2.root, i2.root, bool(descending)))
     keys, idx, k2 = k2, i2, keys

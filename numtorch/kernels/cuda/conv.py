@@ -16,7 +16,7 @@ import math
 
 from numba import cuda
 
-from .._jit import cuda_kernel
+from .._jit import cuda_device, cuda_kernel
 from ..cpu.nn import pooling as cpu_pool
 from . import _SIM
 
@@ -82,25 +82,27 @@ def col2im(total, cols, out, N, C, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW)
         acc = 0.0  # float64: not cols[0] * 0, which a NaN there would poison
         q = (c * KH * KW * N + n) * L  # row (c, kh = 0, kw = 0) of sample n
         for kh in range(KH):
-            th = h + PH - kh * DH
-            oh = th
-            ok = th >= 0
-            if ok and SH != 1:
-                oh = th // SH
-                ok = oh * SH == th
-            ok = ok and oh < OH
+            oh = _tap(h + PH - kh * DH, SH, OH)
             for kw in range(KW):
-                if ok:
-                    tw = w + PW - kw * DW
-                    ow = tw
-                    okw = tw >= 0
-                    if okw and SW != 1:
-                        ow = tw // SW
-                        okw = ow * SW == tw
-                    if okw and ow < OW:
-                        acc += cols[q + oh * OW + ow]
+                ow = _tap(w + PW - kw * DW, SW, OW)
+                if oh >= 0 and ow >= 0:
+                    acc += cols[q + oh * OW + ow]
                 q += step
         out[i] = acc
+
+
+@cuda_device
+def _tap(t, S, n):
+    """The output position whose tap lands ``t`` past its window's start (stride ``S``, ``n``
+    outputs), or -1: the division only for a stride other than 1."""
+    if t < 0:
+        return -1
+    o = t
+    if S != 1:
+        o = t // S
+        if o * S != t:
+            return -1
+    return o if o < n else -1
 
 
 @cuda_kernel

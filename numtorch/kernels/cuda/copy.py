@@ -10,7 +10,8 @@ from . import _SIM
 
 TT = 4 if _SIM else 32  # transpose tile edge (a warp's width: one coalesced row per warp)
 TROWS = 2 if _SIM else 8  # threads per block = TT * TROWS; each thread moves TT / TROWS elements
-TT1 = TT + 1  # a padded tile row (a literal for the shared array's shape)
+TT1 = TT + 1  # a padded tile row
+TSZ = TT * TT1  # the tile's elements (a literal for the shared array's shape)
 
 
 @cuda_kernel
@@ -18,13 +19,7 @@ def copy_strided(n, shape, out, x, xo, xs):
     # flat output index -> source element through the strides: ndim stays out of the type
     i = cuda.grid(1)
     if i < n:
-        p = xo
-        rem = i
-        for d in range(shape.size - 1, -1, -1):
-            q = rem // shape[d]
-            k = rem - q * shape[d]  # one division per dim: the remainder from the quotient
-            rem = q
-            p += k * xs[d]
+        p, _ = _offsets(i, shape, xo, xs, xo, xs)  # the same strides twice: one decode
         out[i] = x[p]
 
 
@@ -33,16 +28,23 @@ def copy_into_strided(n, shape, out, oo, os_, x, xo, xs):
     # both sides strided: copy_ into a view (a slice, a transpose) of another tensor
     i = cuda.grid(1)
     if i < n:
-        p = xo
-        q = oo
-        rem = i
-        for d in range(shape.size - 1, -1, -1):
-            q_ = rem // shape[d]
-            k = rem - q_ * shape[d]
-            rem = q_
-            p += k * xs[d]
-            q += k * os_[d]
+        p, q = _offsets(i, shape, xo, xs, oo, os_)
         out[q] = x[p]
+
+
+@cuda_device
+def _offsets(i, shape, xo, xs, oo, os_):
+    """Flat index ``i`` over ``shape`` -> its element's offsets through two sets of strides (one
+    division per dim, the remainder from the quotient)."""
+    p = xo
+    q = oo
+    for d in range(shape.size - 1, -1, -1):
+        u = i // shape[d]
+        k = i - u * shape[d]
+        i = u
+        p += k * xs[d]
+        q += k * os_[d]
+    return p, q
 
 
 @cuda_kernel
@@ -50,13 +52,7 @@ def fill_strided(n, shape, out, oo, os_, value):
     # fill_ / zero_ of any view (a slice, a column) through its strides
     i = cuda.grid(1)
     if i < n:
-        q = oo
-        rem = i
-        for d in range(shape.size - 1, -1, -1):
-            q_ = rem // shape[d]
-            k = rem - q_ * shape[d]
-            rem = q_
-            q += k * os_[d]
+        _, q = _offsets(i, shape, oo, os_, oo, os_)
         out[q] = value
 
 
@@ -73,44 +69,40 @@ def fill_strided(n, shape, out, oo, os_, value):
 # float64 tile (exact for every float of 4 or 8 bytes, bool and integers up to 32 bits) or an
 # int64 one (64-bit integers), each of the source's own dtype in and out.
 @cuda_kernel
-def transpose_tiles_f(ntiles, tD, tE, shape, xs, os_, x, xo, out, oo, SD, SE, xsd, xse, osd):
-    _transpose_tiles(ntiles, tD, tE, shape, xs, os_, x, xo, out, oo, SD, SE, xsd, xse, osd,
-                     cuda.shared.array((TT, TT1), float64))
+def transpose_tiles_f(tD, tE, shape, xs, os_, x, xo, out, oo, SD, SE, xsd, xse, osd):
+    _transpose_tile(tD, tE, shape, xs, os_, x, xo, out, oo, SD, SE, xsd, xse, osd,
+                    cuda.shared.array(TSZ, float64))
 
 
 @cuda_kernel
-def transpose_tiles_i(ntiles, tD, tE, shape, xs, os_, x, xo, out, oo, SD, SE, xsd, xse, osd):
-    _transpose_tiles(ntiles, tD, tE, shape, xs, os_, x, xo, out, oo, SD, SE, xsd, xse, osd,
-                     cuda.shared.array((TT, TT1), int64))
+def transpose_tiles_i(tD, tE, shape, xs, os_, x, xo, out, oo, SD, SE, xsd, xse, osd):
+    _transpose_tile(tD, tE, shape, xs, os_, x, xo, out, oo, SD, SE, xsd, xse, osd,
+                    cuda.shared.array(TSZ, int64))
 
 
 @cuda_device
-def _transpose_tiles(ntiles, tD, tE, shape, xs, os_, x, xo, out, oo, SD, SE, xsd, xse, osd, tile):
+def _transpose_tile(tD, tE, shape, xs, os_, x, xo, out, oo, SD, SE, xsd, xse, osd, tile):
+    # one tile per block, no grid-stride loop: with one, ptxas kept the batch decode's values
+    # live across it and used 122 registers a thread (one block per SM) instead of 44
     t = cuda.threadIdx.x
     ty = t // TT
     tx = t - ty * TT
-    for b in range(cuda.blockIdx.x, ntiles, cuda.gridDim.x):
-        r = b // tE
-        e0 = (b - r * tE) * TT
-        bb = r // tD
-        d0 = (r - bb * tD) * TT
-        p = xo
-        q = oo
-        for k in range(shape.size - 1, -1, -1):
-            u = bb // shape[k]
-            j = bb - u * shape[k]
-            bb = u
-            p += j * xs[k]
-            q += j * os_[k]
-        for j in range(ty, TT, TROWS):  # loads: tx along d, the source's unit stride
-            e = e0 + j
-            dd = d0 + tx
-            if e < SE and dd < SD:
-                tile[j, tx] = x[p + dd * xsd + e * xse]
-        cuda.syncthreads()
-        for j in range(ty, TT, TROWS):  # stores: tx along e, the destination's unit stride
-            dd = d0 + j
-            e = e0 + tx
-            if dd < SD and e < SE:
-                out[q + dd * osd + e] = tile[tx, j]
-        cuda.syncthreads()  # the tile is read before the next one overwrites it
+    b = cuda.blockIdx.x
+    r = b // tE
+    e0 = (b - r * tE) * TT
+    bb = r // tD
+    d0 = (r - bb * tD) * TT
+    p, q = _offsets(bb, shape, xo, xs, oo, os_)
+    dd = d0 + tx
+    for jj in range(TT // TROWS):  # loads: tx along d, the source's unit stride
+        j = ty + jj * TROWS
+        e = e0 + j
+        if e < SE and dd < SD:
+            tile[j * TT1 + tx] = x[p + dd * xsd + e * xse]
+    cuda.syncthreads()
+    e = e0 + tx
+    for jj in range(TT // TROWS):  # stores: tx along e, the destination's unit stride
+        j = ty + jj * TROWS
+        dd = d0 + j
+        if dd < SD and e < SE:
+            out[q + dd * osd + e] = tile[tx * TT1 + j]

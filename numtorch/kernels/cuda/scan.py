@@ -97,8 +97,7 @@ def cum_lines(total, x, out, outer, n, inner, prod, zero):
     # cumsum / cumprod; ``zero`` (-0.0, or int64 / complex128 zero) sets the accumulator's type
     i = cuda.grid(1)
     if i < total:
-        o = i // inner
-        p = o * n * inner + (i - o * inner)
+        p = _line_start(i, n, inner)
         s = zero + x[p]
         out[p] = s
         for _ in range(1, n):
@@ -111,8 +110,7 @@ def cum_lines(total, x, out, outer, n, inner, prod, zero):
 def lse_lines(total, x, out, outer, n, inner):
     i = cuda.grid(1)
     if i < total:
-        o = i // inner
-        p = o * n * inner + (i - o * inner)
+        p = _line_start(i, n, inner)
         s = float64(x[p])
         out[p] = s
         for _ in range(1, n):
@@ -127,8 +125,7 @@ def lse_lines_complex(total, x, out, outer, n, inner):
     # at -inf + 0j and every element, the first too, passes through PyTorch's helper
     i = cuda.grid(1)
     if i < total:
-        o = i // inner
-        p = o * n * inner + (i - o * inner)
+        p = _line_start(i, n, inner)
         s = complex128(complex(-math.inf, 0.0))
         for _ in range(n):
             s = _clae(s, complex128(x[p]))
@@ -156,8 +153,7 @@ def cumext_lines(total, x, vo, io, outer, n, inner, largest):
     # ties move the index forward (PyTorch's >= / <=)
     i = cuda.grid(1)
     if i < total:
-        o = i // inner
-        p = o * n * inner + (i - o * inner)
+        p = _line_start(i, n, inner)
         b = x[p]
         at = 0
         vo[p] = b
@@ -170,6 +166,13 @@ def cumext_lines(total, x, vo, io, outer, n, inner, largest):
                 at = j
             vo[p] = b
             io[p] = at
+
+
+@cuda_device
+def _line_start(i, n, inner):
+    # line i of an (outer, n, inner) array: its first element's offset
+    o = i // inner
+    return o * n * inner + (i - o * inner)
 
 
 @cuda_device

@@ -25,8 +25,10 @@ runs the passes).
 # network is not stable by itself, so it sorts (key, index) pairs in the total order of
 # _before, which breaks ties by index: the result is exactly the stable sort's, as the merge
 # passes need. Keys are float64 (float keys) or int64 (integer keys) in shared memory: exact, so
-# the order is that of the original dtype; SORT_TILE pairs of 16 bytes (32 KiB at 2048) leave
-# room for two blocks of SORT_TILE / 2 threads per SM.
+# the order is that of the original dtype. A block has SORT_TILE / 4 threads (each two
+# compare-exchanges a step): ptxas gives the kernel 48 registers, so 1024-thread blocks would fit
+# one to an SM and every barrier would stall it; 512-thread blocks (32 KiB of pairs each at
+# SORT_TILE 2048) fit two, one computing while the other waits.
 """
 
 from __future__ import annotations
