@@ -25,8 +25,14 @@ from ._launch import launch, run
 K_SCAN = lazy("numtorch.kernels.cuda.scan")
 _MO: list = []  # (OPS, meta_of), set by install
 _ROWS_MIN = 16  # dim-last rows at least this long take the block scan; shorter, a thread per row
-_FEW_LINES = 2048  # fewer lines than this along a long non-last dim: scan a rows-last copy
-_LONG = 256
+# Fewer lines than _FEW_LINES, each at least _LONG long, along a non-last dim: scan a rows-last
+# copy. A line thread's steps wait on each other (its store may alias the next load: in place),
+# ~600 cycles of memory latency each, so only ~10^5 threads or more keep the memory busy: 2048
+# lines of 2048 (cumprod along dim 0 of 2048x2048) took 400 us that way on an H200, where two
+# transposing copies and the block scan move the same bytes about 4 times over at near the
+# copy rate.
+_FEW_LINES = 1 << 17
+_LONG = 64
 _FEW_ROWS = 264  # two blocks per SM of an H100 / H200: fewer rows than this are cut into chunks
 _DUMMY: list = []
 
@@ -58,7 +64,7 @@ def _rows_last(a: S.CudaArray, d: int):
 
 
 def _few_long_lines(a: S.CudaArray, d: int) -> bool:
-    # a handful of threads walking long lines leaves the GPU idle: two transposing copies
+    # too few threads walking long lines leave the GPU waiting: two transposing copies
     # (Note [Tiled transposing copy]) and the block scan are faster there
     outer, n, inner = _layout(a.shape, d)
     return inner > 1 and outer * inner < _FEW_LINES and n >= _LONG
