@@ -1,6 +1,7 @@
 """numtorch's CUDA backend beside PyTorch's, on a machine with an NVIDIA GPU.
 
     PYTHONPATH=. python benchmarks/cuda_compare.py            # synchronised per call
+    PYTHONPATH=. python benchmarks/cuda_compare.py --only=sort,cum   # the cases naming one of these
     PYTHONPATH=. python benchmarks/cuda_compare.py --kernel   # queued, event-timed: kernel
                                                               # bandwidth vs copy rate, host us/op
 
@@ -86,6 +87,7 @@ def cases(lib):
     bt = lib.tensor(g.standard_normal((64, 128, 128), dtype=np.float32), device="cuda")
     x = lib.tensor(g.standard_normal((256, 512), dtype=np.float32), device="cuda")
     y = lib.tensor(g.standard_normal((256, 512), dtype=np.float32), device="cuda")
+    idx = lib.tensor(g.integers(0, 1000, 1 << 24), device="cuda")
     return {
         "add 1K (launch cost)": lambda: small + small,
         "add 16M": lambda: big + big2,
@@ -106,6 +108,15 @@ def cases(lib):
         "sort rows 2048x2048": lambda: a.sort(dim=1),
         "topk 10 of 2048x2048": lambda: a.topk(10, dim=1),
         "cumprod 2048x2048": lambda: a.cumprod(1),
+        "cumsum 2048x2048 dim 0": lambda: a.cumsum(0),
+        "cummax 2048x2048": lambda: a.cummax(1),
+        "logcumsumexp 2048x2048": lambda: a.logcumsumexp(1),
+        "cumsum 16M (one row)": lambda: big.cumsum(0),
+        "sort rows 256x16384 (merges)": lambda: a4.reshape(1024, 16384)[:256].sort(dim=1),
+        "transposed add 4096": lambda: a4.t() + a4,
+        "copy permute 16x64x32x32 (0,2,3,1)": lambda: bt.reshape(16, 64, 32, 32).permute(0, 2, 3, 1).contiguous(),
+        "bincount 16M into 1000": lambda: lib.bincount(idx),
+        "histc 16M 100 bins": lambda: lib.histc(big, 100, -3, 3),
         "conv2d 16x64x32x32 3x3 fwd+bwd": _conv_step(lib, g),
         "max_pool2d 3x3/2 16x64x32x32": lambda: lib.nn.functional.max_pool2d(bt.reshape(16, 64, 32, 32), 3, 2),
         "GPT 2L-64 step (gpt2.CONFIG)": gpt2.train_step(lib, device="cuda"),
@@ -200,6 +211,12 @@ def kernel_cases(lib):
         "exp 16M": (2 * 4 << 24, lambda: lib.exp(big)),
         "complex64 mul 4M": (3 * 8 << 22, lambda: cplx * cplx2),
         "transpose add 4096x4096 (strided)": (3 * 4 << 24, lambda: big.view(4096, 4096).t() + big.view(4096, 4096)),
+        "copy transpose 4096 (t().contiguous())": (2 * 4 << 24, lambda: big.view(4096, 4096).t().contiguous()),
+        "cumprod 2048x2048 (dim last)": (2 * 4 << 22, lambda: big[: 1 << 22].view(2048, 2048).cumprod(1)),
+        "cumsum 2048x2048 dim 0": (2 * 4 << 22, lambda: big[: 1 << 22].view(2048, 2048).cumsum(0)),
+        "sort rows 2048x2048": (0, lambda: big[: 1 << 22].view(2048, 2048).sort(dim=1)),
+        "topk 10 of 2048x2048": (0, lambda: big[: 1 << 22].view(2048, 2048).topk(10, dim=1)),
+        "conv2d 16x64x32x32 3x3 fwd+bwd": (0, _conv_step(lib, g)),
         # tiny ops: the host's cost per call (the GPU waits for it)
         "host: add 1K": (0, lambda: small + small),
         "host: mul number 1K": (0, lambda: small * 0.5),
@@ -221,7 +238,10 @@ def kernel_main(reps: int) -> None:
     nt, tt = kernel_cases(numtorch), kernel_cases(torch)
     copy_rate = None
     print(f"{'case (queued, event-timed)':36s} {'numtorch':>10s} {'torch':>10s} {'ratio':>6s}  GB/s nt / torch, nt % of copy")
+    only = _only()
     for name, (work, fn) in nt.items():
+        if only and not any(o in name for o in only) and not name.startswith("copy_ 64M"):
+            continue
         try:
             a = min(_queued(numtorch, fn, reps) for _ in range(3))
             b = min(_queued(torch, tt[name][1], reps) for _ in range(3))
@@ -237,6 +257,11 @@ def kernel_main(reps: int) -> None:
     _print_slow_launches()
 
 
+def _only():
+    # --only=sort,cum: the cases whose names hold one of these (the copy rate's case always runs)
+    return next((a.split("=", 1)[1].split(",") for a in sys.argv[1:] if a.startswith("--only=")), None)
+
+
 def main() -> None:
     if "--profile" in sys.argv:
         profile()
@@ -248,10 +273,13 @@ def main() -> None:
 
     import numtorch
 
-    reps = int(sys.argv[1]) if len(sys.argv) > 1 else 20
+    reps = int(next((a for a in sys.argv[1:] if a.isdigit()), 20))
+    only = _only()
     nt_cases, t_cases = cases(numtorch), cases(torch)
     print(f"{'case':30s} {'numtorch':>12s} {'torch':>12s} {'ratio':>7s} {'nt first':>10s}  rate numtorch / torch")
     for name in nt_cases:
+        if only and not any(o in name for o in only):
+            continue
         try:
             nf, nt = _time(numtorch, nt_cases[name], reps)
             _, tt = _time(torch, t_cases[name], reps)

@@ -54,7 +54,7 @@ def _im2col(x: Tensor, g, N, Cn, H, W, OH, OW) -> Tensor:
     dt = x._dtype
     a = P.cast(x._data, dt.np)
     cols = S.empty((Cn * g.KH * g.KW, N, OH * OW), dt.np)
-    launch(K.im2col, cols.size, a.root, a.offset, cols.root, N, *g.args(Cn, H, W, OH, OW))
+    launch(K.im2col, Cn * N * OH * OW, a.root, a.offset, cols.root, N, *g.args(Cn, H, W, OH, OW))
     return _t(cols, dt, x)
 
 

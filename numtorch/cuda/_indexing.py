@@ -1,5 +1,5 @@
 """CUDA index ops (gather, index_select, embedding and its backward, scatter, index_add),
-argmax/argmin, cumsum and flip, on the kernels of numtorch/kernels/cuda/index.py.
+argmax/argmin and flip, on the kernels of numtorch/kernels/cuda/index.py.
 
 # Note [CUDA index checks]
 # Shapes, dtypes and argument errors come from the op's meta kernel (the CPU kernel's rules,
@@ -200,7 +200,7 @@ def index_add(inplace, self, dim, index, source, alpha=1):
     return target
 
 
-# ---- row kernels: argmax/argmin, cumsum --------------------------------------------------------
+# ---- row kernels: argmax/argmin (cumsum: _scan.py) ----------------------------------------------
 def _rows_last(a: S.CudaArray, dim: int, npdt):
     """``a`` with ``dim`` moved last, as a contiguous ``npdt`` copy: (copy, permutation)."""
     perm = [k for k in range(a.ndim) if k != dim] + [dim]
@@ -252,33 +252,6 @@ def max_min_dim(want_max: bool, name: str):
         return (MinMax if want_max else Min)(vals, idx)
 
     return impl
-
-
-def cumsum(self, dim, dtype=None):
-    _check(self)
-    res = _meta("aten::cumsum", [self, dim, dtype])
-    dt = res._dtype
-    if self._data.ndim and (dt.is_complex or dt is D.float16):
-        import numtorch
-
-        x = self.to(dt)
-        if dt is D.float16:  # a float32 running sum, rounded once (PyTorch's opmath)
-            return cumsum(x.float(), dim).half()
-        # Note [Complex on CUDA]: the parts' running sums, side by side in view_as_real
-        r = cumsum(numtorch.view_as_real(x.resolve_conj()), _wrap(dim, x.ndim))
-        return numtorch.view_as_complex(r)
-    a = self._data
-    if a.size == 0 or a.ndim == 0:
-        return _make(P.cast(a, dt.np).copy() if a.size else S.empty(a.shape, dt.np), dt, Tensor, self._device)
-    d = _wrap(dim, a.ndim)
-    x, perm = _rows_last(a, d, dt.np)
-    n = a.shape[d]
-    launch(K_IDX.cumsum_rows, a.size // n, x.root, n)
-    inv = np.argsort(perm)
-    back = S.CudaArray(x.block, x.root, x.offset, [x.shape[p] for p in inv], [x.estrides[p] for p in inv], x.dtype)
-    from ._install import contiguous_copy
-
-    return _make(contiguous_copy(back, dt.np), dt, Tensor, self._device)
 
 
 def flip(self, dims):
@@ -382,7 +355,6 @@ def install(ops: dict, meta_of) -> dict:
         "aten::argmin": argext(False, "aten::argmin"),
         "aten::max.dim": max_min_dim(True, "aten::max.dim"),
         "aten::min.dim": max_min_dim(False, "aten::min.dim"),
-        "aten::cumsum": cumsum,
         "aten::flip": flip,
         "aten::index.Tensor": index,
         "aten::index_put_": index_put(True),

@@ -1,6 +1,5 @@
 """CUDA median, nanmedian, kthvalue and mode (a stable sort, then one thread per row picks its
-element, Note [CUDA merge sort by ranks]), and logcumsumexp, cummax and cummin (scans as
-cumprod's, one thread per line of a dim-first copy).
+element, Note [CUDA merge sort by ranks]); the scans are in _scan.py.
 
 The picks are the CPU's (numtorch/ops/reduction/sorting.py): after a stable sort with NaN last,
 median takes the lower median or a row's first NaN, nanmedian the lower median of the non-NaN
@@ -22,7 +21,7 @@ from . import _storage as S
 from ._composed import _check
 from ._indexing import _wrap
 from ._launch import launch
-from ._sort import _back, _dim_first, _meta, _work, sorted_rows
+from ._sort import _meta, sorted_rows
 
 K_SORT = lazy("numtorch.kernels.cuda.sort")
 K_SCAN = lazy("numtorch.kernels.cuda.scan")
@@ -121,52 +120,6 @@ def kthvalue(self, k, dim=-1, keepdim=False):
     return _pick(self, dim, keepdim, "kthvalue", k - 1)
 
 
-def logcumsumexp(self, dim):
-    _check(self)
-    a = self._data
-    d = _wrap(dim, a.ndim)
-    if self._dtype.category != D._FLOAT:
-        raise _not_implemented("logcumsumexp", self._dtype)  # complex: a CPU-only scan so far
-    if a.ndim == 0 or a.size == 0:
-        return _make(P.cast(a, a.dtype).copy() if a.size else S.empty(a.shape, a.dtype), self._dtype, Tensor,
-                     self._device)  # fmt: skip
-    x, perm = _dim_first(a, d, _work(self._dtype, "logcumsumexp"))
-    n = a.shape[d]
-    launch(K_SCAN.logcumsumexp_cols, a.size // n, x.root, n)
-    return _make(_back(x, perm, a.shape, self._dtype.np), self._dtype, Tensor, self._device)
-
-
-def _cumext(name):
-    def impl(self, dim):
-        from ..ops.reduction import scan as sc
-
-        _check(self)
-        cls = sc.CumMax if name == "cummax" else sc.CumMin
-        a = self._data
-        dev = self._device
-        if a.size == 0 or a.ndim == 0:  # the CPU op's early returns: no dim check for empty input
-            if a.ndim == 0 and dim not in (-1, 0):
-                raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
-            vals = P.cast(a, a.dtype).copy() if a.size else S.empty(a.shape, a.dtype)
-            idx = S.empty(a.shape, np.int64)
-            if a.size:
-                from ._install import fill
-
-                fill(idx, np.int64(0))
-            return cls(_make(vals, self._dtype, Tensor, dev), _make(idx, D.int64, Tensor, dev))
-        d = _wrap_checked(dim, a.ndim)
-        if self._dtype.is_complex:
-            raise _not_implemented(name, self._dtype)
-        x, perm = _dim_first(a, d, _work(self._dtype, name))
-        idx = S.empty(x.shape, np.int64)
-        n = a.shape[d]
-        launch(K_SCAN.cumext_cols, a.size // n, x.root, idx.root, n, name == "cummax")
-        return cls(_make(_back(x, perm, a.shape, self._dtype.np), self._dtype, Tensor, dev),
-                   _make(_back(idx, perm, a.shape, np.int64), D.int64, Tensor, dev))  # fmt: skip
-
-    return impl
-
-
 def _wrap_checked(dim, ndim):
     from ..ops.reduction import _reduce as E
 
@@ -174,8 +127,7 @@ def _wrap_checked(dim, ndim):
 
 
 def install(ops: dict) -> dict:
-    out = {"aten::kthvalue": kthvalue, "aten::logcumsumexp": logcumsumexp, "aten::cummax": _cumext("cummax"),
-           "aten::cummin": _cumext("cummin"), "aten::mode": mode}  # fmt: skip
+    out = {"aten::kthvalue": kthvalue, "aten::mode": mode}
     for name in ("median", "nanmedian"):
         out[f"aten::{name}"] = _median_all(name)
         out[f"aten::{name}.dim"] = _median_dim(name)

@@ -1,5 +1,5 @@
-"""CUDA sort, argsort and topk (stable merge sort, Note [CUDA merge sort by ranks]), cumprod and
-its zero-safe gradient, prod and count_nonzero.
+"""CUDA sort, argsort and topk (stable merge sort, Note [CUDA merge sort by ranks]), cumprod's
+zero-safe gradient, prod and count_nonzero (the scans: _scan.py).
 
 Shapes, dtypes and argument errors come from each op's meta kernel (Note [CUDA index checks]);
 the sorted or scanned dim is moved last in a contiguous copy, and results are read back through
@@ -59,10 +59,12 @@ def sorted_rows(self: Tensor, dim: int, descending: bool):
     total = keys.size
     from ..kernels.cuda import SORT_TILE
 
-    # Note [CUDA merge sort by ranks]: the passes below SORT_TILE in one launch, a block per tile
+    # Note [CUDA merge sort by ranks]: runs of SORT_TILE in one launch, a block per tile sorting
+    # it in shared memory (Note [CUDA bitonic tile sort]: a thread per compare-exchange of a
+    # step, at least a warp, at most SORT_TILE / 4)
     k2, i2 = S.empty(keys.shape, keys.dtype), S.empty(keys.shape, np.int64)
     tiles = -(-n // SORT_TILE)
-    block = SORT_TILE if n >= SORT_TILE else min(SORT_TILE, max(32, 1 << (n - 1).bit_length()))
+    block = min(SORT_TILE // 4, max(32, 1 << max(0, (min(n, SORT_TILE) - 1).bit_length() - 1)))
     kern = K_SORT.tile_sort_float if keys.dtype.kind == "f" else K_SORT.tile_sort_int
     run(kern, (total // n) * tiles, block, (n, keys.root, k2.root, i2.root, bool(descending)))
     keys, idx, k2 = k2, i2, keys
@@ -122,21 +124,6 @@ def _0d(a: S.CudaArray, shape) -> S.CudaArray:
 
 
 # ---- cumprod, its gradient, prod, count_nonzero -----------------------------------------------
-def cumprod(self, dim, dtype=None):
-    _check(self)
-    res = _meta("aten::cumprod", [self, dim, dtype])
-    dt = res._dtype
-    work = _work(dt, "cumprod")
-    a = self._data
-    if a.size == 0 or a.ndim == 0:
-        return _make(P.cast(a, dt.np).copy() if a.size else S.empty(a.shape, dt.np), dt, Tensor, self._device)
-    d = _wrap(dim, a.ndim)
-    x, perm = _dim_first(a, d, work)
-    n = a.shape[d]
-    launch(K_SCAN.cumprod_cols, a.size // n, x.root, n)
-    return _make(_back(x, perm, a.shape, dt.np), dt, Tensor, self._device)
-
-
 def cumprod_grad(grad, self, dim):
     _check(grad, self)
     a = self._data
@@ -211,13 +198,15 @@ def count_nonzero(self, dim):
 
 
 def install(ops: dict, meta_of) -> dict:
+    from . import _histogram, _memcpy, _scan
+
     _MO[:] = [(ops, meta_of)]
-    return {
+    return _scan.install(ops, meta_of) | _histogram.IMPLS | {
+        "aten::resize_": _memcpy.resize_,
         "aten::sort.stable": sort,
         "aten::sort": lambda self, dim=-1, descending=False: sort(self, None, dim, descending),
         "aten::argsort.stable": argsort,
         "aten::topk": topk,
-        "aten::cumprod": cumprod,
         "aten::_cumprod_grad": cumprod_grad,
         "aten::prod": lambda self, dtype=None: _prod(self, None, False, dtype, "aten::prod", [self, dtype]),
         "aten::prod.dim_int": lambda self, dim, keepdim=False, dtype=None: _prod(

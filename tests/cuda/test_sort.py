@@ -138,3 +138,24 @@ def test_half_runs_in_float32_and_rounds_once():
         want, got = fn(x), fn(xc)
         assert got.dtype == want.dtype
         np.testing.assert_allclose(got.cpu().numpy().astype(float), want.numpy().astype(float), rtol=2e-3)
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_bitonic_tiles_and_merges_sort_stably(descending):
+    # Note [CUDA bitonic tile sort]: rows of several tiles (the simulator's tile is 8) with a
+    # padded last tile, ties and NaNs across tiles, signed zeros; values and indices equal the
+    # CPU's stable sort
+    h = np.round(rng.standard_normal((3, 37)), 1)
+    h[0, [3, 11, 30]] = np.nan
+    h[1, :20:3] = 0.0
+    h[1, 1:20:3] = -0.0
+    h[2] = 0.5
+    for x in (h, (h * 10).astype(np.int64)[:, :19]):
+        for dim in (1, 0):
+            want = numtorch.tensor(x).sort(dim, descending=descending, stable=True)
+            got = numtorch.tensor(x, device="cuda").sort(dim, descending=descending, stable=True)
+            np.testing.assert_array_equal(got.values.cpu().numpy(), want.values.numpy())
+            np.testing.assert_array_equal(got.indices.cpu().numpy(), want.indices.numpy())
+    got = numtorch.tensor(h, device="cuda").topk(5, largest=not descending)
+    want = numtorch.tensor(h).topk(5, largest=not descending)
+    np.testing.assert_array_equal(got.values.cpu().numpy(), want.values.numpy())

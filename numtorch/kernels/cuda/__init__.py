@@ -17,4 +17,4 @@ TILE = 4 if _SIM else 16  # float64 matmul: square tile edge (TILE * TILE thread
 # float32 matmul tiles (BM, BN, BK, TM, TN: Note [Register-tiled GEMM])
 GEMM_TILES = {"small": (8, 8, 4, 2, 2), "big": (16, 16, 4, 4, 4)} if _SIM else \
     {"small": (64, 64, 16, 4, 4), "big": (128, 128, 8, 8, 8)}  # fmt: skip
-SORT_TILE = 4 if _SIM else 1024  # sort: elements one block sorts in shared memory (a power of two)
+SORT_TILE = 8 if _SIM else 2048  # sort: elements one block sorts in shared memory (a power of two)

@@ -16,7 +16,7 @@ import math
 
 from numba import cuda
 
-from .._jit import cuda_kernel
+from .._jit import cuda_device, cuda_kernel
 from ..cpu.nn import pooling as cpu_pool
 from . import _SIM
 
@@ -25,24 +25,45 @@ _start = cpu_pool._start.py_func if _SIM else cpu_pool._start
 _end = cpu_pool._end.py_func if _SIM else cpu_pool._end
 
 
+# Note [CUDA im2col speed]
+# Both kernels are bound by the memory of the big (C*KH*KW, N, L) matrix, ~KH*KW times the
+# image: consecutive threads must touch consecutive addresses of it (one 128-byte transaction
+# per warp), and index arithmetic must stay far below a few instructions per element. Integer
+# division is ~20-70 instructions on the GPU (there is no divide unit; 64-bit operands go
+# through a 32-bit path when they fit), so each thread decodes its position once and then
+# walks the KH*KW taps with additions only. im2col: a thread per (c, n, oh, ow), ow fastest,
+# writing one element of each of its KH*KW rows: each tap's stores of a warp are consecutive
+# addresses of one row (coalesced), its loads consecutive input columns (coalesced, and the
+# taps' overlapping loads hit L1). col2im: a thread per input element (n, c, h, w), w fastest,
+# gathering the taps that read it: with stride 1 a warp's loads of a tap are consecutive
+# columns of one row of ``cols``; a stride other than 1 costs one division per tap, taken
+# only then (the branch is uniform over the launch).
 @cuda_kernel
 def im2col(total, x, xo, cols, N, C, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW):
     i = cuda.grid(1)
     if i < total:
         L = OH * OW
-        l = i % L  # noqa: E741
-        t = i // L
-        n = t % N
-        row = t // N
-        kw = row % KW
-        kh = (row // KW) % KH
-        c = row // (KH * KW)
-        h = (l // OW) * SH - PH + kh * DH
-        w = (l % OW) * SW - PW + kw * DW
-        if 0 <= h < H and 0 <= w < W:
-            cols[i] = x[xo + ((n * C + c) * H + h) * W + w]
-        else:
-            cols[i] = 0
+        t = i // L  # each remainder as a - q * d: one division per pair, not two
+        l = i - t * L  # noqa: E741
+        c = t // N
+        n = t - c * N
+        oh = l // OW
+        ow = l - oh * OW
+        h0 = oh * SH - PH
+        w0 = ow * SW - PW
+        xb = xo + (n * C + c) * H * W
+        step = N * L  # between consecutive rows (taps) of cols
+        q = (c * KH * KW * N + n) * L + l
+        for kh in range(KH):
+            h = h0 + kh * DH
+            inside = 0 <= h < H
+            for kw in range(KW):
+                w = w0 + kw * DW
+                if inside and 0 <= w < W:
+                    cols[q] = x[xb + h * W + w]
+                else:
+                    cols[q] = 0
+                q += step
 
 
 @cuda_kernel
@@ -50,22 +71,38 @@ def col2im(total, cols, out, N, C, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW)
     # out (N, C, H, W) = the sum of the (C*KH*KW, N, L) columns that read each element
     i = cuda.grid(1)
     if i < total:
-        w = i % W
-        h = (i // W) % H
-        c = (i // (H * W)) % C
-        n = i // (C * H * W)
+        t = i // W
+        w = i - t * W
+        u = t // H
+        h = t - u * H
+        n = u // C
+        c = u - n * C
         L = OH * OW
+        step = N * L
         acc = 0.0  # float64: not cols[0] * 0, which a NaN there would poison
+        q = (c * KH * KW * N + n) * L  # row (c, kh = 0, kw = 0) of sample n
         for kh in range(KH):
-            th = h + PH - kh * DH
-            if th < 0 or th % SH != 0 or th // SH >= OH:
-                continue
+            oh = _tap(h + PH - kh * DH, SH, OH)
             for kw in range(KW):
-                tw = w + PW - kw * DW
-                if tw < 0 or tw % SW != 0 or tw // SW >= OW:
-                    continue
-                acc += cols[(((c * KH + kh) * KW + kw) * N + n) * L + (th // SH) * OW + tw // SW]
+                ow = _tap(w + PW - kw * DW, SW, OW)
+                if oh >= 0 and ow >= 0:
+                    acc += cols[q + oh * OW + ow]
+                q += step
         out[i] = acc
+
+
+@cuda_device
+def _tap(t, S, n):
+    """The output position whose tap lands ``t`` past its window's start (stride ``S``, ``n``
+    outputs), or -1: the division only for a stride other than 1."""
+    if t < 0:
+        return -1
+    o = t
+    if S != 1:
+        o = t // S
+        if o * S != t:
+            return -1
+    return o if o < n else -1
 
 
 @cuda_kernel

@@ -1,6 +1,5 @@
 """Index kernels: gather (gather, index_select, embedding), scatter (scatter, index_add,
-embedding's backward, with atomics where indices may repeat), row-wise argmax/argmin and
-cumsum.
+embedding's backward, with atomics where indices may repeat) and row-wise argmax/argmin.
 
 Gather and scatter walk one iteration shape (``shape``: the output for a gather, the source for
 a scatter) with (storage, element offset, element strides) per operand, as the strided copy
@@ -98,15 +97,3 @@ def argext_rows(rows, x, n, out, want_max):
                 best = v
                 bi = j
         out[r] = bi
-
-
-@cuda_kernel
-def cumsum_rows(rows, x, n):
-    # in place over contiguous rows, one thread per row (a sequential scan, PyTorch's order)
-    r = cuda.grid(1)
-    if r < rows:
-        base = r * n
-        s = x[base]
-        for j in range(1, n):
-            s += x[base + j]
-            x[base + j] = s

@@ -1,9 +1,23 @@
-"""cumprod, its gradient with zeros, and prod as CUDA kernels. Scans are one thread per line,
-in the CPU kernel's sequential order (numtorch/kernels/cpu/reduction/core.py), over a copy with
-the scanned dim first: thread c walks x[j * cols + c], so a warp's loads of each step are one
-coalesced transaction (with the dim last, each thread's line is n elements from its neighbour's).
-prod reduces contiguous rows (the caller moves the dim last) with a shared-memory tree as the
-sums of reduction.py, float64 / int64 / complex128 accumulators."""
+"""Scans (cumsum, cumprod, logcumsumexp, cummax, cummin), cumprod's gradient with zeros, and prod
+as CUDA kernels. prod reduces contiguous rows (the caller moves the dim last) with a
+shared-memory tree as the sums of reduction.py, float64 / int64 / complex128 accumulators.
+
+# Note [CUDA scans]
+# A contiguous input is (outer, n, inner) around the scanned dim of length n. With inner > 1
+# (the dim is not last) a thread walks each line (o, c) in the CPU kernel's sequential order:
+# neighbouring threads are neighbouring columns, so every step's loads and stores of a warp are
+# consecutive addresses, with no copy to move the dim. With the dim last (inner == 1) that
+# layout would put each thread's elements n apart, and there are few lines to spread over the
+# GPU; there a block scans each row instead: it walks the row in chunks of blockDim elements,
+# thread t loading element t of the chunk (coalesced), a Hillis-Steele scan in shared memory
+# (log2(blockDim) steps), the chunk's running total carried to the next. Floats accumulate in
+# float64 (the scan's tree order then rounds as closely as the CPU's sequential float32 sums);
+# integer and complex rows take the line kernels (their combine would change type). A few long
+# rows are cut into k chunks per row so that more blocks run: a first pass writes each chunk's
+# total, the totals are scanned per row, and a second pass starts each chunk from the total of
+# those before it. The identities: -0.0 for sums (-0.0 + x is x, even for x = -0.0), 1 for
+# products, -inf for logaddexp, and for cummax / cummin the first candidate always wins.
+"""
 
 from __future__ import annotations
 
@@ -12,18 +26,10 @@ import math
 from numba import complex128, cuda, float64, int64
 
 from .._jit import cuda_device, cuda_kernel
-from . import RED_THREADS
+from . import _SIM, RED_THREADS
+from .devmath import complex_log1p, cuda_exp
 
-
-@cuda_kernel
-def cumprod_cols(cols, x, n):
-    # in place; line c is x[c], x[cols + c], ..., x[(n - 1) * cols + c]
-    c = cuda.grid(1)
-    if c < cols:
-        s = x[c]
-        for j in range(1, n):
-            s *= x[j * cols + c]
-            x[j * cols + c] = s
+SCAN_THREADS = 4 if _SIM else 256  # the block scan's threads at most (a power of two)
 
 
 @cuda_kernel
@@ -83,38 +89,211 @@ def _prod_rows(x, rows, n, k, out, acc, one):
         cuda.syncthreads()
 
 
+
+
+# ---- line scans: a thread per (outer, inner) line, sequential ---------------------------------
 @cuda_kernel
-def logcumsumexp_cols(cols, x, n):
-    # in place along lines as cumprod_cols; the running value goes through the CPU's
-    # np.logaddexp formula: max + log1p(exp(-|a - b|)), equal infinities kept, NaN propagated
-    c = cuda.grid(1)
-    if c < cols:
-        s = x[c]
-        for j in range(1, n):
-            v = x[j * cols + c]
-            if s == v and math.isinf(s):
-                s = s + v
-            elif s != s or v != v:
-                s = s + v
-            else:
-                m = max(s, v)
-                s = m + math.log1p(math.exp(-abs(s - v)))
-            x[j * cols + c] = s
+def cum_lines(total, x, out, outer, n, inner, prod, zero):
+    # cumsum / cumprod; ``zero`` (-0.0, or int64 / complex128 zero) sets the accumulator's type
+    i = cuda.grid(1)
+    if i < total:
+        p = _line_start(i, n, inner)
+        s = zero + x[p]
+        out[p] = s
+        for _ in range(1, n):
+            p += inner
+            s = s * x[p] if prod else s + x[p]
+            out[p] = s
 
 
 @cuda_kernel
-def cumext_cols(cols, x, idx, n, largest):
-    # cummax / cummin in place along lines as cumprod_cols, the CPU kernel's rule: a NaN takes
-    # over (each later NaN takes its index), ties move the index forward (PyTorch's >= / <=)
-    c = cuda.grid(1)
-    if c < cols:
-        b = x[c]
+def lse_lines(total, x, out, outer, n, inner):
+    i = cuda.grid(1)
+    if i < total:
+        p = _line_start(i, n, inner)
+        s = float64(x[p])
+        out[p] = s
+        for _ in range(1, n):
+            p += inner
+            s = _lae(s, float64(x[p]))
+            out[p] = s
+
+
+@cuda_kernel
+def lse_lines_complex(total, x, out, outer, n, inner):
+    # the CPU's complex scan (numtorch/ops/pointwise/special.py _clae): the running value starts
+    # at -inf + 0j and every element, the first too, passes through PyTorch's helper
+    i = cuda.grid(1)
+    if i < total:
+        p = _line_start(i, n, inner)
+        s = complex128(complex(-math.inf, 0.0))
+        for _ in range(n):
+            s = _clae(s, complex128(x[p]))
+            out[p] = s
+            p += inner
+
+
+@cuda_device
+def _clae(x, y):
+    if x != x or y != y:  # a NaN in either part of either
+        return complex128(complex(math.nan, math.nan))
+    lo, hi = (x, y) if x.real <= y.real else (y, x)
+    if not math.isfinite(lo.real) and lo.real == hi.real:
+        if lo.real < 0:
+            return complex128(complex(lo.real, 0.0))
+        if lo.real > 0:
+            z = cuda_exp(x) + cuda_exp(y)
+            return complex128(complex(math.log(abs(z)), math.atan2(z.imag, z.real)))
+    return complex_log1p(cuda_exp(lo - hi)) + hi
+
+
+@cuda_kernel
+def cumext_lines(total, x, vo, io, outer, n, inner, largest):
+    # cummax / cummin, the CPU kernel's rule: a NaN takes over (each later NaN takes its index),
+    # ties move the index forward (PyTorch's >= / <=)
+    i = cuda.grid(1)
+    if i < total:
+        p = _line_start(i, n, inner)
+        b = x[p]
         at = 0
-        idx[c] = 0
+        vo[p] = b
+        io[p] = 0
         for j in range(1, n):
-            v = x[j * cols + c]
-            if v != v or (b == b and (v >= b if largest else v <= b)):
+            p += inner
+            v = x[p]
+            if _takes(b, v, largest):
                 b = v
                 at = j
-            x[j * cols + c] = b
-            idx[j * cols + c] = at
+            vo[p] = b
+            io[p] = at
+
+
+@cuda_device
+def _line_start(i, n, inner):
+    # line i of an (outer, n, inner) array: its first element's offset
+    o = i // inner
+    return o * n * inner + (i - o * inner)
+
+
+@cuda_device
+def _takes(b, v, largest):
+    """Whether a running max (min) ``b`` gives way to the later candidate ``v``: associative,
+    so the block scans combine partial results with it too (a NaN partial is its last NaN)."""
+    return v != v or (b == b and (v >= b if largest else v <= b))
+
+
+@cuda_device
+def _lae(s, v):
+    # the CPU's np.logaddexp: max + log1p(exp(-|a - b|)), equal infinities kept, NaN propagated
+    if s == v and math.isinf(s):
+        return s + v
+    if s != s or v != v:
+        return s + v
+    return max(s, v) + math.log1p(math.exp(-abs(s - v)))
+
+
+@cuda_device
+def _comb(a, b, op):
+    if op == 0:
+        return a + b
+    if op == 1:
+        return a * b
+    return _lae(a, b)
+
+
+# ---- block scans of contiguous rows (Note [CUDA scans]) ----------------------------------------
+@cuda_kernel
+def cum_rows_float(x, out, rows, n, k, op, part, phase):
+    # op 0 cumsum, 1 cumprod, 2 logcumsumexp; phase 0 the whole scan, 1 chunk totals into part,
+    # 2 the scan of each chunk from part's inclusive total of the chunks before it
+    buf = cuda.shared.array(SCAN_THREADS, float64)
+    T = cuda.blockDim.x
+    t = cuda.threadIdx.x
+    ident = -0.0 if op == 0 else 1.0 if op == 1 else -math.inf
+    m = (((n + k - 1) // k + T - 1) // T) * T
+    for b in range(cuda.blockIdx.x, rows * k, cuda.gridDim.x):
+        r = b // k
+        lo = (b - r * k) * m
+        hi = min(lo + m, n)
+        base = r * n
+        carry = part[b - 1] if phase == 2 and lo > 0 else ident
+        for c0 in range(lo, hi, T):
+            j = c0 + t
+            v = float64(x[base + j]) if j < hi else ident
+            buf[t] = v
+            cuda.syncthreads()
+            off = 1
+            while off < T:
+                w = _comb(buf[t - off], v, op) if t >= off else v
+                cuda.syncthreads()
+                buf[t] = w
+                v = w
+                cuda.syncthreads()
+                off *= 2
+            if phase != 1 and j < hi:
+                out[base + j] = _comb(carry, v, op)
+            carry = _comb(carry, buf[T - 1], op)
+            cuda.syncthreads()  # every thread read buf[T - 1] before the next chunk writes buf
+        if phase == 1 and t == 0:
+            part[b] = carry
+
+
+@cuda_kernel
+def cumext_rows_float(x, vo, io, rows, n, largest):
+    _cumext_rows(x, vo, io, rows, n, largest, cuda.shared.array(SCAN_THREADS, float64),
+                 cuda.shared.array(SCAN_THREADS, int64), float64(-math.inf if largest else math.inf))
+
+
+@cuda_kernel
+def cumext_rows_int(x, vo, io, rows, n, largest, init):
+    # init: the identity (int64 min for a max, max for a min)
+    _cumext_rows(x, vo, io, rows, n, largest, cuda.shared.array(SCAN_THREADS, int64),
+                 cuda.shared.array(SCAN_THREADS, int64), int64(init))
+
+
+@cuda_device
+def _cumext_rows(x, vo, io, rows, n, largest, bv, bi, ident):
+    # a (value, index) pair scan: the later pair wins when _takes says so; padding after the row
+    # carries the identity at index -1, which never wins
+    T = cuda.blockDim.x
+    t = cuda.threadIdx.x
+    for r in range(cuda.blockIdx.x, rows, cuda.gridDim.x):
+        base = r * n
+        cv = ident
+        ci = int64(-1)
+        for c0 in range(0, n, T):
+            j = c0 + t
+            v = x[base + j] if j < n else ident
+            at = int64(j) if j < n else int64(-1)
+            bv[t] = v
+            bi[t] = at
+            cuda.syncthreads()
+            off = 1
+            while off < T:
+                pv = v
+                pi = at
+                if t >= off:
+                    qv = bv[t - off]
+                    qi = bi[t - off]
+                    if at < 0 or (qi >= 0 and not _takes(qv, v, largest)):
+                        pv = qv
+                        pi = qi
+                cuda.syncthreads()
+                bv[t] = pv
+                bi[t] = pi
+                v = pv
+                at = pi
+                cuda.syncthreads()
+                off *= 2
+            if ci >= 0 and (at < 0 or not _takes(cv, v, largest)):
+                v = cv
+                at = ci
+            if j < n:
+                vo[base + j] = v
+                io[base + j] = at
+            lv = bv[T - 1]
+            li = bi[T - 1]
+            if li >= 0 and (ci < 0 or _takes(cv, lv, largest)):
+                cv = lv
+                ci = li
+            cuda.syncthreads()

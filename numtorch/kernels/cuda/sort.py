@@ -1,5 +1,6 @@
-"""Sort kernels: a stable merge sort of contiguous rows, one launch per doubling of the run
-width, one thread per element (numtorch/cuda/_sort.py runs the passes).
+"""Sort kernels: a stable sort of contiguous rows, tiles sorted in shared memory, then one
+merge launch per doubling of the run width, one thread per element (numtorch/cuda/_sort.py
+runs the passes).
 
 # Note [CUDA merge sort by ranks]
 # At width ``w`` every row is made of sorted runs of ``w`` elements; a pass merges each pair of
@@ -11,11 +12,23 @@ width, one thread per element (numtorch/cuda/_sort.py runs the passes).
 # buffer and writes the other, with no shared memory and no synchronisation, so a row may be of
 # any length: O(n log^2 n) work in log2(n) launches. NaN goes after every number (before them
 # when descending), as in PyTorch.
-# The passes below width SORT_TILE stay inside one tile of SORT_TILE elements (tiles start at
-# multiples of SORT_TILE in a row, as the runs do), so one launch does them all: a block per
-# tile, ranks computed the same way in shared memory (float keys as float64, integer keys as
-# int64: exact, so the order is the same), a barrier between passes. Global passes follow from
-# width SORT_TILE: a 2048-long row takes 2 launches instead of 11.
+# Runs of width SORT_TILE come first from one launch, a block per tile of SORT_TILE elements
+# (tiles start at multiples of SORT_TILE in a row, as the runs do): Note [CUDA bitonic tile
+# sort]. Global passes follow from width SORT_TILE: a row of up to SORT_TILE elements takes one
+# launch, a longer one log2(n / SORT_TILE) more.
+#
+# Note [CUDA bitonic tile sort]
+# A tile is sorted in shared memory by a bitonic network over its length rounded up to a power
+# of two P: log2(P) (log2(P) + 1) / 2 steps of P / 2 compare-exchanges, a barrier after each,
+# every thread doing the same work (no data-dependent binary searches: the rank merge it
+# replaced spent most of its time in divergent searches and 64-bit divisions). A bitonic
+# network is not stable by itself, so it sorts (key, index) pairs in the total order of
+# _before, which breaks ties by index: the result is exactly the stable sort's, as the merge
+# passes need. Keys are float64 (float keys) or int64 (integer keys) in shared memory: exact, so
+# the order is that of the original dtype. A block has SORT_TILE / 4 threads (each two
+# compare-exchanges a step): ptxas gives the kernel 48 registers, so 1024-thread blocks would fit
+# one to an SM and every barrier would stall it; 512-thread blocks (32 KiB of pairs each at
+# SORT_TILE 2048) fit two, one computing while the other waits.
 """
 
 from __future__ import annotations
@@ -39,59 +52,78 @@ def merge_pass(total, n, w, kin, iin, kout, iout, desc):
 @cuda_kernel
 def tile_sort_float(n, kin, kout, iout, desc):
     ka = cuda.shared.array(SORT_TILE, float64)
-    kb = cuda.shared.array(SORT_TILE, float64)
     ia = cuda.shared.array(SORT_TILE, int64)
-    ib = cuda.shared.array(SORT_TILE, int64)
-    _tile_sort(n, kin, kout, iout, desc, ka, kb, ia, ib)
+    _tile_sort(n, kin, kout, iout, desc, ka, ia)
 
 
 @cuda_kernel
 def tile_sort_int(n, kin, kout, iout, desc):
     ka = cuda.shared.array(SORT_TILE, int64)
-    kb = cuda.shared.array(SORT_TILE, int64)
     ia = cuda.shared.array(SORT_TILE, int64)
-    ib = cuda.shared.array(SORT_TILE, int64)
-    _tile_sort(n, kin, kout, iout, desc, ka, kb, ia, ib)
+    _tile_sort(n, kin, kout, iout, desc, ka, ia)
 
 
 @cuda_device
-def _tile_sort(n, kin, kout, iout, desc, ka, kb, ia, ib):
-    # block b: tile b % tiles of row b // tiles, sorted into runs of its whole length (indices
-    # along the row made here: no iota pass)
+def _tile_sort(n, kin, kout, iout, desc, ka, ia):
+    # block b: tile b % tiles of row b // tiles (indices along the row made here: no iota pass),
+    # a bitonic sort of (key, index) pairs in shared memory (Note [CUDA bitonic tile sort])
     t = cuda.threadIdx.x
+    T = cuda.blockDim.x
     tiles = (n + SORT_TILE - 1) // SORT_TILE
     b = cuda.blockIdx.x
-    s0 = (b % tiles) * SORT_TILE
+    r = b // tiles
+    s0 = (b - r * tiles) * SORT_TILE
     ln = min(SORT_TILE, n - s0)
-    base = (b // tiles) * n + s0
-    if t < ln:
-        ka[t] = kin[base + t]
-        ia[t] = s0 + t
-    cuda.syncthreads()
-    w = 1
-    src = 0
-    while w < ln:  # the same count of passes in every thread of the block: barriers match
-        if t < ln:
-            if src == 0:
-                v = ka[t]
-                p = _merged_pos(ka, 0, t, ln, w, v, desc)
-                kb[p] = v
-                ib[p] = ia[t]
-            else:
-                v = kb[t]
-                p = _merged_pos(kb, 0, t, ln, w, v, desc)
-                ka[p] = v
-                ia[p] = ib[t]
-        cuda.syncthreads()
-        src = 1 - src
-        w *= 2
-    if t < ln:
-        if src == 0:
-            kout[base + t] = ka[t]
-            iout[base + t] = ia[t]
+    base = r * n + s0
+    P = 1
+    while P < ln:
+        P *= 2
+    for j in range(t, P, T):  # coalesced loads; the padding (index -1) sorts after everything
+        if j < ln:
+            ka[j] = kin[base + j]
+            ia[j] = s0 + j
         else:
-            kout[base + t] = kb[t]
-            iout[base + t] = ib[t]
+            ia[j] = -1
+    cuda.syncthreads()
+    size = 2
+    while size <= P:  # the same count of steps in every thread of the block: barriers match
+        stride = size // 2
+        while stride > 0:
+            for q in range(t, P // 2, T):
+                i = ((q & ~(stride - 1)) << 1) | (q & (stride - 1))
+                j = i + stride
+                if (i & size) == 0:  # an ascending run: j's element must not go first
+                    swap = _before(ka[j], ia[j], ka[i], ia[i], desc)
+                else:
+                    swap = _before(ka[i], ia[i], ka[j], ia[j], desc)
+                if swap:
+                    kv = ka[i]
+                    ka[i] = ka[j]
+                    ka[j] = kv
+                    iv = ia[i]
+                    ia[i] = ia[j]
+                    ia[j] = iv
+            cuda.syncthreads()
+            stride //= 2
+        size *= 2
+    for j in range(t, ln, T):
+        kout[base + j] = ka[j]
+        iout[base + j] = ia[j]
+
+
+@cuda_device
+def _before(ka, ia, kb, ib, desc):
+    """Whether (ka, ia) goes before (kb, ib): the stable order of the merge passes (NaN after
+    every number, before them when descending; equal keys in index order), padding last."""
+    if ia < 0 or ib < 0:
+        return ib < 0 and ia >= 0
+    anan = ka != ka
+    bnan = kb != kb
+    if anan and bnan or ka == kb:
+        return ia < ib
+    if anan or bnan:
+        return anan if desc else bnan
+    return ka > kb if desc else ka < kb
 
 
 @cuda_device

@@ -196,22 +196,29 @@ public("logcumsumexp", "self, dim", _logcumsumexp_method, relevant=("self",), mo
 
 
 # ---- histc: equal-width histogram between min and max (the data's range when both are 0) ---------
-def _histc_cpu(self, bins, min, max):
-    if self._dtype.category != D._FLOAT:
-        kname = "linspace_cpu" if self._dtype is D.bool else "histogram_cpu"
-        raise NotImplementedError(f'"{kname}" not implemented for \'{_cname(self._dtype)}\'')
+def histc_range(bins, min, max, size, data_range):
+    """histc's (lo, hi) after its checks (every device's): [min, max], or ``data_range()`` (the
+    data's (min, max)) of ``size`` elements when they are equal, widened by 1 when that is a point."""
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
-    a = self._data.astype(np.float64).ravel()
     lo, hi = float(min), float(max)
-    if lo == hi and a.size:
-        lo, hi = float(a.min()), float(a.max())
+    if lo == hi and size:
+        lo, hi = data_range()
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     if lo > hi:
         raise RuntimeError("torch.histc: max must be larger than min")
     if not (math.isfinite(lo) and math.isfinite(hi)):
         raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite")
+    return lo, hi
+
+
+def _histc_cpu(self, bins, min, max):
+    if self._dtype.category != D._FLOAT:
+        kname = "linspace_cpu" if self._dtype is D.bool else "histogram_cpu"
+        raise NotImplementedError(f'"{kname}" not implemented for \'{_cname(self._dtype)}\'')
+    a = self._data.astype(np.float64).ravel()
+    lo, hi = histc_range(bins, min, max, a.size, lambda: (float(a.min()), float(a.max())))
     a = a[(a >= lo) & (a <= hi)]
     idx = np.minimum(((a - lo) * bins / (hi - lo)).astype(np.int64), bins - 1)
     return _make(np.bincount(idx, minlength=bins).astype(self._dtype.np), self._dtype)

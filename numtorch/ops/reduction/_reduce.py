@@ -201,14 +201,30 @@ def wrap(arr: np.ndarray, dt: D.dtype) -> Tensor:
     return _make(arr, dt)
 
 
+def functional(op, cpu, args):
+    """The result an ``out=`` overload writes: ``cpu(*args)`` on the CPU, the functional ``op``'s
+    own kernel on another device (one declaration of the out checks for every device)."""
+    from ..._dispatch import backend
+
+    return cpu(*args) if args[0]._device.type == "cpu" else backend(op, list(args))
+
+
 def write_out(out: Tensor, res: Tensor) -> Tensor:
-    """Copy ``res`` into ``out`` (resizing it as PyTorch does, with its warning)."""
-    shape = res._data.shape
+    """Copy ``res`` into ``out`` (resizing it as PyTorch does, with its warning); on another
+    device than the CPU through its empty and copy_ kernels."""
+    from ..._dispatch import backend
+    from .._registry import OPS
+
+    shape, cpu = res._data.shape, out._device.type == "cpu"
     if out._data.shape != shape:
         if out._data.size:
             warn_resize(out._data.shape, shape, 5)
-        out._data = np.empty(shape, out._dtype.np)
-    np.copyto(out._data, res._data, casting="unsafe")
+        out._data = np.empty(shape, out._dtype.np) if cpu else backend(
+            OPS["aten::empty.memory_format"], [list(shape), out._dtype, None, out._device, None, None])._data
+    if cpu:
+        np.copyto(out._data, res._data, casting="unsafe")
+    else:
+        backend(OPS["aten::copy_"], [out, res, False])
     out._vc[0] += 1
     return out
 

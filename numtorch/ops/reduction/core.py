@@ -155,7 +155,7 @@ def _decl(schema, cpu, backward=None, out=None, node_name=None, mode="cast", nou
                 raise RuntimeError(out_text.format(want=E.cname(want), got=E.cname(o._dtype),
                                                    which=("values", "indices")[i]))  # fmt: skip
         try:
-            res = cpu(*v[:-nout])
+            res = E.functional(op, cpu, v[:-nout])
         except NotImplementedError:  # kthvalue: the outputs' dtypes are checked before the kernel's
             for i, o in enumerate(outs if mode == "indices" else ()):
                 if o._dtype is not (v[0]._dtype, D.int64)[i]:
@@ -183,6 +183,7 @@ def _decl(schema, cpu, backward=None, out=None, node_name=None, mode="cast", nou
             E.write_out(o, r)
         return outs[0] if nout == 1 else type(res)(*outs)
 
+    out_impl.functional = op  # device-generic (E.functional): other backends register it as is
     return op, defop(out, cpu=out_impl)
 
 

@@ -131,12 +131,18 @@ fill_tensor = defop("fill.Tensor(Tensor self, Tensor value) -> Tensor",
 zero_ = defop("zero_(Tensor(a!) self) -> Tensor(a!)", cpu=_zero_cpu, backward=_zero_grad)
 
 
-def _resize_cpu(self, size, memory_format=None):
+def resize_shape(self, size) -> tuple:
+    """resize_'s new shape after its checks (every device's)."""
     if self._rg:
         raise RuntimeError("cannot resize variables that require grad")
     shape = tuple(size)
     if any(s < 0 for s in shape):
         raise RuntimeError("numel: integer multiplication overflow")
+    return shape
+
+
+def _resize_cpu(self, size, memory_format=None):
+    shape = resize_shape(self, size)
     a = self._data
     if shape == a.shape:
         return self

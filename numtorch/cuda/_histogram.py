@@ -1,0 +1,75 @@
+"""CUDA bincount and histc on the atomic kernels of numtorch/kernels/cuda/histogram.py, with the
+CPU ops' checks and texts (numtorch/ops/indexing/masked.py, numtorch/ops/pointwise/special.py).
+Both result sizes or ranges depend on the data: its min and max come to the host first, as in
+PyTorch (one synchronisation)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor, _make
+from ..kernels import lazy
+from . import _pointwise as P
+from . import _storage as S
+from ._composed import _check
+from ._launch import launch
+
+K = lazy("numtorch.kernels.cuda.histogram")
+
+
+def _zeros(n, npdt) -> S.CudaArray:
+    from ._install import fill
+
+    out = S.empty((n,), npdt)
+    fill(out, npdt.type(0))
+    return out
+
+
+def bincount(self, weights=None, minlength=0):
+    from ._select import _not_implemented
+
+    _check(self, *([weights] if weights is not None else []))
+    if self._dtype.category != D._INT:
+        raise _not_implemented("bincount", self._dtype)
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    a = self._data
+    dev = self._device
+    if a.ndim == 1 and a.size == 0:
+        return _make(_zeros(minlength, np.dtype(np.int64)), D.int64, Tensor, dev)
+    if a.ndim != 1 or self.amin().item() < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is not None and (weights._data.ndim != 1 or weights._data.size != a.size):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    n = max(int(self.amax().item()) + 1, minlength)
+    idx = P.cast(a, np.dtype(np.int64))
+    if weights is None:
+        counts = _zeros(n, np.dtype(np.int64))
+        launch(K.count_at, a.size, idx.root, idx.offset, counts.root)
+        return _make(counts, D.int64, Tensor, dev)
+    dt = D.float32 if weights._dtype is D.float32 else D.float64
+    w = P.cast(weights._data, dt.np)
+    out = _zeros(n, dt.np)
+    launch(K.add_at, a.size, idx.root, idx.offset, w.root, w.offset, out.root)
+    return _make(out, dt, Tensor, dev)
+
+
+def histc(self, bins=100, min=0, max=0):  # noqa: A002 - the schema's names
+    from ..ops._pointwise import _cname
+    from ..ops.pointwise.special import histc_range
+
+    _check(self)
+    if self._dtype.category != D._FLOAT:
+        kname = "linspace_cuda" if self._dtype is D.bool else "histogram_cuda"
+        raise NotImplementedError(f'"{kname}" not implemented for \'{_cname(self._dtype)}\'')
+    a = self._data
+    lo, hi = histc_range(bins, min, max, a.size, lambda: (float(self.amin().item()), float(self.amax().item())))
+    counts = _zeros(bins, np.dtype(np.int64))
+    if a.size:
+        x = P.cast(a, np.dtype(np.float32) if a.dtype == np.float16 else a.dtype)  # half: read as float32
+        launch(K.histc_counts, a.size, x.root, x.offset, counts.root, lo, hi, int(bins))
+    return _make(P.cast(counts, self._dtype.np), self._dtype, Tensor, self._device)
+
+
+IMPLS = {"aten::bincount": bincount, "aten::histc": histc}
