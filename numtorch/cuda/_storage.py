@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._meta import _Flags, _is_c, contiguous_strides
+from . import _devcheck
 from . import _runtime as rt
 
 
@@ -61,6 +62,8 @@ class CudaArray:
         return c
 
     def copy_to_host(self) -> np.ndarray:
+        if _devcheck._ARMED[0]:  # a synchronising call: Note [Device-side index checks]
+            _devcheck.check()
         if self.size == 0:
             return np.empty(self.shape, self.dtype)
         if self.contiguous:
