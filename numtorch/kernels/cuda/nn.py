@@ -181,8 +181,7 @@ def nll_forward(rows, c, x, tgt, w, has_w, ignore, reduction, out, tw, err, code
             k = resolve(k, c, err, code, 0)
             if k >= 0:
                 wr = float64(w[k]) if has_w else 1.0
-                if wr != 0.0:  # a zero weight adds 0, even for a -inf logit
-                    v = -wr * x[r * c + k]
+                v = -wr * x[r * c + k]  # an ignored row adds 0 even for a -inf logit; a zero weight: NaN, as the CPU's
                 ws += wr
         ls += v
         if reduction == 0:
