@@ -69,6 +69,25 @@ def _plain(a, b) -> bool:
     return True
 
 
+def _plain_cuda(a, b) -> bool:
+    # _plain's test for two CUDA tensors: the CUDA matmul kernel takes every shape and broadcast
+    # itself, where the decomposition costs a dozen dispatches of host time per product
+    st = STATE
+    if st.td_modes or st.fw_level >= 0:
+        return False
+    for t in (a, b):
+        c = t.__class__
+        if not (c is Tensor or c in PLAIN_SUBCLASSES) or t._device.type != "cuda":
+            return False
+    return a._device == b._device
+
+
+def _cuda_plan(a, b):
+    from ...cuda._matmul import matmul_plan
+
+    return matmul_plan(a, b)
+
+
 def unobserved(a, b) -> bool:
     return _plain(a, b) and not ((a._rg or b._rg) and STATE.grad_enabled)
 
@@ -129,6 +148,13 @@ def _matmul(self, other):
                 op = _PIECES["matmul"] = OPS["aten::matmul"]
             return _D._engine.autograd_call(op, [self, other])
         return matmul_cpu(self, other)
+    if _plain_cuda(self, other) and _cuda_plan(self, other) is not None:
+        op = _PIECES.get("matmul")
+        if op is None:
+            op = _PIECES["matmul"] = OPS["aten::matmul"]
+        if (self._rg or other._rg) and STATE.grad_enabled:
+            return _D._engine.autograd_call(op, [self, other])
+        return op.impls["cuda"](self, other)
     d1, d2 = self.dim(), other.dim()
     if d1 == 0 or d2 == 0:  # every other error is the piece's, as in PyTorch
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {d1}D and {d2}D")
