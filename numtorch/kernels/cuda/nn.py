@@ -18,36 +18,23 @@ from .index import resolve
 
 
 @cuda_device
-def _block_sum(acc, t, v):
-    # the sum of every thread's ``v`` (all threads of the block call it)
-    acc[t] = v
-    cuda.syncthreads()
-    step = RED_THREADS // 2
-    while step > 0:
-        if t < step:
-            acc[t] += acc[t + step]
-        cuda.syncthreads()
-        step //= 2
-    s = acc[0]
-    cuda.syncthreads()  # every thread reads acc[0] before the next use overwrites it
-    return s
-
-
-@cuda_device
-def _block_max(acc, t, v):
-    # the largest ``v``; NaN wins, as in PyTorch's max
+def _block_combine(acc, t, v, largest):
+    # every thread's ``v`` combined (all threads of the block call it): their sum, or with
+    # ``largest`` their maximum, where NaN wins as in PyTorch's max
     acc[t] = v
     cuda.syncthreads()
     step = RED_THREADS // 2
     while step > 0:
         if t < step:
             u = acc[t + step]
-            if u > acc[t] or u != u:
+            if not largest:
+                acc[t] += u
+            elif u > acc[t] or u != u:
                 acc[t] = u
         cuda.syncthreads()
         step //= 2
     s = acc[0]
-    cuda.syncthreads()
+    cuda.syncthreads()  # every thread reads acc[0] before the next use overwrites it
     return s
 
 
@@ -63,11 +50,11 @@ def softmax_rows(rows, n, x, out, log):
             v = float64(x[base + j])
             if v > m or v != v:
                 m = v
-        m = _block_max(acc, t, m)
+        m = _block_combine(acc, t, m, True)
         s = 0.0
         for j in range(t, n, RED_THREADS):
             s += math.exp(x[base + j] - m)
-        s = _block_sum(acc, t, s)
+        s = _block_combine(acc, t, s, False)
         if log:
             shift = m + math.log(s)
             for j in range(t, n, RED_THREADS):
@@ -87,7 +74,7 @@ def softmax_backward_rows(rows, n, g, y, out, log):
         s = 0.0
         for j in range(t, n, RED_THREADS):
             s += g[base + j] if log else float64(g[base + j]) * y[base + j]
-        s = _block_sum(acc, t, s)
+        s = _block_combine(acc, t, s, False)
         for j in range(t, n, RED_THREADS):
             if log:
                 out[base + j] = g[base + j] - math.exp(y[base + j]) * s
@@ -105,12 +92,12 @@ def layer_norm_rows(rows, n, x, w, b, has_w, has_b, eps, y, mean, rstd):
         s = 0.0
         for j in range(t, n, RED_THREADS):
             s += x[base + j]
-        mu = _block_sum(acc, t, s) / n
+        mu = _block_combine(acc, t, s, False) / n
         s = 0.0
         for j in range(t, n, RED_THREADS):
             d = x[base + j] - mu
             s += d * d
-        rs = 1.0 / math.sqrt(_block_sum(acc, t, s) / n + eps)
+        rs = 1.0 / math.sqrt(_block_combine(acc, t, s, False) / n + eps)
         for j in range(t, n, RED_THREADS):
             v = (x[base + j] - mu) * rs
             if has_w:
@@ -140,8 +127,8 @@ def layer_norm_backward_rows(rows, n, g, x, mean, rstd, w, has_w, gi):
                 gw = gw * w[j]
             s1 += gw
             s2 += gw * (x[base + j] - mu) * rs
-        a = _block_sum(acc, t, s1) / n
-        c = _block_sum(acc, t, s2) / n
+        a = _block_combine(acc, t, s1, False) / n
+        c = _block_combine(acc, t, s2, False) / n
         for j in range(t, n, RED_THREADS):
             gw = float64(g[base + j])
             if has_w:
@@ -186,8 +173,8 @@ def nll_forward(rows, c, x, tgt, w, has_w, ignore, reduction, out, tw, err, code
         ls += v
         if reduction == 0:
             out[r] = v
-    ls = _block_sum(acc, t, ls)
-    ws = _block_sum(acc, t, ws)
+    ls = _block_combine(acc, t, ls, False)
+    ws = _block_combine(acc, t, ws, False)
     if t == 0:
         tw[0] = ws
         if reduction == 2:
