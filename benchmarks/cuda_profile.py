@@ -96,6 +96,8 @@ def _host_ops(lib):
     v, m, b3, img = t(1024), t(64, 64), t(8, 32, 32), t(2, 4, 16, 16)
     tgt = lib.tensor(g.integers(0, 64, 64), device="cuda")
     F = lib.nn.functional
+    mg, x3, w = t(64, 64).requires_grad_(), t(4, 32, 64), t(64, 64)
+    q4 = t(4, 2, 32, 32)
     return {
         "add": lambda: v + v,
         "sum all": lambda: v.sum(),
@@ -113,6 +115,11 @@ def _host_ops(lib):
         "t().contiguous()": lambda: m.t().contiguous(),
         "zeros": lambda: lib.zeros(64, 64, device="cuda"),
         "randn": lambda: lib.randn(64, 64, device="cuda"),
+        "linear 3-D": lambda: F.linear(x3, w),
+        "matmul 4-D": lambda: q4 @ q4,
+        "softmax fwd+bwd": lambda: mg.softmax(-1).sum().backward(),
+        "layer_norm fwd+bwd": lambda: F.layer_norm(mg, (64,)).sum().backward(),
+        "cross_entropy fwd+bwd": lambda: F.cross_entropy(mg, tgt).backward(),
     }
 
 

@@ -71,8 +71,10 @@ IMPLS = {
 
 def install(ops: dict, meta_of) -> int:
     """Register IMPLS and EXTRA, each behind its op's meta kernel (PyTorch's checks) when it has one."""
+    from ._fused import IMPLS as FUSED  # the fused kernels, falling back on IMPLS' versions
+
     _OPS[:], _META[:] = [ops], [meta_of]
-    table = {**IMPLS, **{k: v for k, v in EXTRA.items() if k in ops}}
+    table = {**IMPLS, **FUSED, **{k: v for k, v in EXTRA.items() if k in ops}}
     for name, fn in table.items():
         op = ops[name]
         checked = "meta" in op.impls and name != "aten::cat"  # cat runs its meta kernel itself

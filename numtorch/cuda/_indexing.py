@@ -3,10 +3,10 @@ argmax/argmin and flip, on the kernels of numtorch/kernels/cuda/index.py.
 
 # Note [CUDA index checks]
 # Shapes, dtypes and argument errors come from the op's meta kernel (the CPU kernel's rules,
-# one place). Index *values* are checked here before any launch, with the CPU kernel's error
-# text: the index is copied to the host (one small transfer; PyTorch's CUDA kernels assert on
-# the device instead, which leaves the context unusable, so the host check is the kinder
-# answer). Nothing is written before the check passes.
+# one place). Index *values* are checked by the kernels themselves and reported, with the CPU
+# kernel's error text, at the next synchronising call (Note [Device-side index checks]); with
+# the synchronous switch on, or for advanced indexing (whose offsets are computed on the host),
+# the index is copied to the host and checked before any launch.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from .. import _dtype as D
 from .._meta import contiguous_strides
 from .._tensor import Tensor, _make
 from ..kernels import lazy
+from . import _devcheck as E
 from . import _pointwise as P
 from . import _storage as S
 from ._composed import _check
@@ -47,25 +48,39 @@ def _first_bad(index: Tensor, lo: int, hi: int):
     return int(bad[0]) if bad.size else None
 
 
+def checked(index: Tensor, size: int, code: int, dim: int) -> int:
+    """``code`` for the kernels that read ``index`` along ``dim`` (of ``size``): checked there,
+    or here first under the synchronous switch (Note [Device-side index checks])."""
+    if E.synchronous():
+        bad = _first_bad(index, 0, size)
+        if bad is not None:
+            exc, text = E.MESSAGES[code]
+            raise exc(text.format(bad=bad, dim=dim, size=size))
+    return code
+
+
 def _idx(index: Tensor) -> S.CudaArray:
     return _a1(P.cast(index._data, np.dtype(np.int64)))
 
 
-def gather_into(out: S.CudaArray, x: S.CudaArray, idx: S.CudaArray, ist, dim: int) -> None:
-    """``out`` (contiguous) = ``x`` read at ``idx`` along ``dim`` (idx strides ``ist``)."""
+def gather_into(out: S.CudaArray, x: S.CudaArray, idx: S.CudaArray, ist, dim: int, code: int = 0) -> None:
+    """``out`` (contiguous) = ``x`` read at ``idx`` along ``dim`` (idx strides ``ist``); ``code``:
+    ``checked``'s (0: unchecked, negative indices wrap)."""
     if out.size:
         shape = out.shape or (1,)
         launch(K_IDX.gather_strided, out.size, meta(shape), out.root, x.root, x.offset, meta(x.estrides),
-               idx.root, idx.offset, meta(ist), dim, x.shape[dim])  # fmt: skip
+               idx.root, idx.offset, meta(ist), dim, x.shape[dim], E.flag(code != 0), code)  # fmt: skip
 
 
-def scatter_into(out: S.CudaArray, src: S.CudaArray, shape, idx: S.CudaArray, ist, dim: int, add: bool) -> None:
+def scatter_into(out: S.CudaArray, src: S.CudaArray, shape, idx: S.CudaArray, ist, dim: int, add: bool,
+                 code: int = 0) -> None:  # fmt: skip
     """``out`` at ``idx`` along ``dim`` gets (``add``: plus) ``src``, iterating ``shape``."""
     n = int(np.prod(shape, dtype=np.int64))
     if n:
         kern = K_IDX.scatter_add_strided if add else K_IDX.scatter_strided
         launch(kern, n, meta(shape), out.root, out.offset, meta(out.estrides), src.root, src.offset,
-               meta(strides_for(src, shape)), idx.root, idx.offset, meta(ist), dim, out.shape[dim])  # fmt: skip
+               meta(strides_for(src, shape)), idx.root, idx.offset, meta(ist), dim, out.shape[dim], E.flag(code != 0),
+               code)  # fmt: skip
 
 
 def _along(idx: S.CudaArray, ndim: int, dim: int) -> tuple:
@@ -80,12 +95,10 @@ def gather(self, dim, index, sparse_grad=False):
     res = _meta("aten::gather", [self, dim, index, sparse_grad])
     x = _a1(self._data)
     d = _wrap(dim, x.ndim)
-    bad = _first_bad(index, 0, x.shape[d])
-    if bad is not None:
-        raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {x.shape[d]}")
+    code = checked(index, x.shape[d], E.BOUNDS, d)
     out = S.empty(res._data.shape, self._dtype.np)
     idx = _idx(index)
-    gather_into(_a1(out), x, idx, idx.estrides, d)
+    gather_into(_a1(out), x, idx, idx.estrides, d, code)
     return _make(out, self._dtype, Tensor, self._device)
 
 
@@ -94,30 +107,25 @@ def index_select(self, dim, index):
     res = _meta("aten::index_select", [self, dim, index])
     x = _a1(self._data)
     d = _wrap(dim, x.ndim)
-    bad = _first_bad(index, 0, x.shape[d])
-    if bad is not None:
-        if d == 1:  # the CPU kernel's own message for dim 1
-            raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={x.shape[d]}")
-        raise IndexError("index out of range in self")
+    code = checked(index, x.shape[d], E.DATA if d == 1 else E.RANGE, d)  # dim 1: the CPU kernel's own message
     out = S.empty(res._data.shape, self._dtype.np)
     idx = _idx(index)
     shape = x.shape[:d] + (idx.size,) + x.shape[d + 1 :]  # out is 0-d for a 0-d self
     o = S.CudaArray(out.block, out.root, out.offset, shape, contiguous_strides(shape), out.dtype)
-    gather_into(o, x, idx, _along(idx, x.ndim, d), d)
+    gather_into(o, x, idx, _along(idx, x.ndim, d), d, code)
     return _make(out, self._dtype, Tensor, self._device)
 
 
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
     _check(weight, indices)
     res = _meta("aten::embedding", [weight, indices, padding_idx, scale_grad_by_freq, sparse])
-    if _first_bad(indices, 0, weight._data.shape[0]) is not None:
-        raise IndexError("index out of range in self")
+    code = checked(indices, weight._data.shape[0], E.RANGE, 0)
     out = S.empty(res._data.shape, weight._dtype.np)
     idx = P.cast(indices._data, np.dtype(np.int64))
     flat = S.CudaArray(idx.block, idx.root, idx.offset, (idx.size,), (1,), idx.dtype)
     rows = (idx.size, weight._data.shape[1])
     o = S.CudaArray(out.block, out.root, out.offset, rows, contiguous_strides(rows), out.dtype)
-    gather_into(o, weight._data, flat, (1, 0), 0)
+    gather_into(o, weight._data, flat, (1, 0), 0, code)
     return _make(out, weight._dtype, Tensor, weight._device)
 
 
@@ -156,9 +164,7 @@ def _scatter(inplace, add, name, self, dim, index, src, reduce=None):
     _meta(name, [self, dim, index, src])
     x = _a1(self._data)
     d = _wrap(dim, x.ndim)
-    bad = _first_bad(index, 0, x.shape[d])
-    if bad is not None:
-        raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {x.shape[d]}")
+    code = checked(index, x.shape[d], E.BOUNDS, d)
     if isinstance(src, Tensor):
         s = _a1(P.cast(src._data, self._dtype.np))
     else:
@@ -170,7 +176,7 @@ def _scatter(inplace, add, name, self, dim, index, src, reduce=None):
         fill(s, self._dtype.np.type(checked_scalar(src, self._dtype)))
     target = self if inplace else _make(self._data.copy(), self._dtype, Tensor, self._device)
     idx = _idx(index)
-    scatter_into(_a1(target._data), s, idx.shape, idx, idx.estrides, d, add)
+    scatter_into(_a1(target._data), s, idx.shape, idx, idx.estrides, d, add, code)
     if inplace:
         self._vc[0] += 1
     return target
@@ -181,11 +187,7 @@ def index_add(inplace, self, dim, index, source, alpha=1):
     _meta("aten::index_add", [self, dim, index, source, alpha])
     x = _a1(self._data)
     d = _wrap(dim, x.ndim)
-    bad = _first_bad(index, 0, x.shape[d])
-    if bad is not None:
-        if self._data.ndim <= 1:
-            raise IndexError("index out of range in self")
-        raise RuntimeError(f"index {bad} is out of bounds for dimension {d} with size {x.shape[d]}")
+    code = checked(index, x.shape[d], E.RANGE if self._data.ndim <= 1 else E.BOUNDS, d)
     src = source if alpha == 1 else source * alpha
     target = self if inplace else _make(self._data.copy(), self._dtype, Tensor, self._device)
     idx = _idx(index)
@@ -194,7 +196,7 @@ def index_add(inplace, self, dim, index, source, alpha=1):
     if not s.ndim:  # a 0-d source fills the whole selected slice
         s = S.CudaArray(s.block, s.root, s.offset, (1,) * len(shape), (0,) * len(shape), s.dtype)
     s = s if s.dtype == self._dtype.np else P.cast(s, self._dtype.np)
-    scatter_into(_a1(target._data), s, shape, idx, _along(idx, len(shape), d), d, True)
+    scatter_into(_a1(target._data), s, shape, idx, _along(idx, len(shape), d), d, True, code)
     if inplace:
         self._vc[0] += 1
     return target

@@ -192,21 +192,56 @@ def _filled(op, names, at, what):
 
         if what is None and numtorch.are_deterministic_algorithms_enabled():
             return _factory_on_host(op, names, at)(*vals)  # deterministic empty() fills NaN there
-        mvals = list(vals)
-        dev = mvals[at]
-        mvals[at] = META
-        for i, v in enumerate(mvals):
-            if isinstance(v, Tensor):
-                dev = dev or v._device
-                mvals[i] = _as_meta(v)
-        r = meta_impl(*mvals)
-        out = S.empty(r._data.shape, r._dtype.np)
+        key = _factory_key(op, vals, at)
+        hit = _FACTORY_META.get(key) if key is not None else None
+        dev = vals[at]
+        if hit is None:
+            mvals = list(vals)
+            mvals[at] = META
+            for i, v in enumerate(mvals):
+                if isinstance(v, Tensor):
+                    mvals[i] = _as_meta(v)
+            r = meta_impl(*mvals)
+            hit = (r._data.shape, r._dtype)
+            if key is not None:
+                if len(_FACTORY_META) > 4096:
+                    _FACTORY_META.clear()
+                _FACTORY_META[key] = hit
+        if not dev:
+            dev = next((v._device for v in vals if isinstance(v, Tensor)), dev)
+        shape, rdt = hit
+        out = S.empty(shape, rdt.np)
         if what is not None:
             value = vals[names.index(what)] if isinstance(what, str) else what
-            fill(out, r._dtype.np.type(value.item() if isinstance(value, Tensor) else value))
-        return _make(out, r._dtype, Tensor, cuda_device(dev if isinstance(dev, device) else None))
+            fill(out, rdt.np.type(value.item() if isinstance(value, Tensor) else value))
+        return _make(out, rdt, Tensor, cuda_device(dev if isinstance(dev, device) else None))
 
     return impl
+
+
+# Note [Factory results by argument]: a factory's meta kernel (PyTorch's argument checks, the
+# result's shape and dtype) costs more host time than the fill kernel after it, and a model
+# makes the same few factory calls every step; its answer depends only on the arguments (typed,
+# so 1 and 1.0 differ), the default dtype and, for the *_like ones, the tensor's dtype, shape
+# and strides. An argument that does not hash runs the meta kernel every time.
+_FACTORY_META: dict = {}
+
+
+def _factory_key(op, vals, at):
+    parts = [op, D.get_default_dtype()]
+    for i, v in enumerate(vals):
+        if i == at:
+            continue
+        if isinstance(v, Tensor):
+            parts.append((Tensor, v._dtype, v._data.shape, v._data.strides))
+        else:
+            parts.append((v.__class__, tuple(v) if v.__class__ is list else v))
+    key = tuple(parts)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
 def _factory(op):

@@ -107,6 +107,38 @@ def _product(op):
     return impl
 
 
+def matmul_plan(self: Tensor, other: Tensor):
+    """(batch, m, k, n, result shape) of ``self @ other`` when the GEMM takes it as it is (one
+    real BLAS dtype, matching inner sizes, broadcastable batches), else None: the decomposition's
+    pieces then run and raise PyTorch's errors (Note [matmul fast path])."""
+    s1, s2 = self._data.shape, other._data.shape
+    d1, d2 = len(s1), len(s2)
+    if not d1 or not d2 or self._dtype is not other._dtype or self._dtype not in _BLAS_DTYPES:
+        return None
+    m, k = (s1[-2] if d1 > 1 else 1), s1[-1]
+    k2, n = (s2[-2], s2[-1]) if d2 > 1 else (s2[0], 1)
+    b1, b2 = s1[:-2], s2[:-2]
+    batch = []
+    for i in range(max(len(b1), len(b2)), 0, -1):
+        p = b1[-i] if i <= len(b1) else 1
+        q = b2[-i] if i <= len(b2) else 1
+        if p != q and 1 not in (p, q):
+            return None
+        batch.append(q if p == 1 else p)
+    if k2 != k:
+        return None
+    batch = tuple(batch)
+    return batch, m, k, n, batch + ((m,) if d1 > 1 else ()) + ((n,) if d2 > 1 else ())
+
+
+def matmul(self, other):
+    batch, m, k, n, shape = matmul_plan(self, other)
+    for t in (self, other):
+        if t._device.type != "cuda":
+            raise device_error()
+    return _make(_gemm(self, other, batch, m, k, n, self._dtype, shape), self._dtype, Tensor, self._device)
+
+
 def _gemm(x: Tensor, y: Tensor, batch, m, k, n, dt, shape) -> S.CudaArray:
     """The (*batch, m, n) product of ``x`` read as (*batch, m, k) and ``y`` as (*batch, k, n),
     as a contiguous array of ``shape`` (as many elements: mv's and dot's drop the unit dims)."""
@@ -250,6 +282,7 @@ def install(OPS, meta_of) -> dict:
     # matmul's decomposition (numtorch/ops/linalg/_matmul.py) reaches mv/dot on CUDA tensors
     return {
         **{f"aten::{name}": fn for name, fn in impls.items()},
+        "aten::matmul": matmul,  # the composite's CUDA fast path (numtorch/ops/linalg/_matmul.py)
         "aten::addmm": _fused("addmm", OPS["aten::addmm"]),
         "aten::baddbmm": _fused("baddbmm", OPS["aten::baddbmm"]),
         "aten::addbmm": _addbmm,

@@ -210,4 +210,7 @@ def install(ops: dict, meta_of) -> dict:
         "aten::nll_loss_forward": nll_loss_forward,
         "aten::nll_loss_backward": nll_loss_backward,
     }
+    from ._fused import NN  # the fused kernels, falling back on the composed versions above
+
+    table.update(NN)
     return {k: v for k, v in table.items() if k in ops}

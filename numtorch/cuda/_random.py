@@ -73,7 +73,7 @@ def fill_random(t: Tensor, normal: bool, a: float, b: float, name: str) -> Tenso
         buf = dst if dst.contiguous else S.empty(dst.shape, dt.np)
         wide = dt is D.float64
         per = 2 if wide else 4
-        launch(K_RND.philox_fill, (n + per - 1) // per, buf.root[buf.offset : buf.offset + n], n, *_counter(),
+        launch(K_RND.philox_fill, (n + per - 1) // per, S.window(buf), n, *_counter(),
                normal, wide, float(a), float(b))  # fmt: skip
         if buf is not dst:
             from ._install import copy_into

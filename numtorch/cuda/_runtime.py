@@ -129,6 +129,9 @@ def properties(idx: int) -> DeviceProperties:
 
 def synchronize() -> None:
     driver().synchronize()
+    from . import _devcheck
+
+    _devcheck.check()  # Note [Device-side index checks]
 
 
 # ---- streams and events --------------------------------------------------------------------------

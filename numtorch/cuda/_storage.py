@@ -15,9 +15,12 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .._meta import _Flags, _is_c, contiguous_strides
+from . import _devcheck
 from . import _runtime as rt
 
 
@@ -28,16 +31,14 @@ class CudaArray:
     base = None
 
     def __init__(self, block, root, offset: int, shape, estrides, dtype, contiguous=None):
+        # every view op makes one: map(int, ...) and math.prod run in C (a generator costs more)
         self.block, self.root, self.offset = block, root, int(offset)
-        self.shape = tuple(int(n) for n in shape)
-        self.estrides = tuple(int(s) for s in estrides)
-        self.dtype = np.dtype(dtype)
-        self.itemsize = self.dtype.itemsize
-        self.ndim = len(self.shape)
-        n = 1
-        for s in self.shape:
-            n *= s
-        self.size = n
+        self.shape = shape = tuple(map(int, shape))
+        self.estrides = tuple(map(int, estrides))
+        self.dtype = dtype = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
+        self.itemsize = dtype.itemsize
+        self.ndim = len(shape)
+        self.size = math.prod(shape)
         self._c = contiguous  # metadata never changes after construction: computed once
 
     @property
@@ -61,6 +62,8 @@ class CudaArray:
         return c
 
     def copy_to_host(self) -> np.ndarray:
+        if _devcheck._ARMED[0]:  # a synchronising call: Note [Device-side index checks]
+            _devcheck.check()
         if self.size == 0:
             return np.empty(self.shape, self.dtype)
         if self.contiguous:
@@ -101,7 +104,9 @@ class CudaArray:
 def _pointer(root) -> int:
     if rt.simulated():  # the simulator's device arrays are host ndarrays
         return root._ary.__array_interface__["data"][0]
-    return root.__cuda_array_interface__["data"][0]
+    from ._launch import _ptr
+
+    return _ptr(root)  # cached per array: numba-cuda builds __cuda_array_interface__ anew on every read
 
 
 _WINDOWS: dict = {}  # (id(root), offset, size) -> (root, the device array root[offset:offset + size])

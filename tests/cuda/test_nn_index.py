@@ -81,23 +81,64 @@ def test_ops_match_cpu(name):
     _same(*_both(_CALLS[name], H))
 
 
-def test_index_errors_are_pytorchs_and_come_first():
+def _sync():
+    numtorch.cuda.synchronize()
+
+
+def test_index_errors_are_pytorchs_and_come_at_the_next_synchronising_call():
+    # Note [Device-side index checks]: checked on the device, raised by the next synchronize()
     x = numtorch.tensor(H, device="cuda")
     with pytest.raises(IndexError, match="index out of range in self"):
         x.index_select(0, numtorch.tensor([3], device="cuda"))
+        _sync()
     with pytest.raises(RuntimeError, match="index 4 is out of bounds for dimension 1 with size 4"):
         x.gather(1, numtorch.tensor([[4]], device="cuda"))
+        _sync()
+    y = x.clone()
+    with pytest.raises(RuntimeError, match="index 3 is out of bounds for dimension 0 with size 3"):
+        y.index_add_(0, numtorch.tensor([0, 3], device="cuda"), x[:2])
+        _sync()
+    with pytest.raises(IndexError, match="index out of range in self"):
+        F.embedding(numtorch.tensor([5], device="cuda"), x)
+        _sync()
+    with pytest.raises(RuntimeError, match="masked_fill_ only supports boolean masks"):
+        x.masked_fill(x.long(), 0)
+    with pytest.raises(IndexError, match="index 3 is out of bounds for dimension 0 with size 3"):
+        x[numtorch.tensor([0, 3], device="cuda")] = 1.0  # advanced indexing: checked on the host, at once
+    np.testing.assert_array_equal(x.cpu().numpy(), H)
+    with pytest.raises(IndexError, match="Target 4 is out of bounds."):
+        F.cross_entropy(x, numtorch.tensor([0, 4, 1], device="cuda"))
+        _sync()
+    with pytest.raises(RuntimeError, match="INDICES element is out of DATA bounds, id=-1 axis_dim=4"):
+        x.index_select(1, numtorch.tensor([-1], device="cuda")).sum().item()  # item() synchronises too
+    # each error is reported once, and the context stays usable
+    _sync()
+    np.testing.assert_array_equal(x.index_select(0, numtorch.tensor([2, 0], device="cuda")).cpu().numpy(), H[[2, 0]])
+
+
+def test_index_checks_copy_nothing_to_the_host(monkeypatch):
+    from numtorch.cuda import _storage
+
+    copies = []
+    real = _storage.CudaArray.copy_to_host
+    monkeypatch.setattr(_storage.CudaArray, "copy_to_host", lambda self: copies.append(1) or real(self))
+    x = numtorch.tensor(H, device="cuda", requires_grad=True)
+    i = numtorch.tensor([2, 0], device="cuda")
+    loss = F.cross_entropy(F.embedding(i, x), numtorch.tensor([3, 1], device="cuda"))
+    loss = loss + x.index_select(0, i).sum() + x.gather(1, numtorch.tensor([[1], [0], [3]], device="cuda")).sum()
+    loss.backward()
+    assert copies == []
+
+
+def test_synchronous_index_checks_come_first(monkeypatch):
+    monkeypatch.setenv("NUMTORCH_CUDA_SYNC_CHECKS", "1")
+    x = numtorch.tensor(H, device="cuda")
+    with pytest.raises(IndexError, match="index out of range in self"):
+        x.index_select(0, numtorch.tensor([3], device="cuda"))
     y = x.clone()
     with pytest.raises(RuntimeError, match="index 3 is out of bounds for dimension 0 with size 3"):
         y.index_add_(0, numtorch.tensor([0, 3], device="cuda"), x[:2])
     np.testing.assert_array_equal(y.cpu().numpy(), H)  # nothing written
-    with pytest.raises(IndexError, match="index out of range in self"):
-        F.embedding(numtorch.tensor([5], device="cuda"), x)
-    with pytest.raises(RuntimeError, match="masked_fill_ only supports boolean masks"):
-        x.masked_fill(x.long(), 0)
-    with pytest.raises(IndexError, match="index 3 is out of bounds for dimension 0 with size 3"):
-        x[numtorch.tensor([0, 3], device="cuda")] = 1.0
-    np.testing.assert_array_equal(x.cpu().numpy(), H)
     with pytest.raises(IndexError, match="Target 4 is out of bounds."):
         F.cross_entropy(x, numtorch.tensor([0, 4, 1], device="cuda"))
 

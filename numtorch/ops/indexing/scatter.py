@@ -39,7 +39,6 @@ from .core import (
     _target,
     _trio,
     _write_out,
-    _zeros,
     bind,
     parts,
 )
@@ -477,7 +476,7 @@ index_select = defop(
     cpu=_index_select_cpu,
     backward={
         "self": lambda grad, self, dim, index: _d(
-            index_add, _zeros(self._data.shape, grad._dtype), dim, index, grad, 1
+            index_add, grad.new_zeros(self._data.shape), dim, index, grad, 1
         )
     },
 )

@@ -58,15 +58,23 @@ def _should_fold(t1: Tensor, t2: Tensor) -> bool:
 # for it (matmul's own formula, _matmul_backward). Its grad_fn is then MatmulBackward0 where
 # PyTorch shows the last piece's (UnsafeViewBackward0, MmBackward0, ...): under a mode, where
 # the pieces run, grad_fn is PyTorch's. outer's composite uses the gate without the grad case.
-def _plain(a, b) -> bool:
+def _plain(a, b, cuda: bool = False) -> bool:
+    # ``cuda``: the same test for two tensors on one CUDA device, whose matmul kernel takes every
+    # shape and broadcast itself, where the decomposition costs a dozen dispatches per product
     st = STATE
     if st.td_modes or st.fw_level >= 0:
         return False
     for t in (a, b):
         c = t.__class__
-        if not (c is Tensor or c in PLAIN_SUBCLASSES) or t._device is not CPU:
+        if not (c is Tensor or c in PLAIN_SUBCLASSES) or (t._device.type != "cuda" if cuda else t._device is not CPU):
             return False
-    return True
+    return not cuda or a._device == b._device
+
+
+def _cuda_plan(a, b):
+    from ...cuda._matmul import matmul_plan
+
+    return matmul_plan(a, b)
 
 
 def unobserved(a, b) -> bool:
@@ -129,6 +137,13 @@ def _matmul(self, other):
                 op = _PIECES["matmul"] = OPS["aten::matmul"]
             return _D._engine.autograd_call(op, [self, other])
         return matmul_cpu(self, other)
+    if _plain(self, other, cuda=True) and _cuda_plan(self, other) is not None:
+        op = _PIECES.get("matmul")
+        if op is None:
+            op = _PIECES["matmul"] = OPS["aten::matmul"]
+        if (self._rg or other._rg) and STATE.grad_enabled:
+            return _D._engine.autograd_call(op, [self, other])
+        return op.impls["cuda"](self, other)
     d1, d2 = self.dim(), other.dim()
     if d1 == 0 or d2 == 0:  # every other error is the piece's, as in PyTorch
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {d1}D and {d2}D")
