@@ -114,3 +114,17 @@ def test_cat_checks_like_pytorch():
         numtorch.cat([numtorch.ones(2, device="cuda"), numtorch.ones(2)])
     r = numtorch.cat([numtorch.ones(2, device="cuda", dtype=numtorch.int64), numtorch.ones(1, device="cuda")])
     assert r.dtype == numtorch.float32 and r.cpu().tolist() == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("p", [2, 1, 3, 0.5, 0, float("inf"), -float("inf")])
+def test_norm_over_dims_as_on_cpu(p):
+    h = rng.standard_normal((3, 4)).astype(np.float32)
+    h[0, 0] = 0.0
+    x, xc = numtorch.tensor(h), numtorch.tensor(h, device="cuda")
+    for dim in ((1,), (0, 1), (-2,)):
+        np.testing.assert_allclose(xc.norm(p, dim).cpu().numpy(), x.norm(p, dim).numpy(), rtol=1e-6)
+    # one element per output is |x| with no power and root: the float32 square of 1e-30 underflows
+    t = numtorch.full((3, 1), 1e-30)
+    want = np.full(3, 1.0 if p == 0 else 1e-30, np.float32)
+    np.testing.assert_array_equal(t.norm(p, 1).numpy(), want)
+    np.testing.assert_array_equal(t.cuda().norm(p, 1).cpu().numpy(), want)
