@@ -137,9 +137,27 @@ def _rates(name: str, nt: float, tt: float) -> str:
     return f"  {work / nt / scale:.1f} / {work / tt / scale:.1f} {unit}"
 
 
+def host_profile(fn, reps: int):
+    """cProfile of ``reps`` calls of ``fn`` after three warm-up calls, the queue drained on both
+    sides (the host's own time, not the GPU's)."""
+    import cProfile
+
+    import numtorch
+
+    for _ in range(3):
+        fn()
+    numtorch.cuda.synchronize()
+    pr = cProfile.Profile()
+    pr.enable()
+    for _ in range(reps):
+        fn()
+    numtorch.cuda.synchronize()
+    pr.disable()
+    return pr
+
+
 def profile(n: int = 2000) -> None:
     """Where the host time goes: cProfile of ``n`` 1K-element adds, then of 20 MLP steps."""
-    import cProfile
     import pstats
 
     import numtorch
@@ -149,17 +167,8 @@ def profile(n: int = 2000) -> None:
     xm = numtorch.tensor(g.standard_normal((256, 512), dtype=np.float32), device="cuda")
     step = _mlp_step(numtorch, xm, xm)
     for what, fn, reps in (("1K add", lambda: x + x, n), ("MLP step", step, 20)):
-        for _ in range(3):
-            fn()
-        numtorch.cuda.synchronize()
-        pr = cProfile.Profile()
-        pr.enable()
-        for _ in range(reps):
-            fn()
-        numtorch.cuda.synchronize()
-        pr.disable()
         print(f"==== {what} x {reps}")
-        pstats.Stats(pr).sort_stats("tottime").print_stats(30)
+        pstats.Stats(host_profile(fn, reps)).sort_stats("tottime").print_stats(30)
     _print_slow_launches()
 
 

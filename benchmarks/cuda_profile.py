@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import cProfile
 import io
 import pstats
 import sys
@@ -22,7 +21,7 @@ import sys
 import numpy as np
 
 from benchmarks import gpt2
-from benchmarks.cuda_compare import GPT_GPU, _conv_step
+from benchmarks.cuda_compare import GPT_GPU, _conv_step, host_profile
 
 
 def _host(out) -> None:
@@ -38,15 +37,7 @@ def _host(out) -> None:
         ("GPT 2L-64 step", gpt2.train_step(numtorch, device="cuda"), 10),
     )
     for name, fn, reps in cases:
-        for _ in range(3):
-            fn()
-        numtorch.cuda.synchronize()
-        pr = cProfile.Profile()
-        pr.enable()
-        for _ in range(reps):
-            fn()
-        numtorch.cuda.synchronize()
-        pr.disable()
+        pr = host_profile(fn, reps)
         for key in ("tottime", "cumulative"):
             s = io.StringIO()
             pstats.Stats(pr, stream=s).sort_stats(key).print_stats(35)
