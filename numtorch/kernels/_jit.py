@@ -120,6 +120,43 @@ _IMPL._locator_classes[:] = [
 ]
 _IMPL._locator_classes.insert(0, _KernelCacheLocator)
 
+
+# Note [Cache loads skip Numba's registry refresh]
+# Numba's Cache.load_overload first calls target_context.refresh(): it imports ~30 of Numba's
+# lowering modules and installs every typing/lowering registry (with numtorch's overloads:
+# ~250 templates), ~0.2 s of CPU on the first kernel a process loads, a fifth of a warm
+# compiled GPT-2 start. Loading machine code needs none of it: only the LLVM symbols the code
+# links to must exist. Those come from the CPU context's own set-up (C helpers, math), the NRT
+# (rtsys.initialize, which refresh would run first), parfors' reload_init (run by the rebuild)
+# and numba.cpython.hashing's import (the hash secret); so a load of a numtorch kernel
+# (Note [Kernel cache layout]) into the CPU context does those two and nothing else. Every
+# compile still refreshes first (CompilerBase does), so a cache miss, or a kernel compiled
+# later in the process, sees every registry as before. Other targets and kernels keep Numba's path.
+def _fast_cache_load():
+    from numba.core.cpu import CPUContext
+    from numba.core.runtime import nrt
+
+    load = _caching.Cache.load_overload
+    if not hasattr(_caching.Cache, "_load_overload") or getattr(load, "_numtorch", False):
+        return
+
+    def load_overload(self, sig, target_context):
+        if type(target_context) is not CPUContext or not isinstance(
+            getattr(self._impl, "locator", None), _KernelCacheLocator
+        ):
+            return load(self, sig, target_context)
+        nrt.rtsys.initialize(target_context)
+        import numba.cpython.hashing  # noqa: F401  (its import defines the hash-secret symbols)
+
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
+
+    load_overload._numtorch = True
+    _caching.Cache.load_overload = load_overload
+
+
+_fast_cache_load()
+
 _OPTS = dict(cache=True, nogil=True, error_model="numpy")
 
 
