@@ -13,28 +13,56 @@ import sys
 import types
 
 import numba
-import numba.np.linalg as _nb_linalg
 from numba.core import caching as _caching
 
 from . import _cache
 
-
 # Note [Numba's BLAS probe]
-# The first kernel a process loads (even from the disk cache) makes Numba import its lowering
-# registries, and numba.np.arraymath runs ``_HAVE_BLAS = _check_blas()`` at import, which
-# imports scipy.linalg (~0.12 s CPU, a third of a warm first op). The answer only picks how
-# Numba compiles np.correlate/np.convolve; numtorch kernels use neither. Answer that one probe
-# from the module finder instead of an import; later BLAS uses (np.dot typing) call the real
-# ensure_blas, which imports scipy and checks the LAPACK integer width as before.
+# The first compile in a process (or a cache load that refreshes Numba's registries) makes
+# Numba import its lowering registries, and numba.np.arraymath runs ``_HAVE_BLAS =
+# _check_blas()`` at import, which imports scipy.linalg (~0.12 s CPU, a third of a warm first
+# op). The answer only picks how Numba compiles np.correlate/np.convolve; numtorch kernels use
+# neither. Answer that one probe from the module finder instead of an import; later BLAS uses
+# (np.dot typing) call the real ensure_blas, which imports scipy and checks the LAPACK integer
+# width as before. The probe goes in just before the CPU registries load (or a CUDA kernel is
+# declared), not at import: numba.np.linalg costs ~25 ms of imports that a process loading
+# only cached kernels never needs (Note [Cache loads skip Numba's registry refresh]).
+_REAL_ENSURE_BLAS: list = []
+
+
 def _probe_blas_without_import():
-    _nb_linalg.ensure_blas = _ensure_blas
+    import numba.np.linalg as nb_linalg
+
+    nb_linalg.ensure_blas = _REAL_ENSURE_BLAS[0]
     if importlib.util.find_spec("scipy") is None:
         raise ImportError("scipy 0.16+ is required for linear algebra")
 
 
-_ensure_blas = _nb_linalg.ensure_blas
-if "numba.np.arraymath" not in sys.modules:
-    _nb_linalg.ensure_blas = _probe_blas_without_import
+def _install_blas_probe():
+    if _REAL_ENSURE_BLAS or "numba.np.arraymath" in sys.modules:
+        return
+    import numba.np.linalg as nb_linalg
+
+    _REAL_ENSURE_BLAS.append(nb_linalg.ensure_blas)
+    nb_linalg.ensure_blas = _probe_blas_without_import
+
+
+def _probe_before_registries():
+    from numba.core.cpu import CPUContext
+
+    load = CPUContext.load_additional_registries
+    if getattr(load, "_numtorch", False):
+        return
+
+    def load_additional_registries(self):
+        _install_blas_probe()
+        return load(self)
+
+    load_additional_registries._numtorch = True
+    CPUContext.load_additional_registries = load_additional_registries
+
+
+_probe_before_registries()
 
 
 # Note [Kernel cache layout]
@@ -235,6 +263,7 @@ def cuda_kernel(fn):
     CUDA target (or its simulator) loads only when a CUDA tensor is made."""
     from numba import cuda
 
+    _install_blas_probe()
     return cuda.jit(cache=True)(fn)
 
 
@@ -243,4 +272,5 @@ def cuda_device(fn):
     ``inline`` helpers are by CPU kernels."""
     from numba import cuda
 
+    _install_blas_probe()
     return cuda.jit(device=True)(fn)
