@@ -10,10 +10,6 @@ from __future__ import annotations
 import functools
 import operator
 import os
-import re
-import subprocess
-import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -499,52 +495,6 @@ def _beyond(kind, n=10_000_000):
     return make
 
 
-# ---- fresh-interpreter workloads --------------------------------------------------------------
-_FIRST_STEP = """
-import numpy as np
-import {lib} as torch
-nn = torch.nn
-rng = np.random.default_rng(0)
-model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 10))
-opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-x = torch.from_numpy(rng.standard_normal((128, 784), dtype=np.float32))
-y = torch.from_numpy(rng.integers(0, 10, 128))
-opt.zero_grad()
-nn.functional.cross_entropy(model(x), y).backward()
-opt.step()
-"""
-_FIRST_OP = "import {lib} as torch\na = torch.ones(8)\nb = a + a\n"
-
-
-def _fresh(code: str, cold: bool) -> float:
-    """Seconds ``code`` takes in a new interpreter (timed inside it, start-up excluded)."""
-    clock = "process_time" if os.environ.get("NUMTORCH_BENCH_CLOCK") == "cpu" else "perf_counter"
-    prog = f"import time\n_t0 = time.{clock}()\n{code}\nprint(time.{clock}() - _t0)\n"
-    env = dict(os.environ)
-    with tempfile.TemporaryDirectory(prefix="numtorch-cold-") as d:
-        if cold:
-            env.update(_libs().kernel_cache_env(d))
-        proc = subprocess.run([sys.executable, "-c", prog], env=env, capture_output=True, text=True)
-    if proc.returncode:
-        tail = proc.stderr.strip().splitlines()[-1:] or ["?"]
-        if re.search(r"has no attribute|No module named", tail[0]):
-            raise NotImplementedError(f"pending: {tail[0]}")
-        raise RuntimeError(tail[0])
-    return float(proc.stdout.strip().splitlines()[-1])
-
-
-def _startup(template: str, cold=False, peers=("numtorch", "torch")):
-    def make(name):
-        if name not in peers or (name == "torch" and _libs().torch_or_none() is None):
-            raise NotImplementedError("not applicable")
-        code = template.format(lib=name)
-        if not cold:
-            _fresh(code, False)  # fill the caches first
-        return lambda: _fresh(code, cold)
-
-    return make
-
-
 def _sweep(entry, size, mode):
     def make(name):
         if name == "numpy":
@@ -675,9 +625,6 @@ def _gpt2_step(name, compiled=True):
     return gpt2.train_step(_L(name), compiled=compiled and name == "numtorch")
 
 
-_FIRST_GPT2_STEP = "import {lib}\nfrom benchmarks import gpt2\ngpt2.train_step({lib}, compiled=True)()\n"
-
-
 def workloads(sweep: bool = False) -> list:
     """The table; ``sweep``: the registry sweep instead (``compare.py sweep``)."""
     if sweep:
@@ -773,20 +720,7 @@ def workloads(sweep: bool = False) -> list:
     W.append(Workload("hand-batched 10 pointwise 128x1000", "func", _func("chain-hand")))
     W.append(Workload("vmap 10-op chain vs hand-batched", "func", _func("chain-vs-hand"), target=1.2))
     W.append(Workload("compiled GPT-2 train step", "compile", _no_numpy(_gpt2_step), target=0.8))
-    # compile time: import + build + the first compiled step (capture, plan, kernels) in a new process
-    W.append(Workload("import + first compiled GPT-2 step, warm", "startup",
-                      _startup(_FIRST_GPT2_STEP, peers=("numtorch",)), target_s=1.0, process=True))  # fmt: skip
-    W.append(Workload("import + first compiled GPT-2 step, cold", "startup",
-                      _startup(_FIRST_GPT2_STEP, True, ("numtorch",)), target_s=20.0, process=True,
-                      samples=1))  # fmt: skip
-    W.append(Workload("import", "startup", _startup("import {lib}\n"), target_s=0.5,
-                      process=True))  # fmt: skip
-    W.append(Workload("first op, warm cache", "startup", _startup(_FIRST_OP), process=True))
-    W.append(Workload("first op, cold cache", "startup", _startup(_FIRST_OP, True, ("numtorch",)),
-                      process=True, samples=2))  # fmt: skip
-    W.append(Workload("import + first MLP step, warm", "startup", _startup(_FIRST_STEP),
-                      target_s=1.0, process=True))  # fmt: skip
-    W.append(Workload("import + first MLP step, cold", "startup",
-                      _startup(_FIRST_STEP, True, ("numtorch",)), target_s=20.0, process=True,
-                      samples=1))  # fmt: skip
+    from benchmarks import workloads_startup
+
+    W += workloads_startup.startup_workloads()
     return W

@@ -16,7 +16,6 @@ import re
 import shutil
 import sys
 import tempfile
-import urllib.request
 import zipfile
 from urllib.parse import urlparse
 
@@ -49,6 +48,8 @@ def download_url_to_file(url: str, dst: str, hash_prefix: str | None = None, pro
     dst = os.path.expanduser(dst)
     tmp = tempfile.NamedTemporaryFile(delete=False, dir=os.path.dirname(os.path.abspath(dst)))  # noqa: SIM115
     try:
+        import urllib.request  # only here: it pulls in http, email and ssl (~30 ms of import)
+
         sha256 = hashlib.sha256()
         with urllib.request.urlopen(urllib.request.Request(url, headers={"User-Agent": "numtorch.hub"})) as u:
             while chunk := u.read(1 << 16):

@@ -69,3 +69,16 @@ def test_import_numtorch_and_its_testing_tables_without_scipy():
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert res.returncode == 0, res.stderr
     assert int(res.stdout.split()[-1]) > 400
+
+
+def test_import_numtorch_leaves_heavy_modules_for_first_use():
+    # start-up budget (README, numtorch.compile: compile time): Numba and its LLVM load at the
+    # first kernel (Note [Kernel cache layout]), urllib's http/email/ssl at numtorch.hub's first
+    # download, scipy never at import
+    code = "import sys, numtorch\nprint(' '.join(sorted(sys.modules)))\n"
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    loaded = set(res.stdout.split())
+    heavy = {"numba", "llvmlite", "scipy", "urllib.request", "http.client", "ssl", "email.parser"}
+    assert loaded & heavy == set()
+    assert "numtorch.hub" in loaded  # the check is not vacuous: the module that used to pull urllib

@@ -13,28 +13,56 @@ import sys
 import types
 
 import numba
-import numba.np.linalg as _nb_linalg
 from numba.core import caching as _caching
 
 from . import _cache
 
-
 # Note [Numba's BLAS probe]
-# The first kernel a process loads (even from the disk cache) makes Numba import its lowering
-# registries, and numba.np.arraymath runs ``_HAVE_BLAS = _check_blas()`` at import, which
-# imports scipy.linalg (~0.12 s CPU, a third of a warm first op). The answer only picks how
-# Numba compiles np.correlate/np.convolve; numtorch kernels use neither. Answer that one probe
-# from the module finder instead of an import; later BLAS uses (np.dot typing) call the real
-# ensure_blas, which imports scipy and checks the LAPACK integer width as before.
+# The first compile in a process (or a cache load that refreshes Numba's registries) makes
+# Numba import its lowering registries, and numba.np.arraymath runs ``_HAVE_BLAS =
+# _check_blas()`` at import, which imports scipy.linalg (~0.12 s CPU, a third of a warm first
+# op). The answer only picks how Numba compiles np.correlate/np.convolve; numtorch kernels use
+# neither. Answer that one probe from the module finder instead of an import; later BLAS uses
+# (np.dot typing) call the real ensure_blas, which imports scipy and checks the LAPACK integer
+# width as before. The probe goes in just before the CPU registries load (or a CUDA kernel is
+# declared), not at import: numba.np.linalg costs ~25 ms of imports that a process loading
+# only cached kernels never needs (Note [Cache loads skip Numba's registry refresh]).
+_REAL_ENSURE_BLAS: list = []
+
+
 def _probe_blas_without_import():
-    _nb_linalg.ensure_blas = _ensure_blas
+    import numba.np.linalg as nb_linalg
+
+    nb_linalg.ensure_blas = _REAL_ENSURE_BLAS[0]
     if importlib.util.find_spec("scipy") is None:
         raise ImportError("scipy 0.16+ is required for linear algebra")
 
 
-_ensure_blas = _nb_linalg.ensure_blas
-if "numba.np.arraymath" not in sys.modules:
-    _nb_linalg.ensure_blas = _probe_blas_without_import
+def _install_blas_probe():
+    if _REAL_ENSURE_BLAS or "numba.np.arraymath" in sys.modules:
+        return
+    import numba.np.linalg as nb_linalg
+
+    _REAL_ENSURE_BLAS.append(nb_linalg.ensure_blas)
+    nb_linalg.ensure_blas = _probe_blas_without_import
+
+
+def _probe_before_registries():
+    from numba.core.cpu import CPUContext
+
+    load = CPUContext.load_additional_registries
+    if getattr(load, "_numtorch", False):
+        return
+
+    def load_additional_registries(self):
+        _install_blas_probe()
+        return load(self)
+
+    load_additional_registries._numtorch = True
+    CPUContext.load_additional_registries = load_additional_registries
+
+
+_probe_before_registries()
 
 
 # Note [Kernel cache layout]
@@ -120,6 +148,43 @@ _IMPL._locator_classes[:] = [
 ]
 _IMPL._locator_classes.insert(0, _KernelCacheLocator)
 
+
+# Note [Cache loads skip Numba's registry refresh]
+# Numba's Cache.load_overload first calls target_context.refresh(): it imports ~30 of Numba's
+# lowering modules and installs every typing/lowering registry (with numtorch's overloads:
+# ~250 templates), ~0.2 s of CPU on the first kernel a process loads, a fifth of a warm
+# compiled GPT-2 start. Loading machine code needs none of it: only the LLVM symbols the code
+# links to must exist. Those come from the CPU context's own set-up (C helpers, math), the NRT
+# (rtsys.initialize, which refresh would run first), parfors' reload_init (run by the rebuild)
+# and numba.cpython.hashing's import (the hash secret); so a load of a numtorch kernel
+# (Note [Kernel cache layout]) into the CPU context does those two and nothing else. Every
+# compile still refreshes first (CompilerBase does), so a cache miss, or a kernel compiled
+# later in the process, sees every registry as before. Other targets and kernels keep Numba's path.
+def _fast_cache_load():
+    from numba.core.cpu import CPUContext
+    from numba.core.runtime import nrt
+
+    load = _caching.Cache.load_overload
+    if not hasattr(_caching.Cache, "_load_overload") or getattr(load, "_numtorch", False):
+        return
+
+    def load_overload(self, sig, target_context):
+        if type(target_context) is not CPUContext or not isinstance(
+            getattr(self._impl, "locator", None), _KernelCacheLocator
+        ):
+            return load(self, sig, target_context)
+        nrt.rtsys.initialize(target_context)
+        import numba.cpython.hashing  # noqa: F401  (its import defines the hash-secret symbols)
+
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
+
+    load_overload._numtorch = True
+    _caching.Cache.load_overload = load_overload
+
+
+_fast_cache_load()
+
 _OPTS = dict(cache=True, nogil=True, error_model="numpy")
 
 
@@ -198,6 +263,7 @@ def cuda_kernel(fn):
     CUDA target (or its simulator) loads only when a CUDA tensor is made."""
     from numba import cuda
 
+    _install_blas_probe()
     return cuda.jit(cache=True)(fn)
 
 
@@ -206,4 +272,5 @@ def cuda_device(fn):
     ``inline`` helpers are by CPU kernels."""
     from numba import cuda
 
+    _install_blas_probe()
     return cuda.jit(device=True)(fn)
