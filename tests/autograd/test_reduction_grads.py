@@ -1,0 +1,97 @@
+"""The gradients of full reductions (Note [Materialised reduction gradients]): small ones are
+written out as contiguous arrays, large ones, graphs being built and dispatch modes keep PyTorch's
+expand view; the values are the same either way."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import numtorch
+from numtorch.autograd import grad
+from numtorch.ops.reduction import _grad
+from numtorch.utils._python_dispatch import TorchDispatchMode
+
+
+def _incoming(y, reduce):
+    """The gradient ``reduce(y).backward()`` hands to ``y``'s node, and its strides."""
+    seen = []
+    y.register_hook(lambda g: seen.append(g))
+    reduce(y).backward()
+    return seen[0]
+
+
+_REDUCTIONS = [lambda y: y.sum(), lambda y: y.mean(), lambda y: y.sum((0, 1)),
+               lambda y: y.mean(1, keepdim=True).sum(), lambda y: y.sum(0).mean(), lambda y: y.amax()]
+
+
+@pytest.mark.parametrize("reduce", _REDUCTIONS)
+@pytest.mark.parametrize("dtype", [numtorch.float32, numtorch.float64])
+def test_small_full_reduction_gradient_is_contiguous_with_the_general_paths_values(reduce, dtype, monkeypatch):
+    a = np.random.default_rng(0).random((3, 4))
+    x = numtorch.tensor(a, dtype=dtype, requires_grad=True)
+    g = _incoming(x * 2, reduce)
+    assert g.is_contiguous() and 0 not in g.stride()
+    (x * 2).exp().sum().backward()
+    fast = x.grad.clone()
+    monkeypatch.setattr(_grad, "_FULL_MAX", 0)  # every size takes PyTorch's expand formula
+    y = numtorch.tensor(a, dtype=dtype, requires_grad=True)
+    slow = _incoming(y * 2, reduce)
+    np.testing.assert_array_equal(g.numpy(), slow.numpy())
+    (y * 2).exp().sum().backward()
+    np.testing.assert_array_equal(fast.numpy(), y.grad.numpy())
+
+
+def test_large_sum_gradient_stays_an_expand_view():
+    x = numtorch.rand(3, _grad._FULL_MAX, requires_grad=True)
+    assert 0 in _incoming(x * 2, lambda y: y.sum()).stride()
+    assert 0 in _incoming(x * 2, lambda y: y.sum(1).sum()).stride()
+
+
+def test_values_match_numpy_for_sum_and_mean_over_dims():
+    a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    for fn, expect in [(lambda t: t.sum(), np.ones_like(a)), (lambda t: t.mean(), np.full_like(a, np.float32(1) / 24)),
+                       (lambda t: t.mean((0, 2)).sum(), np.full_like(a, np.float32(1) / 8)),
+                       (lambda t: (t.sum(1, keepdim=True) * 3).sum(), np.full_like(a, 3))]:  # fmt: skip
+        x = numtorch.tensor(a, requires_grad=True)
+        fn(x).backward()
+        assert x.grad.dtype == numtorch.float32
+        np.testing.assert_array_equal(x.grad.numpy(), expect)
+
+
+def test_half_mean_keeps_the_div_scalar_formula():
+    x = numtorch.ones(3, dtype=numtorch.float16, requires_grad=True)
+    x.mean().backward()
+    assert x.grad.dtype == numtorch.float16 and x.grad.tolist() == [np.float16(1) / np.float16(3)] * 3
+
+
+def test_leaf_gradient_owns_its_memory():
+    x = numtorch.rand(5, requires_grad=True)
+    x.sum().backward()
+    x.grad.add_(1.0)  # a broadcast view would refuse the write or change every element at once
+    assert x.grad.tolist() == [2.0] * 5
+
+
+def test_create_graph_keeps_the_gradient_differentiable():
+    x = numtorch.rand(4, dtype=numtorch.float64, requires_grad=True)
+    w = numtorch.tensor(3.0, dtype=numtorch.float64, requires_grad=True)
+    for reduce, scale in [(lambda t: t.sum(), 1.0), (lambda t: t.mean(), 0.25)]:
+        (g,) = grad(reduce(x * w), x, create_graph=True)
+        assert g.requires_grad
+        (gw,) = grad(g.sum(), w)
+        assert gw.item() == pytest.approx(4 * scale)
+
+
+def test_dispatch_mode_sees_the_expand_pytorch_records():
+    class Log(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            calls.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    calls = []
+    x = numtorch.rand(3, requires_grad=True)
+    y = x.sum()
+    with Log():
+        y.backward()
+    assert "aten.expand.default" in calls
+    assert x.grad.tolist() == [1.0] * 3
