@@ -336,6 +336,29 @@ def test_generated_node_apply_keeps_freed_and_modified_errors():
     np.testing.assert_array_equal(gx.numpy(), [5.0, 6.0])
 
 
+def test_generated_apply_skips_zero_filling_outputs_its_formulas_never_read(monkeypatch):
+    # the indices of topk/sort/max.dim get no gradient; the formulas read only ``grad``, so the
+    # generated body runs (no _apply, no zeros for the indices), with the same values
+    from numtorch.autograd._engine import OpNode
+
+    calls = []
+    fill = OpNode._apply
+    monkeypatch.setattr(OpNode, "_apply", lambda node, grads: calls.append(node.name()) or fill(node, grads))
+    x = leaf([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]])
+    for fn, want in [(lambda t: t.topk(2, 1)[0], [[1, 0, 1], [0, 1, 1]]),
+                     (lambda t: t.sort(1)[0] * numtorch.arange(3.0, dtype=numtorch.float64), [[2, 0, 1], [0, 2, 1]]),
+                     (lambda t: t.max(0)[0], [[1, 0, 0], [0, 1, 1]])]:  # fmt: skip
+        x.grad = None
+        fn(x).sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), want)
+    assert calls == []
+    # a formula reading every output's gradient (var_mean's ``grads``) still gets zeros for the missing one
+    y = leaf([1.0, 3.0])
+    numtorch.var_mean(y)[1].backward()
+    assert calls == ["VarMeanBackward0"]
+    np.testing.assert_array_equal(y.grad.numpy(), [0.5, 0.5])
+
+
 def test_tensor_backward_fast_path_keeps_backwards_checks():
     x = leaf([1.0, 2.0])
     (x * 2).backward([numtorch.ones(2, dtype=numtorch.float64)])  # a list of gradients: torch's path
