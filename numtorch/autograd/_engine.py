@@ -208,6 +208,11 @@ def _plan(op):
     p.generic = bool(op.list_idx)
     p.tidx = tuple(i for i, a in enumerate(args) if a.is_tensor)
     p.slots = {args[i].name: k for k, i in enumerate(p.tidx)}
+    gen = deriv.__dict__.get("_gen")
+    if gen is not None and gen[0] == p.slots:
+        # a plan made again (a regenerated fast path, record_output) keeps the slots object the
+        # node class's generated apply tests for (Note [Generated node apply])
+        p.slots = gen[0]
     p.inplace = op.kind == "inplace"
     p.saves, p.sizes = saved_plan(args, deriv, op.self_idx if p.inplace else -1)
     p.node_cls = _node_class(deriv)

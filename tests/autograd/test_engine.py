@@ -359,6 +359,23 @@ def test_generated_apply_skips_zero_filling_outputs_its_formulas_never_read(monk
     np.testing.assert_array_equal(y.grad.numpy(), [0.5, 0.5])
 
 
+def test_a_plan_made_again_keeps_the_generated_apply_in_use():
+    # record_output and a regenerated fast path make the op's recording plan again; its nodes
+    # must still match what the node class's generated apply tests for (Note [Generated node apply])
+    from numtorch.autograd._engine import _plan
+    from numtorch.ops._registry import OPS
+
+    x = leaf([1.0, 2.0, 3.0])
+    op = OPS["aten::mul.Tensor"]
+    _plan(op)
+    node = (x * x).grad_fn
+    _plan(op)
+    for n in (node, (x * x).grad_fn):
+        assert n._slots is type(n).apply.__globals__["_SLOTS"]
+    (x * x).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 4.0, 6.0])
+
+
 def test_tensor_backward_fast_path_keeps_backwards_checks():
     x = leaf([1.0, 2.0])
     (x * 2).backward([numtorch.ones(2, dtype=numtorch.float64)])  # a list of gradients: torch's path

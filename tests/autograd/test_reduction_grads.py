@@ -95,3 +95,61 @@ def test_dispatch_mode_sees_the_expand_pytorch_records():
         y.backward()
     assert "aten.expand.default" in calls
     assert x.grad.tolist() == [1.0] * 3
+
+
+# Note [Reduction formulas in NumPy]: each formula's NumPy body against its ops (the path a graph
+# being built or a dispatch mode takes), on ties, NaN, zero spread and a non-contiguous input
+_FORMULAS = {
+    "var": lambda t: t.var(1), "var_all": lambda t: t.var(), "std": lambda t: t.std((0, 2), keepdim=True),
+    "std_all": lambda t: t.std(correction=0), "var_mean": lambda t: sum(numtorch.var_mean(t, 2)),
+    "std_mean": lambda t: (lambda s, m: s * 3 + m)(*numtorch.std_mean(t, (0, 1))),
+    "norm": lambda t: numtorch.linalg.vector_norm(t, dim=1), "norm_all": lambda t: t.norm(),
+    "amax": lambda t: t.amax((0, 2)), "amin_all": lambda t: t.amin(), "max": lambda t: t.max(),
+    "max_dim": lambda t: t.max(1)[0], "min_keep": lambda t: t.min(2, keepdim=True)[0],
+    "topk": lambda t: t.topk(2, 1)[0], "sort": lambda t: t.sort(0, descending=True)[0],
+    "kthvalue": lambda t: t.kthvalue(2, 2)[0], "median": lambda t: t.median(1)[0], "mode": lambda t: t.mode(0)[0],
+}  # fmt: skip
+
+
+def _inputs(dtype):
+    rng = np.random.default_rng(3)
+    a = rng.integers(0, 4, (3, 4, 5)).astype(np.float64)  # ties
+    b = rng.random((5, 4, 3)).transpose(2, 1, 0)  # non-contiguous
+    c = np.ones((3, 4, 5))  # zero spread: std's and norm's guarded zeros
+    c[0] = 0.0
+    d = rng.random((3, 4, 5))
+    d[1, 2, 3] = np.nan
+    return [numtorch.tensor(a, dtype=dtype), numtorch.from_numpy(b).to(dtype), numtorch.tensor(c, dtype=dtype),
+            numtorch.tensor(d, dtype=dtype)]  # fmt: skip
+
+
+def _grads(fn, x, w):
+    x = x.detach().requires_grad_(True)
+    y = fn(x)
+    (y * w[: y.numel()].reshape(y.shape)).sum().backward()
+    return x.grad.numpy()
+
+
+@pytest.mark.parametrize("name", sorted(_FORMULAS))
+@pytest.mark.parametrize("dtype", [numtorch.float32, numtorch.float64])
+def test_numpy_formula_gives_the_ops_formulas_gradient(name, dtype, monkeypatch):
+    fn = _FORMULAS[name]
+    w = numtorch.linspace(0.5, 2.0, 60, dtype=dtype)
+    for x in _inputs(dtype):
+        fast = _grads(fn, x, w)
+        with monkeypatch.context() as m:
+            m.setattr(_grad, "_FLOATS", ())  # plain() refuses every dtype
+            slow = _grads(fn, x, w)
+        np.testing.assert_allclose(fast, slow, rtol=2e-6 if dtype == numtorch.float32 else 1e-13, atol=1e-7)
+        assert np.isnan(fast).tolist() == np.isnan(slow).tolist()
+
+
+def test_numpy_formulas_are_not_used_for_half_or_under_create_graph():
+    x = numtorch.tensor([1.0, 2.0, 4.0], dtype=numtorch.float16, requires_grad=True)
+    x.std().backward()
+    assert x.grad.dtype == numtorch.float16
+    x = numtorch.tensor([1.0, 2.0, 4.0], dtype=numtorch.float64, requires_grad=True)
+    (g,) = grad(x.std(), x, create_graph=True)
+    assert g.grad_fn is not None
+    (gg,) = grad(g.sum(), x)
+    assert np.isfinite(gg.numpy()).all()

@@ -74,3 +74,64 @@ def full_mean_grad(grad: Tensor, sizes, count: int):
         # a 0-d array over a Python int: NumPy divides in the array's dtype, as div.Scalar does
         return _make(np.full(tuple(sizes), a.reshape(()) / count, a.dtype), grad._dtype)
     return None
+
+
+# Note [Reduction formulas in NumPy]
+# A reduction's backward formula is several pointwise ops on small tensors (amax's ties: eight;
+# std_mean: thirteen), each paying the dispatcher's per-op cost. When nothing can observe those
+# ops (no graph being built, no dispatch mode, no forward AD) and every tensor is a plain CPU
+# float32/float64 one, the formula below runs the same arithmetic in NumPy, in the same dtype
+# and order (a Python number meets a float32 array as a float32, as a wrapped scalar does in
+# PyTorch). Otherwise, or for half/complex dtypes, the formula runs as ops.
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def plain(*tensors) -> bool:
+    """Whether a formula may run in NumPy (Note [Reduction formulas in NumPy])."""
+    st = STATE
+    if st.grad_enabled or st.td_modes or st.fw_level >= 0:
+        return False
+    for t in tensors:
+        if t.__class__ is not Tensor or t._device is not CPU or t._data.dtype not in _FLOATS:
+            return False
+    return True
+
+
+def kept(t: Tensor, ndim: int, dim, keepdim: bool) -> np.ndarray:
+    """``restore_dims`` on the array of ``t``."""
+    a = t._data
+    if keepdim or ndim == 0:
+        return a
+    shape = list(a.shape)
+    for d in E.dims_arg(dim, ndim):
+        shape.insert(d, 1)
+    return a.reshape(shape)
+
+
+def wrap(a: np.ndarray, like: Tensor) -> Tensor:
+    return _make(np.ascontiguousarray(a, like._data.dtype), like._dtype)
+
+
+def evenly(grad: Tensor, self: Tensor, result: Tensor, dim, keepdim: bool) -> Tensor:
+    """core._evenly in NumPy: the gradient shared by the tied extreme elements."""
+    a = self._data
+    n = a.ndim
+    r, g = kept(result, n, dim, keepdim), kept(grad, n, dim, keepdim)
+    mask = (a == r) | ((a != a) & (r != r))
+    count = mask.sum(axis=E.dims_arg(dim, n), keepdims=True) if dim is not None else mask.sum()
+    with np.errstate(all="ignore"):
+        return wrap(mask * (g / count.astype(g.dtype)), grad)
+
+
+def select(grad: Tensor, self: Tensor, dim: int, keepdim: bool, indices: Tensor):
+    """core._select_bw in NumPy (zeros, then the values' gradient put at the indices), or None
+    where it must run as ops."""
+    if indices.__class__ is not Tensor or indices._device is not CPU:
+        return None
+    a = self._data
+    idx, g = kept(indices, a.ndim, dim, keepdim), kept(grad, a.ndim, dim, keepdim)
+    if idx.shape != g.shape:
+        return None
+    out = np.zeros(a.shape, g.dtype)
+    np.put_along_axis(out, idx, g, axis=dim)
+    return _make(out, grad._dtype)

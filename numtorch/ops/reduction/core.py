@@ -20,7 +20,7 @@ from ..._ops import ops as _ops
 from ..._tensor import Tensor, _make
 from ...kernels._codegen_reduction import Combiner
 from . import _reduce as E
-from ._grad import _expand_back, _expand_to, full_grad, full_mean_grad, restore_dims  # noqa: F401
+from ._grad import _expand_back, _expand_to, evenly, full_grad, full_mean_grad, plain, restore_dims, select  # noqa: F401
 from ..._overlap import check_no_internal_overlap
 from .._registry import NOARG, OPS, defop, holomorphic, public
 
@@ -457,6 +457,8 @@ def _extreme(comb, name, kernel):
 
 def _evenly(grad, self, result, dim=None, keepdim=False):
     # the gradient is shared equally by the tied extreme elements (amax/amin, max(), median())
+    if plain(grad, self, result):
+        return evenly(grad, self, result, dim, keepdim)
     result = restore_dims(result, self.dim(), dim, keepdim)
     grad = restore_dims(grad, self.dim(), dim, keepdim)
     mask = (self == result) | ((self != self) & (result != result))
@@ -538,6 +540,10 @@ def _select_bw(grad, self, dim, keepdim, result1):
     # scatter the values' gradient back to the selected indices (max.dim, kthvalue, ...)
     if self.dim() == 0:
         return grad
+    if plain(grad, self):
+        out = select(grad, self, dim, keepdim, result1)
+        if out is not None:
+            return out
     idx = restore_dims(result1, self.dim(), dim, keepdim)
     g = restore_dims(grad, self.dim(), dim, keepdim)
     return aten.zeros_like.default(self).scatter(dim, idx, g)
