@@ -1,6 +1,6 @@
-"""The gradients of full reductions (Note [Materialised reduction gradients]): small ones are
-written out as contiguous arrays, large ones, graphs being built and dispatch modes keep PyTorch's
-expand view; the values are the same either way."""
+"""Backward formulas' fast paths, each against the general path it stands for: the gradients of
+full reductions (Note [Materialised reduction gradients]), reduction formulas in NumPy (Note
+[Reduction formulas in NumPy]) and prelu's joint formula."""
 
 from __future__ import annotations
 
@@ -153,3 +153,22 @@ def test_numpy_formulas_are_not_used_for_half_or_under_create_graph():
     assert g.grad_fn is not None
     (gg,) = grad(g.sum(), x)
     assert np.isfinite(gg.numpy()).all()
+
+
+def test_prelu_backward_runs_its_kernel_once_for_both_gradients():
+    class Log(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            calls.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    calls = []
+    x = numtorch.tensor([[-1.0, 2.0], [3.0, -4.0]], dtype=numtorch.float64, requires_grad=True)
+    w = numtorch.tensor([0.25, 0.5], dtype=numtorch.float64, requires_grad=True)
+    y = numtorch.nn.functional.prelu(x, w)
+    with Log():
+        y.sum().backward()
+    assert calls.count("aten._prelu_kernel_backward.default") == 1
+    np.testing.assert_array_equal(x.grad.numpy(), [[0.25, 1.0], [1.0, 0.5]])
+    np.testing.assert_array_equal(w.grad.numpy(), [-1.0, -4.0])
+    assert numtorch.autograd.gradcheck(numtorch.nn.functional.prelu, (x, w))
+    assert numtorch.autograd.gradgradcheck(numtorch.nn.functional.prelu, (x, w))
