@@ -172,3 +172,32 @@ def test_prelu_backward_runs_its_kernel_once_for_both_gradients():
     np.testing.assert_array_equal(w.grad.numpy(), [-1.0, -4.0])
     assert numtorch.autograd.gradcheck(numtorch.nn.functional.prelu, (x, w))
     assert numtorch.autograd.gradgradcheck(numtorch.nn.functional.prelu, (x, w))
+
+
+@pytest.mark.parametrize("eps", [None, 0.1])
+@pytest.mark.parametrize("dtype", [numtorch.float32, numtorch.float64])
+def test_logit_backward_is_one_fused_op_with_pytorchs_edges(eps, dtype):
+    # Note [Fused logit backward]: NaN outside [0, 1] (eps None), zero outside [eps, 1 - eps],
+    # g / (x (1 - x)) inside, +-inf at 0 and 1
+    v = np.array([-0.5, 0.0, 0.05, 0.3, 0.5, 0.95, 1.0, 1.5])
+    x = numtorch.tensor(v, dtype=dtype, requires_grad=True)
+    w = numtorch.tensor([1.0, 2.0, -1.0, 3.0, 1.0, 1.0, -2.0, 1.0], dtype=dtype)
+    y = (numtorch.logit(x, eps) * w).sum()
+    calls = []
+
+    class Log(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            calls.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    with Log():
+        y.backward()
+    assert calls.count("aten.logit_backward.default") == 1 and "aten.where.self" not in calls
+    a = v.astype(dtype.np if hasattr(dtype, "np") else np.float64)
+    with np.errstate(all="ignore"):
+        inside = w.numpy() / (a * (1 - a))
+    lo, hi, fill = (0.0, 1.0, np.nan) if eps is None else (eps, 1 - eps, 0.0)
+    want = np.where((a < lo) | (a > hi), fill, inside)
+    np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-6)
+    t = numtorch.tensor([0.2, 0.3, 0.7], dtype=numtorch.float64, requires_grad=True)
+    assert numtorch.autograd.gradgradcheck(lambda u: numtorch.logit(u, eps), (t,))

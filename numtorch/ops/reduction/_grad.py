@@ -31,8 +31,13 @@ def restore_dims(g: Tensor, ndim: int, dim, keepdim: bool) -> Tensor:
     """A reduced tensor with the reduced dims put back as size 1 (for backward formulas)."""
     if keepdim or ndim == 0:
         return g
+    dims = E.dims_arg(dim, ndim)  # sorted: each lands at its final index
+    if STATE.grad_enabled or STATE.td_modes:  # PyTorch's unsqueezes, for a graph or a mode to see
+        for d in dims:
+            g = g.unsqueeze(d)
+        return g
     shape = list(g.shape)
-    for d in E.dims_arg(dim, ndim):  # sorted: each lands at its final index
+    for d in dims:
         shape.insert(d, 1)
     return g.reshape(shape)  # one view, not one unsqueeze per dim
 
