@@ -201,3 +201,17 @@ def test_logit_backward_is_one_fused_op_with_pytorchs_edges(eps, dtype):
     np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-6)
     t = numtorch.tensor([0.2, 0.3, 0.7], dtype=numtorch.float64, requires_grad=True)
     assert numtorch.autograd.gradgradcheck(lambda u: numtorch.logit(u, eps), (t,))
+
+
+@pytest.mark.parametrize("observed", [False, True])
+def test_cumsum_backward_is_the_reversed_cumsum_without_cancellation(observed, monkeypatch):
+    # PyTorch's flip(cumsum(flip(grad))): sum - cumsum + grad gave [1e8, 1, 1, 1] here, the tail
+    # sums lost against the float32 total; the ops path (a graph, a mode) and NumPy's agree
+    if observed:
+        monkeypatch.setattr(_grad, "_FLOATS", ())
+    x = numtorch.zeros(2, 4, requires_grad=True)
+    w = numtorch.tensor([[1e8, 1.0, 1.0, 1.0], [1.0, 2.0, 3.0, 4.0]])
+    (x.cumsum(1) * w).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[1e8, 3.0, 2.0, 1.0], [10.0, 9.0, 7.0, 4.0]])
+    y = numtorch.tensor([[0.5, 1.0], [2.0, 3.0]], dtype=numtorch.float64, requires_grad=True)
+    assert numtorch.autograd.gradgradcheck(lambda t: t.cumsum(0), (y,))

@@ -15,6 +15,7 @@ from ..._state import STATE
 from ..._tensor import Tensor, _make
 from . import _reduce as E
 from .._registry import defop, holomorphic, public
+from ._grad import plain, wrap
 from .core import _call, _decl, _fn, _sum_dtype, aten
 
 CumMax = return_types.register("cummax", ("values", "indices"))
@@ -47,10 +48,15 @@ def _cumulative(self, dim, dtype, prod):
 
 
 def _cumsum_bw(grad, dim):
-    # reverse cumsum, as sum - cumsum + grad (no flip needed)
-    if grad.dim() == 0:
+    # PyTorch's cumsum_backward: the reversed cumsum, flip(cumsum(flip(grad))) (sum - cumsum +
+    # grad, one op more, lost the small tail sums to cancellation against a large total)
+    if grad.numel() <= 1 or grad.shape[dim] == 1:
         return grad
-    return grad.sum(dim, keepdim=True) - grad.cumsum(dim) + grad
+    if plain(grad):  # Note [Reduction formulas in NumPy]; accumulated in double, as the kernel
+        g = grad._data
+        d = E.wrap_dim(dim, g.ndim)
+        return wrap(np.flip(np.cumsum(np.flip(g, d), axis=d, dtype=np.float64), d), grad)
+    return grad.flip(dim).cumsum(dim).flip(dim)
 
 
 def _cumprod_bw(grad, self, dim, result):
