@@ -1,6 +1,6 @@
 """Backward formulas' fast paths, each against the general path it stands for: the gradients of
 full reductions (Note [Materialised reduction gradients]), reduction formulas in NumPy (Note
-[Reduction formulas in NumPy]) and prelu's joint formula."""
+[Backward formulas in NumPy]) and prelu's joint formula."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 
 import numtorch
 from numtorch.autograd import grad
+from numtorch.ops import _formula_np
 from numtorch.ops.reduction import _grad
 from numtorch.utils._python_dispatch import TorchDispatchMode
 
@@ -97,7 +98,7 @@ def test_dispatch_mode_sees_the_expand_pytorch_records():
     assert x.grad.tolist() == [1.0] * 3
 
 
-# Note [Reduction formulas in NumPy]: each formula's NumPy body against its ops (the path a graph
+# Note [Backward formulas in NumPy]: each formula's NumPy body against its ops (the path a graph
 # being built or a dispatch mode takes), on ties, NaN, zero spread and a non-contiguous input
 _FORMULAS = {
     "var": lambda t: t.var(1), "var_all": lambda t: t.var(), "std": lambda t: t.std((0, 2), keepdim=True),
@@ -138,7 +139,7 @@ def test_numpy_formula_gives_the_ops_formulas_gradient(name, dtype, monkeypatch)
     for x in _inputs(dtype):
         fast = _grads(fn, x, w)
         with monkeypatch.context() as m:
-            m.setattr(_grad, "_FLOATS", ())  # plain() refuses every dtype
+            m.setattr(_formula_np, "_FLOATS", ())  # plain() refuses every dtype
             slow = _grads(fn, x, w)
         np.testing.assert_allclose(fast, slow, rtol=2e-6 if dtype == numtorch.float32 else 1e-13, atol=1e-7)
         assert np.isnan(fast).tolist() == np.isnan(slow).tolist()
@@ -208,10 +209,29 @@ def test_cumsum_backward_is_the_reversed_cumsum_without_cancellation(observed, m
     # PyTorch's flip(cumsum(flip(grad))): sum - cumsum + grad gave [1e8, 1, 1, 1] here, the tail
     # sums lost against the float32 total; the ops path (a graph, a mode) and NumPy's agree
     if observed:
-        monkeypatch.setattr(_grad, "_FLOATS", ())
+        monkeypatch.setattr(_formula_np, "_FLOATS", ())
     x = numtorch.zeros(2, 4, requires_grad=True)
     w = numtorch.tensor([[1e8, 1.0, 1.0, 1.0], [1.0, 2.0, 3.0, 4.0]])
     (x.cumsum(1) * w).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [[1e8, 3.0, 2.0, 1.0], [10.0, 9.0, 7.0, 4.0]])
     y = numtorch.tensor([[0.5, 1.0], [2.0, 3.0]], dtype=numtorch.float64, requires_grad=True)
     assert numtorch.autograd.gradgradcheck(lambda t: t.cumsum(0), (y,))
+
+
+@pytest.mark.parametrize("fn", [numtorch.maximum, numtorch.minimum])
+@pytest.mark.parametrize("dtype", [numtorch.float32, numtorch.float64])
+def test_maximum_minimum_numpy_formula_gives_the_ops_formulas_gradients(fn, dtype, monkeypatch):
+    # ties split evenly, NaN to both, broadcast operands summed back
+    a = np.array([[1.0, 2.0, np.nan, 5.0], [3.0, 3.0, 0.0, -1.0], [2.0, 0.5, 1.0, 1.0]])
+    b = np.array([2.0, 2.0, 1.0, 1.0])
+    w = numtorch.tensor([[1.0, 2.0, 4.0, 8.0]], dtype=dtype)
+    out = []
+    for observed in (False, True):
+        with monkeypatch.context() as m:
+            if observed:
+                m.setattr(_formula_np, "_FLOATS", ())
+            x, y = (numtorch.tensor(v, dtype=dtype, requires_grad=True) for v in (a, b))
+            (fn(x, y) * w).sum().backward()
+            out.append((x.grad.numpy(), y.grad.numpy()))
+    for fast, slow in zip(*out):
+        np.testing.assert_array_equal(fast, slow)

@@ -22,6 +22,7 @@ import numpy as np
 from ..._device import CPU
 from ..._state import STATE
 from ..._tensor import Tensor, _make
+from .._formula_np import plain, wrap  # noqa: F401
 from . import _reduce as E
 
 _FULL_MAX = 8192
@@ -81,27 +82,6 @@ def full_mean_grad(grad: Tensor, sizes, count: int):
     return None
 
 
-# Note [Reduction formulas in NumPy]
-# A reduction's backward formula is several pointwise ops on small tensors (amax's ties: eight;
-# std_mean: thirteen), each paying the dispatcher's per-op cost. When nothing can observe those
-# ops (no graph being built, no dispatch mode, no forward AD) and every tensor is a plain CPU
-# float32/float64 one, the formula below runs the same arithmetic in NumPy, in the same dtype
-# and order (a Python number meets a float32 array as a float32, as a wrapped scalar does in
-# PyTorch). Otherwise, or for half/complex dtypes, the formula runs as ops.
-_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
-
-
-def plain(*tensors) -> bool:
-    """Whether a formula may run in NumPy (Note [Reduction formulas in NumPy])."""
-    st = STATE
-    if st.grad_enabled or st.td_modes or st.fw_level >= 0:
-        return False
-    for t in tensors:
-        if t.__class__ is not Tensor or t._device is not CPU or t._data.dtype not in _FLOATS:
-            return False
-    return True
-
-
 def kept(t: Tensor, ndim: int, dim, keepdim: bool) -> np.ndarray:
     """``restore_dims`` on the array of ``t``."""
     a = t._data
@@ -111,10 +91,6 @@ def kept(t: Tensor, ndim: int, dim, keepdim: bool) -> np.ndarray:
     for d in E.dims_arg(dim, ndim):
         shape.insert(d, 1)
     return a.reshape(shape)
-
-
-def wrap(a: np.ndarray, like: Tensor) -> Tensor:
-    return _make(np.ascontiguousarray(a, like._data.dtype), like._dtype)
 
 
 def evenly(grad: Tensor, self: Tensor, result: Tensor, dim, keepdim: bool) -> Tensor:

@@ -52,7 +52,7 @@ def _cumsum_bw(grad, dim):
     # grad, one op more, lost the small tail sums to cancellation against a large total)
     if grad.numel() <= 1 or grad.shape[dim] == 1:
         return grad
-    if plain(grad):  # Note [Reduction formulas in NumPy]; accumulated in double, as the kernel
+    if plain(grad):  # Note [Backward formulas in NumPy]; accumulated in double, as the kernel
         g = grad._data
         d = E.wrap_dim(dim, g.ndim)
         return wrap(np.flip(np.cumsum(np.flip(g, d), axis=d, dtype=np.float64), d), grad)

@@ -68,7 +68,7 @@ def _var_mean(self: Tensor, dim, correction, keepdim: bool, name: str, sqrt: boo
 
 def _var_np(g, self, dim, correction):
     # _var_bw's arithmetic on ``g`` (an array with the reduced dims restored), in NumPy
-    # (Note [Reduction formulas in NumPy])
+    # (Note [Backward formulas in NumPy])
     a = self._data
     dims = E.dims_arg(dim, a.ndim)
     dof = _count(self, dim) - (1.0 if correction is None else float(correction))
