@@ -14,6 +14,18 @@ from numtorch.ops.reduction import _grad
 from numtorch.utils._python_dispatch import TorchDispatchMode
 
 
+class _Log(TorchDispatchMode):
+    """Records the aten calls it sees in ``calls``."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.calls.append(str(func))
+        return func(*args, **(kwargs or {}))
+
+
 def _incoming(y, reduce):
     """The gradient ``reduce(y).backward()`` hands to ``y``'s node, and its strides."""
     seen = []
@@ -84,17 +96,11 @@ def test_create_graph_keeps_the_gradient_differentiable():
 
 
 def test_dispatch_mode_sees_the_expand_pytorch_records():
-    class Log(TorchDispatchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            calls.append(str(func))
-            return func(*args, **(kwargs or {}))
-
-    calls = []
     x = numtorch.rand(3, requires_grad=True)
     y = x.sum()
-    with Log():
+    with _Log() as log:
         y.backward()
-    assert "aten.expand.default" in calls
+    assert "aten.expand.default" in log.calls
     assert x.grad.tolist() == [1.0] * 3
 
 
@@ -157,18 +163,12 @@ def test_numpy_formulas_are_not_used_for_half_or_under_create_graph():
 
 
 def test_prelu_backward_runs_its_kernel_once_for_both_gradients():
-    class Log(TorchDispatchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            calls.append(str(func))
-            return func(*args, **(kwargs or {}))
-
-    calls = []
     x = numtorch.tensor([[-1.0, 2.0], [3.0, -4.0]], dtype=numtorch.float64, requires_grad=True)
     w = numtorch.tensor([0.25, 0.5], dtype=numtorch.float64, requires_grad=True)
     y = numtorch.nn.functional.prelu(x, w)
-    with Log():
+    with _Log() as log:
         y.sum().backward()
-    assert calls.count("aten._prelu_kernel_backward.default") == 1
+    assert log.calls.count("aten._prelu_kernel_backward.default") == 1
     np.testing.assert_array_equal(x.grad.numpy(), [[0.25, 1.0], [1.0, 0.5]])
     np.testing.assert_array_equal(w.grad.numpy(), [-1.0, -4.0])
     assert numtorch.autograd.gradcheck(numtorch.nn.functional.prelu, (x, w))
@@ -184,16 +184,9 @@ def test_logit_backward_is_one_fused_op_with_pytorchs_edges(eps, dtype):
     x = numtorch.tensor(v, dtype=dtype, requires_grad=True)
     w = numtorch.tensor([1.0, 2.0, -1.0, 3.0, 1.0, 1.0, -2.0, 1.0], dtype=dtype)
     y = (numtorch.logit(x, eps) * w).sum()
-    calls = []
-
-    class Log(TorchDispatchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            calls.append(str(func))
-            return func(*args, **(kwargs or {}))
-
-    with Log():
+    with _Log() as log:
         y.backward()
-    assert calls.count("aten.logit_backward.default") == 1 and "aten.where.self" not in calls
+    assert log.calls.count("aten.logit_backward.default") == 1 and "aten.where.self" not in log.calls
     a = v.astype(dtype.np if hasattr(dtype, "np") else np.float64)
     with np.errstate(all="ignore"):
         inside = w.numpy() / (a * (1 - a))
