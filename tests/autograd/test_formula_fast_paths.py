@@ -115,6 +115,7 @@ _FORMULAS = {
     "max_dim": lambda t: t.max(1)[0], "min_keep": lambda t: t.min(2, keepdim=True)[0],
     "topk": lambda t: t.topk(2, 1)[0], "sort": lambda t: t.sort(0, descending=True)[0],
     "kthvalue": lambda t: t.kthvalue(2, 2)[0], "median": lambda t: t.median(1)[0], "mode": lambda t: t.mode(0)[0],
+    "cumsum": lambda t: t.cumsum(1), "cumprod": lambda t: t.cumprod(2), "cumprod_1d": lambda t: t[0, 0].cumprod(0),
 }  # fmt: skip
 
 
