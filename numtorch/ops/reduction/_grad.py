@@ -33,7 +33,8 @@ def restore_dims(g: Tensor, ndim: int, dim, keepdim: bool) -> Tensor:
     if keepdim or ndim == 0:
         return g
     dims = E.dims_arg(dim, ndim)  # sorted: each lands at its final index
-    if STATE.grad_enabled or STATE.td_modes:  # PyTorch's unsqueezes, for a graph or a mode to see
+    # PyTorch's unsqueezes where a graph or a mode can see them (or a subclass / sparse grad)
+    if STATE.grad_enabled or STATE.td_modes or g.__class__ is not Tensor:
         for d in dims:
             g = g.unsqueeze(d)
         return g
