@@ -229,3 +229,13 @@ def test_maximum_minimum_numpy_formula_gives_the_ops_formulas_gradients(fn, dtyp
             out.append((x.grad.numpy(), y.grad.numpy()))
     for fast, slow in zip(*out):
         np.testing.assert_array_equal(fast, slow)
+
+
+def test_numpy_formulas_stay_off_above_the_small_size_unless_asked(monkeypatch):
+    # Note [Backward formulas in NumPy]: above SMALL elements only any_size formulas take NumPy
+    x = numtorch.rand(4)
+    with numtorch.no_grad():
+        assert _formula_np.plain(x) and _formula_np.plain(x, any_size=True)
+        monkeypatch.setattr(_formula_np, "SMALL", 3)
+        assert not _formula_np.plain(x) and _formula_np.plain(x, any_size=True)
+    assert not _formula_np.plain(x, any_size=True)  # grad mode on: a graph may be built

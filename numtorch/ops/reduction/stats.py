@@ -86,7 +86,7 @@ def _mean_np(g, self, dim, keepdim):
 
 
 def _var_bw(grad, self, dim, correction, keepdim):
-    if plain(grad, self):
+    if plain(grad, self, any_size=True):
         return wrap(_var_np(kept(grad, self.dim(), dim, keepdim), self, dim, correction), grad)
     c = 1.0 if correction is None else float(correction)
     g = restore_dims(grad, self.dim(), dim, keepdim)
@@ -98,7 +98,7 @@ def _var_bw(grad, self, dim, correction, keepdim):
 
 def _std_bw(grad, self, dim, correction, keepdim, result):
     # PyTorch's std_backward: zero where the std is zero (constant input), not 0/0 = NaN
-    if plain(grad, self, result):
+    if plain(grad, self, result, any_size=True):
         return wrap(_std_np(grad, self, dim, correction, keepdim, result), grad)
     return _var_bw((grad / (result * 2)).masked_fill(result == 0, 0), self, dim, correction, keepdim)
 
@@ -109,7 +109,7 @@ def _mean_part(g, self, dim, keepdim):
 
 def _var_mean_bw(grads, self, dim, correction, keepdim):
     g, gm = grads
-    if plain(g, gm, self):
+    if plain(g, gm, self, any_size=True):
         v = _var_np(kept(g, self.dim(), dim, keepdim), self, dim, correction)
         return wrap(v + _mean_np(gm, self, dim, keepdim), g)
     return _var_bw(grads[0], self, dim, correction, keepdim) + _mean_part(
@@ -119,7 +119,7 @@ def _var_mean_bw(grads, self, dim, correction, keepdim):
 
 def _std_mean_bw(grads, self, dim, correction, keepdim, results):
     g, gm = grads
-    if plain(g, gm, self, results[0]):
+    if plain(g, gm, self, results[0], any_size=True):
         v = _std_np(g, self, dim, correction, keepdim, results[0])
         return wrap(v + _mean_np(gm, self, dim, keepdim), g)
     return _std_bw(grads[0], self, dim, correction, keepdim, results[0]) + _mean_part(
@@ -265,7 +265,7 @@ def _empty_norm_check(self, p, dim):
 
 def _norm_bw(grad, self, p, dim, keepdim, result):
     p = 2.0 if p is None else float(p)
-    if p == 2 and plain(grad, self, result):
+    if p == 2 and plain(grad, self, result, any_size=True):
         g, r = kept(grad, self.dim(), dim, keepdim), kept(result, self.dim(), dim, keepdim)
         with np.errstate(all="ignore"):
             return wrap(g * np.where(r == 0, 0, self._data / r), grad)
