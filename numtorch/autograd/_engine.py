@@ -395,7 +395,9 @@ def recorder_lines(op, args, first: int, ns: dict) -> list:
         else:
             L.append(f"{s} = {x} if {x}.__class__ in _PNT else _sval({x}, _tn{idx})")
         entries.append(f"{name!r}: {s}")
-    entries += [f"{name!r}: {args[idx]}.shape" for name, idx in plan.sizes]
+    # the shape tuple, not Tensor.shape's Size (~0.15 us): formulas read it as a sequence, and
+    # grad_fn._saved_*_sizes gives a tuple either way
+    entries += [f"{name!r}: {args[idx]}._data.shape" for name, idx in plan.sizes]
     L.append(f"_sv = {{{', '.join(entries)}}}")
     L.append("{FORWARD}")
     tens = [args[i] for i in plan.tidx]

@@ -386,3 +386,13 @@ def test_tensor_backward_fast_path_keeps_backwards_checks():
         (x * 2).backward()
     with pytest.raises(RuntimeError, match="Mismatch in shape: grad_output\\[0\\] has a shape of"):
         (x * 2).backward(numtorch.ones(3, dtype=numtorch.float64))
+
+
+def test_generated_recording_saves_sizes_as_the_shape_tuple():
+    # recorder_lines saves x._data.shape (not Tensor.shape's Size, ~0.15 us more per op)
+    x = leaf([[1.0, 2.0], [3.0, 4.0]])
+    for y in (x.sum(), x.reshape(4), x.sum(), x.reshape(4)):  # first calls upgrade the fast path
+        sizes = y.grad_fn._saved["self_sym_sizes"]
+        assert sizes == (2, 2) and type(sizes) is tuple
+    x.reshape(4).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.ones((2, 2)))
