@@ -32,16 +32,19 @@ def restore_dims(g: Tensor, ndim: int, dim, keepdim: bool) -> Tensor:
     """A reduced tensor with the reduced dims put back as size 1 (for backward formulas)."""
     if keepdim or ndim == 0:
         return g
-    dims = E.dims_arg(dim, ndim)  # sorted: each lands at its final index
     # PyTorch's unsqueezes where a graph or a mode can see them (or a subclass / sparse grad)
     if STATE.grad_enabled or STATE.td_modes or g.__class__ is not Tensor:
-        for d in dims:
+        for d in E.dims_arg(dim, ndim):  # sorted: each lands at its final index
             g = g.unsqueeze(d)
         return g
-    shape = list(g.shape)
-    for d in dims:
-        shape.insert(d, 1)
-    return g.reshape(shape)  # one view, not one unsqueeze per dim
+    return g.reshape(_kept_shape(g.shape, ndim, dim))  # one view, not one unsqueeze per dim
+
+
+def _kept_shape(shape, ndim: int, dim) -> list:
+    out = list(shape)
+    for d in E.dims_arg(dim, ndim):  # sorted: each lands at its final index
+        out.insert(d, 1)
+    return out
 
 
 def _expand_back(grad, self, dim, keepdim):
@@ -54,10 +57,7 @@ def _expand_to(grad, sizes, dim, keepdim):
         if a.size == 1:  # wherever the reduced dims were, the one value is everywhere
             return _make(np.full(tuple(sizes), a.reshape(()), a.dtype), grad._dtype)
         if not keepdim:
-            shape = list(a.shape)
-            for d in E.dims_arg(dim, len(sizes)):
-                shape.insert(d, 1)
-            a = a.reshape(shape)
+            a = a.reshape(_kept_shape(a.shape, len(sizes), dim))
         return _make(np.ascontiguousarray(np.broadcast_to(a, tuple(sizes))), grad._dtype)
     return restore_dims(grad, len(sizes), dim, keepdim).expand(sizes)
 
@@ -86,12 +86,7 @@ def full_mean_grad(grad: Tensor, sizes, count: int):
 def kept(t: Tensor, ndim: int, dim, keepdim: bool) -> np.ndarray:
     """``restore_dims`` on the array of ``t``."""
     a = t._data
-    if keepdim or ndim == 0:
-        return a
-    shape = list(a.shape)
-    for d in E.dims_arg(dim, ndim):
-        shape.insert(d, 1)
-    return a.reshape(shape)
+    return a if keepdim or ndim == 0 else a.reshape(_kept_shape(a.shape, ndim, dim))
 
 
 def evenly(grad: Tensor, self: Tensor, result: Tensor, dim, keepdim: bool) -> Tensor:
