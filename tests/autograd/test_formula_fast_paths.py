@@ -239,3 +239,22 @@ def test_numpy_formulas_stay_off_above_the_small_size_unless_asked(monkeypatch):
         monkeypatch.setattr(_formula_np, "SMALL", 3)
         assert not _formula_np.plain(x) and _formula_np.plain(x, any_size=True)
     assert not _formula_np.plain(x, any_size=True)  # grad mode on: a graph may be built
+
+
+@pytest.mark.parametrize("dtype", [numtorch.float32, numtorch.float64])
+def test_take_along_dim_numpy_formula_gives_the_ops_formulas_gradient(dtype, monkeypatch):
+    # repeated and negative indices accumulate; indices broadcast against the input
+    x0 = np.arange(12.0).reshape(3, 4)
+    cases = [(np.array([[0, 3, 3], [1, -1, 2], [0, 0, 0]]), 1), (np.array([[2], [0], [-3]]), 1),
+             (np.array([[0, 1, 2, 2]]), 0)]  # fmt: skip
+    for idx, dim in cases:
+        out = []
+        for observed in (False, True):
+            with monkeypatch.context() as m:
+                if observed:
+                    m.setattr(_formula_np, "_FLOATS", ())
+                x = numtorch.tensor(x0, dtype=dtype, requires_grad=True)
+                y = numtorch.take_along_dim(x, numtorch.tensor(idx), dim)
+                (y * numtorch.arange(1.0, y.numel() + 1, dtype=dtype).reshape(y.shape)).sum().backward()
+                out.append(x.grad.numpy())
+        np.testing.assert_array_equal(out[0], out[1])
