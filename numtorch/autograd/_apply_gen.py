@@ -17,18 +17,21 @@ from .graph import _FREED, GONE, SavedTensor
 # The same body also comes as the node class's ``apply`` method (``method=``): OpNode.apply's
 # checks (this plan's slots, saved values not freed, no missing gradient) and its torch-function
 # guard written around it, so the engine's ``node.apply(*grads)`` runs one frame per node.
+# A missing gradient makes _apply fill it with zeros first; when every formula reads only the
+# first output's gradient (``grad``), the others are never read, so only that one is tested: a
+# multi-output op whose other outputs are indices (topk, sort, max.dim) keeps the generated body.
 _METHOD_HEAD = [
     "def apply(node, *grads):",
     "    saved = node._saved",
     "    if node._slots is not _SLOTS or saved is None:",
     "        return _OP_APPLY(node, *grads)",
-    "    for _g in grads:",
-    "        if _g is None:",
-    "            return _OP_APPLY(node, *grads)",
+    "{MISSING}",
     "    _tf = _TF[0]",
     "    _TF[0] = _ALL",
     "    try:",
 ]
+_ANY_MISSING = ["    for _g in grads:", "        if _g is None:", "            return _OP_APPLY(node, *grads)"]
+_FIRST_MISSING = ["    if grads[0] is None:", "        return _OP_APPLY(node, *grads)"]
 
 
 def gen_apply(deriv, slots: dict, plan: tuple, method: dict | None = None):
@@ -82,7 +85,10 @@ def gen_apply(deriv, slots: dict, plan: tuple, method: dict | None = None):
     L.append("    return tuple(res)")
     if method is not None:
         ns.update(method, _SLOTS=slots)
-        L = _METHOD_HEAD + ["    " + x for x in L[1:]] + ["    finally:", "        _TF[0] = _tf"]
+        first = all("grads" not in params for _, _, params, _ in plan)
+        i = _METHOD_HEAD.index("{MISSING}")
+        head = _METHOD_HEAD[:i] + (_FIRST_MISSING if first else _ANY_MISSING) + _METHOD_HEAD[i + 1:]
+        L = head + ["    " + x for x in L[1:]] + ["    finally:", "        _TF[0] = _tf"]
     exec(compile("\n".join(L) + "\n", f"<numtorch apply {deriv.node_name}>", "exec"), ns)
     return ns["apply"]
 

@@ -208,6 +208,11 @@ def _plan(op):
     p.generic = bool(op.list_idx)
     p.tidx = tuple(i for i, a in enumerate(args) if a.is_tensor)
     p.slots = {args[i].name: k for k, i in enumerate(p.tidx)}
+    gen = deriv.__dict__.get("_gen")
+    if gen is not None and gen[0] == p.slots:
+        # a plan made again (a regenerated fast path, record_output) keeps the slots object the
+        # node class's generated apply tests for (Note [Generated node apply])
+        p.slots = gen[0]
     p.inplace = op.kind == "inplace"
     p.saves, p.sizes = saved_plan(args, deriv, op.self_idx if p.inplace else -1)
     p.node_cls = _node_class(deriv)
@@ -390,7 +395,9 @@ def recorder_lines(op, args, first: int, ns: dict) -> list:
         else:
             L.append(f"{s} = {x} if {x}.__class__ in _PNT else _sval({x}, _tn{idx})")
         entries.append(f"{name!r}: {s}")
-    entries += [f"{name!r}: {args[idx]}.shape" for name, idx in plan.sizes]
+    # the shape tuple, not Tensor.shape's Size (~0.15 us): formulas read it as a sequence, and
+    # grad_fn._saved_*_sizes gives a tuple either way
+    entries += [f"{name!r}: {args[idx]}._data.shape" for name, idx in plan.sizes]
     L.append(f"_sv = {{{', '.join(entries)}}}")
     L.append("{FORWARD}")
     tens = [args[i] for i in plan.tidx]

@@ -10,6 +10,7 @@ import numpy as np
 from ... import _dtype as D
 from ..._overlap import check_no_internal_overlap
 from ..._tensor import Tensor, _make, _wrap_dim
+from .._formula_np import plain, wrap
 from .._pointwise import Pointwise, _broadcast, _cname
 from .._registry import defop, public
 from .core import (
@@ -320,6 +321,13 @@ def _take_along_dim_grad(grad, self, indices, dim):
     if dim is None:
         return _d(put, grad.new_zeros(self._data.shape), indices, grad, True)
     d, sshape, shape = _tad_shapes(self, indices, dim)
+    if plain(grad) and indices.__class__ is Tensor and indices._device is grad._device:
+        # Note [Backward formulas in NumPy]: the same scatter_add of the broadcast indices
+        i = list(np.ix_(*(np.arange(n) for n in shape)))
+        i[d] = np.broadcast_to(indices._data, shape) % sshape[d]
+        out = np.zeros(sshape, grad._data.dtype)
+        np.add.at(out, tuple(i), np.broadcast_to(grad._data, shape))
+        return wrap(out, grad)
     # tensor ops, not the index array: under vmap ``indices`` holds every sample's values
     i = indices.expand(shape) % sshape[d]
     return _d(scatter_add, grad.new_zeros(sshape), d, i, grad)

@@ -111,7 +111,8 @@ def matmul_backward(grad, self, other):
         g, a, b = grad._data, self._data, other._data
         ga = product(g, b.swapaxes(-1, -2))
         if b.ndim == 2 and a.ndim > 2:  # the stack's rows against one matrix, as below
-            gb = product(a.reshape(-1, a.shape[-1]).T, g.reshape(-1, g.shape[-1]))
+            rows = math.prod(a.shape[:-1])  # not -1: ambiguous when the last dim is 0
+            gb = product(a.reshape(rows, a.shape[-1]).T, g.reshape(rows, g.shape[-1]))
         else:
             gb = product(a.swapaxes(-1, -2), g)
         return _make(ga, grad._dtype), _make(gb, grad._dtype)
@@ -123,7 +124,8 @@ def matmul_backward(grad, self, other):
     if b2.dim() == 2 and a2.dim() > 2:
         # the stack's rows against one matrix: one product over all rows, no (batch, k, n)
         # intermediate for the engine to sum away (PyTorch folds the batch the same way)
-        gb = _mH(a2.reshape(-1, a2.shape[-1])).matmul(g.reshape(-1, g.shape[-1]))
+        rows = math.prod(a2.shape[:-1])
+        gb = _mH(a2.reshape(rows, a2.shape[-1])).matmul(g.reshape(rows, g.shape[-1]))
     else:
         gb = _mH(a2).matmul(g)
     return (ga.squeeze(-2) if a1 else ga), (gb.squeeze(-1) if b1 else gb)

@@ -72,8 +72,8 @@ _prelu_kernel_backward = defop(
 _prelu_kernel = defpointwise(
     "_prelu_kernel(Tensor self, Tensor weight) -> Tensor",
     Pointwise("_prelu_kernel", ["self", "weight"], "self if self > 0 else weight * self"),
-    backward={"self": lambda grad, self, weight: dispatch(_prelu_kernel_backward, [grad, self, weight])[0],
-              "weight": lambda grad, self, weight: dispatch(_prelu_kernel_backward, [grad, self, weight])[1]},
+    # one joint formula: the kernel gives both gradients in one call, as PyTorch's derivative
+    backward={("self", "weight"): lambda grad, self, weight: dispatch(_prelu_kernel_backward, [grad, self, weight])},
     holomorphic=False, inplace=False, out=False, function=False, method=False,
 )["functional"]  # fmt: skip
 prelu = defop("prelu(Tensor self, Tensor weight) -> Tensor", composite=_prelu)

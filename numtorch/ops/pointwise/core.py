@@ -27,6 +27,7 @@ from ._elementwise import (
     nan_to_num_params, not_tensor, number, pow_check, sub_check, value_param,
 )  # fmt: skip
 from ._clamp import clamp_bounds, clamp_complex, scalar_bound
+from ._minmax_grad import max_bw
 from .._pointwise import _cname, defpointwise
 from ._overloads import two_numbers
 from .._registry import OPS, defop, public, schema_sig
@@ -601,15 +602,6 @@ _binary("xlogy", Elementwise("xlogy", _T2, "xlogy(self, other)", rule="float", a
         ov={"T": {"out_overload": "OutTensor"}, "S": {"out_overload": "OutScalar_Other"}, "F": {"out_overload": "OutScalar_Self"}})  # fmt: skip
 
 
-def _max_bw(lose, key):
-    # PyTorch splits the gradient of ties evenly: where(self == other, grad / 2, grad), zero where it lost
-    def bw(grad, self, other):
-        g = _where(_cmp("eq", self, other), _div(grad, 2), grad)
-        return _where(_cmp(lose, self, other) if key == "self" else _cmp(lose, other, self), 0.0, g)
-
-    return bw
-
-
 def _fmax_bw(keep, key):
     def bw(grad, self, other):
         m = _or(_cmp(keep, self, other), _u("isnan", other))
@@ -620,7 +612,7 @@ def _fmax_bw(keep, key):
 
 for _n, _e, _lose, _keep in (("maximum", "maximum", "lt", None), ("minimum", "minimum", "gt", None),
                              ("fmax", "fmax", None, "ge"), ("fmin", "fmin", None, "le")):  # fmt: skip
-    _bw = (lambda k, _l=_lose: _max_bw(_l, k)) if _lose else (lambda k, _k=_keep: _fmax_bw(_k, k))
+    _bw = (lambda k, _l=_lose: max_bw(_l, k, (_where, _cmp, _div))) if _lose else (lambda k, _k=_keep: _fmax_bw(_k, k))
     _binary(_n, Elementwise(_n, _T2, f"{_e}(self, other)", allow="bif",
                             errors={"c": (RuntimeError, f"{_n} not implemented for complex tensors.")}),
             {"self": _bw("self"), "other": _bw("other")}, S=None, t="", ov={"T": {"inplace": False}},

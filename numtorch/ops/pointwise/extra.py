@@ -12,7 +12,7 @@ from ..._dispatch import dispatch
 from ..._conj import mark as _conj_mark
 from ..._tensor import Tensor, _make, _view, check_inference_write
 from ._elementwise import Elementwise
-from .._pointwise import _cname
+from .._pointwise import Pointwise, _cname, defpointwise
 from .._registry import OPS, defop, public, schema_sig
 from .core import (
     _ALL,
@@ -84,11 +84,34 @@ _LOGIT_X = ("np.log(clamp(self, eps, type(self)(1) - eps) / (type(self)(1) - cla
             "if eps >= 0 else np.log(self / (type(self)(1) - self))")  # fmt: skip  (typed: a bare 1 made float32 compute in float64)
 
 
-def _logit_bw(grad, self, eps):
-    # PyTorch's logit_backward: NaN outside [0, 1] (eps None), zero outside [eps, 1 - eps]
+def _outside(self, eps, value):
+    # NaN outside [0, 1] (eps None), zero outside [eps, 1 - eps]: as PyTorch's logit_backward
     lo, hi = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)
-    outside = _or(_cmp("lt", self, lo), _cmp("gt", self, hi))
-    return _where(outside, math.nan if eps is None else 0.0, _div(grad, _mul(self, _sub(1, self))))
+    return _where(_or(_cmp("lt", self, lo), _cmp("gt", self, hi)), math.nan if eps is None else 0.0, value)
+
+
+def _logit_bw_bw_self(grad, grad_output, self, eps):
+    # d/dx of g / (x (1 - x)): g (2x - 1) / (x (1 - x))^2, with the first derivative's fill outside
+    d = _mul(self, _sub(1, self))
+    return _outside(self, eps, _div(_mul(_mul(grad, grad_output), _sub(_mul(self, 2), 1)), _mul(d, d)))
+
+
+# Note [Fused logit backward]: PyTorch's logit_backward as one generated kernel (the composite
+# where(x < lo | x > hi, fill, g / (x * (1 - x))) ran six ops); eps None reaches it as -1
+logit_backward = defpointwise(
+    "logit_backward(Tensor grad_output, Tensor self, float? eps=None) -> Tensor",
+    Pointwise("logit_backward", ["grad_output", "self"],
+              "(grad_output / (self * (type(self)(1) - self)) if type(self)(0) <= self <= type(self)(1) "
+              "else type(self)(math.nan)) if eps < 0 else (grad_output / (self * (type(self)(1) - self)) "
+              "if eps <= self <= type(self)(1) - eps else type(self)(0))", ["eps"], rule="float", allow="float"),
+    backward={"grad_output": lambda grad, self, eps: _logit_bw(grad, self, eps),
+              "self": _logit_bw_bw_self},
+    inplace=False, out=False, function=False, method=False, holomorphic=False,
+)["functional"]  # fmt: skip
+
+
+def _logit_bw(grad, self, eps):
+    return dispatch(logit_backward, [grad, self, -1.0 if eps is None else eps])
 
 
 _LOGIT = _decl("logit(Tensor self, float? eps=None) -> Tensor",

@@ -20,6 +20,7 @@ from ..._ops import ops as _ops
 from ..._tensor import Tensor, _make
 from ...kernels._codegen_reduction import Combiner
 from . import _reduce as E
+from ._grad import _expand_back, _expand_to, evenly, full_grad, full_mean_grad, plain, restore_dims, select  # noqa: F401
 from ..._overlap import check_no_internal_overlap
 from .._registry import NOARG, OPS, defop, holomorphic, public
 
@@ -60,23 +61,6 @@ def fold(comb, t: Tensor, dim, keepdim: bool, dt: D.dtype, empty=0, params=(), c
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
         a = a.real.astype(dt.np)
     return E.wrap(E.run(comb, a, dims, keepdim, E.kernel_dtype(dt), params, empty), dt)
-
-
-def restore_dims(g: Tensor, ndim: int, dim, keepdim: bool) -> Tensor:
-    """A reduced tensor with the reduced dims put back as size 1 (for backward formulas)."""
-    if keepdim or ndim == 0:
-        return g
-    for d in E.dims_arg(dim, ndim):
-        g = g.unsqueeze(d)
-    return g
-
-
-def _expand_back(grad, self, dim, keepdim):
-    return _expand_to(grad, self.shape, dim, keepdim)
-
-
-def _expand_to(grad, sizes, dim, keepdim):
-    return restore_dims(grad, len(sizes), dim, keepdim).expand(sizes)
 
 
 def _count(self, dim) -> int:
@@ -224,7 +208,7 @@ def _sum_cpu(self, dim, keepdim, dtype):
 _SUM_BW = {"self": lambda grad, self_sym_sizes, dim, keepdim: _expand_to(grad, self_sym_sizes, dim, keepdim)}
 sum_all = defop("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor",
                 cpu=lambda self, dtype: _sum_cpu(self, None, False, dtype),
-                backward={"self": lambda grad, self_sym_sizes: grad.expand(self_sym_sizes)})  # fmt: skip
+                backward={"self": lambda grad, self_sym_sizes: full_grad(grad, self_sym_sizes)})  # fmt: skip
 sum_dim, sum_out = _decl(
     "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
     _sum_cpu, _SUM_BW, node_name="SumBackward1",
@@ -317,8 +301,11 @@ def _mean_cpu(self, dim, keepdim, dtype):
 def _mean_bw(grad, self_sym_sizes, dim, keepdim):
     # PyTorch's mean_backward: the summed-back gradient divided by the count, a div.Scalar
     sizes = self_sym_sizes
-    g = grad.expand(sizes) if dim is None else _expand_to(grad, sizes, dim, keepdim)
     count = math.prod(sizes[d] for d in E.dims_arg(dim, len(sizes)))
+    full = full_mean_grad(grad, sizes, max(count, 1))
+    if full is not None:
+        return full
+    g = grad.expand(sizes) if dim is None else _expand_to(grad, sizes, dim, keepdim)
     return dispatch(OPS["aten::div.Scalar"], [g, max(count, 1)])
 
 
@@ -470,6 +457,8 @@ def _extreme(comb, name, kernel):
 
 def _evenly(grad, self, result, dim=None, keepdim=False):
     # the gradient is shared equally by the tied extreme elements (amax/amin, max(), median())
+    if plain(grad, self, result):
+        return evenly(grad, self, result, dim, keepdim)
     result = restore_dims(result, self.dim(), dim, keepdim)
     grad = restore_dims(grad, self.dim(), dim, keepdim)
     mask = (self == result) | ((self != self) & (result != result))
@@ -551,6 +540,10 @@ def _select_bw(grad, self, dim, keepdim, result1):
     # scatter the values' gradient back to the selected indices (max.dim, kthvalue, ...)
     if self.dim() == 0:
         return grad
+    if plain(grad, self):
+        out = select(grad, self, dim, keepdim, result1)
+        if out is not None:
+            return out
     idx = restore_dims(result1, self.dim(), dim, keepdim)
     g = restore_dims(grad, self.dim(), dim, keepdim)
     return aten.zeros_like.default(self).scatter(dim, idx, g)

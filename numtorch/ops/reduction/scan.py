@@ -15,6 +15,7 @@ from ..._state import STATE
 from ..._tensor import Tensor, _make
 from . import _reduce as E
 from .._registry import defop, holomorphic, public
+from ._grad import plain, wrap
 from .core import _call, _decl, _fn, _sum_dtype, aten
 
 CumMax = return_types.register("cummax", ("values", "indices"))
@@ -47,15 +48,26 @@ def _cumulative(self, dim, dtype, prod):
 
 
 def _cumsum_bw(grad, dim):
-    # reverse cumsum, as sum - cumsum + grad (no flip needed)
-    if grad.dim() == 0:
+    # PyTorch's cumsum_backward: the reversed cumsum, flip(cumsum(flip(grad))) (sum - cumsum +
+    # grad, one op more, lost the small tail sums to cancellation against a large total)
+    if grad.numel() <= 1 or grad.shape[dim] == 1:
         return grad
-    return grad.sum(dim, keepdim=True) - grad.cumsum(dim) + grad
+    if plain(grad):  # Note [Backward formulas in NumPy]
+        return wrap(_reversed_cumsum(grad._data, dim), grad)
+    return grad.flip(dim).cumsum(dim).flip(dim)
+
+
+def _reversed_cumsum(g, dim):
+    # accumulated in double, as the cumsum kernel; the result in g's dtype
+    d = E.wrap_dim(dim, g.ndim)
+    return np.flip(np.cumsum(np.flip(g, d), axis=d, dtype=np.float64), d).astype(g.dtype)
 
 
 def _cumprod_bw(grad, self, dim, result):
     if self.dim() == 0 or self.numel() == 0:
         return grad
+    if plain(grad, self, result) and np.all(self._data != 0):  # as below, in NumPy
+        return wrap(_reversed_cumsum(grad._data * result._data, dim) / self._data, grad)
     if self.count_nonzero() == self.numel():
         return _cumsum_bw(grad * result, dim) / self
     if STATE.grad_enabled:  # a graph of the gradient is wanted: the differentiable O(n^2) route

@@ -10,9 +10,21 @@ import numpy as np
 from ... import _dtype as D
 from ..._dispatch import dispatch
 from ..._tensor import Tensor, _make
-from . import _reduce as E
 from .._registry import body_of, defop, public
-from .core import _NORMP, _NORMS, _call, _count, _decl, _fn, aten, check_dtype_arg, fold, restore_dims
+from . import _reduce as E
+from ._grad import kept, plain, wrap
+from .core import (
+    _NORMP,
+    _NORMS,
+    _call,
+    _count,
+    _decl,
+    _fn,
+    aten,
+    check_dtype_arg,
+    fold,
+    restore_dims,
+)
 
 
 # ---- var, std, var_mean, std_mean -------------------------------------------------------------
@@ -54,7 +66,28 @@ def _var_mean(self: Tensor, dim, correction, keepdim: bool, name: str, sqrt: boo
             E.wrap(E.restore(mean, a.shape, dims, kept, keepdim), dt))  # fmt: skip
 
 
+def _var_np(g, self, dim, correction):
+    # _var_bw's arithmetic on ``g`` (an array with the reduced dims restored), in NumPy
+    # (Note [Backward formulas in NumPy])
+    a = self._data
+    dims = E.dims_arg(dim, a.ndim)
+    dof = _count(self, dim) - (1.0 if correction is None else float(correction))
+    return g * (a - a.mean(axis=dims, keepdims=True)) * (2.0 / dof if dof else math.inf)
+
+
+def _std_np(grad, self, dim, correction, keepdim, result):
+    g, r = kept(grad, self.dim(), dim, keepdim), kept(result, self.dim(), dim, keepdim)
+    with np.errstate(all="ignore"):
+        return _var_np(np.where(r == 0, 0, g / (r * 2)), self, dim, correction)
+
+
+def _mean_np(g, self, dim, keepdim):
+    return kept(g, self.dim(), dim, keepdim) / max(_count(self, dim), 1)
+
+
 def _var_bw(grad, self, dim, correction, keepdim):
+    if plain(grad, self, any_size=True):
+        return wrap(_var_np(kept(grad, self.dim(), dim, keepdim), self, dim, correction), grad)
     c = 1.0 if correction is None else float(correction)
     g = restore_dims(grad, self.dim(), dim, keepdim)
     dims = list(E.dims_arg(dim, self.dim()))
@@ -65,6 +98,8 @@ def _var_bw(grad, self, dim, correction, keepdim):
 
 def _std_bw(grad, self, dim, correction, keepdim, result):
     # PyTorch's std_backward: zero where the std is zero (constant input), not 0/0 = NaN
+    if plain(grad, self, result, any_size=True):
+        return wrap(_std_np(grad, self, dim, correction, keepdim, result), grad)
     return _var_bw((grad / (result * 2)).masked_fill(result == 0, 0), self, dim, correction, keepdim)
 
 
@@ -73,12 +108,20 @@ def _mean_part(g, self, dim, keepdim):
 
 
 def _var_mean_bw(grads, self, dim, correction, keepdim):
+    g, gm = grads
+    if plain(g, gm, self, any_size=True):
+        v = _var_np(kept(g, self.dim(), dim, keepdim), self, dim, correction)
+        return wrap(v + _mean_np(gm, self, dim, keepdim), g)
     return _var_bw(grads[0], self, dim, correction, keepdim) + _mean_part(
         grads[1], self, dim, keepdim
     )
 
 
 def _std_mean_bw(grads, self, dim, correction, keepdim, results):
+    g, gm = grads
+    if plain(g, gm, self, results[0], any_size=True):
+        v = _std_np(g, self, dim, correction, keepdim, results[0])
+        return wrap(v + _mean_np(gm, self, dim, keepdim), g)
     return _std_bw(grads[0], self, dim, correction, keepdim, results[0]) + _mean_part(
         grads[1], self, dim, keepdim
     )
@@ -222,6 +265,10 @@ def _empty_norm_check(self, p, dim):
 
 def _norm_bw(grad, self, p, dim, keepdim, result):
     p = 2.0 if p is None else float(p)
+    if p == 2 and plain(grad, self, result, any_size=True):
+        g, r = kept(grad, self.dim(), dim, keepdim), kept(result, self.dim(), dim, keepdim)
+        with np.errstate(all="ignore"):
+            return wrap(g * np.where(r == 0, 0, self._data / r), grad)
     g = restore_dims(grad, self.dim(), dim, keepdim)
     r = restore_dims(result, self.dim(), dim, keepdim)
     where = aten.where

@@ -415,3 +415,13 @@ def test_product_gradients_without_observers_are_the_formulas(make):
             assert direct.stride() == formula.stride()
             np.testing.assert_array_equal(direct.numpy(), formula.numpy())
     assert {"aten.mm.default", "aten.bmm.default", "aten.matmul.default"} & set(seen)
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_matmul_of_a_stack_with_an_empty_inner_dim_has_zero_gradients(create_graph):
+    # (2, 3, 0) @ (0, 4): the folded rows of the stack are counted, not reshaped with -1 (which
+    # is ambiguous when the last dim is 0); both the direct products and the formula's ops
+    a = numtorch.zeros(2, 3, 0, requires_grad=True)
+    b = numtorch.zeros(0, 4, requires_grad=True)
+    ga, gb = numtorch.autograd.grad((a @ b).sum(), (a, b), create_graph=create_graph)
+    assert ga.shape == (2, 3, 0) and gb.shape == (0, 4)
