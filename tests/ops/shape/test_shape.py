@@ -40,6 +40,12 @@ VIEWS = [
     ("adjoint", lambda x: x.adjoint(), (2, 4, 3), (12, 1, 4)),
     ("expand", lambda x: x.unsqueeze(0).expand(5, -1, -1, -1), (5, 2, 3, 4), (0, 12, 4, 1)),
     ("broadcast_to", lambda x: numtorch.broadcast_to(x[:, :1], (2, 3, 4)), (2, 3, 4), (12, 0, 1)),
+    # contiguous inputs: the expand kernel's ndarray over the input's buffer
+    ("broadcast_to_lead1", lambda x: numtorch.broadcast_to(x, (1, 2, 3, 4)), (1, 2, 3, 4), (24, 12, 4, 1)),
+    ("broadcast_to_rows", lambda x: numtorch.broadcast_to(x[0, :1].contiguous(), (5, 3, 4)), (5, 3, 4), (0, 0, 1)),
+    ("broadcast_to_lead_expand", lambda x: numtorch.broadcast_to(x[:1].contiguous(), (1, 2, 3, 4)), (1, 2, 3, 4),
+     (0, 0, 4, 1)),
+    ("expand_as", lambda x: x[0].contiguous().unsqueeze(1).expand_as(numtorch.zeros(3, 2, 4)), (3, 2, 4), (4, 0, 1)),
     ("narrow", lambda x: x.narrow(2, 1, 2), (2, 3, 2), (12, 4, 1)),
     ("select", lambda x: x.select(1, 2), (2, 4), (12, 1)),
     ("unfold", lambda x: x.unfold(2, 2, 1), (2, 3, 3, 2), (12, 4, 1, 1)),
