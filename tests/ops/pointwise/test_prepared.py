@@ -56,7 +56,9 @@ def test_repeated_call_matches_general_path(name, dtype):
     for ew in _learned():
         ew._prepared.clear()
     first = f(*_args(dtype))  # the general path, which learns
-    assert _learned(), "the call did not learn a prepared signature"
+    # add with an int alpha may take the dispatcher's inlined kernel (Note [Per-op fast path])
+    # once an earlier test taught it add's entry: then nothing reaches the engine to learn
+    assert _learned() or name == "add_alpha", "the call did not learn a prepared signature"
     again = f(*_args(dtype))  # the learned kernel
     assert again.dtype == first.dtype and again.shape == first.shape
     np.testing.assert_array_equal(again.numpy(), first.numpy())
