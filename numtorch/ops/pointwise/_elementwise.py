@@ -188,7 +188,7 @@ class Elementwise(Pointwise):
             self._learn_sig(pw, operands, params, compute, result, inplace)
         if out is None and not inplace and not (self.fast_ok and len(operands) <= 2 and all(
                 p.__class__ is int and p == 1 for p in params)):  # fmt: skip
-            learn_prepared(self, pw, operands, params, kp, compute, result)
+            learn_prepared(self, pw, operands, params, kp, compute, result, scalar_as)
         return r
 
     def _check_target(self, operands, target, inplace, types):

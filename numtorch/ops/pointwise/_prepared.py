@@ -87,8 +87,9 @@ def prepared_call(ew, operands, params):
     return _make(dest, res)
 
 
-def learn_prepared(ew, pw, operands, params, kparams, compute, result):
-    """Keep the kernel of a general call that succeeded, when its key qualifies."""
+def learn_prepared(ew, pw, operands, params, kparams, compute, result, scalar_as):
+    """Keep the kernel of a general call that succeeded, when its key qualifies; ``scalar_as``:
+    the general path's number conversion (_elementwise.scalar_as)."""
     if compute.category == D._COMPLEX or compute in (D.float16, D.bfloat16):
         return
     if ew.zero_div is not None and compute.category <= D._INT:
@@ -99,8 +100,6 @@ def learn_prepared(ew, pw, operands, params, kparams, compute, result):
     k = _key(operands, params)
     if k is None:
         return
-    from ._elementwise import scalar_as  # the general path's conversion, not a copy of it
-
     scalars = [(i, scalar_as(x, compute)) for i, x in enumerate(operands) if not isinstance(x, Tensor)]
     pat = "".join("a" if isinstance(x, Tensor) else "s" for x in operands)
     pvals = [kernel_scalar(p, scalar_as(p, compute), compute) for p in kparams]
