@@ -727,3 +727,34 @@ def test_as_strided_backward_on_contiguous_and_overlapping_geometries(geometry):
     x = numtorch.randn(6, 4, dtype=numtorch.float64, requires_grad=True)
     assert gradcheck(lambda a: a.as_strided(*geometry), (x,))
     assert gradgradcheck(lambda a: a[1:].as_strided(*geometry), (x,))
+
+
+def test_cat_fast_routes_keep_autograd_modes_and_checks():
+    # Note [Tensor-list fast path] and _cat_same: the direct kernel only for plain, no-grad calls
+    from numtorch.utils._python_dispatch import TorchDispatchMode
+
+    a, b = numtorch.arange(6.0).reshape(2, 3), numtorch.ones(2, 1)
+    r = numtorch.cat([a, b], -1)
+    assert r.shape == (2, 4) and r.tolist() == [[0, 1, 2, 1], [3, 4, 5, 1]] and r.grad_fn is None
+    g = a.clone().requires_grad_(True)
+    rg = numtorch.cat([g, b], 1)
+    assert rg.grad_fn is not None
+    rg.sum().backward()
+    assert g.grad.tolist() == [[1.0] * 3] * 2
+    seen = []
+
+    class Log(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            seen.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    with Log():
+        numtorch.cat([a, b], 1)
+    assert seen == ["aten.cat.default"]
+    m = numtorch.cat([a, numtorch.ones(2, 1, dtype=numtorch.float64)], 1)  # promotion: the checked route
+    assert m.dtype == numtorch.float64 and m.tolist() == [[0, 1, 2, 1], [3, 4, 5, 1]]
+    with pytest.raises(RuntimeError, match="Sizes of tensors must match except in dimension 1"):
+        numtorch.cat([a, numtorch.ones(3, 1)], 1)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        numtorch.cat([a, b], 2)
+    assert numtorch.cat([numtorch.ones(2), numtorch.tensor([])]).tolist() == [1.0, 1.0]
