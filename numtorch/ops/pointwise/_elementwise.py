@@ -186,8 +186,8 @@ class Elementwise(Pointwise):
         r = run(pw, operands, kp, out, inplace, compute, result, self.zero_div, keep)
         if self.fast_ok and len(operands) <= 2:  # an out= call learns the functional signature
             self._learn_sig(pw, operands, params, compute, result, inplace)
-        if out is None and not inplace and not (self.fast_ok and len(operands) <= 2 and all(
-                p.__class__ is int and p == 1 for p in params)):  # fmt: skip
+        if out is None and not inplace and not (self.fast_ok and len(operands) <= 2 and isinstance(operands[0], Tensor)
+                                                and all(p.__class__ is int and p == 1 for p in params)):  # fmt: skip
             learn_prepared(self, pw, operands, params, kp, compute, result, scalar_as)
         return r
 

@@ -14,14 +14,15 @@ from .._pointwise import big_prefix, kernel_scalar
 # Note [Elementwise prepared signatures]
 # Note [Elementwise fast signatures] serves one or two operands with every parameter 1 and no
 # ``prep`` hook. Every other functional call (clamp(x, -3, 4), addcmul, lerp(x, y, 0.3),
-# nan_to_num, round(x, decimals=2), logit, the shifts, add(x, y, alpha=2)) took the general path
-# each time: promotion, the hooks, broadcasting, ``run``: 6-10 us where PyTorch takes 1.3. A
+# nan_to_num, round(x, decimals=2), logit, the shifts, add(x, y, alpha=2), pow(2.0, x) with its
+# number first) took the general path each time: promotion, the hooks, broadcasting, ``run``:
+# 6-10 us where PyTorch takes 1.3. A
 # hook's result is a function of the compute dtype, the operands' kinds and the values of the
 # Python numbers among operands and parameters (the checks PyTorch's argument conversion makes,
 # the kernel's derived parameters). So after a general call whose operands are contiguous
 # tensors of one dtype and shape (the compute dtype, at least two elements), or Python numbers,
 # the kernel, the numbers as the kernel takes them and the prepared parameters are kept under
-# a key of exactly those: the tensors' dtype, and each number's type and value (a float zero
+# a key of exactly those: the first tensor's dtype, and each number's type and value (a float zero
 # with its sign; a NaN never compares equal, so it is never found). The next call with that key
 # runs the kernel directly: nothing the general path decides can differ. Value-dependent
 # checks on tensor data keep calls on the general path (integer division by zero), as do
@@ -30,23 +31,23 @@ _MAX = 64
 
 
 def _key(operands, params):
-    """(key, the operands as the kernel takes them: flat data, numbers left for the caller), or
-    None where the call does not qualify."""
-    a = operands[0]
-    if a.__class__ is not Tensor:
-        return None
-    d = a._data
-    if d.size < 2 or not d.flags.c_contiguous:
-        return None
-    dt = a._dtype
-    key, args = [dt], [d.reshape(-1)]
-    for x in operands[1:]:
+    """(key, the operands as the kernel takes them: flat data, numbers left for the caller,
+    the first tensor's data), or None where the call does not qualify."""
+    d = None
+    key, args = [], []
+    for x in operands:
         c = x.__class__
         if c is Tensor:
             e = x._data
-            if x._dtype is not dt or e.shape != d.shape or not e.flags.c_contiguous:
+            if d is None:
+                d, dt = e, x._dtype
+                if d.size < 2 or not d.flags.c_contiguous:
+                    return None
+                key.append(dt)
+            elif x._dtype is not dt or e.shape != d.shape or not e.flags.c_contiguous:
                 return None
-            key.append(None)
+            else:
+                key.append(None)
             args.append(e.reshape(-1))
         elif c is float:
             key.append((c, x, math.copysign(1.0, x)) if x == 0.0 else (c, x))
@@ -56,6 +57,8 @@ def _key(operands, params):
             args.append(None)
         else:
             return None
+    if d is None:
+        return None
     for p in params:
         c = p.__class__
         if c is float:
@@ -66,7 +69,7 @@ def _key(operands, params):
             key.append(())
         else:
             return None
-    return tuple(key), args
+    return tuple(key), args, d
 
 
 def prepared_call(ew, operands, params):
@@ -78,10 +81,9 @@ def prepared_call(ew, operands, params):
     if f is None:
         return None
     scalars, pvals, serial, big, res_np, res = f
-    args = k[1]
+    args, d = k[1], k[2]
     for i, v in scalars:
         args[i] = v
-    d = operands[0]._data
     dest = np.empty(d.shape, res_np)
     (big if d.size >= PARALLEL_THRESHOLD else serial)(*args, dest.reshape(-1), *pvals)
     return _make(dest, res)
@@ -94,11 +96,8 @@ def learn_prepared(ew, pw, operands, params, kparams, compute, result, scalar_as
         return
     if ew.zero_div is not None and compute.category <= D._INT:
         return
-    a = operands[0]
-    if a.__class__ is not Tensor or a._dtype is not compute:
-        return
     k = _key(operands, params)
-    if k is None:
+    if k is None or next(x for x in operands if x.__class__ is Tensor)._dtype is not compute:
         return
     scalars = [(i, scalar_as(x, compute)) for i, x in enumerate(operands) if not isinstance(x, Tensor)]
     pat = "".join("a" if isinstance(x, Tensor) else "s" for x in operands)
