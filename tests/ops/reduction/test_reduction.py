@@ -646,3 +646,16 @@ def test_whole_tensor_var_std_against_numpy(dtype, correction):
     assert v.shape == m.shape == ()
     np.testing.assert_allclose(m.item(), x.astype(np.float64).mean(), rtol=tol)
     assert numtorch.var(t, keepdim=True).shape == (1, 1, 1)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint8", "bool", "complex64", "bfloat16", "float16"])
+def test_count_nonzero_over_all_dims(dtype):
+    # the all-dims route (NumPy's count) and the fold over dims agree; NaN counts, -0.0 does not
+    x = numtorch.tensor([[0.0, -0.0, float("nan"), 2.0], [1.0, 0.0, 0.0, -3.0]])
+    if dtype in ("int64", "uint8", "bool"):
+        x = numtorch.tensor([[0, 0, 5, 2], [1, 0, 0, 3]])
+    x = x.to(getattr(numtorch, dtype))
+    r = numtorch.count_nonzero(x)
+    assert r.dtype == numtorch.int64 and r.shape == ()
+    assert r.item() == numtorch.count_nonzero(x, (0, 1)).item() == int(numtorch.count_nonzero(x, 1).sum())
+    assert r.item() == 4
