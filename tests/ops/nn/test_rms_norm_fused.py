@@ -8,7 +8,7 @@ import pytest
 
 import numtorch
 import numtorch.nn.functional as F
-from numtorch.utils._python_dispatch import TorchDispatchMode
+from .._harness import op_log
 
 
 def _ref(x, ns, w, eps):
@@ -40,15 +40,9 @@ def test_fused_matches_formula_and_composite(dtype, ns, with_w, eps):
 
 
 def test_modes_see_the_decomposition():
-    seen = []
-
-    class Log(TorchDispatchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            seen.append(str(func))
-            return func(*args, **(kwargs or {}))
-
+    mode, seen = op_log()
     x = numtorch.randn(2, 4)
-    with Log():
+    with mode:
         F.rms_norm(x, [4], numtorch.ones(4))
     assert any("rsqrt" in s for s in seen) and any("mean" in s for s in seen)
 

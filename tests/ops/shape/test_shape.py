@@ -731,7 +731,7 @@ def test_as_strided_backward_on_contiguous_and_overlapping_geometries(geometry):
 
 def test_cat_fast_routes_keep_autograd_modes_and_checks():
     # Note [Tensor-list fast path] and _cat_same: the direct kernel only for plain, no-grad calls
-    from numtorch.utils._python_dispatch import TorchDispatchMode
+    from .._harness import op_log
 
     a, b = numtorch.arange(6.0).reshape(2, 3), numtorch.ones(2, 1)
     r = numtorch.cat([a, b], -1)
@@ -741,14 +741,8 @@ def test_cat_fast_routes_keep_autograd_modes_and_checks():
     assert rg.grad_fn is not None
     rg.sum().backward()
     assert g.grad.tolist() == [[1.0] * 3] * 2
-    seen = []
-
-    class Log(TorchDispatchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            seen.append(str(func))
-            return func(*args, **(kwargs or {}))
-
-    with Log():
+    mode, seen = op_log()
+    with mode:
         numtorch.cat([a, b], 1)
     assert seen == ["aten.cat.default"]
     m = numtorch.cat([a, numtorch.ones(2, 1, dtype=numtorch.float64)], 1)  # promotion: the checked route
