@@ -13,7 +13,6 @@ import operator
 import numpy as np
 
 from ... import _dtype as D
-from ..._dispatch import dispatch
 from ..._ops import ops
 from ..._tensor import Tensor, _make, _root_array, _view, _wrap_dim
 from .._pointwise import _cname
@@ -61,7 +60,7 @@ def _strided(a: np.ndarray, shape, strides, offset: int = 0, dtype=None, ptr=Non
         else:
             off = ptr + offset * isz - _ptr(root)
         span = 0
-        for n, s in zip(shape, bst):
+        for n, s in zip(shape, bst, strict=False):
             if not n:
                 span = 0
                 break

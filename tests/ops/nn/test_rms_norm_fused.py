@@ -8,6 +8,7 @@ import pytest
 
 import numtorch
 import numtorch.nn.functional as F
+
 from .._harness import op_log
 
 
