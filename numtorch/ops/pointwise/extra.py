@@ -278,7 +278,8 @@ def _ldexp_arrays(self, other):
     S = STATE
     if (S.td_modes or S.fw_level >= 0 or self.__class__ is not Tensor or other.__class__ is not Tensor
             or self._device is not CPU or other._device is not CPU or self._dtype not in _LDEXP_SELF
-            or other._dtype not in _LDEXP_EXP or S.grad_enabled and (self._rg or other._rg)):  # fmt: skip
+            or other._dtype not in _LDEXP_EXP or self._data.shape != other._data.shape
+            or S.grad_enabled and (self._rg or other._rg)):  # fmt: skip
         return None
     rd = _ldexp_dtype(self, other)
     p = _pow2(other, self)._data  # the pow kernel's values, bit for bit the composite's

@@ -134,3 +134,10 @@ def test_ldexp_plain_route_is_the_composite_bit_for_bit(dtype, etype):
     recorded = numtorch.ldexp(numtorch.from_numpy(x).requires_grad_(True), numtorch.from_numpy(e))
     assert recorded.grad_fn is not None and plain.grad_fn is None and plain.dtype == recorded.dtype
     np.testing.assert_array_equal(plain.numpy(), recorded.detach().numpy())
+
+
+def test_ldexp_broadcasts_and_refuses_as_the_composite():
+    x = numtorch.ones(3, 4)
+    assert numtorch.ldexp(x, numtorch.tensor([0, 1, 2, 3])).tolist() == [[1.0, 2.0, 4.0, 8.0]] * 3
+    with pytest.raises(RuntimeError, match=r"The size of tensor a \(4\) must match the size of tensor b \(5\)"):
+        numtorch.ldexp(x, numtorch.ones(5))
