@@ -659,3 +659,4 @@ def test_count_nonzero_over_all_dims(dtype):
     assert r.dtype == numtorch.int64 and r.shape == ()
     assert r.item() == numtorch.count_nonzero(x, (0, 1)).item() == int(numtorch.count_nonzero(x, 1).sum())
     assert r.item() == 4
+    assert numtorch.count_nonzero(x, 0).tolist() == [1, 0, 1, 2]  # an int dim 0 is a dim, not "all"
