@@ -37,10 +37,10 @@ class dtype:
         return self.category == _COMPLEX
 
     def to_real(self) -> dtype:
-        return {complex64: float32, complex128: float64}.get(self, self)
+        return _TO_REAL.get(self, self)  # module tables: a dict built per call cost 0.3 us
 
     def to_complex(self) -> dtype:
-        return {float16: complex64, bfloat16: complex64, float32: complex64, float64: complex128}.get(self, self)
+        return _TO_COMPLEX.get(self, self)
 
     def __repr__(self) -> str:
         return "torch." + self.name
@@ -86,6 +86,8 @@ UINT_WIDE = (uint16, uint32, uint64)
 # unsigned ones do: the OpInfo sweeps would otherwise run every op in it.
 # Its rank sits between float16 and float32: with float16 it promotes to float32 (below).
 bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, _FLOAT, 6.5)
+_TO_REAL = {complex64: float32, complex128: float64}
+_TO_COMPLEX = {float16: complex64, bfloat16: complex64, float32: complex64, float64: complex128}
 ALIASES = {
     "float": float32,
     "double": float64,

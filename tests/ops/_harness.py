@@ -123,3 +123,17 @@ def to_nt_layout(x, layout):
         pairs = [to_nt_layout(v, layout) for v in x]
         return type(x)(p[0] for p in pairs), sum(p[1] for p in pairs)
     return to_nt(x), 0
+
+
+def op_log():
+    """(mode, seen): a TorchDispatchMode that records the name of every op it sees into ``seen``."""
+    from numtorch.utils._python_dispatch import TorchDispatchMode
+
+    seen: list = []
+
+    class OpLog(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            seen.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    return OpLog(), seen

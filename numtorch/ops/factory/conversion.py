@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import builtins
 
+import numpy as np
+
 from ... import _dtype as D
 from ..._device import CPU, cuda_not_compiled, device
 from ..._device import to_device as _as_device
@@ -47,6 +49,14 @@ def _to_copy_cpu(
     memory_format=None,
 ):
     dt = self._dtype if dtype is None else D.to_dtype(dtype)
+    a = self._data
+    if (device is None and memory_format is None and self._device is CPU and not self._is_conj
+            and dt is not D.bfloat16 and a.flags.c_contiguous):  # fmt: skip
+        # a plain C-contiguous CPU tensor (x.int(), x.to(float64)): the layout to preserve is
+        # C order, so no stride analysis (5.1 -> ~3 us)
+        out = np.empty(a.shape, dt.np)
+        assign(out, a)
+        return _make(out, dt)
     dev = self._device if device is None else _as_device(device)
     if dev.type != "cpu":
         return _other_device(self, dt, dev)
@@ -153,6 +163,12 @@ def _to_method(self, args, non_blocking, copy, memory_format, dtype, device):
     >>> numtorch.zeros(2).to(numtorch.float64).dtype
     torch.float64
     """
+    if len(args) == 1 and dtype is None and device is None and memory_format is None and not copy and not non_blocking:
+        first = args[0]  # x.to(dtype), x.to("cpu") on a CPU tensor: the argument parsing below is 2 of 2.2 us
+        if first.__class__ is D.dtype:
+            return self if first is self._dtype else _to(self, first, None, False, False, None)
+        if first.__class__ is str and first == "cpu" and self._device is CPU:
+            return self
     orig, args = args, list(args)
     if args:
         first = args.pop(0)

@@ -168,6 +168,12 @@ _WHERE = Pointwise("where", ["condition", "self", "other"], "self if condition !
 
 
 def _where_cpu(condition, self, other, out=None):
+    if (out is None and condition._dtype is D.bool and self.__class__ is Tensor and other.__class__ is Tensor
+            and self._dtype is other._dtype and self._dtype._rank <= 10
+            and condition._data.shape == self._data.shape == other._data.shape):  # fmt: skip
+        # one dtype, one shape: a select, nothing to promote or broadcast; the engine's route cast
+        # the condition to the compute dtype first (9 -> ~3 us small)
+        return _make(np.where(condition._data, self._data, other._data), self._dtype)
     if condition._dtype is not D.bool:
         if condition._dtype is not D.uint8:
             raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "

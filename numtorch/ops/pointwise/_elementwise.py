@@ -23,6 +23,7 @@ from ..._overlap import check_written
 from ..._bfloat16 import rounded
 from ._expanded import expanded_call, expanded_inplace, signature_hook
 from ._inline import with_number_branch
+from ._prepared import learn_prepared, prepared_call
 from .._pointwise import (Pointwise, _broadcast, _cname, _resize_out, big_prefix, kernel_scalar,
                          run_expanded)
 from .._wide_uint import refuse_uint
@@ -51,7 +52,7 @@ class Elementwise(Pointwise):
     """
 
     __slots__ = ("variants", "kname", "errors", "prep", "zero_div", "kparams", "fast_ok", "opmath", "early",
-                 "strict_out", "_dtype_cache", "_sig")  # fmt: skip
+                 "strict_out", "_dtype_cache", "_sig", "_prepared")  # fmt: skip
 
     def __init__(self, name, inputs, expr, params=(), rule="common", allow="bifc", kname=None,
                  errors=None, prep=None, zero_div=None, kparams=None, fast=None, opmath=(), early=None, strict_out=False,
@@ -76,6 +77,7 @@ class Elementwise(Pointwise):
         self.strict_out = strict_out  # out= must have the result dtype (clamp's scalar overloads)
         self._dtype_cache: dict = {}
         self._sig: dict = {}  # Note [Elementwise fast signatures]
+        self._prepared: dict = {}  # Note [Elementwise prepared signatures]
         # fast: whether the engine's fast path may skip prep (it only takes plain int/float params)
         self.fast_ok = (prep is None and kparams is None) if fast is None else fast
 
@@ -126,6 +128,10 @@ class Elementwise(Pointwise):
             check_inference_write(operands[0] if inplace else out)
         if self._sig and len(operands) <= 2:
             r = self._fast_call(operands, params, inplace, out)
+            if r is not None:
+                return r
+        if self._prepared and out is None and not inplace:
+            r = prepared_call(self, operands, params)
             if r is not None:
                 return r
         operands = list(operands)
@@ -180,6 +186,9 @@ class Elementwise(Pointwise):
         r = run(pw, operands, kp, out, inplace, compute, result, self.zero_div, keep)
         if self.fast_ok and len(operands) <= 2:  # an out= call learns the functional signature
             self._learn_sig(pw, operands, params, compute, result, inplace)
+        if out is None and not inplace and not (self.fast_ok and len(operands) <= 2 and isinstance(operands[0], Tensor)
+                                                and all(p.__class__ is int and p == 1 for p in params)):  # fmt: skip
+            learn_prepared(self, pw, operands, params, kp, compute, result, scalar_as)
         return r
 
     def _check_target(self, operands, target, inplace, types):

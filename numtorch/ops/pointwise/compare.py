@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ... import _dtype as D
 from ..._dispatch import dispatch
 from ..._tensor import Tensor
@@ -45,8 +47,16 @@ _ISCLOSE = defop("isclose(Tensor self, Tensor other, float rtol=1e-05, float ato
                  composite=_isclose)  # fmt: skip
 _ALLCLOSE = defop("allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool",
                   cpu=lambda *v: bool(_isclose(*v)._data.all()))  # fmt: skip
-_EQUAL = defop("equal(Tensor self, Tensor other) -> bool",
-               cpu=lambda a, b: a._data.shape == b._data.shape and bool(_ALL["eq"]["T"]["functional"].impls["cpu"](a, b)._data.all()))  # fmt: skip
+def _equal_cpu(a, b):
+    x, y = a._data, b._data
+    if x.shape != y.shape:
+        return False
+    if a._dtype is b._dtype and x.dtype.kind in "biufc":  # one dtype: NumPy's comparison, no result tensor
+        return bool(np.logical_and.reduce(np.equal(x, y), axis=None))
+    return bool(_ALL["eq"]["T"]["functional"].impls["cpu"](a, b)._data.all())
+
+
+_EQUAL = defop("equal(Tensor self, Tensor other) -> bool", cpu=_equal_cpu)
 for _op, _n in ((_ISCLOSE, "isclose"), (_ALLCLOSE, "allclose"), (_EQUAL, "equal")):
     _ALL[_n] = {"T": {"functional": _op}}
     _sig, _rel, _ = schema_sig(_op, method=False, out=False)

@@ -75,8 +75,8 @@ def dims_arg(dim, ndim: int) -> tuple:
 
 def out_shape(shape: tuple, dims: tuple, keepdim: bool) -> tuple:
     if keepdim:
-        return tuple(1 if i in dims else s for i, s in enumerate(shape))
-    return tuple(s for i, s in enumerate(shape) if i not in dims)
+        return tuple([1 if i in dims else s for i, s in enumerate(shape)])
+    return tuple([s for i, s in enumerate(shape) if i not in dims])
 
 
 # ---- layout -------------------------------------------------------------------------------
@@ -125,10 +125,10 @@ def _merge(b: np.ndarray, dims: list, kept: list):
 
 def restore(flat: np.ndarray, shape: tuple, dims: tuple, kept: list, keepdim: bool) -> np.ndarray:
     """The kernel's output (kept dims in kernel order) as an array of the op's result shape."""
+    if kept == sorted(kept):  # the kernel's order is the result's (a contiguous input): a reshape
+        return flat.reshape(out_shape(shape, dims, keepdim))
     order = sorted(range(len(kept)), key=lambda i: kept[i])
-    r = flat.reshape([shape[k] for k in kept])
-    if order != list(range(len(kept))):
-        r = np.ascontiguousarray(r.transpose(order))
+    r = np.ascontiguousarray(flat.reshape([shape[k] for k in kept]).transpose(order))
     return r.reshape(out_shape(shape, dims, keepdim))
 
 

@@ -771,7 +771,9 @@ any_dims, any_out = _logical(_ANY, "any", False)
 
 count_nonzero, count_nonzero_out = _decl(
     "count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor",
-    lambda self, dim: fold(_COUNT, self, dim, False, D.int64),
+    lambda self, dim: (_make(np.array(np.count_nonzero(self._data), np.int64), D.int64)  # all dims: NumPy's count
+                       if dim.__class__ in (list, tuple) and not dim and self._data.dtype.kind in "biufc" and self._dtype._rank <= 10
+                       else fold(_COUNT, self, dim, False, D.int64)),
     out="count_nonzero.dim_IntList_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)",
 )  # fmt: skip
 

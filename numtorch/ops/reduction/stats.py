@@ -28,22 +28,34 @@ from .core import (
 
 
 # ---- var, std, var_mean, std_mean -------------------------------------------------------------
-def _var_mean(self: Tensor, dim, correction, keepdim: bool, name: str, sqrt: bool = False):
+_WHOLE_NP = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+# Note [Whole-tensor var]
+# var/std over every element of a contiguous float tensor (the default dim=None) read the data
+# as it is: the layout and restore helpers, there to move the reduced dims last and back, cost
+# more than the kernel on a small tensor. var and std wrap only the variance (``with_mean``):
+# the mean's restore and cast were a third of a small std's 14 us.
+def _var_mean(self: Tensor, dim, correction, keepdim: bool, name: str, sqrt: bool = False, with_mean: bool = True):
     if self._dtype.category == D._COMPLEX:
         # |z - mean|^2 splits into the parts: var(z) = var(re) + var(im), a real result
         real = self._dtype.to_real()
         (vr, mr), (vi, mi) = (_var_mean(_make(p, real), dim, correction, keepdim, name)
                               for p in (self._data.real, self._data.imag))  # fmt: skip
         v = vr._data + vi._data
-        return (_make(np.asarray(np.sqrt(v) if sqrt else v), real),
-                _make(np.asarray(mr._data + 1j * mi._data, self._dtype.np), self._dtype))
+        v = _make(np.asarray(np.sqrt(v) if sqrt else v), real)
+        return (v, _make(np.asarray(mr._data + 1j * mi._data, self._dtype.np), self._dtype)) if with_mean else v
     if self._dtype.category != D._FLOAT:
         what = "std and var" if name in ("std", "var") else name
         raise RuntimeError(f"{what} only support floating point and complex dtypes")
     a = self._data
-    dims = E.dims_arg(dim, a.ndim)
     c = 1.0 if correction is None else float(correction)
-    x, outer, R, inner, kept = E.layout(E.kernel_input(a), dims)
+    whole = dim is None and not keepdim and a.flags.c_contiguous and a.dtype in _WHOLE_NP
+    if whole:  # Note [Whole-tensor var]
+        x, outer, R, inner = a.reshape(-1), 1, a.size, 1
+    else:
+        dims = E.dims_arg(dim, a.ndim)
+        x, outer, R, inner, kept = E.layout(E.kernel_input(a), dims)
     if R - c <= 0:
         warnings.warn(
             f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
@@ -62,8 +74,11 @@ def _var_mean(self: Tensor, dim, correction, keepdim: bool, name: str, sqrt: boo
     if sqrt:  # in double, as PyTorch's accumulator: std of float32 1e30s is finite, its var is not
         np.sqrt(var, out=var)
     dt = self._dtype
-    return (E.wrap(E.restore(var, a.shape, dims, kept, keepdim), dt),
-            E.wrap(E.restore(mean, a.shape, dims, kept, keepdim), dt))  # fmt: skip
+    if whole:
+        v = E.wrap(var.reshape(()), dt)
+        return (v, E.wrap(mean.reshape(()), dt)) if with_mean else v
+    v = E.wrap(E.restore(var, a.shape, dims, kept, keepdim), dt)
+    return (v, E.wrap(E.restore(mean, a.shape, dims, kept, keepdim), dt)) if with_mean else v
 
 
 def _var_np(g, self, dim, correction):
@@ -130,13 +145,13 @@ def _std_mean_bw(grads, self, dim, correction, keepdim, results):
 _SIG = "(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)"
 _OUT = "(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, "
 var, var_out = _decl(f"var.correction{_SIG} -> Tensor",
-                     lambda self, dim, correction, keepdim: _var_mean(self, dim, correction, keepdim, "var")[0],
+                     lambda self, dim, correction, keepdim: _var_mean(self, dim, correction, keepdim, "var", with_mean=False),
                      {"self": _var_bw}, node_name="VarBackward0", mode="castable",
                      out=f"var.correction_out{_OUT}Tensor(a!) out) -> Tensor(a!)")  # fmt: skip
 
 
 def _std_cpu(self, dim, correction, keepdim):
-    return _var_mean(self, dim, correction, keepdim, "std", sqrt=True)[0]
+    return _var_mean(self, dim, correction, keepdim, "std", sqrt=True, with_mean=False)
 
 
 def _std_mean_cpu(self, dim, correction, keepdim):

@@ -13,7 +13,6 @@ import operator
 import numpy as np
 
 from ... import _dtype as D
-from ..._dispatch import dispatch
 from ..._ops import ops
 from ..._tensor import Tensor, _make, _root_array, _view, _wrap_dim
 from .._pointwise import _cname
@@ -52,15 +51,20 @@ def _strided(a: np.ndarray, shape, strides, offset: int = 0, dtype=None, ptr=Non
     (default: ``a``'s first element), in units of ``dtype`` (default ``a.dtype``)."""
     npd = a.dtype if dtype is None else np.dtype(dtype)
     isz = npd.itemsize
-    bst = tuple(s * isz for s in strides)
-    root = _root_array(a)
+    bst = tuple([s * isz for s in strides])  # list comprehensions, explicit loops: a tiny view's
+    root = _root_array(a)  # cost is these lines (2.1 -> 1.0 us with generator expressions gone)
     if root.flags.c_contiguous and root.size:
         # an ndarray over the root's buffer: ~10x cheaper than an __array_interface__ round trip
         if ptr is None:
             off = offset * isz + (0 if root is a else _ptr(a) - _ptr(root))
         else:
             off = ptr + offset * isz - _ptr(root)
-        span = sum((n - 1) * s for n, s in zip(shape, bst, strict=True)) if all(shape) else 0
+        span = 0
+        for n, s in zip(shape, bst, strict=False):
+            if not n:
+                span = 0
+                break
+            span += (n - 1) * s
         if 0 <= off and off + span + isz <= root.nbytes:
             return np.ndarray(tuple(shape), npd, root, off, bst)
     face = {
@@ -76,7 +80,7 @@ def _strided(a: np.ndarray, shape, strides, offset: int = 0, dtype=None, ptr=Non
 
 def _est(a: np.ndarray) -> tuple:
     isz = a.itemsize
-    return tuple(s // isz for s in a.strides)
+    return tuple([s // isz for s in a.strides])
 
 
 def _as_view(a: np.ndarray, shape: tuple, st: tuple) -> np.ndarray:
@@ -194,7 +198,7 @@ def _compute_stride(oldshape, oldstride, newshape):
 
 
 def _c(op, *vals):
-    return dispatch(op, list(vals))
+    return op.fast(*vals)  # dispatch(op, list(vals)) without the list
 
 
 def _sh(t: Tensor) -> list:
@@ -413,6 +417,9 @@ def _expand_cpu(self, size, implicit=False):
         if sz < 0:
             raise RuntimeError("numel: integer multiplication overflow")
         shape[i], st[i] = sz, s
+    if a.flags.c_contiguous and a.size:  # an ndarray over a's own buffer, as Tensor.expand's fast path
+        isz = a.itemsize
+        return _view(self, np.ndarray(tuple(shape), a.dtype, a, 0, tuple([s * isz for s in st])))
     return _view(self, _strided(a, shape, st))
 
 

@@ -55,6 +55,9 @@ _CNAME = {
 }  # fmt: skip
 
 
+_FMAX: dict = {}
+
+
 def checked_scalar(value, dt: D.dtype):
     """``value`` as a NumPy scalar of ``dt``, with c10's checked_convert overflow errors."""
     if isinstance(value, Tensor):
@@ -77,9 +80,12 @@ def checked_scalar(value, dt: D.dtype):
         else:
             bad = value < lo or value > hi
     elif dt.category == D._FLOAT and not bad and math.isfinite(value):
-        bad = abs(value) > D.finfo(dt).max
+        fmax = _FMAX.get(dt) or _FMAX.setdefault(dt, D.finfo(dt).max)  # finfo: ~1 us a call
+        bad = abs(value) > fmax
     if bad:
         raise RuntimeError(f"value cannot be converted to type {_CNAME[dt.name]} without overflow")
+    if dt.category == D._FLOAT and (value.__class__ is float or value.__class__ is int):
+        return dt.np.type(value)  # in range (checked above): one rounding, no flag to hide
     if dt.category == D._INT and isinstance(value, float):
         value = int(value)  # truncation toward zero, as a C++ cast
     with np.errstate(over="ignore"):

@@ -56,7 +56,34 @@ def _cat_plan(tensors, dim):
     return valid, d, dt
 
 
+def _cat_same(tensors, dim):
+    """The common cat (plain tensors of one dtype and rank, sizes equal off ``dim``) without
+    _cat_plan's checks, which cannot fail there (2.7 of a 5.2 us small cat); else None."""
+    first = tensors[0] if tensors.__class__ in (list, tuple) and tensors else None
+    if first.__class__ is not Tensor or dim.__class__ is not int:
+        return None
+    a, dt = first._data, first._dtype
+    nd = a.ndim
+    if not nd or not -nd <= dim < nd:
+        return None
+    d = dim + nd if dim < 0 else dim
+    lead, trail, total, arrays = a.shape[:d], a.shape[d + 1 :], 0, []
+    for x in tensors:
+        if x.__class__ is not Tensor or x._dtype is not dt:
+            return None
+        b = x._data
+        s = b.shape
+        if len(s) != nd or s[:d] != lead or s[d + 1 :] != trail:
+            return None
+        total += s[d]
+        arrays.append(b)
+    return _make(np.concatenate(arrays, axis=d, out=np.empty((*lead, total, *trail), dt.np)), dt)
+
+
 def _cat_cpu(tensors, dim=0):
+    r = _cat_same(tensors, dim)
+    if r is not None:
+        return r
     valid, d, dt = _cat_plan(tensors, dim)
     if not valid:
         return _make(np.empty((0,), dt.np), dt)

@@ -151,3 +151,27 @@ def test_requires_grad_on_an_integer_tensor_uses_each_entry_points_message():
     t = numtorch.tensor([1, 2])
     with pytest.raises(RuntimeError, match="^only Tensors of floating point and complex dtype can require gradients$"):
         t.requires_grad = True
+
+
+def test_plain_conversions_values_and_identity():
+    # the contiguous _to_copy route and Tensor.to's one-argument shortcut
+    import warnings
+
+    import numpy as np
+
+    x = numtorch.tensor([[1.5, -2.0, float("nan")], [float("inf"), 3e9, -0.0]])
+    assert x.to("cpu") is x and x.to(numtorch.float32) is x
+    y = numtorch.tensor([1.0, 2.0])
+    assert y.to(y) is y and y.to(numtorch.zeros(1, dtype=numtorch.float64)).dtype == numtorch.float64
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the unsafe casts stay silent (NaN, inf, out of range)
+        i = x.int()
+        h = numtorch.tensor([1e6, 1.0]).half()
+    assert i.dtype == numtorch.int32 and i.shape == (2, 3) and i[0, :2].tolist() == [1, -2]
+    assert h.tolist() == [float("inf"), 1.0]
+    d = x.double()
+    assert d.dtype == numtorch.float64 and np.array_equal(d.numpy(), x.numpy().astype(np.float64), equal_nan=True)
+    assert np.signbit(d.numpy()[1, 2])
+    assert numtorch.tensor([3, -1]).to(numtorch.float32).tolist() == [3.0, -1.0]
+    t = x.t()  # strided: the layout-preserving route
+    assert t.double().stride() == t.stride()

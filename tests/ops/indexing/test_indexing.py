@@ -515,3 +515,21 @@ def test_setitem_on_a_leaf_requiring_grad_is_allowed_under_no_grad():
         w[0] = 1.0
         w[numtorch.tensor([2])] = 5.0
     assert w.tolist() == [1.0, 0.0, 5.0] and w.is_leaf and w.requires_grad
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint8", "bool", "complex64", "bfloat16"])
+def test_where_same_dtype_and_shape_select(dtype):
+    # the one-dtype, one-shape route (np.where of the data) against the engine's general route
+    rng = np.random.default_rng(5)
+    c = numtorch.from_numpy(rng.random((3, 4)) < 0.5)
+    x = (numtorch.from_numpy(rng.standard_normal((3, 4)) * 5)).to(getattr(numtorch, dtype))
+    y = (numtorch.from_numpy(rng.standard_normal((3, 4)) * 5)).to(getattr(numtorch, dtype))
+    r = numtorch.where(c, x, y)
+    assert r.dtype == x.dtype and r.shape == (3, 4)
+    want = [[a if k else b for k, a, b in zip(*rows, strict=True)] for rows in zip(c.tolist(), x.tolist(), y.tolist(), strict=True)]
+    assert r.tolist() == want
+    assert numtorch.where(c[:, :1], x, y).tolist() == [[a if k else b for a, b in zip(xs, ys, strict=True)]
+                                                       for (k,), xs, ys in zip(c[:, :1].tolist(), x.tolist(), y.tolist(), strict=True)]  # fmt: skip
+    f = numtorch.tensor([float("nan"), -0.0, 1.0])
+    s = numtorch.where(numtorch.tensor([True, True, False]), f, numtorch.tensor([0.0, 0.0, -0.0]))
+    assert np.isnan(s[0].item()) and np.signbit(s.numpy()[1:]).all()

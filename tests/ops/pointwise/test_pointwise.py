@@ -866,3 +866,18 @@ def test_conj_physical_of_a_real_tensor_is_the_tensor_itself():
     out = numtorch.empty(3)
     x = numtorch.randn(3)
     assert numtorch.conj_physical(x, out=out) is out and out is not x and out.tolist() == x.tolist()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool", "complex64", "bfloat16", "float16"])
+def test_equal_same_and_mixed_dtypes(dtype):
+    # one dtype: NumPy's comparison; mixed dtypes: the promoting eq op; NaN is never equal
+    dt = getattr(numtorch, dtype)
+    a = numtorch.tensor([[0.0, 1.0], [2.0, -3.0]]).to(dt)
+    assert numtorch.equal(a, a.clone()) and not numtorch.equal(a, a.clone().reshape(4))
+    b = a.clone()
+    b[1, 1] = 1
+    assert numtorch.equal(a, b) is (dtype == "bool")
+    assert numtorch.equal(a, a.to(numtorch.complex128 if dt.is_complex else numtorch.float64))
+    if dt.is_floating_point:
+        n = numtorch.tensor([float("nan"), -0.0]).to(dt)
+        assert not numtorch.equal(n, n) and numtorch.equal(n[1:], numtorch.zeros(1, dtype=dt))

@@ -625,3 +625,38 @@ def test_aminmax_over_everything_in_one_pass(n, dtype):
             y[pos] = np.nan
             lo, hi = numtorch.aminmax(numtorch.from_numpy(y))
             assert np.isnan(lo.item()) and np.isnan(hi.item())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("correction", [None, 0, 2])
+def test_whole_tensor_var_std_against_numpy(dtype, correction):
+    # Note [Whole-tensor var]: dim=None on a contiguous tensor reads the data as it is
+    x = np.random.default_rng(7).standard_normal((2, 3, 4)).astype(dtype) * 3 + 1
+    t = numtorch.from_numpy(x)
+    ddof = 1 if correction is None else correction
+    tol = 1e-6 if dtype == np.float32 else 1e-12
+    for fn, want in ((numtorch.var, np.var(x.astype(np.float64), ddof=ddof)),
+                     (numtorch.std, np.std(x.astype(np.float64), ddof=ddof))):  # fmt: skip
+        r = fn(t, correction=correction)
+        assert r.shape == () and r.dtype == t.dtype
+        np.testing.assert_allclose(r.item(), want, rtol=tol)
+        rt = fn(t.transpose(0, 2), correction=correction)  # strided: the layout route, same value
+        np.testing.assert_allclose(rt.item(), want, rtol=tol)
+    v, m = numtorch.var_mean(t, correction=correction)
+    assert v.shape == m.shape == ()
+    np.testing.assert_allclose(m.item(), x.astype(np.float64).mean(), rtol=tol)
+    assert numtorch.var(t, keepdim=True).shape == (1, 1, 1)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint8", "bool", "complex64", "bfloat16", "float16"])
+def test_count_nonzero_over_all_dims(dtype):
+    # the all-dims route (NumPy's count) and the fold over dims agree; NaN counts, -0.0 does not
+    x = numtorch.tensor([[0.0, -0.0, float("nan"), 2.0], [1.0, 0.0, 0.0, -3.0]])
+    if dtype in ("int64", "uint8", "bool"):
+        x = numtorch.tensor([[0, 0, 5, 2], [1, 0, 0, 3]])
+    x = x.to(getattr(numtorch, dtype))
+    r = numtorch.count_nonzero(x)
+    assert r.dtype == numtorch.int64 and r.shape == ()
+    assert r.item() == numtorch.count_nonzero(x, (0, 1)).item() == int(numtorch.count_nonzero(x, 1).sum())
+    assert r.item() == 4
+    assert numtorch.count_nonzero(x, 0).tolist() == [1, 0, 1, 2]  # an int dim 0 is a dim, not "all"

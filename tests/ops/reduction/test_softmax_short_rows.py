@@ -61,3 +61,37 @@ def test_one_shift_and_per_row_paths_agree_with_numpy(log, spread):
     want = xd - lse if log else np.exp(xd - lse)
     y = (F.log_softmax if log else F.softmax)(numtorch.from_numpy(x), -1).numpy()
     np.testing.assert_allclose(y, want, rtol=2e-6, atol=1e-6 if log else 1e-7)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape,dim", [((2, 3, 4), 1), ((2, 3, 4), 0), ((2, 3, 4), -1), ((5,), 0), ((4, 32), 0),
+                                       ((1, 7, 1), 1)])  # fmt: skip
+@pytest.mark.parametrize("log", [False, True])
+def test_tiny_inputs_along_any_dim(dtype, shape, dim, log):
+    # Note [Softmax of a few elements]: one kernel along any dim, same values as the larger routes
+    rng = np.random.default_rng(len(shape) + dim)
+    x = (rng.standard_normal(shape) * 3).astype(dtype)
+    xd = x.astype(np.float64)
+    m = xd.max(dim, keepdims=True)
+    lse = np.log(np.exp(xd - m).sum(dim, keepdims=True)) + m
+    want = xd - lse if log else np.exp(xd - lse)
+    tol = 2e-6 if dtype == np.float32 else 1e-13
+    y = (F.log_softmax if log else F.softmax)(numtorch.from_numpy(x), dim)
+    assert y.dtype == numtorch.from_numpy(x).dtype and y.shape == x.shape
+    np.testing.assert_allclose(y.numpy(), want, rtol=tol, atol=tol)
+    t = numtorch.from_numpy(np.ascontiguousarray(np.swapaxes(x, 0, -1))).transpose(0, -1)  # strided: the general route
+    np.testing.assert_allclose((F.log_softmax if log else F.softmax)(t, dim).numpy(), want, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_tiny_special_values_along_first_dim(log):
+    inf, nan = float("inf"), float("nan")
+    x = numtorch.tensor([[1.0, inf, -inf, 0.0], [nan, 1.0, -inf, 0.0]])
+    y = (F.log_softmax if log else F.softmax)(x, 0).numpy()
+    assert np.isnan(y[:, 0]).all() and np.isnan(y[:, 1]).all() and np.isnan(y[:, 2]).all()
+    np.testing.assert_allclose(y[:, 3], np.log(0.5) if log else 0.5)
+
+
+def test_tiny_dim_errors_as_pytorch():
+    with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)"):
+        F.softmax(numtorch.ones(2, 3), 2)

@@ -326,3 +326,20 @@ def test_half_conversion_every_float32_in_halfs_range():
             got = numtorch.from_numpy(x).half().numpy().view(np.uint16)
             with np.errstate(all="ignore"):
                 np.testing.assert_array_equal(got, x.astype(np.float16).view(np.uint16))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+def test_fill_float_values_round_once_and_overflow_raises(dtype):
+    import ml_dtypes
+
+    dt = getattr(numtorch, dtype)
+    npt = ml_dtypes.bfloat16 if dtype == "bfloat16" else getattr(np, dtype)
+    x = numtorch.zeros(3, dtype=dt)
+    for v in (1.1, -0.0, 3, float("inf"), float("nan")):
+        got = x.fill_(v).to(numtorch.float64).numpy()
+        want = np.full(3, npt(v)).astype(np.float64)
+        np.testing.assert_array_equal(got, want)
+        assert np.signbit(got).all() == np.signbit(want).all()
+    if dtype in ("float16", "float32"):
+        with pytest.raises(RuntimeError, match="without overflow"):
+            x.fill_(1e300)

@@ -40,6 +40,12 @@ VIEWS = [
     ("adjoint", lambda x: x.adjoint(), (2, 4, 3), (12, 1, 4)),
     ("expand", lambda x: x.unsqueeze(0).expand(5, -1, -1, -1), (5, 2, 3, 4), (0, 12, 4, 1)),
     ("broadcast_to", lambda x: numtorch.broadcast_to(x[:, :1], (2, 3, 4)), (2, 3, 4), (12, 0, 1)),
+    # contiguous inputs: the expand kernel's ndarray over the input's buffer
+    ("broadcast_to_lead1", lambda x: numtorch.broadcast_to(x, (1, 2, 3, 4)), (1, 2, 3, 4), (24, 12, 4, 1)),
+    ("broadcast_to_rows", lambda x: numtorch.broadcast_to(x[0, :1].contiguous(), (5, 3, 4)), (5, 3, 4), (0, 0, 1)),
+    ("broadcast_to_lead_expand", lambda x: numtorch.broadcast_to(x[:1].contiguous(), (1, 2, 3, 4)), (1, 2, 3, 4),
+     (0, 0, 4, 1)),
+    ("expand_as", lambda x: x[0].contiguous().unsqueeze(1).expand_as(numtorch.zeros(3, 2, 4)), (3, 2, 4), (4, 0, 1)),
     ("narrow", lambda x: x.narrow(2, 1, 2), (2, 3, 2), (12, 4, 1)),
     ("select", lambda x: x.select(1, 2), (2, 4), (12, 1)),
     ("unfold", lambda x: x.unfold(2, 2, 1), (2, 3, 3, 2), (12, 4, 1, 1)),
@@ -721,3 +727,28 @@ def test_as_strided_backward_on_contiguous_and_overlapping_geometries(geometry):
     x = numtorch.randn(6, 4, dtype=numtorch.float64, requires_grad=True)
     assert gradcheck(lambda a: a.as_strided(*geometry), (x,))
     assert gradgradcheck(lambda a: a[1:].as_strided(*geometry), (x,))
+
+
+def test_cat_fast_routes_keep_autograd_modes_and_checks():
+    # Note [Tensor-list fast path] and _cat_same: the direct kernel only for plain, no-grad calls
+    from .._harness import op_log
+
+    a, b = numtorch.arange(6.0).reshape(2, 3), numtorch.ones(2, 1)
+    r = numtorch.cat([a, b], -1)
+    assert r.shape == (2, 4) and r.tolist() == [[0, 1, 2, 1], [3, 4, 5, 1]] and r.grad_fn is None
+    g = a.clone().requires_grad_(True)
+    rg = numtorch.cat([g, b], 1)
+    assert rg.grad_fn is not None
+    rg.sum().backward()
+    assert g.grad.tolist() == [[1.0] * 3] * 2
+    mode, seen = op_log()
+    with mode:
+        numtorch.cat([a, b], 1)
+    assert seen == ["aten.cat.default"]
+    m = numtorch.cat([a, numtorch.ones(2, 1, dtype=numtorch.float64)], 1)  # promotion: the checked route
+    assert m.dtype == numtorch.float64 and m.tolist() == [[0, 1, 2, 1], [3, 4, 5, 1]]
+    with pytest.raises(RuntimeError, match="Sizes of tensors must match except in dimension 1"):
+        numtorch.cat([a, numtorch.ones(3, 1)], 1)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        numtorch.cat([a, b], 2)
+    assert numtorch.cat([numtorch.ones(2), numtorch.tensor([])]).tolist() == [1.0, 1.0]

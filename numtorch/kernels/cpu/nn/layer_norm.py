@@ -114,3 +114,23 @@ def backward(go, x, mean, rstd, w, N, gi, gw, gb):
         gw[j] = pw[j]
     for j in range(gb.size):
         gb[j] = pb[j]
+
+
+@reassoc_kernel
+def rms_norm(x, w, out, N, eps, has_w):
+    """out = x * rsqrt(mean(x * x) + eps) * w per row of N, as the rms_norm composite computes
+    it (each square and the scale in the input dtype; the row sum in float64)."""
+    ft = x.dtype.type
+    for r in range(x.size // N):
+        b = r * N
+        acc = 0.0
+        for j in range(N):
+            v = x[b + j]
+            acc += v * v
+        rs = ft(1.0) / ft(math.sqrt(ft(ft(acc / N) + eps)))
+        if has_w:
+            for j in range(N):
+                out[b + j] = x[b + j] * rs * w[j]
+        else:
+            for j in range(N):
+                out[b + j] = x[b + j] * rs
