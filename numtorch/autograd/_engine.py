@@ -20,7 +20,7 @@ from .._device import CPU
 from .._dispatch import below_autograd
 from .._state import ANOMALY, SAVED_HOOKS, STATE
 from .._tensor import Tensor, _make
-from ..ops._registry import OUT_NOT_DIFFERENTIABLE, Derivative, saved_index, saved_plan  # noqa: E402,F401
+from ..ops._registry import OUT_NOT_DIFFERENTIABLE, SIZES, Derivative, saved_index, saved_plan, saved_property  # noqa: E402,F401
 from .._size import Size
 from ._apply_gen import _formula_plan, gen_apply
 from .graph import (_FREED, GONE, AccumulateGrad, Node, SavedTensor, grad_accumulator,
@@ -297,7 +297,7 @@ def _record(op, vals, fw=True):
         else:
             saved[name] = list(v) if isinstance(v, list) else v
     for name, idx in plan.sizes:
-        saved[name] = vals[idx].shape
+        saved[name] = saved_property(vals[idx], name)
     impl = op.impls.get("cpu") if plain and not st.td_modes else None
     st.grad_enabled = False
     try:
@@ -397,7 +397,8 @@ def recorder_lines(op, args, first: int, ns: dict) -> list:
         entries.append(f"{name!r}: {s}")
     # the shape tuple, not Tensor.shape's Size (~0.15 us): formulas read it as a sequence, and
     # grad_fn._saved_*_sizes gives a tuple either way
-    entries += [f"{name!r}: {args[idx]}._data.shape" for name, idx in plan.sizes]
+    entries += [f"{name!r}: {args[idx]}._data.shape" if name.endswith(SIZES)
+                else f"{name!r}: ({args[idx]}._dtype, {args[idx]}._device)" for name, idx in plan.sizes]
     L.append(f"_sv = {{{', '.join(entries)}}}")
     L.append("{FORWARD}")
     tens = [args[i] for i in plan.tidx]
@@ -614,7 +615,7 @@ def _save_inputs(op, deriv, vals, inplace):
     names = op._schema.arguments
     for name in deriv.saved:
         idx = saved_index(names, name)
-        v = vals[idx] if names[idx].name == name else vals[idx].shape  # Note [Saving sizes only]
+        v = vals[idx] if names[idx].name == name else saved_property(vals[idx], name)  # Note [Saving sizes only]
         if isinstance(v, Tensor):
             if inplace and idx == op.self_idx:
                 v = _make(v._data.copy(), v._dtype, Tensor, v._device)

@@ -74,12 +74,12 @@ class Derivative:
     ``formulas`` maps an input name (or a tuple of names for a joint formula) to a callable
     whose parameter names say what it needs: ``grad``/``grads``, ``result``/``results`` (or one
     output ``result0``, ``result1``, ... as PyTorch's derivatives.yaml names them) and schema
-    argument names, or ``<arg>_sym_sizes`` for only that tensor argument's shape. Note [Saved
-    tensors are inferred from backward's parameters].
+    argument names, or ``<arg>_sym_sizes`` / ``<arg>_options`` for only that tensor argument's
+    shape / (dtype, device). Note [Saved tensors are inferred from backward's parameters].
     """
 
     formulas: dict
-    saved: tuple  # schema argument names (or <arg>_sym_sizes) saved for backward
+    saved: tuple  # schema argument names (or <arg>_sym_sizes, <arg>_options) saved for backward
     saves_result: bool
     node_name: str
     jvp: Callable | None = None
@@ -125,35 +125,47 @@ def defop(
 # A formula that needs an input's shape alone (sum, expand, view: grad.expand(self_sym_sizes))
 # names ``self_sym_sizes``, as PyTorch's derivatives.yaml says ``self.sym_sizes()``: the node
 # keeps the shape tuple, not the tensor, so the input may be modified in place afterwards and
-# the graph walked again (backward frees saved tensors, never sizes).
+# the graph walked again (backward frees saved tensors, never sizes). ``self_options`` keeps
+# (dtype, device) the same way, as derivatives.yaml's ``self.options()`` (_to_copy: a second
+# backward through ``.to()`` works in PyTorch because ToCopyBackward saves only those).
 SIZES = "_sym_sizes"
+OPTIONS = "_options"
 
 
-def sizes_of(name: str) -> str | None:
-    """The tensor argument whose shape a saved name ``<arg>_sym_sizes`` stands for."""
-    return name[: -len(SIZES)] if name.endswith(SIZES) else None
+def property_arg(name: str) -> str | None:
+    """The tensor argument whose shape or options a saved name ``<arg>_sym_sizes`` /
+    ``<arg>_options`` stands for."""
+    for suffix in (SIZES, OPTIONS):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return None
+
+
+def saved_property(t, name: str):
+    """What a saved ``<arg>_sym_sizes`` / ``<arg>_options`` keeps of tensor ``t``."""
+    return t.shape if name.endswith(SIZES) else (t.dtype, t.device)
 
 
 def saved_index(args, name: str) -> int:
-    """The schema position of a saved name: an argument, or the one ``<arg>_sym_sizes`` names."""
+    """The schema position of a saved name: an argument, or the one its property names."""
     for i, a in enumerate(args):
         if a.name == name:
             return i
-    arg = sizes_of(name)
+    arg = property_arg(name)
     return next(i for i, a in enumerate(args) if a.name == arg)
 
 
 def saved_plan(args, deriv, overwritten: int) -> tuple[tuple, tuple]:
     """The recorder's saves: (name, index, text naming it, whether the op overwrites it) per
-    saved argument, and (name, index) per ``<arg>_sym_sizes`` (Note [Saving sizes only])."""
-    saves, sizes = [], []
+    saved argument, and (name, index) per saved property (Note [Saving sizes only])."""
+    saves, props = [], []
     for name in deriv.saved:
         idx = saved_index(args, name)
         if args[idx].name != name:
-            sizes.append((name, idx))
+            props.append((name, idx))
         else:
             saves.append((name, idx, f", which is input '{name}' of {deriv.node_name}", idx == overwritten))
-    return tuple(saves), tuple(sizes)
+    return tuple(saves), tuple(props)
 
 
 def make_derivative(schema, backward: dict, jvp=None, node_name=None) -> Derivative:
@@ -166,7 +178,7 @@ def make_derivative(schema, backward: dict, jvp=None, node_name=None) -> Derivat
             if n in ("result", "results") or _RESULT_K.fullmatch(n):  # resultK: PyTorch's name
                 saves_result = True
                 rnames.add(n)
-            elif (n in argnames or sizes_of(n) in argnames) and n not in saved:
+            elif (n in argnames or property_arg(n) in argnames) and n not in saved:
                 saved.append(n)
             elif n not in ("grad", "grads") and n not in argnames:
                 raise TypeError(f"{schema.name}: backward formula parameter '{n}' is not an argument")

@@ -148,6 +148,9 @@ def test_complex_records_a_gradient():
     (lambda x: x + 1, [2.0, 2.0]),
     (lambda x: x.clone(), [2.0, 2.0]),
     (lambda x: -x, [-2.0, -2.0]),
+    # ToCopyBackward0 keeps self's dtype and device, not self (Note [Saving sizes only])
+    (lambda x: x.double(), [2.0, 2.0]),
+    (lambda x: x.to(numtorch.complex64), [2.0, 2.0]),
 ])  # fmt: skip
 def test_second_backward_through_a_graph_that_saved_no_tensor(fn, grad):
     # PyTorch frees saved tensors only: a graph that saved none can be walked again
@@ -156,6 +159,22 @@ def test_second_backward_through_a_graph_that_saved_no_tensor(fn, grad):
     y.backward(numtorch.ones_like(y))
     y.backward(numtorch.ones_like(y))
     np.testing.assert_array_equal(x.grad.numpy(), grad)
+
+
+def test_second_backward_through_to_under_a_dispatch_mode():
+    from numtorch.utils._python_dispatch import TorchDispatchMode
+
+    class Passthrough(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    x = numtorch.tensor([1.0, 2.0], requires_grad=True)
+    with Passthrough():
+        y = x.double()
+        y.backward(numtorch.ones_like(y))
+        y.backward(numtorch.ones_like(y))
+    assert x.grad.dtype == numtorch.float32
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0])
 
 
 @pytest.mark.parametrize("fn", [lambda x: x * 2, lambda x: x.exp(), lambda x: x * x])

@@ -66,14 +66,15 @@ def _to_copy_cpu(
     return _make(out, dt)
 
 
-def _to_copy_grad(grad, self):
-    if grad._dtype.category == D._COMPLEX and self._dtype.category != D._COMPLEX:
+def _to_copy_grad(grad, self_options):
+    dtype, device = self_options  # not self: a second backward through .to() must work (Note [Saving sizes only])
+    if grad._dtype.category == D._COMPLEX and dtype.category != D._COMPLEX:
         from ..shape.views import real
 
         grad = _c(real, grad)  # the gradient of a real-to-complex cast is the real part
-    if grad._dtype is self._dtype and grad._device == self._device:
+    if grad._dtype is dtype and grad._device == device:
         return grad
-    return _c(_to_copy, grad, self._dtype, None, self._device, None, False, None)
+    return _c(_to_copy, grad, dtype, None, device, None, False, None)
 
 
 _to_copy = defop(

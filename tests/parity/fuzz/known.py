@@ -11,9 +11,6 @@ import re
 
 # (class, label pattern, why it is still open)
 KNOWN: list[tuple[str, str, str]] = [
-    ("nt_raises", r"^fn:autograd", "a second backward through .to()/.double(): torch's ToCopyBackward saves only self's "
-     "dtype and device, numtorch's _to_copy backward saves self (the engine saves tensors or <arg>_sym_sizes only), "
-     "so the second walk finds it freed (open: needs an <arg>_options save in ops/_registry.saved_plan)"),
     ("accepted", r"^fn:operator\(str, float16|^torch\.where\(.*float16.*complex|^torch\.(true_divide|divide|div)\(float16\w*, complex",
      "complex half (numtorch promotes to complex64)"),
     # found by the long profile after session 3's merges; open (issue 10)
