@@ -35,6 +35,7 @@ from ...autograd._api import grad as autograd_grad
 from ...autograd.grad_mode import enable_grad
 from ...kernels import lazy
 from .._pointwise import _cname
+from .._meta_shapes import SHAPE_RULES
 from .._registry import defop, public
 
 aten = _ops.aten  # Note [Composite bodies are below the Python API]
@@ -288,6 +289,9 @@ grid_sampler_2d_backward = defop(
     "int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor)",
     cpu=_grid_sampler_2d_backward_cpu,
 )
+
+SHAPE_RULES["grid_sampler_2d"] = lambda a: tuple(a["input"]._data.shape[:2]) + tuple(a["grid"]._data.shape[1:3])
+SHAPE_RULES["grid_sampler_2d_backward"] = lambda a: [tuple(a["input"]._data.shape), tuple(a["grid"]._data.shape)]
 
 
 def _f_grid_sample(input, grid, mode, padding_mode, align_corners):

@@ -102,3 +102,12 @@ def test_gradgradcheck(mode, pad):
     x = numtorch.from_numpy(rng.standard_normal((1, 2, 3, 3))).requires_grad_()
     g = numtorch.from_numpy(rng.uniform(-0.9, 0.9, (1, 2, 2, 2))).requires_grad_()
     assert gradgradcheck(lambda x, g: numtorch.grid_sampler(x, g, mode, pad, True), (x, g), eps=1e-6, atol=1e-5)
+
+
+def test_meta_shapes():
+    x = numtorch.empty(2, 3, 4, 5, device="meta", requires_grad=True)
+    g = numtorch.empty(2, 6, 7, 2, device="meta", requires_grad=True)
+    y = numtorch.grid_sampler(x, g, 0, 0, False)
+    assert y.device.type == "meta" and y.shape == (2, 3, 6, 7)
+    gx, gg = numtorch.autograd.grad(y.sum(), (x, g))
+    assert gx.device.type == "meta" and gx.shape == x.shape and gg.shape == g.shape
