@@ -20,7 +20,7 @@ from ..._dispatch import dispatch
 from ..._state import STATE
 from ..._tensor import _make
 from ...autograd._api import grad as autograd_grad
-from ...autograd.grad_mode import enable_grad
+from ...autograd.grad_mode import enable_grad, no_grad
 from ...kernels import lazy
 from .._meta_shapes import SHAPE_RULES
 from .._pointwise import _cname
@@ -128,16 +128,33 @@ def _multi_margin_grad(grad, self, target, p, margin, weight, reduction):
     return dispatch(multi_margin_loss_backward, [grad, self, target, p, margin, weight, reduction])
 
 
+def _vjp(composite, grad_output, self, *args):
+    # a device without these kernels (CUDA) differentiates the composite, whose ops run there
+    with enable_grad():
+        x = self.detach().requires_grad_()
+        return autograd_grad(composite(x, *args), x, grad_output)[0]
+
+
+def _multi_margin_cuda(self, target, p, margin, weight, reduction):
+    n, c = _check_multi_margin(self, target, p, weight)
+    if bool(((target < 0) | (target >= c)).any()):
+        raise RuntimeError("target out of range")
+    with no_grad():
+        return _multi_margin_composite(self, target, p, margin, weight, reduction)
+
+
 multi_margin_loss = defop(
     "multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, "
     "int reduction=1) -> Tensor",
     cpu=_multi_margin_cpu,
+    cuda=_multi_margin_cuda,
     backward={"self": _multi_margin_grad},
 )
 multi_margin_loss_backward = defop(
     "multi_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, Scalar p, Scalar margin, "
     "Tensor? weight=None, int reduction=1) -> Tensor",
     cpu=_multi_margin_backward_cpu,
+    cuda=lambda grad_output, self, *args: _vjp(_multi_margin_composite, grad_output, self, *args),
 )
 
 
@@ -213,9 +230,21 @@ def _multilabel_grad(grads, self, target, reduction, result1):
     return dispatch(multilabel_margin_loss_backward, [grads[0], self, target, reduction, result1])
 
 
+def _multilabel_forward_cuda(self, target, reduction):
+    n, c = _check_multilabel(self, target)
+    if bool(((target < -1) | (target >= c)).any()):
+        raise RuntimeError("argument #2 'target' is out of range")
+    with no_grad():
+        t = target.reshape(n, c)
+        valid = (t != -1).cumprod(1).to(self.dtype)
+        is_t = (self.new_zeros((n, c)).scatter_add(1, t.clamp_min(0), valid) > 0).to(self.dtype)
+        return _multilabel_margin_composite(self, target, reduction), is_t.reshape(target.shape)
+
+
 multilabel_margin_loss_forward = defop(
     "multilabel_margin_loss_forward(Tensor self, Tensor target, int reduction) -> (Tensor output, Tensor is_target)",
     cpu=_multilabel_forward_cpu,
+    cuda=_multilabel_forward_cuda,
     backward={"self": _multilabel_grad},
     output_differentiability=(True, False),
 )
@@ -223,6 +252,8 @@ multilabel_margin_loss_backward = defop(
     "multilabel_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, "
     "Tensor is_target) -> Tensor",
     cpu=_multilabel_backward_cpu,
+    cuda=lambda grad_output, self, target, reduction, is_target: _vjp(_multilabel_margin_composite, grad_output,
+                                                                      self, target, reduction),  # fmt: skip
 )
 multilabel_margin_loss = defop(
     "multilabel_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor",

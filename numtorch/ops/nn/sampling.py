@@ -215,7 +215,7 @@ def _check_grid_sampler(input, grid, interpolation_mode):
 
 def _grid_sampler_checked(input, grid, interpolation_mode, padding_mode, align_corners):
     # Note [grid_sampler is a composite]
-    if input.dim() == 4:
+    if input.dim() == 4 and input.device.type != "cuda":  # CUDA: the composite's ops have kernels there
         return dispatch(grid_sampler_2d, [input, grid, interpolation_mode, padding_mode, align_corners])
     _check_grid_sampler(input, grid, interpolation_mode)
     return _grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
