@@ -1,6 +1,6 @@
 """Ops whose CPU route is a fused kernel (grid_sampler_2d, multi_margin_loss,
-multilabel_margin_loss_forward and their backward ops) keep their composites on CUDA: values and
-gradients against CPU."""
+multilabel_margin_loss_forward and their backward ops, affine_grid_generator) keep their
+composites on CUDA: values and gradients against CPU (each loss or sample feeds an affine_grid)."""
 
 from __future__ import annotations
 
@@ -30,6 +30,8 @@ def test_cuda_matches_cpu(name, shape, other, kw):
         x = numtorch.tensor(h, device=dev, requires_grad=True)
         o = numtorch.tensor(other, device=dev, requires_grad=other.dtype.kind == "f")
         y = getattr(F, name)(x, o, **kw)
+        theta = (y.reshape(-1)[:1] * numtorch.arange(1.0, 7.0, dtype=y.dtype, device=dev)).reshape(1, 2, 3)
+        y = F.affine_grid(theta, (1, 1, 2, 3), align_corners=False)
         (y * y).sum().backward()
         res.append([y.detach().cpu().numpy(), x.grad.cpu().numpy()] + ([o.grad.cpu().numpy()] if o.grad is not None else []))
     for a, b in zip(*res, strict=True):

@@ -22,6 +22,8 @@ padding, 4-D and 5-D input) and ``gumbel_softmax``.
 
 from __future__ import annotations
 
+import functools
+import math
 import warnings
 
 import numpy as np
@@ -30,9 +32,10 @@ from ... import _dtype as D
 from ..._dispatch import dispatch
 from ..._ops import ops as _ops
 from ..._state import STATE
+from ..._factory_utils import space_array
 from ..._tensor import _make
 from ...autograd._api import grad as autograd_grad
-from ...autograd.grad_mode import enable_grad
+from ...autograd.grad_mode import enable_grad, no_grad
 from ...kernels import lazy
 from .._pointwise import _cname
 from .._meta_shapes import SHAPE_RULES
@@ -64,10 +67,67 @@ def _affine_grid_generator(theta, size, align_corners):
     return grid.reshape(N, *spatial, len(spatial))
 
 
+# Note [affine_grid_generator is one op]
+# As PyTorch's, the op is opaque to dispatch modes and its derivative is written in ops
+# (affine_grid_generator_backward is a composite there): grad_theta = base^T @ grad. On CPU the
+# base grid (PyTorch's make_base_grid: linspace per axis, meshgrid, a ones column) is NumPy and
+# the product one np.matmul, ~115 -> ~10 us for a small grid; CUDA and float16 run the composite.
+def _base_grid(dt, spatial, align_corners):
+    if math.prod(spatial) <= 4096:  # small grids repeat (a model's one size): kept, read-only
+        return _small_base_grid(dt, tuple(spatial), align_corners)
+    return _make_base_grid(dt, spatial, align_corners)
+
+
+@functools.lru_cache(maxsize=32)
+def _small_base_grid(dt, spatial, align_corners):
+    base = _make_base_grid(dt, spatial, align_corners)
+    base.flags.writeable = False
+    return base
+
+
+def _make_base_grid(dt, spatial, align_corners):
+    axes = []
+    for s in reversed(spatial):  # x, y(, z)
+        if s <= 1:
+            axes.append(np.zeros(1, dt.np))
+            continue
+        r = space_array(-1, 1, s, dt, "linspace")
+        axes.append(r if align_corners else r * dt.np.type((s - 1) / s))
+    mesh = np.meshgrid(*reversed(axes), indexing="ij")
+    coords = [*reversed(mesh), np.ones_like(mesh[0])]
+    return np.stack(coords, -1).reshape(-1, len(coords))
+
+
+def _affine_grid_generator_cpu(theta, size, align_corners):
+    size = [int(s) for s in size]
+    if theta._dtype not in (D.float32, D.float64):
+        with no_grad():
+            return _affine_grid_generator(theta, size, align_corners)
+    base = _base_grid(theta._dtype, size[2:], align_corners)
+    out = np.matmul(base, np.asarray(theta._data).transpose(0, 2, 1))
+    return _make(np.ascontiguousarray(out).reshape(size[0], *size[2:], len(size) - 2), theta._dtype)
+
+
+def _affine_grid_generator_cuda(theta, size, align_corners):
+    with no_grad():
+        return _affine_grid_generator(theta, [int(s) for s in size], align_corners)
+
+
+def _affine_grid_grad(grad, size, align_corners):
+    size = [int(s) for s in size]
+    base = _make(_base_grid(grad._dtype, size[2:], align_corners), grad._dtype)
+    if grad.device.type != "cpu":
+        base = base.to(grad.device)
+    return (base.t() @ grad.reshape(size[0], -1, len(size) - 2)).transpose(1, 2)
+
+
 affine_grid_generator = defop(
     "affine_grid_generator(Tensor theta, SymInt[] size, bool align_corners) -> Tensor",
-    composite=_affine_grid_generator,
+    cpu=_affine_grid_generator_cpu,
+    cuda=_affine_grid_generator_cuda,
+    backward={"theta": _affine_grid_grad},
 )
+SHAPE_RULES["affine_grid_generator"] = lambda a: (a["size"][0], *a["size"][2:], len(a["size"]) - 2)
 
 
 def _f_affine_grid(theta, size, align_corners):
