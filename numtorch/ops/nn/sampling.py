@@ -30,15 +30,15 @@ import numpy as np
 
 from ... import _dtype as D
 from ..._dispatch import dispatch
+from ..._factory_utils import space_array
 from ..._ops import ops as _ops
 from ..._state import STATE
-from ..._factory_utils import space_array
 from ..._tensor import _make
 from ...autograd._api import grad as autograd_grad
 from ...autograd.grad_mode import enable_grad, no_grad
 from ...kernels import lazy
-from .._pointwise import _cname
 from .._meta_shapes import SHAPE_RULES
+from .._pointwise import _cname
 from .._registry import defop, public
 
 aten = _ops.aten  # Note [Composite bodies are below the Python API]
