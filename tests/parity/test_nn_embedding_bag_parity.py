@@ -86,25 +86,3 @@ def _outcome(lib, fn):
 def test_errors_match_torch(i):
     assert _outcome(numtorch, ERRORS[i]) == _outcome(torch, ERRORS[i])
 
-
-@pytest.mark.parametrize("grad", [False, True])
-def test_forward_only_call_dispatch_modes_see(grad):
-    import importlib
-
-    def calls(lib):
-        seen = []
-
-        class Log(importlib.import_module(f"{lib.__name__}.utils._python_dispatch").TorchDispatchMode):
-            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-                seen.append(str(func))
-                return func(*args, **(kwargs or {}))
-
-        w, idx, off = lib.ones(5, 3, requires_grad=grad), lib.tensor([0, 4, 1, 1]), lib.tensor([0, 2])
-        with Log():
-            lib.nn.functional.embedding_bag(idx, w, off, mode="max")
-        return seen
-
-    assert ("aten._embedding_bag_forward_only.default" in calls(numtorch)) == (not grad)
-    assert calls(torch) == ["aten._embedding_bag_forward_only.default"] or grad
-    if not grad:
-        assert calls(numtorch) == calls(torch)

@@ -37,47 +37,6 @@ def test_grid_sample_matches_torch(shape, gshape, mode, padding_mode, align_corn
         np.testing.assert_allclose(gn.grad.numpy(), gt.grad.numpy(), rtol=1e-9, atol=1e-11)
 
 
-@pytest.mark.parametrize("mode", [0, 1, 2])
-def test_grid_sampler_2d_is_the_aten_call_dispatch_modes_see(mode):
-    import importlib
-
-    def calls(lib):
-        seen = []
-
-        class Log(importlib.import_module(f"{lib.__name__}.utils._python_dispatch").TorchDispatchMode):
-            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-                seen.append(str(func))
-                return func(*args, **(kwargs or {}))
-
-        x = lib.ones(1, 2, 3, 3, dtype=lib.float64, requires_grad=True)
-        g = lib.zeros(1, 2, 2, 2, dtype=lib.float64, requires_grad=True)
-        with Log():
-            y = lib.grid_sampler(x, g, mode, 1, False)
-            lib.autograd.grad(y, (x, g), lib.ones_like(y))
-        return [s for s in seen if "grid_sampler" in s]
-
-    assert calls(numtorch) == calls(torch) == ["aten.grid_sampler_2d.default", "aten.grid_sampler_2d_backward.default"]
-
-
-def test_affine_grid_generator_is_one_call_dispatch_modes_see():
-    import importlib
-
-    def calls(lib):
-        seen = []
-
-        class Log(importlib.import_module(f"{lib.__name__}.utils._python_dispatch").TorchDispatchMode):
-            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-                seen.append(str(func))
-                return func(*args, **(kwargs or {}))
-
-        theta = lib.ones(2, 2, 3, dtype=lib.float64, requires_grad=True)
-        with Log():
-            lib.nn.functional.affine_grid(theta, (2, 1, 3, 4), align_corners=False)
-        return seen
-
-    assert calls(numtorch) == calls(torch) == ["aten.affine_grid_generator.default"]
-
-
 def test_grid_sample_2d_double_backward_matches_torch():
     x, g = _rng.standard_normal((1, 2, 4, 3)), _rng.uniform(-1.2, 1.2, (1, 3, 2, 2))
     out = []

@@ -329,7 +329,8 @@ def _grid_sampler_2d_grad(grad, input, grid, interpolation_mode, padding_mode, a
             out = _grid_sampler(input, grid, *args)
             got = iter(autograd_grad(out, wrt, grad, create_graph=True, allow_unused=True))
         return tuple(next(got) if t.requires_grad else None for t in (input, grid))
-    return dispatch(grid_sampler_2d_backward, [grad, input, grid, *args, [True, True]])
+    mask = [input.requires_grad, grid.requires_grad]
+    return dispatch(grid_sampler_2d_backward, [grad, input, grid, *args, mask if any(mask) else [True, True]])
 
 
 grid_sampler = defop(

@@ -34,13 +34,19 @@ def _clip(c, size):
 
 
 @inline
+def _twin(size, align):
+    """(low, span) of the reflection interval; span 0 where it is one point."""
+    twin_low, twin_high = (0, 2 * (size - 1)) if align else (-1, 2 * size - 1)
+    return twin_low / 2, (twin_high - twin_low) / 2
+
+
+@inline
 def _reflect(c, size, align):
     T = type(c)
-    twin_low, twin_high = (0, 2 * (size - 1)) if align else (-1, 2 * size - 1)
-    if twin_low == twin_high:
+    lo, span = _twin(size, align)
+    if span == 0:
         return T(0)
-    lo = T(twin_low / 2)
-    span = T((twin_high - twin_low) / 2)
+    lo, span = T(lo), T(span)
     c = abs(c - lo)
     extra = np.fmod(c, span)
     flips = np.floor(c / span)
@@ -70,11 +76,10 @@ def _clip_grad(c, size):
 def _reflect_grad(c, size, align):
     # d reflect(c) / dc: +-1 (PyTorch's reflect_coordinates_set_grad)
     T = type(c)
-    twin_low, twin_high = (0, 2 * (size - 1)) if align else (-1, 2 * size - 1)
-    if twin_low == twin_high:
+    lo, span = _twin(size, align)
+    if span == 0:
         return T(0)
-    lo = T(twin_low / 2)
-    span = T((twin_high - twin_low) / 2)
+    lo, span = T(lo), T(span)
     c = c - lo
     sign = T(1)
     if c < T(0):
