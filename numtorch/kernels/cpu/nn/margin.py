@@ -8,7 +8,7 @@ target out of range returns -1 before its caller hands anything out; 0 otherwise
 
 from __future__ import annotations
 
-from numtorch.kernels._jit import inline, kernel
+from numtorch.kernels._jit import kernel
 
 
 @kernel
@@ -87,30 +87,6 @@ def _targets_in_range(t, c):
     return True
 
 
-@inline
-def _multilabel_row(x, t, is_t, i, gi, g, grad):
-    """Row i's hinge sum over (label, non-label) pairs (float64: ATen's accscalar_t), or with
-    ``grad`` its gradient, g per active pair, into gi[i]."""
-    T = type(g)
-    c = x.shape[1]
-    s = 0.0
-    for k in range(c):
-        ti = t[i, k]
-        if ti < 0:
-            break
-        xt = x[i, ti]
-        for d in range(c):
-            if is_t[i, d] == 0:
-                z = T(1) - xt + x[i, d]
-                if z > T(0):
-                    if grad:
-                        gi[i, ti] -= g
-                        gi[i, d] += g
-                    else:
-                        s += z
-    return s
-
-
 @kernel
 def multilabel_margin(x, t, is_t, out, reduction, one):
     """``is_t`` (N, C, input's dtype) gets 1 at each row's labels (those before its first -1)."""
@@ -127,7 +103,19 @@ def multilabel_margin(x, t, is_t, out, reduction, one):
             if ti < 0:
                 break
             is_t[i, ti] = 1
-        s = _multilabel_row(x, t, is_t, i, is_t, T(0), False)
+        # the row's hinge sum; backward walks the same pairs (one shared inline helper, with a
+        # branch per pair, ran ~1.6x slower)
+        s = 0.0
+        for k in range(c):
+            ti = t[i, k]
+            if ti < 0:
+                break
+            xt = x[i, ti]
+            for d in range(c):
+                if is_t[i, d] == 0:
+                    z = T(1) - xt + x[i, d]
+                    if z > T(0):
+                        s += z
         if reduction == 0:
             out[i] = s / c
         else:
@@ -148,6 +136,16 @@ def multilabel_margin_backward(go, x, t, is_t, gi, reduction, per_row, one):
     for i in range(n):
         for d in range(c):
             gi[i, d] = T(0)
-        _multilabel_row(x, t, is_t, i, gi, g, True)
+        for k in range(c):
+            ti = t[i, k]
+            if ti < 0:
+                break
+            xt = x[i, ti]
+            for d in range(c):
+                if is_t[i, d] == 0:
+                    z = T(1) - xt + x[i, d]
+                    if z > T(0):
+                        gi[i, ti] -= g
+                        gi[i, d] += g
     _scale_by_grad(gi, go, per_row)
     return 0
