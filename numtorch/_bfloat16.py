@@ -100,6 +100,8 @@ _REFUSED = {
     "linalg_eigh": "linalg_eigh_cpu", "linalg_eigvalsh": "linalg_eigh_cpu",
     "linalg_lstsq": (RuntimeError, "This function doesn't handle types other than float and double"),
     "avg_pool3d": "avg_pool3d_out_frame", "binomial": "binomial_cpu",
+    "multi_margin_loss": "multi_margin_loss_cpu_kernel",
+    "multilabel_margin_loss_forward": "multilabel_margin_loss_forward_out_frame",
     **{f"special_{n}": f"{n}_cpu" for n in (
         "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "erfcx", "log_ndtr", "ndtri", "zeta",
         "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1",

@@ -57,6 +57,26 @@ _BW = {
     "addmm_scaled": "T.addmm(T.ones(3, 5), a, m, alpha=2, beta=3).sum()",
 }  # fmt: skip
 CASES.update({f"bw_{k}": f"a = x.clone().requires_grad_(); ({v}).backward()" for k, v in _BW.items()})
+# fused nn ops: PyTorch's one aten call each, and its fused backward op
+# (one operand requiring grad each: with both, numtorch accumulates grid's gradient before input's)
+_GS = "a = T.ones(1, 2, 3, 3, requires_grad=True); g = T.zeros(1, 2, 2, 2); "
+_GG = "a = T.ones(1, 2, 3, 3); g = T.zeros(1, 2, 2, 2, requires_grad=True); "
+CASES.update({
+    "grid_sampler_2d": "T.grid_sampler(T.ones(1, 2, 3, 3), T.zeros(1, 2, 2, 2), 0, 1, False)",
+    "bw_grid_sampler_2d": _GS + "T.grid_sampler(a, g, 0, 1, False).sum().backward()",
+    "bw_grid_sampler_2d_grid": _GG + "T.grid_sampler(a, g, 0, 2, False).sum().backward()",
+    "bw_grid_sampler_2d_bicubic": _GG + "F.grid_sample(a, g, mode='bicubic', align_corners=True).sum().backward()",
+    "bw_grid_sampler_2d_nearest": _GS + "F.grid_sample(a, g, mode='nearest', align_corners=True).sum().backward()",
+    "affine_grid": "F.affine_grid(T.ones(2, 2, 3), (2, 1, 3, 4), align_corners=False)",
+    # weight and reduction given: PyTorch's C++ callers pass an undefined Tensor? that a mode sees as a
+    # trailing None, where numtorch, as a Python caller, drops it with the other trailing defaults
+    "bw_multi_margin_loss": "a = x.clone().requires_grad_(); "
+                            "F.multi_margin_loss(a, tgt, p=2, weight=T.ones(4), reduction='sum').backward()",
+    "bw_multilabel_margin_loss": "a = x.clone().requires_grad_(); "
+                                 "F.multilabel_margin_loss(a, T.tensor([[0, 2, -1, 1]] * 3)).backward()",
+    "embedding_bag_forward_only": "F.embedding_bag(T.tensor([0, 3, 1, 1]), T.ones(5, 3), T.tensor([0, 2, 4]), "
+                                  "mode='sum', per_sample_weights=T.ones(4), include_last_offset=True)",
+})  # fmt: skip
 
 
 def _record(T, F, Mode, script):

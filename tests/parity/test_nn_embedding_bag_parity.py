@@ -85,3 +85,4 @@ def _outcome(lib, fn):
 @pytest.mark.parametrize("i", range(len(ERRORS)))
 def test_errors_match_torch(i):
     assert _outcome(numtorch, ERRORS[i]) == _outcome(torch, ERRORS[i])
+

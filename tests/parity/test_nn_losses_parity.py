@@ -75,6 +75,32 @@ def test_values_and_gradients_match_torch(case, reduction):
             np.testing.assert_allclose(gx, gy, rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("shape", [(0, 4), (7, 5), (6,)])
+def test_multiclass_margins_float32_and_empty_batches(shape, reduction):
+    x = _rng.standard_normal(shape).astype(np.float32)
+    c, lead = shape[-1], shape[:-1]
+    mm_t = _rng.integers(0, c, lead) if lead else np.array(2)
+    ml_t = _rng.integers(-1, c, shape)
+    w = np.abs(_rng.standard_normal(c)).astype(np.float32)
+    calls = [("multi_margin_loss", [x, mm_t], {"p": 2, "margin": 0.7, "weight": w}),
+             ("multi_margin_loss", [x, mm_t], {}), ("multilabel_margin_loss", [x, ml_t], {})]  # fmt: skip
+    for name, args, kw in calls:
+        out = []
+        for lib in (numtorch, torch):
+            xl = lib.from_numpy(args[0].copy()).requires_grad_()
+            kwl = {k: lib.from_numpy(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+            y = getattr(lib.nn.functional, name)(xl, lib.from_numpy(args[1]), reduction=reduction, **kwl)
+            (y * lib.arange(1.0, y.numel() + 1).reshape(y.shape)).sum().backward()
+            out.append((y.detach().numpy(), xl.grad.numpy()))
+        if not x.size and reduction != "none":
+            # torch hands back uninitialised memory here; numtorch the mean / sum of no terms
+            out[1] = (np.float32(np.nan if reduction == "mean" else 0), out[1][1])
+        for a, b in zip(*out, strict=True):
+            assert a.dtype == b.dtype and a.shape == b.shape
+            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+
+
 MODULES = [
     ("SoftMarginLoss", {}, 2), ("HingeEmbeddingLoss", {"margin": 0.3}, 2),
     ("PoissonNLLLoss", {"full": True}, 2), ("GaussianNLLLoss", {"full": True}, 3),
@@ -111,6 +137,12 @@ ERRORS = [
     lambda L, F: F.multi_margin_loss(L.zeros(2, 3), L.tensor([0.0, 1.0])),
     lambda L, F: F.multilabel_margin_loss(L.zeros(2, 3), L.tensor([0, 1])),
     lambda L, F: F.multilabel_margin_loss(L.zeros(2, 3), L.tensor([[0, 5, -1], [0, 0, 0]])),
+    lambda L, F: F.multilabel_margin_loss(L.zeros(2, 3), L.tensor([[0, -1, 7], [0, 0, 0]])),
+    lambda L, F: F.multilabel_margin_loss(L.zeros(2, 3), L.tensor([[0, -2, 1], [0, 0, 0]])),
+    lambda L, F: F.multilabel_margin_loss(L.zeros(2, 3, dtype=L.float16), L.tensor([[0, 1, 1], [0, 0, 0]])),
+    lambda L, F: F.multi_margin_loss(L.zeros(2, 3), L.tensor([0, -1])),
+    lambda L, F: F.multi_margin_loss(L.zeros(2, 3, dtype=L.float16), L.tensor([0, 1])),
+    lambda L, F: F.multi_margin_loss(L.zeros(2, 0), L.tensor([0, 1])),
     lambda L, F: F.triplet_margin_loss(L.zeros(2, 3), L.zeros(3), L.zeros(2, 3)),
     lambda L, F: F.triplet_margin_with_distance_loss(L.zeros(2, 3), L.zeros(3), L.zeros(2, 3)),
     lambda L, F: F.triplet_margin_with_distance_loss(L.zeros(2, 3), L.zeros(2, 3), L.zeros(2, 3), margin=0),

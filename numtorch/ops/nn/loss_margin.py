@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import math
 
-from ... import _dtype as D
 from ..._dispatch import dispatch
 from ..._ops import ops as _ops
-from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
-from .._pointwise import _cname
 from .._registry import defop, public
 from .layers import pairwise_distance
 from .loss import forbid_grad
+from .loss_multimargin import multi_margin_loss, multilabel_margin_loss
 from .loss_pointwise import apply_reduction
 
 _F = "torch.nn.functional"
@@ -96,98 +94,6 @@ triplet_margin_loss = defop(
     "triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, "
     "float eps=1e-06, bool swap=False, int reduction=1) -> Tensor",
     composite=_triplet,
-)
-
-
-# ---- multi-class margins ---------------------------------------------------------------------------------
-def _class_input(self, target):
-    nd = self.dim()
-    if not ((nd == 2 and self.shape[1] != 0) or (nd == 1 and self.shape[0] != 0) or nd == 0):
-        raise RuntimeError(
-            "Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
-            f"{list(self.shape)}"
-        )
-    if target.dtype is not D.int64:
-        raise RuntimeError(
-            f"expected scalar type Long but found {_cname(target.dtype)}"
-        )
-    x = self.view(1, -1) if nd < 2 else self
-    return x, x.shape[0], x.shape[1]
-
-
-def _floating_kernel(x, kernel: str) -> None:
-    # AT_DISPATCH_FLOATING_TYPES: after the shape checks, before the kernel reads the targets
-    if x.dtype is not D.float32 and x.dtype is not D.float64 and x.device.type == "cpu":
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_cname(x.dtype)}'")
-
-
-def _multi_margin(self, target, p, margin, weight, reduction):
-    x, n, c = _class_input(self, target)
-    if (self.dim() < 2 and target.numel() != 1) or (
-        self.dim() == 2 and (target.dim() > 1 or target.numel() != n)
-    ):
-        raise RuntimeError(
-            "multi_margin_loss: target tensor should be 1-D with size equal to the number of input samples "
-            f"(batch size). Expected target size [{n}], but got {list(target.shape)}. Input has shape "
-            f"{list(self.shape)}."
-        )
-    if p not in (1, 2):
-        raise RuntimeError("only p == 1 and p == 2 supported")
-    if weight is not None and (weight.dim() > 1 or weight.numel() != c):
-        raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")
-    _floating_kernel(x, "multi_margin_loss_cpu_kernel")
-    t = target.reshape(n, 1)
-    if not t.is_meta and bool(((t < 0) | (t >= c)).any()):  # values are unknown on meta
-        raise RuntimeError("target out of range")
-    z = (x - x.gather(1, t) + margin).clamp_min(0)
-    if p == 2:
-        z = z * z
-    if weight is not None:
-        z = z * weight.gather(0, t.reshape(n)).reshape(n, 1)
-    own = x.new_zeros((n, c), dtype=D.bool).scatter(1, t, True)
-    per = z.masked_fill(own, 0).sum(1) / c
-    if reduction == 0:
-        return per.reshape(target.shape) if self.dim() == 2 else per.reshape(())
-    return apply_reduction(per, reduction)
-
-
-multi_margin_loss = defop(
-    "multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, "
-    "int reduction=1) -> Tensor",
-    composite=_multi_margin,
-)
-
-
-def _multilabel_margin(self, target, reduction):
-    x, n, c = _class_input(self, target)
-    ok = (
-        target.dim() <= 1 and target.numel() == c
-        if self.dim() <= 1
-        else target.dim() == 2 and list(target.shape) == [n, c]
-    )
-    if not ok:
-        raise RuntimeError(
-            f"inconsistent target size: {list(target.shape)} for input of size: {list(self.shape)}"
-        )
-    _floating_kernel(x, "multilabel_margin_loss_forward_out_frame")
-    t = target.reshape(n, c)
-    # labels count up to the first -1 in each row; a repeated label counts each time, as in ATen
-    valid = (t != -1).cumprod(1).bool()
-    if not t.is_meta and bool(((t < -1) | (t >= c))[valid].any()):
-        raise RuntimeError("argument #2 'target' is out of range")
-    idx = t.clamp_min(0)
-    count = x.new_zeros((n, c)).scatter_add(1, idx, valid.to(x.dtype))
-    others = (count == 0).to(x.dtype)
-    hinge = (x.unsqueeze(1) - x.unsqueeze(2) + 1).clamp_min(0)
-    per = (hinge * count.unsqueeze(2) * others.unsqueeze(1)).sum((1, 2)) / c
-    if reduction == 0:
-        return per if self.dim() == 2 else per.reshape(())
-    return apply_reduction(per, reduction)
-
-
-multilabel_margin_loss = defop(
-    "multilabel_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor",
-    composite=_multilabel_margin,
 )
 
 

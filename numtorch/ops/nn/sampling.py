@@ -9,17 +9,40 @@ padding, 4-D and 5-D input) and ``gumbel_softmax``.
 # masked to zero), and the interpolation weights from the fractional parts. Autograd then gives
 # both gradients with PyTorch's semantics: w.r.t. the input through gather's scatter-add, w.r.t.
 # the grid through the weights (clamp and floor contribute 0 where PyTorch's formulas do).
+# 5-D input runs it as is; 4-D input goes to grid_sampler_2d (Note [Fused grid_sampler_2d]).
+
+# Note [Fused grid_sampler_2d]
+# As PyTorch, grid_sampler sends 4-D input to aten.grid_sampler_2d, whose derivative is
+# aten.grid_sampler_2d_backward: two kernels (kernels/cpu/nn/grid_sample.py) that compute the
+# composite's forward step for step (same results bit for bit) and PyTorch's backward formulas,
+# ~300 us -> ~10 us on a small case. When the backward is itself recorded (create_graph), the
+# gradient comes from the composite's graph instead, so higher derivatives exist (PyTorch's
+# grid_sampler_2d_backward is differentiable too).
 """
 
 from __future__ import annotations
 
+import functools
+import math
 import warnings
 
+import numpy as np
+
+from ... import _dtype as D
 from ..._dispatch import dispatch
+from ..._factory_utils import space_array
 from ..._ops import ops as _ops
+from ..._state import STATE
+from ..._tensor import _make
+from ...autograd._api import grad as autograd_grad
+from ...autograd.grad_mode import enable_grad, no_grad
+from ...kernels import lazy
+from .._meta_shapes import SHAPE_RULES
+from .._pointwise import _cname
 from .._registry import defop, public
 
 aten = _ops.aten  # Note [Composite bodies are below the Python API]
+GS = lazy("numtorch.kernels.cpu.nn.grid_sample")
 _F = "torch.nn.functional"
 GRID_SAMPLE_INTERPOLATION_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
 GRID_SAMPLE_PADDING_MODES = {"zeros": 0, "border": 1, "reflection": 2}
@@ -44,10 +67,67 @@ def _affine_grid_generator(theta, size, align_corners):
     return grid.reshape(N, *spatial, len(spatial))
 
 
+# Note [affine_grid_generator is one op]
+# As PyTorch's, the op is opaque to dispatch modes and its derivative is written in ops
+# (affine_grid_generator_backward is a composite there): grad_theta = base^T @ grad. On CPU the
+# base grid (PyTorch's make_base_grid: linspace per axis, meshgrid, a ones column) is NumPy and
+# the product one np.matmul, ~115 -> ~10 us for a small grid; CUDA and float16 run the composite.
+def _base_grid(dt, spatial, align_corners):
+    if math.prod(spatial) <= 4096:  # small grids repeat (a model's one size): kept, read-only
+        return _small_base_grid(dt, tuple(spatial), align_corners)
+    return _make_base_grid(dt, spatial, align_corners)
+
+
+@functools.lru_cache(maxsize=32)
+def _small_base_grid(dt, spatial, align_corners):
+    base = _make_base_grid(dt, spatial, align_corners)
+    base.flags.writeable = False
+    return base
+
+
+def _make_base_grid(dt, spatial, align_corners):
+    axes = []
+    for s in reversed(spatial):  # x, y(, z)
+        if s <= 1:
+            axes.append(np.zeros(1, dt.np))
+            continue
+        r = space_array(-1, 1, s, dt, "linspace")
+        axes.append(r if align_corners else r * dt.np.type((s - 1) / s))
+    mesh = np.meshgrid(*reversed(axes), indexing="ij")
+    coords = [*reversed(mesh), np.ones_like(mesh[0])]
+    return np.stack(coords, -1).reshape(-1, len(coords))
+
+
+def _affine_grid_generator_cpu(theta, size, align_corners):
+    size = [int(s) for s in size]
+    if theta._dtype not in (D.float32, D.float64):
+        with no_grad():
+            return _affine_grid_generator(theta, size, align_corners)
+    base = _base_grid(theta._dtype, size[2:], align_corners)
+    out = np.matmul(base, np.asarray(theta._data).transpose(0, 2, 1))
+    return _make(np.ascontiguousarray(out).reshape(size[0], *size[2:], len(size) - 2), theta._dtype)
+
+
+def _affine_grid_generator_cuda(theta, size, align_corners):
+    with no_grad():
+        return _affine_grid_generator(theta, [int(s) for s in size], align_corners)
+
+
+def _affine_grid_grad(grad, size, align_corners):
+    size = [int(s) for s in size]
+    base = _make(_base_grid(grad._dtype, size[2:], align_corners), grad._dtype)
+    if grad.device.type != "cpu":
+        base = base.to(grad.device)
+    return (base.t() @ grad.reshape(size[0], -1, len(size) - 2)).transpose(1, 2)
+
+
 affine_grid_generator = defop(
     "affine_grid_generator(Tensor theta, SymInt[] size, bool align_corners) -> Tensor",
-    composite=_affine_grid_generator,
+    cpu=_affine_grid_generator_cpu,
+    cuda=_affine_grid_generator_cuda,
+    backward={"theta": _affine_grid_grad},
 )
+SHAPE_RULES["affine_grid_generator"] = lambda a: (a["size"][0], *a["size"][2:], len(a["size"]) - 2)
 
 
 def _f_affine_grid(theta, size, align_corners):
@@ -195,14 +275,84 @@ def _check_grid_sampler(input, grid, interpolation_mode):
 
 def _grid_sampler_checked(input, grid, interpolation_mode, padding_mode, align_corners):
     # Note [grid_sampler is a composite]
+    if input.dim() == 4 and input.device.type != "cuda":  # CUDA: the composite's ops have kernels there
+        return dispatch(grid_sampler_2d, [input, grid, interpolation_mode, padding_mode, align_corners])
     _check_grid_sampler(input, grid, interpolation_mode)
     return _grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def _gs2d_arrays(input, grid, name):
+    xs, gs = input._data.shape, grid._data.shape
+    if not (input._dtype is grid._dtype and len(xs) == len(gs) == 4 and xs[0] == gs[0] and gs[3] == 2 and xs[2]
+            and xs[3]):  # fmt: skip
+        _check_grid_sampler(input, grid, 0)
+        raise RuntimeError(f"grid_sampler(): expected 4D input and grid with same number of dimensions, but got "
+                           f"input with sizes {list(xs)} and grid with sizes {list(gs)}")  # fmt: skip
+    if input._dtype.category != D._FLOAT:
+        raise NotImplementedError(f"\"{name}\" not implemented for '{_cname(input._dtype)}'")
+    dt = np.float32 if input._dtype is D.float16 else input._dtype.np  # float16 computes in float32
+    return np.ascontiguousarray(input._data, dtype=dt), np.ascontiguousarray(grid._data, dtype=dt)
+
+
+def _as(a, like):
+    return _make(a if a.dtype == like._dtype.np else a.astype(like._dtype.np), like._dtype)
+
+
+def _grid_sampler_2d_cpu(input, grid, interpolation_mode, padding_mode, align_corners):
+    # Note [Fused grid_sampler_2d]
+    x, g = _gs2d_arrays(input, grid, "grid_sampler_2d_cpu_kernel_impl")
+    out = np.empty((x.shape[0], x.shape[1], g.shape[1], g.shape[2]), x.dtype)
+    if out.size:
+        GS.forward(x, g, out, int(interpolation_mode), int(padding_mode), bool(align_corners))
+    return _as(out, input)
+
+
+def _grid_sampler_2d_backward_cpu(grad_output, input, grid, interpolation_mode, padding_mode, align_corners,
+                                  output_mask):  # fmt: skip
+    x, g = _gs2d_arrays(input, grid, "grid_sampler_2d_backward_cpu_kernel_impl")
+    go = np.ascontiguousarray(grad_output._data, dtype=x.dtype)
+    gx = np.zeros(x.shape if output_mask[0] else (0, 0, 0, 0), x.dtype)
+    gg = np.empty(g.shape, x.dtype)
+    if g.size and x.size:
+        GS.backward(go, x, g, gx, gg, int(interpolation_mode), int(padding_mode), bool(align_corners),
+                    bool(output_mask[0]), bool(output_mask[1]))  # fmt: skip
+    else:
+        gg[...] = 0
+    return (_as(gx, input) if output_mask[0] else None, _as(gg, grid) if output_mask[1] else None)
+
+
+def _grid_sampler_2d_grad(grad, input, grid, interpolation_mode, padding_mode, align_corners):
+    args = [interpolation_mode, padding_mode, align_corners]
+    if STATE.grad_enabled:  # create_graph: the composite's gradient, which differentiates again
+        wrt = [t for t in (input, grid) if t.requires_grad]
+        with enable_grad():
+            out = _grid_sampler(input, grid, *args)
+            got = iter(autograd_grad(out, wrt, grad, create_graph=True, allow_unused=True))
+        return tuple(next(got) if t.requires_grad else None for t in (input, grid))
+    mask = [input.requires_grad, grid.requires_grad]
+    return dispatch(grid_sampler_2d_backward, [grad, input, grid, *args, mask if any(mask) else [True, True]])
 
 
 grid_sampler = defop(
     "grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor",
     composite=_grid_sampler_checked,
 )
+
+
+grid_sampler_2d = defop(
+    "grid_sampler_2d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> "
+    "Tensor",
+    cpu=_grid_sampler_2d_cpu,
+    backward={("input", "grid"): _grid_sampler_2d_grad},
+)
+grid_sampler_2d_backward = defop(
+    "grid_sampler_2d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, "
+    "int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor)",
+    cpu=_grid_sampler_2d_backward_cpu,
+)
+
+SHAPE_RULES["grid_sampler_2d"] = lambda a: tuple(a["input"]._data.shape[:2]) + tuple(a["grid"]._data.shape[1:3])
+SHAPE_RULES["grid_sampler_2d_backward"] = lambda a: [tuple(a["input"]._data.shape), tuple(a["grid"]._data.shape)]
 
 
 def _f_grid_sample(input, grid, mode, padding_mode, align_corners):

@@ -89,3 +89,27 @@ def test_gumbel_softmax_soft_and_hard():
     assert x.grad is not None and np.abs(x.grad.numpy()).sum() > 0  # straight-through: soft sample's gradient
     with pytest.warns(UserWarning, match="`eps` parameter is deprecated"):
         F.gumbel_softmax(logits[:1], eps=1e-5)
+
+
+@pytest.mark.parametrize("size", [(2, 1, 3, 4), (3, 2, 1, 5), (2, 1, 2, 3, 4), (1, 1, 1, 1, 1)])
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("dt", [numtorch.float32, numtorch.float64, numtorch.float16])
+def test_affine_grid_generator_matches_its_composite(size, align_corners, dt):
+    # Note [affine_grid_generator is one op]: the NumPy base grid is the composite's, value for value
+    from numtorch.ops.nn import sampling
+
+    nd = len(size) - 2
+    theta = numtorch.from_numpy(np.random.default_rng(6).standard_normal((size[0], nd, nd + 1))).to(dt)
+    got = F.affine_grid(theta, size, align_corners=align_corners)
+    want = sampling._affine_grid_generator(theta, list(size), align_corners)
+    assert got.dtype == dt and got.shape == want.shape
+    np.testing.assert_allclose(got.float().numpy(), want.float().numpy(), rtol=1e-6 if dt != numtorch.float64 else 1e-15)
+
+
+@pytest.mark.parametrize("size", [(2, 1, 3, 4), (1, 1, 2, 2, 3)])
+def test_affine_grid_gradgradcheck_and_meta(size):
+    nd = len(size) - 2
+    theta = _t(np.random.default_rng(7).standard_normal((size[0], nd, nd + 1)))
+    assert gradgradcheck(lambda t: F.affine_grid(t, size, align_corners=True), (theta,))
+    meta = numtorch.empty(size[0], nd, nd + 1, device="meta")
+    assert F.affine_grid(meta, size, align_corners=False).shape == (size[0], *size[2:], nd)
