@@ -766,6 +766,7 @@ def install_fast_paths() -> None:
             b.fast = (_make_expand_fast(b.body), ("self", "size"))
         elif b.name == "__getitem__" and b.sig == "self, key":
             b.fast = (_make_getitem_fast(b.body), ("self", "key"))
+    fast_views.install(BINDINGS, _make_expand_fast, _diagonal_cpu)  # Note [Composite view fast calls]
 
 
 from ..._device import CPU as _CPU  # noqa: E402
@@ -775,3 +776,4 @@ _new = object.__new__
 from ..._size import Size as _Size  # noqa: E402
 from ...autograd import _engine  # noqa: E402
 from .core import view as _aten_view  # noqa: E402
+from . import fast_views  # noqa: E402
