@@ -134,3 +134,28 @@ def test_grad_through_kernel_routes():
         lambda t: t.mode(0).values,
     ):
         assert torch.autograd.gradcheck(fn, (x,))
+
+
+@pytest.mark.parametrize("a", _cases())
+def test_argext_route_matches_numpy(a, monkeypatch):
+    calls = []
+    real = F.argext
+    monkeypatch.setattr(F, "argext", lambda *args: calls.append(1) or real(*args))
+    t = torch.from_numpy(a.copy())
+    for d in range(-a.ndim, a.ndim):
+        for kd in (False, True):
+            # NumPy's argmax/argmin: the first extreme, the first NaN where a row has one
+            for name, want in (("argmax", np.argmax), ("argmin", np.argmin)):
+                i = getattr(t, name)(d, kd)
+                assert (
+                    np.array_equal(i.numpy(), want(a, axis=d, keepdims=kd))
+                    and i.dtype == torch.int64
+                )
+            for name, want in (("max", np.argmax), ("min", np.argmin)):
+                v, i = getattr(t, name)(d, kd)
+                wi = want(a, axis=d, keepdims=True)
+                assert np.array_equal(i.numpy(), wi if kd else wi.squeeze(d))
+                wv = np.take_along_axis(a, wi, d)
+                assert np.array_equal(v.numpy(), wv if kd else wv.squeeze(d), equal_nan=True)
+    assert calls and all(c == 1 for c in calls)
+    assert F.argext(np.asfortranarray(np.zeros((2, 3))), 0, False, True) is None
