@@ -30,7 +30,7 @@ def _plain(self) -> bool:
     )
 
 
-def _make_diagonal(body, diagonal_cpu):
+def _make_diagonal(body, diagonal_cpu, diag_geometry):
     def fast(self, offset, dim1, dim2):
         a = self._data
         n = a.ndim
@@ -44,22 +44,9 @@ def _make_diagonal(body, diagonal_cpu):
         ):
             if not (a.size and a.flags.c_contiguous):
                 return diagonal_cpu(self, offset, dim1, dim2)
-            # _diag_geometry's sizes and strides, in bytes over a's own buffer (as expand's)
-            d1, d2 = dim1 % n, dim2 % n
-            sh, st = a.shape, a.strides
-            if offset >= 0:
-                m = max(min(sh[d1], sh[d2] - offset), 0)
-                off = offset * st[d2] if m else 0
-            else:
-                m = max(min(sh[d1] + offset, sh[d2]), 0)
-                off = -offset * st[d1] if m else 0
-            shape, strides = [], []
-            for i in range(n):
-                if i != d1 and i != d2:
-                    shape.append(sh[i])
-                    strides.append(st[i])
-            shape.append(m)
-            strides.append(st[d1] + st[d2])
+            # the view's geometry in bytes (_diag_geometry is linear in the strides' unit),
+            # as an ndarray over a's own buffer, as expand's fast call builds its view
+            shape, strides, off = diag_geometry(a.shape, a.strides, offset, dim1, dim2)
             return _view(self, _ndarray(tuple(shape), a.dtype, a, off, tuple(strides)))
         return body(self, offset, dim1, dim2)
 
@@ -162,15 +149,15 @@ def _none(self, size):
     return None  # the expand fast call's fallback here: the caller's own body runs instead
 
 
-def install(bindings, make_expand_fast, diagonal_cpu) -> None:
+def install(bindings, make_expand_fast, diagonal_cpu, diag_geometry) -> None:
     """Attach the fast calls above (views.install_fast_paths calls this with its expand fast
-    call's maker and _diagonal_cpu: this module imports nothing of views')."""
+    call's maker, _diagonal_cpu and _diag_geometry: this module imports nothing of views')."""
     for b in bindings:
         if b.module not in ("torch", "Tensor"):
             continue
         args = tuple(p.partition("=")[0].strip() for p in b.sig.split(","))
         if b.name == "diagonal" and args[1:] == ("offset", "dim1", "dim2"):
-            b.fast = (_make_diagonal(b.body, diagonal_cpu), args)
+            b.fast = (_make_diagonal(b.body, diagonal_cpu, diag_geometry), args)
         elif b.name in ("movedim", "moveaxis") and args[1:] == ("source", "destination"):
             b.fast = (_make_movedim(b.body), args)
         elif b.name == "flatten" and args[1:] == ("start_dim", "end_dim"):

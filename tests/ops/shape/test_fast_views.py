@@ -10,7 +10,7 @@ import pytest
 
 import numtorch as torch
 from numtorch.ops._registry import BINDINGS
-from numtorch.utils._python_dispatch import TorchDispatchMode
+from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture_logs
 
 
 def _body(module, name):
@@ -114,28 +114,13 @@ def test_expand_as_matches_body():
     assert _outcome(z.expand_as, [1, 2, 3]) == _outcome(body, z, [1, 2, 3])
 
 
-class _Log(TorchDispatchMode):
-    def __init__(self):
-        super().__init__()
-        self.calls = []
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.calls.append(str(func))
-        return func(*args, **(kwargs or {}))
-
-
 def test_modes_and_grad_take_the_body():
     x = torch.arange(24.0).reshape(2, 3, 4)
-    with _Log() as log:
-        (
-            x.diagonal(0, 0, 1),
-            x.movedim(0, -1),
-            x.flatten(),
-            x.unflatten(1, (3, 1)),
-            x[:, :1].broadcast_to((2, 3, 4)),
-        )
-    assert any("diagonal" in c for c in log.calls) and any("permute" in c for c in log.calls)
-    assert any("view" in c for c in log.calls) and any("expand" in c for c in log.calls)
+    with capture_logs(is_mode=True) as logs, LoggingTensorMode():
+        x.diagonal(0, 0, 1), x.movedim(0, -1), x.flatten(), x.unflatten(1, (3, 1))
+        x[:, :1].broadcast_to((2, 3, 4))
+    seen = " ".join(logs)
+    assert all(f"aten.{op}" in seen for op in ("diagonal", "permute", "view", "expand"))
     w = torch.arange(24.0, dtype=torch.float64).reshape(2, 3, 4).requires_grad_(True)
     for f in (
         lambda t: t.diagonal(1, 2, 0),

@@ -9,6 +9,7 @@ result is the element a stable argsort would put there (Note [Selection by quick
 import numpy as np
 
 from numtorch.kernels._jit import inline, kernel
+from numtorch.kernels.cpu.reduction.core import mode_of_sorted
 
 
 @inline
@@ -126,8 +127,8 @@ def topk_rows(a, k, largest, vals, idx):
 
 @kernel
 def mode_short_rows(a, vals, idx):
-    """vals/idx (outer, inner): the most frequent value of each row, the smallest on ties,
-    and its last index (the rule of core.mode_rows), sorting each row by insertion."""
+    """vals/idx (outer, inner): the mode of each row (core.mode_of_sorted's rule), sorting
+    each row by insertion."""
     outer, n, inner = a.shape
     sv = np.empty(n, a.dtype)
     si = np.empty(n, np.int64)
@@ -142,17 +143,6 @@ def mode_short_rows(a, vals, idx):
                     s -= 1
                 sv[s] = x
                 si[s] = j
-            best = 0
-            bcount = 0
-            start = 0
-            for r in range(1, n + 1):
-                if r == n or sv[r] != sv[start]:
-                    if r - start > bcount:
-                        bcount = r - start
-                        best = start
-                    start = r
-            last = si[best]
-            for r in range(best, best + bcount):
-                last = max(last, si[r])
+            best, last = mode_of_sorted(sv, si, n)
             vals[o, i] = sv[best]
             idx[o, i] = last
