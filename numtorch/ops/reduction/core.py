@@ -20,6 +20,7 @@ from ..._ops import ops as _ops
 from ..._tensor import Tensor, _make
 from ...kernels._codegen_reduction import Combiner
 from . import _reduce as E
+from . import _select_fast
 from ._grad import _expand_back, _expand_to, evenly, full_grad, full_mean_grad, plain, restore_dims, select  # noqa: F401
 from ..._overlap import check_no_internal_overlap
 from .._registry import NOARG, OPS, defop, holomorphic, public
@@ -509,6 +510,8 @@ def _argext(self, dim, keepdim, largest):
     """(values, int64 indices) of the max/min over one dim; NaN wins; ties keep the first."""
     a = self._data
     d = E.wrap_dim(dim, a.ndim)
+    if (fast := _select_fast.argext(a, d, keepdim, largest)) is not None:
+        return E.wrap(fast[0], self._dtype), E.wrap(fast[1], D.int64)
     dims = (d,) if a.ndim else ()
     x, outer, R, inner, kept = E.layout(E.kernel_input(a), dims)
     vals = np.empty(outer * inner, x.dtype)

@@ -13,6 +13,7 @@ from ..._dispatch import dispatch
 from ..._tensor import Tensor, _make
 from ...kernels import lazy
 from . import _reduce as E
+from . import _select_fast as F
 from .._registry import defop
 from .core import _call, _decl, _evenly, _fn, _select_bw
 
@@ -55,6 +56,9 @@ def _pair(self, vals, idx, cls, keep_shape=True):
 # ---- sort, argsort ------------------------------------------------------------------------
 def _sort_cpu(self, stable, dim, descending):
     a, d = _prep(self, dim, "Sort")
+    fast = F.topk(self._data, d, a.shape[d], descending)  # Note [Selection by quickselect]
+    if fast is not None:
+        return Sort(E.wrap(fast[0], self._dtype), _make(fast[1], D.int64))
     idx = argsort_np(a, d, descending)
     return _pair(self, np.take_along_axis(a, idx, d), idx, Sort)
 
@@ -143,6 +147,9 @@ def _topk_cpu(self, k, dim, largest, sorted):
         raise RuntimeError("selected index k out of range")
     if self._data.ndim == 0:  # PyTorch copies a 0-d input whatever k (0 or 1)
         return _pair(self, a.reshape(()).copy(), np.zeros((), np.int64), TopK, keep_shape=False)
+    fast = F.topk(a, d, k, largest)
+    if fast is not None:
+        return TopK(E.wrap(fast[0], self._dtype), _make(fast[1], D.int64))
     if k < n and n >= _TOPK_PARTITION:
         part = np.argpartition(a, n - k if largest else k - 1, axis=d)
         sel = np.take(part, range(n - k, n) if largest else range(k), axis=d)
@@ -183,13 +190,16 @@ def _stable_kth(a: np.ndarray, d: int, k: int) -> np.ndarray:
     return np.argmax(np.cumsum(a == v, axis=d) > rank, axis=d, keepdims=True)
 
 
-def _select(self, dim, keepdim, cls, pick, name, kernel=""):
+def _select(self, dim, keepdim, cls, pick, name, kernel="", how=None, k=0):
     """The element at sorted position ``pick(n, nan_count)`` of each row along ``dim``: one
     argpartition (O(n)) when that position is the same for every row and there is no NaN (a
     NaN result must be the first NaN), else a stable sort."""
     a, d = _prep(self, dim, name, kernel)
     if a.size == 0 and a.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    fast = F.kth(self._data, d, how, k, keepdim) if how is not None else None
+    if fast is not None:  # Note [Selection by quickselect]
+        return cls(E.wrap(fast[0], self._dtype), _make(fast[1], D.int64))
     shape = list(a.shape)
     shape[d] = 1
     nans = (
@@ -231,6 +241,8 @@ def _kthvalue_cpu(self, k, dim, keepdim):
         lambda n, nans: np.full(nans.shape, k - 1),
         "kthvalue",
         "kthvalue_cpu",
+        how=0,
+        k=k - 1,
     )
 
 
@@ -278,7 +290,8 @@ def _median_dim_checks(self, dim, keepdim):
 def _declare_median(name, pick, cls):
     def dim_cpu(self, dim, keepdim):
         _median_dim_checks(self, dim, keepdim)
-        return _select(self, dim, keepdim, cls, pick, "median", "median_out")
+        how = 2 if pick is _nanmedian_pos else 1
+        return _select(self, dim, keepdim, cls, pick, "median", "median_out", how=how)
 
     def all_cpu(self):
         if self._data.size == 0:  # before the dtype check: torch's NaN cast to any dtype (bool: True)
@@ -333,6 +346,9 @@ def _mode_cpu(self, dim, keepdim):
         return Mode(_make(np.empty(shape, self._dtype.np), self._dtype), _make(np.empty(shape, np.int64), D.int64))
     E.wrap_dim(dim, self._data.ndim)  # the dim before the dtype (seed 302)
     a, d = _prep(self, dim, "mode", "mode_cpu" if self._dtype.category == D._COMPLEX else "")
+    fast = F.mode(self._data, d, keepdim)
+    if fast is not None:  # Note [Selection by quickselect]
+        return Mode(E.wrap(fast[0], self._dtype), _make(fast[1], D.int64))
     moved = np.moveaxis(a, d, -1)
     R = moved.shape[-1]
     outer = moved.size // R if R else 0

@@ -67,17 +67,22 @@ def _cat_same(tensors, dim):
     if not nd or not -nd <= dim < nd:
         return None
     d = dim + nd if dim < 0 else dim
-    lead, trail, total, arrays = a.shape[:d], a.shape[d + 1 :], 0, []
+    total, arrays = 0, []
     for x in tensors:
         if x.__class__ is not Tensor or x._dtype is not dt:
             return None
         b = x._data
-        s = b.shape
-        if len(s) != nd or s[:d] != lead or s[d + 1 :] != trail:
+        if b.ndim != nd:
             return None
-        total += s[d]
+        total += b.shape[d]
         arrays.append(b)
-    return _make(np.concatenate(arrays, axis=d, out=np.empty((*lead, total, *trail), dt.np)), dt)
+    sh = a.shape
+    out = np.empty((*sh[:d], total, *sh[d + 1 :]), dt.np)
+    try:  # NumPy checks the sizes off ``d`` (cheaper than comparing shape slices here)
+        np.concatenate(arrays, axis=d, out=out)
+    except ValueError:  # a size mismatch: _cat_plan raises PyTorch's error
+        return None
+    return _make(out, dt)
 
 
 def _cat_cpu(tensors, dim=0):
@@ -162,7 +167,10 @@ def _stack_plan(tensors, dim):
 def _stack_cpu(tensors, dim=0):
     d, dt, shape = _stack_plan(tensors, dim)
     out = np.empty(shape, dt.np)  # C order, as PyTorch's result
-    return _make(np.stack([x._data for x in tensors], axis=d, out=out, casting="unsafe"), dt)
+    # np.stack's own Python (expand_dims, checks) was half a small stack: concatenate reshapes
+    one = shape[:d] + (1,) + shape[d + 1 :]
+    np.concatenate([x._data.reshape(one) for x in tensors], axis=d, out=out, casting="unsafe")
+    return _make(out, dt)
 
 
 def _stack_parts(tensors, dim):

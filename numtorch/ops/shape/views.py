@@ -246,8 +246,12 @@ def _diag_geometry(shape, st, offset, dim1, dim2):
     else:
         n = max(min(shape[d1] + offset, shape[d2]), 0)
         off = -offset * st[d1] if n else 0
-    keep = [i for i in range(nd) if i not in (d1, d2)]
-    return [shape[i] for i in keep] + [n], [st[i] for i in keep] + [st[d1] + st[d2]], off
+    sizes, strides = [], []  # one loop, no comprehensions: a small view's cost is these lines
+    for i in range(nd):
+        if i != d1 and i != d2:
+            sizes.append(shape[i])
+            strides.append(st[i])
+    return sizes + [n], strides + [st[d1] + st[d2]], off
 
 
 def _diagonal_cpu(self, offset, dim1, dim2):
@@ -766,6 +770,7 @@ def install_fast_paths() -> None:
             b.fast = (_make_expand_fast(b.body), ("self", "size"))
         elif b.name == "__getitem__" and b.sig == "self, key":
             b.fast = (_make_getitem_fast(b.body), ("self", "key"))
+    fast_views.install(BINDINGS, _make_expand_fast, _diagonal_cpu, _diag_geometry)  # Note [Composite view fast calls]
 
 
 from ..._device import CPU as _CPU  # noqa: E402
@@ -775,3 +780,4 @@ _new = object.__new__
 from ..._size import Size as _Size  # noqa: E402
 from ...autograd import _engine  # noqa: E402
 from .core import view as _aten_view  # noqa: E402
+from . import fast_views  # noqa: E402

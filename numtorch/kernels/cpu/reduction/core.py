@@ -216,25 +216,31 @@ def cumprod_grad(x, g, out, outer, R, inner):
 
 
 # ---- mode (runs of a sorted row) ----------------------------------------------------------
+@inline
+def mode_of_sorted(v, ix, R):
+    """(position in v, index) of the mode of v[:R], stably sorted ascending with its original
+    indices ix: the most frequent value wins, the smallest on ties; its index is its last
+    occurrence (NaN != NaN: each NaN counts once)."""
+    best = 0
+    bcount = 0
+    start = 0
+    for r in range(1, R + 1):
+        if r == R or v[r] != v[start]:
+            if r - start > bcount:
+                bcount = r - start
+                best = start
+            start = r
+    last = ix[best]
+    for r in range(best, best + bcount):
+        last = max(last, ix[r])
+    return best, last
+
+
 @kernel
 def mode_rows(sv, si, vals, idx, outer, R):
-    # sv/si: each row stably sorted ascending with its original indices; the most frequent
-    # value wins, the smallest on ties; its index is its last occurrence
     for o in range(outer):
         v = sv[o * R : o * R + R]
-        ix = si[o * R : o * R + R]
-        best = 0
-        bcount = 0
-        start = 0
-        for r in range(1, R + 1):
-            if r == R or v[r] != v[start]:
-                if r - start > bcount:
-                    bcount = r - start
-                    best = start
-                start = r
-        last = ix[best]
-        for r in range(best, best + bcount):
-            last = max(last, ix[r])
+        best, last = mode_of_sorted(v, si[o * R : o * R + R], R)
         vals[o] = v[best]
         idx[o] = last
 

@@ -1,0 +1,134 @@
+"""The fast calls of composite view ops (Note [Composite view fast calls]) against their
+bodies: the same view (sizes, strides, storage offset, storage, base, version counter, values)
+on contiguous, non-contiguous, empty and 0-d inputs; writes through the view reach the base;
+a gradient to record or a dispatch mode takes the body."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import numtorch as torch
+from numtorch.ops._registry import BINDINGS
+from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture_logs
+
+
+def _body(module, name):
+    (b,) = [b for b in BINDINGS if b.module == module and b.name == name]
+    assert b.fast is not None, "no fast call installed"
+    return b.body
+
+
+def _inputs():
+    x = torch.arange(24.0).reshape(2, 3, 4)
+    yield x
+    yield x.transpose(0, 2)  # non-contiguous
+    yield x[:, 1:]  # offset view
+    yield torch.arange(6, dtype=torch.int64).reshape(2, 3, 1)
+    yield torch.zeros(2, 0, 3)
+    yield torch.tensor(5.0)
+
+
+CALLS = [
+    (
+        "diagonal",
+        lambda t: (),
+        [(0, 0, 1), (1, 0, 1), (-1, 1, 2), (0, 2, 0), (2, -1, -3), (0, 1, 1), (0, 5, 0)],
+    ),
+    ("movedim", None, [(0, -1), (-1, 0), (1, 1), (2, 1), (0, 3), ([0, 1], [1, 0])]),
+    ("moveaxis", None, [(0, -1), (2, 0)]),
+    ("flatten", None, [(0, -1), (1, 2), (0, 1), (1, 1), (-2, -1), (2, 0), (0, 7)]),
+    (
+        "unflatten",
+        None,
+        [(1, (3, 1)), (-1, [2, 2]), (0, (1, 2)), (1, (-1, 1)), (1, (2, 2)), (0, ())],
+    ),
+    (
+        "broadcast_to",
+        None,
+        [((2, 3, 4),), ([2, 2, 3, 4],), ((-1, 3, 4),), ((4, 3),), (torch.Size([1, 2, 3, 4]),)],
+    ),
+]
+
+
+def _outcome(fn, *args):
+    try:
+        return fn(*args)
+    except Exception as e:  # noqa: BLE001  (both routes must raise alike)
+        return (type(e), str(e))
+
+
+def _same_view(r, want, base):
+    if isinstance(want, tuple):
+        assert r == want
+        return
+    assert r.shape == want.shape and r.stride() == want.stride()
+    assert r.storage_offset() == want.storage_offset() and r.dtype == want.dtype
+    if want is base:  # flatten(d, d) returns its input
+        assert r is base
+        return
+    if want._base is None:  # the body copied (flatten of a strided tensor)
+        assert r._base is None and r is not base and np.array_equal(r.numpy(), want.numpy())
+        return
+    assert r.untyped_storage().data_ptr() == want.untyped_storage().data_ptr()
+    assert r._base is want._base and r._is_view() == want._is_view()
+    assert r._base is (base if base._base is None else base._base)
+    assert np.array_equal(r.numpy(), want.numpy())
+    v = base._version
+    if r.numel():
+        r[(0,) * r.dim()] = -7 if r.dim() else -7  # writes reach the base and bump its version
+        assert base._version > v
+        assert want[(0,) * want.dim()].item() == -7
+
+
+@pytest.mark.parametrize("name,_,argsets", CALLS, ids=[c[0] for c in CALLS])
+def test_fast_call_matches_body(name, _, argsets):
+    for module in ("torch", "Tensor"):
+        body = _body(module, name)
+        fn = (
+            getattr(torch, name) if module == "torch" else (lambda t, *a, n=name: getattr(t, n)(*a))
+        )
+        for x in _inputs():
+            for args in argsets:
+                base = (
+                    x.clone()
+                    if x._base is None
+                    else x._base.clone().as_strided(x.shape, x.stride(), x.storage_offset())
+                )
+                r = _outcome(fn, base, *args)
+                want = _outcome(body, base, *args)
+                _same_view(r, want, base)
+
+
+def test_expand_as_matches_body():
+    body = _body("Tensor", "expand_as")
+    for x, o in [
+        (torch.zeros(3, 1), torch.zeros(2, 3, 4)),
+        (torch.zeros(1), torch.zeros(5)),
+        (torch.zeros(3, 1).t(), torch.zeros(2, 4, 3)),
+        (torch.zeros(3, 2), torch.zeros(3, 4)),
+    ]:
+        r, want = _outcome(x.expand_as, o), _outcome(body, x, o)
+        _same_view(r, want, x)
+    z = torch.zeros(3)
+    assert _outcome(z.expand_as, [1, 2, 3]) == _outcome(body, z, [1, 2, 3])
+
+
+def test_modes_and_grad_take_the_body():
+    x = torch.arange(24.0).reshape(2, 3, 4)
+    with capture_logs(is_mode=True) as logs, LoggingTensorMode():
+        x.diagonal(0, 0, 1), x.movedim(0, -1), x.flatten(), x.unflatten(1, (3, 1))
+        x[:, :1].broadcast_to((2, 3, 4))
+    seen = " ".join(logs)
+    assert all(f"aten.{op}" in seen for op in ("diagonal", "permute", "view", "expand"))
+    w = torch.arange(24.0, dtype=torch.float64).reshape(2, 3, 4).requires_grad_(True)
+    for f in (
+        lambda t: t.diagonal(1, 2, 0),
+        lambda t: t.movedim(0, -1),
+        lambda t: t.flatten(1),
+        lambda t: t.unflatten(2, (2, 2)),
+        lambda t: t[:, :1].broadcast_to((2, 3, 4)),
+        lambda t: t[:1].expand_as(w),
+    ):
+        assert f(w).grad_fn is not None
+        assert torch.autograd.gradcheck(f, (w,))
