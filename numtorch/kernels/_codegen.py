@@ -33,7 +33,9 @@ _VECTOR_MATH = tuple(
 )  # fmt: skip
 # scalar.py / special.py helpers with a vectorizable CPU version (vmath_erf.py); the CUDA
 # generator keeps the portable ones
-_VECTOR_HELPERS = re.compile(r"\b(gelu_erf|gelu_erf_backward|erfinv|logaddexp|remainder_float|div_floor_float)\(")
+_VECTOR_HELPERS = re.compile(
+    r"\b(gelu_erf|gelu_erf_backward|erfinv|logaddexp|remainder_float|div_floor_float)\("
+)
 # vector name -> (guard, fast version) for Note [Guarded fast paths] (vmath_trig.py)
 _GUARDED = {"vsin": ("vtrig_ok", "vsin_fast"), "vcos": ("vtrig_ok", "vcos_fast"), "vtan": ("vtrig_ok", "vtan_fast"),
             "vfmod": ("vfmod_ok", "vfmod_fast"), "vremainder_float": ("vfmod_ok", "vremainder_fast"),

@@ -12,19 +12,58 @@ import numtorch
 from numtorch.kernels import _codegen
 from numtorch.kernels.cpu.pointwise import vmath_fmod
 
-SPECIAL = np.float32([0.0, -0.0, np.inf, -np.inf, np.nan, 1, -1, 2, -2, 3e38, -3e38, 1e-45, -1e-45, 1.5, -4, 4, 0.1, 7])
+SPECIAL = np.float32(
+    [
+        0.0,
+        -0.0,
+        np.inf,
+        -np.inf,
+        np.nan,
+        1,
+        -1,
+        2,
+        -2,
+        3e38,
+        -3e38,
+        1e-45,
+        -1e-45,
+        1.5,
+        -4,
+        4,
+        0.1,
+        7,
+    ]
+)
 
 
 def _pairs(n=4000):
     rng = np.random.default_rng(16)
-    bits = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32).view(np.float32)  # every exponent
-    a = [rng.uniform(-9, 9, n).astype(np.float32), bits, rng.permutation(bits), np.repeat(SPECIAL, SPECIAL.size)]
-    b = [rng.uniform(-5, 5, n).astype(np.float32), rng.permutation(bits), bits, np.tile(SPECIAL, SPECIAL.size)]
+    bits = (
+        rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    )  # every exponent
+    a = [
+        rng.uniform(-9, 9, n).astype(np.float32),
+        bits,
+        rng.permutation(bits),
+        np.repeat(SPECIAL, SPECIAL.size),
+    ]
+    b = [
+        rng.uniform(-5, 5, n).astype(np.float32),
+        rng.permutation(bits),
+        bits,
+        np.tile(SPECIAL, SPECIAL.size),
+    ]
     # a next to k * b with k around the guard's 2**29 (Note [Exact float32 fmod])
-    k = np.concatenate([rng.integers(1, 2**29, n // 2), rng.integers(2**28, 2**31, n - n // 2)]).astype(np.float32)
+    k = np.concatenate(
+        [rng.integers(1, 2**29, n // 2), rng.integers(2**28, 2**31, n - n // 2)]
+    ).astype(np.float32)
     d = rng.uniform(-4, 4, n).astype(np.float32)
     near = (k * d).astype(np.float32)
-    for lo in (near, np.nextafter(near, np.float32(np.inf)), np.nextafter(near, -np.float32(np.inf))):
+    for lo in (
+        near,
+        np.nextafter(near, np.float32(np.inf)),
+        np.nextafter(near, -np.float32(np.inf)),
+    ):
         a += [lo, -lo]
         b += [d, d]
     return np.concatenate(a), np.concatenate(b)
@@ -47,18 +86,26 @@ def _same_bits(got, want):
 )  # fmt: skip
 def test_fast_versions_are_exact_wherever_the_guard_holds(fast, ref):
     a, b = _pairs(600)
-    ok = np.array([vmath_fmod.fmod_ok32(x, y) for x, y in zip(a, b)])
+    ok = np.array([vmath_fmod.fmod_ok32(x, y) for x, y in zip(a, b, strict=True)])
     assert ok.sum() > 2000 and not ok.all()
     with np.errstate(all="ignore"):
         want = ref(a[ok], b[ok]).astype(np.float32)
-    got = np.array([fast(x, y) for x, y in zip(a[ok], b[ok])], np.float32)
+    got = np.array([fast(x, y) for x, y in zip(a[ok], b[ok], strict=True)], np.float32)
     _same_bits(got, want)
 
 
 def test_guard_refuses_what_float64_cannot_do_exactly():
     f32 = np.float32
     assert vmath_fmod.fmod_ok32(f32(2.0**29 - 64), f32(1.0))
-    for a, b in [(2.0**29, 1.0), (1.0, 0.0), (1.0, np.inf), (np.inf, 1.0), (np.nan, 1.0), (1.0, np.nan), (3e38, 1e-30)]:
+    for a, b in [
+        (2.0**29, 1.0),
+        (1.0, 0.0),
+        (1.0, np.inf),
+        (np.inf, 1.0),
+        (np.nan, 1.0),
+        (1.0, np.nan),
+        (3e38, 1e-30),
+    ]:
         assert not vmath_fmod.fmod_ok32(f32(a), f32(b))
 
 
