@@ -28,7 +28,7 @@ _VECTOR_MATH = tuple(
     (f"{mod}.{fn}(", f"v{fn}(")
     for fn in ("exp", "exp2", "expm1", "tanh", "log", "log1p", "log2", "log10", "erf", "erfc",
                "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh",
-               "arccosh", "arctanh", "fmod")
+               "arccosh", "arctanh", "fmod", "arctan2")
     for mod in ("np", "math")
 )  # fmt: skip
 # scalar.py / special.py helpers with a vectorizable CPU version (vmath_erf.py); the CUDA
@@ -95,7 +95,7 @@ def render_pointwise(inputs: list[str], params: list[str], expr: str, wide=()) -
         "from numtorch.kernels.cpu.pointwise.vmath_trig import (  # noqa: F401",
         "    vcos, vcos_fast, vsin, vsin_fast, vtan, vtan_fast, vtrig_ok)",
         "from numtorch.kernels.cpu.pointwise.vmath_hyp import (  # noqa: F401",
-        "    varccos, varccosh, varcsin, varcsinh, varctan, varctanh, vcosh, vsinh)",
+        "    varccos, varccosh, varcsin, varcsinh, varctan, varctan2, varctanh, vcosh, vsinh)",
         "from numtorch.kernels.cpu.pointwise.vmath_erf import (  # noqa: F401",
         "    verf, verfc, verfinv, vgelu_erf, vgelu_erf_backward)",
         "from numtorch.kernels.cpu.pointwise.vmath_fmod import (  # noqa: F401",

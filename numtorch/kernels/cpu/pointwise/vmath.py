@@ -258,6 +258,16 @@ def _generic(fn, f32, f64, fallback):
         return fallback
 
 
+def _generic2(fn, f32, fallback):
+    # two operands: both float32 (a float32 op's compute dtype) get ``f32``, any other pair the
+    # scalar ``fallback`` (an @inline function of (a, b))
+    @scalar_overload(fn)
+    def _typer(a, b):
+        if str(a) == "float32" and str(b) == "float32":
+            return lambda a, b: f32(a, b)
+        return lambda a, b: fallback(a, b)
+
+
 @inline
 def _np_exp(x):
     return np.exp(x)

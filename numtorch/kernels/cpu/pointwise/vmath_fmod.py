@@ -9,8 +9,9 @@ every other dtype) keep scalar.py's helpers, bit for bit PyTorch's.
 
 import numpy as np
 
-from numtorch.kernels._jit import inline, scalar_overload
+from numtorch.kernels._jit import inline
 from numtorch.kernels.cpu.pointwise.scalar import div_floor_float, remainder_float
+from numtorch.kernels.cpu.pointwise.vmath import _generic2
 
 # Note [Exact float32 fmod]
 # For float32 a, b with b finite and nonzero and |a| < 2**29 |b|, fmod is exact in float64:
@@ -109,16 +110,6 @@ def _np_fmod(a, b):
 @inline
 def _never(a, b):
     return False
-
-
-def _generic2(fn, f32, fallback):
-    # both operands float32 (the compute dtype of a float32 op): the vector version; any other
-    # pair (float64, half computed in float32 is float32 too) the scalar helper
-    @scalar_overload(fn)
-    def _typer(a, b):
-        if str(a) == "float32" and str(b) == "float32":
-            return lambda a, b: f32(a, b)
-        return lambda a, b: fallback(a, b)
 
 
 _generic2(vfmod, fmod_full32, _np_fmod)
