@@ -28,7 +28,7 @@ _VECTOR_MATH = tuple(
     (f"{mod}.{fn}(", f"v{fn}(")
     for fn in ("exp", "exp2", "expm1", "tanh", "log", "log1p", "log2", "log10", "erf", "erfc",
                "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh",
-               "arccosh", "arctanh", "fmod", "arctan2")
+               "arccosh", "arctanh", "fmod", "arctan2", "hypot")
     for mod in ("np", "math")
 )  # fmt: skip
 # scalar.py / special.py helpers with a vectorizable CPU version (vmath_erf.py); the CUDA
@@ -100,6 +100,7 @@ def render_pointwise(inputs: list[str], params: list[str], expr: str, wide=()) -
         "    verf, verfc, verfinv, vgelu_erf, vgelu_erf_backward)",
         "from numtorch.kernels.cpu.pointwise.vmath_fmod import (  # noqa: F401",
         "    vdiv_floor_fast, vdiv_floor_float, vfmod, vfmod_fast, vfmod_ok, vremainder_fast, vremainder_float)",
+        "from numtorch.kernels.cpu.pointwise.vmath_hypot import vhypot  # noqa: F401",
         "",
     ]
     for pattern in itertools.product("as", repeat=n):
