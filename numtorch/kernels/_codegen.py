@@ -28,14 +28,18 @@ _VECTOR_MATH = tuple(
     (f"{mod}.{fn}(", f"v{fn}(")
     for fn in ("exp", "exp2", "expm1", "tanh", "log", "log1p", "log2", "log10", "erf", "erfc",
                "sin", "cos", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "arcsinh",
-               "arccosh", "arctanh")
+               "arccosh", "arctanh", "fmod", "arctan2", "hypot")
     for mod in ("np", "math")
 )  # fmt: skip
 # scalar.py / special.py helpers with a vectorizable CPU version (vmath_erf.py); the CUDA
 # generator keeps the portable ones
-_VECTOR_HELPERS = re.compile(r"\b(gelu_erf|gelu_erf_backward|erfinv|logaddexp)\(")
+_VECTOR_HELPERS = re.compile(
+    r"\b(gelu_erf|gelu_erf_backward|erfinv|logaddexp|remainder_float|div_floor_float)\("
+)
 # vector name -> (guard, fast version) for Note [Guarded fast paths] (vmath_trig.py)
-_GUARDED = {"vsin": ("vtrig_ok", "vsin_fast"), "vcos": ("vtrig_ok", "vcos_fast"), "vtan": ("vtrig_ok", "vtan_fast")}
+_GUARDED = {"vsin": ("vtrig_ok", "vsin_fast"), "vcos": ("vtrig_ok", "vcos_fast"), "vtan": ("vtrig_ok", "vtan_fast"),
+            "vfmod": ("vfmod_ok", "vfmod_fast"), "vremainder_float": ("vfmod_ok", "vremainder_fast"),
+            "vdiv_floor_float": ("vfmod_ok", "vdiv_floor_fast")}  # fmt: skip
 _GUARD_BLOCK = 16  # elements per guarded block: one float32 AVX-512 vector
 _VERSION = "3"  # bump when the templates below change shape
 
@@ -91,9 +95,12 @@ def render_pointwise(inputs: list[str], params: list[str], expr: str, wide=()) -
         "from numtorch.kernels.cpu.pointwise.vmath_trig import (  # noqa: F401",
         "    vcos, vcos_fast, vsin, vsin_fast, vtan, vtan_fast, vtrig_ok)",
         "from numtorch.kernels.cpu.pointwise.vmath_hyp import (  # noqa: F401",
-        "    varccos, varccosh, varcsin, varcsinh, varctan, varctanh, vcosh, vsinh)",
+        "    varccos, varccosh, varcsin, varcsinh, varctan, varctan2, varctanh, vcosh, vsinh)",
         "from numtorch.kernels.cpu.pointwise.vmath_erf import (  # noqa: F401",
         "    verf, verfc, verfinv, vgelu_erf, vgelu_erf_backward)",
+        "from numtorch.kernels.cpu.pointwise.vmath_fmod import (  # noqa: F401",
+        "    vdiv_floor_fast, vdiv_floor_float, vfmod, vfmod_fast, vfmod_ok, vremainder_fast, vremainder_float)",
+        "from numtorch.kernels.cpu.pointwise.vmath_hypot import vhypot  # noqa: F401",
         "",
     ]
     for pattern in itertools.product("as", repeat=n):
@@ -163,9 +170,9 @@ def _render_contig(prefix, deco, rng, pat, inputs, params, expr, inplace=False, 
 
 
 def _guarded(expr: str, inputs: list[str]):
-    """(guard, fast) expressions when ``expr`` is one guarded call on one input, else None."""
-    m = re.fullmatch(r"(v\w+)\((\w+)\)", expr)
-    if m is None or m.group(1) not in _GUARDED or m.group(2) not in inputs:
+    """(guard, fast) expressions when ``expr`` is one guarded call on inputs, else None."""
+    m = re.fullmatch(r"(v\w+)\((\w+(?:, \w+)?)\)", expr)
+    if m is None or m.group(1) not in _GUARDED or not set(m.group(2).split(", ")) <= set(inputs):
         return None
     guard, fast = _GUARDED[m.group(1)]
     return f"{guard}({m.group(2)})", f"{fast}({m.group(2)})"

@@ -30,7 +30,7 @@ def test_ulp_error_against_mpmath(dtype):
         a = float(r)
         ulp = float(np.spacing(dtype(a))) if a >= fi.tiny else float(fi.smallest_subnormal)
         worst = max(worst, float(abs(mpmath.mpf(yi) - r)) / ulp)
-    assert worst <= 1.0, worst  # measured 0.501 (float32), 0.502 (float64)
+    assert worst <= 1.0, worst  # measured 0.57 (float32: degree-7 Taylor), 0.502 (float64)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -217,11 +217,25 @@ def exp2_64(x):
     return y if x == x else x
 
 
-@inline
+@contract_helper
 def exp2_32(x):
-    # exp2_64's result rounded once (float32 needs 24 of its 53 bits); exact at integers, so the
-    # halfway case 2**-150 rounds to even (0) as it must
-    return np.float32(exp2_64(np.float64(x)))
+    # exp2_64's reduction with float32's needs: 2**r by Taylor to degree 7 (next term below
+    # 2**-27 relative, a twentieth of a float32 ulp), and 2**n as one float64 scale (n within
+    # [-160, 130] is a normal double), so the float32 rounding is the only one: exact at
+    # integers, the halfway 2**-150 rounds to even (0), overflow to inf as it must
+    d = np.float64(x)
+    xc = min(max(d if d == d else 0.0, -160.0), 130.0)
+    n = np.floor(xc + 0.5)
+    r = xc - n
+    p = 1.5252733804059841e-05 * r + 0.0001540353039338161
+    p = p * r + 0.0013333558146428443
+    p = p * r + 0.009618129107628477
+    p = p * r + 0.05550410866482158
+    p = p * r + 0.24022650695910072
+    p = p * r + 0.6931471805599453
+    p = p * r + 1.0
+    scale = np.int64((np.int64(n) + 1023) << 52).view(np.float64)
+    return np.float32(p * scale) if x == x else x
 
 
 # ---- type-generic entry points for generated kernels --------------------------------------
@@ -256,6 +270,16 @@ def _generic(fn, f32, f64, fallback):
         if name == "float64" and f64 is not None:
             return lambda x: f64(x)
         return fallback
+
+
+def _generic2(fn, f32, fallback):
+    # two operands: both float32 (a float32 op's compute dtype) get ``f32``, any other pair the
+    # scalar ``fallback`` (an @inline function of (a, b))
+    @scalar_overload(fn)
+    def _typer(a, b):
+        if str(a) == "float32" and str(b) == "float32":
+            return lambda a, b: f32(a, b)
+        return lambda a, b: fallback(a, b)
 
 
 @inline

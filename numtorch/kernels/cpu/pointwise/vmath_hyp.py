@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from numtorch.kernels._jit import inline
-from numtorch.kernels.cpu.pointwise.vmath import _generic, exp64
+from numtorch.kernels.cpu.pointwise.vmath import _generic, _generic2, exp64
 from numtorch.kernels.cpu.pointwise.vmath_log import log1p64
 
 _PIO2 = 1.5707963267948966
@@ -51,6 +51,28 @@ def atan32(x):
     base = _PIO2 if far else (0.7853981633974483 if mid else 0.0)
     y = base + _atan_poly(num / den)
     return np.float32(math.copysign(y, d)) if x == x else x
+
+
+@inline
+def atan2_32(y, x):
+    # atan of min/max in [0, 1] (one division, both zero or both inf set to 0 and 1), moved to
+    # its octant: pi/2 - a when |y| > |x|, pi - a when x is negative or -0 (C99's atan2(+-0, -0)
+    # is +-pi), y's sign last, so every signed zero and infinity pair lands where libm's does
+    dy = np.float64(y)
+    dx = np.float64(x)
+    ay = abs(dy)
+    ax = abs(dx)
+    lo = min(ax, ay)
+    hi = max(ax, ay)
+    r = lo / hi
+    r = 0.0 if hi == 0 else (1.0 if lo == np.inf else r)
+    mid = r > 0.4142135623730950
+    num = r - 1.0 if mid else r
+    den = r + 1.0 if mid else 1.0
+    a = (0.7853981633974483 if mid else 0.0) + _atan_poly(num / den)
+    a = _PIO2 - a if ay > ax else a
+    a = math.pi - a if math.copysign(1.0, dx) < 0 else a
+    return np.float32(math.copysign(a, dy)) if (x == x) & (y == y) else x + y
 
 
 @inline
@@ -140,6 +162,10 @@ def varctan(x):
     return np.arctan(x)
 
 
+def varctan2(y, x):
+    return np.arctan2(y, x)
+
+
 def varcsin(x):
     return np.arcsin(x)
 
@@ -171,6 +197,11 @@ def varctanh(x):
 @inline
 def _np_arctan(x):
     return np.arctan(x)
+
+
+@inline
+def _np_arctan2(y, x):
+    return np.arctan2(y, x)
 
 
 @inline
@@ -209,6 +240,7 @@ def _np_arctanh(x):
 
 
 _generic(varctan, atan32, None, lambda x: _np_arctan(x))
+_generic2(varctan2, atan2_32, _np_arctan2)
 _generic(varcsin, asin32, None, lambda x: _np_arcsin(x))
 _generic(varccos, acos32, None, lambda x: _np_arccos(x))
 _generic(vsinh, sinh32, None, lambda x: _np_sinh(x))
