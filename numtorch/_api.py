@@ -38,6 +38,11 @@ def {name}({sig}):
         return _body({call})
     except MemoryError as _e:
         raise _oom(_e) from None
+    except AttributeError as _e:
+        _bad = _not_tensor(_e, {fname!r}, {params}, ({vals}{vcomma}))
+        if _bad is None:
+            raise
+        {bad}
 """
 # an operator dunder's handlers: their TypeError is NotImplemented too, as in torch's C++
 # TypeError_to_NotImplemented_ wrappers (so ``x + y`` then raises Python's operand error)
@@ -54,7 +59,43 @@ def {name}({sig}):
         return _body({call})
     except MemoryError as _e:
         raise _oom(_e) from None
+    except AttributeError as _e:
+        _bad = _not_tensor(_e, {fname!r}, {params}, ({vals}{vcomma}))
+        if _bad is None:
+            raise
+        {bad}
 """
+
+
+# Note [Non-tensor arguments]
+# PyTorch's argument parser refuses a non-tensor where a schema says Tensor ("mm(): argument
+# 'mat2' (position 2) must be Tensor, not int") before any kernel runs. numtorch's bodies read
+# such an argument as a Tensor and fail with Python's AttributeError ('int' object has no
+# attribute '_data'); the public entry point turns exactly that failure (the missing attribute
+# was looked up on the argument itself: ``AttributeError.obj``) into PyTorch's TypeError. A
+# number accepted by a Scalar overload never gets there, and the ``try`` costs nothing until
+# it raises. Unlike PyTorch, the position is given for a keyword-passed positional argument too.
+_PREFIX = {"torch.linalg": "linalg_", "torch.special": "special_", "torch.fft": "fft_"}
+
+
+def _type_name(v) -> str:
+    t = type(v)
+    heap = t.__flags__ & (1 << 9)  # Py_TPFLAGS_HEAPTYPE: C types carry their module, as tp_name
+    return t.__name__ if heap or t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+
+
+def not_tensor(e: AttributeError, fname: str, params: tuple, vals: tuple) -> TypeError | None:
+    """PyTorch's TypeError for the argument ``e`` failed on, or None (Note [Non-tensor arguments])."""
+    obj = getattr(e, "obj", _NOTHING)
+    for (name, position), v in zip(params, vals, strict=True):
+        if v is obj and not isinstance(v, _TENSOR[0]):
+            at = f" (position {position})" if position is not None else ""
+            return TypeError(f"{fname}(): argument '{name}'{at} must be Tensor, not {_type_name(v)}")
+    return None
+
+
+_NOTHING = object()
+_TENSOR: list = [None]  # numtorch.Tensor, set by build (this module is imported before it)
 
 
 def out_of_memory(e: MemoryError) -> RuntimeError:
@@ -142,7 +183,20 @@ def build(b: Binding, is_method: bool, tensor_type) -> types.FunctionType:
     return _finish(b, is_method, compile(src, filename, "exec"), ns)
 
 
+def _schema_tensors(b: Binding) -> list:
+    """The binding's parameters that a schema of its ops declares as one Tensor (a method's
+    ``other`` that its __torch_function__ gate does not look at: Tensor.expand_as)."""
+    out = []
+    for op in b.ops:
+        for a in getattr(getattr(op, "_schema", None), "arguments", ()):
+            n = "input" if a.name == "self" else a.name
+            if a.is_tensor and n not in out:
+                out.append(n)
+    return out
+
+
 def _render(b: Binding, is_method: bool, tensor_type) -> tuple[str, dict, str]:
+    _TENSOR[0] = tensor_type
     pos, kwonly = _split_sig(b.sig)
     names = [n.lstrip("*") for n, _ in pos + kwonly]
     strict = b.relevant[:1] if b.relevant[:1] in (("input",), ("self",)) else ()
@@ -157,6 +211,14 @@ def _render(b: Binding, is_method: bool, tensor_type) -> tuple[str, dict, str]:
     kw_pairs = ", ".join(f"({n!r}, {n}, {d})" for n, d in kwonly if d is not None)
     kw_req = ", ".join(f"{n!r}: {n}" for n, d in kwonly if d is None)
     kw = f"_kw(({kw_pairs}{',' if kw_pairs else ''}), {{{kw_req}}})" if kwonly else "None"
+    # Note [Non-tensor arguments]: each tensor parameter with its position as PyTorch counts it
+    index = {n.lstrip("*"): i for i, (n, _) in enumerate(pos)}
+    tensors = list(b.relevant) + [n for n in _schema_tensors(b) if n in names and n not in b.relevant]
+    params = tuple(
+        (r, (index[r] + (0 if is_method else 1)) if r in index else None)
+        for r in tensors
+        if not (is_method and index.get(r) == 0)
+    )
     ns: dict = {}
     fast = _fast_text(b, ns).replace("\n", "\n    ")  # inside the template's ``try``
     notimpl = b.fast is not None and len(b.fast) > 3 and b.fast[3]
@@ -171,6 +233,12 @@ def _render(b: Binding, is_method: bool, tensor_type) -> tuple[str, dict, str]:
         kw=kw,
         is_method=is_method,
         call=", ".join(names),
+        fname=_PREFIX.get(b.module, "") + b.name,
+        # an operator dunder's TypeError is NotImplemented (then Python's operand error)
+        bad="return NotImplemented" if notimpl or b.name[:2] == b.name[-2:] == "__" else "raise _bad from None",
+        params=params,
+        vals=", ".join(r for r, _ in params),
+        vcomma="," if params else "",
     )
     ns.update({
         "_S": STATE,
@@ -186,6 +254,7 @@ def _render(b: Binding, is_method: bool, tensor_type) -> tuple[str, dict, str]:
         "_NOTF": NO_TF_SUBCLASSES,
         "_TF": TF_STATE,
         "_oom": out_of_memory,
+        "_not_tensor": not_tensor,
         "NOARG": NOARG,  # Note [Absent argument]
     })
     return src, ns, f"<numtorch.{b.module}.{b.name}>"

@@ -247,6 +247,11 @@ def gen_product(r) -> Call:
             args = [e, a2, tensor(r, (k,), dt2)]
         if e == "ii->i":
             args = [e, tensor(r, (n, n), dt)]
+    # torch's tensordot is Python that fails with AttributeError on a non-tensor (kept: numtorch
+    # raises the argument parser's TypeError as for every other product)
+    if r.random() < 0.1 and len(args) > 1 and op not in ("einsum", "chain_matmul", "tensordot"):
+        # a non-tensor where the schema says Tensor: PyTorch's argument parser's TypeError
+        args[-1] = r.choice((None, 3, 2.5, "a", [1.0, 2.0]))
     c = Call("products", f"torch.{op}", args, rtol=1e-3 if dt in ("float32", "complex64", "float16") else None)
     if op in ("mm", "matmul", "addmm", "bmm", "dot", "outer") and r.random() < 0.2:
         c.kwargs["out"] = out_tensor(r, (n, m), dt)
