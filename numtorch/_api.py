@@ -28,6 +28,15 @@ from .ops._registry import BINDINGS, NOARG, Binding
 # allocate 4.00 TiB ...``) from whichever op allocates; the public entry point turns it into
 # PyTorch's RuntimeError text, once for every op. The ``try`` costs nothing until it raises
 # (Python 3.11 zero-cost exceptions).
+# both templates end with these: Note [Allocation failures], Note [Non-tensor arguments]
+_HANDLERS = """    except MemoryError as _e:
+        raise _oom(_e) from None
+    except AttributeError as _e:
+        _bad = _not_tensor(_e, _T, {fname!r}, {params}, ({vals}{vcomma}))
+        if _bad is None:
+            raise
+        {bad}
+"""
 _TEMPLATE = """
 def {name}({sig}):
     try:{fast}
@@ -36,14 +45,7 @@ def {name}({sig}):
             if _r is not _NH:
                 return _r
         return _body({call})
-    except MemoryError as _e:
-        raise _oom(_e) from None
-    except AttributeError as _e:
-        _bad = _not_tensor(_e, {fname!r}, {params}, ({vals}{vcomma}))
-        if _bad is None:
-            raise
-        {bad}
-"""
+""" + _HANDLERS
 # an operator dunder's handlers: their TypeError is NotImplemented too, as in torch's C++
 # TypeError_to_NotImplemented_ wrappers (so ``x + y`` then raises Python's operand error)
 _TEMPLATE_NOTIMPL = """
@@ -57,14 +59,7 @@ def {name}({sig}):
             if _r is not _NH:
                 return _r
         return _body({call})
-    except MemoryError as _e:
-        raise _oom(_e) from None
-    except AttributeError as _e:
-        _bad = _not_tensor(_e, {fname!r}, {params}, ({vals}{vcomma}))
-        if _bad is None:
-            raise
-        {bad}
-"""
+""" + _HANDLERS
 
 
 # Note [Non-tensor arguments]
@@ -84,18 +79,17 @@ def _type_name(v) -> str:
     return t.__name__ if heap or t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
 
 
-def not_tensor(e: AttributeError, fname: str, params: tuple, vals: tuple) -> TypeError | None:
+def not_tensor(e: AttributeError, tensor: type, fname: str, params: tuple, vals: tuple) -> TypeError | None:
     """PyTorch's TypeError for the argument ``e`` failed on, or None (Note [Non-tensor arguments])."""
     obj = getattr(e, "obj", _NOTHING)
     for (name, position), v in zip(params, vals, strict=True):
-        if v is obj and not isinstance(v, _TENSOR[0]):
+        if v is obj and not isinstance(v, tensor):
             at = f" (position {position})" if position is not None else ""
             return TypeError(f"{fname}(): argument '{name}'{at} must be Tensor, not {_type_name(v)}")
     return None
 
 
 _NOTHING = object()
-_TENSOR: list = [None]  # numtorch.Tensor, set by build (this module is imported before it)
 
 
 def out_of_memory(e: MemoryError) -> RuntimeError:
@@ -196,7 +190,6 @@ def _schema_tensors(b: Binding) -> list:
 
 
 def _render(b: Binding, is_method: bool, tensor_type) -> tuple[str, dict, str]:
-    _TENSOR[0] = tensor_type
     pos, kwonly = _split_sig(b.sig)
     names = [n.lstrip("*") for n, _ in pos + kwonly]
     strict = b.relevant[:1] if b.relevant[:1] in (("input",), ("self",)) else ()

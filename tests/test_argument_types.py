@@ -56,9 +56,9 @@ def test_an_attribute_error_on_anything_but_a_non_tensor_argument_is_left_alone(
             return e
 
     params = (("input", 1), ("other", 2))
-    assert not_tensor(failure(object()), "f", params, (x, 3)) is None  # some other object
-    assert not_tensor(failure(x), "f", params, (x, 3)) is None  # a tensor argument's own attribute
-    e = not_tensor(failure(3), "f", params, (x, 3))
+    assert not_tensor(failure(object()), numtorch.Tensor, "f", params, (x, 3)) is None  # some other object
+    assert not_tensor(failure(x), numtorch.Tensor, "f", params, (x, 3)) is None  # a tensor argument's own attribute
+    e = not_tensor(failure(3), numtorch.Tensor, "f", params, (x, 3))
     assert str(e) == "f(): argument 'other' (position 2) must be Tensor, not int"
-    assert str(not_tensor(failure(3), "f", (("input", 1), ("out", None)), (x, 3))) == (
+    assert str(not_tensor(failure(3), numtorch.Tensor, "f", (("input", 1), ("out", None)), (x, 3))) == (
         "f(): argument 'out' must be Tensor, not int")  # keyword-only: no position

@@ -197,7 +197,7 @@ def _record_reverse(op, vals):
 class _Plan:
     """What recording an op without tensor-list arguments needs, computed once per op."""
 
-    __slots__ = ("deriv", "tidx", "slots", "saves", "sizes", "node_cls", "inplace", "generic")
+    __slots__ = ("deriv", "tidx", "slots", "saves", "props", "node_cls", "inplace", "generic")
 
 
 def _plan(op):
@@ -214,7 +214,7 @@ def _plan(op):
         # node class's generated apply tests for (Note [Generated node apply])
         p.slots = gen[0]
     p.inplace = op.kind == "inplace"
-    p.saves, p.sizes = saved_plan(args, deriv, op.self_idx if p.inplace else -1)
+    p.saves, p.props = saved_plan(args, deriv, op.self_idx if p.inplace else -1)
     p.node_cls = _node_class(deriv)
     if not p.generic:
         fn = gen_apply(deriv, p.slots, _formula_plan(deriv))
@@ -296,7 +296,7 @@ def _record(op, vals, fw=True):
             saved[name] = [SavedTensor(t) for t in v]
         else:
             saved[name] = list(v) if isinstance(v, list) else v
-    for name, idx in plan.sizes:
+    for name, idx in plan.props:
         saved[name] = saved_property(vals[idx], name)
     impl = op.impls.get("cpu") if plain and not st.td_modes else None
     st.grad_enabled = False
@@ -398,7 +398,7 @@ def recorder_lines(op, args, first: int, ns: dict) -> list:
     # the shape tuple, not Tensor.shape's Size (~0.15 us): formulas read it as a sequence, and
     # grad_fn._saved_*_sizes gives a tuple either way
     entries += [f"{name!r}: {args[idx]}._data.shape" if name.endswith(SIZES)
-                else f"{name!r}: ({args[idx]}._dtype, {args[idx]}._device)" for name, idx in plan.sizes]
+                else f"{name!r}: ({args[idx]}._dtype, {args[idx]}._device)" for name, idx in plan.props]
     L.append(f"_sv = {{{', '.join(entries)}}}")
     L.append("{FORWARD}")
     tens = [args[i] for i in plan.tidx]
