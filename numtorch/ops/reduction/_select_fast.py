@@ -21,10 +21,9 @@ import math
 
 import numpy as np
 
-from ...kernels import PARALLEL_THRESHOLD, lazy
+from ...kernels import lazy
 
 K = lazy("numtorch.kernels.cpu.reduction.selection")
-KC = lazy("numtorch.kernels.cpu.reduction.core")
 _DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64))
 _SORT_WORK = 1 << 14  # n * k at most per row for the insertion kernels (sort, topk, mode)
 
@@ -73,22 +72,3 @@ def mode(a: np.ndarray, d: int, keepdim: bool):
     shape = a.shape[:d] + ((1,) if keepdim else ()) + a.shape[d + 1 :]
     return vals.reshape(shape), idx.reshape(shape)
 
-
-def argext(a: np.ndarray, d: int, keepdim: bool, largest: bool):
-    """(values, indices) of max/min along ``d`` for max.dim/min.dim/argmax/argmin of a
-    C-contiguous array: core._argext's kernels without its general layout() and restore()
-    (half a small argmax)."""
-    if not (_usable(a) and a.flags.c_contiguous):
-        return None
-    sh = a.shape
-    outer, R, inner = math.prod(sh[:d]), sh[d], math.prod(sh[d + 1 :])
-    x = a.reshape(-1)
-    vals = np.empty(outer * inner, a.dtype)
-    idx = np.empty(outer * inner, np.int64)
-    if inner == 1:
-        k = KC.argext_rows_p if x.size >= PARALLEL_THRESHOLD else KC.argext_rows
-        k(x, vals, idx, outer, R, largest)
-    else:
-        KC.argext_cols(x, vals, idx, outer, R, inner, largest)
-    shape = sh[:d] + ((1,) if keepdim else ()) + sh[d + 1 :]
-    return vals.reshape(shape), idx.reshape(shape)

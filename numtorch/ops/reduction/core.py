@@ -20,7 +20,6 @@ from ..._ops import ops as _ops
 from ..._tensor import Tensor, _make
 from ...kernels._codegen_reduction import Combiner
 from . import _reduce as E
-from . import _select_fast
 from ._grad import _expand_back, _expand_to, evenly, full_grad, full_mean_grad, plain, restore_dims, select  # noqa: F401
 from ..._overlap import check_no_internal_overlap
 from .._registry import NOARG, OPS, defop, holomorphic, public
@@ -509,11 +508,14 @@ _fn("amin", "input, dim=(), keepdim=False, *, out=None", _amin,
 def _argext(self, dim, keepdim, largest):
     """(values, int64 indices) of the max/min over one dim; NaN wins; ties keep the first."""
     a = self._data
-    d = E.wrap_dim(dim, a.ndim)
-    if (fast := _select_fast.argext(a, d, keepdim, largest)) is not None:
-        return E.wrap(fast[0], self._dtype), E.wrap(fast[1], D.int64)
-    dims = (d,) if a.ndim else ()
-    x, outer, R, inner, kept = E.layout(E.kernel_input(a), dims)
+    d, sh = E.wrap_dim(dim, a.ndim), a.shape
+    # a non-empty C-contiguous array the kernels read as it is: (outer, R, inner) and the result
+    # shape straight from its shape, without layout() and restore() (half a small argmax)
+    if direct := (a.ndim and a.size and a.flags.c_contiguous and a.dtype in E._KERNEL_NP):
+        x, outer, R, inner = a.reshape(-1), math.prod(sh[:d]), sh[d], math.prod(sh[d + 1 :])
+    else:
+        dims = (d,) if a.ndim else ()
+        x, outer, R, inner, kept = E.layout(E.kernel_input(a), dims)
     vals = np.empty(outer * inner, x.dtype)
     idx = np.empty(outer * inner, np.int64)
     if vals.size:
@@ -522,8 +524,11 @@ def _argext(self, dim, keepdim, largest):
             k(x, vals, idx, outer, R, largest)
         else:
             E.K.argext_cols(x, vals, idx, outer, R, inner, largest)
-    v = E.restore(vals, a.shape, dims, kept, keepdim)
-    i = E.restore(idx, a.shape, dims, kept, keepdim)
+    if direct:
+        shape = sh[:d] + ((1,) if keepdim else ()) + sh[d + 1 :]
+        v, i = vals.reshape(shape), idx.reshape(shape)
+    else:
+        v, i = E.restore(vals, sh, dims, kept, keepdim), E.restore(idx, sh, dims, kept, keepdim)
     return E.wrap(v, self._dtype), E.wrap(i, D.int64)
 
 
