@@ -249,13 +249,13 @@ _fn("sum", "input, dim=NOARG, keepdim=False, *, dtype=None, out=None", _sum,
                         lambda s, d, k: _sum(s, d, k, None, None), nodim=NOARG), _NODTYPE))  # fmt: skip
 
 def _nansum_cpu(self, dim, keepdim, dtype):
+    for d in [dim] if isinstance(dim, int) else dim or ():
+        E.wrap_dim(d, self._data.ndim)  # the dims are checked first, as PyTorch's
     if self._dtype.category == D._COMPLEX:
         raise RuntimeError("nansum on CPU does not support complex inputs")
     dt = _sum_dtype(self._dtype, dtype)
     # the kernel runs in dtype=: no complex nansum (an integral input is summed by sum(), which has one)
     if dt.category == D._COMPLEX and self._data.size and self._dtype.category >= D._FLOAT:
-        for d in [dim] if isinstance(dim, int) else dim or ():
-            E.wrap_dim(d, self._data.ndim)  # the dims are checked first
         raise NotImplementedError(f"\"nansum_cpu\" not implemented for '{E.cname(dt)}'")
     return fold(_NANSUM, self, dim, keepdim, dt, cast_input=True)
 

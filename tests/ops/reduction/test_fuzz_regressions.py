@@ -148,6 +148,13 @@ def test_nansum_and_nanmean_refuse_complex_input(call):
         call(numtorch.tensor([1 + 1j]))
 
 
+@pytest.mark.parametrize("z", [numtorch.zeros(2, 3, dtype=numtorch.complex64), numtorch.zeros(0, 3, dtype=numtorch.complex64)])
+def test_nansum_checks_its_dim_before_refusing_complex_input(z):
+    # fuzz seed 1213: PyTorch's IndexError for the dim comes before the complex refusal
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of \[-2, 1\], but got 4\)$"):
+        numtorch.nansum(z, 4)
+
+
 @pytest.mark.parametrize("name", ["cumsum", "cumprod"])
 def test_cumulative_ops_refuse_a_bool_out(name):
     out = numtorch.zeros(2, dtype=numtorch.bool)
