@@ -1,5 +1,5 @@
-"""CUDA bincount and histc on the atomic kernels of numtorch/kernels/cuda/histogram.py, with the
-CPU ops' checks and texts (numtorch/ops/indexing/masked.py, numtorch/ops/pointwise/special.py).
+"""CUDA bincount and histc on the kernels of numtorch/kernels/cuda/histogram.py (privatised
+shared-memory histograms for few bins, global atomics for many), with the CPU ops' checks and texts (numtorch/ops/indexing/masked.py, numtorch/ops/pointwise/special.py).
 Both result sizes or ranges depend on the data: its min and max come to the host first, as in
 PyTorch (one synchronisation)."""
 
@@ -13,9 +13,25 @@ from ..kernels import lazy
 from . import _pointwise as P
 from . import _storage as S
 from ._composed import _check
-from ._launch import launch
+from ._launch import launch, run
 
 K = lazy("numtorch.kernels.cuda.histogram")
+
+
+def _private(bins: int) -> bool:
+    from ..kernels.cuda.histogram import HIST_BINS
+
+    return bins <= HIST_BINS
+
+
+def _launch_private(kernel, total: int, *args) -> None:
+    """A privatised histogram kernel on ``total`` elements: a quarter of the elementwise grid
+    cap at most (4 blocks of THREADS per SM), each block flushing its bins into the result
+    once; under the simulator 2 blocks, so the tests see the grid-stride loop and two flushes."""
+    from ._launch import _EW, _ew_setup
+
+    cap, threads = _EW or _ew_setup()
+    run(kernel, max(1, min(-(-total // threads), max(2, cap // 4))), threads, (total, *args))
 
 
 def _zeros(n, npdt) -> S.CudaArray:
@@ -46,12 +62,19 @@ def bincount(self, weights=None, minlength=0):
     idx = P.cast(a, np.dtype(np.int64))
     if weights is None:
         counts = _zeros(n, np.dtype(np.int64))
-        launch(K.count_at, a.size, idx.root, idx.offset, counts.root)
+        if _private(n):
+            _launch_private(K.count_shared, a.size, idx.root, idx.offset, counts.root, n)
+        else:
+            launch(K.count_at, a.size, idx.root, idx.offset, counts.root)
         return _make(counts, D.int64, Tensor, dev)
     dt = D.float32 if weights._dtype is D.float32 else D.float64
     w = P.cast(weights._data, dt.np)
     out = _zeros(n, dt.np)
-    launch(K.add_at, a.size, idx.root, idx.offset, w.root, w.offset, out.root)
+    if _private(n):
+        kernel = K.add_shared_f32 if dt is D.float32 else K.add_shared_f64
+        _launch_private(kernel, a.size, idx.root, idx.offset, w.root, w.offset, out.root, n)
+    else:
+        launch(K.add_at, a.size, idx.root, idx.offset, w.root, w.offset, out.root)
     return _make(out, dt, Tensor, dev)
 
 
@@ -68,7 +91,10 @@ def histc(self, bins=100, min=0, max=0):  # noqa: A002 - the schema's names
     counts = _zeros(bins, np.dtype(np.int64))
     if a.size:
         x = P.cast(a, np.dtype(np.float32) if a.dtype == np.float16 else a.dtype)  # half: read as float32
-        launch(K.histc_counts, a.size, x.root, x.offset, counts.root, lo, hi, int(bins))
+        if _private(int(bins)):
+            _launch_private(K.histc_shared, a.size, x.root, x.offset, counts.root, lo, hi, int(bins))
+        else:
+            launch(K.histc_counts, a.size, x.root, x.offset, counts.root, lo, hi, int(bins))
     return _make(P.cast(counts, self._dtype.np), self._dtype, Tensor, self._device)
 
 
