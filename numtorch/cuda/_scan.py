@@ -85,16 +85,18 @@ def _dummy():
 def _float_rows(x, out, rows, n, op):
     """The block scan of contiguous float rows (op 0 sum, 1 prod, 2 logaddexp)."""
     from ..kernels.cuda import RED_BLOCKS
+    from ..kernels.cuda.scan import SCAN_ITEMS
 
-    T = _threads(n)
-    # a few long rows: k chunks per row, each at least 8 blocks' width, about 1024 blocks in all
-    k = max(1, min(-(-n // (8 * T)), -(-1024 // rows))) if rows < _FEW_ROWS else 1
+    T = _threads(-(-n // SCAN_ITEMS))
+    # a few long rows: k chunks per row, each at least 4 passes of the block, about 1024 blocks
+    k = max(1, min(-(-n // (4 * T * SCAN_ITEMS)), -(-1024 // rows))) if rows < _FEW_ROWS else 1
     if k == 1:
         run(K_SCAN.cum_rows_float, min(rows, RED_BLOCKS), T, (x.root, out.root, rows, n, 1, op, _dummy(), 0))
         return
     part = S.empty((rows * k,), np.float64)
     run(K_SCAN.cum_rows_float, min(rows * k, RED_BLOCKS), T, (x.root, out.root, rows, n, k, op, part.root, 1))
-    run(K_SCAN.cum_rows_float, min(rows, RED_BLOCKS), _threads(k), (part.root, part.root, rows, k, 1, op, _dummy(), 0))
+    run(K_SCAN.cum_rows_float, min(rows, RED_BLOCKS), _threads(-(-k // SCAN_ITEMS)),
+        (part.root, part.root, rows, k, 1, op, _dummy(), 0))  # fmt: skip
     run(K_SCAN.cum_rows_float, min(rows * k, RED_BLOCKS), T, (x.root, out.root, rows, n, k, op, part.root, 2))
 
 

@@ -8,13 +8,16 @@ shared-memory tree as the sums of reduction.py, float64 / int64 / complex128 acc
 # neighbouring threads are neighbouring columns, so every step's loads and stores of a warp are
 # consecutive addresses, with no copy to move the dim. With the dim last (inner == 1) that
 # layout would put each thread's elements n apart, and there are few lines to spread over the
-# GPU; there a block scans each row instead: it walks the row in chunks of blockDim elements,
-# thread t loading element t of the chunk (coalesced), a Hillis-Steele scan in shared memory
-# (log2(blockDim) steps), the chunk's running total carried to the next. Floats accumulate in
-# float64 (the scan's tree order then rounds as closely as the CPU's sequential float32 sums);
-# integer and complex rows take the line kernels (their combine would change type). A few long
-# rows are cut into k chunks per row so that more blocks run: a first pass writes each chunk's
-# total, the totals are scanned per row, and a second pass starts each chunk from the total of
+# GPU; there a block scans each row instead: it walks the row in chunks of blockDim *
+# SCAN_ITEMS elements, loaded coalesced into shared memory; each thread scans its SCAN_ITEMS
+# consecutive ones sequentially, a Hillis-Steele scan (log2(blockDim) steps) of the threads'
+# totals gives each run its offset, and the chunk's running total is carried to the next (one
+# element per thread and a Hillis-Steele pass per blockDim elements cost 8 barriers per 256:
+# 0.5 ms for one row of 16M on an H200). Floats accumulate in float64 (the scan's order then
+# rounds as closely as the CPU's sequential float32 sums); integer and complex rows take the
+# line kernels (their combine would change type). A few long rows are cut into k chunks per
+# row so that more blocks run (reduce, then scan): a first pass reduces each chunk to its
+# total, the totals are scanned per row, and a second pass scans each chunk from the total of
 # those before it. The identities: -0.0 for sums (-0.0 + x is x, even for x = -0.0), 1 for
 # products, -inf for logaddexp, and for cummax / cummin the first candidate always wins.
 """
@@ -30,6 +33,8 @@ from . import _SIM, RED_THREADS
 from .devmath import complex_log1p, cuda_exp
 
 SCAN_THREADS = 4 if _SIM else 256  # the block scan's threads at most (a power of two)
+SCAN_ITEMS = 2 if _SIM else 8  # cum_rows_float: consecutive elements each thread scans per pass
+_BUF = SCAN_THREADS * SCAN_ITEMS + SCAN_THREADS * SCAN_ITEMS // 16  # with _pad's slots
 
 
 @cuda_kernel
@@ -204,38 +209,76 @@ def _comb(a, b, op):
 # ---- block scans of contiguous rows (Note [CUDA scans]) ----------------------------------------
 @cuda_kernel
 def cum_rows_float(x, out, rows, n, k, op, part, phase):
-    # op 0 cumsum, 1 cumprod, 2 logcumsumexp; phase 0 the whole scan, 1 chunk totals into part,
-    # 2 the scan of each chunk from part's inclusive total of the chunks before it
-    buf = cuda.shared.array(SCAN_THREADS, float64)
+    # op 0 cumsum, 1 cumprod, 2 logcumsumexp; phase 0 the whole scan, 1 chunk totals into part
+    # (a reduction), 2 the scan of each chunk from part's inclusive total of the chunks before it
+    buf = cuda.shared.array(_BUF, float64)
+    tot = cuda.shared.array(SCAN_THREADS, float64)
     T = cuda.blockDim.x
     t = cuda.threadIdx.x
+    S = T * SCAN_ITEMS
     ident = -0.0 if op == 0 else 1.0 if op == 1 else -math.inf
-    m = (((n + k - 1) // k + T - 1) // T) * T
+    m = (((n + k - 1) // k + S - 1) // S) * S
     for b in range(cuda.blockIdx.x, rows * k, cuda.gridDim.x):
         r = b // k
         lo = (b - r * k) * m
         hi = min(lo + m, n)
         base = r * n
-        carry = part[b - 1] if phase == 2 and lo > 0 else ident
-        for c0 in range(lo, hi, T):
-            j = c0 + t
-            v = float64(x[base + j]) if j < hi else ident
-            buf[t] = v
+        if phase == 1:
+            v = ident
+            for j in range(lo + t, hi, T):
+                v = _comb(v, float64(x[base + j]), op)
+            v = _block_scan(tot, v, t, T, op)
+            if t == T - 1:
+                part[b] = v
             cuda.syncthreads()
-            off = 1
-            while off < T:
-                w = _comb(buf[t - off], v, op) if t >= off else v
-                cuda.syncthreads()
-                buf[t] = w
-                v = w
-                cuda.syncthreads()
-                off *= 2
-            if phase != 1 and j < hi:
-                out[base + j] = _comb(carry, v, op)
-            carry = _comb(carry, buf[T - 1], op)
-            cuda.syncthreads()  # every thread read buf[T - 1] before the next chunk writes buf
-        if phase == 1 and t == 0:
-            part[b] = carry
+            continue
+        carry = part[b - 1] if phase == 2 and lo > 0 else ident
+        for c0 in range(lo, hi, S):
+            for i in range(SCAN_ITEMS):  # coalesced loads into shared memory
+                j = c0 + i * T + t
+                buf[_pad(i * T + t)] = float64(x[base + j]) if j < hi else ident
+            cuda.syncthreads()
+            v = ident
+            for i in range(SCAN_ITEMS):  # each thread scans its SCAN_ITEMS consecutive elements
+                e = _pad(t * SCAN_ITEMS + i)
+                v = _comb(v, buf[e], op)
+                buf[e] = v
+            _block_scan(tot, v, t, T, op)  # the threads' totals
+            pre = _comb(carry, tot[t - 1], op) if t > 0 else carry
+            for i in range(SCAN_ITEMS):
+                e = _pad(t * SCAN_ITEMS + i)
+                buf[e] = _comb(pre, buf[e], op)
+            carry = _comb(carry, tot[T - 1], op)
+            cuda.syncthreads()
+            for i in range(SCAN_ITEMS):  # coalesced stores
+                j = c0 + i * T + t
+                if j < hi:
+                    out[base + j] = buf[_pad(i * T + t)]
+            cuda.syncthreads()  # every thread read buf and tot before the next chunk writes them
+
+
+@cuda_device
+def _pad(e):
+    # a shared-memory slot one float64 apart every 16: thread t's run of SCAN_ITEMS at
+    # t * SCAN_ITEMS would otherwise put a warp's loads in two banks
+    return e + e // 16
+
+
+@cuda_device
+def _block_scan(tot, v, t, T, op):
+    """The inclusive Hillis-Steele scan of the block's values ``v`` in ``tot`` (T <= SCAN_THREADS,
+    a power of two): returns thread t's, every slot readable after it (it ends on a barrier)."""
+    tot[t] = v
+    cuda.syncthreads()
+    off = 1
+    while off < T:
+        w = _comb(tot[t - off], v, op) if t >= off else v
+        cuda.syncthreads()
+        tot[t] = w
+        v = w
+        cuda.syncthreads()
+        off *= 2
+    return v
 
 
 @cuda_kernel

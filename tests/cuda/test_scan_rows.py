@@ -1,0 +1,72 @@
+"""The block scan of float rows (cum_rows_float, Note [CUDA scans]) against the CPU: row lengths
+on and around the block's pass of blockDim * SCAN_ITEMS elements, one long row cut into many
+chunks (reduce, then scan), the one-pass scan forced for few rows, NaN, infinities and -0.0,
+float16 / float32 / float64."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import numtorch
+
+from ._sim import requires_cuda
+
+pytestmark = requires_cuda
+rng = np.random.default_rng(41)
+
+
+def _span() -> int:
+    from numtorch.kernels.cuda.scan import SCAN_ITEMS, SCAN_THREADS
+
+    return SCAN_THREADS * SCAN_ITEMS
+
+
+_OPS = {
+    "cumsum": lambda x: x.cumsum(-1),
+    "cumprod": lambda x: (1 + 0.05 * x).cumprod(-1),
+    "logcumsumexp": lambda x: (3 * x).logcumsumexp(-1),
+}
+
+
+def _check(fn, a, dtype="float64"):
+    want = fn(numtorch.tensor(a).to(getattr(numtorch, dtype)))
+    got = fn(numtorch.tensor(a, device="cuda").to(getattr(numtorch, dtype)))
+    assert got.device.type == "cuda" and got.dtype == want.dtype and got.shape == want.shape
+    tol = {"float64": 1e-12, "float32": 1e-5, "float16": 2e-3}[dtype]
+    np.testing.assert_allclose(got.cpu().numpy(), want.numpy(), rtol=tol, atol=tol, equal_nan=True)
+    return got, want
+
+
+@pytest.mark.parametrize("op", list(_OPS))
+@pytest.mark.parametrize("extra", [-1, 0, 1, 2])  # row lengths around 2 passes of the block
+@pytest.mark.parametrize("one_pass", [False, True], ids=["chunks", "one pass"])
+def test_rows_around_the_block_span(op, extra, one_pass, monkeypatch):
+    from numtorch.cuda import _scan
+
+    if one_pass:  # the k == 1 scan, which the simulator's small inputs reach only for short rows
+        monkeypatch.setattr(_scan, "_FEW_ROWS", 0)
+    _check(_OPS[op], rng.standard_normal((3, 2 * _span() + extra)))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+@pytest.mark.parametrize("op", list(_OPS))
+def test_one_long_row_in_many_chunks(op, dtype):
+    _check(_OPS[op], rng.standard_normal(25 * _span() + 3), dtype)
+
+
+def test_nan_infinities_and_negative_zero():
+    a = rng.standard_normal((2, 3 * _span() + 1))
+    a[0, 5] = np.nan
+    a[1, 2 * _span() - 1] = np.inf
+    _check(_OPS["cumsum"], a)
+    _check(_OPS["logcumsumexp"], a)
+    b = np.full(2 * _span() + 5, -0.0)
+    got, _ = _check(lambda x: x.cumsum(0), b)
+    assert np.signbit(got.cpu().numpy()).all()  # -0.0 + -0.0 stays -0.0, as on the CPU
+    c = np.full(2 * _span() + 5, -np.inf)
+    c[-3] = 0.0
+    _check(lambda x: x.logcumsumexp(0), c)
+    d = np.ones(a.shape[1])
+    d[7], d[-2] = 0.0, np.inf  # 0 * inf: NaN from there on
+    _check(lambda x: x.cumprod(0), d)
