@@ -111,11 +111,39 @@ def topk(self, k, dim=-1, largest=True, sorted=True):
     if res[0]._data.size == 0:
         return TopK(_make(S.empty(shape, self._dtype.np), self._dtype, Tensor, self._device),
                     _make(S.empty(shape, np.int64), D.int64, Tensor, self._device))  # fmt: skip
+    if k <= _topk_max():
+        return _pair(self, *_select_rows(self, dim, k, largest), tuple(shape), TopK)
     keys, idx, perm = sorted_rows(self, dim, largest)
     cut = (*keys.shape[:-1], k)
     keys = S.CudaArray(keys.block, keys.root, keys.offset, cut, keys.estrides, keys.dtype)
     idx = S.CudaArray(idx.block, idx.root, idx.offset, cut, idx.estrides, idx.dtype)
     return _pair(self, keys, idx, perm, tuple(shape), TopK)
+
+
+def _topk_max() -> int:
+    from ..kernels.cuda.sort import TOPK_MAX
+
+    return TOPK_MAX
+
+
+def _select_rows(self: Tensor, dim: int, k: int, largest: bool):
+    """(values, int64 indices) of the k first of each row in the stable sort's order, rows-last,
+    and the permutation: Note [CUDA topk by selection] (1 <= k <= TOPK_MAX)."""
+    from ..kernels.cuda import RED_BLOCKS
+    from ..kernels.cuda.sort import TOPK_THREADS
+
+    a = _a1(self._data)
+    d = _wrap(dim, a.ndim)
+    keys, perm = _rows_last(a, d, _work(self._dtype))
+    n = a.shape[d]
+    rows = keys.size // n
+    cut = (*keys.shape[:-1], k)
+    vals, idx = S.empty(cut, keys.dtype), S.empty(cut, np.int64)
+    # about 8 elements a thread or more: fewer threads on short rows, fewer merge rounds
+    T = min(TOPK_THREADS, 1 << max(0, (-(-n // 8) - 1).bit_length()))
+    kern = K_SORT.topk_rows_float if keys.dtype.kind == "f" else K_SORT.topk_rows_int
+    run(kern, min(rows, RED_BLOCKS), T, (rows, n, k, keys.root, vals.root, idx.root, bool(largest)))
+    return vals, idx, perm
 
 
 def _0d(a: S.CudaArray, shape) -> S.CudaArray:

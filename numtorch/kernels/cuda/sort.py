@@ -36,7 +36,11 @@ from __future__ import annotations
 from numba import cuda, float64, int64
 
 from .._jit import cuda_device, cuda_kernel
-from . import SORT_TILE
+from . import _SIM, SORT_TILE
+
+TOPK_MAX = 4 if _SIM else 16  # topk_rows: k at most (each thread's list is a local array)
+TOPK_THREADS = 4 if _SIM else 128  # topk_rows: threads per block at most (a power of two)
+_TOPK_SLOTS = TOPK_THREADS * TOPK_MAX  # a shared array's shape must be one global, not an expression
 
 
 @cuda_kernel
@@ -215,3 +219,76 @@ def mode_sorted(rows, n, keys, idx, vout, iout):
             last = max(last, idx[base + j])
         vout[r] = keys[base + best]
         iout[r] = last
+
+
+# Note [CUDA topk by selection]
+# topk with k <= TOPK_MAX sorts nothing: a block per row (blocks loop over rows), each thread
+# walking the row with a stride of the block and keeping the k first of its elements in the
+# sort's total order (_before: NaN first when largest, equal keys by index) in a local sorted
+# list, most elements rejected by one comparison with the list's last; the lists then go to
+# shared memory and merge pairwise in log2(TOPK_THREADS) rounds (a barrier each), every merge
+# keeping its k first. The order is total, so the result is exactly the first k of the stable
+# sort, as the sort-and-cut it replaces (634 us for k = 10 of 2048 x 2048 on an H200, where
+# PyTorch's radix select takes 120 us).
+@cuda_kernel
+def topk_rows_float(rows, n, k, x, vout, iout, desc):
+    _topk_rows(rows, n, k, x, vout, iout, desc, cuda.local.array(TOPK_MAX, float64),
+               cuda.local.array(TOPK_MAX, int64), cuda.shared.array(_TOPK_SLOTS, float64),
+               cuda.shared.array(_TOPK_SLOTS, int64))  # fmt: skip
+
+
+@cuda_kernel
+def topk_rows_int(rows, n, k, x, vout, iout, desc):
+    _topk_rows(rows, n, k, x, vout, iout, desc, cuda.local.array(TOPK_MAX, int64),
+               cuda.local.array(TOPK_MAX, int64), cuda.shared.array(_TOPK_SLOTS, int64),
+               cuda.shared.array(_TOPK_SLOTS, int64))  # fmt: skip
+
+
+@cuda_device
+def _topk_rows(rows, n, k, x, vout, iout, desc, lk, li, sk, si):
+    t = cuda.threadIdx.x
+    T = cuda.blockDim.x
+    for r in range(cuda.blockIdx.x, rows, cuda.gridDim.x):
+        base = r * n
+        for p in range(k):  # an empty list: padding (index -1) goes after everything
+            lk[p] = 0
+            li[p] = -1
+        for j in range(t, n, T):
+            v = x[base + j]
+            if _before(v, j, lk[k - 1], li[k - 1], desc):
+                p = k - 1
+                while p > 0 and _before(v, j, lk[p - 1], li[p - 1], desc):
+                    lk[p] = lk[p - 1]
+                    li[p] = li[p - 1]
+                    p -= 1
+                lk[p] = v
+                li[p] = j
+        a = t * TOPK_MAX
+        for p in range(k):
+            sk[a + p] = lk[p]
+            si[a + p] = li[p]
+        step = 1
+        while step < T:  # the same rounds in every thread: barriers match
+            cuda.syncthreads()
+            if t % (2 * step) == 0:
+                b = (t + step) * TOPK_MAX
+                ia = 0
+                ib = 0
+                for p in range(k):  # the k first of both lists (ia + ib == p < k: in bounds)
+                    if _before(sk[b + ib], si[b + ib], sk[a + ia], si[a + ia], desc):
+                        lk[p] = sk[b + ib]
+                        li[p] = si[b + ib]
+                        ib += 1
+                    else:
+                        lk[p] = sk[a + ia]
+                        li[p] = si[a + ia]
+                        ia += 1
+                for p in range(k):
+                    sk[a + p] = lk[p]
+                    si[a + p] = li[p]
+            step *= 2
+        cuda.syncthreads()
+        for p in range(t, k, T):
+            vout[r * k + p] = sk[p]
+            iout[r * k + p] = si[p]
+        cuda.syncthreads()  # the row's results are read before the next row's lists go in
