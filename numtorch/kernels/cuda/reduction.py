@@ -16,6 +16,14 @@ from .._jit import cuda_device, cuda_kernel
 from . import RED_THREADS
 
 
+# Note [Four loads in flight]
+# A thread's strided loop ``s += x[j]`` stalls on each load before it issues the next (the add
+# waits for it, and a GPU issues in order): one load in flight per thread, so a 16M sum was
+# bound by memory latency, not bandwidth (76 us, PyTorch 36 us, on an H200). Independent
+# accumulators let a thread issue several loads before the first add waits; their partial
+# results add up in float64 / int64 (the order of a float sum is unspecified on CUDA, as in
+# PyTorch).
+#
 # Note [One reduction body per dtype family]: each kernel below allocates its accumulator dtype's
 # tree array (a compile-time constant) and hands it to the one body of its reduction.
 @cuda_kernel
@@ -47,10 +55,22 @@ def _sum_rows(x, rows, n, k, out, acc, zero, scale):
         m = (n + k - 1) // k
         lo = (b % k) * m
         hi = min(lo + m, n)
+        base = (b // k) * n
         s = zero
-        for j in range(lo + t, hi, RED_THREADS):
-            s += x[(b // k) * n + j]
-        acc[t] = s
+        s1 = zero
+        s2 = zero
+        s3 = zero
+        j = lo + t
+        while j + 3 * RED_THREADS < hi:  # Note [Four loads in flight]
+            s += x[base + j]
+            s1 += x[base + j + RED_THREADS]
+            s2 += x[base + j + 2 * RED_THREADS]
+            s3 += x[base + j + 3 * RED_THREADS]
+            j += 4 * RED_THREADS
+        while j < hi:
+            s += x[base + j]
+            j += RED_THREADS
+        acc[t] = (s + s1) + (s2 + s3)
         cuda.syncthreads()
         step = RED_THREADS // 2
         while step > 0:
@@ -72,21 +92,30 @@ def _extreme_rows(x, rows, n, k, out, want_max, acc, init):
         m = (n + k - 1) // k
         lo = (b % k) * m
         hi = min(lo + m, n)
+        base = (b // k) * n
         s = init
-        for j in range(lo + t, hi, RED_THREADS):
-            v = x[(b // k) * n + j]
-            if (v > s if want_max else v < s) or v != v:
-                s = v
-        acc[t] = s
+        s1 = init
+        j = lo + t
+        while j + RED_THREADS < hi:  # Note [Four loads in flight], two here: two compares each
+            s = _pick(s, x[base + j], want_max)
+            s1 = _pick(s1, x[base + j + RED_THREADS], want_max)
+            j += 2 * RED_THREADS
+        if j < hi:
+            s = _pick(s, x[base + j], want_max)
+        acc[t] = _pick(s, s1, want_max)
         cuda.syncthreads()
         step = RED_THREADS // 2
         while step > 0:
             if t < step:
-                v = acc[t + step]
-                if (v > acc[t] if want_max else v < acc[t]) or v != v:
-                    acc[t] = v
+                acc[t] = _pick(acc[t], acc[t + step], want_max)
             cuda.syncthreads()
             step //= 2
         if t == 0:
             out[b] = acc[0]
         cuda.syncthreads()
+
+
+@cuda_device
+def _pick(s, v, want_max):
+    # the running extreme s, or v when it beats it or is NaN (NaN wins, as in PyTorch)
+    return v if (v > s if want_max else v < s) or v != v else s
