@@ -38,6 +38,16 @@ from numba import cuda, float64, int64
 from .._jit import cuda_device, cuda_kernel
 from . import _SIM, SORT_TILE
 
+# Note [Warp-synchronous bitonic steps]
+# In a step of stride s <= 32, the compare-exchange q (thread t, t + T, ...) touches elements
+# ((q & ~(s - 1)) << 1) | (q & (s - 1)) and that + s: a warp's 32 consecutive q (T is a multiple
+# of 32) stay in one aligned segment of 64 elements, the same segments for every s <= 32. Two
+# steps in a row both of stride <= 32 therefore exchange no data between warps, and a warp
+# barrier (syncwarp: the lanes' shared-memory writes are visible to each other after it)
+# orders them; a block barrier stays wherever either step's stride is larger, and after the
+# last step. That leaves 21 of the 66 block barriers of a 2048-element tile. The simulator has
+# no syncwarp and runs blocks of fewer than 32 threads: SORT_WARP 0 keeps every barrier there.
+SORT_WARP = 0 if _SIM else 32
 TOPK_MAX = 4 if _SIM else 16  # topk_rows: k at most (each thread's list is a local array)
 TOPK_THREADS = 4 if _SIM else 128  # topk_rows: threads per block at most (a power of two)
 _TOPK_SLOTS = TOPK_THREADS * TOPK_MAX  # a shared array's shape must be one global, not an expression
@@ -107,7 +117,11 @@ def _tile_sort(n, kin, kout, iout, desc, ka, ia):
                     iv = ia[i]
                     ia[i] = ia[j]
                     ia[j] = iv
-            cuda.syncthreads()
+            nxt = stride // 2 if stride > 1 else size  # the next step's stride
+            if stride <= SORT_WARP and nxt <= SORT_WARP and not (size == P and stride == 1):
+                cuda.syncwarp()  # Note [Warp-synchronous bitonic steps]
+            else:
+                cuda.syncthreads()
             stride //= 2
         size *= 2
     for j in range(t, ln, T):
