@@ -17,7 +17,7 @@ shared-memory tree as the sums of reduction.py, float64 / int64 / complex128 acc
 # rounds as closely as the CPU's sequential float32 sums); integer and complex rows take the
 # line kernels (their combine would change type). A few long rows are cut into k chunks per
 # row so that more blocks run (reduce, then scan): a first pass reduces each chunk to its
-# total, the totals are scanned per row, and a second pass scans each chunk from the total of
+# total (the scan's staged passes without the stores: their loads are in flight together), the totals are scanned per row, and a second pass scans each chunk from the total of
 # those before it. The identities: -0.0 for sums (-0.0 + x is x, even for x = -0.0), 1 for
 # products, -inf for logaddexp, and for cummax / cummin the first candidate always wins.
 """
@@ -210,7 +210,8 @@ def _comb(a, b, op):
 @cuda_kernel
 def cum_rows_float(x, out, rows, n, k, op, part, phase):
     # op 0 cumsum, 1 cumprod, 2 logcumsumexp; phase 0 the whole scan, 1 chunk totals into part
-    # (a reduction), 2 the scan of each chunk from part's inclusive total of the chunks before it
+    # (the same passes, nothing stored), 2 the scan of each chunk from part's inclusive total of
+    # the chunks before it
     buf = cuda.shared.array(_BUF, float64)
     tot = cuda.shared.array(SCAN_THREADS, float64)
     T = cuda.blockDim.x
@@ -223,20 +224,13 @@ def cum_rows_float(x, out, rows, n, k, op, part, phase):
         lo = (b - r * k) * m
         hi = min(lo + m, n)
         base = r * n
-        if phase == 1:
-            v = ident
-            for j in range(lo + t, hi, T):
-                v = _comb(v, float64(x[base + j]), op)
-            v = _block_scan(tot, v, t, T, op)
-            if t == T - 1:
-                part[b] = v
-            cuda.syncthreads()
-            continue
         carry = part[b - 1] if phase == 2 and lo > 0 else ident
         for c0 in range(lo, hi, S):
             for i in range(SCAN_ITEMS):  # coalesced loads into shared memory
                 j = c0 + i * T + t
-                buf[_pad(i * T + t)] = float64(x[base + j]) if j < hi else ident
+                # a load in bounds either way, no branch: the pass's loads are in flight together
+                u = float64(x[base + min(j, hi - 1)])
+                buf[_pad(i * T + t)] = u if j < hi else ident
             cuda.syncthreads()
             v = ident
             for i in range(SCAN_ITEMS):  # each thread scans its SCAN_ITEMS consecutive elements
@@ -244,17 +238,21 @@ def cum_rows_float(x, out, rows, n, k, op, part, phase):
                 v = _comb(v, buf[e], op)
                 buf[e] = v
             _block_scan(tot, v, t, T, op)  # the threads' totals
-            pre = _comb(carry, tot[t - 1], op) if t > 0 else carry
-            for i in range(SCAN_ITEMS):
-                e = _pad(t * SCAN_ITEMS + i)
-                buf[e] = _comb(pre, buf[e], op)
+            if phase != 1:
+                pre = _comb(carry, tot[t - 1], op) if t > 0 else carry
+                for i in range(SCAN_ITEMS):
+                    e = _pad(t * SCAN_ITEMS + i)
+                    buf[e] = _comb(pre, buf[e], op)
             carry = _comb(carry, tot[T - 1], op)
             cuda.syncthreads()
-            for i in range(SCAN_ITEMS):  # coalesced stores
-                j = c0 + i * T + t
-                if j < hi:
-                    out[base + j] = buf[_pad(i * T + t)]
-            cuda.syncthreads()  # every thread read buf and tot before the next chunk writes them
+            if phase != 1:
+                for i in range(SCAN_ITEMS):  # coalesced stores
+                    j = c0 + i * T + t
+                    if j < hi:
+                        out[base + j] = buf[_pad(i * T + t)]
+                cuda.syncthreads()  # every thread read buf before the next pass writes it
+        if phase == 1 and t == 0:
+            part[b] = carry
 
 
 @cuda_device
