@@ -69,8 +69,21 @@ def _flush(h, out, bins):
 def count_shared(total, idx, io, counts, bins):
     h = cuda.shared.array(HIST_BINS, int64)
     _clear(h, bins)
-    for i in range(cuda.grid(1), total, cuda.gridsize(1)):
+    i = cuda.grid(1)
+    g = cuda.gridsize(1)
+    while i + 3 * g < total:  # four loads before the atomics that wait on them
+        b0 = idx[io + i]
+        b1 = idx[io + i + g]
+        b2 = idx[io + i + 2 * g]
+        b3 = idx[io + i + 3 * g]
+        cuda.atomic.add(h, b0, int64(1))
+        cuda.atomic.add(h, b1, int64(1))
+        cuda.atomic.add(h, b2, int64(1))
+        cuda.atomic.add(h, b3, int64(1))
+        i += 4 * g
+    while i < total:
         cuda.atomic.add(h, idx[io + i], int64(1))
+        i += g
     _flush(h, counts, bins)
 
 
@@ -96,8 +109,25 @@ def _add_shared(total, idx, io, w, wo, out, bins, h):
 def histc_shared(total, x, xo, counts, lo, hi, bins):
     h = cuda.shared.array(HIST_BINS, int64)
     _clear(h, bins)
-    for i in range(cuda.grid(1), total, cuda.gridsize(1)):
-        b = _bin(float64(x[xo + i]), lo, hi, bins)
-        if b >= 0:
-            cuda.atomic.add(h, b, int64(1))
+    i = cuda.grid(1)
+    g = cuda.gridsize(1)
+    while i + 3 * g < total:  # four loads before the atomics that wait on them
+        v0 = float64(x[xo + i])
+        v1 = float64(x[xo + i + g])
+        v2 = float64(x[xo + i + 2 * g])
+        v3 = float64(x[xo + i + 3 * g])
+        _add_bin(h, _bin(v0, lo, hi, bins))
+        _add_bin(h, _bin(v1, lo, hi, bins))
+        _add_bin(h, _bin(v2, lo, hi, bins))
+        _add_bin(h, _bin(v3, lo, hi, bins))
+        i += 4 * g
+    while i < total:
+        _add_bin(h, _bin(float64(x[xo + i]), lo, hi, bins))
+        i += g
     _flush(h, counts, bins)
+
+
+@cuda_device
+def _add_bin(h, b):
+    if b >= 0:
+        cuda.atomic.add(h, b, int64(1))
