@@ -59,7 +59,7 @@ def bincount(self, weights=None, minlength=0):
     if weights is not None and (weights._data.ndim != 1 or weights._data.size != a.size):
         raise RuntimeError("weights should be 1-d and have the same length as input")
     n = max(int(self.amax().item()) + 1, minlength)
-    idx = P.cast(a, np.dtype(np.int64))
+    idx = P.cast(a, a.dtype)  # contiguous; the kernels compile for its own integer dtype
     if weights is None:
         counts = _zeros(n, np.dtype(np.int64))
         if _private(n):
