@@ -267,8 +267,10 @@ def _topk_rows(rows, n, k, x, vout, iout, desc, lk, li, sk, si):
         for p in range(k):  # an empty list: padding (index -1) goes after everything
             lk[p] = 0
             li[p] = -1
-        for j in range(t, n, T):
-            v = x[base + j]
+        j = t
+        v = x[base + min(j, n - 1)]
+        while j < n:
+            nv = x[base + min(j + T, n - 1)]  # the next load in flight while v is placed
             if _before(v, j, lk[k - 1], li[k - 1], desc):
                 p = k - 1
                 while p > 0 and _before(v, j, lk[p - 1], li[p - 1], desc):
@@ -277,6 +279,8 @@ def _topk_rows(rows, n, k, x, vout, iout, desc, lk, li, sk, si):
                     p -= 1
                 lk[p] = v
                 li[p] = j
+            v = nv
+            j += T
         a = t * TOPK_MAX
         for p in range(k):
             sk[a + p] = lk[p]
