@@ -87,17 +87,17 @@ def _float_rows(x, out, rows, n, op):
     from ..kernels.cuda import RED_BLOCKS
     from ..kernels.cuda.scan import SCAN_ITEMS
 
+    kern = (K_SCAN.cum_rows_sum, K_SCAN.cum_rows_prod, K_SCAN.cum_rows_lse)[op]
     T = _threads(-(-n // SCAN_ITEMS))
     # a few long rows: k chunks per row, each at least 4 passes of the block, about 1024 blocks
     k = max(1, min(-(-n // (4 * T * SCAN_ITEMS)), -(-1024 // rows))) if rows < _FEW_ROWS else 1
     if k == 1:
-        run(K_SCAN.cum_rows_float, min(rows, RED_BLOCKS), T, (x.root, out.root, rows, n, 1, op, _dummy(), 0))
+        run(kern, min(rows, RED_BLOCKS), T, (x.root, out.root, rows, n, 1, _dummy(), 0))
         return
     part = S.empty((rows * k,), np.float64)
-    run(K_SCAN.cum_rows_float, min(rows * k, RED_BLOCKS), T, (x.root, out.root, rows, n, k, op, part.root, 1))
-    run(K_SCAN.cum_rows_float, min(rows, RED_BLOCKS), _threads(-(-k // SCAN_ITEMS)),
-        (part.root, part.root, rows, k, 1, op, _dummy(), 0))  # fmt: skip
-    run(K_SCAN.cum_rows_float, min(rows * k, RED_BLOCKS), T, (x.root, out.root, rows, n, k, op, part.root, 2))
+    run(kern, min(rows * k, RED_BLOCKS), T, (x.root, out.root, rows, n, k, part.root, 1))
+    run(kern, min(rows, RED_BLOCKS), _threads(-(-k // SCAN_ITEMS)), (part.root, part.root, rows, k, 1, _dummy(), 0))
+    run(kern, min(rows * k, RED_BLOCKS), T, (x.root, out.root, rows, n, k, part.root, 2))
 
 
 def _scan(a: S.CudaArray, d: int, work, op) -> S.CudaArray:

@@ -1,4 +1,4 @@
-"""The block scan of float rows (cum_rows_float, Note [CUDA scans]) against the CPU: row lengths
+"""The block scan of float rows (_cum_rows, Note [CUDA scans]) against the CPU: row lengths
 on and around the block's pass of blockDim * SCAN_ITEMS elements, one long row cut into many
 chunks (reduce, then scan), the one-pass scan forced for few rows, NaN, infinities and -0.0,
 float16 / float32 / float64."""

@@ -33,7 +33,7 @@ from . import _SIM, RED_THREADS
 from .devmath import complex_log1p, cuda_exp
 
 SCAN_THREADS = 4 if _SIM else 256  # the block scan's threads at most (a power of two)
-SCAN_ITEMS = 2 if _SIM else 8  # cum_rows_float: consecutive elements each thread scans per pass
+SCAN_ITEMS = 2 if _SIM else 8  # the row scans (_cum_rows): consecutive elements each thread scans per pass
 _BUF = SCAN_THREADS * SCAN_ITEMS + SCAN_THREADS * SCAN_ITEMS // 16  # with _pad's slots
 
 
@@ -207,13 +207,32 @@ def _comb(a, b, op):
 
 
 # ---- block scans of contiguous rows (Note [CUDA scans]) ----------------------------------------
+# One kernel per op, each passing its op as a constant to the one body: the compiler inlines
+# the body and drops the other ops' branches (a kernel taking op as an argument kept them all:
+# logcumsumexp's float64 exp / log1p made every op's kernel 92 registers a thread).
 @cuda_kernel
-def cum_rows_float(x, out, rows, n, k, op, part, phase):
+def cum_rows_sum(x, out, rows, n, k, part, phase):
+    _cum_rows(x, out, rows, n, k, 0, part, phase, cuda.shared.array(_BUF, float64),
+              cuda.shared.array(SCAN_THREADS, float64))  # fmt: skip
+
+
+@cuda_kernel
+def cum_rows_prod(x, out, rows, n, k, part, phase):
+    _cum_rows(x, out, rows, n, k, 1, part, phase, cuda.shared.array(_BUF, float64),
+              cuda.shared.array(SCAN_THREADS, float64))  # fmt: skip
+
+
+@cuda_kernel
+def cum_rows_lse(x, out, rows, n, k, part, phase):
+    _cum_rows(x, out, rows, n, k, 2, part, phase, cuda.shared.array(_BUF, float64),
+              cuda.shared.array(SCAN_THREADS, float64))  # fmt: skip
+
+
+@cuda_device
+def _cum_rows(x, out, rows, n, k, op, part, phase, buf, tot):
     # op 0 cumsum, 1 cumprod, 2 logcumsumexp; phase 0 the whole scan, 1 chunk totals into part
     # (the same passes, nothing stored), 2 the scan of each chunk from part's inclusive total of
     # the chunks before it
-    buf = cuda.shared.array(_BUF, float64)
-    tot = cuda.shared.array(SCAN_THREADS, float64)
     T = cuda.blockDim.x
     t = cuda.threadIdx.x
     S = T * SCAN_ITEMS
