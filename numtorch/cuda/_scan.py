@@ -100,17 +100,29 @@ def _float_rows(x, out, rows, n, op):
     run(kern, min(rows * k, RED_BLOCKS), T, (x.root, out.root, rows, n, k, part.root, 2))
 
 
+def _exact_in_float64(src, work, n: int) -> bool:
+    """Whether an integer running sum of ``n`` elements of dtype ``src`` is exact in float64
+    (every partial sum at most 2**53 in magnitude, from the dtype's range alone): the float row
+    scan then computes it, where the line kernels would walk a long row (a mask's cumsum) in
+    one thread."""
+    if work.kind not in "iu" or src.kind not in "biu":
+        return False
+    info = None if src.kind == "b" else np.iinfo(src)
+    return n * (1 if info is None else max(-int(info.min), int(info.max))) <= 1 << 53
+
+
 def _scan(a: S.CudaArray, d: int, work, op) -> S.CudaArray:
     """``a`` (ndim >= 1, not empty) scanned along ``d`` in ``work``: op 0 sum, 1 prod, 2
     logaddexp; a contiguous array of ``a``'s shape."""
     from ._sort import _back
 
-    if work.kind == "f" and _few_long_lines(a, d):
+    rows = work.kind == "f" or (op == 0 and _exact_in_float64(a.dtype, work, a.shape[d]))
+    if rows and _few_long_lines(a, d):
         v, perm = _rows_last(a, d)
         return _back(_scan(v, v.ndim - 1, work, op), perm, a.shape, work)
     outer, n, inner = _layout(a.shape, d)
     x, out = _input(a, work)
-    if work.kind == "f" and inner == 1 and n >= _ROWS_MIN:
+    if rows and inner == 1 and n >= _ROWS_MIN:
         _float_rows(x, out, outer, n, op)
     elif op == 2 and work.kind == "c":
         launch(K_SCAN.lse_lines_complex, outer * inner, x.root, out.root, outer, n, inner)

@@ -70,3 +70,53 @@ def test_nan_infinities_and_negative_zero():
     d = np.ones(a.shape[1])
     d[7], d[-2] = 0.0, np.inf  # 0 * inf: NaN from there on
     _check(lambda x: x.cumprod(0), d)
+
+
+def _spy(monkeypatch):
+    from numtorch.cuda import _scan
+
+    names: list = []
+    real = _scan.run, _scan.launch
+
+    def run(kernel, *a, **kw):
+        names.append(kernel.py_func.__name__)
+        return real[0](kernel, *a, **kw)
+
+    def launch(kernel, *a, **kw):
+        names.append(kernel.py_func.__name__)
+        return real[1](kernel, *a, **kw)
+
+    monkeypatch.setattr(_scan, "run", run)
+    monkeypatch.setattr(_scan, "launch", launch)
+    return names
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int16", "int32"])
+def test_integer_cumsum_of_a_long_row_takes_the_row_scan(dtype, monkeypatch):
+    # exact in float64 from the dtype's range: the block scan, not one thread walking the row
+    x = rng.integers(-3, 4, 25 * _span() + 3)
+    x[5] = np.iinfo(dtype).max if dtype != "bool" else 1
+    x = (x > 0) if dtype == "bool" else x.astype(dtype)
+    names = _spy(monkeypatch)
+    got = numtorch.tensor(x, device="cuda").cumsum(0)
+    want = numtorch.tensor(x).cumsum(0)
+    assert got.dtype == want.dtype == numtorch.int64
+    np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())
+    assert "cum_rows_sum" in names and "cum_lines" not in names
+    names.clear()
+    two = x[:-3].reshape(-1, 2)  # a few long lines along dim 0: a rows-last copy, then the block scan
+    got = numtorch.tensor(two, device="cuda").cumsum(0)
+    np.testing.assert_array_equal(got.cpu().numpy(), numtorch.tensor(two).cumsum(0).numpy())
+    assert "cum_rows_sum" in names
+
+
+def test_int64_and_cumprod_keep_the_exact_line_scan(monkeypatch):
+    big = np.full(3 * _span(), 2**60, dtype=np.int64)
+    big[1::2] = -(2**60) + 7  # partial sums beyond float64's integers
+    names = _spy(monkeypatch)
+    got = numtorch.tensor(big, device="cuda").cumsum(0)
+    np.testing.assert_array_equal(got.cpu().numpy(), np.cumsum(big))
+    small = rng.integers(1, 3, 2 * _span()).astype(np.int32)
+    got = numtorch.tensor(small, device="cuda").cumprod(0)
+    np.testing.assert_array_equal(got.cpu().numpy(), numtorch.tensor(small).cumprod(0).numpy())
+    assert "cum_rows_sum" not in names and "cum_lines" in names

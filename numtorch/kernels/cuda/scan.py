@@ -14,8 +14,10 @@ shared-memory tree as the sums of reduction.py, float64 / int64 / complex128 acc
 # totals gives each run its offset, and the chunk's running total is carried to the next (one
 # element per thread and a Hillis-Steele pass per blockDim elements cost 8 barriers per 256:
 # 0.5 ms for one row of 16M on an H200). Floats accumulate in float64 (the scan's order then
-# rounds as closely as the CPU's sequential float32 sums); integer and complex rows take the
-# line kernels (their combine would change type). A few long rows are cut into k chunks per
+# rounds as closely as the CPU's sequential float32 sums); an integer sum that float64 holds
+# exactly (every partial sum within 2**53, from the input dtype's range: any bool or int8 /
+# uint8 row, int32 rows up to 2**22) runs there too, stored back as int64; other integer and
+# complex rows take the line kernels (their combine would change type). A few long rows are cut into k chunks per
 # row so that more blocks run (reduce, then scan): a first pass reduces each chunk to its
 # total (the scan's staged passes without the stores: their loads are in flight together), the totals are scanned per row, and a second pass scans each chunk from the total of
 # those before it. The identities: -0.0 for sums (-0.0 + x is x, even for x = -0.0), 1 for
