@@ -95,3 +95,18 @@ def test_long_row_and_gradient():
         t.topk(3).values.sum().backward()
         grads.append(t.grad.cpu().numpy())
     np.testing.assert_array_equal(grads[1], grads[0])
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_long_rows_sort_stably(descending):
+    # on a device: one tile per row (512 wide, 256 threads), the warp-synchronous bitonic steps (Note
+    # [Warp-synchronous bitonic steps]); under the simulator: many tiles and merge passes
+    x = np.round(rng.standard_normal((2, 300)), 1)
+    x[0, ::37] = np.nan
+    x[1, ::5] = -0.0
+    for dt in (np.float32, np.int64):
+        h = x.astype(dt) if dt is np.float32 else np.nan_to_num(x * 10).astype(dt)
+        want = numtorch.tensor(h).sort(1, descending=descending, stable=True)
+        got = numtorch.tensor(h, device="cuda").sort(1, descending=descending, stable=True)
+        np.testing.assert_array_equal(got.values.cpu().numpy(), want.values.numpy())
+        np.testing.assert_array_equal(got.indices.cpu().numpy(), want.indices.numpy())
