@@ -42,6 +42,13 @@ def _zeros(n, npdt) -> S.CudaArray:
     return out
 
 
+def _data_range(t: Tensor) -> list:
+    """[min, max] of ``t``'s elements on the host: two reductions, one transfer (one wait)."""
+    import numtorch
+
+    return numtorch.stack((t.amin(), t.amax())).tolist()
+
+
 def bincount(self, weights=None, minlength=0):
     from ._select import _not_implemented
 
@@ -54,11 +61,12 @@ def bincount(self, weights=None, minlength=0):
     dev = self._device
     if a.ndim == 1 and a.size == 0:
         return _make(_zeros(minlength, np.dtype(np.int64)), D.int64, Tensor, dev)
-    if a.ndim != 1 or self.amin().item() < 0:
+    lo, hi = _data_range(self) if a.ndim == 1 else (-1, -1)
+    if lo < 0:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if weights is not None and (weights._data.ndim != 1 or weights._data.size != a.size):
         raise RuntimeError("weights should be 1-d and have the same length as input")
-    n = max(int(self.amax().item()) + 1, minlength)
+    n = max(int(hi) + 1, minlength)
     idx = P.cast(a, a.dtype)  # contiguous; the kernels compile for its own integer dtype
     if weights is None:
         counts = _zeros(n, np.dtype(np.int64))
@@ -87,7 +95,7 @@ def histc(self, bins=100, min=0, max=0):  # noqa: A002 - the schema's names
         kname = "linspace_cuda" if self._dtype is D.bool else "histogram_cuda"
         raise NotImplementedError(f'"{kname}" not implemented for \'{_cname(self._dtype)}\'')
     a = self._data
-    lo, hi = histc_range(bins, min, max, a.size, lambda: (float(self.amin().item()), float(self.amax().item())))
+    lo, hi = histc_range(bins, min, max, a.size, lambda: tuple(map(float, _data_range(self))))
     counts = _zeros(bins, np.dtype(np.int64))
     if a.size:
         x = P.cast(a, np.dtype(np.float32) if a.dtype == np.float16 else a.dtype)  # half: read as float32
