@@ -210,6 +210,8 @@ def kernel_cases(lib):
     cplx2 = lib.complex(big2[: 1 << 22], big2[1 << 22 : 2 << 22])
     small = lib.tensor(g.standard_normal(1 << 10, dtype=np.float32), device="cuda")
     w = lib.tensor(g.standard_normal((64, 16), dtype=np.float32), device="cuda")
+    idx = lib.tensor(g.integers(0, 1000, 1 << 24), device="cuda")
+    mask = big > 0
     return {
         "copy_ 64M (copy rate)": (2 * 4 << 26, lambda: dst.copy_(huge)),
         "add 16M": (3 * 4 << 24, lambda: big + big2),
@@ -225,6 +227,13 @@ def kernel_cases(lib):
         "cumsum 2048x2048 dim 0": (2 * 4 << 22, lambda: big[: 1 << 22].view(2048, 2048).cumsum(0)),
         "sort rows 2048x2048": (0, lambda: big[: 1 << 22].view(2048, 2048).sort(dim=1)),
         "topk 10 of 2048x2048": (0, lambda: big[: 1 << 22].view(2048, 2048).topk(10, dim=1)),
+        "sum 16M": (4 << 24, lambda: big.sum()),
+        "amax dim 2048x2048": (4 << 22, lambda: big[: 1 << 22].view(2048, 2048).amax(1)),
+        "cumsum 16M (one row)": (2 * 4 << 24, lambda: big.cumsum(0)),
+        "cumsum 16M bool mask (to int64)": (9 << 24, lambda: mask.cumsum(0)),
+        "logcumsumexp 2048x2048": (2 * 4 << 22, lambda: big[: 1 << 22].view(2048, 2048).logcumsumexp(1)),
+        "histc 16M 100 bins (given range)": (4 << 24, lambda: lib.histc(big, 100, -3, 3)),
+        "bincount 16M into 1000": (8 << 24, lambda: lib.bincount(idx)),
         "conv2d 16x64x32x32 3x3 fwd+bwd": (0, _conv_step(lib, g)),
         # tiny ops: the host's cost per call (the GPU waits for it)
         "host: add 1K": (0, lambda: small + small),
