@@ -76,39 +76,36 @@ def _threads(n: int) -> int:
     return min(SCAN_THREADS, max(min(32, SCAN_THREADS), 1 << max(0, n - 1).bit_length()))
 
 
-def _dummy():
-    if not _DUMMY:
-        _DUMMY.append(S.empty((1,), np.float64))
-    return _DUMMY[0].root
+def _dummy(npdt):
+    """A one-element ``npdt`` array for a kernel's unused chunk totals (its type is the kernel's)."""
+    for d in _DUMMY:
+        if d.dtype == npdt:
+            return d.root
+    _DUMMY.append(S.empty((1,), npdt))
+    return _DUMMY[-1].root
 
 
-def _float_rows(x, out, rows, n, op):
-    """The block scan of contiguous float rows (op 0 sum, 1 prod, 2 logaddexp)."""
+def _block_rows(x, out, rows, n, op):
+    """The block scan of contiguous float rows (op 0 sum, 1 prod, 2 logaddexp) or integer rows
+    (sum, prod)."""
     from ..kernels.cuda import RED_BLOCKS
     from ..kernels.cuda.scan import SCAN_ITEMS
 
-    kern = (K_SCAN.cum_rows_sum, K_SCAN.cum_rows_prod, K_SCAN.cum_rows_lse)[op]
+    if x.dtype.kind == "f":
+        kern = (K_SCAN.cum_rows_sum, K_SCAN.cum_rows_prod, K_SCAN.cum_rows_lse)[op]
+    else:  # int64 accumulators, chunk totals and dummy: exact
+        kern = (K_SCAN.cum_rows_int_sum, K_SCAN.cum_rows_int_prod)[op]
+    acc = np.dtype(np.float64 if x.dtype.kind == "f" else np.int64)
     T = _threads(-(-n // SCAN_ITEMS))
     # a few long rows: k chunks per row, each at least 4 passes of the block, about 1024 blocks
     k = max(1, min(-(-n // (4 * T * SCAN_ITEMS)), -(-1024 // rows))) if rows < _FEW_ROWS else 1
     if k == 1:
-        run(kern, min(rows, RED_BLOCKS), T, (x.root, out.root, rows, n, 1, _dummy(), 0))
+        run(kern, min(rows, RED_BLOCKS), T, (x.root, out.root, rows, n, 1, _dummy(acc), 0))
         return
-    part = S.empty((rows * k,), np.float64)
+    part = S.empty((rows * k,), acc)
     run(kern, min(rows * k, RED_BLOCKS), T, (x.root, out.root, rows, n, k, part.root, 1))
-    run(kern, min(rows, RED_BLOCKS), _threads(-(-k // SCAN_ITEMS)), (part.root, part.root, rows, k, 1, _dummy(), 0))
+    run(kern, min(rows, RED_BLOCKS), _threads(-(-k // SCAN_ITEMS)), (part.root, part.root, rows, k, 1, _dummy(acc), 0))
     run(kern, min(rows * k, RED_BLOCKS), T, (x.root, out.root, rows, n, k, part.root, 2))
-
-
-def _exact_in_float64(src, work, n: int) -> bool:
-    """Whether an integer running sum of ``n`` elements of dtype ``src`` is exact in float64
-    (every partial sum at most 2**53 in magnitude, from the dtype's range alone): the float row
-    scan then computes it, where the line kernels would walk a long row (a mask's cumsum) in
-    one thread."""
-    if work.kind not in "iu" or src.kind not in "biu":
-        return False
-    info = None if src.kind == "b" else np.iinfo(src)
-    return n * (1 if info is None else max(-int(info.min), int(info.max))) <= 1 << 53
 
 
 def _scan(a: S.CudaArray, d: int, work, op) -> S.CudaArray:
@@ -116,14 +113,14 @@ def _scan(a: S.CudaArray, d: int, work, op) -> S.CudaArray:
     logaddexp; a contiguous array of ``a``'s shape."""
     from ._sort import _back
 
-    rows = work.kind == "f" or (op == 0 and _exact_in_float64(a.dtype, work, a.shape[d]))
+    rows = work.kind == "f" or (work.kind in "iu" and op != 2)  # the block scan's kinds
     if rows and _few_long_lines(a, d):
         v, perm = _rows_last(a, d)
         return _back(_scan(v, v.ndim - 1, work, op), perm, a.shape, work)
     outer, n, inner = _layout(a.shape, d)
     x, out = _input(a, work)
     if rows and inner == 1 and n >= _ROWS_MIN:
-        _float_rows(x, out, outer, n, op)
+        _block_rows(x, out, outer, n, op)
     elif op == 2 and work.kind == "c":
         launch(K_SCAN.lse_lines_complex, outer * inner, x.root, out.root, outer, n, inner)
     elif op == 2:

@@ -48,7 +48,8 @@ def _specs():
                 (H, "histc_shared", (i64, A(wt), i64, A(i64), f64, f64, i64))]  # fmt: skip
     for name in ("cum_rows_sum", "cum_rows_prod", "cum_rows_lse"):
         out += [(S, name, (A(dt), A(dt), i64, i64, i64, A(f64), i64)) for dt in (f32, f64)]
-    out += [(S, "cum_rows_sum", (A(i64), A(i64), i64, i64, i64, A(f64), i64))]  # integer sums exact in float64
+    for name in ("cum_rows_int_sum", "cum_rows_int_prod"):
+        out += [(S, name, (A(dt), A(dt), i64, i64, i64, A(i64), i64)) for dt in (i64, T.int32, T.uint8)]
     out += [(SO, "topk_rows_float", (i64, i64, i64, A(dt), A(dt), A(i64), b)) for dt in (f32, f64)]
     out += [(SO, "topk_rows_int", (i64, i64, i64, A(dt), A(dt), A(i64), b)) for dt in (i64, T.int32, T.uint8)]
     out += [(SO, "tile_sort_float", (i64, A(dt), A(dt), A(i64), b)) for dt in (f32, f64)]

@@ -91,9 +91,9 @@ def _spy(monkeypatch):
     return names
 
 
-@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int16", "int32"])
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int16", "int32", "int64"])
 def test_integer_cumsum_of_a_long_row_takes_the_row_scan(dtype, monkeypatch):
-    # exact in float64 from the dtype's range: the block scan, not one thread walking the row
+    # int64 accumulators: the block scan, not one thread walking the row
     x = rng.integers(-3, 4, 25 * _span() + 3)
     x[5] = np.iinfo(dtype).max if dtype != "bool" else 1
     x = (x > 0) if dtype == "bool" else x.astype(dtype)
@@ -102,21 +102,23 @@ def test_integer_cumsum_of_a_long_row_takes_the_row_scan(dtype, monkeypatch):
     want = numtorch.tensor(x).cumsum(0)
     assert got.dtype == want.dtype == numtorch.int64
     np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())
-    assert "cum_rows_sum" in names and "cum_lines" not in names
+    assert "cum_rows_int_sum" in names and "cum_lines" not in names
     names.clear()
     two = x[:-3].reshape(-1, 2)  # a few long lines along dim 0: a rows-last copy, then the block scan
     got = numtorch.tensor(two, device="cuda").cumsum(0)
     np.testing.assert_array_equal(got.cpu().numpy(), numtorch.tensor(two).cumsum(0).numpy())
-    assert "cum_rows_sum" in names
+    assert "cum_rows_int_sum" in names
 
 
-def test_int64_and_cumprod_keep_the_exact_line_scan(monkeypatch):
-    big = np.full(3 * _span(), 2**60, dtype=np.int64)
-    big[1::2] = -(2**60) + 7  # partial sums beyond float64's integers
+def test_integer_rows_are_exact_and_wrap_as_the_cpu(monkeypatch):
+    big = np.full((2, 3 * _span() + 1), 2**60, dtype=np.int64)
+    big[:, 1::2] = -(2**60) + 7  # partial sums beyond float64's integers
+    big[1, 4:] = 2**62  # overflow: wraps
     names = _spy(monkeypatch)
-    got = numtorch.tensor(big, device="cuda").cumsum(0)
-    np.testing.assert_array_equal(got.cpu().numpy(), np.cumsum(big))
-    small = rng.integers(1, 3, 2 * _span()).astype(np.int32)
-    got = numtorch.tensor(small, device="cuda").cumprod(0)
-    np.testing.assert_array_equal(got.cpu().numpy(), numtorch.tensor(small).cumprod(0).numpy())
-    assert "cum_rows_sum" not in names and "cum_lines" in names
+    for fn in (lambda t: t.cumsum(1), lambda t: t.cumprod(1), lambda t: (t % 1000).int().cumsum(1, dtype=numtorch.int32),
+               lambda t: (t % 5 + 1).cumprod(1), lambda t: (t % 7).to(numtorch.uint8).cumsum(1, dtype=numtorch.uint8)):
+        want = fn(numtorch.tensor(big))
+        got = fn(numtorch.tensor(big, device="cuda"))
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got.cpu().numpy(), want.numpy())
+    assert "cum_rows_int_prod" in names and "cum_rows_int_sum" in names and "cum_lines" not in names

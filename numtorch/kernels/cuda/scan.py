@@ -14,10 +14,8 @@ shared-memory tree as the sums of reduction.py, float64 / int64 / complex128 acc
 # totals gives each run its offset, and the chunk's running total is carried to the next (one
 # element per thread and a Hillis-Steele pass per blockDim elements cost 8 barriers per 256:
 # 0.5 ms for one row of 16M on an H200). Floats accumulate in float64 (the scan's order then
-# rounds as closely as the CPU's sequential float32 sums); an integer sum that float64 holds
-# exactly (every partial sum within 2**53, from the input dtype's range: any bool or int8 /
-# uint8 row, int32 rows up to 2**22) runs there too, stored back as int64; other integer and
-# complex rows take the line kernels (their combine would change type). A few long rows are cut into k chunks per
+# rounds as closely as the CPU's sequential float32 sums), integer sums and products in int64
+# (exact, wrapping as the CPU's); complex rows take the line kernels. A few long rows are cut into k chunks per
 # row so that more blocks run (reduce, then scan): a first pass reduces each chunk to its
 # total (the scan's staged passes without the stores: their loads are in flight together), the totals are scanned per row, and a second pass scans each chunk from the total of
 # those before it. The identities: -0.0 for sums (-0.0 + x is x, even for x = -0.0), 1 for
@@ -200,45 +198,64 @@ def _lae(s, v):
 
 
 @cuda_device
-def _comb(a, b, op):
-    if op == 0:
-        return a + b
-    if op == 1:
-        return a * b
-    return _lae(a, b)
+def _add(a, b):
+    return a + b
+
+
+@cuda_device
+def _mul(a, b):
+    return a * b
 
 
 # ---- block scans of contiguous rows (Note [CUDA scans]) ----------------------------------------
-# One kernel per op, each passing its op as a constant to the one body: the compiler inlines
-# the body and drops the other ops' branches (a kernel taking op as an argument kept them all:
-# logcumsumexp's float64 exp / log1p made every op's kernel 92 registers a thread).
+# One kernel per op and accumulator type, each handing its combine (a device function), its
+# accumulator's zero and identity and shared arrays to the one body: the combine is resolved
+# when the kernel compiles, so a sum's kernel carries no logaddexp (a kernel taking the op as
+# an argument kept every op's code: 92 registers a thread for all of them), and an integer
+# kernel accumulates in int64, exactly. One shared array a line: the simulator tells them
+# apart by the line that allocates them (two on one line were one array there).
 @cuda_kernel
 def cum_rows_sum(x, out, rows, n, k, part, phase):
-    _cum_rows(x, out, rows, n, k, 0, part, phase, cuda.shared.array(_BUF, float64),
-              cuda.shared.array(SCAN_THREADS, float64))  # fmt: skip
+    buf = cuda.shared.array(_BUF, float64)
+    tot = cuda.shared.array(SCAN_THREADS, float64)
+    _cum_rows(x, out, rows, n, k, part, phase, _add, float64(-0.0), float64(-0.0), buf, tot)
 
 
 @cuda_kernel
 def cum_rows_prod(x, out, rows, n, k, part, phase):
-    _cum_rows(x, out, rows, n, k, 1, part, phase, cuda.shared.array(_BUF, float64),
-              cuda.shared.array(SCAN_THREADS, float64))  # fmt: skip
+    buf = cuda.shared.array(_BUF, float64)
+    tot = cuda.shared.array(SCAN_THREADS, float64)
+    _cum_rows(x, out, rows, n, k, part, phase, _mul, float64(-0.0), float64(1.0), buf, tot)
 
 
 @cuda_kernel
 def cum_rows_lse(x, out, rows, n, k, part, phase):
-    _cum_rows(x, out, rows, n, k, 2, part, phase, cuda.shared.array(_BUF, float64),
-              cuda.shared.array(SCAN_THREADS, float64))  # fmt: skip
+    buf = cuda.shared.array(_BUF, float64)
+    tot = cuda.shared.array(SCAN_THREADS, float64)
+    _cum_rows(x, out, rows, n, k, part, phase, _lae, float64(-0.0), float64(-math.inf), buf, tot)
+
+
+@cuda_kernel
+def cum_rows_int_sum(x, out, rows, n, k, part, phase):
+    buf = cuda.shared.array(_BUF, int64)
+    tot = cuda.shared.array(SCAN_THREADS, int64)
+    _cum_rows(x, out, rows, n, k, part, phase, _add, int64(0), int64(0), buf, tot)
+
+
+@cuda_kernel
+def cum_rows_int_prod(x, out, rows, n, k, part, phase):
+    buf = cuda.shared.array(_BUF, int64)
+    tot = cuda.shared.array(SCAN_THREADS, int64)
+    _cum_rows(x, out, rows, n, k, part, phase, _mul, int64(0), int64(1), buf, tot)
 
 
 @cuda_device
-def _cum_rows(x, out, rows, n, k, op, part, phase, buf, tot):
-    # op 0 cumsum, 1 cumprod, 2 logcumsumexp; phase 0 the whole scan, 1 chunk totals into part
-    # (the same passes, nothing stored), 2 the scan of each chunk from part's inclusive total of
-    # the chunks before it
+def _cum_rows(x, out, rows, n, k, part, phase, comb, zero, ident, buf, tot):
+    # phase 0 the whole scan, 1 chunk totals into part (the same passes, nothing stored), 2 the
+    # scan of each chunk from part's inclusive total of the chunks before it
     T = cuda.blockDim.x
     t = cuda.threadIdx.x
     S = T * SCAN_ITEMS
-    ident = -0.0 if op == 0 else 1.0 if op == 1 else -math.inf
     m = (((n + k - 1) // k + S - 1) // S) * S
     for b in range(cuda.blockIdx.x, rows * k, cuda.gridDim.x):
         r = b // k
@@ -250,21 +267,21 @@ def _cum_rows(x, out, rows, n, k, op, part, phase, buf, tot):
             for i in range(SCAN_ITEMS):  # coalesced loads into shared memory
                 j = c0 + i * T + t
                 # a load in bounds either way, no branch: the pass's loads are in flight together
-                u = float64(x[base + min(j, hi - 1)])
+                u = zero + x[base + min(j, hi - 1)]  # the accumulator's type (-0.0 + x is x)
                 buf[_pad(i * T + t)] = u if j < hi else ident
             cuda.syncthreads()
             v = ident
             for i in range(SCAN_ITEMS):  # each thread scans its SCAN_ITEMS consecutive elements
                 e = _pad(t * SCAN_ITEMS + i)
-                v = _comb(v, buf[e], op)
+                v = comb(v, buf[e])
                 buf[e] = v
-            _block_scan(tot, v, t, T, op)  # the threads' totals
+            _block_scan(tot, v, t, T, comb)  # the threads' totals
             if phase != 1:
-                pre = _comb(carry, tot[t - 1], op) if t > 0 else carry
+                pre = comb(carry, tot[t - 1]) if t > 0 else carry
                 for i in range(SCAN_ITEMS):
                     e = _pad(t * SCAN_ITEMS + i)
-                    buf[e] = _comb(pre, buf[e], op)
-            carry = _comb(carry, tot[T - 1], op)
+                    buf[e] = comb(pre, buf[e])
+            carry = comb(carry, tot[T - 1])
             cuda.syncthreads()
             if phase != 1:
                 for i in range(SCAN_ITEMS):  # coalesced stores
@@ -284,14 +301,14 @@ def _pad(e):
 
 
 @cuda_device
-def _block_scan(tot, v, t, T, op):
+def _block_scan(tot, v, t, T, comb):
     """The inclusive Hillis-Steele scan of the block's values ``v`` in ``tot`` (T <= SCAN_THREADS,
     a power of two): returns thread t's, every slot readable after it (it ends on a barrier)."""
     tot[t] = v
     cuda.syncthreads()
     off = 1
     while off < T:
-        w = _comb(tot[t - off], v, op) if t >= off else v
+        w = comb(tot[t - off], v) if t >= off else v
         cuda.syncthreads()
         tot[t] = w
         v = w
