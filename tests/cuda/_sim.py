@@ -32,3 +32,20 @@ def host(r):
     if isinstance(r, (tuple, list)):
         return type(r)(host(v) for v in r) if type(r) in (tuple, list) else tuple(host(v) for v in r)
     return r
+
+
+def spy_launches(monkeypatch, module) -> list:
+    """The names of the kernels ``module`` launches through its ``run`` / ``launch`` (each
+    patched to record, then launch), for tests that a path is taken."""
+    names: list = []
+    for attr in ("run", "launch"):
+        real = getattr(module, attr, None)
+        if real is None:
+            continue
+
+        def spy(kernel, *a, _real=real, **kw):
+            names.append(kernel.py_func.__name__)
+            return _real(kernel, *a, **kw)
+
+        monkeypatch.setattr(module, attr, spy)
+    return names

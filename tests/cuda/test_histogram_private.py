@@ -10,7 +10,7 @@ import pytest
 
 import numtorch
 
-from ._sim import requires_cuda
+from ._sim import requires_cuda, spy_launches
 
 pytestmark = requires_cuda
 rng = np.random.default_rng(31)
@@ -24,23 +24,9 @@ def _hist_bins() -> int:
 
 
 def _spy(monkeypatch):
-    """The kernels launched by histc / bincount, by name."""
-    from numtorch.cuda import _histogram as H
+    from numtorch.cuda import _histogram
 
-    names: list = []
-    real = H.run, H.launch
-
-    def run(kernel, *a, **k):
-        names.append(kernel.py_func.__name__)
-        return real[0](kernel, *a, **k)
-
-    def launch(kernel, *a, **k):
-        names.append(kernel.py_func.__name__)
-        return real[1](kernel, *a, **k)
-
-    monkeypatch.setattr(H, "run", run)
-    monkeypatch.setattr(H, "launch", launch)
-    return names
+    return spy_launches(monkeypatch, _histogram)
 
 
 @pytest.mark.parametrize("extra", [-1, 0, 1])  # bins below, on and above the shared-memory cap

@@ -10,7 +10,7 @@ import pytest
 
 import numtorch
 
-from ._sim import requires_cuda
+from ._sim import requires_cuda, spy_launches
 
 pytestmark = requires_cuda
 rng = np.random.default_rng(41)
@@ -75,20 +75,7 @@ def test_nan_infinities_and_negative_zero():
 def _spy(monkeypatch):
     from numtorch.cuda import _scan
 
-    names: list = []
-    real = _scan.run, _scan.launch
-
-    def run(kernel, *a, **kw):
-        names.append(kernel.py_func.__name__)
-        return real[0](kernel, *a, **kw)
-
-    def launch(kernel, *a, **kw):
-        names.append(kernel.py_func.__name__)
-        return real[1](kernel, *a, **kw)
-
-    monkeypatch.setattr(_scan, "run", run)
-    monkeypatch.setattr(_scan, "launch", launch)
-    return names
+    return spy_launches(monkeypatch, _scan)
 
 
 @pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int16", "int32", "int64"])

@@ -10,7 +10,7 @@ import pytest
 
 import numtorch
 
-from ._sim import requires_cuda
+from ._sim import requires_cuda, spy_launches
 
 pytestmark = requires_cuda
 rng = np.random.default_rng(57)
@@ -34,15 +34,7 @@ def _rows():
 def _spy(monkeypatch):
     from numtorch.cuda import _sort
 
-    names: list = []
-    real = _sort.run
-
-    def run(kernel, *a, **kw):
-        names.append(kernel.py_func.__name__)
-        return real(kernel, *a, **kw)
-
-    monkeypatch.setattr(_sort, "run", run)
-    return names
+    return spy_launches(monkeypatch, _sort)
 
 
 def _same(fn, x, dtype=None):
