@@ -28,13 +28,7 @@ def norm_partials(x, n, k, part, slot, kind):
         hi = min(lo + m, n)
         s = float64(0.0)
         for j in range(lo + t, hi, RED_THREADS):
-            v = abs(x[j])
-            if kind == 0:
-                s += v * v  # squared in x's dtype, summed in float64: eager's (a * a).sum()
-            elif kind == 1:
-                s += v
-            elif v > s or v != v:
-                s = v
+            s = _take(s, abs(x[j]), kind)
         acc[t] = s
         cuda.syncthreads()
         _fold(acc, t, kind)
@@ -62,13 +56,7 @@ def norm_total(part, info, g, kind, norms, total):
         norms[i] = r  # rounded to the result dtype before the root, as eager's sum then sqrt
         if kind == 0 and info[g + 1 + i] == 0:
             norms[i] = math.sqrt(norms[i])
-        nv = norms[i]
-        if kind == 0:
-            s += nv * nv
-        elif kind == 1:
-            s += nv
-        elif nv > s or nv != nv:
-            s = nv
+        s = _take(s, norms[i], kind)
     acc[t] = s
     cuda.syncthreads()
     _fold(acc, t, kind)
@@ -79,6 +67,19 @@ def norm_total(part, info, g, kind, norms, total):
             total[0] = acc[0]
             if kind == 0:
                 total[0] = math.sqrt(total[0])
+
+
+@cuda_device
+def _take(s, v, kind):
+    # the float64 accumulator ``s`` after the magnitude ``v``: a square is taken in v's dtype,
+    # then summed in float64, as eager's (a * a).sum()
+    if kind == 0:
+        return s + v * v
+    if kind == 1:
+        return s + v
+    if v > s or v != v:
+        return float64(v)
+    return s
 
 
 @cuda_device
