@@ -227,17 +227,28 @@ def reshaped(a: CudaArray, shape) -> CudaArray | None:
     the sizes do not match (the caller's reshape op then copies or raises)."""
     if not a.contiguous:
         return None
-    shape = tuple(shape)
+    shape = tuple(map(int, shape))  # the callers' sizes may be NumPy integers
     if -1 in shape:
         known = math.prod(s for s in shape if s != -1)
         if not known or a.size % known:
             return None
         shape = tuple(a.size // known if s == -1 else s for s in shape)
-    if math.prod(shape) != a.size:
+    n = math.prod(shape)
+    if n != a.size:
         return None
-    return CudaArray(a.block, a.root, a.offset, shape, contiguous_strides(shape), a.dtype, True)
+    return _like(a, a.offset, shape, contiguous_strides(shape), n, True)
 
 
 def permuted(a: CudaArray, perm) -> CudaArray:
     """``a`` with its dims in the order ``perm`` (a permutation of range(a.ndim))."""
-    return CudaArray(a.block, a.root, a.offset, [a.shape[p] for p in perm], [a.estrides[p] for p in perm], a.dtype)
+    sh, st = a.shape, a.estrides
+    return _like(a, a.offset, tuple([sh[p] for p in perm]), tuple([st[p] for p in perm]), a.size, None)
+
+
+def _like(a: CudaArray, offset: int, shape: tuple, estrides: tuple, size: int, c) -> CudaArray:
+    # a CudaArray over ``a``'s storage and dtype from metadata already in Python ints (no
+    # __init__ conversions), as ``empty`` builds its results
+    r = _new(CudaArray)
+    r.block, r.root, r.offset, r.shape, r.estrides, r.size = a.block, a.root, offset, shape, estrides, size
+    r.dtype, r.itemsize, r.ndim, r._c = a.dtype, a.itemsize, len(shape), c
+    return r

@@ -82,3 +82,10 @@ def test_public_ops_through_the_fast_paths_write_through():
     (y.view(6) * numtorch.arange(6.0, device="cuda")).sum().backward()
     (y.t() * 2).sum().backward()
     np.testing.assert_array_equal(y.grad.cpu().numpy(), np.arange(6.0).reshape(2, 3) + 2)
+
+
+def test_numpy_integer_sizes():
+    x = numtorch.arange(6.0, device="cuda")
+    v = x.view(np.int64(3), -1)
+    assert v.shape == (3, 2) and all(type(s) is int for s in v._data.shape + v._data.estrides)
+    np.testing.assert_array_equal(v.cpu().numpy(), np.arange(6.0).reshape(3, 2))
