@@ -319,8 +319,7 @@ def _reduction(op, kind, dims_at=None):
             dims = list(range(a.ndim))
         keep = [d for d in range(a.ndim) if d not in dims]
         perm = keep + dims
-        pv = S.CudaArray(a.block, a.root, a.offset, [a.shape[p] for p in perm], [a.estrides[p] for p in perm],
-                         a.dtype)  # fmt: skip
+        pv = S.permuted(a, perm)
         out_dt = res._dtype
         if out_dt.is_complex:
             if kind not in ("sum", "mean"):
