@@ -67,15 +67,44 @@ def _col2im(cols: Tensor, g, N, Cn, H, W, OH, OW) -> Tensor:
     return _t(out, dt, cols)
 
 
+def _rs(t: Tensor, shape) -> Tensor:
+    """``t.reshape(shape)`` (Note [Storage-level CUDA views]), a copy where ``t`` is strided; the
+    reshape op only where the sizes do not match (its error)."""
+    a = S.reshaped(t._data, shape)
+    if a is None and t._data.size:  # strided: a copy, as reshape's clone
+        from ._install import contiguous_copy
+
+        a = S.reshaped(contiguous_copy(t._data, t._data.dtype), shape)
+    return t.reshape(shape) if a is None else _make(a, t._dtype, Tensor, t._device)
+
+
+def _tr(t: Tensor) -> Tensor:
+    """``t.transpose(1, 2)`` of a 3-d ``t``: a matmul operand (Note [Storage-level CUDA views])."""
+    return _make(S.permuted(t._data, (0, 2, 1)), t._dtype, Tensor, t._device)
+
+
+def _swap01(t: Tensor, first: int, second: int, shape) -> Tensor:
+    # ``t`` read as (first, second, rest) with its first two dims swapped, contiguous, as ``shape``
+    a = S.reshaped(t._data, (first, second, -1))
+    if a is None:  # strided: the public ops (a copy)
+        return t.reshape(first, second, -1).permute(1, 0, 2).contiguous().reshape(shape)
+    p = S.permuted(a, (1, 0, 2))
+    if not p.contiguous:
+        from ._install import contiguous_copy
+
+        p = contiguous_copy(p, p.dtype)
+    return _rs(_make(p, t._dtype, Tensor, t._device), shape)
+
+
 def _channels_first(t: Tensor, G: int) -> Tensor:
     # (N, Ch, ...) -> (G, Ch/G, N * spatial): the layout the batched matmuls take
-    n, ch = t.shape[0], t.shape[1]
-    return t.reshape(n, ch, -1).permute(1, 0, 2).contiguous().reshape(G, ch // G, -1)
+    ch = t.shape[1]
+    return _swap01(t, t.shape[0], ch, (G, ch // G, -1))
 
 
 def _batch_first(t: Tensor, ch: int, n: int, shape) -> Tensor:
     # (G, ch/G, n * spatial) -> ``shape`` (n, ch, ...)
-    return t.reshape(ch, n, -1).permute(1, 0, 2).contiguous().reshape(shape)
+    return _swap01(t, ch, n, shape)
 
 
 def _setup(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
@@ -94,7 +123,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         return _conv3d.forward(convolution, input, weight, bias, stride, padding, dilation, transposed,
                                output_padding, groups)  # fmt: skip
     g = _setup(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
-    x = input.reshape(g.N, g.C, g.H, g.W)
+    x = _rs(input, (g.N, g.C, g.H, g.W))
     K_ = g.KH * g.KW
     if g.N * g.O * g.OH * g.OW == 0 or x.numel() == 0 or weight.numel() == 0:
         from ._install import fill
@@ -103,14 +132,14 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         fill(out, input._dtype.np.type(0))
         y = _t(out, input._dtype, input)
     elif not transposed:
-        cols = _im2col(x, g, g.N, g.C, g.H, g.W, g.OH, g.OW).reshape(g.G, g.C // g.G * K_, -1)
-        y = weight.reshape(g.G, g.O // g.G, -1).matmul(cols)
+        cols = _rs(_im2col(x, g, g.N, g.C, g.H, g.W, g.OH, g.OW), (g.G, g.C // g.G * K_, -1))
+        y = _rs(weight, (g.G, g.O // g.G, -1)).matmul(cols)
         y = _batch_first(y, g.O, g.N, g.out_shape(g.N, g.O, g.OH, g.OW))
     else:
-        cols = weight.reshape(g.G, g.C // g.G, -1).transpose(1, 2).matmul(_channels_first(x, g.G))
-        y = _col2im(cols, g, g.N, g.O, g.OH, g.OW, g.H, g.W).reshape(g.out_shape(g.N, g.O, g.OH, g.OW))
+        cols = _tr(_rs(weight, (g.G, g.C // g.G, -1))).matmul(_channels_first(x, g.G))
+        y = _rs(_col2im(cols, g, g.N, g.O, g.OH, g.OW, g.H, g.W), g.out_shape(g.N, g.O, g.OH, g.OW))
     if bias is not None:
-        y = y + bias.reshape((1, g.O) + (1,) * (y.dim() - 2))
+        y = y + _rs(bias, (1, g.O) + (1,) * (y.dim() - 2))
     return y
 
 
@@ -121,8 +150,8 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
         return _conv3d.backward(convolution_backward, grad_output, input, weight, bias_sizes, stride, padding,
                                 dilation, transposed, output_padding, groups, output_mask)  # fmt: skip
     g = _setup(input, weight, None, stride, padding, dilation, transposed, output_padding, groups)
-    go = grad_output.reshape(g.N, g.O, g.OH, g.OW)
-    x = input.reshape(g.N, g.C, g.H, g.W)
+    go = _rs(grad_output, (g.N, g.O, g.OH, g.OW))
+    x = _rs(input, (g.N, g.C, g.H, g.W))
     res = [None, None, None]
     if g.N * g.O * g.OH * g.OW == 0 or x.numel() == 0 or weight.numel() == 0:
         z = [input, weight, None]
@@ -135,18 +164,18 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
     if not transposed:
         go3 = _channels_first(go, g.G)  # (G, O/G, N*L)
         if output_mask[0]:
-            dcols = weight.reshape(g.G, g.O // g.G, -1).transpose(1, 2).matmul(go3)
-            res[0] = _col2im(dcols, g, g.N, g.C, g.H, g.W, g.OH, g.OW).reshape(input.shape)
+            dcols = _tr(_rs(weight, (g.G, g.O // g.G, -1))).matmul(go3)
+            res[0] = _rs(_col2im(dcols, g, g.N, g.C, g.H, g.W, g.OH, g.OW), input.shape)
         if output_mask[1]:
-            cols = _im2col(x, g, g.N, g.C, g.H, g.W, g.OH, g.OW).reshape(g.G, g.C // g.G * g.KH * g.KW, -1)
-            res[1] = go3.matmul(cols.transpose(1, 2)).reshape(weight.shape)
+            cols = _rs(_im2col(x, g, g.N, g.C, g.H, g.W, g.OH, g.OW), (g.G, g.C // g.G * g.KH * g.KW, -1))
+            res[1] = _rs(go3.matmul(_tr(cols)), weight.shape)
     else:
-        cols = _im2col(go, g, g.N, g.O, g.OH, g.OW, g.H, g.W).reshape(g.G, g.O // g.G * g.KH * g.KW, -1)
+        cols = _rs(_im2col(go, g, g.N, g.O, g.OH, g.OW, g.H, g.W), (g.G, g.O // g.G * g.KH * g.KW, -1))
         if output_mask[0]:
-            gi = weight.reshape(g.G, g.C // g.G, -1).matmul(cols)
+            gi = _rs(weight, (g.G, g.C // g.G, -1)).matmul(cols)
             res[0] = _batch_first(gi, g.C, g.N, input.shape)
         if output_mask[1]:
-            res[1] = _channels_first(x, g.G).matmul(cols.transpose(1, 2)).reshape(weight.shape)
+            res[1] = _rs(_channels_first(x, g.G).matmul(_tr(cols)), weight.shape)
     if output_mask[2]:
         res[2] = go.sum([0, 2, 3])
     return tuple(res)
@@ -175,11 +204,11 @@ def im2col(self, kernel_size, dilation, padding, stride):
     res = _meta("aten::im2col", [self, kernel_size, dilation, padding, stride])
     _float(self, "im2col")
     g = _FoldGeom(*C._fold_params(kernel_size, dilation, padding, stride))
-    x = self if self.dim() == 4 else self.unsqueeze(0)
+    x = self if self.dim() == 4 else _rs(self, (1, *self.shape))
     N, Cn, H, W = x.shape
     OH, OW = C._blocks(H, W, g.k, g.d, g.p, g.s)
     cols = _im2col(x, g, N, Cn, H, W, OH, OW)  # (Cn*K, N, L)
-    return cols.permute(1, 0, 2).contiguous().reshape(res._data.shape)
+    return _swap01(cols, cols.shape[0], N, res._data.shape)
 
 
 def col2im(self, output_size, kernel_size, dilation, padding, stride):
@@ -188,11 +217,11 @@ def col2im(self, output_size, kernel_size, dilation, padding, stride):
     _float(self, "col2im")
     g = _FoldGeom(*C._fold_params(kernel_size, dilation, padding, stride))
     H, W = C.expand_param(output_size, "output_size", 2)
-    x = self if self.dim() == 3 else self.unsqueeze(0)
+    x = self if self.dim() == 3 else _rs(self, (1, *self.shape))
     N, CK, _ = x.shape
     OH, OW = C._blocks(H, W, g.k, g.d, g.p, g.s)
-    out = _col2im(x.permute(1, 0, 2).contiguous(), g, N, CK // (g.KH * g.KW), H, W, OH, OW)
-    return out.reshape(res._data.shape)
+    out = _col2im(_swap01(x, N, CK, (CK, N, -1)), g, N, CK // (g.KH * g.KW), H, W, OH, OW)
+    return _rs(out, res._data.shape)
 
 
 # ---- pooling -------------------------------------------------------------------------------------

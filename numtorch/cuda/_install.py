@@ -319,8 +319,7 @@ def _reduction(op, kind, dims_at=None):
             dims = list(range(a.ndim))
         keep = [d for d in range(a.ndim) if d not in dims]
         perm = keep + dims
-        pv = S.CudaArray(a.block, a.root, a.offset, [a.shape[p] for p in perm], [a.estrides[p] for p in perm],
-                         a.dtype)  # fmt: skip
+        pv = S.permuted(a, perm)
         out_dt = res._dtype
         if out_dt.is_complex:
             if kind not in ("sum", "mean"):
@@ -438,7 +437,7 @@ def install() -> dict:
         "aten::max": _reduction(OPS["aten::max"], "amax"),
         "aten::min": _reduction(OPS["aten::min"], "amin"),
     }
-    from . import _composed, _conv, _indexing, _masked, _matmul, _nn, _random, _scatter, _select, _sort, _viewgrad
+    from . import _composed, _conv, _indexing, _masked, _matmul, _nn, _random, _scatter, _select, _sort, _viewgrad, _views
 
     special.update(_matmul.install(OPS, _meta_of))  # matrix products (cuBLAS or Numba kernels)
     special.update(_indexing.install(OPS, _meta_of))
@@ -446,6 +445,7 @@ def install() -> dict:
     special.update(_select.install(OPS))
     special.update(_scatter.install(OPS, _meta_of))
     special.update(_viewgrad.IMPLS)
+    special.update(_views.install(OPS, _view_rule))  # Note [CUDA view fast paths]
     special.update(_conv.IMPLS)
     special.update(_masked.IMPLS)
     special.update(_nn.install(OPS, _meta_of))

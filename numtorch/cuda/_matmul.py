@@ -23,10 +23,12 @@ _MO: list = []  # (OPS, meta_of), set by install
 def _view(t: Tensor, batch: tuple, rows: int, cols: int) -> S.CudaArray:
     # t's storage read as (*batch, rows, cols): a vector is a row (rows == 1) or a column
     a = t._data
+    full = (*batch, rows, cols)
+    if a.shape == full:  # nothing to broadcast (the common case): t's own metadata, no copy of it
+        return a
     shape = (*a.shape[:-2], rows, cols) if a.ndim >= 2 else ((1, cols) if rows == 1 else (rows, 1))
     st = a.estrides if a.ndim >= 2 else ((0, a.estrides[0]) if rows == 1 else (a.estrides[0], 0))
     v = S.CudaArray(a.block, a.root, a.offset, shape, st, a.dtype)
-    full = (*batch, rows, cols)
     return S.CudaArray(v.block, v.root, v.offset, full, strides_for(v, full), v.dtype)
 
 

@@ -213,3 +213,42 @@ def standin(a: CudaArray) -> np.ndarray:
         _STANDINS.clear()
     _STANDINS[key] = (stand, stand.__array_interface__["data"][0])
     return stand
+
+
+# Note [Storage-level CUDA views]
+# The CUDA composites (convolution's im2col layouts) reshape and permute their own operands many
+# times a call; through the public view ops each costs a dispatch, a stand-in and view_of (~30 us
+# of host time on the GPU). Below the public API they are CudaArrays over the same elements:
+# ``reshaped`` for a contiguous array, ``permuted`` for any. Their tensors carry no view
+# bookkeeping (_base, shared version counter), so they serve only as operands or as results
+# over storage the composite made itself.
+def reshaped(a: CudaArray, shape) -> CudaArray | None:
+    """``a`` (contiguous) read as ``shape`` (one entry may be -1); None where ``a`` is strided or
+    the sizes do not match (the caller's reshape op then copies or raises)."""
+    if not a.contiguous:
+        return None
+    shape = tuple(map(int, shape))  # the callers' sizes may be NumPy integers
+    if -1 in shape:
+        known = math.prod(s for s in shape if s != -1)
+        if not known or a.size % known:
+            return None
+        shape = tuple(a.size // known if s == -1 else s for s in shape)
+    n = math.prod(shape)
+    if n != a.size:
+        return None
+    return _like(a, a.offset, shape, contiguous_strides(shape), n, True)
+
+
+def permuted(a: CudaArray, perm) -> CudaArray:
+    """``a`` with its dims in the order ``perm`` (a permutation of range(a.ndim))."""
+    sh, st = a.shape, a.estrides
+    return _like(a, a.offset, tuple([sh[p] for p in perm]), tuple([st[p] for p in perm]), a.size, None)
+
+
+def _like(a: CudaArray, offset: int, shape: tuple, estrides: tuple, size: int, c) -> CudaArray:
+    # a CudaArray over ``a``'s storage and dtype from metadata already in Python ints (no
+    # __init__ conversions), as ``empty`` builds its results
+    r = _new(CudaArray)
+    r.block, r.root, r.offset, r.shape, r.estrides, r.size = a.block, a.root, offset, shape, estrides, size
+    r.dtype, r.itemsize, r.ndim, r._c = a.dtype, a.itemsize, len(shape), c
+    return r

@@ -54,6 +54,10 @@ def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = F
         return numtorch.tensor(0.0)
     _check_foreach(foreach, tensors)
     total_norm = _fast_total_norm(tensors) if norm_type == 2.0 else None
+    if total_norm is None and tensors[0]._device.type == "cuda":
+        from ...cuda import _clip
+
+        total_norm = _clip.total_norm(tensors, norm_type)
     if total_norm is None:
         first_device = tensors[0].device
         norms = [numtorch.linalg.vector_norm(g, norm_type) for g in tensors]
@@ -127,6 +131,11 @@ def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor, forea
     if len(grads) == 0:
         return
     _check_foreach(foreach, grads)
+    if grads[0]._device.type == "cuda" and isinstance(total_norm, Tensor):
+        from ...cuda import _clip
+
+        if _clip.scale_(grads, max_norm, total_norm):
+            return
     clip_coef = max_norm / (total_norm + 1e-6)
     clip_coef_clamped = numtorch.clamp(clip_coef, max=1.0)
     for g in grads:
