@@ -36,6 +36,7 @@ from ._contract import (
 from .._pointwise import warn_resize
 from .._registry import OPS, defop, public
 from ..._state import STATE
+from . import _fast_products as _fp
 from ._matmul import _call, _matmul, _real_plain, matmul_backward, matmul_cpu, unobserved
 
 
@@ -188,8 +189,9 @@ def _op(schema: str, impl, backward=None, rule="same", composite=False, out_impl
     return defop(schema, cpu=impl, backward=backward), defop(out_schema, cpu=out_impl)
 
 
-def _bind(name, sig, ops, *, method=True, module="torch", doc=None, relevant=None):
-    """Public function (with ``out=``) and Tensor method for an (op, op_out) pair."""
+def _bind(name, sig, ops, *, method=True, module="torch", doc=None, relevant=None, fast=False):
+    """Public function (with ``out=``) and Tensor method for an (op, op_out) pair; ``fast``: with
+    Note [Binding fast call] (every parameter is one the op takes, in its order)."""
     op, op_out = ops
     params = [p.strip().split("=")[0] for p in sig.split(",") if p.strip() and p.strip() != "*"]
     rel = relevant or tuple(p for p in params[:2] if p in ("input", "other", "mat2", "vec", "vec2", "tensor",
@@ -201,7 +203,14 @@ def _bind(name, sig, ops, *, method=True, module="torch", doc=None, relevant=Non
 
     fbody.__doc__ = doc
     star = "" if "*" in sig else ", *"
-    public(name, f"{sig}{star}, out=None", fbody, relevant=rel, module=module, ops=(op, op_out))
+    if fast is True:
+        ffast = (op, tuple(params), "out is None")
+    elif fast:  # (a, b) ranks: Note [Product fast calls]
+        fast = _fp.make(op, fast)
+        ffast = (fast, tuple(params), "out is None")
+    else:
+        ffast = None
+    public(name, f"{sig}{star}, out=None", fbody, relevant=rel, module=module, ops=(op, op_out), fast=ffast)
     if method:
         msig = sig.replace("input", "self", 1)
 
@@ -210,7 +219,8 @@ def _bind(name, sig, ops, *, method=True, module="torch", doc=None, relevant=Non
 
         mbody.__doc__ = doc
         mrel = ("self",) + tuple(r for r in rel if r != "input")
-        public(name, msig, mbody, relevant=mrel, module="Tensor", ops=(op,))
+        mfast = (op if fast is True else fast, ("self", *params[1:])) if fast else None
+        public(name, msig, mbody, relevant=mrel, module="Tensor", ops=(op,), fast=mfast)
 
 
 # ---- matmul / mm / bmm / mv / dot / vdot ------------------------------------------------------------
@@ -220,16 +230,17 @@ _MATMUL = (defop("matmul(Tensor self, Tensor other) -> Tensor", composite=_matmu
                  backward={("self", "other"): matmul_backward}),
            defop("matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
                  cpu=_product_out(_matmul_checks)))  # fmt: skip
-_bind("matmul", "input, other", _MATMUL, doc="""Matrix product with PyTorch's rules for 1-D operands
+_bind("matmul", "input, other", _MATMUL, fast=_fp.MATMUL, doc="""Matrix product with PyTorch's rules for 1-D operands
     (dot, matrix-vector) and broadcast batch dimensions; BLAS through NumPy.
 
     >>> numtorch.matmul(numtorch.ones(2, 3), numtorch.ones(3)).shape
     torch.Size([2])
     """)  # fmt: skip
+_MATMUL_FAST = _fp.make(_MATMUL[0], _fp.MATMUL)
 public("__matmul__", "self, other", lambda self, other: dispatch(_MATMUL[0], [self, other]),
-       relevant=("self", "other"), module="Tensor", ops=(_MATMUL[0],))  # fmt: skip
+       relevant=("self", "other"), module="Tensor", ops=(_MATMUL[0],), fast=(_MATMUL_FAST, ("self", "other")))  # fmt: skip
 public("__rmatmul__", "self, other", lambda self, other: dispatch(_MATMUL[0], [other, self]),
-       relevant=("self", "other"), module="Tensor", ops=(_MATMUL[0],))  # fmt: skip
+       relevant=("self", "other"), module="Tensor", ops=(_MATMUL[0],), fast=(_MATMUL_FAST, ("other", "self")))  # fmt: skip
 
 
 def _product_cpu(check):
@@ -263,7 +274,7 @@ def _mv_check(a: Tensor, b: Tensor, out: Tensor | None = None) -> None:
 _MM = _op("mm(Tensor self, Tensor mat2) -> Tensor", _product_cpu(_mm_check), out_impl=_product_out(_mm_check), backward={
     # mat2's formula first: PyTorch's generated MmBackward0 computes it first
     "mat2": lambda grad, self, mat2: _mm_mat2_grad(grad, self, mat2), "self": lambda grad, mat2: _mm_mat1_grad(grad, mat2)})  # fmt: skip
-_bind("mm", "input, mat2", _MM, doc="""Product of two matrices (no broadcasting).
+_bind("mm", "input, mat2", _MM, fast=_fp.MM, doc="""Product of two matrices (no broadcasting).
 
     >>> numtorch.mm(numtorch.ones(2, 3), numtorch.ones(3, 4)).shape
     torch.Size([2, 4])
@@ -272,7 +283,7 @@ _bind("mm", "input, mat2", _MM, doc="""Product of two matrices (no broadcasting)
 
 _BMM = _op("bmm(Tensor self, Tensor mat2) -> Tensor", _product_cpu(_bmm_check), out_impl=_product_out(_bmm_check), backward={
     "self": lambda grad, mat2: grad.bmm(_mH(mat2)), "mat2": lambda grad, self: _mH(self).bmm(grad)})  # fmt: skip
-_bind("bmm", "input, mat2", _BMM, doc="""Batched product of 3-D tensors ``(b, n, k) @ (b, k, m)``.
+_bind("bmm", "input, mat2", _BMM, fast=True, doc="""Batched product of 3-D tensors ``(b, n, k) @ (b, k, m)``.
 
     >>> numtorch.bmm(numtorch.ones(2, 3, 4), numtorch.ones(2, 4, 5)).shape
     torch.Size([2, 3, 5])
@@ -281,7 +292,7 @@ _bind("bmm", "input, mat2", _BMM, doc="""Batched product of 3-D tensors ``(b, n,
 
 _MV = _op("mv(Tensor self, Tensor vec) -> Tensor", _product_cpu(_mv_check), out_impl=_product_out(_mv_check), backward={
     "self": lambda grad, vec: grad.outer(_cj(vec)), "vec": lambda grad, self: _cj(self).t().mv(grad)})  # fmt: skip
-_bind("mv", "input, vec", _MV, doc="""Matrix-vector product.
+_bind("mv", "input, vec", _MV, fast=_fp.MV, doc="""Matrix-vector product.
 
     >>> numtorch.mv(numtorch.ones(2, 3), numtorch.ones(3))
     tensor([3., 3.])
@@ -297,12 +308,12 @@ _DOT = _op("dot(Tensor self, Tensor tensor) -> Tensor", _product_cpu(_dot_checks
     "self": lambda grad, tensor: grad * _cj(tensor), "tensor": lambda grad, self: grad * _cj(self)})  # fmt: skip
 _VDOT = _op("vdot(Tensor self, Tensor other) -> Tensor", _vdot_cpu, rule="dot", backward={
     "self": lambda grad, other: _cj(grad) * other, "other": lambda grad, self: grad * self})  # fmt: skip
-_bind("dot", "input, tensor", _DOT, doc="""Inner product of two 1-D tensors of the same dtype.
+_bind("dot", "input, tensor", _DOT, fast=_fp.DOT, doc="""Inner product of two 1-D tensors of the same dtype.
 
     >>> numtorch.dot(numtorch.tensor([1.0, 2.0]), numtorch.tensor([3.0, 4.0]))
     tensor(11.)
     """)  # fmt: skip
-_bind("vdot", "input, other", _VDOT, doc="""Inner product conjugating the first vector.
+_bind("vdot", "input, other", _VDOT, fast=_fp.DOT, doc="""Inner product conjugating the first vector.
 
     >>> numtorch.vdot(numtorch.tensor([1.0, 2.0]), numtorch.tensor([3.0, 4.0]))
     tensor(11.)
@@ -519,7 +530,7 @@ for _name, _ops, _a, _b, _what in (
         "beta * input + alpha * sum over b of batch1[b] @ batch2[b]",
     ),
 ):
-    _bind(_name, f"input, {_a}, {_b}, *, beta=1, alpha=1", _ops, relevant=("input", _a, _b), doc=f"""``{_what}``
+    _bind(_name, f"input, {_a}, {_b}, *, beta=1, alpha=1", _ops, relevant=("input", _a, _b), fast=True, doc=f"""``{_what}``
     (``input`` broadcasts; ``beta=0`` ignores it, NaNs included).
 
     >>> numtorch.addmm(numtorch.zeros(2, 2), numtorch.ones(2, 3), numtorch.ones(3, 2), alpha=2)

@@ -5,13 +5,14 @@ stack, hstack, vstack/row_stack, dstack and column_stack."""
 # A binding with a Tensor[] parameter has no tensor parameter its wrapper could test, so its
 # fast call is a function that tests the list itself and returns None to decline; the wrapper
 # then takes its __torch_function__ gate and the body as before (_api._FAST_LIST). It runs only
-# when no dispatch mode or forward-AD level is active and every element is exactly a CPU
-# Tensor with nothing to record, all of one dtype: there a join is one np.concatenate of the
-# arrays (NumPy checks ranks and sizes as PyTorch does; a legacy empty 1-D input among 1-D ones
-# adds nothing in both) and a stack one np.empty and a slice assignment per input (a small cat
-# went wrapper -> body -> argument checks -> op.fast -> the list scan -> _cat_cpu: 3.4 us,
-# PyTorch's 1.3 us). Anything else, errors included, takes the body.
-# tests/ops/shape/test_join_fast.py compares both routes.
+# when no dispatch mode, forward-AD level or autocast region (Note [Autocast key]: it wraps
+# op.fast, which this skips) is active and every element is exactly a CPU Tensor with nothing
+# to record, all of one dtype: there a join is one np.concatenate of the arrays (NumPy checks
+# ranks and sizes as PyTorch does; a legacy empty 1-D input among 1-D ones adds nothing in
+# both) and a stack one np.empty and a slice assignment per input (a small cat went wrapper ->
+# body -> argument checks -> op.fast -> the list scan -> _cat_cpu: 3.4 us, PyTorch's 1.3 us).
+# Anything else, errors included, takes the body. tests/ops/shape/test_join_fast.py compares
+# both routes.
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from ..._device import CPU as _CPU
 from ..._state import STATE as _STATE
 from ..._tensor import Tensor as _Tensor
 from ..._tensor import _make
+from ...amp._policy import _INSTALLED as _AUTOCAST
 
 _empty = np.empty
 _concatenate = np.concatenate
@@ -34,6 +36,7 @@ def _arrays(tensors):
     if (
         S.td_modes
         or S.fw_level >= 0
+        or _AUTOCAST
         or (tensors.__class__ is not list and tensors.__class__ is not tuple)
     ):
         return None

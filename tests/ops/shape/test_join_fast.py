@@ -133,3 +133,11 @@ def test_inference_mode_result_is_an_inference_tensor():
     with torch.inference_mode():
         r = torch.cat([x, x])
     assert r.is_inference()
+
+
+def test_autocast_region_takes_the_op():
+    # cat/stack are on the CPU promote list: the key wraps op.fast, which the fast call skips
+    x, y = _t(2, 3), _t(2, 3, dtype=torch.float64)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        assert join_fast.cat([x, x], 0) is None and join_fast.stack([x, x], 0) is None
+        assert torch.cat([x, y]).dtype is torch.float64
