@@ -479,14 +479,8 @@ public(
     lists=("tensors",),
     ops=(broadcast_tensors,),
 )
-public(
-    "meshgrid",
-    "*tensors, indexing=None",
-    _meshgrid_body,
-    relevant=(),
-    lists=("tensors",),
-    ops=(meshgrid, meshgrid_indexing),
-)
+public("meshgrid", "*tensors, indexing=None", _meshgrid_body, relevant=(), lists=("tensors",),
+       ops=(meshgrid, meshgrid_indexing), fast=(_jf.meshgrid, ("tensors", "indexing")))  # fmt: skip
 public(
     "cartesian_prod",
     "*tensors",

@@ -141,3 +141,58 @@ def test_autocast_region_takes_the_op():
     with torch.autocast("cpu", dtype=torch.bfloat16):
         assert join_fast.cat([x, x], 0) is None and join_fast.stack([x, x], 0) is None
         assert torch.cat([x, y]).dtype is torch.float64
+
+
+def _meshgrid_inputs():
+    a, b, c = _t(3), _t(2, start=3), _t(4, start=5)
+    yield (a, b)
+    yield (a, b, c)
+    yield ([a, b],)  # one list argument
+    yield (a,)
+    yield (_t(), b)  # 0-d
+    yield (_t(6)[::2], b)  # non-contiguous: the body
+    yield (_t(0), b)  # empty: the body
+    yield (_t(2, 2), b)  # 2-D: the body's error
+    yield (a, _t(2, dtype=torch.float64))  # dtypes differ: the body's error
+    yield (a, 1.0)
+
+
+@pytest.mark.parametrize("indexing", ["ij", "xy", "yx"])
+def test_meshgrid_fast_call_matches_body(indexing):
+    b = _binding("meshgrid")
+    ran = 0
+    for args in _meshgrid_inputs():
+        fresh = [x.clone() if isinstance(x, torch.Tensor) else x for x in args]
+        if isinstance(args[0], list):
+            fresh = ([x.clone() for x in args[0]],)
+        want = _outcome(b.body, tuple(fresh), indexing)
+        r = _outcome(lambda *a: torch.meshgrid(*a, indexing=indexing), *fresh)
+        ran += b.fast[0](tuple(fresh), indexing) is not None
+        if isinstance(want, tuple) and want and isinstance(want[0], type):
+            assert r == want
+            continue
+        inputs = fresh[0] if isinstance(fresh[0], list) else fresh
+        for g, w, x in zip(r, want, inputs, strict=True):
+            assert (
+                g.shape == w.shape
+                and g.stride() == w.stride()
+                and g.storage_offset() == w.storage_offset()
+            )
+            assert g._base is w._base is x and np.array_equal(g.numpy(), w.numpy())
+            if not g.numel():
+                continue
+            v = x._version
+            g[(0,) * g.dim()] = -7  # writes reach the input and bump its version
+            assert x._version > v and x.reshape(-1)[0].item() == -7
+    assert ran >= (5 if indexing != "yx" else 0)
+
+
+def test_meshgrid_without_indexing_warns_and_grad_takes_the_body():
+    with pytest.warns(UserWarning, match="indexing argument"):
+        g = torch.meshgrid(_t(3), _t(2))
+    assert g[0].shape == (3, 2)
+    w = _t(3, dtype=torch.float64).requires_grad_(True)
+    assert _binding("meshgrid").fast[0]((w, w), "ij") is None
+    gx, gy = torch.meshgrid(w, w, indexing="ij")
+    assert gx.grad_fn is not None
+    assert torch.autograd.gradcheck(lambda t: torch.meshgrid(t, t, indexing="xy")[0], (w,))
