@@ -71,27 +71,32 @@ def _join(arrays, d, dt):
     return _make(out, dt)
 
 
-def cat(tensors, dim):
+def _with_dim(tensors, dim, extra: int):
+    """(arrays, dtype, ``dim`` wrapped over the first input's rank + ``extra``), or None
+    (0-d inputs of cat and a dim out of range: the body's errors)."""
     r = _arrays(tensors)
     if r is None or dim.__class__ is not int:
         return None
-    arrays, dt = r
-    nd = arrays[0].ndim
-    if not -nd <= dim < nd:  # 0-d inputs and a dim out of range: the body's errors
+    nd = r[0][0].ndim + extra
+    if not -nd <= dim < nd:
         return None
-    return _join(arrays, dim + nd if dim < 0 else dim, dt)
+    return r[0], r[1], dim + nd if dim < 0 else dim
+
+
+def cat(tensors, dim):
+    r = _with_dim(tensors, dim, 0)
+    if r is None:
+        return None
+    arrays, dt, d = r
+    return _join(arrays, d, dt)
 
 
 def stack(tensors, dim):
-    r = _arrays(tensors)
-    if r is None or dim.__class__ is not int:
+    r = _with_dim(tensors, dim, 1)
+    if r is None:
         return None
-    arrays, dt = r
+    arrays, dt, d = r
     sh = arrays[0].shape
-    nd = len(sh) + 1
-    if not -nd <= dim < nd:
-        return None
-    d = dim + nd if dim < 0 else dim
     for a in arrays:
         if a.shape != sh:
             return None
