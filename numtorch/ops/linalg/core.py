@@ -36,6 +36,7 @@ from ._contract import (
 from .._pointwise import warn_resize
 from .._registry import OPS, defop, public
 from ..._state import STATE
+from .. import _quiet
 from . import _fast_products as _fp
 from ._matmul import _call, _matmul, _real_plain, matmul_backward, matmul_cpu, unobserved
 
@@ -80,13 +81,16 @@ def _scalar(v, dt: D.dtype):
 
 def _addprod(self_arr, prod: np.ndarray, beta, alpha, dt: D.dtype, k: int = 1) -> np.ndarray:
     b, a = _scalar(beta, dt), _scalar(alpha, dt)
-    with np.errstate(all="ignore"):
+    tok = _quiet.quiet(_quiet.IGNORE)  # Note [Quiet floating-point flags]
+    try:
         if not k and b != 0 and dt.category == D._COMPLEX:  # ATen's empty-contraction shortcut is
             return np.multiply(self_arr, b, out=prod)  # self * beta: (inf+3j) * (1+0j) is inf+nanj
         if a != 1:
             prod = np.multiply(prod, a, out=prod, casting="unsafe")
         if b != 0:  # beta == 0 ignores self, NaNs included
             prod = np.add(prod, self_arr if b == 1 else self_arr * b, out=prod, casting="unsafe")
+    finally:
+        _quiet.restore(tok)
     return prod
 
 
@@ -364,10 +368,12 @@ def _addmm_cpu(self, mat1, mat2, beta=1, alpha=1):
             and (bs == shape or bs == shape[1:]) and self._data.dtype in _BLAS_FLOATS):  # fmt: skip
         # F.linear's case: one product and one broadcast bias add, no Scalar conversions or
         # expanded view (3x PyTorch's time on a (8, 16) input before)
-        res = np.empty(shape, self._data.dtype)
-        with np.errstate(all="ignore"):
-            np.matmul(mat1._data, mat2._data, out=res)
+        res = product(mat1._data, mat2._data)
+        tok = _quiet.quiet(_quiet.IGNORE)
+        try:
             np.add(res, self._data, out=res)
+        finally:
+            _quiet.restore(tok)
         return _make(res, self._dtype)
     base = _expand_to(self, shape)
     return _make(_addprod(base, product(mat1._data, mat2._data), beta, alpha, self._dtype, s1[1]), self._dtype)
@@ -383,9 +389,8 @@ def _addmv_cpu(self, mat, vec, beta=1, alpha=1):
         self._data.size,
         self._dtype,
     )
-    base = np.broadcast_to(
-        self._data.reshape(-1) if self._data.size == 1 else self._data, (mat._data.shape[0],)
-    )
+    m, sa = mat._data.shape[0], self._data
+    base = sa if sa.shape == (m,) else np.broadcast_to(sa.reshape(-1) if sa.size == 1 else sa, (m,))
     k = mat._data.shape[1]
     return _make(_addprod(base, product(mat._data, vec._data), beta, alpha, self._dtype, k), self._dtype)
 
