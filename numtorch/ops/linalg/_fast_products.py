@@ -47,7 +47,7 @@ def make(op, ranks: frozenset):
             return op.fast(a, b)
         dest = _empty(sx[:-1] + sy[1:], x.dtype)
         if len(sx) == 3:  # a C-contiguous stack times a matrix: one GEMM on the stacked rows
-            if not fx.c_contiguous:
+            if not (fx.c_contiguous and x.size):  # reshape(-1, 0) has no size to infer
                 return op.fast(a, b)
             x, out = x.reshape(-1, sx[-1]), dest.reshape(-1, sy[-1])
         else:

@@ -71,7 +71,7 @@ def test_quiet_restores_the_callers_state():
 
 PAIRS = [((2, 3), (3, 4)), ((2, 3), (3,)), ((3,), (3, 4)), ((5,), (5,)), ((0, 3), (3, 2)), ((4, 0), (0, 2)),
          ((0,), (0,)), ((2, 2, 3), (3, 4)), ((0, 2, 3), (3, 4)), ((3, 1), (1, 2)), ((2, 3), (4, 2)),
-         ((2, 3, 4), (2, 4, 5)), ((3,), (4,)), ((2, 3), (3, 4, 1))]  # fmt: skip
+         ((2, 3, 4), (2, 4, 5)), ((3,), (4,)), ((2, 3), (3, 4, 1)), ((2, 3, 0), (0, 4)), ((0, 2, 3), (3, 4))]  # fmt: skip
 FNS = {"mm": torch.mm, "mv": torch.mv, "dot": torch.dot, "vdot": torch.vdot, "matmul": torch.matmul,
        "@": lambda a, b: a @ b, "Tensor.mm": lambda a, b: a.mm(b), "Tensor.matmul": lambda a, b: a.matmul(b)}  # fmt: skip
 
