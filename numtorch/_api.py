@@ -105,6 +105,12 @@ def out_of_memory(e: MemoryError) -> RuntimeError:
 _FAST = """
     if {exact} and not _S.tf_modes:
         return {fn}({args})"""
+# Note [Tensor-list binding fast call] (ops/shape/join_fast.py): the function tests the list
+_FAST_LIST = """
+    if {exact}not _S.tf_modes:
+        _r = {fn}({args})
+        if _r is not None:
+            return _r"""
 _FAST_NOTIMPL = """
     if {exact} and not _S.tf_modes:
         try:
@@ -117,10 +123,13 @@ def _fast_text(b: Binding, ns: dict) -> str:
     # Note [Binding fast call]: plain Tensors skip the body (and its argument parsing). Every
     # relevant (tensor-like) argument must be a plain Tensor, except that an optional one after
     # the first may be None (max's dim and other): the binding's ``cond`` says which it takes.
-    if b.fast is None or b.lists or not b.relevant:
+    if b.fast is None or bool(b.relevant) is bool(b.lists):
         return ""
     op, args, *rest = b.fast
     cond = rest[0] if rest else ""
+    if b.lists:
+        ns["_fop"] = op
+        return _FAST_LIST.format(exact=f"{cond} and " if cond else "", fn="_fop", args=", ".join(args))
     notimpl = len(rest) > 1 and rest[1]
     ns["_fop"] = op
     names = []

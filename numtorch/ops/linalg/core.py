@@ -36,6 +36,8 @@ from ._contract import (
 from .._pointwise import warn_resize
 from .._registry import OPS, defop, public
 from ..._state import STATE
+from .. import _quiet
+from . import _fast_products as _fp
 from ._matmul import _call, _matmul, _real_plain, matmul_backward, matmul_cpu, unobserved
 
 
@@ -79,13 +81,16 @@ def _scalar(v, dt: D.dtype):
 
 def _addprod(self_arr, prod: np.ndarray, beta, alpha, dt: D.dtype, k: int = 1) -> np.ndarray:
     b, a = _scalar(beta, dt), _scalar(alpha, dt)
-    with np.errstate(all="ignore"):
+    tok = _quiet.quiet(_quiet.IGNORE)  # Note [Quiet floating-point flags]
+    try:
         if not k and b != 0 and dt.category == D._COMPLEX:  # ATen's empty-contraction shortcut is
             return np.multiply(self_arr, b, out=prod)  # self * beta: (inf+3j) * (1+0j) is inf+nanj
         if a != 1:
             prod = np.multiply(prod, a, out=prod, casting="unsafe")
         if b != 0:  # beta == 0 ignores self, NaNs included
             prod = np.add(prod, self_arr if b == 1 else self_arr * b, out=prod, casting="unsafe")
+    finally:
+        _quiet.restore(tok)
     return prod
 
 
@@ -188,8 +193,9 @@ def _op(schema: str, impl, backward=None, rule="same", composite=False, out_impl
     return defop(schema, cpu=impl, backward=backward), defop(out_schema, cpu=out_impl)
 
 
-def _bind(name, sig, ops, *, method=True, module="torch", doc=None, relevant=None):
-    """Public function (with ``out=``) and Tensor method for an (op, op_out) pair."""
+def _bind(name, sig, ops, *, method=True, module="torch", doc=None, relevant=None, fast=False):
+    """Public function (with ``out=``) and Tensor method for an (op, op_out) pair; ``fast``: with
+    Note [Binding fast call] (every parameter is one the op takes, in its order)."""
     op, op_out = ops
     params = [p.strip().split("=")[0] for p in sig.split(",") if p.strip() and p.strip() != "*"]
     rel = relevant or tuple(p for p in params[:2] if p in ("input", "other", "mat2", "vec", "vec2", "tensor",
@@ -201,7 +207,14 @@ def _bind(name, sig, ops, *, method=True, module="torch", doc=None, relevant=Non
 
     fbody.__doc__ = doc
     star = "" if "*" in sig else ", *"
-    public(name, f"{sig}{star}, out=None", fbody, relevant=rel, module=module, ops=(op, op_out))
+    if fast is True:
+        ffast = (op, tuple(params), "out is None")
+    elif fast:  # (a, b) ranks: Note [Product fast calls]
+        fast = _fp.make(op, fast)
+        ffast = (fast, tuple(params), "out is None")
+    else:
+        ffast = None
+    public(name, f"{sig}{star}, out=None", fbody, relevant=rel, module=module, ops=(op, op_out), fast=ffast)
     if method:
         msig = sig.replace("input", "self", 1)
 
@@ -210,7 +223,8 @@ def _bind(name, sig, ops, *, method=True, module="torch", doc=None, relevant=Non
 
         mbody.__doc__ = doc
         mrel = ("self",) + tuple(r for r in rel if r != "input")
-        public(name, msig, mbody, relevant=mrel, module="Tensor", ops=(op,))
+        mfast = (op if fast is True else fast, ("self", *params[1:])) if fast else None
+        public(name, msig, mbody, relevant=mrel, module="Tensor", ops=(op,), fast=mfast)
 
 
 # ---- matmul / mm / bmm / mv / dot / vdot ------------------------------------------------------------
@@ -220,16 +234,17 @@ _MATMUL = (defop("matmul(Tensor self, Tensor other) -> Tensor", composite=_matmu
                  backward={("self", "other"): matmul_backward}),
            defop("matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
                  cpu=_product_out(_matmul_checks)))  # fmt: skip
-_bind("matmul", "input, other", _MATMUL, doc="""Matrix product with PyTorch's rules for 1-D operands
+_bind("matmul", "input, other", _MATMUL, fast=_fp.MATMUL, doc="""Matrix product with PyTorch's rules for 1-D operands
     (dot, matrix-vector) and broadcast batch dimensions; BLAS through NumPy.
 
     >>> numtorch.matmul(numtorch.ones(2, 3), numtorch.ones(3)).shape
     torch.Size([2])
     """)  # fmt: skip
+_MATMUL_FAST = _fp.make(_MATMUL[0], _fp.MATMUL)
 public("__matmul__", "self, other", lambda self, other: dispatch(_MATMUL[0], [self, other]),
-       relevant=("self", "other"), module="Tensor", ops=(_MATMUL[0],))  # fmt: skip
+       relevant=("self", "other"), module="Tensor", ops=(_MATMUL[0],), fast=(_MATMUL_FAST, ("self", "other")))  # fmt: skip
 public("__rmatmul__", "self, other", lambda self, other: dispatch(_MATMUL[0], [other, self]),
-       relevant=("self", "other"), module="Tensor", ops=(_MATMUL[0],))  # fmt: skip
+       relevant=("self", "other"), module="Tensor", ops=(_MATMUL[0],), fast=(_MATMUL_FAST, ("other", "self")))  # fmt: skip
 
 
 def _product_cpu(check):
@@ -263,7 +278,7 @@ def _mv_check(a: Tensor, b: Tensor, out: Tensor | None = None) -> None:
 _MM = _op("mm(Tensor self, Tensor mat2) -> Tensor", _product_cpu(_mm_check), out_impl=_product_out(_mm_check), backward={
     # mat2's formula first: PyTorch's generated MmBackward0 computes it first
     "mat2": lambda grad, self, mat2: _mm_mat2_grad(grad, self, mat2), "self": lambda grad, mat2: _mm_mat1_grad(grad, mat2)})  # fmt: skip
-_bind("mm", "input, mat2", _MM, doc="""Product of two matrices (no broadcasting).
+_bind("mm", "input, mat2", _MM, fast=_fp.MM, doc="""Product of two matrices (no broadcasting).
 
     >>> numtorch.mm(numtorch.ones(2, 3), numtorch.ones(3, 4)).shape
     torch.Size([2, 4])
@@ -272,7 +287,7 @@ _bind("mm", "input, mat2", _MM, doc="""Product of two matrices (no broadcasting)
 
 _BMM = _op("bmm(Tensor self, Tensor mat2) -> Tensor", _product_cpu(_bmm_check), out_impl=_product_out(_bmm_check), backward={
     "self": lambda grad, mat2: grad.bmm(_mH(mat2)), "mat2": lambda grad, self: _mH(self).bmm(grad)})  # fmt: skip
-_bind("bmm", "input, mat2", _BMM, doc="""Batched product of 3-D tensors ``(b, n, k) @ (b, k, m)``.
+_bind("bmm", "input, mat2", _BMM, fast=True, doc="""Batched product of 3-D tensors ``(b, n, k) @ (b, k, m)``.
 
     >>> numtorch.bmm(numtorch.ones(2, 3, 4), numtorch.ones(2, 4, 5)).shape
     torch.Size([2, 3, 5])
@@ -281,7 +296,7 @@ _bind("bmm", "input, mat2", _BMM, doc="""Batched product of 3-D tensors ``(b, n,
 
 _MV = _op("mv(Tensor self, Tensor vec) -> Tensor", _product_cpu(_mv_check), out_impl=_product_out(_mv_check), backward={
     "self": lambda grad, vec: grad.outer(_cj(vec)), "vec": lambda grad, self: _cj(self).t().mv(grad)})  # fmt: skip
-_bind("mv", "input, vec", _MV, doc="""Matrix-vector product.
+_bind("mv", "input, vec", _MV, fast=_fp.MV, doc="""Matrix-vector product.
 
     >>> numtorch.mv(numtorch.ones(2, 3), numtorch.ones(3))
     tensor([3., 3.])
@@ -297,12 +312,12 @@ _DOT = _op("dot(Tensor self, Tensor tensor) -> Tensor", _product_cpu(_dot_checks
     "self": lambda grad, tensor: grad * _cj(tensor), "tensor": lambda grad, self: grad * _cj(self)})  # fmt: skip
 _VDOT = _op("vdot(Tensor self, Tensor other) -> Tensor", _vdot_cpu, rule="dot", backward={
     "self": lambda grad, other: _cj(grad) * other, "other": lambda grad, self: grad * self})  # fmt: skip
-_bind("dot", "input, tensor", _DOT, doc="""Inner product of two 1-D tensors of the same dtype.
+_bind("dot", "input, tensor", _DOT, fast=_fp.DOT, doc="""Inner product of two 1-D tensors of the same dtype.
 
     >>> numtorch.dot(numtorch.tensor([1.0, 2.0]), numtorch.tensor([3.0, 4.0]))
     tensor(11.)
     """)  # fmt: skip
-_bind("vdot", "input, other", _VDOT, doc="""Inner product conjugating the first vector.
+_bind("vdot", "input, other", _VDOT, fast=_fp.DOT, doc="""Inner product conjugating the first vector.
 
     >>> numtorch.vdot(numtorch.tensor([1.0, 2.0]), numtorch.tensor([3.0, 4.0]))
     tensor(11.)
@@ -353,10 +368,12 @@ def _addmm_cpu(self, mat1, mat2, beta=1, alpha=1):
             and (bs == shape or bs == shape[1:]) and self._data.dtype in _BLAS_FLOATS):  # fmt: skip
         # F.linear's case: one product and one broadcast bias add, no Scalar conversions or
         # expanded view (3x PyTorch's time on a (8, 16) input before)
-        res = np.empty(shape, self._data.dtype)
-        with np.errstate(all="ignore"):
-            np.matmul(mat1._data, mat2._data, out=res)
+        res = product(mat1._data, mat2._data)
+        tok = _quiet.quiet(_quiet.IGNORE)
+        try:
             np.add(res, self._data, out=res)
+        finally:
+            _quiet.restore(tok)
         return _make(res, self._dtype)
     base = _expand_to(self, shape)
     return _make(_addprod(base, product(mat1._data, mat2._data), beta, alpha, self._dtype, s1[1]), self._dtype)
@@ -372,9 +389,8 @@ def _addmv_cpu(self, mat, vec, beta=1, alpha=1):
         self._data.size,
         self._dtype,
     )
-    base = np.broadcast_to(
-        self._data.reshape(-1) if self._data.size == 1 else self._data, (mat._data.shape[0],)
-    )
+    m, sa = mat._data.shape[0], self._data
+    base = sa if sa.shape == (m,) else np.broadcast_to(sa.reshape(-1) if sa.size == 1 else sa, (m,))
     k = mat._data.shape[1]
     return _make(_addprod(base, product(mat._data, vec._data), beta, alpha, self._dtype, k), self._dtype)
 
@@ -519,7 +535,7 @@ for _name, _ops, _a, _b, _what in (
         "beta * input + alpha * sum over b of batch1[b] @ batch2[b]",
     ),
 ):
-    _bind(_name, f"input, {_a}, {_b}, *, beta=1, alpha=1", _ops, relevant=("input", _a, _b), doc=f"""``{_what}``
+    _bind(_name, f"input, {_a}, {_b}, *, beta=1, alpha=1", _ops, relevant=("input", _a, _b), fast=True, doc=f"""``{_what}``
     (``input`` broadcasts; ``beta=0`` ignores it, NaNs included).
 
     >>> numtorch.addmm(numtorch.zeros(2, 2), numtorch.ones(2, 3), numtorch.ones(3, 2), alpha=2)

@@ -11,8 +11,9 @@ from ... import _dtype as D
 from ..._tensor import Tensor, _make, _wrap_dim
 from .._pointwise import _broadcast, _cname
 from .._registry import defop, public
-from .core import _c, _int, _sh, expand, reshape, unsqueeze, view
+from . import join_fast as _jf
 from .copy import write_out, zeros_like_tensor
+from .core import _c, _int, _sh, expand, reshape, unsqueeze, view
 from .views import select as _select
 from .views import slice as _slice
 
@@ -350,7 +351,8 @@ def _family_body(name, ops, doc):
         )
 
     body.__doc__ = doc
-    public(name, "tensors, *, out=None", body, relevant=(), lists=("tensors",), ops=ops)
+    fast = (getattr(_jf, name.replace("row_", "v")), ("tensors",), "out is None")
+    public(name, "tensors, *, out=None", body, relevant=(), lists=("tensors",), ops=ops, fast=fast)
 
 
 def _varargs_tensors(tensors) -> list:
@@ -418,15 +420,10 @@ for _n, _ops in (
     ("concat", (concat, cat_out)),
     ("concatenate", (concatenate, cat_out)),
 ):
-    public(_n, "tensors, dim=0, *, out=None", _cat_body, relevant=(), lists=("tensors",), ops=_ops)
-public(
-    "stack",
-    "tensors, dim=0, *, out=None",
-    _stack_body,
-    relevant=(),
-    lists=("tensors",),
-    ops=(stack, stack_out),
-)
+    public(_n, "tensors, dim=0, *, out=None", _cat_body, relevant=(), lists=("tensors",), ops=_ops,
+           fast=(_jf.cat, ("tensors", "dim"), "out is None"))  # Note [Tensor-list binding fast call]
+public("stack", "tensors, dim=0, *, out=None", _stack_body, relevant=(), lists=("tensors",),
+       ops=(stack, stack_out), fast=(_jf.stack, ("tensors", "dim"), "out is None"))  # fmt: skip
 _family_body(
     "hstack",
     hstack,
@@ -482,14 +479,8 @@ public(
     lists=("tensors",),
     ops=(broadcast_tensors,),
 )
-public(
-    "meshgrid",
-    "*tensors, indexing=None",
-    _meshgrid_body,
-    relevant=(),
-    lists=("tensors",),
-    ops=(meshgrid, meshgrid_indexing),
-)
+public("meshgrid", "*tensors, indexing=None", _meshgrid_body, relevant=(), lists=("tensors",),
+       ops=(meshgrid, meshgrid_indexing), fast=(_jf.meshgrid, ("tensors", "indexing")))  # fmt: skip
 public(
     "cartesian_prod",
     "*tensors",

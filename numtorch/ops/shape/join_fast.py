@@ -1,0 +1,174 @@
+"""Fast calls (Note [Binding fast call]) of the tensor-list joins: cat/concat/concatenate,
+stack, hstack, vstack/row_stack, dstack and column_stack, and of meshgrid."""
+
+# Note [Tensor-list binding fast call]
+# A binding with a Tensor[] parameter has no tensor parameter its wrapper could test, so its
+# fast call is a function that tests the list itself and returns None to decline; the wrapper
+# then takes its __torch_function__ gate and the body as before (_api._FAST_LIST). It runs only
+# when no dispatch mode, forward-AD level or autocast region (Note [Autocast key]: it wraps
+# op.fast, which this skips) is active and every element is exactly a CPU Tensor with nothing
+# to record, all of one dtype: there a join is one np.concatenate of the arrays (NumPy checks
+# ranks and sizes as PyTorch does; a legacy empty 1-D input among 1-D ones adds nothing in
+# both) and a stack one np.empty and a slice assignment per input (a small cat went wrapper ->
+# body -> argument checks -> op.fast -> the list scan -> _cat_cpu: 3.4 us, PyTorch's 1.3 us);
+# meshgrid's grids are the views its body's view + expand make, each an ndarray over its
+# contiguous input's buffer (as expand's CPU kernel builds them; 13.9 us -> ~4, PyTorch's 4.9).
+# Anything else, errors included, takes the body. tests/ops/shape/test_join_fast.py compares
+# both routes.
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._device import CPU as _CPU
+from ..._state import STATE as _STATE
+from ..._tensor import Tensor as _Tensor
+from ..._tensor import _make, _view
+from ...amp._policy import _INSTALLED as _AUTOCAST
+
+_empty = np.empty
+_ndarray = np.ndarray
+_concatenate = np.concatenate
+_ascontiguous = np.ascontiguousarray
+_FULL = slice(None)
+
+
+def _arrays(tensors):
+    """The elements' arrays and dtype when the fast call may run them, else None."""
+    S = _STATE
+    if (
+        S.td_modes
+        or S.fw_level >= 0
+        or _AUTOCAST
+        or (tensors.__class__ is not list and tensors.__class__ is not tuple)
+    ):
+        return None
+    if not tensors:
+        return None
+    g = S.grad_enabled
+    dt = tensors[0]._dtype if tensors[0].__class__ is _Tensor else None
+    arrays = []
+    for x in tensors:
+        if (
+            x.__class__ is not _Tensor
+            or x._dtype is not dt
+            or x._device is not _CPU
+            or (g and x._rg)
+        ):
+            return None
+        arrays.append(x._data)
+    return arrays, dt
+
+
+def _join(arrays, d, dt):
+    """cat of ``arrays`` along ``d`` (0 <= d < the first's rank), or None where NumPy refuses."""
+    try:
+        out = _concatenate(arrays, d)
+    except ValueError:  # ranks or sizes that differ, 0-d inputs: the body raises PyTorch's error
+        return None
+    if not out.flags.c_contiguous:  # NumPy follows the inputs' layout; PyTorch's is C order
+        out = _ascontiguous(out)
+    return _make(out, dt)
+
+
+def _with_dim(tensors, dim, extra: int):
+    """(arrays, dtype, ``dim`` wrapped over the first input's rank + ``extra``), or None
+    (0-d inputs of cat and a dim out of range: the body's errors)."""
+    r = _arrays(tensors)
+    if r is None or dim.__class__ is not int:
+        return None
+    nd = r[0][0].ndim + extra
+    if not -nd <= dim < nd:
+        return None
+    return r[0], r[1], dim + nd if dim < 0 else dim
+
+
+def cat(tensors, dim):
+    r = _with_dim(tensors, dim, 0)
+    if r is None:
+        return None
+    arrays, dt, d = r
+    return _join(arrays, d, dt)
+
+
+def stack(tensors, dim):
+    r = _with_dim(tensors, dim, 1)
+    if r is None:
+        return None
+    arrays, dt, d = r
+    sh = arrays[0].shape
+    for a in arrays:
+        if a.shape != sh:
+            return None
+    out = _empty((*sh[:d], len(arrays), *sh[d:]), dt.np)
+    if d == 0:
+        for i, a in enumerate(arrays):
+            out[i] = a
+    else:
+        pre = (_FULL,) * d
+        for i, a in enumerate(arrays):
+            out[(*pre, i)] = a
+    return _make(out, dt)
+
+
+def _atleast(a, n):
+    nd = a.ndim
+    if nd >= n:
+        return a
+    if nd == 0:
+        return a.reshape((1,) * n)
+    if n == 2:
+        return a.reshape(1, a.shape[0])
+    return a.reshape(1, a.shape[0], 1) if nd == 1 else a.reshape(*a.shape, 1)
+
+
+def _family(prep, dim_of):
+    def fast(tensors):
+        r = _arrays(tensors)
+        if r is None:
+            return None
+        arrays, dt = r
+        parts = [prep(a) for a in arrays]
+        return _join(parts, dim_of(parts), dt)
+
+    return fast
+
+
+def _col(a):
+    return a.reshape(a.size, 1) if a.ndim <= 1 else a
+
+
+hstack = _family(lambda a: _atleast(a, 1), lambda p: 0 if p[0].ndim == 1 else 1)
+vstack = _family(lambda a: _atleast(a, 2), lambda p: 0)
+dstack = _family(lambda a: _atleast(a, 3), lambda p: 2)
+column_stack = _family(_col, lambda p: 1)
+
+
+def meshgrid(tensors, indexing):
+    """The body's grids (expanded views of the inputs) for contiguous 0-d/1-D inputs of one
+    dtype, none empty, with ``indexing`` given as "ij" or "xy"; else None."""
+    if len(tensors) == 1 and tensors[0].__class__ in (list, tuple):
+        tensors = tensors[0]
+    if indexing != "ij" and indexing != "xy" or indexing.__class__ is not str:
+        return None
+    r = _arrays(tensors)
+    if r is None:
+        return None
+    arrays = r[0]
+    for a in arrays:
+        if a.ndim > 1 or not a.size or not a.flags.c_contiguous:
+            return None
+    n = len(arrays)
+    swap = indexing == "xy" and n >= 2  # the body swaps the first two, then their grids
+    pos = [1, 0, *range(2, n)] if swap else list(range(n))
+    shape = [0] * n
+    for i, a in enumerate(arrays):
+        shape[pos[i]] = a.size
+    grids = []
+    for i, (x, a) in enumerate(zip(tensors, arrays, strict=True)):
+        # expand of the view [1, .., numel, .., 1]: a size-1 dim keeps the view's stride
+        p, isz = pos[i], a.itemsize
+        st = [0 if shape[k] != 1 else (shape[p] if k < p else 1) * isz for k in range(n)]
+        st[p] = isz
+        grids.append(_view(x, _ndarray(tuple(shape), a.dtype, a, 0, tuple(st))))
+    return tuple(grids)
