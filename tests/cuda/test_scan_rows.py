@@ -29,11 +29,11 @@ _OPS = {
 }
 
 
-def _check(fn, a, dtype="float64"):
+def _check(fn, a, dtype="float64", tol=None):
     want = fn(numtorch.tensor(a).to(getattr(numtorch, dtype)))
     got = fn(numtorch.tensor(a, device="cuda").to(getattr(numtorch, dtype)))
     assert got.device.type == "cuda" and got.dtype == want.dtype and got.shape == want.shape
-    tol = {"float64": 1e-12, "float32": 1e-5, "float16": 2e-3}[dtype]
+    tol = tol or {"float64": 1e-12, "float32": 1e-5, "float16": 2e-3}[dtype]
     np.testing.assert_allclose(got.cpu().numpy(), want.numpy(), rtol=tol, atol=tol, equal_nan=True)
     return got, want
 
@@ -52,7 +52,11 @@ def test_rows_around_the_block_span(op, extra, one_pass, monkeypatch):
 @pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
 @pytest.mark.parametrize("op", list(_OPS))
 def test_one_long_row_in_many_chunks(op, dtype):
-    _check(_OPS[op], rng.standard_normal(25 * _span() + 3), dtype)
+    # the CPU reference folds one element after another: on a device's 51,203-element row its own
+    # float32 rounding walks to about sqrt(n) * eps * |value| (1.4e-5 relative for logcumsumexp's
+    # values near 15), past the float32 tolerance; a wrong chunk offset is off by O(1)
+    tol = 1e-4 if dtype == "float32" else None
+    _check(_OPS[op], rng.standard_normal(25 * _span() + 3), dtype, tol)
 
 
 def test_nan_infinities_and_negative_zero():
