@@ -314,8 +314,8 @@ def test_errors_match_torch(case):
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 @pytest.mark.parametrize("nd", [1, 2, 3])
 def test_half_conv_skips_padded_taps(dtype, nd):
-    # torch's half slow_conv kernels skip the taps over the zero padding, so a NaN/inf weight
-    # there does not reach the edge outputs (float kernels multiply 0 * NaN); fuzz session 8
+    # torch's bfloat16 slow_conv kernels skip the taps over the zero padding, so a NaN/inf weight
+    # there does not reach the edge outputs; its float and (2.13) float16 kernels multiply 0 * NaN
     rng = np.random.default_rng(nd)
     x = rng.standard_normal((2, 4, *[5] * nd)).round(1)
     w = rng.standard_normal((6, 2, *[3] * nd)).round(1)

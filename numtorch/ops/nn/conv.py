@@ -265,15 +265,17 @@ def _gemm_nt(a4, b4):
     return out
 
 
-_HALF = (D.float16, D.bfloat16)
+# PyTorch 2.13's CPU float16 convolution multiplies the padding taps as its float kernels do
+# (its bfloat16 slow_conv still skips them): tests/parity test_half_conv_skips_padded_taps
+_PADDING_SKIPPED = (D.bfloat16,)
 
 
 def weight_times_cols(wm, cols, half: bool, valid):
     """``wm @ cols`` for (G, O/G, K) weights and (N, G, K, L) columns of a convolution.
 
-    PyTorch's half-precision (float16/bfloat16) slow_conv kernels skip the taps that fall on
-    the zero padding, where its float kernels multiply them: 0 * NaN there is NaN, and a NaN
-    or inf weight over the padding must not reach a half output (fuzz, session 8). Only a
+    PyTorch's bfloat16 slow_conv kernels skip the taps that fall on the zero padding, where
+    its float (and float16) kernels multiply them: 0 * NaN there is NaN, and a NaN or inf
+    weight over the padding must not reach a bfloat16 output (fuzz, session 8). Only a
     non-finite weight can tell the two apart, so only then are its taps added one by one,
     masked by ``valid()``: the (1, G, K, L) taps inside the input (None: no padding).
     """
@@ -383,7 +385,7 @@ def _convolution_cpu(
     if g.N * g.O * g.OH * g.OW == 0 or x.size == 0 or w.size == 0:
         out = np.zeros((g.N, g.O, g.OH, g.OW), dt.np)
     else:
-        out = _convt_forward(x, w, g) if transposed else _conv_forward(x, w, g, input._dtype in _HALF)
+        out = _convt_forward(x, w, g) if transposed else _conv_forward(x, w, g, input._dtype in _PADDING_SKIPPED)
         out = np.ascontiguousarray(out)
     if bias is not None and out.size:
         K.add_channel_bias(out.reshape(-1), contig(bias, dt), g.O, g.OH * g.OW)

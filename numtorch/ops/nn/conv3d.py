@@ -120,7 +120,7 @@ def convolution3d_cpu(input, weight, bias, stride, padding, dilation, transposed
     if g.N * g.O * _prod(g.osp) == 0 or x.size == 0 or w.size == 0:
         out = np.zeros((g.N, g.O, *g.osp), dt.np)
     else:
-        out = np.ascontiguousarray(_convt_fwd(x, w, g) if transposed else _conv_fwd(x, w, g, input._dtype in C._HALF))
+        out = np.ascontiguousarray(_convt_fwd(x, w, g) if transposed else _conv_fwd(x, w, g, input._dtype in C._PADDING_SKIPPED))
     if bias is not None and out.size:
         K.add_channel_bias(out.reshape(-1), C.contig(bias, dt), g.O, _prod(g.osp))
     return _make(out.astype(input._dtype.np, copy=False), input._dtype)
