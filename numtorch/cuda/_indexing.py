@@ -206,10 +206,9 @@ def index_add(inplace, self, dim, index, source, alpha=1):
 def _rows_last(a: S.CudaArray, dim: int, npdt):
     """``a`` with ``dim`` moved last, as a contiguous ``npdt`` copy: (copy, permutation)."""
     perm = [k for k in range(a.ndim) if k != dim] + [dim]
-    v = S.CudaArray(a.block, a.root, a.offset, [a.shape[p] for p in perm], [a.estrides[p] for p in perm], a.dtype)
     from ._install import contiguous_copy
 
-    return contiguous_copy(v, npdt), perm
+    return contiguous_copy(S.permuted(a, perm), npdt), perm
 
 
 def argext(want_max: bool, name: str):

@@ -59,8 +59,7 @@ def _input(a: S.CudaArray, work):
 
 def _rows_last(a: S.CudaArray, d: int):
     perm = [k for k in range(a.ndim) if k != d] + [d]
-    v = S.CudaArray(a.block, a.root, a.offset, [a.shape[p] for p in perm], [a.estrides[p] for p in perm], a.dtype)
-    return v, perm
+    return S.permuted(a, perm), perm
 
 
 def _few_long_lines(a: S.CudaArray, d: int) -> bool:
