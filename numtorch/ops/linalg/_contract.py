@@ -29,6 +29,16 @@ _ELL = -1  # ellipsis marker while parsing
 _NLETTERS = 52
 
 
+def dot_quiet(x: np.ndarray, y: np.ndarray, dest: np.ndarray) -> None:
+    """``np.dot(x, y, dest)`` with NumPy's floating-point warnings off (Note [Quiet
+    floating-point flags]): Note [Small products through np.dot]'s one BLAS call."""
+    tok = _quiet(_IGNORE)
+    try:
+        _dot(x, y, dest)
+    finally:
+        _restore(tok)
+
+
 def product(x: np.ndarray, y: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``x @ y`` with NumPy's matmul rules via ``np.matmul(..., out=...)``; half runs in float32."""
     if out is None and 0 < x.ndim <= 2 and 0 < y.ndim <= 2 and x.dtype.kind in "fc" and x.dtype != np.float16:
@@ -39,11 +49,7 @@ def product(x: np.ndarray, y: np.ndarray, out: np.ndarray | None = None) -> np.n
         if (x.dtype == y.dtype and x.shape[-1] != 1 and (fx.c_contiguous or fx.f_contiguous)
                 and (fy.c_contiguous or fy.f_contiguous)):  # fmt: skip
             dest = _empty(_result_shape(x.shape, y.shape), x.dtype)
-            tok = _quiet(_IGNORE)
-            try:
-                _dot(x, y, dest)
-            finally:
-                _restore(tok)
+            dot_quiet(x, y, dest)
             return dest
     half = x.dtype == np.float16
     if half:

@@ -14,7 +14,6 @@ matmul / ``@`` on plain float32/float64 operands of rank 1 or 2."""
 
 from __future__ import annotations
 
-from numpy import dot as _dot
 from numpy import empty as _empty
 
 from ... import _dtype as D
@@ -22,9 +21,7 @@ from ..._device import CPU as _CPU
 from ..._state import STATE as _STATE
 from ..._tensor import _make
 from ...amp._policy import _INSTALLED as _AUTOCAST
-from .._quiet import IGNORE as _IGNORE
-from .._quiet import quiet as _quiet
-from .._quiet import restore as _restore
+from ._contract import dot_quiet as _dot_quiet
 
 _FLOATS = (D.float32, D.float64)
 
@@ -52,11 +49,7 @@ def make(op, ranks: frozenset):
             x, out = x.reshape(-1, sx[-1]), dest.reshape(-1, sy[-1])
         else:
             out = dest
-        tok = _quiet(_IGNORE)
-        try:
-            _dot(x, y, out)
-        finally:
-            _restore(tok)
+        _dot_quiet(x, y, out)
         return _make(dest, dt)
 
     return fast
