@@ -141,3 +141,30 @@ def test_ldexp_broadcasts_and_refuses_as_the_composite():
     assert numtorch.ldexp(x, numtorch.tensor([0, 1, 2, 3])).tolist() == [[1.0, 2.0, 4.0, 8.0]] * 3
     with pytest.raises(RuntimeError, match=r"The size of tensor a \(4\) must match the size of tensor b \(5\)"):
         numtorch.ldexp(x, numtorch.ones(5))
+
+
+@pytest.mark.parametrize("name", ["clamp", "addcmul_value", "lerp_scalar", "shift_int", "round_decimals"])
+def test_prepared_call_learns_the_compiled_entry(name):
+    # Note [Prepared kernel entry]: the third call of a key runs the overload's entry point
+    f = CASES[name]
+    _forget()
+    first = f(*_args())
+    f(*_args())
+    again = f(*_args())
+    entries = [rec[6] for ew in _learned() for rec in ew._prepared.values()]
+    assert entries and all(e and e[1] is not None and "Dispatcher" not in type(e[0]).__name__ for e in entries)
+    np.testing.assert_array_equal(again.numpy(), first.numpy())
+
+
+def test_prepared_entry_refuses_a_subclass_array():
+    # an ndarray subclass as a tensor's data takes the type-checking dispatcher, same values
+    class Sub(np.ndarray):
+        pass
+
+    x = numtorch.from_numpy(_x.copy())
+    _forget()
+    for _ in range(3):
+        numtorch.clamp(x, -1, 2)
+    y = numtorch.from_numpy(_x.copy())
+    y._data = y._data.view(Sub)
+    np.testing.assert_array_equal(numtorch.clamp(y, -1, 2).numpy(), np.clip(_x, -1, 2))
