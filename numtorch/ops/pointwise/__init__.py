@@ -3,3 +3,4 @@
 ``_elementwise`` holds the engine's argument checks and routing (the code generator is ``numtorch/ops/_pointwise.py``)."""
 
 from . import _elementwise, core, compare, extra, special, special_fns, float_parts  # noqa: F401
+from . import prepared_fast  # noqa: F401  (after the modules whose bindings it routes)

@@ -105,6 +105,8 @@ def _publish(names, pick, op, *, first_number=False, second_tensor=False, method
         ops, v = pick(list(v))
         return dispatch(ops["functional"], v)
 
+    fbody.route, mbody.route = (pick, out, second_tensor), (pick, False, second_tensor)  # prepared_fast.py
+
     def ibody(*v):
         check(v, 1)
         ops, v = pick(list(v))
