@@ -13,6 +13,7 @@ from ..._tensor import Tensor, _make
 from .._registry import body_of, defop, public
 from . import _reduce as E
 from ._grad import kept, plain, wrap
+from .fast_bindings import nanmean_plain
 from .core import (
     _NORMP,
     _NORMS,
@@ -427,6 +428,10 @@ def _nanmean_impl(self, dim=None, keepdim=False, dtype=None):
         raise RuntimeError(
             f"nanmean(): expected input to have floating point or complex dtype but got {E.cname(self._dtype)}"
         )
+    if dtype is None:  # Note [nanmean without the composite's ops]
+        r = nanmean_plain(self, dim, keepdim)
+        if r is not None:
+            return r
     factor = self.isnan().logical_not_().sum(dim, keepdim)
     return self.nansum(dim, keepdim, dtype=dtype).div(factor)
 
