@@ -170,18 +170,72 @@ def run(comb, a: np.ndarray, dims: tuple, keepdim: bool, acc: np.dtype, params=(
     return restore(res, a.shape, dims, kept, keepdim)
 
 
+def extremes(combs, t: Tensor, dims, keepdim: bool, slow) -> list:
+    """aminmax's two reductions of ``t`` over ``dims`` (a list or None), each ``run`` as amin's and
+    amax's fold run it but over one layout (one transpose or copy of a strided input, not
+    two); an empty input takes ``slow``, the two ops' CPU functions, for their checks."""
+    a = t._data
+    if not a.size:
+        return [f(t, dims, keepdim) for f in slow]
+    acc = kernel_dtype(t._dtype)
+    x = kernel_input(a)
+    lay = None
+    if dims is not None and len(dims) == 1 and a.ndim and x.flags.c_contiguous:
+        # one dim of C-contiguous data: layout and restore are a reshape (Note [Reduction fast path])
+        lay = _EXT_SHAPES.get((a.shape, dims[0], keepdim)) or _dim_layout(_EXT_SHAPES, a.shape, dims[0], keepdim)
+    if lay is not None:
+        x, (outer, R, inner, shape) = x.reshape(-1), lay
+    else:
+        dims = dims_arg(dims, a.ndim)
+        x, outer, R, inner, kept = layout(x, dims)
+    out = []
+    for comb in combs:
+        res = np.empty(outer * inner, acc)
+        _launch(comb.module(), x, res, outer, R, inner, ())
+        out.append(wrap(res.reshape(shape) if lay else restore(res, a.shape, dims, kept, keepdim), t._dtype))
+    return out
+
+
+_EXT_SHAPES: dict = {}
+
+
+# Note [Serial reduction entries]
+# The general path's serial row/col kernel call went through Numba's dispatcher, which types its
+# 4-6 arguments on each call. After a kernel's first call, _launch calls the compiled overload's
+# entry point (Note [Compiled kernel entry]) while the call's types are the learned ones: the
+# input an exact, aligned ndarray (layout's flat data is C-contiguous; the result is the
+# caller's np.empty) of the learned input and result dtype objects, and no parameters.
+_SERIAL: dict = {}  # row or col dispatcher -> (entry, input dtype, result dtype)
+
+
+def _serial(k, x, res, *args) -> None:
+    e = _SERIAL.get(k)
+    if e is not None and x.dtype is e[1] and res.dtype is e[2] and x.__class__ is _nd and x.flags.aligned:
+        e[0](x, res, *args)
+        return
+    k(x, res, *args)
+    if e is None and x.__class__ is _nd and x.flags.aligned and x.dtype.isnative:
+        _SERIAL[k] = (_entry(k, (x, res, *args)), x.dtype, res.dtype)
+
+
 def _launch(mod, x, res, outer, R, inner, params):
     n = x.size
     if inner == 1:
         if n < PARALLEL_THRESHOLD or nthreads() == 1:  # a prange costs ~10 us even on 1 thread
-            mod.row(x, res, outer, R, *params)
+            if params:
+                mod.row(x, res, outer, R, *params)
+            else:
+                _serial(mod.row, x, res, outer, R)
         elif outer >= 4 * nthreads():
             mod.row_p(x, res, outer, R, *params)
         else:
             mod.split_p(x, res, outer, R, -(-4 * nthreads() // outer), *params)
         return
     if n < PARALLEL_THRESHOLD or nthreads() == 1:
-        mod.col(x, res, outer, R, inner, min(inner, 1024), *params)
+        if params:
+            mod.col(x, res, outer, R, inner, min(inner, 1024), *params)
+        else:
+            _serial(mod.col, x, res, outer, R, inner, min(inner, 1024))
         return
     # column chunks of at least 512: shorter ones pay a slice per row more often than they gain
     tasks = -(-nthreads() // outer)

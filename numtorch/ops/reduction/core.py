@@ -717,7 +717,7 @@ def _aminmax_cpu(self, dim, keepdim):
         lo, hi = (E.wrap(mm[i : i + 1].reshape(shape).copy(), self._dtype) for i in (0, 1))
         return AMinMax(lo, hi)
     dims = None if dim is None else [dim]
-    return AMinMax(_AMIN_CPU(self, dims, keepdim), _AMAX_CPU(self, dims, keepdim))
+    return AMinMax(*E.extremes((_AMIN, _AMAX), self, dims, keepdim, (_AMIN_CPU, _AMAX_CPU)))
 
 
 aminmax, aminmax_out = _decl(
