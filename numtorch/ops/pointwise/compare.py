@@ -67,8 +67,12 @@ for _op, _n in ((_ISCLOSE, "isclose"), (_ALLCLOSE, "allclose"), (_EQUAL, "equal"
             raise not_tensor(_n, "other", 2, v[1])
         return dispatch(_op, list(v))
 
-    public(_n, _sig, _fn, relevant=_rel, doc=_doc(_n), ops=(_op,))
-    public(_n, _msig, _fn, relevant=("self", "other"), module="Tensor", doc=_doc(_n), ops=(_op,))
+    # Note [Binding fast call]: with both operands plain Tensors _fn's check holds and it dispatches
+    _names = [a.name for a in _op._schema.arguments]
+    public(_n, _sig, _fn, relevant=_rel, doc=_doc(_n), ops=(_op,),
+           fast=(_op, tuple("input" if a == "self" else a for a in _names)))  # fmt: skip
+    public(_n, _msig, _fn, relevant=("self", "other"), module="Tensor", doc=_doc(_n), ops=(_op,),
+           fast=(_op, tuple(_names)))  # fmt: skip
 
 
 def _result_type(tensor1, tensor2):
@@ -77,6 +81,8 @@ def _result_type(tensor1, tensor2):
     >>> numtorch.result_type(numtorch.tensor([1, 2]), 1.0)
     torch.float32
     """
+    if tensor1.__class__ is Tensor and tensor2.__class__ is Tensor and tensor1._dtype is tensor2._dtype:
+        return tensor1._dtype  # one dtype promotes to itself, whatever the dims
     dims, zeros, scalars = [], [], []
     for i, x in enumerate((tensor1, tensor2)):
         if isinstance(x, Tensor):

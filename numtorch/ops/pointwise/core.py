@@ -27,6 +27,7 @@ from ._elementwise import (
     nan_to_num_params, not_tensor, number, pow_check, sub_check, value_param,
 )  # fmt: skip
 from ._clamp import clamp_bounds, clamp_complex, scalar_bound
+from ._square import square_composite
 from ._minmax_grad import max_bw
 from .._pointwise import _cname, defpointwise
 from ._overloads import two_numbers
@@ -421,7 +422,7 @@ def _square_out(self, out):
     return dispatch(_POW_S["out"], [self, 2, out])
 
 
-_SQUARE = {"functional": defop("square(Tensor self) -> Tensor", composite=lambda self: dispatch(_POW_S["functional"], [self, 2])),
+_SQUARE = {"functional": defop("square(Tensor self) -> Tensor", composite=square_composite(_POW_S["functional"])),
            "out": defop("square.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", composite=_square_out),
            "inplace": defop("square_(Tensor(a!) self) -> Tensor(a!)", composite=lambda self: dispatch(_POW_S["inplace"], [self, 2]))}  # fmt: skip
 _register("square", _SQUARE)

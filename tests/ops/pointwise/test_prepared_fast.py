@@ -164,3 +164,34 @@ def test_div_fast_call_matches_the_body_and_leaves_the_rest_to_it(monkeypatch):
     xg = x.clone().requires_grad_(True)
     torch.div(xg, y).sum().backward()
     np.testing.assert_array_equal(xg.grad.numpy(), (1 / _y).astype(np.float32))
+
+
+@pytest.mark.parametrize("name", ["equal", "isclose", "allclose"])
+@pytest.mark.parametrize("module", ["torch", "Tensor"])
+def test_comparison_bindings_have_a_fast_call(name, module):
+    (b,) = [b for b in BINDINGS if b.module == module and b.name == name]
+    assert b.fast is not None and b.fast[0].name() == f"aten::{name}"
+
+
+def test_comparison_fast_calls_match_the_bodies():
+    x, y = _args()
+    z = x.clone()
+    assert torch.equal(x, z) is False  # NaN
+    assert torch.equal(y, y.clone()) is True and y.equal(y + 1) is False
+    for f in (torch.isclose, torch.Tensor.isclose):
+        np.testing.assert_array_equal(f(x, z, equal_nan=True).numpy(), np.isclose(_x, _x, equal_nan=True))
+    assert torch.allclose(y, y + 1e-9) and not x.allclose(z)
+    with pytest.raises(TypeError, match="argument 'other' \\(position 2\\) must be Tensor, not int"):
+        torch.equal(x, 1)
+    with capture_logs() as logs, LoggingTensorMode():
+        torch.equal(y, y)
+    assert any("equal" in line for line in logs)
+
+
+def test_result_type_of_one_dtype():
+    x, y = _args()
+    assert torch.result_type(x, y) is torch.float32
+    assert torch.result_type(torch.tensor(1.0, dtype=torch.float64), torch.tensor([1.0], dtype=torch.float64)) is torch.float64
+    assert torch.result_type(torch.tensor([1], dtype=torch.uint8), torch.tensor(1, dtype=torch.uint8)) is torch.uint8
+    assert torch.result_type(torch.tensor([1]), 1.0) is torch.float32  # the general promotion
+    assert torch.result_type(torch.tensor([1], dtype=torch.int8), torch.tensor(1)) is torch.int8
