@@ -221,7 +221,7 @@ _TINY_NP = (np.dtype(np.float32), np.dtype(np.float64))
 def _softmax_tiny(a, d, log):
     s = a.shape
     R = s[d]
-    x = a.reshape(-1)
+    x = a.ravel()  # a view: C-contiguous
     y = np.empty(x.size, x.dtype)
     if d == len(s) - 1:
         outer = x.size // R
@@ -235,7 +235,8 @@ def _softmax_tiny(a, d, log):
 
 def _softmax_impl(self, dim, half_to_float, log):
     a = self._data
-    if a.dtype in _TINY_NP and 0 < a.size <= _TINY and a.ndim and not half_to_float and a.flags.c_contiguous:
+    dt = a.dtype
+    if (dt is _TINY_NP[0] or dt is _TINY_NP[1] or dt in _TINY_NP) and 0 < a.size <= _TINY and a.ndim and not half_to_float and a.flags.c_contiguous:
         n = a.ndim
         d = (dim + n if dim < 0 else dim) if dim.__class__ is int and -n <= dim < n else E.wrap_dim(dim, n)
         return _make(_softmax_tiny(a, d, log), self._dtype)
