@@ -60,19 +60,20 @@ def _sizes(t: Tensor) -> str:
 
 
 def _check_conv(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
-    k = weight.dim()
-    if input.dim() != k:
+    # kernel-side code: array attributes, not the public methods' __torch_function__ gates
+    k = weight._data.ndim
+    if input._data.ndim != k:
         raise RuntimeError(
             f"Expected {k}-dimensional input for {k}-dimensional weight {_sizes(weight)}, but got "
-            f"{input.dim()}-dimensional input of size {_sizes(input)} instead"
+            f"{input._data.ndim}-dimensional input of size {_sizes(input)} instead"
         )
-    if any(p < 0 for p in padding):
+    if padding and min(padding) < 0:
         raise RuntimeError("negative padding is not supported")
-    if any(p < 0 for p in output_padding):
+    if output_padding and min(output_padding) < 0:
         raise RuntimeError("negative output_padding is not supported")
-    if any(s <= 0 for s in stride):
+    if stride and min(stride) <= 0:
         raise RuntimeError("non-positive stride is not supported")
-    if any(d <= 0 for d in dilation):
+    if dilation and min(dilation) <= 0:
         raise RuntimeError("non-positive dilation is not supported")
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
@@ -127,7 +128,7 @@ def _check_conv(input, weight, bias, stride, padding, dilation, transposed, outp
                 f"Given input size per channel: ({' x '.join(map(str, ins))}). Calculated output "
                 f"size per channel: ({' x '.join(map(str, outs))}). Output size is too small"
             )
-    if bias is not None and (bias.dim() != 1 or bias._data.shape[0] != nb):
+    if bias is not None and (bias._data.ndim != 1 or bias._data.shape[0] != nb):
         raise RuntimeError(
             f"{head} weight of size {list(ws)}, expected bias to be 1-dimensional with {nb} elements, "
             f"but got bias of size {_sizes(bias)} instead"
@@ -351,7 +352,7 @@ ND_IMPLS: dict = {}
 
 
 def _norm_params(weight, stride, padding, dilation, output_padding):
-    n = weight.dim() - 2
+    n = weight._data.ndim - 2
     if n not in (1, 2):
         raise NotImplementedError(
             f"numtorch implements 1-d, 2-d and 3-d convolutions, got a {n}-d weight"
@@ -363,8 +364,8 @@ def _norm_params(weight, stride, padding, dilation, output_padding):
 def _convolution_cpu(
     input, weight, bias, stride, padding, dilation, transposed, output_padding, groups
 ):
-    if weight.dim() - 2 in ND_IMPLS and input.dim() == weight.dim():
-        return ND_IMPLS[weight.dim() - 2][0](input, weight, bias, stride, padding, dilation,
+    if weight._data.ndim - 2 in ND_IMPLS and input._data.ndim == weight._data.ndim:
+        return ND_IMPLS[weight._data.ndim - 2][0](input, weight, bias, stride, padding, dilation,
                                               transposed, output_padding, groups)  # fmt: skip
     stride, padding, dilation, output_padding = _norm_params(
         weight, stride, padding, dilation, output_padding
@@ -395,8 +396,8 @@ def _convolution_cpu(
 
 def _convolution_backward_cpu(grad_output, input, weight, bias_sizes, stride, padding, dilation,
                               transposed, output_padding, groups, output_mask):  # fmt: skip
-    if weight.dim() - 2 in ND_IMPLS:
-        return ND_IMPLS[weight.dim() - 2][1](grad_output, input, weight, bias_sizes, stride, padding, dilation,
+    if weight._data.ndim - 2 in ND_IMPLS:
+        return ND_IMPLS[weight._data.ndim - 2][1](grad_output, input, weight, bias_sizes, stride, padding, dilation,
                                               transposed, output_padding, groups, output_mask)  # fmt: skip
     stride, padding, dilation, output_padding = _norm_params(
         weight, stride, padding, dilation, output_padding

@@ -40,11 +40,14 @@ def _cumulative(self, dim, dtype, prod):
     x, outer, R, inner = _dim_layout(self, dim, src)
     if dt is D.bool and x.size and self._data.ndim:  # the kernel runs in the result dtype: none for bool
         raise NotImplementedError(f"\"{'cumprod' if prod else 'cumsum'}_out_cpu\" not implemented for 'Bool'")
-    acc_np = {D._FLOAT: np.float64, D._COMPLEX: np.complex128}.get(dt.category, np.int64)
+    acc_np = _ACC_NP.get(dt.category, np.int64)
     out = np.empty(x.size, acc_np if dt is D.bool else x.dtype)
     if x.size:
         E.K.cumulative(x, out, outer, R, inner, np.empty(inner, acc_np), prod)
     return E.wrap(out.reshape(self._data.shape), dt)
+
+
+_ACC_NP = {D._FLOAT: np.float64, D._COMPLEX: np.complex128}  # the scan kernel's accumulator
 
 
 def _cumsum_bw(grad, dim):
