@@ -22,6 +22,7 @@ from .._registry import defop, fast_of
 
 K = lazy("numtorch.kernels.cpu.nn.loss")
 NONE, MEAN, SUM = 0, 1, 2
+_I64 = np.dtype(np.int64)
 
 
 # ---- nll loss ----------------------------------------------------------------------------------------
@@ -30,7 +31,10 @@ def _target_array(target: Tensor) -> np.ndarray:
         raise RuntimeError(
             f"expected target dtype to be Long or Byte, but got {_cname(target._dtype)}"
         )
-    return np.ascontiguousarray(target._data, dtype=np.int64).reshape(-1)
+    a = target._data
+    if a.dtype is _I64 and a.flags.c_contiguous:  # what ascontiguousarray returns, as a flat view
+        return a.ravel()
+    return np.ascontiguousarray(a, dtype=np.int64).reshape(-1)
 
 
 def _nll_prepare(self, target, weight, ignore_index, C):
@@ -60,7 +64,8 @@ def _nll_prepare(self, target, weight, ignore_index, C):
 
 def _nll_forward(self, target, weight, reduction, ignore_index, N, C, S, none_shape):
     t, w, dt = _nll_prepare(self, target, weight, ignore_index, C)
-    x = np.ascontiguousarray(self._data, dtype=dt.np).reshape(-1)
+    x = self._data
+    x = x.ravel() if x.dtype is dt.np and x.flags.c_contiguous else np.ascontiguousarray(x, dtype=dt.np).reshape(-1)
     per = np.empty(t.size, dt.np)
     tw = K.nll_loss(x, t, w, C, S, int(ignore_index), per) if t.size else 0.0
     if reduction == NONE:
@@ -117,13 +122,14 @@ def _nll_bwd_cpu(grad_output, self, target, weight, reduction, ignore_index, tot
 
 
 def _nll2d_check(self, target):
-    if target.dim() != 3:
+    # kernel-side code: array attributes, not the public methods' __torch_function__ gates
+    if target._data.ndim != 3:
         raise RuntimeError(
-            f"only batches of spatial targets supported (3D tensors) but got targets of dimension: {target.dim()}"
+            f"only batches of spatial targets supported (3D tensors) but got targets of dimension: {target._data.ndim}"
         )
-    if self.dim() != 4:
+    if self._data.ndim != 4:
         raise RuntimeError(
-            f"only batches of spatial inputs supported (4D tensors), but got input of dimension: {self.dim()}"
+            f"only batches of spatial inputs supported (4D tensors), but got input of dimension: {self._data.ndim}"
         )
     n, c, h, w = self._data.shape
     if target._data.shape != (n, h, w):
