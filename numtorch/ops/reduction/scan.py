@@ -35,6 +35,14 @@ def _dim_layout(self: Tensor, dim: int, a: np.ndarray | None = None):
 
 # ---- cumsum, cumprod ------------------------------------------------------------------------
 def _cumulative(self, dim, dtype, prod):
+    a = self._data
+    if dtype is None and (a.dtype is _TINY_NP[0] or a.dtype is _TINY_NP[1]) and a.ndim and dim.__class__ is int:
+        lay = _SCAN_SHAPES.get((a.shape, dim))
+        if lay is not None and a.flags.c_contiguous:  # Note [Scan layouts]
+            x, (outer, R, inner) = a.ravel(), lay
+            out = np.empty(x.size, x.dtype)
+            E.K.cumulative(x, out, outer, R, inner, np.empty(inner, np.float64), prod)
+            return _make(out.reshape(a.shape), self._dtype)
     dt = _sum_dtype(self._dtype, dtype)
     src = E.kernel_input(self._data).astype(E.kernel_dtype(dt), copy=False)
     x, outer, R, inner = _dim_layout(self, dim, src)
@@ -44,7 +52,20 @@ def _cumulative(self, dim, dtype, prod):
     out = np.empty(x.size, acc_np if dt is D.bool else x.dtype)
     if x.size:
         E.K.cumulative(x, out, outer, R, inner, np.empty(inner, acc_np), prod)
+        if dtype is None and x.dtype in _TINY_NP and self._data.ndim and dim.__class__ is int:
+            if len(_SCAN_SHAPES) > 512:
+                _SCAN_SHAPES.clear()
+            _SCAN_SHAPES[self._data.shape, dim] = (outer, R, inner)
     return E.wrap(out.reshape(self._data.shape), dt)
+
+
+# Note [Scan layouts]
+# A float32/float64 cumsum/cumprod along an int dim, with no dtype=, ran the general route each
+# call: the dtype rule, kernel_input and astype (no-ops there), _dim_layout (wrap_dim, math.prod)
+# and wrap's dtype test, ~1.5 us of a 3.7 us small cumsum. After one such call the (outer, R,
+# inner) layout of its (shape, dim) is kept, and a later C-contiguous call of that shape and dim
+# runs the same kernel on the same flat data directly (a bad dim never gets a layout: it raised).
+_SCAN_SHAPES: dict = {}
 
 
 _ACC_NP = {D._FLOAT: np.float64, D._COMPLEX: np.complex128}  # the scan kernel's accumulator
