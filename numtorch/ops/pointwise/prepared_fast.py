@@ -46,7 +46,14 @@ def _route(body):
 
 
 def _prepared(decl, vals):
-    operands = [vals[i] for i in decl.inputs]
+    n = _ORDERED.get(decl)
+    if n is None:  # the operands first, then the parameters, and nothing else: slices
+        k, p = len(decl.inputs), len(decl.params)
+        n = _ORDERED[decl] = k if decl.inputs + decl.params == tuple(range(k + p)) else -1
+    if n >= 0 and len(vals) == n + len(decl.params):
+        operands, params = vals[:n], vals[n:]
+    else:
+        operands, params = [vals[i] for i in decl.inputs], [vals[i] for i in decl.params]
     g = STATE.grad_enabled
     for t in operands:
         c = t.__class__
@@ -55,7 +62,6 @@ def _prepared(decl, vals):
                 return None
         elif isinstance(t, Tensor):
             return None
-    params = [vals[i] for i in decl.params]
     ew = decl.pw
     if ew.__class__ is Routed:
         ew, operands, params = ew.pick(operands, params)
@@ -76,6 +82,9 @@ def _div_fast(b, div_tensor):
     cond = " and ".join(c for c in ("rounding_mode is None" if "rounding_mode" in b.sig else "",
                                     "out is None" if "out=" in b.sig else "") if c)  # fmt: skip
     return (div_tensor, (first, "other"), cond) if cond else (div_tensor, (first, "other"))
+
+
+_ORDERED: dict = {}  # PointwiseDecl -> its operand count where vals[:n], vals[n:] split it, else -1
 
 
 def install() -> int:
