@@ -60,3 +60,17 @@ def test_convolution_checks_read_the_arrays():
     r = F.conv2d(x, w, torch.ones(4))
     ref = np.einsum("nchw,oc->nohw", x.numpy(), w.numpy()[:, :, 0, 0]) + 1
     np.testing.assert_allclose(r.numpy(), ref, rtol=1e-5, atol=1e-6)
+
+
+def test_expand_param_forms():
+    from numtorch.ops.nn.conv import expand_param
+
+    assert expand_param([2, 3], "stride", 2) == [2, 3]
+    v = [1, 1]
+    assert expand_param(v, "stride", 2) is not v  # a new list, as before
+    assert expand_param((2, 3), "stride", 2) == [2, 3]
+    assert expand_param([4], "padding", 2) == [4, 4]
+    assert expand_param(np.int64(2), "dilation", 2) == [2, 2]
+    assert expand_param([True, 2], "stride", 2) == [1, 2]
+    with pytest.raises(RuntimeError, match="expected stride to be a single integer value or a list of 2 values"):
+        expand_param([1, 2, 3], "stride", 2)
