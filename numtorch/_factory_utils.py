@@ -494,7 +494,8 @@ def strided_array(size, stride, npdtype) -> np.ndarray:
     n = 0 if 0 in size else 1 + sum((sz - 1) * st for sz, st in zip(size, stride, strict=True))
     buf = alloc((n,), npdtype)
     isz = buf.itemsize
-    return np.lib.stride_tricks.as_strided(buf, size, tuple(st * isz for st in stride))
+    # np.ndarray over the buffer: as_strided's Python layers cost ~5 us of a small call
+    return np.ndarray(size, buf.dtype, buf, 0, tuple(st * isz for st in stride))
 
 
 # ---- range values ---------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from ..._sparse_tensor import layout_factory
 from ..._tensor import Tensor, _make
 from .._pointwise import broadcast_shapes
 from .._registry import defop, public
+from . import fast as FF
 
 _KW = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None"
 _PUB_KW = "out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False"
@@ -103,7 +104,8 @@ def _sized(op, op_out, name):
     >>> numtorch.{name}(2, 3).shape
     torch.Size([2, 3])
     """
-    public(name, f"*sizes, size=None, {_PUB_KW}", body, relevant=(), ops=(op, op_out))
+    public(name, f"*sizes, size=None, {_PUB_KW}", body, relevant=(), ops=(op, op_out),
+           fast=(FF.sized(getattr(np, name)), ("sizes", "dtype"), FF.SIZED_COND))  # Note [Factory binding fast call]
 
 
 _sized(empty, empty_out, "empty")
@@ -128,7 +130,8 @@ def _full(size, fill_value, out, dtype, layout, device, requires_grad, pin_memor
     return create(full, full_out, head, out, dtype, device, requires_grad, "full")
 
 
-public("full", f"size, fill_value, *, {_PUB_KW}", _full, relevant=(), ops=(full, full_out))
+public("full", f"size, fill_value, *, {_PUB_KW}", _full, relevant=(), ops=(full, full_out),
+       fast=(FF.full, ("size", "fill_value", "dtype"), FF.COND))
 
 
 # ---- *_like --------------------------------------------------------------------------------------
@@ -466,7 +469,8 @@ def _arange(start, end, step, out, dtype, layout, device, requires_grad, pin_mem
 
 
 public("arange", f"start=0, end=None, step=1, *, {_PUB_KW}", _arange, relevant=(),
-       ops=(arange, arange_start, arange_start_step, arange_out, arange_start_out))  # fmt: skip
+       ops=(arange, arange_start, arange_start_step, arange_out, arange_start_out),
+       fast=(FF.arange, ("start", "end", "step", "dtype"), FF.COND))  # fmt: skip
 
 
 def _check_0d(start, end, fname):
@@ -683,13 +687,8 @@ def _scalar_tensor(s, out, dtype, layout, device, requires_grad, pin_memory):
     )
 
 
-public(
-    "scalar_tensor",
-    f"s, *, {_PUB_KW}",
-    _scalar_tensor,
-    relevant=(),
-    ops=(scalar_tensor, scalar_tensor_out),
-)
+public("scalar_tensor", f"s, *, {_PUB_KW}", _scalar_tensor, relevant=(), ops=(scalar_tensor, scalar_tensor_out),
+       fast=(FF.scalar_tensor, ("s", "dtype"), FF.COND))  # fmt: skip
 
 
 def _complex_impl(real, imag):

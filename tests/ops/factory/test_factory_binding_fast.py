@@ -1,0 +1,168 @@
+"""Note [Factory binding fast call]: plain factory calls (no out/layout/device/generator/
+requires_grad, known dtype, non-negative int sizes, no mode or vmap) skip the body and give what
+the body gives (values bit for bit, the random stream included, dtype, shape, strides); every
+other call takes the body, with its errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import numtorch as torch
+from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture_logs
+
+# name -> calls that take the fast route
+FAST = {
+    "zeros": [((2, 3), {}), (((2, 3),), {}), (([4],), {"dtype": torch.int32}), ((0, 3), {}),
+              ((2,), {"dtype": torch.bool}), ((3,), {"dtype": torch.complex64})],
+    "ones": [((2, 3), {}), ((5,), {"dtype": torch.float64}), ((2,), {"dtype": torch.int8})],
+    "empty": [((2, 3), {}), ((4,), {"dtype": torch.int64})],
+    "full": [(((2, 3), 2.5), {}), (((2,), 7), {"dtype": torch.float64}), (((3,), 0.0), {}),
+             (((2,), float("nan")), {}), (((2,), float("-inf")), {"dtype": torch.float32})],
+    "arange": [((5,), {}), ((5,), {"dtype": torch.float32}), ((0,), {}), ((7,), {"dtype": torch.int32}),
+               ((9,), {"dtype": torch.float64})],
+    "scalar_tensor": [((3,), {}), ((2.5,), {}), ((1e300,), {"dtype": torch.float64})],
+    "rand": [((2, 3), {}), ((4,), {"dtype": torch.float64}), ((0,), {})],
+    "randn": [((2, 3), {}), ((4,), {"dtype": torch.float64}), (([3, 1],), {})],
+}  # fmt: skip
+# calls the fast call declines: the body runs (and gives the same results or errors as before)
+BODY = {
+    "zeros": [((), {}), ((-1,), {}), ((2, True), {}), ((2,), {"dtype": torch.bfloat16}), ((2,), {"out": None, "requires_grad": True}),
+              ((2,), {"size": (3,)}), ((2,), {"device": "cpu"}), ((2**62, 2**62), {}), ((2.0,), {})],
+    "ones": [((2,), {"dtype": torch.bfloat16}), ((2,), {"requires_grad": True})],
+    "empty": [((2,), {"dtype": torch.bfloat16}), ((-2,), {})],
+    "full": [(((2,), 7), {}), (((2,), True), {}), (((2,), 1e39), {"dtype": torch.float32}), (((2,), 1 + 2j), {}),
+             ((2, 1.0), {}), (((2,), 1.0), {"dtype": torch.int64}), (((-1,), 1.0), {})],
+    "arange": [((0, 5), {}), ((5.0,), {}), ((5,), {"dtype": torch.float16}), ((-1,), {}), ((2**25,), {"dtype": torch.float32})],
+    "scalar_tensor": [((True,), {}), ((1 + 1j,), {}), ((1e39,), {}), ((3,), {"dtype": torch.int64})],
+    "rand": [((2,), {"dtype": torch.float16}), ((2,), {"generator": torch.Generator()}), ((2,), {"dtype": torch.int64}),
+             ((-1,), {})],
+    "randn": [((2,), {"dtype": torch.bfloat16}), ((2,), {"requires_grad": True}), ((2,), {"dtype": torch.complex64})],
+}  # fmt: skip
+
+
+def _spy(monkeypatch, name):
+    fn = getattr(torch, name)
+    body = fn.__globals__["_body"]
+    seen = []
+
+    def spy(*a):
+        seen.append(a)
+        return body(*a)
+
+    monkeypatch.setitem(fn.__globals__, "_body", spy)
+    return fn, body, seen
+
+
+def _outcome(fn, seed=None):
+    if seed is not None:
+        torch.manual_seed(seed)
+    try:
+        r = fn()
+    except Exception as e:  # noqa: BLE001  (both routes must raise alike)
+        return (type(e), str(e))
+    return r
+
+
+def _same(a, b):
+    if isinstance(a, tuple):
+        assert a == b
+        return
+    assert a.dtype is b.dtype and a.shape == b.shape and a.stride() == b.stride()
+    assert a.requires_grad == b.requires_grad and a.is_contiguous() == b.is_contiguous()
+    a, b = a.detach(), b.detach()
+    if a.dtype is torch.bfloat16:
+        assert a.float().tolist() == b.float().tolist()
+    elif a.dtype.is_floating_point or a.dtype.is_complex:
+        np.testing.assert_array_equal(a.numpy().reshape(-1).view(np.uint8), b.numpy().reshape(-1).view(np.uint8))  # bits
+    else:
+        assert a.tolist() == b.tolist()
+
+
+def _body_call(name, body, args, kw):
+    """The body as the wrapper calls it: every parameter positionally, in signature order."""
+    import inspect
+
+    sig = inspect.signature(getattr(torch, name))
+    bound = sig.bind(*args, **kw)
+    bound.apply_defaults()
+    vals = []
+    for p in sig.parameters.values():
+        vals.append(tuple(bound.arguments[p.name]) if p.kind is p.VAR_POSITIONAL else bound.arguments[p.name])
+    return lambda: body(*vals)
+
+
+@pytest.mark.parametrize("name,args,kw", [(n, a, k) for n, cases in FAST.items() for a, k in cases])
+def test_plain_calls_take_the_fast_route_and_match_the_body(monkeypatch, name, args, kw):
+    fn, body, seen = _spy(monkeypatch, name)
+    got = _outcome(lambda: fn(*args, **kw), seed=5)
+    assert seen == [], "the body ran"
+    want = _outcome(_body_call(name, body, args, kw), seed=5)
+    if name != "empty":
+        _same(got, want)
+    else:
+        assert got.dtype is want.dtype and got.shape == want.shape and got.stride() == want.stride()
+    assert got._vc == [0] and got._base is None and got.grad_fn is None
+
+
+@pytest.mark.parametrize("name,args,kw", [(n, a, k) for n, cases in BODY.items() for a, k in cases])
+def test_other_calls_take_the_body(monkeypatch, name, args, kw):
+    fn, body, seen = _spy(monkeypatch, name)
+    got = _outcome(lambda: fn(*args, **kw), seed=5)
+    assert len(seen) == 1, "the fast call did not decline"
+    want = _outcome(_body_call(name, body, args, kw), seed=5)
+    if (name == "empty" or "generator" in kw) and not isinstance(got, tuple):  # a Generator's stream moved on
+        assert got.dtype is want.dtype and got.shape == want.shape
+    else:
+        _same(got, want)
+
+
+@pytest.mark.parametrize("name", sorted(FAST))
+def test_modes_vmap_and_deterministic_fill_take_the_body(monkeypatch, name):
+    fn, _, seen = _spy(monkeypatch, name)
+    args, kw = FAST[name][0]
+    with capture_logs(is_mode=True) as logs, LoggingTensorMode():
+        fn(*args, **kw)
+    assert logs and len(seen) == 1
+    torch.func.vmap(lambda x: x + fn(*args, **kw).sum(), randomness="same")(torch.ones(2))
+    assert len(seen) == 2
+    out = fn(*args, **kw)
+    r = fn(*args, out=torch.empty(0, dtype=out.dtype), **kw)
+    assert len(seen) == 3 and r.shape == out.shape
+
+
+def test_empty_fills_uninitialized_memory_under_deterministic_algorithms(monkeypatch):
+    fn, _, seen = _spy(monkeypatch, "empty")
+    with torch.utils.deterministic._fill_uninitialized_memory_ctx(True) if hasattr(
+            torch.utils.deterministic, "_fill_uninitialized_memory_ctx") else _deterministic():  # fmt: skip
+        r = fn(3)
+    assert len(seen) == 1 and np.isnan(r.numpy()).all()
+
+
+class _deterministic:
+    def __enter__(self):
+        self.prev = torch.are_deterministic_algorithms_enabled()
+        torch.use_deterministic_algorithms(True)
+
+    def __exit__(self, *exc):
+        torch.use_deterministic_algorithms(self.prev)
+
+
+def test_random_fast_calls_advance_the_default_stream_as_the_body():
+    torch.manual_seed(11)
+    a = [torch.rand(3), torch.randn(2, 2), torch.rand(4, dtype=torch.float64)]
+    torch.manual_seed(11)
+    g = torch.Generator().manual_seed(11)
+    b = [torch.rand(3, generator=g), torch.randn(2, 2, generator=g), torch.rand(4, dtype=torch.float64, generator=g)]
+    for x, y in zip(a, b, strict=True):
+        _same(x, y)
+
+
+def test_default_dtype_is_read_at_call_time():
+    prev = torch.get_default_dtype()
+    try:
+        torch.set_default_dtype(torch.float64)
+        assert torch.zeros(2).dtype is torch.float64 and torch.rand(2).dtype is torch.float64
+        assert torch.full((2,), 1.5).dtype is torch.float64 and torch.scalar_tensor(1).dtype is torch.float64
+    finally:
+        torch.set_default_dtype(prev)
