@@ -14,6 +14,7 @@ from ..._overlap import check_no_internal_overlap
 from ..._random import generator_of
 from ..._tensor import Tensor
 from .._registry import defop, public
+from . import sampler_fast as SF
 from .random import (_CTYPE, _FMAX, _MANTISSA, _NO_CAST, _ZERO_GRAD, K, _bernoulli_probs, _check_float, _check_i64,
                      _check_p01, _check_std, _fmt, _integers, _not_impl, _zeros)  # fmt: skip
 
@@ -166,8 +167,10 @@ def _inplace(name, sig, summary, example, shows, pick):
         return dispatch(_IOPS[op], [self, *vals, generator])
 
     body.__doc__ = f"{summary}\n\n    >>> {example}\n    {shows}\n    "
+    params = tuple(p.partition("=")[0].strip() for p in sig.split(","))
     public(name, f"self, {sig}, *, generator=None", body, relevant=("self",), module="Tensor",
-           ops=tuple(v for k, v in _IOPS.items() if k.split(".")[0] == name))  # fmt: skip
+           ops=tuple(v for k, v in _IOPS.items() if k.split(".")[0] == name),
+           fast=(SF.with_body(getattr(SF, name), body), ("self", *params), "generator is None"))  # fmt: skip
 
 
 def _f(x):
@@ -228,4 +231,5 @@ def _random_body(self, args, to, generator):
 
 
 public("random_", "self, *args, to=None, generator=None", _random_body, relevant=("self",), module="Tensor",
-       ops=(_IOPS["random_"], _IOPS["random_.to"], _IOPS["random_.from"]))  # fmt: skip
+       ops=(_IOPS["random_"], _IOPS["random_.to"], _IOPS["random_.from"]),
+       fast=(SF.with_body(SF.random_, _random_body), ("self", "args", "to"), "generator is None"))  # fmt: skip
