@@ -105,7 +105,7 @@ def _sized(op, op_out, name):
     torch.Size([2, 3])
     """
     public(name, f"*sizes, size=None, {_PUB_KW}", body, relevant=(), ops=(op, op_out),
-           fast=(FF.sized(getattr(np, name)), ("sizes", "dtype"), FF.SIZED_COND))  # Note [Factory binding fast call]
+           fast=(FF.sized(name), ("sizes", "dtype"), FF.SIZED_COND))  # Note [Factory binding fast call]
 
 
 _sized(empty, empty_out, "empty")
@@ -169,7 +169,8 @@ def _like(op, name, extra=""):
     torch.int32
     """
     sig = f"input, {extra}*, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None"
-    public(name, sig, body, relevant=("input",), ops=(op,))
+    fast = FF.full_like if extra else FF.like(name[:-5])
+    public(name, sig, body, relevant=("input",), ops=(op,), fast=(FF.or_body(fast, body), FF.params(sig)))
 
 
 _like(empty_like, "empty_like")
@@ -206,7 +207,8 @@ def _new(op, name):
     >>> numtorch.zeros(1, dtype=numtorch.float64).{name}(2).dtype
     torch.float64
     """
-    public(name, f"self, *size, {_NEW_KW}", body, relevant=("self",), module="Tensor", ops=(op,))
+    public(name, f"self, *size, {_NEW_KW}", body, relevant=("self",), module="Tensor", ops=(op,),
+           fast=(FF.or_body(FF.new(name[4:]), body), FF.params(f"self, *size, {_NEW_KW}")))
 
 
 _new(new_empty, "new_empty")
@@ -234,7 +236,7 @@ def _new_full(self, size, fill_value, dtype, device, requires_grad, layout, pin_
 
 
 public("new_full", f"self, size, fill_value, *, {_NEW_KW}", _new_full, relevant=("self",), module="Tensor",
-       ops=(new_full,))  # fmt: skip
+       ops=(new_full,), fast=(FF.or_body(FF.new_full, _new_full), FF.params(f"self, size, fill_value, *, {_NEW_KW}")))  # fmt: skip
 
 
 def _new_tensor(self, data, dtype, device, requires_grad, layout, pin_memory):
@@ -660,9 +662,11 @@ def _new_empty_strided(self, size, stride, dtype, device, requires_grad, layout,
 
 
 public("empty_strided", "size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, "
-       "pin_memory=False", _empty_strided, relevant=(), ops=(empty_strided,))  # fmt: skip
+       "pin_memory=False", _empty_strided, relevant=(), ops=(empty_strided,),
+       fast=(FF.empty_strided, ("size", "stride", "dtype"), FF.STRIDED_COND))  # fmt: skip
 public("new_empty_strided", f"self, size, stride, *, {_NEW_KW}", _new_empty_strided, relevant=("self",),
-       module="Tensor", ops=(new_empty_strided,))  # fmt: skip
+       module="Tensor", ops=(new_empty_strided,), fast=(FF.or_body(FF.new_empty_strided, _new_empty_strided),
+                                                        FF.params(f"self, size, stride, *, {_NEW_KW}")))  # fmt: skip
 
 
 def _scalar_tensor_impl(s, dtype=None, layout=None, device=None, pin_memory=None):
@@ -746,51 +750,3 @@ public(
     relevant=("real", "imag"),
     ops=(complex_op, complex_out),
 )
-
-
-# ---- predicates ------------------------------------------------------------------------------------
-def _numel(input):
-    """The number of elements of ``input``.
-
-    >>> numtorch.numel(numtorch.zeros(2, 3))
-    6
-    """
-    return input._data.size
-
-
-def _is_floating_point(input):
-    """Whether ``input`` has a floating dtype.
-
-    >>> numtorch.is_floating_point(numtorch.zeros(1))
-    True
-    """
-    return input._dtype.category == D._FLOAT
-
-
-def _is_complex(input):
-    """Whether ``input`` has a complex dtype.
-
-    >>> numtorch.is_complex(numtorch.zeros(1, dtype=numtorch.complex64))
-    True
-    """
-    return input._dtype.category == D._COMPLEX
-
-
-def _is_nonzero(input):
-    """Whether the single value of a one-element tensor is nonzero.
-
-    >>> numtorch.is_nonzero(numtorch.tensor([0.0]))
-    False
-    """
-    n = input._data.size
-    if n != 1:
-        what = "no values" if n == 0 else "more than one value"
-        raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
-    return builtins.bool(input._host().reshape(()))
-
-
-public("numel", "input", _numel)
-public("is_floating_point", "input", _is_floating_point)
-public("is_complex", "input", _is_complex)
-public("is_nonzero", "input", _is_nonzero)
-public("is_nonzero", "self", _is_nonzero, relevant=("self",), module="Tensor")

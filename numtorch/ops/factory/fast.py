@@ -22,6 +22,7 @@ import numpy as np
 
 from ... import _dtype as D
 from ... import _factory_utils as F
+from ..._device import CPU as _CPU
 from ..._functorch._levels import VMAP_LEVELS as _V
 from ..._random import default_generator as _DG
 from ..._state import STATE as _S
@@ -36,6 +37,7 @@ _ARANGE = {D.int64: np.int64, D.int32: np.int32, D.float32: np.float32, D.float6
 _ARANGE_EXACT = 1 << 24  # integers below this are exact in float32: np.arange gives the kernel's values
 COND = "out is None and layout is None and device is None and requires_grad is False and pin_memory is False"
 SIZED_COND = "size is None and " + COND
+STRIDED_COND = COND.partition(" and ")[2]  # empty_strided has no out=
 RANDOM_COND = "generator is None and " + SIZED_COND
 
 
@@ -56,14 +58,35 @@ def _off() -> bool:
     return bool(_S.td_modes or _V or _AUTOCAST)
 
 
-def sized(np_fn):
-    """empty/zeros/ones: ``np_fn(dims, npdtype)``."""
+def _ones(dims, npdt):
+    a = _empty(dims, npdt)
+    a.fill(1)  # np.ones's copyto through its Python layer costs ~0.6 us more
+    return a
+
+
+def _filled(dims, npdt, v):
+    """np.full's array (np.zeros for a zero fill, as alloc)."""
+    if v == 0:
+        return _zeros(dims, npdt)
+    a = _empty(dims, npdt)
+    a.fill(v)
+    return a
+
+
+_empty, _zeros = np.empty, np.zeros
+_ALLOC = {"empty": _empty, "zeros": _zeros, "ones": _ones}
+
+
+def sized(name):
+    """empty/zeros/ones."""
+    np_fn = _ALLOC[name]
+
 
     def fast(sizes, dtype):
         dt = D._default if dtype is None else dtype
         npdt = _FILLED.get(dt)
         dims = _dims(sizes)
-        if npdt is None or dims is None or _off() or (np_fn is np.empty and F.FILL_UNINITIALIZED[0]):
+        if npdt is None or dims is None or _off() or (np_fn is _empty and F.FILL_UNINITIALIZED[0]):
             return None
         try:
             return _make(np_fn(dims, npdt), dt)
@@ -96,7 +119,7 @@ def full(size, fill_value, dtype):
         return None
     dt, v = dv
     try:  # alloc's choice: np.zeros for a zero fill
-        return _make(np.zeros(dims, _REAL[dt]) if v == 0 else np.full(dims, v, _REAL[dt]), dt)
+        return _make(_filled(dims, _REAL[dt], v), dt)
     except (ValueError, MemoryError):
         return None
 
@@ -141,3 +164,154 @@ def randn(sizes, dtype):
         return _make(_DG._np.standard_normal(dims, dtype=npdt), dt)
     except (ValueError, MemoryError):
         return None
+
+
+# ---- calls with a tensor parameter (*_like, Tensor.new_*): the binding calls these for a plain
+# Tensor; they take the body's parameters and run the body where they decline
+def or_body(fast, body):
+    """The binding's fast call: ``fast(*vals)`` or, where it declines (None), ``body(*vals)``."""
+
+    def call(*vals):
+        r = fast(*vals)
+        return body(*vals) if r is None else r
+
+    return call
+
+
+def params(sig: str) -> tuple:
+    """The parameter names of a binding's signature text, in order (the body's arguments)."""
+    names = (p.strip().partition("=")[0].lstrip("*") for p in sig.split(","))
+    return tuple(n for n in names if n)
+
+
+def _source(t):
+    """``t``'s array when a factory may read only its shape and dtype: a CPU tensor with nothing
+    to record, no mode, forward-AD or vmap level or autocast region, else None."""
+    S = _S
+    if S.td_modes or S.fw_level >= 0 or _V or _AUTOCAST or t._device is not _CPU or (t._rg and S.grad_enabled):
+        return None
+    return t._data
+
+
+def _like_shape(t, dtype, layout, device, requires_grad, memory_format):
+    """(shape, dtype) of a plain *_like call whose result is C-contiguous (like_array's alloc:
+    ``t`` is 0-d, 1-d or C-contiguous), else None."""
+    if layout is not None or device is not None or requires_grad is not False or memory_format is not None:
+        return None
+    a = _source(t)
+    if a is None or (a.ndim > 1 and not a.flags.c_contiguous):
+        return None
+    return a.shape, t._dtype if dtype is None else dtype
+
+
+def like(name):
+    """empty_like/zeros_like/ones_like."""
+    np_fn = _ALLOC[name]
+
+    def fast(input, dtype, layout, device, requires_grad, memory_format):
+        sd = _like_shape(input, dtype, layout, device, requires_grad, memory_format)
+        if sd is None or sd[1] not in _FILLED or (np_fn is _empty and F.FILL_UNINITIALIZED[0]):
+            return None
+        return _make(np_fn(sd[0], _FILLED[sd[1]]), sd[1])
+
+    return fast
+
+
+def full_like(input, fill_value, dtype, layout, device, requires_grad, memory_format):
+    sd = _like_shape(input, dtype, layout, device, requires_grad, memory_format)
+    dv = None if sd is None else _real_value(fill_value, sd[1])
+    if dv is None:
+        return None
+    dt, v = dv
+    return _make(_filled(sd[0], _REAL[dt], v), dt)
+
+
+def rand_like(input, generator, dtype, layout, device, requires_grad, memory_format):
+    sd = None if generator is not None else _like_shape(input, dtype, layout, device, requires_grad, memory_format)
+    if sd is None or sd[1] not in _REAL:
+        return None
+    return _make(_DG._np.random(sd[0], dtype=_REAL[sd[1]]), sd[1])
+
+
+def randn_like(input, generator, dtype, layout, device, requires_grad, memory_format):
+    sd = None if generator is not None else _like_shape(input, dtype, layout, device, requires_grad, memory_format)
+    if sd is None or sd[1] not in _REAL:
+        return None
+    return _make(_DG._np.standard_normal(sd[0], dtype=_REAL[sd[1]]), sd[1])
+
+
+_INT_EXACT = {D.float32: 2**24, D.float64: 2**53, D.int64: 2**63 - 1, D.int32: 2**31 - 1}
+
+
+def randint_like(input, low, high, generator, dtype, layout, device, requires_grad, memory_format):
+    """Bounds inside the range the dtype holds (exactly, for floats: no warning)."""
+    sd = None if generator is not None else _like_shape(input, dtype, layout, device, requires_grad, memory_format)
+    lo, hi = (0, low) if high is None else (low, high)
+    if sd is None or lo.__class__ is not int or hi.__class__ is not int:
+        return None
+    lim = _INT_EXACT.get(sd[1])
+    if lim is None or not -lim <= lo < hi <= lim + 1 or (sd[1].category == D._INT and hi - 1 > lim):
+        return None
+    x = _DG._np.integers(lo, hi - 1, size=sd[0], dtype=np.int64, endpoint=True)
+    return _make(x.astype(sd[1].np), sd[1])
+
+
+def new(name):
+    """Tensor.new_empty/new_zeros/new_ones."""
+    np_fn = _ALLOC[name]
+
+    def fast(self, size, dtype, device, requires_grad, layout, pin_memory):
+        if device is not None or requires_grad is not False or layout is not None or pin_memory is not False:
+            return None
+        dt = self._dtype if dtype is None else dtype
+        dims = _dims(size)
+        if (dims is None or dt not in _FILLED or _source(self) is None
+                or (np_fn is _empty and F.FILL_UNINITIALIZED[0])):  # fmt: skip
+            return None
+        try:
+            return _make(np_fn(dims, _FILLED[dt]), dt)
+        except (ValueError, MemoryError):
+            return None
+
+    return fast
+
+
+def new_full(self, size, fill_value, dtype, device, requires_grad, layout, pin_memory):
+    if device is not None or requires_grad is not False or layout is not None or pin_memory is not False:
+        return None
+    dv = _real_value(fill_value, self._dtype if dtype is None else dtype)
+    dims = _dims((size,)) if size.__class__ in _SEQ else None
+    if dv is None or dims is None or _source(self) is None:
+        return None
+    dt, v = dv
+    try:
+        return _make(_filled(dims, _REAL[dt], v), dt)
+    except (ValueError, MemoryError):
+        return None
+
+
+def _strided(size, stride, dt):
+    if size.__class__ not in _SEQ or stride.__class__ not in _SEQ or len(size) != len(stride) or dt not in _FILLED:
+        return None
+    for s in (*size, *stride):
+        if s.__class__ is not int or s < 0:
+            return None
+    if F.FILL_UNINITIALIZED[0]:
+        return None
+    n = 0 if 0 in size else 1 + sum([(a - 1) * b for a, b in zip(size, stride, strict=True)])
+    try:  # strided_array's buffer and view; an impossible size: the body raises PyTorch's error
+        buf = _empty(n, _FILLED[dt])
+    except (ValueError, MemoryError):
+        return None
+    isz = buf.itemsize
+    return _make(np.ndarray(size, buf.dtype, buf, 0, tuple([b * isz for b in stride])), dt)
+
+
+def empty_strided(size, stride, dtype):
+    return None if _off() else _strided(size, stride, D._default if dtype is None else dtype)
+
+
+def new_empty_strided(self, size, stride, dtype, device, requires_grad, layout, pin_memory):
+    if device is not None or requires_grad is not False or layout is not None or pin_memory is not False:
+        return None
+    return None if _source(self) is None else _strided(size, stride, self._dtype if dtype is None else dtype)

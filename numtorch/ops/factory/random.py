@@ -320,7 +320,8 @@ def _like(family, name, what, extra=""):
     torch.Size([2, 3])
     """
     sig = f"input, {extra}*, generator=None, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None"
-    public(name, sig, body, relevant=("input",), ops=tuple(family))
+    public(name, sig, body, relevant=("input",), ops=tuple(family),
+           fast=(FF.or_body(getattr(FF, name), body), FF.params(sig)))  # Note [Factory binding fast call]
 
 
 _like(_RAND_LIKE, "rand_like", "Uniform samples on [0, 1)")

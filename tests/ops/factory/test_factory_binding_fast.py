@@ -166,3 +166,112 @@ def test_default_dtype_is_read_at_call_time():
         assert torch.full((2,), 1.5).dtype is torch.float64 and torch.scalar_tensor(1).dtype is torch.float64
     finally:
         torch.set_default_dtype(prev)
+
+
+# ---- *_like, Tensor.new_*, empty_strided: fast calls that decline to the body ---------------------------
+@pytest.fixture
+def dispatched(monkeypatch):
+    from numtorch.ops.factory import core, random
+
+    calls = []
+    for mod in (core, random):
+        real = mod.dispatch
+
+        def spy(op, vals, real=real):
+            calls.append(op)
+            return real(op, vals)
+
+        monkeypatch.setattr(mod, "dispatch", spy)
+    return calls
+
+
+def _x(dtype=torch.float32):
+    return torch.arange(6, dtype=dtype).reshape(2, 3)
+
+
+TENSOR_FAST = [
+    ("empty_like", lambda x: torch.empty_like(x)), ("zeros_like", lambda x: torch.zeros_like(x)),
+    ("ones_like", lambda x: torch.ones_like(x)), ("ones_like i32", lambda x: torch.ones_like(x, dtype=torch.int32)),
+    ("full_like", lambda x: torch.full_like(x, 2.5)), ("full_like 0", lambda x: torch.full_like(x, 0)),
+    ("rand_like", lambda x: torch.rand_like(x)), ("randn_like", lambda x: torch.randn_like(x, dtype=torch.float64)),
+    ("randint_like", lambda x: torch.randint_like(x, 5)), ("randint_like lo", lambda x: torch.randint_like(x, -3, 9)),
+    ("randint_like i64", lambda x: torch.randint_like(x, 2, 7, dtype=torch.int64)),
+    ("new_empty", lambda x: x.new_empty(3, 2)), ("new_zeros", lambda x: x.new_zeros((2, 2))),
+    ("new_ones", lambda x: x.new_ones([4])), ("new_full", lambda x: x.new_full((2, 2), 7)),
+    ("new_empty_strided", lambda x: x.new_empty_strided((2, 3), (1, 2))),
+    ("empty_strided", lambda x: torch.empty_strided((2, 3), (1, 2))),
+    ("empty_strided 0-d", lambda x: torch.empty_strided((), ())),
+    ("empty_strided 0", lambda x: torch.empty_strided((2, 0), (0, 1))),
+    ("like 1-d", lambda x: torch.zeros_like(x[0])), ("like 0-d", lambda x: torch.rand_like(x[0, 0])),
+]  # fmt: skip
+TENSOR_BODY = [
+    ("like transposed", lambda x: torch.zeros_like(x.t())), ("like bf16", lambda x: torch.ones_like(x, dtype=torch.bfloat16)),
+    ("like device", lambda x: torch.zeros_like(x, device="cpu")), ("like grad", lambda x: torch.zeros_like(x, requires_grad=True)),
+    ("empty_like format", lambda x: torch.empty_like(x, memory_format=torch.contiguous_format)),
+    ("full_like int", lambda x: torch.full_like(x, 2, dtype=torch.int64)), ("full_like big", lambda x: torch.full_like(x, 1e39)),
+    ("rand_like int", lambda x: torch.rand_like(x, dtype=torch.int64)), ("rand_like gen", lambda x: torch.rand_like(x, generator=torch.Generator())),
+    ("randint_like bad", lambda x: torch.randint_like(x, 5, 3)), ("randint_like float", lambda x: torch.randint_like(x, 5.0)),
+    ("randint_like wide", lambda x: torch.randint_like(x, 2**30)),
+    ("new_zeros neg", lambda x: x.new_zeros(-1)), ("new_ones bool size", lambda x: x.new_ones(True)),
+    ("new_full size", lambda x: x.new_full(2, 1.0)), ("new_full bf16", lambda x: x.new_full((2,), 1.0, dtype=torch.bfloat16)),
+    ("new_zeros grad", lambda x: x.new_zeros(2, requires_grad=True)),
+    ("empty_strided neg", lambda x: torch.empty_strided((2, 3), (1, -2))),
+    ("empty_strided len", lambda x: torch.empty_strided((2, 3), (1,))),
+    ("empty_strided huge", lambda x: torch.empty_strided((2**40, 2**40), (1, 2**40))),
+    ("new_empty_strided dev", lambda x: x.new_empty_strided((2,), (1,), device="cpu")),
+]  # fmt: skip
+
+
+def _run(fn, x, seed=9):
+    torch.manual_seed(seed)
+    try:
+        return fn(x)
+    except Exception as e:  # noqa: BLE001
+        return (type(e), str(e))
+
+
+@pytest.mark.parametrize("call", TENSOR_FAST, ids=[c[0] for c in TENSOR_FAST])
+def test_tensor_factories_take_the_fast_route(dispatched, call):
+    name, fn = call
+    got = _run(fn, _x())
+    assert dispatched == [], "the body ran"
+    assert got._vc == [0] and got._base is None and not got.requires_grad
+    with capture_logs(is_mode=True) as logs, LoggingTensorMode():  # the body, with its aten call
+        want = _run(fn, _x())
+    assert logs and dispatched
+    if "empty" in name:
+        assert got.dtype is want.dtype and got.shape == want.shape and got.stride() == want.stride()
+    else:
+        _same(got, want)
+
+
+@pytest.mark.filterwarnings("ignore:to - 1 is out of bounds")  # randint_like wide: the body warns
+@pytest.mark.parametrize("call", TENSOR_BODY, ids=[c[0] for c in TENSOR_BODY])
+def test_other_tensor_factory_calls_take_the_body(dispatched, call):
+    name, fn = call
+    got = _run(fn, _x())
+    assert dispatched or isinstance(got, tuple), "the fast call did not decline"
+    with LoggingTensorMode():
+        want = _run(fn, _x())
+    if isinstance(got, tuple) or "empty" in name or "gen" in name:
+        assert isinstance(want, tuple) == isinstance(got, tuple)
+        assert got == want if isinstance(got, tuple) else got.shape == want.shape
+    else:
+        _same(got, want)
+
+
+def test_tensor_factories_under_grad_forward_ad_and_vmap_take_the_body(dispatched):
+    import numtorch.autograd.forward_ad as fwAD
+
+    p = torch.zeros(2, 3, requires_grad=True)
+    dispatched.clear()
+    torch.zeros_like(p), p.new_zeros(2), torch.rand_like(p)
+    assert len(dispatched) == 3
+    with torch.no_grad():
+        torch.zeros_like(p), p.new_zeros(2)
+    assert len(dispatched) == 3
+    with fwAD.dual_level():
+        torch.zeros_like(_x())
+    assert len(dispatched) == 4
+    torch.func.vmap(lambda x: torch.rand_like(x), randomness="different")(torch.zeros(2, 3))
+    assert len(dispatched) >= 5
