@@ -565,15 +565,10 @@ def _logspace(start, end, steps, base, out, dtype, layout, device, requires_grad
     )
 
 
-public(
-    "linspace",
-    f"start, end, steps, *, {_PUB_KW}",
-    _linspace,
-    relevant=(),
-    ops=tuple(_LINSPACE.values()),
-)
+public("linspace", f"start, end, steps, *, {_PUB_KW}", _linspace, relevant=(), ops=tuple(_LINSPACE.values()),
+       fast=(FF.linspace, ("start", "end", "steps", "dtype"), FF.COND))  # fmt: skip
 public("logspace", f"start, end, steps, base=10.0, *, {_PUB_KW}", _logspace, relevant=(),
-       ops=tuple(_LOGSPACE.values()))  # fmt: skip
+       ops=tuple(_LOGSPACE.values()), fast=(FF.logspace, ("start", "end", "steps", "base", "dtype"), FF.COND))  # fmt: skip
 
 
 # ---- eye / empty_strided / scalar_tensor / complex ---------------------------------------------------

@@ -28,6 +28,8 @@ from ..._random import default_generator as _DG
 from ..._state import STATE as _S
 from ..._tensor import _make
 from ...amp._policy import _INSTALLED as _AUTOCAST
+from ...kernels import lazy
+from .._quiet import IGNORE, quiet, restore
 
 _SEQ = (tuple, list)
 _REAL = {D.float32: np.float32, D.float64: np.float64}  # NumPy's samplers draw these directly
@@ -140,6 +142,38 @@ def arange(start, end, step, dtype):
             or npdt is None or not 0 <= start < _ARANGE_EXACT or _off()):  # fmt: skip
         return None
     return _make(np.arange(start, dtype=npdt), dt)
+
+
+_KS = lazy("numtorch.kernels.cpu.space")
+_NUM = (int, float)
+
+
+def linspace(start, end, steps, dtype, base=None):
+    """float32/float64 linspace/logspace of >= 2 steps from Python numbers (space_array's values)."""
+    dt = D._default if dtype is None else dtype
+    if (steps.__class__ is not int or steps < 2 or start.__class__ not in _NUM or end.__class__ not in _NUM
+            or (base is not None and base.__class__ not in _NUM) or _off()):  # fmt: skip
+        return None
+    s, e = _real_value(start, dt), _real_value(end, dt)
+    if s is None or e is None:
+        return None
+    ct = _REAL[dt]
+    try:
+        out = _empty(steps, ct)
+    except (ValueError, MemoryError):
+        return None
+    _KS.linspace(ct(s[1]), ct(e[1]), ct(steps - 1), out)
+    if base is not None:
+        tok = quiet(IGNORE)  # the body's np.errstate(all="ignore")
+        try:
+            np.power(ct(float(base)), out, out=out)
+        finally:
+            restore(tok)
+    return _make(out, dt)
+
+
+def logspace(start, end, steps, base, dtype):
+    return linspace(start, end, steps, dtype, base)
 
 
 def rand(sizes, dtype):

@@ -23,6 +23,10 @@ FAST = {
                ((9,), {"dtype": torch.float64})],
     "scalar_tensor": [((3,), {}), ((2.5,), {}), ((1e300,), {"dtype": torch.float64})],
     "rand": [((2, 3), {}), ((4,), {"dtype": torch.float64}), ((0,), {})],
+    "linspace": [((0, 1, 5), {}), ((-3.5, 2, 7), {"dtype": torch.float64}), ((1e30, -1e30, 4), {}), ((0.0, 1.0, 2), {}),
+                 ((2, 2, 3), {}), ((0, float("inf"), 3), {})],
+    "logspace": [((0, 2, 3), {}), ((-1.5, 3, 6), {"base": 2.0, "dtype": torch.float64}), ((0, 50, 4), {}),
+                 ((1, 5, 5), {"base": 3})],
     "randn": [((2, 3), {}), ((4,), {"dtype": torch.float64}), (([3, 1],), {})],
 }  # fmt: skip
 # calls the fast call declines: the body runs (and gives the same results or errors as before)
@@ -37,6 +41,10 @@ BODY = {
     "scalar_tensor": [((True,), {}), ((1 + 1j,), {}), ((1e39,), {}), ((3,), {"dtype": torch.int64})],
     "rand": [((2,), {"dtype": torch.float16}), ((2,), {"generator": torch.Generator()}), ((2,), {"dtype": torch.int64}),
              ((-1,), {})],
+    "linspace": [((0, 1, 1), {}), ((0, 1, 0), {}), ((0, 1, 5), {"dtype": torch.int64}), ((1 + 1j, 2, 3), {}),
+                 ((0, 1, 5.0), {}), ((0, 1e39, 3), {"dtype": torch.float32}), ((0, 1, -1), {}), ((True, 1, 3), {}),
+                 ((0, 1, 3), {"dtype": torch.float16})],
+    "logspace": [((0, 1, 1), {}), ((0, 2, 3), {"base": 2j}), ((0, 2, 3), {"dtype": torch.int32})],
     "randn": [((2,), {"dtype": torch.bfloat16}), ((2,), {"requires_grad": True}), ((2,), {"dtype": torch.complex64})],
 }  # fmt: skip
 
@@ -92,6 +100,7 @@ def _body_call(name, body, args, kw):
     return lambda: body(*vals)
 
 
+@pytest.mark.filterwarnings("ignore:invalid value encountered")  # the body's NumPy on linspace(0, inf)
 @pytest.mark.parametrize("name,args,kw", [(n, a, k) for n, cases in FAST.items() for a, k in cases])
 def test_plain_calls_take_the_fast_route_and_match_the_body(monkeypatch, name, args, kw):
     fn, body, seen = _spy(monkeypatch, name)
@@ -275,3 +284,19 @@ def test_tensor_factories_under_grad_forward_ad_and_vmap_take_the_body(dispatche
     assert len(dispatched) == 4
     torch.func.vmap(lambda x: torch.rand_like(x), randomness="different")(torch.zeros(2, 3))
     assert len(dispatched) >= 5
+
+
+def test_linspace_kernel_is_space_array_bit_for_bit():
+    from numtorch import _factory_utils as F
+    from numtorch.ops.factory import fast
+
+    rng = np.random.default_rng(0)
+    for trial in range(600):
+        dt = (torch.float32, torch.float64)[trial % 2]
+        s = float(rng.normal() * 10.0 ** int(rng.integers(-5, 6))) if trial % 3 else int(rng.integers(-99, 99))
+        e = float(rng.normal() * 10.0 ** int(rng.integers(-5, 6)))
+        steps = int(rng.integers(2, 300))
+        base = (None, 10.0, 2.0, float(rng.uniform(0.1, 5)))[trial % 4]
+        got = fast.linspace(s, e, steps, dt, base)._data
+        want = F.space_array(s, e, steps, dt, "linspace" if base is None else "logspace", base)
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), (dt, s, e, steps, base)
