@@ -25,6 +25,7 @@ from ...kernels import lazy
 from .._pointwise import broadcast_shapes
 from .._registry import defop, public
 from . import fast as FF
+from . import sampler_fast as SF
 from .core import zeros_like as _zeros_like_op
 
 K = lazy("numtorch.kernels.cpu.factory")
@@ -553,12 +554,8 @@ def _bernoulli(input, p, generator, out):
     return dispatch(bernoulli, [input, generator])
 
 
-public(
-    "bernoulli",
-    "input, p=None, *, generator=None, out=None",
-    _bernoulli,
-    ops=(bernoulli, bernoulli_out, bernoulli_p),
-)
+public("bernoulli", "input, p=None, *, generator=None, out=None", _bernoulli, ops=(bernoulli, bernoulli_out, bernoulli_p),
+       fast=(FF.or_body(SF.bernoulli, _bernoulli), ("input", "p", "generator", "out")))  # fmt: skip
 public("bernoulli", "self, p=None, *, generator=None", lambda self, p, g: _bernoulli(self, p, g, None),
        relevant=("self",), module="Tensor", doc=_bernoulli.__doc__)  # fmt: skip
 
@@ -586,4 +583,5 @@ def _poisson(input, generator):
     return dispatch(poisson, [input, generator])
 
 
-public("poisson", "input, generator=None", _poisson, ops=(poisson,))
+public("poisson", "input, generator=None", _poisson, ops=(poisson,),
+       fast=(FF.or_body(SF.poisson, _poisson), ("input", "generator")))

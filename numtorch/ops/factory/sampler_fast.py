@@ -25,6 +25,7 @@ from ..._device import CPU as _CPU
 from ..._functorch._levels import VMAP_LEVELS as _V
 from ..._random import default_generator as _DG
 from ..._state import STATE as _S
+from ..._tensor import _make
 from ...amp._policy import _INSTALLED as _AUTOCAST
 from .._quiet import IGNORE, quiet, restore
 
@@ -162,3 +163,34 @@ def random_(self, args, to):
         return None
     np.copyto(a, _DG._np.integers(lo, hi - 1, size=a.shape, dtype=np.int64, endpoint=True), casting="unsafe")
     return _done(self)
+
+
+# ---- functional samplers of a tensor: bernoulli(probs), poisson(rates) ------------------------------------
+def _source(t):
+    """``t``'s float32/float64 array when a sampler may read it and return a fresh tensor (nothing
+    to record: these ops' zero gradients would), else None."""
+    S = _S
+    if (S.td_modes or S.fw_level >= 0 or _V or _AUTOCAST or t._device is not _CPU or (t._rg and S.grad_enabled)
+            or t._is_conj):  # fmt: skip
+        return None
+    a = t._data
+    return a if a.dtype in _CT else None
+
+
+def bernoulli(input, p, generator, out):
+    """bernoulli(probs): the body's (g.random(shape) < p).astype(dtype) for probs in [0, 1]."""
+    a = None if p is not None or generator is not None or out is not None else _source(input)
+    if a is None or (a.size and not (a.min() >= 0 and a.max() <= 1)):  # NaN fails both: the body's error
+        return None
+    return _make((_DG._np.random(a.shape) < a).astype(a.dtype), input._dtype)
+
+
+def poisson(input, generator):
+    """poisson(rates) for finite non-negative rates below NumPy's limit (kernels/cpu/factory's
+    draw, float64, cast back)."""
+    a = None if generator is not None else _source(input)
+    if a is None or (a.size and not (a.min() >= 0 and a.max() < 1e18)):
+        return None
+    vals = _DG._np.poisson(a.astype(np.float64)).astype(np.float64)  # the body's two casts: counts
+    return _make(vals if a.dtype is _F64 else vals.astype(a.dtype), input._dtype)  # above 2**53 round twice
+

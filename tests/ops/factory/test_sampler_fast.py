@@ -153,3 +153,75 @@ def test_modes_forward_ad_and_inference_tensors_take_the_body(seen, name):
     assert len(seen) == 3 and isinstance(r, tuple)
     torch.func.vmap(lambda x: getattr(x.clone(), name)(*args), randomness="different")(torch.zeros(2, 3))
     assert len(seen) == 4
+
+
+# ---- bernoulli(probs), poisson(rates) ------------------------------------------------------------------
+@pytest.fixture
+def functional(monkeypatch):
+    from numtorch.ops.factory import random
+
+    calls = []
+    real = random.dispatch
+
+    def spy(op, vals):
+        calls.append(op)
+        return real(op, vals)
+
+    monkeypatch.setattr(random, "dispatch", spy)
+    return calls
+
+
+def _probs(dtype, *vals):
+    return torch.tensor(list(vals) or [0.0, 0.25, 0.5, 1.0, 0.75, 0.1], dtype=dtype)
+
+
+FUNCTIONAL_FAST = [
+    ("bernoulli", lambda dt: torch.bernoulli(_probs(dt))), ("bernoulli 2-d", lambda dt: torch.bernoulli(_probs(dt).reshape(2, 3))),
+    ("bernoulli empty", lambda dt: torch.bernoulli(torch.zeros(0, dtype=dt))),
+    ("poisson", lambda dt: torch.poisson(_probs(dt) * 7)), ("poisson big", lambda dt: torch.poisson(_probs(dt, 3e17, 1e16, 2.0**59 + 2.0**40))),
+    ("poisson strided", lambda dt: torch.poisson(_probs(dt).reshape(2, 3).t() * 3)),
+]  # fmt: skip
+FUNCTIONAL_BODY = [
+    ("bernoulli p", lambda dt: torch.bernoulli(_probs(dt), 0.3)), ("bernoulli out", lambda dt: torch.bernoulli(_probs(dt), out=torch.empty(6, dtype=dt))),
+    ("bernoulli gen", lambda dt: torch.bernoulli(_probs(dt), generator=torch.Generator())),
+    ("bernoulli bad", lambda dt: torch.bernoulli(_probs(dt, 0.5, 1.5))), ("bernoulli nan", lambda dt: torch.bernoulli(_probs(dt, float("nan")))),
+    ("bernoulli f16", lambda dt: torch.bernoulli(_probs(torch.float16))), ("poisson neg", lambda dt: torch.poisson(_probs(dt, -1.0))),
+    ("poisson huge", lambda dt: torch.poisson(_probs(dt, 1e19, 2.0))), ("poisson nan", lambda dt: torch.poisson(_probs(dt, float("nan")))),
+    ("poisson gen", lambda dt: torch.poisson(_probs(dt), torch.Generator())), ("poisson int", lambda dt: torch.poisson(torch.ones(2, dtype=torch.int64))),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("call", FUNCTIONAL_FAST, ids=[c[0] for c in FUNCTIONAL_FAST])
+def test_functional_samplers_take_the_fast_route(functional, call, dtype):
+    torch.manual_seed(6)
+    got = call[1](dtype)
+    assert functional == [], "the body ran"
+    after = torch.rand(2)
+    torch.manual_seed(6)
+    with LoggingTensorMode():
+        want = call[1](dtype)
+    assert functional and torch.rand(2).tolist() == after.tolist()
+    assert got.dtype is want.dtype and got.shape == want.shape and got.stride() == want.stride()
+    assert got.numpy().tobytes() == want.numpy().tobytes() and not got.requires_grad
+
+
+@pytest.mark.parametrize("call", FUNCTIONAL_BODY, ids=[c[0] for c in FUNCTIONAL_BODY])
+def test_other_functional_sampler_calls_take_the_body(functional, call):
+    try:
+        call[1](torch.float32)
+    except Exception as e:  # noqa: BLE001
+        with LoggingTensorMode(), pytest.raises(type(e)) as info:
+            call[1](torch.float32)
+        assert str(info.value) == str(e)
+    else:
+        assert functional, "the fast call did not decline"
+
+
+def test_functional_samplers_with_grad_take_the_body(functional):
+    p = _probs(torch.float32).requires_grad_()
+    r = torch.bernoulli(p)
+    assert r.grad_fn is not None and len(functional) == 1
+    with torch.no_grad():
+        torch.poisson(p)
+    assert len(functional) == 1
