@@ -615,7 +615,8 @@ def _eye(n, m, out, dtype, layout, device, requires_grad, pin_memory):
     )
 
 
-public("eye", f"n, m=None, *, {_PUB_KW}", _eye, relevant=(), ops=(eye, eye_m, eye_out, eye_m_out))
+public("eye", f"n, m=None, *, {_PUB_KW}", _eye, relevant=(), ops=(eye, eye_m, eye_out, eye_m_out),
+       fast=(FF.eye, ("n", "m", "dtype"), FF.COND))
 
 
 def _empty_strided_impl(size, stride, dtype=None, layout=None, device=None, pin_memory=None):
@@ -705,7 +706,9 @@ def _complex_impl(real, imag):
             "complex(): ComplexHalf (complex32) tensors are not supported by numtorch"
         )
     dt = r.to_complex()
-    shape = broadcast_shapes(real._data.shape, imag._data.shape)  # PyTorch's mismatch text
+    shape = real._data.shape
+    if shape != imag._data.shape:
+        shape = broadcast_shapes(shape, imag._data.shape)  # PyTorch's mismatch text
     arr = np.empty(shape, dt.np)
     arr.real, arr.imag = real._data, imag._data
     return _make(arr, dt)
@@ -738,10 +741,5 @@ def _complex(real, imag, out):
     return dispatch(complex_op, [real, imag])
 
 
-public(
-    "complex",
-    "real, imag, *, out=None",
-    _complex,
-    relevant=("real", "imag"),
-    ops=(complex_op, complex_out),
-)
+public("complex", "real, imag, *, out=None", _complex, relevant=("real", "imag"), ops=(complex_op, complex_out),
+       fast=(complex_op, ("real", "imag"), "out is None"))  # Note [Binding fast call]

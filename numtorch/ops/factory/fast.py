@@ -144,6 +144,20 @@ def arange(start, end, step, dtype):
     return _make(np.arange(start, dtype=npdt), dt)
 
 
+def eye(n, m, dtype):
+    dt = D._default if dtype is None else dtype
+    if n.__class__ is not int or n < 0 or (m is not None and (m.__class__ is not int or m < 0)) or dt not in _FILLED or _off():
+        return None
+    m = n if m is None else m
+    try:
+        a = _zeros((n, m), _FILLED[dt])
+    except (ValueError, MemoryError):
+        return None
+    k = min(n, m)
+    a.reshape(-1)[: k * (m + 1) : m + 1] = 1  # np.fill_diagonal's flat slice, without its checks
+    return _make(a, dt)
+
+
 _KS = lazy("numtorch.kernels.cpu.space")
 _NUM = (int, float)
 
@@ -186,6 +200,15 @@ def rand(sizes, dtype):
         return _make(_DG._np.random(dims, dtype=npdt), dt)
     except (ValueError, MemoryError):
         return None
+
+
+def randperm(n, dtype):
+    """randperm(n) of int64/int32 (every value fits: n <= 2**31) or float64 (n <= 2**53)."""
+    dt = D.int64 if dtype is None else dtype
+    if n.__class__ is not int or not 0 <= n <= 2**31 or dt not in (D.int64, D.int32, D.float64) or _off():
+        return None
+    p = _DG._np.permutation(n)  # int64, the body's draw
+    return _make(p if dt is D.int64 else p.astype(dt.np), dt)
 
 
 def randn(sizes, dtype):

@@ -250,13 +250,8 @@ def _randperm(n, generator, out, dtype, layout, device, requires_grad, pin_memor
     return _run(_RANDPERM, [int(n)], generator, out, dtype, device, requires_grad, "randperm")
 
 
-public(
-    "randperm",
-    f"n, *, generator=None, {_PUB}",
-    _randperm,
-    relevant=(),
-    ops=tuple(_RANDPERM.values()),
-)
+public("randperm", f"n, *, generator=None, {_PUB}", _randperm, relevant=(), ops=tuple(_RANDPERM.values()),
+       fast=(FF.randperm, ("n", "dtype"), "generator is None and " + FF.COND))  # Note [Factory binding fast call]
 
 
 # ---- *_like ------------------------------------------------------------------------------------------

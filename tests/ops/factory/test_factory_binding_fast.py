@@ -23,6 +23,9 @@ FAST = {
                ((9,), {"dtype": torch.float64})],
     "scalar_tensor": [((3,), {}), ((2.5,), {}), ((1e300,), {"dtype": torch.float64})],
     "rand": [((2, 3), {}), ((4,), {"dtype": torch.float64}), ((0,), {})],
+    "randperm": [((5,), {}), ((0,), {}), ((7,), {"dtype": torch.int32}), ((9,), {"dtype": torch.float64})],
+    "eye": [((3,), {}), ((2, 5), {}), ((5, 2), {"dtype": torch.int64}), ((0,), {}), ((3, 0), {}), ((1,), {"dtype": torch.bool}),
+            ((4,), {"dtype": torch.complex128})],
     "linspace": [((0, 1, 5), {}), ((-3.5, 2, 7), {"dtype": torch.float64}), ((1e30, -1e30, 4), {}), ((0.0, 1.0, 2), {}),
                  ((2, 2, 3), {}), ((0, float("inf"), 3), {})],
     "logspace": [((0, 2, 3), {}), ((-1.5, 3, 6), {"base": 2.0, "dtype": torch.float64}), ((0, 50, 4), {}),
@@ -44,6 +47,9 @@ BODY = {
     "linspace": [((0, 1, 1), {}), ((0, 1, 0), {}), ((0, 1, 5), {"dtype": torch.int64}), ((1 + 1j, 2, 3), {}),
                  ((0, 1, 5.0), {}), ((0, 1e39, 3), {"dtype": torch.float32}), ((0, 1, -1), {}), ((True, 1, 3), {}),
                  ((0, 1, 3), {"dtype": torch.float16})],
+    "randperm": [((-1,), {}), ((5,), {"dtype": torch.float16}), ((5,), {"dtype": torch.bool}), ((5.0,), {}),
+                 ((3,), {"generator": torch.Generator()}), ((True,), {})],
+    "eye": [((-1,), {}), ((2, -3), {}), ((2.0,), {}), ((True,), {}), ((2,), {"dtype": torch.bfloat16})],
     "logspace": [((0, 1, 1), {}), ((0, 2, 3), {"base": 2j}), ((0, 2, 3), {"dtype": torch.int32})],
     "randn": [((2,), {"dtype": torch.bfloat16}), ((2,), {"requires_grad": True}), ((2,), {"dtype": torch.complex64})],
 }  # fmt: skip
@@ -300,3 +306,18 @@ def test_linspace_kernel_is_space_array_bit_for_bit():
         got = fast.linspace(s, e, steps, dt, base)._data
         want = F.space_array(s, e, steps, dt, "linspace" if base is None else "logspace", base)
         assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), (dt, s, e, steps, base)
+
+
+def test_complex_plain_calls_skip_the_body(monkeypatch):
+    fn, body, seen = _spy(monkeypatch, "complex")
+    re, im = torch.tensor([1.0, -0.0]), torch.tensor([2.0, 3.5])
+    r = fn(re, im)
+    assert seen == [] and r.dtype is torch.complex64 and r.tolist() == [1 + 2j, 3.5j]
+    assert fn(re, torch.tensor(1.0)).tolist() == [1 + 1j, 1j]  # broadcast: the kernel's own route
+    out = torch.empty(2, dtype=torch.complex64)
+    fn(re, im, out=out)
+    assert len(seen) == 1 and out.tolist() == r.tolist()
+    with pytest.raises(RuntimeError, match="Expected object of scalar type Float"):
+        fn(re, im.double())
+    with pytest.raises(RuntimeError, match="must match the size"):
+        fn(re, torch.ones(3))
