@@ -214,7 +214,8 @@ def _randint(low, high, size, generator, out, dtype, layout, device, requires_gr
 
 
 public("randint", f"low=None, high=None, size=None, *, generator=None, {_PUB}", _randint, relevant=(),
-       ops=tuple(_RANDINT.values()) + tuple(_RANDINT_LOW.values()))  # fmt: skip
+       ops=tuple(_RANDINT.values()) + tuple(_RANDINT_LOW.values()),
+       fast=(FF.randint, ("low", "high", "size", "dtype"), "generator is None and " + FF.COND))  # fmt: skip
 
 
 def _randperm_impl(n, generator, dtype=None, layout=None, device=None, pin_memory=None):
