@@ -222,7 +222,10 @@ def randint(low, high, size, dtype):
     if (dims is None or low.__class__ is not int or high.__class__ is not int
             or not -(2**63) <= low < high <= 2**63 - 1):  # fmt: skip
         return None
-    return _make(_DG._np.integers(low, high - 1, size=dims, dtype=np.int64, endpoint=True), D.int64)
+    try:
+        return _make(_DG._np.integers(low, high - 1, size=dims, dtype=np.int64, endpoint=True), D.int64)
+    except (ValueError, MemoryError):  # too big (before any draw): the body raises PyTorch's error
+        return None
 
 
 def randn(sizes, dtype):
