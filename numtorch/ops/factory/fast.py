@@ -207,7 +207,10 @@ def randperm(n, dtype):
     dt = D.int64 if dtype is None else dtype
     if n.__class__ is not int or not 0 <= n <= 2**31 or dt not in (D.int64, D.int32, D.float64) or _off():
         return None
-    p = _DG._np.permutation(n)  # int64, the body's draw
+    try:
+        p = _DG._np.permutation(n)  # int64, the body's draw
+    except MemoryError:  # the body raises PyTorch's error
+        return None
     return _make(p if dt is D.int64 else p.astype(dt.np), dt)
 
 
