@@ -27,6 +27,7 @@ from ..._random import default_generator as _DG
 from ..._state import STATE as _S
 from ..._tensor import _make
 from ...amp._policy import _INSTALLED as _AUTOCAST
+from ...kernels import lazy
 from .._quiet import IGNORE, quiet, restore
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
@@ -34,6 +35,8 @@ _CT = {_F32: np.float32, _F64: np.float64}
 _FMAX = {_F32: float(np.finfo(np.float32).max), _F64: float(np.finfo(np.float64).max)}
 _EXACT = {_F32: 2**24, _F64: 2**53}  # random_'s bounds that _int_bounds takes without its warning
 _NUM = (int, float)
+_KA = lazy("numtorch.kernels.cpu.sample_affine")
+_SAFE = 1e30  # |parameters| up to this: no step of the affine kernels can overflow (draws are < 1e17)
 
 
 def with_body(fast, body):
@@ -80,11 +83,10 @@ def uniform_(self, lo, hi):
     fmax = _FMAX[a.dtype]
     if not (-fmax <= lo <= hi <= fmax and hi - lo <= fmax):  # the body's errors (NaN too)
         return None
-    _DG._np.random(out=a, dtype=_CT[a.dtype])
+    ct = _CT[a.dtype]
+    _DG._np.random(out=a, dtype=ct)
     if lo != 0.0 or hi != 1.0:  # K.uniform's lo + (hi - lo) * u in the dtype (u itself for [0, 1))
-        ct = _CT[a.dtype]
-        np.multiply(a, ct(hi - lo), out=a)
-        np.add(a, ct(lo), out=a)
+        _KA.affine_(a.reshape(-1), ct(hi - lo), ct(lo))  # |result| <= max(|lo|, |hi|): no overflow
     return _done(self)
 
 
@@ -93,10 +95,13 @@ def normal_(self, mean, std):
     if a is None or mean.__class__ not in _NUM or std.__class__ not in _NUM or not std >= 0:
         return None
     mean, std = float(mean), float(std)
-    _DG._np.standard_normal(out=a, dtype=_CT[a.dtype])
-    if std != 1.0:  # mean + std * z with Python floats: NumPy computes in the array's dtype
+    ct = _CT[a.dtype]
+    _DG._np.standard_normal(out=a, dtype=ct)
+    if abs(mean) <= _SAFE and std <= _SAFE:  # mean + std * z: Python floats, so in the dtype
+        _KA.affine_(a.reshape(-1), ct(std), ct(mean))  # also for mean 0: -0.0 + 0.0 is +0.0
+    else:  # NumPy's ufuncs, with their overflow warnings
         np.multiply(a, std, out=a)
-    np.add(a, mean, out=a)  # also for mean 0: -0.0 + 0.0 is +0.0, as the body's
+        np.add(a, mean, out=a)
     return _done(self)
 
 
@@ -108,6 +113,8 @@ def exponential_(self, lambd):
     if a.dtype is _F64:
         _DG._np.standard_exponential(out=a)
         np.divide(a, lambd, out=a)
+    elif lambd >= 1 / _SAFE:  # draws / lambd in float64, cast: no overflow below 1e31
+        _KA.divide_into(_DG._np.standard_exponential(a.size), lambd, a.reshape(-1))
     else:
         _cast_in(a, _DG._np.standard_exponential(a.shape) / lambd)
     return _done(self)
@@ -117,7 +124,11 @@ def cauchy_(self, median, sigma):
     a = _target(self)
     if a is None or median.__class__ not in _NUM or sigma.__class__ not in _NUM or not sigma > 0:
         return None
-    _cast_in(a, float(median) + float(sigma) * _DG._np.standard_cauchy(a.shape))
+    median, sigma = float(median), float(sigma)
+    if abs(median) <= _SAFE and sigma <= _SAFE:  # float64 arithmetic, cast (inf past float32's range)
+        _KA.affine_into(_DG._np.standard_cauchy(a.size), sigma, median, a.reshape(-1))
+    else:
+        _cast_in(a, median + sigma * _DG._np.standard_cauchy(a.shape))
     return _done(self)
 
 

@@ -225,3 +225,24 @@ def test_functional_samplers_with_grad_take_the_body(functional):
     with torch.no_grad():
         torch.poisson(p)
     assert len(functional) == 1
+
+
+@pytest.mark.parametrize("name", ["uniform_", "normal_", "exponential_", "cauchy_"])
+def test_affine_kernels_match_the_body_bit_for_bit(name):
+    """Random parameters and sizes (the kernels' vector loops and tails) against the body."""
+    rng = np.random.default_rng(0)
+    body = getattr(torch.Tensor, name).__globals__["_body"]
+    for trial in range(40):
+        dtype = (torch.float32, torch.float64)[trial % 2]
+        n = int(rng.integers(1, 3000))
+        scale = float(10.0 ** rng.uniform(-30, 30))
+        shift = float(rng.normal() * 10.0 ** rng.uniform(-30, 30))
+        args = {"uniform_": (shift, shift + scale), "normal_": (shift, scale), "exponential_": (1 / scale,),
+                "cauchy_": (shift, scale)}[name]  # fmt: skip
+        torch.manual_seed(trial)
+        x = torch.empty(n, dtype=dtype)
+        getattr(x, name)(*args)
+        torch.manual_seed(trial)
+        y = torch.empty(n, dtype=dtype)
+        body(y, *args, None)
+        assert x.numpy().tobytes() == y.numpy().tobytes(), (trial, dtype, n, args)
