@@ -190,16 +190,21 @@ def logspace(start, end, steps, base, dtype):
     return linspace(start, end, steps, dtype, base)
 
 
-def rand(sizes, dtype):
+def _draw(sample, sizes, dtype):
+    """``sample(dims, dtype=)`` of the default generator for float32/float64 and plain sizes."""
     dt = D._default if dtype is None else dtype
     npdt = _REAL.get(dt)
     dims = _dims(sizes)
     if npdt is None or dims is None or _off():
         return None
-    try:  # K.uniform's draw: lo + (hi - lo) * u with lo 0 and hi 1 is u
-        return _make(_DG._np.random(dims, dtype=npdt), dt)
+    try:
+        return _make(sample(dims, dtype=npdt), dt)
     except (ValueError, MemoryError):
         return None
+
+
+def rand(sizes, dtype):
+    return _draw(_DG._np.random, sizes, dtype)  # K.uniform's lo + (hi - lo) * u with lo 0, hi 1 is u
 
 
 def randperm(n, dtype):
@@ -232,15 +237,7 @@ def randint(low, high, size, dtype):
 
 
 def randn(sizes, dtype):
-    dt = D._default if dtype is None else dtype
-    npdt = _REAL.get(dt)
-    dims = _dims(sizes)
-    if npdt is None or dims is None or _off():
-        return None
-    try:  # K.normal's draw
-        return _make(_DG._np.standard_normal(dims, dtype=npdt), dt)
-    except (ValueError, MemoryError):
-        return None
+    return _draw(_DG._np.standard_normal, sizes, dtype)  # K.normal's draw
 
 
 # ---- calls with a tensor parameter (*_like, Tensor.new_*): the binding calls these for a plain

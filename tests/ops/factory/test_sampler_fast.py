@@ -59,17 +59,21 @@ def _body(name, t, args):
         return (type(e), str(e))
 
 
-@pytest.fixture
-def seen(monkeypatch):
+def _spy_dispatch(monkeypatch, module):
     calls = []
-    real = random_inplace.dispatch
+    real = module.dispatch
 
     def spy(op, vals):
         calls.append(op)
         return real(op, vals)
 
-    monkeypatch.setattr(random_inplace, "dispatch", spy)
+    monkeypatch.setattr(module, "dispatch", spy)
     return calls
+
+
+@pytest.fixture
+def seen(monkeypatch):
+    return _spy_dispatch(monkeypatch, random_inplace)
 
 
 def _bits(t):
@@ -160,15 +164,7 @@ def test_modes_forward_ad_and_inference_tensors_take_the_body(seen, name):
 def functional(monkeypatch):
     from numtorch.ops.factory import random
 
-    calls = []
-    real = random.dispatch
-
-    def spy(op, vals):
-        calls.append(op)
-        return real(op, vals)
-
-    monkeypatch.setattr(random, "dispatch", spy)
-    return calls
+    return _spy_dispatch(monkeypatch, random)
 
 
 def _probs(dtype, *vals):
