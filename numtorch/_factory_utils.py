@@ -368,7 +368,7 @@ def alloc(shape, npdtype, fill=None) -> np.ndarray:
             if FILL_UNINITIALIZED[0]:
                 _fill_uninitialized(arr)
             return arr
-        if fill == 0 and type(fill) is not builtins.complex:
+        if fill == 0 and type(fill) is not builtins.complex and math.copysign(1.0, fill) > 0:  # -0.0 is kept
             return np.zeros(shape, npdtype)
         return np.full(shape, fill, npdtype)
     except MemoryError:

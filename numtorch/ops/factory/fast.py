@@ -1,5 +1,6 @@
-"""Fast calls (Note [Binding fast call]) of the plain factory calls: empty/zeros/ones/full,
-rand/randn, arange and scalar_tensor.
+"""Fast calls (Note [Binding fast call]) of the plain factory calls: empty/zeros/ones/full, arange,
+eye, scalar_tensor, linspace/logspace, empty_strided, rand/randn/randint/randperm, and (through
+``or_body``) the *_like factories and Tensor.new_*.
 
 # Note [Factory binding fast call]
 # A factory's binding has no tensor parameter, so its wrapper went straight to the body: the
@@ -17,6 +18,8 @@ rand/randn, arange and scalar_tensor.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -67,8 +70,8 @@ def _ones(dims, npdt):
 
 
 def _filled(dims, npdt, v):
-    """np.full's array (np.zeros for a zero fill, as alloc)."""
-    if v == 0:
+    """np.full's array (np.zeros for a zero fill but -0.0, as alloc)."""
+    if v == 0 and math.copysign(1.0, v) > 0:
         return _zeros(dims, npdt)
     a = _empty(dims, npdt)
     a.fill(v)

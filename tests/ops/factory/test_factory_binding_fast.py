@@ -325,3 +325,12 @@ def test_complex_plain_calls_skip_the_body(monkeypatch):
         fn(re, im.double())
     with pytest.raises(RuntimeError, match="must match the size"):
         fn(re, torch.ones(3))
+
+
+@pytest.mark.parametrize("make", [lambda **kw: torch.full((2,), -0.0, **kw), lambda **kw: torch.zeros(1).new_full((2,), -0.0, **kw),
+                                  lambda **kw: torch.full_like(torch.zeros(2), -0.0, **kw)])  # fmt: skip
+def test_negative_zero_fill_keeps_its_sign(make):
+    for kw in ({}, {"dtype": torch.float64}, {"requires_grad": True}):  # fast route, and the body
+        r = make(**kw).detach()
+        assert np.signbit(r.numpy()).all() and r.tolist() == [0.0, 0.0]
+    assert make(dtype=torch.int64).tolist() == [0, 0]
