@@ -123,11 +123,11 @@ def _fast_text(b: Binding, ns: dict) -> str:
     # Note [Binding fast call]: plain Tensors skip the body (and its argument parsing). Every
     # relevant (tensor-like) argument must be a plain Tensor, except that an optional one after
     # the first may be None (max's dim and other): the binding's ``cond`` says which it takes.
-    if b.fast is None or bool(b.relevant) is bool(b.lists):
+    if b.fast is None or (b.relevant and b.lists):
         return ""
     op, args, *rest = b.fast
     cond = rest[0] if rest else ""
-    if b.lists:
+    if b.lists or not b.relevant:  # a function that returns None to decline (factories too)
         ns["_fop"] = op
         return _FAST_LIST.format(exact=f"{cond} and " if cond else "", fn="_fop", args=", ".join(args))
     notimpl = len(rest) > 1 and rest[1]

@@ -22,6 +22,7 @@ from ._size import Size
 from ._overlap import check_no_internal_overlap
 from ._tensor import Tensor
 from .kernels import lazy
+from .ops._quiet import IGNORE, quiet, restore
 
 _PY_SCALARS = (builtins.bool, builtins.int, builtins.float, builtins.complex)
 _SEQ_TYPES = (list, tuple, range)
@@ -116,9 +117,9 @@ def _convert(data, src: D.dtype, dt: D.dtype) -> np.ndarray:
     if dt.category == D._INT:
         # uint64 holds [0, 2**64) exactly, so it reads Python ints directly (negatives raise)
         via = np.float64 if src.category >= D._FLOAT else np.uint64 if dt is D.uint64 else np.int64
+    tok = quiet(IGNORE)  # np.errstate(over/invalid="ignore") without its ~1 us (Note [Quiet floating-point flags])
     try:
-        with np.errstate(over="ignore", invalid="ignore"):
-            return np.array(data, dtype=via)
+        return np.array(data, dtype=via)
     except OverflowError:
         if via is np.uint64 and np.array(data, dtype=object).min() < 0:
             raise OverflowError("can't convert negative int to unsigned") from None
@@ -127,6 +128,8 @@ def _convert(data, src: D.dtype, dt: D.dtype) -> np.ndarray:
         if "inhomogeneous" in str(e) or "sequence" in str(e):
             raise ValueError(str(e)) from None
         raise
+    finally:
+        restore(tok)
 
 
 def _cast(arr: np.ndarray, dt: D.dtype, check: bool = True) -> np.ndarray:
@@ -368,7 +371,7 @@ def alloc(shape, npdtype, fill=None) -> np.ndarray:
             if FILL_UNINITIALIZED[0]:
                 _fill_uninitialized(arr)
             return arr
-        if fill == 0 and type(fill) is not builtins.complex:
+        if fill == 0 and type(fill) is not builtins.complex and math.copysign(1.0, fill) > 0:  # -0.0 is kept
             return np.zeros(shape, npdtype)
         return np.full(shape, fill, npdtype)
     except MemoryError:
@@ -494,7 +497,8 @@ def strided_array(size, stride, npdtype) -> np.ndarray:
     n = 0 if 0 in size else 1 + sum((sz - 1) * st for sz, st in zip(size, stride, strict=True))
     buf = alloc((n,), npdtype)
     isz = buf.itemsize
-    return np.lib.stride_tricks.as_strided(buf, size, tuple(st * isz for st in stride))
+    # np.ndarray over the buffer: as_strided's Python layers cost ~5 us of a small call
+    return np.ndarray(size, buf.dtype, buf, 0, tuple(st * isz for st in stride))
 
 
 # ---- range values ---------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
 """Factories (``core``: tensor, zeros, arange, ...), random sampling (``random``, ``sampling``) and dtype /
 device / memory-format conversions (``conversion``: to, type, float, ...)."""
 
-from . import core, random, conversion, windows, tensor_extra, sampling  # noqa: F401
+from . import core, predicates, random, random_inplace, conversion, windows, tensor_extra, sampling  # noqa: F401

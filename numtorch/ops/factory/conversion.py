@@ -20,7 +20,9 @@ from ..._device import to_device as _as_device
 from ..._tensor import Tensor, _make
 from .._pointwise import _cname
 from .._registry import defop, public
-from ..shape.core import _c, both
+from . import conversion_fast as CF
+from .fast import or_body
+from ..shape.core import _c
 from ..shape.copy import as_format, assign, empty_layout, preserve_format, suggest_format
 
 DEVICE_COPY: dict = {}
@@ -280,23 +282,17 @@ def _cast_method(name: str, dt: D.dtype) -> None:
     >>> numtorch.zeros(2, dtype=numtorch.int32).{name}().dtype
     torch.{dt.name}
     """
-    public(
-        name, "self, memory_format=None", body, relevant=("self",), module="Tensor", ops=(to_dtype,)
-    )
+    public(name, "self, memory_format=None", body, relevant=("self",), module="Tensor", ops=(to_dtype,),
+           fast=(or_body(CF.to(dt), body), ("self", "memory_format")))  # Note [Conversion fast calls]
 
 
 public("to", "self, *args, non_blocking=False, copy=False, memory_format=None, dtype=None, device=None",
        _to_method, relevant=("self",), module="Tensor",
        ops=(to_dtype, to_device, to_other, to_dtype_layout, _to_copy))  # fmt: skip
-public(
-    "type",
-    "self, dtype=None, non_blocking=False",
-    _type_method,
-    relevant=("self",),
-    module="Tensor",
-    ops=(to_dtype,),
-)
-both("type_as", None, "self, other", _type_as_body, (type_as,))
+public("type", "self, dtype=None, non_blocking=False", _type_method, relevant=("self",), module="Tensor",
+       ops=(to_dtype,), fast=(or_body(CF.type_, _type_method), ("self", "dtype", "non_blocking")))
+public("type_as", "self, other", _type_as_body, relevant=("self",), module="Tensor", ops=(type_as,),
+       fast=(or_body(CF.type_as, _type_as_body), ("self", "other")))
 public(
     "cpu",
     "self, memory_format=None",

@@ -26,6 +26,7 @@ from ..._sparse_tensor import layout_factory
 from ..._tensor import Tensor, _make
 from .._pointwise import broadcast_shapes
 from .._registry import defop, public
+from . import fast as FF
 
 _KW = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None"
 _PUB_KW = "out=None, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False"
@@ -103,7 +104,8 @@ def _sized(op, op_out, name):
     >>> numtorch.{name}(2, 3).shape
     torch.Size([2, 3])
     """
-    public(name, f"*sizes, size=None, {_PUB_KW}", body, relevant=(), ops=(op, op_out))
+    public(name, f"*sizes, size=None, {_PUB_KW}", body, relevant=(), ops=(op, op_out),
+           fast=(FF.sized(name), ("sizes", "dtype"), FF.SIZED_COND))  # Note [Factory binding fast call]
 
 
 _sized(empty, empty_out, "empty")
@@ -128,7 +130,8 @@ def _full(size, fill_value, out, dtype, layout, device, requires_grad, pin_memor
     return create(full, full_out, head, out, dtype, device, requires_grad, "full")
 
 
-public("full", f"size, fill_value, *, {_PUB_KW}", _full, relevant=(), ops=(full, full_out))
+public("full", f"size, fill_value, *, {_PUB_KW}", _full, relevant=(), ops=(full, full_out),
+       fast=(FF.full, ("size", "fill_value", "dtype"), FF.COND))
 
 
 # ---- *_like --------------------------------------------------------------------------------------
@@ -166,7 +169,8 @@ def _like(op, name, extra=""):
     torch.int32
     """
     sig = f"input, {extra}*, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None"
-    public(name, sig, body, relevant=("input",), ops=(op,))
+    fast = FF.full_like if extra else FF.like(name[:-5])
+    public(name, sig, body, relevant=("input",), ops=(op,), fast=(FF.or_body(fast, body), FF.params(sig)))
 
 
 _like(empty_like, "empty_like")
@@ -203,7 +207,8 @@ def _new(op, name):
     >>> numtorch.zeros(1, dtype=numtorch.float64).{name}(2).dtype
     torch.float64
     """
-    public(name, f"self, *size, {_NEW_KW}", body, relevant=("self",), module="Tensor", ops=(op,))
+    public(name, f"self, *size, {_NEW_KW}", body, relevant=("self",), module="Tensor", ops=(op,),
+           fast=(FF.or_body(FF.new(name[4:]), body), FF.params(f"self, *size, {_NEW_KW}")))
 
 
 _new(new_empty, "new_empty")
@@ -231,7 +236,7 @@ def _new_full(self, size, fill_value, dtype, device, requires_grad, layout, pin_
 
 
 public("new_full", f"self, size, fill_value, *, {_NEW_KW}", _new_full, relevant=("self",), module="Tensor",
-       ops=(new_full,))  # fmt: skip
+       ops=(new_full,), fast=(FF.or_body(FF.new_full, _new_full), FF.params(f"self, size, fill_value, *, {_NEW_KW}")))  # fmt: skip
 
 
 def _new_tensor(self, data, dtype, device, requires_grad, layout, pin_memory):
@@ -466,7 +471,8 @@ def _arange(start, end, step, out, dtype, layout, device, requires_grad, pin_mem
 
 
 public("arange", f"start=0, end=None, step=1, *, {_PUB_KW}", _arange, relevant=(),
-       ops=(arange, arange_start, arange_start_step, arange_out, arange_start_out))  # fmt: skip
+       ops=(arange, arange_start, arange_start_step, arange_out, arange_start_out),
+       fast=(FF.arange, ("start", "end", "step", "dtype"), FF.COND))  # fmt: skip
 
 
 def _check_0d(start, end, fname):
@@ -559,15 +565,10 @@ def _logspace(start, end, steps, base, out, dtype, layout, device, requires_grad
     )
 
 
-public(
-    "linspace",
-    f"start, end, steps, *, {_PUB_KW}",
-    _linspace,
-    relevant=(),
-    ops=tuple(_LINSPACE.values()),
-)
+public("linspace", f"start, end, steps, *, {_PUB_KW}", _linspace, relevant=(), ops=tuple(_LINSPACE.values()),
+       fast=(FF.linspace, ("start", "end", "steps", "dtype"), FF.COND))  # fmt: skip
 public("logspace", f"start, end, steps, base=10.0, *, {_PUB_KW}", _logspace, relevant=(),
-       ops=tuple(_LOGSPACE.values()))  # fmt: skip
+       ops=tuple(_LOGSPACE.values()), fast=(FF.logspace, ("start", "end", "steps", "base", "dtype"), FF.COND))  # fmt: skip
 
 
 # ---- eye / empty_strided / scalar_tensor / complex ---------------------------------------------------
@@ -614,7 +615,8 @@ def _eye(n, m, out, dtype, layout, device, requires_grad, pin_memory):
     )
 
 
-public("eye", f"n, m=None, *, {_PUB_KW}", _eye, relevant=(), ops=(eye, eye_m, eye_out, eye_m_out))
+public("eye", f"n, m=None, *, {_PUB_KW}", _eye, relevant=(), ops=(eye, eye_m, eye_out, eye_m_out),
+       fast=(FF.eye, ("n", "m", "dtype"), FF.COND))
 
 
 def _empty_strided_impl(size, stride, dtype=None, layout=None, device=None, pin_memory=None):
@@ -656,9 +658,11 @@ def _new_empty_strided(self, size, stride, dtype, device, requires_grad, layout,
 
 
 public("empty_strided", "size, stride, *, dtype=None, layout=None, device=None, requires_grad=False, "
-       "pin_memory=False", _empty_strided, relevant=(), ops=(empty_strided,))  # fmt: skip
+       "pin_memory=False", _empty_strided, relevant=(), ops=(empty_strided,),
+       fast=(FF.empty_strided, ("size", "stride", "dtype"), FF.STRIDED_COND))  # fmt: skip
 public("new_empty_strided", f"self, size, stride, *, {_NEW_KW}", _new_empty_strided, relevant=("self",),
-       module="Tensor", ops=(new_empty_strided,))  # fmt: skip
+       module="Tensor", ops=(new_empty_strided,), fast=(FF.or_body(FF.new_empty_strided, _new_empty_strided),
+                                                        FF.params(f"self, size, stride, *, {_NEW_KW}")))  # fmt: skip
 
 
 def _scalar_tensor_impl(s, dtype=None, layout=None, device=None, pin_memory=None):
@@ -683,13 +687,8 @@ def _scalar_tensor(s, out, dtype, layout, device, requires_grad, pin_memory):
     )
 
 
-public(
-    "scalar_tensor",
-    f"s, *, {_PUB_KW}",
-    _scalar_tensor,
-    relevant=(),
-    ops=(scalar_tensor, scalar_tensor_out),
-)
+public("scalar_tensor", f"s, *, {_PUB_KW}", _scalar_tensor, relevant=(), ops=(scalar_tensor, scalar_tensor_out),
+       fast=(FF.scalar_tensor, ("s", "dtype"), FF.COND))  # fmt: skip
 
 
 def _complex_impl(real, imag):
@@ -707,7 +706,9 @@ def _complex_impl(real, imag):
             "complex(): ComplexHalf (complex32) tensors are not supported by numtorch"
         )
     dt = r.to_complex()
-    shape = broadcast_shapes(real._data.shape, imag._data.shape)  # PyTorch's mismatch text
+    shape = real._data.shape
+    if shape != imag._data.shape:
+        shape = broadcast_shapes(shape, imag._data.shape)  # PyTorch's mismatch text
     arr = np.empty(shape, dt.np)
     arr.real, arr.imag = real._data, imag._data
     return _make(arr, dt)
@@ -740,58 +741,5 @@ def _complex(real, imag, out):
     return dispatch(complex_op, [real, imag])
 
 
-public(
-    "complex",
-    "real, imag, *, out=None",
-    _complex,
-    relevant=("real", "imag"),
-    ops=(complex_op, complex_out),
-)
-
-
-# ---- predicates ------------------------------------------------------------------------------------
-def _numel(input):
-    """The number of elements of ``input``.
-
-    >>> numtorch.numel(numtorch.zeros(2, 3))
-    6
-    """
-    return input._data.size
-
-
-def _is_floating_point(input):
-    """Whether ``input`` has a floating dtype.
-
-    >>> numtorch.is_floating_point(numtorch.zeros(1))
-    True
-    """
-    return input._dtype.category == D._FLOAT
-
-
-def _is_complex(input):
-    """Whether ``input`` has a complex dtype.
-
-    >>> numtorch.is_complex(numtorch.zeros(1, dtype=numtorch.complex64))
-    True
-    """
-    return input._dtype.category == D._COMPLEX
-
-
-def _is_nonzero(input):
-    """Whether the single value of a one-element tensor is nonzero.
-
-    >>> numtorch.is_nonzero(numtorch.tensor([0.0]))
-    False
-    """
-    n = input._data.size
-    if n != 1:
-        what = "no values" if n == 0 else "more than one value"
-        raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
-    return builtins.bool(input._host().reshape(()))
-
-
-public("numel", "input", _numel)
-public("is_floating_point", "input", _is_floating_point)
-public("is_complex", "input", _is_complex)
-public("is_nonzero", "input", _is_nonzero)
-public("is_nonzero", "self", _is_nonzero, relevant=("self",), module="Tensor")
+public("complex", "real, imag, *, out=None", _complex, relevant=("real", "imag"), ops=(complex_op, complex_out),
+       fast=(complex_op, ("real", "imag"), "out is None"))  # Note [Binding fast call]

@@ -1,0 +1,207 @@
+"""Fast calls (Note [Binding fast call]) of the in-place samplers on float32/float64 tensors:
+Tensor.uniform_, normal_, exponential_, cauchy_, log_normal_, geometric_, bernoulli_(p: float)
+and random_.
+
+# Note [In-place sampler fast calls]
+# A small ``x.uniform_(-1, 1)`` went wrapper -> body (generator check, argument pick) -> dispatch
+# -> op.fast's gate -> the kernel's bound checks -> K.uniform (a fresh draw, two ufuncs, an
+# astype) -> _fill (overlap check, np.copyto): 6 us where PyTorch takes 0.9. Here the plain case
+# (no dispatch mode, forward-AD level, vmap level or autocast region; the default generator; a
+# CPU tensor with nothing to record and a plain version counter, so not an inference tensor;
+# C-contiguous and writable, float32 or float64; numbers inside the bounds that raise or warn)
+# draws straight into the tensor's memory with ``out=`` where NumPy's sampler has it, or
+# computes the body's float64 values and casts them in with the quiet error state the body's
+# np.errstate gives (Note [Quiet floating-point flags]). The values are the body's bit for bit
+# (the same draws and the same arithmetic in the same dtypes, in place), so the stream is
+# unchanged. Anything else returns None and the body runs (``with_body``).
+# tests/ops/factory/test_sampler_fast.py compares both routes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._device import CPU as _CPU
+from ..._functorch._levels import VMAP_LEVELS as _V
+from ..._random import default_generator as _DG
+from ..._state import STATE as _S
+from ..._tensor import _make
+from ...amp._policy import _INSTALLED as _AUTOCAST
+from ...kernels import lazy
+from .._quiet import IGNORE, quiet, restore
+
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_CT = {_F32: np.float32, _F64: np.float64}
+_FMAX = {_F32: float(np.finfo(np.float32).max), _F64: float(np.finfo(np.float64).max)}
+_EXACT = {_F32: 2**24, _F64: 2**53}  # random_'s bounds that _int_bounds takes without its warning
+_NUM = (int, float)
+_KA = lazy("numtorch.kernels.cpu.sample_affine")
+_SAFE = 1e30  # |parameters| up to this: no step of the affine kernels can overflow (draws are < 1e17)
+
+
+def with_body(fast, body):
+    """The binding's fast call: ``fast(self, *vals)`` or, where it declines, the body."""
+
+    def call(self, *vals):
+        r = fast(self, *vals)
+        return body(self, *vals, None) if r is None else r
+
+    return call
+
+
+def _target(self):
+    """``self``'s array when a fast call may write it, else None."""
+    S = _S
+    if (S.td_modes or S.fw_level >= 0 or _V or _AUTOCAST or self._device is not _CPU or (self._rg and S.grad_enabled)
+            or self._vc.__class__ is not list):  # fmt: skip
+        return None
+    a = self._data
+    if a.dtype not in _CT:
+        return None
+    f = a.flags
+    return a if f.c_contiguous and f.writeable else None
+
+
+def _done(self):
+    self._vc[0] += 1
+    return self
+
+
+def _cast_in(a, values):
+    tok = quiet(IGNORE)  # the body's np.errstate(all="ignore") around its casting copy
+    try:
+        np.copyto(a, values, casting="unsafe")
+    finally:
+        restore(tok)
+
+
+def uniform_(self, lo, hi):
+    a = _target(self)
+    if a is None or lo.__class__ not in _NUM or hi.__class__ not in _NUM:
+        return None
+    lo, hi = float(lo), float(hi)
+    fmax = _FMAX[a.dtype]
+    if not (-fmax <= lo <= hi <= fmax and hi - lo <= fmax):  # the body's errors (NaN too)
+        return None
+    ct = _CT[a.dtype]
+    _DG._np.random(out=a, dtype=ct)
+    if lo != 0.0 or hi != 1.0:  # K.uniform's lo + (hi - lo) * u in the dtype (u itself for [0, 1))
+        _KA.affine_(a.reshape(-1), ct(hi - lo), ct(lo))  # |result| <= max(|lo|, |hi|): no overflow
+    return _done(self)
+
+
+def normal_(self, mean, std):
+    a = _target(self)
+    if a is None or mean.__class__ not in _NUM or std.__class__ not in _NUM or not std >= 0:
+        return None
+    mean, std = float(mean), float(std)
+    ct = _CT[a.dtype]
+    _DG._np.standard_normal(out=a, dtype=ct)
+    if abs(mean) <= _SAFE and std <= _SAFE:  # mean + std * z: Python floats, so in the dtype
+        _KA.affine_(a.reshape(-1), ct(std), ct(mean))  # also for mean 0: -0.0 + 0.0 is +0.0
+    else:  # NumPy's ufuncs, with their overflow warnings
+        np.multiply(a, std, out=a)
+        np.add(a, mean, out=a)
+    return _done(self)
+
+
+def exponential_(self, lambd):
+    a = _target(self)
+    if a is None or lambd.__class__ not in _NUM or not lambd > 0:
+        return None
+    lambd = float(lambd)
+    if a.dtype is _F64:
+        _DG._np.standard_exponential(out=a)
+        np.divide(a, lambd, out=a)
+    elif lambd >= 1 / _SAFE:  # draws / lambd in float64, cast: no overflow below 1e31
+        _KA.divide_into(_DG._np.standard_exponential(a.size), lambd, a.reshape(-1))
+    else:
+        _cast_in(a, _DG._np.standard_exponential(a.shape) / lambd)
+    return _done(self)
+
+
+def cauchy_(self, median, sigma):
+    a = _target(self)
+    if a is None or median.__class__ not in _NUM or sigma.__class__ not in _NUM or not sigma > 0:
+        return None
+    median, sigma = float(median), float(sigma)
+    if abs(median) <= _SAFE and sigma <= _SAFE:  # float64 arithmetic, cast (inf past float32's range)
+        _KA.affine_into(_DG._np.standard_cauchy(a.size), sigma, median, a.reshape(-1))
+    else:
+        _cast_in(a, median + sigma * _DG._np.standard_cauchy(a.shape))
+    return _done(self)
+
+
+def log_normal_(self, mean, std):
+    a = _target(self)
+    if a is None or mean.__class__ not in _NUM or std.__class__ not in _NUM or not std > 0:
+        return None
+    _cast_in(a, _DG._np.lognormal(float(mean), float(std), a.shape))
+    return _done(self)
+
+
+def geometric_(self, p):
+    a = _target(self)
+    if a is None or p.__class__ not in _NUM or not 0 < p < 1:
+        return None
+    _cast_in(a, _DG._np.geometric(float(p), a.shape))
+    return _done(self)
+
+
+def bernoulli_(self, p):
+    a = _target(self)
+    if a is None or p.__class__ not in _NUM or not 0 <= p <= 1:
+        return None
+    _cast_in(a, _DG._np.random(a.shape) < float(p))
+    return _done(self)
+
+
+def random_(self, args, to):
+    """random_(to), random_(from, to) and random_(from, to=...) with int bounds inside the range
+    the dtype holds exactly; random_() and random_(from, None) take the body."""
+    a = _target(self)
+    if a is None:
+        return None
+    n = len(args)
+    if n == 2 and to is None:
+        lo, hi = args
+    elif n == 1:
+        lo, hi = (0, args[0]) if to is None else (args[0], to)
+    else:
+        return None
+    lim = _EXACT[a.dtype]
+    if lo.__class__ is not int or hi.__class__ is not int or not -lim <= lo < hi <= lim + 1:
+        return None
+    np.copyto(a, _DG._np.integers(lo, hi - 1, size=a.shape, dtype=np.int64, endpoint=True), casting="unsafe")
+    return _done(self)
+
+
+# ---- functional samplers of a tensor: bernoulli(probs), poisson(rates) ------------------------------------
+def _source(t):
+    """``t``'s float32/float64 array when a sampler may read it and return a fresh tensor (nothing
+    to record: these ops' zero gradients would), else None."""
+    S = _S
+    if (S.td_modes or S.fw_level >= 0 or _V or _AUTOCAST or t._device is not _CPU or (t._rg and S.grad_enabled)
+            or t._is_conj):  # fmt: skip
+        return None
+    a = t._data
+    return a if a.dtype in _CT else None
+
+
+def bernoulli(input, p, generator, out):
+    """bernoulli(probs): the body's (g.random(shape) < p).astype(dtype) for probs in [0, 1]."""
+    a = None if p is not None or generator is not None or out is not None else _source(input)
+    if a is None or (a.size and not (a.min() >= 0 and a.max() <= 1)):  # NaN fails both: the body's error
+        return None
+    return _make((_DG._np.random(a.shape) < a).astype(a.dtype), input._dtype)
+
+
+def poisson(input, generator):
+    """poisson(rates) for finite non-negative rates below NumPy's limit (kernels/cpu/factory's
+    draw, float64, cast back)."""
+    a = None if generator is not None else _source(input)
+    if a is None or (a.size and not (a.min() >= 0 and a.max() < 1e18)):
+        return None
+    vals = _DG._np.poisson(a.astype(np.float64)).astype(np.float64)  # the body's two casts: counts
+    return _make(vals if a.dtype is _F64 else vals.astype(a.dtype), input._dtype)  # above 2**53 round twice
+
