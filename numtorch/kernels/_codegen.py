@@ -31,10 +31,11 @@ _VECTOR_MATH = tuple(
                "arccosh", "arctanh", "fmod", "arctan2", "hypot")
     for mod in ("np", "math")
 )  # fmt: skip
-# scalar.py / special.py helpers with a vectorizable CPU version (vmath_erf.py); the CUDA
+# scalar.py / special.py / gauss.py helpers with a vectorizable CPU version (vmath_erf.py,
+# vmath_gauss.py); the CUDA
 # generator keeps the portable ones
 _VECTOR_HELPERS = re.compile(
-    r"\b(gelu_erf|gelu_erf_backward|erfinv|logaddexp|remainder_float|div_floor_float)\("
+    r"\b(gelu_erf|gelu_erf_backward|erfinv|logaddexp|remainder_float|div_floor_float|ndtr|ndtri|log_ndtr|erfcx)\("
 )
 # vector name -> (guard, fast version) for Note [Guarded fast paths] (vmath_trig.py)
 _GUARDED = {"vsin": ("vtrig_ok", "vsin_fast"), "vcos": ("vtrig_ok", "vcos_fast"), "vtan": ("vtrig_ok", "vtan_fast"),
@@ -101,6 +102,7 @@ def render_pointwise(inputs: list[str], params: list[str], expr: str, wide=()) -
         "from numtorch.kernels.cpu.pointwise.vmath_fmod import (  # noqa: F401",
         "    vdiv_floor_fast, vdiv_floor_float, vfmod, vfmod_fast, vfmod_ok, vremainder_fast, vremainder_float)",
         "from numtorch.kernels.cpu.pointwise.vmath_hypot import vhypot  # noqa: F401",
+        "from numtorch.kernels.cpu.pointwise.vmath_gauss import verfcx, vlog_ndtr, vndtr, vndtri  # noqa: F401",
         "",
     ]
     for pattern in itertools.product("as", repeat=n):
