@@ -129,7 +129,7 @@ def _sinc_bw(grad, self):
     return _mul(grad, _where(_cmp("eq", self, 0), 0.0, d))
 
 
-_fl("sinc", {"bif": "1.0 if self == 0 else np.sin(self * np.pi) / (self * np.pi)",
+_fl("sinc", {"bif": "sinc_real(self)",
             "c": "1.0 if self == 0 else np.divide(csin99(self * np.pi), self * np.pi)"}, _sinc_bw)
 
 
