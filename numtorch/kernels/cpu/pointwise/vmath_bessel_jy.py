@@ -14,11 +14,9 @@ LLVM vectorises them (Note [Vectorizable Bessel J and Y]); float64 keeps bessel_
 import numpy as np
 
 from numtorch.kernels._jit import contract_helper, inline, scalar_overload
+from numtorch.kernels.cpu.pointwise import bessel_jy as _jy
 from numtorch.kernels.cpu.pointwise.bessel import spherical_j0
-from numtorch.kernels.cpu.pointwise.bessel_jy import (
-    _J0_PP, _J0_PQ, _J0_QP, _J0_QQ, _J0_RP, _J0_RQ, _J1_PP, _J1_PQ, _J1_QP, _J1_QQ, _J1_RP, _J1_RQ,
-    _SQRT_2_OVER_PI, _TWO_OVER_PI, _Y0_YP, _Y0_YQ, _Y1_YP, _Y1_YQ, _horner, _horner1, bessel_j0,
-    bessel_j1, bessel_y0, bessel_y1)  # fmt: skip
+from numtorch.kernels.cpu.pointwise.bessel_jy import bessel_j0, bessel_j1, bessel_y0, bessel_y1
 from numtorch.kernels.cpu.pointwise.vmath_log import log64
 from numtorch.kernels.cpu.pointwise.vmath_trig import _reduce
 
@@ -75,29 +73,29 @@ def _hankel(a, s, c, pp, pq, qp, qq, quarter, second_kind):
     cm = (quarter * c + s) * _SQRT1_2
     sm = (quarter * s - c) * _SQRT1_2
     z = 25.0 / (a * a)
-    p = _horner(pp, z) / _horner(pq, z)
-    q = _horner(qp, z) / _horner1(qq, z)
+    p = _jy._horner(pp, z) / _jy._horner(pq, z)
+    q = _jy._horner(qp, z) / _jy._horner1(qq, z)
     v = p * sm + 5.0 / a * q * cm if second_kind else p * cm - 5.0 / a * q * sm
-    return v * _SQRT_2_OVER_PI / np.sqrt(a)
+    return v * _jy._SQRT_2_OVER_PI / np.sqrt(a)
 
 
 @inline
 def _j0_small(a):
     z = a * a
-    return (z - 5.78318596294678452118e00) * (z - 3.04712623436620863991e01) * _horner(_J0_RP, z) / _horner1(_J0_RQ, z)
+    return (z - 5.78318596294678452118e00) * (z - 3.04712623436620863991e01) * _jy._horner(_jy._J0_RP, z) / _jy._horner1(_jy._J0_RQ, z)
 
 
 @inline
 def _j1_small(a):
     z = a * a
-    return _horner(_J1_RP, z) / _horner1(_J1_RQ, z) * a * (z - 1.46819706421238932572e01) * (z - 4.92184563216946036703e01)
+    return _jy._horner(_jy._J1_RP, z) / _jy._horner1(_jy._J1_RQ, z) * a * (z - 1.46819706421238932572e01) * (z - 4.92184563216946036703e01)
 
 
 @inline
 def j0_32(x):
     a = abs(np.float64(x))
     s, c = _sincos(x)
-    big = _hankel(max(a, 5.0), s, c, _J0_PP, _J0_PQ, _J0_QP, _J0_QQ, 1.0, False)
+    big = _hankel(max(a, 5.0), s, c, _jy._J0_PP, _jy._J0_PQ, _jy._J0_QP, _jy._J0_QQ, 1.0, False)
     r = _j0_small(min(a, 5.0)) if a <= 5.0 else big
     return np.float32(r) if a < np.inf else np.float32(np.nan)
 
@@ -107,7 +105,7 @@ def j1_32(x):
     d = np.float64(x)
     a = abs(d)
     s, c = _sincos(x)
-    big = _hankel(max(a, 5.0), s, c, _J1_PP, _J1_PQ, _J1_QP, _J1_QQ, -1.0, False)
+    big = _hankel(max(a, 5.0), s, c, _jy._J1_PP, _jy._J1_PQ, _jy._J1_QP, _jy._J1_QQ, -1.0, False)
     big = -big if d < 0.0 else big
     r = _j1_small(min(max(d, -5.0), 5.0)) if a <= 5.0 else big  # odd in d: j1(-0) = -0
     return np.float32(r) if a < np.inf else np.float32(np.nan)
@@ -117,10 +115,10 @@ def j1_32(x):
 def y0_32(x):
     d = np.float64(x)
     s, c = _sincos(x)
-    big = _hankel(max(d, 5.0), s, c, _J0_PP, _J0_PQ, _J0_QP, _J0_QQ, 1.0, True)
+    big = _hankel(max(d, 5.0), s, c, _jy._J0_PP, _jy._J0_PQ, _jy._J0_QP, _jy._J0_QQ, 1.0, True)
     e = min(max(d, 1e-300), 5.0)
     z = e * e
-    small = _horner(_Y0_YP, z) / _horner1(_Y0_YQ, z) + _TWO_OVER_PI * log64(e) * _j0_small(e)
+    small = _jy._horner(_jy._Y0_YP, z) / _jy._horner1(_jy._Y0_YQ, z) + _jy._TWO_OVER_PI * log64(e) * _j0_small(e)
     r = small if d <= 5.0 else big
     r = r if d > 0.0 else (-np.inf if d == 0.0 else np.nan)
     return np.float32(r) if d < np.inf else np.float32(np.nan)
@@ -130,10 +128,10 @@ def y0_32(x):
 def y1_32(x):
     d = np.float64(x)
     s, c = _sincos(x)
-    big = _hankel(max(d, 5.0), s, c, _J1_PP, _J1_PQ, _J1_QP, _J1_QQ, -1.0, True)
+    big = _hankel(max(d, 5.0), s, c, _jy._J1_PP, _jy._J1_PQ, _jy._J1_QP, _jy._J1_QQ, -1.0, True)
     e = min(max(d, 1e-300), 5.0)
     z = e * e
-    small = e * (_horner(_Y1_YP, z) / _horner1(_Y1_YQ, z)) + _TWO_OVER_PI * (_j1_small(e) * log64(e) - 1.0 / e)
+    small = e * (_jy._horner(_jy._Y1_YP, z) / _jy._horner1(_jy._Y1_YQ, z)) + _jy._TWO_OVER_PI * (_j1_small(e) * log64(e) - 1.0 / e)
     r = small if d <= 5.0 else big
     r = r if d > 0.0 else (-np.inf if d == 0.0 else np.nan)
     return np.float32(r) if d < np.inf else np.float32(np.nan)
