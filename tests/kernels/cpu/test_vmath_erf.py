@@ -19,7 +19,6 @@ import numtorch
 import numtorch.nn.functional as F
 
 
-
 def _inputs(n=8000):
     rng = np.random.default_rng(16)
     bits = rng.integers(0, 2**31 - 1, n, dtype=np.int32).view(np.float32)  # every exponent

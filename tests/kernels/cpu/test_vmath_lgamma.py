@@ -11,11 +11,7 @@ import pytest
 
 import numtorch
 from numtorch.kernels._codegen import vector_expr
-
-
-def _ulp(want):
-    a = np.abs(want)
-    return np.where(a >= np.finfo(np.float32).tiny, np.spacing(a.astype(np.float32)).astype(np.float64), 2.0**-149)
+from tests.kernels.cpu._ulp import ulp32 as _ulp
 
 
 def _grid(lo, hi):

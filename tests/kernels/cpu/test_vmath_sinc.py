@@ -11,6 +11,7 @@ import numpy as np
 
 import numtorch
 from numtorch.kernels._codegen import vector_expr
+from tests.kernels.cpu._ulp import ulp32 as _ulp
 
 
 def _want(x):
@@ -18,10 +19,6 @@ def _want(x):
     mpmath.mp.dps = 30
     return np.array([1.0 if v == 0 else float(mpmath.sinpi(mpmath.mpf(float(v))) / (mpmath.pi * float(v))) for v in x])
 
-
-def _ulp(want):
-    a = np.abs(want)
-    return np.where(a >= np.finfo(np.float32).tiny, np.spacing(a.astype(np.float32)).astype(np.float64), 2.0**-149)
 
 
 def test_float32_ulp_error_against_mpmath():

@@ -15,9 +15,9 @@ float64 keeps bessel.py's series.
 
 import numpy as np
 
-from numtorch.kernels._jit import contract_helper, inline, scalar_overload
+from numtorch.kernels._jit import contract_helper, inline
 from numtorch.kernels.cpu.pointwise.bessel import bessel_i0, bessel_i0e, bessel_i1, bessel_i1e
-from numtorch.kernels.cpu.pointwise.vmath import exp64
+from numtorch.kernels.cpu.pointwise.vmath import _generic, exp64
 
 
 @contract_helper
@@ -173,15 +173,7 @@ def vbessel_i1e(x):
     return bessel_i1e(x)
 
 
-def _float32_or(fn, f32, scalar):
-    @scalar_overload(fn)
-    def _typer(x):
-        if str(x) == "float32":
-            return lambda x: f32(x)
-        return lambda x: scalar(x)
-
-
-_float32_or(vbessel_i0, i0_32, bessel_i0)
-_float32_or(vbessel_i0e, i0e32, bessel_i0e)
-_float32_or(vbessel_i1, i1_32, bessel_i1)
-_float32_or(vbessel_i1e, i1e32, bessel_i1e)
+_generic(vbessel_i0, i0_32, None, lambda x: bessel_i0(x))
+_generic(vbessel_i0e, i0e32, None, lambda x: bessel_i0e(x))
+_generic(vbessel_i1, i1_32, None, lambda x: bessel_i1(x))
+_generic(vbessel_i1e, i1e32, None, lambda x: bessel_i1e(x))

@@ -13,10 +13,11 @@ LLVM vectorises them (Note [Vectorizable Bessel J and Y]); float64 keeps bessel_
 
 import numpy as np
 
-from numtorch.kernels._jit import contract_helper, inline, scalar_overload
+from numtorch.kernels._jit import contract_helper, inline
 from numtorch.kernels.cpu.pointwise import bessel_jy as _jy
 from numtorch.kernels.cpu.pointwise.bessel import spherical_j0
 from numtorch.kernels.cpu.pointwise.bessel_jy import bessel_j0, bessel_j1, bessel_y0, bessel_y1
+from numtorch.kernels.cpu.pointwise.vmath import _generic
 from numtorch.kernels.cpu.pointwise.vmath_log import log64
 from numtorch.kernels.cpu.pointwise.vmath_trig import _reduce
 
@@ -169,16 +170,8 @@ def vspherical_j0(x):
     return spherical_j0(x)
 
 
-def _float32_or(fn, f32, scalar):
-    @scalar_overload(fn)
-    def _typer(x):
-        if str(x) == "float32":
-            return lambda x: f32(x)
-        return lambda x: scalar(x)
-
-
-_float32_or(vbessel_j0, j0_32, bessel_j0)
-_float32_or(vbessel_j1, j1_32, bessel_j1)
-_float32_or(vbessel_y0, y0_32, bessel_y0)
-_float32_or(vbessel_y1, y1_32, bessel_y1)
-_float32_or(vspherical_j0, spherical_j0_32, spherical_j0)
+_generic(vbessel_j0, j0_32, None, lambda x: bessel_j0(x))
+_generic(vbessel_j1, j1_32, None, lambda x: bessel_j1(x))
+_generic(vbessel_y0, y0_32, None, lambda x: bessel_y0(x))
+_generic(vbessel_y1, y1_32, None, lambda x: bessel_y1(x))
+_generic(vspherical_j0, spherical_j0_32, None, lambda x: spherical_j0(x))

@@ -23,9 +23,9 @@ import math
 
 import numpy as np
 
-from numtorch.kernels._jit import contract_helper, inline, scalar_overload
+from numtorch.kernels._jit import contract_helper, inline
 from numtorch.kernels.cpu.pointwise.gauss import erfcx, log_ndtr, ndtr, ndtri
-from numtorch.kernels.cpu.pointwise.vmath import exp64
+from numtorch.kernels.cpu.pointwise.vmath import _generic, exp64
 from numtorch.kernels.cpu.pointwise.vmath_log import log1p64, log64
 
 _SQRT1_2 = 0.7071067811865476
@@ -178,15 +178,7 @@ def verfcx(x):
     return erfcx(x)
 
 
-def _float32_or(fn, f32, scalar):
-    @scalar_overload(fn)
-    def _typer(x):
-        if str(x) == "float32":
-            return lambda x: f32(x)
-        return lambda x: scalar(x)
-
-
-_float32_or(vndtr, ndtr32, ndtr)
-_float32_or(vlog_ndtr, log_ndtr32, log_ndtr)
-_float32_or(vndtri, ndtri32, ndtri)
-_float32_or(verfcx, erfcx32, erfcx)
+_generic(vndtr, ndtr32, None, lambda x: ndtr(x))
+_generic(vlog_ndtr, log_ndtr32, None, lambda x: log_ndtr(x))
+_generic(vndtri, ndtri32, None, lambda x: ndtri(x))
+_generic(verfcx, erfcx32, None, lambda x: erfcx(x))

@@ -15,8 +15,9 @@ float64 keeps libm's.
 
 import numpy as np
 
-from numtorch.kernels._jit import contract_helper, inline, scalar_overload
+from numtorch.kernels._jit import contract_helper, inline
 from numtorch.kernels.cpu.pointwise.special import lgamma
+from numtorch.kernels.cpu.pointwise.vmath import _generic
 from numtorch.kernels.cpu.pointwise.vmath_log import log64
 from numtorch.kernels.cpu.pointwise.vmath_sinc import _sinpi_reduced
 
@@ -95,8 +96,4 @@ def vlgamma(x):
     return lgamma(x)
 
 
-@scalar_overload(vlgamma)
-def _lgamma_typer(x):
-    if str(x) == "float32":
-        return lambda x: lgamma32(x)
-    return lambda x: lgamma(x)
+_generic(vlgamma, lgamma32, None, lambda x: lgamma(x))

@@ -13,8 +13,9 @@
 
 import numpy as np
 
-from numtorch.kernels._jit import contract_helper, inline, scalar_overload
+from numtorch.kernels._jit import contract_helper, inline
 from numtorch.kernels.cpu.pointwise.scalar import sinc_real
+from numtorch.kernels.cpu.pointwise.vmath import _generic
 
 _PI = 3.141592653589793
 
@@ -48,8 +49,4 @@ def vsinc_real(x):
     return sinc_real(x)
 
 
-@scalar_overload(vsinc_real)
-def _sinc_typer(x):
-    if str(x) == "float32":
-        return lambda x: sinc32(x)
-    return lambda x: sinc_real(x)
+_generic(vsinc_real, sinc32, None, lambda x: sinc_real(x))
