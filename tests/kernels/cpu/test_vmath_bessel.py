@@ -11,7 +11,7 @@ import pytest
 
 import numtorch
 from numtorch.kernels._codegen import vector_expr
-from tests.kernels.cpu._ulp import ulp32 as _ulp
+from ._ulp import ulp32 as _ulp
 
 _OPS = {"i0": numtorch.special.i0, "i0e": numtorch.special.i0e, "i1": numtorch.special.i1, "i1e": numtorch.special.i1e,
         "torch.i0": numtorch.i0, "modified_bessel_i1": numtorch.special.modified_bessel_i1}  # fmt: skip

@@ -15,7 +15,7 @@ import pytest
 
 import numtorch
 from numtorch.kernels._codegen import vector_expr
-from tests.kernels.cpu._ulp import ulp32 as _ulp
+from ._ulp import ulp32 as _ulp
 
 
 def _bits(n, rng):

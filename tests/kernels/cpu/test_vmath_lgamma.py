@@ -11,7 +11,7 @@ import pytest
 
 import numtorch
 from numtorch.kernels._codegen import vector_expr
-from tests.kernels.cpu._ulp import ulp32 as _ulp
+from ._ulp import ulp32 as _ulp
 
 
 def _grid(lo, hi):
