@@ -153,8 +153,20 @@ def _fp_dtype(*xs):
     return D.complex128 if cplx else D.float64
 
 
+_PLAIN_CAST = (D.float32, D.float16, D.int64, D.int32, D.int16, D.int8, D.uint8, D.bool)
+
+
 def _fp_cast(x, dt):
-    return x.to(dt) if isinstance(x, Tensor) else x
+    # to(dt) of an operand; a plain CPU tensor that nothing records or watches (no mode, no
+    # forward-AD level, no grad) is cast by NumPy, which gives to()'s values without its
+    # dispatch (2 us of ldexp's and float_power's small calls)
+    if not isinstance(x, Tensor) or x._dtype is dt:
+        return x
+    S = STATE
+    if (dt is not D.float64 or x._dtype not in _PLAIN_CAST or S.td_modes or S.fw_level >= 0
+            or x.__class__ is not Tensor or x._device is not CPU or S.grad_enabled and x._rg):  # fmt: skip
+        return x.to(dt)
+    return _make(x._data.astype(np.float64), dt)
 
 
 def _float_power(self, exponent):
@@ -283,7 +295,7 @@ def _pow2(other, self=None):
     # a float64 ulp elsewhere): pow's per-element libm call made ldexp 5x torch's time.
     if other._dtype.category == D._COMPLEX:
         return dispatch(_ALL["pow"]["F"]["functional"], [2.0, other.to(D.complex128)])
-    return _u("exp2", other.to(D.float64))
+    return _u("exp2", _fp_cast(other, D.float64))
 
 
 def _ldexp_dtype(self, other):

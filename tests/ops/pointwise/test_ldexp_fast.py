@@ -51,3 +51,29 @@ def test_zero_dim_result_has_array_storage():
     r = numtorch.ldexp(numtorch.tensor(0.5), numtorch.tensor(3))
     assert isinstance(r._data, np.ndarray) and r.shape == () and r.item() == 4.0
     assert (r + 1).item() == 5.0  # was IndexError: the storage was a NumPy scalar
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.int64, np.uint8, np.bool_])
+def test_float_power_plain_cast_equals_to(dtype):
+    # extra._fp_cast casts a plain tensor by NumPy: the same float64 values as to(float64)
+    rng = np.random.default_rng(4)
+    x = numtorch.from_numpy((rng.uniform(0, 4, (3, 5)) if np.dtype(dtype).kind == "f" else rng.integers(0, 4, (3, 5))).astype(dtype))
+    c = extra._fp_cast(x, numtorch.float64)
+    assert c.dtype == numtorch.float64 and c is not x and not c.requires_grad
+    np.testing.assert_array_equal(c.numpy(), x.to(numtorch.float64).numpy())
+    e = numtorch.tensor(1.5)
+    np.testing.assert_array_equal(numtorch.float_power(x, e).numpy(), numtorch.pow(x.to(numtorch.float64), 1.5).numpy())
+
+
+def test_float_power_mode_and_grad_take_to():
+    from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture_logs
+
+    x = numtorch.tensor([1.0, 2.0])
+    with capture_logs(is_mode=True) as logs, LoggingTensorMode():
+        numtorch.float_power(x, 2.0)
+        numtorch.ldexp(x, numtorch.tensor([1, 2]))
+    assert sum("_to_copy" in line for line in logs) >= 2  # both casts are seen by the mode
+    w = numtorch.tensor([1.0, 2.0], dtype=numtorch.float32, requires_grad=True)
+    r = numtorch.float_power(w, 2.0)
+    r.sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), [2.0, 4.0])
