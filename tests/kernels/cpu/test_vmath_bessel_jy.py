@@ -11,6 +11,7 @@ import pytest
 
 import numtorch
 from numtorch.kernels._codegen import vector_expr
+
 from ._ulp import ulp32 as _ulp
 
 _NAMES = ["bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "spherical_bessel_j0"]

@@ -11,6 +11,7 @@ import pytest
 
 import numtorch
 from numtorch.kernels._codegen import vector_expr
+
 from ._ulp import ulp32 as _ulp
 
 

@@ -11,6 +11,7 @@ import numpy as np
 
 import numtorch
 from numtorch.kernels._codegen import vector_expr
+
 from ._ulp import ulp32 as _ulp
 
 
