@@ -19,7 +19,6 @@ import numtorch
 import numtorch.nn.functional as F
 
 
-
 def _inputs(n=8000):
     rng = np.random.default_rng(16)
     bits = rng.integers(0, 2**31 - 1, n, dtype=np.int32).view(np.float32)  # every exponent
@@ -189,7 +188,7 @@ def test_erfinv32_ulp_error_against_mpmath():
     x = x[np.abs(x) < 1]
     y = numtorch.erfinv(numtorch.from_numpy(x)).numpy()
     assert y.dtype == np.float32
-    assert _ulp_worst(x, y, mpmath.erfinv) <= 0.6  # measured 0.54
+    assert _ulp_worst(x, y, mpmath.erfinv) <= 0.51  # measured 0.49997 (vmath_gauss.py fits)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

@@ -246,6 +246,13 @@ def sigmoid(x):
     return vsigmoid(x)  # Note [Vectorizable exp]
 
 
+# sin(pi x) / (pi x), 1 at 0 (ops/pointwise/extra.py's sinc); the CPU kernels get
+# vmath_sinc's vsinc_real (Note [Vectorizable sinc])
+@inline
+def sinc_real(x):
+    return 1.0 if x == 0 else np.sin(x * np.pi) / (x * np.pi)
+
+
 # GELU's exact form and its derivative; the CPU kernels get vmath_erf's vgelu_erf /
 # vgelu_erf_backward instead (Note [Vectorizable erf])
 @inline
