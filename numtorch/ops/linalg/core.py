@@ -37,6 +37,7 @@ from .._pointwise import warn_resize
 from .._registry import OPS, defop, public
 from ..._state import STATE
 from .. import _quiet
+from . import _fast_contract as _fc
 from . import _fast_products as _fp
 from ._matmul import _call, _matmul, _real_plain, matmul_backward, matmul_cpu, unobserved
 
@@ -628,7 +629,7 @@ def _einsum(args):
     return dispatch(einsum_op, [equation, operands, None])
 
 
-public("einsum", "*args", _einsum, relevant=(), lists=("args",), ops=(einsum_op,))
+public("einsum", "*args", _einsum, relevant=(), lists=("args",), ops=(einsum_op,), fast=(_fc.einsum, ("args",)))
 
 
 def _letters(n, start=0):
@@ -657,7 +658,25 @@ def _tensordot_dims(a: Tensor, b: Tensor, dims):
     )
 
 
+_TD_EQS: dict = {}
+
+
 def _tensordot_eq(a: Tensor, b: Tensor, dims_a, dims_b) -> str:
+    """The einsum equation of tensordot, after its checks (one per shapes and dims: Note
+    [einsum plans])."""
+    key = (a._data.shape, b._data.shape, tuple(dims_a), tuple(dims_b))
+    try:
+        eq = _TD_EQS.get(key)
+    except TypeError:  # an unhashable dim: _wrap_dim's error
+        return _tensordot_eq_of(a, b, dims_a, dims_b)
+    if eq is None:
+        if len(_TD_EQS) >= 1024:
+            _TD_EQS.clear()
+        eq = _TD_EQS[key] = _tensordot_eq_of(a, b, dims_a, dims_b)
+    return eq
+
+
+def _tensordot_eq_of(a: Tensor, b: Tensor, dims_a, dims_b) -> str:
     na, nb = a._data.ndim, b._data.ndim
     la, lb = list(_letters(na)), list(_letters(nb, na))
     seen_a, seen_b = set(), set()
@@ -720,7 +739,8 @@ def _tensordot(a, b, dims, out):
     return dispatch(_TENSORDOT[1], [a, b, da, db, out])
 
 
-public("tensordot", "a, b, dims=2, out=None", _tensordot, relevant=("a", "b"), ops=_TENSORDOT)
+public("tensordot", "a, b, dims=2, out=None", _tensordot, relevant=("a", "b"), ops=_TENSORDOT,
+       fast=(_fc.tensordot_fast(_tensordot, _tensordot_dims, _tensordot_eq), ("a", "b", "dims"), "out is None"))  # fmt: skip
 
 
 def _kron_composite(self, other):
