@@ -39,6 +39,7 @@ from ..._state import STATE
 from .. import _quiet
 from . import _fast_contract as _fc
 from . import _fast_products as _fp
+from . import _fast_small as _fs
 from ._matmul import _call, _matmul, _real_plain, matmul_backward, matmul_cpu, unobserved
 
 
@@ -194,9 +195,10 @@ def _op(schema: str, impl, backward=None, rule="same", composite=False, out_impl
     return defop(schema, cpu=impl, backward=backward), defop(out_schema, cpu=out_impl)
 
 
-def _bind(name, sig, ops, *, method=True, module="torch", doc=None, relevant=None, fast=False):
+def _bind(name, sig, ops, *, method=True, module="torch", doc=None, relevant=None, fast=False, fast_cond=""):
     """Public function (with ``out=``) and Tensor method for an (op, op_out) pair; ``fast``: with
-    Note [Binding fast call] (every parameter is one the op takes, in its order)."""
+    Note [Binding fast call] (every parameter is one the op takes, in its order), taken only
+    where ``fast_cond`` (a condition over the parameters) holds too."""
     op, op_out = ops
     params = [p.strip().split("=")[0] for p in sig.split(",") if p.strip() and p.strip() != "*"]
     rel = relevant or tuple(p for p in params[:2] if p in ("input", "other", "mat2", "vec", "vec2", "tensor",
@@ -210,6 +212,8 @@ def _bind(name, sig, ops, *, method=True, module="torch", doc=None, relevant=Non
     star = "" if "*" in sig else ", *"
     if fast is True:
         ffast = (op, tuple(params), "out is None")
+    elif callable(fast):  # a function of the parameters that behaves as the body
+        ffast = (fast, tuple(params), "out is None" + (f" and {fast_cond}" if fast_cond else ""))
     elif fast:  # (a, b) ranks: Note [Product fast calls]
         fast = _fp.make(op, fast)
         ffast = (fast, tuple(params), "out is None")
@@ -224,7 +228,7 @@ def _bind(name, sig, ops, *, method=True, module="torch", doc=None, relevant=Non
 
         mbody.__doc__ = doc
         mrel = ("self",) + tuple(r for r in rel if r != "input")
-        mfast = (op if fast is True else fast, ("self", *params[1:])) if fast else None
+        mfast = (op if fast is True else fast, ("self", *params[1:]), *([fast_cond] if fast_cond else [])) if fast else None
         public(name, msig, mbody, relevant=mrel, module="Tensor", ops=(op,), fast=mfast)
 
 
@@ -755,7 +759,7 @@ def _kron_composite(self, other):
 _KRON = _op(
     "kron(Tensor self, Tensor other) -> Tensor", _kron_composite, composite=True, rule="cast"
 )
-_bind("kron", "input, other", _KRON, doc="""Kronecker product (types promote; fewer dims are padded with 1s).
+_bind("kron", "input, other", _KRON, fast=_fs.kron(_KRON[0]), doc="""Kronecker product (types promote; fewer dims are padded with 1s).
 
     >>> numtorch.kron(numtorch.eye(2), numtorch.ones(1, 2))
     tensor([[1., 1., 0., 0.],

@@ -15,6 +15,7 @@ from ... import _factory_utils as F
 from ... import return_types
 from ..._dispatch import dispatch
 from ..._tensor import Tensor, _make
+from . import _fast_small as _fs
 from .solve import _SOLVE, _floating, _square
 from .._registry import defop, public
 from .core import LinAlgError, _mH, _out_check, broadcast_error, np_svd, write_result
@@ -627,4 +628,5 @@ def _block_diag(tensors):
     return dispatch(block_diag, [list(tensors)])
 
 
-public("block_diag", "*tensors", _block_diag, relevant=(), lists=("tensors",), ops=(block_diag,))
+public("block_diag", "*tensors", _block_diag, relevant=(), lists=("tensors",), ops=(block_diag,),
+       fast=(_fs.block_diag, ("tensors",)))  # fmt: skip

@@ -1,0 +1,105 @@
+"""Fast calls (Note [Binding fast call]) of kron, trace, cross (with a dim) and block_diag."""
+
+# Note [Small linalg fast calls]
+# kron (a composite of three reshapes and a mul), block_diag (per input two new_zeros and a
+# cat, then a cat), trace and cross went through their bodies' dispatch layers: 3.4-25 us
+# where PyTorch takes 0.8-3.6. With no dispatch mode, forward-AD level or autocast region and
+# nothing to record, plain CPU inputs of one dtype run the same arithmetic on the arrays:
+# kron's one broadcast product (float32/float64: one IEEE multiply per element, whichever
+# kernel does it), block_diag's copies into zeros (any dtype the body keeps: no promotion),
+# trace's np.trace; cross with a dim is linalg.cross's op, which the composite calls. Anything else,
+# errors included, takes the op (or, for block_diag, the body: None). Values, dtype, shape and
+# strides are the bodies' (tests/ops/linalg/test_small_fast.py).
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _dtype as D
+from ..._device import CPU as _CPU
+from ..._state import STATE as _STATE
+from ..._tensor import Tensor as _Tensor
+from ..._tensor import _make
+from ...amp._policy import _INSTALLED as _AUTOCAST
+
+_FLOATS = (D.float32, D.float64)
+_zeros, _multiply = np.zeros, np.multiply
+
+
+def _free() -> bool:
+    S = _STATE
+    return not (S.td_modes or S.fw_level >= 0 or _AUTOCAST)
+
+
+def _plain(x, g: bool) -> bool:
+    return x._device is _CPU and not (g and x._rg)
+
+
+def kron(op):
+    """The fast call ``fn(input, other)`` of kron (float32/float64 of one dtype)."""
+
+    def fast(input, other):
+        dt = input._dtype
+        g = _STATE.grad_enabled
+        if not (_free() and other._dtype is dt and dt in _FLOATS and _plain(input, g) and _plain(other, g)):
+            return op.fast(input, other)
+        a, b = input._data, other._data
+        n = max(a.ndim, b.ndim)
+        sa = (1,) * (n - a.ndim) + a.shape
+        sb = (1,) * (n - b.ndim) + b.shape
+        r = _multiply(a.reshape([x for s in sa for x in (s, 1)]), b.reshape([x for s in sb for x in (1, s)]))
+        return _make(r.reshape([x * y for x, y in zip(sa, sb)]), dt)
+
+    return fast
+
+
+def trace(op):
+    """The fast call ``fn(input)`` of trace (a float32/float64 matrix)."""
+
+    def fast(input):
+        dt = input._dtype
+        a = input._data
+        if not (_free() and dt in _FLOATS and a.ndim == 2 and _plain(input, _STATE.grad_enabled)):
+            return op.fast(input)
+        return _make(np.asarray(a.trace(dtype=dt.np)), dt)
+
+    return fast
+
+
+def cross(op):
+    """The fast call ``fn(input, other, dim)`` of torch.cross with ``dim`` given (the binding's
+    condition): linalg.cross's op, which the composite calls (without a dim the body warns)."""
+
+    def fast(input, other, dim):
+        return op.fast(input, other, dim)
+
+    return fast
+
+
+def block_diag(tensors):
+    """The fast call of block_diag(*tensors) (None: the body)."""
+    if not tensors or not _free():
+        return None
+    dt = tensors[0]._dtype if tensors[0].__class__ is _Tensor else None
+    g = _STATE.grad_enabled
+    mats = []
+    rows = cols = 0
+    for t in tensors:
+        if t.__class__ is not _Tensor or t._dtype is not dt or not _plain(t, g) or dt is D.bfloat16:
+            return None
+        a = t._data
+        if a.ndim > 2:
+            return None
+        if a.ndim < 2:
+            a = a.reshape(1, -1)
+        mats.append(a)
+        rows += a.shape[0]
+        cols += a.shape[1]
+    out = _zeros((rows, cols), dt.np)
+    r = c = 0
+    for a in mats:
+        h, w = a.shape
+        out[r : r + h, c : c + w] = a
+        r += h
+        c += w
+    return _make(out, dt)
