@@ -294,3 +294,15 @@ def ldl_solve_lower(a, ia, piv, ip, x):
                     for c in range(B.shape[1]):
                         B[k, c], B[kp, c] = B[kp, c], B[k, c]
                 k -= 2
+
+
+@kernel
+def outer(a, b, out):
+    """out[i, j] = a[i] * b[j]: np.multiply.outer's one product per element, without NumPy's
+    inner loop over a short ``b`` (131073 x 4 float32: 3.3x PyTorch's time) ."""
+    m = b.shape[0]
+    for i in range(a.shape[0]):
+        x = a[i]
+        row = out[i]
+        for j in range(m):
+            row[j] = x * b[j]

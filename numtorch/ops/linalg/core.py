@@ -36,6 +36,7 @@ from ._contract import (
 from .._pointwise import warn_resize
 from .._registry import OPS, defop, public
 from ..._state import STATE
+from ...kernels import lazy
 from .. import _quiet
 from . import _fast_contract as _fc
 from . import _fast_products as _fp
@@ -555,11 +556,18 @@ def _outer_cpu(self, vec2):
         if t._data.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t._data.ndim}-D")
     dt = D.promote_types(self._dtype, vec2._dtype)
+    a, b = self._data.astype(dt.np, copy=False), vec2._data.astype(dt.np, copy=False)
+    if dt in _OUTER_KERNEL and a.size * b.size >= 4096:
+        arr = np.empty((a.size, b.size), dt.np)
+        _K.outer(a, b, arr)
+        return _make(arr, dt)
     with np.errstate(all="ignore"):
-        arr = np.multiply.outer(
-            self._data.astype(dt.np, copy=False), vec2._data.astype(dt.np, copy=False)
-        )
+        arr = np.multiply.outer(a, b)
     return _make(arr, dt)
+
+
+_K = lazy("numtorch.kernels.cpu.linalg")
+_OUTER_KERNEL = (D.float32, D.float64)  # one product per element: NumPy's bits (test_small_fast.py)
 
 
 def _outer(self, vec2):

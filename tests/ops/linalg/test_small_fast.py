@@ -174,3 +174,19 @@ def test_cross_without_dim_warns_through_the_body():
     with pytest.warns(UserWarning, match="Using torch.cross without specifying the dim arg is deprecated"):
         r = torch.cross(_t(3, 2), _t(3, 2, start=1))
     assert r.shape == (3, 2)
+
+
+@pytest.mark.parametrize("dt", [torch.float32, torch.float64])
+def test_outer_kernel_is_np_multiply_outer_bit_for_bit(dt):
+    rng = np.random.default_rng(1)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, -1e-310, 3e38, 1.7e308])
+    for n, m in ((5000, 4), (4, 5000), (70, 70), (3, 3)):
+        a = np.concatenate([specials, rng.standard_normal(n)])
+        b = np.concatenate([specials, rng.standard_normal(m)])
+        with np.errstate(all="ignore"):
+            x, y = torch.tensor(a, dtype=dt), torch.tensor(b, dtype=dt)
+            want = np.multiply.outer(x.numpy(), y.numpy())
+        for f in (torch.outer, torch.ger, lambda p, q: torch.outer(p[::2], q[::2])):
+            got = f(x, y).numpy()
+            w = want if got.shape == want.shape else want[::2, ::2]
+            assert got.dtype == w.dtype and got.tobytes() == np.ascontiguousarray(w).tobytes()
