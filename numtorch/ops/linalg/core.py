@@ -79,6 +79,8 @@ def _cj(x: Tensor) -> Tensor:
 # ---- the product ------------------------------------------------------------------------------------
 def _scalar(v, dt: D.dtype):
     """alpha/beta as the computation type holds them (PyTorch's checked Scalar conversion)."""
+    if (v.__class__ is int or v.__class__ is float) and (v == 1 or v == 0):
+        return v  # what every dtype holds exactly: _addprod only compares it with 0 and 1
     return F.scalar_to(v, D.float32 if dt is D.float16 else dt)
 
 
@@ -344,7 +346,7 @@ def _expand_to(t: Tensor, shape: tuple) -> np.ndarray:
             raise RuntimeError(
                 f"The expanded size of the tensor ({shape[lead + i]}) must match the existing size ({x}) at non-singleton dimension {lead + i}.  Target sizes: {list(shape)}.  Tensor sizes: {list(s)}"
             )
-    return np.broadcast_to(t._data, shape)
+    return t._data if s == shape else np.broadcast_to(t._data, shape)
 
 
 _BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
