@@ -1,4 +1,4 @@
-"""Fast calls (Note [Binding fast call]) of kron, trace, cross (with a dim) and block_diag."""
+"""Fast calls (Note [Binding fast call]) of kron, trace, cross (with a dim), block_diag and cdist."""
 
 # Note [Small linalg fast calls]
 # kron (a composite of three reshapes and a mul), block_diag (per input two new_zeros and a
@@ -7,7 +7,8 @@
 # nothing to record, plain CPU inputs of one dtype run the same arithmetic on the arrays:
 # kron's one broadcast product (float32/float64: one IEEE multiply per element, whichever
 # kernel does it), block_diag's copies into zeros (any dtype the body keeps: no promotion),
-# trace's np.trace; cross with a dim is linalg.cross's op, which the composite calls. Anything else,
+# trace's np.trace; cross with a dim is linalg.cross's op, which the composite calls; cdist's
+# broadcast difference (one IEEE subtraction per element) goes to the same norm op. Anything else,
 # errors included, takes the op (or, for block_diag, the body: None). Values, dtype, shape and
 # strides are the bodies' (tests/ops/linalg/test_small_fast.py).
 
@@ -103,3 +104,28 @@ def block_diag(tensors):
         r += h
         c += w
     return _make(out, dt)
+
+
+def cdist(body, norm_op):
+    """The fast call ``fn(x1, x2, p, compute_mode)`` of cdist: the composite's broadcast
+    difference (one IEEE subtraction per element, as its sub) and the same norm op on it."""
+
+    def fast(x1, x2, p, compute_mode):
+        dt = x1._dtype
+        g = _STATE.grad_enabled
+        a, b = x1._data, x2._data
+        if (_free() and x2._dtype is dt and dt in _FLOATS and _plain(x1, g) and _plain(x2, g) and a.ndim >= 2
+                and b.ndim >= 2 and a.shape[-1] == b.shape[-1] and a.size and b.size and (p.__class__ is float or p.__class__ is int)
+                and p >= 0 and (compute_mode is None or compute_mode.__class__ is str and compute_mode in _CDIST_MODES)):  # fmt: skip
+            try:
+                diff = _subtract(a[..., :, None, :], b[..., None, :, :])
+            except ValueError:  # batch dims that do not broadcast: the body's error
+                return body(x1, x2, p, compute_mode)
+            return norm_op().fast(_make(diff, dt), float(p), [-1], False)
+        return body(x1, x2, p, compute_mode)
+
+    return fast
+
+
+_subtract = np.subtract
+_CDIST_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist")

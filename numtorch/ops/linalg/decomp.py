@@ -17,7 +17,7 @@ from ... import return_types
 from ..._dispatch import dispatch
 from ..._tensor import Tensor, _make
 from . import _fast_small as _fs
-from .solve import _SOLVE, _floating, _square
+from .solve import _SOLVE, _floating, _norm_op, _square
 from .._registry import defop, public
 from .core import LinAlgError, _mH, _out_check, broadcast_error, np_svd, write_result
 from ..shape.join import cat
@@ -604,7 +604,7 @@ def _cdist_body(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary
 
 
 public("cdist", "x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary'", _cdist_body,
-       relevant=("x1", "x2"), ops=(_cdist,))  # fmt: skip
+       relevant=("x1", "x2"), ops=(_cdist,), fast=(_fs.cdist(_cdist_body, _norm_op), ("x1", "x2", "p", "compute_mode")))  # fmt: skip
 
 
 def _block_diag_composite(tensors):

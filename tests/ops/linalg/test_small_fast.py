@@ -1,4 +1,4 @@
-"""Note [Small linalg fast calls]: kron, trace, cross and block_diag's fast calls give their
+"""Note [Small linalg fast calls]: kron, trace, cross, block_diag and cdist's fast calls give their
 bodies' results (values, dtype, shape, strides, errors); cross's kernel is np.cross bit for bit;
 plain calls take the fast route, and modes, gradients, forward AD, out= and subclasses take the
 body."""
@@ -136,7 +136,7 @@ def test_plain_calls_take_the_fast_route(monkeypatch):
     x, y = _t(2, 3), _t(2, 3, start=1)
     assert torch.kron(x, y).shape == (4, 9) and x.kron(y).shape == (4, 9)
     assert torch.trace(_t(3, 3)).ndim == 0 and _t(3, 3).trace().ndim == 0
-    assert torch.block_diag(x, y).shape == (4, 6)
+    assert torch.block_diag(x, y).shape == (4, 6) and torch.cdist(_t(2, 3, 2), _t(1, 4, 2)).shape == (2, 3, 4)
     assert torch.cross(_t(3, 2), _t(3, 2), 0).shape == (3, 2) and torch.linalg.cross(_t(2, 3), _t(2, 3)).shape == (2, 3)
     with pytest.raises(AssertionError, match="the body ran"):  # the spies are live
         torch.cross(_t(3, 2), _t(3, 2))
@@ -190,3 +190,22 @@ def test_outer_kernel_is_np_multiply_outer_bit_for_bit(dt):
             got = f(x, y).numpy()
             w = want if got.shape == want.shape else want[::2, ::2]
             assert got.dtype == w.dtype and got.tobytes() == np.ascontiguousarray(w).tobytes()
+
+
+def test_cdist_fast_call_matches_body():
+    b = _binding("cdist")
+    x, y = _t(2, 3, 2), _t(1, 4, 2, start=3)
+    cases = [(x, y, 2.0), (x, y, 1), (x, y, 0.0), (x, y, float("inf")), (x, y, 3.5), (x, y, -1.0), (_t(3, 2), _t(4, 2), 2.0),
+             (x.double(), y.double(), 2.0), (x, y.double(), 2.0), (_t(2, 3, 2), _t(3, 4, 2), 2.0), (_t(3, 2), _t(4, 3), 2.0),
+             (_t(0, 2), _t(4, 2), 2.0), (_t(2), _t(4, 2), 2.0), (x.transpose(0, 1), _t(4, 2), 2.0),
+             (_t(3, 2, dtype=torch.int64), _t(3, 2, dtype=torch.int64), 2.0)]  # fmt: skip
+    for a, c, p in cases:
+        for mode in ("use_mm_for_euclid_dist_if_necessary", "donot_use_mm_for_euclid_dist", "bad"):
+            want = _outcome(b.body, a, c, p, mode)
+            _same(_outcome(torch.cdist, a, c, p, mode), want)
+            _same(_outcome(b.fast[0], a, c, p, mode), want)
+    w = x.double().requires_grad_(True)
+    assert torch.cdist(w, y.double()).grad_fn is not None
+    with capture_logs(is_mode=True) as logs, LoggingTensorMode():
+        torch.cdist(x, y)
+    assert any("aten.sub" in ln for ln in logs)
