@@ -19,6 +19,7 @@ from ..._tensor import Tensor, _make
 from . import _fast_small as _fs
 from .solve import _SOLVE, _floating, _norm_op, _square
 from .._registry import defop, public
+from ._contract import product
 from .core import LinAlgError, _mH, _out_check, broadcast_error, np_svd, write_result
 from ..shape.join import cat
 from ...kernels import lazy
@@ -415,7 +416,8 @@ def _pinverse(input, rcond=1e-15):
 
 
 public("pinv", "A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None", _linalg_pinv, relevant=("A",),
-       module="torch.linalg", ops=(linalg_pinv,))  # fmt: skip
+       module="torch.linalg", ops=(linalg_pinv,),
+       fast=(_fs.pinv(_linalg_pinv, np_svd, product), ("A", "rcond", "hermitian", "atol", "rtol"), "out is None"))  # fmt: skip
 public("pinverse", "input, rcond=1e-15", _pinverse, ops=(linalg_pinv,))
 public("pinverse", "self, rcond=1e-15", _pinverse, relevant=("self",), module="Tensor", ops=(linalg_pinv,))
 

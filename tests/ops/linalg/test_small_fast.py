@@ -1,4 +1,4 @@
-"""Note [Small linalg fast calls]: kron, trace, cross, block_diag and cdist's fast calls give their
+"""Note [Small linalg fast calls]: kron, trace, cross, block_diag, cdist and pinv's fast calls give their
 bodies' results (values, dtype, shape, strides, errors); cross's kernel is np.cross bit for bit;
 plain calls take the fast route, and modes, gradients, forward AD, out= and subclasses take the
 body."""
@@ -137,6 +137,7 @@ def test_plain_calls_take_the_fast_route(monkeypatch):
     assert torch.kron(x, y).shape == (4, 9) and x.kron(y).shape == (4, 9)
     assert torch.trace(_t(3, 3)).ndim == 0 and _t(3, 3).trace().ndim == 0
     assert torch.block_diag(x, y).shape == (4, 6) and torch.cdist(_t(2, 3, 2), _t(1, 4, 2)).shape == (2, 3, 4)
+    assert torch.linalg.pinv(_t(2, 3, 2) ** 2).shape == (2, 2, 3)
     assert torch.cross(_t(3, 2), _t(3, 2), 0).shape == (3, 2) and torch.linalg.cross(_t(2, 3), _t(2, 3)).shape == (2, 3)
     with pytest.raises(AssertionError, match="the body ran"):  # the spies are live
         torch.cross(_t(3, 2), _t(3, 2))
@@ -209,3 +210,32 @@ def test_cdist_fast_call_matches_body():
     with capture_logs(is_mode=True) as logs, LoggingTensorMode():
         torch.cdist(x, y)
     assert any("aten.sub" in ln for ln in logs)
+
+
+@pytest.mark.parametrize("dt", [torch.float32, torch.float64])
+def test_pinv_fast_call_matches_body(dt):
+    b = _binding("pinv", "torch.linalg")
+    rng = np.random.default_rng(2)
+    mats = [rng.standard_normal(s) for s in ((3, 3), (2, 2, 3), (4, 2), (3, 5, 4), (1, 1), (6, 6))]
+    low = rng.standard_normal((5, 2)) @ rng.standard_normal((2, 4))  # rank 2: small singular values cut
+    mats += [low, np.stack([low, low * 1e-30]), np.zeros((3, 2)), np.diag([1.0, 1e-7, 1e-9])]
+    cases = [(None, None), (0.5, None), (None, 1e-3), (0.0, 0.0), (1e-8, 1e-2), (2, None), (None, 0)]
+    ran = 0
+    for m in mats:
+        A = torch.tensor(m, dtype=dt)
+        for atol, rtol in cases:
+            want = _outcome(b.body, A, None, False, atol, rtol, None)
+            _same(_outcome(lambda: torch.linalg.pinv(A, atol=atol, rtol=rtol)), want)
+            _same(_outcome(b.fast[0], A, None, False, atol, rtol), want)
+            ran += 1
+    for A, kw in ((torch.tensor(mats[0], dtype=dt), {"hermitian": True}), (torch.tensor(mats[0], dtype=dt), {"rcond": 1e-3}),
+                  (torch.zeros(0, 3, dtype=dt), {}), (torch.ones(3, dtype=dt), {}), (torch.ones(2, 2, dtype=torch.int64), {}),
+                  (torch.tensor(mats[1], dtype=dt), {"atol": torch.tensor(0.1)})):  # fmt: skip
+        want = _outcome(b.body, A, kw.get("rcond"), kw.get("hermitian", False), kw.get("atol"), kw.get("rtol"), None)
+        _same(_outcome(lambda: torch.linalg.pinv(A, **kw)), want)
+    assert ran > 50
+    w = torch.tensor(mats[0], dtype=dt, requires_grad=True)
+    assert torch.linalg.pinv(w).grad_fn is not None
+    with capture_logs(is_mode=True) as logs, LoggingTensorMode():
+        torch.linalg.pinv(torch.tensor(mats[0], dtype=dt))
+    assert any("aten.linalg_svd" in ln for ln in logs)
