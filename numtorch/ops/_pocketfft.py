@@ -8,8 +8,7 @@ Python layers, and the Hermitian fill of a real signal's full spectrum.
 # same order with the same factor (_raw_fft's: 1, 1/sqrt(n) or 1/n computed in the real dtype
 # as a NumPy scalar, per axis of n points), so the results are np.fft's bit for bit
 # (tests/ops/test_fft_fast.py compares them over layouts, dtypes, norms and odd sizes); the
-# outputs are C-contiguous, as the ops return them. A last-axis call skips the gufunc's
-# ``axes=`` (another microsecond).
+# outputs are C-contiguous, as the ops return them.
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ from numpy.lib.array_utils import normalize_axis_index
 
 _empty = np.empty
 _FCT: dict = {}
-_AXES: dict = {}
 _REAL = {"F": np.float32, "D": np.float64, "f": np.float32, "d": np.float64}
 _CPLX = {"f": np.complex64, "d": np.complex128, "F": np.complex64, "D": np.complex128}
 
@@ -49,10 +47,11 @@ def _one(ufunc, a, axis: int, n_out: int, fct, out_dt):
     nd = len(shape)
     if axis == nd - 1:
         return ufunc(a, fct, out=_empty(shape[:-1] + (n_out,), out_dt))
-    axes = _AXES.get(axis)
-    if axes is None:
-        axes = _AXES[axis] = [(axis,), (), (axis,)]
-    return ufunc(a, fct, axes=axes, out=_empty(shape[:axis] + (n_out,) + shape[axis + 1 :], out_dt))
+    # another axis: the gufunc over views with that axis last (each 1-D transform is the same
+    # whatever the order of the others; ``axes=`` cost a microsecond more)
+    out = _empty(shape[:axis] + (n_out,) + shape[axis + 1 :], out_dt)
+    ufunc(a.swapaxes(axis, -1), fct, out=out.swapaxes(axis, -1))
+    return out
 
 
 def _wrapped(dims, nd: int) -> list:
@@ -108,25 +107,48 @@ def hermitian_fill(half: np.ndarray, dims: list, n: int) -> np.ndarray:
         if n > h:
             np.conjugate(half[..., n - h : 0 : -1], out=full[..., h:])
         return full
-    shape = list(half.shape)
-    shape[last] = n
+    key = (half.shape, tuple(dims), n)
+    plan = _FILLS.get(key)
+    if plan is None:
+        if len(_FILLS) > 1024:
+            _FILLS.clear()
+        plan = _FILLS[key] = _fill_plan(half.shape, dims, n)
+    shape, head, src, tail, flips = plan
     full = _empty(shape, half.dtype)
-    idx = [slice(None)] * full.ndim
-    idx[last] = slice(0, h)
-    full[tuple(idx)] = half
-    if n > h:
+    full[head] = half
+    if tail is not None:
         # X[k] for k in [h, n) is conj(X[n - k]) with every other transformed index negated mod
         # size, written in place (a 2**20 fft spent 40% of its time on a temporary here)
-        src = [slice(None)] * half.ndim
-        src[last] = slice(n - h, 0, -1)
-        idx[last] = slice(h, n)
-        dst = full[tuple(idx)]
-        np.conjugate(half[tuple(src)], out=dst)
-        for d in dims[:-1]:
-            # k -> -k mod size along d: index 0 stays, 1..size-1 reverse (NumPy copies the
+        dst = full[tail]
+        np.conjugate(half[src], out=dst)
+        for rest, rev in flips:
+            # k -> -k mod size along a dim: index 0 stays, 1..size-1 reverse (NumPy copies the
             # overlapping right-hand side first)
-            rest = [slice(None)] * dst.ndim
-            rest[d] = slice(1, None)
-            part = dst[tuple(rest)]
-            part[...] = np.flip(part, d)
+            part = dst[rest]
+            part[...] = part[rev]
     return full
+
+
+_FILLS: dict = {}
+
+
+def _fill_plan(hshape: tuple, dims: list, n: int) -> tuple:
+    """hermitian_fill's output shape and index tuples for a half spectrum of ``hshape``."""
+    last, h, nd = dims[-1], hshape[dims[-1]], len(hshape)
+    shape = hshape[:last] + (n,) + hshape[last + 1 :]
+    head = [slice(None)] * nd
+    head[last] = slice(0, h)
+    if n <= h:
+        return shape, tuple(head), None, None, ()
+    src = [slice(None)] * nd
+    src[last] = slice(n - h, 0, -1)
+    tail = [slice(None)] * nd
+    tail[last] = slice(h, n)
+    flips = []
+    for d in dims[:-1]:
+        rest = [slice(None)] * nd
+        rest[d] = slice(1, None)
+        rev = [slice(None)] * nd
+        rev[d] = slice(None, None, -1)
+        flips.append((tuple(rest), tuple(rev)))
+    return shape, tuple(head), tuple(src), tuple(tail), tuple(flips)
