@@ -8,9 +8,9 @@
 # range, a norm PyTorch names and no empty dimension runs the body's own array functions
 # (fft.c2c_array, r2c_array, c2r_array: the same kernels and pocketfft calls, Note [pocketfft
 # without np.fft's wrappers]) and the body's conjugations with np.conjugate, so the values are
-# the body's bit for bit. fftshift/ifftshift copy the pieces roll's kernel moves. Anything else
-# (resizing, integer or half inputs, errors, out=) takes the body. tests/ops/test_fft_fast.py
-# compares both routes.
+# the body's bit for bit. fftshift/ifftshift copy the pieces roll's kernel moves (a large matrix
+# in one pass of kernels/cpu/fft.py roll2d). Anything else (resizing, integer or half inputs,
+# errors, out=) takes the body. tests/ops/test_fft_fast.py compares both routes.
 
 from __future__ import annotations
 
@@ -23,6 +23,9 @@ from .._device import CPU as _CPU
 from .._state import STATE as _STATE
 from .._tensor import _make
 from ..amp._policy import _INSTALLED as _AUTOCAST
+from ..kernels import lazy
+
+_K = lazy("numtorch.kernels.cpu.fft")
 
 _conj = np.conjugate
 _empty = np.empty
@@ -133,6 +136,11 @@ def make_shift(sign: int, body):
             else:  # roll by k: out[k:] = a[:n-k], out[:k] = a[n-k:]
                 pieces.append(((slice(k, None), slice(0, n - k)), (slice(0, k), slice(n - k, None))))
         out = _empty(a.shape, a.dtype)
+        if nd == 2 and a.size >= 4096 and a.dtype.kind in "biufc" and a.dtype.char != "e" and a.flags.c_contiguous:
+            # many short rows: one kernel pass instead of four strided slice copies
+            ks = [(n // 2 if sign > 0 else n - n // 2) % n if d in dims else 0 for d, n in enumerate(a.shape)]
+            _K.roll2d(a, ks[0], ks[1], out)
+            return _make(out, input._dtype)
         for combo in itertools.product(*pieces):
             out[tuple(p[0] for p in combo)] = a[tuple(p[1] for p in combo)]
         return _make(out, input._dtype)

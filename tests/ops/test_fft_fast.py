@@ -95,6 +95,19 @@ def test_hermitian_fill_is_the_rolled_mirror():
             _bits(P.hermitian_fill(half, dims, a.shape[dims[-1]]), _old_fill(half, dims, a.shape[dims[-1]]))
 
 
+@pytest.mark.parametrize("dt", [np.complex64, np.complex128])
+def test_hermitian_fill_kernel_of_many_rows_is_numpys_copy_bit_for_bit(dt):
+    rng = np.random.default_rng(3)
+    for n in (6, 7, 2, 1, 16):
+        h = n // 2 + 1
+        half = (rng.standard_normal((3000, h)) + 1j * rng.standard_normal((3000, h))).astype(dt)
+        f = half.view(half.real.dtype)
+        f[0, :] = np.array([np.nan, -np.nan, 0.0, -0.0, np.inf, -np.inf] * 6)[: f.shape[1]]  # signs of NaN/0 kept
+        got = P.hermitian_fill(half, [1], n)
+        assert got.tobytes() == _old_fill(half, [1], n).tobytes()
+        assert P.hermitian_fill(half.reshape(3, 1000, h), [2], n).tobytes() == got.tobytes()
+
+
 def _binding(name):
     (b,) = [b for b in BINDINGS if b.module == "torch.fft" and b.name == name]
     assert b.fast is not None, "no fast call installed"
@@ -157,10 +170,13 @@ def test_fast_call_matches_body(name):
 def test_shift_fast_call_matches_body(name):
     b = _binding(name)
     fn = getattr(torch.fft, name)
-    for x in list(_inputs()) + [torch.arange(7), torch.arange(30).reshape(2, 3, 5) > 7]:
+    big = torch.arange(5001 * 5).reshape(5001, 5)  # the kernel's size: every dtype kind it takes
+    larges = [big, big.float(), big > 7, big.to(torch.complex64), big.to(torch.int16), big.double().t(), big.half()]
+    for x in list(_inputs()) + [torch.arange(7), torch.arange(30).reshape(2, 3, 5) > 7] + larges:
         for dim in (None, 0, -1, (0, -1), [1], (0, 0), (5,), ()):
             want = _outcome(b.body, x, dim)
             _same(_outcome(fn, x, dim), want)
+            _same(_outcome(b.fast[0], x, dim), want)
 
 
 class _Refuse:
