@@ -37,7 +37,14 @@ _MODE = {True: {None: 0, "backward": 0, "forward": 2, "ortho": 1},
 
 def _plain(x) -> bool:
     S = _STATE
-    return not (S.td_modes or S.fw_level >= 0 or _AUTOCAST or x._device is not _CPU or S.grad_enabled and x._rg)
+    return not (
+        S.td_modes
+        or S.fw_level >= 0
+        or _AUTOCAST
+        or x._device is not _CPU
+        or S.grad_enabled
+        and x._rg
+    )
 
 
 def _dims_nd(nd: int, dim, two_d: bool):
@@ -134,11 +141,22 @@ def make_shift(sign: int, body):
             if k == 0 or k == n:
                 pieces.append(((slice(None), slice(None)),))
             else:  # roll by k: out[k:] = a[:n-k], out[:k] = a[n-k:]
-                pieces.append(((slice(k, None), slice(0, n - k)), (slice(0, k), slice(n - k, None))))
+                pieces.append(
+                    ((slice(k, None), slice(0, n - k)), (slice(0, k), slice(n - k, None)))
+                )
         out = _empty(a.shape, a.dtype)
-        if nd == 2 and a.size >= 4096 and a.dtype.kind in "biufc" and a.dtype.char != "e" and a.flags.c_contiguous:
+        if (
+            nd == 2
+            and a.size >= 4096
+            and a.dtype.kind in "biufc"
+            and a.dtype.char != "e"
+            and a.flags.c_contiguous
+        ):
             # many short rows: one kernel pass instead of four strided slice copies
-            ks = [(n // 2 if sign > 0 else n - n // 2) % n if d in dims else 0 for d, n in enumerate(a.shape)]
+            ks = [
+                (n // 2 if sign > 0 else n - n // 2) % n if d in dims else 0
+                for d, n in enumerate(a.shape)
+            ]
             _K.roll2d(a, ks[0], ks[1], out)
             return _make(out, input._dtype)
         for combo in itertools.product(*pieces):

@@ -12,8 +12,11 @@ import numtorch as torch
 import numtorch.autograd.forward_ad as fwAD
 from numtorch.ops import _pocketfft as P
 from numtorch.ops import fft as F
-from numtorch.ops._registry import BINDINGS
 from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture_logs
+
+from ._fastcall import binding as _binding
+from ._fastcall import outcome as _outcome
+from ._fastcall import same as _same
 
 _1D = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft"]
 _ND = [f"{n}{s}" for n in _1D for s in ("2", "n")]
@@ -56,10 +59,17 @@ def test_gufunc_calls_are_np_fft_bit_for_bit():
             for mode, norm in _NP_NORM.items():
                 if a.dtype.kind == "c":
                     _bits(P.c2c(a, dims, mode, True), np.fft.fftn(a, axes=dims, norm=norm))
-                    _bits(P.c2c(a, dims, mode, False), np.fft.ifftn(a, axes=dims, norm={0: "forward", 1: "ortho", 2: "backward"}[mode]))
+                    _bits(
+                        P.c2c(a, dims, mode, False),
+                        np.fft.ifftn(
+                            a, axes=dims, norm={0: "forward", 1: "ortho", 2: "backward"}[mode]
+                        ),
+                    )
                     for last in (2 * (a.shape[dims[-1]] - 1) or 1, 2 * a.shape[dims[-1]] - 1):
                         s = [a.shape[d] for d in dims[:-1]] + [last]
-                        want = np.fft.irfftn(a, s=s, axes=dims, norm={0: "forward", 1: "ortho", 2: "backward"}[mode])
+                        want = np.fft.irfftn(
+                            a, s=s, axes=dims, norm={0: "forward", 1: "ortho", 2: "backward"}[mode]
+                        )
                         _bits(P.c2r(a, dims, mode, last), want)
                 else:
                     _bits(P.r2c(a, dims, mode), np.fft.rfftn(a, axes=dims, norm=norm))  # fmt: skip
@@ -92,7 +102,10 @@ def test_hermitian_fill_is_the_rolled_mirror():
         for dims in _dim_sets(a.ndim):
             dims = [d % a.ndim for d in dims]
             half = np.fft.rfftn(a, axes=dims)
-            _bits(P.hermitian_fill(half, dims, a.shape[dims[-1]]), _old_fill(half, dims, a.shape[dims[-1]]))
+            _bits(
+                P.hermitian_fill(half, dims, a.shape[dims[-1]]),
+                _old_fill(half, dims, a.shape[dims[-1]]),
+            )
 
 
 @pytest.mark.parametrize("dt", [np.complex64, np.complex128])
@@ -102,31 +115,12 @@ def test_hermitian_fill_kernel_of_many_rows_is_numpys_copy_bit_for_bit(dt):
         h = n // 2 + 1
         half = (rng.standard_normal((3000, h)) + 1j * rng.standard_normal((3000, h))).astype(dt)
         f = half.view(half.real.dtype)
-        f[0, :] = np.array([np.nan, -np.nan, 0.0, -0.0, np.inf, -np.inf] * 6)[: f.shape[1]]  # signs of NaN/0 kept
+        f[0, :] = np.array([np.nan, -np.nan, 0.0, -0.0, np.inf, -np.inf] * 6)[
+            : f.shape[1]
+        ]  # signs of NaN/0 kept
         got = P.hermitian_fill(half, [1], n)
         assert got.tobytes() == _old_fill(half, [1], n).tobytes()
         assert P.hermitian_fill(half.reshape(3, 1000, h), [2], n).tobytes() == got.tobytes()
-
-
-def _binding(name):
-    (b,) = [b for b in BINDINGS if b.module == "torch.fft" and b.name == name]
-    assert b.fast is not None, "no fast call installed"
-    return b
-
-
-def _outcome(fn, *args):
-    try:
-        return fn(*args)
-    except Exception as e:  # noqa: BLE001  (both routes must raise alike)
-        return (type(e), str(e))
-
-
-def _same(r, want):
-    if isinstance(want, tuple):
-        assert r == want
-        return
-    assert r.shape == want.shape and r.dtype == want.dtype and r.stride() == want.stride()
-    assert r.numpy().tobytes() == want.numpy().tobytes()  # bit for bit, -0.0 included
 
 
 def _inputs():
@@ -148,7 +142,7 @@ def _dim_args(nd, one_d):
 
 @pytest.mark.parametrize("name", _1D + _ND)
 def test_fast_call_matches_body(name):
-    b = _binding(name)
+    b = _binding(name, "torch.fft")
     fn = getattr(torch.fft, name)
     one_d = name in _1D
     checked = 0
@@ -168,10 +162,18 @@ def test_fast_call_matches_body(name):
 
 @pytest.mark.parametrize("name", _SHIFTS)
 def test_shift_fast_call_matches_body(name):
-    b = _binding(name)
+    b = _binding(name, "torch.fft")
     fn = getattr(torch.fft, name)
     big = torch.arange(5001 * 5).reshape(5001, 5)  # the kernel's size: every dtype kind it takes
-    larges = [big, big.float(), big > 7, big.to(torch.complex64), big.to(torch.int16), big.double().t(), big.half()]
+    larges = [
+        big,
+        big.float(),
+        big > 7,
+        big.to(torch.complex64),
+        big.to(torch.int16),
+        big.double().t(),
+        big.half(),
+    ]
     for x in list(_inputs()) + [torch.arange(7), torch.arange(30).reshape(2, 3, 5) > 7] + larges:
         for dim in (None, 0, -1, (0, -1), [1], (0, 0), (5,), ()):
             want = _outcome(b.body, x, dim)
@@ -206,7 +208,12 @@ def test_plain_calls_take_the_fast_route(monkeypatch):
 def test_modes_grad_forward_ad_out_and_subclasses_take_the_body():
     x = torch.randn(4, 6, dtype=torch.float64)
     with capture_logs(is_mode=True) as logs, LoggingTensorMode():
-        torch.fft.fft(x), torch.fft.ifft2(x.to(torch.complex128)), torch.fft.irfft(x), torch.fft.fftshift(x)
+        (
+            torch.fft.fft(x),
+            torch.fft.ifft2(x.to(torch.complex128)),
+            torch.fft.irfft(x),
+            torch.fft.fftshift(x),
+        )
     seen = " ".join(logs)
     assert "aten._fft_r2c" in seen and "aten._fft_c2c" in seen and "aten._fft_c2r" in seen
     assert "aten.roll" in seen
@@ -238,7 +245,9 @@ def test_an_empty_transformed_dimension_is_pytorchs_error():
         with pytest.raises(RuntimeError, match=r"^Invalid number of data points \(0\) specified$"):
             call()
     assert torch.fft.fft(torch.ones(0, 3)).shape == (0, 3)  # only the batch is empty
-    with pytest.raises(ValueError, match=r"Invalid number of FFT data points \(0\)"):  # the op itself
+    with pytest.raises(
+        ValueError, match=r"Invalid number of FFT data points \(0\)"
+    ):  # the op itself
         torch.ops.aten._fft_c2c(torch.ones(2, 0, dtype=torch.complex64), [1], 0, True)
 
 

@@ -34,8 +34,12 @@ def _plain2(a, b) -> bool:
 def _contract(a, b, da, db, eq_of):
     """tensordot's result over these dims, or None where its composite would sum a size-1 dim."""
     sa, sb = a._data.shape, b._data.shape
-    for x, y in zip(da, db):
-        if x.__class__ is not int or y.__class__ is not int or not (-len(sa) <= x < len(sa) and -len(sb) <= y < len(sb)):
+    for x, y in zip(da, db, strict=True):
+        if (
+            x.__class__ is not int
+            or y.__class__ is not int
+            or not (-len(sa) <= x < len(sa) and -len(sb) <= y < len(sb))
+        ):
             return None
         if sa[x] != sb[y]:
             return None
@@ -47,7 +51,12 @@ def inner_fast(body, eq_of):
     """The fast call ``fn(input, other)`` of torch.inner."""
 
     def fast(input, other):
-        if _plain2(input, other) and input._data.ndim and other._data.ndim and input._data.shape[-1] == other._data.shape[-1]:
+        if (
+            _plain2(input, other)
+            and input._data.ndim
+            and other._data.ndim
+            and input._data.shape[-1] == other._data.shape[-1]
+        ):
             return _contract(input, other, [-1], [-1], eq_of)
         return body(input, other, None)
 

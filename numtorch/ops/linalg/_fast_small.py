@@ -48,14 +48,22 @@ def kron(op):
     def fast(input, other):
         dt = input._dtype
         g = _STATE.grad_enabled
-        if not (_free() and other._dtype is dt and dt in _FLOATS and _plain(input, g) and _plain(other, g)):
+        if not (
+            _free()
+            and other._dtype is dt
+            and dt in _FLOATS
+            and _plain(input, g)
+            and _plain(other, g)
+        ):
             return op.fast(input, other)
         a, b = input._data, other._data
         n = max(a.ndim, b.ndim)
         sa = (1,) * (n - a.ndim) + a.shape
         sb = (1,) * (n - b.ndim) + b.shape
-        r = _multiply(a.reshape([x for s in sa for x in (s, 1)]), b.reshape([x for s in sb for x in (1, s)]))
-        return _make(r.reshape([x * y for x, y in zip(sa, sb)]), dt)
+        r = _multiply(
+            a.reshape([x for s in sa for x in (s, 1)]), b.reshape([x for s in sb for x in (1, s)])
+        )
+        return _make(r.reshape([x * y for x, y in zip(sa, sb, strict=True)]), dt)
 
     return fast
 
@@ -134,7 +142,11 @@ def cdist(body, norm_op):
 
 
 _subtract = np.subtract
-_CDIST_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist")
+_CDIST_MODES = (
+    "use_mm_for_euclid_dist_if_necessary",
+    "use_mm_for_euclid_dist",
+    "donot_use_mm_for_euclid_dist",
+)
 
 
 def pinv(body, svd, product):

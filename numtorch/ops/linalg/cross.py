@@ -8,12 +8,12 @@ from ... import _dtype as D
 from ... import _factory_utils as F
 from ..._dispatch import dispatch
 from ..._tensor import _make, _wrap_dim
-from .._registry import defop, public
-from ._contract import _not_impl, broadcast_error
 from .._quiet import IGNORE as _IGNORE
 from .._quiet import quiet as _quiet
 from .._quiet import restore as _restore
+from .._registry import defop, public
 from . import _fast_small as _fs
+from ._contract import _not_impl, broadcast_error
 from .core import _bind, _cj, _op
 
 _empty, _mul, _sub = np.empty, np.multiply, np.subtract

@@ -12,10 +12,13 @@ import pytest
 
 import numtorch as torch
 import numtorch.autograd.forward_ad as fwAD
-from numtorch.ops._registry import BINDINGS
 from numtorch.ops.linalg import _contract as C
 from numtorch.ops.linalg import core as LC
 from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture_logs
+
+from .._fastcall import binding as _binding
+from .._fastcall import outcome as _outcome
+from .._fastcall import same as _same
 
 
 def _old_pair(a, la, b, lb, out):
@@ -33,7 +36,7 @@ def _old_pair(a, la, b, lb, out):
     batch = [x for x in la if x in lb and x in out]
     contract = [x for x in la if x in lb and x not in out]
     fa, fb = [x for x in la if x not in lb], [x for x in lb if x not in la]
-    size = dict(zip(la, a.shape)) | dict(zip(lb, b.shape))
+    size = dict(zip(la, a.shape, strict=True)) | dict(zip(lb, b.shape, strict=True))
     bs, ms, ks, ns = ([size[x] for x in g] for g in (batch, fa, contract, fb))
     A = np.transpose(a, [la.index(x) for x in batch + fa + contract])
     B = np.transpose(b, [lb.index(x) for x in batch + contract + fb])
@@ -64,7 +67,11 @@ def test_planned_pair_is_the_old_pair_bit_for_bit(dt):
             want = _old_pair(a, labels[0], b, labels[1], out)
             for _ in range(2):  # the planned call, then the cached plan
                 got = torch.einsum(eq, ta, tb).numpy()
-                assert got.dtype == want.dtype and got.shape == want.shape and got.strides == want.strides
+                assert (
+                    got.dtype == want.dtype
+                    and got.shape == want.shape
+                    and got.strides == want.strides
+                )
                 assert got.tobytes() == want.tobytes(), eq
 
 
@@ -79,27 +86,6 @@ def test_plans_are_per_shape_and_dtype_and_errors_are_not_cached():
     for _ in range(2):
         with pytest.raises(RuntimeError, match="contracted dimensions need to match"):
             torch.tensordot(a, torch.ones(2, 4), ([1], [0]))
-
-
-def _binding(name):
-    (b,) = [b for b in BINDINGS if b.module == "torch" and b.name == name]
-    assert b.fast is not None, "no fast call installed"
-    return b
-
-
-def _outcome(fn, *args):
-    try:
-        return fn(*args)
-    except Exception as e:  # noqa: BLE001  (both routes must raise alike)
-        return (type(e), str(e))
-
-
-def _same(r, want):
-    if isinstance(want, tuple):
-        assert r == want
-        return
-    assert r.shape == want.shape and r.dtype == want.dtype and r.stride() == want.stride()
-    assert r.numpy().tobytes() == want.numpy().tobytes()
 
 
 def _t(*shape, dtype=torch.float32, start=0):
@@ -175,9 +161,14 @@ def test_plain_calls_take_the_fast_route(monkeypatch):
 
     monkeypatch.setattr(P, "dispatch", spy)
     x, y = _t(2, 3), _t(4, 3)
-    assert torch.inner(x, y).shape == (2, 4) and torch.tensordot(_t(2, 3), _t(3, 5), 1).shape == (2, 5)
+    assert torch.inner(x, y).shape == (2, 4) and torch.tensordot(_t(2, 3), _t(3, 5), 1).shape == (
+        2,
+        5,
+    )
     assert torch.tensordot(_t(2, 3, 4), _t(3, 4, 5)).shape == (2, 5)
-    assert torch.einsum("ij,kj->ik", x, y).shape == (2, 4) and torch.einsum("ij->j", x).shape == (3,)
+    assert torch.einsum("ij,kj->ik", x, y).shape == (2, 4) and torch.einsum("ij->j", x).shape == (
+        3,
+    )
     with pytest.raises(AssertionError, match="the body ran"):  # the spies are live
         torch.inner(x, y.requires_grad_(True))
     with pytest.raises(AssertionError, match="the body ran"):

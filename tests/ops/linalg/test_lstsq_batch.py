@@ -32,7 +32,12 @@ def _per_matrix(a, b, rcond, driver):
         sv[i] = s
         res[i] = r if r.size else res[i]
     x = x.reshape(batch + (n, k))
-    return (x[..., 0] if vec else x), res.reshape(batch + (k,)), rank.reshape(batch), sv.reshape(batch + (min(m, n),))
+    return (
+        (x[..., 0] if vec else x),
+        res.reshape(batch + (k,)),
+        rank.reshape(batch),
+        sv.reshape(batch + (min(m, n),)),
+    )
 
 
 def _cases(rng):
@@ -45,7 +50,9 @@ def _cases(rng):
                 a = a + 1j * rng.standard_normal(sa)
                 b = b + 1j * rng.standard_normal(sb)
             a, b = a.astype(dt), b.astype(dt)
-            a.reshape(-1, *sa[-2:])[0, :, -1] = a.reshape(-1, *sa[-2:])[0, :, 0]  # a rank-deficient matrix
+            a.reshape(-1, *sa[-2:])[0, :, -1] = a.reshape(-1, *sa[-2:])[
+                0, :, 0
+            ]  # a rank-deficient matrix
             yield a, b
 
 
@@ -61,7 +68,10 @@ def test_batch_is_the_per_matrix_lstsq_bit_for_bit(driver):
         if driver != "gels":
             assert np.array_equal(got.rank.numpy(), rank)
         if driver in ("gelsd", "gelss"):
-            assert got.singular_values.numpy().tobytes() == sv.astype(got.singular_values.numpy().dtype).tobytes()
+            assert (
+                got.singular_values.numpy().tobytes()
+                == sv.astype(got.singular_values.numpy().dtype).tobytes()
+            )
         if driver != "gelsy" and m > n and (rank == n).all():
             want = res[..., 0] if a.ndim == b.ndim + 1 else res
             assert got.residuals.numpy().tobytes() == want.tobytes()

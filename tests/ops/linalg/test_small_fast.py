@@ -5,42 +5,20 @@ body."""
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 
 import numtorch as torch
 import numtorch.autograd.forward_ad as fwAD
-from numtorch.ops._registry import BINDINGS
 from numtorch.ops.linalg import _fast_small as FS
 from numtorch.ops.linalg import core as LC
 from numtorch.ops.linalg import cross as LX
 from numtorch.ops.linalg import decomp as LD
 from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture_logs
 
-
-def _binding(name, module="torch"):
-    (b,) = [b for b in BINDINGS if b.module == module and b.name == name]
-    assert b.fast is not None, "no fast call installed"
-    return b
-
-
-def _outcome(fn, *args):
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return fn(*args)
-    except Exception as e:  # noqa: BLE001  (both routes must raise alike)
-        return (type(e), str(e))
-
-
-def _same(r, want):
-    if isinstance(want, tuple):
-        assert r == want
-        return
-    assert r.shape == want.shape and r.dtype == want.dtype and r.stride() == want.stride()
-    assert r._data.tobytes() == want._data.tobytes()  # storage bits (bfloat16 has no numpy())
+from .._fastcall import binding as _binding
+from .._fastcall import outcome as _outcome
+from .._fastcall import same as _same
 
 
 def _t(*shape, dtype=torch.float32, start=0):
@@ -48,7 +26,9 @@ def _t(*shape, dtype=torch.float32, start=0):
     return (torch.arange(start, start + n, dtype=torch.float64).reshape(shape) * 0.37 - 1).to(dtype)
 
 
-@pytest.mark.parametrize("dt", [np.float32, np.float64, np.float16, np.int64, np.int32, np.complex64])
+@pytest.mark.parametrize(
+    "dt", [np.float32, np.float64, np.float16, np.int64, np.int32, np.complex64]
+)
 def test_cross_kernel_is_np_cross_bit_for_bit(dt):
     rng = np.random.default_rng(0)
     for sa, sb, d in [((5, 3), (5, 3), 1), ((4, 1, 3), (4, 2, 3), 2), ((3, 4), (3, 4), 0), ((2, 3, 5), (1, 3, 5), 1),
@@ -64,7 +44,10 @@ def test_cross_kernel_is_np_cross_bit_for_bit(dt):
         assert got.tobytes() == want.tobytes()
     big = np.array([[2**40, 3, 2**41]], dtype=np.int64)  # integer products wrap, as before
     with np.errstate(all="ignore"):
-        assert LX._cross3(big, big[:, ::-1].copy(), 1, (1, 3)).tobytes() == np.cross(big, big[:, ::-1], axis=1).tobytes()
+        assert (
+            LX._cross3(big, big[:, ::-1].copy(), 1, (1, 3)).tobytes()
+            == np.cross(big, big[:, ::-1], axis=1).tobytes()
+        )
 
 
 def _pairs():
@@ -108,7 +91,10 @@ def test_cross_fast_call_matches_body():
         _same(_outcome(torch.cross, x, y, d), want)
         if d is not None:
             _same(_outcome(b.fast[0], x, y, d), want)
-            _same(_outcome(lambda a, c: torch.linalg.cross(a, c, dim=d), x, y), _outcome(lb.body, x, y, d, None))
+            _same(
+                _outcome(lambda a, c, d=d: torch.linalg.cross(a, c, dim=d), x, y),
+                _outcome(lb.body, x, y, d, None),
+            )
 
 
 def test_block_diag_fast_call_matches_body():
@@ -136,9 +122,13 @@ def test_plain_calls_take_the_fast_route(monkeypatch):
     x, y = _t(2, 3), _t(2, 3, start=1)
     assert torch.kron(x, y).shape == (4, 9) and x.kron(y).shape == (4, 9)
     assert torch.trace(_t(3, 3)).ndim == 0 and _t(3, 3).trace().ndim == 0
-    assert torch.block_diag(x, y).shape == (4, 6) and torch.cdist(_t(2, 3, 2), _t(1, 4, 2)).shape == (2, 3, 4)
+    assert torch.block_diag(x, y).shape == (4, 6) and torch.cdist(
+        _t(2, 3, 2), _t(1, 4, 2)
+    ).shape == (2, 3, 4)
     assert torch.linalg.pinv(_t(2, 3, 2) ** 2).shape == (2, 2, 3)
-    assert torch.cross(_t(3, 2), _t(3, 2), 0).shape == (3, 2) and torch.linalg.cross(_t(2, 3), _t(2, 3)).shape == (2, 3)
+    assert torch.cross(_t(3, 2), _t(3, 2), 0).shape == (3, 2) and torch.linalg.cross(
+        _t(2, 3), _t(2, 3)
+    ).shape == (2, 3)
     with pytest.raises(AssertionError, match="the body ran"):  # the spies are live
         torch.cross(_t(3, 2), _t(3, 2))
     with pytest.raises(AssertionError, match="the body ran"):
@@ -167,12 +157,18 @@ def test_modes_grad_forward_ad_out_and_subclasses_take_the_body():
         pass
 
     s = x.as_subclass(Sub)
-    assert type(torch.kron(s, y)) is Sub and type(torch.trace(s)) is Sub and type(torch.block_diag(y, s)) is Sub
+    assert (
+        type(torch.kron(s, y)) is Sub
+        and type(torch.trace(s)) is Sub
+        and type(torch.block_diag(y, s)) is Sub
+    )
     assert FS.block_diag([s, y]) is None
 
 
 def test_cross_without_dim_warns_through_the_body():
-    with pytest.warns(UserWarning, match="Using torch.cross without specifying the dim arg is deprecated"):
+    with pytest.warns(
+        UserWarning, match="Using torch.cross without specifying the dim arg is deprecated"
+    ):
         r = torch.cross(_t(3, 2), _t(3, 2, start=1))
     assert r.shape == (3, 2)
 
@@ -217,22 +213,45 @@ def test_pinv_fast_call_matches_body(dt):
     b = _binding("pinv", "torch.linalg")
     rng = np.random.default_rng(2)
     mats = [rng.standard_normal(s) for s in ((3, 3), (2, 2, 3), (4, 2), (3, 5, 4), (1, 1), (6, 6))]
-    low = rng.standard_normal((5, 2)) @ rng.standard_normal((2, 4))  # rank 2: small singular values cut
+    low = rng.standard_normal((5, 2)) @ rng.standard_normal(
+        (2, 4)
+    )  # rank 2: small singular values cut
     mats += [low, np.stack([low, low * 1e-30]), np.zeros((3, 2)), np.diag([1.0, 1e-7, 1e-9])]
-    cases = [(None, None), (0.5, None), (None, 1e-3), (0.0, 0.0), (1e-8, 1e-2), (2, None), (None, 0)]
+    cases = [
+        (None, None),
+        (0.5, None),
+        (None, 1e-3),
+        (0.0, 0.0),
+        (1e-8, 1e-2),
+        (2, None),
+        (None, 0),
+    ]
     ran = 0
     for m in mats:
         A = torch.tensor(m, dtype=dt)
         for atol, rtol in cases:
             want = _outcome(b.body, A, None, False, atol, rtol, None)
-            _same(_outcome(lambda: torch.linalg.pinv(A, atol=atol, rtol=rtol)), want)
+            _same(
+                _outcome(
+                    lambda A=A, atol=atol, rtol=rtol: torch.linalg.pinv(A, atol=atol, rtol=rtol)
+                ),
+                want,
+            )
             _same(_outcome(b.fast[0], A, None, False, atol, rtol), want)
             ran += 1
     for A, kw in ((torch.tensor(mats[0], dtype=dt), {"hermitian": True}), (torch.tensor(mats[0], dtype=dt), {"rcond": 1e-3}),
                   (torch.zeros(0, 3, dtype=dt), {}), (torch.ones(3, dtype=dt), {}), (torch.ones(2, 2, dtype=torch.int64), {}),
                   (torch.tensor(mats[1], dtype=dt), {"atol": torch.tensor(0.1)})):  # fmt: skip
-        want = _outcome(b.body, A, kw.get("rcond"), kw.get("hermitian", False), kw.get("atol"), kw.get("rtol"), None)
-        _same(_outcome(lambda: torch.linalg.pinv(A, **kw)), want)
+        want = _outcome(
+            b.body,
+            A,
+            kw.get("rcond"),
+            kw.get("hermitian", False),
+            kw.get("atol"),
+            kw.get("rtol"),
+            None,
+        )
+        _same(_outcome(lambda A=A, kw=kw: torch.linalg.pinv(A, **kw)), want)
     assert ran > 50
     w = torch.tensor(mats[0], dtype=dt, requires_grad=True)
     assert torch.linalg.pinv(w).grad_fn is not None
