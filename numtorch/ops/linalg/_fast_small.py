@@ -13,7 +13,8 @@ linalg.pinv."""
 # composite (a dozen elementwise ops after the SVD: 220-400 us, PyTorch's 26) runs on the SVD's
 # arrays, each step one IEEE operation per element as its op computes it. Anything else,
 # errors included, takes the op (or, for block_diag, the body: None). Values, dtype, shape and
-# strides are the bodies' (tests/ops/linalg/test_small_fast.py).
+# strides are the bodies' (tests/ops/linalg/test_small_fast.py). kron and cdist take this route
+# for small results only (_SMALL).
 
 from __future__ import annotations
 
@@ -30,6 +31,9 @@ from .._quiet import quiet as _quiet
 from .._quiet import restore as _restore
 
 _FLOATS = (D.float32, D.float64)
+# the most elements kron and cdist compute here: past it NumPy's broadcast loops over the short
+# last dims of these products run slower than the pointwise kernels the bodies call
+_SMALL = 16384
 _zeros, _multiply = np.zeros, np.multiply
 
 
@@ -57,6 +61,8 @@ def kron(op):
         ):
             return op.fast(input, other)
         a, b = input._data, other._data
+        if a.size * b.size > _SMALL:
+            return op.fast(input, other)
         n = max(a.ndim, b.ndim)
         sa = (1,) * (n - a.ndim) + a.shape
         sb = (1,) * (n - b.ndim) + b.shape
@@ -131,6 +137,8 @@ def cdist(body, norm_op):
         if (_free() and x2._dtype is dt and dt in _FLOATS and _plain(x1, g) and _plain(x2, g) and a.ndim >= 2
                 and b.ndim >= 2 and a.shape[-1] == b.shape[-1] and a.size and b.size and (p.__class__ is float or p.__class__ is int)
                 and p >= 0 and (compute_mode is None or compute_mode.__class__ is str and compute_mode in _CDIST_MODES)):  # fmt: skip
+            if a.size * b.size // a.shape[-1] > _SMALL:
+                return body(x1, x2, p, compute_mode)
             try:
                 diff = _subtract(a[..., :, None, :], b[..., None, :, :])
             except ValueError:  # batch dims that do not broadcast: the body's error
