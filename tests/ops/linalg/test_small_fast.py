@@ -60,6 +60,7 @@ def _pairs():
     yield _t(0, 2), _t(2, 2)
     yield _t(), _t(2)
     yield _t(2, 1, 2), _t(3)
+    yield _t(130, 2), _t(70, 2)  # past _SMALL: the op
 
 
 def test_kron_fast_call_matches_body():
@@ -195,7 +196,7 @@ def test_cdist_fast_call_matches_body():
     cases = [(x, y, 2.0), (x, y, 1), (x, y, 0.0), (x, y, float("inf")), (x, y, 3.5), (x, y, -1.0), (_t(3, 2), _t(4, 2), 2.0),
              (x.double(), y.double(), 2.0), (x, y.double(), 2.0), (_t(2, 3, 2), _t(3, 4, 2), 2.0), (_t(3, 2), _t(4, 3), 2.0),
              (_t(0, 2), _t(4, 2), 2.0), (_t(2), _t(4, 2), 2.0), (x.transpose(0, 1), _t(4, 2), 2.0),
-             (_t(3, 2, dtype=torch.int64), _t(3, 2, dtype=torch.int64), 2.0)]  # fmt: skip
+             (_t(3, 2, dtype=torch.int64), _t(3, 2, dtype=torch.int64), 2.0), (_t(200, 2), _t(100, 2), 2.0)]  # fmt: skip
     for a, c, p in cases:
         for mode in ("use_mm_for_euclid_dist_if_necessary", "donot_use_mm_for_euclid_dist", "bad"):
             want = _outcome(b.body, a, c, p, mode)
