@@ -139,7 +139,9 @@ def test_einsum_fast_call_matches_body():
     cases = [("ij,jk->ik", x, y), ("ij,jk", [x, y]), ("ij,jk,kl->il", x, y, z), ("ii->i", _t(3, 3)),
              ("ij->", x), ("ij,jk->ik", x, _t(2, 4)), ("ij,jk->ik", x, y.double()), ("i,i", _t(3, dtype=torch.int32), _t(3, dtype=torch.int32)),
              ("...j,jk->...k", _t(2, 2, 3), y), ("ij,jk->ik", x), ("bij,bjk->bik", _t(2, 2, 3), _t(2, 3, 4)),
-             ("ij,jk->ik", x.t(), _t(2, 4))]  # fmt: skip
+             ("ij,jk->ik", x.t(), _t(2, 4)), ("ij,kj->ik", _t(4, 5, dtype=torch.bfloat16), _t(6, 5, dtype=torch.bfloat16)),
+             ("ij,kj->ik", _t(4, 5, dtype=torch.float16), _t(6, 5, dtype=torch.float16)), ("ij,jk", _t(2, 3) > 1, _t(3, 2) > 0),
+             ("ij,jk->ik", _t(2, 3, dtype=torch.uint32), _t(3, 2, dtype=torch.uint32))]  # fmt: skip
     ran = 0
     for args in cases:
         want = _outcome(b.body, args)
