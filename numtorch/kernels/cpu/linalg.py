@@ -306,3 +306,16 @@ def outer(a, b, out):
         row = out[i]
         for j in range(m):
             row[j] = x * b[j]
+
+
+@kernel
+def cross3(x, y, out):
+    """out[i, :, j] = x[i, :, j] x y[i, :, j] for (pre, 3, post) arrays: np.cross's products and
+    differences per element (c0 = x1 y2 - x2 y1, ...; each product rounded, then subtracted)."""
+    for i in range(out.shape[0]):
+        for j in range(out.shape[2]):
+            x0, x1, x2 = x[i, 0, j], x[i, 1, j], x[i, 2, j]
+            y0, y1, y2 = y[i, 0, j], y[i, 1, j], y[i, 2, j]
+            out[i, 0, j] = x1 * y2 - x2 * y1
+            out[i, 1, j] = x2 * y0 - x0 * y2
+            out[i, 2, j] = x0 * y1 - x1 * y0
