@@ -259,3 +259,19 @@ def test_pinv_fast_call_matches_body(dt):
     with capture_logs(is_mode=True) as logs, LoggingTensorMode():
         torch.linalg.pinv(torch.tensor(mats[0], dtype=dt))
     assert any("aten.linalg_svd" in ln for ln in logs)
+
+
+def test_pinv_cdist_and_kron_under_forward_ad_and_out_take_the_body():
+    x = _t(3, 3, dtype=torch.float64) ** 2 + torch.eye(3, dtype=torch.float64)
+    with fwAD.dual_level():
+        d = fwAD.make_dual(x, torch.ones_like(x))
+        assert fwAD.unpack_dual(torch.linalg.pinv(d)).tangent is not None
+        assert fwAD.unpack_dual(torch.cdist(d, x)).tangent is not None
+        assert fwAD.unpack_dual(torch.inner(d, x)).tangent is not None
+    out = torch.empty(0, dtype=torch.float64)
+    assert torch.linalg.pinv(x, out=out) is out
+    _same(out, torch.linalg.pinv(x))
+    with pytest.raises(RuntimeError, match="rcond and rtol cannot be passed together"):
+        torch.linalg.pinv(x, rcond=1e-3, rtol=1e-3)
+    with pytest.raises(RuntimeError, match="cdist only supports non-negative p values"):
+        torch.cdist(x, x, p=-1.0)
