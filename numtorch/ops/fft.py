@@ -27,6 +27,8 @@ import numpy as np
 from .. import _dtype as D
 from .._dispatch import dispatch
 from .._tensor import Tensor, _make, _wrap_dim
+from . import _pocketfft as P
+from . import fft_fast as _ff
 from ._pointwise import _cname
 from ._registry import body_of, defop, public
 from .._ops import ops as _ops
@@ -34,8 +36,6 @@ from ..kernels import lazy
 
 K = lazy("numtorch.kernels.cpu.fft")
 
-_FWD_NP = {0: "backward", 1: "ortho", 2: "forward"}  # numpy name for a forward transform's scaling
-_INV_NP = {0: "forward", 1: "ortho", 2: "backward"}  # ... and for an inverse transform's
 _COMPLEX_OF = {"float32": D.complex64, "float64": D.complex128}
 _REAL_OF = {"complex64": D.float32, "complex128": D.float64}
 _REAL_ONLY = {"rfft2": "rfftn expects a real-valued input tensor, but got {t}",
@@ -44,61 +44,41 @@ _REAL_ONLY = {"rfft2": "rfftn expects a real-valued input tensor, but got {t}",
               "ihfftn": "Only supports floating-point dtypes, but found: {t}"}  # fmt: skip
 
 
-def _c2c_cpu(self, dim, normalization, forward):
-    a = self._data
+def c2c_array(a: np.ndarray, dim, normalization: int, forward: bool) -> np.ndarray:
+    """The CPU _fft_c2c of ``a`` (Note [Which FFT runs])."""
     if not dim:
-        return _make(a.copy(), self._dtype)
+        return a.copy()
     if _use_kernel(a, dim, a.shape[dim[-1]], "c2c"):
-        return _make(_rows(a, dim[0], _k_c2c, not forward, normalization), self._dtype)
-    fn = np.fft.fftn if forward else np.fft.ifftn
-    norm = (_FWD_NP if forward else _INV_NP)[normalization]
-    return _make(np.ascontiguousarray(fn(a, axes=list(dim), norm=norm).astype(self._dtype.np, copy=False)), self._dtype)
+        return _rows(a, dim[0], _k_c2c, not forward, normalization)
+    return P.c2c(a, dim, normalization, forward)
+
+
+def r2c_array(a: np.ndarray, dim, normalization: int, onesided: bool) -> np.ndarray:
+    """The CPU _fft_r2c of real ``a``: the half spectrum, or with ``onesided`` False the full."""
+    if _use_kernel(a, dim, a.shape[dim[-1]], "r2c"):
+        return _rows(a, dim[0], _k_r2c, not onesided, normalization)
+    half = P.r2c(a, dim, normalization)
+    return half if onesided else P.hermitian_fill(half, list(dim), a.shape[dim[-1]])
+
+
+def c2r_array(a: np.ndarray, dim, normalization: int, last_dim_size: int) -> np.ndarray:
+    """The CPU _fft_c2r of complex ``a``: ``last_dim_size`` real points along dim[-1]."""
+    if _use_kernel(a, dim, last_dim_size, "c2r") and a.shape[dim[0]] == last_dim_size // 2 + 1:
+        return _rows(a, dim[0], _k_c2r, last_dim_size, normalization)
+    return P.c2r(a, dim, normalization, last_dim_size)
+
+
+def _c2c_cpu(self, dim, normalization, forward):
+    r = c2c_array(self._data, dim, normalization, forward)
+    return _make(r.astype(self._dtype.np, copy=False), self._dtype)
 
 
 def _r2c_cpu(self, dim, normalization, onesided):
-    a, out_dt = self._data, _COMPLEX_OF[self._dtype.name]
-    if _use_kernel(a, dim, a.shape[dim[-1]], "r2c"):
-        return _make(_rows(a, dim[0], _k_r2c, not onesided, normalization), out_dt)
-    half = np.fft.rfftn(a, axes=list(dim), norm=_FWD_NP[normalization]).astype(out_dt.np, copy=False)
-    if onesided:
-        return _make(np.ascontiguousarray(half), out_dt)
-    return _make(_hermitian_fill(half, list(dim), a.shape[dim[-1]]), out_dt)
-
-
-def _hermitian_fill(half: np.ndarray, dims: list, n: int) -> np.ndarray:
-    """The full spectrum of a real signal from its half: X[-k] = conj(X[k]) over all ``dims``.
-
-    PyTorch fills the same way; a real-to-complex transform plus this copy costs about half of
-    a complex transform of the promoted input (NumPy's pocketfft is slow on long complex FFTs)."""
-    last, h = dims[-1], half.shape[dims[-1]]
-    shape = list(half.shape)
-    shape[last] = n
-    full = np.empty(shape, half.dtype)
-    idx = [slice(None)] * full.ndim
-    idx[last] = slice(0, h)
-    full[tuple(idx)] = half
-    if n > h:
-        # X[k] for k in [h, n) is conj(X[n - k]) with every other transformed index negated mod size
-        src = [slice(None)] * half.ndim
-        src[last] = slice(n - h, 0, -1)
-        idx[last] = slice(h, n)
-        if len(dims) == 1:  # written in place: no temporary (a 2**20 fft spent 40% of its time here)
-            np.conjugate(half[tuple(src)], out=full[tuple(idx)])
-            return full
-        mirror = np.conj(half[tuple(src)])
-        for d in dims[:-1]:
-            mirror = np.roll(np.flip(mirror, axis=d), 1, axis=d)
-        full[tuple(idx)] = mirror
-    return full
+    return _make(r2c_array(self._data, dim, normalization, onesided), _COMPLEX_OF[self._dtype.name])
 
 
 def _c2r_cpu(self, dim, normalization, last_dim_size):
-    a, out_dt = self._data, _REAL_OF[self._dtype.name]
-    if _use_kernel(a, dim, last_dim_size, "c2r") and a.shape[dim[0]] == last_dim_size // 2 + 1:
-        return _make(_rows(a, dim[0], _k_c2r, last_dim_size, normalization), out_dt)
-    s = [a.shape[d] for d in dim[:-1]] + [last_dim_size]
-    r = np.fft.irfftn(a, s=s, axes=list(dim), norm=_INV_NP[normalization])
-    return _make(np.ascontiguousarray(r.astype(out_dt.np, copy=False)), out_dt)
+    return _make(c2r_array(self._data, dim, normalization, last_dim_size), _REAL_OF[self._dtype.name])
 
 
 def _r2c_backward(grad, self, dim, normalization, onesided):
@@ -317,8 +297,8 @@ def _canonical(x: Tensor, s, dim) -> tuple[list, list]:
         sizes = [x.shape[d] for d in dims]
     else:
         sizes = [x.shape[d] if n == -1 else n for d, n in zip(dims, s)]
-        for n in sizes:
-            _check_n(n)
+    for n in sizes:  # an empty dimension too, as PyTorch (not NumPy's ValueError)
+        _check_n(n)
     return dims, sizes
 
 
@@ -373,6 +353,7 @@ def _make_1d(fname, kind, forward):
             _check_n(size)
             return _out(_c2r_nd(fname, input, [d], [size], norm, forward), out)
         size = n if n is not None else input.shape[d]
+        _check_n(size)
         fn = _c2c_nd if kind == "c2c" else _r2c_nd
         return _out(fn(fname, input, [d], [size], norm, forward), out)
 
@@ -401,6 +382,7 @@ def _make_nd(fname, kind, forward):
     return body
 
 
+_ARRAYS = (c2c_array, r2c_array, c2r_array)  # Note [FFT fast calls]
 # name -> (kind, forward): the 18 transforms
 _TRANSFORMS = {
     "fft": ("c2c", True), "ifft": ("c2c", False), "rfft": ("r2c", True), "irfft": ("c2r", False),
@@ -410,14 +392,17 @@ _TRANSFORMS = {
 for _name, (_kind, _fwd) in _TRANSFORMS.items():
     _doc = (f"``torch.fft.{_name}``: one-dimensional {_kind} transform over ``dim`` (Note [Three FFT primitives]).\n\n"
             f"    >>> numtorch.fft.{_name}(numtorch.tensor([1.0, 2.0, 3.0, 4.0])).shape[0] > 0\n    True\n    ")  # fmt: skip
-    public(_name, "input, n=None, dim=-1, norm=None, *, out=None", _make_1d(_name, _kind, _fwd),
-           module="torch.fft", doc=_doc, ops=(fft_c2c, fft_r2c, fft_c2r))  # fmt: skip
+    _body = _make_1d(_name, _kind, _fwd)
+    _fast = (_ff.make_1d(_kind, _fwd, _body, _ARRAYS), ("input", "n", "dim", "norm"), "out is None")
+    public(_name, "input, n=None, dim=-1, norm=None, *, out=None", _body, module="torch.fft", doc=_doc,
+           ops=(fft_c2c, fft_r2c, fft_c2r), fast=_fast)  # fmt: skip
     for _suffix in ("2", "n"):
         _doc = (f"``torch.fft.{_name}{_suffix}``: the {_kind} transform over several dimensions.\n\n"
                 f"    >>> numtorch.fft.{_name}{_suffix}(numtorch.ones(2, 4)).ndim\n    2\n    ")  # fmt: skip
-        public(f"{_name}{_suffix}", "input, s=None, dim=None, norm=None, *, out=None",
-               _make_nd(f"{_name}{_suffix}", _kind, _fwd), module="torch.fft", doc=_doc,
-               ops=(fft_c2c, fft_r2c, fft_c2r))  # fmt: skip
+        _body = _make_nd(f"{_name}{_suffix}", _kind, _fwd)
+        _fast = (_ff.make_nd(_kind, _fwd, _suffix == "2", _body, _ARRAYS), ("input", "s", "dim", "norm"), "out is None")
+        public(f"{_name}{_suffix}", "input, s=None, dim=None, norm=None, *, out=None", _body,
+               module="torch.fft", doc=_doc, ops=(fft_c2c, fft_r2c, fft_c2r), fast=_fast)  # fmt: skip
 
 
 # ---- frequencies and shifts ------------------------------------------------------------------
@@ -486,5 +471,7 @@ def _ifftshift(input, dim):
     return _shift(input, dim, -1)
 
 
-public("fftshift", "input, dim=None", _fftshift, module="torch.fft")
-public("ifftshift", "input, dim=None", _ifftshift, module="torch.fft")
+public("fftshift", "input, dim=None", _fftshift, module="torch.fft",
+       fast=(_ff.make_shift(1, _fftshift), ("input", "dim")))  # fmt: skip
+public("ifftshift", "input, dim=None", _ifftshift, module="torch.fft",
+       fast=(_ff.make_shift(-1, _ifftshift), ("input", "dim")))  # fmt: skip

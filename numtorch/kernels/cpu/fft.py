@@ -227,3 +227,34 @@ def c2r_pre(src, s_row, h, z, nb, hir, hii, lor, loi, lb):
                 ti = wr * di + wi * dr
                 o[2 * k] = sr - ti  # + i (tr + i ti)
                 o[2 * k + 1] = si + tr
+
+
+@kernel
+def hermitian_rows(half, full):
+    """The full spectra of real rows from their halves, as interleaved floats: row b of ``half``
+    holds h complex values X[0..h), row b of ``full`` gets n = full.shape[1] // 2 values, X[k]
+    for k < h and conj(X[n - k]) after (ops/_pocketfft.py hermitian_fill's last-axis case)."""
+    h = half.shape[1] // 2
+    n = full.shape[1] // 2
+    for b in range(half.shape[0]):
+        src = half[b]
+        dst = full[b]
+        for k in range(2 * h):
+            dst[k] = src[k]
+        for k in range(h, n):
+            dst[2 * k] = src[2 * (n - k)]
+            dst[2 * k + 1] = -src[2 * (n - k) + 1]
+
+
+@kernel
+def roll2d(a, k0, k1, out):
+    """out[(i + k0) % rows, (j + k1) % cols] = a[i, j] for 0 <= k0 < rows, 0 <= k1 < cols
+    (fftshift of a matrix of short rows: NumPy's slice copies loop over a few values a row)."""
+    rows, cols = a.shape
+    for i in range(rows):
+        src = a[i]
+        dst = out[(i + k0) % rows]
+        for j in range(cols - k1):
+            dst[j + k1] = src[j]
+        for j in range(cols - k1, cols):
+            dst[j + k1 - cols] = src[j]

@@ -396,31 +396,68 @@ def _prepare(a: np.ndarray, labels: list, sizes: dict):
     return a.reshape([a.shape[i] for i in keep]), [labels[i] for i in keep]
 
 
+# Note [einsum plans]
+# A small einsum, inner or tensordot spent most of its time in Python planning: parsing the
+# equation, choosing dtypes, and _pair's label bookkeeping (what to sum, the transposes and
+# reshapes), ~25 us of inner's 46. Both depend only on the equation (or labels), the operands'
+# shapes and dtypes, so they are computed once per such key (an error is raised, never cached)
+# and the same NumPy calls then run on the arrays: the results are bit for bit the unplanned
+# ones. The caches are cleared when they pass _PLAN_MAX entries.
+_PLAN_MAX = 1024
+_EIN_PLANS: dict = {}
+_PAIR_PLANS: dict = {}
+
+
 def _pair(a, la, b, lb, out) -> np.ndarray:
     """Two-operand contraction as one batched matmul: (batch, a-free, k) @ (batch, k, b-free)."""
+    key = (tuple(la), tuple(lb), tuple(out), a.shape, b.shape)
+    plan = _PAIR_PLANS.get(key)
+    if plan is None:
+        if len(_PAIR_PLANS) >= _PLAN_MAX:
+            _PAIR_PLANS.clear()
+        plan = _PAIR_PLANS[key] = _pair_plan(a.shape, la, b.shape, lb, out)
+    sum_a, sum_b, perm_a, shape_a, perm_b, shape_b, res_shape, perm_out = plan
+    if sum_a:
+        a = a.sum(axis=sum_a, dtype=a.dtype)
+    if sum_b:
+        b = b.sum(axis=sum_b, dtype=b.dtype)
+    if perm_a is not None:
+        a = a.transpose(perm_a)
+    if perm_b is not None:
+        b = b.transpose(perm_b)
+    res = product(a.reshape(shape_a), b.reshape(shape_b)).reshape(res_shape)
+    return res if perm_out is None else res.transpose(perm_out)
+
+
+def _pair_plan(sa, la, sb, lb, out) -> tuple:
+    """What _pair does to operands of these shapes and labels (Note [einsum plans])."""
+    sums = []
     for arr_name in ("a", "b"):
-        arr, lab, other = (a, la, lb) if arr_name == "a" else (b, lb, la)
+        shape, lab, other = (sa, la, lb) if arr_name == "a" else (sb, lb, la)
         summed = tuple(i for i, x in enumerate(lab) if x not in other and x not in out)
+        sums.append(summed)
         if summed:
-            arr = arr.sum(axis=summed, dtype=arr.dtype)
+            shape = tuple(n for i, n in enumerate(shape) if i not in summed)
             lab = [x for i, x in enumerate(lab) if i not in summed]
         if arr_name == "a":
-            a, la = arr, lab
+            sa, la = shape, lab
         else:
-            b, lb = arr, lab
+            sb, lb = shape, lab
     batch = [x for x in la if x in lb and x in out]
     contract = [x for x in la if x in lb and x not in out]
     fa, fb = [x for x in la if x not in lb], [x for x in lb if x not in la]
-    size = dict(zip(la, a.shape, strict=True)) | dict(zip(lb, b.shape, strict=True))
+    size = dict(zip(la, sa, strict=True)) | dict(zip(lb, sb, strict=True))
     bs, ms, ks, ns = ([size[x] for x in g] for g in (batch, fa, contract, fb))
-    A = np.transpose(a, [la.index(x) for x in batch + fa + contract])
-    B = np.transpose(b, [lb.index(x) for x in batch + contract + fb])
-    res = product(
-        A.reshape(math.prod(bs), math.prod(ms), math.prod(ks)),
-        B.reshape(math.prod(bs), math.prod(ks), math.prod(ns)),
-    )
+    b_, m_, k_, n_ = (math.prod(g) for g in (bs, ms, ks, ns))
+    # without batch dims the product is 2-D: np.matmul's loop over a batch of one runs the same
+    # inner loop on the same matrices, and product() may then take np.dot (Note [Small products
+    # through np.dot]); identity transposes are skipped
+    sh_a, sh_b = ((m_, k_), (k_, n_)) if not batch else ((b_, m_, k_), (b_, k_, n_))
     cur = batch + fa + fb
-    return np.transpose(res.reshape(bs + ms + ns), [cur.index(x) for x in out])
+    perms = ([la.index(x) for x in batch + fa + contract], [lb.index(x) for x in batch + contract + fb],
+             [cur.index(x) for x in out])  # fmt: skip
+    pa, pb, po = (None if p == sorted(p) else p for p in perms)
+    return sums[0], sums[1], pa, sh_a, pb, sh_b, bs + ms + ns, po
 
 
 def _sums_alone(labels, shapes, out) -> bool:
@@ -454,6 +491,40 @@ def _pair_dtypes(labels, shapes, out, a: D.dtype, b: D.dtype) -> tuple:
 
 
 def einsum_compute(equation: str, tensors: list) -> tuple[np.ndarray, D.dtype]:
+    key = (equation, *[(t._data.shape, t._dtype) for t in tensors])
+    plan = _EIN_PLANS.get(key)
+    if plan is None:
+        if len(_EIN_PLANS) >= _PLAN_MAX:
+            _EIN_PLANS.clear()
+        plan = _EIN_PLANS[key] = _einsum_plan(equation, tensors)
+    labels, out, sizes, res_dt, work, as_is = plan
+    if as_is:  # nothing to cast, no diagonal, no size-1 dim to drop
+        ops = [(t._data, lab) for t, lab in zip(tensors, labels, strict=True)]
+    else:
+        ops = [
+            _prepare(t._data.astype(work, copy=False), lab, sizes)
+            for t, lab in zip(tensors, labels, strict=True)
+        ]
+    if len(ops) == 2:
+        tok = _quiet(_IGNORE)
+        try:
+            res = _pair(ops[0][0], ops[0][1], ops[1][0], ops[1][1], out)
+        finally:
+            _restore(tok)
+    else:
+        ids = {x: i for i, x in enumerate(sorted(set(out).union(*(lab for _, lab in ops))))}
+        args = [v for a, lab in ops for v in (a, [ids[x] for x in lab])]
+        with np.errstate(all="ignore"):
+            res = np.einsum(*args, [ids[x] for x in out], optimize="greedy" if len(ops) > 2 else False)
+    res = np.asarray(res)
+    if res.dtype != res_dt.np or any(np.shares_memory(res, t._data) for t in tensors):
+        res = res.astype(res_dt.np)
+    return res, res_dt
+
+
+def _einsum_plan(equation: str, tensors: list) -> tuple:
+    """(labels, output labels, sizes, result dtype, working dtype) of einsum_compute, with the
+    errors PyTorch raises first (Note [einsum plans])."""
     labels, out, sizes = parse(equation, [t._data.shape for t in tensors])
     shapes = [t._data.shape for t in tensors]
     dts = [t._dtype for t in tensors]
@@ -471,27 +542,21 @@ def einsum_compute(equation: str, tensors: list) -> tuple[np.ndarray, D.dtype]:
     work = np.float32 if dt is D.float16 else dt.np
     if dt.category <= D._INT and _sums_alone(labels, shapes, out):
         res_dt, work = D.int64, np.int64  # PyTorch sums such dims with sum(), which gives int64
-    ops = [
-        _prepare(t._data.astype(work, copy=False), lab, sizes)
-        for t, lab in zip(tensors, labels, strict=True)
-    ]
-    ids = {x: i for i, x in enumerate(sorted(set(out).union(*(lab for _, lab in ops))))}
-    if len(ids) > _NLETTERS:
-        raise RuntimeError(
-            "einsum(): more than 52 distinct subscripts (letters plus ellipsis dimensions)"
-        )
-    with np.errstate(all="ignore"):
-        if len(ops) == 2:
-            res = _pair(ops[0][0], ops[0][1], ops[1][0], ops[1][1], out)
-        else:
-            args = [v for a, lab in ops for v in (a, [ids[x] for x in lab])]
-            res = np.einsum(
-                *args, [ids[x] for x in out], optimize="greedy" if len(ops) > 2 else False
-            )
-    res = np.asarray(res)
-    if res.dtype != res_dt.np or any(np.shares_memory(res, t._data) for t in tensors):
-        res = res.astype(res_dt.np)
-    return res, res_dt
+    prepared = [_prepared_labels(lab, sh, sizes) for lab, sh in zip(labels, shapes, strict=True)]
+    if len(set(out).union(*prepared)) > _NLETTERS:
+        raise RuntimeError("einsum(): more than 52 distinct subscripts (letters plus ellipsis dimensions)")
+    as_is = prepared == labels and all(t._data.dtype == work for t in tensors)
+    return labels, out, sizes, res_dt, work, as_is
+
+
+def _prepared_labels(labels: list, shape, sizes: dict) -> list:
+    """The labels _prepare leaves an operand of ``shape`` (no array needed)."""
+    labels, shape = list(labels), list(shape)
+    while len(set(labels)) < len(labels):
+        x = next(x for x in labels if labels.count(x) > 1)
+        q = labels.index(x, labels.index(x) + 1)
+        del labels[q], shape[q]
+    return [x for x, n in zip(labels, shape, strict=True) if not (n == 1 and sizes[x] != 1)]
 
 
 def parse_sublists(args) -> tuple[str, list]:

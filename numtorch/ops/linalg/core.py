@@ -36,8 +36,11 @@ from ._contract import (
 from .._pointwise import warn_resize
 from .._registry import OPS, defop, public
 from ..._state import STATE
+from ...kernels import lazy
 from .. import _quiet
+from . import _fast_contract as _fc
 from . import _fast_products as _fp
+from . import _fast_small as _fs
 from ._matmul import _call, _matmul, _real_plain, matmul_backward, matmul_cpu, unobserved
 
 
@@ -76,6 +79,8 @@ def _cj(x: Tensor) -> Tensor:
 # ---- the product ------------------------------------------------------------------------------------
 def _scalar(v, dt: D.dtype):
     """alpha/beta as the computation type holds them (PyTorch's checked Scalar conversion)."""
+    if (v.__class__ is int or v.__class__ is float) and (v == 1 or v == 0):
+        return v  # what every dtype holds exactly: _addprod only compares it with 0 and 1
     return F.scalar_to(v, D.float32 if dt is D.float16 else dt)
 
 
@@ -193,9 +198,10 @@ def _op(schema: str, impl, backward=None, rule="same", composite=False, out_impl
     return defop(schema, cpu=impl, backward=backward), defop(out_schema, cpu=out_impl)
 
 
-def _bind(name, sig, ops, *, method=True, module="torch", doc=None, relevant=None, fast=False):
+def _bind(name, sig, ops, *, method=True, module="torch", doc=None, relevant=None, fast=False, fast_cond=""):
     """Public function (with ``out=``) and Tensor method for an (op, op_out) pair; ``fast``: with
-    Note [Binding fast call] (every parameter is one the op takes, in its order)."""
+    Note [Binding fast call] (every parameter is one the op takes, in its order), taken only
+    where ``fast_cond`` (a condition over the parameters) holds too."""
     op, op_out = ops
     params = [p.strip().split("=")[0] for p in sig.split(",") if p.strip() and p.strip() != "*"]
     rel = relevant or tuple(p for p in params[:2] if p in ("input", "other", "mat2", "vec", "vec2", "tensor",
@@ -209,6 +215,8 @@ def _bind(name, sig, ops, *, method=True, module="torch", doc=None, relevant=Non
     star = "" if "*" in sig else ", *"
     if fast is True:
         ffast = (op, tuple(params), "out is None")
+    elif callable(fast):  # a function of the parameters that behaves as the body
+        ffast = (fast, tuple(params), "out is None" + (f" and {fast_cond}" if fast_cond else ""))
     elif fast:  # (a, b) ranks: Note [Product fast calls]
         fast = _fp.make(op, fast)
         ffast = (fast, tuple(params), "out is None")
@@ -223,7 +231,7 @@ def _bind(name, sig, ops, *, method=True, module="torch", doc=None, relevant=Non
 
         mbody.__doc__ = doc
         mrel = ("self",) + tuple(r for r in rel if r != "input")
-        mfast = (op if fast is True else fast, ("self", *params[1:])) if fast else None
+        mfast = (op if fast is True else fast, ("self", *params[1:]), *([fast_cond] if fast_cond else [])) if fast else None
         public(name, msig, mbody, relevant=mrel, module="Tensor", ops=(op,), fast=mfast)
 
 
@@ -338,7 +346,7 @@ def _expand_to(t: Tensor, shape: tuple) -> np.ndarray:
             raise RuntimeError(
                 f"The expanded size of the tensor ({shape[lead + i]}) must match the existing size ({x}) at non-singleton dimension {lead + i}.  Target sizes: {list(shape)}.  Tensor sizes: {list(s)}"
             )
-    return np.broadcast_to(t._data, shape)
+    return t._data if s == shape else np.broadcast_to(t._data, shape)
 
 
 _BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -550,11 +558,18 @@ def _outer_cpu(self, vec2):
         if t._data.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t._data.ndim}-D")
     dt = D.promote_types(self._dtype, vec2._dtype)
+    a, b = self._data.astype(dt.np, copy=False), vec2._data.astype(dt.np, copy=False)
+    if dt in _OUTER_KERNEL and a.size * b.size >= 4096:
+        arr = np.empty((a.size, b.size), dt.np)
+        _K.outer(a, b, arr)
+        return _make(arr, dt)
     with np.errstate(all="ignore"):
-        arr = np.multiply.outer(
-            self._data.astype(dt.np, copy=False), vec2._data.astype(dt.np, copy=False)
-        )
+        arr = np.multiply.outer(a, b)
     return _make(arr, dt)
+
+
+_K = lazy("numtorch.kernels.cpu.linalg")
+_OUTER_KERNEL = (D.float32, D.float64)  # one product per element: NumPy's bits (test_small_fast.py)
 
 
 def _outer(self, vec2):
@@ -628,7 +643,7 @@ def _einsum(args):
     return dispatch(einsum_op, [equation, operands, None])
 
 
-public("einsum", "*args", _einsum, relevant=(), lists=("args",), ops=(einsum_op,))
+public("einsum", "*args", _einsum, relevant=(), lists=("args",), ops=(einsum_op,), fast=(_fc.einsum, ("args",)))
 
 
 def _letters(n, start=0):
@@ -657,7 +672,25 @@ def _tensordot_dims(a: Tensor, b: Tensor, dims):
     )
 
 
+_TD_EQS: dict = {}
+
+
 def _tensordot_eq(a: Tensor, b: Tensor, dims_a, dims_b) -> str:
+    """The einsum equation of tensordot, after its checks (one per shapes and dims: Note
+    [einsum plans])."""
+    key = (a._data.shape, b._data.shape, tuple(dims_a), tuple(dims_b))
+    try:
+        eq = _TD_EQS.get(key)
+    except TypeError:  # an unhashable dim: _wrap_dim's error
+        return _tensordot_eq_of(a, b, dims_a, dims_b)
+    if eq is None:
+        if len(_TD_EQS) >= 1024:
+            _TD_EQS.clear()
+        eq = _TD_EQS[key] = _tensordot_eq_of(a, b, dims_a, dims_b)
+    return eq
+
+
+def _tensordot_eq_of(a: Tensor, b: Tensor, dims_a, dims_b) -> str:
     na, nb = a._data.ndim, b._data.ndim
     la, lb = list(_letters(na)), list(_letters(nb, na))
     seen_a, seen_b = set(), set()
@@ -720,7 +753,8 @@ def _tensordot(a, b, dims, out):
     return dispatch(_TENSORDOT[1], [a, b, da, db, out])
 
 
-public("tensordot", "a, b, dims=2, out=None", _tensordot, relevant=("a", "b"), ops=_TENSORDOT)
+public("tensordot", "a, b, dims=2, out=None", _tensordot, relevant=("a", "b"), ops=_TENSORDOT,
+       fast=(_fc.tensordot_fast(_tensordot, _tensordot_dims, _tensordot_eq), ("a", "b", "dims"), "out is None"))  # fmt: skip
 
 
 def _kron_composite(self, other):
@@ -735,7 +769,7 @@ def _kron_composite(self, other):
 _KRON = _op(
     "kron(Tensor self, Tensor other) -> Tensor", _kron_composite, composite=True, rule="cast"
 )
-_bind("kron", "input, other", _KRON, doc="""Kronecker product (types promote; fewer dims are padded with 1s).
+_bind("kron", "input, other", _KRON, fast=_fs.kron(_KRON[0]), doc="""Kronecker product (types promote; fewer dims are padded with 1s).
 
     >>> numtorch.kron(numtorch.eye(2), numtorch.ones(1, 2))
     tensor([[1., 1., 0., 0.],

@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ... import _dtype as D
 from ... import _factory_utils as F
 from ..._dispatch import dispatch
 from ..._tensor import _make, _wrap_dim
+from ...kernels import lazy
+from .._quiet import IGNORE as _IGNORE
+from .._quiet import quiet as _quiet
+from .._quiet import restore as _restore
 from .._registry import defop, public
+from . import _fast_small as _fs
 from ._contract import _not_impl, broadcast_error
 from .core import _bind, _cj, _op
+
+_empty, _mul, _sub = np.empty, np.multiply, np.subtract
+_K = lazy("numtorch.kernels.cpu.linalg")
+_KERNEL_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int64, np.int32))
+_ALL, _K0, _K1, _K2 = slice(None), slice(0, 1), slice(1, 2), slice(2, 3)
 
 
 # ---- cross / trace ---------------------------------------------------------------------------------
@@ -22,22 +34,56 @@ def _linalg_cross_cpu(self, other, dim=-1):
         raise RuntimeError(
             f"linalg.cross: inputs dimension {dim} must have length 3. Got {self._data.shape[d]} and {other._data.shape[d]}"
         )
-    broadcast_error(self._data.shape, other._data.shape)
+    shape = broadcast_error(self._data.shape, other._data.shape)
     if self._dtype is not other._dtype:
         raise RuntimeError(
             f"expected scalar type {F.cname(self._dtype)} but found {F.cname(other._dtype)}"
         )
     if self._dtype is D.bool:
         raise _not_impl("cross", self._dtype)
-    with np.errstate(all="ignore"):
-        arr = np.cross(self._data, other._data, axis=d)
-    return _make(np.ascontiguousarray(arr, dtype=self._dtype.np), self._dtype)
+    return _make(_cross3(self._data, other._data, d, tuple(shape)), self._dtype)
+
+
+def _full(a: np.ndarray, shape: tuple) -> np.ndarray:
+    """``a`` broadcast to ``shape`` (its rank) as a C-contiguous array."""
+    if a.shape == shape and a.flags.c_contiguous:
+        return a
+    full = _empty(shape, a.dtype)
+    np.copyto(full, a)
+    return full
+
+
+def _cross3(x: np.ndarray, y: np.ndarray, d: int, shape: tuple) -> np.ndarray:
+    """np.cross(x, y, axis=d) of one dtype as a C-contiguous array: the same products and
+    differences per element (c0 = x1 y2 - x2 y1, ...), written into the result's slices instead
+    of np.cross's moveaxis, temporaries and final copy (a small cross: 15 us -> ~4)."""
+    out = _empty(shape, x.dtype)
+    if x.dtype in _KERNEL_DTYPES:  # the same per element, in one Numba pass (kernels' cross3)
+        pre, post = math.prod(shape[:d]), math.prod(shape[d + 1 :])
+        _K.cross3(_full(x, shape).reshape(pre, 3, post), _full(y, shape).reshape(pre, 3, post),
+                  out.reshape(pre, 3, post))  # fmt: skip
+        return out
+    pre = (_ALL,) * d  # slices k:k+1 keep the axis: a 1-D result's components stay arrays
+    x0, x1, x2 = x[(*pre, _K0)], x[(*pre, _K1)], x[(*pre, _K2)]
+    y0, y1, y2 = y[(*pre, _K0)], y[(*pre, _K1)], y[(*pre, _K2)]
+    c0, c1, c2 = out[(*pre, _K0)], out[(*pre, _K1)], out[(*pre, _K2)]
+    tok = _quiet(_IGNORE)  # integers wrap, as in C++ (Note [Quiet floating-point flags])
+    try:
+        _mul(x1, y2, out=c0)
+        _sub(c0, _mul(x2, y1), out=c0)
+        _mul(x2, y0, out=c1)
+        _sub(c1, _mul(x0, y2), out=c1)
+        _mul(x0, y1, out=c2)
+        _sub(c2, _mul(x1, y0), out=c2)
+    finally:
+        _restore(tok)
+    return out
 
 
 _LCROSS = _op("linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor", _linalg_cross_cpu, backward={
     "self": lambda grad, other, dim: dispatch(_LCROSS[0], [_cj(other), grad, dim]),
     "other": lambda grad, self, dim: dispatch(_LCROSS[0], [grad, _cj(self), dim])})  # fmt: skip
-_bind("cross", "input, other, *, dim=-1", _LCROSS, method=False, module="torch.linalg", doc="""Cross product of
+_bind("cross", "input, other, *, dim=-1", _LCROSS, method=False, module="torch.linalg", fast=True, doc="""Cross product of
     3-vectors along ``dim`` (inputs broadcast and have the same number of dimensions).
 
     >>> numtorch.linalg.cross(numtorch.tensor([1.0, 0.0, 0.0]), numtorch.tensor([0.0, 1.0, 0.0]))
@@ -66,7 +112,7 @@ def _cross_composite(self, other, dim=None):
 _CROSS = _op(
     "cross(Tensor self, Tensor other, int? dim=None) -> Tensor", _cross_composite, composite=True
 )
-_bind("cross", "input, other, dim=None", _CROSS, doc="""Cross product along ``dim`` (default: the first
+_bind("cross", "input, other, dim=None", _CROSS, fast=_fs.cross(_LCROSS[0]), fast_cond="dim is not None", doc="""Cross product along ``dim`` (default: the first
     dimension of size 3, with PyTorch's deprecation warning).
 
     >>> numtorch.cross(numtorch.tensor([1.0, 0.0, 0.0]), numtorch.tensor([0.0, 1.0, 0.0]), dim=0)
@@ -104,5 +150,6 @@ def _trace(input):
     return dispatch(trace, [input])
 
 
-public("trace", "input", _trace, ops=(trace,))
-public("trace", "self", _trace, relevant=("self",), module="Tensor", ops=(trace,))
+_TRACE_FAST = _fs.trace(trace)
+public("trace", "input", _trace, ops=(trace,), fast=(_TRACE_FAST, ("input",)))
+public("trace", "self", _trace, relevant=("self",), module="Tensor", ops=(trace,), fast=(_TRACE_FAST, ("self",)))

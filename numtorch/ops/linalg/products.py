@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from ..._dispatch import dispatch
 from .._registry import OPS, defop, public
-from .core import _TENSORDOT
+from . import _fast_contract as _fc
+from .core import _TENSORDOT, _tensordot_eq
 
 # c10's TypeMeta names, which multi_dot's dtype message prints
 _META = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
@@ -50,7 +51,8 @@ def _inner_body(input, other, out):
     return dispatch(inner, [input, other]) if out is None else dispatch(inner_out, [input, other, out])
 
 
-public("inner", "input, other, *, out=None", _inner_body, relevant=("input", "other"), ops=(inner, inner_out))
+public("inner", "input, other, *, out=None", _inner_body, relevant=("input", "other"), ops=(inner, inner_out),
+       fast=(_fc.inner_fast(_inner_body, _tensordot_eq), ("input", "other"), "out is None"))  # fmt: skip
 public("inner", "self, other", lambda self, other: dispatch(inner, [self, other]), relevant=("self", "other"),
        module="Tensor", doc=_inner_body.__doc__, ops=(inner,))  # fmt: skip
 

@@ -329,11 +329,17 @@ _bind("svdvals", "A, *, driver=None", _SVDVALS, method=False, module="torch.lina
     """)  # fmt: skip
 
 
+_NORM_OP: list = []  # aten.norm.ScalarOpt_dim, once found (its lookup was ~1.5 us a norm)
+
+
 def _norm_op():
+    if _NORM_OP:
+        return _NORM_OP[0]
     from ..._ops import ops
 
     try:
-        return ops.aten.norm.ScalarOpt_dim
+        _NORM_OP.append(ops.aten.norm.ScalarOpt_dim)
+        return _NORM_OP[0]
     except AttributeError:
         raise NotImplementedError(
             "numtorch.linalg.vector_norm needs aten.norm.ScalarOpt_dim"

@@ -1,0 +1,197 @@
+"""Fast calls (Note [Binding fast call]) of kron, trace, cross (with a dim), block_diag, cdist and
+linalg.pinv."""
+
+# Note [Small linalg fast calls]
+# kron (a composite of three reshapes and a mul), block_diag (per input two new_zeros and a
+# cat, then a cat), trace and cross went through their bodies' dispatch layers: 3.4-25 us
+# where PyTorch takes 0.8-3.6. With no dispatch mode, forward-AD level or autocast region and
+# nothing to record, plain CPU inputs of one dtype run the same arithmetic on the arrays:
+# kron's one broadcast product (float32/float64: one IEEE multiply per element, whichever
+# kernel does it), block_diag's copies into zeros (any dtype the body keeps: no promotion),
+# trace's np.trace; cross with a dim is linalg.cross's op, which the composite calls; cdist's
+# broadcast difference (one IEEE subtraction per element) goes to the same norm op; pinv's
+# composite (a dozen elementwise ops after the SVD: 220-400 us, PyTorch's 26) runs on the SVD's
+# arrays, each step one IEEE operation per element as its op computes it. Anything else,
+# errors included, takes the op (or, for block_diag, the body: None). Values, dtype, shape and
+# strides are the bodies' (tests/ops/linalg/test_small_fast.py). kron and cdist take this route
+# for small results only (_SMALL).
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _dtype as D
+from ..._device import CPU as _CPU
+from ..._state import STATE as _STATE
+from ..._tensor import Tensor as _Tensor
+from ..._tensor import _make
+from ...amp._policy import _INSTALLED as _AUTOCAST
+from .._quiet import IGNORE as _IGNORE
+from .._quiet import quiet as _quiet
+from .._quiet import restore as _restore
+
+_FLOATS = (D.float32, D.float64)
+# the most elements kron and cdist compute here: past it NumPy's broadcast loops over the short
+# last dims of these products run slower than the pointwise kernels the bodies call
+_SMALL = 16384
+_zeros, _multiply = np.zeros, np.multiply
+
+
+def _free() -> bool:
+    S = _STATE
+    return not (S.td_modes or S.fw_level >= 0 or _AUTOCAST)
+
+
+def _plain(x, g: bool) -> bool:
+    return x._device is _CPU and not (g and x._rg)
+
+
+def kron(op):
+    """The fast call ``fn(input, other)`` of kron (float32/float64 of one dtype)."""
+
+    def fast(input, other):
+        dt = input._dtype
+        g = _STATE.grad_enabled
+        if not (
+            _free()
+            and other._dtype is dt
+            and dt in _FLOATS
+            and _plain(input, g)
+            and _plain(other, g)
+        ):
+            return op.fast(input, other)
+        a, b = input._data, other._data
+        if a.size * b.size > _SMALL:
+            return op.fast(input, other)
+        n = max(a.ndim, b.ndim)
+        sa = (1,) * (n - a.ndim) + a.shape
+        sb = (1,) * (n - b.ndim) + b.shape
+        r = _multiply(
+            a.reshape([x for s in sa for x in (s, 1)]), b.reshape([x for s in sb for x in (1, s)])
+        )
+        return _make(r.reshape([x * y for x, y in zip(sa, sb, strict=True)]), dt)
+
+    return fast
+
+
+def trace(op):
+    """The fast call ``fn(input)`` of trace (a float32/float64 matrix)."""
+
+    def fast(input):
+        dt = input._dtype
+        a = input._data
+        if not (_free() and dt in _FLOATS and a.ndim == 2 and _plain(input, _STATE.grad_enabled)):
+            return op.fast(input)
+        return _make(np.asarray(a.trace(dtype=dt.np)), dt)
+
+    return fast
+
+
+def cross(op):
+    """The fast call ``fn(input, other, dim)`` of torch.cross with ``dim`` given (the binding's
+    condition): linalg.cross's op, which the composite calls (without a dim the body warns)."""
+
+    def fast(input, other, dim):
+        return op.fast(input, other, dim)
+
+    return fast
+
+
+def block_diag(tensors):
+    """The fast call of block_diag(*tensors) (None: the body)."""
+    if not tensors or not _free():
+        return None
+    dt = tensors[0]._dtype if tensors[0].__class__ is _Tensor else None
+    g = _STATE.grad_enabled
+    mats = []
+    rows = cols = 0
+    for t in tensors:
+        if t.__class__ is not _Tensor or t._dtype is not dt or not _plain(t, g) or dt is D.bfloat16:
+            return None
+        a = t._data
+        if a.ndim > 2:
+            return None
+        if a.ndim < 2:
+            a = a.reshape(1, -1)
+        mats.append(a)
+        rows += a.shape[0]
+        cols += a.shape[1]
+    out = _zeros((rows, cols), dt.np)
+    r = c = 0
+    for a in mats:
+        h, w = a.shape
+        out[r : r + h, c : c + w] = a
+        r += h
+        c += w
+    return _make(out, dt)
+
+
+def cdist(body, norm_op):
+    """The fast call ``fn(x1, x2, p, compute_mode)`` of cdist: the composite's broadcast
+    difference (one IEEE subtraction per element, as its sub) and the same norm op on it."""
+
+    def fast(x1, x2, p, compute_mode):
+        dt = x1._dtype
+        g = _STATE.grad_enabled
+        a, b = x1._data, x2._data
+        if (_free() and x2._dtype is dt and dt in _FLOATS and _plain(x1, g) and _plain(x2, g) and a.ndim >= 2
+                and b.ndim >= 2 and a.shape[-1] == b.shape[-1] and a.size and b.size and (p.__class__ is float or p.__class__ is int)
+                and p >= 0 and (compute_mode is None or compute_mode.__class__ is str and compute_mode in _CDIST_MODES)):  # fmt: skip
+            if a.size * b.size // a.shape[-1] > _SMALL:
+                return body(x1, x2, p, compute_mode)
+            try:
+                diff = _subtract(a[..., :, None, :], b[..., None, :, :])
+            except ValueError:  # batch dims that do not broadcast: the body's error
+                return body(x1, x2, p, compute_mode)
+            return norm_op().fast(_make(diff, dt), float(p), [-1], False)
+        return body(x1, x2, p, compute_mode)
+
+    return fast
+
+
+_subtract = np.subtract
+_CDIST_MODES = (
+    "use_mm_for_euclid_dist_if_necessary",
+    "use_mm_for_euclid_dist",
+    "donot_use_mm_for_euclid_dist",
+)
+
+
+def pinv(body, svd, product):
+    """The fast call ``fn(A, rcond, hermitian, atol, rtol)`` of linalg.pinv on a nonempty real
+    float32/float64 matrix (or batch), not hermitian, with float (or absent) tolerances: the
+    composite's arithmetic on the SVD's arrays, each step one IEEE operation per element in the
+    dtype as its op computes it (the scalars in the tensor's dtype, as PyTorch's), the final
+    product through the same product() its matmul calls, C-ordered as its mul leaves it."""
+
+    def fast(A, rcond, hermitian, atol, rtol):
+        dt = A._dtype
+        a = A._data
+        if not (_free() and dt in _FLOATS and _plain(A, _STATE.grad_enabled) and hermitian is False and rcond is None
+                and a.ndim >= 2 and a.size and _num(atol) and _num(rtol)):  # fmt: skip
+            return body(A, rcond, hermitian, atol, rtol, None)
+        m, n = a.shape[-2:]
+        if rtol is None:
+            rtol = 0.0 if atol is not None and atol > 0 else float(np.finfo(dt.np).eps) * max(m, n)
+        atol = 0.0 if atol is None else atol
+        u, s, vh = svd(a, full_matrices=False)
+        u = np.ascontiguousarray(u)  # as the op returns it: product() sees the same layout
+        f = dt.np.type
+        tok = _quiet(_IGNORE)
+        try:
+            tol = np.maximum(s[..., :1] * f(rtol), f(atol))
+            inv = (s > tol).astype(f) / np.where(s <= tol, f(1.0), s)
+            scaled = _empty(a.shape[:-2] + (n, s.shape[-1]), f)
+            _multiply(vh.swapaxes(-1, -2), inv[..., None, :], out=scaled)
+        finally:
+            _restore(tok)
+        return _make(product(scaled, u.swapaxes(-1, -2)), dt)
+
+    return fast
+
+
+def _num(v) -> bool:
+    return v is None or v.__class__ is float or v.__class__ is int
+
+
+_empty = np.empty

@@ -1,0 +1,33 @@
+"""Helpers of the fast-call tests (tests/ops/test_fft_fast.py, tests/ops/linalg/test_*_fast.py):
+a public binding with its fast call, an outcome that is a result or (exception type, text), and
+the comparison of a fast call's outcome with its body's."""
+
+from __future__ import annotations
+
+import warnings
+
+from numtorch.ops._registry import BINDINGS
+
+
+def binding(name, module="torch"):
+    (b,) = [b for b in BINDINGS if b.module == module and b.name == name]
+    assert b.fast is not None, "no fast call installed"
+    return b
+
+
+def outcome(fn, *args):
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return fn(*args)
+    except Exception as e:  # noqa: BLE001  (both routes must raise alike)
+        return (type(e), str(e))
+
+
+def same(r, want):
+    """The same exception, or tensors of one shape, dtype and strides, bit for bit."""
+    if isinstance(want, tuple):
+        assert r == want
+        return
+    assert r.shape == want.shape and r.dtype == want.dtype and r.stride() == want.stride()
+    assert r._data.tobytes() == want._data.tobytes()  # storage bits (bfloat16 has no numpy())
