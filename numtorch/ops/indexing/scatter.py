@@ -170,7 +170,12 @@ def _scatter_reduce_impl(inplace, self, dim, index, src, reduce, include_self=Tr
                                   f"'{_cname(self._dtype)}'")  # fmt: skip
     offs, vals = _scatter_prep(self, dim, index, src, inplace)
     res = _target(self, inplace)
-    flat = res.reshape(-1)
+    reduce_into(res.reshape(-1), offs, vals, reduce, include_self)
+    return _finish(self, res, inplace)
+
+
+def reduce_into(flat, offs, vals, reduce: str, include_self: bool) -> None:
+    """scatter_reduce's kernel step on the flat target (also its fast call's, fast_index)."""
     if not include_self:
         flat[offs] = _identity(reduce, flat.dtype)
     _accumulate(flat, offs, vals, _REDUCE[reduce])
@@ -182,7 +187,6 @@ def _scatter_reduce_impl(inplace, self, dim, index, src, reduce, include_self=Tr
             flat[...] = flat / counts
         else:
             flat[...] = np.floor_divide(flat, counts)
-    return _finish(self, res, inplace)
 
 
 def _scatter_reduce_grad(grad, self, dim, index, src, reduce, include_self, result):

@@ -771,9 +771,11 @@ def install_fast_paths() -> None:
         elif b.name == "__getitem__" and b.sig == "self, key":
             b.fast = (_make_getitem_fast(b.body), ("self", "key"))
     fast_views.install(BINDINGS, _make_expand_fast, _diagonal_cpu, _diag_geometry)  # Note [Composite view fast calls]
+    from ..indexing import fast_index  # Note [Indexing fast calls]
     from ..nn import fast_nn  # Note [Padding, pooling and prelu fast calls]
 
     fast_nn.install(BINDINGS)
+    fast_index.install(BINDINGS)
 
 
 from ..._device import CPU as _CPU  # noqa: E402

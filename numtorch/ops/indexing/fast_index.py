@@ -1,0 +1,199 @@
+"""Fast calls (Note [Binding fast call]) of gather, scatter (src), scatter_add, scatter_reduce
+and index_put."""
+
+# Note [Indexing fast calls]
+# On plain CPU tensors (no dispatch mode, forward-AD level or autocast region, nothing to
+# record), a C-contiguous int64 index and arguments that pass every check of the body, these
+# run the body's own kernel steps without its layers (the public body's parsing, dispatch,
+# _scatter_prep's shape walk, parts(), four small np.array calls per _offsets): the offsets come
+# from the same dim_offsets kernel (Note [Indexing kernels compute offsets]) with its prepared
+# shape/stride arrays cached per (input shape, index shape, dim), and the values move as the
+# body moves them (storage[offsets], offsets assignment, accumulate_at / reduce_into), so the
+# results are the body's bit for bit, repeated indices included (same order). index_put with
+# one 1-D int64 index per dim is np.ravel_multi_index's offsets (it refuses negative and
+# out-of-range indices: those take the body) and the same assignment or accumulate_at.
+# Anything else - a gradient to record, out=, a mode, an index out of range, any error - takes
+# the body, so errors and graphs are the body's. tests/ops/indexing/test_fast_index.py compares
+# both routes and checks which one ran.
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _dtype as D
+from ..._device import CPU as _CPU
+from ..._state import STATE as _STATE
+from ..._tensor import Tensor as _Tensor
+from ..._tensor import _make
+from ...amp._policy import _INSTALLED as _AUTOCAST
+from .core import _ADD, _KERNEL_DTYPES, K, _accumulate, _cstrides
+from .scatter import reduce_into
+
+_empty = np.empty
+_I64 = D.int64
+_PREP: dict = {}  # (input shape, index shape, dim) -> dim_offsets' prepared arguments
+_REDUCES = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _plain(x) -> bool:
+    return x._device is _CPU and not (x._rg and _STATE.grad_enabled)
+
+
+def _no_mode() -> bool:
+    S = _STATE
+    return not (S.td_modes or S.fw_level >= 0 or _AUTOCAST)
+
+
+def _prep(shape, ishape, d):
+    key = (shape, ishape, d)
+    p = _PREP.get(key)
+    if p is None:
+        st = _cstrides(shape)
+        dim_st, st[d] = st[d], 0
+        p = (np.array(ishape, np.int64), np.array(st, np.int64), dim_st, np.array(_cstrides(ishape), np.int64))
+        if len(_PREP) >= 256:
+            _PREP.clear()
+        _PREP[key] = p
+    return p
+
+
+def _offsets(input, dim, index, src=None):
+    """The body's offsets of ``index`` along ``dim`` into ``input``'s C-contiguous layout, or
+    None where the fast call must decline (anything the body would check or refuse)."""
+    a, i = input._data, index._data
+    nd = a.ndim
+    if not (
+        _no_mode()
+        and _plain(input)
+        and _plain(index)
+        and index._dtype is _I64
+        and dim.__class__ is int
+        and -nd <= dim < nd
+        and i.ndim == nd
+        and i.size
+        and i.flags.c_contiguous
+    ):
+        return None
+    d = dim % nd
+    sh, ish = a.shape, i.shape
+    for k in range(nd):
+        if ish[k] > sh[k] and k != d:
+            return None
+    if src is not None:
+        s = src._data
+        if not (_plain(src) and src._dtype is input._dtype and s.ndim == nd):
+            return None
+        for k in range(nd):
+            if ish[k] > s.shape[k]:
+                return None
+    shape_a, st_a, dim_st, ist = _prep(sh, ish, d)
+    out = _empty(i.size, np.int64)
+    if K.dim_offsets(shape_a, 0, st_a, dim_st, i.reshape(-1), 0, ist, d, sh[d], False, out) >= 0:
+        return None
+    return out
+
+
+def _values(src, ishape):
+    s = src._data
+    return np.ascontiguousarray(s[tuple(slice(0, n) for n in ishape)]).reshape(-1)
+
+
+def _gather(input, dim, index, sparse_grad=False, out=None):
+    if sparse_grad is False and out is None:
+        offs = _offsets(input, dim, index)
+        if offs is not None:
+            return _make(np.ascontiguousarray(input._data).reshape(-1)[offs].reshape(index._data.shape), input._dtype)
+    return None
+
+
+def _scatter(input, dim, index, src=None, value=None, reduce=None, out=None):
+    if src.__class__ is _Tensor and value is None and reduce is None and out is None:
+        offs = _offsets(input, dim, index, src)
+        if offs is not None:
+            res = np.array(input._data, order="C", copy=True)
+            res.reshape(-1)[offs] = _values(src, index._data.shape)
+            return _make(res, input._dtype)
+    return None
+
+
+def _scatter_add(input, dim, index, src, out=None):
+    if out is None and input._data.dtype in _KERNEL_DTYPES:
+        offs = _offsets(input, dim, index, src)
+        if offs is not None:
+            res = np.array(input._data, order="C", copy=True)
+            _accumulate(res.reshape(-1), offs, _values(src, index._data.shape), _ADD)
+            return _make(res, input._dtype)
+    return None
+
+
+def _scatter_reduce(input, dim, index, src, reduce, include_self=True, out=None):
+    if (
+        out is None
+        and input._data.dtype in _KERNEL_DTYPES
+        and include_self.__class__ is bool
+        and reduce.__class__ is str
+        and reduce in _REDUCES
+    ):
+        offs = _offsets(input, dim, index, src)
+        if offs is not None:
+            res = np.array(input._data, order="C", copy=True)
+            reduce_into(res.reshape(-1), offs, _values(src, index._data.shape), reduce, include_self)
+            return _make(res, input._dtype)
+    return None
+
+
+def _index_put(input, indices, values, accumulate=False):
+    a, v = input._data, values._data
+    c = indices.__class__
+    if not (
+        (c is tuple or c is list)
+        and 0 < len(indices) == a.ndim
+        and accumulate.__class__ is bool
+        and values._dtype is input._dtype
+        and _no_mode()
+        and _plain(input)
+        and _plain(values)
+    ):
+        return None
+    n = -1
+    for t in indices:
+        if not (t.__class__ is _Tensor and t._dtype is _I64 and t._data.ndim == 1 and _plain(t)):
+            return None
+        if n != t._data.shape[0]:
+            if n >= 0:
+                return None
+            n = t._data.shape[0]
+    if not n or (v.shape != (n,) and v.size != 1) or v.ndim > 1:
+        return None
+    try:  # refuses negative and out-of-range indices: the body's to wrap or report
+        offs = np.ravel_multi_index(tuple(t._data for t in indices), a.shape)
+    except ValueError:
+        return None
+    res = np.array(a, order="C", copy=True)
+    vals = np.broadcast_to(v, (n,))
+    if accumulate:
+        _accumulate(res.reshape(-1), offs, vals, _ADD)
+    else:
+        res.reshape(-1)[offs] = vals
+    return _make(res, input._dtype)
+
+
+def _wrap(body, core):
+    def fast(*v):
+        r = core(*v)
+        return body(*v) if r is None else r
+
+    return fast
+
+
+_CORES = {"gather": _gather, "scatter": _scatter, "scatter_add": _scatter_add, "scatter_reduce": _scatter_reduce,
+          "index_put": _index_put}  # fmt: skip
+
+
+def install(bindings) -> None:
+    """Attach the fast calls above (views.install_fast_paths calls this before _api.install)."""
+    for b in bindings:
+        core = _CORES.get(b.name)
+        if core is not None and b.module in ("torch", "Tensor") and b.fast is None:
+            args = tuple(p.partition("=")[0].strip() for p in b.sig.split(",") if p.strip() != "*")
+            b.fast = (_wrap(b.body, core), args)

@@ -1,0 +1,205 @@
+"""The fast calls of gather, scatter, scatter_add, scatter_reduce and index_put (Note [Indexing
+fast calls]) against their bodies: same values (bit for bit, repeated indices included), dtype,
+shape, strides and errors; plain calls take the fast route, and gradients, out=, modes and
+bad arguments take the body."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+
+import numtorch as torch
+from numtorch.ops._registry import BINDINGS
+from numtorch.ops.indexing import fast_index
+from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture_logs
+
+
+def _binding(module, name):
+    (b,) = [b for b in BINDINGS if b.module == module and b.name == name]
+    assert b.fast is not None, "no fast call installed"
+    return b
+
+
+def _outcome(fn, *args):
+    try:
+        with torch.no_grad() if not any(getattr(a, "requires_grad", False) for a in args) else _Null():
+            return fn(*args)
+    except Exception as e:  # noqa: BLE001  (both routes must raise alike)
+        return (type(e), str(e))
+
+
+class _Null:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *a):
+        return False
+
+
+def _same(r, want):
+    if isinstance(want, tuple):
+        assert r == want
+        return
+    assert r.shape == want.shape and r.dtype == want.dtype and r.stride() == want.stride()
+    assert r.numpy().tobytes() == want.numpy().tobytes()
+
+
+def _x(*shape, dtype=torch.float32):
+    a = np.random.default_rng(sum(shape)).standard_normal(shape) * 3
+    return torch.from_numpy(a).to(dtype)
+
+
+def _full(fn, args, kw=None):
+    """``args`` with the public signature's defaults after them (a body takes every argument)."""
+    ba = inspect.signature(fn).bind(*args, **(kw or {}))
+    ba.apply_defaults()
+    return tuple(ba.arguments.values())
+
+
+def _check(name, calls, core):
+    """Both public routes against the body; returns how many calls the fast core took. A call
+    ending in a dict passes it as keywords."""
+    ran = 0
+    for module in ("torch", "Tensor"):
+        b = _binding(module, name)
+        fn = getattr(torch, name) if module == "torch" else getattr(torch.Tensor, name)
+        for args in calls:
+            args, kw = (args[:-1], args[-1]) if isinstance(args[-1], dict) else (args, {})
+            full = _full(fn, args, kw)
+            want = _outcome(b.body, *full)
+            _same(_outcome(lambda *a: fn(*a, **kw), *args), want)
+            r = core(*full)
+            if r is not None:
+                ran += 1
+                _same(r, want)
+    return ran
+
+
+def _dim_calls(with_src):
+    out = []
+    for dt in (torch.float32, torch.float64, torch.int64, torch.int32, torch.float16):
+        x = _x(3, 4, dtype=dt)
+        for dim, idx in [
+            (1, [[0, 1, 2, 3, 1, 1], [3, 3, 3, 0, 0, 0], [2, 1, 0, 1, 2, 3]]),
+            (0, [[0, 1, 2, 2], [2, 2, 1, 0]]),
+            (-1, [[1], [0], [3]]),
+            (1, [[0, 1], [2, 3]]),
+            (0, [[0, 1, 2, 3, 4]]),  # index larger than self off dim
+            (1, [[0, 4]]),  # out of range
+            (1, [[-1, 0]]),  # negative
+            (2, [[0]]),
+            (0, [0, 1]),  # ranks differ
+        ]:
+            i = torch.tensor(idx)
+            if with_src:
+                src = _x(*(np.array(idx).shape[:1] + (7,)), dtype=dt) if np.ndim(idx) == 2 else _x(5, dtype=dt)
+                out.append((x, dim, i, src))
+            else:
+                out.append((x, dim, i))
+    x = _x(3, 4)
+    extra = [(x.t(), 1, torch.tensor([[0, 1], [2, 2]])), (x, 1, torch.tensor([[0, 1], [2, 2]]).t()),
+             (x, 1, torch.tensor([[0, 1], [2, 2]], dtype=torch.int32)), (x, 1.0, torch.tensor([[0]])),
+             (_x(2, 3, 4), 1, torch.tensor([[[0, 1], [2, 0]]])), (x, 1, torch.zeros(3, 0, dtype=torch.int64)),
+             (torch.zeros(0, 4), 1, torch.zeros(0, 2, dtype=torch.int64))]  # fmt: skip
+    for e in extra:
+        out.append(e + ((_x(4, 4, dtype=e[0].dtype),) if with_src else ()))
+    if with_src:
+        out.append((x, 1, torch.tensor([[0, 1]]), _x(1, 2, dtype=torch.float64)))  # dtypes differ
+        out.append((x, 1, torch.tensor([[0, 1]]), _x(1, 1)))  # src smaller than the index
+    return out
+
+
+def test_gather_matches_body():
+    calls = _dim_calls(False)
+    assert _check("gather", calls, fast_index._gather) > 20
+    assert fast_index._gather(*calls[0], False, torch.empty(3, 6)) is None  # out= takes the body
+    assert fast_index._gather(*calls[0], True) is None  # sparse_grad
+
+
+@pytest.mark.parametrize("name", ["scatter", "scatter_add"])
+def test_scatter_matches_body(name):
+    core = {"scatter": fast_index._scatter, "scatter_add": fast_index._scatter_add}[name]
+    assert _check(name, _dim_calls(True), core) > 20
+    x, i = _x(3, 4), torch.tensor([[0, 1]])
+    if name == "scatter":
+        b = _binding("Tensor", "scatter")
+        src = _x(1, 2)
+        for full, kw in [((x, 1, i, None, 2.0, None), {"value": 2.0}), ((x, 1, i, src, None, "add"), {"reduce": "add"})]:
+            assert fast_index._scatter(*full) is None  # value / legacy reduce: the body
+            with pytest.warns(UserWarning) if "reduce" in kw else _Null():
+                r = _outcome(lambda: x.scatter(1, i, *full[3:4] if full[3] is not None else (), **kw))
+            with pytest.warns(UserWarning) if "reduce" in kw else _Null():
+                _same(r, _outcome(b.body, *full))
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin", "bogus"])
+def test_scatter_reduce_matches_body(reduce):
+    calls = []
+    for args in _dim_calls(True):
+        calls += [args + (reduce,), args + (reduce, {"include_self": False})]
+    x = _x(3, 4)
+    x[0, 1] = float("nan")
+    calls.append((x, 1, torch.tensor([[1, 1, 0]]), torch.tensor([[float("nan"), 1.0, -2.0]]), reduce))
+    calls.append((x, 1, torch.tensor([[1, 1, 0]]), torch.tensor([[1.0, 1.0, -2.0]]), reduce, {"include_self": 1}))
+    ran = _check("scatter_reduce", calls, fast_index._scatter_reduce)
+    assert ran == 0 if reduce == "bogus" else ran > 20
+
+
+def test_index_put_matches_body():
+    calls = []
+    for dt in (torch.float32, torch.float64, torch.int64, torch.float16, torch.bool):
+        x = _x(3, 4, dtype=dt)
+        for idx, v in [
+            (([0, 1, 2], [1, 2, 3]), [1, 2, 3]),
+            (([0, 0, 2, 0], [1, 1, 3, 1]), [1, 2, 3, 4]),  # repeated: order matters
+            (([0, 1], [1, 2]), [5]),
+            (([0, 1], [1, 2]), 7),
+            (([0, 3], [1, 2]), [1, 2]),  # out of range
+            (([0, -1], [1, -4]), [1, 2]),  # negative
+            (([0, 1],), [1, 2]),  # fewer indices than dims
+            (([0, 1], [1, 2]), [1, 2, 3]),  # values do not broadcast
+            (([0, 1], [1]), [1, 2]),  # index lengths differ
+        ]:
+            ind = tuple(torch.tensor(i) for i in idx)
+            val = torch.tensor(v).to(dt)
+            for acc in (False, True):
+                calls.append((x, ind, val, acc))
+                calls.append((x, list(ind), val, acc))
+    x = _x(3, 4)
+    ind = (torch.tensor([0, 1]), torch.tensor([1, 2]))
+    calls += [(x, ind, torch.tensor([1.0, 2.0], dtype=torch.float64), False),
+              (x, (torch.tensor([0, 1], dtype=torch.int32), torch.tensor([1, 2])), torch.tensor([1.0, 2.0]), False),
+              (x, (torch.tensor([True, False, True]),), torch.tensor(1.0), False),
+              (x, (None, torch.tensor([1, 2])), torch.tensor(1.0), False), (x, ind, torch.tensor([[1.0, 2.0]]), True),
+              (x, (torch.tensor([[0, 1]]), torch.tensor([[1, 2]])), torch.tensor(1.0), False),
+              (x.t(), ind, torch.tensor([1.0, 2.0]), True), (x, ind, torch.tensor([1.0, 2.0]), 1)]  # fmt: skip
+    assert _check("index_put", calls, fast_index._index_put) > 40
+
+
+def test_grad_out_and_modes_take_the_body():
+    x = _x(3, 4).requires_grad_()
+    src = _x(1, 2).requires_grad_()
+    i = torch.tensor([[0, 1]])
+    ind = (torch.tensor([0, 1]), torch.tensor([1, 2]))
+    calls = [(fast_index._gather, torch.gather, (x, 1, i)), (fast_index._scatter, torch.scatter, (x, 1, i, src)),
+             (fast_index._scatter_add, torch.scatter_add, (x, 1, i, src)),
+             (fast_index._scatter_reduce, torch.scatter_reduce, (x, 1, i, src, "amax")),
+             (fast_index._index_put, torch.index_put, (x, ind, src[0], True))]  # fmt: skip
+    for core, fn, args in calls:
+        assert core(*args) is None
+        r = fn(*args)
+        assert r.grad_fn is not None
+        r.sum().backward()
+        plain = [a.detach() if isinstance(a, torch.Tensor) else a for a in args]
+        assert core(*plain) is not None  # nothing to record: the fast route
+        with LoggingTensorMode(), capture_logs() as logs:
+            fn(*plain)
+        assert logs, fn
+        with torch.autocast("cpu"):
+            assert core(*plain) is None
+    assert x.grad is not None and src.grad is not None
+    out = torch.empty(1, 2)
+    torch.gather(x.detach(), 1, i, out=out)
+    assert np.array_equal(out.numpy(), x.detach().numpy()[:1, :2])
