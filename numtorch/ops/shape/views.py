@@ -776,6 +776,7 @@ def install_fast_paths() -> None:
 
     fast_nn.install(BINDINGS)
     fast_index.install(BINDINGS)
+    fast_copies.install(BINDINGS)  # Note [Shape-copy fast calls]
 
 
 from ..._device import CPU as _CPU  # noqa: E402
@@ -785,4 +786,4 @@ _new = object.__new__
 from ..._size import Size as _Size  # noqa: E402
 from ...autograd import _engine  # noqa: E402
 from .core import view as _aten_view  # noqa: E402
-from . import fast_views  # noqa: E402
+from . import fast_copies, fast_views  # noqa: E402

@@ -1,0 +1,113 @@
+"""The fast calls of flip/fliplr/flipud, roll, rot90, triu/tril and diag (Note [Shape-copy fast
+calls]) against their bodies: same values (bit for bit), dtype, shape, strides, view-ness and
+errors; plain calls take the fast route, and gradients, modes, out= and bad arguments take the
+body."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+import pytest
+
+import numtorch as torch
+from numtorch.ops._registry import BINDINGS
+from numtorch.ops.shape import fast_copies as fc
+from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture_logs
+
+CORES = {"flip": fc._flip, "fliplr": fc._fliplr, "flipud": fc._flipud, "roll": fc._roll, "rot90": fc._rot90,
+         "triu": fc._CORES["triu", "self, diagonal=0"], "tril": fc._CORES["tril", "self, diagonal=0"],
+         "diag": fc._diag}  # fmt: skip
+
+
+def _bindings(name):
+    out = [b for b in BINDINGS if b.module in ("torch", "Tensor") and b.name == name and b.fast is not None]
+    assert out, "no fast call installed"
+    return out
+
+
+def _outcome(fn, *args):
+    try:
+        return fn(*args)
+    except Exception as e:  # noqa: BLE001  (both routes must raise alike)
+        return (type(e), str(e))
+
+
+def _same(r, want):
+    if isinstance(want, tuple):
+        assert r == want
+        return
+    assert r.shape == want.shape and r.dtype == want.dtype and r.stride() == want.stride()
+    assert r.storage_offset() == want.storage_offset() and r._is_view() == want._is_view()
+    assert r.numpy().tobytes() == want.numpy().tobytes()
+
+
+def _inputs():
+    rng = np.random.default_rng(0)
+    for shape in [(2, 3, 4), (5, 3), (7,), (1, 1, 3), (2000, 3), (4, 1, 2, 3)]:
+        a = rng.standard_normal(shape)
+        a.flat[0] = np.nan
+        yield torch.from_numpy(a.astype(np.float32))
+    yield torch.arange(24).reshape(2, 3, 4)
+    yield torch.arange(12).reshape(3, 4) > 5
+    yield torch.zeros(2, 3, 4).transpose(0, 2)  # non-contiguous
+    yield torch.zeros(0, 3)
+    yield torch.tensor(3.0)
+
+
+ARGS = {
+    "flip": [((0, 2),), ([1],), (0,), ((-1,),), ((0, 0),), ((3,),), ((),), ((0.0,),), ([0, 1, 2],), ((-4,),)],
+    "fliplr": [()],
+    "flipud": [()],
+    "roll": [(1,), (-7,), (0,), ((2,),), (1, 0), (3, -1), ((1,), (1,)), ((1, 2), (0, 1)), (1, 5), (1.0,), ((1, 2),),
+             (5, (0,)), ([], None)],
+    "rot90": [(-1, (2, 0)), (1, (0, 1)), (2, (0, -1)), (3, (1, 2)), (0, (0, 1)), (5, (0, 1)), (1, (0, 0)),
+              (1, (0, 1, 2)), (1, (0, 3)), (1.0, (0, 1)), (1, None), (-3, [1, 0])],
+    "triu": [(1,), (0,), (-1,), (5,), (-9,), (1.0,)],
+    "tril": [(1,), (0,), (-1,), (5,), (-9,), (True,)],
+    "diag": [(0,), (1,), (-2,), (9,), (-9,), (1.5,)],
+}  # fmt: skip
+
+
+def _full(fn, args):
+    ba = inspect.signature(fn).bind(*args)
+    ba.apply_defaults()
+    return tuple(ba.arguments.values())
+
+
+@pytest.mark.parametrize("name", sorted(ARGS))
+def test_fast_call_matches_body(name):
+    ran = 0
+    for b in _bindings(name):
+        fn = getattr(torch, name) if b.module == "torch" else getattr(torch.Tensor, name)
+        for x in _inputs():
+            for args in ARGS[name]:
+                full = _full(fn, (x, *args))
+                want = _outcome(b.body, *full)
+                _same(_outcome(fn, x, *args), want)
+                r = _outcome(CORES[name], *full)
+                if r is not None:
+                    ran += 1
+                    _same(r, want)
+    assert ran > 10
+
+
+def test_grad_modes_and_out_take_the_body():
+    x = torch.randn(3, 4, requires_grad=True)
+    calls = [("flip", (x, (0,))), ("fliplr", (x,)), ("flipud", (x,)), ("roll", (x, 1)), ("rot90", (x, 1, (0, 1))),
+             ("triu", (x, 1)), ("tril", (x, 0)), ("diag", (x, 0))]  # fmt: skip
+    for name, args in calls:
+        assert CORES[name](*args) is None
+        r = getattr(torch, name)(*args)
+        assert r.grad_fn is not None
+        r.sum().backward()
+        plain = (args[0].detach(), *args[1:])
+        assert CORES[name](*plain) is not None
+        with LoggingTensorMode(), capture_logs() as logs:
+            getattr(torch, name)(*plain)
+        assert logs, name
+    assert x.grad is not None
+    out = torch.empty(3, 4)
+    assert fc._CORES["triu", "input, diagonal=0, *, out=None"](x.detach(), 0, out) is None
+    torch.triu(x.detach(), 0, out=out)
+    assert np.array_equal(out.numpy(), np.triu(x.detach().numpy()))
