@@ -145,13 +145,114 @@ def _make_expand_as(body, expand_fast):
     return fast
 
 
+# Note [Composite view fast calls], continued (session 14): as_strided, unfold, view_as_real,
+# view_as_complex and imag call the op's CPU kernel (or, for a C-contiguous complex input,
+# NumPy's reinterpreting view with the kernel's sizes and strides) without the public body's
+# int parsing and the dispatch; the kernels' own checks raise the body's errors.
+def _int_list(v) -> bool:
+    if v.__class__ is not tuple and v.__class__ is not list and v.__class__ is not _Size:
+        return False
+    for x in v:
+        if x.__class__ is not int:
+            return False
+    return True
+
+
+def _make_as_strided(body, as_strided_cpu):
+    def fast(self, size, stride, storage_offset):
+        if (
+            _plain(self)
+            and _int_list(size)
+            and _int_list(stride)
+            and (storage_offset is None or storage_offset.__class__ is int)
+        ):
+            a, n = self._data, len(size)
+            off = storage_offset or 0
+            if a.base is None and a.flags.c_contiguous and a.size and n == len(stride) and off >= 0:
+                # the storage is ``a`` itself: _strided's ndarray over its buffer, in range
+                isz, span = a.itemsize, off
+                for k in range(n):
+                    if size[k] <= 0 or stride[k] < 0:
+                        break
+                    span += (size[k] - 1) * stride[k]
+                else:
+                    if span < a.size:
+                        bst = tuple([s * isz for s in stride])
+                        return _view(self, _ndarray(tuple(size), a.dtype, a, off * isz, bst))
+            return as_strided_cpu(self, list(size), list(stride), storage_offset)
+        return body(self, size, stride, storage_offset)
+
+    return fast
+
+
+def _make_unfold(body, unfold_cpu):
+    def fast(self, dimension, size, step):
+        n = self._data.ndim
+        if _plain(self) and dimension.__class__ is size.__class__ is step.__class__ is int and -n <= dimension < n:
+            a = self._data
+            d = dimension % n
+            if a.base is None and a.flags.c_contiguous and a.size and 0 <= size <= a.shape[d] and step > 0:
+                # _unfold_cpu's geometry as an ndarray over the storage ``a`` (its _strided)
+                st = a.strides
+                shape, strides = a.shape[:d] + ((a.shape[d] - size) // step + 1,) + a.shape[d + 1 :] + (size,), (
+                    st[:d] + (step * st[d],) + st[d + 1 :] + (st[d],))  # fmt: skip
+                return _view(self, _ndarray(shape, a.dtype, a, 0, strides))
+            return unfold_cpu(self, dimension, size, step)
+        return body(self, dimension, size, step)
+
+    return fast
+
+
+def _complex_plain(self) -> bool:
+    a = self._data
+    return _plain(self) and not self._is_conj and a.size and a.ndim and a.flags.c_contiguous and a.dtype.kind == "c"
+
+
+def _make_view_as_real(body):
+    def fast(input):
+        if _complex_plain(input):
+            a = input._data
+            rt = input._dtype.to_real()
+            return _view(input, a.view(rt.np).reshape(a.shape + (2,)), rt)
+        return body(input)
+
+    return fast
+
+
+def _make_view_as_complex(body, view_as_complex_cpu):
+    def fast(input):
+        if _plain(input):
+            a = input._data
+            if a.base is None and a.flags.c_contiguous and a.ndim and a.shape[-1] == 2 and a.dtype.kind == "f" and (
+                    a.itemsize > 2):  # fmt: skip
+                ct = input._dtype.to_complex()  # the kernel's C-contiguous view, offset 0
+                return _view(input, a.view(ct.np)[..., 0], ct)
+            return view_as_complex_cpu(input)
+        return body(input)
+
+    return fast
+
+
+def _make_imag(body):
+    def fast(input):
+        if _complex_plain(input):  # select(view_as_real(x), -1, 1), as the composite
+            a = input._data
+            rt = input._dtype.to_real()
+            return _view(input, a.view(rt.np)[..., 1::2], rt)
+        return body(input)
+
+    return fast
+
+
 def _none(self, size):
     return None  # the expand fast call's fallback here: the caller's own body runs instead
 
 
-def install(bindings, make_expand_fast, diagonal_cpu, diag_geometry) -> None:
+def install(bindings, make_expand_fast, diagonal_cpu, diag_geometry, cpu=None) -> None:
     """Attach the fast calls above (views.install_fast_paths calls this with its expand fast
-    call's maker, _diagonal_cpu and _diag_geometry: this module imports nothing of views')."""
+    call's maker, _diagonal_cpu and _diag_geometry, and ``cpu``: the kernels as_strided, unfold
+    and view_as_complex by name; this module imports nothing of views')."""
+    cpu = cpu or {}
     for b in bindings:
         if b.module not in ("torch", "Tensor"):
             continue
@@ -168,3 +269,13 @@ def install(bindings, make_expand_fast, diagonal_cpu, diag_geometry) -> None:
             b.fast = (_make_broadcast_to(b.body, make_expand_fast(_none)), args)
         elif b.name == "expand_as" and args == ("self", "other"):
             b.fast = (_make_expand_as(b.body, make_expand_fast(_none)), args)
+        elif b.name == "as_strided" and args[1:] == ("size", "stride", "storage_offset") and "as_strided" in cpu:
+            b.fast = (_make_as_strided(b.body, cpu["as_strided"]), args)
+        elif b.name == "unfold" and args == ("self", "dimension", "size", "step") and "unfold" in cpu:
+            b.fast = (_make_unfold(b.body, cpu["unfold"]), args)
+        elif b.name == "view_as_real" and len(args) == 1:
+            b.fast = (_make_view_as_real(b.body), args)
+        elif b.name == "view_as_complex" and len(args) == 1 and "view_as_complex" in cpu:
+            b.fast = (_make_view_as_complex(b.body, cpu["view_as_complex"]), args)
+        elif b.name == "imag" and len(args) == 1:
+            b.fast = (_make_imag(b.body), args)

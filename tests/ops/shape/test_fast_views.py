@@ -134,3 +134,94 @@ def test_modes_and_grad_take_the_body():
     ):
         assert f(w).grad_fn is not None
         assert torch.autograd.gradcheck(f, (w,))
+
+
+def _complex_inputs():
+    z = torch.complex(torch.arange(12.0).reshape(3, 4), -torch.arange(12.0).reshape(3, 4))
+    yield z
+    yield z.to(torch.complex128)
+    yield z.t()  # non-contiguous: the kernel
+    yield z[1:]  # offset view
+    yield z.conj()
+    yield torch.tensor(1 + 2j)
+    yield torch.zeros(0, 2, dtype=torch.complex64)
+    yield torch.arange(4.0)  # not complex: the body's error
+
+
+KERNEL_CALLS = [
+    ("as_strided", [((2, 2), (1, 2)), ([3], [4], 1), ((2, 2), (1, 2), 11), ((2,), (1, 1)), ((2, 2), (-1, 1)),
+                    ((2, 0), (1, 1), 40), ((1,), (1,), -1), ((2, 2), (1, 2), 2.0), ((2.0, 2), (1, 2))]),
+    ("unfold", [(0, 1, 1), (1, 2, 1), (-1, 3, 2), (2, 4, 3), (0, 3, 1), (1, 0, 1), (1, 2, 0), (3, 1, 1), (1, 2.0, 1)]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name,argsets", KERNEL_CALLS, ids=[c[0] for c in KERNEL_CALLS])
+def test_kernel_view_fast_calls_match_body(name, argsets):
+    from numtorch.ops.shape import fast_views
+
+    ran = 0
+    for module in ("torch", "Tensor"):
+        if name == "unfold" and module == "torch":
+            continue
+        body = _body(module, name)
+        fn = getattr(torch, name) if module == "torch" else (lambda t, *a, n=name: getattr(t, n)(*a))
+        for x in _inputs():
+            for args in argsets:
+                base = x.clone() if x._base is None else x._base.clone().as_strided(x.shape, x.stride(),
+                                                                                     x.storage_offset())  # fmt: skip
+                full = args + (None,) if name == "as_strided" and len(args) == 2 else args
+                _same_view(_outcome(fn, base, *args), _outcome(body, base, *full), base)
+    # the own-storage route (no kernel call) is taken for a tensor whose array is its storage
+    x = torch.from_numpy(np.arange(24.0).reshape(2, 3, 4).copy())
+
+    def boom(*a):
+        raise AssertionError("the kernel ran")
+
+    if name == "as_strided":
+        r = fast_views._make_as_strided(boom, boom)(x, (2, 2), (1, 2), 3)
+        ran += r.stride() == (1, 2) and r.storage_offset() == 3
+    else:
+        r = fast_views._make_unfold(boom, boom)(x, 2, 2, 1)
+        ran += r.shape == (2, 3, 3, 2)
+    assert ran
+
+
+def test_complex_view_fast_calls_match_body():
+    from numtorch.ops.shape import fast_views
+
+    for name in ("view_as_real", "imag"):
+        body = _body("torch", name)
+        for z in _complex_inputs():
+            base = z.clone() if z._base is None else z
+            r, want = _outcome(getattr(torch, name), base), _outcome(body, base)
+            if isinstance(want, tuple) or want._base is None:
+                assert (r == want) if isinstance(want, tuple) else np.array_equal(r.numpy(), want.numpy())
+            else:
+                _same_view(r, want, base if base._base is None else base._base)
+        assert fast_views._make_view_as_real(None)(torch.zeros(2, 3, dtype=torch.complex64)).shape == (2, 3, 2)
+    body = _body("torch", "view_as_complex")
+    for x in [torch.arange(12.0).reshape(3, 2, 2), torch.arange(12.0, dtype=torch.float64).reshape(6, 2),
+              torch.arange(12.0).reshape(2, 6)[:, :2], torch.arange(12.0).reshape(6, 2)[1:],
+              torch.arange(12.0).reshape(6, 2)[2:], torch.arange(6.0), torch.zeros(3, 2, dtype=torch.float16),
+              torch.arange(12).reshape(6, 2), torch.tensor(1.0)]:  # fmt: skip
+        base = x.clone() if x._base is None else x
+        _same_view(_outcome(torch.view_as_complex, base), _outcome(body, base), base if base._base is None else
+                   base._base)  # fmt: skip
+    r = fast_views._make_view_as_complex(None, None)(torch.zeros(3, 2))
+    assert r.dtype == torch.complex64 and r.shape == (3,)
+
+
+def test_kernel_view_fast_calls_record_and_modes():
+    w = torch.arange(24.0, dtype=torch.float64).reshape(2, 3, 4).requires_grad_(True)
+    for f in (lambda t: t.as_strided((2, 2), (1, 2), 1), lambda t: t.unfold(2, 2, 1),
+              lambda t: torch.view_as_complex(t[..., :2].contiguous()), lambda t: torch.view_as_real(t * 1j),
+              lambda t: torch.imag(t * 1j)):  # fmt: skip
+        assert f(w).grad_fn is not None
+        assert torch.autograd.gradcheck(lambda t: f(t).real if f(t).is_complex() else f(t), (w,))
+    x = torch.arange(24.0).reshape(2, 3, 4)
+    z = torch.zeros(3, dtype=torch.complex64)
+    with capture_logs(is_mode=True) as logs, LoggingTensorMode():
+        x.as_strided((2, 2), (1, 2)), x.unfold(1, 2, 1), torch.view_as_real(z), torch.imag(z)
+        torch.view_as_complex(x[..., :2].contiguous())
+    seen = " ".join(logs)
+    assert all(f"aten.{op}" in seen for op in ("as_strided", "unfold", "view_as_real", "view_as_complex", "select"))
