@@ -772,12 +772,6 @@ def install_fast_paths() -> None:
             b.fast = (_make_getitem_fast(b.body), ("self", "key"))
     cpu = {"as_strided": _as_strided_cpu, "unfold": _unfold_cpu, "view_as_complex": _view_as_complex_cpu}
     fast_views.install(BINDINGS, _make_expand_fast, _diagonal_cpu, _diag_geometry, cpu)  # Note [Composite view fast calls]
-    from ..indexing import fast_index  # Note [Indexing fast calls]
-    from ..nn import fast_nn  # Note [Padding, pooling and prelu fast calls]
-
-    fast_nn.install(BINDINGS)
-    fast_index.install(BINDINGS)
-    fast_copies.install(BINDINGS)  # Note [Shape-copy fast calls]
 
 
 from ..._device import CPU as _CPU  # noqa: E402
@@ -787,4 +781,4 @@ _new = object.__new__
 from ..._size import Size as _Size  # noqa: E402
 from ...autograd import _engine  # noqa: E402
 from .core import view as _aten_view  # noqa: E402
-from . import fast_copies, fast_views  # noqa: E402
+from . import fast_views  # noqa: E402
