@@ -21,6 +21,8 @@ MAKERS = {
     "max_pool2d": fast_nn._make_max_pool2d,
     "avg_pool1d": fast_nn._make_avg_pool1d,
     "avg_pool2d": fast_nn._make_avg_pool2d,
+    "max_pool3d": fast_nn._make_max_pool3d,
+    "avg_pool3d": fast_nn._make_avg_pool3d,
     "prelu": fast_nn._make_prelu,
 }
 
@@ -123,11 +125,11 @@ def test_pad_matches_body():
 
 
 def _pool_calls(nd, avg):
-    shape = (2, 3, 7) if nd == 1 else (2, 3, 5, 6)
+    shape = {1: (2, 3, 7), 2: (2, 3, 5, 6), 3: (2, 2, 4, 5, 3)}[nd]
     xs = [_x(*shape), _x(*shape, dtype=torch.float64), _x(*shape[1:]), _x(*shape).transpose(-1, -2).contiguous()
           .transpose(-1, -2), torch.zeros((0,) + shape[1:]), torch.arange(42.0).reshape(6, 7).to(torch.int64),
           _x(*shape, dtype=torch.float16)]  # fmt: skip
-    ks = [2, 3, (2,) * nd, 1, 0, (2, 3)[:nd] if nd == 2 else (3,)]
+    ks = [2, 3, (2,) * nd, 1, 0, (2, 3, 1)[:nd] if nd > 1 else (3,)]
     ss = [None, 1, 2, (), (2,) * nd, 0]
     ps = [0, 1, (1,) * nd, 2]
     out = []
@@ -141,7 +143,7 @@ def _pool_calls(nd, avg):
     if avg:
         extra = [(x, 3, 2, 1, False, False), (x, 2, None, 0, True, 1), (x, 2.0, None, 0, False, True)]
         out += [e[:6] if nd == 1 else e + (None,) for e in extra]
-        if nd == 2:
+        if nd > 1:
             out += [(x, 2, None, 0, False, True, 3), (x, 3, 1, 1, True, False, 0), (x, 2, None, 0, False, True, 2.0)]
     else:
         out += [(x, 3, 1, 1, 2, False, False), (x, 2, 1, 0, 3, True, False), (x, 2, None, 0, 1, False, True),
@@ -149,9 +151,24 @@ def _pool_calls(nd, avg):
     return out
 
 
-@pytest.mark.parametrize("name", ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d"])
+@pytest.mark.parametrize("name", ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d"])
 def test_pools_match_body(name):
-    assert _check(name, _pool_calls(int(name[-2]), name.startswith("avg"))) > 50
+    calls = _pool_calls(int(name[-2]), name.startswith("avg"))
+    assert _check(name, calls) > 50
+    if name == "max_pool3d":  # torch.max_pool3d: no return_indices
+        b, only = _binding(name, "torch"), fast_nn._make_t_max_pool3d(_boom)
+        ran = 0
+        for args in calls:
+            want = _outcome(b.body, *args[:6])
+            _same(_outcome(torch.max_pool3d, *args[:6]), want)
+            try:
+                _same(only(*args[:6]), want)
+                ran += 1
+            except _BodyRan:
+                pass
+        assert ran > 50
+        x = calls[0][0]  # stride=None is the default stride, as PyTorch's parser reads it (was a TypeError)
+        assert torch.equal(torch.max_pool3d(x, 2, None), torch.max_pool3d(x, 2))
 
 
 def test_prelu_matches_body():
@@ -176,7 +193,8 @@ def test_grad_modes_and_autocast_take_the_body():
     w = torch.tensor([0.1, 0.2, 0.3], requires_grad=True)
     calls = [("pad", (x, (1, 1, 2, 2), "reflect", None)), ("max_pool2d", (x, 2, None, 0, 1, False, False)),
              ("avg_pool2d", (x, 2, None, 0, False, True, None)), ("prelu", (x, w)),
-             ("max_pool1d", (x[0], 2, None, 0, 1, False, False)), ("avg_pool1d", (x[0], 2, None, 0, False, True))]  # fmt: skip
+             ("max_pool1d", (x[0], 2, None, 0, 1, False, False)), ("avg_pool1d", (x[0], 2, None, 0, False, True)),
+             ("max_pool3d", (x, 2, None, 0, 1, False, False)), ("avg_pool3d", (x, 2, None, 0, False, True, None))]  # fmt: skip
     for name, args in calls:
         with pytest.raises(_BodyRan):
             only[name](*args)

@@ -1,4 +1,4 @@
-"""Fast calls (Note [Binding fast call]) of F.pad, max_pool1d/2d, avg_pool1d/2d and prelu."""
+"""Fast calls (Note [Binding fast call]) of F.pad, the max/avg pools (1-d, 2-d, 3-d) and prelu."""
 
 # Note [Padding, pooling and prelu fast calls]
 # On a plain CPU tensor (no dispatch mode, forward-AD level or autocast region, nothing to
@@ -8,7 +8,7 @@
 # - pad: reflect/replicate of the last 1-3 dims is one NumPy gather with the index vectors the
 #   body's 3-d gathers use (arange(-lo, size + hi) reflected or clipped): copies, so bit for bit
 #   the body's values; constant mode dispatches constant_pad_nd directly.
-# - max_pool1d/2d and avg_pool1d/2d call the body's plane kernels with the same arguments
+# - max_pool1d/2d/3d and avg_pool1d/2d/3d call the body's kernels with the same arguments
 #   (a 1-d pool is the 2-d kernel over (..., 1, L) planes), so the values are the kernel's.
 # - prelu is where(x > 0, x, x * w) in the input's dtype: one correctly rounded product, as the
 #   fused kernel's (Note [Fused prelu]).
@@ -29,6 +29,7 @@ from ..._dispatch import dispatch as _dispatch
 from ...kernels import PARALLEL_THRESHOLD
 from .pooling import K as _K
 from .pooling import pool_out_size
+from .pooling3d import K3 as _K3
 from .resample import constant_pad_nd as _constant_pad_nd
 
 _FLOATS = (D.float32, D.float64)
@@ -231,6 +232,82 @@ def _make_avg_pool2d(body):
     return fast
 
 
+_GEO3: dict = {}  # (sizes, k, s, p, d, ceil_mode, avg) -> (geometry array, output sizes) or None
+
+
+def _geometry3(input, kernel_size, stride, padding, dilation, ceil_mode, avg):
+    """The 3-d kernels' geometry array (Note [3-D pooling geometry]) when every check passes."""
+    a = input._data
+    if not (_plain(input) and (a.ndim == 4 or a.ndim == 5) and a.size and ceil_mode.__class__ is bool):
+        return None
+    k, p, d = _ints(kernel_size, 3), _ints(padding, 3), _ints(dilation, 3)
+    s = k if _nostride(stride) else _ints(stride, 3)
+    if k is None or s is None or p is None or d is None:
+        return None
+    sp = a.shape[-3:]
+    key = (sp, k, s, p, d, ceil_mode, avg)
+    g = _GEO3.get(key, _GEO3)
+    if g is _GEO3:
+        g, osp = None, []
+        for i in range(3):
+            o = _out(sp[i], k[i], s[i], p[i], d[i], ceil_mode)
+            # avg_pool3d refuses an input smaller than the kernel
+            if o < 1 or avg and sp[i] < k[i]:
+                break
+            osp.append(o)
+        else:
+            g = np.array([*sp, *k, *s, *p, *d, *osp], np.int64), tuple(osp)
+        if len(_GEO3) >= 256:
+            _GEO3.clear()
+        _GEO3[key] = g
+    return g
+
+
+def _max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode):
+    g = _geometry3(input, kernel_size, stride, padding, dilation, ceil_mode, False)
+    if g is None:
+        return None
+    a = np.ascontiguousarray(input._data)
+    out = _empty(a.shape[:-3] + g[1], a.dtype)
+    idx = _empty(out.shape, np.int64)
+    fn = _K3.max_pool3d_parallel if a.size >= PARALLEL_THRESHOLD else _K3.max_pool3d
+    fn(a.reshape(-1), out.reshape(-1), idx.reshape(-1), g[0])
+    return _make(out, input._dtype)
+
+
+def _make_max_pool3d(body):
+    def fast(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
+        r = _max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode) if return_indices is False else None
+        return body(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices) if r is None else r
+
+    return fast
+
+
+def _make_t_max_pool3d(body):  # torch.max_pool3d: no return_indices
+    def fast(input, kernel_size, stride, padding, dilation, ceil_mode):
+        r = _max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode)
+        return body(input, kernel_size, stride, padding, dilation, ceil_mode) if r is None else r
+
+    return fast
+
+
+def _make_avg_pool3d(body):
+    def fast(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+        if count_include_pad.__class__ is bool and (
+            divisor_override is None or divisor_override.__class__ is int and divisor_override
+        ):
+            g = _geometry3(input, kernel_size, stride, padding, 1, ceil_mode, True)
+            if g is not None:
+                a = np.ascontiguousarray(input._data)
+                out = _empty(a.shape[:-3] + g[1], a.dtype)
+                fn = _K3.avg_pool3d_parallel if a.size >= PARALLEL_THRESHOLD else _K3.avg_pool3d
+                fn(a.reshape(-1), out.reshape(-1), g[0], count_include_pad, divisor_override or 0)
+                return _make(out, input._dtype)
+        return body(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+    return fast
+
+
 # ---- prelu ---------------------------------------------------------------------------------------
 def _make_prelu(body):
     def fast(input, weight):
@@ -265,6 +342,9 @@ def install(bindings) -> None:
         ("torch.nn.functional", "max_pool2d"): _make_max_pool2d,
         ("torch.nn.functional", "avg_pool1d"): _make_avg_pool1d,
         ("torch.nn.functional", "avg_pool2d"): _make_avg_pool2d,
+        ("torch.nn.functional", "max_pool3d"): _make_max_pool3d,
+        ("torch", "max_pool3d"): _make_t_max_pool3d,
+        ("torch.nn.functional", "avg_pool3d"): _make_avg_pool3d,
         ("torch.nn.functional", "prelu"): _make_prelu,
         ("torch", "prelu"): _make_prelu,
     }
