@@ -1,5 +1,5 @@
-"""Fast calls (Note [Binding fast call]) of gather, scatter (src), scatter_add, scatter_reduce
-and index_put."""
+"""Fast calls (Note [Binding fast call]) of gather, take_along_dim, scatter (src), scatter_add,
+scatter_reduce, index_put and masked_scatter."""
 
 # Note [Indexing fast calls]
 # On plain CPU tensors (no dispatch mode, forward-AD level or autocast region, nothing to
@@ -9,7 +9,10 @@ and index_put."""
 # from the same dim_offsets kernel (Note [Indexing kernels compute offsets]) with its prepared
 # shape/stride arrays cached per (input shape, index shape, dim), and the values move as the
 # body moves them (storage[offsets], offsets assignment, accumulate_at / reduce_into), so the
-# results are the body's bit for bit, repeated indices included (same order). index_put with
+# results are the body's bit for bit, repeated indices included (same order); take_along_dim
+# with a dim and an index of the input's size off it is a gather admitting negative indices
+# (the kernel's ``wrap``); masked_scatter with a mask of the input's shape is the body's copy and
+# boolean assignment without the broadcasts. index_put with
 # one 1-D int64 index per dim is np.ravel_multi_index's offsets (it refuses negative and
 # out-of-range indices: those take the body) and the same assignment or accumulate_at.
 # Anything else - a gradient to record, out=, a mode, an index out of range, any error - takes
@@ -57,9 +60,10 @@ def _prep(shape, ishape, d):
     return p
 
 
-def _offsets(input, dim, index, src=None):
+def _offsets(input, dim, index, src=None, wrap=False):
     """The body's offsets of ``index`` along ``dim`` into ``input``'s C-contiguous layout, or
-    None where the fast call must decline (anything the body would check or refuse)."""
+    None where the fast call must decline (anything the body would check or refuse).
+    ``wrap``: take_along_dim's negative indices, and its index the input's size off ``dim``."""
     a, i = input._data, index._data
     nd = a.ndim
     if not (
@@ -77,7 +81,7 @@ def _offsets(input, dim, index, src=None):
     d = dim % nd
     sh, ish = a.shape, i.shape
     for k in range(nd):
-        if ish[k] > sh[k] and k != d:
+        if (ish[k] != sh[k] if wrap else ish[k] > sh[k]) and k != d:
             return None
     if src is not None:
         s = src._data
@@ -88,7 +92,7 @@ def _offsets(input, dim, index, src=None):
                 return None
     shape_a, st_a, dim_st, ist = _prep(sh, ish, d)
     out = _empty(i.size, np.int64)
-    if K.dim_offsets(shape_a, 0, st_a, dim_st, i.reshape(-1), 0, ist, d, sh[d], False, out) >= 0:
+    if K.dim_offsets(shape_a, 0, st_a, dim_st, i.reshape(-1), 0, ist, d, sh[d], wrap, out) >= 0:
         return None
     return out
 
@@ -103,6 +107,34 @@ def _gather(input, dim, index, sparse_grad=False, out=None):
         offs = _offsets(input, dim, index)
         if offs is not None:
             return _make(np.ascontiguousarray(input._data).reshape(-1)[offs].reshape(index._data.shape), input._dtype)
+    return None
+
+
+def _take_along_dim(input, indices, dim=None, out=None):
+    if dim is not None and out is None:  # with dim: a gather whose indices may be negative
+        offs = _offsets(input, dim, indices, wrap=True)
+        if offs is not None:
+            a = np.ascontiguousarray(input._data).reshape(-1)
+            return _make(a[offs].reshape(indices._data.shape), input._dtype)
+    return None
+
+
+def _masked_scatter(input, mask, source):
+    a, m, s = input._data, mask._data, source._data
+    if (
+        _no_mode()
+        and mask._dtype is D.bool
+        and source._dtype is input._dtype
+        and m.shape == a.shape
+        and _plain(input)
+        and _plain(mask)
+        and _plain(source)
+    ):
+        k = int(np.count_nonzero(m))
+        if s.size >= k:
+            res = np.array(a, order="C")
+            res[m] = s.reshape(-1)[:k]
+            return _make(res, input._dtype)
     return None
 
 
@@ -187,7 +219,7 @@ def _wrap(body, core):
 
 
 _CORES = {"gather": _gather, "scatter": _scatter, "scatter_add": _scatter_add, "scatter_reduce": _scatter_reduce,
-          "index_put": _index_put}  # fmt: skip
+          "index_put": _index_put, "take_along_dim": _take_along_dim, "masked_scatter": _masked_scatter}  # fmt: skip
 
 
 def install(bindings) -> None:

@@ -203,3 +203,41 @@ def test_grad_out_and_modes_take_the_body():
     out = torch.empty(1, 2)
     torch.gather(x.detach(), 1, i, out=out)
     assert np.array_equal(out.numpy(), x.detach().numpy()[:1, :2])
+
+
+def test_take_along_dim_matches_body():
+    calls = []
+    for args in _dim_calls(False):
+        x, dim, i = args
+        calls.append((x, i, dim))
+        if isinstance(dim, int) and i.dim() == 2 and x.dim() == 2:
+            calls.append((x, torch.tensor([[-1, 0, -4], [1, 2, 3], [-2, -2, 0]]), dim))  # negative: wraps
+            calls.append((x, i, None))
+            calls.append((x, i[:1], dim))  # broadcast: the body
+    calls.append((_x(3, 4), torch.tensor([[1, -5]] * 3), 1))  # below -size
+    assert _check("take_along_dim", calls, fast_index._take_along_dim) > 20
+
+
+def test_masked_scatter_matches_body():
+    calls = []
+    for dt in (torch.float32, torch.float64, torch.int64, torch.bool, torch.complex64):
+        x = _x(3, 4).to(dt)
+        for m in (_x(3, 4) > 0, torch.zeros(3, 4, dtype=torch.bool), torch.ones(3, 4, dtype=torch.bool)):
+            for src in (_x(3, 4).to(dt), _x(20).to(dt), _x(2).to(dt), _x(3, 4)):
+                calls.append((x, m, src))
+    x = _x(3, 4)
+    calls += [(x, _x(4) > 0, _x(12)), (x, (_x(3, 4) > 0).to(torch.uint8), _x(12)), (x.t(), _x(4, 3) > 0, _x(12)),
+              (torch.zeros(0, 3), torch.zeros(0, 3, dtype=torch.bool), _x(2))]  # fmt: skip
+    assert _check("masked_scatter", calls, fast_index._masked_scatter) > 20
+
+
+def test_take_along_dim_and_masked_scatter_record():
+    x = _x(3, 4).to(torch.float64).requires_grad_()
+    i = torch.tensor([[0, -1], [2, 3], [1, 1]])
+    m = _x(3, 4) > 0
+    assert fast_index._take_along_dim(x, i, 1) is None and fast_index._masked_scatter(x, m, x) is None
+    assert torch.autograd.gradcheck(lambda t: torch.take_along_dim(t, i, 1), (x,))
+    assert torch.autograd.gradcheck(lambda t: torch.masked_scatter(t, m, t * 2), (x,))
+    with LoggingTensorMode(), capture_logs() as logs:
+        torch.take_along_dim(x.detach(), i, 1), torch.masked_scatter(x.detach(), m, x.detach())
+    assert len(logs) >= 2
