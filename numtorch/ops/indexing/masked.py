@@ -241,9 +241,10 @@ def _flat_index(index: Tensor, n: int, fname: str, bounds: bool = True) -> np.nd
 
 
 def _in_bounds(i: np.ndarray, n: int) -> None:
-    bad = (i >= n) | (i < -n)
-    if bad.any():
-        raise IndexError(f"out of range: tried to access index {i[bad].flat[0]} on a tensor of {n} elements.")
+    flat = i.reshape(-1)
+    pos = K.first_out_of_range(flat, -n, n) if flat.size else -1
+    if pos >= 0:
+        raise IndexError(f"out of range: tried to access index {flat[pos]} on a tensor of {n} elements.")
 
 
 def _take_cpu(self, index):

@@ -298,7 +298,7 @@ def _index_select_cpu(self, dim, index):
     n = a.shape[d]
     if i.size and a.size == 0 and nd > 1 and n == 0:  # index_select_out_cpu_'s empty-self branch
         raise RuntimeError("index_select(): self indexing axis dim should be positive")
-    if i.size and (i.min() < 0 or i.max() >= n):
+    if i.size and K.first_out_of_range(i, 0, n) >= 0:
         if d == 1 or a.size == 0 and nd > 1:  # PyTorch's CPU kernel for these has its own message
             bad = i[(i < 0) | (i >= n)][0]
             raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={n}")
@@ -356,9 +356,8 @@ def _slabs(a: np.ndarray, d: int) -> np.ndarray:
 
 def _first_bad(i: np.ndarray, n: int, wrap: bool = False):
     """The first entry of the 1-D index outside [0, n) (or [-n, n) with ``wrap``), or None."""
-    if i.size and (i.min() < (-n if wrap else 0) or i.max() >= n):
-        return int(i[(i < (-n if wrap else 0)) | (i >= n)][0])
-    return None
+    pos = K.first_out_of_range(i, -n if wrap else 0, n) if i.size else -1
+    return int(i[pos]) if pos >= 0 else None
 
 
 def _index_add_impl(inplace, self, dim, index, source, alpha=1):

@@ -241,3 +241,24 @@ def test_take_along_dim_and_masked_scatter_record():
     with LoggingTensorMode(), capture_logs() as logs:
         torch.take_along_dim(x.detach(), i, 1), torch.masked_scatter(x.detach(), m, x.detach())
     assert len(logs) >= 2
+
+
+def test_first_out_of_range_kernel_and_messages():
+    from numtorch.kernels.cpu import indexing as K
+
+    for dt in (np.int64, np.int32):
+        i = np.array([0, 3, -4, 5, -9, 2], dt)
+        assert K.first_out_of_range(i, 0, 4) == 2
+        assert K.first_out_of_range(i, -4, 4) == 3
+        assert K.first_out_of_range(i, -9, 6) == -1
+        assert K.first_out_of_range(i[::2], 0, 4) == 1  # strided
+        assert K.first_out_of_range(i[:0], 0, 1) == -1
+    x = _x(3, 4)
+    with pytest.raises(IndexError, match=r"index 7 is out of bounds for dimension 0 with size 3"):
+        torch.index_fill(x, 0, torch.tensor([1, 7, -9]), 1.0)
+    with pytest.raises(IndexError, match=r"tried to access index 12 on a tensor of 12 elements"):
+        torch.take(x, torch.tensor([[0, 12], [-13, 1]]))
+    with pytest.raises(IndexError, match=r"index 3 is out of bounds for dimension 0 with size 3"):
+        x[torch.tensor([0, 3, -5])]
+    with pytest.raises(RuntimeError, match=r"INDICES element is out of DATA bounds, id=-1 axis_dim=4"):
+        torch.index_select(x, 1, torch.tensor([0, -1, 9]))
