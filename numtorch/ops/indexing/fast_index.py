@@ -1,5 +1,5 @@
 """Fast calls (Note [Binding fast call]) of gather, take_along_dim, scatter (src), scatter_add,
-scatter_reduce, index_put and masked_scatter."""
+scatter_reduce, index_put, masked_scatter, searchsorted and bucketize."""
 
 # Note [Indexing fast calls]
 # On plain CPU tensors (no dispatch mode, forward-AD level or autocast region, nothing to
@@ -12,7 +12,8 @@ scatter_reduce, index_put and masked_scatter."""
 # results are the body's bit for bit, repeated indices included (same order); take_along_dim
 # with a dim and an index of the input's size off it is a gather admitting negative indices
 # (the kernel's ``wrap``); masked_scatter with a mask of the input's shape is the body's copy and
-# boolean assignment without the broadcasts. index_put with
+# boolean assignment without the broadcasts; searchsorted/bucketize of same-dtype contiguous
+# operands call search_rows as the body does (the int64 result without its extra copy). index_put with
 # one 1-D int64 index per dim is np.ravel_multi_index's offsets (it refuses negative and
 # out-of-range indices: those take the body) and the same assignment or accumulate_at.
 # Anything else - a gradient to record, out=, a mode, an index out of range, any error - takes
@@ -210,6 +211,45 @@ def _index_put(input, indices, values, accumulate=False):
     return _make(res, input._dtype)
 
 
+_SEARCH_DTYPES = (D.float32, D.float64, D.int64, D.int32)
+
+
+def _searchsorted(sorted_sequence, input, out_int32=False, right=False, side=None, out=None, sorter=None):
+    """search_rows over same-dtype C-contiguous operands, as the body runs it (int64 result)."""
+    if out is not None or sorter is not None or out_int32 is not False or right.__class__ is not bool:
+        return None
+    if side is not None:
+        if side.__class__ is not str or side not in ("left", "right") or right and side == "left":
+            return None
+        right = side == "right"
+    b, v = sorted_sequence._data, input._data
+    if not (
+        input.__class__ is _Tensor
+        and sorted_sequence._dtype is input._dtype
+        and input._dtype in _SEARCH_DTYPES
+        and b.ndim
+        and (b.ndim == 1 or b.shape[:-1] == v.shape[:-1])
+        and v.size
+        and b.flags.c_contiguous
+        and v.flags.c_contiguous
+        and _no_mode()
+        and _plain(sorted_sequence)
+        and _plain(input)
+    ):
+        return None
+    nb = b.shape[-1]
+    res = _empty(v.size, np.int64)
+    K.search_rows(b.reshape(-1), nb if b.ndim > 1 else 0, nb, v.reshape(-1), v.size if b.ndim == 1 else v.shape[-1],
+                  right, res)  # fmt: skip
+    return _make(res.reshape(v.shape), _I64)
+
+
+def _bucketize(input, boundaries, out_int32=False, right=False, out=None):
+    if boundaries._data.ndim == 1:
+        return _searchsorted(boundaries, input, out_int32, right, None, out)
+    return None
+
+
 def _wrap(body, core):
     def fast(*v):
         r = core(*v)
@@ -219,7 +259,8 @@ def _wrap(body, core):
 
 
 _CORES = {"gather": _gather, "scatter": _scatter, "scatter_add": _scatter_add, "scatter_reduce": _scatter_reduce,
-          "index_put": _index_put, "take_along_dim": _take_along_dim, "masked_scatter": _masked_scatter}  # fmt: skip
+          "index_put": _index_put, "take_along_dim": _take_along_dim, "masked_scatter": _masked_scatter,
+          "searchsorted": _searchsorted, "bucketize": _bucketize}  # fmt: skip
 
 
 def install(bindings) -> None:

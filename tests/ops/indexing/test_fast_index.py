@@ -62,7 +62,7 @@ def _check(name, calls, core):
     """Both public routes against the body; returns how many calls the fast core took. A call
     ending in a dict passes it as keywords."""
     ran = 0
-    for module in ("torch", "Tensor"):
+    for module in ("torch", "Tensor") if name != "searchsorted" else ("torch",):
         b = _binding(module, name)
         fn = getattr(torch, name) if module == "torch" else getattr(torch.Tensor, name)
         for args in calls:
@@ -262,3 +262,33 @@ def test_first_out_of_range_kernel_and_messages():
         x[torch.tensor([0, 3, -5])]
     with pytest.raises(RuntimeError, match=r"INDICES element is out of DATA bounds, id=-1 axis_dim=4"):
         torch.index_select(x, 1, torch.tensor([0, -1, 9]))
+
+
+def test_searchsorted_and_bucketize_match_body():
+    calls = []
+    for dt in (torch.float32, torch.float64, torch.int64, torch.int32, torch.float16):
+        seq = torch.tensor([[1, 3, 3, 5, 7], [0, 2, 4, 6, 8]]).to(dt)
+        v = torch.tensor([[3, 6, 0], [8, 9, -1]]).to(dt)
+        for s, x in [(seq, v), (seq[0], v), (seq[0], v[0]), (seq, v[0]), (seq.t().contiguous().t(), v)]:
+            for kw in ({}, {"right": True}, {"side": "right"}, {"side": "left"}, {"side": "left", "right": True},
+                       {"side": "middle"}, {"out_int32": True}, {"sorter": torch.argsort(s)}):  # fmt: skip
+                calls.append((s, x, kw))
+    calls.append((torch.tensor([1.0, float("nan")]), torch.tensor([float("nan"), 0.5, 2.0]), {}))
+    calls.append((torch.tensor([1.0, 2.0]), torch.tensor([1, 2]), {}))  # dtypes differ: the body
+    assert _check("searchsorted", calls, fast_index._searchsorted) > 20
+    bcalls = []
+    for s, x, kw in calls:
+        if s.dim() == 1 and "side" not in kw and "sorter" not in kw:
+            bcalls.append((x, s, kw))
+    bcalls.append((torch.tensor([1.0]), torch.tensor([[1.0, 2.0]]), {}))  # 2-D boundaries: the body's error
+    ran = 0
+    b = _binding("torch", "bucketize")
+    for x, s, kw in bcalls:
+        full = _full(torch.bucketize, (x, s), kw)
+        want = _outcome(b.body, *full)
+        _same(_outcome(lambda: torch.bucketize(x, s, **kw)), want)
+        r = fast_index._bucketize(*full)
+        if r is not None:
+            ran += 1
+            _same(r, want)
+    assert ran > 5
