@@ -1,5 +1,5 @@
 """Fast calls (Note [Binding fast call]) of gather, take_along_dim, scatter (src), scatter_add,
-scatter_reduce, index_put, masked_scatter, searchsorted and bucketize."""
+scatter_reduce, index_put, masked_scatter, searchsorted, bucketize and nonzero/argwhere."""
 
 # Note [Indexing fast calls]
 # On plain CPU tensors (no dispatch mode, forward-AD level or autocast region, nothing to
@@ -31,6 +31,7 @@ from ..._tensor import Tensor as _Tensor
 from ..._tensor import _make
 from ...amp._policy import _INSTALLED as _AUTOCAST
 from .core import _ADD, _KERNEL_DTYPES, K, _accumulate, _cstrides
+from .masked import argwhere_array
 from .scatter import reduce_into
 
 _empty = np.empty
@@ -250,6 +251,12 @@ def _bucketize(input, boundaries, out_int32=False, right=False, out=None):
     return None
 
 
+def _nonzero(input, out=None, as_tuple=False):
+    if out is None and as_tuple is False and _no_mode() and _plain(input):
+        return _make(argwhere_array(input._data), _I64)
+    return None
+
+
 def _wrap(body, core):
     def fast(*v):
         r = core(*v)
@@ -260,7 +267,7 @@ def _wrap(body, core):
 
 _CORES = {"gather": _gather, "scatter": _scatter, "scatter_add": _scatter_add, "scatter_reduce": _scatter_reduce,
           "index_put": _index_put, "take_along_dim": _take_along_dim, "masked_scatter": _masked_scatter,
-          "searchsorted": _searchsorted, "bucketize": _bucketize}  # fmt: skip
+          "searchsorted": _searchsorted, "bucketize": _bucketize, "nonzero": _nonzero, "argwhere": _nonzero}  # fmt: skip
 
 
 def install(bindings) -> None:
@@ -268,5 +275,5 @@ def install(bindings) -> None:
     for b in bindings:
         core = _CORES.get(b.name)
         if core is not None and b.module in ("torch", "Tensor") and b.fast is None:
-            args = tuple(p.partition("=")[0].strip() for p in b.sig.split(",") if p.strip() != "*")
+            args = tuple(p.partition("=")[0].strip() for p in b.sig.split(",") if p.strip() not in ("*", ""))
             b.fast = (_wrap(b.body, core), args)

@@ -214,8 +214,16 @@ where_out = defop(
 where_cond = defop(
     "where(Tensor condition) -> Tensor[]", composite=lambda condition: _d(nonzero_numpy, condition)
 )
+def argwhere_array(a: np.ndarray) -> np.ndarray:
+    """np.argwhere(a) as a C-contiguous int64 array, built from np.nonzero's coordinates in one
+    np.array (np.argwhere's transpose and the int64 copy: ~2x the time on a small input)."""
+    if not a.ndim:
+        return np.argwhere(a).astype(np.int64)
+    return np.array(np.nonzero(a), np.int64).T.copy()
+
+
 nonzero = defop(
-    "nonzero(Tensor self) -> Tensor", cpu=lambda self: _t(np.argwhere(self._data).astype(np.int64))
+    "nonzero(Tensor self) -> Tensor", cpu=lambda self: _t(argwhere_array(self._data))
 )
 nonzero_out = defop(
     f"nonzero.out(Tensor self, *, {_OUT}", cpu=lambda self, out: _write_out(out, _d(nonzero, self))
