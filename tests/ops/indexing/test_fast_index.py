@@ -297,8 +297,8 @@ def test_searchsorted_and_bucketize_match_body():
 def test_nonzero_and_argwhere_match_body():
     xs = [_x(3, 4), _x(3, 4) > 0, torch.zeros(2, 3), torch.ones(2, 1, 3, dtype=torch.int64), _x(5), torch.tensor(2.0),
           torch.tensor(0.0), torch.zeros(0, 3), _x(4, 3).t(), torch.tensor([float("nan"), 0.0, -0.0])]  # fmt: skip
-    assert _check("nonzero", [(x,) for x in xs], fast_index._nonzero) > 10
-    assert _check("argwhere", [(x,) for x in xs], fast_index._nonzero) > 10
+    assert _check("nonzero", [(x,) for x in xs], fast_index._nonzero) >= 2 * len(xs)
+    assert _check("argwhere", [(x,) for x in xs], fast_index._nonzero) >= 2 * len(xs)
     for x in xs:  # the kernel itself is np.argwhere's answer
         r = torch.nonzero(x)
         assert r.dtype == torch.int64 and r.is_contiguous()
