@@ -257,6 +257,10 @@ def _nonzero(input, out=None, as_tuple=False):
     return None
 
 
+def _nonzero_method(self, as_tuple=False):  # Tensor.nonzero has no out=
+    return _nonzero(self, None, as_tuple)
+
+
 def _wrap(body, core):
     def fast(*v):
         r = core(*v)
@@ -273,7 +277,7 @@ _CORES = {"gather": _gather, "scatter": _scatter, "scatter_add": _scatter_add, "
 def install(bindings) -> None:
     """Attach the fast calls above (views.install_fast_paths calls this before _api.install)."""
     for b in bindings:
-        core = _CORES.get(b.name)
+        core = _nonzero_method if (b.module, b.name) == ("Tensor", "nonzero") else _CORES.get(b.name)
         if core is not None and b.module in ("torch", "Tensor") and b.fast is None:
             args = tuple(p.partition("=")[0].strip() for p in b.sig.split(",") if p.strip() not in ("*", ""))
             b.fast = (_wrap(b.body, core), args)

@@ -70,7 +70,7 @@ def _check(name, calls, core):
             full = _full(fn, args, kw)
             want = _outcome(b.body, *full)
             _same(_outcome(lambda *a: fn(*a, **kw), *args), want)
-            r = core(*full)
+            r = (fast_index._nonzero_method if (module, name) == ("Tensor", "nonzero") else core)(*full)
             if r is not None:
                 ran += 1
                 _same(r, want)
