@@ -244,6 +244,93 @@ def _make_imag(body):
     return fast
 
 
+# and the plain view ops (session 14): reshape/view_as/reshape_as/ravel of a C-contiguous
+# tensor to int sizes of its numel (a NumPy reshape, as Note [Reshape fast path]), squeeze,
+# unsqueeze (its kernel's C-contiguous branch) and permute: _view of the NumPy view the
+# kernel makes, without the parsing and the dispatch.
+def _contig(a) -> bool:
+    return a.flags.c_contiguous and a.size and (a.ndim == 0 or a.strides[-1] == a.itemsize)
+
+
+def _reshaped(self, shape):
+    """``self`` viewed with the int ``shape`` (sizes >= 0 of its numel), or None."""
+    a = self._data
+    if not (_plain(self) and _contig(a)) or (shape.__class__ is not tuple and shape.__class__ is not list and
+                                               shape.__class__ is not _Size):  # fmt: skip
+        return None
+    n = 1
+    for k in shape:
+        if k.__class__ is not int or k < 0:
+            return None
+        n *= k
+    return _view(self, a.reshape(shape)) if n == a.size and shape else None
+
+
+def _make_reshape(body):
+    def fast(input, shape):
+        r = _reshaped(input, shape)
+        return body(input, shape) if r is None else r
+
+    return fast
+
+
+def _make_shape_as(body):  # view_as / reshape_as
+    def fast(self, other):
+        r = _reshaped(self, other._data.shape) if other.__class__ is _Tensor else None
+        return body(self, other) if r is None else r
+
+    return fast
+
+
+def _make_ravel(body):
+    def fast(input):
+        r = _reshaped(input, (input._data.size,))
+        return body(input) if r is None else r
+
+    return fast
+
+
+def _make_squeeze(body):
+    def fast(input, dim):
+        a = input._data
+        n = a.ndim
+        if _plain(input) and n and (dim is None or dim.__class__ is int and -n <= dim < n):
+            sh = a.shape
+            axes = tuple([d for d in range(n) if sh[d] == 1]) if dim is None else (dim % n,) if sh[dim] == 1 else ()
+            return _view(input, a.squeeze(axes) if axes else a.view())
+        return body(input, dim)
+
+    return fast
+
+
+def _make_unsqueeze(body):
+    def fast(input, dim):
+        a = input._data
+        n = a.ndim
+        if _plain(input) and dim.__class__ is int and -n - 1 <= dim <= n and _contig(a):
+            d = dim % (n + 1)
+            return _view(input, a.reshape(a.shape[:d] + (1,) + a.shape[d:]))
+        return body(input, dim)
+
+    return fast
+
+
+def _make_permute(body):
+    def fast(input, dims):
+        a = input._data
+        n = a.ndim
+        if _plain(input) and (dims.__class__ is tuple or dims.__class__ is list) and len(dims) == n:
+            w = []
+            for d in dims:
+                if d.__class__ is not int or not -n <= d < n or d % n in w:
+                    return body(input, dims)
+                w.append(d % n)
+            return _view(input, a.transpose(w))
+        return body(input, dims)
+
+    return fast
+
+
 def _none(self, size):
     return None  # the expand fast call's fallback here: the caller's own body runs instead
 
@@ -279,3 +366,15 @@ def install(bindings, make_expand_fast, diagonal_cpu, diag_geometry, cpu=None) -
             b.fast = (_make_view_as_complex(b.body, cpu["view_as_complex"]), args)
         elif b.name == "imag" and len(args) == 1:
             b.fast = (_make_imag(b.body), args)
+        elif b.name == "reshape" and args == ("input", "shape"):
+            b.fast = (_make_reshape(b.body), args)
+        elif b.name in ("view_as", "reshape_as") and args == ("self", "other"):
+            b.fast = (_make_shape_as(b.body), args)
+        elif b.name == "ravel" and len(args) == 1:
+            b.fast = (_make_ravel(b.body), args)
+        elif b.name == "squeeze" and args[1:] == ("dim",):
+            b.fast = (_make_squeeze(b.body), args)
+        elif b.name == "unsqueeze" and args[1:] == ("dim",):
+            b.fast = (_make_unsqueeze(b.body), args)
+        elif b.name == "permute" and args == ("input", "dims"):
+            b.fast = (_make_permute(b.body), args)

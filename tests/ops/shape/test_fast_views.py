@@ -225,3 +225,65 @@ def test_kernel_view_fast_calls_record_and_modes():
         torch.view_as_complex(x[..., :2].contiguous())
     seen = " ".join(logs)
     assert all(f"aten.{op}" in seen for op in ("as_strided", "unfold", "view_as_real", "view_as_complex", "select"))
+
+
+PLAIN_VIEW_CALLS = [
+    ("reshape", "torch", [((4, 6),), ([24],), ((2, -1),), ((5, 5),), ((2, 3, 4),), ((24.0,),), ((),)]),
+    ("ravel", "torch", [()]),
+    ("ravel", "Tensor", [()]),
+    ("squeeze", "torch", [(None,), (0,), (1,), (-1,), (3,), ((0, 1),)]),
+    ("squeeze", "Tensor", [(None,), (2,), (-4,)]),
+    ("unsqueeze", "torch", [(0,), (3,), (-1,), (-4,), (4,), (-5,), (1.0,)]),
+    ("unsqueeze", "Tensor", [(1,), (-2,)]),
+    ("permute", "torch", [((2, 0, 1),), ([0, 1, 2],), ((-1, 0, 1),), ((0, 0, 1),), ((0, 1),), ((0, 1, 3),)]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name,module,argsets", PLAIN_VIEW_CALLS, ids=[f"{c[1]}.{c[0]}" for c in PLAIN_VIEW_CALLS])
+def test_plain_view_fast_calls_match_body(name, module, argsets):
+    body = _body(module, name)
+    fn = getattr(torch, name) if module == "torch" else (lambda t, *a, n=name: getattr(t, n)(*a))
+    for x in list(_inputs()) + [torch.zeros(2, 1, 3, 1)]:
+        for args in argsets:
+            base = x.clone() if x._base is None else x._base.clone().as_strided(x.shape, x.stride(), x.storage_offset())
+            r, want = _outcome(fn, base, *args), _outcome(body, base, *args)
+            if name == "ravel" and not base.is_contiguous():  # a view of a fresh copy: each call its own
+                assert r.shape == want.shape and r.stride() == want.stride()
+                assert np.array_equal(r.numpy(), want.numpy())
+                continue
+            _same_view(r, want, base)
+
+
+def test_view_as_reshape_as_match_body():
+    for name in ("view_as", "reshape_as"):
+        body = _body("Tensor", name)
+        for x in _inputs():
+            for o in (torch.zeros(4, 6), torch.zeros(24, dtype=torch.int64), torch.zeros(5), torch.zeros(2, 3, 4)):
+                base = x.clone() if x._base is None else x._base.clone().as_strided(x.shape, x.stride(),
+                                                                                     x.storage_offset())  # fmt: skip
+                _same_view(_outcome(getattr(base, name), o), _outcome(body, base, o), base)
+
+
+def test_plain_view_fast_calls_take_their_route_and_record():
+    from numtorch.ops.shape import fast_views as fv
+
+    def boom(*a):
+        raise AssertionError("the body ran")
+
+    x = torch.zeros(2, 1, 3)
+    assert fv._make_reshape(boom)(x, (3, 2)).shape == (3, 2)
+    assert fv._make_shape_as(boom)(x, torch.zeros(6)).shape == (6,)
+    assert fv._make_ravel(boom)(x).shape == (6,)
+    assert fv._make_squeeze(boom)(x, None).shape == (2, 3)
+    assert fv._make_unsqueeze(boom)(x, 0).shape == (1, 2, 1, 3)
+    assert fv._make_permute(boom)(x, (2, 0, 1)).shape == (3, 2, 1)
+    w = torch.arange(6.0, dtype=torch.float64).reshape(2, 1, 3).requires_grad_(True)
+    for f in (lambda t: torch.reshape(t, (3, 2)), lambda t: t.view_as(torch.zeros(6)), lambda t: torch.ravel(t),
+              lambda t: torch.squeeze(t), lambda t: torch.unsqueeze(t, 1), lambda t: torch.permute(t, (2, 0, 1)),
+              lambda t: t.reshape_as(torch.zeros(3, 2))):  # fmt: skip
+        assert f(w).grad_fn is not None
+        assert torch.autograd.gradcheck(f, (w,))
+    with capture_logs(is_mode=True) as logs, LoggingTensorMode():
+        torch.reshape(x, (3, 2)), torch.squeeze(x), torch.unsqueeze(x, 0), torch.permute(x, (2, 0, 1))
+    seen = " ".join(logs)
+    assert all(f"aten.{op}" in seen for op in ("view", "squeeze", "unsqueeze", "permute"))
