@@ -13,9 +13,11 @@ scatter_reduce, index_put, masked_scatter, searchsorted, bucketize and nonzero/a
 # with a dim and an index of the input's size off it is a gather admitting negative indices
 # (the kernel's ``wrap``); masked_scatter with a mask of the input's shape is the body's copy and
 # boolean assignment without the broadcasts; searchsorted/bucketize of same-dtype contiguous
-# operands call search_rows as the body does (the int64 result without its extra copy). index_put with
-# one 1-D int64 index per dim is np.ravel_multi_index's offsets (it refuses negative and
-# out-of-range indices: those take the body) and the same assignment or accumulate_at.
+# operands call search_rows as the body does (the int64 result without its extra copy);
+# index_put with one 1-D int64 index per dim is np.ravel_multi_index's offsets (it refuses
+# negative and out-of-range indices: those take the body) and the same assignment or
+# accumulate_at. Along the last dim, gather and scatter_add (and scatter_reduce "sum" with
+# include_self) are one fused kernel (Note [Last-dim gather and scatter-add]): same order.
 # Anything else - a gradient to record, out=, a mode, an index out of range, any error - takes
 # the body, so errors and graphs are the body's. tests/ops/indexing/test_fast_index.py compares
 # both routes and checks which one ran.
@@ -104,7 +106,36 @@ def _values(src, ishape):
     return np.ascontiguousarray(s[tuple(slice(0, n) for n in ishape)]).reshape(-1)
 
 
+def _last_dim(input, dim, index, src=None) -> bool:
+    """Note [Last-dim gather and scatter-add]: ``dim`` the last, same leading sizes, int64
+    C-contiguous index (and ``src`` of the index's shape), a kernel dtype."""
+    a, i = input._data, index._data
+    n = a.ndim
+    return (
+        n >= 1
+        and dim.__class__ is int
+        and (dim == n - 1 or dim == -1)
+        and i.ndim == n
+        and i.shape[:-1] == a.shape[:-1]
+        and i.size
+        and a.dtype in _KERNEL_DTYPES
+        and index._dtype is _I64
+        and i.flags.c_contiguous
+        and (src is None or src._data.shape == i.shape and src._dtype is input._dtype and _plain(src))
+        and _no_mode()
+        and _plain(input)
+        and _plain(index)
+    )
+
+
 def _gather(input, dim, index, sparse_grad=False, out=None):
+    if sparse_grad is False and out is None and _last_dim(input, dim, index):
+        a, i = np.ascontiguousarray(input._data), index._data
+        r = _empty(i.shape, a.dtype)
+        if K.gather_last(a.reshape(-1), i.reshape(-1), r.reshape(-1), i.size // i.shape[-1], a.shape[-1],
+                         i.shape[-1]) < 0:  # fmt: skip
+            return _make(r, input._dtype)
+        return None
     if sparse_grad is False and out is None:
         offs = _offsets(input, dim, index)
         if offs is not None:
@@ -150,7 +181,19 @@ def _scatter(input, dim, index, src=None, value=None, reduce=None, out=None):
     return None
 
 
+def _add_last(input, index, src):
+    a, i = input._data, index._data
+    res = np.array(a, order="C", copy=True)
+    s = np.ascontiguousarray(src._data)
+    if K.scatter_add_last(res.reshape(-1), i.reshape(-1), s.reshape(-1), i.size // i.shape[-1], a.shape[-1],
+                          i.shape[-1]) < 0:  # fmt: skip
+        return _make(res, input._dtype)
+    return None
+
+
 def _scatter_add(input, dim, index, src, out=None):
+    if out is None and _last_dim(input, dim, index, src):
+        return _add_last(input, index, src)
     if out is None and input._data.dtype in _KERNEL_DTYPES:
         offs = _offsets(input, dim, index, src)
         if offs is not None:
@@ -168,6 +211,8 @@ def _scatter_reduce(input, dim, index, src, reduce, include_self=True, out=None)
         and reduce.__class__ is str
         and reduce in _REDUCES
     ):
+        if reduce == "sum" and include_self is True and _last_dim(input, dim, index, src):
+            return _add_last(input, index, src)
         offs = _offsets(input, dim, index, src)
         if offs is not None:
             res = np.array(input._data, order="C", copy=True)

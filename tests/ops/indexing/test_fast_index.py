@@ -88,6 +88,8 @@ def _dim_calls(with_src):
             (1, [[0, 1], [2, 3]]),
             (0, [[0, 1, 2, 3, 4]]),  # index larger than self off dim
             (1, [[0, 4]]),  # out of range
+            (1, [[0, 1], [2, 4], [1, 1]]),  # out of range, last dim (the fused kernels)
+            (-1, [[0, 1], [-1, 0], [1, 1]]),  # negative, last dim
             (1, [[-1, 0]]),  # negative
             (2, [[0]]),
             (0, [0, 1]),  # ranks differ
@@ -102,6 +104,7 @@ def _dim_calls(with_src):
     extra = [(x.t(), 1, torch.tensor([[0, 1], [2, 2]])), (x, 1, torch.tensor([[0, 1], [2, 2]]).t()),
              (x, 1, torch.tensor([[0, 1], [2, 2]], dtype=torch.int32)), (x, 1.0, torch.tensor([[0]])),
              (_x(2, 3, 4), 1, torch.tensor([[[0, 1], [2, 0]]])), (x, 1, torch.zeros(3, 0, dtype=torch.int64)),
+             (_x(2, 3, 4), 2, torch.tensor([[[0, 1, 3, 3, 2]] * 3] * 2)),
              (torch.zeros(0, 4), 1, torch.zeros(0, 2, dtype=torch.int64))]  # fmt: skip
     for e in extra:
         out.append(e + ((_x(4, 4, dtype=e[0].dtype),) if with_src else ()))
