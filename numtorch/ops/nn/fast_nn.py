@@ -8,8 +8,9 @@
 # - pad: reflect/replicate of the last 1-3 dims is one NumPy gather with the index vectors the
 #   body's 3-d gathers use (arange(-lo, size + hi) reflected or clipped): copies, so bit for bit
 #   the body's values; constant mode dispatches constant_pad_nd directly.
-# - max_pool1d/2d/3d and avg_pool1d/2d/3d call the body's kernels with the same arguments
-#   (a 1-d pool is the 2-d kernel over (..., 1, L) planes), so the values are the kernel's.
+# - max_pool2d/3d and avg_pool1d/2d/3d call the body's kernels with the same arguments (a 1-d
+#   pool is the 2-d kernel over (..., 1, L) planes), so the values are the kernel's; max_pool1d
+#   runs max_pool1d_rows, the same window walk and comparisons without the indices.
 # - prelu is where(x > 0, x, x * w) in the input's dtype: one correctly rounded product, as the
 #   fused kernel's (Note [Fused prelu]).
 # Anything else - a gradient to record, a mode, another dtype, an empty input, a non-int or
@@ -169,9 +170,10 @@ def _make_max_pool1d(body):
             # ATen's check_max_pool1d also wants padding <= kernel_size // 2
             if g is not None and g[3] <= g[1] // 2:
                 L, k, s, p, d, OL = g
-                a = input._data
-                out = _max_planes(a.reshape(a.shape[:-1] + (1, L)), 1, L, (1, k), (1, s), (0, p), (1, d), 1, OL)
-                return _make(out.reshape(a.shape[:-1] + (OL,)), input._dtype)
+                a = np.ascontiguousarray(input._data)
+                out = _empty(a.shape[:-1] + (OL,), a.dtype)
+                _K.max_pool1d_rows(a.reshape(-1), out.reshape(-1), L, k, s, p, d, OL)
+                return _make(out, input._dtype)
         return body(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
     return fast
