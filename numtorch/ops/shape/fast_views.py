@@ -331,6 +331,47 @@ def _make_permute(body):
     return fast
 
 
+def _pieces(self, d: int, sizes) -> tuple:
+    """The views _slice_cpu makes of consecutive non-empty ``sizes`` along ``d``."""
+    a, out, start = self._data, [], 0
+    pre = (slice(None),) * d
+    for n in sizes:
+        out.append(_view(self, a[pre + (slice(start, start + n),)]))
+        start += n
+    return tuple(out)
+
+
+def _make_tensor_split(body):
+    # int sections of a non-empty dim, every piece non-empty (an empty slice keeps PyTorch's
+    # offset through _strided: the body's)
+    def fast(input, indices_or_sections, dim):
+        a, k = input._data, indices_or_sections
+        n = a.ndim
+        if _plain(input) and k.__class__ is int and dim.__class__ is int and n and -n <= dim < n and k > 0:
+            lo, extra = divmod(a.shape[dim], k)
+            if lo:
+                return _pieces(input, dim % n, [lo + 1] * extra + [lo] * (k - extra))
+        return body(input, indices_or_sections, dim)
+
+    return fast
+
+
+def _make_directional_split(body, min_dim: int, dim_of):
+    def fast(input, indices_or_sections):
+        a, k = input._data, indices_or_sections
+        if _plain(input) and k.__class__ is int and a.ndim >= min_dim and k > 0:
+            d = dim_of(a.ndim)
+            n = a.shape[d]
+            if n and not n % k:
+                return _pieces(input, d, [n // k] * k)
+        return body(input, indices_or_sections)
+
+    return fast
+
+
+_DIRECTIONAL = {"hsplit": (1, lambda nd: 0 if nd == 1 else 1), "vsplit": (2, lambda nd: 0), "dsplit": (3, lambda nd: 2)}
+
+
 def _none(self, size):
     return None  # the expand fast call's fallback here: the caller's own body runs instead
 
@@ -376,5 +417,9 @@ def install(bindings, make_expand_fast, diagonal_cpu, diag_geometry, cpu=None) -
             b.fast = (_make_squeeze(b.body), args)
         elif b.name == "unsqueeze" and args[1:] == ("dim",):
             b.fast = (_make_unsqueeze(b.body), args)
+        elif b.name == "tensor_split" and args[1:] == ("indices_or_sections", "dim"):
+            b.fast = (_make_tensor_split(b.body), args)
+        elif b.name in _DIRECTIONAL and args[1:] == ("indices_or_sections",):
+            b.fast = (_make_directional_split(b.body, *_DIRECTIONAL[b.name]), args)
         elif b.name == "permute" and args == ("input", "dims"):
             b.fast = (_make_permute(b.body), args)

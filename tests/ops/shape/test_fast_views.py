@@ -287,3 +287,40 @@ def test_plain_view_fast_calls_take_their_route_and_record():
         torch.reshape(x, (3, 2)), torch.squeeze(x), torch.unsqueeze(x, 0), torch.permute(x, (2, 0, 1))
     seen = " ".join(logs)
     assert all(f"aten.{op}" in seen for op in ("view", "squeeze", "unsqueeze", "permute"))
+
+
+SPLITS = [("tensor_split", [(3, 0), (2, 1), (4, -1), (1, 0), (5, 0), (0, 0), (2, 3), ((1, 2), 0), (2.0, 0), (True, 0)]),
+          ("vsplit", [(2,), (1,), (3,), (0,), ([1],)]), ("hsplit", [(3,), (2,), (1,), (4,), ([1, 2],)]),
+          ("dsplit", [(2,), (4,), (3,), ([1],)])]  # fmt: skip
+
+
+@pytest.mark.parametrize("name,argsets", SPLITS, ids=[c[0] for c in SPLITS])
+def test_split_fast_calls_match_body(name, argsets):
+    from numtorch.ops.shape import fast_views as fv
+
+    for module in ("torch", "Tensor"):
+        body = _body(module, name)
+        fn = getattr(torch, name) if module == "torch" else (lambda t, *a, n=name: getattr(t, n)(*a))
+        for x in list(_inputs()) + [torch.arange(6.0)]:
+            for args in argsets:
+                base = x.clone() if x._base is None else x._base.clone().as_strided(x.shape, x.stride(),
+                                                                                     x.storage_offset())  # fmt: skip
+                r, want = _outcome(fn, base, *args), _outcome(body, base, *args)
+                if isinstance(want, tuple) and want and isinstance(want[0], type):
+                    assert r == want
+                    continue
+                assert isinstance(r, tuple) and len(r) == len(want)
+                for u, v in zip(r, want):
+                    _same_view(u, v, base)
+
+    def boom(*a):
+        raise AssertionError("the body ran")
+
+    x = torch.zeros(4, 4, 4)
+    make = fv._make_tensor_split(boom) if name == "tensor_split" else fv._make_directional_split(boom, *fv._DIRECTIONAL[name])
+    assert len(make(x, 2, 0) if name == "tensor_split" else make(x, 2)) == 2
+    w = torch.arange(24.0, dtype=torch.float64).reshape(2, 3, 4).requires_grad_(True)
+    f = (lambda t: torch.cat(getattr(torch, name)(t, 2, 0) if name == "tensor_split" else getattr(torch, name)(t, 2),
+                              -1))  # fmt: skip
+    if name != "hsplit":  # hsplit(2) of 3 rows does not divide
+        assert torch.autograd.gradcheck(f, (w,))
