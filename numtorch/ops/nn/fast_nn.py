@@ -194,6 +194,9 @@ def _make_avg_pool1d(body):
     return fast
 
 
+_GEO2: dict = {}  # (H, W, k, s, p, d, ceil_mode) -> _geometry2's answer
+
+
 def _geometry2(input, kernel_size, stride, padding, dilation, ceil_mode):
     a = input._data
     if not (_plain(input) and (a.ndim == 3 or a.ndim == 4) and a.size and ceil_mode.__class__ is bool):
@@ -203,9 +206,16 @@ def _geometry2(input, kernel_size, stride, padding, dilation, ceil_mode):
     if k is None or s is None or p is None or d is None:
         return None
     H, W = a.shape[-2:]
-    OH = _out(H, k[0], s[0], p[0], d[0], ceil_mode)
-    OW = _out(W, k[1], s[1], p[1], d[1], ceil_mode)
-    return (H, W, k, s, p, d, OH, OW) if OH >= 1 and OW >= 1 else None
+    key = (H, W, k, s, p, d, ceil_mode)
+    g = _GEO2.get(key, _GEO2)
+    if g is _GEO2:
+        OH = _out(H, k[0], s[0], p[0], d[0], ceil_mode)
+        OW = _out(W, k[1], s[1], p[1], d[1], ceil_mode)
+        g = (H, W, k, s, p, d, OH, OW) if OH >= 1 and OW >= 1 else None
+        if len(_GEO2) >= 256:
+            _GEO2.clear()
+        _GEO2[key] = g
+    return g
 
 
 def _make_max_pool2d(body):

@@ -1,5 +1,5 @@
 """Fast calls (Note [Binding fast call]) of the copying shape ops flip/fliplr/flipud, roll,
-rot90, triu/tril and diag."""
+rot90, triu/tril, diag and repeat_interleave (int repeats)."""
 
 # Note [Shape-copy fast calls]
 # On a plain C-contiguous CPU tensor (no dispatch mode or forward-AD level, nothing to record)
@@ -10,7 +10,8 @@ rot90, triu/tril and diag."""
 # (43692, 3) float32 view ran per-row inner loops, 10x PyTorch's); roll is one concatenate of
 # the two pieces; rot90 is flip then the transposed view of that copy, as its composite;
 # triu/tril copy through a mask cached per (rows, cols, diagonal); diag copies the diagonal
-# view or writes a zero matrix's diagonal. All are copies, so values, dtype and C-order
+# view or writes a zero matrix's diagonal; repeat_interleave(int) is np.repeat's copy and the
+# composite's flatten view of it. All are copies, so values, dtype and C-order
 # strides are the body's. Anything else - a mode, a gradient, a non-int or out-of-range
 # argument, an empty or non-contiguous input, out= - takes the body (errors are the body's).
 # tests/ops/shape/test_fast_copies.py compares both routes and checks which one ran.
@@ -155,6 +156,24 @@ def _diag(input, diagonal=0, out=None):
     return None
 
 
+def _repeat_interleave(input, repeats=None, dim=None, output_size=None):
+    """An int ``repeats`` >= 1: the composite's contiguous copy of the expanded view (np.repeat
+    makes the same elements) and its flatten, a view of that copy."""
+    if repeats.__class__ is not int or repeats < 1 or output_size is not None or not _plain(input):
+        return None
+    a = input._data
+    if dim is None:
+        a = a.reshape(-1)
+        d = 0
+    elif dim.__class__ is int and -a.ndim <= dim < a.ndim:
+        d = dim % a.ndim
+    else:
+        return None
+    sh = a.shape
+    copy = _make(np.repeat(a, repeats, d).reshape(sh[: d + 1] + (repeats,) + sh[d + 1 :]), input._dtype)
+    return _view(copy, copy._data.reshape(sh[:d] + (sh[d] * repeats,) + sh[d + 1 :]))
+
+
 def _wrap(body, core):
     def fast(*v):
         r = core(*v)
@@ -179,6 +198,8 @@ _CORES = {
     ("tril", "self, diagonal=0"): _tri(True),
     ("diag", "input, diagonal=0, *, out=None"): _diag,
     ("diag", "self, diagonal=0"): _diag,
+    ("repeat_interleave", "input, repeats=None, dim=None, *, output_size=None"): _repeat_interleave,
+    ("repeat_interleave", "self, repeats=None, dim=None, *, output_size=None"): _repeat_interleave,
 }
 
 

@@ -17,7 +17,7 @@ from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture
 
 CORES = {"flip": fc._flip, "fliplr": fc._fliplr, "flipud": fc._flipud, "roll": fc._roll, "rot90": fc._rot90,
          "triu": fc._CORES["triu", "self, diagonal=0"], "tril": fc._CORES["tril", "self, diagonal=0"],
-         "diag": fc._diag}  # fmt: skip
+         "diag": fc._diag, "repeat_interleave": fc._repeat_interleave}  # fmt: skip
 
 
 def _bindings(name):
@@ -39,6 +39,8 @@ def _same(r, want):
         return
     assert r.shape == want.shape and r.dtype == want.dtype and r.stride() == want.stride()
     assert r.storage_offset() == want.storage_offset() and r._is_view() == want._is_view()
+    if want._base is not None:  # a view of the op's own copy (rot90, repeat_interleave)
+        assert r._base.shape == want._base.shape and r._base.stride() == want._base.stride()
     assert r.numpy().tobytes() == want.numpy().tobytes()
 
 
@@ -66,6 +68,8 @@ ARGS = {
     "triu": [(1,), (0,), (-1,), (5,), (-9,), (1.0,)],
     "tril": [(1,), (0,), (-1,), (5,), (-9,), (True,)],
     "diag": [(0,), (1,), (-2,), (9,), (-9,), (1.5,)],
+    "repeat_interleave": [(2,), (1,), (3, 0), (2, -1), (2, 1), (0,), (-1,), (2, 5), (2.0,), (True,),
+                          (torch.tensor([1, 2]), 0)],
 }  # fmt: skip
 
 
@@ -95,7 +99,7 @@ def test_fast_call_matches_body(name):
 def test_grad_modes_and_out_take_the_body():
     x = torch.randn(3, 4, requires_grad=True)
     calls = [("flip", (x, (0,))), ("fliplr", (x,)), ("flipud", (x,)), ("roll", (x, 1)), ("rot90", (x, 1, (0, 1))),
-             ("triu", (x, 1)), ("tril", (x, 0)), ("diag", (x, 0))]  # fmt: skip
+             ("triu", (x, 1)), ("tril", (x, 0)), ("diag", (x, 0)), ("repeat_interleave", (x, 2, 1))]  # fmt: skip
     for name, args in calls:
         assert CORES[name](*args) is None
         r = getattr(torch, name)(*args)
@@ -107,6 +111,8 @@ def test_grad_modes_and_out_take_the_body():
             getattr(torch, name)(*plain)
         assert logs, name
     assert x.grad is not None
+    assert fc._repeat_interleave(x.detach(), 2, None, 24) is None  # output_size: the body's check
+    assert torch.repeat_interleave(x.detach(), 2, output_size=24).shape == (24,)
     out = torch.empty(3, 4)
     assert fc._CORES["triu", "input, diagonal=0, *, out=None"](x.detach(), 0, out) is None
     torch.triu(x.detach(), 0, out=out)
