@@ -1,5 +1,5 @@
 """Fast calls (Note [Binding fast call]) of the copying shape ops flip/fliplr/flipud, roll,
-rot90, triu/tril, diag and repeat_interleave (int repeats)."""
+rot90, triu/tril, diag, diag_embed, repeat_interleave (int repeats) and Tensor.copy_."""
 
 # Note [Shape-copy fast calls]
 # On a plain C-contiguous CPU tensor (no dispatch mode or forward-AD level, nothing to record)
@@ -11,8 +11,10 @@ rot90, triu/tril, diag and repeat_interleave (int repeats)."""
 # the two pieces; rot90 is flip then the transposed view of that copy, as its composite;
 # triu/tril copy through a mask cached per (rows, cols, diagonal); diag copies the diagonal
 # view or writes a zero matrix's diagonal; repeat_interleave(int) is np.repeat's copy and the
-# composite's flatten view of it. All are copies, so values, dtype and C-order
-# strides are the body's. Anything else - a mode, a gradient, a non-int or out-of-range
+# composite's flatten view of it; diag_embed into the last two dims writes a zero block's
+# offset diagonal; copy_ of a same-dtype, same-shape, unshared source is the kernel's
+# np.copyto and version bump (a leaf needing grad, an inference tensor: the body). All are
+# copies, so values, dtype and C-order strides are the body's. Anything else - a mode, a gradient, a non-int or out-of-range
 # argument, an empty or non-contiguous input, out= - takes the body (errors are the body's).
 # tests/ops/shape/test_fast_copies.py compares both routes and checks which one ran.
 
@@ -22,6 +24,7 @@ import numpy as np
 
 from ..._device import CPU as _CPU
 from ..._state import STATE as _STATE
+from ..._tensor import Tensor as _Tensor
 from ..._tensor import _make, _view
 
 _FULL = slice(None)
@@ -174,6 +177,36 @@ def _repeat_interleave(input, repeats=None, dim=None, output_size=None):
     return _view(copy, copy._data.reshape(sh[:d] + (sh[d] * repeats,) + sh[d + 1 :]))
 
 
+def _diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    """Into the last two dims only: a zero (..., N, N) with ``input`` written along the offset
+    diagonal, the kernel's zeros and strided write."""
+    if not (_plain(input) and offset.__class__ is dim1.__class__ is dim2.__class__ is int):
+        return None
+    a = input._data
+    nd = a.ndim + 1
+    if not (-nd <= dim1 < nd and -nd <= dim2 < nd and dim1 % nd == nd - 2 and dim2 % nd == nd - 1):
+        return None
+    m = a.shape[-1]
+    n = m + abs(offset)
+    r = np.zeros(a.shape[:-1] + (n, n), a.dtype)
+    start = offset if offset >= 0 else -offset * n
+    r.reshape(a.shape[:-1] + (n * n,))[..., start :: n + 1][..., :m] = a
+    return _make(r, input._dtype)
+
+
+def _copy_(self, src, non_blocking=False):
+    """Same dtype and shape, no shared memory: the kernel's np.copyto and version bump."""
+    if src.__class__ is not _Tensor or src._device is not _CPU or src._rg and _STATE.grad_enabled:
+        return None
+    d, s = self._data, src._data
+    if _plain(self) and src._dtype is self._dtype and s.shape == d.shape and self._vc.__class__ is list and (
+            not np.may_share_memory(d, s)):  # fmt: skip
+        np.copyto(d, s)
+        self._vc[0] += 1
+        return self
+    return None
+
+
 def _wrap(body, core):
     def fast(*v):
         r = core(*v)
@@ -200,6 +233,9 @@ _CORES = {
     ("diag", "self, diagonal=0"): _diag,
     ("repeat_interleave", "input, repeats=None, dim=None, *, output_size=None"): _repeat_interleave,
     ("repeat_interleave", "self, repeats=None, dim=None, *, output_size=None"): _repeat_interleave,
+    ("diag_embed", "input, offset=0, dim1=-2, dim2=-1"): _diag_embed,
+    ("diag_embed", "self, offset=0, dim1=-2, dim2=-1"): _diag_embed,
+    ("copy_", "self, src, non_blocking=False"): _copy_,
 }
 
 

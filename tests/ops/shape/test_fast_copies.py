@@ -17,7 +17,7 @@ from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture
 
 CORES = {"flip": fc._flip, "fliplr": fc._fliplr, "flipud": fc._flipud, "roll": fc._roll, "rot90": fc._rot90,
          "triu": fc._CORES["triu", "self, diagonal=0"], "tril": fc._CORES["tril", "self, diagonal=0"],
-         "diag": fc._diag, "repeat_interleave": fc._repeat_interleave}  # fmt: skip
+         "diag": fc._diag, "repeat_interleave": fc._repeat_interleave, "diag_embed": fc._diag_embed}  # fmt: skip
 
 
 def _bindings(name):
@@ -70,6 +70,7 @@ ARGS = {
     "diag": [(0,), (1,), (-2,), (9,), (-9,), (1.5,)],
     "repeat_interleave": [(2,), (1,), (3, 0), (2, -1), (2, 1), (0,), (-1,), (2, 5), (2.0,), (True,),
                           (torch.tensor([1, 2]), 0)],
+    "diag_embed": [(), (1,), (-2,), (0, -2, -1), (1, 1, 2), (0, -1, -2), (0, 0, 1), (0, 5, 6), (1.0,), (0, -2, -2)],
 }  # fmt: skip
 
 
@@ -99,7 +100,7 @@ def test_fast_call_matches_body(name):
 def test_grad_modes_and_out_take_the_body():
     x = torch.randn(3, 4, requires_grad=True)
     calls = [("flip", (x, (0,))), ("fliplr", (x,)), ("flipud", (x,)), ("roll", (x, 1)), ("rot90", (x, 1, (0, 1))),
-             ("triu", (x, 1)), ("tril", (x, 0)), ("diag", (x, 0)), ("repeat_interleave", (x, 2, 1))]  # fmt: skip
+             ("triu", (x, 1)), ("tril", (x, 0)), ("diag", (x, 0)), ("repeat_interleave", (x, 2, 1)), ("diag_embed", (x, 1))]  # fmt: skip
     for name, args in calls:
         assert CORES[name](*args) is None
         r = getattr(torch, name)(*args)
@@ -117,3 +118,43 @@ def test_grad_modes_and_out_take_the_body():
     assert fc._CORES["triu", "input, diagonal=0, *, out=None"](x.detach(), 0, out) is None
     torch.triu(x.detach(), 0, out=out)
     assert np.array_equal(out.numpy(), np.triu(x.detach().numpy()))
+
+
+def test_copy__matches_body():
+    (b,) = [b for b in BINDINGS if b.module == "Tensor" and b.name == "copy_"]
+    assert b.fast is not None
+    for dst_fn, src_fn in [(lambda: torch.zeros(2, 3), lambda: torch.arange(6.0).reshape(2, 3)),
+                           (lambda: torch.zeros(2, 3), lambda: torch.arange(3.0)),  # broadcast: the body
+                           (lambda: torch.zeros(2, 3), lambda: torch.arange(6).reshape(2, 3)),  # cast: the body
+                           (lambda: torch.zeros(3, 2).t(), lambda: torch.arange(6.0).reshape(2, 3)),
+                           (lambda: torch.zeros(2, 3), lambda: torch.arange(6.0).reshape(3, 2).t()),
+                           (lambda: torch.zeros(2, 2), lambda: torch.arange(6.0).reshape(2, 3)),  # shapes differ
+                           (lambda: torch.zeros(0, 3), lambda: torch.zeros(0, 3))]:  # fmt: skip
+        d1, d2, s = dst_fn(), dst_fn(), src_fn()
+        v1, v2 = d1._version, d2._version
+        r1, r2 = _outcome(d1.copy_, s), _outcome(lambda t, u: b.body(t, u, False), d2, s)
+        if isinstance(r2, tuple):
+            assert r1 == r2
+            continue
+        assert r1 is d1 and r2 is d2 and np.array_equal(d1.numpy(), d2.numpy())
+        assert d1._version - v1 == d2._version - v2 == 1
+    x = torch.zeros(2, 3)
+    assert fc._copy_(x, x) is None  # itself: the body (a version bump only)
+    assert fc._copy_(x[:, :2], x[:, 1:]) is None  # shared memory: the body's overlap checks
+    assert fc._copy_(x, 1.0) is None
+    assert fc._copy_(x, torch.ones(2, 3)) is x and x.sum().item() == 6.0
+    w = torch.zeros(2, 3, requires_grad=True)
+    src = torch.ones(2, 3, requires_grad=True)
+    assert fc._copy_(w, src) is None and fc._copy_(torch.zeros(2, 3), src) is None
+    y = torch.zeros(2, 3).requires_grad_(False)
+    r = y.clone().copy_(src)
+    assert r.grad_fn is not None
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+        w.copy_(src)
+    with torch.inference_mode():
+        inf = torch.zeros(2, 3)
+    with pytest.raises(RuntimeError, match="Inplace update to inference tensor outside InferenceMode"):
+        inf.copy_(torch.ones(2, 3))
+    with LoggingTensorMode(), capture_logs() as logs:
+        torch.zeros(2, 3).copy_(torch.ones(2, 3))
+    assert any("copy_" in line for line in logs)
