@@ -59,7 +59,7 @@ def _same(r, want):
         return
     if isinstance(want, tuple):  # return_indices=True: (values, indices)
         assert isinstance(r, tuple) and len(r) == len(want)
-        for u, v in zip(r, want):
+        for u, v in zip(r, want, strict=True):
             _same(u, v)
         return
     assert r.shape == want.shape and r.dtype == want.dtype and r.stride() == want.stride()

@@ -1,5 +1,6 @@
 """Fast calls (Note [Binding fast call]) of gather, take_along_dim, scatter (src), scatter_add,
-scatter_reduce, index_put, masked_scatter, searchsorted, bucketize and nonzero/argwhere."""
+scatter_reduce, index_put, masked_scatter, searchsorted, bucketize, nonzero/argwhere,
+index_copy/index_add/index_fill and put."""
 
 # Note [Indexing fast calls]
 # On plain CPU tensors (no dispatch mode, forward-AD level or autocast region, nothing to
@@ -18,6 +19,9 @@ scatter_reduce, index_put, masked_scatter, searchsorted, bucketize and nonzero/a
 # negative and out-of-range indices: those take the body) and the same assignment or
 # accumulate_at. Along the last dim, gather and scatter_add (and scatter_reduce "sum" with
 # include_self) are one fused kernel (Note [Last-dim gather and scatter-add]): same order.
+# index_copy/index_add/index_fill with a 1-D int64 index and put with an int64 index write a
+# C-order copy through the body's (outer, size, inner) slabs / flat view (negative put and
+# index_fill indices wrap, as there).
 # Anything else - a gradient to record, out=, a mode, an index out of range, any error - takes
 # the body, so errors and graphs are the body's. tests/ops/indexing/test_fast_index.py compares
 # both routes and checks which one ran.
@@ -296,6 +300,106 @@ def _bucketize(input, boundaries, out_int32=False, right=False, out=None):
     return None
 
 
+def _slab_args(input, dim, index, source=None):
+    """(res copy's (outer, size, inner) view, 1-D index, source slabs) when the index_* body's
+    checks all pass on a plain call with a C-contiguous int64 1-D index; else None."""
+    a, i = input._data, index._data
+    nd = a.ndim
+    if not (
+        nd
+        and a.size
+        and dim.__class__ is int
+        and -nd <= dim < nd
+        and index._dtype is _I64
+        and i.ndim == 1
+        and i.size
+        and i.flags.c_contiguous
+        and _no_mode()
+        and _plain(input)
+        and _plain(index)
+    ):
+        return None
+    d = dim % nd
+    sh = a.shape
+    outer, inner = 1, 1
+    for k in range(d):
+        outer *= sh[k]
+    for k in range(d + 1, nd):
+        inner *= sh[k]
+    s = None
+    if source is not None:
+        if not (source._dtype is input._dtype and _plain(source)):
+            return None
+        ss = source._data.shape
+        if ss != sh[:d] + (i.size,) + sh[d + 1 :]:
+            return None
+        s = np.ascontiguousarray(source._data).reshape(outer, i.size, inner)
+    res = np.array(a, order="C", copy=True)
+    return res, res.reshape(outer, sh[d], inner), i, s
+
+
+def _index_copy(input, dim, index, source, out=None):
+    g = _slab_args(input, dim, index, source) if out is None else None
+    if g is not None and K.first_out_of_range(g[2], 0, g[1].shape[1]) < 0:
+        g[1][:, g[2]] = g[3]
+        return _make(g[0], input._dtype)
+    return None
+
+
+def _index_add(input, dim, index, source, alpha=1, out=None):
+    if out is None and alpha.__class__ is int and alpha == 1 and input._data.dtype in _KERNEL_DTYPES:
+        g = _slab_args(input, dim, index, source)
+        if g is not None:
+            dst = g[1]
+            if K.add_slabs(dst.reshape(-1), g[3].reshape(-1), g[2], *dst.shape) < 0:
+                return _make(g[0], input._dtype)
+    return None
+
+
+def _index_fill(input, dim, index, value):
+    dt = input._dtype
+    # a float into a float tensor, an int into int64 or (exactly representable) a float tensor:
+    # the body's checked_scalar gives NumPy's conversion of the same number
+    if (value.__class__ is float and (dt is D.float32 or dt is D.float64)) or (
+        value.__class__ is int
+        and (dt is _I64 and -(2**63) <= value < 2**63 or (dt is D.float32 or dt is D.float64) and -(2**24) <= value <= 2**24)
+    ):
+        g = _slab_args(input, dim, index)
+        if g is not None and K.first_out_of_range(g[2], -g[1].shape[1], g[1].shape[1]) < 0:
+            g[1][:, g[2]] = value
+            return _make(g[0], input._dtype)
+    return None
+
+
+def _put(input, index, source, accumulate=False):
+    a, i, s = input._data, index._data, source._data
+    if (
+        accumulate.__class__ is bool
+        and index._dtype is _I64
+        and source._dtype is input._dtype
+        and i.size
+        and s.size == i.size
+        and i.flags.c_contiguous
+        and a.size
+        and _no_mode()
+        and _plain(input)
+        and _plain(index)
+        and _plain(source)
+    ):
+        fi = i.reshape(-1)
+        n = a.size
+        if K.first_out_of_range(fi, -n, n) < 0:  # out of range: the body's error
+            fi = np.where(fi < 0, fi + n, fi)  # the body's wrap
+            res = np.array(a, order="C", copy=True)
+            src = np.ascontiguousarray(s).reshape(-1)
+            if accumulate:
+                _accumulate(res.reshape(-1), fi, src, _ADD)
+            else:
+                res.reshape(-1)[fi] = src
+            return _make(res, input._dtype)
+    return None
+
+
 def _nonzero(input, out=None, as_tuple=False):
     if out is None and as_tuple is False and _no_mode() and _plain(input):
         return _make(argwhere_array(input._data), _I64)
@@ -316,7 +420,8 @@ def _wrap(body, core):
 
 _CORES = {"gather": _gather, "scatter": _scatter, "scatter_add": _scatter_add, "scatter_reduce": _scatter_reduce,
           "index_put": _index_put, "take_along_dim": _take_along_dim, "masked_scatter": _masked_scatter,
-          "searchsorted": _searchsorted, "bucketize": _bucketize, "nonzero": _nonzero, "argwhere": _nonzero}  # fmt: skip
+          "searchsorted": _searchsorted, "bucketize": _bucketize, "nonzero": _nonzero, "argwhere": _nonzero,
+          "index_copy": _index_copy, "index_add": _index_add, "index_fill": _index_fill, "put": _put}  # fmt: skip
 
 
 def install(bindings) -> None:

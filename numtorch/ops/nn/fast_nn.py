@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import _dtype as D
 from ..._device import CPU as _CPU
+from ..._dispatch import dispatch as _dispatch
 from ..._state import STATE as _STATE
 from ..._tensor import _make
-from ... import _dtype as D
 from ...amp._policy import _INSTALLED as _AUTOCAST
-from ..._dispatch import dispatch as _dispatch
 from ...kernels import PARALLEL_THRESHOLD
 from .pooling import K as _K
 from .pooling import pool_out_size

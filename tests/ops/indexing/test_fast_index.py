@@ -69,7 +69,7 @@ def _check(name, calls, core):
             args, kw = (args[:-1], args[-1]) if isinstance(args[-1], dict) else (args, {})
             full = _full(fn, args, kw)
             want = _outcome(b.body, *full)
-            _same(_outcome(lambda *a: fn(*a, **kw), *args), want)
+            _same(_outcome(lambda *a, fn=fn, kw=kw: fn(*a, **kw), *args), want)
             r = (fast_index._nonzero_method if (module, name) == ("Tensor", "nonzero") else core)(*full)
             if r is not None:
                 ran += 1
@@ -132,7 +132,7 @@ def test_scatter_matches_body(name):
         for full, kw in [((x, 1, i, None, 2.0, None), {"value": 2.0}), ((x, 1, i, src, None, "add"), {"reduce": "add"})]:
             assert fast_index._scatter(*full) is None  # value / legacy reduce: the body
             with pytest.warns(UserWarning) if "reduce" in kw else _Null():
-                r = _outcome(lambda: x.scatter(1, i, *full[3:4] if full[3] is not None else (), **kw))
+                r = _outcome(lambda full=full, kw=kw: x.scatter(1, i, *full[3:4] if full[3] is not None else (), **kw))
             with pytest.warns(UserWarning) if "reduce" in kw else _Null():
                 _same(r, _outcome(b.body, *full))
 
@@ -289,7 +289,7 @@ def test_searchsorted_and_bucketize_match_body():
     for x, s, kw in bcalls:
         full = _full(torch.bucketize, (x, s), kw)
         want = _outcome(b.body, *full)
-        _same(_outcome(lambda: torch.bucketize(x, s, **kw)), want)
+        _same(_outcome(lambda x=x, s=s, kw=kw: torch.bucketize(x, s, **kw)), want)
         r = fast_index._bucketize(*full)
         if r is not None:
             ran += 1
@@ -310,3 +310,53 @@ def test_nonzero_and_argwhere_match_body():
     assert fast_index._nonzero(xs[0], out) is None and fast_index._nonzero(xs[0], None, True) is None
     torch.nonzero(xs[0], out=out)
     assert np.array_equal(out.numpy(), np.argwhere(xs[0].numpy()))
+
+
+def _slab_calls(with_source):
+    out = []
+    for dt in (torch.float32, torch.float64, torch.int64, torch.int32, torch.float16):
+        x = _x(3, 4, dtype=dt)
+        for dim, idx in [(0, [0, 2]), (1, [3, 0, 3]), (-1, [1]), (0, [2, 2, 0]), (1, [4]), (0, [-1, 1]), (2, [0]),
+                         (0, [])]:  # fmt: skip
+            i = torch.tensor(idx, dtype=torch.int64)
+            if with_source:
+                sh = list(x.shape)
+                sh[dim % 2] = len(idx)
+                out.append((x, dim, i, _x(*sh, dtype=dt)))
+                out.append((x, dim, i, _x(*sh, dtype=torch.float64)))  # dtypes differ (or not)
+            else:
+                for v in (2.5, 5, -7, True, 2**40, float("nan")):
+                    out.append((x, dim, i, v))
+    x = _x(3, 4)
+    i = torch.tensor([0, 2])
+    out += [(x, 0, i.to(torch.int32)) + ((_x(2, 4),) if with_source else (1.0,)),
+            (x, 0, torch.tensor([[0, 2]])) + ((_x(2, 4),) if with_source else (1.0,)),
+            (x.t(), 1, i) + ((_x(4, 2),) if with_source else (1.0,))]  # fmt: skip
+    if with_source:
+        out += [(x, 0, i, _x(2, 3)), (x, 0, i, _x(3, 4)), (_x(2, 3, 4), 1, torch.tensor([2, 0]), _x(2, 2, 4))]
+    return out
+
+
+@pytest.mark.parametrize("name", ["index_copy", "index_add", "index_fill"])
+def test_index_slab_ops_match_body(name):
+    core = {"index_copy": fast_index._index_copy, "index_add": fast_index._index_add,
+            "index_fill": fast_index._index_fill}[name]  # fmt: skip
+    calls = _slab_calls(name != "index_fill")
+    if name == "index_add":
+        calls += [c + ({"alpha": 2},) for c in calls[:4]]
+    assert _check(name, calls, core) > 20
+
+
+def test_put_matches_body():
+    calls = []
+    for dt in (torch.float32, torch.float64, torch.int64, torch.float16, torch.bool):
+        x = _x(3, 4, dtype=dt)
+        for idx in ([1, -1, 4], [0, 0, 11], [[1, 2], [3, -12]], [12], [-13], []):
+            i = torch.tensor(idx, dtype=torch.int64)
+            for src in (_x(*i.shape, dtype=dt) if i.numel() else torch.zeros(0, dtype=dt), _x(5, dtype=dt)):
+                for acc in (False, True):
+                    calls.append((x, i, src, acc))
+    x = _x(3, 4)
+    calls += [(x, torch.tensor([1, 2], dtype=torch.int32), _x(2), False), (x, torch.tensor([1, 2]), _x(2).double(), False),
+              (x.t(), torch.tensor([1, 2]), _x(2), True), (x, torch.tensor([[1, 2]]).t(), _x(2), False)]  # fmt: skip
+    assert _check("put", calls, fast_index._put) > 20

@@ -217,7 +217,7 @@ def test_kernel_view_fast_calls_record_and_modes():
               lambda t: torch.view_as_complex(t[..., :2].contiguous()), lambda t: torch.view_as_real(t * 1j),
               lambda t: torch.imag(t * 1j)):  # fmt: skip
         assert f(w).grad_fn is not None
-        assert torch.autograd.gradcheck(lambda t: f(t).real if f(t).is_complex() else f(t), (w,))
+        assert torch.autograd.gradcheck(lambda t, f=f: f(t).real if f(t).is_complex() else f(t), (w,))
     x = torch.arange(24.0).reshape(2, 3, 4)
     z = torch.zeros(3, dtype=torch.complex64)
     with capture_logs(is_mode=True) as logs, LoggingTensorMode():
@@ -310,7 +310,7 @@ def test_split_fast_calls_match_body(name, argsets):
                     assert r == want
                     continue
                 assert isinstance(r, tuple) and len(r) == len(want)
-                for u, v in zip(r, want):
+                for u, v in zip(r, want, strict=True):
                     _same_view(u, v, base)
 
     def boom(*a):
