@@ -215,9 +215,10 @@ where_cond = defop(
     "where(Tensor condition) -> Tensor[]", composite=lambda condition: _d(nonzero_numpy, condition)
 )
 def argwhere_array(a: np.ndarray) -> np.ndarray:
-    """np.argwhere(a) as a C-contiguous int64 array, built from np.nonzero's coordinates in one
-    np.array (np.argwhere's transpose and the int64 copy: ~2x the time on a small input)."""
-    if not a.ndim:
+    """np.argwhere(a) as a C-contiguous int64 array; up to 4096 elements built from np.nonzero's
+    coordinates in one np.array (np.argwhere's transpose and int64 copy: ~2x the time there;
+    on large inputs np.argwhere's own copy is faster: 0.87 vs 1.26 ms at 131k)."""
+    if not a.ndim or a.size > 4096:
         return np.argwhere(a).astype(np.int64)
     return np.array(np.nonzero(a), np.int64).T.copy()
 

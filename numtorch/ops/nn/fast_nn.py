@@ -11,8 +11,8 @@
 # - max_pool2d/3d and avg_pool1d/2d/3d call the body's kernels with the same arguments (a 1-d
 #   pool is the 2-d kernel over (..., 1, L) planes), so the values are the kernel's; max_pool1d
 #   runs max_pool1d_rows, the same window walk and comparisons without the indices.
-# - prelu is where(x > 0, x, x * w) in the input's dtype: one correctly rounded product, as the
-#   fused kernel's (Note [Fused prelu]).
+# - prelu (up to 4096 elements) is where(x > 0, x, x * w) in the input's dtype: one correctly
+#   rounded product, as the fused kernel's (Note [Fused prelu]).
 # Anything else - a gradient to record, a mode, another dtype, an empty input, a non-int or
 # out-of-range argument, any error - takes the body, so errors and graphs are the body's.
 # tests/nn/test_fast_nn.py compares both routes and checks which one ran.
@@ -331,6 +331,7 @@ def _make_prelu(body):
             and a.flags.c_contiguous
             and w.ndim <= 1
             and a.ndim  # 0-d: NumPy's product would be a scalar
+            and a.size <= 4096  # larger: the fused kernel's one pass beats NumPy's three
         ):
             nd = a.ndim
             if w.size == 1:
