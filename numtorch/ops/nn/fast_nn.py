@@ -149,16 +149,23 @@ def _avg_planes(a, H, W, k, s, p, OH, OW, count_include_pad, div):
     return out
 
 
+def _pool_args(input, n, kernel_size, stride, padding, dilation, ceil_mode):
+    """(k, s, p, d) as ``n`` ints each for a plain non-empty input of n + 1 or n + 2 dims, or None."""
+    a = input._data
+    if not (_plain(input) and (a.ndim == n + 1 or a.ndim == n + 2) and a.size and ceil_mode.__class__ is bool):
+        return None
+    k, p, d = _ints(kernel_size, n), _ints(padding, n), _ints(dilation, n)
+    s = k if _nostride(stride) else _ints(stride, n)
+    return None if k is None or s is None or p is None or d is None else (k, s, p, d)
+
+
 def _geometry1(input, kernel_size, stride, padding, dilation, ceil_mode):
     """(L, k, s, p, d, OL) of a 1-d pool whose checks all pass, else None."""
-    a = input._data
-    if not (_plain(input) and (a.ndim == 2 or a.ndim == 3) and a.size and ceil_mode.__class__ is bool):
+    g = _pool_args(input, 1, kernel_size, stride, padding, dilation, ceil_mode)
+    if g is None:
         return None
-    k, p, d = _ints(kernel_size, 1), _ints(padding, 1), _ints(dilation, 1)
-    s = k if _nostride(stride) else _ints(stride, 1)
-    if k is None or s is None or p is None or d is None:
-        return None
-    L = a.shape[-1]
+    k, s, p, d = g
+    L = input._data.shape[-1]
     OL = _out(L, k[0], s[0], p[0], d[0], ceil_mode)
     return (L, k[0], s[0], p[0], d[0], OL) if OL >= 1 else None
 
@@ -198,14 +205,11 @@ _GEO2: dict = {}  # (H, W, k, s, p, d, ceil_mode) -> _geometry2's answer
 
 
 def _geometry2(input, kernel_size, stride, padding, dilation, ceil_mode):
-    a = input._data
-    if not (_plain(input) and (a.ndim == 3 or a.ndim == 4) and a.size and ceil_mode.__class__ is bool):
+    g = _pool_args(input, 2, kernel_size, stride, padding, dilation, ceil_mode)
+    if g is None:
         return None
-    k, p, d = _ints(kernel_size, 2), _ints(padding, 2), _ints(dilation, 2)
-    s = k if _nostride(stride) else _ints(stride, 2)
-    if k is None or s is None or p is None or d is None:
-        return None
-    H, W = a.shape[-2:]
+    k, s, p, d = g
+    H, W = input._data.shape[-2:]
     key = (H, W, k, s, p, d, ceil_mode)
     g = _GEO2.get(key, _GEO2)
     if g is _GEO2:
@@ -249,13 +253,11 @@ _GEO3: dict = {}  # (sizes, k, s, p, d, ceil_mode, avg) -> (geometry array, outp
 
 def _geometry3(input, kernel_size, stride, padding, dilation, ceil_mode, avg):
     """The 3-d kernels' geometry array (Note [3-D pooling geometry]) when every check passes."""
+    g = _pool_args(input, 3, kernel_size, stride, padding, dilation, ceil_mode)
+    if g is None:
+        return None
+    k, s, p, d = g
     a = input._data
-    if not (_plain(input) and (a.ndim == 4 or a.ndim == 5) and a.size and ceil_mode.__class__ is bool):
-        return None
-    k, p, d = _ints(kernel_size, 3), _ints(padding, 3), _ints(dilation, 3)
-    s = k if _nostride(stride) else _ints(stride, 3)
-    if k is None or s is None or p is None or d is None:
-        return None
     sp = a.shape[-3:]
     key = (sp, k, s, p, d, ceil_mode, avg)
     g = _GEO3.get(key, _GEO3)
