@@ -115,3 +115,45 @@ def add_slabs(dst, src, idx, outer, size, inner):
             for r in range(inner):
                 dst[d0 + r] += src[s0 + r]
     return -1
+
+
+@kernel
+def first_out_of_range(idx, lo, hi):
+    """The first position of the 1-D ``idx`` whose value is outside [lo, hi), or -1: one pass
+    instead of NumPy's min and max (two reductions, ~2 us on a small index)."""
+    for j in range(idx.shape[0]):
+        if idx[j] < lo or idx[j] >= hi:
+            return j
+    return -1
+
+
+# Note [Last-dim gather and scatter-add]: gather / scatter_add along the last dim of C-contiguous
+# (rows, m) data by a (rows, k) index of the same leading sizes, with the bounds check, in one
+# pass (no offsets array); the same element order as dim_offsets + accumulate_at, so the same sums.
+@kernel
+def gather_last(src, idx, out, rows, m, k):
+    """out[r, j] = src[r, idx[r, j]]; returns the first flat index position outside [0, m) or -1."""
+    for r in range(rows):
+        s0 = r * m
+        i0 = r * k
+        for j in range(k):
+            v = idx[i0 + j]
+            if v < 0 or v >= m:
+                return i0 + j
+            out[i0 + j] = src[s0 + v]
+    return -1
+
+
+@kernel
+def scatter_add_last(dst, idx, src, rows, m, k):
+    """dst[r, idx[r, j]] += src[r, j] in order; returns the first bad position or -1 (then
+    ``dst`` is partly written: the caller drops it)."""
+    for r in range(rows):
+        d0 = r * m
+        i0 = r * k
+        for j in range(k):
+            v = idx[i0 + j]
+            if v < 0 or v >= m:
+                return i0 + j
+            dst[d0 + v] += src[i0 + j]
+    return -1

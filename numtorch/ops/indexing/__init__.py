@@ -1,4 +1,5 @@
 """Indexing: ``core`` (getitem/setitem, index, index_put and the area's helpers), ``scatter``
-(gather/scatter, index_*), ``masked`` (masked_*, where, nonzero, take, put, ...)."""
+(gather/scatter, index_*), ``masked`` (masked_*, where, nonzero, take, put, ...), ``fast_index``
+(Note [Indexing fast calls])."""
 
-from . import core, scatter, masked  # noqa: F401
+from . import core, scatter, masked, fast_index  # noqa: F401

@@ -276,7 +276,7 @@ def _check_bounds(shape, out, bshape) -> None:
         if a is None:
             continue
         n = shape[d]
-        if a.size and (a.max() >= n or a.min() < -n):
+        if a.size and K.first_out_of_range(a.reshape(-1), -n, n) >= 0:
             if n == 0:
                 raise IndexError("index is out of bounds for dimension with size 0")
             bad = a[(a >= n) | (a < -n)].flat[0]

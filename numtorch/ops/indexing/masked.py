@@ -214,8 +214,17 @@ where_out = defop(
 where_cond = defop(
     "where(Tensor condition) -> Tensor[]", composite=lambda condition: _d(nonzero_numpy, condition)
 )
+def argwhere_array(a: np.ndarray) -> np.ndarray:
+    """np.argwhere(a) as a C-contiguous int64 array; up to 4096 elements built from np.nonzero's
+    coordinates in one np.array (np.argwhere's transpose and int64 copy: ~2x the time there;
+    on large inputs np.argwhere's own copy is faster: 0.87 vs 1.26 ms at 131k)."""
+    if not a.ndim or a.size > 4096:
+        return np.argwhere(a).astype(np.int64)
+    return np.array(np.nonzero(a), np.int64).T.copy()
+
+
 nonzero = defop(
-    "nonzero(Tensor self) -> Tensor", cpu=lambda self: _t(np.argwhere(self._data).astype(np.int64))
+    "nonzero(Tensor self) -> Tensor", cpu=lambda self: _t(argwhere_array(self._data))
 )
 nonzero_out = defop(
     f"nonzero.out(Tensor self, *, {_OUT}", cpu=lambda self, out: _write_out(out, _d(nonzero, self))
@@ -241,9 +250,10 @@ def _flat_index(index: Tensor, n: int, fname: str, bounds: bool = True) -> np.nd
 
 
 def _in_bounds(i: np.ndarray, n: int) -> None:
-    bad = (i >= n) | (i < -n)
-    if bad.any():
-        raise IndexError(f"out of range: tried to access index {i[bad].flat[0]} on a tensor of {n} elements.")
+    flat = i.reshape(-1)
+    pos = K.first_out_of_range(flat, -n, n) if flat.size else -1
+    if pos >= 0:
+        raise IndexError(f"out of range: tried to access index {flat[pos]} on a tensor of {n} elements.")
 
 
 def _take_cpu(self, index):

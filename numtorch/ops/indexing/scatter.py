@@ -170,7 +170,12 @@ def _scatter_reduce_impl(inplace, self, dim, index, src, reduce, include_self=Tr
                                   f"'{_cname(self._dtype)}'")  # fmt: skip
     offs, vals = _scatter_prep(self, dim, index, src, inplace)
     res = _target(self, inplace)
-    flat = res.reshape(-1)
+    reduce_into(res.reshape(-1), offs, vals, reduce, include_self)
+    return _finish(self, res, inplace)
+
+
+def reduce_into(flat, offs, vals, reduce: str, include_self: bool) -> None:
+    """scatter_reduce's kernel step on the flat target (also its fast call's, fast_index)."""
     if not include_self:
         flat[offs] = _identity(reduce, flat.dtype)
     _accumulate(flat, offs, vals, _REDUCE[reduce])
@@ -182,7 +187,6 @@ def _scatter_reduce_impl(inplace, self, dim, index, src, reduce, include_self=Tr
             flat[...] = flat / counts
         else:
             flat[...] = np.floor_divide(flat, counts)
-    return _finish(self, res, inplace)
 
 
 def _scatter_reduce_grad(grad, self, dim, index, src, reduce, include_self, result):
@@ -294,7 +298,7 @@ def _index_select_cpu(self, dim, index):
     n = a.shape[d]
     if i.size and a.size == 0 and nd > 1 and n == 0:  # index_select_out_cpu_'s empty-self branch
         raise RuntimeError("index_select(): self indexing axis dim should be positive")
-    if i.size and (i.min() < 0 or i.max() >= n):
+    if i.size and K.first_out_of_range(i, 0, n) >= 0:
         if d == 1 or a.size == 0 and nd > 1:  # PyTorch's CPU kernel for these has its own message
             bad = i[(i < 0) | (i >= n)][0]
             raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={n}")
@@ -352,9 +356,8 @@ def _slabs(a: np.ndarray, d: int) -> np.ndarray:
 
 def _first_bad(i: np.ndarray, n: int, wrap: bool = False):
     """The first entry of the 1-D index outside [0, n) (or [-n, n) with ``wrap``), or None."""
-    if i.size and (i.min() < (-n if wrap else 0) or i.max() >= n):
-        return int(i[(i < (-n if wrap else 0)) | (i >= n)][0])
-    return None
+    pos = K.first_out_of_range(i, -n if wrap else 0, n) if i.size else -1
+    return int(i[pos]) if pos >= 0 else None
 
 
 def _index_add_impl(inplace, self, dim, index, source, alpha=1):

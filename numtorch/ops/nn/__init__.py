@@ -5,3 +5,4 @@ it looks up ops the other modules register."""
 from . import activation, attention, conv, conv3d, layers, layers_extra, loss, loss_margin, loss_pointwise, normalization, pooling, pooling3d, resample, sampling, embedding_bag, ctc  # noqa: F401
 from . import rnn, rnn_cells  # noqa: F401,E402  (recurrent layers: one op per layer and direction, and the cells)
 from . import aliases  # noqa: F401,E402
+from . import fast_nn  # noqa: F401,E402  (Note [Padding, pooling and prelu fast calls])

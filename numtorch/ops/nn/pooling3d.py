@@ -282,7 +282,7 @@ def _t_max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode):
     >>> numtorch.max_pool3d(numtorch.ones(1, 2, 2, 2), 2).shape
     torch.Size([1, 1, 1, 1])
     """
-    return dispatch(max_pool3d, [input, kernel_size, stride, padding, dilation, ceil_mode])
+    return dispatch(max_pool3d, [input, kernel_size, _stride(stride), padding, dilation, ceil_mode])
 
 
 def _f_avg_pool3d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):

@@ -145,13 +145,242 @@ def _make_expand_as(body, expand_fast):
     return fast
 
 
+# Note [Composite view fast calls], continued (session 14): as_strided, unfold, view_as_real,
+# view_as_complex and imag call the op's CPU kernel (or, for a C-contiguous complex input,
+# NumPy's reinterpreting view with the kernel's sizes and strides) without the public body's
+# int parsing and the dispatch; the kernels' own checks raise the body's errors.
+def _int_list(v) -> bool:
+    if v.__class__ is not tuple and v.__class__ is not list and v.__class__ is not _Size:
+        return False
+    for x in v:
+        if x.__class__ is not int:
+            return False
+    return True
+
+
+def _make_as_strided(body, as_strided_cpu):
+    def fast(self, size, stride, storage_offset):
+        if (
+            _plain(self)
+            and _int_list(size)
+            and _int_list(stride)
+            and (storage_offset is None or storage_offset.__class__ is int)
+        ):
+            a, n = self._data, len(size)
+            off = storage_offset or 0
+            if a.base is None and a.flags.c_contiguous and a.size and n == len(stride) and off >= 0:
+                # the storage is ``a`` itself: _strided's ndarray over its buffer, in range
+                isz, span = a.itemsize, off
+                for k in range(n):
+                    if size[k] <= 0 or stride[k] < 0:
+                        break
+                    span += (size[k] - 1) * stride[k]
+                else:
+                    if span < a.size:
+                        bst = tuple([s * isz for s in stride])
+                        return _view(self, _ndarray(tuple(size), a.dtype, a, off * isz, bst))
+            return as_strided_cpu(self, list(size), list(stride), storage_offset)
+        return body(self, size, stride, storage_offset)
+
+    return fast
+
+
+def _make_unfold(body, unfold_cpu):
+    def fast(self, dimension, size, step):
+        n = self._data.ndim
+        if _plain(self) and dimension.__class__ is size.__class__ is step.__class__ is int and -n <= dimension < n:
+            a = self._data
+            d = dimension % n
+            if a.base is None and a.flags.c_contiguous and a.size and 0 <= size <= a.shape[d] and step > 0:
+                # _unfold_cpu's geometry as an ndarray over the storage ``a`` (its _strided)
+                st = a.strides
+                shape, strides = a.shape[:d] + ((a.shape[d] - size) // step + 1,) + a.shape[d + 1 :] + (size,), (
+                    st[:d] + (step * st[d],) + st[d + 1 :] + (st[d],))  # fmt: skip
+                return _view(self, _ndarray(shape, a.dtype, a, 0, strides))
+            return unfold_cpu(self, dimension, size, step)
+        return body(self, dimension, size, step)
+
+    return fast
+
+
+def _complex_plain(self) -> bool:
+    a = self._data
+    return _plain(self) and not self._is_conj and a.size and a.ndim and a.flags.c_contiguous and a.dtype.kind == "c"
+
+
+def _make_view_as_real(body):
+    def fast(input):
+        if _complex_plain(input):
+            a = input._data
+            rt = input._dtype.to_real()
+            return _view(input, a.view(rt.np).reshape(a.shape + (2,)), rt)
+        return body(input)
+
+    return fast
+
+
+def _make_view_as_complex(body, view_as_complex_cpu):
+    def fast(input):
+        if _plain(input):
+            a = input._data
+            if a.base is None and a.flags.c_contiguous and a.ndim and a.shape[-1] == 2 and a.dtype.kind == "f" and (
+                    a.itemsize > 2):  # fmt: skip
+                ct = input._dtype.to_complex()  # the kernel's C-contiguous view, offset 0
+                return _view(input, a.view(ct.np)[..., 0], ct)
+            return view_as_complex_cpu(input)
+        return body(input)
+
+    return fast
+
+
+def _make_imag(body):
+    def fast(input):
+        if _complex_plain(input):  # select(view_as_real(x), -1, 1), as the composite
+            a = input._data
+            rt = input._dtype.to_real()
+            return _view(input, a.view(rt.np)[..., 1::2], rt)
+        return body(input)
+
+    return fast
+
+
+# and the plain view ops (session 14): reshape/view_as/reshape_as/ravel of a C-contiguous
+# tensor to int sizes of its numel (a NumPy reshape, as Note [Reshape fast path]), squeeze,
+# unsqueeze (its kernel's C-contiguous branch) and permute: _view of the NumPy view the
+# kernel makes, without the parsing and the dispatch.
+def _contig(a) -> bool:
+    return a.flags.c_contiguous and a.size and (a.ndim == 0 or a.strides[-1] == a.itemsize)
+
+
+def _reshaped(self, shape):
+    """``self`` viewed with the int ``shape`` (sizes >= 0 of its numel), or None."""
+    a = self._data
+    if not (_plain(self) and _contig(a)) or (shape.__class__ is not tuple and shape.__class__ is not list and
+                                               shape.__class__ is not _Size):  # fmt: skip
+        return None
+    n = 1
+    for k in shape:
+        if k.__class__ is not int or k < 0:
+            return None
+        n *= k
+    return _view(self, a.reshape(shape)) if n == a.size and shape else None
+
+
+def _make_reshape(body):
+    def fast(input, shape):
+        r = _reshaped(input, shape)
+        return body(input, shape) if r is None else r
+
+    return fast
+
+
+def _make_shape_as(body):  # view_as / reshape_as
+    def fast(self, other):
+        r = _reshaped(self, other._data.shape) if other.__class__ is _Tensor else None
+        return body(self, other) if r is None else r
+
+    return fast
+
+
+def _make_ravel(body):
+    def fast(input):
+        r = _reshaped(input, (input._data.size,))
+        return body(input) if r is None else r
+
+    return fast
+
+
+def _make_squeeze(body):
+    def fast(input, dim):
+        a = input._data
+        n = a.ndim
+        if _plain(input) and n and (dim is None or dim.__class__ is int and -n <= dim < n):
+            sh = a.shape
+            axes = tuple([d for d in range(n) if sh[d] == 1]) if dim is None else (dim % n,) if sh[dim] == 1 else ()
+            return _view(input, a.squeeze(axes) if axes else a.view())
+        return body(input, dim)
+
+    return fast
+
+
+def _make_unsqueeze(body):
+    def fast(input, dim):
+        a = input._data
+        n = a.ndim
+        if _plain(input) and dim.__class__ is int and -n - 1 <= dim <= n and _contig(a):
+            d = dim % (n + 1)
+            return _view(input, a.reshape(a.shape[:d] + (1,) + a.shape[d:]))
+        return body(input, dim)
+
+    return fast
+
+
+def _make_permute(body):
+    def fast(input, dims):
+        a = input._data
+        n = a.ndim
+        if _plain(input) and (dims.__class__ is tuple or dims.__class__ is list) and len(dims) == n:
+            w = []
+            for d in dims:
+                if d.__class__ is not int or not -n <= d < n or d % n in w:
+                    return body(input, dims)
+                w.append(d % n)
+            return _view(input, a.transpose(w))
+        return body(input, dims)
+
+    return fast
+
+
+def _pieces(self, d: int, sizes) -> tuple:
+    """The views _slice_cpu makes of consecutive non-empty ``sizes`` along ``d``."""
+    a, out, start = self._data, [], 0
+    pre = (slice(None),) * d
+    for n in sizes:
+        out.append(_view(self, a[pre + (slice(start, start + n),)]))
+        start += n
+    return tuple(out)
+
+
+def _make_tensor_split(body):
+    # int sections of a non-empty dim, every piece non-empty (an empty slice keeps PyTorch's
+    # offset through _strided: the body's)
+    def fast(input, indices_or_sections, dim):
+        a, k = input._data, indices_or_sections
+        n = a.ndim
+        if _plain(input) and k.__class__ is int and dim.__class__ is int and n and -n <= dim < n and k > 0:
+            lo, extra = divmod(a.shape[dim], k)
+            if lo:
+                return _pieces(input, dim % n, [lo + 1] * extra + [lo] * (k - extra))
+        return body(input, indices_or_sections, dim)
+
+    return fast
+
+
+def _make_directional_split(body, min_dim: int, dim_of):
+    def fast(input, indices_or_sections):
+        a, k = input._data, indices_or_sections
+        if _plain(input) and k.__class__ is int and a.ndim >= min_dim and k > 0:
+            d = dim_of(a.ndim)
+            n = a.shape[d]
+            if n and not n % k:
+                return _pieces(input, d, [n // k] * k)
+        return body(input, indices_or_sections)
+
+    return fast
+
+
+_DIRECTIONAL = {"hsplit": (1, lambda nd: 0 if nd == 1 else 1), "vsplit": (2, lambda nd: 0), "dsplit": (3, lambda nd: 2)}
+
+
 def _none(self, size):
     return None  # the expand fast call's fallback here: the caller's own body runs instead
 
 
-def install(bindings, make_expand_fast, diagonal_cpu, diag_geometry) -> None:
+def install(bindings, make_expand_fast, diagonal_cpu, diag_geometry, cpu=None) -> None:
     """Attach the fast calls above (views.install_fast_paths calls this with its expand fast
-    call's maker, _diagonal_cpu and _diag_geometry: this module imports nothing of views')."""
+    call's maker, _diagonal_cpu and _diag_geometry, and ``cpu``: the kernels as_strided, unfold
+    and view_as_complex by name; this module imports nothing of views')."""
+    cpu = cpu or {}
     for b in bindings:
         if b.module not in ("torch", "Tensor"):
             continue
@@ -168,3 +397,29 @@ def install(bindings, make_expand_fast, diagonal_cpu, diag_geometry) -> None:
             b.fast = (_make_broadcast_to(b.body, make_expand_fast(_none)), args)
         elif b.name == "expand_as" and args == ("self", "other"):
             b.fast = (_make_expand_as(b.body, make_expand_fast(_none)), args)
+        elif b.name == "as_strided" and args[1:] == ("size", "stride", "storage_offset") and "as_strided" in cpu:
+            b.fast = (_make_as_strided(b.body, cpu["as_strided"]), args)
+        elif b.name == "unfold" and args == ("self", "dimension", "size", "step") and "unfold" in cpu:
+            b.fast = (_make_unfold(b.body, cpu["unfold"]), args)
+        elif b.name == "view_as_real" and len(args) == 1:
+            b.fast = (_make_view_as_real(b.body), args)
+        elif b.name == "view_as_complex" and len(args) == 1 and "view_as_complex" in cpu:
+            b.fast = (_make_view_as_complex(b.body, cpu["view_as_complex"]), args)
+        elif b.name == "imag" and len(args) == 1:
+            b.fast = (_make_imag(b.body), args)
+        elif b.name == "reshape" and args == ("input", "shape"):
+            b.fast = (_make_reshape(b.body), args)
+        elif b.name in ("view_as", "reshape_as") and args == ("self", "other"):
+            b.fast = (_make_shape_as(b.body), args)
+        elif b.name == "ravel" and len(args) == 1:
+            b.fast = (_make_ravel(b.body), args)
+        elif b.name == "squeeze" and args[1:] == ("dim",):
+            b.fast = (_make_squeeze(b.body), args)
+        elif b.name == "unsqueeze" and args[1:] == ("dim",):
+            b.fast = (_make_unsqueeze(b.body), args)
+        elif b.name == "tensor_split" and args[1:] == ("indices_or_sections", "dim"):
+            b.fast = (_make_tensor_split(b.body), args)
+        elif b.name in _DIRECTIONAL and args[1:] == ("indices_or_sections",):
+            b.fast = (_make_directional_split(b.body, *_DIRECTIONAL[b.name]), args)
+        elif b.name == "permute" and args == ("input", "dims"):
+            b.fast = (_make_permute(b.body), args)

@@ -770,7 +770,8 @@ def install_fast_paths() -> None:
             b.fast = (_make_expand_fast(b.body), ("self", "size"))
         elif b.name == "__getitem__" and b.sig == "self, key":
             b.fast = (_make_getitem_fast(b.body), ("self", "key"))
-    fast_views.install(BINDINGS, _make_expand_fast, _diagonal_cpu, _diag_geometry)  # Note [Composite view fast calls]
+    cpu = {"as_strided": _as_strided_cpu, "unfold": _unfold_cpu, "view_as_complex": _view_as_complex_cpu}
+    fast_views.install(BINDINGS, _make_expand_fast, _diagonal_cpu, _diag_geometry, cpu)  # Note [Composite view fast calls]
 
 
 from ..._device import CPU as _CPU  # noqa: E402

@@ -292,3 +292,26 @@ def resample2d_backward(grad, gi, H, W, OH, OW, hi0, hi1, hw0, hw1, wi0, wi1, ww
                 gi[r0 + c1] += hw0[oh] * ww1[ow] * g
                 gi[r1 + c0] += hw1[oh] * ww0[ow] * g
                 gi[r1 + c1] += hw1[oh] * ww1[ow] * g
+
+
+@kernel
+def max_pool1d_rows(x, out, L, K, S, P, D, OL):
+    """max_pool1d's values over contiguous rows of ``L`` (no indices): the window walk and the
+    comparisons of ``_max_pool_plane`` with H == 1 (first element first, NaN wins), so the same
+    values; ``_max_pool_plane``'s 2-D loops cost ~3x on short rows."""
+    for p in range(out.size // OL):
+        xb = p * L
+        ob = p * OL
+        for o in range(OL):
+            w0 = o * S - P
+            w1 = min(w0 + (K - 1) * D + 1, L)
+            while w0 < 0:
+                w0 += D
+            best = x[xb + w0]
+            w = w0 + D
+            while w < w1:
+                v = x[xb + w]
+                if v > best or v != v:
+                    best = v
+                w += D
+            out[ob + o] = best

@@ -1,0 +1,433 @@
+"""Fast calls (Note [Binding fast call]) of gather, take_along_dim, scatter (src), scatter_add,
+scatter_reduce, index_put, masked_scatter, searchsorted, bucketize, nonzero/argwhere,
+index_copy/index_add/index_fill and put."""
+
+# Note [Indexing fast calls]
+# On plain CPU tensors (no dispatch mode, forward-AD level or autocast region, nothing to
+# record), a C-contiguous int64 index and arguments that pass every check of the body, these
+# run the body's own kernel steps without its layers (the public body's parsing, dispatch,
+# _scatter_prep's shape walk, parts(), four small np.array calls per _offsets): the offsets come
+# from the same dim_offsets kernel (Note [Indexing kernels compute offsets]) with its prepared
+# shape/stride arrays cached per (input shape, index shape, dim), and the values move as the
+# body moves them (storage[offsets], offsets assignment, accumulate_at / reduce_into), so the
+# results are the body's bit for bit, repeated indices included (same order); take_along_dim
+# with a dim and an index of the input's size off it is a gather admitting negative indices
+# (the kernel's ``wrap``); masked_scatter with a mask of the input's shape is the body's copy and
+# boolean assignment without the broadcasts; searchsorted/bucketize of same-dtype contiguous
+# operands call search_rows as the body does (the int64 result without its extra copy);
+# index_put with one 1-D int64 index per dim is np.ravel_multi_index's offsets (it refuses
+# negative and out-of-range indices: those take the body) and the same assignment or
+# accumulate_at. Along the last dim, gather and scatter_add (and scatter_reduce "sum" with
+# include_self) are one fused kernel (Note [Last-dim gather and scatter-add]): same order.
+# index_copy/index_add/index_fill with a 1-D int64 index and put with an int64 index write a
+# C-order copy through the body's (outer, size, inner) slabs / flat view (negative put and
+# index_fill indices wrap, as there).
+# Anything else - a gradient to record, out=, a mode, an index out of range, any error - takes
+# the body, so errors and graphs are the body's. tests/ops/indexing/test_fast_index.py compares
+# both routes and checks which one ran.
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _dtype as D
+from ..._device import CPU as _CPU
+from ..._state import STATE as _STATE
+from ..._tensor import Tensor as _Tensor
+from ..._tensor import _make
+from ...amp._policy import _INSTALLED as _AUTOCAST
+from .core import _ADD, _KERNEL_DTYPES, K, _accumulate, _cstrides
+from .masked import argwhere_array
+from .scatter import reduce_into
+
+_empty = np.empty
+_I64 = D.int64
+_PREP: dict = {}  # (input shape, index shape, dim) -> dim_offsets' prepared arguments
+_REDUCES = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _plain(x) -> bool:
+    return x._device is _CPU and not (x._rg and _STATE.grad_enabled)
+
+
+def _no_mode() -> bool:
+    S = _STATE
+    return not (S.td_modes or S.fw_level >= 0 or _AUTOCAST)
+
+
+def _prep(shape, ishape, d):
+    key = (shape, ishape, d)
+    p = _PREP.get(key)
+    if p is None:
+        st = _cstrides(shape)
+        dim_st, st[d] = st[d], 0
+        p = (np.array(ishape, np.int64), np.array(st, np.int64), dim_st, np.array(_cstrides(ishape), np.int64))
+        if len(_PREP) >= 256:
+            _PREP.clear()
+        _PREP[key] = p
+    return p
+
+
+def _offsets(input, dim, index, src=None, wrap=False):
+    """The body's offsets of ``index`` along ``dim`` into ``input``'s C-contiguous layout, or
+    None where the fast call must decline (anything the body would check or refuse).
+    ``wrap``: take_along_dim's negative indices, and its index the input's size off ``dim``."""
+    a, i = input._data, index._data
+    nd = a.ndim
+    if not (
+        _no_mode()
+        and _plain(input)
+        and _plain(index)
+        and index._dtype is _I64
+        and dim.__class__ is int
+        and -nd <= dim < nd
+        and i.ndim == nd
+        and i.size
+        and i.flags.c_contiguous
+    ):
+        return None
+    d = dim % nd
+    sh, ish = a.shape, i.shape
+    for k in range(nd):
+        if (ish[k] != sh[k] if wrap else ish[k] > sh[k]) and k != d:
+            return None
+    if src is not None:
+        s = src._data
+        if not (_plain(src) and src._dtype is input._dtype and s.ndim == nd):
+            return None
+        for k in range(nd):
+            if ish[k] > s.shape[k]:
+                return None
+    shape_a, st_a, dim_st, ist = _prep(sh, ish, d)
+    out = _empty(i.size, np.int64)
+    if K.dim_offsets(shape_a, 0, st_a, dim_st, i.reshape(-1), 0, ist, d, sh[d], wrap, out) >= 0:
+        return None
+    return out
+
+
+def _values(src, ishape):
+    s = src._data
+    return np.ascontiguousarray(s[tuple(slice(0, n) for n in ishape)]).reshape(-1)
+
+
+def _last_dim(input, dim, index, src=None) -> bool:
+    """Note [Last-dim gather and scatter-add]: ``dim`` the last, same leading sizes, int64
+    C-contiguous index (and ``src`` of the index's shape), a kernel dtype."""
+    a, i = input._data, index._data
+    n = a.ndim
+    return (
+        n >= 1
+        and dim.__class__ is int
+        and (dim == n - 1 or dim == -1)
+        and i.ndim == n
+        and i.shape[:-1] == a.shape[:-1]
+        and i.size
+        and a.dtype in _KERNEL_DTYPES
+        and index._dtype is _I64
+        and i.flags.c_contiguous
+        and (src is None or src._data.shape == i.shape and src._dtype is input._dtype and _plain(src))
+        and _no_mode()
+        and _plain(input)
+        and _plain(index)
+    )
+
+
+def _gather(input, dim, index, sparse_grad=False, out=None):
+    if sparse_grad is False and out is None and _last_dim(input, dim, index):
+        a, i = np.ascontiguousarray(input._data), index._data
+        r = _empty(i.shape, a.dtype)
+        if K.gather_last(a.reshape(-1), i.reshape(-1), r.reshape(-1), i.size // i.shape[-1], a.shape[-1],
+                         i.shape[-1]) < 0:  # fmt: skip
+            return _make(r, input._dtype)
+        return None
+    if sparse_grad is False and out is None:
+        offs = _offsets(input, dim, index)
+        if offs is not None:
+            return _make(np.ascontiguousarray(input._data).reshape(-1)[offs].reshape(index._data.shape), input._dtype)
+    return None
+
+
+def _take_along_dim(input, indices, dim=None, out=None):
+    if dim is not None and out is None:  # with dim: a gather whose indices may be negative
+        offs = _offsets(input, dim, indices, wrap=True)
+        if offs is not None:
+            a = np.ascontiguousarray(input._data).reshape(-1)
+            return _make(a[offs].reshape(indices._data.shape), input._dtype)
+    return None
+
+
+def _masked_scatter(input, mask, source):
+    a, m, s = input._data, mask._data, source._data
+    if (
+        _no_mode()
+        and mask._dtype is D.bool
+        and source._dtype is input._dtype
+        and m.shape == a.shape
+        and _plain(input)
+        and _plain(mask)
+        and _plain(source)
+    ):
+        k = int(np.count_nonzero(m))
+        if s.size >= k:
+            res = np.array(a, order="C")
+            res[m] = s.reshape(-1)[:k]
+            return _make(res, input._dtype)
+    return None
+
+
+def _scatter(input, dim, index, src=None, value=None, reduce=None, out=None):
+    if src.__class__ is _Tensor and value is None and reduce is None and out is None:
+        offs = _offsets(input, dim, index, src)
+        if offs is not None:
+            res = np.array(input._data, order="C", copy=True)
+            res.reshape(-1)[offs] = _values(src, index._data.shape)
+            return _make(res, input._dtype)
+    return None
+
+
+def _add_last(input, index, src):
+    a, i = input._data, index._data
+    res = np.array(a, order="C", copy=True)
+    s = np.ascontiguousarray(src._data)
+    if K.scatter_add_last(res.reshape(-1), i.reshape(-1), s.reshape(-1), i.size // i.shape[-1], a.shape[-1],
+                          i.shape[-1]) < 0:  # fmt: skip
+        return _make(res, input._dtype)
+    return None
+
+
+def _scatter_add(input, dim, index, src, out=None):
+    if out is None and _last_dim(input, dim, index, src):
+        return _add_last(input, index, src)
+    if out is None and input._data.dtype in _KERNEL_DTYPES:
+        offs = _offsets(input, dim, index, src)
+        if offs is not None:
+            res = np.array(input._data, order="C", copy=True)
+            _accumulate(res.reshape(-1), offs, _values(src, index._data.shape), _ADD)
+            return _make(res, input._dtype)
+    return None
+
+
+def _scatter_reduce(input, dim, index, src, reduce, include_self=True, out=None):
+    if (
+        out is None
+        and input._data.dtype in _KERNEL_DTYPES
+        and include_self.__class__ is bool
+        and reduce.__class__ is str
+        and reduce in _REDUCES
+    ):
+        if reduce == "sum" and include_self is True and _last_dim(input, dim, index, src):
+            return _add_last(input, index, src)
+        offs = _offsets(input, dim, index, src)
+        if offs is not None:
+            res = np.array(input._data, order="C", copy=True)
+            reduce_into(res.reshape(-1), offs, _values(src, index._data.shape), reduce, include_self)
+            return _make(res, input._dtype)
+    return None
+
+
+def _index_put(input, indices, values, accumulate=False):
+    a, v = input._data, values._data
+    c = indices.__class__
+    if not (
+        (c is tuple or c is list)
+        and 0 < len(indices) == a.ndim
+        and accumulate.__class__ is bool
+        and values._dtype is input._dtype
+        and _no_mode()
+        and _plain(input)
+        and _plain(values)
+    ):
+        return None
+    n = -1
+    for t in indices:
+        if not (t.__class__ is _Tensor and t._dtype is _I64 and t._data.ndim == 1 and _plain(t)):
+            return None
+        if n != t._data.shape[0]:
+            if n >= 0:
+                return None
+            n = t._data.shape[0]
+    if not n or (v.shape != (n,) and v.size != 1) or v.ndim > 1:
+        return None
+    try:  # refuses negative and out-of-range indices: the body's to wrap or report
+        offs = np.ravel_multi_index(tuple(t._data for t in indices), a.shape)
+    except ValueError:
+        return None
+    res = np.array(a, order="C", copy=True)
+    vals = np.broadcast_to(v, (n,))
+    if accumulate:
+        _accumulate(res.reshape(-1), offs, vals, _ADD)
+    else:
+        res.reshape(-1)[offs] = vals
+    return _make(res, input._dtype)
+
+
+_SEARCH_DTYPES = (D.float32, D.float64, D.int64, D.int32)
+
+
+def _searchsorted(sorted_sequence, input, out_int32=False, right=False, side=None, out=None, sorter=None):
+    """search_rows over same-dtype C-contiguous operands, as the body runs it (int64 result)."""
+    if out is not None or sorter is not None or out_int32 is not False or right.__class__ is not bool:
+        return None
+    if side is not None:
+        if side.__class__ is not str or side not in ("left", "right") or right and side == "left":
+            return None
+        right = side == "right"
+    b, v = sorted_sequence._data, input._data
+    if not (
+        input.__class__ is _Tensor
+        and sorted_sequence._dtype is input._dtype
+        and input._dtype in _SEARCH_DTYPES
+        and b.ndim
+        and (b.ndim == 1 or b.shape[:-1] == v.shape[:-1])
+        and v.size
+        and b.flags.c_contiguous
+        and v.flags.c_contiguous
+        and _no_mode()
+        and _plain(sorted_sequence)
+        and _plain(input)
+    ):
+        return None
+    nb = b.shape[-1]
+    res = _empty(v.size, np.int64)
+    K.search_rows(b.reshape(-1), nb if b.ndim > 1 else 0, nb, v.reshape(-1), v.size if b.ndim == 1 else v.shape[-1],
+                  right, res)  # fmt: skip
+    return _make(res.reshape(v.shape), _I64)
+
+
+def _bucketize(input, boundaries, out_int32=False, right=False, out=None):
+    if boundaries._data.ndim == 1:
+        return _searchsorted(boundaries, input, out_int32, right, None, out)
+    return None
+
+
+def _slab_args(input, dim, index, source=None):
+    """(res copy's (outer, size, inner) view, 1-D index, source slabs) when the index_* body's
+    checks all pass on a plain call with a C-contiguous int64 1-D index; else None."""
+    a, i = input._data, index._data
+    nd = a.ndim
+    if not (
+        nd
+        and a.size
+        and dim.__class__ is int
+        and -nd <= dim < nd
+        and index._dtype is _I64
+        and i.ndim == 1
+        and i.size
+        and i.flags.c_contiguous
+        and _no_mode()
+        and _plain(input)
+        and _plain(index)
+    ):
+        return None
+    d = dim % nd
+    sh = a.shape
+    outer, inner = 1, 1
+    for k in range(d):
+        outer *= sh[k]
+    for k in range(d + 1, nd):
+        inner *= sh[k]
+    s = None
+    if source is not None:
+        if not (source._dtype is input._dtype and _plain(source)):
+            return None
+        ss = source._data.shape
+        if ss != sh[:d] + (i.size,) + sh[d + 1 :]:
+            return None
+        s = np.ascontiguousarray(source._data).reshape(outer, i.size, inner)
+    res = np.array(a, order="C", copy=True)
+    return res, res.reshape(outer, sh[d], inner), i, s
+
+
+def _index_copy(input, dim, index, source, out=None):
+    g = _slab_args(input, dim, index, source) if out is None else None
+    if g is not None and K.first_out_of_range(g[2], 0, g[1].shape[1]) < 0:
+        g[1][:, g[2]] = g[3]
+        return _make(g[0], input._dtype)
+    return None
+
+
+def _index_add(input, dim, index, source, alpha=1, out=None):
+    if out is None and alpha.__class__ is int and alpha == 1 and input._data.dtype in _KERNEL_DTYPES:
+        g = _slab_args(input, dim, index, source)
+        if g is not None:
+            dst = g[1]
+            if K.add_slabs(dst.reshape(-1), g[3].reshape(-1), g[2], *dst.shape) < 0:
+                return _make(g[0], input._dtype)
+    return None
+
+
+def _index_fill(input, dim, index, value):
+    dt = input._dtype
+    # a float into a float tensor, an int into int64 or (exactly representable) a float tensor:
+    # the body's checked_scalar gives NumPy's conversion of the same number
+    if (value.__class__ is float and (dt is D.float32 or dt is D.float64)) or (
+        value.__class__ is int
+        and (dt is _I64 and -(2**63) <= value < 2**63 or (dt is D.float32 or dt is D.float64) and -(2**24) <= value <= 2**24)
+    ):
+        g = _slab_args(input, dim, index)
+        if g is not None and K.first_out_of_range(g[2], -g[1].shape[1], g[1].shape[1]) < 0:
+            g[1][:, g[2]] = value
+            return _make(g[0], input._dtype)
+    return None
+
+
+def _put(input, index, source, accumulate=False):
+    a, i, s = input._data, index._data, source._data
+    if (
+        accumulate.__class__ is bool
+        and index._dtype is _I64
+        and source._dtype is input._dtype
+        and i.size
+        and s.size == i.size
+        and i.flags.c_contiguous
+        and a.size
+        and _no_mode()
+        and _plain(input)
+        and _plain(index)
+        and _plain(source)
+    ):
+        fi = i.reshape(-1)
+        n = a.size
+        if K.first_out_of_range(fi, -n, n) < 0:  # out of range: the body's error
+            fi = np.where(fi < 0, fi + n, fi)  # the body's wrap
+            res = np.array(a, order="C", copy=True)
+            src = np.ascontiguousarray(s).reshape(-1)
+            if accumulate:
+                _accumulate(res.reshape(-1), fi, src, _ADD)
+            else:
+                res.reshape(-1)[fi] = src
+            return _make(res, input._dtype)
+    return None
+
+
+def _nonzero(input, out=None, as_tuple=False):
+    if out is None and as_tuple is False and _no_mode() and _plain(input):
+        return _make(argwhere_array(input._data), _I64)
+    return None
+
+
+def _nonzero_method(self, as_tuple=False):  # Tensor.nonzero has no out=
+    return _nonzero(self, None, as_tuple)
+
+
+def _wrap(body, core):
+    def fast(*v):
+        r = core(*v)
+        return body(*v) if r is None else r
+
+    return fast
+
+
+_CORES = {"gather": _gather, "scatter": _scatter, "scatter_add": _scatter_add, "scatter_reduce": _scatter_reduce,
+          "index_put": _index_put, "take_along_dim": _take_along_dim, "masked_scatter": _masked_scatter,
+          "searchsorted": _searchsorted, "bucketize": _bucketize, "nonzero": _nonzero, "argwhere": _nonzero,
+          "index_copy": _index_copy, "index_add": _index_add, "index_fill": _index_fill, "put": _put}  # fmt: skip
+
+
+def install(bindings) -> None:
+    """Attach the fast calls above (views.install_fast_paths calls this before _api.install)."""
+    for b in bindings:
+        core = _nonzero_method if (b.module, b.name) == ("Tensor", "nonzero") else _CORES.get(b.name)
+        if core is not None and b.module in ("torch", "Tensor") and b.fast is None:
+            args = tuple(p.partition("=")[0].strip() for p in b.sig.split(",") if p.strip() not in ("*", ""))
+            b.fast = (_wrap(b.body, core), args)
