@@ -19,11 +19,9 @@ import itertools
 import numpy as np
 
 from .. import _dtype as D
-from .._device import CPU as _CPU
-from .._state import STATE as _STATE
 from .._tensor import _make
-from ..amp._policy import _INSTALLED as _AUTOCAST
 from ..kernels import lazy
+from ._fast_guard import plain as _plain
 
 _K = lazy("numtorch.kernels.cpu.fft")
 
@@ -33,18 +31,6 @@ _REAL = {D.float32: D.complex64, D.float64: D.complex128}  # real dtype -> its c
 _CPLX = {D.complex64: D.float32, D.complex128: D.float64}  # complex dtype -> its real
 _MODE = {True: {None: 0, "backward": 0, "forward": 2, "ortho": 1},
          False: {None: 2, "backward": 2, "forward": 0, "ortho": 1}}  # fmt: skip
-
-
-def _plain(x) -> bool:
-    S = _STATE
-    return not (
-        S.td_modes
-        or S.fw_level >= 0
-        or _AUTOCAST
-        or x._device is not _CPU
-        or S.grad_enabled
-        and x._rg
-    )
 
 
 def _dims_nd(nd: int, dim, two_d: bool):

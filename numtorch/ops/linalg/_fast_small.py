@@ -25,7 +25,7 @@ from ..._device import CPU as _CPU
 from ..._state import STATE as _STATE
 from ..._tensor import Tensor as _Tensor
 from ..._tensor import _make
-from ...amp._policy import _INSTALLED as _AUTOCAST
+from .._fast_guard import free as _free
 from .._quiet import IGNORE as _IGNORE
 from .._quiet import quiet as _quiet
 from .._quiet import restore as _restore
@@ -35,11 +35,6 @@ _FLOATS = (D.float32, D.float64)
 # last dims of these products run slower than the pointwise kernels the bodies call
 _SMALL = 16384
 _zeros, _multiply = np.zeros, np.multiply
-
-
-def _free() -> bool:
-    S = _STATE
-    return not (S.td_modes or S.fw_level >= 0 or _AUTOCAST)
 
 
 def _plain(x, g: bool) -> bool:

@@ -1,0 +1,32 @@
+"""What every op fast call checks before it skips the body: no mode, level or autocast region,
+and an operand with nothing to record (Note [Guarded fast paths])."""
+
+from __future__ import annotations
+
+from .._device import CPU as _CPU
+from .._state import STATE as _STATE
+from ..amp._policy import _INSTALLED as _AUTOCAST
+
+
+def free() -> bool:
+    """No dispatch mode, forward-AD level or autocast region: nothing would see the op's call."""
+    S = _STATE
+    return not (S.td_modes or S.fw_level >= 0 or _AUTOCAST)
+
+
+def recordless(x) -> bool:
+    """A CPU tensor that no recorded graph would take in (no grad to record for it)."""
+    return x._device is _CPU and not (x._rg and _STATE.grad_enabled)
+
+
+def plain(x) -> bool:
+    """free() and recordless(x): the body would run the CPU kernel on x and nothing else."""
+    S = _STATE
+    return not (
+        S.td_modes
+        or S.fw_level >= 0
+        or _AUTOCAST
+        or x._device is not _CPU
+        or x._rg
+        and S.grad_enabled
+    )
