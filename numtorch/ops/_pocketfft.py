@@ -14,8 +14,11 @@ Python layers, and the Hermitian fill of a real signal's full spectrum.
 from __future__ import annotations
 
 import numpy as np
-from numpy.fft import _pocketfft_umath as _pfu
-from numpy.lib.array_utils import normalize_axis_index
+
+try:  # NumPy >= 2.0: the gufuncs np.fft calls
+    from numpy.fft import _pocketfft_umath as _pfu
+except ImportError:  # NumPy 1.x: np.fft itself (complex128 inside; the result cast back)
+    _pfu = None
 
 from ..kernels import lazy
 
@@ -59,11 +62,29 @@ def _one(ufunc, a, axis: int, n_out: int, fct, out_dt):
 
 
 def _wrapped(dims, nd: int) -> list:
-    return [normalize_axis_index(d, nd) for d in dims]
+    return [d % nd for d in dims]  # the ops pass dims already checked against nd
+
+
+_FWD = {0: "backward", 1: "ortho", 2: "forward"}  # np.fft's norm of a forward transform
+_INV = {0: "forward", 1: "ortho", 2: "backward"}  # ... and of an inverse transform
+
+
+def _np_fft(fn, a, dims, norm, out_dt, **kw):
+    return np.ascontiguousarray(fn(a, axes=list(dims), norm=norm, **kw).astype(out_dt, copy=False))
 
 
 def c2c(a: np.ndarray, dims, normalization: int, forward: bool) -> np.ndarray:
     """np.fft.fftn / ifftn of complex ``a`` over ``dims`` (the last first, as _raw_fftnd)."""
+    if _pfu is None:
+        cd = a.dtype if a.dtype.kind == "c" else _CPLX[a.dtype.char]
+        a = a.astype(cd, copy=False)  # as below: np.fft of a real input takes another route
+        return _np_fft(
+            np.fft.fftn if forward else np.fft.ifftn,
+            a,
+            dims,
+            (_FWD if forward else _INV)[normalization],
+            cd,
+        )
     ufunc = _pfu.fft if forward else _pfu.ifft
     if a.dtype.kind != "c":  # np.fft promotes a real input the same way
         a = a.astype(_CPLX[a.dtype.char])
@@ -76,6 +97,8 @@ def c2c(a: np.ndarray, dims, normalization: int, forward: bool) -> np.ndarray:
 
 def r2c(a: np.ndarray, dims, normalization: int) -> np.ndarray:
     """np.fft.rfftn of real ``a`` over ``dims``: the half spectrum along the last of them."""
+    if _pfu is None:
+        return _np_fft(np.fft.rfftn, a, dims, _FWD[normalization], _CPLX[a.dtype.char])
     dims = _wrapped(dims, a.ndim)
     last = dims[-1]
     n = a.shape[last]
@@ -91,6 +114,9 @@ def r2c(a: np.ndarray, dims, normalization: int) -> np.ndarray:
 def c2r(a: np.ndarray, dims, normalization: int, last_n: int) -> np.ndarray:
     """np.fft.irfftn of complex ``a`` over ``dims`` (each kept at its size but the last, which
     gives ``last_n`` real points)."""
+    if _pfu is None:
+        s = [a.shape[d] for d in dims[:-1]] + [last_n]
+        return _np_fft(np.fft.irfftn, a, dims, _INV[normalization], _REAL[a.dtype.char], s=s)
     dims = _wrapped(dims, a.ndim)
     rd = _REAL[a.dtype.char]
     for d in dims[:-1]:

@@ -255,3 +255,29 @@ def test_inference_mode_result_is_an_inference_tensor():
     x = torch.randn(4, 6)
     with torch.inference_mode():
         assert torch.fft.fft(x).is_inference() and torch.fft.fftshift(x).is_inference()
+
+
+def test_without_the_gufuncs_np_fft_gives_the_same_results(monkeypatch):
+    # NumPy 1.x has no numpy.fft._pocketfft_umath: the functions fall back to np.fft itself
+    cases = []
+    for a in _arrays():
+        for dims in _dim_sets(a.ndim):
+            for mode in _NP_NORM:
+                if a.dtype.kind == "c":
+                    last = 2 * a.shape[dims[-1]] - 1
+                    cases.append((P.c2c, (a, dims, mode, True)))
+                    cases.append((P.c2c, (a, dims, mode, False)))
+                    cases.append((P.c2r, (a, dims, mode, last)))
+                else:
+                    cases.append((P.r2c, (a, dims, mode)))
+                    cases.append((P.c2c, (a, dims, mode, True)))
+    want = [fn(*args) for fn, args in cases]
+    x = torch.randn(4, 6, dtype=torch.float32)
+    want_op = torch.fft.rfft2(x, norm="ortho")
+    monkeypatch.setattr(P, "_pfu", None)
+    for (fn, args), w in zip(cases, want, strict=True):
+        r = fn(*args)
+        assert r.flags.c_contiguous
+        _bits(r, w)
+    got = torch.fft.rfft2(x, norm="ortho")
+    assert got.dtype == torch.complex64 and np.array_equal(got.numpy(), want_op.numpy())
