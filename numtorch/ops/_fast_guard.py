@@ -15,8 +15,10 @@ def free() -> bool:
 
 
 def recordless(x) -> bool:
-    """A CPU tensor that no recorded graph would take in (no grad to record for it)."""
-    return x._device is _CPU and not (x._rg and _STATE.grad_enabled)
+    """A CPU tensor that no recorded graph would take in (no grad to record for it), not of a
+    wide unsigned dtype (the bodies refuse most non-elementwise ops for those: Note [Wide
+    unsigned dtypes])."""
+    return x._device is _CPU and not (x._rg and _STATE.grad_enabled) and x._dtype._rank <= 10
 
 
 def plain(x) -> bool:

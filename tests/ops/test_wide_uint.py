@@ -25,6 +25,14 @@ def _u(*shape):
     (lambda: nt.index_select(_u(3), 0, nt.tensor([0])), "index_select"),
     (lambda: nt.nn.functional.max_pool1d(_u(1, 2, 2), 1), "max_pool1d_impl"),
     (lambda: nt.arange(3, dtype=U16), "arange_cpu"), (lambda: nt.eye(2, dtype=nt.uint64), "eye"),
+    # ops with a fast call (they must decline these dtypes and let the body refuse them)
+    (lambda: nt.fliplr(_u(2, 2)), "flip_cpu"), (lambda: nt.rot90(_u(2, 2)), "flip_cpu"),
+    (lambda: nt.triu(_u(3, 3)), "triu"), (lambda: nt.argwhere(_u(3)), "nonzero_count_cpu"),
+    (lambda: nt.scatter(_u(3), 0, nt.tensor([0]), _u(1)), "scatter_gather_tensor_cpu"),
+    (lambda: nt.index_put(_u(3), (nt.tensor([0]),), _u(1)), "index_put"),
+    (lambda: nt.put(_u(3), nt.tensor([0]), _u(1)), "take_put_cpu"),
+    (lambda: nt.masked_scatter(_u(3), nt.ones(3, dtype=nt.bool), _u(3)), "masked_scatter"),
+    (lambda: nt.index_copy(_u(3), 0, nt.tensor([0]), _u(1)), "index_copy_cpu"),
 ])  # fmt: skip
 def test_ops_without_a_wide_unsigned_kernel_refuse_it(call, kernel):
     with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for 'UInt(16|64)'$"):

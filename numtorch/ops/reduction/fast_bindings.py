@@ -9,6 +9,7 @@ from ..._device import CPU
 from ..._dispatch import dispatch
 from ..._state import STATE
 from ..._tensor import Tensor, _make
+from ...amp._policy import _INSTALLED as _AUTOCAST
 from .._registry import BINDINGS
 from . import _reduce as E
 from .core import _FLOATS, _NANSUM, _nansum, aten, nansum
@@ -51,16 +52,26 @@ _NP_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 # dispatched _softmax(self, dim, False): ~1.5 us of a 3 us small softmax before the kernel. With
 # no dtype= (the composite's only work) and no out=, and the input a plain Tensor with no mode
 # (the binding's own test), the binding calls _softmax's op.fast itself, as the composite would.
-def _softmax_fast(b, prim):
+# Under autocast the composite runs instead: autocast's float32 rule sits in softmax.int's fast
+# slot, not in _softmax's (a float16 input must be upcast first).
+def _softmax_call(prim, composite):
+    def call(x, dim, half_to_float):
+        return composite.fast(x, dim, None) if _AUTOCAST else prim.fast(x, dim, half_to_float)
+
+    return call
+
+
+def _softmax_fast(b, call):
     first = "self" if b.module == "Tensor" else "input"
     cond = ["dtype is None"] + (["out is None"] if "out=" in b.sig else []) + (["dim is not None"] if "dim=None" in b.sig else [])
-    return (prim, (first, "dim", False), " and ".join(cond))
+    return (call, (first, "dim", False), " and ".join(cond))
 
 
 def install() -> None:
     from .scan import _log_softmax, _softmax
 
-    prims = {"softmax": _softmax, "log_softmax": _log_softmax}
+    prims = {"softmax": _softmax_call(_softmax, aten.softmax.int),
+             "log_softmax": _softmax_call(_log_softmax, aten.log_softmax.int)}  # fmt: skip
     for b in BINDINGS:
         if b.name == "nansum" and b.module in ("torch", "Tensor") and b.fast is None:
             first = "self" if b.module == "Tensor" else "input"

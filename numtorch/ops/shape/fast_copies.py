@@ -33,10 +33,11 @@ _MASKS: dict = {}  # (rows, cols, diagonal, lower) -> np.tri's keep-mask
 
 
 def _plain(x) -> bool:
-    """A C-contiguous non-empty plain CPU tensor of >= 1 dim, nothing to record, no mode."""
+    """A C-contiguous non-empty plain CPU tensor of >= 1 dim and not a wide unsigned dtype,
+    nothing to record, no mode."""
     S, a = _STATE, x._data
     return not (S.td_modes or S.fw_level >= 0 or x._device is not _CPU or x._rg and S.grad_enabled) and (
-        a.ndim and a.size and a.flags.c_contiguous
+        a.ndim and a.size and a.flags.c_contiguous and x._dtype._rank <= 10  # Note [Wide unsigned dtypes]
     )
 
 

@@ -21,6 +21,7 @@ from ..._size import Size as _Size
 from ..._state import STATE as _STATE
 from ..._tensor import Tensor as _Tensor
 from ..._tensor import _view
+from .._fast_guard import plain as _guard_plain
 
 
 def _plain(self) -> bool:
@@ -221,7 +222,7 @@ def _make_view_as_real(body):
 
 def _make_view_as_complex(body, view_as_complex_cpu):
     def fast(input):
-        if _plain(input):
+        if _guard_plain(input):  # also no autocast region: view_as_complex has a float32 rule on the CPU
             a = input._data
             if a.base is None and a.flags.c_contiguous and a.ndim and a.shape[-1] == 2 and a.dtype.kind == "f" and (
                     a.itemsize > 2):  # fmt: skip

@@ -10,7 +10,7 @@ import pytest
 import numtorch as torch
 import numtorch.nn.functional as F
 from numtorch.ops._registry import BINDINGS
-from numtorch.ops.reduction import scan
+from numtorch.ops.reduction import fast_bindings, scan
 
 
 @pytest.mark.parametrize("name", ["softmax", "log_softmax"])
@@ -18,7 +18,30 @@ from numtorch.ops.reduction import scan
 def test_bindings_call_the_primitive(name, module):
     (b,) = [b for b in BINDINGS if b.module == module and b.name == name]
     prim = scan._softmax if name == "softmax" else scan._log_softmax
-    assert b.fast is not None and b.fast[0] is prim and b.fast[1][2] is False
+    assert b.fast is not None and b.fast[1][2] is False
+    calls = []
+    real = prim.fast
+    prim.fast = lambda *v: calls.append(v) or real(*v)
+    try:
+        getattr(torch, name)(torch.ones(2, 3), 1)
+    finally:
+        prim.fast = real
+    assert calls and all(c[1:] == (1, False) for c in calls)
+
+
+class _Op:
+    def __init__(self, tag):
+        self.fast = lambda *v: (tag, v)
+
+
+def test_an_autocast_region_runs_the_composite():
+    # autocast's rules sit in softmax.int's fast slot (CUDA's float32 rule: tests/cuda/test_amp.py),
+    # so inside a region the bindings' call runs the composite, not the primitive
+    call = fast_bindings._softmax_call(_Op("prim"), _Op("composite"))
+    assert call(1, 2, False) == ("prim", (1, 2, False))
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        assert call(1, 2, False) == ("composite", (1, 2, None))
+    assert call(1, 2, False) == ("prim", (1, 2, False))
 
 
 @pytest.mark.parametrize("name", ["softmax", "log_softmax"])
