@@ -51,12 +51,7 @@ def _prep(shape, ishape, d):
     if p is None:
         st = _cstrides(shape)
         dim_st, st[d] = st[d], 0
-        p = (
-            np.array(ishape, np.int64),
-            np.array(st, np.int64),
-            dim_st,
-            np.array(_cstrides(ishape), np.int64),
-        )
+        p = (np.array(ishape, np.int64), np.array(st, np.int64), dim_st, np.array(_cstrides(ishape), np.int64))
         if len(_PREP) >= 256:
             _PREP.clear()
         _PREP[key] = p
@@ -120,9 +115,7 @@ def _last_dim(input, dim, index, src=None) -> bool:
         and a.dtype in _KERNEL_DTYPES
         and index._dtype is _I64
         and i.flags.c_contiguous
-        and (
-            src is None or src._data.shape == i.shape and src._dtype is input._dtype and _plain(src)
-        )
+        and (src is None or src._data.shape == i.shape and src._dtype is input._dtype and _plain(src))
         and _no_mode()
         and _plain(input)
         and _plain(index)
@@ -140,10 +133,7 @@ def _gather(input, dim, index, sparse_grad=False, out=None):
     if sparse_grad is False and out is None:
         offs = _offsets(input, dim, index)
         if offs is not None:
-            return _make(
-                np.ascontiguousarray(input._data).reshape(-1)[offs].reshape(index._data.shape),
-                input._dtype,
-            )
+            return _make(np.ascontiguousarray(input._data).reshape(-1)[offs].reshape(index._data.shape), input._dtype)
     return None
 
 
@@ -220,9 +210,7 @@ def _scatter_reduce(input, dim, index, src, reduce, include_self=True, out=None)
         offs = _offsets(input, dim, index, src)
         if offs is not None:
             res = np.array(input._data, order="C", copy=True)
-            reduce_into(
-                res.reshape(-1), offs, _values(src, index._data.shape), reduce, include_self
-            )
+            reduce_into(res.reshape(-1), offs, _values(src, index._data.shape), reduce, include_self)
             return _make(res, input._dtype)
     return None
 
@@ -266,16 +254,9 @@ def _index_put(input, indices, values, accumulate=False):
 _SEARCH_DTYPES = (D.float32, D.float64, D.int64, D.int32)
 
 
-def _searchsorted(
-    sorted_sequence, input, out_int32=False, right=False, side=None, out=None, sorter=None
-):
+def _searchsorted(sorted_sequence, input, out_int32=False, right=False, side=None, out=None, sorter=None):
     """search_rows over same-dtype C-contiguous operands, as the body runs it (int64 result)."""
-    if (
-        out is not None
-        or sorter is not None
-        or out_int32 is not False
-        or right.__class__ is not bool
-    ):
+    if out is not None or sorter is not None or out_int32 is not False or right.__class__ is not bool:
         return None
     if side is not None:
         if side.__class__ is not str or side not in ("left", "right") or right and side == "left":
@@ -356,12 +337,7 @@ def _index_copy(input, dim, index, source, out=None):
 
 
 def _index_add(input, dim, index, source, alpha=1, out=None):
-    if (
-        out is None
-        and alpha.__class__ is int
-        and alpha == 1
-        and input._data.dtype in _KERNEL_DTYPES
-    ):
+    if out is None and alpha.__class__ is int and alpha == 1 and input._data.dtype in _KERNEL_DTYPES:
         g = _slab_args(input, dim, index, source)
         if g is not None:
             dst = g[1]
@@ -376,12 +352,7 @@ def _index_fill(input, dim, index, value):
     # the body's checked_scalar gives NumPy's conversion of the same number
     if (value.__class__ is float and (dt is D.float32 or dt is D.float64)) or (
         value.__class__ is int
-        and (
-            dt is _I64
-            and -(2**63) <= value < 2**63
-            or (dt is D.float32 or dt is D.float64)
-            and -(2**24) <= value <= 2**24
-        )
+        and (dt is _I64 and -(2**63) <= value < 2**63 or (dt is D.float32 or dt is D.float64) and -(2**24) <= value <= 2**24)
     ):
         g = _slab_args(input, dim, index)
         if g is not None and K.first_out_of_range(g[2], -g[1].shape[1], g[1].shape[1]) < 0:
@@ -446,11 +417,7 @@ _CORES = {"gather": _gather, "scatter": _scatter, "scatter_add": _scatter_add, "
 def install(bindings) -> None:
     """Attach the fast calls above (views.install_fast_paths calls this before _api.install)."""
     for b in bindings:
-        core = (
-            _nonzero_method if (b.module, b.name) == ("Tensor", "nonzero") else _CORES.get(b.name)
-        )
+        core = _nonzero_method if (b.module, b.name) == ("Tensor", "nonzero") else _CORES.get(b.name)
         if core is not None and b.module in ("torch", "Tensor") and b.fast is None:
-            args = tuple(
-                p.partition("=")[0].strip() for p in b.sig.split(",") if p.strip() not in ("*", "")
-            )
+            args = tuple(p.partition("=")[0].strip() for p in b.sig.split(",") if p.strip() not in ("*", ""))
             b.fast = (_wrap(b.body, core), args)

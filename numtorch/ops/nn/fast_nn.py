@@ -83,11 +83,7 @@ def _pad_index(mode, sizes, pad):
         if mode == "reflect" and (lo >= size or hi >= size):
             return None
         i = _arange(-lo, size + hi)
-        i = (
-            (size - 1) - np.abs((size - 1) - np.abs(i))
-            if mode == "reflect"
-            else i.clip(0, size - 1)
-        )
+        i = (size - 1) - np.abs((size - 1) - np.abs(i)) if mode == "reflect" else i.clip(0, size - 1)
         flat = (flat * size)[..., None] + i  # row-major over the padded dims
         out.append(size + lo + hi)
     return flat.reshape(-1), tuple(out)
@@ -106,14 +102,8 @@ def _make_pad(body):
                         return body(input, pad, mode, value)
                 if mode == "constant":
                     if value is None or value.__class__ is float or value.__class__ is int:
-                        return _dispatch(
-                            _constant_pad_nd, [input, list(pad), 0 if value is None else value]
-                        )
-                elif (
-                    (mode == "reflect" or mode == "replicate")
-                    and value is None
-                    and nd - n // 2 in (1, 2)
-                ):
+                        return _dispatch(_constant_pad_nd, [input, list(pad), 0 if value is None else value])
+                elif (mode == "reflect" or mode == "replicate") and value is None and nd - n // 2 in (1, 2):
                     key = (mode, a.shape[nd - n // 2 :], *pad)
                     idx = _PAD_INDEX.get(key)
                     if idx is None:
@@ -137,23 +127,7 @@ def _max_planes(a, H, W, k, s, p, d, OH, OW):
     out = _empty(a.shape[:-2] + (OH, OW), a.dtype)
     idx = _empty(out.shape, np.int64)
     fn = _K.max_pool2d_parallel if x.size >= PARALLEL_THRESHOLD else _K.max_pool2d
-    fn(
-        x.reshape(-1),
-        out.reshape(-1),
-        idx.reshape(-1),
-        H,
-        W,
-        k[0],
-        k[1],
-        s[0],
-        s[1],
-        p[0],
-        p[1],
-        d[0],
-        d[1],
-        OH,
-        OW,
-    )
+    fn(x.reshape(-1), out.reshape(-1), idx.reshape(-1), H, W, k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1], OH, OW)
     return out
 
 
@@ -161,34 +135,14 @@ def _avg_planes(a, H, W, k, s, p, OH, OW, count_include_pad, div):
     x = np.ascontiguousarray(a)
     out = _empty(a.shape[:-2] + (OH, OW), a.dtype)
     fn = _K.avg_pool2d_parallel if x.size >= PARALLEL_THRESHOLD else _K.avg_pool2d
-    fn(
-        x.reshape(-1),
-        out.reshape(-1),
-        H,
-        W,
-        k[0],
-        k[1],
-        s[0],
-        s[1],
-        p[0],
-        p[1],
-        OH,
-        OW,
-        count_include_pad,
-        div,
-    )
+    fn(x.reshape(-1), out.reshape(-1), H, W, k[0], k[1], s[0], s[1], p[0], p[1], OH, OW, count_include_pad, div)
     return out
 
 
 def _pool_args(input, n, kernel_size, stride, padding, dilation, ceil_mode):
     """(k, s, p, d) as ``n`` ints each for a plain non-empty input of n + 1 or n + 2 dims, or None."""
     a = input._data
-    if not (
-        _plain(input)
-        and (a.ndim == n + 1 or a.ndim == n + 2)
-        and a.size
-        and ceil_mode.__class__ is bool
-    ):
+    if not (_plain(input) and (a.ndim == n + 1 or a.ndim == n + 2) and a.size and ceil_mode.__class__ is bool):
         return None
     k, p, d = _ints(kernel_size, n), _ints(padding, n), _ints(dilation, n)
     s = k if _nostride(stride) else _ints(stride, n)
@@ -277,13 +231,9 @@ def _make_avg_pool2d(body):
             g = _geometry2(input, kernel_size, stride, padding, 1, ceil_mode)
             if g is not None:
                 H, W, k, s, p, _, OH, OW = g
-                out = _avg_planes(
-                    input._data, H, W, k, s, p, OH, OW, count_include_pad, divisor_override or 0
-                )
+                out = _avg_planes(input._data, H, W, k, s, p, OH, OW, count_include_pad, divisor_override or 0)
                 return _make(out, input._dtype)
-        return body(
-            input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
-        )
+        return body(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
     return fast
 
@@ -331,16 +281,8 @@ def _max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode):
 
 def _make_max_pool3d(body):
     def fast(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
-        r = (
-            _max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode)
-            if return_indices is False
-            else None
-        )
-        return (
-            body(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
-            if r is None
-            else r
-        )
+        r = _max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode) if return_indices is False else None
+        return body(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices) if r is None else r
 
     return fast
 
@@ -365,9 +307,7 @@ def _make_avg_pool3d(body):
                 fn = _K3.avg_pool3d_parallel if a.size >= PARALLEL_THRESHOLD else _K3.avg_pool3d
                 fn(a.reshape(-1), out.reshape(-1), g[0], count_include_pad, divisor_override or 0)
                 return _make(out, input._dtype)
-        return body(
-            input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
-        )
+        return body(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
     return fast
 
@@ -415,12 +355,8 @@ def install(bindings) -> None:
     }
     for b in bindings:
         args = tuple(p.partition("=")[0].strip() for p in b.sig.split(","))
-        if (b.module, b.name) == ("torch.nn.functional", "pad") and args == (
-            "input",
-            "pad",
-            "mode",
-            "value",
-        ):
+        if (b.module, b.name) == ("torch.nn.functional", "pad") and args == ("input", "pad", "mode", "value"):
             b.fast = (_make_pad(b.body), args)
         elif (b.module, b.name) in makers and b.fast is None:
             b.fast = (makers[b.module, b.name](b.body), args)
+
