@@ -1,5 +1,6 @@
 """What every op fast call checks before it skips the body: no mode, level or autocast region,
-and an operand with nothing to record (Note [Guarded fast paths])."""
+and an operand with nothing to record (Note [Guarded fast paths]); and the binding fast call
+that runs the body where such a call declines."""
 
 from __future__ import annotations
 
@@ -32,3 +33,19 @@ def plain(x) -> bool:
         or x._rg
         and S.grad_enabled
     )
+
+
+def or_body(fast, body):
+    """The binding's fast call: ``fast(*vals)`` or, where it declines (None), ``body(*vals)``."""
+
+    def call(*vals):
+        r = fast(*vals)
+        return body(*vals) if r is None else r
+
+    return call
+
+
+def params(sig: str) -> tuple:
+    """The parameter names of a binding's signature text, in order (the body's arguments)."""
+    names = (p.strip().partition("=")[0].lstrip("*") for p in sig.split(","))
+    return tuple(n for n in names if n)

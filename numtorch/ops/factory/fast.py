@@ -32,6 +32,7 @@ from ..._state import STATE as _S
 from ..._tensor import _make
 from ...amp._policy import _INSTALLED as _AUTOCAST
 from ...kernels import lazy
+from .._fast_guard import or_body, params  # noqa: F401  (core.py's FF.or_body, FF.params)
 from .._quiet import IGNORE, quiet, restore
 
 _SEQ = (tuple, list)
@@ -245,20 +246,6 @@ def randn(sizes, dtype):
 
 # ---- calls with a tensor parameter (*_like, Tensor.new_*): the binding calls these for a plain
 # Tensor; they take the body's parameters and run the body where they decline
-def or_body(fast, body):
-    """The binding's fast call: ``fast(*vals)`` or, where it declines (None), ``body(*vals)``."""
-
-    def call(*vals):
-        r = fast(*vals)
-        return body(*vals) if r is None else r
-
-    return call
-
-
-def params(sig: str) -> tuple:
-    """The parameter names of a binding's signature text, in order (the body's arguments)."""
-    names = (p.strip().partition("=")[0].lstrip("*") for p in sig.split(","))
-    return tuple(n for n in names if n)
 
 
 def _source(t):

@@ -34,6 +34,7 @@ from ... import _dtype as D
 from ..._tensor import Tensor as _Tensor
 from ..._tensor import _make
 from .._fast_guard import free as _no_mode
+from .._fast_guard import or_body, params
 from .._fast_guard import recordless as _plain
 from .core import _ADD, _KERNEL_DTYPES, K, _accumulate, _cstrides
 from .masked import argwhere_array
@@ -400,14 +401,6 @@ def _nonzero_method(self, as_tuple=False):  # Tensor.nonzero has no out=
     return _nonzero(self, None, as_tuple)
 
 
-def _wrap(body, core):
-    def fast(*v):
-        r = core(*v)
-        return body(*v) if r is None else r
-
-    return fast
-
-
 _CORES = {"gather": _gather, "scatter": _scatter, "scatter_add": _scatter_add, "scatter_reduce": _scatter_reduce,
           "index_put": _index_put, "take_along_dim": _take_along_dim, "masked_scatter": _masked_scatter,
           "searchsorted": _searchsorted, "bucketize": _bucketize, "nonzero": _nonzero, "argwhere": _nonzero,
@@ -419,5 +412,4 @@ def install(bindings) -> None:
     for b in bindings:
         core = _nonzero_method if (b.module, b.name) == ("Tensor", "nonzero") else _CORES.get(b.name)
         if core is not None and b.module in ("torch", "Tensor") and b.fast is None:
-            args = tuple(p.partition("=")[0].strip() for p in b.sig.split(",") if p.strip() not in ("*", ""))
-            b.fast = (_wrap(b.body, core), args)
+            b.fast = (or_body(core, b.body), params(b.sig))

@@ -25,6 +25,7 @@ from ... import _dtype as D
 from ..._dispatch import dispatch as _dispatch
 from ..._tensor import _make
 from ...kernels import PARALLEL_THRESHOLD
+from .._fast_guard import params
 from .._fast_guard import plain as _plain_any
 from .pooling import K as _K
 from .pooling import pool_out_size
@@ -354,7 +355,7 @@ def install(bindings) -> None:
         ("torch", "prelu"): _make_prelu,
     }
     for b in bindings:
-        args = tuple(p.partition("=")[0].strip() for p in b.sig.split(","))
+        args = params(b.sig)
         if (b.module, b.name) == ("torch.nn.functional", "pad") and args == ("input", "pad", "mode", "value"):
             b.fast = (_make_pad(b.body), args)
         elif (b.module, b.name) in makers and b.fast is None:

@@ -26,6 +26,7 @@ from ..._device import CPU as _CPU
 from ..._state import STATE as _STATE
 from ..._tensor import Tensor as _Tensor
 from ..._tensor import _make, _view
+from .._fast_guard import or_body, params
 
 _FULL = slice(None)
 _REV = slice(None, None, -1)
@@ -208,14 +209,6 @@ def _copy_(self, src, non_blocking=False):
     return None
 
 
-def _wrap(body, core):
-    def fast(*v):
-        r = core(*v)
-        return body(*v) if r is None else r
-
-    return fast
-
-
 _CORES = {
     ("flip", "input, dims"): _flip,
     ("fliplr", "input"): _fliplr,
@@ -245,5 +238,4 @@ def install(bindings) -> None:
     for b in bindings:
         core = _CORES.get((b.name, b.sig))
         if core is not None and b.module in ("torch", "Tensor") and b.fast is None:
-            args = tuple(p.partition("=")[0].strip() for p in b.sig.split(",") if p.strip() != "*")
-            b.fast = (_wrap(b.body, core), args)
+            b.fast = (or_body(core, b.body), params(b.sig))
