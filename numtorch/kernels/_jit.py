@@ -7,6 +7,7 @@ Kernels compile lazily on first call per signature and are cached on disk, so
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 import sys
@@ -141,6 +142,39 @@ def _prefer_512_bit_vectors():
 
 
 _prefer_512_bit_vectors()
+
+# Note [Data files named by their key]
+# Numba numbers a kernel's machine-code files (``<name>.1.nbc``, ``.2.nbc``) by reading the index,
+# taking the first free number and writing the index, then the data. Two processes compiling
+# different signatures of one kernel at once (pytest-xdist workers, DataLoader workers, two
+# scripts on an empty cache) both take number 1: the index may then map one signature to the
+# other's machine code, and the next process loads it (a crash, or "can't unbox array"). In
+# numtorch's folders a data file is named by a digest of its index key instead (signature,
+# target, bytecode), so different signatures never share a file and the same signature always
+# writes the same bytes; the data is written before the index names it. A lost index update
+# (the other process's write wins) only costs a recompile later.
+def _key_named_data_files():
+    index_file = _caching.IndexDataCacheFile
+    save = index_file.save
+    if getattr(save, "_numtorch", False):
+        return
+
+    def save_by_key(self, key, data):
+        if self._cache_path not in _KernelCacheLocator._ready:
+            return save(self, key, data)
+        digest = hashlib.blake2b(repr(key).encode(), digest_size=8).hexdigest()
+        name = f"{self._index_name[:-4]}.{digest}.nbc"
+        self._save_data(name, data)
+        overloads = self._load_index()
+        if overloads.get(key) != name:
+            overloads[key] = name
+            self._save_index(overloads)
+
+    save_by_key._numtorch = True
+    index_file.save = save_by_key
+
+
+_key_named_data_files()
 
 _IMPL = getattr(_caching, "CacheImpl", None) or _caching._CacheImpl  # renamed in Numba 0.61
 _IMPL._locator_classes[:] = [

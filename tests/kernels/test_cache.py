@@ -141,3 +141,33 @@ def test_serial_and_parallel_twins_compile_and_cache_apart():
         out = np.zeros((2, 2))
         k(rowptr, cols, vals, dense, out)
         np.testing.assert_array_equal(out, want)
+
+
+def test_racing_saves_of_two_signatures_keep_their_own_data(tmp_path, monkeypatch):
+    # Note [Data files named by their key]: two processes that both read the index before either
+    # wrote it must not write their machine code to one numbered file.
+    from numba.core.caching import IndexDataCacheFile
+
+    from numtorch.kernels._jit import _KernelCacheLocator
+
+    monkeypatch.setattr(_KernelCacheLocator, "_ready", {str(tmp_path)})
+    f = IndexDataCacheFile(str(tmp_path), "kern-12.py311", ("stamp", 1))
+    stale = f._load_index
+    monkeypatch.setattr(f, "_load_index", dict)  # each save sees the index as it was: empty
+    ka, kb = ("sig(float32)", "magic", "code"), ("sig(int64)", "magic", "code")
+    f.save(ka, "float32 machine code")
+    f.save(kb, "int64 machine code")
+    assert len(list(tmp_path.glob("kern-12.py311.*.nbc"))) == 2
+    monkeypatch.setattr(f, "_load_index", stale)
+    assert f.load(kb) == "int64 machine code"  # the index write that won
+    assert f.load(ka) is None  # the lost index entry: a recompile, never the other's code
+    f.save(ka, "float32 machine code")
+    assert (f.load(ka), f.load(kb)) == ("float32 machine code", "int64 machine code")
+
+
+def test_numba_caches_outside_numtorch_keep_numbered_files(tmp_path):
+    from numba.core.caching import IndexDataCacheFile
+
+    f = IndexDataCacheFile(str(tmp_path), "user-3.py311", ("stamp", 1))
+    f.save(("sig",), "code")
+    assert [p.name for p in tmp_path.glob("*.nbc")] == ["user-3.py311.1.nbc"]
