@@ -143,6 +143,7 @@ def _prefer_512_bit_vectors():
 
 _prefer_512_bit_vectors()
 
+
 # Note [Data files named by their key]
 # Numba numbers a kernel's machine-code files (``<name>.1.nbc``, ``.2.nbc``) by reading the index,
 # taking the first free number and writing the index, then the data. Two processes compiling
