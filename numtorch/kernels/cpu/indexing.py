@@ -157,3 +157,21 @@ def scatter_add_last(dst, idx, src, rows, m, k):
                 return i0 + j
             dst[d0 + v] += src[i0 + j]
     return -1
+
+
+@kernel
+def put_flat(dst, idx, src, n, accumulate):
+    """put's step on the flat C-order ``dst`` of ``n`` elements: dst[idx[j]] = src[j] (or +=)
+    in order, negative indices from the end; returns the first position outside [-n, n) or -1
+    (then ``dst`` is partly written: the caller drops it)."""
+    for j in range(idx.shape[0]):
+        v = idx[j]
+        if v < -n or v >= n:
+            return j
+        if v < 0:
+            v += n
+        if accumulate:
+            dst[v] += src[j]
+        else:
+            dst[v] = src[j]
+    return -1

@@ -395,10 +395,13 @@ def _put(input, index, source, accumulate=False):
     ):
         fi = i.reshape(-1)
         n = a.size
-        if K.first_out_of_range(fi, -n, n) < 0:  # out of range: the body's error
+        res = a.copy()  # C order, as the body's _target
+        src = s.reshape(-1) if s.flags.c_contiguous else np.ascontiguousarray(s).reshape(-1)
+        if a.dtype in _KERNEL_DTYPES:  # the body's wrap, assignment or accumulate_at in one pass
+            if K.put_flat(res.reshape(-1), fi, src, n, accumulate) < 0:
+                return _make(res, input._dtype)
+        elif K.first_out_of_range(fi, -n, n) < 0:  # out of range: the body's error
             fi = np.where(fi < 0, fi + n, fi)  # the body's wrap
-            res = np.array(a, order="C", copy=True)
-            src = np.ascontiguousarray(s).reshape(-1)
             if accumulate:
                 _accumulate(res.reshape(-1), fi, src, _ADD)
             else:
