@@ -20,6 +20,7 @@ from .._registry import body_of, defop, public
 from ..sparse.core import embedding_sparse_grad
 
 K = lazy("numtorch.kernels.cpu.nn.layers")
+_KI = lazy("numtorch.kernels.cpu.indexing")
 aten = _ops.aten  # Note [Composite bodies are below the Python API]
 _F = "torch.nn.functional"
 
@@ -234,9 +235,11 @@ def _embedding_cpu(weight, indices, padding_idx, scale_grad_by_freq, sparse):
         raise RuntimeError("'weight' must be 2-D")
     idx = indices._data.astype(np.int64, copy=False)
     V = weight._data.shape[0]
-    if idx.size and (idx.min() < -V or idx.max() >= V or idx.min() < 0):
+    flat = idx.reshape(-1)
+    # one bounds pass (first_out_of_range) instead of NumPy's min, max and min (~2 us small)
+    if flat.size and _KI.first_out_of_range(flat, 0, V) >= 0:
         raise IndexError("index out of range in self")
-    out = np.take(weight._data, idx.reshape(-1), axis=0).reshape(
+    out = np.take(weight._data, flat, axis=0).reshape(
         idx.shape + (weight._data.shape[1],)
     )
     return _make(out, weight._dtype)
