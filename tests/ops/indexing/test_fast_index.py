@@ -380,3 +380,21 @@ def test_put_flat_kernel():
         assert np.array_equal(dst, want)
         assert K.put_flat(np.zeros(12), np.array([0, 12, -13], np.int64), src[:3], 12, acc) == 1
         assert K.put_flat(np.zeros(12), np.array([0, -13], np.int64), src[:2], 12, acc) == 1
+
+
+def test_take_matches_body():
+    calls = []
+    for dt in (torch.float32, torch.float64, torch.int64, torch.float16, torch.bool):
+        x = _x(3, 4, dtype=dt)
+        for idx in ([1, -1, 4], [[0, 0], [11, -12]], [12], [-13], [], 5):
+            calls.append((x, torch.tensor(idx, dtype=torch.int64)))
+    x = _x(3, 4)
+    calls += [(x.t(), torch.tensor([1, 5, -2])), (x, torch.tensor([1, 2], dtype=torch.int32)),
+              (x, torch.tensor([[1, 2]]).t()), (torch.zeros(0), torch.tensor([0])), (x[0, 0], torch.tensor([0, -1]))]  # fmt: skip
+    assert _check("take", calls, fast_index._take) > 25
+    out = torch.empty(2)
+    assert fast_index._take(x, torch.tensor([0, 1]), out) is None  # out=: the body
+    xg = x.clone().requires_grad_()
+    assert fast_index._take(xg, torch.tensor([0, 1])) is None
+    r = torch.take(xg, torch.tensor([0, 1]))
+    assert r.grad_fn is not None
