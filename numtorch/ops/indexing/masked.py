@@ -88,10 +88,11 @@ def _masked_fill_impl(inplace, self, mask, value):
 def _masked_select_cpu(self, mask):
     if mask._dtype is not D.bool:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
-    shape = _broadcast([self._data.shape, mask._data.shape])
-    return _make(
-        np.broadcast_to(self._data, shape)[np.broadcast_to(mask._data, shape)], self._dtype
-    )
+    a, m = self._data, mask._data
+    if a.shape == m.shape:  # nothing to broadcast: np.broadcast_to's two views cost ~5 us small
+        return _make(a[m], self._dtype)
+    shape = _broadcast([a.shape, m.shape])
+    return _make(np.broadcast_to(a, shape)[np.broadcast_to(m, shape)], self._dtype)
 
 
 def _masked_select_grad(grad, self, mask):
