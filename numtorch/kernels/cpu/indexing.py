@@ -175,3 +175,20 @@ def put_flat(dst, idx, src, n, accumulate):
         else:
             dst[v] = src[j]
     return -1
+
+
+@kernel
+def copy_slabs(dst, src, idx, outer, size, inner):
+    """index_copy as add_slabs lays it out: dst[o, idx[j], :] = src[o, j, :] in order (a repeated
+    index keeps its last slab, as NumPy's assignment); the first out-of-range j or -1."""
+    k = idx.shape[0]
+    for j in range(k):
+        if idx[j] < 0 or idx[j] >= size:
+            return j
+    for o in range(outer):
+        for j in range(k):
+            d0 = (o * size + idx[j]) * inner
+            s0 = (o * k + j) * inner
+            for r in range(inner):
+                dst[d0 + r] = src[s0 + r]
+    return -1

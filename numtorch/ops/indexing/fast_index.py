@@ -104,6 +104,8 @@ def _offsets(input, dim, index, src=None, wrap=False):
 
 def _values(src, ishape):
     s = src._data
+    if s.shape == ishape and s.flags.c_contiguous:
+        return s.reshape(-1)  # the whole of src, in order: no slicing or copy
     return np.ascontiguousarray(s[tuple(slice(0, n) for n in ishape)]).reshape(-1)
 
 
@@ -338,9 +340,14 @@ def _slab_args(input, dim, index, source=None):
 
 def _index_copy(input, dim, index, source, out=None):
     g = _slab_args(input, dim, index, source) if out is None else None
-    if g is not None and K.first_out_of_range(g[2], 0, g[1].shape[1]) < 0:
-        g[1][:, g[2]] = g[3]
-        return _make(g[0], input._dtype)
+    if g is not None:
+        dst = g[1]
+        if input._data.dtype in _KERNEL_DTYPES:  # bounds and the slab copies in one pass
+            if K.copy_slabs(dst.reshape(-1), g[3].reshape(-1), g[2], *dst.shape) < 0:
+                return _make(g[0], input._dtype)
+        elif K.first_out_of_range(g[2], 0, dst.shape[1]) < 0:
+            dst[:, g[2]] = g[3]
+            return _make(g[0], input._dtype)
     return None
 
 
@@ -396,7 +403,7 @@ def _put(input, index, source, accumulate=False):
     ):
         fi = i.reshape(-1)
         n = a.size
-        res = a.copy()  # C order, as the body's _target
+        res = np.array(a, order="C", copy=True)  # the body's _target (a base ndarray)
         src = s.reshape(-1) if s.flags.c_contiguous else np.ascontiguousarray(s).reshape(-1)
         if a.dtype in _KERNEL_DTYPES:  # the body's wrap, assignment or accumulate_at in one pass
             if K.put_flat(res.reshape(-1), fi, src, n, accumulate) < 0:
