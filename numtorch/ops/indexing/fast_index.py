@@ -343,7 +343,7 @@ def _index_copy(input, dim, index, source, out=None):
     if g is not None:
         dst = g[1]
         if input._data.dtype in _KERNEL_DTYPES:  # bounds and the slab copies in one pass
-            if K.copy_slabs(dst.reshape(-1), g[3].reshape(-1), g[2], *dst.shape) < 0:
+            if K.add_slabs(dst.reshape(-1), g[3].reshape(-1), g[2], *dst.shape, 1) < 0:
                 return _make(g[0], input._dtype)
         elif K.first_out_of_range(g[2], 0, dst.shape[1]) < 0:
             dst[:, g[2]] = g[3]
@@ -356,7 +356,7 @@ def _index_add(input, dim, index, source, alpha=1, out=None):
         g = _slab_args(input, dim, index, source)
         if g is not None:
             dst = g[1]
-            if K.add_slabs(dst.reshape(-1), g[3].reshape(-1), g[2], *dst.shape) < 0:
+            if K.add_slabs(dst.reshape(-1), g[3].reshape(-1), g[2], *dst.shape, 0) < 0:
                 return _make(g[0], input._dtype)
     return None
 
