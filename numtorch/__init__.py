@@ -75,7 +75,8 @@ from ._tags import Tag  # noqa: E402
 from . import _spectral, _torch_extra  # noqa: E402,F401 - public bodies over the public API
 
 ops.shape.views.install_fast_paths()
-for _fast in (ops.nn.fast_nn, ops.indexing.fast_index, ops.shape.fast_copies):  # session 14's fast calls
+# fast_fill first: its body routes are what the fast calls of fast_index fall back to
+for _fast in (ops.nn.fast_nn, ops.nn.fast_conv, ops.indexing.fast_fill, ops.indexing.fast_index, ops.shape.fast_copies):
     _fast.install(ops._registry.BINDINGS)
 _BY_MODULE = _api.install(Tensor)
 from . import _linalg_utils, _misc_api, _tensor_legacy, _tensor_tf  # noqa: E402

@@ -209,3 +209,41 @@ def test_grad_modes_and_autocast_take_the_body():
         with torch.autocast("cpu"), pytest.raises(_BodyRan):
             only[name](*[a.detach() if isinstance(a, torch.Tensor) else a for a in args])
     assert x.grad is not None and w.grad is not None
+
+
+@pytest.mark.parametrize("name", ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d"])
+def test_pool_plans_match_body_when_cached(name, monkeypatch):
+    # Note [Pool plans]: the second call of a shape and arguments runs the cached plan (no
+    # geometry work), bit for bit the body's; a 2.0 or True never hits an int's plan
+    nd = int(name[-2])
+    geo = {1: "_geometry1", 2: "_geometry2", 3: "_geometry3"}[nd]
+    seen = []
+    real = getattr(fast_nn, geo)
+    monkeypatch.setattr(fast_nn, geo, lambda *a: seen.append(1) or real(*a))
+    b, only = _binding(name), _fast_only(name)
+    fast_nn._PLANS.clear()
+    planned = 0
+    for args in _pool_calls(nd, name.startswith("avg")):
+        want = _outcome(b.body, *args)
+        _same(_outcome(getattr(F, name), *args), want)  # plans the call
+        seen.clear()
+        try:
+            r = only(*args)
+        except _BodyRan:
+            continue
+        _same(r, want)
+        planned += not seen
+    assert planned > 50
+    x = _x(*{1: (2, 3, 7), 2: (2, 3, 5, 6), 3: (2, 2, 4, 5, 3)}[nd])
+    rest = (False, True) if nd == 1 else (False, True, None)
+    head = (x, 2, None, 0) if name.startswith("avg") else (x, 2, None, 0, 1)
+    tail = rest if name.startswith("avg") else (False, False)
+    only(*head, *tail)  # planned
+    for bad in ((x, 2.0, *head[2:]), (x, (2.0,) * nd, *head[2:]), (x, (True,) * nd, *head[2:])):
+        with pytest.raises(_BodyRan):
+            only(*bad, *tail)
+    with pytest.raises(_BodyRan):  # ceil_mode 0 is not False's plan
+        only(*head, *((0,) + tail[1:]))
+    if name.startswith("avg"):
+        with pytest.raises(_BodyRan):  # count_include_pad 1 is not True's plan
+            only(*head, False, 1, *tail[2:])

@@ -101,9 +101,11 @@ def search_rows(bounds, bstride, nb, values, nv, right, out):
 
 
 @kernel
-def add_slabs(dst, src, idx, outer, size, inner):
-    """index_add on C-contiguous data viewed as (outer, size, inner) / (outer, len(idx), inner):
-    dst[o, idx[j], :] += src[o, j, :]; returns the first out-of-range j or -1 (nothing written)."""
+def add_slabs(dst, src, idx, outer, size, inner, copy):
+    """index_add (``copy`` 0) or index_copy (1) on C-contiguous data viewed as (outer, size,
+    inner) / (outer, len(idx), inner): dst[o, idx[j], :] += (or =) src[o, j, :] in order (a
+    repeated index_copy index keeps its last slab, as NumPy's assignment); returns the first
+    out-of-range j or -1 (nothing written)."""
     k = idx.shape[0]
     for j in range(k):
         if idx[j] < 0 or idx[j] >= size:
@@ -112,8 +114,12 @@ def add_slabs(dst, src, idx, outer, size, inner):
         for j in range(k):
             d0 = (o * size + idx[j]) * inner
             s0 = (o * k + j) * inner
-            for r in range(inner):
-                dst[d0 + r] += src[s0 + r]
+            if copy:
+                for r in range(inner):
+                    dst[d0 + r] = src[s0 + r]
+            else:
+                for r in range(inner):
+                    dst[d0 + r] += src[s0 + r]
     return -1
 
 
@@ -156,4 +162,22 @@ def scatter_add_last(dst, idx, src, rows, m, k):
             if v < 0 or v >= m:
                 return i0 + j
             dst[d0 + v] += src[i0 + j]
+    return -1
+
+
+@kernel
+def put_flat(dst, idx, src, n, accumulate):
+    """put's step on the flat C-order ``dst`` of ``n`` elements: dst[idx[j]] = src[j] (or +=)
+    in order, negative indices from the end; returns the first position outside [-n, n) or -1
+    (then ``dst`` is partly written: the caller drops it)."""
+    for j in range(idx.shape[0]):
+        v = idx[j]
+        if v < -n or v >= n:
+            return j
+        if v < 0:
+            v += n
+        if accumulate:
+            dst[v] += src[j]
+        else:
+            dst[v] = src[j]
     return -1

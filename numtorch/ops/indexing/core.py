@@ -257,7 +257,7 @@ def _expand_indices(self: Tensor, indices, bounds: bool = True) -> tuple[list, t
     if not arrays:
         return out, None
     try:
-        bshape = np.broadcast_shapes(*(a.shape for a in arrays))
+        bshape = arrays[0].shape if len(arrays) == 1 else np.broadcast_shapes(*(a.shape for a in arrays))
     except ValueError:
         shapes = ", ".join(str(list(a.shape)) for a in arrays)
         raise IndexError(
@@ -345,12 +345,17 @@ def _index_offsets(shape, full, adv, rest, pos, bshape, rshape) -> np.ndarray:
         s = [1] * nr
         s[j if j < pos else j + nb] = shape[d]
         off = off + (np.arange(shape[d], dtype=np.int64) * st[d]).reshape(s)
-    return np.broadcast_to(off, rshape).reshape(-1)
+    return _bcast(off, rshape).reshape(-1)
+
+
+def _bcast(a: np.ndarray, shape) -> np.ndarray:
+    """np.broadcast_to(a, shape), or ``a`` itself where it has that shape (the view costs ~2.5 us)."""
+    return a if a.shape == shape else np.broadcast_to(a, shape)
 
 
 def _broadcast_values(values: Tensor, rshape) -> np.ndarray:
     try:
-        return np.broadcast_to(values._data, rshape)
+        return _bcast(values._data, tuple(rshape))
     except ValueError:
         raise RuntimeError(
             f"shape mismatch: value tensor of shape {list(values._data.shape)} cannot be broadcast to "

@@ -1,6 +1,6 @@
 """Fast calls (Note [Binding fast call]) of gather, take_along_dim, scatter (src), scatter_add,
 scatter_reduce, index_put, masked_scatter, searchsorted, bucketize, nonzero/argwhere,
-index_copy/index_add/index_fill and put."""
+index_copy/index_add/index_fill, put and take."""
 
 # Note [Indexing fast calls]
 # On plain CPU tensors (no dispatch mode, forward-AD level or autocast region, nothing to
@@ -28,6 +28,8 @@ index_copy/index_add/index_fill and put."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ... import _dtype as D
@@ -42,62 +44,68 @@ from .scatter import reduce_into
 
 _empty = np.empty
 _I64 = D.int64
-_PREP: dict = {}  # (input shape, index shape, dim) -> dim_offsets' prepared arguments
+_F32, _F64 = D.float32, D.float64
+_F32MAX = float(np.finfo(np.float32).max)
+_PREP: dict = {}  # (input shape, index shape, dim, wrap, src shape) -> _geometry's answer
 _REDUCES = ("sum", "prod", "mean", "amax", "amin")
 
 
-def _prep(shape, ishape, d):
-    key = (shape, ishape, d)
-    p = _PREP.get(key)
-    if p is None:
-        st = _cstrides(shape)
-        dim_st, st[d] = st[d], 0
-        p = (np.array(ishape, np.int64), np.array(st, np.int64), dim_st, np.array(_cstrides(ishape), np.int64))
-        if len(_PREP) >= 256:
-            _PREP.clear()
-        _PREP[key] = p
-    return p
+def _geometry(sh, ish, dim, wrap, ssh):
+    """dim_offsets' prepared arguments (index shape, strides with dim's zeroed, dim's stride,
+    index strides, dim, dim's size) where the body's shape checks pass, else False."""
+    nd = len(sh)
+    if not (-nd <= dim < nd and len(ish) == nd and (ssh is None or len(ssh) == nd)):
+        return False
+    d = dim % nd
+    for k in range(nd):
+        if (ish[k] != sh[k] if wrap else ish[k] > sh[k]) and k != d:
+            return False
+        if ssh is not None and ish[k] > ssh[k]:
+            return False
+    st = _cstrides(sh)
+    dim_st, st[d] = st[d], 0
+    return (np.array(ish, np.int64), np.array(st, np.int64), dim_st, np.array(_cstrides(ish), np.int64), d, sh[d])
 
 
 def _offsets(input, dim, index, src=None, wrap=False):
     """The body's offsets of ``index`` along ``dim`` into ``input``'s C-contiguous layout, or
     None where the fast call must decline (anything the body would check or refuse).
     ``wrap``: take_along_dim's negative indices, and its index the input's size off ``dim``."""
-    a, i = input._data, index._data
-    nd = a.ndim
+    i = index._data
     if not (
-        _no_mode()
-        and _plain(input)
-        and _plain(index)
-        and index._dtype is _I64
+        index._dtype is _I64
         and dim.__class__ is int
-        and -nd <= dim < nd
-        and i.ndim == nd
         and i.size
         and i.flags.c_contiguous
+        and _no_mode()
+        and _plain(input)
+        and _plain(index)
     ):
         return None
-    d = dim % nd
-    sh, ish = a.shape, i.shape
-    for k in range(nd):
-        if (ish[k] != sh[k] if wrap else ish[k] > sh[k]) and k != d:
-            return None
+    ssh = None
     if src is not None:
-        s = src._data
-        if not (_plain(src) and src._dtype is input._dtype and s.ndim == nd):
+        if not (_plain(src) and src._dtype is input._dtype):
             return None
-        for k in range(nd):
-            if ish[k] > s.shape[k]:
-                return None
-    shape_a, st_a, dim_st, ist = _prep(sh, ish, d)
+        ssh = src._data.shape
+    key = (input._data.shape, i.shape, dim, wrap, ssh)
+    p = _PREP.get(key)
+    if p is None:
+        p = _geometry(*key)
+        if len(_PREP) >= 256:
+            _PREP.clear()
+        _PREP[key] = p
+    if p is False:
+        return None
     out = _empty(i.size, np.int64)
-    if K.dim_offsets(shape_a, 0, st_a, dim_st, i.reshape(-1), 0, ist, d, sh[d], wrap, out) >= 0:
+    if K.dim_offsets(p[0], 0, p[1], p[2], i.reshape(-1), 0, p[3], p[4], p[5], wrap, out) >= 0:
         return None
     return out
 
 
 def _values(src, ishape):
     s = src._data
+    if s.shape == ishape and s.flags.c_contiguous:
+        return s.reshape(-1)  # the whole of src, in order: no slicing or copy
     return np.ascontiguousarray(s[tuple(slice(0, n) for n in ishape)]).reshape(-1)
 
 
@@ -244,7 +252,8 @@ def _index_put(input, indices, values, accumulate=False):
     except ValueError:
         return None
     res = np.array(a, order="C", copy=True)
-    vals = np.broadcast_to(v, (n,))
+    # the values, or one value repeated (np.broadcast_to's view costs 2.5 us on a small call)
+    vals = v.reshape(-1) if v.size == n else np.repeat(v.reshape(-1), n)
     if accumulate:
         _accumulate(res.reshape(-1), offs, vals, _ADD)
     else:
@@ -331,9 +340,14 @@ def _slab_args(input, dim, index, source=None):
 
 def _index_copy(input, dim, index, source, out=None):
     g = _slab_args(input, dim, index, source) if out is None else None
-    if g is not None and K.first_out_of_range(g[2], 0, g[1].shape[1]) < 0:
-        g[1][:, g[2]] = g[3]
-        return _make(g[0], input._dtype)
+    if g is not None:
+        dst = g[1]
+        if input._data.dtype in _KERNEL_DTYPES:  # bounds and the slab copies in one pass
+            if K.add_slabs(dst.reshape(-1), g[3].reshape(-1), g[2], *dst.shape, 1) < 0:
+                return _make(g[0], input._dtype)
+        elif K.first_out_of_range(g[2], 0, dst.shape[1]) < 0:
+            dst[:, g[2]] = g[3]
+            return _make(g[0], input._dtype)
     return None
 
 
@@ -342,22 +356,32 @@ def _index_add(input, dim, index, source, alpha=1, out=None):
         g = _slab_args(input, dim, index, source)
         if g is not None:
             dst = g[1]
-            if K.add_slabs(dst.reshape(-1), g[3].reshape(-1), g[2], *dst.shape) < 0:
+            if K.add_slabs(dst.reshape(-1), g[3].reshape(-1), g[2], *dst.shape, 0) < 0:
                 return _make(g[0], input._dtype)
     return None
 
 
+def scalar(value, dt):
+    """checked_scalar(value, dt) where it cannot raise and the number is a float or an int and
+    ``dt`` float32, float64 or int64; else None."""
+    c = value.__class__
+    if c is float:
+        if dt is _F64:
+            return np.float64(value)
+        if dt is _F32 and (-_F32MAX <= value <= _F32MAX or not math.isfinite(value)):
+            return np.float32(value)
+    elif c is int and -(2**63) <= value < 2**63:
+        if dt is _I64 or dt is _F32 or dt is _F64:
+            return dt.np.type(value)
+    return None
+
+
 def _index_fill(input, dim, index, value):
-    dt = input._dtype
-    # a float into a float tensor, an int into int64 or (exactly representable) a float tensor:
-    # the body's checked_scalar gives NumPy's conversion of the same number
-    if (value.__class__ is float and (dt is D.float32 or dt is D.float64)) or (
-        value.__class__ is int
-        and (dt is _I64 and -(2**63) <= value < 2**63 or (dt is D.float32 or dt is D.float64) and -(2**24) <= value <= 2**24)
-    ):
+    s = scalar(value, input._dtype)
+    if s is not None:
         g = _slab_args(input, dim, index)
         if g is not None and K.first_out_of_range(g[2], -g[1].shape[1], g[1].shape[1]) < 0:
-            g[1][:, g[2]] = value
+            g[1][:, g[2]] = s
             return _make(g[0], input._dtype)
     return None
 
@@ -379,15 +403,27 @@ def _put(input, index, source, accumulate=False):
     ):
         fi = i.reshape(-1)
         n = a.size
-        if K.first_out_of_range(fi, -n, n) < 0:  # out of range: the body's error
+        res = np.array(a, order="C", copy=True)  # the body's _target (a base ndarray)
+        src = s.reshape(-1) if s.flags.c_contiguous else np.ascontiguousarray(s).reshape(-1)
+        if a.dtype in _KERNEL_DTYPES:  # the body's wrap, assignment or accumulate_at in one pass
+            if K.put_flat(res.reshape(-1), fi, src, n, accumulate) < 0:
+                return _make(res, input._dtype)
+        elif K.first_out_of_range(fi, -n, n) < 0:  # out of range: the body's error
             fi = np.where(fi < 0, fi + n, fi)  # the body's wrap
-            res = np.array(a, order="C", copy=True)
-            src = np.ascontiguousarray(s).reshape(-1)
             if accumulate:
                 _accumulate(res.reshape(-1), fi, src, _ADD)
             else:
                 res.reshape(-1)[fi] = src
             return _make(res, input._dtype)
+    return None
+
+
+def _take(input, index, out=None):
+    a, i = input._data, index._data
+    if out is None and index._dtype is _I64 and i.size and a.size and _no_mode() and _plain(input) and _plain(index):
+        n = a.size
+        if K.first_out_of_range(i.reshape(-1), -n, n) < 0:  # out of range: the body's error
+            return _make(a.reshape(-1)[i], input._dtype)  # the body's gather (negatives wrap)
     return None
 
 
@@ -404,7 +440,7 @@ def _nonzero_method(self, as_tuple=False):  # Tensor.nonzero has no out=
 _CORES = {"gather": _gather, "scatter": _scatter, "scatter_add": _scatter_add, "scatter_reduce": _scatter_reduce,
           "index_put": _index_put, "take_along_dim": _take_along_dim, "masked_scatter": _masked_scatter,
           "searchsorted": _searchsorted, "bucketize": _bucketize, "nonzero": _nonzero, "argwhere": _nonzero,
-          "index_copy": _index_copy, "index_add": _index_add, "index_fill": _index_fill, "put": _put}  # fmt: skip
+          "index_copy": _index_copy, "index_add": _index_add, "index_fill": _index_fill, "put": _put, "take": _take}  # fmt: skip
 
 
 def install(bindings) -> None:

@@ -15,6 +15,7 @@ from .._pointwise import Pointwise, _broadcast, _cname
 from .._registry import defop, public
 from .core import (
     _ADD,
+    _bcast,
     _OUT,
     K,
     _accumulate,
@@ -88,10 +89,11 @@ def _masked_fill_impl(inplace, self, mask, value):
 def _masked_select_cpu(self, mask):
     if mask._dtype is not D.bool:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
-    shape = _broadcast([self._data.shape, mask._data.shape])
-    return _make(
-        np.broadcast_to(self._data, shape)[np.broadcast_to(mask._data, shape)], self._dtype
-    )
+    a, m = self._data, mask._data
+    if a.shape == m.shape:  # nothing to broadcast: np.broadcast_to's two views cost ~5 us small
+        return _make(a[m], self._dtype)
+    shape = _broadcast([a.shape, m.shape])
+    return _make(np.broadcast_to(a, shape)[np.broadcast_to(m, shape)], self._dtype)
 
 
 def _masked_select_grad(grad, self, mask):
@@ -110,7 +112,7 @@ def _masked_scatter_impl(inplace, self, mask, source):
         raise RuntimeError("masked_scatter: expected self and source to have same dtypes but got"
                            f"{_cname(self._dtype)} and {_cname(source._dtype)}")  # fmt: skip
     res = _masked_result(inplace, self, mask)
-    m = np.broadcast_to(mask._data, res.shape)
+    m = _bcast(mask._data, res.shape)
     k = int(np.count_nonzero(m))
     if source._data.size < k:
         raise RuntimeError("Number of elements of source < number of ones in mask")
@@ -120,7 +122,7 @@ def _masked_scatter_impl(inplace, self, mask, source):
 
 def _masked_scatter_backward_cpu(grad_output, mask, sizes):
     g = grad_output._data
-    sel = g[np.broadcast_to(mask._data, g.shape)]
+    sel = g[_bcast(mask._data, g.shape)]
     out = np.zeros(int(np.prod(sizes, dtype=np.int64)), g.dtype)
     out[: sel.size] = sel
     return _make(out.reshape(sizes), grad_output._dtype)

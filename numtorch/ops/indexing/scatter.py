@@ -381,7 +381,7 @@ def _index_add_impl(inplace, self, dim, index, source, alpha=1):
     if not res.size:  # nothing to write (and past 1-D no bounds check): neither path may index it
         return _finish(self, res, inplace)
     if res.dtype in _KERNEL_DTYPES:
-        K.add_slabs(dst.reshape(-1), src.reshape(-1), i.astype(np.int64, copy=False), *dst.shape)
+        K.add_slabs(dst.reshape(-1), src.reshape(-1), i.astype(np.int64, copy=False), *dst.shape, 0)
     else:  # float16, small ints, bool, complex: NumPy's unbuffered add (C loop)
         np.add.at(dst, (slice(None), i), src)
     return _finish(self, res, inplace)

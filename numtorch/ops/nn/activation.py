@@ -18,6 +18,7 @@ from ..._ops import ops as _ops
 from ...autograd._api import grad as autograd_grad
 from ...autograd.grad_mode import enable_grad
 from .._pointwise import Pointwise, PointwiseDecl, defpointwise
+from .._fast_guard import params
 from .._registry import defop, public
 
 _F = "torch.nn.functional"
@@ -376,7 +377,10 @@ def _bind(name, sig, ops, doc, inplace_name=None):
         return dispatch(fn, list(v))
 
     body.__doc__ = doc
-    public(name, sig, body, module=_F, ops=(fn,) + ((ip,) if ip else ()))
+    # Note [Binding fast call]: a plain call is the body's dispatch of the functional op
+    args = params(sig)
+    fast = (fn, args[:-1], "inplace is False") if has_inplace else (fn, args)
+    public(name, sig, body, module=_F, ops=(fn,) + ((ip,) if ip else ()), fast=fast)
     if inplace_name:
         n_args = sig.replace(", inplace=False", "")
 
@@ -384,7 +388,7 @@ def _bind(name, sig, ops, doc, inplace_name=None):
             return dispatch(ip, list(v))
 
         ibody.__doc__ = f"In-place version of :func:`{name}`."
-        public(inplace_name, n_args, ibody, module=_F, ops=(ip,))
+        public(inplace_name, n_args, ibody, module=_F, ops=(ip,), fast=(ip, params(n_args)))
 
 
 def _doc(text, call, out):

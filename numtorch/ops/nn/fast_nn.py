@@ -150,6 +150,54 @@ def _pool_args(input, n, kernel_size, stride, padding, dilation, ceil_mode):
     return None if k is None or s is None or p is None or d is None else (k, s, p, d)
 
 
+# Note [Pool plans]
+# A small pool paid ~1.5 us of argument checks per call (_ints per argument, the geometry
+# caches' keys, the output shape, the kernel's argument tuple) beside its 0.7 us kernel. Where
+# every size argument is an int, None or a tuple of ints and the flags are bools (so that a
+# key's equality is the body's: no 2.0 or True standing for 2 or 1), the whole call - which
+# kernel, its geometry arguments, the output shape - is planned once per (op, input shape,
+# arguments) by the routes below and cached (False: the call declines); a call then checks
+# the input, allocates and runs the planned kernel, the same kernel with the same arguments.
+_PLANS: dict = {}
+
+
+def _key_ok(v) -> bool:
+    c = v.__class__
+    if c is int or v is None:
+        return True
+    if c is tuple:
+        for x in v:
+            if x.__class__ is not int:
+                return False
+        return True
+    return False
+
+
+def _planned(key, input, make):
+    """The planned kernel's result for ``input`` (``make()``: the plan, or None to decline)."""
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = make() or False
+        if len(_PLANS) >= 256:
+            _PLANS.clear()
+        _PLANS[key] = plan
+    if plan is False:
+        return None
+    fn, args, oshape, with_idx = plan
+    a = input._data
+    x = (a if a.flags.c_contiguous else np.ascontiguousarray(a)).reshape(-1)
+    out = _empty(oshape, a.dtype)
+    if with_idx:
+        fn(x, out.reshape(-1), _empty(oshape, np.int64).reshape(-1), *args)
+    else:
+        fn(x, out.reshape(-1), *args)
+    return _make(out, input._dtype)
+
+
+def _serial(a, serial, parallel):
+    return parallel if a.size >= PARALLEL_THRESHOLD else serial
+
+
 def _geometry1(input, kernel_size, stride, padding, dilation, ceil_mode):
     """(L, k, s, p, d, OL) of a 1-d pool whose checks all pass, else None."""
     g = _pool_args(input, 1, kernel_size, stride, padding, dilation, ceil_mode)
@@ -161,8 +209,20 @@ def _geometry1(input, kernel_size, stride, padding, dilation, ceil_mode):
     return (L, k[0], s[0], p[0], d[0], OL) if OL >= 1 else None
 
 
+def _plan_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode):
+    g = _geometry1(input, kernel_size, stride, padding, dilation, ceil_mode)
+    if g is not None and g[3] <= g[1] // 2:
+        return _K.max_pool1d_rows, g, input._data.shape[:-1] + (g[5],), False
+    return None
+
+
 def _make_max_pool1d(body):
     def fast(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
+        if return_indices is False and ceil_mode.__class__ is bool and _plain(input) and _key_ok(kernel_size) \
+                and _key_ok(stride) and _key_ok(padding) and _key_ok(dilation):  # fmt: skip
+            r = _planned(("max1", input._data.shape, kernel_size, stride, padding, dilation, ceil_mode), input,
+                         lambda: _plan_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode))  # fmt: skip
+            return body(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices) if r is None else r
         if return_indices is False:
             g = _geometry1(input, kernel_size, stride, padding, dilation, ceil_mode)
             # ATen's check_max_pool1d also wants padding <= kernel_size // 2
@@ -177,8 +237,24 @@ def _make_max_pool1d(body):
     return fast
 
 
+def _plan_avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad):
+    g = _geometry1(input, kernel_size, stride, padding, 1, ceil_mode)
+    if g is None:
+        return None
+    L, k, s, p, _, OL = g
+    a = input._data
+    fn = _serial(a, _K.avg_pool2d, _K.avg_pool2d_parallel)  # (..., 1, L) planes, as _avg_planes
+    return fn, (1, L, 1, k, 1, s, 0, p, 1, OL, count_include_pad, 0), a.shape[:-1] + (OL,), False
+
+
 def _make_avg_pool1d(body):
     def fast(input, kernel_size, stride, padding, ceil_mode, count_include_pad):
+        if count_include_pad.__class__ is bool and ceil_mode.__class__ is bool and _plain(input) \
+                and _key_ok(kernel_size) and _key_ok(stride) and _key_ok(padding):  # fmt: skip
+            r = _planned(("avg1", input._data.shape, kernel_size, stride, padding, ceil_mode, count_include_pad),
+                         input, lambda: _plan_avg_pool1d(input, kernel_size, stride, padding, ceil_mode,
+                                                         count_include_pad))  # fmt: skip
+            return body(input, kernel_size, stride, padding, ceil_mode, count_include_pad) if r is None else r
         if count_include_pad.__class__ is bool:
             g = _geometry1(input, kernel_size, stride, padding, 1, ceil_mode)
             if g is not None:
@@ -213,8 +289,23 @@ def _geometry2(input, kernel_size, stride, padding, dilation, ceil_mode):
     return g
 
 
+def _plan_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode):
+    g = _geometry2(input, kernel_size, stride, padding, dilation, ceil_mode)
+    if g is None:
+        return None
+    H, W, k, s, p, d, OH, OW = g
+    a = input._data
+    fn = _serial(a, _K.max_pool2d, _K.max_pool2d_parallel)
+    return fn, (H, W, k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1], OH, OW), a.shape[:-2] + (OH, OW), True
+
+
 def _make_max_pool2d(body):
     def fast(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
+        if return_indices is False and ceil_mode.__class__ is bool and _plain(input) and _key_ok(kernel_size) \
+                and _key_ok(stride) and _key_ok(padding) and _key_ok(dilation):  # fmt: skip
+            r = _planned(("max2", input._data.shape, kernel_size, stride, padding, dilation, ceil_mode), input,
+                         lambda: _plan_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode))  # fmt: skip
+            return body(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices) if r is None else r
         if return_indices is False:
             g = _geometry2(input, kernel_size, stride, padding, dilation, ceil_mode)
             if g is not None:
@@ -224,11 +315,31 @@ def _make_max_pool2d(body):
     return fast
 
 
+def _plan_avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    g = _geometry2(input, kernel_size, stride, padding, 1, ceil_mode)
+    if g is None:
+        return None
+    H, W, k, s, p, _, OH, OW = g
+    a = input._data
+    fn = _serial(a, _K.avg_pool2d, _K.avg_pool2d_parallel)
+    args = (H, W, k[0], k[1], s[0], s[1], p[0], p[1], OH, OW, count_include_pad, divisor_override or 0)
+    return fn, args, a.shape[:-2] + (OH, OW), False
+
+
 def _make_avg_pool2d(body):
     def fast(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
         if count_include_pad.__class__ is bool and (
             divisor_override is None or divisor_override.__class__ is int and divisor_override
         ):
+            if ceil_mode.__class__ is bool and _plain(input) and _key_ok(kernel_size) and _key_ok(stride) \
+                    and _key_ok(padding):  # fmt: skip
+                key = ("avg2", input._data.shape, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                       divisor_override)  # fmt: skip
+                r = _planned(key, input, lambda: _plan_avg_pool2d(input, kernel_size, stride, padding, ceil_mode,
+                                                                  count_include_pad, divisor_override))  # fmt: skip
+                if r is not None:
+                    return r
+                return body(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
             g = _geometry2(input, kernel_size, stride, padding, 1, ceil_mode)
             if g is not None:
                 H, W, k, s, p, _, OH, OW = g
@@ -268,7 +379,23 @@ def _geometry3(input, kernel_size, stride, padding, dilation, ceil_mode, avg):
     return g
 
 
+def _plan_3d(input, kernel_size, stride, padding, dilation, ceil_mode, cip, div):
+    """max_pool3d's plan (``cip`` None) or avg_pool3d's."""
+    g = _geometry3(input, kernel_size, stride, padding, dilation, ceil_mode, cip is not None)
+    if g is None:
+        return None
+    a = input._data
+    oshape = a.shape[:-3] + g[1]
+    if cip is None:
+        return _serial(a, _K3.max_pool3d, _K3.max_pool3d_parallel), (g[0],), oshape, True
+    return _serial(a, _K3.avg_pool3d, _K3.avg_pool3d_parallel), (g[0], cip, div or 0), oshape, False
+
+
 def _max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode):
+    if ceil_mode.__class__ is bool and _plain(input) and _key_ok(kernel_size) and _key_ok(stride) \
+            and _key_ok(padding) and _key_ok(dilation):  # fmt: skip
+        return _planned(("max3", input._data.shape, kernel_size, stride, padding, dilation, ceil_mode), input,
+                        lambda: _plan_3d(input, kernel_size, stride, padding, dilation, ceil_mode, None, None))  # fmt: skip
     g = _geometry3(input, kernel_size, stride, padding, dilation, ceil_mode, False)
     if g is None:
         return None
@@ -301,6 +428,15 @@ def _make_avg_pool3d(body):
         if count_include_pad.__class__ is bool and (
             divisor_override is None or divisor_override.__class__ is int and divisor_override
         ):
+            if ceil_mode.__class__ is bool and _plain(input) and _key_ok(kernel_size) and _key_ok(stride) \
+                    and _key_ok(padding):  # fmt: skip
+                key = ("avg3", input._data.shape, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                       divisor_override)  # fmt: skip
+                r = _planned(key, input, lambda: _plan_3d(input, kernel_size, stride, padding, 1, ceil_mode,
+                                                          count_include_pad, divisor_override))  # fmt: skip
+                if r is not None:
+                    return r
+                return body(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
             g = _geometry3(input, kernel_size, stride, padding, 1, ceil_mode, True)
             if g is not None:
                 a = np.ascontiguousarray(input._data)

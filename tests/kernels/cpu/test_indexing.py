@@ -110,12 +110,23 @@ def test_add_slabs_adds_source_slabs_at_repeated_indices(dtype):
     idx = np.array([1, 3, 1], np.int64)
     want = dst.copy()
     np.add.at(want, (slice(None), idx), src)
-    assert K.add_slabs(dst.reshape(-1), src.reshape(-1), idx, 2, 4, 3) == -1
+    assert K.add_slabs(dst.reshape(-1), src.reshape(-1), idx, 2, 4, 3, 0) == -1
     np.testing.assert_array_equal(dst, want)
+
+
+def test_add_slabs_copies_source_slabs_the_last_repeat_winning():
+    rng = np.random.default_rng(3)
+    dst = rng.standard_normal((2, 4, 3))
+    src = rng.standard_normal((2, 3, 3))
+    idx = np.array([1, 3, 1], np.int64)
+    want = dst.copy()
+    want[:, idx] = src  # NumPy's assignment: the last slab of a repeated index
+    assert K.add_slabs(dst.reshape(-1), src.reshape(-1), idx, 2, 4, 3, 1) == -1
+    assert dst.tobytes() == want.tobytes()
 
 
 def test_add_slabs_checks_every_index_before_writing():
     dst = np.zeros(4)
-    assert K.add_slabs(dst, np.ones(2), np.array([0, 4], np.int64), 1, 4, 1) == 1
-    assert K.add_slabs(dst, np.ones(1), np.array([-1], np.int64), 1, 4, 1) == 0
+    assert K.add_slabs(dst, np.ones(2), np.array([0, 4], np.int64), 1, 4, 1, 1) == 1
+    assert K.add_slabs(dst, np.ones(1), np.array([-1], np.int64), 1, 4, 1, 0) == 0
     assert not dst.any()

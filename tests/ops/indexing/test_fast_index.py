@@ -349,7 +349,7 @@ def test_index_slab_ops_match_body(name):
 
 def test_put_matches_body():
     calls = []
-    for dt in (torch.float32, torch.float64, torch.int64, torch.float16, torch.bool):
+    for dt in (torch.float32, torch.float64, torch.int64, torch.int32, torch.float16, torch.bool):
         x = _x(3, 4, dtype=dt)
         for idx in ([1, -1, 4], [0, 0, 11], [[1, 2], [3, -12]], [12], [-13], []):
             i = torch.tensor(idx, dtype=torch.int64)
@@ -360,3 +360,41 @@ def test_put_matches_body():
     calls += [(x, torch.tensor([1, 2], dtype=torch.int32), _x(2), False), (x, torch.tensor([1, 2]), _x(2).double(), False),
               (x.t(), torch.tensor([1, 2]), _x(2), True), (x, torch.tensor([[1, 2]]).t(), _x(2), False)]  # fmt: skip
     assert _check("put", calls, fast_index._put) > 20
+
+
+def test_put_flat_kernel():
+    # put's one-pass step (kernel dtypes): wrap, then assign (the last repeated index wins) or
+    # accumulate in order; the first index outside [-n, n) is returned
+    from numtorch.ops.indexing.core import K
+
+    idx = np.array([1, -1, 4, 1, -12], np.int64)
+    src = np.arange(1.0, 6.0)
+    for acc in (False, True):
+        dst = np.zeros(12)
+        assert K.put_flat(dst, idx, src, 12, acc) == -1
+        want = np.zeros(12)
+        if acc:
+            np.add.at(want, np.where(idx < 0, idx + 12, idx), src)
+        else:
+            want[[1, 11, 4, 1, 0]] = src
+        assert np.array_equal(dst, want)
+        assert K.put_flat(np.zeros(12), np.array([0, 12, -13], np.int64), src[:3], 12, acc) == 1
+        assert K.put_flat(np.zeros(12), np.array([0, -13], np.int64), src[:2], 12, acc) == 1
+
+
+def test_take_matches_body():
+    calls = []
+    for dt in (torch.float32, torch.float64, torch.int64, torch.float16, torch.bool):
+        x = _x(3, 4, dtype=dt)
+        for idx in ([1, -1, 4], [[0, 0], [11, -12]], [12], [-13], [], 5):
+            calls.append((x, torch.tensor(idx, dtype=torch.int64)))
+    x = _x(3, 4)
+    calls += [(x.t(), torch.tensor([1, 5, -2])), (x, torch.tensor([1, 2], dtype=torch.int32)),
+              (x, torch.tensor([[1, 2]]).t()), (torch.zeros(0), torch.tensor([0])), (x[0, 0], torch.tensor([0, -1]))]  # fmt: skip
+    assert _check("take", calls, fast_index._take) > 25
+    out = torch.empty(2)
+    assert fast_index._take(x, torch.tensor([0, 1]), out) is None  # out=: the body
+    xg = x.clone().requires_grad_()
+    assert fast_index._take(xg, torch.tensor([0, 1])) is None
+    r = torch.take(xg, torch.tensor([0, 1]))
+    assert r.grad_fn is not None

@@ -1,0 +1,115 @@
+"""Fast calls (Note [Binding fast call]) of conv1d/conv2d (torch and F) and torch.convolution."""
+
+# Note [Convolution fast calls]
+# A small conv2d paid ~7 us of layers over its kernel steps (11.5 us beside PyTorch's 4.4):
+# the public body, dispatch of the conv2d composite, its int-list parsing and batching,
+# dispatch of convolution, _norm_params, _check_conv, compute_dtype and _Geom, each per call.
+# On plain CPU operands (ops/_fast_guard.py: no mode, level or autocast region, nothing to
+# record) of one dtype, float32 or float64, batched 1-d/2-d input and weight, int (or 1 or n
+# ints) stride/padding/dilation, an int groups and, for convolution, transposed False and zero
+# output_padding, the checks and the geometry are those of the body, run once per call shape
+# (_check_conv with the call's own tensors: any error caches a decline, and the body raises
+# it) and cached with _conv_forward's shapes; each call then runs the body's steps (im2col or
+# _cols_of's reshape, weight_times_cols' one matmul of a float dtype, the add_channel_bias
+# kernel) on the same contiguous arrays, so the values are the body's bit for bit. Empty operands, str padding, another dtype and anything else take the body.
+# torch.convolution's bias has no default, so the binding's fast call never sees a None bias:
+# there the route is the first step of its body.
+# tests/nn/test_fast_conv.py.
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _dtype as D
+from ..._tensor import _make
+from .._fast_guard import or_body, params
+from .._fast_guard import plain as _plain_any
+from .conv import K as _KC
+from .conv import _check_conv, _Geom, _im2col, contig
+from .fast_nn import _ints
+
+_FLOATS = (D.float32, D.float64)
+_GEO: dict = {}  # (dtype, input, weight and bias shapes, stride, padding, dilation, groups) -> the forward plan, or False: decline
+
+
+def _geometry(key, input, weight, bias):
+    g = _GEO.get(key)
+    if g is None:
+        _, xs, ws, _, s, p, d, groups = key
+        g = False
+        try:
+            _check_conv(input, weight, bias, list(s), list(p), list(d), False, [0] * len(s), groups)
+        except RuntimeError:
+            pass  # the body raises it
+        else:
+            g = _Geom(xs, ws, list(s), list(p), list(d), False, [0] * len(s), groups)
+            L = g.OH * g.OW
+            if g.N * g.O * L == 0 or 0 in xs or 0 in ws:
+                g = False  # the body's zeros
+            else:  # _conv_forward's steps with its shapes worked out
+                direct = g.trivial() and g.H == g.OH and g.W == g.OW  # _cols_of's reshape
+                g = (direct, g.N, (g.N, g.C, g.H * g.W), g.args(g.C, g.H, g.W, g.OH, g.OW), L,
+                     (g.N, g.G, -1, L), (g.G, g.O // g.G, -1), (g.N, g.O, g.OH, g.OW),
+                     g.out_shape(g.N, g.O, g.OH, g.OW), g.O)  # fmt: skip
+        if len(_GEO) >= 256:
+            _GEO.clear()
+        _GEO[key] = g
+    return g
+
+
+def _conv(input, weight, bias, stride, padding, dilation, groups):
+    a, w = input._data, weight._data
+    dt = input._dtype
+    n = w.ndim - 2
+    if not (
+        (n == 1 or n == 2)
+        and a.ndim == w.ndim
+        and dt in _FLOATS
+        and weight._dtype is dt
+        and groups.__class__ is int
+        and _plain_any(input)
+        and _plain_any(weight)
+        and (bias is None or bias._dtype is dt and _plain_any(bias))
+    ):
+        return None
+    s, p, d = _ints(stride, n), _ints(padding, n), _ints(dilation, n)
+    if s is None or p is None or d is None:
+        return None
+    key = (dt, a.shape, w.shape, None if bias is None else bias._data.shape, s, p, d, groups)
+    g = _geometry(key, input, weight, bias)
+    if g is False:
+        return None
+    direct, N, xshape, args, L, cshape, wshape, oshape, shape, O = g
+    x = contig(input, dt)
+    cols = x.reshape(xshape) if direct else _im2col(x, N, args, L)
+    # weight_times_cols of a float dtype: one matmul (C-contiguous, as ascontiguousarray leaves it)
+    out = np.matmul(contig(weight, dt).reshape(wshape), cols.reshape(cshape)).reshape(oshape)
+    if bias is not None:
+        _KC.add_channel_bias(out.reshape(-1), contig(bias, dt), O, L)
+    return _make(out.reshape(shape), dt)
+
+
+def _convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    if transposed is False and output_padding.__class__ in (list, tuple):
+        for v in output_padding:
+            if v.__class__ is not int or v:
+                return None
+        if len(output_padding) == weight._data.ndim - 2:
+            return _conv(input, weight, bias, stride, padding, dilation, groups)
+    return None
+
+
+def install(bindings) -> None:
+    """Attach the fast calls above (before _api.install)."""
+    for b in bindings:
+        if b.fast is not None or b.module not in ("torch", "torch.nn.functional"):
+            continue
+        if b.name in ("conv1d", "conv2d"):
+            b.fast = (or_body(_conv, b.body), params(b.sig))
+        elif b.name == "convolution" and b.module == "torch" and not hasattr(b.body, "__wrapped__"):
+            # its bias has no default, so a None bias misses the binding's fast call (which
+            # takes None only for an optional parameter): the route goes in the body, as Note
+            # [Prepared binding body]'s
+            body = b.body
+            b.body = or_body(_convolution, body)
+            b.body.__wrapped__ = body
