@@ -34,6 +34,7 @@ from ...amp._policy import _INSTALLED as _AUTOCAST
 from ...kernels import lazy
 from .._fast_guard import or_body, params  # noqa: F401  (core.py's FF.or_body, FF.params)
 from .._quiet import IGNORE, quiet, restore
+from . import _bitgen as _BG
 
 _SEQ = (tuple, list)
 _REAL = {D.float32: np.float32, D.float64: np.float64}  # NumPy's samplers draw these directly
@@ -224,8 +225,8 @@ def randperm(n, dtype):
 
 
 def randint(low, high, size, dtype):
-    """randint(high, size) / randint(low, high, size) of int64 (the body's draw; NumPy's
-    Generator.integers is most of the remaining time: ~5 us in its np.prod(size) check)."""
+    """randint(high, size) / randint(low, high, size) of int64: the body's draws, made by a
+    kernel (Note [Bit generator in kernels]: Generator.integers spends ~4 us in its checks)."""
     if size is None:
         low, high, size = 0, low, high
     if (dtype is not None and dtype is not D.int64) or size.__class__ not in _SEQ or _off():
@@ -235,9 +236,11 @@ def randint(low, high, size, dtype):
             or not -(2**63) <= low < high <= 2**63 - 1):  # fmt: skip
         return None
     try:
-        return _make(_DG._np.integers(low, high - 1, size=dims, dtype=np.int64, endpoint=True), D.int64)
+        out = np.empty(dims, np.int64)
     except (ValueError, MemoryError):  # too big (before any draw): the body raises PyTorch's error
         return None
+    _BG.integers_into(_DG._np, low, high - 1, out)  # the body's Generator.integers draws
+    return _make(out, D.int64)
 
 
 def randn(sizes, dtype):
@@ -316,8 +319,9 @@ def randint_like(input, low, high, generator, dtype, layout, device, requires_gr
     lim = _INT_EXACT.get(sd[1])
     if lim is None or not -lim <= lo < hi <= lim + 1 or (sd[1].category == D._INT and hi - 1 > lim):
         return None
-    x = _DG._np.integers(lo, hi - 1, size=sd[0], dtype=np.int64, endpoint=True)
-    return _make(x.astype(sd[1].np), sd[1])
+    out = np.empty(sd[0], sd[1].np)  # int64, int32, float32 or float64: every value fits exactly
+    _BG.integers_into(_DG._np, lo, hi - 1, out)  # the body's Generator.integers draws, cast
+    return _make(out, sd[1])
 
 
 def new(name):

@@ -29,6 +29,7 @@ from ..._tensor import _make
 from ...amp._policy import _INSTALLED as _AUTOCAST
 from ...kernels import lazy
 from .._quiet import IGNORE, quiet, restore
+from . import _bitgen as _BG
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _CT = {_F32: np.float32, _F64: np.float64}
@@ -36,6 +37,7 @@ _FMAX = {_F32: float(np.finfo(np.float32).max), _F64: float(np.finfo(np.float64)
 _EXACT = {_F32: 2**24, _F64: 2**53}  # random_'s bounds that _int_bounds takes without its warning
 _NUM = (int, float)
 _KA = lazy("numtorch.kernels.cpu.sample_affine")
+_KS = lazy("numtorch.kernels.cpu.sampling")
 _SAFE = 1e30  # |parameters| up to this: no step of the affine kernels can overflow (draws are < 1e17)
 
 
@@ -172,7 +174,7 @@ def random_(self, args, to):
     lim = _EXACT[a.dtype]
     if lo.__class__ is not int or hi.__class__ is not int or not -lim <= lo < hi <= lim + 1:
         return None
-    np.copyto(a, _DG._np.integers(lo, hi - 1, size=a.shape, dtype=np.int64, endpoint=True), casting="unsafe")
+    _BG.integers_into(_DG._np, lo, hi - 1, a)  # the body's Generator.integers draws, stored exactly
     return _done(self)
 
 
@@ -189,19 +191,23 @@ def _source(t):
 
 
 def bernoulli(input, p, generator, out):
-    """bernoulli(probs): the body's (g.random(shape) < p).astype(dtype) for probs in [0, 1]."""
+    """bernoulli(probs): the body's (g.random(shape) < p).astype(dtype) for probs in [0, 1], the
+    uniforms drawn and compared by a kernel."""
     a = None if p is not None or generator is not None or out is not None else _source(input)
-    if a is None or (a.size and not (a.min() >= 0 and a.max() <= 1)):  # NaN fails both: the body's error
+    if a is None:
         return None
-    return _make((_DG._np.random(a.shape) < a).astype(a.dtype), input._dtype)
+    r = np.empty(a.shape, a.dtype)  # a kernel's draws (Note [Bit generator in kernels]); a probability
+    if not _KS.bernoulli_probs(_BG.address(_DG._np), np.ascontiguousarray(a).reshape(-1), r.reshape(-1)):
+        return None  # outside [0, 1] (or NaN) draws nothing: the body raises its error
+    return _make(r, input._dtype)
 
 
 def poisson(input, generator):
-    """poisson(rates) for finite non-negative rates below NumPy's limit (kernels/cpu/factory's
-    draw, float64, cast back)."""
+    """poisson(rates) for finite non-negative rates below NumPy's limit: kernels/cpu/factory's
+    Generator.poisson draws made by a kernel (Note [Poisson sampler]), float64, cast back."""
     a = None if generator is not None else _source(input)
-    if a is None or (a.size and not (a.min() >= 0 and a.max() < 1e18)):
+    vals = None if a is None else _KS.poisson_counts(_BG.address(_DG._np), a)  # the body's draws, first cast
+    if vals is None:  # (a rate NumPy refuses draws nothing: the body raises or saturates)
         return None
-    vals = _DG._np.poisson(a.astype(np.float64)).astype(np.float64)  # the body's two casts: counts
     return _make(vals if a.dtype is _F64 else vals.astype(a.dtype), input._dtype)  # above 2**53 round twice
 

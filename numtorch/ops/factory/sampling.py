@@ -11,6 +11,7 @@ from ..._tensor import Tensor, _make
 from ...kernels import lazy
 from .._pointwise import _cname, broadcast_shapes, warn_resize
 from .._registry import defop, public
+from ._bitgen import address
 
 K = lazy("numtorch.kernels.cpu.sampling")
 
@@ -23,12 +24,14 @@ def _binomial_cpu(count, prob, generator=None):
         raise RuntimeError(f"Found dtype {_cname(prob._dtype)} but expected {_cname(count._dtype)}")
     if count._dtype is D.float16:
         raise NotImplementedError("\"binomial_cpu\" not implemented for 'Half'")
-    shape = tuple(broadcast_shapes(count._data.shape, prob._data.shape))
-    if shape != count._data.shape and count._data.size:  # PyTorch sizes the output like count first
-        warn_resize(count._data.shape, shape, 5)
-    c = np.broadcast_to(count._data, shape).astype(np.float64)
-    p = np.broadcast_to(prob._data, shape).astype(np.float64)
-    return _make(K.binomial_samples(generator_of(generator), c, p).astype(count._dtype.np), count._dtype)
+    c, p = count._data, prob._data
+    if c.shape != p.shape:  # (np.broadcast_to is ~2 us a call: only where the shapes differ)
+        shape = tuple(broadcast_shapes(c.shape, p.shape))
+        if shape != c.shape and c.size:  # PyTorch sizes the output like count first
+            warn_resize(c.shape, shape, 5)
+        c, p = np.broadcast_to(c, shape), np.broadcast_to(p, shape)
+    out = K.binomial_samples(address(generator_of(generator)), c, p)
+    return _make(out if count._dtype is D.float64 else out.astype(count._dtype.np), count._dtype)
 
 
 def _no_derivative(grad):
