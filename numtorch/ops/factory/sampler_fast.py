@@ -25,6 +25,7 @@ from ..._device import CPU as _CPU
 from ..._functorch._levels import VMAP_LEVELS as _V
 from ..._random import default_generator as _DG
 from ..._state import STATE as _S
+from ..._tensor import Tensor as _Tensor
 from ..._tensor import _make
 from ...amp._policy import _INSTALLED as _AUTOCAST
 from ...kernels import lazy
@@ -211,3 +212,22 @@ def poisson(input, generator):
         return None
     return _make(vals if a.dtype is _F64 else vals.astype(a.dtype), input._dtype)  # above 2**53 round twice
 
+
+def normal(mean, std, size, generator, out, dtype, layout, device, pin_memory, requires_grad):
+    """normal(Tensor mean, float std) of a C-contiguous mean: the body's ``mean + std * z`` in the
+    mean's dtype, z its standard_normal draws, under the quiet flags its np.errstate gives."""
+    if (size is not None or generator is not None or out is not None or dtype is not None or layout is not None
+            or device is not None or pin_memory is not False or requires_grad is not False
+            or std.__class__ not in _NUM or not std >= 0 or mean.__class__ is not _Tensor):  # fmt: skip
+        return None
+    a = _source(mean)
+    if a is None or not a.flags.c_contiguous:
+        return None
+    z = _DG._np.standard_normal(a.shape, dtype=_CT[a.dtype])
+    tok = quiet(IGNORE)
+    try:
+        np.multiply(z, float(std), out=z)  # a Python float: the product in the dtype, as the body's
+        np.add(a, z, out=z)
+    finally:
+        restore(tok)
+    return _make(z, mean._dtype)
