@@ -107,3 +107,31 @@ def integers_into(bg, off, rng, out):
     else:
         for i in range(out.size):
             out[i] = np.int64(off + _lemire64(bg, rng))
+
+
+# NumPy's uniform fills (random_standard_uniform_fill and its float32 twin): float64 is
+# next_double; float32 is the top 24 bits of next_uint32 times 2**-24. Then K.uniform's affine
+# step ``lo + (hi - lo) * u`` in the dtype, as the in-place sampler fast call's affine_ kernel.
+@kernel
+def uniform32_(bg, out, scale, shift, affine):
+    """``out`` (1-D float32) = Generator.random(dtype=float32) draws, then ``shift + scale * u``
+    in float32 when ``affine`` (``scale``, ``shift``: float64 numbers, rounded to float32 once)."""
+    s, h = np.float32(scale), np.float32(shift)
+    for i in range(out.size):
+        u = np.float32(next_uint32(bg) >> np.uint32(8)) * np.float32(1.0 / 16777216.0)
+        out[i] = h + s * u if affine else u
+
+
+@kernel
+def uniform64_(bg, out, scale, shift, affine):
+    """``out`` (1-D float64) = Generator.random() draws, then ``shift + scale * u`` when ``affine``."""
+    for i in range(out.size):
+        u = next_double(bg)
+        out[i] = shift + scale * u if affine else u
+
+
+@kernel
+def below_(bg, out, p):
+    """``out[i] = 1 if Generator.random() < p else 0`` (one next_double per element; ``p`` float64)."""
+    for i in range(out.size):
+        out[i] = 1.0 if next_double(bg) < p else 0.0

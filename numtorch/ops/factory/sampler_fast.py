@@ -39,6 +39,8 @@ _EXACT = {_F32: 2**24, _F64: 2**53}  # random_'s bounds that _int_bounds takes w
 _NUM = (int, float)
 _KA = lazy("numtorch.kernels.cpu.sample_affine")
 _KS = lazy("numtorch.kernels.cpu.sampling")
+_KB = lazy("numtorch.kernels.cpu.bitgen")
+_KZ = lazy("numtorch.kernels.cpu.ziggurat")
 _SAFE = 1e30  # |parameters| up to this: no step of the affine kernels can overflow (draws are < 1e17)
 
 
@@ -86,10 +88,10 @@ def uniform_(self, lo, hi):
     fmax = _FMAX[a.dtype]
     if not (-fmax <= lo <= hi <= fmax and hi - lo <= fmax):  # the body's errors (NaN too)
         return None
-    ct = _CT[a.dtype]
-    _DG._np.random(out=a, dtype=ct)
-    if lo != 0.0 or hi != 1.0:  # K.uniform's lo + (hi - lo) * u in the dtype (u itself for [0, 1))
-        _KA.affine_(a.reshape(-1), ct(hi - lo), ct(lo))  # |result| <= max(|lo|, |hi|): no overflow
+    # Generator.random(out=a)'s draws made in a kernel (Note [Bit generator in kernels]), then
+    # K.uniform's lo + (hi - lo) * u in the dtype (u itself for [0, 1)); |result| <= max(|lo|, |hi|)
+    draw = _KB.uniform32_ if a.itemsize == 4 else _KB.uniform64_
+    draw(_BG.address(_DG._np), a.reshape(-1), hi - lo, lo, lo != 0.0 or hi != 1.0)
     return _done(self)
 
 
@@ -98,11 +100,11 @@ def normal_(self, mean, std):
     if a is None or mean.__class__ not in _NUM or std.__class__ not in _NUM or not std >= 0:
         return None
     mean, std = float(mean), float(std)
-    ct = _CT[a.dtype]
-    _DG._np.standard_normal(out=a, dtype=ct)
     if abs(mean) <= _SAFE and std <= _SAFE:  # mean + std * z: Python floats, so in the dtype
-        _KA.affine_(a.reshape(-1), ct(std), ct(mean))  # also for mean 0: -0.0 + 0.0 is +0.0
+        fill = _KZ.normal32_ if a.itemsize == 4 else _KZ.normal64_  # (Note [Ziggurat samplers in kernels])
+        fill(_BG.address(_DG._np), a.reshape(-1), std, mean)  # also for mean 0: -0.0 + 0.0 is +0.0
     else:  # NumPy's ufuncs, with their overflow warnings
+        _DG._np.standard_normal(out=a, dtype=_CT[a.dtype])
         np.multiply(a, std, out=a)
         np.add(a, mean, out=a)
     return _done(self)
@@ -113,11 +115,8 @@ def exponential_(self, lambd):
     if a is None or lambd.__class__ not in _NUM or not lambd > 0:
         return None
     lambd = float(lambd)
-    if a.dtype is _F64:
-        _DG._np.standard_exponential(out=a)
-        np.divide(a, lambd, out=a)
-    elif lambd >= 1 / _SAFE:  # draws / lambd in float64, cast: no overflow below 1e31
-        _KA.divide_into(_DG._np.standard_exponential(a.size), lambd, a.reshape(-1))
+    if a.dtype is _F64 or lambd >= 1 / _SAFE:  # draws / lambd in float64 (cast: no overflow below 1e31)
+        _KZ.exponential_(_BG.address(_DG._np), a.reshape(-1), lambd)
     else:
         _cast_in(a, _DG._np.standard_exponential(a.shape) / lambd)
     return _done(self)
@@ -129,7 +128,7 @@ def cauchy_(self, median, sigma):
         return None
     median, sigma = float(median), float(sigma)
     if abs(median) <= _SAFE and sigma <= _SAFE:  # float64 arithmetic, cast (inf past float32's range)
-        _KA.affine_into(_DG._np.standard_cauchy(a.size), sigma, median, a.reshape(-1))
+        _KZ.cauchy_(_BG.address(_DG._np), a.reshape(-1), sigma, median)
     else:
         _cast_in(a, median + sigma * _DG._np.standard_cauchy(a.shape))
     return _done(self)
@@ -139,7 +138,7 @@ def log_normal_(self, mean, std):
     a = _target(self)
     if a is None or mean.__class__ not in _NUM or std.__class__ not in _NUM or not std > 0:
         return None
-    _cast_in(a, _DG._np.lognormal(float(mean), float(std), a.shape))
+    _KZ.log_normal_(_BG.address(_DG._np), a.reshape(-1), float(mean), float(std))  # lognormal's draws, cast
     return _done(self)
 
 
@@ -147,7 +146,7 @@ def geometric_(self, p):
     a = _target(self)
     if a is None or p.__class__ not in _NUM or not 0 < p < 1:
         return None
-    _cast_in(a, _DG._np.geometric(float(p), a.shape))
+    _KZ.geometric_(_BG.address(_DG._np), a.reshape(-1), float(p))  # geometric's int64 draws, cast
     return _done(self)
 
 
@@ -155,7 +154,7 @@ def bernoulli_(self, p):
     a = _target(self)
     if a is None or p.__class__ not in _NUM or not 0 <= p <= 1:
         return None
-    _cast_in(a, _DG._np.random(a.shape) < float(p))
+    _KB.below_(_BG.address(_DG._np), a.reshape(-1), float(p))  # the body's random(shape) < p, cast in
     return _done(self)
 
 

@@ -118,3 +118,39 @@ def test_fast_calls_draw_through_the_address(monkeypatch, name, call):
     monkeypatch.setattr(BG, "address", lambda g: calls.append(g) or real(g))
     call()
     assert len(calls) == 1 and calls[0] is numtorch.default_generator._np
+
+
+# ---- Note [Ziggurat samplers in kernels] ---------------------------------------------------------------
+def _zig():
+    from numtorch.kernels.cpu import ziggurat
+
+    return ziggurat
+
+
+N_ZIG = 40_000  # enough draws to reach the ziggurats' wedges and tails
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_ziggurat_fills_are_generator_methods(dtype):
+    Z = _zig()
+    g1, g2 = _pair(11)
+    bg, n = BG.address(g2), N_ZIG
+    got = np.empty(n, dtype)
+
+    def check(want):
+        assert got.tobytes() == want.astype(dtype).tobytes()
+        assert g1.bit_generator.state == g2.bit_generator.state
+
+    z = np.empty(n, dtype)
+    g1.standard_normal(out=z, dtype=dtype)
+    (Z.normal32_ if dtype is np.float32 else Z.normal64_)(bg, got, 3.0, -0.5)
+    check(dtype(-0.5) + dtype(3.0) * z)
+    Z.exponential_(bg, got, 0.7)
+    check(g1.standard_exponential(n) / 0.7)
+    Z.cauchy_(bg, got, 2.0, 1.5)
+    check(1.5 + 2.0 * g1.standard_cauchy(n))
+    Z.log_normal_(bg, got, 0.5, 2.0)
+    check(g1.lognormal(0.5, 2.0, n))
+    for p in (0.9, 0.5, 1 / 3, 0.2, 1e-3, 1e-12, 1e-300):  # the search, the inversion, NumPy's clamp
+        Z.geometric_(bg, got, p)
+        check(g1.geometric(p, n))
