@@ -100,19 +100,36 @@ def std_exponential(bg):
 
 
 @kernel
-def normal32_(bg, out, std, mean):
+def normal32_(bg, out, std, mean, affine):
     """``out`` (1-D float32) = standard_normal(dtype=float32) draws z, then ``mean + std * z`` in
-    float32 (``std``, ``mean``: float64 numbers rounded to float32 once)."""
+    float32 when ``affine`` (``std``, ``mean``: float64 numbers rounded to float32 once)."""
     s, h = np.float32(std), np.float32(mean)
     for i in range(out.size):
-        out[i] = h + s * std_normal_f(bg)
+        z = std_normal_f(bg)
+        out[i] = h + s * z if affine else z
 
 
 @kernel
-def normal64_(bg, out, std, mean):
-    """``out`` (1-D float64) = ``mean + std * z`` for standard_normal() draws z."""
+def normal64_(bg, out, std, mean, affine):
+    """``out`` (1-D float64) = standard_normal() draws z, then ``mean + std * z`` when ``affine``."""
     for i in range(out.size):
-        out[i] = mean + std * std_normal(bg)
+        z = std_normal(bg)
+        out[i] = mean + std * z if affine else z
+
+
+@kernel
+def normal_mean32_(bg, mean, std, out):
+    """``out[i] = mean[i] + std * z`` in float32 for standard_normal(dtype=float32) draws z (1-D)."""
+    s = np.float32(std)
+    for i in range(out.size):
+        out[i] = mean[i] + s * std_normal_f(bg)
+
+
+@kernel
+def normal_mean64_(bg, mean, std, out):
+    """``out[i] = mean[i] + std * z`` for standard_normal() draws z (1-D float64)."""
+    for i in range(out.size):
+        out[i] = mean[i] + std * std_normal(bg)
 
 
 @kernel

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._random import default_generator as _DG
 from ...kernels import lazy
 
 K = lazy("numtorch.kernels.cpu.bitgen")
@@ -30,3 +31,26 @@ def integers_into(g, lo: int, hi_incl: int, out: np.ndarray) -> None:
     if out.size:  # NumPy draws nothing for an empty size
         rng = hi_incl - lo
         K.integers_into(address(g), lo, rng - 2**64 if rng >= 2**63 else rng, out.reshape(-1))
+
+
+_KZ = lazy("numtorch.kernels.cpu.ziggurat")
+
+
+SMALL = 1024  # below this many values NumPy's own call is cheaper than a kernel's dispatch
+
+
+def standard_normal(shape, dtype) -> np.ndarray:
+    """The default generator's ``standard_normal(shape, dtype=dtype)`` (float32 or float64) drawn
+    by a kernel (Note [Ziggurat samplers in kernels]: 2.5x NumPy's speed from SMALL values)."""
+    out = np.empty(shape, dtype)
+    fill = _KZ.normal32_ if out.itemsize == 4 else _KZ.normal64_
+    fill(address(_DG._np), out.reshape(-1), 1.0, 0.0, False)
+    return out
+
+
+def random(shape, dtype) -> np.ndarray:
+    """The default generator's ``random(shape, dtype=dtype)`` (float32 or float64) by a kernel."""
+    out = np.empty(shape, dtype)
+    fill = K.uniform32_ if out.itemsize == 4 else K.uniform64_
+    fill(address(_DG._np), out.reshape(-1), 1.0, 0.0, False)
+    return out

@@ -195,21 +195,24 @@ def logspace(start, end, steps, base, dtype):
     return linspace(start, end, steps, dtype, base)
 
 
-def _draw(sample, sizes, dtype):
-    """``sample(dims, dtype=)`` of the default generator for float32/float64 and plain sizes."""
+def _draw(name, sizes, dtype):
+    """The default generator's ``name(dims, dtype=)`` for float32/float64 and plain sizes (from
+    _BG.SMALL values _BG's kernel making the same draws)."""
     dt = D._default if dtype is None else dtype
     npdt = _REAL.get(dt)
     dims = _dims(sizes)
     if npdt is None or dims is None or _off():
         return None
     try:
-        return _make(sample(dims, dtype=npdt), dt)
+        if len(dims) < 2 and (not dims or dims[0] < _BG.SMALL) or math.prod(dims) < _BG.SMALL:
+            return _make(getattr(_DG._np, name)(dims, dtype=npdt), dt)
+        return _make(getattr(_BG, name)(dims, npdt), dt)
     except (ValueError, MemoryError):
         return None
 
 
 def rand(sizes, dtype):
-    return _draw(_DG._np.random, sizes, dtype)  # K.uniform's lo + (hi - lo) * u with lo 0, hi 1 is u
+    return _draw("random", sizes, dtype)  # K.uniform's lo + (hi - lo) * u with lo 0, hi 1 is u
 
 
 def randperm(n, dtype):
@@ -244,7 +247,7 @@ def randint(low, high, size, dtype):
 
 
 def randn(sizes, dtype):
-    return _draw(_DG._np.standard_normal, sizes, dtype)  # K.normal's draw
+    return _draw("standard_normal", sizes, dtype)  # K.normal's draw
 
 
 # ---- calls with a tensor parameter (*_like, Tensor.new_*): the binding calls these for a plain
@@ -297,14 +300,18 @@ def rand_like(input, generator, dtype, layout, device, requires_grad, memory_for
     sd = None if generator is not None else _like_shape(input, dtype, layout, device, requires_grad, memory_format)
     if sd is None or sd[1] not in _REAL:
         return None
-    return _make(_DG._np.random(sd[0], dtype=_REAL[sd[1]]), sd[1])
+    if input._data.size < _BG.SMALL:
+        return _make(_DG._np.random(sd[0], dtype=_REAL[sd[1]]), sd[1])
+    return _make(_BG.random(sd[0], _REAL[sd[1]]), sd[1])
 
 
 def randn_like(input, generator, dtype, layout, device, requires_grad, memory_format):
     sd = None if generator is not None else _like_shape(input, dtype, layout, device, requires_grad, memory_format)
     if sd is None or sd[1] not in _REAL:
         return None
-    return _make(_DG._np.standard_normal(sd[0], dtype=_REAL[sd[1]]), sd[1])
+    if input._data.size < _BG.SMALL:
+        return _make(_DG._np.standard_normal(sd[0], dtype=_REAL[sd[1]]), sd[1])
+    return _make(_BG.standard_normal(sd[0], _REAL[sd[1]]), sd[1])
 
 
 _INT_EXACT = {D.float32: 2**24, D.float64: 2**53, D.int64: 2**63 - 1, D.int32: 2**31 - 1}

@@ -102,7 +102,7 @@ def normal_(self, mean, std):
     mean, std = float(mean), float(std)
     if abs(mean) <= _SAFE and std <= _SAFE:  # mean + std * z: Python floats, so in the dtype
         fill = _KZ.normal32_ if a.itemsize == 4 else _KZ.normal64_  # (Note [Ziggurat samplers in kernels])
-        fill(_BG.address(_DG._np), a.reshape(-1), std, mean)  # also for mean 0: -0.0 + 0.0 is +0.0
+        fill(_BG.address(_DG._np), a.reshape(-1), std, mean, True)  # also for mean 0: -0.0 + 0.0 is +0.0
     else:  # NumPy's ufuncs, with their overflow warnings
         _DG._np.standard_normal(out=a, dtype=_CT[a.dtype])
         np.multiply(a, std, out=a)
@@ -222,11 +222,7 @@ def normal(mean, std, size, generator, out, dtype, layout, device, pin_memory, r
     a = _source(mean)
     if a is None or not a.flags.c_contiguous:
         return None
-    z = _DG._np.standard_normal(a.shape, dtype=_CT[a.dtype])
-    tok = quiet(IGNORE)
-    try:
-        np.multiply(z, float(std), out=z)  # a Python float: the product in the dtype, as the body's
-        np.add(a, z, out=z)
-    finally:
-        restore(tok)
-    return _make(z, mean._dtype)
+    out = np.empty(a.shape, a.dtype)  # standard_normal's draws z, then the body's a + std * z in the
+    fill = _KZ.normal_mean32_ if a.itemsize == 4 else _KZ.normal_mean64_  # dtype (a Python float std)
+    fill(_BG.address(_DG._np), a.reshape(-1), float(std), out.reshape(-1))  # (no step warns: inf is quiet)
+    return _make(out, mean._dtype)

@@ -143,7 +143,7 @@ def test_ziggurat_fills_are_generator_methods(dtype):
 
     z = np.empty(n, dtype)
     g1.standard_normal(out=z, dtype=dtype)
-    (Z.normal32_ if dtype is np.float32 else Z.normal64_)(bg, got, 3.0, -0.5)
+    (Z.normal32_ if dtype is np.float32 else Z.normal64_)(bg, got, 3.0, -0.5, True)
     check(dtype(-0.5) + dtype(3.0) * z)
     Z.exponential_(bg, got, 0.7)
     check(g1.standard_exponential(n) / 0.7)
@@ -154,3 +154,15 @@ def test_ziggurat_fills_are_generator_methods(dtype):
     for p in (0.9, 0.5, 1 / 3, 0.2, 1e-3, 1e-12, 1e-300):  # the search, the inversion, NumPy's clamp
         Z.geometric_(bg, got, p)
         check(g1.geometric(p, n))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_default_generator_draws_are_numpys(dtype):
+    """_bitgen.standard_normal/random (randn, rand and their *_like fast calls): the draws as they
+    are (a normal draw of -0.0 stays -0.0), and the generator where NumPy's call leaves it."""
+    numtorch.manual_seed(5)
+    g = np.random.Generator(np.random.PCG64(5))
+    for shape in ((3, 4), (0,), (N_ZIG,)):
+        assert BG.standard_normal(shape, dtype).tobytes() == g.standard_normal(shape, dtype=dtype).tobytes()
+        assert BG.random(shape, dtype).tobytes() == g.random(shape, dtype=dtype).tobytes()
+    assert numtorch.default_generator._np.bit_generator.state["state"] == g.bit_generator.state["state"]
