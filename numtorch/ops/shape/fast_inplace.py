@@ -146,7 +146,7 @@ _MAKERS = {
 
 
 def install(bindings) -> None:
-    """Attach the fast calls above (views.install_fast_paths calls this before _api.install)."""
+    """Attach the fast calls above (numtorch/__init__.py calls this before _api.install)."""
     for b in bindings:
         make = _MAKERS.get((b.name, b.sig))
         if make is not None and b.module in ("torch", "Tensor") and b.fast is None:

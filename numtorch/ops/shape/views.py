@@ -772,7 +772,6 @@ def install_fast_paths() -> None:
             b.fast = (_make_getitem_fast(b.body), ("self", "key"))
     cpu = {"as_strided": _as_strided_cpu, "unfold": _unfold_cpu, "view_as_complex": _view_as_complex_cpu}
     fast_views.install(BINDINGS, _make_expand_fast, _diagonal_cpu, _diag_geometry, cpu)  # Note [Composite view fast calls]
-    fast_inplace.install(BINDINGS)  # Note [Fill and resize fast calls]
 
 
 from ..._device import CPU as _CPU  # noqa: E402
@@ -782,4 +781,4 @@ _new = object.__new__
 from ..._size import Size as _Size  # noqa: E402
 from ...autograd import _engine  # noqa: E402
 from .core import view as _aten_view  # noqa: E402
-from . import fast_inplace, fast_views  # noqa: E402
+from . import fast_views  # noqa: E402
