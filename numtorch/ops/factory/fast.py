@@ -366,20 +366,23 @@ def new_full(self, size, fill_value, dtype, device, requires_grad, layout, pin_m
 
 
 def _strided(size, stride, dt):
-    if size.__class__ not in _SEQ or stride.__class__ not in _SEQ or len(size) != len(stride) or dt not in _FILLED:
+    if size.__class__ not in _SEQ or stride.__class__ not in _SEQ:
         return None
-    for s in (*size, *stride):
-        if s.__class__ is not int or s < 0:
+    npd, nd = _FILLED.get(dt), len(size)
+    if npd is None or nd != len(stride) or F.FILL_UNINITIALIZED[0]:
+        return None
+    isz, n, bst = npd.itemsize, 1, [0] * nd  # one loop: the checks, the extent, the byte strides
+    for i in range(nd):
+        a, b = size[i], stride[i]
+        if a.__class__ is not int or b.__class__ is not int or a < 0 or b < 0:
             return None
-    if F.FILL_UNINITIALIZED[0]:
-        return None
-    n = 0 if 0 in size else 1 + sum([(a - 1) * b for a, b in zip(size, stride, strict=True)])
+        n += (a - 1) * b
+        bst[i] = b * isz
     try:  # strided_array's buffer and view; an impossible size: the body raises PyTorch's error
-        buf = _empty(n, _FILLED[dt])
+        buf = _empty(0 if 0 in size else n, npd)
     except (ValueError, MemoryError):
         return None
-    isz = buf.itemsize
-    return _make(np.ndarray(size, buf.dtype, buf, 0, tuple([b * isz for b in stride])), dt)
+    return _make(np.ndarray(size, npd, buf, 0, tuple(bst)), dt)
 
 
 def empty_strided(size, stride, dtype):
