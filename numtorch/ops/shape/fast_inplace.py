@@ -26,6 +26,7 @@ import numpy as np
 from ... import _dtype as D
 from ..._tensor import Tensor as _Tensor
 from ..._tensor import _make
+from ...kernels import lazy
 from .._fast_guard import params, plain
 from .copy import _c_strides
 from .core import _strided
@@ -33,6 +34,17 @@ from .core import _strided
 _FLOATS = {dt: float(D.finfo(dt).max) for dt in (D.float16, D.float32, D.float64)}
 _INTS = {dt: (int(np.iinfo(dt.np).min), int(np.iinfo(dt.np).max)) for dt in (D.uint8, D.int8, D.int16, D.int32, D.int64)}
 _SEQ = (list, tuple)
+_KS = lazy("numtorch.kernels.cpu.shape")
+_BIG = 16384  # from this many values the fill kernel beats ndarray.fill (below it, its dispatch costs more)
+_KERNEL_DT = {np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64)}
+
+
+def _fill_array(a, v):
+    """``a.fill(v)`` (``v`` a scalar of a's dtype), by a kernel for large C-contiguous arrays."""
+    if a.size >= _BIG and a.dtype in _KERNEL_DT and a.flags.c_contiguous and a.flags.writeable:
+        _KS.fill_flat(a.reshape(-1), v)
+    else:
+        a.fill(v)
 
 
 def _target(self):
@@ -63,7 +75,7 @@ def _fill_(body):
         v = None if a is None else _value(value, self._dtype)
         if v is None:
             return body(self, value)
-        a.fill(v)  # (a read-only expanded view raises here as in the kernel)
+        _fill_array(a, v)  # (a read-only expanded view raises here as in the kernel)
         self._vc[0] += 1
         return self
 
@@ -74,7 +86,8 @@ def _zero_(body):
     def fast(self):
         if not plain(self) or self._vc.__class__ is not list:
             return body(self)
-        self._data.fill(0)
+        a = self._data
+        _fill_array(a, a.dtype.type(0))
         self._vc[0] += 1
         return self
 
@@ -88,7 +101,7 @@ def _fill(body):
         if v is None or not a.flags.c_contiguous or 1 in a.shape or not a.size:
             return body(input, value)  # (size-1 dims: empty_layout keeps their strides)
         out = np.empty(a.shape, a.dtype)
-        out.fill(v)
+        _fill_array(out, v)
         return _make(out, input._dtype)
 
     return fast

@@ -128,3 +128,19 @@ def test_gradients_inference_and_forward_ad_take_the_body(body_calls):
         z.zero_()
     assert body_calls.count("fill_") == 2 and "fill" in body_calls and body_calls.count("zero_") == 2
     assert "resize_" in body_calls
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int32, torch.int64, torch.float16])
+def test_large_fills_match_the_body(body_calls, dtype):
+    """From 16384 values the fills run a store kernel (ops/shape/fast_inplace._fill_array)."""
+    values = [0, 7, -3] + ([2.5, -0.0, float("nan"), float("-inf")] if dtype.is_floating_point else [])
+    calls = [lambda x, v=v: x.fill_(v) for v in values] + [lambda x: x.zero_()]
+    calls += [lambda x, v=v: torch.fill(x, v) for v in values]
+    for call in calls:
+        x, y = torch.ones(20000, dtype=dtype), torch.ones(20000, dtype=dtype)
+        got = _outcome(call, x)
+        assert body_calls == []
+        with LoggingTensorMode():
+            want = _outcome(call, y)
+        _same(got, want)
+        body_calls.clear()
