@@ -40,9 +40,9 @@ _KERNEL_DT = {np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64)}
 
 
 def _fill_array(a, v):
-    """``a.fill(v)`` (``v`` a scalar of a's dtype), by a kernel for large C-contiguous arrays."""
+    """``a.fill(v)`` (``v`` a scalar of a's dtype, or 0), by a kernel for large C-contiguous arrays."""
     if a.size >= _BIG and a.dtype in _KERNEL_DT and a.flags.c_contiguous and a.flags.writeable:
-        _KS.fill_flat(a.reshape(-1), v)
+        _KS.fill_flat(a.reshape(-1), a.dtype.type(v))
     else:
         a.fill(v)
 
@@ -75,7 +75,10 @@ def _fill_(body):
         v = None if a is None else _value(value, self._dtype)
         if v is None:
             return body(self, value)
-        _fill_array(a, v)  # (a read-only expanded view raises here as in the kernel)
+        if a.size < _BIG:
+            a.fill(v)  # (a read-only expanded view raises here as in the kernel)
+        else:
+            _fill_array(a, v)
         self._vc[0] += 1
         return self
 
@@ -87,7 +90,10 @@ def _zero_(body):
         if not plain(self) or self._vc.__class__ is not list:
             return body(self)
         a = self._data
-        _fill_array(a, a.dtype.type(0))
+        if a.size < _BIG:  # (the small case without a frame: zero_ is 0.25 us in PyTorch)
+            a.fill(0)
+        else:
+            _fill_array(a, 0)
         self._vc[0] += 1
         return self
 
