@@ -79,8 +79,8 @@ def _btrs(g, count, prob, tail):
 
 @kernel
 def binomial(g, count, prob, out, tail):
-    """Binomial(count[i], prob[i]) samples into ``out`` (Note [Binomial sampler]); all 1-D float64;
-    ``g`` a bitgen_t address."""
+    """Binomial(count[i], prob[i]) samples into ``out`` (Note [Binomial sampler]); all 1-D, of one
+    dtype (float32 or float64; the arithmetic is float64); ``g`` a bitgen_t address."""
     for i in range(out.size):
         n = count[i]
         p = prob[i]
@@ -97,14 +97,20 @@ def binomial(g, count, prob, out, tail):
             out[i] = math.nan
 
 
+_NATIVE = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 def binomial_samples(bg: int, count: np.ndarray, prob: np.ndarray) -> np.ndarray:
-    """float64 samples for float ``count``/``prob`` arrays of one shape (read as float64), drawn
-    by the bitgen_t at address ``bg``."""
-    out = np.empty(count.shape, np.float64)
-    c = np.ascontiguousarray(count, np.float64).reshape(-1)
-    p = np.ascontiguousarray(prob, np.float64).reshape(-1)
+    """Samples as ``count``'s dtype for float ``count``/``prob`` arrays of one shape and dtype,
+    drawn by the bitgen_t at address ``bg``: computed in float64 (float32 values widen exactly
+    in the kernel, and its float64 results round once on store, as astype; other dtypes are
+    converted first and the float64 results cast)."""
+    native = count.dtype in _NATIVE
+    out = np.empty(count.shape, count.dtype if native else np.float64)
+    c = np.ascontiguousarray(count if native else count.astype(np.float64)).reshape(-1)
+    p = np.ascontiguousarray(prob if native else prob.astype(np.float64)).reshape(-1)
     binomial(bg, c, p, out.reshape(-1), _TAIL)
-    return out
+    return out if native else out.astype(count.dtype)
 
 
 # Note [Poisson sampler]

@@ -10,6 +10,8 @@ from ..._random import generator_of
 from ..._tensor import Tensor, _make
 from ...kernels import lazy
 from .._pointwise import _cname, broadcast_shapes, warn_resize
+from ..._functorch._levels import VMAP_LEVELS as _V
+from .._fast_guard import or_body, plain
 from .._registry import defop, public
 from ._bitgen import address
 
@@ -30,8 +32,7 @@ def _binomial_cpu(count, prob, generator=None):
         if shape != c.shape and c.size:  # PyTorch sizes the output like count first
             warn_resize(c.shape, shape, 5)
         c, p = np.broadcast_to(c, shape), np.broadcast_to(p, shape)
-    out = K.binomial_samples(address(generator_of(generator)), c, p)
-    return _make(out if count._dtype is D.float64 else out.astype(count._dtype.np), count._dtype)
+    return _make(K.binomial_samples(address(generator_of(generator)), c, p), count._dtype)
 
 
 def _no_derivative(grad):
@@ -56,4 +57,14 @@ def _binomial(count, prob, generator):
     return dispatch(binomial, [count, prob, generator])
 
 
-public("binomial", "count, prob, generator=None", _binomial, relevant=("count", "prob"), ops=(binomial,))
+def _binomial_fast(count, prob, generator):
+    """The binding's fast call: the CPU kernel's function without the dispatch layers for plain
+    CPU tensors with nothing to record, the default generator and no vmap level (the random
+    ops' gate: Note [Guarded fast paths]); its checks and errors are the kernel's own."""
+    if generator is not None or _V or not (plain(count) and plain(prob)):
+        return None
+    return _binomial_cpu(count, prob)
+
+
+public("binomial", "count, prob, generator=None", _binomial, relevant=("count", "prob"), ops=(binomial,),
+       fast=(or_body(_binomial_fast, _binomial), ("count", "prob", "generator")))  # fmt: skip

@@ -166,3 +166,24 @@ def test_default_generator_draws_are_numpys(dtype):
         assert BG.standard_normal(shape, dtype).tobytes() == g.standard_normal(shape, dtype=dtype).tobytes()
         assert BG.random(shape, dtype).tobytes() == g.random(shape, dtype=dtype).tobytes()
     assert numtorch.default_generator._np.bit_generator.state["state"] == g.bit_generator.state["state"]
+
+
+def test_binomial_binding_fast_call_and_its_declines(monkeypatch):
+    from numtorch.ops.factory import sampling
+    from numtorch.testing._internal.logging_tensor import LoggingTensorMode
+
+    calls = []
+    real = sampling.dispatch
+    monkeypatch.setattr(sampling, "dispatch", lambda op, vals: calls.append(op) or real(op, vals))
+    c, p = numtorch.full((2, 3), 30.0), numtorch.full((2, 3), 0.4)
+    numtorch.manual_seed(2)
+    got = numtorch.binomial(c, p)
+    assert calls == []
+    numtorch.manual_seed(2)
+    with LoggingTensorMode():
+        want = numtorch.binomial(c, p)
+    assert len(calls) == 1 and got.tolist() == want.tolist() and got.dtype is want.dtype
+    numtorch.binomial(c, p, generator=numtorch.Generator())
+    assert numtorch.binomial(c.requires_grad_(), p).requires_grad and len(calls) == 3
+    with pytest.raises(RuntimeError, match="Found dtype Double but expected Float"):
+        numtorch.binomial(numtorch.ones(2), numtorch.ones(2, dtype=numtorch.float64))
