@@ -6,12 +6,12 @@ import numpy as np
 
 from ... import _dtype as D
 from ..._dispatch import dispatch
+from ..._functorch._levels import VMAP_LEVELS as _V
 from ..._random import generator_of
 from ..._tensor import Tensor, _make
 from ...kernels import lazy
-from .._pointwise import _cname, broadcast_shapes, warn_resize
-from ..._functorch._levels import VMAP_LEVELS as _V
 from .._fast_guard import or_body, plain
+from .._pointwise import _cname, broadcast_shapes, warn_resize
 from .._registry import defop, public
 from ._bitgen import address
 
