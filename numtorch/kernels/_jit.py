@@ -293,6 +293,14 @@ def contract_helper(fn):
     return numba.njit(fastmath={"contract"}, **_OPTS)(fn)
 
 
+def intrinsic(fn):
+    """A Numba intrinsic (``fn(typingctx, *argtypes) -> (signature, codegen)``) that emits LLVM
+    IR itself: for what Numba's typed code cannot say (Note [Bit generator in kernels])."""
+    from numba.extending import intrinsic as _intrinsic
+
+    return _intrinsic(fn)
+
+
 def cuda_kernel(fn):
     """A CUDA kernel (``numba.cuda.jit``): imported only by numtorch's CUDA backend, so Numba's
     CUDA target (or its simulator) loads only when a CUDA tensor is made."""

@@ -149,3 +149,11 @@ def copy_into(dst: np.ndarray, src: np.ndarray, only_if_faster: bool = True) -> 
     copy_blocked(_flat(src, sst), 0, _flat(dst, dstr), 0, np.array(shape, np.int64),
                  np.array(sst, np.int64), np.array(dstr, np.int64), p, q)  # fmt: skip
     return True
+
+
+@kernel
+def fill_flat(out, v):
+    """``out[:] = v`` (1-D; ``v`` a scalar of ``out``'s dtype): a vectorised store loop, ~1.3x
+    ndarray.fill's speed on 131072 values (fill_, zero_ and fill's fast calls from 16384 values)."""
+    for i in range(out.shape[0]):
+        out[i] = v

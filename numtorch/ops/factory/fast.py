@@ -34,6 +34,7 @@ from ...amp._policy import _INSTALLED as _AUTOCAST
 from ...kernels import lazy
 from .._fast_guard import or_body, params  # noqa: F401  (core.py's FF.or_body, FF.params)
 from .._quiet import IGNORE, quiet, restore
+from . import _bitgen as _BG
 
 _SEQ = (tuple, list)
 _REAL = {D.float32: np.float32, D.float64: np.float64}  # NumPy's samplers draw these directly
@@ -194,21 +195,24 @@ def logspace(start, end, steps, base, dtype):
     return linspace(start, end, steps, dtype, base)
 
 
-def _draw(sample, sizes, dtype):
-    """``sample(dims, dtype=)`` of the default generator for float32/float64 and plain sizes."""
+def _draw(name, sizes, dtype):
+    """The default generator's ``name(dims, dtype=)`` for float32/float64 and plain sizes (from
+    _BG.SMALL values _BG's kernel making the same draws)."""
     dt = D._default if dtype is None else dtype
     npdt = _REAL.get(dt)
     dims = _dims(sizes)
     if npdt is None or dims is None or _off():
         return None
     try:
-        return _make(sample(dims, dtype=npdt), dt)
+        if len(dims) < 2 and (not dims or dims[0] < _BG.SMALL) or math.prod(dims) < _BG.SMALL:
+            return _make(getattr(_DG._np, name)(dims, dtype=npdt), dt)
+        return _make(getattr(_BG, name)(dims, npdt), dt)
     except (ValueError, MemoryError):
         return None
 
 
 def rand(sizes, dtype):
-    return _draw(_DG._np.random, sizes, dtype)  # K.uniform's lo + (hi - lo) * u with lo 0, hi 1 is u
+    return _draw("random", sizes, dtype)  # K.uniform's lo + (hi - lo) * u with lo 0, hi 1 is u
 
 
 def randperm(n, dtype):
@@ -224,8 +228,8 @@ def randperm(n, dtype):
 
 
 def randint(low, high, size, dtype):
-    """randint(high, size) / randint(low, high, size) of int64 (the body's draw; NumPy's
-    Generator.integers is most of the remaining time: ~5 us in its np.prod(size) check)."""
+    """randint(high, size) / randint(low, high, size) of int64: the body's draws, made by a
+    kernel (Note [Bit generator in kernels]: Generator.integers spends ~4 us in its checks)."""
     if size is None:
         low, high, size = 0, low, high
     if (dtype is not None and dtype is not D.int64) or size.__class__ not in _SEQ or _off():
@@ -235,13 +239,15 @@ def randint(low, high, size, dtype):
             or not -(2**63) <= low < high <= 2**63 - 1):  # fmt: skip
         return None
     try:
-        return _make(_DG._np.integers(low, high - 1, size=dims, dtype=np.int64, endpoint=True), D.int64)
+        out = np.empty(dims, np.int64)
     except (ValueError, MemoryError):  # too big (before any draw): the body raises PyTorch's error
         return None
+    _BG.integers_into(_DG._np, low, high - 1, out)  # the body's Generator.integers draws
+    return _make(out, D.int64)
 
 
 def randn(sizes, dtype):
-    return _draw(_DG._np.standard_normal, sizes, dtype)  # K.normal's draw
+    return _draw("standard_normal", sizes, dtype)  # K.normal's draw
 
 
 # ---- calls with a tensor parameter (*_like, Tensor.new_*): the binding calls these for a plain
@@ -294,14 +300,18 @@ def rand_like(input, generator, dtype, layout, device, requires_grad, memory_for
     sd = None if generator is not None else _like_shape(input, dtype, layout, device, requires_grad, memory_format)
     if sd is None or sd[1] not in _REAL:
         return None
-    return _make(_DG._np.random(sd[0], dtype=_REAL[sd[1]]), sd[1])
+    if input._data.size < _BG.SMALL:
+        return _make(_DG._np.random(sd[0], dtype=_REAL[sd[1]]), sd[1])
+    return _make(_BG.random(sd[0], _REAL[sd[1]]), sd[1])
 
 
 def randn_like(input, generator, dtype, layout, device, requires_grad, memory_format):
     sd = None if generator is not None else _like_shape(input, dtype, layout, device, requires_grad, memory_format)
     if sd is None or sd[1] not in _REAL:
         return None
-    return _make(_DG._np.standard_normal(sd[0], dtype=_REAL[sd[1]]), sd[1])
+    if input._data.size < _BG.SMALL:
+        return _make(_DG._np.standard_normal(sd[0], dtype=_REAL[sd[1]]), sd[1])
+    return _make(_BG.standard_normal(sd[0], _REAL[sd[1]]), sd[1])
 
 
 _INT_EXACT = {D.float32: 2**24, D.float64: 2**53, D.int64: 2**63 - 1, D.int32: 2**31 - 1}
@@ -316,8 +326,9 @@ def randint_like(input, low, high, generator, dtype, layout, device, requires_gr
     lim = _INT_EXACT.get(sd[1])
     if lim is None or not -lim <= lo < hi <= lim + 1 or (sd[1].category == D._INT and hi - 1 > lim):
         return None
-    x = _DG._np.integers(lo, hi - 1, size=sd[0], dtype=np.int64, endpoint=True)
-    return _make(x.astype(sd[1].np), sd[1])
+    out = np.empty(sd[0], sd[1].np)  # int64, int32, float32 or float64: every value fits exactly
+    _BG.integers_into(_DG._np, lo, hi - 1, out)  # the body's Generator.integers draws, cast
+    return _make(out, sd[1])
 
 
 def new(name):
@@ -355,20 +366,23 @@ def new_full(self, size, fill_value, dtype, device, requires_grad, layout, pin_m
 
 
 def _strided(size, stride, dt):
-    if size.__class__ not in _SEQ or stride.__class__ not in _SEQ or len(size) != len(stride) or dt not in _FILLED:
+    if size.__class__ not in _SEQ or stride.__class__ not in _SEQ:
         return None
-    for s in (*size, *stride):
-        if s.__class__ is not int or s < 0:
+    npd, nd = _FILLED.get(dt), len(size)
+    if npd is None or nd != len(stride) or F.FILL_UNINITIALIZED[0]:
+        return None
+    isz, n, bst = npd.itemsize, 1, [0] * nd  # one loop: the checks, the extent, the byte strides
+    for i in range(nd):
+        a, b = size[i], stride[i]
+        if a.__class__ is not int or b.__class__ is not int or a < 0 or b < 0:
             return None
-    if F.FILL_UNINITIALIZED[0]:
-        return None
-    n = 0 if 0 in size else 1 + sum([(a - 1) * b for a, b in zip(size, stride, strict=True)])
+        n += (a - 1) * b
+        bst[i] = b * isz
     try:  # strided_array's buffer and view; an impossible size: the body raises PyTorch's error
-        buf = _empty(n, _FILLED[dt])
+        buf = _empty(0 if 0 in size else n, npd)
     except (ValueError, MemoryError):
         return None
-    isz = buf.itemsize
-    return _make(np.ndarray(size, buf.dtype, buf, 0, tuple([b * isz for b in stride])), dt)
+    return _make(np.ndarray(size, npd, buf, 0, tuple(bst)), dt)
 
 
 def empty_strided(size, stride, dtype):

@@ -416,8 +416,13 @@ def _normal(mean, std, size, generator, out, dtype, layout, device, pin_memory, 
     return dispatch(_NORMAL[ov], args)
 
 
-public("normal", "mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None, "
-       "pin_memory=False, requires_grad=False", _normal, relevant=("mean", "std"), ops=tuple(_NORMAL.values()))  # fmt: skip
+_NORMAL_SIG = ("mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None, "
+               "pin_memory=False, requires_grad=False")  # fmt: skip
+_MEAN_FLOAT = type("normal_mean_float", (), {"fast": staticmethod(FF.or_body(SF.normal, _normal))})
+# the binding's fast calls: two plain tensors go to the body; a plain mean and a float std take
+# the (Tensor, float) case of Note [Binding fast call] to SF.normal (Note [In-place sampler fast calls])
+public("normal", _NORMAL_SIG, _normal, relevant=("mean", "std"), ops=tuple(_NORMAL.values()),
+       fast=(_normal, FF.params(_NORMAL_SIG), "", False, (_MEAN_FLOAT, FF.params(_NORMAL_SIG))))  # fmt: skip
 
 
 # ---- multinomial / bernoulli / poisson -----------------------------------------------------------------

@@ -25,10 +25,12 @@ from ..._device import CPU as _CPU
 from ..._functorch._levels import VMAP_LEVELS as _V
 from ..._random import default_generator as _DG
 from ..._state import STATE as _S
+from ..._tensor import Tensor as _Tensor
 from ..._tensor import _make
 from ...amp._policy import _INSTALLED as _AUTOCAST
 from ...kernels import lazy
 from .._quiet import IGNORE, quiet, restore
+from . import _bitgen as _BG
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _CT = {_F32: np.float32, _F64: np.float64}
@@ -36,6 +38,9 @@ _FMAX = {_F32: float(np.finfo(np.float32).max), _F64: float(np.finfo(np.float64)
 _EXACT = {_F32: 2**24, _F64: 2**53}  # random_'s bounds that _int_bounds takes without its warning
 _NUM = (int, float)
 _KA = lazy("numtorch.kernels.cpu.sample_affine")
+_KS = lazy("numtorch.kernels.cpu.sampling")
+_KB = lazy("numtorch.kernels.cpu.bitgen")
+_KZ = lazy("numtorch.kernels.cpu.ziggurat")
 _SAFE = 1e30  # |parameters| up to this: no step of the affine kernels can overflow (draws are < 1e17)
 
 
@@ -83,10 +88,10 @@ def uniform_(self, lo, hi):
     fmax = _FMAX[a.dtype]
     if not (-fmax <= lo <= hi <= fmax and hi - lo <= fmax):  # the body's errors (NaN too)
         return None
-    ct = _CT[a.dtype]
-    _DG._np.random(out=a, dtype=ct)
-    if lo != 0.0 or hi != 1.0:  # K.uniform's lo + (hi - lo) * u in the dtype (u itself for [0, 1))
-        _KA.affine_(a.reshape(-1), ct(hi - lo), ct(lo))  # |result| <= max(|lo|, |hi|): no overflow
+    # Generator.random(out=a)'s draws made in a kernel (Note [Bit generator in kernels]), then
+    # K.uniform's lo + (hi - lo) * u in the dtype (u itself for [0, 1)); |result| <= max(|lo|, |hi|)
+    draw = _KB.uniform32_ if a.itemsize == 4 else _KB.uniform64_
+    draw(_BG.address(_DG._np), a.reshape(-1), hi - lo, lo, lo != 0.0 or hi != 1.0)
     return _done(self)
 
 
@@ -95,11 +100,11 @@ def normal_(self, mean, std):
     if a is None or mean.__class__ not in _NUM or std.__class__ not in _NUM or not std >= 0:
         return None
     mean, std = float(mean), float(std)
-    ct = _CT[a.dtype]
-    _DG._np.standard_normal(out=a, dtype=ct)
     if abs(mean) <= _SAFE and std <= _SAFE:  # mean + std * z: Python floats, so in the dtype
-        _KA.affine_(a.reshape(-1), ct(std), ct(mean))  # also for mean 0: -0.0 + 0.0 is +0.0
+        fill = _KZ.normal32_ if a.itemsize == 4 else _KZ.normal64_  # (Note [Ziggurat samplers in kernels])
+        fill(_BG.address(_DG._np), a.reshape(-1), std, mean, True)  # also for mean 0: -0.0 + 0.0 is +0.0
     else:  # NumPy's ufuncs, with their overflow warnings
+        _DG._np.standard_normal(out=a, dtype=_CT[a.dtype])
         np.multiply(a, std, out=a)
         np.add(a, mean, out=a)
     return _done(self)
@@ -110,11 +115,8 @@ def exponential_(self, lambd):
     if a is None or lambd.__class__ not in _NUM or not lambd > 0:
         return None
     lambd = float(lambd)
-    if a.dtype is _F64:
-        _DG._np.standard_exponential(out=a)
-        np.divide(a, lambd, out=a)
-    elif lambd >= 1 / _SAFE:  # draws / lambd in float64, cast: no overflow below 1e31
-        _KA.divide_into(_DG._np.standard_exponential(a.size), lambd, a.reshape(-1))
+    if a.dtype is _F64 or lambd >= 1 / _SAFE:  # draws / lambd in float64 (cast: no overflow below 1e31)
+        _KZ.exponential_(_BG.address(_DG._np), a.reshape(-1), lambd)
     else:
         _cast_in(a, _DG._np.standard_exponential(a.shape) / lambd)
     return _done(self)
@@ -126,7 +128,7 @@ def cauchy_(self, median, sigma):
         return None
     median, sigma = float(median), float(sigma)
     if abs(median) <= _SAFE and sigma <= _SAFE:  # float64 arithmetic, cast (inf past float32's range)
-        _KA.affine_into(_DG._np.standard_cauchy(a.size), sigma, median, a.reshape(-1))
+        _KZ.cauchy_(_BG.address(_DG._np), a.reshape(-1), sigma, median)
     else:
         _cast_in(a, median + sigma * _DG._np.standard_cauchy(a.shape))
     return _done(self)
@@ -136,7 +138,7 @@ def log_normal_(self, mean, std):
     a = _target(self)
     if a is None or mean.__class__ not in _NUM or std.__class__ not in _NUM or not std > 0:
         return None
-    _cast_in(a, _DG._np.lognormal(float(mean), float(std), a.shape))
+    _KZ.log_normal_(_BG.address(_DG._np), a.reshape(-1), float(mean), float(std))  # lognormal's draws, cast
     return _done(self)
 
 
@@ -144,7 +146,7 @@ def geometric_(self, p):
     a = _target(self)
     if a is None or p.__class__ not in _NUM or not 0 < p < 1:
         return None
-    _cast_in(a, _DG._np.geometric(float(p), a.shape))
+    _KZ.geometric_(_BG.address(_DG._np), a.reshape(-1), float(p))  # geometric's int64 draws, cast
     return _done(self)
 
 
@@ -152,7 +154,7 @@ def bernoulli_(self, p):
     a = _target(self)
     if a is None or p.__class__ not in _NUM or not 0 <= p <= 1:
         return None
-    _cast_in(a, _DG._np.random(a.shape) < float(p))
+    _KB.below_(_BG.address(_DG._np), a.reshape(-1), float(p))  # the body's random(shape) < p, cast in
     return _done(self)
 
 
@@ -172,7 +174,7 @@ def random_(self, args, to):
     lim = _EXACT[a.dtype]
     if lo.__class__ is not int or hi.__class__ is not int or not -lim <= lo < hi <= lim + 1:
         return None
-    np.copyto(a, _DG._np.integers(lo, hi - 1, size=a.shape, dtype=np.int64, endpoint=True), casting="unsafe")
+    _BG.integers_into(_DG._np, lo, hi - 1, a)  # the body's Generator.integers draws, stored exactly
     return _done(self)
 
 
@@ -189,19 +191,38 @@ def _source(t):
 
 
 def bernoulli(input, p, generator, out):
-    """bernoulli(probs): the body's (g.random(shape) < p).astype(dtype) for probs in [0, 1]."""
+    """bernoulli(probs): the body's (g.random(shape) < p).astype(dtype) for probs in [0, 1], the
+    uniforms drawn and compared by a kernel."""
     a = None if p is not None or generator is not None or out is not None else _source(input)
-    if a is None or (a.size and not (a.min() >= 0 and a.max() <= 1)):  # NaN fails both: the body's error
+    if a is None:
         return None
-    return _make((_DG._np.random(a.shape) < a).astype(a.dtype), input._dtype)
+    r = np.empty(a.shape, a.dtype)  # a kernel's draws (Note [Bit generator in kernels]); a probability
+    if not _KS.bernoulli_probs(_BG.address(_DG._np), np.ascontiguousarray(a).reshape(-1), r.reshape(-1)):
+        return None  # outside [0, 1] (or NaN) draws nothing: the body raises its error
+    return _make(r, input._dtype)
 
 
 def poisson(input, generator):
-    """poisson(rates) for finite non-negative rates below NumPy's limit (kernels/cpu/factory's
-    draw, float64, cast back)."""
+    """poisson(rates) for finite non-negative rates below NumPy's limit: kernels/cpu/factory's
+    Generator.poisson draws made by a kernel (Note [Poisson sampler]), float64, cast back."""
     a = None if generator is not None else _source(input)
-    if a is None or (a.size and not (a.min() >= 0 and a.max() < 1e18)):
+    vals = None if a is None else _KS.poisson_counts(_BG.address(_DG._np), a)  # the body's draws, first cast
+    if vals is None:  # (a rate NumPy refuses draws nothing: the body raises or saturates)
         return None
-    vals = _DG._np.poisson(a.astype(np.float64)).astype(np.float64)  # the body's two casts: counts
     return _make(vals if a.dtype is _F64 else vals.astype(a.dtype), input._dtype)  # above 2**53 round twice
 
+
+def normal(mean, std, size, generator, out, dtype, layout, device, pin_memory, requires_grad):
+    """normal(Tensor mean, float std) of a C-contiguous mean: the body's ``mean + std * z`` in the
+    mean's dtype, z its standard_normal draws, under the quiet flags its np.errstate gives."""
+    if (size is not None or generator is not None or out is not None or dtype is not None or layout is not None
+            or device is not None or pin_memory is not False or requires_grad is not False
+            or std.__class__ not in _NUM or not std >= 0 or mean.__class__ is not _Tensor):  # fmt: skip
+        return None
+    a = _source(mean)
+    if a is None or not a.flags.c_contiguous:
+        return None
+    out = np.empty(a.shape, a.dtype)  # standard_normal's draws z, then the body's a + std * z in the
+    fill = _KZ.normal_mean32_ if a.itemsize == 4 else _KZ.normal_mean64_  # dtype (a Python float std)
+    fill(_BG.address(_DG._np), a.reshape(-1), float(std), out.reshape(-1))  # (no step warns: inf is quiet)
+    return _make(out, mean._dtype)

@@ -6,11 +6,14 @@ import numpy as np
 
 from ... import _dtype as D
 from ..._dispatch import dispatch
+from ..._functorch._levels import VMAP_LEVELS as _V
 from ..._random import generator_of
 from ..._tensor import Tensor, _make
 from ...kernels import lazy
+from .._fast_guard import or_body, plain
 from .._pointwise import _cname, broadcast_shapes, warn_resize
 from .._registry import defop, public
+from ._bitgen import address
 
 K = lazy("numtorch.kernels.cpu.sampling")
 
@@ -23,12 +26,13 @@ def _binomial_cpu(count, prob, generator=None):
         raise RuntimeError(f"Found dtype {_cname(prob._dtype)} but expected {_cname(count._dtype)}")
     if count._dtype is D.float16:
         raise NotImplementedError("\"binomial_cpu\" not implemented for 'Half'")
-    shape = tuple(broadcast_shapes(count._data.shape, prob._data.shape))
-    if shape != count._data.shape and count._data.size:  # PyTorch sizes the output like count first
-        warn_resize(count._data.shape, shape, 5)
-    c = np.broadcast_to(count._data, shape).astype(np.float64)
-    p = np.broadcast_to(prob._data, shape).astype(np.float64)
-    return _make(K.binomial_samples(generator_of(generator), c, p).astype(count._dtype.np), count._dtype)
+    c, p = count._data, prob._data
+    if c.shape != p.shape:  # (np.broadcast_to is ~2 us a call: only where the shapes differ)
+        shape = tuple(broadcast_shapes(c.shape, p.shape))
+        if shape != c.shape and c.size:  # PyTorch sizes the output like count first
+            warn_resize(c.shape, shape, 5)
+        c, p = np.broadcast_to(c, shape), np.broadcast_to(p, shape)
+    return _make(K.binomial_samples(address(generator_of(generator)), c, p), count._dtype)
 
 
 def _no_derivative(grad):
@@ -53,4 +57,14 @@ def _binomial(count, prob, generator):
     return dispatch(binomial, [count, prob, generator])
 
 
-public("binomial", "count, prob, generator=None", _binomial, relevant=("count", "prob"), ops=(binomial,))
+def _binomial_fast(count, prob, generator):
+    """The binding's fast call: the CPU kernel's function without the dispatch layers for plain
+    CPU tensors with nothing to record, the default generator and no vmap level (the random
+    ops' gate: Note [Guarded fast paths]); its checks and errors are the kernel's own."""
+    if generator is not None or _V or not (plain(count) and plain(prob)):
+        return None
+    return _binomial_cpu(count, prob)
+
+
+public("binomial", "count, prob, generator=None", _binomial, relevant=("count", "prob"), ops=(binomial,),
+       fast=(or_body(_binomial_fast, _binomial), ("count", "prob", "generator")))  # fmt: skip

@@ -176,6 +176,10 @@ FUNCTIONAL_FAST = [
     ("bernoulli empty", lambda dt: torch.bernoulli(torch.zeros(0, dtype=dt))),
     ("poisson", lambda dt: torch.poisson(_probs(dt) * 7)), ("poisson big", lambda dt: torch.poisson(_probs(dt, 3e17, 1e16, 2.0**59 + 2.0**40))),
     ("poisson strided", lambda dt: torch.poisson(_probs(dt).reshape(2, 3).t() * 3)),
+    ("normal", lambda dt: torch.normal(_probs(dt) * 3 - 1, 2.0)), ("normal 2-d", lambda dt: torch.normal(_probs(dt).reshape(2, 3), 0.5)),
+    ("normal 0-d", lambda dt: torch.normal(torch.tensor(1.5, dtype=dt), 1.0)), ("normal std 0", lambda dt: torch.normal(_probs(dt), 0.0)),
+    ("normal overflow", lambda dt: torch.normal(_probs(dt), 1e300)), ("normal empty", lambda dt: torch.normal(torch.zeros(0, dtype=dt), 1.0)),
+    ("normal -0.0", lambda dt: torch.normal(_probs(dt, -0.0, 0.0), 0.0)),
 ]  # fmt: skip
 FUNCTIONAL_BODY = [
     ("bernoulli p", lambda dt: torch.bernoulli(_probs(dt), 0.3)), ("bernoulli out", lambda dt: torch.bernoulli(_probs(dt), out=torch.empty(6, dtype=dt))),
@@ -184,6 +188,11 @@ FUNCTIONAL_BODY = [
     ("bernoulli f16", lambda dt: torch.bernoulli(_probs(torch.float16))), ("poisson neg", lambda dt: torch.poisson(_probs(dt, -1.0))),
     ("poisson huge", lambda dt: torch.poisson(_probs(dt, 1e19, 2.0))), ("poisson nan", lambda dt: torch.poisson(_probs(dt, float("nan")))),
     ("poisson gen", lambda dt: torch.poisson(_probs(dt), torch.Generator())), ("poisson int", lambda dt: torch.poisson(torch.ones(2, dtype=torch.int64))),
+    ("normal int std", lambda dt: torch.normal(_probs(dt), 2)), ("normal tensors", lambda dt: torch.normal(_probs(dt), _probs(dt))),
+    ("normal strided", lambda dt: torch.normal(_probs(dt).reshape(2, 3).t(), 1.0)), ("normal neg std", lambda dt: torch.normal(_probs(dt), -1.0)),
+    ("normal nan std", lambda dt: torch.normal(_probs(dt), float("nan"))), ("normal gen", lambda dt: torch.normal(_probs(dt), 1.0, generator=torch.Generator())),
+    ("normal out", lambda dt: torch.normal(_probs(dt), 1.0, out=torch.empty(6, dtype=dt))), ("normal f16", lambda dt: torch.normal(_probs(torch.float16), 1.0)),
+    ("normal int mean", lambda dt: torch.normal(torch.ones(3, dtype=torch.int64), 1.0)),
 ]  # fmt: skip
 
 
@@ -221,6 +230,10 @@ def test_functional_samplers_with_grad_take_the_body(functional):
     with torch.no_grad():
         torch.poisson(p)
     assert len(functional) == 1
+    assert torch.normal(p, 1.0).grad_fn is not None and len(functional) == 2
+    with torch.no_grad():
+        torch.normal(p, 1.0)
+    assert len(functional) == 2
 
 
 @pytest.mark.parametrize("name", ["uniform_", "normal_", "exponential_", "cauchy_"])
