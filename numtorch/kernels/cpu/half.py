@@ -33,7 +33,10 @@ from .._jit import intrinsic, kernel
 # signalling NaN, NumPy keeps its top 10 payload bits as they are (and makes a payload that
 # would read as inf 1), so NaN lanes take NumPy's bits. float64 keeps the integer form: x86 has
 # no float64 -> half instruction before AVX512-FP16 (fptrunc would be a libgcc call, and two
-# roundings through float32 would differ).
+# roundings through float32 would differ). Where the target has no such instruction (an x86
+# CPU without F16C, NUMBA_CPU_NAME=generic or a named CPU) LLVM calls compiler-rt's
+# __truncsfhf2, which Numba's JIT does not link, so the caller (shape.copy.assign) takes this
+# kernel only where fptrunc_is_an_instruction() and the integer f32_to_f16 elsewhere.
 @intrinsic
 def _fptrunc_half_bits(typingctx, x):
     def codegen(context, builder, sig, args):
@@ -43,8 +46,9 @@ def _fptrunc_half_bits(typingctx, x):
 
 
 @kernel
-def f32_to_f16(src, dst):
-    """``dst[i]`` = the float16 bits of float32 ``src[i]`` (1-D, ``dst`` uint16)."""
+def f32_to_f16_fptrunc(src, dst):
+    """``dst[i]`` = the float16 bits of float32 ``src[i]`` by fptrunc (Note [float16 by fptrunc]);
+    only where ``fptrunc_is_an_instruction()``."""
     bits = src.view(np.int32)
     for i in range(src.shape[0]):
         u = bits[i]
@@ -52,6 +56,43 @@ def f32_to_f16(src, dst):
         h = np.int32(_fptrunc_half_bits(src[i]))
         nan = np.int32((u >> 16) & 0x8000) | (np.int32(0x7C00) + max((a >> 13) & 0x3FF, np.int32(1)))
         dst[i] = np.uint16(nan if a > 0x7F800000 else h)
+
+
+@kernel
+def f32_to_f16(src, dst):
+    """``dst[i]`` = the float16 bits of float32 ``src[i]`` (1-D, ``dst`` uint16)."""
+    bits = src.view(np.int32)
+    for i in range(src.shape[0]):
+        u = bits[i]
+        sign = np.int32((u >> 16) & 0x8000)
+        a = np.int32(u & 0x7FFFFFFF)
+        r = a - np.int32(0x38000000)  # exponent bias 127 -> 15
+        normal = (r + np.int32(0x0FFF) + ((r >> 13) & 1)) >> 13
+        sub = np.float32(abs(src[i]) + np.float32(0.5)).view(np.int32) - np.int32(0x3F000000)
+        nan = np.int32(0x7C00) + max((a >> 13) & 0x3FF, np.int32(1))
+        h = sub if a < 0x38800000 else normal
+        h = np.int32(0x7C00) if a >= 0x47800000 else h
+        h = nan if a > 0x7F800000 else h
+        dst[i] = np.uint16(h | sign)
+
+
+def fptrunc_is_an_instruction() -> bool:
+    """Whether Numba's target converts float32 to half in an instruction: F16C on x86-64 (the
+    host's features, when Numba compiles for the host), always on arm64. Elsewhere LLVM emits a
+    call to compiler-rt's __truncsfhf2, which Numba's JIT does not link (a crash: seen with
+    NUMBA_CPU_NAME=generic), so f32_to_f16 stays the integer form there."""
+    import platform
+
+    import numba
+    from numba.core.codegen import get_host_cpu_features
+
+    machine = platform.machine().lower()
+    if machine in ("arm64", "aarch64"):
+        return True
+    if machine not in ("x86_64", "amd64") or numba.config.CPU_NAME not in (None, "host"):
+        return False
+    features = numba.config.CPU_FEATURES or get_host_cpu_features()
+    return "+f16c" in features.split(",")
 
 
 @kernel

@@ -155,12 +155,22 @@ _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 HALF_KERNEL_MIN = 64  # below this NumPy's per-element routine costs less than a kernel call
 
 
+def _f32_to_f16():
+    fn = _F32_TO_F16[0]
+    if fn is None:  # Note [float16 by fptrunc]: the instruction where the target has one
+        fn = _F32_TO_F16[0] = _KH.f32_to_f16_fptrunc if _KH.fptrunc_is_an_instruction() else _KH.f32_to_f16
+    return fn
+
+
+_F32_TO_F16: list = [None]
+
+
 def assign(dst: np.ndarray, src: np.ndarray) -> None:
     """Copy ``src`` into ``dst`` (broadcast, cast as PyTorch does: complex to real drops the
     imaginary part with PyTorch's warning; NaN/out-of-range float to int is unspecified)."""
     if (dst.dtype == _F16 and dst.size >= HALF_KERNEL_MIN and dst.shape == src.shape
             and dst.flags.c_contiguous and src.flags.c_contiguous and not np.may_share_memory(dst, src)):  # fmt: skip
-        fn = _KH.f32_to_f16 if src.dtype == _F32 else _KH.f64_to_f16 if src.dtype == _F64 else None
+        fn = _f32_to_f16() if src.dtype == _F32 else _KH.f64_to_f16 if src.dtype == _F64 else None
         if fn is not None:  # Note [float16 conversion]: NumPy's bits, vectorised
             fn(src.reshape(-1), dst.reshape(-1).view(np.uint16))
             return

@@ -295,8 +295,21 @@ def _half_specials(np_dtype):
     return np.concatenate([x, nans.view(np_dtype), (-nans.view(np_dtype))])
 
 
-@pytest.mark.parametrize("np_dtype", [np.float32, np.float64])
-def test_half_conversion_is_numpys_bit_for_bit(np_dtype):
+def _f32_kernels():
+    from numtorch.kernels.cpu import half
+
+    ks = [half.f32_to_f16]
+    return ks + [half.f32_to_f16_fptrunc] if half.fptrunc_is_an_instruction() else ks
+
+
+@pytest.mark.parametrize("np_dtype,kernel", [(np.float32, k) for k in range(2)] + [(np.float64, 0)])
+def test_half_conversion_is_numpys_bit_for_bit(np_dtype, kernel, monkeypatch):
+    from numtorch.ops.shape import copy
+
+    kernels = _f32_kernels()  # Note [float16 by fptrunc]: both forms where the target has both
+    if kernel >= len(kernels):
+        pytest.skip("this CPU has no float32 -> half instruction")
+    monkeypatch.setattr(copy, "_F32_TO_F16", [kernels[kernel]])
     rng = np.random.default_rng(0)
     ibits = np.uint32 if np_dtype == np.float32 else np.uint64
     width = 32 if np_dtype == np.float32 else 64
@@ -315,6 +328,21 @@ def test_half_conversion_is_numpys_bit_for_bit(np_dtype):
         ref_t = m.T.astype(np.float16).view(np.uint16)
     np.testing.assert_array_equal(numtorch.from_numpy(m).t().half().numpy().view(np.uint16), ref_t)
     np.testing.assert_array_equal(numtorch.from_numpy(x[:5]).half().numpy().view(np.uint16), ref[:5])
+
+
+def test_half_conversion_without_a_half_instruction(tmp_path):
+    # NUMBA_CPU_NAME=generic has no F16C: fptrunc would be a call Numba does not link (a crash)
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, NUMBA_CPU_NAME="generic", NUMTORCH_KERNEL_CACHE=str(tmp_path))
+    env.pop("NUMBA_CACHE_DIR", None)
+    code = ("import numpy as np, numtorch; x = np.linspace(-7e4, 7e4, 4099, dtype=np.float32); "
+            "print(np.array_equal(numtorch.from_numpy(x).half().numpy().view(np.uint16), "
+            "x.astype(np.float16).view(np.uint16)))")  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert (out.returncode, out.stdout.strip()) == (0, "True"), out.stderr[-2000:]
 
 
 @pytest.mark.slow
