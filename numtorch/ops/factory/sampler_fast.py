@@ -91,7 +91,7 @@ def uniform_(self, lo, hi):
     # Generator.random(out=a)'s draws made in a kernel (Note [Bit generator in kernels]), then
     # K.uniform's lo + (hi - lo) * u in the dtype (u itself for [0, 1)); |result| <= max(|lo|, |hi|)
     draw = _KB.uniform32_ if a.itemsize == 4 else _KB.uniform64_
-    draw(_BG.address(_DG._np), a.reshape(-1), hi - lo, lo, lo != 0.0 or hi != 1.0)
+    _BG.call(draw, _DG._np, a.reshape(-1), hi - lo, lo, lo != 0.0 or hi != 1.0)
     return _done(self)
 
 
@@ -102,7 +102,7 @@ def normal_(self, mean, std):
     mean, std = float(mean), float(std)
     if abs(mean) <= _SAFE and std <= _SAFE:  # mean + std * z: Python floats, so in the dtype
         fill = _KZ.normal32_ if a.itemsize == 4 else _KZ.normal64_  # (Note [Ziggurat samplers in kernels])
-        fill(_BG.address(_DG._np), a.reshape(-1), std, mean, True)  # also for mean 0: -0.0 + 0.0 is +0.0
+        _BG.call(fill, _DG._np, a.reshape(-1), std, mean, True)  # also for mean 0: -0.0 + 0.0 is +0.0
     else:  # NumPy's ufuncs, with their overflow warnings
         _DG._np.standard_normal(out=a, dtype=_CT[a.dtype])
         np.multiply(a, std, out=a)
@@ -116,7 +116,7 @@ def exponential_(self, lambd):
         return None
     lambd = float(lambd)
     if a.dtype is _F64 or lambd >= 1 / _SAFE:  # draws / lambd in float64 (cast: no overflow below 1e31)
-        _KZ.exponential_(_BG.address(_DG._np), a.reshape(-1), lambd)
+        _BG.call(_KZ.exponential_, _DG._np, a.reshape(-1), lambd)
     else:
         _cast_in(a, _DG._np.standard_exponential(a.shape) / lambd)
     return _done(self)
@@ -128,7 +128,7 @@ def cauchy_(self, median, sigma):
         return None
     median, sigma = float(median), float(sigma)
     if abs(median) <= _SAFE and sigma <= _SAFE:  # float64 arithmetic, cast (inf past float32's range)
-        _KZ.cauchy_(_BG.address(_DG._np), a.reshape(-1), sigma, median)
+        _BG.call(_KZ.cauchy_, _DG._np, a.reshape(-1), sigma, median)
     else:
         _cast_in(a, median + sigma * _DG._np.standard_cauchy(a.shape))
     return _done(self)
@@ -138,7 +138,7 @@ def log_normal_(self, mean, std):
     a = _target(self)
     if a is None or mean.__class__ not in _NUM or std.__class__ not in _NUM or not std > 0:
         return None
-    _KZ.log_normal_(_BG.address(_DG._np), a.reshape(-1), float(mean), float(std))  # lognormal's draws, cast
+    _BG.call(_KZ.log_normal_, _DG._np, a.reshape(-1), float(mean), float(std))  # lognormal's draws, cast
     return _done(self)
 
 
@@ -146,7 +146,7 @@ def geometric_(self, p):
     a = _target(self)
     if a is None or p.__class__ not in _NUM or not 0 < p < 1:
         return None
-    _KZ.geometric_(_BG.address(_DG._np), a.reshape(-1), float(p))  # geometric's int64 draws, cast
+    _BG.call(_KZ.geometric_, _DG._np, a.reshape(-1), float(p))  # geometric's int64 draws, cast
     return _done(self)
 
 
@@ -154,7 +154,7 @@ def bernoulli_(self, p):
     a = _target(self)
     if a is None or p.__class__ not in _NUM or not 0 <= p <= 1:
         return None
-    _KB.below_(_BG.address(_DG._np), a.reshape(-1), float(p))  # the body's random(shape) < p, cast in
+    _BG.call(_KB.below_, _DG._np, a.reshape(-1), float(p))  # the body's random(shape) < p, cast in
     return _done(self)
 
 
@@ -197,7 +197,7 @@ def bernoulli(input, p, generator, out):
     if a is None:
         return None
     r = np.empty(a.shape, a.dtype)  # a kernel's draws (Note [Bit generator in kernels]); a probability
-    if not _KS.bernoulli_probs(_BG.address(_DG._np), np.ascontiguousarray(a).reshape(-1), r.reshape(-1)):
+    if not _BG.call(_KS.bernoulli_probs, _DG._np, np.ascontiguousarray(a).reshape(-1), r.reshape(-1)):
         return None  # outside [0, 1] (or NaN) draws nothing: the body raises its error
     return _make(r, input._dtype)
 
@@ -206,7 +206,7 @@ def poisson(input, generator):
     """poisson(rates) for finite non-negative rates below NumPy's limit: kernels/cpu/factory's
     Generator.poisson draws made by a kernel (Note [Poisson sampler]), float64, cast back."""
     a = None if generator is not None else _source(input)
-    vals = None if a is None else _KS.poisson_counts(_BG.address(_DG._np), a)  # the body's draws, first cast
+    vals = None if a is None else _BG.call(_KS.poisson_counts, _DG._np, a)  # the body's draws, first cast
     if vals is None:  # (a rate NumPy refuses draws nothing: the body raises or saturates)
         return None
     return _make(vals if a.dtype is _F64 else vals.astype(a.dtype), input._dtype)  # above 2**53 round twice
@@ -224,5 +224,5 @@ def normal(mean, std, size, generator, out, dtype, layout, device, pin_memory, r
         return None
     out = np.empty(a.shape, a.dtype)  # standard_normal's draws z, then the body's a + std * z in the
     fill = _KZ.normal_mean32_ if a.itemsize == 4 else _KZ.normal_mean64_  # dtype (a Python float std)
-    fill(_BG.address(_DG._np), a.reshape(-1), float(std), out.reshape(-1))  # (no step warns: inf is quiet)
+    _BG.call(fill, _DG._np, a.reshape(-1), float(std), out.reshape(-1))  # (no step warns: inf is quiet)
     return _make(out, mean._dtype)

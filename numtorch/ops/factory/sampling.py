@@ -13,7 +13,7 @@ from ...kernels import lazy
 from .._fast_guard import or_body, plain
 from .._pointwise import _cname, broadcast_shapes, warn_resize
 from .._registry import defop, public
-from ._bitgen import address
+from ._bitgen import call
 
 K = lazy("numtorch.kernels.cpu.sampling")
 
@@ -32,7 +32,7 @@ def _binomial_cpu(count, prob, generator=None):
         if shape != c.shape and c.size:  # PyTorch sizes the output like count first
             warn_resize(c.shape, shape, 5)
         c, p = np.broadcast_to(c, shape), np.broadcast_to(p, shape)
-    return _make(K.binomial_samples(address(generator_of(generator)), c, p), count._dtype)
+    return _make(call(K.binomial_samples, generator_of(generator), c, p), count._dtype)
 
 
 def _no_derivative(grad):

@@ -114,10 +114,33 @@ def test_binomial_broadcast_and_strided_inputs():
 ])  # fmt: skip
 def test_fast_calls_draw_through_the_address(monkeypatch, name, call):
     calls = []
-    real = BG.address
-    monkeypatch.setattr(BG, "address", lambda g: calls.append(g) or real(g))
+    real = BG.call
+    monkeypatch.setattr(BG, "call", lambda k, g, *a: calls.append(g) or real(k, g, *a))
     call()
     assert len(calls) == 1 and calls[0] is numtorch.default_generator._np
+
+
+def test_kernels_draw_under_the_generators_lock():
+    # a kernel releases the GIL: NumPy's samplers hold bit_generator.lock, and so must ours
+    import threading
+
+    g = np.random.default_rng(0)
+
+    def free_to_another_thread():
+        got = []
+
+        def probe():
+            got.append(g.bit_generator.lock.acquire(blocking=False))
+            if got[0]:
+                g.bit_generator.lock.release()
+
+        t = threading.Thread(target=probe)
+        t.start()
+        t.join()
+        return got[0]
+
+    assert BG.call(lambda addr: (addr, free_to_another_thread()), g) == (BG.address(g), False)
+    assert free_to_another_thread()
 
 
 # ---- Note [Ziggurat samplers in kernels] ---------------------------------------------------------------
