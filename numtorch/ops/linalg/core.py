@@ -295,7 +295,7 @@ _bind("mm", "input, mat2", _MM, fast=_fp.MM, doc="""Product of two matrices (no 
 
 _BMM = _op("bmm(Tensor self, Tensor mat2) -> Tensor", _product_cpu(_bmm_check), out_impl=_product_out(_bmm_check), backward={
     "self": lambda grad, mat2: grad.bmm(_mH(mat2)), "mat2": lambda grad, self: _mH(self).bmm(grad)})  # fmt: skip
-_bind("bmm", "input, mat2", _BMM, fast=True, doc="""Batched product of 3-D tensors ``(b, n, k) @ (b, k, m)``.
+_bind("bmm", "input, mat2", _BMM, fast=_fp.bmm(_BMM[0]), doc="""Batched product of 3-D tensors ``(b, n, k) @ (b, k, m)``.
 
     >>> numtorch.bmm(numtorch.ones(2, 3, 4), numtorch.ones(2, 4, 5)).shape
     torch.Size([2, 3, 5])
@@ -531,19 +531,13 @@ _ADDBMM = _op(f"addbmm(Tensor self, Tensor batch1, Tensor batch2, {_SCAL}) -> Te
     "batch1": lambda grad, batch2, alpha: grad.matmul(_mH(batch2)) * alpha,
     "batch2": lambda grad, batch1, alpha: _mH(batch1).matmul(grad) * alpha})  # fmt: skip
 
-for _name, _ops, _a, _b, _what in (
-    ("addmm", _ADDMM, "mat1", "mat2", "beta * input + alpha * (mat1 @ mat2)"),
-    ("addmv", _ADDMV, "mat", "vec", "beta * input + alpha * (mat @ vec)"),
-    ("baddbmm", _BADDBMM, "batch1", "batch2", "beta * input + alpha * bmm(batch1, batch2)"),
-    (
-        "addbmm",
-        _ADDBMM,
-        "batch1",
-        "batch2",
-        "beta * input + alpha * sum over b of batch1[b] @ batch2[b]",
-    ),
-):
-    _bind(_name, f"input, {_a}, {_b}, *, beta=1, alpha=1", _ops, relevant=("input", _a, _b), fast=True, doc=f"""``{_what}``
+for _name, _ops, _a, _b, _what, _fast in (
+    ("addmm", _ADDMM, "mat1", "mat2", "beta * input + alpha * (mat1 @ mat2)", _fp.addmm),
+    ("addmv", _ADDMV, "mat", "vec", "beta * input + alpha * (mat @ vec)", _fp.addmv),
+    ("baddbmm", _BADDBMM, "batch1", "batch2", "beta * input + alpha * bmm(batch1, batch2)", _fp.baddbmm),
+    ("addbmm", _ADDBMM, "batch1", "batch2", "beta * input + alpha * sum over b of batch1[b] @ batch2[b]", _fp.addbmm),
+):  # Note [Addprod fast calls]
+    _bind(_name, f"input, {_a}, {_b}, *, beta=1, alpha=1", _ops, relevant=("input", _a, _b), fast=_fast(_ops[0]), doc=f"""``{_what}``
     (``input`` broadcasts; ``beta=0`` ignores it, NaNs included).
 
     >>> numtorch.addmm(numtorch.zeros(2, 2), numtorch.ones(2, 3), numtorch.ones(3, 2), alpha=2)
