@@ -185,7 +185,12 @@ def addmv(op):
     def fast(input, mat, vec, beta, alpha):
         dt = input._dtype
         x, y, s = mat._data, vec._data, input._data
-        if _ones(beta, alpha) and _same(dt, input, mat, vec) and len(x.shape) == 2 and len(y.shape) == 1:
+        if (
+            _ones(beta, alpha)
+            and _same(dt, input, mat, vec)
+            and len(x.shape) == 2
+            and len(y.shape) == 1
+        ):
             m, k = x.shape
             if k > 1 and m and y.shape[0] == k and s.shape == (m,) and _blas(x) and _blas(y):
                 return _make(_dot_add(x, y, (m,), s), dt)

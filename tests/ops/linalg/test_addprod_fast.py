@@ -51,11 +51,15 @@ def _check(name, cases, module="torch", star=None):
     fn = getattr(torch, name) if module == "torch" else getattr(NF, name)
     m = _binding(name, "Tensor") if module == "torch" else None
     for args, kw in cases:
-        want = _outcome(b.body, *args, *kw.values(), None) if module == "torch" else _outcome(b.body, *args)
-        _same(_outcome(lambda *a: fn(*a, **kw), *args), want)
+        want = (
+            _outcome(b.body, *args, *kw.values(), None)
+            if module == "torch"
+            else _outcome(b.body, *args)
+        )
+        _same(_outcome(lambda *a, kw=kw: fn(*a, **kw), *args), want)
         _same(_outcome(b.fast[0], *args, *kw.values()), want)
         if m is not None:
-            _same(_outcome(lambda s, *a: getattr(s, name)(*a, **kw), *args), want)
+            _same(_outcome(lambda s, *a, kw=kw: getattr(s, name)(*a, **kw), *args), want)
             _same(_outcome(m.fast[0], *args, *kw.values()), want)
 
 
@@ -108,7 +112,12 @@ def test_addmv_fast_call_matches_body():
     for a, v in ((_t(2, 3), _t(3)), (_t(4, 5, dtype=_F64, special=True), _t(5, dtype=_F64)), (_t(3, 2).t(), _t(3)),
                  (_t(2, 3), _t(6)[::2]), (_t(2, 1), _t(1)), (_t(0, 3), _t(3)), (_t(2, 3), _t(3, dtype=_F64)),
                  (_t(2, 3), _t(4)), (_t(2, 3, 3), _t(3))):  # fmt: skip
-        for s in (_t(a.shape[0], dtype=v.dtype), _t(1, dtype=v.dtype), _t(dtype=v.dtype), _t(4, dtype=v.dtype)[::2]):
+        for s in (
+            _t(a.shape[0], dtype=v.dtype),
+            _t(1, dtype=v.dtype),
+            _t(dtype=v.dtype),
+            _t(4, dtype=v.dtype)[::2],
+        ):
             cases.append(((s, a, v), {"beta": 1, "alpha": 1}))
     a, v, s = _t(2, 3), _t(3), _t(2)
     for beta, alpha in ((2, 1), (1, 0.5), (0, 1), (1, 1.0)):
@@ -152,7 +161,10 @@ _OPS = {"bmm": LC._BMM[0], "addmm": LC._ADDMM[0], "addmv": LC._ADDMV[0], "baddbm
 def _calls():
     return {
         "bmm": lambda: (torch.bmm(_t(2, 2, 3), _t(2, 3, 4)), _t(2, 2, 3).bmm(_t(2, 3, 4))),
-        "addmm": lambda: (torch.addmm(_t(4), _t(2, 3), _t(3, 4)), _t(2, 4).addmm(_t(2, 3), _t(3, 4))),
+        "addmm": lambda: (
+            torch.addmm(_t(4), _t(2, 3), _t(3, 4)),
+            _t(2, 4).addmm(_t(2, 3), _t(3, 4)),
+        ),
         "addmv": lambda: (torch.addmv(_t(2), _t(2, 3), _t(3)), _t(2).addmv(_t(2, 3), _t(3))),
         "baddbmm": lambda: torch.baddbmm(_t(2, 2, 4), _t(2, 2, 3), _t(2, 3, 4)),
         "addbmm": lambda: torch.addbmm(_t(2, 4), _t(3, 2, 3), _t(3, 3, 4)),
