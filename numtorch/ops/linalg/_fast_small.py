@@ -82,14 +82,40 @@ def trace(op):
     return fast
 
 
-def cross(op):
-    """The fast call ``fn(input, other, dim)`` of torch.cross with ``dim`` given (the binding's
-    condition): linalg.cross's op, which the composite calls (without a dim the body warns)."""
+def cross(op, cross3=None):
+    """The fast call ``fn(input, other, dim)`` of linalg.cross, and of torch.cross with ``dim``
+    given (the binding's condition: without a dim the body warns), whose composite calls
+    linalg.cross's op: with ``cross3`` (the op's array function), same-rank plain inputs of one
+    kernel dtype (float32/float64/int32/int64), 3 along an int ``dim`` and shapes that
+    broadcast run it on the arrays without the op's checks (Note [Small linalg fast calls])."""
 
     def fast(input, other, dim):
-        return op.fast(input, other, dim)
+        dt = input._dtype
+        a, b = input._data, other._data
+        sa, sb = a.shape, b.shape
+        n = len(sa)
+        if cross3 is None or not (_free() and other._dtype is dt and dt in _CROSS_DTYPES and dim.__class__ is int
+                                  and len(sb) == n and -n <= dim < n and _plain(input, _STATE.grad_enabled)
+                                  and _plain(other, _STATE.grad_enabled)):  # fmt: skip
+            return op.fast(input, other, dim)
+        d = dim + n if dim < 0 else dim
+        if sa[d] != 3 or sb[d] != 3:
+            return op.fast(input, other, dim)
+        if sa == sb:
+            shape = sa
+        else:
+            shape = []
+            for x, y in zip(sa, sb, strict=True):
+                if x != y and x != 1 and y != 1:
+                    return op.fast(input, other, dim)
+                shape.append(y if x == 1 else x)
+            shape = tuple(shape)
+        return _make(cross3(a, b, d, shape), dt)
 
     return fast
+
+
+_CROSS_DTYPES = (D.float32, D.float64, D.int32, D.int64)
 
 
 def block_diag(tensors):

@@ -275,3 +275,37 @@ def test_pinv_cdist_and_kron_under_forward_ad_and_out_take_the_body():
         torch.linalg.pinv(x, rcond=1e-3, rtol=1e-3)
     with pytest.raises(RuntimeError, match="cdist only supports non-negative p values"):
         torch.cdist(x, x, p=-1.0)
+
+
+def test_cross_fast_call_skips_the_op(monkeypatch):
+    # Note [Small linalg fast calls]: linalg.cross and torch.cross with a dim run the kernel on
+    # the arrays; broadcasting, other dtypes and bad arguments go to the op (its errors)
+    def spy(*a, **k):
+        raise AssertionError("the op ran")
+
+    x, y = _t(4, 1, 3), _t(4, 2, 3, start=7)
+    want = torch.linalg.cross(x, y)
+    monkeypatch.setattr(LX._LCROSS[0], "fast", spy)
+    _same(torch.linalg.cross(x, y), want)
+    _same(torch.cross(x, y, dim=-1), want)
+    _same(x.cross(y, 2), want)
+    for a, c, d in [(x, y.double(), -1), (_t(3, 3), _t(3, 1, 3), -1), (x > 0, y > 0, -1), (x, y, 0), (x, y, 3),
+                    (_t(2, 3, dtype=torch.float16), _t(2, 3, dtype=torch.float16), 1), (x, _t(3, 2, 3), -1)]:  # fmt: skip
+        with pytest.raises(AssertionError, match="the op ran"):
+            torch.linalg.cross(a, c, dim=d)
+    with pytest.raises(AssertionError, match="the op ran"):
+        torch.linalg.cross(x.requires_grad_(), y)
+
+
+def test_cross_fast_call_matches_the_op_over_layouts_and_dtypes():
+    lb = _binding("cross", "torch.linalg")
+    rng = np.random.default_rng(3)
+    for dt in (torch.float32, torch.float64, torch.int32, torch.int64):
+        for sa, sb, d in [((5, 3), (5, 3), 1), ((4, 1, 3), (4, 2, 3), -1), ((3, 4), (3, 1), 0), ((2, 3, 5), (1, 3, 5), 1),
+                          ((3,), (3,), 0), ((0, 3), (0, 3), 1), ((3, 2), (3, 2), -2)]:  # fmt: skip
+            a = torch.tensor(rng.standard_normal(sa) * 1e3).to(dt)
+            c = torch.tensor(rng.standard_normal(sb) * 1e3).to(dt)
+            for p, q in ((a, c), (a.mT.contiguous().mT if a.ndim > 1 else a, c)):
+                want = _outcome(lb.body, p, q, d, None)
+                _same(_outcome(lb.fast[0], p, q, d), want)
+                _same(_outcome(lambda u, v, d=d: torch.cross(u, v, dim=d), p, q), want)
