@@ -35,6 +35,7 @@ _FLOATS = (D.float32, D.float64)
 # last dims of these products run slower than the pointwise kernels the bodies call
 _SMALL = 16384
 _zeros, _multiply = np.zeros, np.multiply
+OUTER_KERNEL_MIN = 4096  # outer/ger's Numba kernel from this many float elements (core._outer_cpu)
 
 
 def _plain(x, g: bool) -> bool:
@@ -65,6 +66,27 @@ def kron(op):
             a.reshape([x for s in sa for x in (s, 1)]), b.reshape([x for s in sb for x in (1, s)])
         )
         return _make(r.reshape([x * y for x, y in zip(sa, sb, strict=True)]), dt)
+
+    return fast
+
+
+def outer(op):
+    """The fast call ``fn(input, vec2)`` of outer/ger: vectors of one float dtype whose product
+    has fewer than the op's kernel threshold of elements are its np.multiply.outer, quiet."""
+
+    def fast(input, vec2):
+        dt = input._dtype
+        a, b = input._data, vec2._data
+        g = _STATE.grad_enabled
+        if (_free() and vec2._dtype is dt and dt in _FLOATS and a.ndim == 1 and b.ndim == 1 and a.size * b.size < OUTER_KERNEL_MIN
+                and _plain(input, g) and _plain(vec2, g)):  # fmt: skip
+            tok = _quiet(_IGNORE)
+            try:
+                r = _multiply.outer(a, b)
+            finally:
+                _restore(tok)
+            return _make(r, dt)
+        return op.fast(input, vec2)
 
     return fast
 

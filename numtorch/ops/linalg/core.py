@@ -553,7 +553,7 @@ def _outer_cpu(self, vec2):
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t._data.ndim}-D")
     dt = D.promote_types(self._dtype, vec2._dtype)
     a, b = self._data.astype(dt.np, copy=False), vec2._data.astype(dt.np, copy=False)
-    if dt in _OUTER_KERNEL and a.size * b.size >= 4096:
+    if dt in _OUTER_KERNEL and a.size * b.size >= _fs.OUTER_KERNEL_MIN:
         arr = np.empty((a.size, b.size), dt.np)
         _K.outer(a, b, arr)
         return _make(arr, dt)
@@ -589,7 +589,7 @@ def _arr_dt(t: Tensor) -> tuple:
 
 _OUTER, _GER = _outer_ops("outer"), _outer_ops("ger")
 for _name, _ops in (("outer", _OUTER), ("ger", _GER)):
-    _bind(_name, "input, vec2", _ops, doc="""Outer product of two 1-D tensors (types promote).
+    _bind(_name, "input, vec2", _ops, fast=_fs.outer(_ops[0]), doc="""Outer product of two 1-D tensors (types promote).
 
     >>> numtorch.outer(numtorch.tensor([1.0, 2.0]), numtorch.tensor([1.0, 10.0]))
     tensor([[ 1., 10.],

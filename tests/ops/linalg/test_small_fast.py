@@ -309,3 +309,29 @@ def test_cross_fast_call_matches_the_op_over_layouts_and_dtypes():
                 want = _outcome(lb.body, p, q, d, None)
                 _same(_outcome(lb.fast[0], p, q, d), want)
                 _same(_outcome(lambda u, v, d=d: torch.cross(u, v, dim=d), p, q), want)
+
+
+def test_outer_fast_call_matches_the_op_and_skips_it(monkeypatch):
+    for name in ("outer", "ger"):
+        b, m = _binding(name), _binding(name, "Tensor")
+        for x, y in [(_t(3), _t(4, start=2)), (_t(5, dtype=torch.float64), _t(2, dtype=torch.float64)), (_t(6)[::2], _t(3)),
+                     (_t(3), _t(4, dtype=torch.float64)), (_t(3, dtype=torch.int64), _t(2, dtype=torch.int64)), (_t(0), _t(3)),
+                     (_t(2, 2), _t(3)), (_t(3), _t()), (_t(64), _t(64)), (_t(70), _t(70))]:  # fmt: skip
+            want = _outcome(b.body, x, y, None)
+            _same(_outcome(getattr(torch, name), x, y), want)
+            _same(_outcome(b.fast[0], x, y), want)
+            _same(_outcome(m.fast[0], x, y), want)
+            _same(_outcome(lambda p, q, name=name: getattr(p, name)(q), x, y), want)
+    x = torch.tensor([1e30, -0.0, float("nan")])
+    _same(torch.outer(x, x), _binding("outer").body(x, x, None))
+
+    def spy(*a, **k):
+        raise AssertionError("the op ran")
+
+    monkeypatch.setattr(LC._OUTER[0], "fast", spy)
+    assert torch.outer(_t(3), _t(4)).shape == (3, 4) and _t(3).outer(_t(4)).shape == (3, 4)
+    for a, c in ((_t(3), _t(4, dtype=torch.float64)), (_t(3).requires_grad_(), _t(4)), (_t(70), _t(70))):
+        with pytest.raises(AssertionError, match="the op ran"):
+            torch.outer(a, c)
+    with pytest.raises(AssertionError, match="the op ran"), LoggingTensorMode():
+        torch.outer(_t(3), _t(4))
