@@ -319,3 +319,49 @@ def cross3(x, y, out):
             out[i, 0, j] = x1 * y2 - x2 * y1
             out[i, 1, j] = x2 * y0 - x0 * y2
             out[i, 2, j] = x0 * y1 - x1 * y0
+
+
+@kernel
+def inv_small(a, out, info):
+    """out[k] = a[k]^-1 for a C-contiguous batch of small real matrices (n, n), Gauss-Jordan
+    with partial pivoting in float64 (as NumPy's LAPACK route computes a float32 inverse); where
+    a pivot column is exactly zero, info[k] = its 1-based index and out[k] is left unwritten
+    (Note [Small batched inverse])."""
+    n = a.shape[1]
+    w = np.empty((n, 2 * n))
+    for k in range(a.shape[0]):
+        for i in range(n):
+            for j in range(n):
+                w[i, j] = a[k, i, j]
+                w[i, n + j] = 0.0
+            w[i, n + i] = 1.0
+        bad = 0
+        for c in range(n):
+            p = c
+            best = abs(w[c, c])
+            for r in range(c + 1, n):
+                v = abs(w[r, c])
+                if v > best:
+                    best = v
+                    p = r
+            if best == 0.0:
+                bad = c + 1
+                break
+            if p != c:
+                for j in range(2 * n):
+                    t = w[c, j]
+                    w[c, j] = w[p, j]
+                    w[p, j] = t
+            d = 1.0 / w[c, c]
+            for j in range(c, 2 * n):
+                w[c, j] *= d
+            for r in range(n):
+                f = w[r, c]
+                if r != c and f != 0.0:
+                    for j in range(c, 2 * n):
+                        w[r, j] -= f * w[c, j]
+        info[k] = bad
+        if not bad:
+            for i in range(n):
+                for j in range(n):
+                    out[k, i, j] = w[i, n + j]

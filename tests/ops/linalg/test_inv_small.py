@@ -1,0 +1,72 @@
+"""Note [Small batched inverse]: linalg.inv / inverse of finite real n <= 4 matrices run one
+Numba Gauss-Jordan pass (values as NumPy's float64 LAPACK inverse up to rounding); singular
+batches raise the body's error, larger or complex matrices keep NumPy's route."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import numtorch as torch
+from numtorch.ops.linalg import solve as LS
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_small_inverse_matches_lapack(dt, n):
+    rng = np.random.default_rng(n)
+    a = rng.standard_normal((257, n, n)) * 10.0 ** rng.integers(-3, 4, (257, 1, 1))
+    a[0] = np.eye(n)[::-1]  # a permutation: pivoting needed
+    want = np.linalg.inv(a).astype(dt)
+    tol = 2e-4 if dt == np.float32 else 1e-10
+    for x in (
+        torch.tensor(a.astype(dt)),
+        torch.tensor(a.astype(dt)).mT.contiguous().mT,
+        torch.tensor(a[3].astype(dt)),
+    ):
+        for f in (torch.linalg.inv, torch.inverse):
+            r = f(x)
+            w = want if x.ndim == 3 else want[3]
+            if x.ndim == 3 and not x.is_contiguous():
+                w = np.linalg.inv(x.numpy().astype(np.float64)).astype(dt)
+            assert r.dtype == x.dtype and r.shape == x.shape and r.is_contiguous()
+            np.testing.assert_allclose(r.numpy(), w, rtol=tol, atol=tol * np.abs(w).max())
+
+
+def test_small_inverse_takes_the_kernel(monkeypatch):
+    calls = []
+    monkeypatch.setattr(LS.np.linalg, "inv", lambda *a: calls.append(a) or np.zeros(1))
+    torch.linalg.inv(torch.tensor([[2.0, 1.0], [1.0, 3.0]]))
+    torch.inverse(torch.eye(4, dtype=torch.float64).expand(3, 4, 4))
+    assert not calls
+    torch.linalg.inv(torch.eye(5))  # n = 5: NumPy's route
+    assert len(calls) == 1
+
+
+def test_singular_batches_raise_the_body_error():
+    a = np.eye(3, dtype=np.float32)[None].repeat(4, 0)
+    a[2] = [[1, 2, 3], [2, 4, 6], [0, 0, 1]]
+    with pytest.raises(
+        torch.linalg.LinAlgError, match=r"\(Batch element 2\): The diagonal element 2 is zero"
+    ):
+        torch.linalg.inv(torch.tensor(a))
+    with pytest.raises(
+        torch.linalg.LinAlgError, match=r"linalg.inv: The diagonal element 1 is zero"
+    ):
+        torch.inverse(torch.zeros(2, 2, dtype=torch.float64))
+
+
+def test_nonfinite_and_complex_keep_their_routes():
+    x = torch.tensor([[float("inf"), 1.0], [0.0, 2.0]])
+    r = torch.linalg.inv(x)
+    assert r[1, 1].item() == 0.5 and r.shape == (2, 2)
+    c = torch.tensor([[1 + 1j, 2.0], [0.0, 1j]])
+    np.testing.assert_allclose(torch.linalg.inv(c).numpy(), np.linalg.inv(c.numpy()), rtol=1e-6)
+
+
+def test_inverse_gradcheck():
+    a = torch.tensor(
+        np.random.default_rng(5).standard_normal((2, 3, 3)) + 3 * np.eye(3), requires_grad=True
+    )
+    assert torch.autograd.gradcheck(torch.linalg.inv, (a,))
+    assert torch.autograd.gradgradcheck(torch.linalg.inv, (a,))
