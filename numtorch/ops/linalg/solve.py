@@ -192,7 +192,7 @@ def _det_cpu(A):
     if A._dtype is D.float16:
         raise NotImplementedError("\"lu_cpu\" not implemented for 'Half'")
     diag, perm, batch = _det_lu(A)
-    det = perm.astype(A._dtype.np) * np.prod(diag, axis=-1)
+    det = perm.astype(A._dtype.np) * _prod_last(diag)
     return _make(np.asarray(det.reshape(batch), dtype=A._dtype.np), A._dtype)
 
 
@@ -209,8 +209,24 @@ def _det_lu(A):
     piv = np.zeros((lu.shape[0], n), np.int32)
     if lu.size:
         _K.lu_partial_pivot(lu, piv, np.zeros(lu.shape[0], np.int32), lu.dtype.kind == "c")
-    swaps = (piv != np.arange(1, n + 1, dtype=np.int32)).sum(-1)
-    return np.diagonal(lu, 0, -2, -1), np.where(swaps % 2 == 1, -1, 1), M.shape[:-2]
+    # the parity of the interchanges column by column: a reduction over a last axis of 3 costs
+    # ~30 ns a matrix (half of a 3x3 LU), one pass per column ~1
+    odd = np.zeros(piv.shape[0], bool)
+    for j in range(n):
+        odd ^= piv[:, j] != j + 1
+    return np.diagonal(lu, 0, -2, -1), np.where(odd, -1, 1), M.shape[:-2]
+
+
+def _prod_last(d: np.ndarray) -> np.ndarray:
+    """np.prod(d, axis=-1), bit for bit (a real product reduces in index order: ((d0 d1) d2) ...),
+    one multiply per column for short rows instead of the reduction's per-row inner loops."""
+    n = d.shape[-1]
+    if n > 16 or n < 2 or d.dtype.kind != "f":  # complex products of inf/NaN: the reduction's own
+        return np.prod(d, axis=-1)
+    p = d[..., 0] * d[..., 1]
+    for j in range(2, n):
+        p *= d[..., j]
+    return p
 
 
 def _det_backward(grad, A, result):

@@ -70,3 +70,24 @@ def test_inverse_gradcheck():
     )
     assert torch.autograd.gradcheck(torch.linalg.inv, (a,))
     assert torch.autograd.gradgradcheck(torch.linalg.inv, (a,))
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.complex64])
+def test_det_column_product_is_np_prod_bit_for_bit(dt):
+    rng = np.random.default_rng(7)
+    specials = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30, 3e38]
+    for n in (1, 2, 3, 5, 8, 16, 17):
+        d = (rng.standard_normal((300, n)) * 10.0 ** rng.integers(-20, 20, (300, n))).astype(dt)
+        d[:40] = rng.choice(specials, (40, n))
+        with np.errstate(all="ignore"):
+            want, got = np.prod(d, axis=-1), LS._prod_last(d)
+        assert got.dtype == want.dtype and got.shape == want.shape and got.tobytes() == want.tobytes()
+
+
+def test_det_sign_of_the_interchanges():
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((200, 4, 4))
+    np.testing.assert_allclose(torch.linalg.det(torch.tensor(a)).numpy(), np.linalg.det(a), rtol=1e-9, atol=1e-12)
+    p = np.eye(4)[[1, 0, 3, 2]], np.eye(4)[[1, 2, 0, 3]], np.eye(4)[[3, 2, 1, 0]]
+    assert [torch.linalg.det(torch.tensor(m)).item() for m in p] == [1.0, 1.0, 1.0]
+    assert torch.linalg.det(torch.tensor(np.eye(3)[[1, 0, 2]])).item() == -1.0
