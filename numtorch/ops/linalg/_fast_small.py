@@ -99,6 +99,21 @@ def trace(op):
         a = input._data
         if not (_free() and dt in _FLOATS and a.ndim == 2 and _plain(input, _STATE.grad_enabled)):
             return op.fast(input)
+        n = min(a.shape)
+        if n < 8:
+            # np.trace's reduction of fewer than 8 values adds them in index order to its
+            # identity 0: the same IEEE additions as NumPy scalars, without the reduction's
+            # setup (2.2 us -> ~1); a NaN (whose payload and sign the two need not share)
+            # takes np.trace
+            tok = _quiet(_IGNORE)
+            try:
+                s = dt.np.type(0.0)
+                for i in range(n):
+                    s = s + a[i, i]
+            finally:
+                _restore(tok)
+            if s == s:
+                return _make(np.array(s), dt)
         return _make(np.asarray(a.trace(dtype=dt.np)), dt)
 
     return fast

@@ -76,7 +76,10 @@ def test_kron_fast_call_matches_body():
 def test_trace_fast_call_matches_body():
     b = _binding("trace")
     for x in (_t(3, 3), _t(2, 4, dtype=torch.float64), _t(4, 2).t(), _t(3, 3, dtype=torch.int32), _t(3), _t(0, 2),
-              _t(2, 2, dtype=torch.float16), _t(3, 3) > 0):  # fmt: skip
+              _t(2, 2, dtype=torch.float16), _t(3, 3) > 0, _t(8, 9), _t(9, 8, dtype=torch.float64), _t(0, 0),
+              torch.tensor([[3e38, 0.0], [1.0, 3e38]]), torch.tensor([[-0.0, 1.0], [2.0, -0.0]]),
+              torch.tensor([[float("inf"), 0.0], [0.0, float("-inf")]]), torch.tensor([[float("nan"), 1.0], [0.0, 1.0]]),
+              torch.tensor([[1e16, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, -1e16]], dtype=torch.float64)):  # fmt: skip
         want = _outcome(b.body, x)
         _same(_outcome(torch.trace, x), want)
         _same(_outcome(x.trace), want)
@@ -335,3 +338,17 @@ def test_outer_fast_call_matches_the_op_and_skips_it(monkeypatch):
             torch.outer(a, c)
     with pytest.raises(AssertionError, match="the op ran"), LoggingTensorMode():
         torch.outer(_t(3), _t(4))
+
+
+def test_small_trace_adds_the_diagonal_without_np_trace(monkeypatch):
+    import types
+
+    def spy(*a, **k):
+        raise AssertionError("np.trace's route ran")
+
+    monkeypatch.setattr(FS, "np", types.SimpleNamespace(array=np.array, asarray=spy))
+    assert torch.trace(_t(3, 3)).item() == _t(3, 3).numpy().trace()
+    assert torch.trace(_t(7, 9, dtype=torch.float64)).dtype is torch.float64
+    for x in (_t(8, 8), torch.tensor([[float("nan"), 0.0], [0.0, 1.0]])):  # 8 values, a NaN: np.trace
+        with pytest.raises(AssertionError, match="np.trace's route ran"):
+            torch.trace(x)
