@@ -233,3 +233,40 @@ def linear(op):
         return op.fast(input, weight, bias)
 
     return fast
+
+
+def matrix_power(op):
+    """The fast call ``fn(A, n)`` of matrix_power / linalg.matrix_power for a float32/float64
+    matrix (2 x 2 or larger, in a layout BLAS takes) and an int n >= 2: the composite's binary
+    decomposition, each of its matmul calls the np.dot that matmul's fast call makes
+    (Note [Product fast calls])."""
+
+    def fast(A, n):
+        dt = A._dtype
+        a = A._data
+        s = a.shape
+        if not (
+            n.__class__ is int
+            and n >= 2
+            and len(s) == 2
+            and s[0] == s[1]
+            and s[0] > 1
+            and _same(dt, A)
+            and _blas(a)
+        ):
+            return op.fast(A, n)
+        result, z = None, a
+        tok = _quiet(_IGNORE)
+        try:
+            while True:
+                if n % 2:
+                    result = z if result is None else _dot(result, z, _empty(s, a.dtype))
+                n //= 2
+                if not n:
+                    break
+                z = _dot(z, z, _empty(s, a.dtype))
+        finally:
+            _restore(tok)
+        return _make(result, dt)
+
+    return fast

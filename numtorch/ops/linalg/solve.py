@@ -17,6 +17,7 @@ from ..._dispatch import dispatch
 from ..._tensor import Tensor, _make, _wrap_dim
 from .._registry import defop, public
 from ...kernels import lazy
+from . import _fast_products as _fp
 from .core import LinAlgError, _bind, _cj, _mH, _op, broadcast_error, np_svd
 
 _K = lazy("numtorch.kernels.cpu.linalg")
@@ -548,14 +549,15 @@ def _matrix_power_composite(A, n):
 
 _MATRIX_POWER = _op("linalg_matrix_power(Tensor self, int n) -> Tensor", _matrix_power_composite, composite=True)
 _MATRIX_POWER_T = _op("matrix_power(Tensor self, int n) -> Tensor", _matrix_power_composite, composite=True)
-_bind("matrix_power", "A, n", _MATRIX_POWER, method=False, module="torch.linalg", relevant=("A",), doc="""``A``
+_bind("matrix_power", "A, n", _MATRIX_POWER, method=False, module="torch.linalg", relevant=("A",),
+      fast=_fp.matrix_power(_MATRIX_POWER[0]), doc="""``A``
     multiplied by itself ``n`` times (``n < 0``: the inverse's power; ``n == 0``: the identity).
 
     >>> numtorch.linalg.matrix_power(numtorch.tensor([[1, 1], [0, 1]]), 3)
     tensor([[1, 3],
             [0, 1]])
     """)  # fmt: skip
-_bind("matrix_power", "input, n", _MATRIX_POWER_T, doc="""Alias of ``numtorch.linalg.matrix_power``.
+_bind("matrix_power", "input, n", _MATRIX_POWER_T, fast=_fp.matrix_power(_MATRIX_POWER_T[0]), doc="""Alias of ``numtorch.linalg.matrix_power``.
 
     >>> numtorch.matrix_power(numtorch.tensor([[2.0, 0.0], [0.0, 3.0]]), -1)
     tensor([[0.5000, 0.0000],

@@ -223,3 +223,22 @@ def test_out_takes_the_op(name):
     out = torch.empty(0)
     assert fn(*call, out=out) is out
     _same(out, fn(*call))
+
+
+def test_matrix_power_fast_call_matches_body(monkeypatch):
+    for name, module in (("matrix_power", "torch"), ("matrix_power", "torch.linalg")):
+        b = _binding(name, module)
+        fn = getattr(torch, name) if module == "torch" else torch.linalg.matrix_power
+        for x in (_t(3, 3), _t(4, 4, dtype=_F64, special=True), _t(3, 3).t(), _t(6, 6)[::2, ::2], _t(1, 1), _t(2, 3, 3),
+                  _t(2, 3), _t(3, 3, dtype=torch.int64), _t(0, 0)):  # fmt: skip
+            for n in (2, 3, 4, 5, 7, 8, 1, 0, -2, True):
+                want = _outcome(b.body, x, n, None)
+                _same(_outcome(fn, x, n), want)
+                _same(_outcome(b.fast[0], x, n), want)
+    op = LC.OPS["aten::linalg_matrix_power"]
+    monkeypatch.setattr(op, "fast", _spy)
+    x = _t(3, 3)
+    torch.linalg.matrix_power(x, 3)
+    for a, n in ((x, -1), (x.requires_grad_(), 2), (_t(2, 3, 3), 2)):
+        with pytest.raises(AssertionError, match="the op ran"):
+            torch.linalg.matrix_power(a, n)
