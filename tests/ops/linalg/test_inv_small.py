@@ -91,3 +91,29 @@ def test_det_sign_of_the_interchanges():
     p = np.eye(4)[[1, 0, 3, 2]], np.eye(4)[[1, 2, 0, 3]], np.eye(4)[[3, 2, 1, 0]]
     assert [torch.linalg.det(torch.tensor(m)).item() for m in p] == [1.0, 1.0, 1.0]
     assert torch.linalg.det(torch.tensor(np.eye(3)[[1, 0, 2]])).item() == -1.0
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.complex64, np.complex128])
+def test_cholesky_gufunc_call_is_np_linalg_cholesky(dt):
+    from numtorch.ops.linalg import decomp as LD
+
+    rng = np.random.default_rng(9)
+    for shape in ((3, 3), (4, 2, 2), (1, 5, 5)):
+        m = rng.standard_normal(shape) + (1j * rng.standard_normal(shape) if np.dtype(dt).kind == "c" else 0)
+        a = (m @ np.swapaxes(m.conj(), -1, -2) + shape[-1] * np.eye(shape[-1])).astype(dt)
+        for x in (a, np.swapaxes(a, -1, -2)):
+            want, got = np.linalg.cholesky(x), LD._np_cholesky(x)
+            assert got.dtype == want.dtype and got.shape == want.shape and got.tobytes() == want.tobytes()
+    for bad in (-np.eye(3, dtype=dt), np.full((2, 2), np.nan, dt)):
+        with np.errstate(all="ignore"):
+            try:
+                want = np.linalg.cholesky(bad)
+            except np.linalg.LinAlgError as e:
+                want = str(e)
+            try:
+                got = LD._np_cholesky(bad)
+            except np.linalg.LinAlgError as e:
+                got = str(e)
+        assert type(got) is type(want) and (isinstance(got, str) and got == want or got.tobytes() == want.tobytes())
+    with pytest.raises(torch.linalg.LinAlgError, match="leading minor of order 1 is not positive-definite"):
+        torch.linalg.cholesky(-torch.eye(3))
