@@ -81,13 +81,17 @@ def test_det_column_product_is_np_prod_bit_for_bit(dt):
         d[:40] = rng.choice(specials, (40, n))
         with np.errstate(all="ignore"):
             want, got = np.prod(d, axis=-1), LS._prod_last(d)
-        assert got.dtype == want.dtype and got.shape == want.shape and got.tobytes() == want.tobytes()
+        assert (
+            got.dtype == want.dtype and got.shape == want.shape and got.tobytes() == want.tobytes()
+        )
 
 
 def test_det_sign_of_the_interchanges():
     rng = np.random.default_rng(8)
     a = rng.standard_normal((200, 4, 4))
-    np.testing.assert_allclose(torch.linalg.det(torch.tensor(a)).numpy(), np.linalg.det(a), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(
+        torch.linalg.det(torch.tensor(a)).numpy(), np.linalg.det(a), rtol=1e-9, atol=1e-12
+    )
     p = np.eye(4)[[1, 0, 3, 2]], np.eye(4)[[1, 2, 0, 3]], np.eye(4)[[3, 2, 1, 0]]
     assert [torch.linalg.det(torch.tensor(m)).item() for m in p] == [1.0, 1.0, 1.0]
     assert torch.linalg.det(torch.tensor(np.eye(3)[[1, 0, 2]])).item() == -1.0
@@ -99,11 +103,17 @@ def test_cholesky_gufunc_call_is_np_linalg_cholesky(dt):
 
     rng = np.random.default_rng(9)
     for shape in ((3, 3), (4, 2, 2), (1, 5, 5)):
-        m = rng.standard_normal(shape) + (1j * rng.standard_normal(shape) if np.dtype(dt).kind == "c" else 0)
+        m = rng.standard_normal(shape) + (
+            1j * rng.standard_normal(shape) if np.dtype(dt).kind == "c" else 0
+        )
         a = (m @ np.swapaxes(m.conj(), -1, -2) + shape[-1] * np.eye(shape[-1])).astype(dt)
         for x in (a, np.swapaxes(a, -1, -2)):
             want, got = np.linalg.cholesky(x), LD._np_cholesky(x)
-            assert got.dtype == want.dtype and got.shape == want.shape and got.tobytes() == want.tobytes()
+            assert (
+                got.dtype == want.dtype
+                and got.shape == want.shape
+                and got.tobytes() == want.tobytes()
+            )
     for bad in (-np.eye(3, dtype=dt), np.full((2, 2), np.nan, dt)):
         with np.errstate(all="ignore"):
             try:
@@ -114,6 +124,31 @@ def test_cholesky_gufunc_call_is_np_linalg_cholesky(dt):
                 got = LD._np_cholesky(bad)
             except np.linalg.LinAlgError as e:
                 got = str(e)
-        assert type(got) is type(want) and (isinstance(got, str) and got == want or got.tobytes() == want.tobytes())
-    with pytest.raises(torch.linalg.LinAlgError, match="leading minor of order 1 is not positive-definite"):
+        assert type(got) is type(want) and (
+            isinstance(got, str) and got == want or got.tobytes() == want.tobytes()
+        )
+    with pytest.raises(
+        torch.linalg.LinAlgError, match="leading minor of order 1 is not positive-definite"
+    ):
         torch.linalg.cholesky(-torch.eye(3))
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64, np.complex64, np.complex128])
+def test_qr_gufunc_calls_are_np_linalg_qr(dt):
+    from numtorch.ops.linalg import qr as LQ
+
+    rng = np.random.default_rng(10)
+    for shape in ((3, 3), (2, 3, 2), (2, 4), (5, 2), (1, 1), (2, 1, 4, 3)):
+        a = rng.standard_normal(shape) + (
+            1j * rng.standard_normal(shape) if np.dtype(dt).kind == "c" else 0
+        )
+        a = a.astype(dt)
+        a[..., 0, -1] = np.nan if shape == (5, 2) else a[..., 0, -1]
+        for x in (a, np.swapaxes(np.swapaxes(a, -1, -2).copy(), -1, -2)):
+            for complete in (False, True):
+                with np.errstate(all="ignore"):
+                    want = np.linalg.qr(x, mode="complete" if complete else "reduced")
+                    got = LQ._np_qr(x, complete)
+                for g, w in zip(got, want, strict=True):
+                    assert g.dtype == w.dtype and g.shape == w.shape and g.strides == w.strides
+                    assert g.tobytes() == w.tobytes()
