@@ -41,6 +41,7 @@ from .. import _quiet
 from . import _fast_contract as _fc
 from . import _fast_products as _fp
 from . import _fast_small as _fs
+from . import _np_lapack as _lapack
 from ._matmul import _call, _matmul, _real_plain, matmul_backward, matmul_cpu, unobserved
 
 
@@ -59,7 +60,7 @@ def np_svd(a, **kw):
     """np.linalg.svd with PyTorch's error: LAPACK's non-convergence (NaN/inf input) is a
     numtorch.linalg.LinAlgError with PyTorch's text, not NumPy's."""
     try:
-        return np.linalg.svd(a, **kw)
+        return _lapack.svd(a, **kw)  # Note [np.linalg without its wrappers]
     except np.linalg.LinAlgError:
         if not np.all(np.isfinite(a)):
             raise LinAlgError("linalg.svd: The algorithm failed to converge because the input matrix "

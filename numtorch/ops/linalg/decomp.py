@@ -20,6 +20,7 @@ from . import _fast_small as _fs
 from .solve import _SOLVE, _floating, _norm_op, _square
 from .._registry import defop, public
 from ._contract import product
+from . import _np_lapack as _lapack
 from .core import LinAlgError, _mH, _out_check, broadcast_error, np_svd, write_result
 from ..shape.join import cat
 from ...kernels import lazy
@@ -79,33 +80,6 @@ def _check_pd(a: np.ndarray, fname: str, numpy_failed: bool) -> None:
             ) from None
 
 
-try:  # np.linalg.cholesky's gufunc and error state, without its Python (~2 us of a 3x3's 9)
-    from numpy.linalg import _umath_linalg as _uml
-
-    from .._quiet import quiet as _quiet
-    from .._quiet import restore as _restore
-
-    _CHOL_STATE = np._core.umath._make_extobj(
-        call=np.linalg._linalg._raise_linalgerror_nonposdef, invalid="call", over="ignore",
-        divide="ignore", under="ignore")  # fmt: skip
-    _CHOL_LO = _uml.cholesky_lo
-except (ImportError, AttributeError, TypeError):  # pragma: no cover - another NumPy
-    _CHOL_STATE = None
-
-
-def _np_cholesky(a: np.ndarray) -> np.ndarray:
-    """np.linalg.cholesky(a) of a float32/float64/complex array, bit for bit: its gufunc in
-    double (or complex double) precision under its error state, cast back to a's dtype."""
-    if _CHOL_STATE is None or a.dtype.char not in "fdFD":
-        return np.linalg.cholesky(a)
-    tok = _quiet(_CHOL_STATE)
-    try:
-        r = _CHOL_LO(a, signature="D->D" if a.dtype.kind == "c" else "d->d")
-    finally:
-        _restore(tok)
-    return r.astype(a.dtype, copy=False)
-
-
 def _cholesky_cpu(A, upper=False, fname="linalg.cholesky"):
     _square(A, fname)
     _floating(A, fname)
@@ -116,7 +90,7 @@ def _cholesky_cpu(A, upper=False, fname="linalg.cholesky"):
     if a.size == 0:
         return _t(a, A._dtype)
     try:
-        low = _np_cholesky(a)
+        low = _lapack.cholesky(a)  # Note [np.linalg without its wrappers]
     except np.linalg.LinAlgError:
         low = None
     # OpenBLAS's potrf (NumPy's) goes on past a NaN pivot, and scales by 1/inf = 0 where LAPACK
@@ -198,7 +172,7 @@ def _eigh_cpu(A, UPLO="L"):
         w, v = np.zeros(a.shape[:-1], a.dtype), np.zeros(a.shape, a.dtype)
     else:
         try:
-            w, v = np.linalg.eigh(a, UPLO=UPLO.upper())
+            w, v = _lapack.eigh(a, UPLO.upper())
         except np.linalg.LinAlgError:  # LAPACK's syevd did not converge (inf/NaN input)
             raise LinAlgError("linalg.eigh: The algorithm failed to converge because the input matrix is "
                               "ill-conditioned or has too many repeated eigenvalues (error code: 1).") from None  # fmt: skip

@@ -7,6 +7,7 @@ import numpy as np
 from ... import return_types
 from ..._dispatch import dispatch
 from ..._tensor import Tensor, _make
+from . import _np_lapack as _lapack
 from .solve import _SOLVE, _floating
 from .._registry import defop, public
 from .core import _mH
@@ -14,47 +15,6 @@ from ..shape.join import cat
 
 _QR = return_types.register("linalg_qr", ("Q", "R"))
 _MODES = ("reduced", "r", "complete")
-
-
-try:  # np.linalg.qr's gufuncs and error state, without its Python (~8 us of a small qr's 18)
-    from numpy.linalg import _umath_linalg as _uml
-
-    from .._quiet import quiet as _quiet
-    from .._quiet import restore as _restore
-
-    _QR_STATE = np._core.umath._make_extobj(
-        call=np.linalg._linalg._raise_linalgerror_qr, invalid="call", over="ignore", divide="ignore",
-        under="ignore")  # fmt: skip
-except (ImportError, AttributeError, TypeError):  # pragma: no cover - another NumPy
-    _QR_STATE = None
-_TRIU: dict = {}
-
-
-def _np_qr(a: np.ndarray, complete: bool):
-    """np.linalg.qr(a, mode="complete" or "reduced") of a nonempty float32/float64/complex
-    array, bit for bit: its two gufuncs in double precision under its error state, R as its
-    triu (np.where over the strictly lower mask), both cast back to a's dtype."""
-    if _QR_STATE is None or a.dtype.char not in "fdFD":
-        return np.linalg.qr(a, mode="complete" if complete else "reduced")
-    m, n = a.shape[-2:]
-    cplx = a.dtype.kind == "c"
-    w = a.astype(np.complex128 if cplx else np.float64, copy=True)
-    full = complete and m > n
-    mc = m if full else min(m, n)
-    tok = _quiet(_QR_STATE)
-    try:
-        tau = _uml.qr_r_raw(w, signature="D->D" if cplx else "d->d")
-        q = (_uml.qr_complete if full else _uml.qr_reduced)(w, tau, signature="DD->D" if cplx else "dd->d")
-    finally:
-        _restore(tok)
-    key = (mc, n)
-    mask = _TRIU.get(key)
-    if mask is None:
-        if len(_TRIU) > 256:
-            _TRIU.clear()
-        mask = _TRIU[key] = np.tri(mc, n, -1, dtype=bool)
-    r = np.where(mask, np.zeros(1, w.dtype), w[..., :mc, :])
-    return q.astype(a.dtype, copy=False), r.astype(a.dtype, copy=False)
 
 
 def _qr_cpu(A, mode="reduced"):
@@ -74,7 +34,7 @@ def _qr_cpu(A, mode="reduced"):
         q[..., range(min(m, k)), range(min(m, k))] = 1
         r = np.zeros(a.shape[:-2] + (k, n), a.dtype)
     else:
-        q, r = _np_qr(a, mode == "complete")
+        q, r = _lapack.qr(a, mode == "complete")  # Note [np.linalg without its wrappers]
     if mode == "r":
         q = np.empty((0,), a.dtype)
     dt = A._dtype
