@@ -1,4 +1,4 @@
-"""np.linalg's LAPACK gufuncs called as np.linalg.cholesky / qr / svd / eigh call them, without
+"""np.linalg's LAPACK gufuncs called as np.linalg.cholesky / qr / svd / eigh / solve call them, without
 their Python layers.
 
 # Note [np.linalg without its wrappers]
@@ -34,6 +34,7 @@ try:
     _QR = _state(_L._raise_linalgerror_qr)
     _SVD = _state(_L._raise_linalgerror_svd_nonconvergence)
     _EIG = _state(_L._raise_linalgerror_eigenvalues_nonconvergence)
+    _SOLVE = _state(_L._raise_linalgerror_singular)
 except (ImportError, AttributeError, TypeError):  # pragma: no cover - another NumPy
     _U = None
 
@@ -115,3 +116,11 @@ def eigh(a: np.ndarray, UPLO: str):
         _EIG, _U.eigh_lo if UPLO == "L" else _U.eigh_up, a, signature="D->dD" if cplx else "d->dd"
     )
     return w.astype(_REAL[a.dtype.char], copy=False), v.astype(a.dtype, copy=False)
+
+
+def solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """np.linalg.solve(a, b) for a and b (..., n, k) of one dtype."""
+    if not _direct(a) or b.dtype != a.dtype or b.ndim < 2:
+        return np.linalg.solve(a, b)
+    sig = "DD->D" if a.dtype.kind == "c" else "dd->d"
+    return _call(_SOLVE, _U.solve, a, b, signature=sig).astype(a.dtype, copy=False)

@@ -18,6 +18,7 @@ from ..._tensor import Tensor, _make, _wrap_dim
 from .._registry import defop, public
 from ...kernels import lazy
 from . import _fast_products as _fp
+from . import _np_lapack as _lapack
 from .core import LinAlgError, _bind, _cj, _mH, _op, broadcast_error, np_svd
 
 _K = lazy("numtorch.kernels.cpu.linalg")
@@ -290,12 +291,14 @@ def _solve_cpu(A, B, left=True):
             where = f"(Batch element {bad[0]}): " if A.ndim > 2 else ""
             raise LinAlgError(f"torch.linalg.solve: {where}The solver failed because the input matrix is singular.")
         return x.squeeze(-1) if vec else x
-    a = np.broadcast_to(a, batch + a.shape[-2:])
-    b = np.broadcast_to(b, batch + b.shape[-2:])
+    if a.shape[:-2] != batch:
+        a = np.broadcast_to(a, batch + a.shape[-2:])
+    if b.shape[:-2] != batch:
+        b = np.broadcast_to(b, batch + b.shape[-2:])
     work = np.float32 if A._dtype is D.float16 else A._dtype.np
     try:
         x = (
-            np.linalg.solve(a.astype(work), b.astype(work))
+            _lapack.solve(a.astype(work), b.astype(work))  # Note [np.linalg without its wrappers]
             if a.size and b.size
             else np.zeros(b.shape, work)
         )

@@ -117,7 +117,7 @@ def test_ops_take_the_direct_calls(monkeypatch):
     def spy(*a, **k):
         raise AssertionError("np.linalg ran")
 
-    for name in ("cholesky", "qr", "svd", "eigh"):
+    for name in ("cholesky", "qr", "svd", "eigh", "solve"):
         monkeypatch.setattr(NL.np.linalg, name, spy)
     x = torch.tensor([[4.0, 1.0], [1.0, 3.0]])
     (
@@ -127,4 +127,31 @@ def test_ops_take_the_direct_calls(monkeypatch):
         torch.linalg.eigh(x),
         torch.linalg.svdvals(x),
     )
-    torch.linalg.eigvalsh(x)
+    (
+        torch.linalg.eigvalsh(x),
+        torch.linalg.solve(x, torch.ones(2)),
+        torch.linalg.solve(x.expand(3, 2, 2), torch.ones(2, 1)),
+    )
+
+
+@pytest.mark.parametrize("dt", _DTS)
+def test_solve(dt):
+    rng = np.random.default_rng(13)
+    for sa, sb in (
+        ((3, 3), (3, 2)),
+        ((2, 3, 3), (2, 3, 1)),
+        ((2, 1, 2, 2), (3, 2, 4)),
+        ((4, 4), (2, 4, 3)),
+    ):
+        a, b = _mat(rng, sa, dt), _mat(rng, sb, dt)
+        for x in _layouts(a):
+            _compare(_outcome(NL.solve, x, b), _outcome(np.linalg.solve, x, b))
+    z = np.zeros((2, 2), dt)
+    _compare(
+        _outcome(NL.solve, z, np.ones((2, 1), dt)),
+        _outcome(np.linalg.solve, z, np.ones((2, 1), dt)),
+    )
+    with pytest.raises(
+        torch.linalg.LinAlgError, match="The solver failed because the input matrix is singular"
+    ):
+        torch.linalg.solve(torch.zeros(2, 2), torch.ones(2))
