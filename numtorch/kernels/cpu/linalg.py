@@ -322,19 +322,22 @@ def cross3(x, y, out):
 
 
 @kernel
-def inv_small(a, out, info):
-    """out[k] = a[k]^-1 for a C-contiguous batch of small real matrices (n, n), Gauss-Jordan
-    with partial pivoting in float64 (as NumPy's LAPACK route computes a float32 inverse); where
-    a pivot column is exactly zero, info[k] = its 1-based index and out[k] is left unwritten
-    (Note [Small batched inverse])."""
+def gj_small(a, b, out, info):
+    """out[k] = a[k]^-1 b[k] for a batch of small real matrices a (nb, n, n) and right-hand
+    sides b (nb, n, m) or one for all (1, n, m): Gauss-Jordan on [a | b] with partial pivoting, in float64 (as NumPy's
+    LAPACK route computes a float32 solve or inverse); where a pivot column is exactly zero,
+    info[k] = its 1-based index and out[k] is left unwritten (Note [Small batched inverse])."""
     n = a.shape[1]
-    w = np.empty((n, 2 * n))
+    m = b.shape[2]
+    w = np.empty((n, n + m))
+    one = b.shape[0] == 1
     for k in range(a.shape[0]):
+        kb = 0 if one else k
         for i in range(n):
             for j in range(n):
                 w[i, j] = a[k, i, j]
-                w[i, n + j] = 0.0
-            w[i, n + i] = 1.0
+            for j in range(m):
+                w[i, n + j] = b[kb, i, j]
         bad = 0
         for c in range(n):
             p = c
@@ -348,20 +351,20 @@ def inv_small(a, out, info):
                 bad = c + 1
                 break
             if p != c:
-                for j in range(2 * n):
+                for j in range(n + m):
                     t = w[c, j]
                     w[c, j] = w[p, j]
                     w[p, j] = t
             d = 1.0 / w[c, c]
-            for j in range(c, 2 * n):
+            for j in range(c, n + m):
                 w[c, j] *= d
             for r in range(n):
                 f = w[r, c]
                 if r != c and f != 0.0:
-                    for j in range(c, 2 * n):
+                    for j in range(c, n + m):
                         w[r, j] -= f * w[c, j]
         info[k] = bad
         if not bad:
             for i in range(n):
-                for j in range(n):
+                for j in range(m):
                     out[k, i, j] = w[i, n + j]

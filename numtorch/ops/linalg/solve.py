@@ -93,22 +93,39 @@ def _inv_cpu(A):
 
 
 # Note [Small batched inverse]
-# np.linalg.inv runs LAPACK's gesv in float64 per matrix through its gufunc: ~340 ns a 3x3
-# matrix (a (14564, 3, 3) float32 batch 5 ms, PyTorch's 1.3 ms). For finite real matrices of
-# n <= 4 (sizes where Gauss-Jordan's operation count is no worse than gesv's), one Numba pass
-# (kernels/cpu/linalg.py inv_small) inverts the batch with the same partial pivoting, in
-# float64 too: the same values up to rounding (tests/ops/linalg/test_inv_small.py). A batch
-# with an exactly zero pivot column takes NumPy's route, which raises the singular error.
+# np.linalg.inv and solve run LAPACK's gesv in float64 per matrix through their gufuncs: ~340 ns
+# a 3x3 matrix (a (14564, 3, 3) float32 inv 5 ms, PyTorch's 1.3 ms). For finite real matrices
+# of n <= 4 (sizes where Gauss-Jordan's operation count is no worse than gesv's) and finite
+# right-hand sides, one Numba pass (kernels/cpu/linalg.py gj_small) solves the batch with the
+# same partial pivoting, in float64 too: the same values up to rounding
+# (tests/ops/linalg/test_inv_small.py). A batch with an exactly zero pivot column takes
+# NumPy's route, which raises the singular error.
 def _inv_small(a: np.ndarray):
     """The inverse of a finite real float32/float64 batch of n <= 4 matrices, or None."""
+    return _solve_small(a, None)
+
+
+def _solve_small(a: np.ndarray, b):
+    """a^-1 b (b None: the identity) for finite real float32/float64 operands of one dtype with
+    the batch shape already broadcast, n <= 4, or None (NumPy's route decides)."""
     n = a.shape[-1]
     if n > 4 or not a.size or a.dtype not in _INV_SMALL:
         return None
-    out = np.empty(a.shape, a.dtype)
+    if b is not None and (b.dtype != a.dtype or not b.size or not np.isfinite(b).all()):
+        return None
     mats = np.ascontiguousarray(a).reshape(-1, n, n)
+    if b is None:
+        rhs = _EYES[n - 1, a.dtype.char]  # one identity for every matrix
+        out = np.empty(a.shape, a.dtype)
+    else:
+        rhs = np.ascontiguousarray(b).reshape(-1, n, b.shape[-1])
+        out = np.empty(b.shape, a.dtype)
     info = np.empty(mats.shape[0], np.int32)
-    _K.inv_small(mats, out.reshape(-1, n, n), info)
+    _K.gj_small(mats, rhs, out.reshape(mats.shape[0], n, rhs.shape[-1]), info)
     return None if info.any() else out
+
+
+_EYES = {(k - 1, c): np.eye(k, dtype=c).reshape(1, k, k) for k in range(1, 5) for c in "fd"}
 
 
 _INV_SMALL = (np.dtype(np.float32), np.dtype(np.float64))
@@ -296,8 +313,9 @@ def _solve_cpu(A, B, left=True):
     if b.shape[:-2] != batch:
         b = np.broadcast_to(b, batch + b.shape[-2:])
     work = np.float32 if A._dtype is D.float16 else A._dtype.np
+    x = _solve_small(a, b) if a.shape[:-2] == b.shape[:-2] else None  # Note [Small batched inverse]
     try:
-        x = (
+        x = x if x is not None else (
             _lapack.solve(a.astype(work), b.astype(work))  # Note [np.linalg without its wrappers]
             if a.size and b.size
             else np.zeros(b.shape, work)

@@ -1,5 +1,5 @@
 """Note [Small batched inverse]: linalg.inv / inverse of finite real n <= 4 matrices run one
-Numba Gauss-Jordan pass (values as NumPy's float64 LAPACK inverse up to rounding); singular
+Numba Gauss-Jordan pass (values as NumPy's float64 LAPACK inverse up to rounding), linalg.solve too; singular
 batches raise the body's error, larger or complex matrices keep NumPy's route."""
 
 from __future__ import annotations
@@ -95,3 +95,49 @@ def test_det_sign_of_the_interchanges():
     p = np.eye(4)[[1, 0, 3, 2]], np.eye(4)[[1, 2, 0, 3]], np.eye(4)[[3, 2, 1, 0]]
     assert [torch.linalg.det(torch.tensor(m)).item() for m in p] == [1.0, 1.0, 1.0]
     assert torch.linalg.det(torch.tensor(np.eye(3)[[1, 0, 2]])).item() == -1.0
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
+def test_small_solve_matches_lapack(dt, n):
+    rng = np.random.default_rng(20 + n)
+    a = rng.standard_normal((64, n, n)) * 10.0 ** rng.integers(-2, 3, (64, 1, 1))
+    b = rng.standard_normal((n, 2))
+    tol = 2e-4 if dt == np.float32 else 1e-10
+    x, y = torch.tensor(a.astype(dt)), torch.tensor(b.astype(dt))
+    for left in (True, False):
+        for rhs in (y, y[:, 0], torch.tensor(rng.standard_normal((64, n, 3)).astype(dt))):
+            if not left and rhs.ndim != 3:
+                continue
+            r = torch.linalg.solve(x, rhs.mT if not left else rhs, left=left)
+            aa, bb = x.numpy().astype(np.float64), rhs.numpy().astype(np.float64)
+            if left:
+                w = (
+                    np.linalg.solve(aa, bb[..., None])[..., 0]
+                    if rhs.ndim == 1
+                    else np.linalg.solve(aa, bb)
+                )
+            else:
+                w = np.swapaxes(np.linalg.solve(np.swapaxes(aa, -1, -2), bb), -1, -2)
+            assert r.dtype == x.dtype and r.shape == w.shape and r.is_contiguous()
+            np.testing.assert_allclose(
+                r.numpy(), w.astype(dt), rtol=tol, atol=tol * np.abs(w).max()
+            )
+
+
+def test_small_solve_takes_the_kernel_and_keeps_errors(monkeypatch):
+    from numtorch.ops.linalg import _np_lapack as NL
+
+    calls = []
+    monkeypatch.setattr(NL, "solve", lambda *a: calls.append(a) or np.linalg.solve(*a))
+    x = torch.tensor([[2.0, 1.0], [1.0, 3.0]])
+    torch.linalg.solve(x, torch.ones(2)), torch.linalg.solve(x.expand(3, 2, 2), torch.ones(2, 1))
+    assert not calls
+    torch.linalg.solve(
+        x, torch.tensor([1.0, float("nan")])
+    )  # a non-finite right-hand side: NumPy's route
+    assert len(calls) == 1
+    with pytest.raises(
+        torch.linalg.LinAlgError, match=r"\(Batch element 1\): The solver failed because the input"
+    ):
+        torch.linalg.solve(torch.stack([x, torch.zeros(2, 2)]), torch.ones(2))
