@@ -124,3 +124,15 @@ def solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.linalg.solve(a, b)
     sig = "DD->D" if a.dtype.kind == "c" else "dd->d"
     return _call(_SOLVE, _U.solve, a, b, signature=sig).astype(a.dtype, copy=False)
+
+
+def lstsq_error(err, flag):
+    raise np.linalg.LinAlgError("SVD did not converge in Linear Least Squares")
+
+
+_LSTSQ = _state(lstsq_error) if _U is not None else None
+
+
+def lstsq_batch(gufunc, a, b, rcond, signature: str):
+    """np.linalg.lstsq's gufunc call on a batch (decomp._lstsq_batch) under its error state."""
+    return _call(_LSTSQ, gufunc, a, b, rcond, signature=signature)
