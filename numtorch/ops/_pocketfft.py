@@ -26,6 +26,7 @@ _K = lazy("numtorch.kernels.cpu.fft")
 
 _empty = np.empty
 _FCT: dict = {}
+_ONE = np.float64(1.0)
 _REAL = {"F": np.float32, "D": np.float64, "f": np.float32, "d": np.float64}
 _CPLX = {"f": np.complex64, "d": np.complex128, "F": np.complex64, "D": np.complex128}
 
@@ -38,7 +39,10 @@ def _fct(normalization: int, n: int, rd):
         if n < 1:  # only an op called directly gets here: np.fft's error
             raise ValueError(f"Invalid number of FFT data points ({n}) specified.")
         if normalization == 0:
-            f = 1
+            # np.fft's factor 1 resolves the gufunc's float64 loop (a float32 input is
+            # transformed in float64 and rounded into the complex64 output); a float64 1.0
+            # resolves the same loop ~0.6 us faster than the Python int (the same bits)
+            f = _ONE
         elif normalization == 1:
             f = np.reciprocal(np.sqrt(n, dtype=rd))
         else:

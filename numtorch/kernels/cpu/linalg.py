@@ -319,3 +319,52 @@ def cross3(x, y, out):
             out[i, 0, j] = x1 * y2 - x2 * y1
             out[i, 1, j] = x2 * y0 - x0 * y2
             out[i, 2, j] = x0 * y1 - x1 * y0
+
+
+@kernel
+def gj_small(a, b, out, info):
+    """out[k] = a[k]^-1 b[k] for a batch of small real matrices a (nb, n, n) and right-hand
+    sides b (nb, n, m) or one for all (1, n, m): Gauss-Jordan on [a | b] with partial pivoting, in float64 (as NumPy's
+    LAPACK route computes a float32 solve or inverse); where a pivot column is exactly zero,
+    info[k] = its 1-based index and out[k] is left unwritten (Note [Small batched inverse])."""
+    n = a.shape[1]
+    m = b.shape[2]
+    w = np.empty((n, n + m))
+    one = b.shape[0] == 1
+    for k in range(a.shape[0]):
+        kb = 0 if one else k
+        for i in range(n):
+            for j in range(n):
+                w[i, j] = a[k, i, j]
+            for j in range(m):
+                w[i, n + j] = b[kb, i, j]
+        bad = 0
+        for c in range(n):
+            p = c
+            best = abs(w[c, c])
+            for r in range(c + 1, n):
+                v = abs(w[r, c])
+                if v > best:
+                    best = v
+                    p = r
+            if best == 0.0:
+                bad = c + 1
+                break
+            if p != c:
+                for j in range(n + m):
+                    t = w[c, j]
+                    w[c, j] = w[p, j]
+                    w[p, j] = t
+            d = 1.0 / w[c, c]
+            for j in range(c, n + m):
+                w[c, j] *= d
+            for r in range(n):
+                f = w[r, c]
+                if r != c and f != 0.0:
+                    for j in range(c, n + m):
+                        w[r, j] -= f * w[c, j]
+        info[k] = bad
+        if not bad:
+            for i in range(n):
+                for j in range(m):
+                    out[k, i, j] = w[i, n + j]

@@ -14,6 +14,7 @@ matmul / ``@`` on plain float32/float64 operands of rank 1 or 2."""
 
 from __future__ import annotations
 
+import numpy as np
 from numpy import empty as _empty
 
 from ... import _dtype as D
@@ -21,7 +22,14 @@ from ..._device import CPU as _CPU
 from ..._state import STATE as _STATE
 from ..._tensor import _make
 from ...amp._policy import _INSTALLED as _AUTOCAST
+from .._fast_guard import free as _free
+from .._fast_guard import recordless as _recordless
+from .._quiet import IGNORE as _IGNORE
+from .._quiet import quiet as _quiet
+from .._quiet import restore as _restore
 from ._contract import dot_quiet as _dot_quiet
+
+_dot, _matmul, _add, _moveaxis = np.dot, np.matmul, np.add, np.moveaxis
 
 _FLOATS = (D.float32, D.float64)
 
@@ -59,3 +67,206 @@ MM = frozenset({(2, 2)})
 MV = frozenset({(2, 1)})
 DOT = frozenset({(1, 1)})
 MATMUL = frozenset({(2, 2), (2, 1), (1, 2), (1, 1), (3, 2)})
+
+
+# Note [Addprod fast calls]
+# bmm and the addmm family's bindings called op.fast: the wide-unsigned guard, the op's checks,
+# product() and _addprod (Scalar conversions, a quiet state per step): 2.5-3 us over the one
+# BLAS call on a (2, 2, 3) @ (2, 3, 4) bmm (np.matmul ~1 us; PyTorch's whole bmm 1.1 us). Under
+# _fast_guard's conditions (no mode, level or autocast region, nothing to record), operands of
+# one float32/float64 dtype, nonempty, an inner size of 2 or more, beta and alpha the ints 1
+# (addmm's F.linear branch; the others' _addprod adds self, as it is, into the product) and an
+# input of the result's shape (addmm: or of its last dim, the bias row), the fast call runs
+# the body's own array calls: product()'s np.matmul into a fresh C-ordered array (bmm,
+# baddbmm) or its np.dot (addmm, addmv, addbmm's batch-concatenated operands in the layouts
+# BLAS takes as they are), then one np.add into that result, all in one quiet state. Anything
+# else, errors included, is op.fast's (tests/ops/linalg/test_addprod_fast.py).
+def _ones(beta, alpha) -> bool:
+    return beta.__class__ is int and alpha.__class__ is int and beta == 1 and alpha == 1
+
+
+def _same(dt, *ts) -> bool:
+    """free(), every tensor recordless and of dtype ``dt``, a BLAS float."""
+    if dt not in _FLOATS or not _free():
+        return False
+    for t in ts:
+        if t._dtype is not dt or not _recordless(t):
+            return False
+    return True
+
+
+def _blas(x) -> bool:
+    f = x.flags
+    return f.c_contiguous or f.f_contiguous
+
+
+def _dot_add(x, y, shape, add):
+    """np.dot(x, y) into a fresh ``shape`` array, then ``add`` added into it (quiet)."""
+    dest = _empty(shape, x.dtype)
+    tok = _quiet(_IGNORE)
+    try:
+        _dot(x, y, dest)
+        if add is not None:
+            _add(dest, add, out=dest)
+    finally:
+        _restore(tok)
+    return dest
+
+
+def _matmul_add(x, y, add):
+    sx, sy = x.shape, y.shape
+    dest = _empty((sx[0], sx[1], sy[2]), x.dtype)
+    tok = _quiet(_IGNORE)
+    try:
+        _matmul(x, y, out=dest)
+        if add is not None:
+            _add(dest, add, out=dest)
+    finally:
+        _restore(tok)
+    return dest
+
+
+def _bmm_shapes(sx, sy) -> bool:
+    return (len(sx) == 3 and len(sy) == 3 and sx[0] == sy[0] and sx[2] == sy[1] and sx[2] > 1
+            and sx[0] * sx[1] * sy[2] > 0)  # fmt: skip
+
+
+def bmm(op):
+    """The fast call ``fn(input, mat2)`` of bmm."""
+
+    def fast(a, b):
+        dt = a._dtype
+        if not (_same(dt, a, b) and _bmm_shapes(a._data.shape, b._data.shape)):
+            return op.fast(a, b)
+        return _make(_matmul_add(a._data, b._data, None), dt)
+
+    return fast
+
+
+def baddbmm(op):
+    """The fast call ``fn(input, batch1, batch2, beta, alpha)`` of baddbmm."""
+
+    def fast(input, b1, b2, beta, alpha):
+        dt = input._dtype
+        x, y, s = b1._data, b2._data, input._data
+        if not (_ones(beta, alpha) and _same(dt, input, b1, b2) and _bmm_shapes(x.shape, y.shape)
+                and s.shape == (x.shape[0], x.shape[1], y.shape[2])):  # fmt: skip
+            return op.fast(input, b1, b2, beta, alpha)
+        return _make(_matmul_add(x, y, s), dt)
+
+    return fast
+
+
+def _mm_ok(x, y) -> bool:
+    """2-D operands with matching inner sizes of 2 or more, nonempty, in layouts BLAS takes."""
+    sx, sy = x.shape, y.shape
+    return (len(sx) == 2 and len(sy) == 2 and sx[1] == sy[0] and sx[1] > 1 and sx[0] * sy[1] > 0
+            and _blas(x) and _blas(y))  # fmt: skip
+
+
+def addmm(op):
+    """The fast call ``fn(input, mat1, mat2, beta, alpha)`` of addmm."""
+
+    def fast(input, m1, m2, beta, alpha):
+        dt = input._dtype
+        x, y, s = m1._data, m2._data, input._data
+        if _ones(beta, alpha) and _same(dt, input, m1, m2) and _mm_ok(x, y):
+            shape = (x.shape[0], y.shape[1])
+            if s.shape == shape or s.shape == shape[1:]:
+                return _make(_dot_add(x, y, shape, s), dt)
+        return op.fast(input, m1, m2, beta, alpha)
+
+    return fast
+
+
+def addmv(op):
+    """The fast call ``fn(input, mat, vec, beta, alpha)`` of addmv."""
+
+    def fast(input, mat, vec, beta, alpha):
+        dt = input._dtype
+        x, y, s = mat._data, vec._data, input._data
+        if (
+            _ones(beta, alpha)
+            and _same(dt, input, mat, vec)
+            and len(x.shape) == 2
+            and len(y.shape) == 1
+        ):
+            m, k = x.shape
+            if k > 1 and m and y.shape[0] == k and s.shape == (m,) and _blas(x) and _blas(y):
+                return _make(_dot_add(x, y, (m,), s), dt)
+        return op.fast(input, mat, vec, beta, alpha)
+
+    return fast
+
+
+def addbmm(op):
+    """The fast call ``fn(input, batch1, batch2, beta, alpha)`` of addbmm: the body's one product
+    of the batch-concatenated operands (its moveaxis and reshapes)."""
+
+    def fast(input, b1, b2, beta, alpha):
+        dt = input._dtype
+        x, y, s = b1._data, b2._data, input._data
+        if _ones(beta, alpha) and _same(dt, input, b1, b2) and _bmm_shapes(x.shape, y.shape):
+            b, n, k = x.shape
+            m = y.shape[2]
+            if s.shape == (n, m):
+                xc, yc = _moveaxis(x, 0, 1).reshape(n, b * k), y.reshape(b * k, m)
+                if _blas(xc) and _blas(yc):
+                    return _make(_dot_add(xc, yc, (n, m), s), dt)
+        return op.fast(input, b1, b2, beta, alpha)
+
+    return fast
+
+
+def linear(op):
+    """The fast call ``fn(input, weight, bias)`` of F.linear on a matrix with a bias: its body's
+    addmm(bias, input, weight.t()) as addmm's fast call runs it (Note [Addprod fast calls])."""
+
+    def fast(input, weight, bias):
+        dt = input._dtype
+        if bias is not None and _same(dt, input, weight, bias):
+            x, y, s = input._data, weight._data.T, bias._data
+            if _mm_ok(x, y):
+                shape = (x.shape[0], y.shape[1])
+                if s.shape == shape or s.shape == shape[1:]:
+                    return _make(_dot_add(x, y, shape, s), dt)
+        return op.fast(input, weight, bias)
+
+    return fast
+
+
+def matrix_power(op):
+    """The fast call ``fn(A, n)`` of matrix_power / linalg.matrix_power for a float32/float64
+    matrix (2 x 2 or larger, in a layout BLAS takes) and an int n >= 2: the composite's binary
+    decomposition, each of its matmul calls the np.dot that matmul's fast call makes
+    (Note [Product fast calls])."""
+
+    def fast(A, n):
+        dt = A._dtype
+        a = A._data
+        s = a.shape
+        if not (
+            n.__class__ is int
+            and n >= 2
+            and len(s) == 2
+            and s[0] == s[1]
+            and s[0] > 1
+            and _same(dt, A)
+            and _blas(a)
+        ):
+            return op.fast(A, n)
+        result, z = None, a
+        tok = _quiet(_IGNORE)
+        try:
+            while True:
+                if n % 2:
+                    result = z if result is None else _dot(result, z, _empty(s, a.dtype))
+                n //= 2
+                if not n:
+                    break
+                z = _dot(z, z, _empty(s, a.dtype))
+        finally:
+            _restore(tok)
+        return _make(result, dt)
+
+    return fast

@@ -35,6 +35,7 @@ _FLOATS = (D.float32, D.float64)
 # last dims of these products run slower than the pointwise kernels the bodies call
 _SMALL = 16384
 _zeros, _multiply = np.zeros, np.multiply
+OUTER_KERNEL_MIN = 4096  # outer/ger's Numba kernel from this many float elements (core._outer_cpu)
 
 
 def _plain(x, g: bool) -> bool:
@@ -69,6 +70,27 @@ def kron(op):
     return fast
 
 
+def outer(op):
+    """The fast call ``fn(input, vec2)`` of outer/ger: vectors of one float dtype whose product
+    has fewer than the op's kernel threshold of elements are its np.multiply.outer, quiet."""
+
+    def fast(input, vec2):
+        dt = input._dtype
+        a, b = input._data, vec2._data
+        g = _STATE.grad_enabled
+        if (_free() and vec2._dtype is dt and dt in _FLOATS and a.ndim == 1 and b.ndim == 1 and a.size * b.size < OUTER_KERNEL_MIN
+                and _plain(input, g) and _plain(vec2, g)):  # fmt: skip
+            tok = _quiet(_IGNORE)
+            try:
+                r = _multiply.outer(a, b)
+            finally:
+                _restore(tok)
+            return _make(r, dt)
+        return op.fast(input, vec2)
+
+    return fast
+
+
 def trace(op):
     """The fast call ``fn(input)`` of trace (a float32/float64 matrix)."""
 
@@ -77,19 +99,60 @@ def trace(op):
         a = input._data
         if not (_free() and dt in _FLOATS and a.ndim == 2 and _plain(input, _STATE.grad_enabled)):
             return op.fast(input)
+        n = min(a.shape)
+        if n < 8:
+            # np.trace's reduction of fewer than 8 values adds them in index order to its
+            # identity 0: the same IEEE additions as NumPy scalars, without the reduction's
+            # setup (2.2 us -> ~1); a NaN (whose payload and sign the two need not share)
+            # takes np.trace
+            tok = _quiet(_IGNORE)
+            try:
+                s = dt.np.type(0.0)
+                for i in range(n):
+                    s = s + a[i, i]
+            finally:
+                _restore(tok)
+            if s == s:
+                return _make(np.array(s), dt)
         return _make(np.asarray(a.trace(dtype=dt.np)), dt)
 
     return fast
 
 
-def cross(op):
-    """The fast call ``fn(input, other, dim)`` of torch.cross with ``dim`` given (the binding's
-    condition): linalg.cross's op, which the composite calls (without a dim the body warns)."""
+def cross(op, cross3=None):
+    """The fast call ``fn(input, other, dim)`` of linalg.cross, and of torch.cross with ``dim``
+    given (the binding's condition: without a dim the body warns), whose composite calls
+    linalg.cross's op: with ``cross3`` (the op's array function), same-rank plain inputs of one
+    kernel dtype (float32/float64/int32/int64), 3 along an int ``dim`` and shapes that
+    broadcast run it on the arrays without the op's checks (Note [Small linalg fast calls])."""
 
     def fast(input, other, dim):
-        return op.fast(input, other, dim)
+        dt = input._dtype
+        a, b = input._data, other._data
+        sa, sb = a.shape, b.shape
+        n = len(sa)
+        if cross3 is None or not (_free() and other._dtype is dt and dt in _CROSS_DTYPES and dim.__class__ is int
+                                  and len(sb) == n and -n <= dim < n and _plain(input, _STATE.grad_enabled)
+                                  and _plain(other, _STATE.grad_enabled)):  # fmt: skip
+            return op.fast(input, other, dim)
+        d = dim + n if dim < 0 else dim
+        if sa[d] != 3 or sb[d] != 3:
+            return op.fast(input, other, dim)
+        if sa == sb:
+            shape = sa
+        else:
+            shape = []
+            for x, y in zip(sa, sb, strict=True):
+                if x != y and x != 1 and y != 1:
+                    return op.fast(input, other, dim)
+                shape.append(y if x == 1 else x)
+            shape = tuple(shape)
+        return _make(cross3(a, b, d, shape), dt)
 
     return fast
+
+
+_CROSS_DTYPES = (D.float32, D.float64, D.int32, D.int64)
 
 
 def block_diag(tensors):

@@ -41,6 +41,7 @@ from .. import _quiet
 from . import _fast_contract as _fc
 from . import _fast_products as _fp
 from . import _fast_small as _fs
+from . import _np_lapack as _lapack
 from ._matmul import _call, _matmul, _real_plain, matmul_backward, matmul_cpu, unobserved
 
 
@@ -59,7 +60,7 @@ def np_svd(a, **kw):
     """np.linalg.svd with PyTorch's error: LAPACK's non-convergence (NaN/inf input) is a
     numtorch.linalg.LinAlgError with PyTorch's text, not NumPy's."""
     try:
-        return np.linalg.svd(a, **kw)
+        return _lapack.svd(a, **kw)  # Note [np.linalg without its wrappers]
     except np.linalg.LinAlgError:
         if not np.all(np.isfinite(a)):
             raise LinAlgError("linalg.svd: The algorithm failed to converge because the input matrix "
@@ -295,7 +296,7 @@ _bind("mm", "input, mat2", _MM, fast=_fp.MM, doc="""Product of two matrices (no 
 
 _BMM = _op("bmm(Tensor self, Tensor mat2) -> Tensor", _product_cpu(_bmm_check), out_impl=_product_out(_bmm_check), backward={
     "self": lambda grad, mat2: grad.bmm(_mH(mat2)), "mat2": lambda grad, self: _mH(self).bmm(grad)})  # fmt: skip
-_bind("bmm", "input, mat2", _BMM, fast=True, doc="""Batched product of 3-D tensors ``(b, n, k) @ (b, k, m)``.
+_bind("bmm", "input, mat2", _BMM, fast=_fp.bmm(_BMM[0]), doc="""Batched product of 3-D tensors ``(b, n, k) @ (b, k, m)``.
 
     >>> numtorch.bmm(numtorch.ones(2, 3, 4), numtorch.ones(2, 4, 5)).shape
     torch.Size([2, 3, 5])
@@ -531,19 +532,13 @@ _ADDBMM = _op(f"addbmm(Tensor self, Tensor batch1, Tensor batch2, {_SCAL}) -> Te
     "batch1": lambda grad, batch2, alpha: grad.matmul(_mH(batch2)) * alpha,
     "batch2": lambda grad, batch1, alpha: _mH(batch1).matmul(grad) * alpha})  # fmt: skip
 
-for _name, _ops, _a, _b, _what in (
-    ("addmm", _ADDMM, "mat1", "mat2", "beta * input + alpha * (mat1 @ mat2)"),
-    ("addmv", _ADDMV, "mat", "vec", "beta * input + alpha * (mat @ vec)"),
-    ("baddbmm", _BADDBMM, "batch1", "batch2", "beta * input + alpha * bmm(batch1, batch2)"),
-    (
-        "addbmm",
-        _ADDBMM,
-        "batch1",
-        "batch2",
-        "beta * input + alpha * sum over b of batch1[b] @ batch2[b]",
-    ),
-):
-    _bind(_name, f"input, {_a}, {_b}, *, beta=1, alpha=1", _ops, relevant=("input", _a, _b), fast=True, doc=f"""``{_what}``
+for _name, _ops, _a, _b, _what, _fast in (
+    ("addmm", _ADDMM, "mat1", "mat2", "beta * input + alpha * (mat1 @ mat2)", _fp.addmm),
+    ("addmv", _ADDMV, "mat", "vec", "beta * input + alpha * (mat @ vec)", _fp.addmv),
+    ("baddbmm", _BADDBMM, "batch1", "batch2", "beta * input + alpha * bmm(batch1, batch2)", _fp.baddbmm),
+    ("addbmm", _ADDBMM, "batch1", "batch2", "beta * input + alpha * sum over b of batch1[b] @ batch2[b]", _fp.addbmm),
+):  # Note [Addprod fast calls]
+    _bind(_name, f"input, {_a}, {_b}, *, beta=1, alpha=1", _ops, relevant=("input", _a, _b), fast=_fast(_ops[0]), doc=f"""``{_what}``
     (``input`` broadcasts; ``beta=0`` ignores it, NaNs included).
 
     >>> numtorch.addmm(numtorch.zeros(2, 2), numtorch.ones(2, 3), numtorch.ones(3, 2), alpha=2)
@@ -559,7 +554,7 @@ def _outer_cpu(self, vec2):
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t._data.ndim}-D")
     dt = D.promote_types(self._dtype, vec2._dtype)
     a, b = self._data.astype(dt.np, copy=False), vec2._data.astype(dt.np, copy=False)
-    if dt in _OUTER_KERNEL and a.size * b.size >= 4096:
+    if dt in _OUTER_KERNEL and a.size * b.size >= _fs.OUTER_KERNEL_MIN:
         arr = np.empty((a.size, b.size), dt.np)
         _K.outer(a, b, arr)
         return _make(arr, dt)
@@ -595,7 +590,7 @@ def _arr_dt(t: Tensor) -> tuple:
 
 _OUTER, _GER = _outer_ops("outer"), _outer_ops("ger")
 for _name, _ops in (("outer", _OUTER), ("ger", _GER)):
-    _bind(_name, "input, vec2", _ops, doc="""Outer product of two 1-D tensors (types promote).
+    _bind(_name, "input, vec2", _ops, fast=_fs.outer(_ops[0]), doc="""Outer product of two 1-D tensors (types promote).
 
     >>> numtorch.outer(numtorch.tensor([1.0, 2.0]), numtorch.tensor([1.0, 10.0]))
     tensor([[ 1., 10.],

@@ -83,7 +83,8 @@ def _cross3(x: np.ndarray, y: np.ndarray, d: int, shape: tuple) -> np.ndarray:
 _LCROSS = _op("linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor", _linalg_cross_cpu, backward={
     "self": lambda grad, other, dim: dispatch(_LCROSS[0], [_cj(other), grad, dim]),
     "other": lambda grad, self, dim: dispatch(_LCROSS[0], [grad, _cj(self), dim])})  # fmt: skip
-_bind("cross", "input, other, *, dim=-1", _LCROSS, method=False, module="torch.linalg", fast=True, doc="""Cross product of
+_CROSS_FAST = _fs.cross(_LCROSS[0], _cross3)
+_bind("cross", "input, other, *, dim=-1", _LCROSS, method=False, module="torch.linalg", fast=_CROSS_FAST, doc="""Cross product of
     3-vectors along ``dim`` (inputs broadcast and have the same number of dimensions).
 
     >>> numtorch.linalg.cross(numtorch.tensor([1.0, 0.0, 0.0]), numtorch.tensor([0.0, 1.0, 0.0]))
@@ -112,7 +113,7 @@ def _cross_composite(self, other, dim=None):
 _CROSS = _op(
     "cross(Tensor self, Tensor other, int? dim=None) -> Tensor", _cross_composite, composite=True
 )
-_bind("cross", "input, other, dim=None", _CROSS, fast=_fs.cross(_LCROSS[0]), fast_cond="dim is not None", doc="""Cross product along ``dim`` (default: the first
+_bind("cross", "input, other, dim=None", _CROSS, fast=_CROSS_FAST, fast_cond="dim is not None", doc="""Cross product along ``dim`` (default: the first
     dimension of size 3, with PyTorch's deprecation warning).
 
     >>> numtorch.cross(numtorch.tensor([1.0, 0.0, 0.0]), numtorch.tensor([0.0, 1.0, 0.0]), dim=0)

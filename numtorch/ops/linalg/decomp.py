@@ -20,6 +20,7 @@ from . import _fast_small as _fs
 from .solve import _SOLVE, _floating, _norm_op, _square
 from .._registry import defop, public
 from ._contract import product
+from . import _np_lapack as _lapack
 from .core import LinAlgError, _mH, _out_check, broadcast_error, np_svd, write_result
 from ..shape.join import cat
 from ...kernels import lazy
@@ -89,7 +90,7 @@ def _cholesky_cpu(A, upper=False, fname="linalg.cholesky"):
     if a.size == 0:
         return _t(a, A._dtype)
     try:
-        low = np.linalg.cholesky(a)
+        low = _lapack.cholesky(a)  # Note [np.linalg without its wrappers]
     except np.linalg.LinAlgError:
         low = None
     # OpenBLAS's potrf (NumPy's) goes on past a NaN pivot, and scales by 1/inf = 0 where LAPACK
@@ -171,7 +172,7 @@ def _eigh_cpu(A, UPLO="L"):
         w, v = np.zeros(a.shape[:-1], a.dtype), np.zeros(a.shape, a.dtype)
     else:
         try:
-            w, v = np.linalg.eigh(a, UPLO=UPLO.upper())
+            w, v = _lapack.eigh(a, UPLO.upper())
         except np.linalg.LinAlgError:  # LAPACK's syevd did not converge (inf/NaN input)
             raise LinAlgError("linalg.eigh: The algorithm failed to converge because the input matrix is "
                               "ill-conditioned or has too many repeated eigenvalues (error code: 1).") from None  # fmt: skip
@@ -460,8 +461,8 @@ def _lstsq_cpu(A, B, rcond=None, driver=None):
             if not vec else "torch.linalg.lstsq: input.size(-2) should match other.size(-1)"
         )
     nb = math.prod(batch)  # not -1: an empty matrix leaves the batch size ambiguous
-    a = np.broadcast_to(a, batch + a.shape[-2:]).reshape(nb, m, n)
-    b = np.broadcast_to(b, batch + b.shape[-2:]).reshape(nb, m, b.shape[-1])
+    a = (a if a.shape[:-2] == batch else np.broadcast_to(a, batch + a.shape[-2:])).reshape(nb, m, n)
+    b = (b if b.shape[:-2] == batch else np.broadcast_to(b, batch + b.shape[-2:])).reshape(nb, m, b.shape[-1])
     eps = D.finfo(A._dtype.to_real()).eps
     rc = eps * max(m, n) if rcond is None or rcond < 0 else rcond
     k = b.shape[-1]
@@ -496,16 +497,13 @@ def _lstsq_batch(a: np.ndarray, b: np.ndarray, rcond: float) -> tuple:
     the same error state): the per-matrix calls' results bit for bit, without a Python loop over
     the batch (a batch of 65536 small systems: 227 ms where PyTorch takes 18)."""
     sig = "DDd->Ddid" if a.dtype.kind == "c" else "ddd->ddid"
-    with np.errstate(call=_lstsq_error, invalid="call", over="ignore", divide="ignore", under="ignore"):
-        gufunc = getattr(_umath_linalg, "lstsq", None)
-        if gufunc is None:  # NumPy 1.x names the gufunc by the matrices' shape
-            m, n = a.shape[-2:]
-            gufunc = _umath_linalg.lstsq_m if m <= n else _umath_linalg.lstsq_n
+    gufunc = getattr(_umath_linalg, "lstsq", None)
+    if gufunc is not None:  # Note [np.linalg without its wrappers]: its state, set once
+        return _lapack.lstsq_batch(gufunc, a, b, rcond, sig)
+    with np.errstate(call=_lapack.lstsq_error, invalid="call", over="ignore", divide="ignore", under="ignore"):
+        m, n = a.shape[-2:]  # NumPy 1.x names the gufunc by the matrices' shape
+        gufunc = _umath_linalg.lstsq_m if m <= n else _umath_linalg.lstsq_n
         return gufunc(a, b, rcond, signature=sig)
-
-
-def _lstsq_error(err, flag):
-    raise np.linalg.LinAlgError("SVD did not converge in Linear Least Squares")
 
 
 def _pinv_backward(grad, pinva, a):

@@ -7,6 +7,7 @@ import numpy as np
 from ... import return_types
 from ..._dispatch import dispatch
 from ..._tensor import Tensor, _make
+from . import _np_lapack as _lapack
 from .solve import _SOLVE, _floating
 from .._registry import defop, public
 from .core import _mH
@@ -33,7 +34,7 @@ def _qr_cpu(A, mode="reduced"):
         q[..., range(min(m, k)), range(min(m, k))] = 1
         r = np.zeros(a.shape[:-2] + (k, n), a.dtype)
     else:
-        q, r = np.linalg.qr(a, mode="complete" if mode == "complete" else "reduced")
+        q, r = _lapack.qr(a, mode == "complete")  # Note [np.linalg without its wrappers]
     if mode == "r":
         q = np.empty((0,), a.dtype)
     dt = A._dtype

@@ -76,7 +76,10 @@ def test_kron_fast_call_matches_body():
 def test_trace_fast_call_matches_body():
     b = _binding("trace")
     for x in (_t(3, 3), _t(2, 4, dtype=torch.float64), _t(4, 2).t(), _t(3, 3, dtype=torch.int32), _t(3), _t(0, 2),
-              _t(2, 2, dtype=torch.float16), _t(3, 3) > 0):  # fmt: skip
+              _t(2, 2, dtype=torch.float16), _t(3, 3) > 0, _t(8, 9), _t(9, 8, dtype=torch.float64), _t(0, 0),
+              torch.tensor([[3e38, 0.0], [1.0, 3e38]]), torch.tensor([[-0.0, 1.0], [2.0, -0.0]]),
+              torch.tensor([[float("inf"), 0.0], [0.0, float("-inf")]]), torch.tensor([[float("nan"), 1.0], [0.0, 1.0]]),
+              torch.tensor([[1e16, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, -1e16]], dtype=torch.float64)):  # fmt: skip
         want = _outcome(b.body, x)
         _same(_outcome(torch.trace, x), want)
         _same(_outcome(x.trace), want)
@@ -275,3 +278,77 @@ def test_pinv_cdist_and_kron_under_forward_ad_and_out_take_the_body():
         torch.linalg.pinv(x, rcond=1e-3, rtol=1e-3)
     with pytest.raises(RuntimeError, match="cdist only supports non-negative p values"):
         torch.cdist(x, x, p=-1.0)
+
+
+def test_cross_fast_call_skips_the_op(monkeypatch):
+    # Note [Small linalg fast calls]: linalg.cross and torch.cross with a dim run the kernel on
+    # the arrays; broadcasting, other dtypes and bad arguments go to the op (its errors)
+    def spy(*a, **k):
+        raise AssertionError("the op ran")
+
+    x, y = _t(4, 1, 3), _t(4, 2, 3, start=7)
+    want = torch.linalg.cross(x, y)
+    monkeypatch.setattr(LX._LCROSS[0], "fast", spy)
+    _same(torch.linalg.cross(x, y), want)
+    _same(torch.cross(x, y, dim=-1), want)
+    _same(x.cross(y, 2), want)
+    for a, c, d in [(x, y.double(), -1), (_t(3, 3), _t(3, 1, 3), -1), (x > 0, y > 0, -1), (x, y, 0), (x, y, 3),
+                    (_t(2, 3, dtype=torch.float16), _t(2, 3, dtype=torch.float16), 1), (x, _t(3, 2, 3), -1)]:  # fmt: skip
+        with pytest.raises(AssertionError, match="the op ran"):
+            torch.linalg.cross(a, c, dim=d)
+    with pytest.raises(AssertionError, match="the op ran"):
+        torch.linalg.cross(x.requires_grad_(), y)
+
+
+def test_cross_fast_call_matches_the_op_over_layouts_and_dtypes():
+    lb = _binding("cross", "torch.linalg")
+    rng = np.random.default_rng(3)
+    for dt in (torch.float32, torch.float64, torch.int32, torch.int64):
+        for sa, sb, d in [((5, 3), (5, 3), 1), ((4, 1, 3), (4, 2, 3), -1), ((3, 4), (3, 1), 0), ((2, 3, 5), (1, 3, 5), 1),
+                          ((3,), (3,), 0), ((0, 3), (0, 3), 1), ((3, 2), (3, 2), -2)]:  # fmt: skip
+            a = torch.tensor(rng.standard_normal(sa) * 1e3).to(dt)
+            c = torch.tensor(rng.standard_normal(sb) * 1e3).to(dt)
+            for p, q in ((a, c), (a.mT.contiguous().mT if a.ndim > 1 else a, c)):
+                want = _outcome(lb.body, p, q, d, None)
+                _same(_outcome(lb.fast[0], p, q, d), want)
+                _same(_outcome(lambda u, v, d=d: torch.cross(u, v, dim=d), p, q), want)
+
+
+def test_outer_fast_call_matches_the_op_and_skips_it(monkeypatch):
+    for name in ("outer", "ger"):
+        b, m = _binding(name), _binding(name, "Tensor")
+        for x, y in [(_t(3), _t(4, start=2)), (_t(5, dtype=torch.float64), _t(2, dtype=torch.float64)), (_t(6)[::2], _t(3)),
+                     (_t(3), _t(4, dtype=torch.float64)), (_t(3, dtype=torch.int64), _t(2, dtype=torch.int64)), (_t(0), _t(3)),
+                     (_t(2, 2), _t(3)), (_t(3), _t()), (_t(64), _t(64)), (_t(70), _t(70))]:  # fmt: skip
+            want = _outcome(b.body, x, y, None)
+            _same(_outcome(getattr(torch, name), x, y), want)
+            _same(_outcome(b.fast[0], x, y), want)
+            _same(_outcome(m.fast[0], x, y), want)
+            _same(_outcome(lambda p, q, name=name: getattr(p, name)(q), x, y), want)
+    x = torch.tensor([1e30, -0.0, float("nan")])
+    _same(torch.outer(x, x), _binding("outer").body(x, x, None))
+
+    def spy(*a, **k):
+        raise AssertionError("the op ran")
+
+    monkeypatch.setattr(LC._OUTER[0], "fast", spy)
+    assert torch.outer(_t(3), _t(4)).shape == (3, 4) and _t(3).outer(_t(4)).shape == (3, 4)
+    for a, c in ((_t(3), _t(4, dtype=torch.float64)), (_t(3).requires_grad_(), _t(4)), (_t(70), _t(70))):
+        with pytest.raises(AssertionError, match="the op ran"):
+            torch.outer(a, c)
+    with pytest.raises(AssertionError, match="the op ran"), LoggingTensorMode():
+        torch.outer(_t(3), _t(4))
+
+
+def test_small_trace_adds_the_diagonal_without_np_trace(monkeypatch):
+    import types
+
+    def spy(*a, **k):
+        raise AssertionError("np.trace's route ran")
+
+    monkeypatch.setattr(FS, "np", types.SimpleNamespace(array=np.array, asarray=spy))
+    assert torch.trace(_t(3, 3)).item() == _t(3, 3).numpy().trace()
+    assert torch.trace(_t(7, 9, dtype=torch.float64)).dtype is torch.float64
+    for x in (_t(8, 8), torch.tensor([[float("nan"), 0.0], [0.0, 1.0]])):  # 8 values, a NaN: np.trace
+        with pytest.raises(AssertionError, match="np.trace's route ran"):
+            torch.trace(x)
