@@ -166,6 +166,37 @@ def test_div_fast_call_matches_the_body_and_leaves_the_rest_to_it(monkeypatch):
     np.testing.assert_array_equal(xg.grad.numpy(), (1 / _y).astype(np.float32))
 
 
+# Note [Round binding fast call]
+def test_round_without_decimals_calls_round_default_and_leaves_the_rest_to_the_body(monkeypatch):
+    from numtorch.ops.pointwise.core import _ROUND
+
+    op = _ROUND["functional"]
+    torch.round(torch.ones(2))  # op.fast generates itself on its first call
+    calls, routed = [], []
+    real, real_prepared = op.fast, prepared_fast._prepared
+    monkeypatch.setattr(op, "fast", lambda *a: calls.append(1) or real(*a))
+    monkeypatch.setattr(prepared_fast, "_prepared", lambda *a: routed.append(1) or real_prepared(*a))
+    x, y = _args()
+    body = [b for b in BINDINGS if b.name == "round" and b.module == "torch"][0].body
+    for t in (x, y, torch.arange(5), torch.tensor(2.5), x.t()):
+        want = body(t, None, None)
+        assert routed and calls
+        del routed[:], calls[:]
+        for got in (torch.round(t), t.round()):
+            assert got.dtype == want.dtype and got.stride() == want.stride()
+            assert got.numpy().tobytes() == want.numpy().tobytes()
+        assert len(calls) == 2 and not routed, "the binding ran its body"
+    assert torch.round(y, decimals=1).tolist()[0] == [0.5, 2.0, -1.0, np.float32(0.2)]
+    out = torch.empty(2, 4)
+    assert torch.round(y, out=out) is out and out.tolist()[1] == [4.0, -3.0, 2.0, 1.0]
+    with capture_logs() as logs, LoggingTensorMode():
+        torch.round(y)
+    assert any("round.default" in line for line in logs)
+    assert routed  # decimals, out= and the mode took the body
+    with pytest.raises(TypeError):
+        torch.round(y, 1)
+
+
 @pytest.mark.parametrize("name", ["equal", "isclose", "allclose"])
 @pytest.mark.parametrize("module", ["torch", "Tensor"])
 def test_comparison_bindings_have_a_fast_call(name, module):
