@@ -46,6 +46,10 @@ UFUNCS = {
     "bitwise_and": (np.bitwise_and, "bi", False, False),
     "bitwise_or": (np.bitwise_or, "bi", False, False),
     "bitwise_xor": (np.bitwise_xor, "bi", False, False),
+    # NumPy's shifts give 0 (left) or the sign fill (right) for a count < 0 or >= the width,
+    # as c10's; learned from the prepared path (their kernels take the width as a parameter)
+    "bitwise_left_shift": (np.left_shift, "i", False, False),
+    "bitwise_right_shift": (np.right_shift, "i", False, False),
     "neg": (np.negative, "if", False, False),
     "abs": (np.absolute, "if", False, False),
     "sqrt": (np.sqrt, "f", True, False),

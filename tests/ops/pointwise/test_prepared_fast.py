@@ -36,6 +36,10 @@ def _args(dtype=np.float32):
 
 
 def _counting(monkeypatch):
+    # without the binding's learned calls (Note [Learned one-tensor binding calls], tested
+    # below), so that a plain call reaches prepared_call
+    for memo in prepared_fast.MEMOS:
+        memo.clear()
     calls = []
     real = prepared_fast.prepared_call
 
@@ -166,12 +170,78 @@ def test_div_fast_call_matches_the_body_and_leaves_the_rest_to_it(monkeypatch):
     np.testing.assert_array_equal(xg.grad.numpy(), (1 / _y).astype(np.float32))
 
 
+# Note [Learned one-tensor binding calls]
+# (not clamp_max_only, clamp_max: a float zero bound is never kept)
+ONE_TENSOR = ("clamp", "clamp_method", "clamp_min_only", "clip", "clamp_min", "round_decimals", "round_method",
+              "shift")  # fmt: skip
+
+
+def _memo_spy():
+    calls = []
+    for memo in prepared_fast.MEMOS:
+        for k, f in memo.items():
+            memo[k] = ((lambda e: lambda *a: calls.append(1) or e(*a))(f[0]), *f[1:])
+    return calls
+
+
+@pytest.mark.parametrize("name", ONE_TENSOR)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_learned_binding_call_matches_the_body(name, dtype):
+    f = CALLS[name]
+    for memo in prepared_fast.MEMOS:
+        memo.clear()
+    want = f(*_args(dtype))  # the body, which learns the prepared key
+    for _ in range(3):  # the prepared entry, then the binding's call are learned
+        f(*_args(dtype))
+    calls = _memo_spy()
+    assert any(prepared_fast.MEMOS), "the binding learned nothing"
+    got = f(*_args(dtype))
+    assert calls == [1], "the learned binding call was not taken"
+    assert got.dtype == want.dtype and got.shape == want.shape and got.stride() == want.stride()
+    assert got.numpy().tobytes() == want.numpy().tobytes()
+    assert got.grad_fn is None and got._data.flags.c_contiguous
+
+
+def test_learned_binding_call_leaves_the_rest_to_the_body():
+    x, _ = _args()
+    for memo in prepared_fast.MEMOS:
+        memo.clear()
+    for _ in range(4):
+        torch.clamp(x, -1, 2), torch.clamp(x, -1.5, 0.0)
+    calls = _memo_spy()
+    assert torch.clamp(x, -1, 2).tolist()[1][:2] == [np.float32(1.7), 2.0] and calls == [1]
+    xg = x.clone().requires_grad_(True)
+    assert torch.clamp(xg, -1, 2).grad_fn is not None
+    out = torch.empty(2, 4)
+    assert torch.clamp(x, -1, 2, out=out) is out
+    with capture_logs() as logs, LoggingTensorMode():
+        torch.clamp(x, -1, 2)
+    assert any("clamp" in line for line in logs)
+
+    class Sub(torch.Tensor):
+        pass
+
+    assert type(torch.clamp(x.as_subclass(Sub), -1, 2)) is Sub
+    np.testing.assert_array_equal(torch.clamp(x.t(), -1, 2).numpy(), np.clip(_x.T, -1, 2))
+    assert torch.clamp(x, -1.0, 2.0).dtype is torch.float32  # a float key of its own
+    assert calls == [1]
+    r = torch.clamp(x, -1.5, 0.0)  # a float zero is never kept: the prepared route
+    assert calls == [1] and np.signbit(r.numpy()[0, 1:3]).tolist() == [True, False]
+    with torch.inference_mode():
+        assert torch.clamp(x, -1, 2).is_inference()
+    assert calls == [1, 1]
+    with pytest.raises(RuntimeError, match="value cannot be converted to type float without overflow"):
+        torch.clamp(x, -1, 1e300)
+
+
 # Note [Round binding fast call]
 def test_round_without_decimals_calls_round_default_and_leaves_the_rest_to_the_body(monkeypatch):
     from numtorch.ops.pointwise.core import _ROUND
 
     op = _ROUND["functional"]
     torch.round(torch.ones(2))  # op.fast generates itself on its first call
+    for memo in prepared_fast.MEMOS:
+        memo.clear()
     calls, routed = [], []
     real, real_prepared = op.fast, prepared_fast._prepared
     monkeypatch.setattr(op, "fast", lambda *a: calls.append(1) or real(*a))
