@@ -638,6 +638,8 @@ def defpointwise(
             functional = pw.unary  # noqa: F811
         elif n_in == 2:
             functional = pw.binary  # noqa: F811
+        if hasattr(pw, "learned"):  # Note [Learned prepared calls]
+            functional = pw.learned(functional, n_in)  # noqa: F811
     elif n_in == 2:  # other argument orders (elu_backward), unread ones (self_is_result): the
         i0, i1, binary = *in_idx, pw.binary  # fast path too (the list-building call: 2x PyTorch)
 

@@ -24,7 +24,8 @@ from ..._bfloat16 import rounded
 from ._expanded import expanded_call, expanded_inplace, signature_hook
 from ._inline import with_number_branch
 from ._prepared import learn_prepared, prepared_call
-from ._ufunc_route import learn_ufunc, ufunc_branch
+from ._learned import learned
+from ._ufunc_route import UFUNCS, learn_ufunc, ufunc_branch
 from .._pointwise import (Pointwise, _broadcast, _cname, _resize_out, big_prefix, kernel_scalar,
                          run_expanded)
 from .._wide_uint import refuse_uint
@@ -91,6 +92,11 @@ class Elementwise(Pointwise):
 
     def kernel(self, variant):
         return next(iter(self.variants.values())).kernel(variant)
+
+    def learned(self, general, n):
+        """The functional impl (n operands, then the parameters), with Note [Learned prepared
+        calls] in front where the op has prepared parameters and no ufunc route."""
+        return general if self.fast_ok or self.name in UFUNCS else learned(self, general, n)
 
     def inline_fast(self, kind, args):
         pre, extra = ufunc_branch(self, kind, args)

@@ -11,6 +11,7 @@ from ..._tensor import Tensor, _make
 from ...kernels import PARALLEL_THRESHOLD as _PT
 from .._registry import BINDINGS
 from ._elementwise import Elementwise, Routed
+from ._learned import args_key
 from ._prepared import _key, prepared_call
 
 _nd, _empty = np.ndarray, np.empty
@@ -42,9 +43,9 @@ def _route(body):
             nums = v[1:-1] if has_out else v[1:]
             d = x._data
             if memo and x._device is CPU and not (x._rg and S.grad_enabled) and d.flags.c_contiguous:
-                k = _numbers_key(x._dtype, nums)
+                k = args_key(x._dtype, nums)
                 f = memo.get(k)
-                if f is not None and d.dtype is f[1] and d.__class__ is _nd and d.size < _PT:
+                if f is not None and d.dtype is f[1] and d.__class__ is _nd and 1 < d.size < _PT:
                     r = _empty(d.shape, f[4])
                     f[0](d.ravel(), *f[2], r.ravel(), *f[3])
                     return _make(r, f[5])
@@ -52,7 +53,8 @@ def _route(body):
             op = ops["functional"]
             decl = getattr(op, "pointwise", None)
             if decl is not None and decl.select is None:
-                r = _prepared(decl, vals)
+                # Note [Learned prepared calls]: a learned impl beats the prepared route (lerp)
+                r = dispatch(op, vals) if hasattr(decl.cpu, "learned") else _prepared(decl, vals)
                 if r is not None:
                     _learn(memo, x, nums, decl, vals)
                     return r
@@ -69,29 +71,15 @@ def _route(body):
 # and the prepared key of its operands (~2 us of a 3.8 us clamp). When the learned prepared
 # record (with its compiled entry, Note [Prepared kernel entry]) served a call whose only
 # tensor is the first argument, the binding keeps it under the tensor's dtype and its other
-# arguments' types and values (None included; a float zero or NaN is never kept: -0.0 == 0.0
-# and NaN != NaN). The next plain call with that key, on C-contiguous data of the entry's dtype
-# object below the parallel size, runs the entry directly: every check the layers make is a
-# function of that key, which passed them before.
+# arguments' types and values (None included; Note [Learned prepared calls]'s key). The next
+# plain call with that key, on C-contiguous data of the entry's dtype object, of at least two
+# elements and below the parallel size, runs the entry directly: every check the layers make
+# is a function of that key, which passed them before.
 MEMOS: list = []  # every routed binding's learned calls (tests empty them)
 
 
-def _numbers_key(dt, nums):
-    k = [dt]
-    for a in nums:
-        c = a.__class__
-        if c is float:
-            if a == 0.0 or a != a:
-                return None
-        elif c is not int and c is not bool and a is not None:
-            return None
-        k.append(c)
-        k.append(a)
-    return tuple(k)
-
-
 def _learn(memo, x, nums, decl, vals):
-    k = _numbers_key(x._dtype, nums)
+    k = args_key(x._dtype, nums)
     if k is None or x._data.size >= _PT:
         return
     ew = decl.pw

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import numtorch
+from numtorch.ops.pointwise import _learned as learned_calls
 from numtorch.ops.pointwise import prepared_fast
 
 _x = np.array([[-2.5, -0.0, 0.0, 0.3], [1.7, 3.9, np.nan, -np.inf]], np.float32)
@@ -63,7 +64,7 @@ def _forget():
     for o in _engines():
         for name in ("_prepared", "_sig", "_fast", "_entry", "_fast_scalar", "_uf"):
             getattr(o, name, {}).clear()
-    for memo in prepared_fast.MEMOS:  # Note [Learned one-tensor binding calls]
+    for memo in prepared_fast.MEMOS + learned_calls.MEMOS:  # Note [Learned one-tensor binding calls]
         memo.clear()
 
 

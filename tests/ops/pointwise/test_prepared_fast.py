@@ -9,7 +9,8 @@ import pytest
 
 import numtorch as torch
 from numtorch.ops._registry import BINDINGS
-from numtorch.ops.pointwise import _prepared, prepared_fast
+from numtorch.ops.pointwise import _learned as learned_calls
+from numtorch.ops.pointwise import _elementwise, _prepared, prepared_fast
 from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture_logs
 
 _x = np.array([[-2.5, -0.0, 0.0, 0.3], [1.7, 3.9, np.nan, -np.inf]], np.float32)
@@ -35,10 +36,11 @@ def _args(dtype=np.float32):
     return torch.from_numpy(_x.astype(dtype)), torch.from_numpy(_y.astype(dtype))
 
 
-def _counting(monkeypatch):
-    # without the binding's learned calls (Note [Learned one-tensor binding calls], tested
-    # below), so that a plain call reaches prepared_call
-    for memo in prepared_fast.MEMOS:
+def _counting(monkeypatch, impl=False):
+    # without the learned calls (Note [Learned one-tensor binding calls], Note [Learned
+    # prepared calls]: tested below), so that a plain call reaches prepared_call, directly or
+    # through the op's impl (lerp)
+    for memo in prepared_fast.MEMOS + learned_calls.MEMOS:
         memo.clear()
     calls = []
     real = prepared_fast.prepared_call
@@ -49,6 +51,8 @@ def _counting(monkeypatch):
         return r
 
     monkeypatch.setattr(prepared_fast, "prepared_call", counted)
+    if impl:  # also the op's impl's prepared call (the route dispatches lerp's learned impl)
+        monkeypatch.setattr(_elementwise, "prepared_call", counted)
     return calls
 
 
@@ -64,7 +68,7 @@ def test_installed_on_every_name():
 def test_route_matches_the_body(name, dtype, monkeypatch):
     f = CALLS[name]
     body = f(*_args(dtype))  # the body, which learns the key
-    calls = _counting(monkeypatch)
+    calls = _counting(monkeypatch, impl=True)
     fast = f(*_args(dtype))
     assert any(calls), "the learned key did not take the prepared route"
     assert fast.dtype == body.dtype and fast.shape == body.shape and fast.stride() == body.stride()
@@ -171,14 +175,13 @@ def test_div_fast_call_matches_the_body_and_leaves_the_rest_to_it(monkeypatch):
 
 
 # Note [Learned one-tensor binding calls]
-# (not clamp_max_only, clamp_max: a float zero bound is never kept)
-ONE_TENSOR = ("clamp", "clamp_method", "clamp_min_only", "clip", "clamp_min", "round_decimals", "round_method",
-              "shift")  # fmt: skip
+ONE_TENSOR = ("clamp", "clamp_method", "clamp_min_only", "clamp_max_only", "clip", "clamp_min", "clamp_max",
+              "round_decimals", "round_method", "shift")  # fmt: skip
 
 
 def _memo_spy():
     calls = []
-    for memo in prepared_fast.MEMOS:
+    for memo in prepared_fast.MEMOS + learned_calls.MEMOS:
         for k, f in memo.items():
             memo[k] = ((lambda e: lambda *a: calls.append(1) or e(*a))(f[0]), *f[1:])
     return calls
@@ -188,7 +191,7 @@ def _memo_spy():
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_learned_binding_call_matches_the_body(name, dtype):
     f = CALLS[name]
-    for memo in prepared_fast.MEMOS:
+    for memo in prepared_fast.MEMOS + learned_calls.MEMOS:
         memo.clear()
     want = f(*_args(dtype))  # the body, which learns the prepared key
     for _ in range(3):  # the prepared entry, then the binding's call are learned
@@ -204,8 +207,9 @@ def test_learned_binding_call_matches_the_body(name, dtype):
 
 def test_learned_binding_call_leaves_the_rest_to_the_body():
     x, _ = _args()
-    for memo in prepared_fast.MEMOS:
+    for memo in prepared_fast.MEMOS + learned_calls.MEMOS:
         memo.clear()
+    first = [torch.clamp(x, -1.5, b).numpy().tobytes() for b in (0.0, -0.0)]  # the general path
     for _ in range(4):
         torch.clamp(x, -1, 2), torch.clamp(x, -1.5, 0.0)
     calls = _memo_spy()
@@ -225,11 +229,13 @@ def test_learned_binding_call_leaves_the_rest_to_the_body():
     np.testing.assert_array_equal(torch.clamp(x.t(), -1, 2).numpy(), np.clip(_x.T, -1, 2))
     assert torch.clamp(x, -1.0, 2.0).dtype is torch.float32  # a float key of its own
     assert calls == [1]
-    r = torch.clamp(x, -1.5, 0.0)  # a float zero is never kept: the prepared route
-    assert calls == [1] and np.signbit(r.numpy()[0, 1:3]).tolist() == [True, False]
+    r = torch.clamp(x, -1.5, 0.0)  # a float zero is kept with its sign
+    assert calls == [1, 1] and r.numpy().tobytes() == first[0]
+    r = torch.clamp(x, -1.5, -0.0)  # a key of its own
+    assert calls == [1, 1] and r.numpy().tobytes() == first[1] != first[0]
     with torch.inference_mode():
         assert torch.clamp(x, -1, 2).is_inference()
-    assert calls == [1, 1]
+    assert calls == [1, 1, 1]
     with pytest.raises(RuntimeError, match="value cannot be converted to type float without overflow"):
         torch.clamp(x, -1, 1e300)
 
@@ -240,7 +246,7 @@ def test_round_without_decimals_calls_round_default_and_leaves_the_rest_to_the_b
 
     op = _ROUND["functional"]
     torch.round(torch.ones(2))  # op.fast generates itself on its first call
-    for memo in prepared_fast.MEMOS:
+    for memo in prepared_fast.MEMOS + learned_calls.MEMOS:
         memo.clear()
     calls, routed = [], []
     real, real_prepared = op.fast, prepared_fast._prepared
