@@ -3,7 +3,6 @@ as ones_like(self, dtype=bool); everything else dispatches ones_like (or compare
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 import numtorch as torch
