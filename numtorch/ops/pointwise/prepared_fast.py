@@ -40,12 +40,13 @@ def _route(body):
     def fast(*v):
         x = v[0]
         if x.__class__ is Tensor and not S.td_modes and S.fw_level < 0 and (not has_out or v[-1] is None):
-            nums = v[1:-1] if has_out else v[1:]
             d = x._data
-            if memo and x._device is CPU and not (x._rg and S.grad_enabled) and d.flags.c_contiguous:
-                k = args_key(x._dtype, nums)
+            k = f = None
+            # (a second tensor, lerp's end, never gets a learned call here: its impl has one)
+            if v[1].__class__ is not Tensor and x._device is CPU and not (x._rg and S.grad_enabled) and d.flags.c_contiguous:
+                k = args_key(x._dtype, v[1:-1] if has_out else v[1:])
                 f = memo.get(k)
-                if f is not None and d.dtype is f[1] and d.__class__ is _nd and 1 < d.size < _PT:
+                if f is not None and f is not _NEVER and d.dtype is f[1] and d.__class__ is _nd and 1 < d.size < _PT:
                     r = _empty(d.shape, f[4])
                     f[0](d.ravel(), *f[2], r.ravel(), *f[3])
                     return _make(r, f[5])
@@ -56,7 +57,8 @@ def _route(body):
                 # Note [Learned prepared calls]: a learned impl beats the prepared route (lerp)
                 r = dispatch(op, vals) if hasattr(decl.cpu, "learned") else _prepared(decl, vals)
                 if r is not None:
-                    _learn(memo, x, nums, decl, vals)
+                    if k is not None and f is None:
+                        _learn(memo, k, x, decl, vals)
                     return r
             return dispatch(op, vals)
         return body(*v)
@@ -78,22 +80,25 @@ def _route(body):
 MEMOS: list = []  # every routed binding's learned calls (tests empty them)
 
 
-def _learn(memo, x, nums, decl, vals):
-    k = args_key(x._dtype, nums)
-    if k is None or x._data.size >= _PT:
+_NEVER = ()  # a key whose picked operands hold another tensor: not kept, not tried again
+
+
+def _learn(memo, k, x, decl, vals):
+    if x._data.size >= _PT:
         return
+    if len(memo) >= 64:
+        memo.clear()
     ew = decl.pw
     operands, params = [vals[i] for i in decl.inputs], [vals[i] for i in decl.params]
     if ew.__class__ is Routed:
         ew, operands, params = ew.pick(operands, params)
     if operands[0] is not x or any(isinstance(o, Tensor) for o in operands[1:]):
+        memo[k] = _NEVER
         return
     key = _key(operands, params)
     f = ew._prepared.get(key[0]) if key is not None else None
     if f is None or not f[6] or f[6][1] is None:  # no compiled entry learned yet
         return
-    if len(memo) >= 64:
-        memo.clear()
     memo[k] = (f[6][0], f[6][1], tuple(v for _, v in f[0]), tuple(f[1]), f[4], f[5])
 
 
