@@ -43,7 +43,8 @@ def _route(body):
             d = x._data
             k = f = None
             # (a second tensor, lerp's end, never gets a learned call here: its impl has one)
-            if v[1].__class__ is not Tensor and x._device is CPU and not (x._rg and S.grad_enabled) and d.flags.c_contiguous:
+            plain = x._device is CPU and not (x._rg and S.grad_enabled)
+            if plain and v[1].__class__ is not Tensor and d.flags.c_contiguous:
                 k = args_key(x._dtype, v[1:-1] if has_out else v[1:])
                 f = memo.get(k)
                 if f is not None and f is not _NEVER and d.dtype is f[1] and d.__class__ is _nd and 1 < d.size < _PT:
