@@ -9,9 +9,11 @@ import pytest
 
 import numtorch as torch
 from numtorch.ops._registry import BINDINGS
-from numtorch.ops.pointwise import _learned as learned_calls
 from numtorch.ops.pointwise import _elementwise, _prepared, prepared_fast
+from numtorch.ops.pointwise import _learned as learned_calls
 from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture_logs
+
+from .test_learned import _spy, check_learned
 
 _x = np.array([[-2.5, -0.0, 0.0, 0.3], [1.7, 3.9, np.nan, -np.inf]], np.float32)
 _y = np.array([[0.5, 2.0, -1.0, 0.25], [4.0, -3.0, 1.5, 0.75]], np.float32)
@@ -180,29 +182,13 @@ ONE_TENSOR = ("clamp", "clamp_method", "clamp_min_only", "clamp_max_only", "clip
 
 
 def _memo_spy():
-    calls = []
-    for memo in prepared_fast.MEMOS + learned_calls.MEMOS:
-        for k, f in memo.items():
-            memo[k] = ((lambda e: lambda *a: calls.append(1) or e(*a))(f[0]), *f[1:])
-    return calls
+    return _spy(prepared_fast.MEMOS + learned_calls.MEMOS)
 
 
 @pytest.mark.parametrize("name", ONE_TENSOR)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_learned_binding_call_matches_the_body(name, dtype):
-    f = CALLS[name]
-    for memo in prepared_fast.MEMOS + learned_calls.MEMOS:
-        memo.clear()
-    want = f(*_args(dtype))  # the body, which learns the prepared key
-    for _ in range(3):  # the prepared entry, then the binding's call are learned
-        f(*_args(dtype))
-    calls = _memo_spy()
-    assert any(prepared_fast.MEMOS), "the binding learned nothing"
-    got = f(*_args(dtype))
-    assert calls == [1], "the learned binding call was not taken"
-    assert got.dtype == want.dtype and got.shape == want.shape and got.stride() == want.stride()
-    assert got.numpy().tobytes() == want.numpy().tobytes()
-    assert got.grad_fn is None and got._data.flags.c_contiguous
+    check_learned(lambda: CALLS[name](*_args(dtype)), prepared_fast.MEMOS + learned_calls.MEMOS, prepared_fast.MEMOS)
 
 
 def test_learned_binding_call_leaves_the_rest_to_the_body():
