@@ -197,12 +197,13 @@ class Pointwise:
                 return _make(res, f[1])
         return self([a, b], params)
 
-    def inline_fast(self, kind: str, args: list) -> tuple[str, dict]:
+    def inline_fast(self, kind: str, args: list, pre: str = "") -> tuple[str, dict]:
         """Source of unary()/binary()'s same-dtype contiguous case, inlined into op.fast by the
         dispatcher (Note [Per-op fast path]); ``args`` name the operands, then the params.
         Only serial calls with int params (alpha=1 ...) on same-shape C-contiguous operands take
-        it; the rest call the impl. The learned entry is the 1-D overload's: an N-d call passes
-        flat views (a 2-d add through binary() cost 2.9 us against 1.3 us for 1-d)."""
+        it (``pre``: a subclass's case tried first); the rest call the impl. The learned entry
+        is the 1-D overload's: an N-d call passes flat views (a 2-d add through binary() cost
+        2.9 us against 1.3 us for 1-d)."""
         n = 1 if kind == "unary" else 2
         x, ps = args[:n], args[n:]
         d = [f"_d{i}" for i in range(n)]
@@ -219,7 +220,7 @@ class Pointwise:
         exact = " and ".join(f"{a}.__class__ is _nd" for a in d)
         src = f"""
         {head}
-        if {" and ".join(cond)}:
+        if {" and ".join(cond)}:{pre}
             _e = _PWE.get(x0._dtype)
             if _e is not None and _d0.size < _PT and {exact} and _d0.dtype is _e[1]:
                 if _d0.ndim == 1:
@@ -637,6 +638,8 @@ def defpointwise(
             functional = pw.unary  # noqa: F811
         elif n_in == 2:
             functional = pw.binary  # noqa: F811
+        if hasattr(pw, "learned"):  # Note [Learned prepared calls]
+            functional = pw.learned(functional, n_in)  # noqa: F811
     elif n_in == 2:  # other argument orders (elu_backward), unread ones (self_is_result): the
         i0, i1, binary = *in_idx, pw.binary  # fast path too (the list-building call: 2x PyTorch)
 

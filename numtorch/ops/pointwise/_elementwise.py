@@ -24,6 +24,8 @@ from ..._bfloat16 import rounded
 from ._expanded import expanded_call, expanded_inplace, signature_hook
 from ._inline import with_number_branch
 from ._prepared import learn_prepared, prepared_call
+from ._learned import learned
+from ._ufunc_route import UFUNCS, learn_ufunc, ufunc_branch
 from .._pointwise import (Pointwise, _broadcast, _cname, _resize_out, big_prefix, kernel_scalar,
                          run_expanded)
 from .._wide_uint import refuse_uint
@@ -52,7 +54,7 @@ class Elementwise(Pointwise):
     """
 
     __slots__ = ("variants", "kname", "errors", "prep", "zero_div", "kparams", "fast_ok", "opmath", "early",
-                 "strict_out", "_dtype_cache", "_sig", "_prepared")  # fmt: skip
+                 "strict_out", "_dtype_cache", "_sig", "_prepared", "_uf")  # fmt: skip
 
     def __init__(self, name, inputs, expr, params=(), rule="common", allow="bifc", kname=None,
                  errors=None, prep=None, zero_div=None, kparams=None, fast=None, opmath=(), early=None, strict_out=False,
@@ -78,6 +80,7 @@ class Elementwise(Pointwise):
         self._dtype_cache: dict = {}
         self._sig: dict = {}  # Note [Elementwise fast signatures]
         self._prepared: dict = {}  # Note [Elementwise prepared signatures]
+        self._uf: dict = {}  # Note [Ufunc route]: dtype -> (ufunc, result dtype, quiet)
         # fast: whether the engine's fast path may skip prep (it only takes plain int/float params)
         self.fast_ok = (prep is None and kparams is None) if fast is None else fast
 
@@ -90,8 +93,15 @@ class Elementwise(Pointwise):
     def kernel(self, variant):
         return next(iter(self.variants.values())).kernel(variant)
 
+    def learned(self, general, n):
+        """The functional impl (n operands, then the parameters), with Note [Learned prepared
+        calls] in front where the op has prepared parameters and no ufunc route."""
+        return general if self.fast_ok or self.name in UFUNCS else learned(self, general, n)
+
     def inline_fast(self, kind, args):
-        src, ns = Pointwise.inline_fast(self, kind, args)
+        pre, extra = ufunc_branch(self, kind, args)
+        src, ns = Pointwise.inline_fast(self, kind, args, pre)
+        ns.update(extra)
         return with_number_branch(self, src, ns, args) if kind == "binary" else (src, ns)
 
     def dtypes(self, operands):
@@ -310,6 +320,7 @@ class Elementwise(Pointwise):
         self._sig[compute, kind, inplace] = entry
         if not inplace and pat != "as":
             self._fast[compute] = entry  # the engine's own unary/binary fast path
+            learn_ufunc(self, compute, result)
 
     def out_strict(self, operands) -> bool:
         """Whether out= must have the result dtype (a per-call predicate for lerp's tensor weight)."""

@@ -10,6 +10,7 @@ from ... import _dtype as D
 from ..._tensor import Tensor, _make
 from ...kernels import PARALLEL_THRESHOLD
 from .._pointwise import big_prefix, kernel_scalar
+from ._ufunc_route import learn_ufunc
 
 _nd, _empty = np.ndarray, np.empty
 
@@ -136,3 +137,5 @@ def learn_prepared(ew, pw, operands, params, kparams, compute, result, scalar_as
         ew._prepared.clear()
     ew._prepared[k[0]] = (scalars, pvals, pw.kernel("c_" + pat), pw.kernel(big_prefix() + pat),
                           result.np, result, [])  # fmt: skip
+    if not scalars and not params and len(operands) <= 2:  # Note [Ufunc route]
+        learn_ufunc(ew, compute, result)

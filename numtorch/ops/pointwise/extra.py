@@ -14,6 +14,7 @@ from ..._device import CPU
 from ..._state import STATE
 from ..._tensor import Tensor, _make, _view, check_inference_write
 from ._elementwise import Elementwise
+from .._fast_guard import free
 from .._pointwise import Pointwise, _cname, defpointwise
 from .._registry import OPS, defop, public, schema_sig
 from .core import (
@@ -351,8 +352,18 @@ _register("ldexp", {"functional": defop("ldexp.Tensor(Tensor self, Tensor other)
           second_tensor=True)  # fmt: skip
 
 
+# Note [Plain isreal]
+# isreal of a real tensor is ones_like(self, dtype=bool) (ATen's composite): 2.7 us through the
+# factory op where PyTorch takes 1.2. For a plain C-contiguous CPU Tensor with nothing to see
+# the decomposition (no dispatch mode, forward-AD level or autocast region) that is a new
+# C-contiguous bool array of ones, as ones_like's own result.
 def _isreal(self):
     if self._dtype.category != D._COMPLEX:  # at::isreal: ones_like(self, kBool)
+        d = self._data
+        if self.__class__ is Tensor and self._device is CPU and d.flags.c_contiguous and free():
+            r = np.empty(d.shape, np.bool_)
+            r.fill(True)
+            return _make(r, D.bool)
         return dispatch(OPS["aten::ones_like"], [self, D.bool, None, None, None, None])
     return _cmp("eq", self.imag, 0)
 

@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 
 import numtorch
+from numtorch.ops.pointwise import _learned as learned_calls
+from numtorch.ops.pointwise import prepared_fast
 
 _x = np.array([[-2.5, -0.0, 0.0, 0.3], [1.7, 3.9, np.nan, -np.inf]], np.float32)
 _y = np.array([[0.5, 2.0, -1.0, 0.25], [4.0, -3.0, 1.5, 0.75]], np.float32)
@@ -60,8 +62,10 @@ def _forget():
     # every learned kernel table, emptied in place (the dispatcher's inlined branches hold the
     # same dicts): the first call below then takes the general path, whatever ran before
     for o in _engines():
-        for name in ("_prepared", "_sig", "_fast", "_entry", "_fast_scalar"):
+        for name in ("_prepared", "_sig", "_fast", "_entry", "_fast_scalar", "_uf"):
             getattr(o, name, {}).clear()
+    for memo in prepared_fast.MEMOS + learned_calls.MEMOS:  # Note [Learned one-tensor binding calls]
+        memo.clear()
 
 
 @pytest.mark.parametrize("name", list(CASES))

@@ -9,8 +9,11 @@ import pytest
 
 import numtorch as torch
 from numtorch.ops._registry import BINDINGS
-from numtorch.ops.pointwise import _prepared, prepared_fast
+from numtorch.ops.pointwise import _elementwise, _prepared, prepared_fast
+from numtorch.ops.pointwise import _learned as learned_calls
 from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture_logs
+
+from .test_learned import _spy, check_learned
 
 _x = np.array([[-2.5, -0.0, 0.0, 0.3], [1.7, 3.9, np.nan, -np.inf]], np.float32)
 _y = np.array([[0.5, 2.0, -1.0, 0.25], [4.0, -3.0, 1.5, 0.75]], np.float32)
@@ -35,7 +38,12 @@ def _args(dtype=np.float32):
     return torch.from_numpy(_x.astype(dtype)), torch.from_numpy(_y.astype(dtype))
 
 
-def _counting(monkeypatch):
+def _counting(monkeypatch, impl=False):
+    # without the learned calls (Note [Learned one-tensor binding calls], Note [Learned
+    # prepared calls]: tested below), so that a plain call reaches prepared_call, directly or
+    # through the op's impl (lerp)
+    for memo in prepared_fast.MEMOS + learned_calls.MEMOS:
+        memo.clear()
     calls = []
     real = prepared_fast.prepared_call
 
@@ -45,6 +53,8 @@ def _counting(monkeypatch):
         return r
 
     monkeypatch.setattr(prepared_fast, "prepared_call", counted)
+    if impl:  # also the op's impl's prepared call (the route dispatches lerp's learned impl)
+        monkeypatch.setattr(_elementwise, "prepared_call", counted)
     return calls
 
 
@@ -60,7 +70,7 @@ def test_installed_on_every_name():
 def test_route_matches_the_body(name, dtype, monkeypatch):
     f = CALLS[name]
     body = f(*_args(dtype))  # the body, which learns the key
-    calls = _counting(monkeypatch)
+    calls = _counting(monkeypatch, impl=True)
     fast = f(*_args(dtype))
     assert any(calls), "the learned key did not take the prepared route"
     assert fast.dtype == body.dtype and fast.shape == body.shape and fast.stride() == body.stride()
@@ -164,6 +174,89 @@ def test_div_fast_call_matches_the_body_and_leaves_the_rest_to_it(monkeypatch):
     xg = x.clone().requires_grad_(True)
     torch.div(xg, y).sum().backward()
     np.testing.assert_array_equal(xg.grad.numpy(), (1 / _y).astype(np.float32))
+
+
+# Note [Learned one-tensor binding calls]
+ONE_TENSOR = ("clamp", "clamp_method", "clamp_min_only", "clamp_max_only", "clip", "clamp_min", "clamp_max",
+              "round_decimals", "round_method", "shift")  # fmt: skip
+
+
+def _memo_spy():
+    return _spy(prepared_fast.MEMOS + learned_calls.MEMOS)
+
+
+@pytest.mark.parametrize("name", ONE_TENSOR)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_learned_binding_call_matches_the_body(name, dtype):
+    check_learned(lambda: CALLS[name](*_args(dtype)), prepared_fast.MEMOS + learned_calls.MEMOS, prepared_fast.MEMOS)
+
+
+def test_learned_binding_call_leaves_the_rest_to_the_body():
+    x, _ = _args()
+    for memo in prepared_fast.MEMOS + learned_calls.MEMOS:
+        memo.clear()
+    first = [torch.clamp(x, -1.5, b).numpy().tobytes() for b in (0.0, -0.0)]  # the general path
+    for _ in range(4):
+        torch.clamp(x, -1, 2), torch.clamp(x, -1.5, 0.0)
+    calls = _memo_spy()
+    assert torch.clamp(x, -1, 2).tolist()[1][:2] == [np.float32(1.7), 2.0] and calls == [1]
+    xg = x.clone().requires_grad_(True)
+    assert torch.clamp(xg, -1, 2).grad_fn is not None
+    out = torch.empty(2, 4)
+    assert torch.clamp(x, -1, 2, out=out) is out
+    with capture_logs() as logs, LoggingTensorMode():
+        torch.clamp(x, -1, 2)
+    assert any("clamp" in line for line in logs)
+
+    class Sub(torch.Tensor):
+        pass
+
+    assert type(torch.clamp(x.as_subclass(Sub), -1, 2)) is Sub
+    np.testing.assert_array_equal(torch.clamp(x.t(), -1, 2).numpy(), np.clip(_x.T, -1, 2))
+    assert torch.clamp(x, -1.0, 2.0).dtype is torch.float32  # a float key of its own
+    assert calls == [1]
+    r = torch.clamp(x, -1.5, 0.0)  # a float zero is kept with its sign
+    assert calls == [1, 1] and r.numpy().tobytes() == first[0]
+    r = torch.clamp(x, -1.5, -0.0)  # a key of its own
+    assert calls == [1, 1] and r.numpy().tobytes() == first[1] != first[0]
+    with torch.inference_mode():
+        assert torch.clamp(x, -1, 2).is_inference()
+    assert calls == [1, 1, 1]
+    with pytest.raises(RuntimeError, match="value cannot be converted to type float without overflow"):
+        torch.clamp(x, -1, 1e300)
+
+
+# Note [Round binding fast call]
+def test_round_without_decimals_calls_round_default_and_leaves_the_rest_to_the_body(monkeypatch):
+    from numtorch.ops.pointwise.core import _ROUND
+
+    op = _ROUND["functional"]
+    torch.round(torch.ones(2))  # op.fast generates itself on its first call
+    for memo in prepared_fast.MEMOS + learned_calls.MEMOS:
+        memo.clear()
+    calls, routed = [], []
+    real, real_prepared = op.fast, prepared_fast._prepared
+    monkeypatch.setattr(op, "fast", lambda *a: calls.append(1) or real(*a))
+    monkeypatch.setattr(prepared_fast, "_prepared", lambda *a: routed.append(1) or real_prepared(*a))
+    x, y = _args()
+    body = [b for b in BINDINGS if b.name == "round" and b.module == "torch"][0].body
+    for t in (x, y, torch.arange(5), torch.tensor(2.5), x.t()):
+        want = body(t, None, None)
+        assert routed and calls
+        del routed[:], calls[:]
+        for got in (torch.round(t), t.round()):
+            assert got.dtype == want.dtype and got.stride() == want.stride()
+            assert got.numpy().tobytes() == want.numpy().tobytes()
+        assert len(calls) == 2 and not routed, "the binding ran its body"
+    assert torch.round(y, decimals=1).tolist()[0] == [0.5, 2.0, -1.0, np.float32(0.2)]
+    out = torch.empty(2, 4)
+    assert torch.round(y, out=out) is out and out.tolist()[1] == [4.0, -3.0, 2.0, 1.0]
+    with capture_logs() as logs, LoggingTensorMode():
+        torch.round(y)
+    assert any("round.default" in line for line in logs)
+    assert routed  # decimals, out= and the mode took the body
+    with pytest.raises(TypeError):
+        torch.round(y, 1)
 
 
 @pytest.mark.parametrize("name", ["equal", "isclose", "allclose"])
