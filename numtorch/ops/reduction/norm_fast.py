@@ -1,0 +1,236 @@
+"""Binding fast calls of the vector norms (Note [Norm fast calls]): torch.norm / Tensor.norm,
+linalg.vector_norm, linalg.norm, linalg.matrix_norm("fro"), dist and F.normalize."""
+
+# Note [Norm fast calls]
+# A small norm went through four to six layers before its kernel: linalg.norm's body, the
+# linalg_vector_norm composite's dispatch, its dtype checks, aten.norm.ScalarOpt_dim's dispatch,
+# _norm_cpu's checks and fold -> run -> layout -> _launch (linalg.norm 12 us on 24 floats,
+# PyTorch 2.4). These calls do what that chain does for a plain call (no mode, forward-AD level
+# or autocast region, an operand that records nothing: _fast_guard), on a C-contiguous aligned
+# float32/float64 ndarray that is not empty, with a p of _NORMS (2, 1, 0, inf, -inf): the same
+# (outer, R, inner) layout as Note [Reduction layout] (the reduced dims moved last by one copy
+# where they are not adjacent), the same serial row/col kernel called through its compiled entry
+# (_launch from PARALLEL_THRESHOLD elements on), the |x| kernel where every reduced dim has size
+# 1 as _norm_cpu. Anything else, or a dim argument the layout's own checks refuse, declines (None)
+# to the binding's body, which then raises PyTorch's error. dist's difference is NumPy's
+# subtraction of two same-shape operands of one dtype (one IEEE subtraction per element, as the
+# sub kernel); F.normalize's denominator is clamp_min's max(norm, eps) in the input's dtype, its
+# quotient one IEEE division per element (tests/ops/reduction/test_norm_fast.py compares each
+# with its body bit for bit).
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ... import _dtype as D
+from ..._tensor import Tensor, _make
+from ...kernels import PARALLEL_THRESHOLD
+from .._fast_guard import free, or_body, params, recordless
+from .._quiet import IGNORE, quiet, restore as _unquiet
+from . import _reduce as E
+from .core import _NORMS
+
+_FLOATS = {D.float32: D.float32, D.float64: D.float64}
+_NORM1 = _NORMS[1.0]
+_STORES: dict = {}  # comb -> {dtype: learned entries (_reduce._learn)}
+_LAYOUTS: dict = {}  # (shape, dims, keepdim) -> (outer, R, inner, result shape, perm, every reduced dim 1)
+_nd = np.ndarray
+_PT = PARALLEL_THRESHOLD
+COUNT = [0]  # calls that took the fast route (tests)
+
+
+def _layout(shape: tuple, dim, keepdim: bool):
+    # the body's layout of a C-contiguous input (Note [Reduction layout]); None where it raises
+    try:
+        dims = E.dims_arg(dim, len(shape))
+    except Exception:  # noqa: BLE001  (the body raises it, with its own checks first)
+        return None
+    ones = all(shape[d] == 1 for d in dims)
+    kept = [i for i in range(len(shape)) if i not in dims]
+    perm = None
+    if not dims:
+        outer, R, inner = math.prod(shape), 1, 1
+    elif dims[-1] - dims[0] + 1 == len(dims):
+        outer, R, inner = math.prod(shape[: dims[0]]), math.prod(shape[dims[0] : dims[-1] + 1]), math.prod(shape[dims[-1] + 1 :])
+    else:
+        perm = tuple(kept) + dims
+        outer, R, inner = math.prod(shape[i] for i in kept), math.prod(shape[d] for d in dims), 1
+    if len(_LAYOUTS) > 512:
+        _LAYOUTS.clear()
+    lay = _LAYOUTS[shape, dim, keepdim] = (outer, R, inner, E.out_shape(shape, dims, keepdim), perm, ones)
+    return lay
+
+
+def _dims_key(dim):
+    # a hashable dim argument whose entries are ints (2.0 or True would hash as 2 or 1)
+    c = dim.__class__
+    if dim is None or c is int:
+        return dim
+    if (c is tuple or c is list) and all(d.__class__ is int for d in dim):
+        return tuple(dim)
+    return False
+
+
+def vnorm(x, p, dim, keepdim):
+    """The ndarray aten.norm.ScalarOpt_dim(x, p, dim, keepdim) gives a plain float32/float64 ``x``,
+    or None where the body must run (Note [Norm fast calls])."""
+    a = x._data
+    dt = x._dtype
+    if (
+        dt not in _FLOATS
+        or a.__class__ is not _nd
+        or not a.size
+        or keepdim.__class__ is not bool
+        or (p.__class__ is not float and p.__class__ is not int)
+    ):
+        return None
+    comb = _NORMS.get(p)
+    key = _dims_key(dim)
+    if comb is None or key is False:
+        return None
+    f = a.flags
+    if not (f.c_contiguous and f.aligned):
+        return None
+    lay = _LAYOUTS.get((a.shape, key, keepdim))
+    if lay is None:
+        lay = _layout(a.shape, key, keepdim)
+        if lay is None:
+            return None
+    outer, R, inner, shape, perm, ones = lay
+    if ones and p != 0:
+        comb = _NORM1
+    store = _STORES.get(comb)
+    if store is None:
+        store = _STORES[comb] = {}
+    e = store.get(dt)
+    if e is None:
+        e = E._learn(comb, store, dt, _FLOATS)
+    flat = (a if perm is None else np.ascontiguousarray(a.transpose(perm))).reshape(-1)
+    r = np.empty(outer * inner, e[3])
+    if a.size >= _PT:
+        E._launch(comb.module(), flat, r, outer, R, inner, ())
+    elif inner == 1:
+        e[0](flat, r, outer, R)
+    else:
+        k = e[1]
+        if k is None:
+            k = E._learn_col(comb, e)
+        k(flat, r, outer, R, inner, min(inner, 1024))
+    COUNT[0] += 1
+    return r.reshape(shape)
+
+
+def _plain(x) -> bool:
+    return free() and recordless(x)
+
+
+def _wrap(x, arr):
+    return None if arr is None else _make(arr, x._dtype)
+
+
+# ---- the bindings' calls: a Tensor, or None to run the body ----------------------------------
+def _torch_norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    if out is not None or dtype is not None or not _plain(input):
+        return None
+    if p.__class__ is str:
+        if p != "fro" or not (dim is None or dim.__class__ is int or len(dim) <= 2):
+            return None
+        p = 2.0
+    return _wrap(input, vnorm(input, p, [] if dim is None else dim, keepdim))
+
+
+def _tensor_norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+    return _torch_norm(self, p, dim, keepdim, None, dtype)
+
+
+def _vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None, out=None):
+    if out is not None or dtype is not None or not _plain(x):
+        return None
+    return _wrap(x, vnorm(x, ord, [] if dim is None else dim, keepdim))
+
+
+def _fro(A, dim, keepdim):
+    # linalg_matrix_norm's "fro": the 2-norm over its two wrapped dims
+    n = A._data.ndim
+    if n < 2 or len(dim) != 2 or not all(d.__class__ is int and -n <= d < n for d in dim):
+        return None
+    d0, d1 = (d + n if d < 0 else d for d in dim)
+    return _wrap(A, vnorm(A, 2, [d0, d1], keepdim))
+
+
+def _matrix_norm(A, ord="fro", dim=None, keepdim=False, dtype=None, out=None):
+    if ord.__class__ is not str or ord != "fro" or out is not None or dtype is not None or not _plain(A):
+        return None
+    return _fro(A, (-2, -1) if dim is None else dim, keepdim)
+
+
+def _linalg_norm(A, ord=None, dim=None, keepdim=False, out=None, dtype=None):
+    if ord is not None or out is not None or dtype is not None or not _plain(A):
+        return None
+    if dim is None:
+        return _wrap(A, vnorm(A, 2, [], keepdim))
+    if dim.__class__ is int:
+        return _wrap(A, vnorm(A, 2, [dim], keepdim))
+    if (dim.__class__ is tuple or dim.__class__ is list) and len(dim) == 1:
+        return _wrap(A, vnorm(A, 2, list(dim), keepdim))
+    if (dim.__class__ is tuple or dim.__class__ is list) and len(dim) == 2:
+        return _fro(A, dim, keepdim)
+    return None
+
+
+def _operands(x, y):
+    # two plain same-shape C-contiguous operands of one float dtype: their ndarrays, else None
+    a, b = x._data, y._data
+    if x._dtype is not y._dtype or a.shape != b.shape or not (_plain(x) and recordless(y)):
+        return None
+    return a, b
+
+
+def _dist(input, other, p=2):
+    ab = _operands(input, other)
+    if ab is None or input._dtype not in _FLOATS:
+        return None
+    tok = quiet(IGNORE)  # the sub kernel sets no flags either
+    try:
+        d = np.subtract(ab[0], ab[1])
+    finally:
+        _unquiet(tok)
+    return _wrap(input, vnorm(_make(d, input._dtype), p, [], False))
+
+
+def _normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    if out is not None or dim.__class__ is not int or eps.__class__ is not float or not _plain(input):
+        return None
+    n = vnorm(input, p, [dim], True)
+    if n is None:
+        return None
+    a = input._data
+    tok = quiet(IGNORE)
+    try:
+        r = np.divide(a, np.maximum(n, a.dtype.type(eps)))
+    finally:
+        _unquiet(tok)
+    return _make(r, input._dtype)
+
+
+_CALLS = {
+    ("torch", "norm"): _torch_norm,
+    ("Tensor", "norm"): _tensor_norm,
+    ("torch.linalg", "vector_norm"): _vector_norm,
+    ("torch.linalg", "norm"): _linalg_norm,
+    ("torch.linalg", "matrix_norm"): _matrix_norm,
+    ("torch", "dist"): _dist,
+    ("Tensor", "dist"): _dist,
+    ("torch.nn.functional", "normalize"): _normalize,
+}
+
+
+def install(bindings) -> None:
+    """Attach the calls above to their bindings (numtorch/__init__.py, before _api.install)."""
+    for b in bindings:
+        fast = _CALLS.get((b.module, b.name))
+        # dist's generated fast call only skipped to its composite's dispatch: replaced
+        if fast is not None and (b.fast is None or b.name == "dist"):
+            b.fast = (or_body(fast, b.body), params(b.sig))
