@@ -35,19 +35,25 @@ from .core import _NORMS
 _FLOATS = {D.float32: D.float32, D.float64: D.float64}
 _NORM1 = _NORMS[1.0]
 _STORES: dict = {}  # comb -> {dtype: learned entries (_reduce._learn)}
-_LAYOUTS: dict = {}  # (shape, dims, keepdim) -> (outer, R, inner, result shape, perm, every reduced dim 1)
+_PLANS: dict = {}  # (shape, dims, keepdim, p, dtype) -> _plan's tuple
 _nd = np.ndarray
 _PT = PARALLEL_THRESHOLD
 COUNT = [0]  # calls that took the fast route (tests)
 
 
-def _layout(shape: tuple, dim, keepdim: bool):
-    # the body's layout of a C-contiguous input (Note [Reduction layout]); None where it raises
+def _plan(key, shape: tuple, dim, keepdim: bool, p, dt):
+    # the body's layout of a C-contiguous input (Note [Reduction layout]) and its kernel:
+    # (row or col entry, outer, R, inner, result shape, perm, result np dtype, comb); None where
+    # the body raises (its own checks come first)
+    comb = _NORMS.get(p)
+    if comb is None:
+        return None
     try:
         dims = E.dims_arg(dim, len(shape))
-    except Exception:  # noqa: BLE001  (the body raises it, with its own checks first)
+    except Exception:  # noqa: BLE001
         return None
-    ones = all(shape[d] == 1 for d in dims)
+    if p != 0 and all(shape[d] == 1 for d in dims):
+        comb = _NORM1
     kept = [i for i in range(len(shape)) if i not in dims]
     perm = None
     if not dims:
@@ -57,20 +63,13 @@ def _layout(shape: tuple, dim, keepdim: bool):
     else:
         perm = tuple(kept) + dims
         outer, R, inner = math.prod(shape[i] for i in kept), math.prod(shape[d] for d in dims), 1
-    if len(_LAYOUTS) > 512:
-        _LAYOUTS.clear()
-    lay = _LAYOUTS[shape, dim, keepdim] = (outer, R, inner, E.out_shape(shape, dims, keepdim), perm, ones)
-    return lay
-
-
-def _dims_key(dim):
-    # a hashable dim argument whose entries are ints (2.0 or True would hash as 2 or 1)
-    c = dim.__class__
-    if dim is None or c is int:
-        return dim
-    if (c is tuple or c is list) and all(d.__class__ is int for d in dim):
-        return tuple(dim)
-    return False
+    store = _STORES.setdefault(comb, {})
+    e = store.get(dt) or E._learn(comb, store, dt, _FLOATS)
+    k = e[0] if inner == 1 else e[1] or E._learn_col(comb, e)
+    if len(_PLANS) > 512:
+        _PLANS.clear()
+    plan = _PLANS[key] = (k, outer, R, inner, E.out_shape(shape, dims, keepdim), perm, e[3], comb)
+    return plan
 
 
 def vnorm(x, p, dim, keepdim):
@@ -78,45 +77,36 @@ def vnorm(x, p, dim, keepdim):
     or None where the body must run (Note [Norm fast calls])."""
     a = x._data
     dt = x._dtype
+    c = dim.__class__
+    if c is tuple or c is list:
+        for d in dim:  # 2.0 or True would hash as a cached 2 or 1
+            if d.__class__ is not int:
+                return None
+        dim = tuple(dim)
+    elif c is not int:
+        return None
     if (
         dt not in _FLOATS
         or a.__class__ is not _nd
-        or not a.size
         or keepdim.__class__ is not bool
         or (p.__class__ is not float and p.__class__ is not int)
     ):
         return None
-    comb = _NORMS.get(p)
-    key = _dims_key(dim)
-    if comb is None or key is False:
-        return None
     f = a.flags
-    if not (f.c_contiguous and f.aligned):
+    if not (f.c_contiguous and f.aligned and a.size):
         return None
-    lay = _LAYOUTS.get((a.shape, key, keepdim))
-    if lay is None:
-        lay = _layout(a.shape, key, keepdim)
-        if lay is None:
-            return None
-    outer, R, inner, shape, perm, ones = lay
-    if ones and p != 0:
-        comb = _NORM1
-    store = _STORES.get(comb)
-    if store is None:
-        store = _STORES[comb] = {}
-    e = store.get(dt)
-    if e is None:
-        e = E._learn(comb, store, dt, _FLOATS)
+    key = (a.shape, dim, keepdim, p, dt)
+    plan = _PLANS.get(key) or _plan(key, a.shape, dim, keepdim, p, dt)
+    if plan is None:
+        return None
+    k, outer, R, inner, shape, perm, rdt, comb = plan
     flat = (a if perm is None else np.ascontiguousarray(a.transpose(perm))).reshape(-1)
-    r = np.empty(outer * inner, e[3])
+    r = np.empty(outer * inner, rdt)
     if a.size >= _PT:
         E._launch(comb.module(), flat, r, outer, R, inner, ())
     elif inner == 1:
-        e[0](flat, r, outer, R)
+        k(flat, r, outer, R)
     else:
-        k = e[1]
-        if k is None:
-            k = E._learn_col(comb, e)
         k(flat, r, outer, R, inner, min(inner, 1024))
     COUNT[0] += 1
     return r.reshape(shape)
@@ -138,7 +128,7 @@ def _torch_norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
         if p != "fro" or not (dim is None or dim.__class__ is int or len(dim) <= 2):
             return None
         p = 2.0
-    return _wrap(input, vnorm(input, p, [] if dim is None else dim, keepdim))
+    return _wrap(input, vnorm(input, p, () if dim is None else dim, keepdim))
 
 
 def _tensor_norm(self, p="fro", dim=None, keepdim=False, dtype=None):
@@ -148,16 +138,19 @@ def _tensor_norm(self, p="fro", dim=None, keepdim=False, dtype=None):
 def _vector_norm(x, ord=2, dim=None, keepdim=False, dtype=None, out=None):
     if out is not None or dtype is not None or not _plain(x):
         return None
-    return _wrap(x, vnorm(x, ord, [] if dim is None else dim, keepdim))
+    return _wrap(x, vnorm(x, ord, () if dim is None else dim, keepdim))
 
 
 def _fro(A, dim, keepdim):
-    # linalg_matrix_norm's "fro": the 2-norm over its two wrapped dims
+    # linalg_matrix_norm's "fro": the 2-norm over its two dims (vnorm refuses non-ints), which
+    # it wraps first: (0, -3) of a 3-d input is one dim twice, the body's error
     n = A._data.ndim
-    if n < 2 or len(dim) != 2 or not all(d.__class__ is int and -n <= d < n for d in dim):
+    if n < 2 or len(dim) != 2:
         return None
-    d0, d1 = (d + n if d < 0 else d for d in dim)
-    return _wrap(A, vnorm(A, 2, [d0, d1], keepdim))
+    d0, d1 = dim
+    if d0.__class__ is not int or d1.__class__ is not int or not (-n <= d0 < n and -n <= d1 < n):
+        return None
+    return _wrap(A, vnorm(A, 2, (d0 + n if d0 < 0 else d0, d1 + n if d1 < 0 else d1), keepdim))
 
 
 def _matrix_norm(A, ord="fro", dim=None, keepdim=False, dtype=None, out=None):
@@ -169,14 +162,13 @@ def _matrix_norm(A, ord="fro", dim=None, keepdim=False, dtype=None, out=None):
 def _linalg_norm(A, ord=None, dim=None, keepdim=False, out=None, dtype=None):
     if ord is not None or out is not None or dtype is not None or not _plain(A):
         return None
-    if dim is None:
-        return _wrap(A, vnorm(A, 2, [], keepdim))
-    if dim.__class__ is int:
-        return _wrap(A, vnorm(A, 2, [dim], keepdim))
-    if (dim.__class__ is tuple or dim.__class__ is list) and len(dim) == 1:
-        return _wrap(A, vnorm(A, 2, list(dim), keepdim))
-    if (dim.__class__ is tuple or dim.__class__ is list) and len(dim) == 2:
-        return _fro(A, dim, keepdim)
+    if dim is None or dim.__class__ is int:
+        return _wrap(A, vnorm(A, 2, () if dim is None else dim, keepdim))
+    if dim.__class__ is tuple or dim.__class__ is list:
+        if len(dim) == 1:
+            return _wrap(A, vnorm(A, 2, dim, keepdim))
+        if len(dim) == 2:
+            return _fro(A, dim, keepdim)
     return None
 
 
@@ -197,13 +189,13 @@ def _dist(input, other, p=2):
         d = np.subtract(ab[0], ab[1])
     finally:
         _unquiet(tok)
-    return _wrap(input, vnorm(_make(d, input._dtype), p, [], False))
+    return _wrap(input, vnorm(_make(d, input._dtype), p, (), False))
 
 
 def _normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     if out is not None or dim.__class__ is not int or eps.__class__ is not float or not _plain(input):
         return None
-    n = vnorm(input, p, [dim], True)
+    n = vnorm(input, p, dim, True)
     if n is None:
         return None
     a = input._data
