@@ -1,5 +1,6 @@
 """Binding fast calls of the vector norms (Note [Norm fast calls]): torch.norm / Tensor.norm,
-linalg.vector_norm, linalg.norm, linalg.matrix_norm("fro"), dist and F.normalize."""
+linalg.vector_norm, linalg.norm, linalg.matrix_norm("fro"), dist, F.normalize,
+cosine_similarity and pairwise_distance."""
 
 # Note [Norm fast calls]
 # A small norm went through four to six layers before its kernel: linalg.norm's body, the
@@ -30,29 +31,27 @@ from ...kernels import PARALLEL_THRESHOLD
 from .._fast_guard import free, or_body, params, recordless
 from .._quiet import IGNORE, quiet, restore as _unquiet
 from . import _reduce as E
-from .core import _NORMS
+from .core import _NORMS, _SUM
 
 _FLOATS = {D.float32: D.float32, D.float64: D.float64}
 _NORM1 = _NORMS[1.0]
 _STORES: dict = {}  # comb -> {dtype: learned entries (_reduce._learn)}
-_PLANS: dict = {}  # (shape, dims, keepdim, p, dtype) -> _plan's tuple
+_PLANS: dict = {}  # (shape, dim, keepdim, comb, dtype) -> _plan's tuple
 _nd = np.ndarray
 _PT = PARALLEL_THRESHOLD
 COUNT = [0]  # calls that took the fast route (tests)
 
 
-def _plan(key, shape: tuple, dim, keepdim: bool, p, dt):
+def _plan(key, shape: tuple, dim, keepdim: bool, comb, swap: bool, dt):
     # the body's layout of a C-contiguous input (Note [Reduction layout]) and its kernel:
     # (row or col entry, outer, R, inner, result shape, perm, result np dtype, comb); None where
-    # the body raises (its own checks come first)
-    comb = _NORMS.get(p)
-    if comb is None:
-        return None
+    # the body raises (its own checks come first). ``swap``: the |x| kernel where every reduced
+    # dim has size 1 (_norm_cpu's, for p != 0)
     try:
         dims = E.dims_arg(dim, len(shape))
     except Exception:  # noqa: BLE001
         return None
-    if p != 0 and all(shape[d] == 1 for d in dims):
+    if swap and all(shape[d] == 1 for d in dims):
         comb = _NORM1
     kept = [i for i in range(len(shape)) if i not in dims]
     perm = None
@@ -70,6 +69,26 @@ def _plan(key, shape: tuple, dim, keepdim: bool, p, dt):
         _PLANS.clear()
     plan = _PLANS[key] = (k, outer, R, inner, E.out_shape(shape, dims, keepdim), perm, e[3], comb)
     return plan
+
+
+def _run(a, dt, comb, dim, keepdim, swap):
+    # ``comb`` over ``dim`` of a non-empty C-contiguous aligned float32/float64 ndarray, as fold
+    # runs it; ``dim`` an int or a tuple of ints; None where the body must run
+    key = (a.shape, dim, keepdim, comb, dt)
+    plan = _PLANS.get(key) or _plan(key, a.shape, dim, keepdim, comb, swap, dt)
+    if plan is None:
+        return None
+    k, outer, R, inner, shape, perm, rdt, comb = plan
+    flat = (a if perm is None else np.ascontiguousarray(a.transpose(perm))).reshape(-1)
+    r = np.empty(outer * inner, rdt)
+    if a.size >= _PT:
+        E._launch(comb.module(), flat, r, outer, R, inner, ())
+    elif inner == 1:
+        k(flat, r, outer, R)
+    else:
+        k(flat, r, outer, R, inner, min(inner, 1024))
+    COUNT[0] += 1
+    return r.reshape(shape)
 
 
 def vnorm(x, p, dim, keepdim):
@@ -92,24 +111,11 @@ def vnorm(x, p, dim, keepdim):
         or (p.__class__ is not float and p.__class__ is not int)
     ):
         return None
+    comb = _NORMS.get(p)
     f = a.flags
-    if not (f.c_contiguous and f.aligned and a.size):
+    if comb is None or not (f.c_contiguous and f.aligned and a.size):
         return None
-    key = (a.shape, dim, keepdim, p, dt)
-    plan = _PLANS.get(key) or _plan(key, a.shape, dim, keepdim, p, dt)
-    if plan is None:
-        return None
-    k, outer, R, inner, shape, perm, rdt, comb = plan
-    flat = (a if perm is None else np.ascontiguousarray(a.transpose(perm))).reshape(-1)
-    r = np.empty(outer * inner, rdt)
-    if a.size >= _PT:
-        E._launch(comb.module(), flat, r, outer, R, inner, ())
-    elif inner == 1:
-        k(flat, r, outer, R)
-    else:
-        k(flat, r, outer, R, inner, min(inner, 1024))
-    COUNT[0] += 1
-    return r.reshape(shape)
+    return _run(a, dt, comb, dim, keepdim, p != 0)
 
 
 def _plain(x) -> bool:
@@ -207,6 +213,39 @@ def _normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
     return _make(r, input._dtype)
 
 
+def _cosine_similarity(x1, x2, dim=1, eps=1e-08):
+    # the composite's ((x1 / n1) * (x2 / n2)).sum(dim), n = max(norm(x, 2, dim, keepdim), eps)
+    ab = _operands(x1, x2)
+    if ab is None or x1._dtype not in _FLOATS or dim.__class__ is not int or eps.__class__ is not float:
+        return None
+    n1 = vnorm(x1, 2, dim, True)
+    n2 = None if n1 is None else vnorm(x2, 2, dim, True)
+    if n2 is None:
+        return None
+    a, b = ab
+    e = a.dtype.type(eps)
+    tok = quiet(IGNORE)
+    try:
+        q = np.multiply(np.divide(a, np.maximum(n1, e)), np.divide(b, np.maximum(n2, e)))
+    finally:
+        _unquiet(tok)
+    return _wrap(x1, _run(q, x1._dtype, _SUM, dim, False, False))
+
+
+def _pairwise_distance(x1, x2, p=2.0, eps=1e-06, keepdim=False):
+    # the composite's (x1 - x2 + eps).norm(p, ndim - 1, keepdim)
+    ab = _operands(x1, x2)
+    if ab is None or x1._dtype not in _FLOATS or eps.__class__ is not float:
+        return None
+    a, b = ab
+    tok = quiet(IGNORE)
+    try:
+        d = np.add(np.subtract(a, b), a.dtype.type(eps))
+    finally:
+        _unquiet(tok)
+    return _wrap(x1, vnorm(_make(d, x1._dtype), p, a.ndim - 1, keepdim))
+
+
 _CALLS = {
     ("torch", "norm"): _torch_norm,
     ("Tensor", "norm"): _tensor_norm,
@@ -216,6 +255,10 @@ _CALLS = {
     ("torch", "dist"): _dist,
     ("Tensor", "dist"): _dist,
     ("torch.nn.functional", "normalize"): _normalize,
+    ("torch.nn.functional", "cosine_similarity"): _cosine_similarity,
+    ("torch", "cosine_similarity"): _cosine_similarity,
+    ("torch.nn.functional", "pairwise_distance"): _pairwise_distance,
+    ("torch", "pairwise_distance"): _pairwise_distance,
 }
 
 
