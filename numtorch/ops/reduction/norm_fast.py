@@ -35,8 +35,8 @@ from .core import _NORMS, _SUM
 
 _FLOATS = {D.float32: D.float32, D.float64: D.float64}
 _NORM1 = _NORMS[1.0]
-_STORES: dict = {}  # comb -> {dtype: learned entries (_reduce._learn)}
-_PLANS: dict = {}  # (shape, dim, keepdim, comb, dtype) -> _plan's tuple
+_STORES: dict = {}  # comb name -> {dtype: learned entries (_reduce._learn)}
+_PLANS: dict = {}  # (shape, dim, keepdim, comb name, dtype) -> _plan's tuple
 _nd = np.ndarray
 _PT = PARALLEL_THRESHOLD
 COUNT = [0]  # calls that took the fast route (tests)
@@ -62,7 +62,7 @@ def _plan(key, shape: tuple, dim, keepdim: bool, comb, swap: bool, dt):
     else:
         perm = tuple(kept) + dims
         outer, R, inner = math.prod(shape[i] for i in kept), math.prod(shape[d] for d in dims), 1
-    store = _STORES.setdefault(comb, {})
+    store = _STORES.setdefault(comb.name, {})
     e = store.get(dt) or E._learn(comb, store, dt, _FLOATS)
     k = e[0] if inner == 1 else e[1] or E._learn_col(comb, e)
     if len(_PLANS) > 512:
@@ -74,7 +74,7 @@ def _plan(key, shape: tuple, dim, keepdim: bool, comb, swap: bool, dt):
 def _run(a, dt, comb, dim, keepdim, swap):
     # ``comb`` over ``dim`` of a non-empty C-contiguous aligned float32/float64 ndarray, as fold
     # runs it; ``dim`` an int or a tuple of ints; None where the body must run
-    key = (a.shape, dim, keepdim, comb, dt)
+    key = (a.shape, dim, keepdim, comb.name, dt)  # the name: a frozen dataclass hashes its fields
     plan = _PLANS.get(key) or _plan(key, a.shape, dim, keepdim, comb, swap, dt)
     if plan is None:
         return None
