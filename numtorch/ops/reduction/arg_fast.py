@@ -1,4 +1,5 @@
-"""Binding fast calls of argmax/argmin and aminmax over one dim (Note [Argext binding fast calls])."""
+"""Binding fast calls of argmax/argmin, aminmax over one dim and cummax/cummin (Note [Argext
+binding fast calls])."""
 
 # Note [Argext binding fast calls]
 # torch.argmax(x, 1) of 24 floats ran the binding's body, _call, dispatch, the op's gate, the
@@ -9,10 +10,14 @@
 # argmax/argmin the argext_rows/argext_cols kernel (through its compiled entry after the first
 # call) over the (outer, R, inner) view of the dim (R = every element for dim=None), below
 # PARALLEL_THRESHOLD where the body would take argext_rows_p; aminmax amin's and amax's kernels
-# through _reduce._launch over the same layout extremes uses. Everything else, bad dims
+# over the layout extremes uses (their serial entries as reduce_fast learns them, _launch from
+# PARALLEL_THRESHOLD elements on); cummax/cummin the cumext kernel
+# over the (outer, R, inner) view scan's _dim_layout gives. Everything else, bad dims
 # included, declines to the body (tests/ops/reduction/test_arg_fast.py compares the two).
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -22,6 +27,7 @@ from ...kernels import PARALLEL_THRESHOLD
 from .._fast_guard import or_body, params, plain
 from . import _reduce as E
 from .core import _AMAX, _AMIN, AMinMax
+from .scan import CumMax, CumMin
 
 _DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64))
 _SHAPES: dict = {}  # (shape, dim, keepdim) -> (outer, R, inner, result shape)
@@ -123,7 +129,50 @@ def _tensor_aminmax(self, dim=None, keepdim=False):
     return _aminmax(self, dim, keepdim, None)
 
 
+_SCANS: dict = {}  # (shape, dim) -> (outer, R, inner) of a scan along dim
+
+
+def _cumext(largest: bool, cls):
+    # cummax/cummin: the body's cumext kernel over the (outer, R, inner) view of dim
+    def fast(input, dim, out=None):
+        a = None if out is not None or dim.__class__ is not int else _array(input, False)
+        if a is None or not a.ndim:
+            return None
+        lay = _SCANS.get((a.shape, dim))
+        if lay is None:
+            n = a.ndim
+            if not -n <= dim < n:
+                return None
+            d = dim + n if dim < 0 else dim
+            sh = a.shape
+            if len(_SCANS) > 512:
+                _SCANS.clear()
+            lay = _SCANS[sh, dim] = (math.prod(sh[:d]), sh[d], math.prod(sh[d + 1 :]))
+        x = a.reshape(-1)
+        vals = np.empty(x.size, a.dtype)
+        idx = np.empty(x.size, _I64)
+        args = (x, vals, idx, *lay, largest)
+        k = _ENTRIES.get(("cumext", a.dtype))
+        if k is None:
+            E.K.cumext(*args)
+            _ENTRIES["cumext", a.dtype] = E._entry(E.K.cumext, args)
+        else:
+            k(*args)
+        COUNT[0] += 1
+        return cls(_make(vals.reshape(a.shape), input._dtype), _make(idx.reshape(a.shape), D.int64))
+
+    return fast
+
+
+def _tensor_cumext(fast):
+    def method(self, dim):
+        return fast(self, dim, None)
+
+    return method
+
+
 _ARGMAX, _ARGMIN = _argext(True), _argext(False)
+_CUMMAX, _CUMMIN = _cumext(True, CumMax), _cumext(False, CumMin)
 _CALLS = {
     ("torch", "argmax"): _ARGMAX,
     ("Tensor", "argmax"): _tensor_argext(_ARGMAX),
@@ -131,6 +180,10 @@ _CALLS = {
     ("Tensor", "argmin"): _tensor_argext(_ARGMIN),
     ("torch", "aminmax"): _aminmax,
     ("Tensor", "aminmax"): _tensor_aminmax,
+    ("torch", "cummax"): _CUMMAX,
+    ("Tensor", "cummax"): _tensor_cumext(_CUMMAX),
+    ("torch", "cummin"): _CUMMIN,
+    ("Tensor", "cummin"): _tensor_cumext(_CUMMIN),
 }
 
 

@@ -59,6 +59,23 @@ def test_aminmax_fast_matches_the_body(dtype):
             same(b, c)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+def test_cumext_fast_matches_the_body(dtype, name):
+    x = _x(dtype)
+    body = binding(name).body
+    for dim in (0, 1, 2, -1, -3):
+        n = arg_fast.COUNT[0]
+        r = getattr(torch, name)(x, dim)
+        m = getattr(x, name)(dim)
+        assert arg_fast.COUNT[0] == n + 2
+        want = body(x, dim, None)
+        assert type(r) is type(want) is type(m)
+        for a, b, c in zip(r, m, want, strict=True):
+            same(a, c)
+            same(b, c)
+
+
 def test_large_inputs():
     x = torch.from_numpy(np.random.default_rng(1).standard_normal((600, 400)).astype(np.float32))
     n = arg_fast.COUNT[0]
@@ -83,6 +100,11 @@ def test_large_inputs():
         lambda x: torch.argmax(x.bool(), 1),
         lambda x: torch.aminmax(x[0, 0, 0], dim=0),
         lambda x: torch.argmax(x[0, 0, 0], 0),
+        lambda x: torch.cummax(x, 3),
+        lambda x: torch.cummin(x, 1.0),
+        lambda x: torch.cummax(x[0, 0, 0], 0),
+        lambda x: torch.cummin(x[0, 0, 0], 1),
+        lambda x: torch.cummax(x[:, :0], 1),
     ],
 )
 def test_errors_and_edges_are_the_bodies(call):
@@ -112,8 +134,11 @@ def test_modes_out_grad_and_other_inputs_take_the_body():
     torch.argmax(x.transpose(0, 2), 1), torch.aminmax(x.transpose(0, 2), dim=0)
     torch.argmax(x.to(torch.int16), 1), torch.argmax(x.half(), 1), torch.aminmax(x.to(torch.uint8), dim=1)
     torch.aminmax(x)  # dim=None: the body's one-pass kernel
+    v, i = torch.empty(0), torch.empty(0, dtype=torch.int64)
+    torch.cummax(x, 1, out=(v, i)), torch.cummin(x.transpose(0, 1), 1)
     w = x.clone().requires_grad_(True)
     torch.aminmax(w, dim=1), torch.argmax(w, 1)
+    assert torch.cummax(w, 1).values.grad_fn is not None and torch.cummin(w, 0).values.grad_fn is not None
     assert arg_fast.COUNT[0] == n
     with torch.inference_mode():
         assert torch.argmax(x, 1).is_inference()
