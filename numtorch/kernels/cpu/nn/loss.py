@@ -75,6 +75,28 @@ def nll_loss(x, target, w, C, S, ignore_index, out):
 
 
 @kernel
+def nll_loss_checked(x, target, C, S, ignore_index, out):
+    """nll_loss without weights, for the fast call (Note [Loss binding fast calls]): -1.0 (out
+    left partly written) where a target other than ``ignore_index`` is outside [0, C), before
+    it is read; else the count of the positions not equal to ``ignore_index``."""
+    for k in range(target.size):
+        t = target[k]
+        if t != ignore_index and (t < 0 or t >= C):
+            return -1.0
+    tw = 0.0
+    for k in range(target.size):
+        n = k // S
+        s = k - n * S
+        t = target[k]
+        if t == ignore_index:
+            out[k] = 0
+            continue
+        out[k] = -1.0 * x[(n * C + t) * S + s]
+        tw += 1.0
+    return tw
+
+
+@kernel
 def nll_loss_backward(grad, target, w, C, S, ignore_index, scale, gi):
     """``gi`` (N*C*S,) = -w[t] * grad * scale at the target positions, zero elsewhere; ``grad``
     holds one element (reduced losses) or N*S."""
