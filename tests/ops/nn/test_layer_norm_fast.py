@@ -1,0 +1,81 @@
+"""F.layer_norm's binding fast call (Note [Layer norm binding fast call]) against its body: the
+same bits, dtype, shape and strides, or the same error; other arguments, gradients and modes take
+the body."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import numtorch as torch
+import numtorch.nn.functional as F
+from numtorch.ops.nn import layer_norm_fast
+from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture_logs
+
+from .._fastcall import binding, outcome, same
+
+
+def _t(shape, dtype=np.float32, seed=0):
+    x = np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+    return torch.from_numpy(x)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fast_call_matches_the_body(dtype):
+    x = _t((3, 4, 5), dtype)
+    x._data[0, 0, :] = 7.0  # a constant row: variance 0
+    w, b = _t((4, 5), dtype, 1), _t((4, 5), dtype, 2)
+    w5, b5 = _t((5,), dtype, 3), _t((5,), dtype, 4)
+    body = binding("layer_norm", "torch.nn.functional").body
+    for args in ((x, (5,), w5, b5, 1e-5), (x, 5, None, None, 1e-5), (x, [4, 5], w, None, 1e-3),
+                 (x, (4, 5), None, b, 0.5), (x, (3, 4, 5), None, None, 1e-5), (x[0].contiguous(), (5,), w5, b5, 1e-5)):  # fmt: skip
+        n = layer_norm_fast.COUNT[0]
+        r = F.layer_norm(*args)
+        assert layer_norm_fast.COUNT[0] == n + 1
+        same(r, body(*args))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x: F.layer_norm(x, (4,)),
+        lambda x: F.layer_norm(x, (6, 5)),
+        lambda x: F.layer_norm(x, ()),
+        lambda x: F.layer_norm(x, (5,), torch.ones(4)),
+        lambda x: F.layer_norm(x, (5,), None, torch.ones(5, dtype=torch.float64)),
+        lambda x: F.layer_norm(x, (5.0,)),
+        lambda x: F.layer_norm(x.transpose(0, 2), (3,)),
+        lambda x: F.layer_norm(x[:0], (5,)),
+        lambda x: F.layer_norm(x.to(torch.int64), (5,)),
+        lambda x: F.layer_norm(x, (5,), eps=1),
+        lambda x: F.layer_norm(x.half(), (5,)),
+    ],
+)
+def test_errors_and_other_inputs_are_the_bodies(call):
+    x = _t((3, 4, 5))
+    r = outcome(call, x)
+    with LoggingTensorMode():  # the body alone: the fast call declines under a mode
+        want = outcome(call, x)
+    if isinstance(r, tuple):
+        assert r == want
+    else:
+        same(r, want)
+
+
+def test_grad_modes_and_large_inputs_take_the_body():
+    x = _t((3, 4, 5))
+    n = layer_norm_fast.COUNT[0]
+    with capture_logs(is_mode=True) as logs, LoggingTensorMode():
+        F.layer_norm(x, (5,))
+    assert "native_layer_norm" in " ".join(logs)
+    xg = x.double().requires_grad_(True)
+    w = _t((5,), np.float64, 1).requires_grad_(True)
+    assert F.layer_norm(xg, (5,)).grad_fn is not None
+    assert F.layer_norm(x.double(), (5,), w).grad_fn is not None
+    assert torch.autograd.gradcheck(lambda v, u: F.layer_norm(v, (5,), u), (xg, w))
+    n2 = layer_norm_fast.COUNT[0]  # gradcheck's numerical side runs without grad: fast
+    F.layer_norm(_t((1024, 300)), (300,))
+    assert layer_norm_fast.COUNT[0] == n2
+    assert n2 >= n
+    with torch.inference_mode():
+        assert F.layer_norm(x, (5,)).is_inference()
