@@ -1,5 +1,5 @@
-"""Binding fast calls of argmax/argmin, aminmax over one dim and cummax/cummin (Note [Argext
-binding fast calls])."""
+"""Binding fast calls of argmax/argmin, aminmax over one dim, cummax/cummin and topk (Note
+[Argext binding fast calls])."""
 
 # Note [Argext binding fast calls]
 # torch.argmax(x, 1) of 24 floats ran the binding's body, _call, dispatch, the op's gate, the
@@ -12,7 +12,8 @@ binding fast calls])."""
 # PARALLEL_THRESHOLD where the body would take argext_rows_p; aminmax amin's and amax's kernels
 # over the layout extremes uses (their serial entries as reduce_fast learns them, _launch from
 # PARALLEL_THRESHOLD elements on); cummax/cummin the cumext kernel
-# over the (outer, R, inner) view scan's _dim_layout gives. Everything else, bad dims
+# over the (outer, R, inner) view scan's _dim_layout gives; topk (k * n <= _SORT_WORK) the
+# topk_rows kernel Note [Selection by quickselect] calls. Everything else, bad dims
 # included, declines to the body (tests/ops/reduction/test_arg_fast.py compares the two).
 
 from __future__ import annotations
@@ -27,7 +28,10 @@ from ...kernels import PARALLEL_THRESHOLD
 from .._fast_guard import or_body, params, plain
 from . import _reduce as E
 from .core import _AMAX, _AMIN, AMinMax
+from . import _select_fast as S
+from ._select_fast import _SORT_WORK
 from .scan import CumMax, CumMin
+from .sorting import TopK
 
 _DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64))
 _SHAPES: dict = {}  # (shape, dim, keepdim) -> (outer, R, inner, result shape)
@@ -171,6 +175,40 @@ def _tensor_cumext(fast):
     return method
 
 
+def _topk(input, k, dim=-1, largest=True, sorted=True, out=None):
+    # topk's quickselect route (Note [Selection by quickselect]): topk_rows over (outer, n, inner)
+    a = None if out is not None or dim.__class__ is not int or k.__class__ is not int else _array(input, largest)  # largest a bool
+    if a is None or not a.ndim or sorted.__class__ is not bool:
+        return None
+    sh = a.shape
+    n = len(sh)
+    if not -n <= dim < n:
+        return None
+    d = dim + n if dim < 0 else dim
+    R = sh[d]
+    if not 0 <= k <= R or k * R > _SORT_WORK:
+        return None
+    outer = math.prod(sh[:d])
+    inner = a.size // (outer * R)
+    a3 = a.reshape(outer, R, inner)
+    vals = np.empty((outer, k, inner), a.dtype)
+    idx = np.empty((outer, k, inner), _I64)
+    args = (a3, k, largest, vals, idx)
+    e = _ENTRIES.get(("topk", a.dtype))
+    if e is None:
+        S.K.topk_rows(*args)
+        _ENTRIES["topk", a.dtype] = E._entry(S.K.topk_rows, args)
+    else:
+        e(*args)
+    COUNT[0] += 1
+    shape = sh[:d] + (k,) + sh[d + 1 :]
+    return TopK(_make(vals.reshape(shape), input._dtype), _make(idx.reshape(shape), D.int64))
+
+
+def _tensor_topk(self, k, dim=-1, largest=True, sorted=True):
+    return _topk(self, k, dim, largest, sorted, None)
+
+
 _ARGMAX, _ARGMIN = _argext(True), _argext(False)
 _CUMMAX, _CUMMIN = _cumext(True, CumMax), _cumext(False, CumMin)
 _CALLS = {
@@ -184,6 +222,8 @@ _CALLS = {
     ("Tensor", "cummax"): _tensor_cumext(_CUMMAX),
     ("torch", "cummin"): _CUMMIN,
     ("Tensor", "cummin"): _tensor_cumext(_CUMMIN),
+    ("torch", "topk"): _topk,
+    ("Tensor", "topk"): _tensor_topk,
 }
 
 

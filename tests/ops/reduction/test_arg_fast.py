@@ -76,6 +76,22 @@ def test_cumext_fast_matches_the_body(dtype, name):
             same(b, c)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_topk_fast_matches_the_body(dtype):
+    x = _x(dtype)
+    body = binding("topk").body
+    for k, dim, largest in ((2, 1, True), (1, -1, False), (0, 0, True), (5, 2, False), (3, -3, True), (4, 1, True)):
+        n = arg_fast.COUNT[0]
+        r = torch.topk(x, k, dim, largest)
+        m = x.topk(k, dim, largest, False)
+        assert arg_fast.COUNT[0] == n + 2
+        want = body(x, k, dim, largest, True, None)
+        assert type(r) is type(want) is type(m)
+        for a, b, c in zip(r, m, want, strict=True):
+            same(a, c)
+            same(b, c)
+
+
 def test_large_inputs():
     x = torch.from_numpy(np.random.default_rng(1).standard_normal((600, 400)).astype(np.float32))
     n = arg_fast.COUNT[0]
@@ -105,6 +121,15 @@ def test_large_inputs():
         lambda x: torch.cummax(x[0, 0, 0], 0),
         lambda x: torch.cummin(x[0, 0, 0], 1),
         lambda x: torch.cummax(x[:, :0], 1),
+        lambda x: torch.topk(x, 6, 1),
+        lambda x: torch.topk(x, -1, 1),
+        lambda x: torch.topk(x, 2, 3),
+        lambda x: torch.topk(x, 2.0, 1),
+        lambda x: torch.topk(x, 1, 1, 1),
+        lambda x: torch.topk(x.bool(), 1, 1),
+        lambda x: torch.topk(x[0, 0, 0], 1),
+        lambda x: torch.topk(x[:, :0], 0, 1),
+        lambda x: torch.topk(torch.zeros(2, 200), 100),
     ],
 )
 def test_errors_and_edges_are_the_bodies(call):
@@ -136,9 +161,11 @@ def test_modes_out_grad_and_other_inputs_take_the_body():
     torch.aminmax(x)  # dim=None: the body's one-pass kernel
     v, i = torch.empty(0), torch.empty(0, dtype=torch.int64)
     torch.cummax(x, 1, out=(v, i)), torch.cummin(x.transpose(0, 1), 1)
+    torch.topk(x, 2, 1, out=(torch.empty(0), torch.empty(0, dtype=torch.int64))), torch.topk(x.transpose(0, 1), 2)
     w = x.clone().requires_grad_(True)
     torch.aminmax(w, dim=1), torch.argmax(w, 1)
     assert torch.cummax(w, 1).values.grad_fn is not None and torch.cummin(w, 0).values.grad_fn is not None
+    assert torch.topk(w, 2, 1).values.grad_fn is not None
     assert arg_fast.COUNT[0] == n
     with torch.inference_mode():
         assert torch.argmax(x, 1).is_inference()
