@@ -34,7 +34,7 @@ from .scan import CumMax, CumMin
 from .sorting import TopK
 
 _DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64))
-_SHAPES: dict = {}  # (shape, dim, keepdim) -> (outer, R, inner, result shape)
+_SHAPES = E._EXT_SHAPES  # (shape, dim, keepdim) -> (outer, R, inner, result shape): extremes' own
 _EXT: dict = {}  # (amin's or amax's comb name, dtype) -> _reduce._learn's entries
 _ENTRIES: dict = {}  # (rows?, np dtype) -> compiled entry of argext_rows / argext_cols
 _nd = np.ndarray

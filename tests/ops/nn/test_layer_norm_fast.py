@@ -35,6 +35,46 @@ def test_fast_call_matches_the_body(dtype):
         same(r, body(*args))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_group_norm_fast_call_matches_the_body(dtype):
+    x = _t((2, 6, 2, 2), dtype)
+    x._data[0, :3] = 2.0  # a constant group
+    w, b = _t((6,), dtype, 1), _t((6,), dtype, 2)
+    body = binding("group_norm", "torch.nn.functional").body
+    for args in ((x, 3, None, None, 1e-5), (x, 2, w, b, 1e-5), (x, 6, w, None, 0.1), (x, 1, None, b, 1e-5),
+                 (x[:, :, 0].contiguous(), 3, w, b, 1e-5), (x.reshape(2, 6, 4, 1), 3, None, None, 1e-5)):  # fmt: skip
+        n = layer_norm_fast.COUNT[0]
+        r = F.group_norm(*args)
+        assert layer_norm_fast.COUNT[0] == n + 1
+        same(r, body(*args))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x: F.group_norm(x, 4),
+        lambda x: F.group_norm(x, 0),
+        lambda x: F.group_norm(x[0:1, :1], 1),
+        lambda x: F.group_norm(x[0], 1),
+        lambda x: F.group_norm(x, 2, torch.ones(4)),
+        lambda x: F.group_norm(x, 2, None, torch.ones(3, dtype=torch.float64)),
+        lambda x: F.group_norm(x, 2.0),
+        lambda x: F.group_norm(x.transpose(0, 1), 2),
+        lambda x: F.group_norm(x.to(torch.int64), 3),
+        lambda x: F.group_norm(x[:0], 3),
+    ],
+)
+def test_group_norm_errors_and_other_inputs_are_the_bodies(call):
+    x = _t((2, 3, 4))
+    r = outcome(call, x)
+    with LoggingTensorMode():
+        want = outcome(call, x)
+    if isinstance(r, tuple):
+        assert r == want
+    else:
+        same(r, want)
+
+
 @pytest.mark.parametrize(
     "call",
     [
@@ -77,5 +117,8 @@ def test_grad_modes_and_large_inputs_take_the_body():
     F.layer_norm(_t((1024, 300)), (300,))
     assert layer_norm_fast.COUNT[0] == n2
     assert n2 >= n
+    n3 = layer_norm_fast.COUNT[0]
+    g = _t((2, 4, 3), np.float64).requires_grad_(True)
+    assert F.group_norm(g, 2).grad_fn is not None and layer_norm_fast.COUNT[0] == n3
     with torch.inference_mode():
-        assert F.layer_norm(x, (5,)).is_inference()
+        assert F.layer_norm(x, (5,)).is_inference() and F.group_norm(x, 2).is_inference()
