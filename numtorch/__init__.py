@@ -78,7 +78,7 @@ ops.shape.views.install_fast_paths()
 for _fast in (ops.nn.fast_nn, ops.indexing.fast_index, ops.shape.fast_copies):  # session 14's fast calls
     _fast.install(ops._registry.BINDINGS)
 for _fast in (ops.reduction.norm_fast, ops.reduction.arg_fast, ops.reduction.stats_fast, ops.nn.loss_fast,
-              ops.nn.layer_norm_fast):  # session 15
+              ops.nn.norm_layers_fast):  # session 15
     _fast.install(ops._registry.BINDINGS)
 _BY_MODULE = _api.install(Tensor)
 from . import _linalg_utils, _misc_api, _tensor_legacy, _tensor_tf  # noqa: E402

@@ -6,4 +6,4 @@ from . import activation, attention, conv, conv3d, layers, layers_extra, loss, l
 from . import rnn, rnn_cells  # noqa: F401,E402  (recurrent layers: one op per layer and direction, and the cells)
 from . import aliases  # noqa: F401,E402
 from . import fast_nn  # noqa: F401,E402  (Note [Padding, pooling and prelu fast calls])
-from . import layer_norm_fast, loss_fast  # noqa: F401,E402  (session 15: Note [Loss binding fast calls] ...)
+from . import loss_fast, norm_layers_fast  # noqa: F401,E402  (session 15: Note [Loss binding fast calls], Note [Layer norm binding fast call])

@@ -9,7 +9,7 @@ import pytest
 
 import numtorch as torch
 import numtorch.nn.functional as F
-from numtorch.ops.nn import layer_norm_fast
+from numtorch.ops.nn import norm_layers_fast
 from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture_logs
 
 from .._fastcall import binding, outcome, same
@@ -29,9 +29,9 @@ def test_fast_call_matches_the_body(dtype):
     body = binding("layer_norm", "torch.nn.functional").body
     for args in ((x, (5,), w5, b5, 1e-5), (x, 5, None, None, 1e-5), (x, [4, 5], w, None, 1e-3),
                  (x, (4, 5), None, b, 0.5), (x, (3, 4, 5), None, None, 1e-5), (x[0].contiguous(), (5,), w5, b5, 1e-5)):  # fmt: skip
-        n = layer_norm_fast.COUNT[0]
+        n = norm_layers_fast.COUNT[0]
         r = F.layer_norm(*args)
-        assert layer_norm_fast.COUNT[0] == n + 1
+        assert norm_layers_fast.COUNT[0] == n + 1
         same(r, body(*args))
 
 
@@ -43,10 +43,67 @@ def test_group_norm_fast_call_matches_the_body(dtype):
     body = binding("group_norm", "torch.nn.functional").body
     for args in ((x, 3, None, None, 1e-5), (x, 2, w, b, 1e-5), (x, 6, w, None, 0.1), (x, 1, None, b, 1e-5),
                  (x[:, :, 0].contiguous(), 3, w, b, 1e-5), (x.reshape(2, 6, 4, 1), 3, None, None, 1e-5)):  # fmt: skip
-        n = layer_norm_fast.COUNT[0]
+        n = norm_layers_fast.COUNT[0]
         r = F.group_norm(*args)
-        assert layer_norm_fast.COUNT[0] == n + 1
+        assert norm_layers_fast.COUNT[0] == n + 1
         same(r, body(*args))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_batch_norm_fast_call_matches_the_body(dtype):
+    x = _t((2, 3, 2, 2), dtype)
+    x._data[:, 1] = 3.0  # a constant channel
+    w, b = _t((3,), dtype, 1), _t((3,), dtype, 2)
+    rv0 = np.abs(_t((3,), dtype, 4).numpy()) + 0.5
+    body = norm_layers_fast.BN_BODY[0]
+    for training, momentum, eps, stats, wb, xx in (
+        (True, 0.1, 1e-5, False, False, x), (True, 0.3, 1e-3, True, True, x), (False, 0.1, 1e-5, True, True, x),
+        (False, 0.1, 0.5, True, False, x), (True, 0.1, 1e-5, False, True, x[:, :, 0].contiguous()),
+        (True, 0.1, 1e-5, True, False, x[:, :, 0, 0].contiguous()),
+    ):
+        def args():
+            rm = _t((3,), dtype, 3) if stats else None
+            rv = torch.from_numpy(rv0.copy()) if stats else None
+            return (xx, rm, rv, w if wb else None, b if wb else None, training, momentum, eps)
+
+        a1, a2 = args(), args()
+        n = norm_layers_fast.COUNT[0]
+        r = F.batch_norm(*a1)
+        assert norm_layers_fast.COUNT[0] == n + 1
+        same(r, body(*a2))
+        if stats:
+            same(a1[1], a2[1])
+            same(a1[2], a2[2])
+
+
+def test_batch_norm_declines():
+    x = _t((2, 3, 2, 2))
+    n = norm_layers_fast.COUNT[0]
+    rm = torch.zeros(3)
+    for call in (lambda: F.batch_norm(x, None, None), lambda: F.batch_norm(x, rm, None),
+                 lambda: F.batch_norm(x[:1, :, :1, :1], None, None, training=True),
+                 lambda: F.batch_norm(x, rm.double(), torch.ones(3, dtype=torch.float64), training=True),
+                 lambda: F.batch_norm(x, None, None, torch.ones(2), training=True),
+                 lambda: F.batch_norm(x.transpose(2, 3), None, None, training=True),
+                 lambda: F.batch_norm(x, None, None, training=True, momentum=1),
+                 lambda: F.batch_norm(x, None, None, training=True, eps=0)):  # fmt: skip
+        r = outcome(call)
+        with LoggingTensorMode():
+            want = outcome(call)
+        if isinstance(r, tuple):
+            assert r == want
+        else:
+            same(r, want)
+    g = x.double().requires_grad_(True)
+    assert F.batch_norm(g, None, None, training=True).grad_fn is not None
+    with pytest.raises(RuntimeError, match="not differentiable with respect to argument 'running_mean'"):
+        F.batch_norm(x, torch.zeros(3, requires_grad=True), torch.ones(3), training=True)
+
+    class Sub(torch.Tensor):
+        pass
+
+    assert type(F.batch_norm(x.as_subclass(Sub), None, None, training=True)) is Sub
+    assert norm_layers_fast.COUNT[0] == n
 
 
 @pytest.mark.parametrize(
@@ -104,7 +161,7 @@ def test_errors_and_other_inputs_are_the_bodies(call):
 
 def test_grad_modes_and_large_inputs_take_the_body():
     x = _t((3, 4, 5))
-    n = layer_norm_fast.COUNT[0]
+    n = norm_layers_fast.COUNT[0]
     with capture_logs(is_mode=True) as logs, LoggingTensorMode():
         F.layer_norm(x, (5,))
     assert "native_layer_norm" in " ".join(logs)
@@ -113,12 +170,12 @@ def test_grad_modes_and_large_inputs_take_the_body():
     assert F.layer_norm(xg, (5,)).grad_fn is not None
     assert F.layer_norm(x.double(), (5,), w).grad_fn is not None
     assert torch.autograd.gradcheck(lambda v, u: F.layer_norm(v, (5,), u), (xg, w))
-    n2 = layer_norm_fast.COUNT[0]  # gradcheck's numerical side runs without grad: fast
+    n2 = norm_layers_fast.COUNT[0]  # gradcheck's numerical side runs without grad: fast
     F.layer_norm(_t((1024, 300)), (300,))
-    assert layer_norm_fast.COUNT[0] == n2
+    assert norm_layers_fast.COUNT[0] == n2
     assert n2 >= n
-    n3 = layer_norm_fast.COUNT[0]
+    n3 = norm_layers_fast.COUNT[0]
     g = _t((2, 4, 3), np.float64).requires_grad_(True)
-    assert F.group_norm(g, 2).grad_fn is not None and layer_norm_fast.COUNT[0] == n3
+    assert F.group_norm(g, 2).grad_fn is not None and norm_layers_fast.COUNT[0] == n3
     with torch.inference_mode():
         assert F.layer_norm(x, (5,)).is_inference() and F.group_norm(x, 2).is_inference()

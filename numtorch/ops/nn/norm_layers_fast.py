@@ -1,4 +1,5 @@
-"""F.layer_norm's and F.group_norm's binding fast calls (Note [Layer norm binding fast call])."""
+"""F.layer_norm's, F.group_norm's and F.batch_norm's binding fast calls (Note [Layer norm binding
+fast call])."""
 
 # Note [Layer norm binding fast call]
 # F.layer_norm of a (3, 4) input ran its body, layer_norm's composite, native_layer_norm's
@@ -10,8 +11,11 @@
 # _layer_norm_cpu runs (moments, apply; through their compiled entries) and returns the output
 # alone. F.group_norm likewise (weight and bias of C elements, C divisible by num_groups, more
 # than one value per group: _verify_batch_size's ValueError is the body's) runs moments over
-# (N * G) rows and norm_apply, as _group_norm_cpu. Anything else declines (None) to the body.
-# tests/ops/nn/test_layer_norm_fast.py compares the two bit for bit.
+# (N * G) rows and norm_apply, as _group_norm_cpu; F.batch_norm (float momentum, running stats
+# None or of C elements and the input's dtype, recording nothing; both given in evaluation)
+# runs _batch_norm_cpu's channel_moments, statistics and in-place running-stat updates (the same
+# NumPy expressions) and norm_apply. Anything else declines (None) to the body.
+# tests/ops/nn/test_norm_layers_fast.py compares the two bit for bit.
 
 from __future__ import annotations
 
@@ -20,7 +24,7 @@ import math
 import numpy as np
 
 from ... import _dtype as D
-from ..._tensor import _make
+from ..._tensor import Tensor, _make
 from ...kernels import PARALLEL_THRESHOLD
 from .._fast_guard import or_body, params, plain, recordless
 from ..reduction._reduce import _entry
@@ -30,6 +34,7 @@ _NP = {D.float32: np.dtype(np.float32), D.float64: np.dtype(np.float64)}
 _NONE = {D.float32: np.zeros(1, np.float32), D.float64: np.zeros(1, np.float64)}  # _arr(None): never read
 _ENTRIES: dict = {}  # (kernel name, np dtype) -> compiled entry
 COUNT = [0]  # calls that took the fast route (tests)
+BN_BODY: list = []
 
 
 def _param(t, dt, shape):
@@ -120,6 +125,61 @@ def _group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     return _make(out.reshape(shape), dt)
 
 
+def _batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-05):
+    dt = input._dtype
+    if (dt not in _NP or eps.__class__ is not float or momentum.__class__ is not float or training.__class__ is not bool
+            or not plain(input)):  # fmt: skip
+        return None
+    a = input._data
+    shape = a.shape
+    f = a.flags
+    if len(shape) < 2 or not (f.c_contiguous and f.aligned) or not 0 < a.size < PARALLEL_THRESHOLD:
+        return None
+    A, C = shape[0], shape[1]
+    S = a.size // (A * C)
+    if training and A * S == 1:  # _verify_batch_size's ValueError
+        return None
+    w = _param(weight, dt, (C,))
+    b = w is not False and _param(bias, dt, (C,))
+    if b is False:
+        return None
+    for t in (running_mean, running_var):
+        if t is None and not training or t is not None and _param(t, dt, (C,)) is False:
+            return None
+    x = a.reshape(-1)
+    np_dt = _NP[dt]
+    if training:
+        mean, var = np.empty(C, np_dt), np.empty(C, np_dt)
+        _call("channel_moments", (x, A, C, S, mean, var), K)
+        invstd = (1.0 / np.sqrt(var.astype(np.float64) + eps)).astype(np_dt)
+        n = A * S
+        if running_mean is not None:  # in place without a version bump, as the body
+            rm = running_mean._data
+            rm[...] = (1 - momentum) * rm + momentum * mean.astype(rm.dtype)
+        if running_var is not None:
+            rv = running_var._data
+            unbiased = var.astype(np.float64) * n / max(n - 1, 1)
+            rv[...] = (1 - momentum) * rv + momentum * unbiased.astype(rv.dtype)
+    else:
+        mean = running_mean._data.reshape(-1)
+        invstd = (1.0 / np.sqrt(running_var._data.astype(np.float64).reshape(-1) + eps)).astype(np_dt)
+    out = np.empty(x.size, np_dt)
+    _call("norm_apply", (x, out, mean, invstd, w, b, A, C, S, 0, 1, weight is not None, bias is not None), K)
+    COUNT[0] += 1
+    return _make(out.reshape(shape), dt)
+
+
+def _batch_norm_body(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
+                     eps=1e-05):  # fmt: skip
+    # F.batch_norm's running stats have no default, so Note [Binding fast call] takes no None
+    # for them: the call runs first in the body, after the binding's __torch_function__ gate,
+    # for exact Tensors only (a subclass takes the body)
+    for t in (input, running_mean, running_var, weight, bias):
+        if t is not None and t.__class__ is not Tensor:
+            return None
+    return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
 _CALLS = {("torch.nn.functional", "layer_norm"): _layer_norm, ("torch.nn.functional", "group_norm"): _group_norm}
 
 
@@ -129,3 +189,6 @@ def install(bindings) -> None:
         fast = _CALLS.get((b.module, b.name))
         if fast is not None and b.fast is None:
             b.fast = (or_body(fast, b.body), params(b.sig))
+        elif (b.module, b.name) == ("torch.nn.functional", "batch_norm") and b.fast is None and not BN_BODY:
+            BN_BODY.append(b.body)  # the body without the fast call (tests)
+            b.body = or_body(_batch_norm_body, b.body)
