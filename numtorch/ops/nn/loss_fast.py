@@ -11,9 +11,8 @@ binding fast calls])."""
 # input of 2 or 4 dims and an int64 target of the shape the kernel checks accept ((N,) or
 # (N, H, W)) calls what those layers end in: _nll_forward with the N, C, S and result shape
 # nll_loss_forward / nll_loss2d_forward give it, after scan's _softmax_impl (log_softmax's CPU
-# function over dim 1) for cross_entropy; its nll_loss kernel is nll_loss_checked, the unweighted
-# loop (-1.0 * x, a count of 1.0s: the same bits) that also checks the targets' range, which
-# _nll_prepare checked with a NumPy reduction (1.1 us). Anything else, an out-of-range target
+# function over dim 1) for cross_entropy; its nll_loss kernel is nll_loss_checked, the same loop
+# after a check of the targets' range, which _nll_prepare makes with a NumPy reduction (1.1 us). Anything else, an out-of-range target
 # included, declines (None) to the body, which makes the checks and raises PyTorch's errors. tests/ops/nn/test_loss_fast.py compares both routes bit for bit.
 
 from __future__ import annotations
@@ -23,12 +22,12 @@ import numpy as np
 from ... import _dtype as D
 from ..._tensor import _make
 from .._fast_guard import or_body, params, plain, recordless
-from ..reduction._reduce import _entry
+from ..reduction._entries import call
 from ..reduction.scan import _softmax_impl
 from .loss import K
 
 _I64 = np.dtype(np.int64)
-_ENTRIES: dict = {}  # (kernel name, np dtype) -> compiled entry
+_NOW = {np.dtype(t): np.empty(0, t) for t in (np.float32, np.float64)}  # no weight: all ones
 
 _RED = {"none": 0, "mean": 1, "sum": 2}
 _FLOATS = (D.float32, D.float64)
@@ -56,16 +55,6 @@ def _plan(input, target, weight, size_average, ignore_index, reduce, reduction):
     return None
 
 
-def _kernel(name, args):
-    k = _ENTRIES.get((name, args[0].dtype))
-    if k is not None:
-        return k(*args)
-    kernel = getattr(K, name)
-    r = kernel(*args)
-    _ENTRIES[name, args[0].dtype] = _entry(kernel, args)
-    return r
-
-
 def _forward(x, target, plan, ignore_index):
     # loss._nll_forward's output of a plain call (its target checks pass: no target >= C or
     # negative), else None; ``x`` the input's C-contiguous ndarray
@@ -76,14 +65,14 @@ def _forward(x, target, plan, ignore_index):
     t = t.ravel()
     x = x.ravel()
     per = np.empty(t.size, x.dtype)
-    tw = _kernel("nll_loss_checked", (x, t, C, S, ignore_index, per))  # nll_loss's with no weight
+    tw = call(K, "nll_loss_checked", (x, t, _NOW[x.dtype], C, S, ignore_index, per))
     if tw < 0:  # a target out of range: the body raises
         return None
     if red == 0:
         return per.reshape(shape)
     if red == 2:
-        return np.array(_kernel("total", (per,)), x.dtype)
-    return np.array(_kernel("total", (per,)) / tw if tw else np.nan, x.dtype)
+        return np.array(call(K, "total", (per,)), x.dtype)
+    return np.array(call(K, "total", (per,)) / tw if tw else np.nan, x.dtype)
 
 
 def _nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):

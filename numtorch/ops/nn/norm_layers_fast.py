@@ -27,12 +27,11 @@ from ... import _dtype as D
 from ..._tensor import Tensor, _make
 from ...kernels import PARALLEL_THRESHOLD
 from .._fast_guard import or_body, params, plain, recordless
-from ..reduction._reduce import _entry
-from .normalization import LN, K
+from ..reduction._entries import call
+from .normalization import LN, K, update_running
 
 _NP = {D.float32: np.dtype(np.float32), D.float64: np.dtype(np.float64)}
 _NONE = {D.float32: np.zeros(1, np.float32), D.float64: np.zeros(1, np.float64)}  # _arr(None): never read
-_ENTRIES: dict = {}  # (kernel name, np dtype) -> compiled entry
 COUNT = [0]  # calls that took the fast route (tests)
 BN_BODY: list = []
 
@@ -45,16 +44,6 @@ def _param(t, dt, shape):
     if t._dtype is not dt or a.shape != shape or not recordless(t) or not a.flags.c_contiguous:
         return False
     return a.reshape(-1)
-
-
-def _call(name, args, mod=None):
-    k = _ENTRIES.get((name, args[0].dtype))
-    if k is None:
-        kernel = getattr(LN if mod is None else mod, name)
-        kernel(*args)
-        _ENTRIES[name, args[0].dtype] = _entry(kernel, args)
-    else:
-        k(*args)
 
 
 def _layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
@@ -91,27 +80,34 @@ def _layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     np_dt = _NP[dt]
     mean, rstd = np.empty(M, np_dt), np.empty(M, np_dt)
     out = np.empty(x.size, np_dt)
-    _call("moments", (x, N, mean, rstd, eps))
-    _call("apply", (x, out, mean, rstd, w, b, N, weight is not None, bias is not None))
+    call(LN, "moments", (x, N, mean, rstd, eps))
+    call(LN, "apply", (x, out, mean, rstd, w, b, N, weight is not None, bias is not None))
     COUNT[0] += 1
     return _make(out.reshape(shape), dt)
 
 
-def _group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
+def _channels(input, weight, bias, eps):
+    # (data, weight's and bias's arrays) of a plain (N, C, ...) call the fast route takes, else None
     dt = input._dtype
-    if dt not in _NP or eps.__class__ is not float or num_groups.__class__ is not int or not plain(input):
+    if dt not in _NP or eps.__class__ is not float or not plain(input):
         return None
     a = input._data
-    shape = a.shape
     f = a.flags
-    if len(shape) < 2 or not (f.c_contiguous and f.aligned) or not 0 < a.size < PARALLEL_THRESHOLD:
+    if a.ndim < 2 or not (f.c_contiguous and f.aligned) or not 0 < a.size < PARALLEL_THRESHOLD:
         return None
+    w = _param(weight, dt, a.shape[1:2])
+    b = w is not False and _param(bias, dt, a.shape[1:2])
+    return None if b is False else (a, w, b)
+
+
+def _group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
+    p = _channels(input, weight, bias, eps) if num_groups.__class__ is int else None
+    if p is None:
+        return None
+    a, w, b = p
+    dt, shape = input._dtype, a.shape
     N, C = shape[0], shape[1]
     if num_groups <= 0 or C % num_groups or a.size // num_groups == 1:
-        return None
-    w = _param(weight, dt, (C,))
-    b = w is not False and _param(bias, dt, (C,))
-    if b is False:
         return None
     G = num_groups
     HxW = a.size // (N * C)
@@ -119,29 +115,22 @@ def _group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     np_dt = _NP[dt]
     mean, rstd = np.empty(N * G, np_dt), np.empty(N * G, np_dt)
     out = np.empty(x.size, np_dt)
-    _call("moments", (x, (C // G) * HxW, mean, rstd, eps))
-    _call("norm_apply", (x, out, mean, rstd, w, b, N, C, HxW, G, C // G, weight is not None, bias is not None), K)
+    call(LN, "moments", (x, (C // G) * HxW, mean, rstd, eps))
+    call(K, "norm_apply", (x, out, mean, rstd, w, b, N, C, HxW, G, C // G, weight is not None, bias is not None))
     COUNT[0] += 1
     return _make(out.reshape(shape), dt)
 
 
 def _batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-05):
-    dt = input._dtype
-    if (dt not in _NP or eps.__class__ is not float or momentum.__class__ is not float or training.__class__ is not bool
-            or not plain(input)):  # fmt: skip
+    ok = momentum.__class__ is float and training.__class__ is bool
+    p = _channels(input, weight, bias, eps) if ok else None
+    if p is None:
         return None
-    a = input._data
-    shape = a.shape
-    f = a.flags
-    if len(shape) < 2 or not (f.c_contiguous and f.aligned) or not 0 < a.size < PARALLEL_THRESHOLD:
-        return None
+    a, w, b = p
+    dt, shape = input._dtype, a.shape
     A, C = shape[0], shape[1]
     S = a.size // (A * C)
     if training and A * S == 1:  # _verify_batch_size's ValueError
-        return None
-    w = _param(weight, dt, (C,))
-    b = w is not False and _param(bias, dt, (C,))
-    if b is False:
         return None
     for t in (running_mean, running_var):
         if t is None and not training or t is not None and _param(t, dt, (C,)) is False:
@@ -150,21 +139,14 @@ def _batch_norm(input, running_mean, running_var, weight=None, bias=None, traini
     np_dt = _NP[dt]
     if training:
         mean, var = np.empty(C, np_dt), np.empty(C, np_dt)
-        _call("channel_moments", (x, A, C, S, mean, var), K)
+        call(K, "channel_moments", (x, A, C, S, mean, var))
         invstd = (1.0 / np.sqrt(var.astype(np.float64) + eps)).astype(np_dt)
-        n = A * S
-        if running_mean is not None:  # in place without a version bump, as the body
-            rm = running_mean._data
-            rm[...] = (1 - momentum) * rm + momentum * mean.astype(rm.dtype)
-        if running_var is not None:
-            rv = running_var._data
-            unbiased = var.astype(np.float64) * n / max(n - 1, 1)
-            rv[...] = (1 - momentum) * rv + momentum * unbiased.astype(rv.dtype)
+        update_running(running_mean, running_var, mean, var, A * S, momentum)
     else:
         mean = running_mean._data.reshape(-1)
         invstd = (1.0 / np.sqrt(running_var._data.astype(np.float64).reshape(-1) + eps)).astype(np_dt)
     out = np.empty(x.size, np_dt)
-    _call("norm_apply", (x, out, mean, invstd, w, b, A, C, S, 0, 1, weight is not None, bias is not None), K)
+    call(K, "norm_apply", (x, out, mean, invstd, w, b, A, C, S, 0, 1, weight is not None, bias is not None))
     COUNT[0] += 1
     return _make(out.reshape(shape), dt)
 

@@ -27,16 +27,16 @@ from ..._tensor import _make
 from ...kernels import PARALLEL_THRESHOLD
 from .._fast_guard import or_body, params, plain
 from . import _reduce as E
-from .core import _AMAX, _AMIN, AMinMax
 from . import _select_fast as S
+from ._entries import call
 from ._select_fast import _SORT_WORK
+from .core import _AMAX, _AMIN, AMinMax
 from .scan import CumMax, CumMin
 from .sorting import TopK
 
 _DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64))
 _SHAPES = E._EXT_SHAPES  # (shape, dim, keepdim) -> (outer, R, inner, result shape): extremes' own
 _EXT: dict = {}  # (amin's or amax's comb name, dtype) -> _reduce._learn's entries
-_ENTRIES: dict = {}  # (rows?, np dtype) -> compiled entry of argext_rows / argext_cols
 _nd = np.ndarray
 _I64 = np.dtype(np.int64)
 _PT = PARALLEL_THRESHOLD
@@ -76,15 +76,10 @@ def _argext(largest: bool):
         m = outer * inner
         vals = np.empty(m, a.dtype)
         idx = np.empty(m, _I64)
-        rows = inner == 1
-        k = _ENTRIES.get((rows, a.dtype))
-        args = (x, vals, idx, outer, R, largest) if rows else (x, vals, idx, outer, R, inner, largest)
-        if k is None:
-            kernel = E.K.argext_rows if rows else E.K.argext_cols
-            kernel(*args)
-            _ENTRIES[rows, a.dtype] = E._entry(kernel, args)
+        if inner == 1:
+            call(E.K, "argext_rows", (x, vals, idx, outer, R, largest))
         else:
-            k(*args)
+            call(E.K, "argext_cols", (x, vals, idx, outer, R, inner, largest))
         COUNT[0] += 1
         return _make(idx.reshape(shape), D.int64)
 
@@ -155,13 +150,7 @@ def _cumext(largest: bool, cls):
         x = a.reshape(-1)
         vals = np.empty(x.size, a.dtype)
         idx = np.empty(x.size, _I64)
-        args = (x, vals, idx, *lay, largest)
-        k = _ENTRIES.get(("cumext", a.dtype))
-        if k is None:
-            E.K.cumext(*args)
-            _ENTRIES["cumext", a.dtype] = E._entry(E.K.cumext, args)
-        else:
-            k(*args)
+        call(E.K, "cumext", (x, vals, idx, *lay, largest))
         COUNT[0] += 1
         return cls(_make(vals.reshape(a.shape), input._dtype), _make(idx.reshape(a.shape), D.int64))
 
@@ -193,13 +182,7 @@ def _topk(input, k, dim=-1, largest=True, sorted=True, out=None):
     a3 = a.reshape(outer, R, inner)
     vals = np.empty((outer, k, inner), a.dtype)
     idx = np.empty((outer, k, inner), _I64)
-    args = (a3, k, largest, vals, idx)
-    e = _ENTRIES.get(("topk", a.dtype))
-    if e is None:
-        S.K.topk_rows(*args)
-        _ENTRIES["topk", a.dtype] = E._entry(S.K.topk_rows, args)
-    else:
-        e(*args)
+    call(S.K, "topk_rows", (a3, k, largest, vals, idx))
     COUNT[0] += 1
     shape = sh[:d] + (k,) + sh[d + 1 :]
     return TopK(_make(vals.reshape(shape), input._dtype), _make(idx.reshape(shape), D.int64))

@@ -26,10 +26,11 @@ import math
 import numpy as np
 
 from ... import _dtype as D
-from ..._tensor import Tensor, _make
+from ..._tensor import _make
 from ...kernels import PARALLEL_THRESHOLD
 from .._fast_guard import free, or_body, params, recordless
-from .._quiet import IGNORE, quiet, restore as _unquiet
+from .._quiet import IGNORE, quiet
+from .._quiet import restore as _unquiet
 from . import _reduce as E
 from .core import _NORMS, _SUM
 

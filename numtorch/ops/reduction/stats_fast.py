@@ -18,16 +18,17 @@ import math
 import numpy as np
 
 from ... import _dtype as D
-from ...kernels import PARALLEL_THRESHOLD
 from ..._tensor import _make
+from ...kernels import PARALLEL_THRESHOLD
 from .._fast_guard import or_body, params, plain
-from .._quiet import IGNORE, quiet, restore as _unquiet
+from .._quiet import IGNORE, quiet
+from .._quiet import restore as _unquiet
 from . import _reduce as E
+from ._entries import call
 
 _FLOATS = (D.float32, D.float64)
 _F64 = np.dtype(np.float64)
 _F32 = np.dtype(np.float32)
-_ENTRIES: dict = {}  # input np dtype -> var_rows' compiled entry
 COUNT = [0]  # calls that took the fast route (tests)
 
 
@@ -45,13 +46,7 @@ def _whole(sqrt: bool):
         x = a.reshape(-1)
         var = np.empty(1, _F64)
         mean = np.empty(1, _F64)
-        args = (x, var, mean, 1, x.size, 1.0)
-        k = _ENTRIES.get(a.dtype)
-        if k is None:
-            E.K.var_rows(*args)
-            _ENTRIES[a.dtype] = E._entry(E.K.var_rows, args)
-        else:
-            k(*args)
+        call(E.K, "var_rows", (x, var, mean, 1, x.size, 1.0))
         if sqrt:  # in double, as the body's np.sqrt (both the IEEE square root)
             var[0] = math.sqrt(var[0])
         COUNT[0] += 1

@@ -61,12 +61,11 @@ def test_batch_norm_fast_call_matches_the_body(dtype):
         (False, 0.1, 0.5, True, False, x), (True, 0.1, 1e-5, False, True, x[:, :, 0].contiguous()),
         (True, 0.1, 1e-5, True, False, x[:, :, 0, 0].contiguous()),
     ):
-        def args():
-            rm = _t((3,), dtype, 3) if stats else None
-            rv = torch.from_numpy(rv0.copy()) if stats else None
-            return (xx, rm, rv, w if wb else None, b if wb else None, training, momentum, eps)
-
-        a1, a2 = args(), args()
+        a1, a2 = (
+            (xx, _t((3,), dtype, 3) if stats else None, torch.from_numpy(rv0.copy()) if stats else None,
+             w if wb else None, b if wb else None, training, momentum, eps)
+            for _ in range(2)
+        )  # fmt: skip
         n = norm_layers_fast.COUNT[0]
         r = F.batch_norm(*a1)
         assert norm_layers_fast.COUNT[0] == n + 1

@@ -56,10 +56,8 @@ def sq_diff_total(x, t):
     return _blocked_total(_sq_diff, x, t)
 
 
-@kernel
-def nll_loss(x, target, w, C, S, ignore_index, out):
-    """Per-position -w[t] * x[n, t, s] of an (N, C, S) block into ``out`` (N*S,); returns the
-    summed weight of the positions not equal to ``ignore_index``. ``w`` of size 0: all ones."""
+@inline
+def _nll(x, target, w, C, S, ignore_index, out):
     tw = 0.0
     for k in range(target.size):
         n = k // S
@@ -75,25 +73,22 @@ def nll_loss(x, target, w, C, S, ignore_index, out):
 
 
 @kernel
-def nll_loss_checked(x, target, C, S, ignore_index, out):
-    """nll_loss without weights, for the fast call (Note [Loss binding fast calls]): -1.0 (out
-    left partly written) where a target other than ``ignore_index`` is outside [0, C), before
-    it is read; else the count of the positions not equal to ``ignore_index``."""
+def nll_loss(x, target, w, C, S, ignore_index, out):
+    """Per-position -w[t] * x[n, t, s] of an (N, C, S) block into ``out`` (N*S,); returns the
+    summed weight of the positions not equal to ``ignore_index``. ``w`` of size 0: all ones."""
+    return _nll(x, target, w, C, S, ignore_index, out)
+
+
+@kernel
+def nll_loss_checked(x, target, w, C, S, ignore_index, out):
+    """nll_loss for the fast call (Note [Loss binding fast calls]), ``w`` of size 0: -1.0 (out
+    not written) where a target other than ``ignore_index`` is outside [0, C), before any is
+    read; else the count of the positions not equal to ``ignore_index``."""
     for k in range(target.size):
         t = target[k]
         if t != ignore_index and (t < 0 or t >= C):
             return -1.0
-    tw = 0.0
-    for k in range(target.size):
-        n = k // S
-        s = k - n * S
-        t = target[k]
-        if t == ignore_index:
-            out[k] = 0
-            continue
-        out[k] = -1.0 * x[(n * C + t) * S + s]
-        tw += 1.0
-    return tw
+    return _nll(x, target, w, C, S, ignore_index, out)
 
 
 @kernel
