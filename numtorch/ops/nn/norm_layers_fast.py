@@ -1,5 +1,5 @@
-"""F.layer_norm's, F.group_norm's and F.batch_norm's binding fast calls (Note [Layer norm binding
-fast call])."""
+"""F.layer_norm's, F.group_norm's, F.batch_norm's and F.instance_norm's binding fast calls (Note
+[Layer norm binding fast call])."""
 
 # Note [Layer norm binding fast call]
 # F.layer_norm of a (3, 4) input ran its body, layer_norm's composite, native_layer_norm's
@@ -14,7 +14,9 @@ fast call])."""
 # (N * G) rows and norm_apply, as _group_norm_cpu; F.batch_norm (float momentum, running stats
 # None or of C elements and the input's dtype, recording nothing; both given in evaluation)
 # runs _batch_norm_cpu's channel_moments, statistics and in-place running-stat updates (the same
-# NumPy expressions) and norm_apply. Anything else declines (None) to the body.
+# NumPy expressions) and norm_apply; F.instance_norm with no running stats that batch norm of
+# its (1, N * C, ...) view, returned as a view of it in the input's shape, as the composite.
+# Anything else declines (None) to the body.
 # tests/ops/nn/test_norm_layers_fast.py compares the two bit for bit.
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import math
 import numpy as np
 
 from ... import _dtype as D
-from ..._tensor import Tensor, _make
+from ..._tensor import Tensor, _make, _view
 from ...kernels import PARALLEL_THRESHOLD
 from .._fast_guard import or_body, params, plain, recordless
 from ..reduction._entries import call
@@ -151,6 +153,36 @@ def _batch_norm(input, running_mean, running_var, weight=None, bias=None, traini
     return _make(out.reshape(shape), dt)
 
 
+def _instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                   momentum=0.1, eps=1e-05):  # fmt: skip
+    # the composite's batch norm in training of the (1, N * C, ...) view, weight and bias
+    # repeated N times, its result viewed back as the input's shape
+    if running_mean is not None or running_var is not None or use_input_stats is not True or momentum.__class__ is not float:
+        return None
+    p = _channels(input, weight, bias, eps)
+    if p is None or p[0].ndim < 3:
+        return None
+    a, w, b = p
+    dt, shape = input._dtype, a.shape
+    BC = shape[0] * shape[1]
+    S = a.size // BC
+    if S == 1:  # F.instance_norm's ValueError
+        return None
+    if weight is not None:
+        w = np.tile(w, shape[0])
+    if bias is not None:
+        b = np.tile(b, shape[0])
+    x = a.reshape(-1)
+    np_dt = _NP[dt]
+    mean, var = np.empty(BC, np_dt), np.empty(BC, np_dt)
+    call(K, "channel_moments", (x, 1, BC, S, mean, var))
+    invstd = (1.0 / np.sqrt(var.astype(np.float64) + eps)).astype(np_dt)
+    out = np.empty(x.size, np_dt)
+    call(K, "norm_apply", (x, out, mean, invstd, w, b, 1, BC, S, 0, 1, weight is not None, bias is not None))
+    COUNT[0] += 1
+    return _view(_make(out.reshape((1, BC) + shape[2:]), dt), out.reshape(shape))
+
+
 def _batch_norm_body(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
                      eps=1e-05):  # fmt: skip
     # F.batch_norm's running stats have no default, so Note [Binding fast call] takes no None
@@ -162,7 +194,11 @@ def _batch_norm_body(input, running_mean, running_var, weight=None, bias=None, t
     return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
-_CALLS = {("torch.nn.functional", "layer_norm"): _layer_norm, ("torch.nn.functional", "group_norm"): _group_norm}
+_CALLS = {
+    ("torch.nn.functional", "layer_norm"): _layer_norm,
+    ("torch.nn.functional", "group_norm"): _group_norm,
+    ("torch.nn.functional", "instance_norm"): _instance_norm,
+}
 
 
 def install(bindings) -> None:

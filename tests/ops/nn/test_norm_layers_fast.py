@@ -75,6 +75,23 @@ def test_batch_norm_fast_call_matches_the_body(dtype):
             same(a1[2], a2[2])
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_instance_norm_fast_call_matches_the_body(dtype):
+    x = _t((2, 3, 2, 2), dtype)
+    x._data[1, 2] = 5.0
+    w, b = _t((3,), dtype, 1), _t((3,), dtype, 2)
+    body = binding("instance_norm", "torch.nn.functional").body
+    for args in ((x, None, None, None, None, True, 0.1, 1e-5), (x, None, None, w, b, True, 0.1, 1e-3),
+                 (x[:, :, 0].contiguous(), None, None, None, b, True, 0.1, 1e-5)):  # fmt: skip
+        n = norm_layers_fast.COUNT[0]
+        r = F.instance_norm(*args)
+        assert norm_layers_fast.COUNT[0] == n + 1
+        want = body(*args)
+        same(r, want)
+        assert r._base is not None and want._base is not None and r._base.shape == want._base.shape
+        assert r._vc is r._base._vc
+
+
 def test_batch_norm_declines():
     x = _t((2, 3, 2, 2))
     n = norm_layers_fast.COUNT[0]
@@ -102,6 +119,17 @@ def test_batch_norm_declines():
         pass
 
     assert type(F.batch_norm(x.as_subclass(Sub), None, None, training=True)) is Sub
+    for call in (lambda: F.instance_norm(x[:, :, :1, :1]), lambda: F.instance_norm(x[0, 0]),
+                 lambda: F.instance_norm(x, torch.zeros(3), torch.ones(3)),
+                 lambda: F.instance_norm(x, use_input_stats=False), lambda: F.instance_norm(x, weight=torch.ones(2))):  # fmt: skip
+        r = outcome(call)
+        with LoggingTensorMode():
+            want = outcome(call)
+        if isinstance(r, tuple):
+            assert r == want
+        else:
+            same(r, want)
+    assert F.instance_norm(g).grad_fn is not None
     assert norm_layers_fast.COUNT[0] == n
 
 
