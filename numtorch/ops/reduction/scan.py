@@ -16,6 +16,7 @@ from ..._tensor import Tensor, _make
 from . import _reduce as E
 from .._registry import defop, holomorphic, public
 from ._grad import plain, wrap
+from ._entries import call
 from .core import _call, _decl, _fn, _sum_dtype, aten
 
 CumMax = return_types.register("cummax", ("values", "indices"))
@@ -247,13 +248,13 @@ def _softmax_tiny(a, d, log):
     R = s[d]
     x = a.ravel()  # a view: C-contiguous
     y = np.empty(x.size, x.dtype)
-    if d == len(s) - 1:
+    if d == len(s) - 1:  # through the kernels' compiled entries (reduction/_entries.py)
         outer = x.size // R
-        if log or not E.KS.softmax_rows_shift(x, y, outer, R):
-            E.KS.softmax_rows_inline(x, y, outer, R, log)
+        if log or not call(E.KS, "softmax_rows_shift", (x, y, outer, R)):
+            call(E.KS, "softmax_rows_inline", (x, y, outer, R, log))
     else:
         inner = math.prod(s[d + 1 :])
-        E.KS.softmax_cols(x, y, x.size // (R * inner), R, inner, log)
+        call(E.KS, "softmax_cols", (x, y, x.size // (R * inner), R, inner, log))
     return y.reshape(s)
 
 
