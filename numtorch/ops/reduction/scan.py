@@ -42,7 +42,7 @@ def _cumulative(self, dim, dtype, prod):
         if lay is not None and a.flags.c_contiguous:  # Note [Scan layouts]
             x, (outer, R, inner) = a.ravel(), lay
             out = np.empty(x.size, x.dtype)
-            E.K.cumulative(x, out, outer, R, inner, np.empty(inner, np.float64), prod)
+            call(E.K, "cumulative", (x, out, outer, R, inner, np.empty(inner, np.float64), prod))
             return _make(out.reshape(a.shape), self._dtype)
     dt = _sum_dtype(self._dtype, dtype)
     src = E.kernel_input(self._data).astype(E.kernel_dtype(dt), copy=False)
