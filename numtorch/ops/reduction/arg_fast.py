@@ -1,5 +1,5 @@
-"""Binding fast calls of argmax/argmin, aminmax over one dim, cummax/cummin and topk (Note
-[Argext binding fast calls])."""
+"""Binding fast calls of argmax/argmin, aminmax over one dim, cummax/cummin, topk and the
+whole-tensor median/nanmedian (Note [Argext binding fast calls])."""
 
 # Note [Argext binding fast calls]
 # torch.argmax(x, 1) of 24 floats ran the binding's body, _call, dispatch, the op's gate, the
@@ -13,7 +13,8 @@
 # over the layout extremes uses (their serial entries as reduce_fast learns them, _launch from
 # PARALLEL_THRESHOLD elements on); cummax/cummin the cumext kernel
 # over the (outer, R, inner) view scan's _dim_layout gives; topk (k * n <= _SORT_WORK) the
-# topk_rows kernel Note [Selection by quickselect] calls. Everything else, bad dims
+# topk_rows kernel Note [Selection by quickselect] calls; median()/nanmedian() with no dim the
+# lower_median kernel. Everything else, bad dims
 # included, declines to the body (tests/ops/reduction/test_arg_fast.py compares the two).
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from ._entries import call
 from ._select_fast import _SORT_WORK
 from .core import _AMAX, _AMIN, AMinMax
 from .scan import CumMax, CumMin
+from .sorting import K as SK
 from .sorting import TopK
 
 _DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64))
@@ -192,6 +194,27 @@ def _tensor_topk(self, k, dim=-1, largest=True, sorted=True):
     return _topk(self, k, dim, largest, sorted, None)
 
 
+def _median_all(skip_nan: bool):
+    # median()/nanmedian() of every element: the lower_median kernel all_cpu calls
+    def fast(input, dim=None, keepdim=False, out=None):
+        a = None if dim is not None or out is not None else _array(input, keepdim)
+        if a is None:
+            return None
+        v = call(SK, "lower_median", (a.reshape(-1), skip_nan))
+        COUNT[0] += 1
+        return _make(np.array(v, a.dtype), input._dtype)
+
+    return fast
+
+
+def _tensor_median(fast):
+    def method(self, dim=None, keepdim=False):
+        return fast(self, dim, keepdim, None)
+
+    return method
+
+
+_MEDIAN, _NANMEDIAN = _median_all(False), _median_all(True)
 _ARGMAX, _ARGMIN = _argext(True), _argext(False)
 _CUMMAX, _CUMMIN = _cumext(True, CumMax), _cumext(False, CumMin)
 _CALLS = {
@@ -207,6 +230,10 @@ _CALLS = {
     ("Tensor", "cummin"): _tensor_cumext(_CUMMIN),
     ("torch", "topk"): _topk,
     ("Tensor", "topk"): _tensor_topk,
+    ("torch", "median"): _MEDIAN,
+    ("Tensor", "median"): _tensor_median(_MEDIAN),
+    ("torch", "nanmedian"): _NANMEDIAN,
+    ("Tensor", "nanmedian"): _tensor_median(_NANMEDIAN),
 }
 
 

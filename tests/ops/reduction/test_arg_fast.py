@@ -92,6 +92,21 @@ def test_topk_fast_matches_the_body(dtype):
             same(b, c)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", ["median", "nanmedian"])
+def test_whole_median_fast_matches_the_body(dtype, name):
+    body = binding(name).body
+    x = _x(dtype)
+    allnan = torch.from_numpy(np.full(4, np.nan, dtype)) if np.dtype(dtype).kind == "f" else x[0, 0]
+    for t in (x, x[1], x[0, 0, :1].contiguous(), allnan, x[2, :, 1].contiguous()):
+        n = arg_fast.COUNT[0]
+        r, m = getattr(torch, name)(t), getattr(t, name)()
+        assert arg_fast.COUNT[0] == n + 2
+        want = body(t, None, False, None)
+        same(r, want)
+        same(m, want)
+
+
 def test_large_inputs():
     x = torch.from_numpy(np.random.default_rng(1).standard_normal((600, 400)).astype(np.float32))
     n = arg_fast.COUNT[0]
@@ -130,6 +145,10 @@ def test_large_inputs():
         lambda x: torch.topk(x[0, 0, 0], 1),
         lambda x: torch.topk(x[:, :0], 0, 1),
         lambda x: torch.topk(torch.zeros(2, 200), 100),
+        lambda x: torch.median(x[:0]),
+        lambda x: torch.nanmedian(x.bool()),
+        lambda x: torch.median(x, keepdim=True),
+        lambda x: torch.median(x.transpose(0, 1)),
     ],
 )
 def test_errors_and_edges_are_the_bodies(call):
@@ -166,6 +185,8 @@ def test_modes_out_grad_and_other_inputs_take_the_body():
     torch.aminmax(w, dim=1), torch.argmax(w, 1)
     assert torch.cummax(w, 1).values.grad_fn is not None and torch.cummin(w, 0).values.grad_fn is not None
     assert torch.topk(w, 2, 1).values.grad_fn is not None
+    assert torch.median(w).grad_fn is not None and torch.nanmedian(w).grad_fn is not None
+    torch.median(x, out=torch.empty(0)), torch.median(x.transpose(0, 1))
     assert arg_fast.COUNT[0] == n
     with torch.inference_mode():
         assert torch.argmax(x, 1).is_inference()
