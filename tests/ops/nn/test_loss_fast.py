@@ -93,3 +93,30 @@ def test_other_arguments_grad_and_modes_take_the_body():
     assert loss_fast.COUNT[0] == n
     with torch.inference_mode():
         assert F.nll_loss(x, t).is_inference()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_bce_range_check_is_numpys(dtype, monkeypatch):
+    from numtorch.ops.nn import loss_pointwise as LP
+
+    seen = []
+    real = LP.call
+    monkeypatch.setattr(LP, "call", lambda m, n, a: seen.append(n) or real(m, n, a))
+    rng = np.random.default_rng(3)
+    base = rng.random((3, 4)).astype(dtype)
+    for bad in (None, -1e-7, 1.0000001, np.nan, -0.0, 1.0, 0.0, np.inf):
+        a = base.copy()
+        if bad is not None:
+            a[2, 3] = bad
+        want = bool(np.all(a >= 0) and np.all(a <= 1))
+        assert LP._unit(a) is want
+        assert LP._unit(a.T) is want  # strided: NumPy's comparisons
+        x, t = torch.from_numpy(a), torch.from_numpy(base)
+        r = outcome(F.binary_cross_entropy, x, t)
+        if want:
+            assert not isinstance(r, tuple)
+        else:
+            assert r == (RuntimeError, "all elements of input should be between 0 and 1")
+            assert outcome(F.binary_cross_entropy, t, x) == (RuntimeError, "all elements of target should be between 0 and 1")
+    assert ("in_unit_range" in seen) is (dtype is not np.float16)
+    assert LP._unit(base[:0])

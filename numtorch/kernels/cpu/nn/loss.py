@@ -107,3 +107,14 @@ def nll_loss_backward(grad, target, w, C, S, ignore_index, scale, gi):
         wt = w[t] if w.size else 1.0
         g = grad[0] if one else grad[k]
         gi[(n * C + t) * S + s] = -wt * g * scale
+
+
+@kernel
+def in_unit_range(x):
+    """Whether every element of a flat array lies in [0, 1] (NaN does not): binary
+    cross entropy's input and target checks in one pass, without the comparisons' arrays."""
+    for i in range(x.size):
+        v = x[i]
+        if not (v >= 0 and v <= 1):
+            return False
+    return True
