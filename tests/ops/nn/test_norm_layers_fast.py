@@ -20,19 +20,23 @@ def _t(shape, dtype=np.float32, seed=0):
     return torch.from_numpy(x)
 
 
+def _fast_as_body(fn, body, cases):
+    for args in cases:
+        n = norm_layers_fast.COUNT[0]
+        r = fn(*args)
+        assert norm_layers_fast.COUNT[0] == n + 1
+        same(r, body(*args))
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_fast_call_matches_the_body(dtype):
     x = _t((3, 4, 5), dtype)
     x._data[0, 0, :] = 7.0  # a constant row: variance 0
     w, b = _t((4, 5), dtype, 1), _t((4, 5), dtype, 2)
     w5, b5 = _t((5,), dtype, 3), _t((5,), dtype, 4)
-    body = binding("layer_norm", "torch.nn.functional").body
-    for args in ((x, (5,), w5, b5, 1e-5), (x, 5, None, None, 1e-5), (x, [4, 5], w, None, 1e-3),
-                 (x, (4, 5), None, b, 0.5), (x, (3, 4, 5), None, None, 1e-5), (x[0].contiguous(), (5,), w5, b5, 1e-5)):  # fmt: skip
-        n = norm_layers_fast.COUNT[0]
-        r = F.layer_norm(*args)
-        assert norm_layers_fast.COUNT[0] == n + 1
-        same(r, body(*args))
+    _fast_as_body(F.layer_norm, binding("layer_norm", "torch.nn.functional").body,
+                  ((x, (5,), w5, b5, 1e-5), (x, 5, None, None, 1e-5), (x, [4, 5], w, None, 1e-3),
+                   (x, (4, 5), None, b, 0.5), (x, (3, 4, 5), None, None, 1e-5), (x[0].contiguous(), (5,), w5, b5, 1e-5)))  # fmt: skip
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -40,13 +44,9 @@ def test_group_norm_fast_call_matches_the_body(dtype):
     x = _t((2, 6, 2, 2), dtype)
     x._data[0, :3] = 2.0  # a constant group
     w, b = _t((6,), dtype, 1), _t((6,), dtype, 2)
-    body = binding("group_norm", "torch.nn.functional").body
-    for args in ((x, 3, None, None, 1e-5), (x, 2, w, b, 1e-5), (x, 6, w, None, 0.1), (x, 1, None, b, 1e-5),
-                 (x[:, :, 0].contiguous(), 3, w, b, 1e-5), (x.reshape(2, 6, 4, 1), 3, None, None, 1e-5)):  # fmt: skip
-        n = norm_layers_fast.COUNT[0]
-        r = F.group_norm(*args)
-        assert norm_layers_fast.COUNT[0] == n + 1
-        same(r, body(*args))
+    _fast_as_body(F.group_norm, binding("group_norm", "torch.nn.functional").body,
+                  ((x, 3, None, None, 1e-5), (x, 2, w, b, 1e-5), (x, 6, w, None, 0.1), (x, 1, None, b, 1e-5),
+                   (x[:, :, 0].contiguous(), 3, w, b, 1e-5), (x.reshape(2, 6, 4, 1), 3, None, None, 1e-5)))  # fmt: skip
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

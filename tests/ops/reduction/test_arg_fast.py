@@ -4,6 +4,8 @@ other dtypes, strided and empty inputs take the body."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pytest
 
@@ -23,6 +25,18 @@ def _x(dtype, shape=(3, 4, 5)):
         x.reshape(-1)[[3, 17, 40]] = np.nan
         x.reshape(-1)[5] = -0.0
     return torch.from_numpy(x)
+
+
+def _pair_routes(fn, method, want):
+    # both bindings took the fast route once each, with the body's return type and bits
+    n = arg_fast.COUNT[0]
+    r, m = fn(), method()
+    assert arg_fast.COUNT[0] == n + 2
+    want = want()
+    assert type(r) is type(want) is type(m)
+    for a, b, c in zip(r, m, want, strict=True):
+        same(a, c)
+        same(b, c)
 
 
 ARGS = [(None, False), (None, True), (0, False), (1, True), (-1, False), (2, True), (-3, False)]
@@ -48,15 +62,8 @@ def test_aminmax_fast_matches_the_body(dtype):
     x = _x(dtype)
     body = binding("aminmax").body
     for dim, keepdim in ARGS[2:]:
-        n = arg_fast.COUNT[0]
-        r = torch.aminmax(x, dim=dim, keepdim=keepdim)
-        m = x.aminmax(dim=dim, keepdim=keepdim)
-        assert arg_fast.COUNT[0] == n + 2
-        want = body(x, dim, keepdim, None)
-        assert type(r) is type(want) is type(m)
-        for a, b, c in zip(r, m, want, strict=True):
-            same(a, c)
-            same(b, c)
+        _pair_routes(partial(torch.aminmax, x, dim=dim, keepdim=keepdim), partial(x.aminmax, dim=dim, keepdim=keepdim),
+                     partial(body, x, dim, keepdim, None))  # fmt: skip
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -65,15 +72,7 @@ def test_cumext_fast_matches_the_body(dtype, name):
     x = _x(dtype)
     body = binding(name).body
     for dim in (0, 1, 2, -1, -3):
-        n = arg_fast.COUNT[0]
-        r = getattr(torch, name)(x, dim)
-        m = getattr(x, name)(dim)
-        assert arg_fast.COUNT[0] == n + 2
-        want = body(x, dim, None)
-        assert type(r) is type(want) is type(m)
-        for a, b, c in zip(r, m, want, strict=True):
-            same(a, c)
-            same(b, c)
+        _pair_routes(partial(getattr(torch, name), x, dim), partial(getattr(x, name), dim), partial(body, x, dim, None))
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -81,15 +80,8 @@ def test_topk_fast_matches_the_body(dtype):
     x = _x(dtype)
     body = binding("topk").body
     for k, dim, largest in ((2, 1, True), (1, -1, False), (0, 0, True), (5, 2, False), (3, -3, True), (4, 1, True)):
-        n = arg_fast.COUNT[0]
-        r = torch.topk(x, k, dim, largest)
-        m = x.topk(k, dim, largest, False)
-        assert arg_fast.COUNT[0] == n + 2
-        want = body(x, k, dim, largest, True, None)
-        assert type(r) is type(want) is type(m)
-        for a, b, c in zip(r, m, want, strict=True):
-            same(a, c)
-            same(b, c)
+        _pair_routes(partial(torch.topk, x, k, dim, largest), partial(x.topk, k, dim, largest, False),
+                     partial(body, x, k, dim, largest, True, None))  # fmt: skip
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
