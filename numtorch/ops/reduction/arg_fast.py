@@ -12,8 +12,8 @@ whole-tensor median/nanmedian (Note [Argext binding fast calls])."""
 # PARALLEL_THRESHOLD where the body would take argext_rows_p; aminmax amin's and amax's kernels
 # over the layout extremes uses (their serial entries as reduce_fast learns them, _launch from
 # PARALLEL_THRESHOLD elements on); cummax/cummin the cumext kernel
-# over the (outer, R, inner) view scan's _dim_layout gives; topk (k * n <= _SORT_WORK) the
-# topk_rows kernel Note [Selection by quickselect] calls; median()/nanmedian() with no dim the
+# over the (outer, R, inner) view scan's _dim_layout gives; topk the route Note [Selection by
+# quickselect] takes (_select_fast.topk, where it takes the call); median()/nanmedian() with no dim the
 # lower_median kernel. Everything else, bad dims
 # included, declines to the body (tests/ops/reduction/test_arg_fast.py compares the two).
 
@@ -30,7 +30,6 @@ from .._fast_guard import or_body, params, plain
 from . import _reduce as E
 from . import _select_fast as S
 from ._entries import call
-from ._select_fast import _SORT_WORK
 from .core import _AMAX, _AMIN, AMinMax
 from .scan import CumMax, CumMin
 from .sorting import K as SK
@@ -167,27 +166,18 @@ def _tensor_cumext(fast):
 
 
 def _topk(input, k, dim=-1, largest=True, sorted=True, out=None):
-    # topk's quickselect route (Note [Selection by quickselect]): topk_rows over (outer, n, inner)
+    # the body's quickselect route (Note [Selection by quickselect]), _select_fast.topk
     a = None if out is not None or dim.__class__ is not int or k.__class__ is not int else _array(input, largest)  # largest a bool
     if a is None or not a.ndim or sorted.__class__ is not bool:
         return None
-    sh = a.shape
-    n = len(sh)
-    if not -n <= dim < n:
+    n = a.ndim
+    if not -n <= dim < n or not 0 <= k <= a.shape[dim]:
         return None
-    d = dim + n if dim < 0 else dim
-    R = sh[d]
-    if not 0 <= k <= R or k * R > _SORT_WORK:
+    r = S.topk(a, dim + n if dim < 0 else dim, k, largest)
+    if r is None:
         return None
-    outer = math.prod(sh[:d])
-    inner = a.size // (outer * R)
-    a3 = a.reshape(outer, R, inner)
-    vals = np.empty((outer, k, inner), a.dtype)
-    idx = np.empty((outer, k, inner), _I64)
-    call(S.K, "topk_rows", (a3, k, largest, vals, idx))
     COUNT[0] += 1
-    shape = sh[:d] + (k,) + sh[d + 1 :]
-    return TopK(_make(vals.reshape(shape), input._dtype), _make(idx.reshape(shape), D.int64))
+    return TopK(_make(r[0], input._dtype), _make(r[1], D.int64))
 
 
 def _tensor_topk(self, k, dim=-1, largest=True, sorted=True):
