@@ -20,6 +20,17 @@ def _t(shape, dtype=np.float32, seed=0):
     return torch.from_numpy(x)
 
 
+def _as_under_a_mode(call, *args):
+    # the outcome (result or error) of call(*args) is the one under a mode, where only the body runs
+    r = outcome(call, *args)
+    with LoggingTensorMode():
+        want = outcome(call, *args)
+    if isinstance(r, tuple):
+        assert r == want
+    else:
+        same(r, want)
+
+
 def _fast_as_body(fn, body, cases):
     for args in cases:
         n = norm_layers_fast.COUNT[0]
@@ -103,13 +114,7 @@ def test_batch_norm_declines():
                  lambda: F.batch_norm(x.transpose(2, 3), None, None, training=True),
                  lambda: F.batch_norm(x, None, None, training=True, momentum=1),
                  lambda: F.batch_norm(x, None, None, training=True, eps=0)):  # fmt: skip
-        r = outcome(call)
-        with LoggingTensorMode():
-            want = outcome(call)
-        if isinstance(r, tuple):
-            assert r == want
-        else:
-            same(r, want)
+        _as_under_a_mode(call)
     g = x.double().requires_grad_(True)
     assert F.batch_norm(g, None, None, training=True).grad_fn is not None
     with pytest.raises(RuntimeError, match="not differentiable with respect to argument 'running_mean'"):
@@ -122,13 +127,7 @@ def test_batch_norm_declines():
     for call in (lambda: F.instance_norm(x[:, :, :1, :1]), lambda: F.instance_norm(x[0, 0]),
                  lambda: F.instance_norm(x, torch.zeros(3), torch.ones(3)),
                  lambda: F.instance_norm(x, use_input_stats=False), lambda: F.instance_norm(x, weight=torch.ones(2))):  # fmt: skip
-        r = outcome(call)
-        with LoggingTensorMode():
-            want = outcome(call)
-        if isinstance(r, tuple):
-            assert r == want
-        else:
-            same(r, want)
+        _as_under_a_mode(call)
     assert F.instance_norm(g).grad_fn is not None
     assert norm_layers_fast.COUNT[0] == n
 
@@ -150,13 +149,7 @@ def test_batch_norm_declines():
 )
 def test_group_norm_errors_and_other_inputs_are_the_bodies(call):
     x = _t((2, 3, 4))
-    r = outcome(call, x)
-    with LoggingTensorMode():
-        want = outcome(call, x)
-    if isinstance(r, tuple):
-        assert r == want
-    else:
-        same(r, want)
+    _as_under_a_mode(call, x)
 
 
 @pytest.mark.parametrize(
@@ -177,13 +170,7 @@ def test_group_norm_errors_and_other_inputs_are_the_bodies(call):
 )
 def test_errors_and_other_inputs_are_the_bodies(call):
     x = _t((3, 4, 5))
-    r = outcome(call, x)
-    with LoggingTensorMode():  # the body alone: the fast call declines under a mode
-        want = outcome(call, x)
-    if isinstance(r, tuple):
-        assert r == want
-    else:
-        same(r, want)
+    _as_under_a_mode(call, x)
 
 
 def test_grad_modes_and_large_inputs_take_the_body():
