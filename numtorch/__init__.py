@@ -76,9 +76,10 @@ from . import _spectral, _torch_extra  # noqa: E402,F401 - public bodies over th
 
 ops.shape.views.install_fast_paths()
 # fast_fill first: its body routes are what the fast calls of fast_index fall back to
-for _fast in (ops.nn.fast_nn, ops.nn.fast_conv, ops.indexing.fast_fill, ops.indexing.fast_index, ops.shape.fast_copies):
+for _fast in (ops.nn.fast_nn, ops.nn.fast_conv, ops.indexing.fast_fill, ops.indexing.fast_index,
+              ops.shape.fast_copies, ops.shape.fast_inplace, ops.reduction.norm_fast, ops.reduction.arg_fast,
+              ops.reduction.stats_fast, ops.nn.loss_fast, ops.nn.norm_layers_fast):  # sessions 14-15
     _fast.install(ops._registry.BINDINGS)
-ops.shape.fast_inplace.install(ops._registry.BINDINGS)  # session 15: Note [Fill and resize fast calls]
 _BY_MODULE = _api.install(Tensor)
 from . import _linalg_utils, _misc_api, _tensor_legacy, _tensor_tf  # noqa: E402
 

@@ -7,3 +7,4 @@ from . import rnn, rnn_cells  # noqa: F401,E402  (recurrent layers: one op per l
 from . import aliases  # noqa: F401,E402
 from . import fast_nn  # noqa: F401,E402  (Note [Padding, pooling and prelu fast calls])
 from . import fast_conv  # noqa: F401,E402  (Note [Convolution fast calls])
+from . import loss_fast, norm_layers_fast  # noqa: F401,E402  (session 15: Note [Loss binding fast calls], Note [Layer norm binding fast call])

@@ -309,6 +309,18 @@ def _bn_fast_layout(x: Tensor) -> bool:
     return x.is_contiguous() or (fmt is not None and x.is_contiguous(memory_format=fmt))
 
 
+def update_running(running_mean, running_var, mean, var, n, momentum) -> None:
+    """Training batch norm's running stats from the batch's mean and biased var over n values,
+    in place without a version bump, as PyTorch's kernel does (norm_layers_fast's too)."""
+    if running_mean is not None:
+        rm = running_mean._data
+        rm[...] = (1 - momentum) * rm + momentum * mean.astype(rm.dtype)
+    if running_var is not None:
+        rv = running_var._data
+        unbiased = var.astype(np.float64) * n / max(n - 1, 1)
+        rv[...] = (1 - momentum) * rv + momentum * unbiased.astype(rv.dtype)
+
+
 def _batch_norm_cpu(input, weight, bias, running_mean, running_var, training, momentum, eps):
     A, C, S = _bn_dims(input)
     for t, name in (
@@ -333,15 +345,7 @@ def _batch_norm_cpu(input, weight, bias, running_mean, running_var, training, mo
         mean, var = np.empty(C, dt.np), np.empty(C, dt.np)
         K.channel_moments(x, A, C, S, mean, var)
         invstd = (1.0 / np.sqrt(var.astype(np.float64) + eps)).astype(dt.np)
-        n = A * S
-        # running stats are updated in place without a version bump, as PyTorch's kernel does
-        if running_mean is not None:
-            rm = running_mean._data
-            rm[...] = (1 - momentum) * rm + momentum * mean.astype(rm.dtype)
-        if running_var is not None:
-            rv = running_var._data
-            unbiased = var.astype(np.float64) * n / max(n - 1, 1)
-            rv[...] = (1 - momentum) * rv + momentum * unbiased.astype(rv.dtype)
+        update_running(running_mean, running_var, mean, var, A * S, momentum)
         save_mean, save_invstd = mean, invstd
     else:
         mean = _arr(running_mean, dt)

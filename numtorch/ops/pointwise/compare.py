@@ -7,9 +7,11 @@ import numpy as np
 from ... import _dtype as D
 from ..._dispatch import dispatch
 from ..._tensor import Tensor
+from ...kernels import lazy
 from ._elementwise import not_tensor, number
 from .._pointwise import _cname
 from .._registry import OPS, defop, public, schema_sig
+from ..reduction._entries import call
 from .core import _ALL, _cmp, _doc, _f, _mul, _sub, _u
 
 
@@ -47,10 +49,18 @@ _ISCLOSE = defop("isclose(Tensor self, Tensor other, float rtol=1e-05, float ato
                  composite=_isclose)  # fmt: skip
 _ALLCLOSE = defop("allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool",
                   cpu=lambda *v: bool(_isclose(*v)._data.all()))  # fmt: skip
+_EQ_KERNEL = frozenset(np.dtype(t) for t in (np.bool_, np.int32, np.int64, np.float32, np.float64))
+_RK = lazy("numtorch.kernels.cpu.reduction.core")
+
+
 def _equal_cpu(a, b):
     x, y = a._data, b._data
     if x.shape != y.shape:
         return False
+    if a._dtype is b._dtype and x.dtype in _EQ_KERNEL and x.flags.c_contiguous and y.flags.c_contiguous:
+        # one dtype, flat views: the comparison in one kernel call through its compiled entry
+        # (np.equal and its logical_and.reduce were 1.2 us of a 1.8 us small equal)
+        return call(_RK, "all_equal", (x.reshape(-1), y.reshape(-1)))
     if a._dtype is b._dtype and x.dtype.kind in "biufc":  # one dtype: NumPy's comparison, no result tensor
         return bool(np.logical_and.reduce(np.equal(x, y), axis=None))
     return bool(_ALL["eq"]["T"]["functional"].impls["cpu"](a, b)._data.all())

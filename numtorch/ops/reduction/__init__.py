@@ -3,4 +3,4 @@ area's helpers), ``scan`` (cumulative ops, softmax), ``sorting`` (sort, topk, me
 ``stats`` (var/std, norm, logsumexp)."""
 
 from . import _reduce, core, scan, sorting, stats  # noqa: F401
-from . import fast_bindings  # noqa: F401  (after core, whose bindings it completes)
+from . import arg_fast, fast_bindings, norm_fast, stats_fast  # noqa: F401  (after core, whose bindings it completes)

@@ -22,6 +22,7 @@ import math
 import numpy as np
 
 from ...kernels import lazy
+from ._entries import call  # the kernels through their compiled entries (one set of types each)
 
 K = lazy("numtorch.kernels.cpu.reduction.selection")
 _DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64))
@@ -45,7 +46,7 @@ def kth(a: np.ndarray, d: int, how: int, k: int, keepdim: bool):
     a3 = _rows(a, d)
     vals = np.empty((a3.shape[0], a3.shape[2]), a.dtype)
     idx = np.empty(vals.shape, np.int64)
-    K.kth_rows(a3, how, k, vals, idx)
+    call(K, "kth_rows", (a3, how, k, vals, idx))
     shape = a.shape[:d] + ((1,) if keepdim else ()) + a.shape[d + 1 :]
     return vals.reshape(shape), idx.reshape(shape)
 
@@ -57,7 +58,7 @@ def topk(a: np.ndarray, d: int, k: int, largest: bool):
     a3 = _rows(a, d)
     vals = np.empty((a3.shape[0], k, a3.shape[2]), a.dtype)
     idx = np.empty(vals.shape, np.int64)
-    K.topk_rows(a3, k, largest, vals, idx)
+    call(K, "topk_rows", (a3, k, largest, vals, idx))
     shape = a.shape[:d] + (k,) + a.shape[d + 1 :]
     return vals.reshape(shape), idx.reshape(shape)
 
@@ -68,7 +69,7 @@ def mode(a: np.ndarray, d: int, keepdim: bool):
     a3 = _rows(a, d)
     vals = np.empty((a3.shape[0], a3.shape[2]), a.dtype)
     idx = np.empty(vals.shape, np.int64)
-    K.mode_short_rows(a3, vals, idx)
+    call(K, "mode_short_rows", (a3, vals, idx))
     shape = a.shape[:d] + ((1,) if keepdim else ()) + a.shape[d + 1 :]
     return vals.reshape(shape), idx.reshape(shape)
 

@@ -16,6 +16,7 @@ from ..._tensor import Tensor, _make
 from . import _reduce as E
 from .._registry import defop, holomorphic, public
 from ._grad import plain, wrap
+from ._entries import call
 from .core import _call, _decl, _fn, _sum_dtype, aten
 
 CumMax = return_types.register("cummax", ("values", "indices"))
@@ -41,7 +42,7 @@ def _cumulative(self, dim, dtype, prod):
         if lay is not None and a.flags.c_contiguous:  # Note [Scan layouts]
             x, (outer, R, inner) = a.ravel(), lay
             out = np.empty(x.size, x.dtype)
-            E.K.cumulative(x, out, outer, R, inner, np.empty(inner, np.float64), prod)
+            call(E.K, "cumulative", (x, out, outer, R, inner, np.empty(inner, np.float64), prod))
             return _make(out.reshape(a.shape), self._dtype)
     dt = _sum_dtype(self._dtype, dtype)
     src = E.kernel_input(self._data).astype(E.kernel_dtype(dt), copy=False)
@@ -247,13 +248,13 @@ def _softmax_tiny(a, d, log):
     R = s[d]
     x = a.ravel()  # a view: C-contiguous
     y = np.empty(x.size, x.dtype)
-    if d == len(s) - 1:
+    if d == len(s) - 1:  # through the kernels' compiled entries (reduction/_entries.py)
         outer = x.size // R
-        if log or not E.KS.softmax_rows_shift(x, y, outer, R):
-            E.KS.softmax_rows_inline(x, y, outer, R, log)
+        if log or not call(E.KS, "softmax_rows_shift", (x, y, outer, R)):
+            call(E.KS, "softmax_rows_inline", (x, y, outer, R, log))
     else:
         inner = math.prod(s[d + 1 :])
-        E.KS.softmax_cols(x, y, x.size // (R * inner), R, inner, log)
+        call(E.KS, "softmax_cols", (x, y, x.size // (R * inner), R, inner, log))
     return y.reshape(s)
 
 

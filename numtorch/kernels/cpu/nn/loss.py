@@ -56,10 +56,8 @@ def sq_diff_total(x, t):
     return _blocked_total(_sq_diff, x, t)
 
 
-@kernel
-def nll_loss(x, target, w, C, S, ignore_index, out):
-    """Per-position -w[t] * x[n, t, s] of an (N, C, S) block into ``out`` (N*S,); returns the
-    summed weight of the positions not equal to ``ignore_index``. ``w`` of size 0: all ones."""
+@inline
+def _nll(x, target, w, C, S, ignore_index, out):
     tw = 0.0
     for k in range(target.size):
         n = k // S
@@ -72,6 +70,25 @@ def nll_loss(x, target, w, C, S, ignore_index, out):
         out[k] = -wt * x[(n * C + t) * S + s]
         tw += wt
     return tw
+
+
+@kernel
+def nll_loss(x, target, w, C, S, ignore_index, out):
+    """Per-position -w[t] * x[n, t, s] of an (N, C, S) block into ``out`` (N*S,); returns the
+    summed weight of the positions not equal to ``ignore_index``. ``w`` of size 0: all ones."""
+    return _nll(x, target, w, C, S, ignore_index, out)
+
+
+@kernel
+def nll_loss_checked(x, target, w, C, S, ignore_index, out):
+    """nll_loss for the fast call (Note [Loss binding fast calls]), ``w`` of size 0: -1.0 (out
+    not written) where a target other than ``ignore_index`` is outside [0, C), before any is
+    read; else the count of the positions not equal to ``ignore_index``."""
+    for k in range(target.size):
+        t = target[k]
+        if t != ignore_index and (t < 0 or t >= C):
+            return -1.0
+    return _nll(x, target, w, C, S, ignore_index, out)
 
 
 @kernel
@@ -90,3 +107,14 @@ def nll_loss_backward(grad, target, w, C, S, ignore_index, scale, gi):
         wt = w[t] if w.size else 1.0
         g = grad[0] if one else grad[k]
         gi[(n * C + t) * S + s] = -wt * g * scale
+
+
+@kernel
+def in_unit_range(x):
+    """Whether every element of a flat array lies in [0, 1] (NaN does not): binary
+    cross entropy's input and target checks in one pass, without the comparisons' arrays."""
+    for i in range(x.size):
+        v = x[i]
+        if not (v >= 0 and v <= 1):
+            return False
+    return True

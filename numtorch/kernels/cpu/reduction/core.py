@@ -281,3 +281,14 @@ def minmax_all(x, out):
         hi = hi if (hi > v or hi != hi) else v
     out[0] = lo
     out[1] = hi
+
+
+# ---- equal --------------------------------------------------------------------------------
+@kernel
+def all_equal(x, y):
+    """Whether x[i] == y[i] for every i of two flat arrays of one size and dtype (NaN equals
+    nothing, -0.0 equals 0.0: np.equal's comparison), stopping at the first difference."""
+    for i in range(x.size):
+        if not x[i] == y[i]:
+            return False
+    return True
