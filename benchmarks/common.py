@@ -162,8 +162,12 @@ def op_area(op) -> str:
 
 def is_pointwise(op) -> bool:
     """Tagged pointwise, or run by the elementwise engine (one scalar expression per op)."""
-    return "pointwise" in op.tags or _impl_module(op) in ("numtorch.ops._pointwise",
-                                                          "numtorch.ops.pointwise._elementwise")  # fmt: skip
+    return "pointwise" in op.tags or _impl_module(op) in _ENGINE_MODULES
+
+
+# the engine's impls, and the learned-call wrapper of Note [Learned prepared calls]
+_ENGINE_MODULES = ("numtorch.ops._pointwise", "numtorch.ops.pointwise._elementwise",
+                   "numtorch.ops.pointwise._learned")  # fmt: skip
 
 
 def _public_names() -> set:
@@ -223,10 +227,13 @@ def sample_args(name: str, arity: int, shape, dtype: str, *, L=numtorch, low=0.1
     a sample value for every required non-tensor parameter."""
     op = overload(name, arity)
     args = []
+    tensors = 0
     for i, a in enumerate(op._schema.arguments):
-        if a.kwarg_only or a.has_default:
+        # an optional tensor still counts toward the arity (clamp.Tensor's min and max)
+        if a.kwarg_only or a.has_default and not (a.is_tensor and tensors < arity):
             break
         if a.is_tensor:
+            tensors += 1
             dt = "bool" if a.name in ("condition", "mask") else dtype
             args.append(tensor(shape, dt, L=L, low=low, high=high, seed=SEED + i))
         else:

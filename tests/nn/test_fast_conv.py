@@ -127,6 +127,7 @@ def test_grad_modes_autocast_subclasses_take_the_body(checks):
     s = xd.as_subclass(Sub)  # its __torch_function__ wraps the result
     assert type(F.conv2d(s, wd)) is Sub
     assert type(torch.convolution(s, wd, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)) is Sub
+    assert fast_conv._convolution(s, wd, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1) is None
     p = torch.nn.Parameter(wd)  # a parameter weight under no_grad takes the route
     with torch.no_grad():
         checks.clear()

@@ -21,6 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype as D
+from ..._tensor import NO_TF_SUBCLASSES as _NOTF
+from ..._tensor import Tensor as _T
 from ..._tensor import _make
 from .._fast_guard import or_body, params
 from .._fast_guard import plain as _plain_any
@@ -67,9 +69,14 @@ def _conv(input, weight, bias, stride, padding, dilation, groups):
         and dt in _FLOATS
         and weight._dtype is dt
         and groups.__class__ is int
+        # torch.convolution's route runs in its body, which any subclass reaches (vmap's
+        # BatchedTensor): only what a binding's fast call takes (Note [Plain subclasses])
+        and (input.__class__ is _T or input.__class__ in _NOTF)
+        and (weight.__class__ is _T or weight.__class__ in _NOTF)
         and _plain_any(input)
         and _plain_any(weight)
-        and (bias is None or bias._dtype is dt and _plain_any(bias))
+        and (bias is None or bias._dtype is dt and (bias.__class__ is _T or bias.__class__ in _NOTF)
+             and _plain_any(bias))  # fmt: skip
     ):
         return None
     s, p, d = _ints(stride, n), _ints(padding, n), _ints(dilation, n)
