@@ -54,3 +54,15 @@ def test_other_inputs_take_the_numpy_route(monkeypatch):
     assert not torch.equal(torch.from_numpy(a), torch.from_numpy(a[:2]))
     assert torch.equal(torch.tensor([1 + 2j]), torch.tensor([1 + 2j]))
     assert seen == []
+
+
+def test_large_inputs_keep_numpys_vectorised_comparison(monkeypatch):
+    seen = _spy(monkeypatch)
+    a = torch.ones(4096)
+    assert torch.equal(a, a.clone()) and seen == ["all_equal"]
+    seen.clear()
+    b = torch.ones(131072)
+    assert torch.equal(b, b.clone()) and not seen
+    c = b.clone()
+    c[-1] = 2
+    assert not torch.equal(b, c) and not seen
