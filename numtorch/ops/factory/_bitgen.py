@@ -51,17 +51,23 @@ _KZ = lazy("numtorch.kernels.cpu.ziggurat")
 SMALL = 1024  # below this many values NumPy's own call is cheaper than a kernel's dispatch
 
 
-def standard_normal(shape, dtype) -> np.ndarray:
-    """The default generator's ``standard_normal(shape, dtype=dtype)`` (float32 or float64) drawn
-    by a kernel (Note [Ziggurat samplers in kernels]: 2.5x NumPy's speed from SMALL values)."""
+def standard_normal(shape, dtype, n: int) -> np.ndarray:
+    """The default generator's ``standard_normal(shape, dtype=dtype)`` (float32 or float64; ``n``
+    values): NumPy's own call below SMALL values, from there a kernel making the same draws (Note
+    [Ziggurat samplers in kernels]: 2.5x NumPy's speed)."""
+    if n < SMALL:
+        return _DG._np.standard_normal(shape, dtype=dtype)
     out = np.empty(shape, dtype)
     fill = _KZ.normal32_ if out.itemsize == 4 else _KZ.normal64_
     call(fill, _DG._np, out.reshape(-1), 1.0, 0.0, False)
     return out
 
 
-def random(shape, dtype) -> np.ndarray:
-    """The default generator's ``random(shape, dtype=dtype)`` (float32 or float64) by a kernel."""
+def random(shape, dtype, n: int) -> np.ndarray:
+    """The default generator's ``random(shape, dtype=dtype)`` (float32 or float64; ``n`` values):
+    NumPy's own call below SMALL values, from there a kernel making the same draws."""
+    if n < SMALL:
+        return _DG._np.random(shape, dtype=dtype)
     out = np.empty(shape, dtype)
     fill = K.uniform32_ if out.itemsize == 4 else K.uniform64_
     call(fill, _DG._np, out.reshape(-1), 1.0, 0.0, False)

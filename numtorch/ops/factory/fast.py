@@ -196,17 +196,15 @@ def logspace(start, end, steps, base, dtype):
 
 
 def _draw(name, sizes, dtype):
-    """The default generator's ``name(dims, dtype=)`` for float32/float64 and plain sizes (from
-    _BG.SMALL values _BG's kernel making the same draws)."""
+    """The default generator's ``name(dims, dtype=)`` for float32/float64 and plain sizes (_BG's
+    draws: NumPy's call, or from _BG.SMALL values a kernel making the same draws)."""
     dt = D._default if dtype is None else dtype
     npdt = _REAL.get(dt)
     dims = _dims(sizes)
     if npdt is None or dims is None or _off():
         return None
     try:
-        if len(dims) < 2 and (not dims or dims[0] < _BG.SMALL) or math.prod(dims) < _BG.SMALL:
-            return _make(getattr(_DG._np, name)(dims, dtype=npdt), dt)
-        return _make(getattr(_BG, name)(dims, npdt), dt)
+        return _make(getattr(_BG, name)(dims, npdt, dims[0] if len(dims) == 1 else math.prod(dims)), dt)
     except (ValueError, MemoryError):
         return None
 
@@ -300,18 +298,14 @@ def rand_like(input, generator, dtype, layout, device, requires_grad, memory_for
     sd = None if generator is not None else _like_shape(input, dtype, layout, device, requires_grad, memory_format)
     if sd is None or sd[1] not in _REAL:
         return None
-    if input._data.size < _BG.SMALL:
-        return _make(_DG._np.random(sd[0], dtype=_REAL[sd[1]]), sd[1])
-    return _make(_BG.random(sd[0], _REAL[sd[1]]), sd[1])
+    return _make(_BG.random(sd[0], _REAL[sd[1]], input._data.size), sd[1])
 
 
 def randn_like(input, generator, dtype, layout, device, requires_grad, memory_format):
     sd = None if generator is not None else _like_shape(input, dtype, layout, device, requires_grad, memory_format)
     if sd is None or sd[1] not in _REAL:
         return None
-    if input._data.size < _BG.SMALL:
-        return _make(_DG._np.standard_normal(sd[0], dtype=_REAL[sd[1]]), sd[1])
-    return _make(_BG.standard_normal(sd[0], _REAL[sd[1]]), sd[1])
+    return _make(_BG.standard_normal(sd[0], _REAL[sd[1]], input._data.size), sd[1])
 
 
 _INT_EXACT = {D.float32: 2**24, D.float64: 2**53, D.int64: 2**63 - 1, D.int32: 2**31 - 1}

@@ -3,6 +3,8 @@ numtorch/kernels/cpu/bitgen.py; Note [Poisson sampler]): NumPy's values and stre
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -186,8 +188,9 @@ def test_default_generator_draws_are_numpys(dtype):
     numtorch.manual_seed(5)
     g = np.random.Generator(np.random.PCG64(5))
     for shape in ((3, 4), (0,), (N_ZIG,)):
-        assert BG.standard_normal(shape, dtype).tobytes() == g.standard_normal(shape, dtype=dtype).tobytes()
-        assert BG.random(shape, dtype).tobytes() == g.random(shape, dtype=dtype).tobytes()
+        for n in (math.prod(shape), BG.SMALL):  # the size's own route, then the kernel's
+            assert BG.standard_normal(shape, dtype, n).tobytes() == g.standard_normal(shape, dtype=dtype).tobytes()
+            assert BG.random(shape, dtype, n).tobytes() == g.random(shape, dtype=dtype).tobytes()
     assert numtorch.default_generator._np.bit_generator.state["state"] == g.bit_generator.state["state"]
 
 
