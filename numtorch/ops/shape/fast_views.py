@@ -424,3 +424,6 @@ def install(bindings, make_expand_fast, diagonal_cpu, diag_geometry, cpu=None) -
             b.fast = (_make_directional_split(b.body, *_DIRECTIONAL[b.name]), args)
         elif b.name == "permute" and args == ("input", "dims"):
             b.fast = (_make_permute(b.body), args)
+    from . import fast_parts  # Note [Part view fast calls]
+
+    fast_parts.install(bindings)
