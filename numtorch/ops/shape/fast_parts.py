@@ -31,7 +31,13 @@ def _make_swap(body):
     def fast(input, dim0, dim1):
         a = input._data
         n = a.ndim
-        if _plain(input) and dim0.__class__ is int and dim1.__class__ is int and -n <= dim0 < n and -n <= dim1 < n:
+        if (
+            _plain(input)
+            and dim0.__class__ is int
+            and dim1.__class__ is int
+            and -n <= dim0 < n
+            and -n <= dim1 < n
+        ):
             return _view(input, a.swapaxes(dim0, dim1))
         return body(input, dim0, dim1)
 

@@ -36,19 +36,39 @@ def _make_diagonal(body, diagonal_cpu, diag_geometry):
         a = self._data
         n = a.ndim
         if (
-            _plain(self)
-            and offset.__class__ is dim1.__class__ is dim2.__class__ is int
+            offset.__class__ is dim1.__class__ is dim2.__class__ is int
             and n >= 2
             and -n <= dim1 < n
             and -n <= dim2 < n
-            and dim1 % n != dim2 % n
+            and _plain(self)
         ):
-            if not (a.size and a.flags.c_contiguous):
+            d1 = dim1 + n if dim1 < 0 else dim1
+            d2 = dim2 + n if dim2 < 0 else dim2
+            if d1 != d2:
+                if not (a.size and a.flags.c_contiguous):
+                    return diagonal_cpu(self, offset, dim1, dim2)
+                # _diag_geometry in bytes (it is linear in the strides' unit), written out
+                # with as few steps as may be (each one counts on a ~1 us call), as an
+                # ndarray over a's own buffer
+                sh, st = a.shape, a.strides
+                if offset >= 0:
+                    k, m, off = sh[d2] - offset, sh[d1], offset * st[d2]
+                else:
+                    k, m, off = sh[d1] + offset, sh[d2], -offset * st[d1]
+                if k > m:
+                    k = m
+                if k > 0:  # empty: the kernel (its offset 0)
+                    if n == 2:
+                        shape, strides = (k,), (st[0] + st[1],)
+                    elif n == 3:
+                        o = 3 - d1 - d2
+                        shape, strides = (sh[o], k), (st[o], st[d1] + st[d2])
+                    else:
+                        keep = [i for i in range(n) if i != d1 and i != d2]
+                        shape = tuple([sh[i] for i in keep]) + (k,)
+                        strides = tuple([st[i] for i in keep]) + (st[d1] + st[d2],)
+                    return _view(self, _ndarray(shape, a.dtype, a, off, strides))
                 return diagonal_cpu(self, offset, dim1, dim2)
-            # the view's geometry in bytes (_diag_geometry is linear in the strides' unit),
-            # as an ndarray over a's own buffer, as expand's fast call builds its view
-            shape, strides, off = diag_geometry(a.shape, a.strides, offset, dim1, dim2)
-            return _view(self, _ndarray(tuple(shape), a.dtype, a, off, tuple(strides)))
         return body(self, offset, dim1, dim2)
 
     return fast
@@ -161,25 +181,36 @@ def _int_list(v) -> bool:
 
 def _make_as_strided(body, as_strided_cpu):
     def fast(self, size, stride, storage_offset):
+        a = self._data
+        if (
+            (size.__class__ is tuple or size.__class__ is list or size.__class__ is _Size)
+            and (stride.__class__ is tuple or stride.__class__ is list or stride.__class__ is _Size)
+            and len(size) == len(stride)
+            and (storage_offset is None or storage_offset.__class__ is int and storage_offset >= 0)
+            and _plain(self)
+            and a.base is None
+            and a.flags.c_contiguous
+            and a.size
+        ):  # the storage is ``a``: _strided's ndarray over its buffer (int sizes > 0, strides >= 0)
+            off, isz, bst = storage_offset or 0, a.itemsize, []
+            span = off
+            for k, s in zip(size, stride, strict=True):
+                if k.__class__ is not int or s.__class__ is not int or k <= 0 or s < 0:
+                    break
+                span += (k - 1) * s
+                bst.append(s * isz)
+            else:
+                if span < a.size:
+                    return _view(self, _ndarray(tuple(size), a.dtype, a, off * isz, tuple(bst)))
+        return general(self, size, stride, storage_offset)
+
+    def general(self, size, stride, storage_offset):
         if (
             _plain(self)
             and _int_list(size)
             and _int_list(stride)
             and (storage_offset is None or storage_offset.__class__ is int)
         ):
-            a, n = self._data, len(size)
-            off = storage_offset or 0
-            if a.base is None and a.flags.c_contiguous and a.size and n == len(stride) and off >= 0:
-                # the storage is ``a`` itself: _strided's ndarray over its buffer, in range
-                isz, span = a.itemsize, off
-                for k in range(n):
-                    if size[k] <= 0 or stride[k] < 0:
-                        break
-                    span += (size[k] - 1) * stride[k]
-                else:
-                    if span < a.size:
-                        bst = tuple([s * isz for s in stride])
-                        return _view(self, _ndarray(tuple(size), a.dtype, a, off * isz, bst))
             return as_strided_cpu(self, list(size), list(stride), storage_offset)
         return body(self, size, stride, storage_offset)
 
@@ -189,10 +220,20 @@ def _make_as_strided(body, as_strided_cpu):
 def _make_unfold(body, unfold_cpu):
     def fast(self, dimension, size, step):
         n = self._data.ndim
-        if _plain(self) and dimension.__class__ is size.__class__ is step.__class__ is int and -n <= dimension < n:
+        if (
+            _plain(self)
+            and dimension.__class__ is size.__class__ is step.__class__ is int
+            and -n <= dimension < n
+        ):
             a = self._data
             d = dimension % n
-            if a.base is None and a.flags.c_contiguous and a.size and 0 <= size <= a.shape[d] and step > 0:
+            if (
+                a.base is None
+                and a.flags.c_contiguous
+                and a.size
+                and 0 <= size <= a.shape[d]
+                and step > 0
+            ):
                 # _unfold_cpu's geometry as an ndarray over the storage ``a`` (its _strided)
                 st = a.strides
                 shape, strides = a.shape[:d] + ((a.shape[d] - size) // step + 1,) + a.shape[d + 1 :] + (size,), (
@@ -206,7 +247,14 @@ def _make_unfold(body, unfold_cpu):
 
 def _complex_plain(self) -> bool:
     a = self._data
-    return _plain(self) and not self._is_conj and a.size and a.ndim and a.flags.c_contiguous and a.dtype.kind == "c"
+    return (
+        _plain(self)
+        and not self._is_conj
+        and a.size
+        and a.ndim
+        and a.flags.c_contiguous
+        and a.dtype.kind == "c"
+    )
 
 
 def _make_view_as_real(body):
@@ -222,7 +270,9 @@ def _make_view_as_real(body):
 
 def _make_view_as_complex(body, view_as_complex_cpu):
     def fast(input):
-        if _guard_plain(input):  # also no autocast region: view_as_complex has a float32 rule on the CPU
+        if _guard_plain(
+            input
+        ):  # also no autocast region: view_as_complex has a float32 rule on the CPU
             a = input._data
             if a.base is None and a.flags.c_contiguous and a.ndim and a.shape[-1] == 2 and a.dtype.kind == "f" and (
                     a.itemsize > 2):  # fmt: skip
@@ -297,7 +347,13 @@ def _make_squeeze(body):
         n = a.ndim
         if _plain(input) and n and (dim is None or dim.__class__ is int and -n <= dim < n):
             sh = a.shape
-            axes = tuple([d for d in range(n) if sh[d] == 1]) if dim is None else (dim % n,) if sh[dim] == 1 else ()
+            axes = (
+                tuple([d for d in range(n) if sh[d] == 1])
+                if dim is None
+                else (dim % n,)
+                if sh[dim] == 1
+                else ()
+            )
             return _view(input, a.squeeze(axes) if axes else a.view())
         return body(input, dim)
 
@@ -348,7 +404,14 @@ def _make_tensor_split(body):
     def fast(input, indices_or_sections, dim):
         a, k = input._data, indices_or_sections
         n = a.ndim
-        if _plain(input) and k.__class__ is int and dim.__class__ is int and n and -n <= dim < n and k > 0:
+        if (
+            _plain(input)
+            and k.__class__ is int
+            and dim.__class__ is int
+            and n
+            and -n <= dim < n
+            and k > 0
+        ):
             lo, extra = divmod(a.shape[dim], k)
             if lo:
                 return _pieces(input, dim % n, [lo + 1] * extra + [lo] * (k - extra))
@@ -370,7 +433,11 @@ def _make_directional_split(body, min_dim: int, dim_of):
     return fast
 
 
-_DIRECTIONAL = {"hsplit": (1, lambda nd: 0 if nd == 1 else 1), "vsplit": (2, lambda nd: 0), "dsplit": (3, lambda nd: 2)}
+_DIRECTIONAL = {
+    "hsplit": (1, lambda nd: 0 if nd == 1 else 1),
+    "vsplit": (2, lambda nd: 0),
+    "dsplit": (3, lambda nd: 2),
+}
 
 
 def _none(self, size):
@@ -398,9 +465,15 @@ def install(bindings, make_expand_fast, diagonal_cpu, diag_geometry, cpu=None) -
             b.fast = (_make_broadcast_to(b.body, make_expand_fast(_none)), args)
         elif b.name == "expand_as" and args == ("self", "other"):
             b.fast = (_make_expand_as(b.body, make_expand_fast(_none)), args)
-        elif b.name == "as_strided" and args[1:] == ("size", "stride", "storage_offset") and "as_strided" in cpu:
+        elif (
+            b.name == "as_strided"
+            and args[1:] == ("size", "stride", "storage_offset")
+            and "as_strided" in cpu
+        ):
             b.fast = (_make_as_strided(b.body, cpu["as_strided"]), args)
-        elif b.name == "unfold" and args == ("self", "dimension", "size", "step") and "unfold" in cpu:
+        elif (
+            b.name == "unfold" and args == ("self", "dimension", "size", "step") and "unfold" in cpu
+        ):
             b.fast = (_make_unfold(b.body, cpu["unfold"]), args)
         elif b.name == "view_as_real" and len(args) == 1:
             b.fast = (_make_view_as_real(b.body), args)

@@ -698,48 +698,6 @@ def _make_getitem_fast(body):
     return fast
 
 
-def _make_expand_fast(body):
-    # x.expand(sizes) on a plain C-contiguous CPU tensor with nothing to record: the strides
-    # _expand_cpu computes (PyTorch's inferExpandGeometry), in bytes, as an ndarray over x's
-    # buffer; anything else (errors included) takes the body. SumBackward0's grad.expand(sizes):
-    # 7.4 us -> 2 us.
-    def fast(self, size):
-        S, a = _STATE, self._data
-        if S.td_modes or S.fw_level >= 0 or self._device is not _CPU or self._rg and S.grad_enabled:
-            return body(self, size)
-        sz = size[0] if len(size) == 1 and size[0].__class__ is not int else size
-        n, nd = len(sz), a.ndim
-        if not n or n < nd or not a.size or not a.flags.c_contiguous:
-            return body(self, size)
-        shp, bst = a.shape, a.strides
-        out_sh, out_st = [0] * n, [0] * n
-        nxt = a.itemsize  # the stride a new leading dim of size 1 gets: size * stride of the next
-        for i in range(n - 1, -1, -1):
-            t = sz[i]
-            if t.__class__ is not int:
-                return body(self, size)
-            d = i - n + nd
-            if d >= 0:
-                k = shp[d]
-                if t == -1 or t == k:
-                    t, s = k, (bst[d] if nd else 0)
-                elif k == 1 and t > 0:
-                    s = 0
-                else:
-                    return body(self, size)
-            elif t == 1:
-                s = 0 if not nd else nxt
-            elif t > 0:
-                s = 0
-            else:
-                return body(self, size)
-            out_sh[i], out_st[i] = t, s
-            nxt = t * s
-        return _view(self, np.ndarray(tuple(out_sh), a.dtype, a, 0, tuple(out_st)))
-
-    return fast
-
-
 def _make_transpose_fast(body):
     # x.transpose(d0, d1) with in-range int dims on a plain CPU tensor with nothing to record:
     # _transpose_cpu's swapped view without the dispatch (TransposeBackward0's formula)
@@ -782,3 +740,4 @@ from ..._size import Size as _Size  # noqa: E402
 from ...autograd import _engine  # noqa: E402
 from .core import view as _aten_view  # noqa: E402
 from . import fast_views  # noqa: E402
+from .fast_expand import make_expand_fast as _make_expand_fast  # noqa: E402

@@ -49,7 +49,11 @@ def _inputs():
 
 
 def _fresh(x):
-    return x.clone() if x._base is None else x._base.clone().as_strided(x.shape, x.stride(), x.storage_offset())
+    return (
+        x.clone()
+        if x._base is None
+        else x._base.clone().as_strided(x.shape, x.stride(), x.storage_offset())
+    )
 
 
 def _same_view(r, want, base):
@@ -110,7 +114,13 @@ def test_plain_calls_take_the_fast_route(name, args, shape, monkeypatch):
         assert [t.shape for t in r] == shape if isinstance(shape, list) else r.shape == shape
         for t in r if isinstance(r, tuple) else (r,):
             assert t._base is x and t._vc is x._vc
-    for fn in (torch.conj, torch.resolve_conj, torch.real, torch.Tensor.conj, torch.Tensor.resolve_conj):
+    for fn in (
+        torch.conj,
+        torch.resolve_conj,
+        torch.real,
+        torch.Tensor.conj,
+        torch.Tensor.resolve_conj,
+    ):
         monkeypatch.setitem(fn.__globals__, "_body", spy)
         assert fn(x) is x
 
@@ -185,3 +195,45 @@ def test_inference_mode_and_version_counter():
     pieces = x.unbind(2)
     pieces[3].zero_()
     assert np.all(x.numpy()[..., 3] == 0.0) and x._version > v + 1
+
+
+def test_diagonal_as_strided_and_expand_geometry_match_body():
+    # the written-out geometry of the diagonal, as_strided and expand fast calls (fast_views.py,
+    # fast_expand.py) on 2-d, 3-d and 4-d inputs, against their bodies
+    x4 = torch.arange(120.0).reshape(2, 3, 4, 5)
+    for x in (torch.arange(12.0).reshape(3, 4), torch.arange(24.0).reshape(2, 3, 4), x4):
+        n = x.dim()
+        for offset in (-3, -1, 0, 1, 2, 4):
+            for d1 in range(-n, n):
+                for d2 in range(-n, n):
+                    base = _fresh(x)
+                    args = (offset, d1, d2)
+                    _same_view(
+                        outcome(torch.diagonal, base, *args),
+                        outcome(binding("diagonal").body, base, *args),
+                        base,
+                    )
+    for size, stride, off in [((2, 2), (1, 2), None), (torch.Size([3, 2]), [4, 1], 5), ([2, 3], (0, 1), 0),
+                              ((119,), (1,), 1), ((120,), (1,), 1), ((2, 2), (1, 2), -1), ((2, 0), (1, 1), 3)]:  # fmt: skip
+        base = _fresh(x4)
+        want = outcome(binding("as_strided").body, base, size, stride, off)
+        _same_view(outcome(torch.as_strided, base, size, stride, off), want, base)
+    y = torch.arange(3.0).reshape(3, 1)
+    for size in [
+        (3, 4),
+        [3, 1],
+        (3, -1),
+        (-1, 4),
+        (2, 3, 4),
+        (1, 3, 5),
+        (3, 0),
+        (4, 4),
+        (3, 4.0),
+        torch.Size([3, 2]),
+    ]:
+        base = _fresh(y)
+        _same_view(
+            outcome(torch.Tensor.expand, base, size),
+            outcome(binding("expand", "Tensor").body, base, size),
+            base,
+        )
