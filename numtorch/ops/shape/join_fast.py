@@ -28,7 +28,9 @@ from ...amp._policy import _INSTALLED as _AUTOCAST
 
 _empty = np.empty
 _ndarray = np.ndarray
-_concatenate = np.concatenate
+# NumPy's C function behind its __array_function__ dispatcher: the plain arrays here need no
+# dispatch (~0.24 us less a call)
+_concatenate = getattr(np.concatenate, "_implementation", np.concatenate)
 _ascontiguous = np.ascontiguousarray
 _FULL = slice(None)
 
@@ -122,14 +124,17 @@ def _atleast(a, n):
     return a.reshape(1, a.shape[0], 1) if nd == 1 else a.reshape(*a.shape, 1)
 
 
-def _family(prep, dim_of):
+def _family(rank, prep, dim_of):
     def fast(tensors):
         r = _arrays(tensors)
         if r is None:
             return None
         arrays, dt = r
-        parts = [prep(a) for a in arrays]
-        return _join(parts, dim_of(parts), dt)
+        for a in arrays:  # prep leaves arrays of ``rank`` dims or more as they are
+            if a.ndim < rank:
+                arrays = [prep(a) for a in arrays]
+                break
+        return _join(arrays, dim_of(arrays), dt)
 
     return fast
 
@@ -138,10 +143,10 @@ def _col(a):
     return a.reshape(a.size, 1) if a.ndim <= 1 else a
 
 
-hstack = _family(lambda a: _atleast(a, 1), lambda p: 0 if p[0].ndim == 1 else 1)
-vstack = _family(lambda a: _atleast(a, 2), lambda p: 0)
-dstack = _family(lambda a: _atleast(a, 3), lambda p: 2)
-column_stack = _family(_col, lambda p: 1)
+hstack = _family(1, lambda a: _atleast(a, 1), lambda p: 0 if p[0].ndim == 1 else 1)
+vstack = _family(2, lambda a: _atleast(a, 2), lambda p: 0)
+dstack = _family(3, lambda a: _atleast(a, 3), lambda p: 2)
+column_stack = _family(2, _col, lambda p: 1)
 
 
 def meshgrid(tensors, indexing):
