@@ -14,6 +14,7 @@ diagonal, movedim/moveaxis, flatten, unflatten, broadcast_to, expand_as.
 
 from __future__ import annotations
 
+from numpy import dtype as _np_dtype
 from numpy import ndarray as _ndarray
 
 from ..._device import CPU as _CPU
@@ -107,6 +108,8 @@ def _make_flatten(body):
         ):
             s, e = start_dim % n, end_dim % n
             if s < e:
+                if s == 0 and e == n - 1:  # the whole tensor (the default call)
+                    return _view(self, a.reshape(a.size))
                 sh = a.shape
                 m = 1
                 for k in sh[s : e + 1]:
@@ -258,11 +261,17 @@ def _complex_plain(self) -> bool:
 
 
 def _make_view_as_real(body):
+    pairs = {}  # complex dtype -> (its real dtype, the NumPy dtype of a (real, imag) pair)
+
     def fast(input):
         if _complex_plain(input):
-            a = input._data
-            rt = input._dtype.to_real()
-            return _view(input, a.view(rt.np).reshape(a.shape + (2,)), rt)
+            p = pairs.get(input._dtype)
+            if p is None:
+                rt = input._dtype.to_real()
+                p = pairs[input._dtype] = (rt, _np_dtype((rt.np, (2,))))
+            # viewing as the pair's subarray dtype appends the dim of 2: the C-contiguous
+            # (..., 2) view in one NumPy call (view + reshape: 0.5 us -> 0.23 us)
+            return _view(input, input._data.view(p[1]), p[0])
         return body(input)
 
     return fast
@@ -335,8 +344,10 @@ def _make_shape_as(body):  # view_as / reshape_as
 
 def _make_ravel(body):
     def fast(input):
-        r = _reshaped(input, (input._data.size,))
-        return body(input) if r is None else r
+        a = input._data
+        if _plain(input) and _contig(a):  # _reshaped(input, (a.size,)) without its checks
+            return _view(input, a.reshape(a.size))
+        return body(input)
 
     return fast
 
@@ -346,15 +357,10 @@ def _make_squeeze(body):
         a = input._data
         n = a.ndim
         if _plain(input) and n and (dim is None or dim.__class__ is int and -n <= dim < n):
-            sh = a.shape
-            axes = (
-                tuple([d for d in range(n) if sh[d] == 1])
-                if dim is None
-                else (dim % n,)
-                if sh[dim] == 1
-                else ()
-            )
-            return _view(input, a.squeeze(axes) if axes else a.view())
+            if dim is None:  # every size-1 dim: NumPy's squeeze(), a view unless there is none
+                r = a.squeeze()
+                return _view(input, a.view() if r is a else r)
+            return _view(input, a.squeeze(dim) if a.shape[dim] == 1 else a.view())
         return body(input, dim)
 
     return fast
