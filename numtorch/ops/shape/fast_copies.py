@@ -27,6 +27,9 @@ from ..._state import STATE as _STATE
 from ..._tensor import Tensor as _Tensor
 from ..._tensor import _make, _view
 from .._fast_guard import or_body, params
+from .._quiet import IGNORE as _IGNORE
+from .._quiet import quiet as _quiet
+from .._quiet import restore as _restore
 
 _FULL = slice(None)
 _REV = slice(None, None, -1)
@@ -35,14 +38,20 @@ _MASKS: dict = {}  # (rows, cols, diagonal, lower) -> np.tri's keep-mask
 # less a small call
 _copyto = getattr(np.copyto, "_implementation", np.copyto)
 _concatenate = getattr(np.concatenate, "_implementation", np.concatenate)
+_subtract = np.subtract
 
 
 def _plain(x) -> bool:
     """A C-contiguous non-empty plain CPU tensor of >= 1 dim and not a wide unsigned dtype,
     nothing to record, no mode."""
     S, a = _STATE, x._data
-    return not (S.td_modes or S.fw_level >= 0 or x._device is not _CPU or x._rg and S.grad_enabled) and (
-        a.ndim and a.size and a.flags.c_contiguous and x._dtype._rank <= 10  # Note [Wide unsigned dtypes]
+    return not (
+        S.td_modes or S.fw_level >= 0 or x._device is not _CPU or x._rg and S.grad_enabled
+    ) and (
+        a.ndim
+        and a.size
+        and a.flags.c_contiguous
+        and x._dtype._rank <= 10  # Note [Wide unsigned dtypes]
     )
 
 
@@ -108,7 +117,9 @@ def _roll(input, shifts, dims=None):
     d = ds[0]
     s = a.shape[d] - shifts % a.shape[d]
     pre = (_FULL,) * d
-    return _make(_concatenate((a[pre + (slice(s, None),)], a[pre + (slice(None, s),)]), d), input._dtype)
+    return _make(
+        _concatenate((a[pre + (slice(s, None),)], a[pre + (slice(None, s),)]), d), input._dtype
+    )
 
 
 def _rot90(input, k=1, dims=None):
@@ -136,7 +147,11 @@ def _tri(lower: bool):
             key = (n, m, diagonal, lower)
             keep = _MASKS.get(key)
             if keep is None:
-                keep = np.tri(n, m, diagonal, dtype=bool) if lower else ~np.tri(n, m, diagonal - 1, dtype=bool)
+                keep = (
+                    np.tri(n, m, diagonal, dtype=bool)
+                    if lower
+                    else ~np.tri(n, m, diagonal - 1, dtype=bool)
+                )
                 if len(_MASKS) >= 256:
                     _MASKS.clear()
                 _MASKS[key] = keep
@@ -179,7 +194,9 @@ def _repeat_interleave(input, repeats=None, dim=None, output_size=None):
     else:
         return None
     sh = a.shape
-    copy = _make(np.repeat(a, repeats, d).reshape(sh[: d + 1] + (repeats,) + sh[d + 1 :]), input._dtype)
+    copy = _make(
+        np.repeat(a, repeats, d).reshape(sh[: d + 1] + (repeats,) + sh[d + 1 :]), input._dtype
+    )
     return _view(copy, copy._data.reshape(sh[:d] + (sh[d] * repeats,) + sh[d + 1 :]))
 
 
@@ -213,6 +230,43 @@ def _copy_(self, src, non_blocking=False):
     return None
 
 
+# diff (Note [Shape-copy fast calls]): _diff's n-th differences as NumPy subtractions of the
+# shifted views (IEEE subtraction and integer wrap-around: the bits of its hi - lo), n == 0 its
+# clone; float32/float64/int32/int64 only (half types round through float32 in each library:
+# the body), no prepend/append
+_DIFF_DTYPES = frozenset(
+    {np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int32), np.dtype(np.int64)}
+)
+
+
+def _diff(input, n=1, dim=-1, prepend=None, append=None):
+    if (
+        prepend is not None
+        or append is not None
+        or n.__class__ is not int
+        or dim.__class__ is not int
+    ):
+        return None
+    a = input._data
+    nd = a.ndim
+    if n < 0 or not -nd <= dim < nd or a.dtype not in _DIFF_DTYPES or not _plain(input):
+        return None
+    if n == 0:
+        return _make(a.copy(), input._dtype)
+    d = dim + nd if dim < 0 else dim
+    pre = (_FULL,) * d
+    hi, lo = pre + (slice(1, None),), pre + (slice(None, -1),)
+    token = _quiet(
+        _IGNORE
+    )  # inf - inf: no RuntimeWarning, as the body's sub (Note [Quiet floating-point flags])
+    try:
+        for _ in range(min(n, a.shape[d])):
+            a = _subtract(a[hi], a[lo])
+    finally:
+        _restore(token)
+    return _make(a, input._dtype)
+
+
 _CORES = {
     ("flip", "input, dims"): _flip,
     ("fliplr", "input"): _fliplr,
@@ -234,6 +288,8 @@ _CORES = {
     ("diag_embed", "input, offset=0, dim1=-2, dim2=-1"): _diag_embed,
     ("diag_embed", "self, offset=0, dim1=-2, dim2=-1"): _diag_embed,
     ("copy_", "self, src, non_blocking=False"): _copy_,
+    ("diff", "input, n=1, dim=-1, prepend=None, append=None"): _diff,
+    ("diff", "self, n=1, dim=-1, prepend=None, append=None"): _diff,
 }
 
 

@@ -17,11 +17,16 @@ from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture
 
 CORES = {"flip": fc._flip, "fliplr": fc._fliplr, "flipud": fc._flipud, "roll": fc._roll, "rot90": fc._rot90,
          "triu": fc._CORES["triu", "self, diagonal=0"], "tril": fc._CORES["tril", "self, diagonal=0"],
-         "diag": fc._diag, "repeat_interleave": fc._repeat_interleave, "diag_embed": fc._diag_embed}  # fmt: skip
+         "diag": fc._diag, "repeat_interleave": fc._repeat_interleave, "diag_embed": fc._diag_embed,
+         "diff": fc._diff}  # fmt: skip
 
 
 def _bindings(name):
-    out = [b for b in BINDINGS if b.module in ("torch", "Tensor") and b.name == name and b.fast is not None]
+    out = [
+        b
+        for b in BINDINGS
+        if b.module in ("torch", "Tensor") and b.name == name and b.fast is not None
+    ]
     assert out, "no fast call installed"
     return out
 
@@ -71,6 +76,8 @@ ARGS = {
     "repeat_interleave": [(2,), (1,), (3, 0), (2, -1), (2, 1), (0,), (-1,), (2, 5), (2.0,), (True,),
                           (torch.tensor([1, 2]), 0)],
     "diag_embed": [(), (1,), (-2,), (0, -2, -1), (1, 1, 2), (0, -1, -2), (0, 0, 1), (0, 5, 6), (1.0,), (0, -2, -2)],
+    "diff": [(), (0,), (2, 0), (3, -1), (5, 1), (1, -2), (-1,), (1, 4), (1.0,), (True,), (1, 0, None, None),
+             (1, -1, torch.zeros(1)), (0, 0, None, torch.zeros(2))],
 }  # fmt: skip
 
 
@@ -100,7 +107,8 @@ def test_fast_call_matches_body(name):
 def test_grad_modes_and_out_take_the_body():
     x = torch.randn(3, 4, requires_grad=True)
     calls = [("flip", (x, (0,))), ("fliplr", (x,)), ("flipud", (x,)), ("roll", (x, 1)), ("rot90", (x, 1, (0, 1))),
-             ("triu", (x, 1)), ("tril", (x, 0)), ("diag", (x, 0)), ("repeat_interleave", (x, 2, 1)), ("diag_embed", (x, 1))]  # fmt: skip
+             ("triu", (x, 1)), ("tril", (x, 0)), ("diag", (x, 0)), ("repeat_interleave", (x, 2, 1)), ("diag_embed", (x, 1)),
+             ("diff", (x, 2, 0))]  # fmt: skip
     for name, args in calls:
         assert CORES[name](*args) is None
         r = getattr(torch, name)(*args)
@@ -153,8 +161,30 @@ def test_copy__matches_body():
         w.copy_(src)
     with torch.inference_mode():
         inf = torch.zeros(2, 3)
-    with pytest.raises(RuntimeError, match="Inplace update to inference tensor outside InferenceMode"):
+    with pytest.raises(
+        RuntimeError, match="Inplace update to inference tensor outside InferenceMode"
+    ):
         inf.copy_(torch.ones(2, 3))
     with LoggingTensorMode(), capture_logs() as logs:
         torch.zeros(2, 3).copy_(torch.ones(2, 3))
     assert any("copy_" in line for line in logs)
+
+
+def test_diff_fast_route_special_values_and_dtypes():
+    x = torch.tensor([[float("inf"), float("inf"), 1.0, float("nan")], [-0.0, 0.0, -1e38, 3e38]])
+    b = [b for b in _bindings("diff") if b.module == "torch"][0]
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # inf - inf: no RuntimeWarning
+        for n, d in [(1, -1), (2, -1), (1, 0), (3, 1)]:
+            r = fc._diff(x, n, d)
+            assert r is not None
+            _same(r, b.body(x, n, d, None, None))
+    for dt in (torch.float64, torch.int32, torch.int64):
+        y = (torch.arange(12) ** 3 * 7919).reshape(3, 4).to(dt)
+        _same(fc._diff(y, 2, 1), b.body(y, 2, 1, None, None))
+    for dt in (torch.float16, torch.bfloat16, torch.int8, torch.bool, torch.complex64):
+        assert fc._diff(torch.ones(3, 4).to(dt), 1, -1) is None  # the body
+    r = fc._diff(x, 0, 0)
+    assert r is not None and r._data is not x._data and r._base is None  # n=0: the clone
