@@ -25,6 +25,7 @@ from ..._state import STATE as _STATE
 from ..._tensor import Tensor as _Tensor
 from ..._tensor import _make, _view
 from ...amp._policy import _INSTALLED as _AUTOCAST
+from .fast_copies import MANY_ROWS, NARROW, by_columns
 
 _empty = np.empty
 _ndarray = np.ndarray
@@ -64,6 +65,10 @@ def _arrays(tensors):
 
 def _join(arrays, d, dt):
     """cat of ``arrays`` along ``d`` (0 <= d < the first's rank), or None where NumPy refuses."""
+    if d == 1 and arrays[0].ndim == 2 and arrays[0].shape[0] >= MANY_ROWS:
+        out = _by_columns(arrays)
+        if out is not None:
+            return _make(out, dt)
     try:
         out = _concatenate(arrays, d)
     except ValueError:  # ranks or sizes that differ, 0-d inputs: the body raises PyTorch's error
@@ -71,6 +76,23 @@ def _join(arrays, d, dt):
     if not out.flags.c_contiguous:  # NumPy follows the inputs' layout; PyTorch's is C order
         out = _ascontiguous(out)
     return _make(out, dt)
+
+
+def _by_columns(arrays):
+    """Matrices of one height joined along their rows of at most 2 * NARROW items in all, one
+    column at a time (Note [Narrow rows by columns]), or None."""
+    n, w = arrays[0].shape[0], 0
+    for a in arrays:
+        if a.ndim != 2 or a.shape[0] != n:
+            return None
+        w += a.shape[1]
+    if not 0 < w <= 2 * NARROW:
+        return None
+    out, at = _empty((n, w), arrays[0].dtype), 0
+    for a in arrays:
+        by_columns(out[:, at : at + a.shape[1]], a)
+        at += a.shape[1]
+    return out
 
 
 def _with_dim(tensors, dim, extra: int):

@@ -188,3 +188,28 @@ def test_diff_fast_route_special_values_and_dtypes():
         assert fc._diff(torch.ones(3, 4).to(dt), 1, -1) is None  # the body
     r = fc._diff(x, 0, 0)
     assert r is not None and r._data is not x._data and r._base is None  # n=0: the clone
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8, np.int16, np.bool_, np.complex64])
+def test_narrow_rows_by_columns(dtype, monkeypatch):
+    # Note [Narrow rows by columns]: many narrow rows flipped (either end) or rotated copy one
+    # column at a time; bits, shape and strides as the body's
+    calls = []
+    real = fc.by_columns
+    monkeypatch.setattr(fc, "by_columns", lambda *a: calls.append(1) or real(*a))
+    rng = np.random.default_rng(1)
+    for shape in [(5000, 3), (4096, 2), (5000, 4), (4100, 3, 1), (1500, 3, 4), (5000, 5), (4095, 3)]:
+        a = rng.standard_normal(shape) * 100
+        if np.dtype(dtype).kind == "c":
+            a = a + 1j * a[::-1]
+        x = torch.from_numpy(a.astype(dtype))
+        for name, args in [("flipud", ()), ("fliplr", ()), ("flip", ((x.dim() - 1,),)), ("flip", ((0,),)),
+                           ("rot90", (1, (0, 1))), ("rot90", (-1, (0, x.dim() - 1)))]:  # fmt: skip
+            b = [b for b in _bindings(name) if b.module == "torch"][0]
+            want = b.body(x, *_full(getattr(torch, name), (x, *args))[1:])
+            _same(getattr(torch, name)(x, *args), want)
+    n = len(calls)
+    assert n >= 10  # the route ran: (5000, 3), (4100, 3, 1) by rows and columns, ...
+    calls.clear()
+    torch.flipud(torch.zeros(4095, 3)), torch.fliplr(torch.zeros(5000, 5)), torch.flipud(torch.zeros(5000, 2))
+    assert not calls  # too few rows, too wide, a whole 8-byte row: NumPy's copy

@@ -196,3 +196,30 @@ def test_meshgrid_without_indexing_warns_and_grad_takes_the_body():
     gx, gy = torch.meshgrid(w, w, indexing="ij")
     assert gx.grad_fn is not None
     assert torch.autograd.gradcheck(lambda t: torch.meshgrid(t, t, indexing="xy")[0], (w,))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int8, torch.bool])
+def test_narrow_rows_join_by_columns(dtype, monkeypatch):
+    # Note [Narrow rows by columns]: many rows joined along a narrow last dim copy column by column
+    calls = []
+    real = join_fast.by_columns
+    monkeypatch.setattr(join_fast, "by_columns", lambda *a: calls.append(1) or real(*a))
+    rng = np.random.default_rng(2)
+
+    def t(*shape):
+        return torch.from_numpy(rng.standard_normal(shape) * 50).to(dtype)
+
+    a, b, c = t(5000, 3), t(5000, 2), t(5000, 1)
+    for name, args in [("cat", ([a, b, c], 1)), ("cat", ([a, b], -1)), ("concatenate", ((a, c), 1)),
+                       ("hstack", ([a, b],)), ("column_stack", ([t(5000), b],)), ("cat", ([a, t(5000, 0)], 1)),
+                       ("cat", ([a.t().contiguous().t(), b], 1))]:  # fmt: skip
+        r = getattr(torch, name)(*args)
+        want = _binding(name).body(*args, None)  # out=None
+        assert r.shape == want.shape and r.stride() == want.stride() and r.dtype == want.dtype
+        assert r._data.tobytes() == want._data.tobytes()
+    assert len(calls) >= 7 * 2
+    calls.clear()
+    for args in ([a, t(4000, 2)], [t(4000, 3), t(4000, 2)], [a, t(5000, 6)], [a, t(5000, 3, 1)]):
+        r = _outcome(torch.cat, args, 1)
+        assert r == _outcome(_binding("cat").body, args, 1, None) if isinstance(r, tuple) else r.shape[1] in (5, 9)
+    assert not calls  # heights differ, too few rows, too wide, ranks differ
