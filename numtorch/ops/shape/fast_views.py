@@ -23,6 +23,7 @@ from ..._state import STATE as _STATE
 from ..._tensor import Tensor as _Tensor
 from ..._tensor import _view
 from .._fast_guard import plain as _guard_plain
+from . import fast_parts
 
 
 def _plain(self) -> bool:
@@ -503,6 +504,4 @@ def install(bindings, make_expand_fast, diagonal_cpu, diag_geometry, cpu=None) -
             b.fast = (_make_directional_split(b.body, *_DIRECTIONAL[b.name]), args)
         elif b.name == "permute" and args == ("input", "dims"):
             b.fast = (_make_permute(b.body), args)
-    from . import fast_parts  # Note [Part view fast calls]
-
-    fast_parts.install(bindings)
+    fast_parts.install(bindings)  # Note [Part view fast calls]
