@@ -478,6 +478,7 @@ public(
     relevant=(),
     lists=("tensors",),
     ops=(broadcast_tensors,),
+    fast=(_jf.broadcast_tensors, ("tensors",)),
 )
 public("meshgrid", "*tensors, indexing=None", _meshgrid_body, relevant=(), lists=("tensors",),
        ops=(meshgrid, meshgrid_indexing), fast=(_jf.meshgrid, ("tensors", "indexing")))  # fmt: skip

@@ -199,3 +199,19 @@ def meshgrid(tensors, indexing):
         st[p] = isz
         grids.append(_view(x, _ndarray(tuple(shape), a.dtype, a, 0, tuple(st))))
     return tuple(grids)
+
+
+def broadcast_tensors(tensors):
+    """The inputs themselves when all are plain CPU tensors of one shape with nothing to record
+    (the body's expand_outplace returns a tensor of the broadcast shape as it is; 3.0 -> ~0.6 us
+    for two); else None (the body expands)."""
+    if len(tensors) == 1 and (tensors[0].__class__ is list or tensors[0].__class__ is tuple):
+        tensors = tensors[0]
+    S = _STATE
+    if not tensors or S.td_modes or S.fw_level >= 0 or _AUTOCAST:
+        return None
+    g, shape = S.grad_enabled, tensors[0]._data.shape if tensors[0].__class__ is _Tensor else None
+    for x in tensors:
+        if x.__class__ is not _Tensor or x._device is not _CPU or (g and x._rg) or x._data.shape != shape:
+            return None
+    return tuple(tensors)

@@ -223,3 +223,28 @@ def test_narrow_rows_join_by_columns(dtype, monkeypatch):
         r = _outcome(torch.cat, args, 1)
         assert r == _outcome(_binding("cat").body, args, 1, None) if isinstance(r, tuple) else r.shape[1] in (5, 9)
     assert not calls  # heights differ, too few rows, too wide, ranks differ
+
+
+def test_broadcast_tensors_of_one_shape_are_the_inputs(monkeypatch):
+    x, y = _t(2, 3), _t(2, 3, start=6)
+    body = [b for b in BINDINGS if b.module == "torch" and b.name == "broadcast_tensors"][0]
+    assert body.fast is not None
+    for args in [(x, y), ([x, y],), ((x, y),), (x,)]:
+        r, want = torch.broadcast_tensors(*args), body.body(args)
+        assert isinstance(r, tuple) and len(r) == len(want) and all(u is v for u, v in zip(r, want, strict=True))
+    assert join_fast.broadcast_tensors((x, y)) == (x, y)
+    for args in [(x, _t(3)), (x, _t(2, 3, dtype=torch.int64).reshape(2, 3)[:, :2]), (x, 1.0), ()]:
+        assert join_fast.broadcast_tensors(args) is None  # shapes differ, not tensors, none: the body
+    assert [t.shape for t in torch.broadcast_tensors(x, _t(3))] == [(2, 3), (2, 3)]
+    w = _t(2, 3, dtype=torch.float64).requires_grad_(True)
+    assert join_fast.broadcast_tensors((w, w)) is None
+    with LoggingTensorMode():
+        assert join_fast.broadcast_tensors((x, y)) is None
+
+    def spy(*a):
+        raise AssertionError("the body ran")
+
+    monkeypatch.setitem(torch.broadcast_tensors.__globals__, "_body", spy)
+    assert torch.broadcast_tensors(x, y)[1] is y
+    with pytest.raises(AssertionError, match="the body ran"):  # the spy is live
+        torch.broadcast_tensors(x, _t(3))
