@@ -1,6 +1,7 @@
 """Fast calls (Note [Binding fast call]) of the view ops that swap two dims (torch.transpose,
 swapaxes/swapdims, adjoint), take part of a tensor (select, narrow) or split it (unbind, chunk,
-split_with_sizes), and of the ops that return a real tensor itself (conj, resolve_conj, real).
+split_with_sizes), and of the ops that return a tensor itself (conj, resolve_conj, real of a
+real tensor; Tensor.cpu of a CPU one).
 """
 
 # Note [Part view fast calls]
@@ -169,6 +170,14 @@ def _not_conj(x) -> bool:
 _ITSELF = {"conj": _real_dtype, "real": _real_dtype, "resolve_conj": _not_conj}
 
 
+def _make_cpu(body):
+    # Tensor.cpu() of a CPU tensor: _to's "nothing would change", self (any mode, recorded or not)
+    def fast(self, memory_format):
+        return self if memory_format is None and self._device is _CPU else body(self, memory_format)
+
+    return fast
+
+
 def install(bindings) -> None:
     """Attach the fast calls above (fast_views.install calls this)."""
     for b in bindings:
@@ -189,5 +198,7 @@ def install(bindings) -> None:
             b.fast = (_make_chunk(b.body), args)
         elif b.name == "split_with_sizes" and args[1:] == ("split_sizes", "dim"):
             b.fast = (_make_split_with_sizes(b.body), args)
+        elif b.name == "cpu" and args == ("self", "memory_format") and b.fast is None:
+            b.fast = (_make_cpu(b.body), args)
         elif b.name in _ITSELF and len(args) == 1:
             b.fast = (_make_itself(b.body, _ITSELF[b.name]), args)

@@ -237,3 +237,23 @@ def test_diagonal_as_strided_and_expand_geometry_match_body():
             outcome(binding("expand", "Tensor").body, base, size),
             base,
         )
+
+
+def test_cpu_of_a_cpu_tensor_is_itself(monkeypatch):
+    x = torch.arange(6.0).reshape(2, 3)
+    b = binding("cpu", "Tensor")
+    assert b.body(x, None) is x
+    assert b.fast[0](x.requires_grad_(True), None) is x
+    x.requires_grad_(False)
+
+    def spy(*a):
+        raise AssertionError("the body ran")
+
+    monkeypatch.setitem(torch.Tensor.cpu.__globals__, "_body", spy)
+    assert x.cpu() is x and torch.zeros(2, dtype=torch.bfloat16).cpu().dtype == torch.bfloat16
+    with LoggingTensorMode():
+        assert x.cpu() is x
+    monkeypatch.undo()
+    assert x.cpu(memory_format=torch.contiguous_format) is x  # the body's to_will_alias
+    t = x.t()
+    assert t.cpu(memory_format=torch.contiguous_format) is b.body(t, torch.contiguous_format)
