@@ -17,6 +17,7 @@ from __future__ import annotations
 from numpy import dtype as _np_dtype
 from numpy import ndarray as _ndarray
 
+from ... import _dtype as _D
 from ..._device import CPU as _CPU
 from ..._size import Size as _Size
 from ..._state import STATE as _STATE
@@ -279,15 +280,17 @@ def _make_view_as_real(body):
 
 
 def _make_view_as_complex(body, view_as_complex_cpu):
+    # float32/float64 -> (the complex dtype, its NumPy dtype): the kernel's dtypes of a view
+    pairs = {dt: (dt.to_complex(), _np_dtype(dt.to_complex().np)) for dt in (_D.float32, _D.float64)}
+
     def fast(input):
-        if _guard_plain(
-            input
-        ):  # also no autocast region: view_as_complex has a float32 rule on the CPU
+        # also no autocast region: view_as_complex has a float32 rule on the CPU
+        if _guard_plain(input):
             a = input._data
-            if a.base is None and a.flags.c_contiguous and a.ndim and a.shape[-1] == 2 and a.dtype.kind == "f" and (
-                    a.itemsize > 2):  # fmt: skip
-                ct = input._dtype.to_complex()  # the kernel's C-contiguous view, offset 0
-                return _view(input, a.view(ct.np)[..., 0], ct)
+            p = pairs.get(input._dtype)
+            if p is not None and a.base is None and a.flags.c_contiguous and a.ndim and a.shape[-1] == 2:
+                # the kernel's C-contiguous view, offset 0
+                return _view(input, a.view(p[1])[..., 0], p[0])
             return view_as_complex_cpu(input)
         return body(input)
 
