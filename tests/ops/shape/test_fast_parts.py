@@ -13,6 +13,7 @@ from numtorch.ops.shape import fast_parts
 from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture_logs
 
 from .._fastcall import binding, outcome
+from .test_fast_views import _inputs as _view_inputs
 
 CALLS = [
     ("transpose", [(0, 1), (-1, 0), (2, 2), (0, 3), (-4, 0), (0.0, 1), (True, 0)]),
@@ -34,14 +35,8 @@ MODULES = {n: (("torch",) if n == "real" else ("torch", "Tensor")) for n, _ in C
 
 
 def _inputs():
-    x = torch.arange(24.0).reshape(2, 3, 4)
-    yield x
-    yield x.transpose(0, 2)  # non-contiguous
-    yield x[:, 1:]  # offset view
-    yield torch.arange(6, dtype=torch.int64).reshape(2, 3, 1)
+    yield from _view_inputs()  # contiguous, non-contiguous, offset, int64, empty, 0-d
     yield torch.arange(6).reshape(3, 2).to(torch.uint32)
-    yield torch.zeros(2, 0, 3)
-    yield torch.tensor(5.0)
     yield torch.arange(4.0)
     z = torch.complex(torch.arange(6.0), -torch.arange(6.0)).reshape(2, 3)
     yield z
