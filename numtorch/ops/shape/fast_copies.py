@@ -97,7 +97,8 @@ def by_columns(dst: np.ndarray, src: np.ndarray, reverse: bool = False) -> None:
 
 def _flipped(a: np.ndarray, ds) -> np.ndarray:
     nd = a.ndim
-    if nd > 1 and (ds == [0] or ds == [nd - 1]):  # Note [Narrow rows by columns]
+    # Note [Narrow rows by columns] (the size first: a small call pays one comparison)
+    if a.size >= 2 * MANY_ROWS and nd > 1 and (ds == [0] or ds == [nd - 1]):
         rows = a.reshape(a.shape[0], -1) if ds == [0] else a.reshape(-1, a.shape[-1])
         if narrow_rows(rows, ds == [0]):
             out = _empty(a.shape, a.dtype)

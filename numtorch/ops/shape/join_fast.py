@@ -66,7 +66,7 @@ def _arrays(tensors):
 
 def _join(arrays, d, dt):
     """cat of ``arrays`` along ``d`` (0 <= d < the first's rank), or None where NumPy refuses."""
-    if d == 1 and arrays[0].ndim == 2 and arrays[0].shape[0] >= MANY_ROWS:
+    if d == 1 and arrays[0].shape[0] >= MANY_ROWS:  # Note [Narrow rows by columns]
         out = _by_columns(arrays)
         if out is not None:
             return _make(out, dt)
