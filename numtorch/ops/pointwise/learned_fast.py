@@ -1,5 +1,5 @@
-"""The bindings' direct route to a learned prepared call of addcmul, addcdiv and lerp
-(Note [Learned binding calls])."""
+"""The bindings' direct route to a learned prepared call of addcmul, addcdiv, lerp, nan_to_num
+and logit (Note [Learned binding calls])."""
 
 from __future__ import annotations
 
@@ -11,18 +11,21 @@ from ..._tensor import Tensor as _T
 from ..._tensor import _make
 from ...amp._policy import _INSTALLED as _AUTOCAST
 from ...kernels import PARALLEL_THRESHOLD as _PT
+from ..._ops import OpOverload
 from .._registry import BINDINGS
+from ._learned import args_key
 
 _nd, _empty = np.ndarray, np.empty
 
 # Note [Learned binding calls]
-# addcmul(x, a, b) and lerp(x, y, 0.3) reached Note [Learned prepared calls]'s record through
+# addcmul(x, a, b), lerp(x, y, 0.3) and nan_to_num(x) reached Note [Learned prepared calls]'s record through
 # four layers: the binding's fast call (or lerp's routed body, Note [Prepared binding body]),
 # op.fast's gate, the functional impl's key over every argument, then its loop over the
 # tensors: ~1.5 us of a 2.9 us addcmul whose kernel entry takes 0.3. These bindings look the
 # record up themselves, in the functional impl's own table, under the key that impl would
-# build (the first tensor's dtype, Tensor for each tensor, the number's class and value: an
-# int, or a float that is neither zero nor NaN, whose keys the impl writes differently), and
+# build (the first tensor's dtype, Tensor for each tensor, each number's class and value;
+# addcmul/addcdiv/lerp build it inline for an int, or a float that is neither zero nor NaN,
+# whose keys the impl writes differently; nan_to_num/logit call its args_key), and
 # make the checks the layers make, unrolled (Note [Guarded fast paths]: no mode, forward-AD
 # level or autocast region, as addcmul/addcdiv have a promote rule; CPU tensors with nothing
 # to record), then those the impl makes before its entry (exact classes, one dtype, one shape,
@@ -89,6 +92,28 @@ def addc(op):
     return call
 
 
+def one(op):
+    """nan_to_num/logit's binding fast call: ``op.fast`` with the learned record in front."""
+    impls = op.impls
+    impl = impls["cpu"]
+    memo = impl.learned
+
+    def call(x, *p):
+        if _plain3(x, x, None, impls, impl):
+            k = args_key(x._dtype, p)
+            f = memo.get(k) if k is not None else None
+            if f is not None:
+                d = x._data
+                if d.dtype is f[1] and d.__class__ is _nd and 2 <= d.size < _PT and d.flags.c_contiguous:
+                    r = _empty(d.shape, f[5])
+                    f[0](d.ravel(), r.ravel(), *f[4])
+                    COUNT[0] += 1
+                    return _make(r, f[6])
+        return op.fast(x, *p)
+
+    return call
+
+
 def lerp(body, op):
     """lerp's binding body with the learned record of lerp.Scalar (``op``) in front."""
     impls = op.impls
@@ -125,6 +150,9 @@ def lerp(body, op):
     return call
 
 
+_WRAP = {"addcmul": addc, "addcdiv": addc, "nan_to_num": one, "logit": one}
+
+
 def install() -> int:
     """Give the addcmul/addcdiv/lerp bindings (torch and Tensor) their learned calls; the
     number of bindings changed."""
@@ -132,10 +160,11 @@ def install() -> int:
 
     n = 0
     for b in BINDINGS:
-        if b.module not in ("torch", "Tensor"):
+        if b.module not in ("torch", "Tensor", "torch.special"):
             continue
-        if b.name in ("addcmul", "addcdiv") and b.fast is not None and b.fast[0].__class__.__name__ == "OpOverload":
-            b.fast = (addc(b.fast[0]), *b.fast[1:])
+        wrap = _WRAP.get(b.name)
+        if wrap is not None and b.fast is not None and b.fast[0].__class__ is OpOverload:
+            b.fast = (wrap(b.fast[0]), *b.fast[1:])
             n += 1
         elif b.name == "lerp" and b.fast is None and hasattr(b.body, "__wrapped__"):
             b.body = lerp(b.body, _LERP_S["functional"])

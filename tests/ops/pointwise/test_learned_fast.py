@@ -23,7 +23,13 @@ CALLS = {
     "lerp_high": lambda x, y, z: torch.lerp(x, y, 0.75),
     "lerp_int": lambda x, y, z: torch.lerp(x, y, 2),
     "lerp_method": lambda x, y, z: x.lerp(y, -0.25),
+    "nan_to_num": lambda x, y, z: torch.nan_to_num(x),
+    "nan_to_num_method": lambda x, y, z: x.nan_to_num(nan=-0.0, posinf=3.0, neginf=-2),
+    "logit": lambda x, y, z: torch.logit(z),
+    "logit_special": lambda x, y, z: torch.special.logit(x, eps=0.25),
 }
+_ONE = {"nan_to_num": ("nan_to_num", (0.0, None, None)), "nan_to_num_method": ("nan_to_num", (-0.0, 3.0, -2)),
+        "logit": ("logit", (None,)), "logit_special": ("logit", (0.25,))}  # fmt: skip
 
 
 def _args(dtype, shape=(3, 4)):
@@ -33,6 +39,11 @@ def _args(dtype, shape=(3, 4)):
 
 def _body(name):
     """The call through the layers below the binding (the impl's own learned call)."""
+    if name in _ONE:
+        op, p = _ONE[name]
+        op = getattr(torch.ops.aten, op).default
+        first = 2 if name == "logit" else 0
+        return lambda *a: op.fast(a[first], *p)
     f = {"addcmul": torch.ops.aten.addcmul.default, "addcdiv": torch.ops.aten.addcdiv.default}
     for k, op in f.items():
         if name.startswith(k):
@@ -71,7 +82,7 @@ def _declines(fn):
     return r
 
 
-@pytest.mark.parametrize("name", ["addcmul", "lerp"])
+@pytest.mark.parametrize("name", ["addcmul", "lerp", "nan_to_num"])
 def test_other_calls_keep_the_body(name):
     x, y, z = _args(np.float32)
     call = CALLS[name]
@@ -105,9 +116,16 @@ def test_other_calls_keep_the_body(name):
     assert type(_declines(lambda: call(x.as_subclass(Sub), y, z))) is Sub
     # broadcasting, strided operands, another dtype, one element: the body
     want = call(x, y, z)
-    assert _declines(lambda: call(x, y[0], z)).shape == (3, 4)
-    assert _declines(lambda: call(x, y.t().contiguous().t(), z))._data.tobytes() == want._data.tobytes()
-    if name == "lerp":  # the body's dtype check
+    if name == "nan_to_num":  # its only tensor strided
+        got = _declines(lambda: call(x.t(), y, z))
+        assert got.t().contiguous()._data.tobytes() == want._data.tobytes()
+    else:
+        assert _declines(lambda: call(x, y[0], z)).shape == (3, 4)
+        assert _declines(lambda: call(x, y.t().contiguous().t(), z))._data.tobytes() == want._data.tobytes()
+    if name == "nan_to_num":
+        i = torch.ones(3, 4, dtype=torch.int64)
+        assert _declines(lambda: call(i, y, z)).dtype == torch.int64
+    elif name == "lerp":  # the body's dtype check
         with pytest.raises(RuntimeError, match="expected dtype float for `end` but got dtype double"):
             _declines(lambda: call(x, y.double(), z))
     else:
