@@ -171,3 +171,19 @@ def test_a_registered_kernel_replaces_the_learned_call():
     n = learned_fast.COUNT[0]
     torch.addcmul(x, y, z)
     assert learned_fast.COUNT[0] == n + 1
+
+
+def test_inline_key_is_args_key():
+    # Note [Learned one-tensor binding calls]: the routed bindings build the key inline
+    from numtorch.ops.pointwise._learned import args_key
+    from numtorch.ops.pointwise.prepared_fast import _inline_key
+
+    nan = float("nan")
+    vals = [1, -3, 2.5, None, 0.0, -0.0, nan, True, 1e300, torch.ones(1), "a"]
+    for a in vals:
+        for b in [*vals, "absent"]:
+            v = (None, a) if b == "absent" else (None, a, b)
+            for extra in ((), (None,)):  # an out= after the numbers
+                w = v + extra
+                got, want = _inline_key(torch.float32, w, len(v)), args_key(torch.float32, w[1 : len(v)])
+                assert (got is None) == (want is None) and got == want, (a, b)
