@@ -3,6 +3,8 @@ and logit (Note [Learned binding calls])."""
 
 from __future__ import annotations
 
+from math import copysign as _copysign
+
 import numpy as np
 
 from ..._device import CPU as _CPU
@@ -92,6 +94,25 @@ def addc(op):
     return call
 
 
+_NONE = type(None)
+
+
+def one_key(dt, p):
+    """args_key(dt, p), built inline for logit's one int, None or nonzero float and for
+    nan_to_num's defaults (a float zero, then two Nones)."""
+    n = len(p)
+    if n == 1:
+        a = p[0]
+        c = a.__class__
+        if c is int or a is None or c is float and a == a and a != 0.0:
+            return (dt, c, a)
+    elif n == 3:
+        a = p[0]
+        if a.__class__ is float and a == 0.0 and p[1] is None and p[2] is None:
+            return (dt, float, "-0" if _copysign(1.0, a) < 0 else "+0", _NONE, None, _NONE, None)
+    return args_key(dt, p)
+
+
 def one(op):
     """nan_to_num/logit's binding fast call: ``op.fast`` with the learned record in front."""
     impls = op.impls
@@ -100,7 +121,7 @@ def one(op):
 
     def call(x, *p):
         if _plain3(x, x, None, impls, impl):
-            k = args_key(x._dtype, p)
+            k = one_key(x._dtype, p)
             f = memo.get(k) if k is not None else None
             if f is not None:
                 d = x._data

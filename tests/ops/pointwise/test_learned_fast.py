@@ -187,3 +187,15 @@ def test_inline_key_is_args_key():
                 w = v + extra
                 got, want = _inline_key(torch.float32, w, len(v)), args_key(torch.float32, w[1 : len(v)])
                 assert (got is None) == (want is None) and got == want, (a, b)
+
+
+def test_one_key_is_args_key():
+    from numtorch.ops.pointwise._learned import args_key
+    from numtorch.ops.pointwise.learned_fast import one_key
+
+    nan = float("nan")
+    vals = [1, -3, 2.5, None, 0.0, -0.0, nan, True, torch.ones(1), "a"]
+    cases = [(a,) for a in vals] + [(a, b, c) for a in vals for b in (None, 1.0, 0.0) for c in (None, -2, -0.0)]
+    for p in cases + [(), (1, 2)]:
+        got, want = one_key(torch.float64, p), args_key(torch.float64, p)
+        assert (got is None) == (want is None) and got == want, p
