@@ -199,3 +199,15 @@ def test_one_key_is_args_key():
     for p in cases + [(), (1, 2)]:
         got, want = one_key(torch.float64, p), args_key(torch.float64, p)
         assert (got is None) == (want is None) and got == want, p
+
+
+@pytest.mark.parametrize("name", ["addcmul", "lerp", "nan_to_num"])
+def test_inference_mode_results_are_inference_tensors(name):
+    x, y, z = _args(np.float32)
+    call = CALLS[name]
+    _warm(call, x, y, z)
+    with torch.inference_mode():
+        n = learned_fast.COUNT[0]
+        r = call(x, y, z)
+        assert learned_fast.COUNT[0] == n + 1 and r.is_inference()
+    assert not call(x, y, z).is_inference()
