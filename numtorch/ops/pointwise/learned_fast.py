@@ -8,12 +8,12 @@ from math import copysign as _copysign
 import numpy as np
 
 from ..._device import CPU as _CPU
+from ..._ops import OpOverload
 from ..._state import STATE
 from ..._tensor import Tensor as _T
 from ..._tensor import _make
 from ...amp._policy import _INSTALLED as _AUTOCAST
 from ...kernels import PARALLEL_THRESHOLD as _PT
-from ..._ops import OpOverload
 from .._registry import BINDINGS
 from ._learned import args_key
 
