@@ -21,8 +21,9 @@ from .._quiet import IGNORE, quiet, restore
 # operands are NaN, which of the two payloads the result keeps is each loop's own (NumPy's
 # vector body and its scalar tail pick different operands; the kernel's ``self + alpha *
 # other`` is compiled as ``alpha * other + self``, hence add's swapped operands, which agree
-# with it in NumPy's vector body). PyTorch documents no payload either. Left out:
-# maximum/minimum/fmax/fmin (NumPy picks the other zero of max(-0.0, 0.0)), sign (NaN), rint
+# with it in NumPy's vector body). PyTorch documents no payload either. maximum/minimum are
+# swapped too: NumPy keeps the second operand of max(-0.0, 0.0), the kernel the first. Left
+# out: fmax/fmin (NumPy's vector body and scalar tail keep different zeros), sign (NaN), rint
 # on integers (NumPy returns float64), and everything whose NumPy loop is not correctly
 # rounded (exp, log, sin, ...).
 # The route is for small operands only (UFUNC_MAX elements), where the call's overhead is the
@@ -39,6 +40,13 @@ UFUNCS = {
     "mul": (np.multiply, "bif", True, False),
     "div": (np.true_divide, "f", True, False),
     "copysign": (np.copysign, "f", False, False),
+    "maximum": (np.maximum, "bif", False, True),
+    "minimum": (np.minimum, "bif", False, True),
+    # exact in IEEE arithmetic (no rounding), as the kernels' libm calls; integer fmod by zero
+    # raises in the body
+    "fmod": (np.fmod, "f", True, False),
+    "hypot": (np.hypot, "f", True, False),
+    "nextafter": (np.nextafter, "f", True, False),
     "eq": (np.equal, "bif", False, False),
     "ne": (np.not_equal, "bif", False, False),
     "lt": (np.less, "bif", False, False),

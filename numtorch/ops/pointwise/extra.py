@@ -15,6 +15,10 @@ from ..._state import STATE
 from ..._tensor import Tensor, _make, _view, check_inference_write
 from ._elementwise import Elementwise
 from .._fast_guard import free
+from .._quiet import IGNORE as _IGNORE
+from .._quiet import quiet as _quiet
+from .._quiet import restore as _restore
+from ...kernels import PARALLEL_THRESHOLD
 from .._pointwise import Pointwise, _cname, defpointwise
 from .._registry import OPS, defop, public, schema_sig
 from .core import (
@@ -312,6 +316,7 @@ def _ldexp_dtype(self, other):
 # the composite) and the product and its one rounding to the result dtype from NumPy.
 _LDEXP_SELF = (D.float32, D.float64)
 _LDEXP_EXP = (D.float32, D.float64, D.int64, D.int32, D.int16, D.int8, D.uint8)
+_F64 = np.dtype(np.float64)
 
 
 def _ldexp_arrays(self, other):
@@ -322,10 +327,34 @@ def _ldexp_arrays(self, other):
             or S.grad_enabled and (self._rg or other._rg)):  # fmt: skip
         return None
     rd = _ldexp_dtype(self, other)
-    p = _pow2(other, self)._data  # the pow kernel's values, bit for bit the composite's
-    with np.errstate(over="ignore", invalid="ignore"):
-        # (asarray: a 0-d product is a NumPy scalar, and a tensor's storage must be an array)
-        return _make(np.asarray(np.multiply(self._data, p, dtype=np.float64).astype(rd.np)), rd)
+    q = _quiet(_IGNORE)
+    try:
+        p = _exp2_f64(other._data)
+        if p is None:
+            p = _pow2(other, self)._data  # the exp2 kernel's values, bit for bit the composite's
+        # both operands cast exactly, the one product rounded in double as the composite's mul
+        x = self._data.astype(np.float64)
+        np.multiply(x, p, out=x)
+        return _make(x if rd is D.float64 else x.astype(rd.np), rd)
+    finally:
+        _restore(q)
+
+
+def _exp2_f64(e):
+    """exp2's float64 kernel entry (Note [Compiled kernel entry]) on ``e`` cast to double, as
+    _pow2's dispatch runs it below the parallel size; None where that entry is not learned yet
+    or a kernel was registered over exp2's."""
+    op = _ALL["exp2"]["T"]["functional"]
+    impl = op.impls.get("cpu")
+    ew = getattr(impl, "__self__", None)
+    ent = ew._entry.get(D.float64) if ew.__class__ is Elementwise and "composite" not in op.impls else None
+    if ent is None or e.size >= PARALLEL_THRESHOLD or ent[2] is not _F64:
+        return None
+    # (a separate output, as the dispatched call's: over its own input the loop is not vectorised)
+    e = e.astype(np.float64)
+    r = np.empty(e.shape, np.float64)
+    ent[0](e.ravel(), r.ravel())
+    return r
 
 
 def _ldexp(self, other):

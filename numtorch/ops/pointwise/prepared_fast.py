@@ -45,7 +45,7 @@ def _route(body):
             # (a second tensor, lerp's end, never gets a learned call here: its impl has one)
             plain = x._device is CPU and not (x._rg and S.grad_enabled)
             if plain and v[1].__class__ is not Tensor and d.flags.c_contiguous:
-                k = args_key(x._dtype, v[1:-1] if has_out else v[1:])
+                k = _inline_key(x._dtype, v, len(v) - has_out)
                 f = memo.get(k)
                 if f is not None and f is not _NEVER and d.dtype is f[1] and d.__class__ is _nd and 1 < d.size < _PT:
                     r = _empty(d.shape, f[4])
@@ -66,6 +66,22 @@ def _route(body):
 
     fast.__wrapped__ = body
     return fast
+
+
+def _inline_key(dt, v, n):
+    """args_key(dt, v[1:n]), built inline for one or two ints, None or floats that are
+    neither zero nor NaN (clamp(x, -3, 4), clamp_min(x, 1), round(x, decimals=2))."""
+    a = v[1]
+    c = a.__class__
+    if c is int or a is None or c is float and a == a and a != 0.0:
+        if n == 2:
+            return (dt, c, a)
+        if n == 3:
+            b = v[2]
+            e = b.__class__
+            if e is int or b is None or e is float and b == b and b != 0.0:
+                return (dt, c, a, e, b)
+    return args_key(dt, v[1:n])
 
 
 # Note [Learned one-tensor binding calls]

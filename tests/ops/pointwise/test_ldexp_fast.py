@@ -77,3 +77,36 @@ def test_float_power_mode_and_grad_take_to():
     r = numtorch.float_power(w, 2.0)
     r.sum().backward()
     np.testing.assert_array_equal(w.grad.numpy(), [2.0, 4.0])
+
+
+@pytest.mark.parametrize("edtype", [np.float32, np.float64, np.int32, np.int64])
+@pytest.mark.parametrize("shape", [(257,), (3, 4), (), (0,)])
+def test_exp2_entry_is_the_dispatched_kernel(edtype, shape):
+    # Note [ldexp without the composite's ops]: 2 ** other by exp2's learned float64 entry
+    x, e = _pair(np.float32, edtype, (257,))
+    numtorch.ldexp(x, e)  # learns exp2's float64 entry
+    x, e = _pair(np.float32, edtype, shape)
+    p = extra._exp2_f64(e._data)
+    assert p is not None, "the entry route was not taken"
+    want = extra._pow2(e, x)
+    assert p.dtype == np.float64 and p.shape == want.shape and p.tobytes() == want.numpy().tobytes()
+    r = numtorch.ldexp(x, e)
+    body = extra._mul(x, want).to(r.dtype)
+    assert r._data.__class__ is np.ndarray and r.shape == body.shape and r.numpy().tobytes() == body.numpy().tobytes()
+    assert e._data.tobytes() == _pair(np.float32, edtype, shape)[1]._data.tobytes()  # not written
+
+
+def test_exp2_entry_declines_large_and_registered_kernels():
+    x, e = _pair(np.float32, np.float32)
+    numtorch.ldexp(x, e)
+    from numtorch.kernels import PARALLEL_THRESHOLD
+
+    assert extra._exp2_f64(np.zeros(PARALLEL_THRESHOLD, np.float32)) is None
+    lib = numtorch.library.Library("aten", "IMPL")
+    try:
+        lib.impl("exp2", lambda a: numtorch.full_like(a, 4.0), "CPU")
+        assert extra._exp2_f64(e._data) is None
+        assert numtorch.ldexp(numtorch.ones(3), numtorch.zeros(3)).tolist() == [4.0, 4.0, 4.0]
+    finally:
+        lib._destroy()
+    assert extra._exp2_f64(e._data) is not None
