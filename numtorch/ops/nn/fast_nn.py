@@ -27,12 +27,14 @@ from ..._tensor import _make
 from ...kernels import PARALLEL_THRESHOLD
 from .._fast_guard import params
 from .._fast_guard import plain as _plain_any
+from ..reduction._reduce import _entry
 from .pooling import K as _K
 from .pooling import pool_out_size
 from .pooling3d import K3 as _K3
 from .resample import constant_pad_nd as _constant_pad_nd
 
 _FLOATS = (D.float32, D.float64)
+_BUILTIN = len.__class__  # a compiled entry's class (Note [Compiled kernel entry])
 _arange = np.arange
 _empty = np.empty
 
@@ -185,12 +187,15 @@ def _planned(key, input, make):
         return None
     fn, args, oshape, with_idx = plan
     a = input._data
-    x = (a if a.flags.c_contiguous else np.ascontiguousarray(a)).reshape(-1)
     out = _empty(oshape, a.dtype)
+    # ravel: a view of a C-contiguous input, else its C-order copy (np.ascontiguousarray's)
     if with_idx:
-        fn(x, out.reshape(-1), _empty(oshape, np.int64).reshape(-1), *args)
+        call = (a.ravel(), out.ravel(), _empty(oshape, np.int64).ravel(), *args)
     else:
-        fn(x, out.reshape(-1), *args)
+        call = (a.ravel(), out.ravel(), *args)
+    fn(*call)
+    if fn.__class__ is not _BUILTIN:  # the key holds the dtype: one set of types per plan
+        _PLANS[key] = (_entry(fn, call), args, oshape, with_idx)
     return _make(out, input._dtype)
 
 
@@ -220,7 +225,7 @@ def _make_max_pool1d(body):
     def fast(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
         if return_indices is False and ceil_mode.__class__ is bool and _plain(input) and _key_ok(kernel_size) \
                 and _key_ok(stride) and _key_ok(padding) and _key_ok(dilation):  # fmt: skip
-            r = _planned(("max1", input._data.shape, kernel_size, stride, padding, dilation, ceil_mode), input,
+            r = _planned(("max1", input._data.shape, input._dtype, kernel_size, stride, padding, dilation, ceil_mode), input,
                          lambda: _plan_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode))  # fmt: skip
             return body(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices) if r is None else r
         if return_indices is False:
@@ -251,7 +256,7 @@ def _make_avg_pool1d(body):
     def fast(input, kernel_size, stride, padding, ceil_mode, count_include_pad):
         if count_include_pad.__class__ is bool and ceil_mode.__class__ is bool and _plain(input) \
                 and _key_ok(kernel_size) and _key_ok(stride) and _key_ok(padding):  # fmt: skip
-            r = _planned(("avg1", input._data.shape, kernel_size, stride, padding, ceil_mode, count_include_pad),
+            r = _planned(("avg1", input._data.shape, input._dtype, kernel_size, stride, padding, ceil_mode, count_include_pad),
                          input, lambda: _plan_avg_pool1d(input, kernel_size, stride, padding, ceil_mode,
                                                          count_include_pad))  # fmt: skip
             return body(input, kernel_size, stride, padding, ceil_mode, count_include_pad) if r is None else r
@@ -303,7 +308,7 @@ def _make_max_pool2d(body):
     def fast(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
         if return_indices is False and ceil_mode.__class__ is bool and _plain(input) and _key_ok(kernel_size) \
                 and _key_ok(stride) and _key_ok(padding) and _key_ok(dilation):  # fmt: skip
-            r = _planned(("max2", input._data.shape, kernel_size, stride, padding, dilation, ceil_mode), input,
+            r = _planned(("max2", input._data.shape, input._dtype, kernel_size, stride, padding, dilation, ceil_mode), input,
                          lambda: _plan_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode))  # fmt: skip
             return body(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices) if r is None else r
         if return_indices is False:
@@ -333,7 +338,7 @@ def _make_avg_pool2d(body):
         ):
             if ceil_mode.__class__ is bool and _plain(input) and _key_ok(kernel_size) and _key_ok(stride) \
                     and _key_ok(padding):  # fmt: skip
-                key = ("avg2", input._data.shape, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                key = ("avg2", input._data.shape, input._dtype, kernel_size, stride, padding, ceil_mode, count_include_pad,
                        divisor_override)  # fmt: skip
                 r = _planned(key, input, lambda: _plan_avg_pool2d(input, kernel_size, stride, padding, ceil_mode,
                                                                   count_include_pad, divisor_override))  # fmt: skip
@@ -394,7 +399,7 @@ def _plan_3d(input, kernel_size, stride, padding, dilation, ceil_mode, cip, div)
 def _max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode):
     if ceil_mode.__class__ is bool and _plain(input) and _key_ok(kernel_size) and _key_ok(stride) \
             and _key_ok(padding) and _key_ok(dilation):  # fmt: skip
-        return _planned(("max3", input._data.shape, kernel_size, stride, padding, dilation, ceil_mode), input,
+        return _planned(("max3", input._data.shape, input._dtype, kernel_size, stride, padding, dilation, ceil_mode), input,
                         lambda: _plan_3d(input, kernel_size, stride, padding, dilation, ceil_mode, None, None))  # fmt: skip
     g = _geometry3(input, kernel_size, stride, padding, dilation, ceil_mode, False)
     if g is None:
@@ -430,7 +435,7 @@ def _make_avg_pool3d(body):
         ):
             if ceil_mode.__class__ is bool and _plain(input) and _key_ok(kernel_size) and _key_ok(stride) \
                     and _key_ok(padding):  # fmt: skip
-                key = ("avg3", input._data.shape, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                key = ("avg3", input._data.shape, input._dtype, kernel_size, stride, padding, ceil_mode, count_include_pad,
                        divisor_override)  # fmt: skip
                 r = _planned(key, input, lambda: _plan_3d(input, kernel_size, stride, padding, 1, ceil_mode,
                                                           count_include_pad, divisor_override))  # fmt: skip
