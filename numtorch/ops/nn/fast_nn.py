@@ -495,6 +495,9 @@ def install(bindings) -> None:
         ("torch.nn.functional", "prelu"): _make_prelu,
         ("torch", "prelu"): _make_prelu,
     }
+    from .adaptive_fast import makers as _adaptive_makers  # Note [Adaptive pool plans]
+
+    makers.update(_adaptive_makers())
     for b in bindings:
         args = params(b.sig)
         if (b.module, b.name) == ("torch.nn.functional", "pad") and args == ("input", "pad", "mode", "value"):
