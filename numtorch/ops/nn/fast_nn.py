@@ -495,13 +495,14 @@ def install(bindings) -> None:
         ("torch.nn.functional", "prelu"): _make_prelu,
         ("torch", "prelu"): _make_prelu,
     }
-    from . import lp_pool_fast, shuffle_fast, unpool_fast
+    from . import embedding_bag_fast, lp_pool_fast, shuffle_fast, unpool_fast
     from .adaptive_fast import makers as _adaptive_makers  # Note [Adaptive pool plans]
 
     makers.update(_adaptive_makers())
     unpool_fast.install(bindings)  # Note [Max unpool fast call]
     lp_pool_fast.install(bindings)  # Note [Power-average pool fast calls]
     shuffle_fast.install(bindings)  # Note [Channel shuffle fast call]
+    embedding_bag_fast.install(bindings)  # Note [embedding_bag fast call]
     for b in bindings:
         args = params(b.sig)
         if (b.module, b.name) == ("torch.nn.functional", "pad") and args == ("input", "pad", "mode", "value"):
