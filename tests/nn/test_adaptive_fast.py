@@ -14,6 +14,8 @@ from numtorch.ops._registry import BINDINGS
 from numtorch.ops.nn import adaptive_fast
 from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture_logs
 
+from ._fastcheck import outcome, same
+
 _NAMES = {
     "adaptive_avg_pool1d": (1, False),
     "adaptive_max_pool1d": (1, True),
@@ -41,29 +43,6 @@ def _x(shape, dtype=torch.float32):
     return torch.from_numpy(a).to(dtype)
 
 
-def _outcome(fn, *args):
-    try:
-        return fn(*args)
-    except Exception as e:  # noqa: BLE001  (both routes must raise alike)
-        return (type(e), str(e))
-
-
-def _same(r, want):
-    if isinstance(want, tuple) and isinstance(want[0], type):
-        assert r == want
-        return
-    if isinstance(want, tuple):
-        assert type(r) is tuple and len(r) == len(want)
-        for u, v in zip(r, want, strict=True):
-            _same(u, v)
-        return
-    assert type(r) is type(want) and r.shape == want.shape and r.dtype == want.dtype
-    assert r.stride() == want.stride() and r._is_view() == want._is_view()
-    if want._is_view():
-        assert r._base.shape == want._base.shape and r._base.stride() == want._base.stride()
-    assert r.numpy().tobytes() == want.numpy().tobytes()
-
-
 def _args(name, size, ri):
     return (size,) if "avg" in name else (size, ri)
 
@@ -86,9 +65,9 @@ def test_plans_give_the_bodys_bits(name, dtype, monkeypatch):
         for size in _SIZES[n]:
             for ri in (False, True) if is_max else (None,):
                 args = _args(name, size, ri)
-                want = _outcome(_body(name), x, *args)
+                want = outcome(_body(name), x, *args)
                 for _ in range(3):  # plans, then the compiled entry
-                    _same(_outcome(getattr(F, name), x, *args), want)
+                    same(outcome(getattr(F, name), x, *args), want)
     assert sum(r is not None for r in ran) > 20
     assert any(p and p[0].__class__ is len.__class__ for p in adaptive_fast._PLANS.values())
 
@@ -100,7 +79,7 @@ def test_strided_input(name):
     xt = torch.from_numpy(np.repeat(v, 2, axis=-1))[..., ::2]
     assert not xt.is_contiguous()
     for _ in range(3):
-        _same(getattr(F, name)(xt, *_args(name, 2, True)), _body(name)(xt, *_args(name, 2, True)))
+        same(getattr(F, name)(xt, *_args(name, 2, True)), _body(name)(xt, *_args(name, 2, True)))
 
 
 @pytest.mark.parametrize("name", sorted(_NAMES))
@@ -110,17 +89,17 @@ def test_bad_arguments_take_the_body(name, monkeypatch):
     ran = _runs(monkeypatch)
     bad = [-1, 0, 2.0, True, np.int64(2), (2,) * (n + 1), (2.0,) * n, (True,) * n, "a"]
     for size in bad:
-        want = _outcome(_body(name), x, *_args(name, size, False))
+        want = outcome(_body(name), x, *_args(name, size, False))
         for _ in range(2):
-            _same(_outcome(getattr(F, name), x, *_args(name, size, False)), want)
+            same(outcome(getattr(F, name), x, *_args(name, size, False)), want)
     assert not any(r is not None for r in ran)
     for shape in ((5,), (2, 3, 4, 5, 6, 7), (2, 0, 5, 6, 4)[: n + 2], (0, 2, 5, 6, 4)[: n + 2]):
         xs = torch.zeros(shape)
-        want = _outcome(_body(name), xs, *_args(name, 2, False))
+        want = outcome(_body(name), xs, *_args(name, 2, False))
         for _ in range(2):
-            _same(_outcome(getattr(F, name), xs, *_args(name, 2, False)), want)
+            same(outcome(getattr(F, name), xs, *_args(name, 2, False)), want)
     xi = torch.ones(_SHAPES[n][0], dtype=torch.int64)
-    _same(_outcome(getattr(F, name), xi, *_args(name, 2, False)), _outcome(_body(name), xi, *_args(name, 2, False)))
+    same(outcome(getattr(F, name), xi, *_args(name, 2, False)), outcome(_body(name), xi, *_args(name, 2, False)))
     assert not any(r is not None for r in ran)
 
 
@@ -162,7 +141,7 @@ def test_max_pool3d_with_indices_plan(monkeypatch):
     kw = dict(stride=(1, 2, 1), padding=(1, 0, 1), dilation=(1, 1, 2), ceil_mode=True)
     want = _body("max_pool3d_with_indices")(x, (2, 2, 3), kw["stride"], kw["padding"], kw["dilation"], True, False)
     for _ in range(3):
-        _same(F.max_pool3d_with_indices(x, (2, 2, 3), **kw), want)
+        same(F.max_pool3d_with_indices(x, (2, 2, 3), **kw), want)
     assert ran[-1] is not None
     with pytest.raises(RuntimeError) as e:
         F.max_pool3d_with_indices(x, (2, 2, 3), padding=2)

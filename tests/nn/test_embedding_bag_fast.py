@@ -12,6 +12,8 @@ from numtorch.ops._registry import BINDINGS
 from numtorch.ops.nn import embedding_bag_fast
 from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture_logs
 
+from ._fastcheck import outcome, same
+
 _SIG = ("input", "weight", "offsets", "max_norm", "norm_type", "scale_grad_by_freq", "mode", "sparse",
         "per_sample_weights", "include_last_offset", "padding_idx")  # fmt: skip
 _DEFAULTS = dict(offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean", sparse=False,
@@ -22,21 +24,6 @@ def _body(*args, **kw):
     (b,) = [b for b in BINDINGS if b.module == "torch.nn.functional" and b.name == "embedding_bag"]
     vals = dict(_DEFAULTS, **dict(zip(_SIG, args, strict=False)), **kw)
     return b.body(*[vals[k] for k in _SIG])
-
-
-def _outcome(fn, *args, **kw):
-    try:
-        return fn(*args, **kw)
-    except Exception as e:  # noqa: BLE001  (both routes must raise alike)
-        return (type(e), str(e))
-
-
-def _same(r, want):
-    if isinstance(want, tuple):
-        assert r == want
-        return
-    assert type(r) is type(want) and r.shape == want.shape and r.dtype == want.dtype and r.stride() == want.stride()
-    assert r.numpy().tobytes() == want.numpy().tobytes()
 
 
 def _spy(monkeypatch):
@@ -66,7 +53,7 @@ def test_fast_call_gives_the_bodys_bits(mode, dtype, monkeypatch):
     for args in cases:
         want = _body(*args, mode=mode)
         ran.clear()
-        _same(F.embedding_bag(*args, mode=mode), want)
+        same(F.embedding_bag(*args, mode=mode), want)
         assert ran
 
 
@@ -85,8 +72,8 @@ def test_the_rest_takes_the_body(monkeypatch):
         ((i, w[:, :1].t(), off), {}), ((i, w.clone(), off), {"max_norm": 1.0}),
     ]  # fmt: skip
     for args, kw in cases:
-        want = _outcome(_body, *args, **kw)
-        _same(_outcome(F.embedding_bag, *args, **kw), want)
+        want = outcome(_body, *args, **kw)
+        same(outcome(F.embedding_bag, *args, **kw), want)
     assert not ran
     wg = w.clone().requires_grad_(True)
     r = F.embedding_bag(i, wg, off)
@@ -94,7 +81,7 @@ def test_the_rest_takes_the_body(monkeypatch):
     r.nansum().backward()
     assert wg.grad is not None and not ran
     with torch.no_grad():  # forward only: the fast call
-        _same(F.embedding_bag(i, wg, off), _body(i, w, off))
+        same(F.embedding_bag(i, wg, off), _body(i, w, off))
     assert ran
     ran.clear()
     with capture_logs() as logs, LoggingTensorMode():

@@ -12,26 +12,12 @@ from numtorch.ops._registry import BINDINGS
 from numtorch.ops.nn import lp_pool_fast
 from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture_logs
 
+from ._fastcheck import outcome, same
+
 
 def _body(n):
     (b,) = [b for b in BINDINGS if b.module == "torch.nn.functional" and b.name == f"lp_pool{n}d"]
     return b.body
-
-
-def _outcome(fn, *args):
-    try:
-        return fn(*args)
-    except Exception as e:  # noqa: BLE001  (both routes must raise alike)
-        return (type(e), str(e))
-
-
-def _same(r, want):
-    if isinstance(want, tuple):
-        assert r == want
-        return
-    assert type(r) is type(want) and r.shape == want.shape and r.dtype == want.dtype
-    assert r.stride() == want.stride() and r._is_view() == want._is_view()
-    assert r.numpy().tobytes() == want.numpy().tobytes()
 
 
 def _x(shape, dtype, seed=0):
@@ -64,11 +50,11 @@ def test_fast_call_gives_the_composites_bits(n, dtype, p, monkeypatch):
     fn = getattr(F, f"lp_pool{n}d")
     for seed, (shape, k, s, ceil) in enumerate(_CASES[n]):
         x = _x(shape, dtype, seed)
-        want = _outcome(_body(n), x, p, k, s, ceil)
+        want = outcome(_body(n), x, p, k, s, ceil)
         for _ in range(3):
-            _same(_outcome(fn, x, p, k, s, ceil), want)
+            same(outcome(fn, x, p, k, s, ceil), want)
         xt = torch.from_numpy(np.repeat(x.numpy(), 2, axis=-1))[..., ::2]  # strided
-        _same(_outcome(fn, xt, p, k, s, ceil), _outcome(_body(n), xt, p, k, s, ceil))
+        same(outcome(fn, xt, p, k, s, ceil), outcome(_body(n), xt, p, k, s, ceil))
     assert len(ran) == 4 * len(_CASES[n])
 
 
@@ -82,8 +68,8 @@ def test_the_rest_takes_the_composite(n, monkeypatch):
            (x, 2.0, (2,), s, ceil), (x, 2.0, (2,) * (n + 1), s, ceil), (x, 2.0, k, s, 1),
            (x.int(), 2.0, k, s, ceil), (x.half(), 2.0, k, s, ceil), (x, 2.0, 50, s, ceil)]  # fmt: skip
     for args in bad:
-        want = _outcome(_body(n), *args)
-        _same(_outcome(fn, *args), want)
+        want = outcome(_body(n), *args)
+        same(outcome(fn, *args), want)
     assert not ran  # (a kernel larger than the input: the pool raises the same error after the pow)
     ran.clear()
     xg = x.clone().requires_grad_(True)

@@ -12,6 +12,8 @@ from numtorch.ops._registry import BINDINGS
 from numtorch.ops.nn import shuffle_fast
 from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture_logs
 
+from ._fastcheck import outcome, same
+
 _BINDS = [(m, n) for m in ("torch", "torch.nn.functional") for n in ("channel_shuffle", "native_channel_shuffle")]
 
 
@@ -22,23 +24,6 @@ def _b(module, name):
 
 def _fn(module, name):
     return getattr(torch.nn.functional if module != "torch" else torch, name)
-
-
-def _outcome(fn, *args):
-    try:
-        return fn(*args)
-    except Exception as e:  # noqa: BLE001  (both routes must raise alike)
-        return (type(e), str(e))
-
-
-def _same(r, want):
-    if isinstance(want, tuple):
-        assert r == want
-        return
-    assert type(r) is type(want) and r.shape == want.shape and r.dtype == want.dtype
-    assert r.stride() == want.stride() and r._is_view() == want._is_view()
-    assert (r._base is None) == (want._base is None)
-    assert r.numpy().tobytes() == want.numpy().tobytes()
 
 
 def _spy(monkeypatch):
@@ -57,10 +42,10 @@ def test_fast_call_gives_the_bodys_bits(module, name, dtype, monkeypatch):
         x = torch.from_numpy(rng.standard_normal(shape) * 10).to(dtype)
         want = _b(module, name).body(x, g)
         ran.clear()
-        _same(_fn(module, name)(x, g), want)
+        same(_fn(module, name)(x, g), want)
         assert ran
         xt = torch.from_numpy(np.repeat(x.numpy(), 2, axis=-1))[..., ::2]  # strided
-        _same(_fn(module, name)(xt, g), _b(module, name).body(xt, g))
+        same(_fn(module, name)(xt, g), _b(module, name).body(xt, g))
 
 
 @pytest.mark.parametrize("module,name", _BINDS)
@@ -69,7 +54,7 @@ def test_the_rest_takes_the_body(module, name, monkeypatch):
     ran = _spy(monkeypatch)
     for args in ((x, 1), (x, 6), (x, 4), (x, 0), (x, -2), (x, 2.0), (x, True), (x[0], 2), (x[:0], 2),
                  (torch.ones(2, 6, 3, dtype=torch.uint32), 2)):  # fmt: skip
-        _same(_outcome(_fn(module, name), *args), _outcome(_b(module, name).body, *args))
+        same(outcome(_fn(module, name), *args), outcome(_b(module, name).body, *args))
     assert not ran
     xg = x.clone().requires_grad_(True)
     r = _fn(module, name)(xg, 2)

@@ -12,28 +12,12 @@ from numtorch.ops._registry import BINDINGS
 from numtorch.ops.nn import unpool_fast
 from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture_logs
 
+from ._fastcheck import outcome, same
+
 
 def _body(n):
     (b,) = [b for b in BINDINGS if b.module == "torch.nn.functional" and b.name == f"max_unpool{n}d"]
     return b.body
-
-
-def _outcome(fn, *args):
-    try:
-        return fn(*args)
-    except Exception as e:  # noqa: BLE001  (both routes must raise alike)
-        return (type(e), str(e))
-
-
-def _same(r, want):
-    if isinstance(want, tuple):
-        assert r == want
-        return
-    assert type(r) is type(want) and r.shape == want.shape and r.dtype == want.dtype
-    assert r.stride() == want.stride() and r._is_view() == want._is_view()
-    if want._is_view():
-        assert r._base.shape == want._base.shape
-    assert r.numpy().tobytes() == want.numpy().tobytes()
 
 
 def _spy(monkeypatch):
@@ -67,14 +51,14 @@ def test_fast_call_gives_the_bodys_bits(n, dtype, monkeypatch):
     for shape, k, s, p in _CASES[n]:
         y, idx = _pooled(n, shape, k, s, p, dtype)  # overlapping windows repeat indices
         args = (k, s, p, None)
-        want = _outcome(_body(n), y, idx, *args)
+        want = outcome(_body(n), y, idx, *args)
         ran.clear()
-        _same(_outcome(getattr(F, f"max_unpool{n}d"), y, idx, *args), want)
+        same(outcome(getattr(F, f"max_unpool{n}d"), y, idx, *args), want)
         assert ran  # the fast call ran (its range check declines an index past the output)
         fits += not isinstance(want, tuple)
         # repeated indices with different values: the same assignment as the body's scatter
         rep = torch.zeros_like(idx)
-        _same(getattr(F, f"max_unpool{n}d")(y, rep, *args), _body(n)(y, rep, *args))
+        same(getattr(F, f"max_unpool{n}d")(y, rep, *args), _body(n)(y, rep, *args))
     assert fits >= 2
 
 
@@ -97,9 +81,9 @@ def test_the_rest_takes_the_body(n, monkeypatch):
     ]  # fmt: skip
     for c in ranged + declined:
         ran.clear()
-        want = _outcome(body, *c)
+        want = outcome(body, *c)
         for _ in range(2):
-            _same(_outcome(fn, *c), want)
+            same(outcome(fn, *c), want)
         assert bool(ran) == any(c is r for r in ranged)  # the range check: the fast call ran
     ran.clear()
     yg = y.clone().requires_grad_(True)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from ... import _dtype as D
-from ..._tensor import _make, _view
-from ..reduction._reduce import _entry
 from . import fast_nn as _FN
+from .pool_plan import run as _run_plan
 from .pooling import K as _K
 from .pooling3d import K3 as _K3
 
@@ -25,10 +25,6 @@ from .pooling3d import K3 as _K3
 # a view of the (..., 1, L) result (its _base), values and indices alike.
 # F.max_pool3d_with_indices runs fast_nn's max_pool3d plan, keeping its indices.
 _PLANS: dict = {}
-_BUILTIN = len.__class__
-_empty = np.empty
-_I64 = np.dtype(np.int64)
-_DT_I64 = D.int64
 
 
 def _osz(v, n):
@@ -44,34 +40,7 @@ def _osz(v, n):
     return False
 
 
-def _run(key, input, make, indices):
-    """The planned kernel's (values, indices) or values for ``input``, or None to decline."""
-    plan = _PLANS.get(key)
-    if plan is None:
-        plan = make() or False
-        if len(_PLANS) >= 256:
-            _PLANS.clear()
-        _PLANS[key] = plan
-    if plan is False:
-        return None
-    fn, args, oshape, with_idx, vshape = plan
-    a = input._data
-    out = _empty(oshape, a.dtype)
-    if with_idx:
-        idx = _empty(oshape, _I64)
-        call = (a.ravel(), out.ravel(), idx.ravel(), *args)
-    else:
-        call = (a.ravel(), out.ravel(), *args)
-    fn(*call)
-    if fn.__class__ is not _BUILTIN:  # the key holds the dtype: one set of types per plan
-        _PLANS[key] = (_entry(fn, call), args, oshape, with_idx, vshape)
-    r = _make(out, input._dtype)
-    if vshape is not None:
-        r = _view(r, out.reshape(vshape))
-    if not indices:
-        return r
-    i = _make(idx, _DT_I64)
-    return r, (i if vshape is None else _view(i, idx.reshape(vshape)))
+_run = functools.partial(_run_plan, _PLANS)  # (key, input, make, indices)
 
 
 def _plan_2d(input, o, is_max, one_d):
@@ -146,14 +115,15 @@ def _make_max_pool3d_with_indices(body):
 
 
 def _plan_max3(input, kernel_size, stride, padding, dilation, ceil_mode):
-    p = _FN._plan_3d(input, kernel_size, stride, padding, dilation, ceil_mode, None, None)
-    return None if p is None else (*p, None)
+    return _FN._plan_3d(input, kernel_size, stride, padding, dilation, ceil_mode, None, None)
 
 
-def makers() -> dict:
-    """(module, name) -> the maker of its binding's fast call, for fast_nn.install."""
+def install(bindings) -> None:
+    """Attach the fast calls (numtorch/__init__.py, before _api.install)."""
+    from .._fast_guard import params
+
     F = "torch.nn.functional"
-    return {
+    makers = {
         (F, "adaptive_avg_pool1d"): lambda b: _adaptive(b, 2, False, True),
         (F, "adaptive_max_pool1d"): lambda b: _adaptive(b, 2, True, True),
         (F, "adaptive_avg_pool2d"): lambda b: _adaptive(b, 2, False),
@@ -163,4 +133,7 @@ def makers() -> dict:
         (F, "adaptive_max_pool3d_with_indices"): lambda b: _adaptive(b, 3, True, pair=True),  # the pair always
         (F, "max_pool3d_with_indices"): _make_max_pool3d_with_indices,
     }
-
+    for b in bindings:
+        make = makers.get((b.module, b.name))
+        if make is not None and b.fast is None:
+            b.fast = (make(b.body), params(b.sig))

@@ -67,7 +67,7 @@ def _embedding_bag(input, weight, offsets, max_norm, norm_type, scale_grad_by_fr
 
 
 def install(bindings) -> None:
-    """Attach the fast call (fast_nn.install calls this)."""
+    """Attach the fast call (numtorch/__init__.py, before _api.install)."""
     for b in bindings:
         if b.module == "torch.nn.functional" and b.name == "embedding_bag" and b.fast is None:
             b.fast = (or_body(_embedding_bag, b.body), params(b.sig))

@@ -19,6 +19,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ... import _dtype as D
@@ -27,14 +29,13 @@ from ..._tensor import _make
 from ...kernels import PARALLEL_THRESHOLD
 from .._fast_guard import params
 from .._fast_guard import plain as _plain_any
-from ..reduction._reduce import _entry
+from .pool_plan import run as _run_plan
 from .pooling import K as _K
 from .pooling import pool_out_size
 from .pooling3d import K3 as _K3
 from .resample import constant_pad_nd as _constant_pad_nd
 
 _FLOATS = (D.float32, D.float64)
-_BUILTIN = len.__class__  # a compiled entry's class (Note [Compiled kernel entry])
 _arange = np.arange
 _empty = np.empty
 
@@ -175,28 +176,7 @@ def _key_ok(v) -> bool:
     return False
 
 
-def _planned(key, input, make):
-    """The planned kernel's result for ``input`` (``make()``: the plan, or None to decline)."""
-    plan = _PLANS.get(key)
-    if plan is None:
-        plan = make() or False
-        if len(_PLANS) >= 256:
-            _PLANS.clear()
-        _PLANS[key] = plan
-    if plan is False:
-        return None
-    fn, args, oshape, with_idx = plan
-    a = input._data
-    out = _empty(oshape, a.dtype)
-    # ravel: a view of a C-contiguous input, else its C-order copy (np.ascontiguousarray's)
-    if with_idx:
-        call = (a.ravel(), out.ravel(), _empty(oshape, np.int64).ravel(), *args)
-    else:
-        call = (a.ravel(), out.ravel(), *args)
-    fn(*call)
-    if fn.__class__ is not _BUILTIN:  # the key holds the dtype: one set of types per plan
-        _PLANS[key] = (_entry(fn, call), args, oshape, with_idx)
-    return _make(out, input._dtype)
+_planned = functools.partial(_run_plan, _PLANS)  # (key, input, make): Note [Pool plans]
 
 
 def _serial(a, serial, parallel):
@@ -217,7 +197,7 @@ def _geometry1(input, kernel_size, stride, padding, dilation, ceil_mode):
 def _plan_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode):
     g = _geometry1(input, kernel_size, stride, padding, dilation, ceil_mode)
     if g is not None and g[3] <= g[1] // 2:
-        return _K.max_pool1d_rows, g, input._data.shape[:-1] + (g[5],), False
+        return _K.max_pool1d_rows, g, input._data.shape[:-1] + (g[5],), False, None
     return None
 
 
@@ -249,7 +229,7 @@ def _plan_avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_inclu
     L, k, s, p, _, OL = g
     a = input._data
     fn = _serial(a, _K.avg_pool2d, _K.avg_pool2d_parallel)  # (..., 1, L) planes, as _avg_planes
-    return fn, (1, L, 1, k, 1, s, 0, p, 1, OL, count_include_pad, 0), a.shape[:-1] + (OL,), False
+    return fn, (1, L, 1, k, 1, s, 0, p, 1, OL, count_include_pad, 0), a.shape[:-1] + (OL,), False, None
 
 
 def _make_avg_pool1d(body):
@@ -301,7 +281,7 @@ def _plan_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode):
     H, W, k, s, p, d, OH, OW = g
     a = input._data
     fn = _serial(a, _K.max_pool2d, _K.max_pool2d_parallel)
-    return fn, (H, W, k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1], OH, OW), a.shape[:-2] + (OH, OW), True
+    return fn, (H, W, k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1], OH, OW), a.shape[:-2] + (OH, OW), True, None
 
 
 def _make_max_pool2d(body):
@@ -328,7 +308,7 @@ def _plan_avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_inclu
     a = input._data
     fn = _serial(a, _K.avg_pool2d, _K.avg_pool2d_parallel)
     args = (H, W, k[0], k[1], s[0], s[1], p[0], p[1], OH, OW, count_include_pad, divisor_override or 0)
-    return fn, args, a.shape[:-2] + (OH, OW), False
+    return fn, args, a.shape[:-2] + (OH, OW), False, None
 
 
 def _make_avg_pool2d(body):
@@ -392,8 +372,8 @@ def _plan_3d(input, kernel_size, stride, padding, dilation, ceil_mode, cip, div)
     a = input._data
     oshape = a.shape[:-3] + g[1]
     if cip is None:
-        return _serial(a, _K3.max_pool3d, _K3.max_pool3d_parallel), (g[0],), oshape, True
-    return _serial(a, _K3.avg_pool3d, _K3.avg_pool3d_parallel), (g[0], cip, div or 0), oshape, False
+        return _serial(a, _K3.max_pool3d, _K3.max_pool3d_parallel), (g[0],), oshape, True, None
+    return _serial(a, _K3.avg_pool3d, _K3.avg_pool3d_parallel), (g[0], cip, div or 0), oshape, False, None
 
 
 def _max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode):
@@ -495,14 +475,6 @@ def install(bindings) -> None:
         ("torch.nn.functional", "prelu"): _make_prelu,
         ("torch", "prelu"): _make_prelu,
     }
-    from . import embedding_bag_fast, lp_pool_fast, shuffle_fast, unpool_fast
-    from .adaptive_fast import makers as _adaptive_makers  # Note [Adaptive pool plans]
-
-    makers.update(_adaptive_makers())
-    unpool_fast.install(bindings)  # Note [Max unpool fast call]
-    lp_pool_fast.install(bindings)  # Note [Power-average pool fast calls]
-    shuffle_fast.install(bindings)  # Note [Channel shuffle fast call]
-    embedding_bag_fast.install(bindings)  # Note [embedding_bag fast call]
     for b in bindings:
         args = params(b.sig)
         if (b.module, b.name) == ("torch.nn.functional", "pad") and args == ("input", "pad", "mode", "value"):

@@ -77,7 +77,7 @@ def _lp(n, pool_maker, pool_op):
 
 
 def install(bindings) -> None:
-    """Attach the fast calls (fast_nn.install calls this)."""
+    """Attach the fast calls (numtorch/__init__.py, before _api.install)."""
     from . import pooling as P
     from . import pooling3d as P3
 

@@ -29,7 +29,7 @@ def _shuffle(input, groups):
 
 
 def install(bindings) -> None:
-    """Attach the fast call (fast_nn.install calls this)."""
+    """Attach the fast call (numtorch/__init__.py, before _api.install)."""
     for b in bindings:
         if b.name in ("channel_shuffle", "native_channel_shuffle") and b.fast is None:
             b.fast = (or_body(_shuffle, b.body), params(b.sig))

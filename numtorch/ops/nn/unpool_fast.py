@@ -85,7 +85,7 @@ def _unpool(n):
 
 
 def install(bindings) -> None:
-    """Attach the fast calls (fast_nn.install calls this)."""
+    """Attach the fast calls (numtorch/__init__.py, before _api.install)."""
     from .._fast_guard import or_body, params
 
     for b in bindings:
