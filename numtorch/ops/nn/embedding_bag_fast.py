@@ -8,6 +8,7 @@ from ... import _dtype as D
 from ..._tensor import _make
 from ...kernels import lazy
 from .._fast_guard import or_body, params, plain, recordless
+from ..reduction._entries import call
 from .embedding_bag import EB
 
 _KR = lazy("numtorch.kernels.cpu.reduction.core")
@@ -52,17 +53,18 @@ def _embedding_bag(input, weight, offsets, max_norm, norm_type, scale_grad_by_fr
         return None
     idx = i.ravel()
     mm = np.empty(2, np.int64)
-    _KR.minmax_all(idx, mm)
+    call(_KR, "minmax_all", (idx, mm))  # compiled entries (Note [Compiled kernel entry])
     if mm[0] < 0 or mm[1] >= w.shape[0]:
         return None
     n_bags = starts.size
     bag = np.zeros(n, np.int64)
-    EB.bags(starts, n, bag)
+    call(EB, "bags", (starts, n, bag))
     counts = np.bincount(bag, minlength=n_bags)[:n_bags].astype(np.int64)
     out = np.zeros((n_bags, w.shape[1]), w.dtype)
     arg = np.zeros(out.shape if m == 2 else (0, 0), np.int64)
     if out.size:
-        EB.bag_reduce(w, idx, bag, np.ones(n, bool), np.zeros(1, w.dtype), False, counts, m, out, arg, w.dtype.type(1))
+        call(EB, "bag_reduce", (w, idx, bag, np.ones(n, bool), np.zeros(1, w.dtype), False, counts, m, out, arg,
+                                w.dtype.type(1)))  # fmt: skip
     return _make(out, weight._dtype)
 
 
