@@ -78,7 +78,9 @@ ops.shape.views.install_fast_paths()
 # fast_fill first: its body routes are what the fast calls of fast_index fall back to
 for _fast in (ops.nn.fast_nn, ops.nn.fast_conv, ops.indexing.fast_fill, ops.indexing.fast_index,
               ops.shape.fast_copies, ops.shape.fast_inplace, ops.reduction.norm_fast, ops.reduction.arg_fast,
-              ops.reduction.stats_fast, ops.nn.loss_fast, ops.nn.norm_layers_fast):  # sessions 14-15
+              ops.reduction.stats_fast, ops.nn.loss_fast, ops.nn.norm_layers_fast,  # sessions 14-15
+              ops.nn.adaptive_fast, ops.nn.unpool_fast, ops.nn.lp_pool_fast, ops.nn.shuffle_fast,
+              ops.nn.embedding_bag_fast):  # session 16 (perf16e)
     _fast.install(ops._registry.BINDINGS)
 _BY_MODULE = _api.install(Tensor)
 from . import _linalg_utils, _misc_api, _tensor_legacy, _tensor_tf  # noqa: E402

@@ -19,6 +19,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ... import _dtype as D
@@ -27,6 +29,7 @@ from ..._tensor import _make
 from ...kernels import PARALLEL_THRESHOLD
 from .._fast_guard import params
 from .._fast_guard import plain as _plain_any
+from .pool_plan import run as _run_plan
 from .pooling import K as _K
 from .pooling import pool_out_size
 from .pooling3d import K3 as _K3
@@ -173,25 +176,7 @@ def _key_ok(v) -> bool:
     return False
 
 
-def _planned(key, input, make):
-    """The planned kernel's result for ``input`` (``make()``: the plan, or None to decline)."""
-    plan = _PLANS.get(key)
-    if plan is None:
-        plan = make() or False
-        if len(_PLANS) >= 256:
-            _PLANS.clear()
-        _PLANS[key] = plan
-    if plan is False:
-        return None
-    fn, args, oshape, with_idx = plan
-    a = input._data
-    x = (a if a.flags.c_contiguous else np.ascontiguousarray(a)).reshape(-1)
-    out = _empty(oshape, a.dtype)
-    if with_idx:
-        fn(x, out.reshape(-1), _empty(oshape, np.int64).reshape(-1), *args)
-    else:
-        fn(x, out.reshape(-1), *args)
-    return _make(out, input._dtype)
+_planned = functools.partial(_run_plan, _PLANS)  # (key, input, make): Note [Pool plans]
 
 
 def _serial(a, serial, parallel):
@@ -212,7 +197,7 @@ def _geometry1(input, kernel_size, stride, padding, dilation, ceil_mode):
 def _plan_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode):
     g = _geometry1(input, kernel_size, stride, padding, dilation, ceil_mode)
     if g is not None and g[3] <= g[1] // 2:
-        return _K.max_pool1d_rows, g, input._data.shape[:-1] + (g[5],), False
+        return _K.max_pool1d_rows, g, input._data.shape[:-1] + (g[5],), False, None
     return None
 
 
@@ -220,7 +205,7 @@ def _make_max_pool1d(body):
     def fast(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
         if return_indices is False and ceil_mode.__class__ is bool and _plain(input) and _key_ok(kernel_size) \
                 and _key_ok(stride) and _key_ok(padding) and _key_ok(dilation):  # fmt: skip
-            r = _planned(("max1", input._data.shape, kernel_size, stride, padding, dilation, ceil_mode), input,
+            r = _planned(("max1", input._data.shape, input._dtype, kernel_size, stride, padding, dilation, ceil_mode), input,
                          lambda: _plan_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode))  # fmt: skip
             return body(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices) if r is None else r
         if return_indices is False:
@@ -244,14 +229,14 @@ def _plan_avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_inclu
     L, k, s, p, _, OL = g
     a = input._data
     fn = _serial(a, _K.avg_pool2d, _K.avg_pool2d_parallel)  # (..., 1, L) planes, as _avg_planes
-    return fn, (1, L, 1, k, 1, s, 0, p, 1, OL, count_include_pad, 0), a.shape[:-1] + (OL,), False
+    return fn, (1, L, 1, k, 1, s, 0, p, 1, OL, count_include_pad, 0), a.shape[:-1] + (OL,), False, None
 
 
 def _make_avg_pool1d(body):
     def fast(input, kernel_size, stride, padding, ceil_mode, count_include_pad):
         if count_include_pad.__class__ is bool and ceil_mode.__class__ is bool and _plain(input) \
                 and _key_ok(kernel_size) and _key_ok(stride) and _key_ok(padding):  # fmt: skip
-            r = _planned(("avg1", input._data.shape, kernel_size, stride, padding, ceil_mode, count_include_pad),
+            r = _planned(("avg1", input._data.shape, input._dtype, kernel_size, stride, padding, ceil_mode, count_include_pad),
                          input, lambda: _plan_avg_pool1d(input, kernel_size, stride, padding, ceil_mode,
                                                          count_include_pad))  # fmt: skip
             return body(input, kernel_size, stride, padding, ceil_mode, count_include_pad) if r is None else r
@@ -296,14 +281,14 @@ def _plan_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode):
     H, W, k, s, p, d, OH, OW = g
     a = input._data
     fn = _serial(a, _K.max_pool2d, _K.max_pool2d_parallel)
-    return fn, (H, W, k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1], OH, OW), a.shape[:-2] + (OH, OW), True
+    return fn, (H, W, k[0], k[1], s[0], s[1], p[0], p[1], d[0], d[1], OH, OW), a.shape[:-2] + (OH, OW), True, None
 
 
 def _make_max_pool2d(body):
     def fast(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
         if return_indices is False and ceil_mode.__class__ is bool and _plain(input) and _key_ok(kernel_size) \
                 and _key_ok(stride) and _key_ok(padding) and _key_ok(dilation):  # fmt: skip
-            r = _planned(("max2", input._data.shape, kernel_size, stride, padding, dilation, ceil_mode), input,
+            r = _planned(("max2", input._data.shape, input._dtype, kernel_size, stride, padding, dilation, ceil_mode), input,
                          lambda: _plan_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode))  # fmt: skip
             return body(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices) if r is None else r
         if return_indices is False:
@@ -323,7 +308,7 @@ def _plan_avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_inclu
     a = input._data
     fn = _serial(a, _K.avg_pool2d, _K.avg_pool2d_parallel)
     args = (H, W, k[0], k[1], s[0], s[1], p[0], p[1], OH, OW, count_include_pad, divisor_override or 0)
-    return fn, args, a.shape[:-2] + (OH, OW), False
+    return fn, args, a.shape[:-2] + (OH, OW), False, None
 
 
 def _make_avg_pool2d(body):
@@ -333,7 +318,7 @@ def _make_avg_pool2d(body):
         ):
             if ceil_mode.__class__ is bool and _plain(input) and _key_ok(kernel_size) and _key_ok(stride) \
                     and _key_ok(padding):  # fmt: skip
-                key = ("avg2", input._data.shape, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                key = ("avg2", input._data.shape, input._dtype, kernel_size, stride, padding, ceil_mode, count_include_pad,
                        divisor_override)  # fmt: skip
                 r = _planned(key, input, lambda: _plan_avg_pool2d(input, kernel_size, stride, padding, ceil_mode,
                                                                   count_include_pad, divisor_override))  # fmt: skip
@@ -387,14 +372,14 @@ def _plan_3d(input, kernel_size, stride, padding, dilation, ceil_mode, cip, div)
     a = input._data
     oshape = a.shape[:-3] + g[1]
     if cip is None:
-        return _serial(a, _K3.max_pool3d, _K3.max_pool3d_parallel), (g[0],), oshape, True
-    return _serial(a, _K3.avg_pool3d, _K3.avg_pool3d_parallel), (g[0], cip, div or 0), oshape, False
+        return _serial(a, _K3.max_pool3d, _K3.max_pool3d_parallel), (g[0],), oshape, True, None
+    return _serial(a, _K3.avg_pool3d, _K3.avg_pool3d_parallel), (g[0], cip, div or 0), oshape, False, None
 
 
 def _max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode):
     if ceil_mode.__class__ is bool and _plain(input) and _key_ok(kernel_size) and _key_ok(stride) \
             and _key_ok(padding) and _key_ok(dilation):  # fmt: skip
-        return _planned(("max3", input._data.shape, kernel_size, stride, padding, dilation, ceil_mode), input,
+        return _planned(("max3", input._data.shape, input._dtype, kernel_size, stride, padding, dilation, ceil_mode), input,
                         lambda: _plan_3d(input, kernel_size, stride, padding, dilation, ceil_mode, None, None))  # fmt: skip
     g = _geometry3(input, kernel_size, stride, padding, dilation, ceil_mode, False)
     if g is None:
@@ -430,7 +415,7 @@ def _make_avg_pool3d(body):
         ):
             if ceil_mode.__class__ is bool and _plain(input) and _key_ok(kernel_size) and _key_ok(stride) \
                     and _key_ok(padding):  # fmt: skip
-                key = ("avg3", input._data.shape, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                key = ("avg3", input._data.shape, input._dtype, kernel_size, stride, padding, ceil_mode, count_include_pad,
                        divisor_override)  # fmt: skip
                 r = _planned(key, input, lambda: _plan_3d(input, kernel_size, stride, padding, 1, ceil_mode,
                                                           count_include_pad, divisor_override))  # fmt: skip

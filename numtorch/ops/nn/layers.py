@@ -352,6 +352,9 @@ public("embedding", "input, weight, padding_idx=None, max_norm=None, norm_type=2
 
 
 # ---- one_hot -----------------------------------------------------------------------------------------
+_EYES: dict = {}  # num_classes -> np.eye(num_classes, dtype=int64), for up to 64 classes
+
+
 def _one_hot_cpu(self, num_classes):
     if self._dtype is not D.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
@@ -368,6 +371,10 @@ def _one_hot_cpu(self, num_classes):
         num_classes = int(mm[1]) + 1
     elif mm[1] >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
+    if num_classes <= 64:  # rows of a cached identity (32 KiB at most): a take, 0.2 us for 1.8
+        if num_classes not in _EYES:
+            _EYES[num_classes] = np.eye(num_classes, dtype=np.int64)
+        return _make(_EYES[num_classes].take(a, axis=0), D.int64)
     out = (a[..., None] == np.arange(num_classes)).astype(np.int64)
     return _make(out, D.int64)
 

@@ -56,8 +56,12 @@ def _norm(self: Tensor, target: Tensor, reduction: int) -> float:
     return 1.0 / n if n else 1.0
 
 
+PW: dict = {}  # loss name -> its forward Pointwise (Note [Elementwise loss binding fast calls])
+
+
 def _loss_ops(name, pw, bwd_pw, param=None, default="1."):
     """``name`` (the loss value) and ``name_backward`` (its input gradient), derivatives unset."""
+    PW[name] = pw
     extra, extra_d = (f", float {param}", f", float {param}={default}") if param else ("", "")
 
     def fwd_cpu(self, target, reduction, *ps):

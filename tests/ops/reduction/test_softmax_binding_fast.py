@@ -23,7 +23,7 @@ def test_bindings_call_the_primitive(name, module):
     real = prim.fast
     prim.fast = lambda *v: calls.append(v) or real(*v)
     try:
-        getattr(torch, name)(torch.ones(2, 3), 1)
+        getattr(torch, name)(torch.ones(2, 300), 1)  # beyond Note [Softmax plans]
     finally:
         prim.fast = real
     assert calls and all(c[1:] == (1, False) for c in calls)
