@@ -86,8 +86,8 @@ def _lemire64(bg, rng):
 
 
 @kernel
-def integers_into(bg, off, rng, out):
-    """``out[i] = off + U[0, rng]`` for 1-D ``out`` (int64 or a float dtype): Generator.integers'
+def integers_into(bg, out, off, rng):
+    """``out[i] = off + U[0, rng]`` for 1-D ``out`` (int64, int32 or a float dtype): Generator.integers'
     draws and their int64 values, each stored as ``out``'s dtype (astype's conversion)."""
     off = uint64(off)
     rng = uint64(rng)
