@@ -35,7 +35,6 @@ from . import _bitgen as _BG
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _CT = {_F32: np.float32, _F64: np.float64}
 _FMAX = {_F32: float(np.finfo(np.float32).max), _F64: float(np.finfo(np.float64).max)}
-_EXACT = {_F32: 2**24, _F64: 2**53}  # random_'s bounds that _int_bounds takes without its warning
 _NUM = (int, float)
 _KA = lazy("numtorch.kernels.cpu.sample_affine")
 _KS = lazy("numtorch.kernels.cpu.sampling")
@@ -180,10 +179,11 @@ def random_(self, args, to):
         lo, hi = (0, args[0]) if to is None else (args[0], to)
     else:
         return None
-    lim = _EXACT[a.dtype]
+    lim = 2**24 if a.itemsize == 4 else 2**53  # the bounds _int_bounds takes without its warning
     if lo.__class__ is not int or hi.__class__ is not int or not -lim <= lo < hi <= lim + 1:
         return None
-    _BG.integers_into(_DG._np, lo, hi - 1, a)  # the body's Generator.integers draws, stored exactly
+    if a.size:  # the body's Generator.integers draws, stored exactly (integers_into, one frame less)
+        _BG.fill(_KB.integers_into, _DG._np, a.ravel(), lo, hi - 1 - lo)  # (hi - 1 - lo < 2**54)
     return _done(self)
 
 
