@@ -41,8 +41,9 @@ def call(kernel, g, *args):
 # (~0.2 us of an in-place sampler's 1.8 us). ``fill`` calls the compiled entry point learned on
 # the first call for (kernel, out's dtype) instead (Note [Compiled kernel entry]). That entry
 # unboxes without checking types, so a caller of ``fill`` fixes every argument's type for a
-# kernel and dtype: ``out`` a 1-D C-contiguous writeable aligned native ndarray (checked here),
-# the parameters Python floats, bools or ints within int64, the same kinds on every call.
+# kernel and dtype: ``out`` (the kernel's first array, written or read) a 1-D C-contiguous
+# writeable aligned native ndarray (checked when learning), any other array of one type (fresh
+# np.empty ones, module tables), the parameters Python floats, bools or ints within int64.
 _ENTRY: dict = {}  # kernel -> (out's dtype, its compiled entry): the dtype last called
 _ENTRIES: dict = {}  # (kernel, out's dtype) -> compiled entry, or the dispatcher where none fits
 
