@@ -60,11 +60,12 @@ def cast(self, dt):
     return _make(out, dt)
 
 
-def to(dt):
-    """Tensor.<name>(memory_format=None)."""
+def to(dt, body):
+    """Tensor.<name>(memory_format=None)'s binding fast call: cast's result, or ``body``'s."""
 
     def fast(self, memory_format):
-        return None if memory_format is not None else cast(self, dt)
+        r = None if memory_format is not None else cast(self, dt)
+        return body(self, memory_format) if r is None else r  # (or_body's frame written out)
 
     return fast
 
