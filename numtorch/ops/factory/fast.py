@@ -165,6 +165,7 @@ def eye(n, m, dtype):
 
 
 _KS = lazy("numtorch.kernels.cpu.space")
+_KPERM = lazy("numtorch.kernels.cpu.bitgen")
 _NUM = (int, float)
 
 
@@ -240,9 +241,11 @@ def randperm(n, dtype):
     if n.__class__ is not int or not 0 <= n <= 2**31 or dt not in (D.int64, D.int32, D.float64) or _off():
         return None
     try:
-        p = _DG._np.permutation(n)  # int64, the body's draw
+        p = _empty(n, np.int64)
     except MemoryError:  # the body raises PyTorch's error
         return None
+    if n > 1:  # the body's Generator.permutation(n), made by a kernel (0.6 us less; size 0 or 1 draws nothing)
+        _BG.fill(_KPERM.permutation_, _DG._np, p)
     return _make(p if dt is D.int64 else p.astype(dt.np), dt)
 
 

@@ -262,3 +262,30 @@ def test_binomial_binding_fast_call_and_its_declines(monkeypatch):
     assert numtorch.binomial(c.requires_grad_(), p).requires_grad and len(calls) == 3
     with pytest.raises(RuntimeError, match="Found dtype Double but expected Float"):
         numtorch.binomial(numtorch.ones(2), numtorch.ones(2, dtype=numtorch.float64))
+
+
+@pytest.mark.parametrize("seed", [0, 7])
+def test_permutation_kernel_is_generator_permutation(seed):
+    from numtorch.kernels.cpu import bitgen as KB
+
+    g1, g2 = _pair(seed)
+    for n in (0, 1, 2, 3, 5, 17, 256, 1000, 70_000):
+        want = g1.permutation(n)
+        got = np.empty(n, np.int64)
+        BG.fill(KB.permutation_, g2, got)
+        assert got.tobytes() == want.tobytes(), n
+    assert g1.bit_generator.state == g2.bit_generator.state
+
+
+def test_randperm_draws_through_the_kernel(monkeypatch):
+    calls = []
+    real = BG.fill
+    monkeypatch.setattr(BG, "fill", lambda k, g, *a: calls.append(k.__name__) or real(k, g, *a))
+    for dtype in (numtorch.int64, numtorch.int32, numtorch.float64):
+        numtorch.manual_seed(3)
+        got = numtorch.randperm(9, dtype=dtype)
+        after = numtorch.rand(2)
+        g = np.random.Generator(np.random.PCG64(3))
+        assert got.dtype is dtype and got.numpy().tobytes() == g.permutation(9).astype(dtype.np).tobytes()
+        assert after.numpy().tobytes() == g.random(2, dtype=np.float32).tobytes()  # the stream goes on alike
+    assert calls == ["permutation_"] * 3
