@@ -68,6 +68,16 @@ def fill(kernel, g, out, *params):
     return call(e, g, out, *params)
 
 
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def fits(a) -> bool:
+    """``a.ravel()`` may be one of fill's arrays: a float32/float64 array (these dtype objects:
+    native) that is C-contiguous, writeable and aligned."""
+    d, f = a.dtype, a.flags
+    return (d is _FLOATS[0] or d is _FLOATS[1]) and f.c_contiguous and f.writeable and f.aligned
+
+
 def _entry(kernel, args):
     from numba import typeof
 

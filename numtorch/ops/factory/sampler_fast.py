@@ -206,18 +206,12 @@ def bernoulli(input, p, generator, out):
     if a is None:
         return None
     r = np.empty(a.shape, a.dtype)  # a kernel's draws (Note [Bit generator in kernels]); a probability
-    if _fits(a):  # outside [0, 1] (or NaN) draws nothing: the body raises its error
+    if _BG.fits(a):  # outside [0, 1] (or NaN) draws nothing: the body raises its error
         ok = _BG.fill(_KS.bernoulli_probs, _DG._np, a.ravel(), r.ravel())
     else:
         ok = _BG.call(_KS.bernoulli_probs, _DG._np, np.ascontiguousarray(a).reshape(-1), r.reshape(-1))
     return _make(r, input._dtype) if ok else None
 
-
-def _fits(a) -> bool:
-    """``a`` may be _BG.fill's first array (Note [Sampler kernel entries]): its flattening is 1-D
-    C-contiguous, writeable and aligned."""
-    f = a.flags
-    return f.c_contiguous and f.writeable and f.aligned
 
 
 def poisson(input, generator):
@@ -226,7 +220,7 @@ def poisson(input, generator):
     a = None if generator is not None else _source(input)
     if a is None:
         return None
-    if _fits(a):  # poisson_counts, through the kernel's compiled entry
+    if _BG.fits(a):  # poisson_counts, through the kernel's compiled entry
         vals = np.empty(a.shape, np.float64)
         if not _BG.fill(_KS.poisson, _DG._np, a.ravel(), vals.ravel(), _KS._LOGGAM):
             return None  # (a rate NumPy refuses draws nothing: the body raises or saturates)
