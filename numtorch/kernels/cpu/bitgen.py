@@ -86,8 +86,8 @@ def _lemire64(bg, rng):
 
 
 @kernel
-def integers_into(bg, off, rng, out):
-    """``out[i] = off + U[0, rng]`` for 1-D ``out`` (int64 or a float dtype): Generator.integers'
+def integers_into(bg, out, off, rng):
+    """``out[i] = off + U[0, rng]`` for 1-D ``out`` (int64, int32 or a float dtype): Generator.integers'
     draws and their int64 values, each stored as ``out``'s dtype (astype's conversion)."""
     off = uint64(off)
     rng = uint64(rng)
@@ -135,3 +135,41 @@ def below_(bg, out, p):
     """``out[i] = 1 if Generator.random() < p else 0`` (one next_double per element; ``p`` float64)."""
     for i in range(out.size):
         out[i] = 1.0 if next_double(bg) < p else 0.0
+
+
+# NumPy's random_interval (distributions.c): a masked rejection on 32-bit draws while ``mx`` fits
+# 32 bits, else on 64-bit draws.
+@inline
+def _interval(bg, mx):
+    if mx == uint64(0):
+        return uint64(0)
+    mask = mx
+    mask |= mask >> uint64(1)
+    mask |= mask >> uint64(2)
+    mask |= mask >> uint64(4)
+    mask |= mask >> uint64(8)
+    mask |= mask >> uint64(16)
+    mask |= mask >> uint64(32)
+    if mx <= uint64(0xFFFFFFFF):
+        v = uint64(next_uint32(bg)) & mask
+        while v > mx:
+            v = uint64(next_uint32(bg)) & mask
+    else:
+        v = next_uint64(bg) & mask
+        while v > mx:
+            v = next_uint64(bg) & mask
+    return v
+
+
+@kernel
+def permutation_(bg, out):
+    """``out`` (1-D int64) = Generator.permutation(out.size): arange, then shuffle's Fisher-Yates
+    swaps (``_shuffle_raw``: i from n - 1 down to 1, j = random_interval(i))."""
+    n = out.size
+    for i in range(n):
+        out[i] = i
+    for i in range(n - 1, 0, -1):
+        j = np.int64(_interval(bg, uint64(i)))
+        t = out[j]
+        out[j] = out[i]
+        out[i] = t

@@ -69,6 +69,6 @@ def poisson(g, lam: np.ndarray) -> np.ndarray:
     """Poisson counts (float64) for non-negative rates; huge or NaN rates saturate as in PyTorch."""
     with np.errstate(invalid="ignore"):
         big = ~(lam < 1e18)  # NumPy refuses these rates
-    vals = g.poisson(np.where(big, 0.0, lam)).astype(np.float64)
+    vals = np.asarray(g.poisson(np.where(big, 0.0, lam)), np.float64)  # (a 0-d rate gives an int)
     vals[big] = -(2.0**63)
     return vals

@@ -283,7 +283,7 @@ def _cast_method(name: str, dt: D.dtype) -> None:
     torch.{dt.name}
     """
     public(name, "self, memory_format=None", body, relevant=("self",), module="Tensor", ops=(to_dtype,),
-           fast=(or_body(CF.to(dt), body), ("self", "memory_format")))  # Note [Conversion fast calls]
+           fast=(CF.to(dt, body), ("self", "memory_format")))  # Note [Conversion fast calls]
 
 
 public("to", "self, *args, non_blocking=False, copy=False, memory_format=None, dtype=None, device=None",

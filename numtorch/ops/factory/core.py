@@ -26,6 +26,7 @@ from ..._sparse_tensor import layout_factory
 from ..._tensor import Tensor, _make
 from .._pointwise import broadcast_shapes
 from .._registry import defop, public
+from . import data_fast as DF
 from . import fast as FF
 
 _KW = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None"
@@ -252,7 +253,8 @@ def _new_tensor(self, data, dtype, device, requires_grad, layout, pin_memory):
     return _tensor(data, dt, dev, requires_grad, False, warn=False)
 
 
-public("new_tensor", f"self, data, *, {_NEW_KW}", _new_tensor, relevant=("self",), module="Tensor")
+public("new_tensor", f"self, data, *, {_NEW_KW}", _new_tensor, relevant=("self",), module="Tensor",
+       fast=(FF.or_body(DF.new_tensor, _new_tensor), FF.params(f"self, data, *, {_NEW_KW}")))  # Note [Tensor data fast call]
 
 
 # ---- tensor / as_tensor / from_numpy ---------------------------------------------------------------
@@ -296,7 +298,7 @@ def _no_item():
 
 
 public("tensor", "data, *, dtype=None, device=None, requires_grad=False, pin_memory=False",
-       _tensor, relevant=())  # fmt: skip
+       _tensor, relevant=(), fast=(DF.tensor, ("data", "dtype"), DF.COND))  # fmt: skip
 
 
 def _as_tensor(data, dtype, device):
@@ -320,7 +322,7 @@ def _as_tensor(data, dtype, device):
     return _tensor(data, dt, dev, False, False)
 
 
-public("as_tensor", "data, dtype=None, device=None", _as_tensor, relevant=())
+public("as_tensor", "data, dtype=None, device=None", _as_tensor, relevant=(), fast=(DF.tensor, ("data", "dtype"), "device is None"))
 
 
 def from_numpy(ndarray: np.ndarray) -> Tensor:

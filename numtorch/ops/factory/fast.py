@@ -61,8 +61,9 @@ def _dims(sizes):
     return sizes
 
 
-def _off() -> bool:
-    return bool(_S.td_modes or _V or _AUTOCAST)
+def _off():
+    """Truthy under a dispatch mode, vmap level or autocast region (no bool(): ~40 ns a call)."""
+    return _S.td_modes or _V or _AUTOCAST
 
 
 def _ones(dims, npdt):
@@ -164,6 +165,7 @@ def eye(n, m, dtype):
 
 
 _KS = lazy("numtorch.kernels.cpu.space")
+_KPERM = lazy("numtorch.kernels.cpu.bitgen")
 _NUM = (int, float)
 
 
@@ -181,7 +183,11 @@ def linspace(start, end, steps, dtype, base=None):
         out = _empty(steps, ct)
     except (ValueError, MemoryError):
         return None
-    _KS.linspace(ct(s[1]), ct(e[1]), ct(steps - 1), out)
+    k = _LIN.get(ct)
+    if k is None:
+        _learn_linspace(ct, ct(s[1]), ct(e[1]), ct(steps - 1), out)
+    else:  # the entry rounds each Python float to the dtype, as ct(...) (one rounding: steps < 2**53)
+        k(s[1], e[1], float(steps - 1), out)
     if base is not None:
         tok = quiet(IGNORE)  # the body's np.errstate(all="ignore")
         try:
@@ -191,26 +197,42 @@ def linspace(start, end, steps, dtype, base=None):
     return _make(out, dt)
 
 
+# The linspace kernel's compiled entry by dtype (Note [Compiled kernel entry]): building three
+# NumPy scalars for the dispatcher cost ~0.5 us of a 2.5 us linspace; the entry takes the
+# Python floats and unboxes them into the dtype (fptrunc: the same rounding as np.float32).
+_LIN: dict = {}
+
+
+def _learn_linspace(ct, *args):
+    from numba import typeof
+
+    _KS.linspace(*args)
+    ov = _KS.linspace.overloads.get(tuple(typeof(a) for a in args))
+    if ov is not None:
+        _LIN[ct] = ov.entry_point
+
+
 def logspace(start, end, steps, base, dtype):
     return linspace(start, end, steps, dtype, base)
 
 
-def _draw(name, sizes, dtype):
-    """The default generator's ``name(dims, dtype=)`` for float32/float64 and plain sizes (_BG's
-    draws: NumPy's call, or from _BG.SMALL values a kernel making the same draws)."""
+def _draw(draw, sizes, dtype):
+    """The default generator's draws ``draw(dims, dtype=)`` (_BG.random or _BG.standard_normal)
+    for float32/float64 and plain sizes (NumPy's call, or from _BG.SMALL values a kernel making
+    the same draws)."""
     dt = D._default if dtype is None else dtype
     npdt = _REAL.get(dt)
     dims = _dims(sizes)
     if npdt is None or dims is None or _off():
         return None
     try:
-        return _make(getattr(_BG, name)(dims, npdt, dims[0] if len(dims) == 1 else math.prod(dims)), dt)
+        return _make(draw(dims, npdt, dims[0] if len(dims) == 1 else math.prod(dims)), dt)
     except (ValueError, MemoryError):
         return None
 
 
 def rand(sizes, dtype):
-    return _draw("random", sizes, dtype)  # K.uniform's lo + (hi - lo) * u with lo 0, hi 1 is u
+    return _draw(_BG.random, sizes, dtype)  # K.uniform's lo + (hi - lo) * u with lo 0, hi 1 is u
 
 
 def randperm(n, dtype):
@@ -219,9 +241,11 @@ def randperm(n, dtype):
     if n.__class__ is not int or not 0 <= n <= 2**31 or dt not in (D.int64, D.int32, D.float64) or _off():
         return None
     try:
-        p = _DG._np.permutation(n)  # int64, the body's draw
+        p = _empty(n, np.int64)
     except MemoryError:  # the body raises PyTorch's error
         return None
+    if n > 1:  # the body's Generator.permutation(n), made by a kernel (0.6 us less; size 0 or 1 draws nothing)
+        _BG.fill(_KPERM.permutation_, _DG._np, p)
     return _make(p if dt is D.int64 else p.astype(dt.np), dt)
 
 
@@ -245,7 +269,7 @@ def randint(low, high, size, dtype):
 
 
 def randn(sizes, dtype):
-    return _draw("standard_normal", sizes, dtype)  # K.normal's draw
+    return _draw(_BG.standard_normal, sizes, dtype)  # K.normal's draw
 
 
 # ---- calls with a tensor parameter (*_like, Tensor.new_*): the binding calls these for a plain

@@ -170,7 +170,7 @@ def _inplace(name, sig, summary, example, shows, pick):
     params = tuple(p.partition("=")[0].strip() for p in sig.split(","))
     public(name, f"self, {sig}, *, generator=None", body, relevant=("self",), module="Tensor",
            ops=tuple(v for k, v in _IOPS.items() if k.split(".")[0] == name),
-           fast=(SF.with_body(getattr(SF, name), body), ("self", *params), "generator is None"))  # fmt: skip
+           fast=(SF.with_body(getattr(SF, name), body, len(params)), ("self", *params), "generator is None"))  # fmt: skip
 
 
 def _f(x):
@@ -232,4 +232,4 @@ def _random_body(self, args, to, generator):
 
 public("random_", "self, *args, to=None, generator=None", _random_body, relevant=("self",), module="Tensor",
        ops=(_IOPS["random_"], _IOPS["random_.to"], _IOPS["random_.from"]),
-       fast=(SF.with_body(SF.random_, _random_body), ("self", "args", "to"), "generator is None"))  # fmt: skip
+       fast=(SF.with_body(SF.random_, _random_body, 2), ("self", "args", "to"), "generator is None"))  # fmt: skip

@@ -35,7 +35,6 @@ from . import _bitgen as _BG
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _CT = {_F32: np.float32, _F64: np.float64}
 _FMAX = {_F32: float(np.finfo(np.float32).max), _F64: float(np.finfo(np.float64).max)}
-_EXACT = {_F32: 2**24, _F64: 2**53}  # random_'s bounds that _int_bounds takes without its warning
 _NUM = (int, float)
 _KA = lazy("numtorch.kernels.cpu.sample_affine")
 _KS = lazy("numtorch.kernels.cpu.sampling")
@@ -44,14 +43,22 @@ _KZ = lazy("numtorch.kernels.cpu.ziggurat")
 _SAFE = 1e30  # |parameters| up to this: no step of the affine kernels can overflow (draws are < 1e17)
 
 
-def with_body(fast, body):
-    """The binding's fast call: ``fast(self, *vals)`` or, where it declines, the body."""
+def with_body(fast, body, n: int):
+    """The binding's fast call: ``fast(self, *vals)`` or, where it declines, the body (``n``: 1
+    or 2 values; fixed arities, as packing ``*vals`` twice cost ~0.1 us a call)."""
+    if n == 1:
 
-    def call(self, *vals):
-        r = fast(self, *vals)
-        return body(self, *vals, None) if r is None else r
+        def call1(self, a):
+            r = fast(self, a)
+            return body(self, a, None) if r is None else r
 
-    return call
+        return call1
+
+    def call2(self, a, b):
+        r = fast(self, a, b)
+        return body(self, a, b, None) if r is None else r
+
+    return call2
 
 
 def _target(self):
@@ -61,10 +68,11 @@ def _target(self):
             or self._vc.__class__ is not list):  # fmt: skip
         return None
     a = self._data
-    if a.dtype not in _CT:
+    d = a.dtype
+    if d is not _F32 and d is not _F64:  # (an equal dtype of another object: the body)
         return None
-    f = a.flags
-    return a if f.c_contiguous and f.writeable else None
+    f = a.flags  # (aligned too: _BG.fill's kernel entries take aligned arrays)
+    return a if f.c_contiguous and f.writeable and f.aligned else None
 
 
 def _done(self):
@@ -91,7 +99,7 @@ def uniform_(self, lo, hi):
     # Generator.random(out=a)'s draws made in a kernel (Note [Bit generator in kernels]), then
     # K.uniform's lo + (hi - lo) * u in the dtype (u itself for [0, 1)); |result| <= max(|lo|, |hi|)
     draw = _KB.uniform32_ if a.itemsize == 4 else _KB.uniform64_
-    _BG.call(draw, _DG._np, a.reshape(-1), hi - lo, lo, lo != 0.0 or hi != 1.0)
+    _BG.fill(draw, _DG._np, a.ravel(), hi - lo, lo, lo != 0.0 or hi != 1.0)
     return _done(self)
 
 
@@ -102,7 +110,7 @@ def normal_(self, mean, std):
     mean, std = float(mean), float(std)
     if abs(mean) <= _SAFE and std <= _SAFE:  # mean + std * z: Python floats, so in the dtype
         fill = _KZ.normal32_ if a.itemsize == 4 else _KZ.normal64_  # (Note [Ziggurat samplers in kernels])
-        _BG.call(fill, _DG._np, a.reshape(-1), std, mean, True)  # also for mean 0: -0.0 + 0.0 is +0.0
+        _BG.fill(fill, _DG._np, a.ravel(), std, mean, True)  # also for mean 0: -0.0 + 0.0 is +0.0
     else:  # NumPy's ufuncs, with their overflow warnings
         _DG._np.standard_normal(out=a, dtype=_CT[a.dtype])
         np.multiply(a, std, out=a)
@@ -116,7 +124,7 @@ def exponential_(self, lambd):
         return None
     lambd = float(lambd)
     if a.dtype is _F64 or lambd >= 1 / _SAFE:  # draws / lambd in float64 (cast: no overflow below 1e31)
-        _BG.call(_KZ.exponential_, _DG._np, a.reshape(-1), lambd)
+        _BG.fill(_KZ.exponential_, _DG._np, a.ravel(), lambd)
     else:
         _cast_in(a, _DG._np.standard_exponential(a.shape) / lambd)
     return _done(self)
@@ -128,7 +136,7 @@ def cauchy_(self, median, sigma):
         return None
     median, sigma = float(median), float(sigma)
     if abs(median) <= _SAFE and sigma <= _SAFE:  # float64 arithmetic, cast (inf past float32's range)
-        _BG.call(_KZ.cauchy_, _DG._np, a.reshape(-1), sigma, median)
+        _BG.fill(_KZ.cauchy_, _DG._np, a.ravel(), sigma, median)
     else:
         _cast_in(a, median + sigma * _DG._np.standard_cauchy(a.shape))
     return _done(self)
@@ -138,7 +146,7 @@ def log_normal_(self, mean, std):
     a = _target(self)
     if a is None or mean.__class__ not in _NUM or std.__class__ not in _NUM or not std > 0:
         return None
-    _BG.call(_KZ.log_normal_, _DG._np, a.reshape(-1), float(mean), float(std))  # lognormal's draws, cast
+    _BG.fill(_KZ.log_normal_, _DG._np, a.ravel(), float(mean), float(std))  # lognormal's draws, cast
     return _done(self)
 
 
@@ -146,7 +154,7 @@ def geometric_(self, p):
     a = _target(self)
     if a is None or p.__class__ not in _NUM or not 0 < p < 1:
         return None
-    _BG.call(_KZ.geometric_, _DG._np, a.reshape(-1), float(p))  # geometric's int64 draws, cast
+    _BG.fill(_KZ.geometric_, _DG._np, a.ravel(), float(p))  # geometric's int64 draws, cast
     return _done(self)
 
 
@@ -154,7 +162,7 @@ def bernoulli_(self, p):
     a = _target(self)
     if a is None or p.__class__ not in _NUM or not 0 <= p <= 1:
         return None
-    _BG.call(_KB.below_, _DG._np, a.reshape(-1), float(p))  # the body's random(shape) < p, cast in
+    _BG.fill(_KB.below_, _DG._np, a.ravel(), float(p))  # the body's random(shape) < p, cast in
     return _done(self)
 
 
@@ -171,10 +179,11 @@ def random_(self, args, to):
         lo, hi = (0, args[0]) if to is None else (args[0], to)
     else:
         return None
-    lim = _EXACT[a.dtype]
+    lim = 2**24 if a.itemsize == 4 else 2**53  # the bounds _int_bounds takes without its warning
     if lo.__class__ is not int or hi.__class__ is not int or not -lim <= lo < hi <= lim + 1:
         return None
-    _BG.integers_into(_DG._np, lo, hi - 1, a)  # the body's Generator.integers draws, stored exactly
+    if a.size:  # the body's Generator.integers draws, stored exactly (integers_into, one frame less)
+        _BG.fill(_KB.integers_into, _DG._np, a.ravel(), lo, hi - 1 - lo)  # (hi - 1 - lo < 2**54)
     return _done(self)
 
 
@@ -197,18 +206,28 @@ def bernoulli(input, p, generator, out):
     if a is None:
         return None
     r = np.empty(a.shape, a.dtype)  # a kernel's draws (Note [Bit generator in kernels]); a probability
-    if not _BG.call(_KS.bernoulli_probs, _DG._np, np.ascontiguousarray(a).reshape(-1), r.reshape(-1)):
-        return None  # outside [0, 1] (or NaN) draws nothing: the body raises its error
-    return _make(r, input._dtype)
+    if _BG.fits(a):  # outside [0, 1] (or NaN) draws nothing: the body raises its error
+        ok = _BG.fill(_KS.bernoulli_probs, _DG._np, a.ravel(), r.ravel())
+    else:
+        ok = _BG.call(_KS.bernoulli_probs, _DG._np, np.ascontiguousarray(a).reshape(-1), r.reshape(-1))
+    return _make(r, input._dtype) if ok else None
+
 
 
 def poisson(input, generator):
     """poisson(rates) for finite non-negative rates below NumPy's limit: kernels/cpu/factory's
     Generator.poisson draws made by a kernel (Note [Poisson sampler]), float64, cast back."""
     a = None if generator is not None else _source(input)
-    vals = None if a is None else _BG.call(_KS.poisson_counts, _DG._np, a)  # the body's draws, first cast
-    if vals is None:  # (a rate NumPy refuses draws nothing: the body raises or saturates)
+    if a is None:
         return None
+    if _BG.fits(a):  # poisson_counts, through the kernel's compiled entry
+        vals = np.empty(a.shape, np.float64)
+        if not _BG.fill(_KS.poisson, _DG._np, a.ravel(), vals.ravel(), _KS._LOGGAM):
+            return None  # (a rate NumPy refuses draws nothing: the body raises or saturates)
+    else:
+        vals = _BG.call(_KS.poisson_counts, _DG._np, a)  # the body's draws, first cast
+        if vals is None:
+            return None
     return _make(vals if a.dtype is _F64 else vals.astype(a.dtype), input._dtype)  # above 2**53 round twice
 
 
@@ -224,5 +243,5 @@ def normal(mean, std, size, generator, out, dtype, layout, device, pin_memory, r
         return None
     out = np.empty(a.shape, a.dtype)  # standard_normal's draws z, then the body's a + std * z in the
     fill = _KZ.normal_mean32_ if a.itemsize == 4 else _KZ.normal_mean64_  # dtype (a Python float std)
-    _BG.call(fill, _DG._np, a.reshape(-1), float(std), out.reshape(-1))  # (no step warns: inf is quiet)
+    _BG.call(fill, _DG._np, a.ravel(), float(std), out.reshape(-1))  # (no step warns: inf is quiet)
     return _make(out, mean._dtype)

@@ -255,9 +255,10 @@ def _copy_(self, src, non_blocking=False):
     if src.__class__ is not _Tensor or src._device is not _CPU or src._rg and _STATE.grad_enabled:
         return None
     d, s = self._data, src._data
+    # two arrays that each own their memory (no base) share none unless they are one array
     if _plain(self) and src._dtype is self._dtype and s.shape == d.shape and self._vc.__class__ is list and (
-            not np.may_share_memory(d, s)):  # fmt: skip
-        _copyto(d, s)
+            (d.base is None and s.base is None and d is not s) or not np.may_share_memory(d, s)):  # fmt: skip
+        d[...] = s  # np.copyto's copy (one dtype and shape) without its keyword parsing: ~0.15 us less
         self._vc[0] += 1
         return self
     return None

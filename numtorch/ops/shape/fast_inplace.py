@@ -24,8 +24,11 @@ import math
 import numpy as np
 
 from ... import _dtype as D
+from ..._device import CPU as _CPU
+from ..._state import STATE as _S
 from ..._tensor import Tensor as _Tensor
 from ..._tensor import _make
+from ...amp._policy import _INSTALLED as _AUTOCAST
 from ...kernels import lazy
 from .._fast_guard import params, plain
 from .copy import _c_strides
@@ -87,7 +90,9 @@ def _fill_(body):
 
 def _zero_(body):
     def fast(self):
-        if not plain(self) or self._vc.__class__ is not list:
+        S = _S  # _fast_guard.plain(self), written out: zero_ is 0.25 us in PyTorch
+        if (S.td_modes or S.fw_level >= 0 or _AUTOCAST or self._device is not _CPU or (self._rg and S.grad_enabled)
+                or self._vc.__class__ is not list):  # fmt: skip
             return body(self)
         a = self._data
         if a.size < _BIG:  # (the small case without a frame: zero_ is 0.25 us in PyTorch)

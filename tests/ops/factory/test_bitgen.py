@@ -116,10 +116,59 @@ def test_binomial_broadcast_and_strided_inputs():
 ])  # fmt: skip
 def test_fast_calls_draw_through_the_address(monkeypatch, name, call):
     calls = []
-    real = BG.call
-    monkeypatch.setattr(BG, "call", lambda k, g, *a: calls.append(g) or real(k, g, *a))
+    real_call, real_fill = BG.call, BG.fill
+    monkeypatch.setattr(BG, "call", lambda k, g, *a: calls.append(g) or real_call(k, g, *a))
+    monkeypatch.setattr(BG, "fill", lambda k, g, *a: calls.append(g) or real_fill(k, g, *a))
     call()
-    assert len(calls) == 1 and calls[0] is numtorch.default_generator._np
+    # one draw (fill's first call for a kernel and dtype goes on through call: two records)
+    assert 1 <= len(calls) <= 2 and all(g is numtorch.default_generator._np for g in calls)
+
+
+# ---- Note [Sampler kernel entries] --------------------------------------------------------------------
+def test_fill_takes_the_compiled_entry_after_the_first_call(monkeypatch):
+    from numtorch.kernels.cpu import bitgen as KB
+
+    monkeypatch.setattr(BG, "_ENTRY", {})
+    monkeypatch.setattr(BG, "_ENTRIES", {})
+    g1, g2 = _pair(3)
+    for dtype, k, n in [(np.float32, KB.uniform32_, 5), (np.float64, KB.uniform64_, 3), (np.float32, KB.uniform32_, 4)]:
+        for _ in range(3):
+            got = np.empty(n, dtype)
+            BG.fill(k, g2, got, 2.0, -1.0, True)
+            want = dtype(-1.0) + dtype(2.0) * g1.random(n, dtype=dtype)
+            assert got.tobytes() == want.tobytes()
+        e = BG._ENTRIES[(k, np.dtype(dtype))]
+        assert e is not k and BG._ENTRY[k] == (np.dtype(dtype), e)  # the entry, not the dispatcher
+    assert g1.bit_generator.state == g2.bit_generator.state
+    seen = []
+    monkeypatch.setattr(BG, "call", lambda *a: seen.append(a))
+    BG.fill(KB.uniform32_, g2, np.empty(2, np.float32), 1.0, 0.0, False)
+    assert seen == []  # the learned entry ran, not call's dispatcher
+
+
+def test_fill_alternating_dtypes_and_generators_keep_numpys_draws():
+    from numtorch.kernels.cpu import ziggurat as KZ
+
+    ga, gb = _pair(4)
+    ha, hb = _pair(6)
+    for i in range(6):
+        dtype = (np.float32, np.float64)[i % 2]
+        src, ref = (gb, ga) if i % 3 else (hb, ha)
+        got = np.empty(4 + i, dtype)
+        BG.fill(KZ.exponential_, src, got, 0.5)
+        assert got.tobytes() == (ref.standard_exponential(4 + i) / 0.5).astype(dtype).tobytes()
+    assert ga.bit_generator.state == gb.bit_generator.state and ha.bit_generator.state == hb.bit_generator.state
+
+
+def test_fill_keeps_the_dispatcher_for_arrays_an_entry_cannot_take():
+    from numtorch.kernels.cpu import bitgen as KB
+
+    ro = np.zeros(4)
+    ro.flags.writeable = False
+    unaligned = np.frombuffer(bytearray(33), np.float64, 4, 1)
+    swapped = np.zeros(4, ">f8")
+    for bad in (ro, np.zeros((2, 2)), np.zeros(8)[::2], unaligned, swapped, np.ma.zeros(4)):
+        assert BG._entry(KB.uniform64_, (0, bad, 1.0, 0.0, False)) is KB.uniform64_
 
 
 def test_kernels_draw_under_the_generators_lock():
@@ -213,3 +262,30 @@ def test_binomial_binding_fast_call_and_its_declines(monkeypatch):
     assert numtorch.binomial(c.requires_grad_(), p).requires_grad and len(calls) == 3
     with pytest.raises(RuntimeError, match="Found dtype Double but expected Float"):
         numtorch.binomial(numtorch.ones(2), numtorch.ones(2, dtype=numtorch.float64))
+
+
+@pytest.mark.parametrize("seed", [0, 7])
+def test_permutation_kernel_is_generator_permutation(seed):
+    from numtorch.kernels.cpu import bitgen as KB
+
+    g1, g2 = _pair(seed)
+    for n in (0, 1, 2, 3, 5, 17, 256, 1000, 70_000):
+        want = g1.permutation(n)
+        got = np.empty(n, np.int64)
+        BG.fill(KB.permutation_, g2, got)
+        assert got.tobytes() == want.tobytes(), n
+    assert g1.bit_generator.state == g2.bit_generator.state
+
+
+def test_randperm_draws_through_the_kernel(monkeypatch):
+    calls = []
+    real = BG.fill
+    monkeypatch.setattr(BG, "fill", lambda k, g, *a: calls.append(k.__name__) or real(k, g, *a))
+    for dtype in (numtorch.int64, numtorch.int32, numtorch.float64):
+        numtorch.manual_seed(3)
+        got = numtorch.randperm(9, dtype=dtype)
+        after = numtorch.rand(2)
+        g = np.random.Generator(np.random.PCG64(3))
+        assert got.dtype is dtype and got.numpy().tobytes() == g.permutation(9).astype(dtype.np).tobytes()
+        assert after.numpy().tobytes() == g.random(2, dtype=np.float32).tobytes()  # the stream goes on alike
+    assert calls == ["permutation_"] * 3

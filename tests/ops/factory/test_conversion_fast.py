@@ -40,6 +40,8 @@ FAST = [
     ("type dtype", lambda x: x.type(torch.int16)), ("type_as", lambda x: x.type_as(torch.zeros(1, dtype=torch.int32))),
     ("half big", lambda x: _src(n=200).half()), ("half f64", lambda x: _src(torch.float64, n=12).half()),
     ("int to float", lambda x: torch.arange(6).float()), ("2-d", lambda x: x.reshape(2, 3).double()),
+    ("char", lambda x: x.char()), ("short", lambda x: x.short()), ("0-d", lambda x: x[1].long()),
+    ("size-1 dims", lambda x: x.unsqueeze(0).unsqueeze(2).int()), ("empty", lambda x: x[:0].reshape(0, 3).byte()),
 ]  # fmt: skip
 BODY = [
     ("transposed", lambda x: x.reshape(2, 3).t().half()), ("to bf16", lambda x: x.bfloat16()),

@@ -334,3 +334,24 @@ def test_negative_zero_fill_keeps_its_sign(make):
         r = make(**kw).detach()
         assert np.signbit(r.numpy()).all() and r.tolist() == [0.0, 0.0]
     assert make(dtype=torch.int64).tolist() == [0, 0]
+
+
+def test_linspace_takes_the_kernels_compiled_entry(monkeypatch):
+    from numtorch import _factory_utils as F
+    from numtorch.ops.factory import fast
+
+    monkeypatch.setattr(fast, "_LIN", {})
+    learned = []
+    real = fast._learn_linspace
+    monkeypatch.setattr(fast, "_learn_linspace", lambda ct, *a: learned.append(ct) or real(ct, *a))
+    fmax = float(np.finfo(np.float32).max)
+    cases = [(0, 2, 3), (-fmax, fmax, 5), (fmax, -fmax, 4), (1e-45, 3e-45, 7), (0.1, 0.7, 6), (-np.inf, 1.0, 3),
+             (2.0, np.inf, 4), (16777217.0, 1.0, 3), (1 / 3, 2 / 3, 1000)]  # fmt: skip
+    for dt in (torch.float32, torch.float64, torch.float32):
+        for s, e, steps in cases:
+            with np.errstate(all="ignore"):
+                want = F.space_array(s, e, steps, dt, "linspace", None)
+            got = fast.linspace(s, e, steps, dt)._data
+            assert got.tobytes() == want.tobytes(), (dt, s, e, steps)
+    assert learned == [np.float32, np.float64]  # once per dtype: the entry after that
+    assert set(fast._LIN) == {np.float32, np.float64}

@@ -176,6 +176,8 @@ FUNCTIONAL_FAST = [
     ("bernoulli empty", lambda dt: torch.bernoulli(torch.zeros(0, dtype=dt))),
     ("poisson", lambda dt: torch.poisson(_probs(dt) * 7)), ("poisson big", lambda dt: torch.poisson(_probs(dt, 3e17, 1e16, 2.0**59 + 2.0**40))),
     ("poisson strided", lambda dt: torch.poisson(_probs(dt).reshape(2, 3).t() * 3)),
+    ("bernoulli strided", lambda dt: torch.bernoulli(_probs(dt).reshape(2, 3).t())),
+    ("bernoulli 0-d", lambda dt: torch.bernoulli(torch.tensor(0.5, dtype=dt))), ("poisson 0-d", lambda dt: torch.poisson(torch.tensor(2.5, dtype=dt))),
     ("normal", lambda dt: torch.normal(_probs(dt) * 3 - 1, 2.0)), ("normal 2-d", lambda dt: torch.normal(_probs(dt).reshape(2, 3), 0.5)),
     ("normal 0-d", lambda dt: torch.normal(torch.tensor(1.5, dtype=dt), 1.0)), ("normal std 0", lambda dt: torch.normal(_probs(dt), 0.0)),
     ("normal overflow", lambda dt: torch.normal(_probs(dt), 1e300)), ("normal empty", lambda dt: torch.normal(torch.zeros(0, dtype=dt), 1.0)),

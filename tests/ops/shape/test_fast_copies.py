@@ -213,3 +213,17 @@ def test_narrow_rows_by_columns(dtype, monkeypatch):
     calls.clear()
     torch.flipud(torch.zeros(4095, 3)), torch.fliplr(torch.zeros(5000, 5)), torch.flipud(torch.zeros(5000, 2))
     assert not calls  # too few rows, too wide, a whole 8-byte row: NumPy's copy
+
+def test_copy__owning_arrays_skip_the_overlap_test(monkeypatch):
+    seen = []
+    real = np.may_share_memory
+    monkeypatch.setattr(fc.np, "may_share_memory", lambda a, b: seen.append(1) or real(a, b))
+    x = torch.zeros(2, 3)
+    src = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    assert x._data.base is None and src._data.base is None
+    assert fc._copy_(x, src) is x and x.tolist() == src.tolist() and seen == []  # no overlap test
+    big = torch.arange(12.0)
+    assert fc._copy_(x, big[6:].reshape(2, 3)) is x and seen == [1]  # a view: NumPy's test
+    assert x.tolist() == [[6.0, 7.0, 8.0], [9.0, 10.0, 11.0]]
+    assert fc._copy_(x, x) is None  # one array: the body
+    assert fc._copy_(x, x.detach()) is None  # the same memory through another tensor: the body
