@@ -7,8 +7,9 @@ Python layers, and the Hermitian fill of a real signal's full spectrum.
 # empty_like, once per transformed axis. These functions make the same gufunc calls in the
 # same order with the same factor (_raw_fft's: 1, 1/sqrt(n) or 1/n computed in the real dtype
 # as a NumPy scalar, per axis of n points), so the results are np.fft's bit for bit
-# (tests/ops/test_fft_fast.py compares them over layouts, dtypes, norms and odd sizes); the
-# outputs are C-contiguous, as the ops return them.
+# (tests/ops/test_fft_fast.py compares them over layouts, dtypes, norms and odd sizes), except
+# single precision without normalisation, which runs pocketfft's float32 loop (np.fft's int 1
+# picks the float64 one: see _fct); the outputs are C-contiguous, as the ops return them.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ _K = lazy("numtorch.kernels.cpu.fft")
 
 _empty = np.empty
 _FCT: dict = {}
-_ONE = np.float64(1.0)
 _REAL = {"F": np.float32, "D": np.float64, "f": np.float32, "d": np.float64}
 _CPLX = {"f": np.complex64, "d": np.complex128, "F": np.complex64, "D": np.complex128}
 
@@ -39,10 +39,14 @@ def _fct(normalization: int, n: int, rd):
         if n < 1:  # only an op called directly gets here: np.fft's error
             raise ValueError(f"Invalid number of FFT data points ({n}) specified.")
         if normalization == 0:
-            # np.fft's factor 1 resolves the gufunc's float64 loop (a float32 input is
-            # transformed in float64 and rounded into the complex64 output); a float64 1.0
-            # resolves the same loop ~0.6 us faster than the Python int (the same bits)
-            f = _ONE
+            # np.fft's factor is the Python int 1, which resolves the gufunc's float64 loop: a
+            # float32 input was transformed in float64 (casting buffers in and out) and
+            # rounded into the complex64 output. A 1.0 of the real dtype picks the float32
+            # loop for single precision, as the 1/n and 1/sqrt(n) factors always did and as
+            # PyTorch computes: ~0.65 us less a transformed axis on a small input, values
+            # within float32 rounding of np.fft's (not its bits; tests/ops/test_fft_fast.py);
+            # float64 is unchanged
+            f = rd(1.0)
         elif normalization == 1:
             f = np.reciprocal(np.sqrt(n, dtype=rd))
         else:
@@ -135,7 +139,24 @@ def hermitian_fill(half: np.ndarray, dims: list, n: int) -> np.ndarray:
     PyTorch fills the same way; a real-to-complex transform plus this copy costs about half of
     a complex transform of the promoted input (NumPy's pocketfft is slow on long complex FFTs)."""
     last, h = dims[-1], half.shape[dims[-1]]
-    if len(dims) == 1 and last == half.ndim - 1:  # the common case, without building indices
+    nd = half.ndim
+    if (
+        last == nd - 1
+        and (len(dims) == 1 and half.size < 4096 or len(dims) == 2 and dims[0] == nd - 2)
+        and half.size
+        and n >= h
+        and half.flags.c_contiguous
+    ):
+        # the last axis, or the last two, of a C-contiguous half: one kernel pass (slice copies
+        # and a conjugate cost ~2 us on a (4, 6) fft, the indexed 2-D fill ~4; the kernel ~1)
+        full = _empty(half.shape[:-1] + (n,), half.dtype)
+        m = half.shape[-2] if len(dims) == 2 else 1
+        if nd == 2:
+            _K.hermitian_blocks(half, full, m)
+        else:
+            _K.hermitian_blocks(half.reshape(-1, h), full.reshape(-1, n), m)
+        return full
+    if len(dims) == 1 and last == nd - 1:  # the common case, without building indices
         if half.size >= 4096 and half.flags.c_contiguous and n >= h:
             # many short rows: NumPy's copies loop over h and n - h values a row (a (21848, 6)
             # fft spent a third of its time here); one pass of a kernel over the float pairs
