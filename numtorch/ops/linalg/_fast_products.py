@@ -27,7 +27,6 @@ from .._fast_guard import recordless as _recordless
 from .._quiet import IGNORE as _IGNORE
 from .._quiet import quiet as _quiet
 from .._quiet import restore as _restore
-from ._contract import dot_quiet as _dot_quiet
 from ._contract import product as _product
 
 _dot, _matmul, _add, _moveaxis, _multiply = np.dot, np.matmul, np.add, np.moveaxis, np.multiply
@@ -48,17 +47,20 @@ def make(op, ranks: frozenset):
         sx, sy = x.shape, y.shape
         if (len(sx), len(sy)) not in ranks or sx[-1] != sy[0] or sx[-1] == 1:
             return op.fast(a, b)
-        fx, fy = x.flags, y.flags
-        if not ((fx.c_contiguous or fx.f_contiguous) and (fy.c_contiguous or fy.f_contiguous)):
+        if not (x.flags.forc and y.flags.forc):  # C or Fortran order, each
             return op.fast(a, b)
         dest = _empty(sx[:-1] + sy[1:], x.dtype)
         if len(sx) == 3:  # a C-contiguous stack times a matrix: one GEMM on the stacked rows
-            if not (fx.c_contiguous and x.size):  # reshape(-1, 0) has no size to infer
+            if not (x.flags.c_contiguous and x.size):  # reshape(-1, 0) has no size to infer
                 return op.fast(a, b)
             x, out = x.reshape(-1, sx[-1]), dest.reshape(-1, sy[-1])
         else:
             out = dest
-        _dot_quiet(x, y, out)
+        tok = _quiet(_IGNORE)  # _contract.dot_quiet, inlined
+        try:
+            _dot(x, y, out)
+        finally:
+            _restore(tok)
         return _make(dest, dt)
 
     return fast
@@ -97,8 +99,7 @@ def _same(dt, *ts) -> bool:
 
 
 def _blas(x) -> bool:
-    f = x.flags
-    return f.c_contiguous or f.f_contiguous
+    return x.flags.forc  # C or Fortran order
 
 
 def _dot_add(x, y, shape, add):
