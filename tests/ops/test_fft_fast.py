@@ -123,10 +123,9 @@ def test_hermitian_fill_is_the_rolled_mirror():
         for dims in _dim_sets(a.ndim):
             dims = [d % a.ndim for d in dims]
             half = np.fft.rfftn(a, axes=dims)
-            _bits(
-                P.hermitian_fill(half, dims, a.shape[dims[-1]]),
-                _old_fill(half, dims, a.shape[dims[-1]]),
-            )
+            want = _old_fill(half, dims, a.shape[dims[-1]])
+            _bits(P.hermitian_fill(half, dims, a.shape[dims[-1]]), want)
+            _bits(P.hermitian_fill(half, dims, a.shape[dims[-1]], True), np.conjugate(want))
 
 
 @pytest.mark.parametrize("dt", [np.complex64, np.complex128])
@@ -141,6 +140,8 @@ def test_hermitian_fill_kernel_of_many_rows_is_numpys_copy_bit_for_bit(dt):
         ]  # signs of NaN/0 kept
         got = P.hermitian_fill(half, [1], n)
         assert got.tobytes() == _old_fill(half, [1], n).tobytes()
+        conj = P.hermitian_fill(half, [1], n, True)  # the conjugate, NaN and zero signs flipped
+        assert conj.tobytes() == np.conjugate(got).tobytes()
         assert P.hermitian_fill(half.reshape(3, 1000, h), [2], n).tobytes() == got.tobytes()
         # small halves (hermitian_blocks): the last axis, and the last two (rows mirrored)
         for rows in ((5,), (2, 3), (1,), (4, 1)):
@@ -148,6 +149,8 @@ def test_hermitian_fill_kernel_of_many_rows_is_numpys_copy_bit_for_bit(dt):
             for dims in ([small.ndim - 1], [small.ndim - 2, small.ndim - 1]):
                 want = _old_fill(small, dims, n)
                 assert P.hermitian_fill(small, dims, n).tobytes() == want.tobytes()
+                conj = P.hermitian_fill(small, dims, n, True)
+                assert conj.tobytes() == np.conjugate(want).tobytes()
 
 
 def _inputs():

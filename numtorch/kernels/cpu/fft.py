@@ -261,19 +261,26 @@ def roll2d(a, k0, k1, out):
 
 
 @kernel
-def hermitian_blocks(half, full, m):
+def hermitian_blocks(half, full, m, conj):
     """The full spectra from their halves over the last axis of (rows, h) complex ``half``, in
     blocks of ``m`` rows: full[r, k] = half[r, k] for k < h and, for h <= k < n = full.shape[1],
     conj(half[r', n - k]) with r' the row -i mod m of r's block (r = block start + i; m = 1:
-    r itself, only the last axis transformed) (ops/_pocketfft.py hermitian_fill's small cases)."""
+    r itself, only the last axis transformed) (ops/_pocketfft.py hermitian_fill's small cases);
+    with ``conj`` the conjugate of that (an inverse transform of a real signal)."""
     h = half.shape[1]
     n = full.shape[1]
     for r in range(half.shape[0]):
         src = half[r]
         dst = full[r]
-        for k in range(h):
-            dst[k] = src[k]
         i = r % m
         mir = half[r - i + (m - i) % m]
-        for k in range(h, n):
-            dst[k] = mir[n - k].conjugate()
+        if conj:
+            for k in range(h):
+                dst[k] = src[k].conjugate()
+            for k in range(h, n):
+                dst[k] = mir[n - k]
+        else:
+            for k in range(h):
+                dst[k] = src[k]
+            for k in range(h, n):
+                dst[k] = mir[n - k].conjugate()
