@@ -60,15 +60,29 @@ def kron(op):
         a, b = input._data, other._data
         if a.size * b.size > _SMALL:
             return op.fast(input, other)
-        n = max(a.ndim, b.ndim)
-        sa = (1,) * (n - a.ndim) + a.shape
-        sb = (1,) * (n - b.ndim) + b.shape
-        r = _multiply(
-            a.reshape([x for s in sa for x in (s, 1)]), b.reshape([x for s in sb for x in (1, s)])
-        )
-        return _make(r.reshape([x * y for x, y in zip(sa, sb, strict=True)]), dt)
+        key = (a.shape, b.shape)
+        plan = _KRON.get(key)
+        if plan is None:
+            plan = _kron_plan(a.shape, b.shape)
+        ra, rb, rs = plan
+        return _make(_multiply(a.reshape(ra), b.reshape(rb)).reshape(rs), dt)
 
     return fast
+
+
+_KRON: dict = {}  # (shape of input, of other) -> kron's three reshapes (~1 us of list building)
+
+
+def _kron_plan(a: tuple, b: tuple) -> tuple:
+    n = max(len(a), len(b))
+    sa = (1,) * (n - len(a)) + a
+    sb = (1,) * (n - len(b)) + b
+    plan = (tuple(x for s in sa for x in (s, 1)), tuple(x for s in sb for x in (1, s)),
+            tuple(x * y for x, y in zip(sa, sb, strict=True)))  # fmt: skip
+    if len(_KRON) >= 1024:
+        _KRON.clear()
+    _KRON[(a, b)] = plan
+    return plan
 
 
 def outer(op):
