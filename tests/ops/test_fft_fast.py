@@ -1,7 +1,8 @@
 """Note [pocketfft without np.fft's wrappers] and Note [FFT fast calls]: the direct gufunc calls
-are np.fft's bit for bit; the transforms' fast calls give their bodies' results bit for bit
-(values, dtype, shape, strides, errors); plain calls take the fast route and modes, gradients,
-forward AD, out= and subclasses take the body."""
+are np.fft's bit for bit (single precision without normalisation: within float32 rounding of
+them); the transforms' fast calls give their bodies' results bit for bit (values, dtype, shape,
+strides, errors); plain calls take the fast route and modes, gradients, forward AD, out= and
+subclasses take the body."""
 
 from __future__ import annotations
 
