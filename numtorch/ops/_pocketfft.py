@@ -7,8 +7,9 @@ Python layers, and the Hermitian fill of a real signal's full spectrum.
 # empty_like, once per transformed axis. These functions make the same gufunc calls in the
 # same order with the same factor (_raw_fft's: 1, 1/sqrt(n) or 1/n computed in the real dtype
 # as a NumPy scalar, per axis of n points), so the results are np.fft's bit for bit
-# (tests/ops/test_fft_fast.py compares them over layouts, dtypes, norms and odd sizes); the
-# outputs are C-contiguous, as the ops return them.
+# (tests/ops/test_fft_fast.py compares them over layouts, dtypes, norms and odd sizes), except
+# single precision without normalisation, which runs pocketfft's float32 loop (np.fft's int 1
+# picks the float64 one: see _fct); the outputs are C-contiguous, as the ops return them.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ _K = lazy("numtorch.kernels.cpu.fft")
 
 _empty = np.empty
 _FCT: dict = {}
-_ONE = np.float64(1.0)
 _REAL = {"F": np.float32, "D": np.float64, "f": np.float32, "d": np.float64}
 _CPLX = {"f": np.complex64, "d": np.complex128, "F": np.complex64, "D": np.complex128}
 
@@ -39,10 +39,14 @@ def _fct(normalization: int, n: int, rd):
         if n < 1:  # only an op called directly gets here: np.fft's error
             raise ValueError(f"Invalid number of FFT data points ({n}) specified.")
         if normalization == 0:
-            # np.fft's factor 1 resolves the gufunc's float64 loop (a float32 input is
-            # transformed in float64 and rounded into the complex64 output); a float64 1.0
-            # resolves the same loop ~0.6 us faster than the Python int (the same bits)
-            f = _ONE
+            # np.fft's factor is the Python int 1, which resolves the gufunc's float64 loop: a
+            # float32 input was transformed in float64 (casting buffers in and out) and
+            # rounded into the complex64 output. A 1.0 of the real dtype picks the float32
+            # loop for single precision, as the 1/n and 1/sqrt(n) factors always did and as
+            # PyTorch computes: ~0.65 us less a transformed axis on a small input, values
+            # within float32 rounding of np.fft's (not its bits; tests/ops/test_fft_fast.py);
+            # float64 is unchanged
+            f = rd(1.0)
         elif normalization == 1:
             f = np.reciprocal(np.sqrt(n, dtype=rd))
         else:
@@ -93,7 +97,9 @@ def c2c(a: np.ndarray, dims, normalization: int, forward: bool) -> np.ndarray:
     if a.dtype.kind != "c":  # np.fft promotes a real input the same way
         a = a.astype(_CPLX[a.dtype.char])
     rd = _REAL[a.dtype.char]
-    for d in reversed(_wrapped(dims, a.ndim)):
+    nd = a.ndim
+    for d in reversed(dims) if len(dims) > 1 else dims:  # the last first
+        d %= nd
         n = a.shape[d]
         a = _one(ufunc, a, d, n, _fct(normalization, n, rd), a.dtype)
     return a
@@ -103,15 +109,17 @@ def r2c(a: np.ndarray, dims, normalization: int) -> np.ndarray:
     """np.fft.rfftn of real ``a`` over ``dims``: the half spectrum along the last of them."""
     if _pfu is None:
         return _np_fft(np.fft.rfftn, a, dims, _FWD[normalization], _CPLX[a.dtype.char])
-    dims = _wrapped(dims, a.ndim)
-    last = dims[-1]
+    nd = a.ndim
+    last = dims[-1] % nd
     n = a.shape[last]
-    rd = _REAL[a.dtype.char]
+    ch = a.dtype.char
+    rd = _REAL[ch]
     ufunc = _pfu.rfft_n_even if n % 2 == 0 else _pfu.rfft_n_odd
-    a = _one(ufunc, a, last, n // 2 + 1, _fct(normalization, n, rd), _CPLX[a.dtype.char])
-    for d in reversed(dims[:-1]):
-        n = a.shape[d]
-        a = _one(_pfu.fft, a, d, n, _fct(normalization, n, rd), a.dtype)
+    a = _one(ufunc, a, last, n // 2 + 1, _fct(normalization, n, rd), _CPLX[ch])
+    if len(dims) > 1:  # (one dim: no list slicing and wrapping, ~0.4 us of a small rfft)
+        for d in _wrapped(dims[-2::-1], nd):
+            n = a.shape[d]
+            a = _one(_pfu.fft, a, d, n, _fct(normalization, n, rd), a.dtype)
     return a
 
 
@@ -129,25 +137,45 @@ def c2r(a: np.ndarray, dims, normalization: int, last_n: int) -> np.ndarray:
     return _one(_pfu.irfft, a, dims[-1], last_n, _fct(normalization, last_n, rd), rd)
 
 
-def hermitian_fill(half: np.ndarray, dims: list, n: int) -> np.ndarray:
-    """The full spectrum of a real signal from its half: X[-k] = conj(X[k]) over all ``dims``.
+def hermitian_fill(half: np.ndarray, dims: list, n: int, conj: bool = False) -> np.ndarray:
+    """The full spectrum of a real signal from its half: X[-k] = conj(X[k]) over all ``dims``;
+    with ``conj`` its conjugate (exact sign flips; the small kernel writes it in its one pass).
 
     PyTorch fills the same way; a real-to-complex transform plus this copy costs about half of
     a complex transform of the promoted input (NumPy's pocketfft is slow on long complex FFTs)."""
     last, h = dims[-1], half.shape[dims[-1]]
-    if len(dims) == 1 and last == half.ndim - 1:  # the common case, without building indices
+    nd = half.ndim
+    if (
+        last == nd - 1
+        and (len(dims) == 1 and half.size < 4096 or len(dims) == 2 and dims[0] == nd - 2)
+        and half.size
+        and n >= h
+        and half.flags.c_contiguous
+    ):
+        # the last axis, or the last two, of a C-contiguous half: one kernel pass (slice copies
+        # and a conjugate cost ~2 us on a (4, 6) fft, the indexed 2-D fill ~4; the kernel ~1)
+        full = _empty(half.shape[:-1] + (n,), half.dtype)
+        m = half.shape[-2] if len(dims) == 2 else 1
+        if nd == 2:
+            _K.hermitian_blocks(half, full, m, conj)
+        else:
+            _K.hermitian_blocks(half.reshape(-1, h), full.reshape(-1, n), m, conj)
+        return full
+    if len(dims) == 1 and last == nd - 1:  # the common case, without building indices
         if half.size >= 4096 and half.flags.c_contiguous and n >= h:
             # many short rows: NumPy's copies loop over h and n - h values a row (a (21848, 6)
             # fft spent a third of its time here); one pass of a kernel over the float pairs
             full = _empty(half.shape[:-1] + (n,), half.dtype)
             fdt = _REAL[half.dtype.char]
             _K.hermitian_rows(half.view(fdt).reshape(-1, 2 * h), full.view(fdt).reshape(-1, 2 * n))
-            return full
+            # the conjugate as a second pass: fused into the kernel's strided loop it measured
+            # slower (156 us against 133 on (21848, 6) complex64)
+            return np.conjugate(full, out=full) if conj else full
         full = _empty(half.shape[:-1] + (n,), half.dtype)
         full[..., :h] = half
         if n > h:
             np.conjugate(half[..., n - h : 0 : -1], out=full[..., h:])
-        return full
+        return np.conjugate(full, out=full) if conj else full
     key = (half.shape, tuple(dims), n)
     plan = _FILLS.get(key)
     if plan is None:
@@ -167,7 +195,7 @@ def hermitian_fill(half: np.ndarray, dims: list, n: int) -> np.ndarray:
             # overlapping right-hand side first)
             part = dst[rest]
             part[...] = part[rev]
-    return full
+    return np.conjugate(full, out=full) if conj else full
 
 
 _FILLS: dict = {}

@@ -53,12 +53,16 @@ def c2c_array(a: np.ndarray, dim, normalization: int, forward: bool) -> np.ndarr
     return P.c2c(a, dim, normalization, forward)
 
 
-def r2c_array(a: np.ndarray, dim, normalization: int, onesided: bool) -> np.ndarray:
-    """The CPU _fft_r2c of real ``a``: the half spectrum, or with ``onesided`` False the full."""
+def r2c_array(a: np.ndarray, dim, normalization: int, onesided: bool, conj: bool = False) -> np.ndarray:
+    """The CPU _fft_r2c of real ``a``: the half spectrum, or with ``onesided`` False the full;
+    with ``conj`` its conjugate (an inverse transform's: the full spectrum's fill writes it)."""
     if _use_kernel(a, dim, a.shape[dim[-1]], "r2c"):
-        return _rows(a, dim[0], _k_r2c, not onesided, normalization)
+        r = _rows(a, dim[0], _k_r2c, not onesided, normalization)
+        return np.conjugate(r, out=r) if conj else r
     half = P.r2c(a, dim, normalization)
-    return half if onesided else P.hermitian_fill(half, list(dim), a.shape[dim[-1]])
+    if onesided:
+        return np.conjugate(half, out=half) if conj else half
+    return P.hermitian_fill(half, list(dim), a.shape[dim[-1]], conj)
 
 
 def c2r_array(a: np.ndarray, dim, normalization: int, last_dim_size: int) -> np.ndarray:

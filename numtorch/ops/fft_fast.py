@@ -73,10 +73,9 @@ def _run(x, dims, norm, kind: str, forward: bool, arrays):
             a = _conj(a)
         return _make(c2r(a, dims, mode, last), _CPLX[dt])
     if dt in _REAL:
-        r = r2c(a, dims, mode, kind == "r2c")
-        if not forward:  # an inverse of a real signal is its conjugated forward transform
-            _conj(r, out=r)
-        return _make(r, _REAL[dt])
+        # an inverse of a real signal is its conjugated forward transform (the body's
+        # conj_physical of it: exact sign flips, written by the fill or in place)
+        return _make(r2c(a, dims, mode, kind == "r2c", not forward), _REAL[dt])
     if kind == "c2c" and dt in _CPLX:
         return _make(c2c(a, dims, mode, forward), dt)
     return None

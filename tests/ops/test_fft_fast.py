@@ -1,7 +1,8 @@
 """Note [pocketfft without np.fft's wrappers] and Note [FFT fast calls]: the direct gufunc calls
-are np.fft's bit for bit; the transforms' fast calls give their bodies' results bit for bit
-(values, dtype, shape, strides, errors); plain calls take the fast route and modes, gradients,
-forward AD, out= and subclasses take the body."""
+are np.fft's bit for bit (single precision without normalisation: within float32 rounding of
+them); the transforms' fast calls give their bodies' results bit for bit (values, dtype, shape,
+strides, errors); plain calls take the fast route and modes, gradients, forward AD, out= and
+subclasses take the body."""
 
 from __future__ import annotations
 
@@ -48,9 +49,29 @@ def _dim_sets(nd):
         yield [1, 0, 2]
 
 
-def _bits(x, y):
+def _bits(x, y, mode=None):
     assert x.dtype == y.dtype and x.shape == y.shape and x.flags.c_contiguous
+    if mode == 0 and x.dtype in (np.float32, np.complex64):
+        # without normalisation np.fft's int factor 1 runs pocketfft's float64 loop; numtorch
+        # runs the float32 one (Note [pocketfft without np.fft's wrappers]): float32 rounding
+        scale = max(1.0, float(np.abs(y).max(initial=0.0)))
+        np.testing.assert_allclose(x, y, rtol=0, atol=2e-6 * scale)
+        return
     assert x.tobytes() == y.tobytes()
+
+
+def test_single_precision_without_normalisation_runs_the_float32_loop():
+    from numpy.fft import _pocketfft_umath as pfu
+
+    a = np.random.default_rng(1).standard_normal((3, 7)).astype(np.float32)
+    c = (a + 1j * a[::-1]).astype(np.complex64)
+    one = np.float32(1.0)
+    _bits(P.r2c(a, [1], 0), pfu.rfft_n_odd(a, one, out=np.empty((3, 4), np.complex64)))
+    _bits(P.c2c(c, [1], 0, True), pfu.fft(c, one, out=np.empty((3, 7), np.complex64)))
+    _bits(P.c2c(c, [1], 0, False), pfu.ifft(c, one, out=np.empty((3, 7), np.complex64)))
+    _bits(P.c2r(c, [1], 0, 12), pfu.irfft(c, one, out=np.empty((3, 12), np.float32)))
+    # not np.fft's float64 loop (which rounds differently for these values)
+    assert P.c2c(c, [1], 0, True).tobytes() != np.fft.fft(c).tobytes()
 
 
 def test_gufunc_calls_are_np_fft_bit_for_bit():
@@ -58,21 +79,22 @@ def test_gufunc_calls_are_np_fft_bit_for_bit():
         for dims in _dim_sets(a.ndim):
             for mode, norm in _NP_NORM.items():
                 if a.dtype.kind == "c":
-                    _bits(P.c2c(a, dims, mode, True), np.fft.fftn(a, axes=dims, norm=norm))
+                    _bits(P.c2c(a, dims, mode, True), np.fft.fftn(a, axes=dims, norm=norm), mode)
                     _bits(
                         P.c2c(a, dims, mode, False),
                         np.fft.ifftn(
                             a, axes=dims, norm={0: "forward", 1: "ortho", 2: "backward"}[mode]
                         ),
+                        mode,
                     )
                     for last in (2 * (a.shape[dims[-1]] - 1) or 1, 2 * a.shape[dims[-1]] - 1):
                         s = [a.shape[d] for d in dims[:-1]] + [last]
                         want = np.fft.irfftn(
                             a, s=s, axes=dims, norm={0: "forward", 1: "ortho", 2: "backward"}[mode]
                         )
-                        _bits(P.c2r(a, dims, mode, last), want)
+                        _bits(P.c2r(a, dims, mode, last), want, mode)
                 else:
-                    _bits(P.r2c(a, dims, mode), np.fft.rfftn(a, axes=dims, norm=norm))  # fmt: skip
+                    _bits(P.r2c(a, dims, mode), np.fft.rfftn(a, axes=dims, norm=norm), mode)  # fmt: skip
 
 
 def _old_fill(half, dims, n):
@@ -102,10 +124,9 @@ def test_hermitian_fill_is_the_rolled_mirror():
         for dims in _dim_sets(a.ndim):
             dims = [d % a.ndim for d in dims]
             half = np.fft.rfftn(a, axes=dims)
-            _bits(
-                P.hermitian_fill(half, dims, a.shape[dims[-1]]),
-                _old_fill(half, dims, a.shape[dims[-1]]),
-            )
+            want = _old_fill(half, dims, a.shape[dims[-1]])
+            _bits(P.hermitian_fill(half, dims, a.shape[dims[-1]]), want)
+            _bits(P.hermitian_fill(half, dims, a.shape[dims[-1]], True), np.conjugate(want))
 
 
 @pytest.mark.parametrize("dt", [np.complex64, np.complex128])
@@ -120,7 +141,17 @@ def test_hermitian_fill_kernel_of_many_rows_is_numpys_copy_bit_for_bit(dt):
         ]  # signs of NaN/0 kept
         got = P.hermitian_fill(half, [1], n)
         assert got.tobytes() == _old_fill(half, [1], n).tobytes()
+        conj = P.hermitian_fill(half, [1], n, True)  # the conjugate, NaN and zero signs flipped
+        assert conj.tobytes() == np.conjugate(got).tobytes()
         assert P.hermitian_fill(half.reshape(3, 1000, h), [2], n).tobytes() == got.tobytes()
+        # small halves (hermitian_blocks): the last axis, and the last two (rows mirrored)
+        for rows in ((5,), (2, 3), (1,), (4, 1)):
+            small = half[: int(np.prod(rows))].reshape(rows + (h,))
+            for dims in ([small.ndim - 1], [small.ndim - 2, small.ndim - 1]):
+                want = _old_fill(small, dims, n)
+                assert P.hermitian_fill(small, dims, n).tobytes() == want.tobytes()
+                conj = P.hermitian_fill(small, dims, n, True)
+                assert conj.tobytes() == np.conjugate(want).tobytes()
 
 
 def _inputs():
@@ -278,6 +309,7 @@ def test_without_the_gufuncs_np_fft_gives_the_same_results(monkeypatch):
     for (fn, args), w in zip(cases, want, strict=True):
         r = fn(*args)
         assert r.flags.c_contiguous
-        _bits(r, w)
+        # np.fft's float64 loop where the gufunc route runs the float32 one (see _bits)
+        _bits(r, w, args[2])
     got = torch.fft.rfft2(x, norm="ortho")
     assert got.dtype == torch.complex64 and np.array_equal(got.numpy(), want_op.numpy())

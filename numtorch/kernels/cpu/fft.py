@@ -258,3 +258,29 @@ def roll2d(a, k0, k1, out):
             dst[j + k1] = src[j]
         for j in range(cols - k1, cols):
             dst[j + k1 - cols] = src[j]
+
+
+@kernel
+def hermitian_blocks(half, full, m, conj):
+    """The full spectra from their halves over the last axis of (rows, h) complex ``half``, in
+    blocks of ``m`` rows: full[r, k] = half[r, k] for k < h and, for h <= k < n = full.shape[1],
+    conj(half[r', n - k]) with r' the row -i mod m of r's block (r = block start + i; m = 1:
+    r itself, only the last axis transformed) (ops/_pocketfft.py hermitian_fill's small cases);
+    with ``conj`` the conjugate of that (an inverse transform of a real signal)."""
+    h = half.shape[1]
+    n = full.shape[1]
+    for r in range(half.shape[0]):
+        src = half[r]
+        dst = full[r]
+        i = r % m
+        mir = half[r - i + (m - i) % m]
+        if conj:
+            for k in range(h):
+                dst[k] = src[k].conjugate()
+            for k in range(h, n):
+                dst[k] = mir[n - k]
+        else:
+            for k in range(h):
+                dst[k] = src[k]
+            for k in range(h, n):
+                dst[k] = mir[n - k].conjugate()

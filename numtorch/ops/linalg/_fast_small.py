@@ -25,6 +25,7 @@ from ..._device import CPU as _CPU
 from ..._state import STATE as _STATE
 from ..._tensor import Tensor as _Tensor
 from ..._tensor import _make
+from ...amp._policy import _INSTALLED as _AUTOCAST
 from .._fast_guard import free as _free
 from .._quiet import IGNORE as _IGNORE
 from .._quiet import quiet as _quiet
@@ -34,7 +35,7 @@ _FLOATS = (D.float32, D.float64)
 # the most elements kron and cdist compute here: past it NumPy's broadcast loops over the short
 # last dims of these products run slower than the pointwise kernels the bodies call
 _SMALL = 16384
-_zeros, _multiply = np.zeros, np.multiply
+_zeros, _multiply, _array = np.zeros, np.multiply, np.array
 OUTER_KERNEL_MIN = 4096  # outer/ger's Numba kernel from this many float elements (core._outer_cpu)
 
 
@@ -59,15 +60,29 @@ def kron(op):
         a, b = input._data, other._data
         if a.size * b.size > _SMALL:
             return op.fast(input, other)
-        n = max(a.ndim, b.ndim)
-        sa = (1,) * (n - a.ndim) + a.shape
-        sb = (1,) * (n - b.ndim) + b.shape
-        r = _multiply(
-            a.reshape([x for s in sa for x in (s, 1)]), b.reshape([x for s in sb for x in (1, s)])
-        )
-        return _make(r.reshape([x * y for x, y in zip(sa, sb, strict=True)]), dt)
+        key = (a.shape, b.shape)
+        plan = _KRON.get(key)
+        if plan is None:
+            plan = _kron_plan(a.shape, b.shape)
+        ra, rb, rs = plan
+        return _make(_multiply(a.reshape(ra), b.reshape(rb)).reshape(rs), dt)
 
     return fast
+
+
+_KRON: dict = {}  # (shape of input, of other) -> kron's three reshapes (~1 us of list building)
+
+
+def _kron_plan(a: tuple, b: tuple) -> tuple:
+    n = max(len(a), len(b))
+    sa = (1,) * (n - len(a)) + a
+    sb = (1,) * (n - len(b)) + b
+    plan = (tuple(x for s in sa for x in (s, 1)), tuple(x for s in sb for x in (1, s)),
+            tuple(x * y for x, y in zip(sa, sb, strict=True)))  # fmt: skip
+    if len(_KRON) >= 1024:
+        _KRON.clear()
+    _KRON[(a, b)] = plan
+    return plan
 
 
 def outer(op):
@@ -91,30 +106,36 @@ def outer(op):
     return fast
 
 
+_ZERO = {D.float32: np.float32(0.0), D.float64: np.float64(0.0)}  # np.trace's identity
+
+
 def trace(op):
     """The fast call ``fn(input)`` of trace (a float32/float64 matrix)."""
 
     def fast(input):
-        dt = input._dtype
+        S = _STATE
+        zero = _ZERO.get(input._dtype)
         a = input._data
-        if not (_free() and dt in _FLOATS and a.ndim == 2 and _plain(input, _STATE.grad_enabled)):
-            return op.fast(input)
-        n = min(a.shape)
+        if (zero is None or a.ndim != 2 or S.td_modes or S.fw_level >= 0 or _AUTOCAST
+                or input._device is not _CPU or input._rg and S.grad_enabled):  # fmt: skip
+            return op.fast(input)  # _fast_guard.plain, inlined (~0.2 us of a 2 us call)
+        r, c = a.shape
+        n = r if r < c else c
         if n < 8:
             # np.trace's reduction of fewer than 8 values adds them in index order to its
             # identity 0: the same IEEE additions as NumPy scalars, without the reduction's
             # setup (2.2 us -> ~1); a NaN (whose payload and sign the two need not share)
             # takes np.trace
             tok = _quiet(_IGNORE)
+            s = zero
             try:
-                s = dt.np.type(0.0)
                 for i in range(n):
                     s = s + a[i, i]
             finally:
                 _restore(tok)
             if s == s:
-                return _make(np.array(s), dt)
-        return _make(np.asarray(a.trace(dtype=dt.np)), dt)
+                return _make(_array(s), input._dtype)
+        return _make(np.asarray(a.trace(dtype=zero.dtype)), input._dtype)
 
     return fast
 

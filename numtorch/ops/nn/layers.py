@@ -208,7 +208,8 @@ def _bilinear(input1, input2, weight, bias):
     out = (t * x2).sum(-1).t()
     if bias is not None:
         out = out + bias
-    return out.reshape(lead + [o])
+    # a fresh result for matrices, as PyTorch's (its reshape to the same shape was a view)
+    return out if input1.dim() == 2 and bias is not None else out.reshape(lead + [o])
 
 
 bilinear = defop("bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor",
@@ -483,7 +484,8 @@ _simple("linear", "input, weight, bias=None", linear,
 _simple("bilinear", "input1, input2, weight, bias=None", bilinear,
         "y = x1^T A x2 + b.\n\n    >>> numtorch.nn.functional.bilinear(numtorch.ones(1, 2), numtorch.ones(1, 3), "
         "numtorch.ones(4, 2, 3)).shape\n    torch.Size([1, 4])\n", modules=(_F, "torch"),
-        relevant=("input1", "input2", "weight", "bias"))  # fmt: skip
+        relevant=("input1", "input2", "weight", "bias"),
+        fast=(_fp.bilinear(bilinear), ("input1", "input2", "weight", "bias")))  # fmt: skip
 _simple("one_hot", "tensor, num_classes=-1", one_hot,
         "One-hot encode int64 class indices.\n\n    >>> numtorch.nn.functional.one_hot(numtorch.tensor([0, 2]))\n"
         "    tensor([[1, 0, 0],\n            [0, 0, 1]])\n", relevant=("tensor",))  # fmt: skip

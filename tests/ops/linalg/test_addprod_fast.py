@@ -150,12 +150,28 @@ def test_linear_fast_call_matches_body():
     _check("linear", cases, module="torch.nn.functional")
 
 
+def test_bilinear_fast_call_matches_body():
+    cases = []
+    for x1, x2, w in ((_t(3, 2), _t(3, 3), _t(4, 2, 3)), (_t(5, 3, dtype=_F64, special=True), _t(5, 2, dtype=_F64), _t(2, 3, 2, dtype=_F64)),
+                      (_t(2, 3).t(), _t(3, 4)[:, ::2], _t(2, 2, 2)), (_t(3, 1), _t(3, 1), _t(2, 1, 1)), (_t(1, 2), _t(1, 3), _t(1, 2, 3)),
+                      (_t(0, 2), _t(0, 3), _t(4, 2, 3)), (_t(3, 2), _t(3, 3), _t(4, 2, 3, dtype=_F64)), (_t(3, 2), _t(4, 3), _t(4, 2, 3)),
+                      (_t(3, 2), _t(3, 3), _t(4, 3, 3)), (_t(2, 3, 2), _t(2, 3, 3), _t(4, 2, 3)), (_t(2), _t(3), _t(4, 2, 3)),
+                      (_t(3, 2), _t(3, 3), _t(4, 2, 3, 1))):  # fmt: skip
+        for bias in (_t(w.shape[0], dtype=w.dtype, special=True), None, _t(1, dtype=w.dtype), _t(3, w.shape[0], dtype=w.dtype),
+                     _t(w.shape[0], dtype=torch.float64 if w.dtype is torch.float32 else torch.float32)):  # fmt: skip
+            cases.append(((x1, x2, w, bias), {}))
+    _check("bilinear", cases, module="torch.nn.functional")
+    _check("bilinear", cases[:3], module="torch.nn.functional")
+    r = NF.bilinear(_t(3, 2), _t(3, 3), _t(4, 2, 3), _t(4))
+    assert r._base is None and r.is_contiguous()  # as PyTorch's: not a view
+
+
 def _spy(*a, **k):
     raise AssertionError("the op ran")
 
 
 _OPS = {"bmm": LC._BMM[0], "addmm": LC._ADDMM[0], "addmv": LC._ADDMV[0], "baddbmm": LC._BADDBMM[0],
-        "addbmm": LC._ADDBMM[0], "linear": NL.linear}  # fmt: skip
+        "addbmm": LC._ADDBMM[0], "linear": NL.linear, "bilinear": NL.bilinear}  # fmt: skip
 
 
 def _calls():
@@ -169,6 +185,8 @@ def _calls():
         "baddbmm": lambda: torch.baddbmm(_t(2, 2, 4), _t(2, 2, 3), _t(2, 3, 4)),
         "addbmm": lambda: torch.addbmm(_t(2, 4), _t(3, 2, 3), _t(3, 3, 4)),
         "linear": lambda: NF.linear(_t(3, 4, dtype=_F64), _t(2, 4, dtype=_F64), _t(2, dtype=_F64)),
+        "bilinear": lambda: (NF.bilinear(_t(3, 2), _t(3, 3), _t(4, 2, 3), _t(4)),
+                             torch.bilinear(_t(3, 2, dtype=_F64), _t(3, 3, dtype=_F64), _t(4, 2, 3, dtype=_F64), _t(4, dtype=_F64))),
     }
 
 
@@ -188,13 +206,13 @@ def test_modes_grad_forward_ad_autocast_and_subclasses_take_the_op(name):
     with capture_logs(is_mode=True) as logs, LoggingTensorMode():
         call()
     assert "aten." in " ".join(logs)
-    args = {"bmm": (_t(2, 2, 3, dtype=_F64), _t(2, 3, 4, dtype=_F64)),
-            "addmm": (_t(2, 4, dtype=_F64), _t(2, 3, dtype=_F64), _t(3, 4, dtype=_F64)),
-            "addmv": (_t(2, dtype=_F64), _t(2, 3, dtype=_F64), _t(3, dtype=_F64)),
-            "baddbmm": (_t(2, 2, 4, dtype=_F64), _t(2, 2, 3, dtype=_F64), _t(2, 3, 4, dtype=_F64)),
-            "addbmm": (_t(2, 4, dtype=_F64), _t(3, 2, 3, dtype=_F64), _t(3, 3, 4, dtype=_F64)),
-            "linear": (_t(3, 4, dtype=_F64), _t(2, 4, dtype=_F64), _t(2, dtype=_F64))}[name]  # fmt: skip
-    fn = getattr(NF, name) if name == "linear" else getattr(torch, name)
+    # unit-scale values (a generator of the test's own: gradcheck's finite differences)
+    rng = np.random.default_rng(16)
+    shapes = {"bmm": ((2, 2, 3), (2, 3, 4)), "addmm": ((2, 4), (2, 3), (3, 4)), "addmv": ((2,), (2, 3), (3,)),
+              "baddbmm": ((2, 2, 4), (2, 2, 3), (2, 3, 4)), "addbmm": ((2, 4), (3, 2, 3), (3, 3, 4)),
+              "linear": ((3, 4), (2, 4), (2,)), "bilinear": ((3, 2), (3, 3), (4, 2, 3), (4,))}[name]  # fmt: skip
+    args = tuple(torch.tensor(rng.standard_normal(sh)) for sh in shapes)
+    fn = getattr(NF, name) if name in ("linear", "bilinear") else getattr(torch, name)
     for i in range(len(args)):  # gradients, and gradcheck of each operand through the public call
         leaves = [a.clone().requires_grad_(j == i) for j, a in enumerate(args)]
         assert fn(*leaves).grad_fn is not None
@@ -206,8 +224,9 @@ def test_modes_grad_forward_ad_autocast_and_subclasses_take_the_op(name):
         assert t is not None and float(t.abs().sum()) > 0
     with torch.autocast("cpu", dtype=torch.bfloat16):
         r = fn(*(a.float() for a in args))
-    # the autocast key's cast (addmv has no CPU autocast rule): the op ran
-    assert r.dtype is (torch.float32 if name == "addmv" else torch.bfloat16)
+    # the autocast key's cast (addmv has no CPU autocast rule; bilinear's float32 mul promotes
+    # its matmul's bfloat16; test_plain_calls_take_the_fast_route sees the op run): the op ran
+    assert r.dtype is (torch.float32 if name in ("addmv", "bilinear") else torch.bfloat16)
 
     class Sub(torch.Tensor):
         pass

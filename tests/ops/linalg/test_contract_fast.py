@@ -103,6 +103,13 @@ def _pairs():
     yield _t(2, 3, dtype=torch.int64), _t(4, 3, dtype=torch.int64)  # integers: the body
     yield _t(2, 3), _t(4, 2)  # sizes differ
     yield _t(2, 1), _t(4, 3)  # a size-1 contracted dim: the body sums it first
+    # matrices (product(x, y.T) directly): layouts, k = 1, one row, special values
+    yield _t(3, 8)[:, ::2], _t(4, 5).t()[:, :4]
+    yield _t(5, 2).t(), _t(3, 5, dtype=torch.float32, start=4)
+    yield _t(2, 1), _t(4, 1)
+    yield _t(1, 3), _t(1, 3)
+    yield torch.tensor([[np.nan, np.inf, -0.0], [1e38, 1e38, 1.0]]), _t(2, 3)
+    yield _t(3, 4, dtype=torch.float64), _t(6, 4, dtype=torch.float64).flip(0)
     yield _t(0, 3), _t(4, 3)
     yield _t(2, 0), _t(4, 0)
     yield _t(), _t(3)  # 0-d
@@ -175,6 +182,19 @@ def test_plain_calls_take_the_fast_route(monkeypatch):
         torch.inner(x, y.requires_grad_(True))
     with pytest.raises(AssertionError, match="the body ran"):
         torch.einsum("ij,kj->ik", x, y)
+
+
+def test_inner_of_matrices_skips_the_einsum_plan(monkeypatch):
+    import numtorch.ops.linalg._fast_contract as FC
+
+    def spy(*a, **k):
+        raise AssertionError("einsum_compute ran")
+
+    monkeypatch.setattr(FC, "einsum_compute", spy)
+    x, y = _t(2, 3), _t(4, 3)
+    assert torch.inner(x, y).shape == (2, 4)
+    with pytest.raises(AssertionError, match="einsum_compute ran"):  # the spy is live
+        torch.inner(_t(2, 2, 3), y)
 
 
 def test_modes_grad_forward_ad_out_and_subclasses_take_the_body():
