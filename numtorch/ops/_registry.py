@@ -142,7 +142,10 @@ def property_arg(name: str) -> str | None:
 
 
 def saved_property(t, name: str):
-    """What a saved ``<arg>_sym_sizes`` / ``<arg>_options`` keeps of tensor ``t``."""
+    """What a saved ``<arg>_sym_sizes`` / ``<arg>_options`` keeps of tensor ``t`` (of each
+    tensor of a list: block_diag_backward's sizes)."""
+    if t.__class__ is list or t.__class__ is tuple:
+        return [saved_property(x, name) for x in t]
     return t.shape if name.endswith(SIZES) else (t.dtype, t.device)
 
 

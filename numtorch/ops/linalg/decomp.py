@@ -16,6 +16,7 @@ from ... import _factory_utils as F
 from ... import return_types
 from ..._dispatch import dispatch
 from ..._tensor import Tensor, _make
+from . import _block_diag as _bd
 from . import _fast_small as _fs
 from .solve import _SOLVE, _floating, _norm_op, _square
 from .._registry import defop, public
@@ -634,7 +635,8 @@ def _block_diag_composite(tensors):
     return dispatch(cat, [rows, 0])
 
 
-block_diag = defop("block_diag(Tensor[] tensors) -> Tensor", composite=_block_diag_composite)
+block_diag = defop("block_diag(Tensor[] tensors) -> Tensor", cpu=lambda tensors: _bd.cpu(tensors, _block_diag_composite),
+                   any_device=_block_diag_composite, backward={"tensors": _bd.backward})  # fmt: skip
 
 
 def _block_diag(tensors):
