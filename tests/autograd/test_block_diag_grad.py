@@ -41,7 +41,9 @@ def test_gradients_match_the_decomposition(shapes, mix):
     dtypes = [kinds[i % len(kinds)] for i in range(len(shapes))]
     xs, ys = _pair(shapes, dtypes)
     out = numtorch.block_diag(*xs)
-    assert type(out.grad_fn).__name__ == "BlockDiagBackward0" or not any(x.requires_grad for x in xs)
+    assert type(out.grad_fn).__name__ == "BlockDiagBackward0" or not any(
+        x.requires_grad for x in xs
+    )
     ref = decomp._block_diag_composite(ys)
     assert out.dtype == ref.dtype and out.shape == ref.shape and out.stride() == ref.stride()
     np.testing.assert_array_equal(out.detach().numpy(), ref.detach().numpy())
@@ -55,7 +57,9 @@ def test_gradients_match_the_decomposition(shapes, mix):
             continue
         # strides of size-1 dims may differ: the node hands the leaf a view of the gradient (as
         # PyTorch's does: a (1, 2) block of a (3, 5) gradient keeps stride (5, 1) there too)
-        assert x.grad.dtype == y.grad.dtype and x.grad.shape == y.grad.shape and x.grad.is_contiguous()
+        assert (
+            x.grad.dtype == y.grad.dtype and x.grad.shape == y.grad.shape and x.grad.is_contiguous()
+        )
         np.testing.assert_array_equal(x.grad.numpy(), y.grad.numpy())
 
 

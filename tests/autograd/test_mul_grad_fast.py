@@ -79,8 +79,15 @@ def test_broadcast_product_takes_numpy_and_matches_the_op(fn, shapes, dtype, spy
 
 def test_product_result_has_the_ops_layout_and_bits():
     rng = np.random.default_rng(2)
-    for gshape, oshape in [((3, 4), (4,)), ((3, 4), (3, 1)), ((2, 3, 4), (1, 3, 1)), ((5, 1), (5, 1, 1))]:
-        g = numtorch.tensor(rng.standard_normal(np.broadcast_shapes(gshape, oshape)), dtype=numtorch.float32)
+    for gshape, oshape in [
+        ((3, 4), (4,)),
+        ((3, 4), (3, 1)),
+        ((2, 3, 4), (1, 3, 1)),
+        ((5, 1), (5, 1, 1)),
+    ]:
+        g = numtorch.tensor(
+            rng.standard_normal(np.broadcast_shapes(gshape, oshape)), dtype=numtorch.float32
+        )
         o = numtorch.tensor(rng.standard_normal(oshape), dtype=numtorch.float32)
         with numtorch.no_grad():
             r = _mul_grad.product(g, o, lambda a, b: pytest.fail("fell back"))
@@ -101,9 +108,17 @@ def test_the_route_declines_what_it_cannot_stand_for(spy):
     assert _declines(g, numtorch.randn(3, 4), spy)  # same shape: the contiguous kernel already
     assert _declines(g, 2.0, spy)  # mul.Scalar's formula: a number
     assert _declines(g, numtorch.randn(4, dtype=numtorch.float64), spy)  # mixed dtypes
-    assert _declines(g.t().contiguous().t(), numtorch.randn(4, 1)[:3].t().expand(4, 3).t()[:, :1], spy)
-    assert _declines(numtorch.randn(3, 4, dtype=numtorch.float16), numtorch.randn(4, dtype=numtorch.float16), spy)
-    assert _declines(numtorch.randn(3, 4, dtype=numtorch.complex64), numtorch.randn(4, dtype=numtorch.complex64), spy)
+    assert _declines(
+        g.t().contiguous().t(), numtorch.randn(4, 1)[:3].t().expand(4, 3).t()[:, :1], spy
+    )
+    assert _declines(
+        numtorch.randn(3, 4, dtype=numtorch.float16), numtorch.randn(4, dtype=numtorch.float16), spy
+    )
+    assert _declines(
+        numtorch.randn(3, 4, dtype=numtorch.complex64),
+        numtorch.randn(4, dtype=numtorch.complex64),
+        spy,
+    )
     big = numtorch.randn(3, 4000)
     assert _declines(big, numtorch.randn(4000), spy)  # above SMALL elements
 
@@ -125,7 +140,9 @@ def test_create_graph_modes_and_forward_ad_run_the_op(spy):
     assert gradcheck(lambda x, y: numtorch.outer(x, y), (a, b))
     assert gradgradcheck(lambda x, y: numtorch.outer(x, y), (a, b))
     assert gradcheck(lambda x, y: x * y, (a.reshape(3, 1), b))
-    assert gradgradcheck(lambda x, y: numtorch.kron(x, y), (a.reshape(3, 1).detach().requires_grad_(), b))
+    assert gradgradcheck(
+        lambda x, y: numtorch.kron(x, y), (a.reshape(3, 1).detach().requires_grad_(), b)
+    )
 
 
 def test_complex_outer_gradient_is_unchanged():
