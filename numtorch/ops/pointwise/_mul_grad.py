@@ -15,9 +15,9 @@ from .._formula_np import plain
 # tens of elements, so when Note [Backward formulas in NumPy]'s gate holds (no graph being built,
 # no dispatch mode, no forward AD, plain CPU float32/float64 tensors of at most SMALL elements),
 # both factors have one dtype and grad is C-contiguous, the product is np.multiply into a
-# C-order array: the same correctly rounded products in the same dtype and layout (the kernel's
-# result follows grad, the first operand, as TensorIterator's does). The engine then sums it
-# down to the input's shape as before.
+# C-order array: the same correctly rounded products in the same dtype and layout (the kernel
+# writes a C-order result, and so does PyTorch's for a C-contiguous grad of the output's shape).
+# The engine then sums it down to the input's shape as before.
 
 
 def product(grad, other, fallback):
