@@ -91,6 +91,9 @@ class Derivative:
     # PyTorch's output_differentiability: outputs marked False get no grad_fn (a layer norm's
     # mean and rstd), so saving them is saving a leaf
     out_diff: tuple | None = None
+    # the formulas test for an output's missing gradient (derivatives.yaml's grads[i].defined()):
+    # the engine hands them None there instead of zeros (eigh's eigenvalues-only backward)
+    undefined_grads: bool = False
 
 
 def defop(

@@ -188,8 +188,8 @@ def _eigh_backward(grads, results):
     # formula is valid for distinct eigenvalues only (E has zeros otherwise).
     gl, gv = grads
     lam, v = results
-    if gv is None:
-        return v.matmul(gl.unsqueeze(-1) * _mH(v)) if gl is not None else None
+    if gv is None:  # eigvalsh: PyTorch's V diag(gL) V^H, as (V * gL) @ V^H
+        return (v * gl.unsqueeze(-2)).matmul(_mH(v)) if gl is not None else None
     vhgv = _mH(v).matmul(gv)
     vhgv = 0.5 * (vhgv - _mH(vhgv))
     e = lam.unsqueeze(-2) - lam.unsqueeze(-1)
@@ -204,6 +204,7 @@ def _eigh_backward(grads, results):
 
 linalg_eigh = defop("linalg_eigh(Tensor self, str UPLO=\"L\") -> (Tensor eigenvalues, Tensor eigenvectors)",
                     cpu=_eigh_cpu, backward={"self": _eigh_backward})  # fmt: skip
+linalg_eigh.autograd.undefined_grads = True
 linalg_eigvalsh = defop("linalg_eigvalsh(Tensor self, str UPLO=\"L\") -> Tensor",
                         composite=lambda self, UPLO="L": dispatch(linalg_eigh, [self, UPLO])[0])  # fmt: skip
 
