@@ -9,18 +9,8 @@ import pytest
 
 import numtorch
 from numtorch.autograd import gradcheck, gradgradcheck
-from numtorch.utils._python_dispatch import TorchDispatchMode
 
-
-class _Log(TorchDispatchMode):
-    def __init__(self):
-        super().__init__()
-        self.calls = []
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.calls.append(str(func).replace("aten.", ""))
-        return func(*args, **(kwargs or {}))
-
+from ._spy import OpLog
 
 _CASES = {
     "addbmm": ((2, 4), (3, 2, 3), (3, 3, 4)),
@@ -39,7 +29,7 @@ _BACKWARD = {  # after sum's sum / ones_like / expand, before the leaves' copies
 def test_backward_runs_pytorchs_ops(name):
     xs = [numtorch.randn(*s, requires_grad=True) for s in _CASES[name]]
     y = getattr(numtorch, name)(*xs)
-    log = _Log()
+    log = OpLog(short=True)
     with log:
         y.sum().backward()
     # calls[:3] are sum's gradient (sum, ones_like, expand); the leaves' copies are left out

@@ -9,18 +9,8 @@ import pytest
 import numtorch
 from numtorch.autograd import gradcheck, gradgradcheck
 from numtorch.ops.linalg import decomp
-from numtorch.utils._python_dispatch import TorchDispatchMode
 
-
-class _Log(TorchDispatchMode):
-    def __init__(self):
-        super().__init__()
-        self.calls = []
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.calls.append(str(func))
-        return func(*args, **(kwargs or {}))
-
+from ._spy import OpLog
 
 _SHAPES = [[(2, 3), (1, 2)], [(3,), (), (2, 2)], [(0,), (2, 1)], [(1, 1)], [(2, 0), (0, 3), (2,)]]
 
@@ -85,7 +75,7 @@ def test_only_sizes_are_saved_so_inputs_may_change_in_place():
 
 def test_a_dispatch_mode_sees_one_block_diag_call():
     a, b = numtorch.randn(2, 2, requires_grad=True), numtorch.randn(1, 3)
-    log = _Log()
+    log = OpLog()
     with log:
         out = numtorch.block_diag(a, b)
     assert log.calls == ["aten.block_diag.default"]

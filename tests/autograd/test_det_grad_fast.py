@@ -9,35 +9,14 @@ import pytest
 import numtorch
 from numtorch.autograd import gradcheck, gradgradcheck
 from numtorch.ops.linalg import _det_grad
-from numtorch.utils._python_dispatch import TorchDispatchMode
 
-
-class _Log(TorchDispatchMode):
-    def __init__(self):
-        super().__init__()
-        self.calls = []
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.calls.append(str(func))
-        return func(*args, **(kwargs or {}))
+from ._spy import OpLog, numpy_spy
 
 
 @pytest.fixture
 def hits(monkeypatch):
-    seen = []
-    real = _det_grad.np.multiply
-
-    class _NP:
-        def __getattr__(self, name):
-            return getattr(np, name)
-
-        @staticmethod
-        def multiply(*a, **k):
-            seen.append(a[1].shape)
-            return real(*a, **k)
-
-    monkeypatch.setattr(_det_grad, "np", _NP())
-    return seen
+    """Counts the NumPy route's calls."""
+    return numpy_spy(monkeypatch, _det_grad, "multiply", 1)
 
 
 _FNS = {"det": lambda a: numtorch.linalg.det(a), "slogdet": lambda a: numtorch.linalg.slogdet(a)[1],
@@ -76,7 +55,7 @@ def test_graphs_modes_and_complex_run_the_ops(hits):
     a = numtorch.randn(3, 3, dtype=numtorch.float64, requires_grad=True)
     (g,) = numtorch.autograd.grad(numtorch.linalg.det(a), a, create_graph=True)
     assert g.requires_grad and not hits
-    log = _Log()
+    log = OpLog()
     y = numtorch.linalg.slogdet(a)[1]
     with log:
         y.backward()

@@ -8,17 +8,8 @@ import pytest
 
 import numtorch
 from numtorch.autograd import gradcheck, gradgradcheck
-from numtorch.utils._python_dispatch import TorchDispatchMode
 
-
-class _Log(TorchDispatchMode):
-    def __init__(self):
-        super().__init__()
-        self.calls = []
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.calls.append(str(func).replace("aten.", ""))
-        return func(*args, **(kwargs or {}))
+from ._spy import OpLog
 
 
 def _sym(n=3, batch=(2,), dtype=numtorch.float64):
@@ -29,7 +20,7 @@ def _sym(n=3, batch=(2,), dtype=numtorch.float64):
 def test_eigenvalues_only_backward_is_pytorchs_four_ops():
     a = _sym(dtype=numtorch.float32)
     y = numtorch.linalg.eigvalsh(a)
-    log = _Log()
+    log = OpLog(short=True)
     with log:
         y.sum().backward()
     core = [c for c in log.calls[3:] if c != "detach.default"]
@@ -40,7 +31,7 @@ def test_eigenvalues_only_backward_is_pytorchs_four_ops():
 def test_eigenvectors_only_backward_adds_no_zero_eigenvalue_gradient():
     a = _sym()
     _, v = numtorch.linalg.eigh(a)
-    log = _Log()
+    log = OpLog(short=True)
     with log:
         v.abs().sum().backward()
     assert "diag_embed.default" not in log.calls and "zeros.default" not in log.calls

@@ -7,17 +7,8 @@ import numpy as np
 
 import numtorch
 from numtorch.autograd import gradcheck, gradgradcheck
-from numtorch.utils._python_dispatch import TorchDispatchMode
 
-
-class _Log(TorchDispatchMode):
-    def __init__(self):
-        super().__init__()
-        self.calls = []
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.calls.append(str(func))
-        return func(*args, **(kwargs or {}))
+from ._spy import OpLog
 
 
 def test_entr_gradient_values_against_numpy():
@@ -36,7 +27,7 @@ def test_entr_gradient_values_against_numpy():
 def test_entr_backward_runs_four_ops_and_checks():
     x = numtorch.rand(5, dtype=numtorch.float64, requires_grad=True)
     y = numtorch.special.entr(x)
-    log = _Log()
+    log = OpLog()
     with log:
         y.sum().backward()
     skip = (

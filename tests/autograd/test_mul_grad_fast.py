@@ -9,36 +9,14 @@ import pytest
 import numtorch
 from numtorch.autograd import gradcheck, gradgradcheck
 from numtorch.ops.pointwise import _mul_grad
-from numtorch.utils._python_dispatch import TorchDispatchMode
 
-
-class _Log(TorchDispatchMode):
-    def __init__(self):
-        super().__init__()
-        self.calls = []
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.calls.append(str(func))
-        return func(*args, **(kwargs or {}))
+from ._spy import OpLog, numpy_spy
 
 
 @pytest.fixture
 def spy(monkeypatch):
-    """Counts the products the NumPy route computes."""
-    hits = []
-    real = _mul_grad.np.multiply
-
-    class _NP:
-        def __getattr__(self, name):
-            return getattr(np, name)
-
-        @staticmethod
-        def multiply(*a, **k):
-            hits.append(a[0].shape)
-            return real(*a, **k)
-
-    monkeypatch.setattr(_mul_grad, "np", _NP())
-    return hits
+    """Counts the NumPy route's calls."""
+    return numpy_spy(monkeypatch, _mul_grad, "multiply", 0)
 
 
 def _grads(fn, arrays, dtype, route=True, monkeypatch=None):
@@ -133,7 +111,7 @@ def test_create_graph_modes_and_forward_ad_run_the_op(spy):
     b = numtorch.randn(4, dtype=numtorch.float64, requires_grad=True)
     (ga,) = numtorch.autograd.grad(numtorch.outer(a, b).sum(), a, create_graph=True)
     assert ga.requires_grad and not spy
-    log = _Log()
+    log = OpLog()
     with log:
         numtorch.outer(a, b).sum().backward()
     assert not spy and log.calls.count("aten.mul.Tensor") == 3

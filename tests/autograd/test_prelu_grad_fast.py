@@ -9,25 +9,15 @@ import numtorch
 from numtorch.autograd import gradcheck, gradgradcheck
 from numtorch.ops.nn import _prelu_grad
 
+from ._spy import numpy_spy
+
 F = numtorch.nn.functional
 
 
 @pytest.fixture
 def hits(monkeypatch):
-    seen = []
-    real = _prelu_grad.np.where
-
-    class _NP:
-        def __getattr__(self, name):
-            return getattr(np, name)
-
-        @staticmethod
-        def where(*a):
-            seen.append(a[0].shape)
-            return real(*a)
-
-    monkeypatch.setattr(_prelu_grad, "np", _NP())
-    return seen
+    """Counts the NumPy route's calls."""
+    return numpy_spy(monkeypatch, _prelu_grad, "where", 0)
 
 
 def _run(xa, wa, dtype, ga):

@@ -4,41 +4,18 @@ instead of the decomposition's zeros and cats recording three ops per input."""
 
 from __future__ import annotations
 
-import numpy as np
-
-from ... import _dtype as D
-from ..._tensor import _make
 from ..shape.core import _c
 from ..shape.core import view as _view
 from ..shape.views import slice as _slice
+from . import _fast_small as _fs
 
 
 def cpu(tensors, composite):
-    """The CPU kernel: one zeroed array written block by block where every input has one dtype
-    (NumPy's copy is the cat's); ``composite`` (the decomposition) otherwise and for its errors."""
-    if not tensors:
-        return composite(tensors)
-    dt = tensors[0]._dtype
-    if dt is D.bfloat16:
-        return composite(tensors)
-    mats, rows, cols = [], 0, 0
-    for t in tensors:
-        a = t._data
-        if t._dtype is not dt or a.ndim > 2:
-            return composite(tensors)
-        if a.ndim < 2:
-            a = a.reshape(1, -1)
-        mats.append(a)
-        rows += a.shape[0]
-        cols += a.shape[1]
-    out = np.zeros((rows, cols), dt.np)
-    r = c = 0
-    for a in mats:
-        h, w = a.shape
-        out[r : r + h, c : c + w] = a
-        r += h
-        c += w
-    return _make(out, dt)
+    """The CPU kernel: the fast call's zeroed array written block by block where every input is
+    a plain tensor of one dtype (its copy is the cat's); ``composite`` (the decomposition)
+    otherwise and for its errors."""
+    r = _fs.block_diag(tensors)
+    return composite(tensors) if r is None else r
 
 
 def backward(grad, tensors_sym_sizes):
