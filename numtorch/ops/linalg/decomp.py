@@ -310,6 +310,7 @@ def _svd_backward(grads, full_matrices, results):
 
 linalg_svd = defop("linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)",
                    cpu=_svd_cpu, backward={"A": _svd_backward})  # fmt: skip
+linalg_svd.autograd.undefined_grads = True  # svd_backward tests gU / gS / gVh for None
 
 
 def _svd_composite(self, some=True, compute_uv=True):
