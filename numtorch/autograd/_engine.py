@@ -59,12 +59,16 @@ class OpNode(Node):
         saved = self._saved
         if saved is None:
             raise RuntimeError(_FREED)
+        missing = False
         for g in grads:
             if g is None:
-                grads = [g if g is not None else _zeros(m) for g, m in zip(grads, self._out_meta)]
+                if self._deriv.undefined_grads:  # the formulas take None (the generated apply cannot)
+                    missing = True
+                else:
+                    grads = [g if g is not None else _zeros(m) for g, m in zip(grads, self._out_meta)]
                 break
         gen = self._deriv.__dict__.get("_gen")  # Note [Generated node apply]
-        if gen is not None and gen[0] is self._slots:
+        if gen is not None and gen[0] is self._slots and not missing:
             return gen[1](self, saved, grads)
         nf = self.next_functions
         slots = self._slots

@@ -91,6 +91,9 @@ class Derivative:
     # PyTorch's output_differentiability: outputs marked False get no grad_fn (a layer norm's
     # mean and rstd), so saving them is saving a leaf
     out_diff: tuple | None = None
+    # the formulas test for an output's missing gradient (derivatives.yaml's grads[i].defined()):
+    # the engine hands them None there instead of zeros (eigh's eigenvalues-only backward)
+    undefined_grads: bool = False
 
 
 def defop(
@@ -142,7 +145,10 @@ def property_arg(name: str) -> str | None:
 
 
 def saved_property(t, name: str):
-    """What a saved ``<arg>_sym_sizes`` / ``<arg>_options`` keeps of tensor ``t``."""
+    """What a saved ``<arg>_sym_sizes`` / ``<arg>_options`` keeps of tensor ``t`` (of each
+    tensor of a list: block_diag_backward's sizes)."""
+    if t.__class__ is list or t.__class__ is tuple:
+        return [saved_property(x, name) for x in t]
     return t.shape if name.endswith(SIZES) else (t.dtype, t.device)
 
 

@@ -475,6 +475,10 @@ def _addbmm_cpu(self, batch1, batch2, beta=1, alpha=1):
 
 
 _SCAL = "*, Scalar beta=1, Scalar alpha=1"
+def _bexp(grad: Tensor, b1: Tensor, b2: Tensor) -> Tensor:  # addbmm's gradient over the batch
+    return grad.unsqueeze(0).expand(b1.shape[0], b1.shape[1], b2.shape[2])
+
+
 def _maybe_mul(t: Tensor, s) -> Tensor:
     # PyTorch's maybe_multiply: a factor of 1 costs no full-size pass; a number is mul.Scalar
     if s == 1:
@@ -520,17 +524,17 @@ _ADDMM = _op(f"addmm(Tensor self, Tensor mat1, Tensor mat2, {_SCAL}) -> Tensor",
     "mat1": lambda grad, mat2, alpha: _maybe_mul(_mm_mat1_grad(grad, mat2), alpha),
     "mat2": lambda grad, mat1, mat2, alpha: _maybe_mul(_mm_mat2_grad(grad, mat1, mat2), alpha)})  # fmt: skip
 _ADDMV = _op(f"addmv(Tensor self, Tensor mat, Tensor vec, {_SCAL}) -> Tensor", _addmv_cpu, backward={
-    "self": lambda grad, beta: grad * beta,
-    "mat": lambda grad, vec, alpha: grad.outer(_cj(vec)) * alpha,
-    "vec": lambda grad, mat, alpha: _mH(mat).mv(grad) * alpha})  # fmt: skip
+    "self": lambda grad, beta: _maybe_mul(grad, beta),
+    "mat": lambda grad, vec, alpha: _maybe_mul(grad.outer(_cj(vec)), alpha),
+    "vec": lambda grad, mat, alpha: _maybe_mul(_mH(mat).mv(grad), alpha)})  # fmt: skip
 _BADDBMM = _op(f"baddbmm(Tensor self, Tensor batch1, Tensor batch2, {_SCAL}) -> Tensor", _baddbmm_cpu, backward={
-    "self": lambda grad, beta: grad * beta,
-    "batch1": lambda grad, batch2, alpha: grad.bmm(_mH(batch2)) * alpha,
-    "batch2": lambda grad, batch1, alpha: _mH(batch1).bmm(grad) * alpha})  # fmt: skip
+    "self": lambda grad, beta: _maybe_mul(grad, beta),
+    "batch1": lambda grad, batch2, alpha: _maybe_mul(grad.bmm(_mH(batch2)), alpha),
+    "batch2": lambda grad, batch1, alpha: _maybe_mul(_mH(batch1).bmm(grad), alpha)})  # fmt: skip
 _ADDBMM = _op(f"addbmm(Tensor self, Tensor batch1, Tensor batch2, {_SCAL}) -> Tensor", _addbmm_cpu, rule="addmm_", backward={
-    "self": lambda grad, beta: grad * beta,
-    "batch1": lambda grad, batch2, alpha: grad.matmul(_mH(batch2)) * alpha,
-    "batch2": lambda grad, batch1, alpha: _mH(batch1).matmul(grad) * alpha})  # fmt: skip
+    "self": lambda grad, beta: _maybe_mul(grad, beta),  # derivatives.yaml's: grad expanded over the batch, then bmm
+    "batch1": lambda grad, batch1, batch2, alpha: _maybe_mul(_bexp(grad, batch1, batch2).bmm(_mH(batch2)), alpha),
+    "batch2": lambda grad, batch1, batch2, alpha: _maybe_mul(_mH(batch1).bmm(_bexp(grad, batch1, batch2)), alpha)})  # fmt: skip
 
 for _name, _ops, _a, _b, _what, _fast in (
     ("addmm", _ADDMM, "mat1", "mat2", "beta * input + alpha * (mat1 @ mat2)", _fp.addmm),

@@ -16,6 +16,7 @@ from ... import _factory_utils as F
 from ... import return_types
 from ..._dispatch import dispatch
 from ..._tensor import Tensor, _make
+from . import _block_diag as _bd
 from . import _fast_small as _fs
 from .solve import _SOLVE, _floating, _norm_op, _square
 from .._registry import defop, public
@@ -189,8 +190,8 @@ def _eigh_backward(grads, results):
     # formula is valid for distinct eigenvalues only (E has zeros otherwise).
     gl, gv = grads
     lam, v = results
-    if gv is None:
-        return v.matmul(gl.unsqueeze(-1) * _mH(v)) if gl is not None else None
+    if gv is None:  # eigvalsh: PyTorch's V diag(gL) V^H, as (V * gL) @ V^H
+        return (v * gl.unsqueeze(-2)).matmul(_mH(v)) if gl is not None else None
     vhgv = _mH(v).matmul(gv)
     vhgv = 0.5 * (vhgv - _mH(vhgv))
     e = lam.unsqueeze(-2) - lam.unsqueeze(-1)
@@ -205,6 +206,7 @@ def _eigh_backward(grads, results):
 
 linalg_eigh = defop("linalg_eigh(Tensor self, str UPLO=\"L\") -> (Tensor eigenvalues, Tensor eigenvectors)",
                     cpu=_eigh_cpu, backward={"self": _eigh_backward})  # fmt: skip
+linalg_eigh.autograd.undefined_grads = True
 linalg_eigvalsh = defop("linalg_eigvalsh(Tensor self, str UPLO=\"L\") -> Tensor",
                         composite=lambda self, UPLO="L": dispatch(linalg_eigh, [self, UPLO])[0])  # fmt: skip
 
@@ -310,6 +312,7 @@ def _svd_backward(grads, full_matrices, results):
 
 linalg_svd = defop("linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)",
                    cpu=_svd_cpu, backward={"A": _svd_backward})  # fmt: skip
+linalg_svd.autograd.undefined_grads = True  # svd_backward tests gU / gS / gVh for None
 
 
 def _svd_composite(self, some=True, compute_uv=True):
@@ -636,7 +639,8 @@ def _block_diag_composite(tensors):
     return dispatch(cat, [rows, 0])
 
 
-block_diag = defop("block_diag(Tensor[] tensors) -> Tensor", composite=_block_diag_composite)
+block_diag = defop("block_diag(Tensor[] tensors) -> Tensor", cpu=lambda tensors: _bd.cpu(tensors, _block_diag_composite),
+                   any_device=_block_diag_composite, backward={"tensors": _bd.backward})  # fmt: skip
 
 
 def _block_diag(tensors):

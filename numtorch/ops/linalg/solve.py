@@ -17,6 +17,7 @@ from ..._dispatch import dispatch
 from ..._tensor import Tensor, _make, _wrap_dim
 from .._registry import defop, public
 from ...kernels import lazy
+from . import _det_grad
 from . import _fast_products as _fp
 from . import _np_lapack as _lapack
 from .core import LinAlgError, _bind, _cj, _mH, _op, broadcast_error, np_svd
@@ -250,8 +251,7 @@ def _prod_last(d: np.ndarray) -> np.ndarray:
 
 def _det_backward(grad, A, result):
     # d det / dA = det * inv(A)^H; singular A raises LinAlgError here (no SVD fallback yet)
-    g = (grad * _cj(result)).unsqueeze(-1).unsqueeze(-1)
-    return g * _mH(dispatch(_INV[0], [A]))
+    return _det_grad.times_inv_h(grad * _cj(result), dispatch(_INV[0], [A]))
 
 
 _DET = _op("linalg_det(Tensor A) -> Tensor", _det_cpu, backward={"A": _det_backward})
@@ -626,7 +626,7 @@ def _slogdet_backward(grads, A, results):
         g = phase if g is None else g + phase
     if g is None:
         return None
-    return g.unsqueeze(-1).unsqueeze(-1) * _mH(dispatch(_INV[0], [A]))
+    return _det_grad.times_inv_h(g, dispatch(_INV[0], [A]))
 
 
 linalg_slogdet = defop("linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)", cpu=_slogdet_cpu,

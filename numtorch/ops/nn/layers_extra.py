@@ -10,6 +10,7 @@ from ..._ops import ops as _ops
 from .._pointwise import Pointwise, _cname, defpointwise
 from .._registry import defop, public
 from . import pooling as _pool
+from . import _prelu_grad
 
 _F = "torch.nn.functional"
 aten = _ops.aten  # Note [Composite bodies are below the Python API]
@@ -59,7 +60,7 @@ _PRELU_GRADS = (
 )
 _prelu_kernel_backward = defop(
     "_prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)",
-    cpu=lambda grad_output, self, weight: tuple(pw([grad_output, self, weight]) for pw in _PRELU_GRADS),
+    cpu=lambda grad_output, self, weight: _prelu_grad.cpu(grad_output, self, weight, _PRELU_GRADS),
     cuda=lambda grad_output, self, weight: (grad_output.where(self > 0, weight * grad_output),
                                             (self * grad_output).where(~(self > 0), 0.0)),
     # derivatives.yaml's (its self >= 0; the engine passes zeros for a missing grads[i])

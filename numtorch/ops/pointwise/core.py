@@ -29,6 +29,7 @@ from ._elementwise import (
 from ._clamp import clamp_bounds, clamp_complex, scalar_bound
 from ._square import square_composite
 from ._minmax_grad import max_bw
+from ._mul_grad import product as _bw_product
 from .._pointwise import _cname, defpointwise
 from ._overloads import two_numbers
 from .._registry import OPS, defop, public, schema_sig
@@ -297,8 +298,8 @@ _binary("rsub", Elementwise("rsub", _T2, "other - alpha * self", ["alpha"], prep
         ov={"T": {"inplace": False, "out_overload": "Tensor_out"}, "S": {"inplace": False}}, method=False, out=False)  # fmt: skip
 _MUL_EW = Elementwise("mul", _T2, "self * other", opmath=(1,))
 _binary(("mul", "multiply"), _MUL_EW,
-        {"self": lambda grad, other: _mul(grad, other), "other": lambda grad, self: _mul(grad, self)}, first_number=True,
-        pick_s=False)  # fmt: skip
+        {"self": lambda grad, other: _bw_product(grad, other, _mul), "other": lambda grad, self: _bw_product(grad, self, _mul)},
+        first_number=True, pick_s=False)  # fmt: skip
 
 
 def _div_bw_other(grad, self, other):

@@ -122,7 +122,7 @@ _unary("log_ndtr", "log_ndtr(self)",
        lambda grad, self, result: _mul(grad, _div(_u("exp", _sub(_mul(_mul(self, self), -0.5), result)), _SQRT_2PI)),
        *_ex("log_ndtr", "tensor([-0.3689, -0.0230])"), "The log of the standard normal distribution function")  # fmt: skip
 _unary("entr", "entr(self)",
-       lambda grad, self: _mul(grad, _where(_cmp("gt", self, 0.0), _neg(_add(_u("log", self), 1.0)), _where(_cmp("eq", self, 0.0), -math.inf, math.nan))),
+       lambda grad, self: _mul(grad, _neg(_add(_u("log", self), 1.0))),  # derivatives.yaml's: +inf at 0, as there
        *_ex("entr", "tensor([ 0.3466, -1.3863])"), "The entropy term -x log(x), 0 at 0 and -inf for x < 0")  # fmt: skip
 _unary("erfcx", "erfcx(self)",
        lambda grad, self, result: _mul(grad, _sub(_mul(_mul(self, result), 2.0), 2 / math.sqrt(math.pi))),
