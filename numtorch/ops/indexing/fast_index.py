@@ -444,7 +444,10 @@ _CORES = {"gather": _gather, "scatter": _scatter, "scatter_add": _scatter_add, "
 
 
 def install(bindings) -> None:
-    """Attach the fast calls above (views.install_fast_paths calls this before _api.install)."""
+    """Attach the fast calls above and fast_count's (numtorch/__init__.py, before _api.install)."""
+    from . import fast_count
+
+    fast_count.install(bindings)
     for b in bindings:
         core = _nonzero_method if (b.module, b.name) == ("Tensor", "nonzero") else _CORES.get(b.name)
         if core is not None and b.module in ("torch", "Tensor") and b.fast is None:
