@@ -21,7 +21,8 @@ index_copy/index_add/index_fill, put and take."""
 # include_self) are one fused kernel (Note [Last-dim gather and scatter-add]): same order.
 # index_copy/index_add/index_fill with a 1-D int64 index and put with an int64 index write a
 # C-order copy through the body's (outer, size, inner) slabs / flat view (negative put and
-# index_fill indices wrap, as there).
+# index_fill indices wrap, as there). index_select with a 1-D int64 index of a tensor of at
+# least one dim: the body's bounds pass and np.take.
 # Anything else - a gradient to record, out=, a mode, an index out of range, any error - takes
 # the body, so errors and graphs are the body's. tests/ops/indexing/test_fast_index.py compares
 # both routes and checks which one ran.
@@ -40,6 +41,7 @@ from .._fast_guard import or_body, params
 from .._fast_guard import recordless as _plain
 from .core import _ADD, _KERNEL_DTYPES, K, _accumulate, _cstrides
 from .masked import argwhere_array
+from ..reduction._entries import call as _call
 from .scatter import reduce_into
 
 _empty = np.empty
@@ -427,6 +429,28 @@ def _take(input, index, out=None):
     return None
 
 
+def _index_select(input, dim, index, out=None):
+    """The body's bounds pass (first_out_of_range's compiled entry) and np.take along ``dim``."""
+    a, i = input._data, index._data
+    if not (
+        out is None
+        and dim.__class__ is int
+        and -a.ndim <= dim < a.ndim
+        and index._dtype is _I64
+        and i.ndim == 1
+        and i.size
+        and i.flags.c_contiguous
+        and _no_mode()
+        and _plain(input)
+        and _plain(index)
+    ):
+        return None
+    d = dim % a.ndim
+    if _call(K, "first_out_of_range", (i, 0, a.shape[d])) >= 0:  # the body's error
+        return None
+    return _make(np.take(a, i, axis=d), input._dtype)
+
+
 def _nonzero(input, out=None, as_tuple=False):
     if out is None and as_tuple is False and _no_mode() and _plain(input):
         return _make(argwhere_array(input._data), _I64)
@@ -440,7 +464,8 @@ def _nonzero_method(self, as_tuple=False):  # Tensor.nonzero has no out=
 _CORES = {"gather": _gather, "scatter": _scatter, "scatter_add": _scatter_add, "scatter_reduce": _scatter_reduce,
           "index_put": _index_put, "take_along_dim": _take_along_dim, "masked_scatter": _masked_scatter,
           "searchsorted": _searchsorted, "bucketize": _bucketize, "nonzero": _nonzero, "argwhere": _nonzero,
-          "index_copy": _index_copy, "index_add": _index_add, "index_fill": _index_fill, "put": _put, "take": _take}  # fmt: skip
+          "index_copy": _index_copy, "index_add": _index_add, "index_fill": _index_fill, "put": _put, "take": _take,
+          "index_select": _index_select}  # fmt: skip
 
 
 def install(bindings) -> None:
