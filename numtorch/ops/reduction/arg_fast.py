@@ -228,14 +228,16 @@ _CALLS = {
 
 
 def install(bindings) -> None:
-    """Attach the calls above, scan_fast's and pointwise.close_fast's to their bindings
-    (numtorch/__init__.py, before _api.install)."""
+    """Attach the calls above, sort_fast's, scan_fast's and pointwise.close_fast's to their
+    bindings (numtorch/__init__.py, before _api.install)."""
     from ..pointwise import close_fast
-    from . import scan_fast
+    from . import scan_fast, sort_fast
 
     scan_fast.install(bindings)
     close_fast.install(bindings)
     for b in bindings:
         fast = _CALLS.get((b.module, b.name))
+        if fast is None and b.module in ("torch", "Tensor"):
+            fast = sort_fast.CALLS.get(b.name)
         if fast is not None and b.fast is None:
             b.fast = (or_body(fast, b.body), params(b.sig))
