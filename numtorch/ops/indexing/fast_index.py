@@ -264,36 +264,41 @@ def _index_put(input, indices, values, accumulate=False):
 
 
 _SEARCH_DTYPES = (D.float32, D.float64, D.int64, D.int32)
+_SEARCH: dict = {}  # (boundaries' and values' shapes and dtypes, right, side) -> _search_plan's answer
+
+
+def _search_plan(bsh, vsh, bdt, vdt, right, side):
+    """search_rows' (row stride, row length, values per row, right) where the body's checks
+    pass for these shapes, dtypes and flags; else False."""
+    if side is not None:
+        if side.__class__ is not str or side not in ("left", "right") or right and side == "left":
+            return False
+        right = side == "right"
+    if not (bdt is vdt and vdt in _SEARCH_DTYPES and bsh and (len(bsh) == 1 or bsh[:-1] == vsh[:-1]) and math.prod(vsh)):
+        return False
+    nb = bsh[-1]
+    return (nb if len(bsh) > 1 else 0, nb, math.prod(vsh) if len(bsh) == 1 else vsh[-1], right)
 
 
 def _searchsorted(sorted_sequence, input, out_int32=False, right=False, side=None, out=None, sorter=None):
     """search_rows over same-dtype C-contiguous operands, as the body runs it (int64 result)."""
-    if out is not None or sorter is not None or out_int32 is not False or right.__class__ is not bool:
+    if not (out is None and sorter is None and out_int32 is False and right.__class__ is bool
+            and input.__class__ is _Tensor):  # fmt: skip
         return None
-    if side is not None:
-        if side.__class__ is not str or side not in ("left", "right") or right and side == "left":
-            return None
-        right = side == "right"
     b, v = sorted_sequence._data, input._data
-    if not (
-        input.__class__ is _Tensor
-        and sorted_sequence._dtype is input._dtype
-        and input._dtype in _SEARCH_DTYPES
-        and b.ndim
-        and (b.ndim == 1 or b.shape[:-1] == v.shape[:-1])
-        and v.size
-        and b.flags.c_contiguous
-        and v.flags.c_contiguous
-        and _no_mode()
-        and _plain(sorted_sequence)
-        and _plain(input)
-    ):
+    key = (b.shape, v.shape, sorted_sequence._dtype, input._dtype, right, side)
+    p = _SEARCH.get(key)
+    if p is None:
+        p = _search_plan(*key)
+        if len(_SEARCH) >= 256:
+            _SEARCH.clear()
+        _SEARCH[key] = p
+    if not (p and b.flags.c_contiguous and v.flags.c_contiguous and _no_mode() and _plain(sorted_sequence)
+            and _plain(input)):  # fmt: skip
         return None
-    nb = b.shape[-1]
-    res = _empty(v.size, np.int64)
-    K.search_rows(b.reshape(-1), nb if b.ndim > 1 else 0, nb, v.reshape(-1), v.size if b.ndim == 1 else v.shape[-1],
-                  right, res)  # fmt: skip
-    return _make(res.reshape(v.shape), _I64)
+    res = _empty(v.shape, np.int64)
+    _call(K, "search_rows", (b.reshape(-1), p[0], p[1], v.reshape(-1), p[2], p[3], res.reshape(-1)))
+    return _make(res, _I64)
 
 
 def _bucketize(input, boundaries, out_int32=False, right=False, out=None):

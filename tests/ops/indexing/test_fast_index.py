@@ -278,6 +278,11 @@ def test_searchsorted_and_bucketize_match_body():
                 calls.append((s, x, kw))
     calls.append((torch.tensor([1.0, float("nan")]), torch.tensor([float("nan"), 0.5, 2.0]), {}))
     calls.append((torch.tensor([1.0, 2.0]), torch.tensor([1, 2]), {}))  # dtypes differ: the body
+    calls += [(torch.tensor([1.0, 2.0]), torch.tensor(1.5), {}), (torch.tensor([1.0, 2.0]), torch.zeros(0), {}),
+              (torch.tensor([1.0, 2.0]), torch.tensor([1.5]), {"right": 1}), (torch.tensor(1.0), torch.tensor([1.5]), {}),
+              (torch.zeros(2, 0), torch.tensor([[1.0], [2.0]]), {}), (torch.zeros(3, 2), torch.tensor([[1.0], [2.0]]), {})]  # fmt: skip
+    assert _check("searchsorted", calls, fast_index._searchsorted) > 20
+    fast_index._SEARCH.clear()  # the cached plans answer as the first call did
     assert _check("searchsorted", calls, fast_index._searchsorted) > 20
     bcalls = []
     for s, x, kw in calls:
