@@ -32,3 +32,29 @@ def unique_groups(aux, perm, vals, inv, cnt):
         cnt[g] += 1
         inv[perm[i]] = g
     return g + 1
+
+
+@kernel
+def argwhere_rows(x, shape, out):
+    """out[j] = the C-order coordinates of the j-th nonzero of ``x`` (flat, C-contiguous, of
+    ``shape``, a tuple of at least one size): np.argwhere's rows, written with a counter over
+    the outer dims instead of a division per coordinate."""
+    nd = len(shape) - 1
+    last = shape[nd]
+    pos = np.zeros(nd, np.int64)
+    j = 0
+    for o in range(x.size // last if last else 0):
+        base = o * last
+        for c in range(last):
+            if x[base + c] != 0:
+                for k in range(nd):
+                    out[j, k] = pos[k]
+                out[j, nd] = c
+                j += 1
+        k = nd - 1
+        while k >= 0:
+            pos[k] += 1
+            if pos[k] < shape[k]:
+                break
+            pos[k] = 0
+            k -= 1

@@ -142,3 +142,29 @@ def test_large_inputs_match_body(name):
     core = getattr(fast_count, "_" + name)
     full = _full(fn, (x,), kw)
     _same_all(core(*full), b.body(*full))
+
+
+def test_argwhere_rows_matches_numpy(monkeypatch):
+    from numtorch.ops.indexing import masked
+
+    seen = []
+    real = masked._KC.argwhere_rows
+    monkeypatch.setattr(masked, "_KC", type("K", (), {"argwhere_rows": staticmethod(lambda *a: seen.append(1) or real(*a))}))
+    rng = np.random.default_rng(3)
+    n = 0
+    for sh in [(3, 4), (5,), (2, 3, 4), (1, 1, 1), (0, 3), (3, 0), (4, 1, 5), (2, 2, 2, 3), (70, 80)]:
+        for dt in ("bool", "uint8", "int8", "int16", "int32", "int64", "float32", "float64"):
+            with np.errstate(invalid="ignore"):
+                a = rng.integers(0, 3, sh) * rng.choice([1.0, -0.0, np.nan, np.inf], sh)
+            with np.errstate(invalid="ignore"):
+                a = a.astype(dt) if dt[0] == "f" else np.nan_to_num(a).astype(dt)
+            x = torch.from_numpy(a)
+            for t in (x, x.transpose(0, -1) if a.ndim > 1 else x[::2]):
+                want = np.argwhere(t.numpy())
+                n += t.is_contiguous()
+                for r in (torch.nonzero(t), torch.argwhere(t), t.nonzero()):
+                    assert r.dtype == torch.int64 and r.is_contiguous() and np.array_equal(r.numpy(), want)
+                    assert r.numpy().shape == want.shape
+    assert len(seen) == 3 * n  # every C-contiguous input took the kernel
+    r = torch.nonzero(torch.tensor(2.0))
+    assert r.shape == (1, 0)
