@@ -1,4 +1,4 @@
-"""Binding fast calls (Note [Binding fast call]) of bincount, histc and unique."""
+"""Binding fast calls (Note [Binding fast call]) of bincount, histc, unique and count_nonzero."""
 
 # Note [Counting fast calls]
 # bincount, histc and unique of a plain CPU tensor (Note [Guarded fast paths]: no mode, level or
@@ -13,7 +13,8 @@
 #   kernels.cpu.counting.histc_counts, the body's float64 arithmetic per element;
 # - unique with dim=None: the same argsort np.unique runs (quicksort, with return_inverse),
 #   then unique_groups' one pass over the sorted values (each NaN its own group, as
-#   equal_nan=False), the values and counts copied to their own exact-size arrays.
+#   equal_nan=False), the values and counts copied to their own exact-size arrays;
+# - count_nonzero with no dim: the body's np.count_nonzero, without its layers.
 # Anything else (weights, out=, dim=, other dtypes, any error) takes the body, so errors are
 # the body's. tests/ops/indexing/test_fast_count.py compares both routes bit for bit.
 
@@ -122,7 +123,16 @@ def _unique(input, sorted=True, return_inverse=False, return_counts=False, dim=N
     return (u,) + inv_t + ((_make(cnt[:k].copy(), D.int64),) if return_counts else ())
 
 
+def _count_nonzero(input, dim=None, out=None):
+    # the body's count of every element (count_nonzero.dim_IntList with no dims)
+    if dim is None and out is None and _no_mode() and _plain(input):
+        return _make(np.array(np.count_nonzero(input._data), np.int64), D.int64)
+    return None
+
+
 _CALLS = {
+    ("torch", "count_nonzero"): _count_nonzero,
+    ("Tensor", "count_nonzero"): _count_nonzero,
     ("torch", "bincount"): _bincount,
     ("Tensor", "bincount"): _bincount,
     ("torch", "histc"): _histc,

@@ -168,3 +168,18 @@ def test_argwhere_rows_matches_numpy(monkeypatch):
     assert len(seen) == 3 * n  # every C-contiguous input took the kernel
     r = torch.nonzero(torch.tensor(2.0))
     assert r.shape == (1, 0)
+
+
+def test_count_nonzero_matches_body(monkeypatch):
+    seen = []
+    real = fast_count._make
+    monkeypatch.setattr(fast_count, "_make", lambda *a: seen.append(1) or real(*a))
+    x = torch.tensor([[0.0, float("nan"), -0.0], [1.0, 0.0, 2.0]])
+    calls = [((x,), {}), ((x.t(),), {}), ((x.bool(),), {}), ((torch.tensor(0),), {}), ((torch.zeros(0),), {}),
+             ((x,), {"dim": 1}), ((x,), {"dim": (0, 1)}), ((x.to(torch.uint32),), {})]  # fmt: skip
+    assert _check("count_nonzero", calls, fast_count._count_nonzero) == 2 * 5
+    assert len(seen) == 4 * 5  # the public calls and the direct ones
+    assert fast_count._count_nonzero(x, None, torch.empty((), dtype=torch.int64)) is None
+    with LoggingTensorMode(), capture_logs() as logs:
+        torch.count_nonzero(x)
+    assert "count_nonzero" in " ".join(logs)
