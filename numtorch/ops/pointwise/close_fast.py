@@ -1,4 +1,4 @@
-"""Binding fast calls (Note [Binding fast call]) of isclose and allclose."""
+"""Binding fast calls (Note [Binding fast call]) of isclose, allclose and equal."""
 
 # Note [Close fast calls]
 # isclose is at::isclose's composite, op for op (eq, isnan twice and bitwise_and under
@@ -11,6 +11,10 @@
 # element that is not close. Broadcasting, other dtypes, negative or non-finite tolerances
 # (the body's error or its conversion), a mode and anything to record take the body
 # (tests/ops/pointwise/test_close_fast.py).
+# equal of two plain CPU tensors of one dtype and shape, C-contiguous, of the all_equal
+# kernel's dtypes and sizes (compare._equal_cpu's kernel route) calls all_equal_nd, the same
+# loop over the arrays flattened inside the kernel, through its compiled entry per (dtype,
+# ndim), without the op's dispatch fast path; anything else runs the binding's body.
 
 from __future__ import annotations
 
@@ -25,7 +29,9 @@ from ...kernels import lazy
 from .._fast_guard import free as _no_mode
 from .._fast_guard import or_body, params
 from .._fast_guard import recordless as _plain
+from ..._device import CPU as _CPU_DEV
 from ..reduction._entries import call
+from ..reduction._reduce import _entry
 
 KC = lazy("numtorch.kernels.cpu.close")
 _F32MAX = float(np.finfo(np.float32).max)
@@ -76,7 +82,36 @@ def _allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return None if g is None else bool(call(KC, "allclose_flat", g))
 
 
-_CALLS = {"isclose": _isclose, "allclose": _allclose}
+_EQ_DTYPES = frozenset(np.dtype(t) for t in (np.bool_, np.int32, np.int64, np.float32, np.float64))
+_EQ_MAX = 4096  # compare._EQ_KERNEL_MAX: its early-exit loop does not vectorise
+_EQ_ENTRIES: dict = {}  # (np dtype, ndim) -> all_equal_nd's compiled entry
+
+
+def _equal(input, other):
+    x, y = input._data, other._data
+    if not (
+        other.__class__ is _Tensor
+        and input._dtype is other._dtype
+        and x.shape == y.shape
+        and x.dtype in _EQ_DTYPES
+        and x.size <= _EQ_MAX
+        and x.flags.c_contiguous
+        and y.flags.c_contiguous
+        and input._device is _CPU_DEV
+        and other._device is _CPU_DEV
+        and _no_mode()
+    ):
+        return None
+    key = (x.dtype, x.ndim)
+    e = _EQ_ENTRIES.get(key)
+    if e is None:
+        r = KC.all_equal_nd(x, y)
+        _EQ_ENTRIES[key] = _entry(KC.all_equal_nd, (x, y))
+        return bool(r)
+    return e(x, y)
+
+
+_CALLS = {"isclose": _isclose, "allclose": _allclose, "equal": _equal}
 
 
 def install(bindings) -> None:

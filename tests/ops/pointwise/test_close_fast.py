@@ -93,3 +93,44 @@ def test_other_calls_take_the_body(monkeypatch):
     with torch.no_grad():
         torch.isclose(w, x)
     assert seen == ["isclose_flat"]
+
+
+def test_equal_matches_body(monkeypatch):
+    class Counting(dict):
+        gets = 0
+
+        def get(self, k, d=None):
+            Counting.gets += 1
+            return super().get(k, d)
+
+    monkeypatch.setattr(close_fast, "_EQ_ENTRIES", Counting())
+    rng = np.random.default_rng(5)
+    calls, fast = [], 0
+    for dt in (np.float32, np.float64, np.int32, np.int64, np.bool_):
+        for sh in ((3, 4), (7,), (), (2, 0), (2, 3, 4)):
+            a = np.asarray((rng.integers(0, 2, sh) if dt is np.bool_ else rng.standard_normal(sh) * 3).astype(dt))
+            b = a.copy()
+            if a.size:
+                b.reshape(-1)[-1] = not b.reshape(-1)[-1] if dt is np.bool_ else b.reshape(-1)[-1] + 1
+            calls += [(a, a.copy()), (a, b)]
+            fast += 4
+    z = np.array([0.0, -0.0, np.nan], np.float32)
+    calls += [(z, z.copy()), (z, np.array([-0.0, 0.0, 1.0], np.float32))]
+    fast += 4
+    big = np.ones(5000, np.float32)
+    calls += [(big, big.copy()), (np.ones((3, 4), np.float32), np.ones((4, 3), np.float32)),
+              (np.ones(3, np.float32), np.ones(3)), (np.ones((3, 4)).T, np.ones((4, 3))),
+              (np.ones(3, np.float16), np.ones(3, np.float16)), (np.ones(3, np.uint8), np.ones(3, np.uint8))]  # fmt: skip
+    for module in ("torch", "Tensor"):
+        body = binding("equal", module).body
+        fn = torch.equal if module == "torch" else torch.Tensor.equal
+        for a, b in calls:
+            x, y = torch.from_numpy(a), torch.from_numpy(b)
+            assert fn(x, y) is body(x, y)
+    assert Counting.gets == fast  # every C-contiguous same-dtype kernel-sized pair, both modules
+    n = Counting.gets
+    with LoggingTensorMode(), capture_logs() as logs:
+        torch.equal(x, y)
+    assert "equal" in " ".join(logs)
+    assert torch.equal(torch.ones(2, requires_grad=True), torch.ones(2)) is True
+    assert Counting.gets == n + 1  # no gradient to record: equal has none
