@@ -99,7 +99,7 @@ def _offsets(input, dim, index, src=None, wrap=False):
     if p is False:
         return None
     out = _empty(i.size, np.int64)
-    if K.dim_offsets(p[0], 0, p[1], p[2], i.reshape(-1), 0, p[3], p[4], p[5], wrap, out) >= 0:
+    if _call(K, "dim_offsets", (p[0], 0, p[1], p[2], i.reshape(-1), 0, p[3], p[4], p[5], wrap, out)) >= 0:
         return None
     return out
 
@@ -135,10 +135,12 @@ def _last_dim(input, dim, index, src=None) -> bool:
 
 def _gather(input, dim, index, sparse_grad=False, out=None):
     if sparse_grad is False and out is None and _last_dim(input, dim, index):
-        a, i = np.ascontiguousarray(input._data), index._data
+        a, i = input._data, index._data
+        if not a.flags.c_contiguous:
+            a = np.ascontiguousarray(a)
         r = _empty(i.shape, a.dtype)
-        if K.gather_last(a.reshape(-1), i.reshape(-1), r.reshape(-1), i.size // i.shape[-1], a.shape[-1],
-                         i.shape[-1]) < 0:  # fmt: skip
+        if _call(K, "gather_last", (a.reshape(-1), i.reshape(-1), r.reshape(-1), i.size // i.shape[-1], a.shape[-1],
+                                    i.shape[-1])) < 0:  # fmt: skip
             return _make(r, input._dtype)
         return None
     if sparse_grad is False and out is None:
@@ -190,8 +192,8 @@ def _add_last(input, index, src):
     a, i = input._data, index._data
     res = np.array(a, order="C", copy=True)
     s = np.ascontiguousarray(src._data)
-    if K.scatter_add_last(res.reshape(-1), i.reshape(-1), s.reshape(-1), i.size // i.shape[-1], a.shape[-1],
-                          i.shape[-1]) < 0:  # fmt: skip
+    if _call(K, "scatter_add_last", (res.reshape(-1), i.reshape(-1), s.reshape(-1), i.size // i.shape[-1],
+                                     a.shape[-1], i.shape[-1])) < 0:  # fmt: skip
         return _make(res, input._dtype)
     return None
 
@@ -350,9 +352,9 @@ def _index_copy(input, dim, index, source, out=None):
     if g is not None:
         dst = g[1]
         if input._data.dtype in _KERNEL_DTYPES:  # bounds and the slab copies in one pass
-            if K.add_slabs(dst.reshape(-1), g[3].reshape(-1), g[2], *dst.shape, 1) < 0:
+            if _call(K, "add_slabs", (dst.reshape(-1), g[3].reshape(-1), g[2], *dst.shape, 1)) < 0:
                 return _make(g[0], input._dtype)
-        elif K.first_out_of_range(g[2], 0, dst.shape[1]) < 0:
+        elif _call(K, "first_out_of_range", (g[2], 0, dst.shape[1])) < 0:
             dst[:, g[2]] = g[3]
             return _make(g[0], input._dtype)
     return None
@@ -363,7 +365,7 @@ def _index_add(input, dim, index, source, alpha=1, out=None):
         g = _slab_args(input, dim, index, source)
         if g is not None:
             dst = g[1]
-            if K.add_slabs(dst.reshape(-1), g[3].reshape(-1), g[2], *dst.shape, 0) < 0:
+            if _call(K, "add_slabs", (dst.reshape(-1), g[3].reshape(-1), g[2], *dst.shape, 0)) < 0:
                 return _make(g[0], input._dtype)
     return None
 
@@ -387,8 +389,9 @@ def _index_fill(input, dim, index, value):
     s = scalar(value, input._dtype)
     if s is not None:
         g = _slab_args(input, dim, index)
-        if g is not None and K.first_out_of_range(g[2], -g[1].shape[1], g[1].shape[1]) < 0:
-            g[1][:, g[2]] = s
+        if g is not None and _call(K, "first_out_of_range", (g[2], -g[1].shape[1], g[1].shape[1])) < 0:
+            # NumPy's g[1][:, g[2]] = s as one kernel pass (negative indices wrap as there)
+            _call(K, "fill_slabs", (g[0].reshape(-1), g[2], *g[1].shape, s))
             return _make(g[0], input._dtype)
     return None
 
@@ -413,9 +416,9 @@ def _put(input, index, source, accumulate=False):
         res = np.array(a, order="C", copy=True)  # the body's _target (a base ndarray)
         src = s.reshape(-1) if s.flags.c_contiguous else np.ascontiguousarray(s).reshape(-1)
         if a.dtype in _KERNEL_DTYPES:  # the body's wrap, assignment or accumulate_at in one pass
-            if K.put_flat(res.reshape(-1), fi, src, n, accumulate) < 0:
+            if _call(K, "put_flat", (res.reshape(-1), fi, src, n, accumulate)) < 0:
                 return _make(res, input._dtype)
-        elif K.first_out_of_range(fi, -n, n) < 0:  # out of range: the body's error
+        elif _call(K, "first_out_of_range", (fi, -n, n)) < 0:  # out of range: the body's error
             fi = np.where(fi < 0, fi + n, fi)  # the body's wrap
             if accumulate:
                 _accumulate(res.reshape(-1), fi, src, _ADD)
@@ -428,8 +431,10 @@ def _put(input, index, source, accumulate=False):
 def _take(input, index, out=None):
     a, i = input._data, index._data
     if out is None and index._dtype is _I64 and i.size and a.size and _no_mode() and _plain(input) and _plain(index):
-        n = a.size
-        if K.first_out_of_range(i.reshape(-1), -n, n) < 0:  # out of range: the body's error
+        n, fi = a.size, i.reshape(-1)
+        # (the compiled entry takes C-contiguous arrays only: a strided 1-D index stays strided)
+        bad = _call(K, "first_out_of_range", (fi, -n, n)) if i.flags.c_contiguous else K.first_out_of_range(fi, -n, n)
+        if bad < 0:  # out of range: the body's error
             return _make(a.reshape(-1)[i], input._dtype)  # the body's gather (negatives wrap)
     return None
 
