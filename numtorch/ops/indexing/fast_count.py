@@ -25,8 +25,8 @@ import numpy as np
 from ... import _dtype as D
 from ..._tensor import _make
 from ...kernels import lazy
+from .._fast_guard import attach
 from .._fast_guard import free as _no_mode
-from .._fast_guard import or_body, params
 from .._fast_guard import recordless as _plain
 from ..pointwise.special import histc_range
 from ..reduction._entries import call as _call
@@ -144,7 +144,4 @@ _CALLS = {
 
 def install(bindings) -> None:
     """Attach the calls above to their bindings (fast_index.install calls this)."""
-    for b in bindings:
-        fast = _CALLS.get((b.module, b.name))
-        if fast is not None and b.fast is None:
-            b.fast = (or_body(fast, b.body), params(b.sig))
+    attach(bindings, _CALLS)

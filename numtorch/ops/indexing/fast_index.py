@@ -39,9 +39,9 @@ from ..._tensor import _make
 from .._fast_guard import free as _no_mode
 from .._fast_guard import or_body, params
 from .._fast_guard import recordless as _plain
+from ..reduction._entries import call as _call
 from .core import _ADD, _KERNEL_DTYPES, K, _accumulate, _cstrides
 from .masked import argwhere_array
-from ..reduction._entries import call as _call
 from .scatter import reduce_into
 
 _empty = np.empty
@@ -309,15 +309,13 @@ def _bucketize(input, boundaries, out_int32=False, right=False, out=None):
     return None
 
 
-def _slab_args(input, dim, index, source=None):
-    """(res copy's (outer, size, inner) view, 1-D index, source slabs) when the index_* body's
-    checks all pass on a plain call with a C-contiguous int64 1-D index; else None."""
-    a, i = input._data, index._data
-    nd = a.ndim
-    if not (
-        nd
-        and a.size
-        and dim.__class__ is int
+def _dim_index(input, dim, index) -> bool:
+    """A plain call along an int ``dim`` of ``input`` (at least 1-D) with a non-empty
+    C-contiguous 1-D int64 ``index``: what the index_* fast calls and index_select take."""
+    nd = input._data.ndim
+    i = index._data
+    return (
+        dim.__class__ is int
         and -nd <= dim < nd
         and index._dtype is _I64
         and i.ndim == 1
@@ -326,7 +324,15 @@ def _slab_args(input, dim, index, source=None):
         and _no_mode()
         and _plain(input)
         and _plain(index)
-    ):
+    )
+
+
+def _slab_args(input, dim, index, source=None):
+    """(res copy's (outer, size, inner) view, 1-D index, source slabs) when the index_* body's
+    checks all pass on a plain call with a C-contiguous int64 1-D index; else None."""
+    a, i = input._data, index._data
+    nd = a.ndim
+    if not (a.size and _dim_index(input, dim, index)):
         return None
     d = dim % nd
     sh = a.shape
@@ -442,18 +448,7 @@ def _take(input, index, out=None):
 def _index_select(input, dim, index, out=None):
     """The body's bounds pass (first_out_of_range's compiled entry) and np.take along ``dim``."""
     a, i = input._data, index._data
-    if not (
-        out is None
-        and dim.__class__ is int
-        and -a.ndim <= dim < a.ndim
-        and index._dtype is _I64
-        and i.ndim == 1
-        and i.size
-        and i.flags.c_contiguous
-        and _no_mode()
-        and _plain(input)
-        and _plain(index)
-    ):
+    if not (out is None and _dim_index(input, dim, index)):
         return None
     d = dim % a.ndim
     if _call(K, "first_out_of_range", (i, 0, a.shape[d])) >= 0:  # the body's error

@@ -4,3 +4,4 @@
 
 from . import _elementwise, core, compare, extra, special, special_fns, float_parts  # noqa: F401
 from . import prepared_fast  # noqa: F401  (after the modules whose bindings it routes)
+from . import close_fast  # noqa: F401  (installed by reduction.arg_fast.install)

@@ -23,13 +23,13 @@ import math
 import numpy as np
 
 from ... import _dtype as D
+from ..._device import CPU as _CPU_DEV
 from ..._tensor import Tensor as _Tensor
 from ..._tensor import _make
 from ...kernels import lazy
 from .._fast_guard import free as _no_mode
 from .._fast_guard import or_body, params
 from .._fast_guard import recordless as _plain
-from ..._device import CPU as _CPU_DEV
 from ..reduction._entries import call
 from ..reduction._reduce import _entry
 

@@ -22,6 +22,7 @@ import math
 import numpy as np
 
 from ...kernels import lazy
+from .._fast_guard import plain
 from ._entries import call  # the kernels through their compiled entries (one set of types each)
 
 K = lazy("numtorch.kernels.cpu.reduction.selection")
@@ -53,6 +54,19 @@ def _plan(sh, d, k, keepdim):
 def _rows(a: np.ndarray, shape3):
     """``a`` as a C-contiguous (outer, n, inner) array, rows along axis 1."""
     return (a if a.flags.c_contiguous else np.ascontiguousarray(a)).reshape(shape3)
+
+
+def array(x, flag):
+    """x's ndarray where a binding fast call may read it (Note [Argext binding fast calls]): a
+    plain call (_fast_guard.plain) of a non-empty C-contiguous aligned ndarray of the kernels'
+    dtypes, ``flag`` (keepdim, largest, descending) a bool; else None."""
+    if not plain(x) or flag.__class__ is not bool:
+        return None
+    a = x._data
+    if a.__class__ is not np.ndarray or a.dtype not in _DTYPES or not a.size:
+        return None
+    f = a.flags
+    return a if f.c_contiguous and f.aligned else None
 
 
 def _usable(a: np.ndarray) -> bool:

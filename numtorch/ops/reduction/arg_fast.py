@@ -26,33 +26,21 @@ import numpy as np
 from ... import _dtype as D
 from ..._tensor import _make
 from ...kernels import PARALLEL_THRESHOLD
-from .._fast_guard import or_body, params, plain
+from .._fast_guard import or_body, params
 from . import _reduce as E
 from . import _select_fast as S
 from ._entries import call
+from ._select_fast import array as _array
 from .core import _AMAX, _AMIN, AMinMax
 from .scan import CumMax, CumMin
 from .sorting import K as SK
 from .sorting import TopK
 
-_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64))
 _SHAPES = E._EXT_SHAPES  # (shape, dim, keepdim) -> (outer, R, inner, result shape): extremes' own
 _EXT: dict = {}  # (amin's or amax's comb name, dtype) -> _reduce._learn's entries
-_nd = np.ndarray
 _I64 = np.dtype(np.int64)
 _PT = PARALLEL_THRESHOLD
 COUNT = [0]  # calls that took the fast route (tests)
-
-
-def _array(x, keepdim):
-    # x's ndarray where the fast route may read it, else None
-    if not plain(x) or keepdim.__class__ is not bool:
-        return None
-    a = x._data
-    if a.__class__ is not _nd or a.dtype not in _DTYPES or not a.size:
-        return None
-    f = a.flags
-    return a if f.c_contiguous and f.aligned else None
 
 
 def _layout(a, dim, keepdim):

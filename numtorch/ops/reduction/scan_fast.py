@@ -19,8 +19,8 @@ import numpy as np
 
 from ... import _dtype as D
 from ..._tensor import _make
+from .._fast_guard import attach
 from .._fast_guard import free as _no_mode
-from .._fast_guard import or_body, params
 from .._fast_guard import recordless as _plain
 from . import _reduce as E
 from ._entries import call
@@ -98,7 +98,4 @@ _CALLS = {
 
 def install(bindings) -> None:
     """Attach the calls above to their bindings (arg_fast.install calls this)."""
-    for b in bindings:
-        fast = _CALLS.get((b.module, b.name))
-        if fast is not None and b.fast is None:
-            b.fast = (or_body(fast, b.body), params(b.sig))
+    attach(bindings, _CALLS)

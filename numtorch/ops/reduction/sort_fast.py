@@ -5,7 +5,7 @@ calls])."""
 # sort/argsort/msort, kthvalue and mode of a small tensor already end in one selection kernel
 # (Note [Selection by quickselect]), under the binding's body, _call, dispatch, the op's gate,
 # _prep and the dtype checks (31-39 Python calls, 4.7-5.6 us against PyTorch's 3.6-5.1 us). As
-# topk's fast call (Note [Argext binding fast calls]) does, a plain call (arg_fast._array: no
+# topk's fast call (Note [Argext binding fast calls]) does, a plain call (_select_fast.array: no
 # mode, level, autocast region or gradient to record; a non-empty C-contiguous aligned float32/
 # float64/int32/int64 array) with an int dim in range, bool flags and no out= runs the same
 # _select_fast route (topk with k = n for the sorts, kth with how 0 and k - 1, mode) and wraps
@@ -17,7 +17,7 @@ from __future__ import annotations
 from ... import _dtype as D
 from ..._tensor import _make
 from . import _select_fast as S
-from .arg_fast import _array
+from ._select_fast import array as _array
 from .sorting import KthValue, Mode, Sort
 
 

@@ -13,7 +13,6 @@ from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture
 
 from .._fastcall import binding, outcome, same
 
-
 _R = 0.0123456789  # off every short binary lattice
 
 

@@ -64,7 +64,7 @@ def test_matches_body(name, monkeypatch):
                     full = tuple(ba.arguments.values())
                     want = outcome(b.body, *full)
                     n = len(seen)
-                    _same(outcome(lambda: fn(x, *args, **kw)), want)
+                    _same(outcome(lambda fn=fn, x=x, args=args, kw=kw: fn(x, *args, **kw)), want)
                     fast = core(*full)
                     if fast is not None:
                         _same(fast, want)
