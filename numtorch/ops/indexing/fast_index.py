@@ -52,6 +52,17 @@ _PREP: dict = {}  # (input shape, index shape, dim, wrap, src shape) -> _geometr
 _REDUCES = ("sum", "prod", "mean", "amax", "amin")
 
 
+def _kept(store: dict, key: tuple, make):
+    """``make(*key)``, kept in ``store`` per key (cleared past 256 keys)."""
+    p = store.get(key)
+    if p is None:
+        p = make(*key)
+        if len(store) >= 256:
+            store.clear()
+        store[key] = p
+    return p
+
+
 def _geometry(sh, ish, dim, wrap, ssh):
     """dim_offsets' prepared arguments (index shape, strides with dim's zeroed, dim's stride,
     index strides, dim, dim's size) where the body's shape checks pass, else False."""
@@ -89,13 +100,7 @@ def _offsets(input, dim, index, src=None, wrap=False):
         if not (_plain(src) and src._dtype is input._dtype):
             return None
         ssh = src._data.shape
-    key = (input._data.shape, i.shape, dim, wrap, ssh)
-    p = _PREP.get(key)
-    if p is None:
-        p = _geometry(*key)
-        if len(_PREP) >= 256:
-            _PREP.clear()
-        _PREP[key] = p
+    p = _kept(_PREP, (input._data.shape, i.shape, dim, wrap, ssh), _geometry)
     if p is False:
         return None
     out = _empty(i.size, np.int64)
@@ -288,13 +293,7 @@ def _searchsorted(sorted_sequence, input, out_int32=False, right=False, side=Non
             and input.__class__ is _Tensor):  # fmt: skip
         return None
     b, v = sorted_sequence._data, input._data
-    key = (b.shape, v.shape, sorted_sequence._dtype, input._dtype, right, side)
-    p = _SEARCH.get(key)
-    if p is None:
-        p = _search_plan(*key)
-        if len(_SEARCH) >= 256:
-            _SEARCH.clear()
-        _SEARCH[key] = p
+    p = _kept(_SEARCH, (b.shape, v.shape, sorted_sequence._dtype, input._dtype, right, side), _search_plan)
     if not (p and b.flags.c_contiguous and v.flags.c_contiguous and _no_mode() and _plain(sorted_sequence)
             and _plain(input)):  # fmt: skip
         return None
