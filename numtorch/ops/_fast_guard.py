@@ -49,3 +49,12 @@ def params(sig: str) -> tuple:
     """The parameter names of a binding's signature text, in order (the body's arguments)."""
     names = (p.strip().partition("=")[0].lstrip("*") for p in sig.split(","))
     return tuple(n for n in names if n)
+
+
+def attach(bindings, calls: dict) -> None:
+    """Give each binding without a fast call the one ``calls`` holds for its (module, name):
+    ``fast(*vals)`` or, where that declines, its body."""
+    for b in bindings:
+        fast = calls.get((b.module, b.name))
+        if fast is not None and b.fast is None:
+            b.fast = (or_body(fast, b.body), params(b.sig))

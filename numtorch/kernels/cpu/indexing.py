@@ -181,3 +181,17 @@ def put_flat(dst, idx, src, n, accumulate):
         else:
             dst[v] = src[j]
     return -1
+
+
+@kernel
+def fill_slabs(dst, idx, outer, size, inner, value):
+    """index_fill on C-contiguous data viewed as (outer, size, inner): dst[o, idx[j], :] = value,
+    a negative index counting from the end (the caller checked every index is in [-size, size))."""
+    for o in range(outer):
+        for j in range(idx.shape[0]):
+            r = idx[j]
+            if r < 0:
+                r += size
+            d0 = (o * size + r) * inner
+            for c in range(inner):
+                dst[d0 + c] = value

@@ -1,5 +1,6 @@
 """Indexing: ``core`` (getitem/setitem, index, index_put and the area's helpers), ``scatter``
 (gather/scatter, index_*), ``masked`` (masked_*, where, nonzero, take, put, ...), ``fast_index``
-(Note [Indexing fast calls]), ``fast_fill`` (Note [Number fill fast routes])."""
+(Note [Indexing fast calls]), ``fast_fill`` (Note [Number fill fast routes]), ``fast_count``
+(Note [Counting fast calls])."""
 
-from . import core, scatter, masked, fast_index, fast_fill  # noqa: F401
+from . import core, scatter, masked, fast_index, fast_fill, fast_count  # noqa: F401

@@ -21,7 +21,8 @@ index_copy/index_add/index_fill, put and take."""
 # include_self) are one fused kernel (Note [Last-dim gather and scatter-add]): same order.
 # index_copy/index_add/index_fill with a 1-D int64 index and put with an int64 index write a
 # C-order copy through the body's (outer, size, inner) slabs / flat view (negative put and
-# index_fill indices wrap, as there).
+# index_fill indices wrap, as there). index_select with a 1-D int64 index of a tensor of at
+# least one dim: the body's bounds pass and np.take.
 # Anything else - a gradient to record, out=, a mode, an index out of range, any error - takes
 # the body, so errors and graphs are the body's. tests/ops/indexing/test_fast_index.py compares
 # both routes and checks which one ran.
@@ -38,6 +39,7 @@ from ..._tensor import _make
 from .._fast_guard import free as _no_mode
 from .._fast_guard import or_body, params
 from .._fast_guard import recordless as _plain
+from ..reduction._entries import call as _call
 from .core import _ADD, _KERNEL_DTYPES, K, _accumulate, _cstrides
 from .masked import argwhere_array
 from .scatter import reduce_into
@@ -48,6 +50,17 @@ _F32, _F64 = D.float32, D.float64
 _F32MAX = float(np.finfo(np.float32).max)
 _PREP: dict = {}  # (input shape, index shape, dim, wrap, src shape) -> _geometry's answer
 _REDUCES = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _kept(store: dict, key: tuple, make):
+    """``make(*key)``, kept in ``store`` per key (cleared past 256 keys)."""
+    p = store.get(key)
+    if p is None:
+        p = make(*key)
+        if len(store) >= 256:
+            store.clear()
+        store[key] = p
+    return p
 
 
 def _geometry(sh, ish, dim, wrap, ssh):
@@ -87,17 +100,11 @@ def _offsets(input, dim, index, src=None, wrap=False):
         if not (_plain(src) and src._dtype is input._dtype):
             return None
         ssh = src._data.shape
-    key = (input._data.shape, i.shape, dim, wrap, ssh)
-    p = _PREP.get(key)
-    if p is None:
-        p = _geometry(*key)
-        if len(_PREP) >= 256:
-            _PREP.clear()
-        _PREP[key] = p
+    p = _kept(_PREP, (input._data.shape, i.shape, dim, wrap, ssh), _geometry)
     if p is False:
         return None
     out = _empty(i.size, np.int64)
-    if K.dim_offsets(p[0], 0, p[1], p[2], i.reshape(-1), 0, p[3], p[4], p[5], wrap, out) >= 0:
+    if _call(K, "dim_offsets", (p[0], 0, p[1], p[2], i.reshape(-1), 0, p[3], p[4], p[5], wrap, out)) >= 0:
         return None
     return out
 
@@ -133,10 +140,12 @@ def _last_dim(input, dim, index, src=None) -> bool:
 
 def _gather(input, dim, index, sparse_grad=False, out=None):
     if sparse_grad is False and out is None and _last_dim(input, dim, index):
-        a, i = np.ascontiguousarray(input._data), index._data
+        a, i = input._data, index._data
+        if not a.flags.c_contiguous:
+            a = np.ascontiguousarray(a)
         r = _empty(i.shape, a.dtype)
-        if K.gather_last(a.reshape(-1), i.reshape(-1), r.reshape(-1), i.size // i.shape[-1], a.shape[-1],
-                         i.shape[-1]) < 0:  # fmt: skip
+        if _call(K, "gather_last", (a.reshape(-1), i.reshape(-1), r.reshape(-1), i.size // i.shape[-1], a.shape[-1],
+                                    i.shape[-1])) < 0:  # fmt: skip
             return _make(r, input._dtype)
         return None
     if sparse_grad is False and out is None:
@@ -188,8 +197,8 @@ def _add_last(input, index, src):
     a, i = input._data, index._data
     res = np.array(a, order="C", copy=True)
     s = np.ascontiguousarray(src._data)
-    if K.scatter_add_last(res.reshape(-1), i.reshape(-1), s.reshape(-1), i.size // i.shape[-1], a.shape[-1],
-                          i.shape[-1]) < 0:  # fmt: skip
+    if _call(K, "scatter_add_last", (res.reshape(-1), i.reshape(-1), s.reshape(-1), i.size // i.shape[-1],
+                                     a.shape[-1], i.shape[-1])) < 0:  # fmt: skip
         return _make(res, input._dtype)
     return None
 
@@ -262,36 +271,35 @@ def _index_put(input, indices, values, accumulate=False):
 
 
 _SEARCH_DTYPES = (D.float32, D.float64, D.int64, D.int32)
+_SEARCH: dict = {}  # (boundaries' and values' shapes and dtypes, right, side) -> _search_plan's answer
+
+
+def _search_plan(bsh, vsh, bdt, vdt, right, side):
+    """search_rows' (row stride, row length, values per row, right) where the body's checks
+    pass for these shapes, dtypes and flags; else False."""
+    if side is not None:
+        if side.__class__ is not str or side not in ("left", "right") or right and side == "left":
+            return False
+        right = side == "right"
+    if not (bdt is vdt and vdt in _SEARCH_DTYPES and bsh and (len(bsh) == 1 or bsh[:-1] == vsh[:-1]) and math.prod(vsh)):
+        return False
+    nb = bsh[-1]
+    return (nb if len(bsh) > 1 else 0, nb, math.prod(vsh) if len(bsh) == 1 else vsh[-1], right)
 
 
 def _searchsorted(sorted_sequence, input, out_int32=False, right=False, side=None, out=None, sorter=None):
     """search_rows over same-dtype C-contiguous operands, as the body runs it (int64 result)."""
-    if out is not None or sorter is not None or out_int32 is not False or right.__class__ is not bool:
+    if not (out is None and sorter is None and out_int32 is False and right.__class__ is bool
+            and input.__class__ is _Tensor):  # fmt: skip
         return None
-    if side is not None:
-        if side.__class__ is not str or side not in ("left", "right") or right and side == "left":
-            return None
-        right = side == "right"
     b, v = sorted_sequence._data, input._data
-    if not (
-        input.__class__ is _Tensor
-        and sorted_sequence._dtype is input._dtype
-        and input._dtype in _SEARCH_DTYPES
-        and b.ndim
-        and (b.ndim == 1 or b.shape[:-1] == v.shape[:-1])
-        and v.size
-        and b.flags.c_contiguous
-        and v.flags.c_contiguous
-        and _no_mode()
-        and _plain(sorted_sequence)
-        and _plain(input)
-    ):
+    p = _kept(_SEARCH, (b.shape, v.shape, sorted_sequence._dtype, input._dtype, right, side), _search_plan)
+    if not (p and b.flags.c_contiguous and v.flags.c_contiguous and _no_mode() and _plain(sorted_sequence)
+            and _plain(input)):  # fmt: skip
         return None
-    nb = b.shape[-1]
-    res = _empty(v.size, np.int64)
-    K.search_rows(b.reshape(-1), nb if b.ndim > 1 else 0, nb, v.reshape(-1), v.size if b.ndim == 1 else v.shape[-1],
-                  right, res)  # fmt: skip
-    return _make(res.reshape(v.shape), _I64)
+    res = _empty(v.shape, np.int64)
+    _call(K, "search_rows", (b.reshape(-1), p[0], p[1], v.reshape(-1), p[2], p[3], res.reshape(-1)))
+    return _make(res, _I64)
 
 
 def _bucketize(input, boundaries, out_int32=False, right=False, out=None):
@@ -300,15 +308,13 @@ def _bucketize(input, boundaries, out_int32=False, right=False, out=None):
     return None
 
 
-def _slab_args(input, dim, index, source=None):
-    """(res copy's (outer, size, inner) view, 1-D index, source slabs) when the index_* body's
-    checks all pass on a plain call with a C-contiguous int64 1-D index; else None."""
-    a, i = input._data, index._data
-    nd = a.ndim
-    if not (
-        nd
-        and a.size
-        and dim.__class__ is int
+def _dim_index(input, dim, index) -> bool:
+    """A plain call along an int ``dim`` of ``input`` (at least 1-D) with a non-empty
+    C-contiguous 1-D int64 ``index``: what the index_* fast calls and index_select take."""
+    nd = input._data.ndim
+    i = index._data
+    return (
+        dim.__class__ is int
         and -nd <= dim < nd
         and index._dtype is _I64
         and i.ndim == 1
@@ -317,7 +323,15 @@ def _slab_args(input, dim, index, source=None):
         and _no_mode()
         and _plain(input)
         and _plain(index)
-    ):
+    )
+
+
+def _slab_args(input, dim, index, source=None):
+    """(res copy's (outer, size, inner) view, 1-D index, source slabs) when the index_* body's
+    checks all pass on a plain call with a C-contiguous int64 1-D index; else None."""
+    a, i = input._data, index._data
+    nd = a.ndim
+    if not (a.size and _dim_index(input, dim, index)):
         return None
     d = dim % nd
     sh = a.shape
@@ -343,9 +357,9 @@ def _index_copy(input, dim, index, source, out=None):
     if g is not None:
         dst = g[1]
         if input._data.dtype in _KERNEL_DTYPES:  # bounds and the slab copies in one pass
-            if K.add_slabs(dst.reshape(-1), g[3].reshape(-1), g[2], *dst.shape, 1) < 0:
+            if _call(K, "add_slabs", (dst.reshape(-1), g[3].reshape(-1), g[2], *dst.shape, 1)) < 0:
                 return _make(g[0], input._dtype)
-        elif K.first_out_of_range(g[2], 0, dst.shape[1]) < 0:
+        elif _call(K, "first_out_of_range", (g[2], 0, dst.shape[1])) < 0:
             dst[:, g[2]] = g[3]
             return _make(g[0], input._dtype)
     return None
@@ -356,7 +370,7 @@ def _index_add(input, dim, index, source, alpha=1, out=None):
         g = _slab_args(input, dim, index, source)
         if g is not None:
             dst = g[1]
-            if K.add_slabs(dst.reshape(-1), g[3].reshape(-1), g[2], *dst.shape, 0) < 0:
+            if _call(K, "add_slabs", (dst.reshape(-1), g[3].reshape(-1), g[2], *dst.shape, 0)) < 0:
                 return _make(g[0], input._dtype)
     return None
 
@@ -380,8 +394,9 @@ def _index_fill(input, dim, index, value):
     s = scalar(value, input._dtype)
     if s is not None:
         g = _slab_args(input, dim, index)
-        if g is not None and K.first_out_of_range(g[2], -g[1].shape[1], g[1].shape[1]) < 0:
-            g[1][:, g[2]] = s
+        if g is not None and _call(K, "first_out_of_range", (g[2], -g[1].shape[1], g[1].shape[1])) < 0:
+            # NumPy's g[1][:, g[2]] = s as one kernel pass (negative indices wrap as there)
+            _call(K, "fill_slabs", (g[0].reshape(-1), g[2], *g[1].shape, s))
             return _make(g[0], input._dtype)
     return None
 
@@ -406,9 +421,9 @@ def _put(input, index, source, accumulate=False):
         res = np.array(a, order="C", copy=True)  # the body's _target (a base ndarray)
         src = s.reshape(-1) if s.flags.c_contiguous else np.ascontiguousarray(s).reshape(-1)
         if a.dtype in _KERNEL_DTYPES:  # the body's wrap, assignment or accumulate_at in one pass
-            if K.put_flat(res.reshape(-1), fi, src, n, accumulate) < 0:
+            if _call(K, "put_flat", (res.reshape(-1), fi, src, n, accumulate)) < 0:
                 return _make(res, input._dtype)
-        elif K.first_out_of_range(fi, -n, n) < 0:  # out of range: the body's error
+        elif _call(K, "first_out_of_range", (fi, -n, n)) < 0:  # out of range: the body's error
             fi = np.where(fi < 0, fi + n, fi)  # the body's wrap
             if accumulate:
                 _accumulate(res.reshape(-1), fi, src, _ADD)
@@ -421,10 +436,23 @@ def _put(input, index, source, accumulate=False):
 def _take(input, index, out=None):
     a, i = input._data, index._data
     if out is None and index._dtype is _I64 and i.size and a.size and _no_mode() and _plain(input) and _plain(index):
-        n = a.size
-        if K.first_out_of_range(i.reshape(-1), -n, n) < 0:  # out of range: the body's error
+        n, fi = a.size, i.reshape(-1)
+        # (the compiled entry takes C-contiguous arrays only: a strided 1-D index stays strided)
+        bad = _call(K, "first_out_of_range", (fi, -n, n)) if i.flags.c_contiguous else K.first_out_of_range(fi, -n, n)
+        if bad < 0:  # out of range: the body's error
             return _make(a.reshape(-1)[i], input._dtype)  # the body's gather (negatives wrap)
     return None
+
+
+def _index_select(input, dim, index, out=None):
+    """The body's bounds pass (first_out_of_range's compiled entry) and np.take along ``dim``."""
+    a, i = input._data, index._data
+    if not (out is None and _dim_index(input, dim, index)):
+        return None
+    d = dim % a.ndim
+    if _call(K, "first_out_of_range", (i, 0, a.shape[d])) >= 0:  # the body's error
+        return None
+    return _make(np.take(a, i, axis=d), input._dtype)
 
 
 def _nonzero(input, out=None, as_tuple=False):
@@ -440,11 +468,15 @@ def _nonzero_method(self, as_tuple=False):  # Tensor.nonzero has no out=
 _CORES = {"gather": _gather, "scatter": _scatter, "scatter_add": _scatter_add, "scatter_reduce": _scatter_reduce,
           "index_put": _index_put, "take_along_dim": _take_along_dim, "masked_scatter": _masked_scatter,
           "searchsorted": _searchsorted, "bucketize": _bucketize, "nonzero": _nonzero, "argwhere": _nonzero,
-          "index_copy": _index_copy, "index_add": _index_add, "index_fill": _index_fill, "put": _put, "take": _take}  # fmt: skip
+          "index_copy": _index_copy, "index_add": _index_add, "index_fill": _index_fill, "put": _put, "take": _take,
+          "index_select": _index_select}  # fmt: skip
 
 
 def install(bindings) -> None:
-    """Attach the fast calls above (views.install_fast_paths calls this before _api.install)."""
+    """Attach the fast calls above and fast_count's (numtorch/__init__.py, before _api.install)."""
+    from . import fast_count
+
+    fast_count.install(bindings)
     for b in bindings:
         core = _nonzero_method if (b.module, b.name) == ("Tensor", "nonzero") else _CORES.get(b.name)
         if core is not None and b.module in ("torch", "Tensor") and b.fast is None:

@@ -5,3 +5,4 @@
 from . import _elementwise, core, compare, extra, special, special_fns, float_parts  # noqa: F401
 from . import prepared_fast  # noqa: F401  (after the modules whose bindings it routes)
 from . import learned_fast  # noqa: F401  (after prepared_fast: it wraps lerp's routed body)
+from . import close_fast  # noqa: F401  (installed by reduction.arg_fast.install)

@@ -26,33 +26,21 @@ import numpy as np
 from ... import _dtype as D
 from ..._tensor import _make
 from ...kernels import PARALLEL_THRESHOLD
-from .._fast_guard import or_body, params, plain
+from .._fast_guard import or_body, params
 from . import _reduce as E
 from . import _select_fast as S
 from ._entries import call
+from ._select_fast import array as _array
 from .core import _AMAX, _AMIN, AMinMax
 from .scan import CumMax, CumMin
 from .sorting import K as SK
 from .sorting import TopK
 
-_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64))
 _SHAPES = E._EXT_SHAPES  # (shape, dim, keepdim) -> (outer, R, inner, result shape): extremes' own
 _EXT: dict = {}  # (amin's or amax's comb name, dtype) -> _reduce._learn's entries
-_nd = np.ndarray
 _I64 = np.dtype(np.int64)
 _PT = PARALLEL_THRESHOLD
 COUNT = [0]  # calls that took the fast route (tests)
-
-
-def _array(x, keepdim):
-    # x's ndarray where the fast route may read it, else None
-    if not plain(x) or keepdim.__class__ is not bool:
-        return None
-    a = x._data
-    if a.__class__ is not _nd or a.dtype not in _DTYPES or not a.size:
-        return None
-    f = a.flags
-    return a if f.c_contiguous and f.aligned else None
 
 
 def _layout(a, dim, keepdim):
@@ -228,8 +216,16 @@ _CALLS = {
 
 
 def install(bindings) -> None:
-    """Attach the calls above to their bindings (numtorch/__init__.py, before _api.install)."""
+    """Attach the calls above, sort_fast's, scan_fast's and pointwise.close_fast's to their
+    bindings (numtorch/__init__.py, before _api.install)."""
+    from ..pointwise import close_fast
+    from . import scan_fast, sort_fast
+
+    scan_fast.install(bindings)
+    close_fast.install(bindings)
     for b in bindings:
         fast = _CALLS.get((b.module, b.name))
+        if fast is None and b.module in ("torch", "Tensor"):
+            fast = sort_fast.CALLS.get(b.name)
         if fast is not None and b.fast is None:
             b.fast = (or_body(fast, b.body), params(b.sig))

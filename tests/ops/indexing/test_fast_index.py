@@ -278,6 +278,11 @@ def test_searchsorted_and_bucketize_match_body():
                 calls.append((s, x, kw))
     calls.append((torch.tensor([1.0, float("nan")]), torch.tensor([float("nan"), 0.5, 2.0]), {}))
     calls.append((torch.tensor([1.0, 2.0]), torch.tensor([1, 2]), {}))  # dtypes differ: the body
+    calls += [(torch.tensor([1.0, 2.0]), torch.tensor(1.5), {}), (torch.tensor([1.0, 2.0]), torch.zeros(0), {}),
+              (torch.tensor([1.0, 2.0]), torch.tensor([1.5]), {"right": 1}), (torch.tensor(1.0), torch.tensor([1.5]), {}),
+              (torch.zeros(2, 0), torch.tensor([[1.0], [2.0]]), {}), (torch.zeros(3, 2), torch.tensor([[1.0], [2.0]]), {})]  # fmt: skip
+    assert _check("searchsorted", calls, fast_index._searchsorted) > 20
+    fast_index._SEARCH.clear()  # the cached plans answer as the first call did
     assert _check("searchsorted", calls, fast_index._searchsorted) > 20
     bcalls = []
     for s, x, kw in calls:
@@ -398,3 +403,35 @@ def test_take_matches_body():
     assert fast_index._take(xg, torch.tensor([0, 1])) is None
     r = torch.take(xg, torch.tensor([0, 1]))
     assert r.grad_fn is not None
+
+
+def test_index_select_matches_body(monkeypatch):
+    calls = []
+    for dt in (torch.float32, torch.float64, torch.int64, torch.float16, torch.bool):
+        x = _x(3, 4, dtype=dt)
+        for dim, idx in [(0, [2, 0, 2]), (1, [3]), (-1, [0, 1, 1, 3]), (-2, [1]), (0, [3]), (1, [-1]), (0, []),
+                         (2, [0]), (-3, [0]), (1, [[0, 1]])]:  # fmt: skip
+            calls.append((x, dim, torch.tensor(idx, dtype=torch.int64)))
+    x = _x(3, 4)
+    calls += [(x.t(), 0, torch.tensor([1, 3])), (x, 0, torch.tensor([1, 2], dtype=torch.int32)),
+              (x, 0, torch.tensor([0, 1, 2, 1])[::2]), (x, 1.0, torch.tensor([0])), (x[0, 0], 0, torch.tensor([0])),
+              (torch.zeros(0, 4), 0, torch.tensor([0])), (torch.zeros(2, 0), 0, torch.tensor([1, 0])),
+              (_x(2, 3, 4), 1, torch.tensor([2, 0, 0, 1]))]  # fmt: skip
+    assert _check("index_select", calls, fast_index._index_select) == 2 * (5 * 4 + 3)  # the rest: the body
+    seen = []
+    real = fast_index._call
+    monkeypatch.setattr(fast_index, "_call", lambda *a: seen.append(a[1]) or real(*a))
+    torch.index_select(x, 0, torch.tensor([1])), x.index_select(1, torch.tensor([0, 2]))
+    assert seen == ["first_out_of_range"] * 2  # the public calls took the fast route
+    assert fast_index._index_select(x, 0, torch.tensor([1]), torch.empty(1, 4)) is None  # out=
+    xg = x.clone().requires_grad_()
+    assert fast_index._index_select(xg, 0, torch.tensor([1])) is None
+    r = torch.index_select(xg, 0, torch.tensor([1, 1]))
+    r.sum().backward()
+    assert r.grad_fn is not None and xg.grad.numpy()[1].tolist() == [2.0] * 4
+    with LoggingTensorMode(), capture_logs() as logs:
+        torch.index_select(x, 0, torch.tensor([1]))
+    assert "index_select" in " ".join(logs)
+    with torch.autocast("cpu"):
+        assert fast_index._index_select(x, 0, torch.tensor([1])) is None
+    assert len(seen) == 2
