@@ -302,10 +302,10 @@ class Elementwise(Pointwise):
         if len(operands) == 2:
             b = operands[1]
             if type(b) is Tensor or type(b) in PLAIN_SUBCLASSES:
-                e = b._data  # the same shape (or 0-d), contiguous or expanded: the expanded paths take those
-                if b._dtype is not compute or (e.ndim and e.shape != a._data.shape) or not (
-                    e.flags.c_contiguous or not any(e.strides)
-                ):
+                # the same shape, 0-d or broadcast, contiguous or expanded: the expanded paths take
+                # those, so a program that only ever broadcasts (x + bias) learns it too
+                e = b._data
+                if b._dtype is not compute or not (e.flags.c_contiguous or not any(e.strides)):
                     return
                 kind, pat = compute, "aa"
             elif type(b) in (int, float, bool):

@@ -10,6 +10,8 @@ import numpy as np
 from ..._tensor import Tensor, _make
 from ...kernels import PARALLEL_THRESHOLD
 from .._pointwise import _broadcast, big_prefix, strided_layout
+from .._quiet import IGNORE, quiet, restore
+from ._ufunc_route import UFUNC_MAX, UFUNCS
 
 # prep/early hooks whose checks a learned signature has passed already for any values of
 # plain int-1 params (add's alpha_check, sub's bool refusal); _elementwise adds them
@@ -57,7 +59,8 @@ def strided_call(self, a, d, e, params):
     of a learned signature, without its promotion, checks and scalar handling: a bias or
     position embedding broadcast over rows (x + b, b of x's trailing shape: 42 -> 9 us on
     (2, 32, 64) + (32, 64) float32), or a transposed operand. The same _run_strided call as
-    the general path's, so the same kernel and values."""
+    the general path's, so the same kernel and values; Note [Broadcast ufunc route] for two
+    C-contiguous operands of an op in the ufunc table."""
     n, m = d.size, e.size
     if n <= 1 or m <= 1 or not any(d.strides) or not any(e.strides):
         return None  # one value (squashed by the general path) or empty
@@ -66,28 +69,39 @@ def strided_call(self, a, d, e, params):
     for p in params:
         if p.__class__ is not int or p != 1:
             return None
+    f = self._sig.get((a._dtype, a._dtype, False))
+    if f is None:
+        return None
+    pw = self.variants["bifc"[a._dtype.category]]
+    if d.flags.c_contiguous and e.flags.c_contiguous:  # broadcasting only: a cached layout
+        lay = _LAYOUTS.get((d.shape, e.shape))
+        if lay is None:
+            try:
+                shape = _broadcast([d.shape, e.shape])
+            except RuntimeError:
+                return None  # the general path raises it, after its own checks
+            if n == m == math.prod(shape):
+                return None  # the general path's contiguous kernels
+            lay = _layout(d, e, np.empty(shape, f[0]), shape)
+        u = self._uf.get(a._dtype)
+        if u is not None and lay[6] <= _BROADCAST_MAX.get(self.name, UFUNC_MAX):
+            return _ufunc_broadcast(u, self.name, d, e, np.empty(lay[5], f[0]), f[1])
+        dest = np.empty(lay[5], f[0])
+        try:
+            pw.kernel(lay[0])(lay[1], dest.reshape(-1), 0, lay[2], d.reshape(-1), 0, lay[3], e.reshape(-1), 0, lay[4],
+                              *params)  # fmt: skip
+        except Exception as exc:
+            pw._untyped(exc, dest)
+        return _make(dest, f[1])
     if d.shape == e.shape:
         shape = d.shape
     else:
         try:
             shape = _broadcast([d.shape, e.shape])
         except RuntimeError:
-            return None  # the general path raises it, after its own checks
-    if d.flags.c_contiguous and e.flags.c_contiguous and n == m == math.prod(shape):
-        return None  # the general path's contiguous kernels
-    f = self._sig.get((a._dtype, a._dtype, False))
-    if f is None:
-        return None
+            return None
     dest = np.empty(shape, f[0])
-    pw = self.variants["bifc"[a._dtype.category]]
-    if d.flags.c_contiguous and e.flags.c_contiguous:  # broadcasting only: a cached layout
-        lay = _LAYOUTS.get((d.shape, e.shape)) or _layout(d, e, dest, shape)
-        try:
-            pw.kernel(lay[0])(lay[1], dest.reshape(-1), 0, lay[2], d.reshape(-1), 0, lay[3], e.reshape(-1), 0, lay[4],
-                              *params)  # fmt: skip
-        except Exception as exc:
-            pw._untyped(exc, dest)
-    elif d.shape == e.shape:
+    if d.shape == e.shape:
         # a strided operand of the same shape (a tied weight's transposed gradient meeting its
         # embedding gradient): a C-order copy and the contiguous kernel, the same expression per
         # element, beat the strided kernel's n-d index loop (46 -> 9 us on (65, 64) float32)
@@ -98,14 +112,41 @@ def strided_call(self, a, d, e, params):
     return _make(dest, f[1])
 
 
-# (shape, shape) of two C-contiguous operands -> (variant, int64 shape, and the int64 strides of
-# dest, d and e) from strided_layout; kernels only read these arrays
+# Note [Broadcast ufunc route]
+# Two C-contiguous operands of different shapes (x + bias, x * scale[:, None], an outer
+# product by broadcasting) ran the row kernel: a Numba call of ten arguments (~1.4 us) after
+# the layout, ~7 us a small call where NumPy's broadcasting ufunc takes ~1 us. The ops of
+# Note [Ufunc route] give the kernel's bits element by element, and broadcasting changes only
+# which elements meet, so they take their ufunc here too, writing into a C-order result as the
+# kernel does. Bounded as that route: NumPy's broadcast loops keep up with the row kernels up to
+# ~32k elements for the arithmetic and comparison ops (131072 float32 (512, 256) + (256,):
+# 27 us against the kernel's 24), the others only to UFUNC_MAX.
+_BROADCAST_MAX = dict.fromkeys(
+    ("add", "sub", "rsub", "mul", "div", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge"), 32768
+)
+
+
+def _ufunc_broadcast(u, name, d, e, dest, result):
+    x, y = (e, d) if UFUNCS[name][3] else (d, e)
+    if u[2]:
+        q = quiet(IGNORE)
+        try:
+            u[0](x, y, out=dest)
+        finally:
+            restore(q)
+    else:
+        u[0](x, y, out=dest)
+    return _make(dest, result)
+
+
+# (shape, shape) of two C-contiguous operands -> (variant, int64 shape, the int64 strides of
+# dest, d and e from strided_layout, the broadcast shape, its size); kernels only read these arrays
 _LAYOUTS: dict = {}
 
 
 def _layout(d, e, dest, shape):
     variant, shp, parts = strided_layout(dest, (d, e), shape)
-    lay = (variant, shp, parts[2], parts[5], parts[8])
+    lay = (variant, shp, parts[2], parts[5], parts[8], tuple(shape), dest.size)
     if len(_LAYOUTS) > 256:
         _LAYOUTS.clear()
     _LAYOUTS[(d.shape, e.shape)] = lay

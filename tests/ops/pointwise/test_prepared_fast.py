@@ -263,7 +263,8 @@ def test_round_without_decimals_calls_round_default_and_leaves_the_rest_to_the_b
 @pytest.mark.parametrize("module", ["torch", "Tensor"])
 def test_comparison_bindings_have_a_fast_call(name, module):
     (b,) = [b for b in BINDINGS if b.module == module and b.name == name]
-    assert b.fast is not None and b.fast[0].name() == f"aten::{name}"
+    # Note [Close fast calls] (ops/pointwise/close_fast.py) and equal's kernel call
+    assert b.fast is not None and callable(b.fast[0]) and b.fast[1][1] == "other"
 
 
 def test_comparison_fast_calls_match_the_bodies():

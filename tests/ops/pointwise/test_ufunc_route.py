@@ -87,7 +87,7 @@ def _cases():
 def _spy(ew, dt):
     calls = []
     uf, res, q = ew._uf[dt]
-    ew._uf[dt] = (lambda *a: calls.append(1) or uf(*a), res, q)
+    ew._uf[dt] = (lambda *a, **k: calls.append(1) or uf(*a, **k), res, q)
     return calls
 
 
@@ -170,13 +170,13 @@ def test_other_calls_keep_the_body():
         assert (x + x.t().contiguous().t()).tolist() == [[0, 2, 4], [6, 8, 10]]  # strided other
         assert torch.add(x, x, alpha=2).tolist() == [[0, 3, 6], [9, 12, 15]]
         assert (x + x.double()).dtype is torch.float64
-        assert (x + x[0]).shape == (2, 3)  # broadcast
+        assert (x + x[0]).shape == (2, 3) and len(calls) == 1  # a broadcast: Note [Broadcast ufunc route]
         o = torch.empty(2, 3)
         assert torch.add(x, x, out=o) is o and o.tolist() == [[0, 2, 4], [6, 8, 10]]
         g = x.clone().requires_grad_(True)
         y = g + x
         assert y.grad_fn is not None
-        assert len(calls) == 1  # the recorded call's forward computes by the same route
+        assert len(calls) == 2  # the recorded call's forward computes by the same route
         y.sum().backward()
         assert g.grad.tolist() == [[1.0] * 3] * 2
         with capture_logs() as logs, LoggingTensorMode():
