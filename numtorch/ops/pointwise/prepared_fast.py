@@ -47,19 +47,20 @@ def _route(body):
             if plain and v[1].__class__ is not Tensor and d.flags.c_contiguous:
                 k = _inline_key(x._dtype, v, len(v) - has_out)
                 f = memo.get(k)
-                if f is not None and f is not _NEVER and d.dtype is f[1] and d.__class__ is _nd and 1 < d.size < _PT:
+                if (f is not None and f is not _NEVER and d.dtype is f[1] and d.__class__ is _nd and 1 < d.size < _PT
+                        and f[6].get("cpu") is f[7]):  # no kernel registered over it since (numtorch.library)  # fmt: skip
                     r = _empty(d.shape, f[4])
                     f[0](d.ravel(), *f[2], r.ravel(), *f[3])
                     return _make(r, f[5])
             ops, vals = pick(list(v[:-1]) if has_out else list(v))
             op = ops["functional"]
             decl = getattr(op, "pointwise", None)
-            if decl is not None and decl.select is None:
+            if decl is not None and decl.select is None and op.impls.get("cpu") is decl.cpu:
                 # Note [Learned prepared calls]: a learned impl beats the prepared route (lerp)
                 r = dispatch(op, vals) if hasattr(decl.cpu, "learned") else _prepared(decl, vals)
                 if r is not None:
                     if k is not None and f is None:
-                        _learn(memo, k, x, decl, vals)
+                        _learn(memo, k, x, decl, vals, op.impls)
                     return r
             return dispatch(op, vals)
         return body(*v)
@@ -100,7 +101,7 @@ MEMOS: list = []  # every routed binding's learned calls (tests empty them)
 _NEVER = ()  # a key whose picked operands hold another tensor: not kept, not tried again
 
 
-def _learn(memo, k, x, decl, vals):
+def _learn(memo, k, x, decl, vals, impls):
     if x._data.size >= _PT:
         return
     if len(memo) >= 64:
@@ -116,7 +117,7 @@ def _learn(memo, k, x, decl, vals):
     f = ew._prepared.get(key[0]) if key is not None else None
     if f is None or not f[6] or f[6][1] is None:  # no compiled entry learned yet
         return
-    memo[k] = (f[6][0], f[6][1], tuple(v for _, v in f[0]), tuple(f[1]), f[4], f[5])
+    memo[k] = (f[6][0], f[6][1], tuple(v for _, v in f[0]), tuple(f[1]), f[4], f[5], impls, impls.get("cpu"))
 
 
 def _prepared(decl, vals):

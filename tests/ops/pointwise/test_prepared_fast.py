@@ -289,3 +289,23 @@ def test_result_type_of_one_dtype():
     assert torch.result_type(torch.tensor([1], dtype=torch.uint8), torch.tensor(1, dtype=torch.uint8)) is torch.uint8
     assert torch.result_type(torch.tensor([1]), 1.0) is torch.float32  # the general promotion
     assert torch.result_type(torch.tensor([1], dtype=torch.int8), torch.tensor(1)) is torch.int8
+
+
+@pytest.mark.parametrize("name,args", [("clamp", (-0.5, 0.5)), ("clamp_min", (0.0,)), ("round", ()),
+                                       ("bitwise_left_shift", (1,))])  # fmt: skip
+def test_a_registered_kernel_replaces_the_routed_learned_call(name, args):
+    # Note [Learned one-tensor binding calls]: a learned call checks that the op's CPU kernel is
+    # still the declared one (a numtorch.library registration over it takes every call)
+    x = torch.tensor(np.linspace(-2, 2, 12).reshape(3, 4), dtype=torch.int64 if "shift" in name else torch.float32)
+    fn = getattr(torch, name)
+    for _ in range(3):
+        want = fn(x, *args)  # learns the routed call
+    seen = []
+    lib = torch.library.Library("aten", "IMPL")
+    try:
+        overload = f"{name}.Tensor_Scalar" if "shift" in name else name
+        lib.impl(overload, lambda *a, **k: seen.append(1) or torch.zeros(3, 4, dtype=x.dtype), "CPU")
+        assert torch.equal(fn(x, *args), torch.zeros(3, 4, dtype=x.dtype)) and seen
+    finally:
+        lib._destroy()
+    assert torch.equal(fn(x, *args), want)
