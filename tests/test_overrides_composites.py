@@ -88,7 +88,9 @@ REACHED = _reached_composites()
 
 def test_registry_has_composites_and_opinfos_reach_most():
     assert len(COMPOSITES) > 100
-    assert len(REACHED) > 60, sorted(map(str, set(COMPOSITES) - set(REACHED)))
+    # the bindings' fast calls compute some public calls without their composite (narrow,
+    # swapaxes, conj, the adaptive pools, ...: Note [Binding fast call]); those go unseen here
+    assert len(REACHED) > 40, sorted(map(str, set(COMPOSITES) - set(REACHED)))
 
 
 _MODULES = ("numtorch", "numtorch.nn.functional", "numtorch.linalg", "numtorch.special")
