@@ -42,6 +42,7 @@ def or_body(fast, body):
         r = fast(*vals)
         return body(*vals) if r is None else r
 
+    call.declines = (fast, body, 0)  # the wrapper calls these itself (Note [Declining fast call inline])
     return call
 
 
