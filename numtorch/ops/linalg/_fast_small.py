@@ -30,6 +30,7 @@ from .._fast_guard import free as _free
 from .._quiet import IGNORE as _IGNORE
 from .._quiet import quiet as _quiet
 from .._quiet import restore as _restore
+from ..shape.fast_copies import MANY_ROWS, NARROW, by_columns
 
 _FLOATS = (D.float32, D.float64)
 # the most elements kron and cdist compute here: past it NumPy's broadcast loops over the short
@@ -199,7 +200,10 @@ def block_diag(tensors):
     r = c = 0
     for a in mats:
         h, w = a.shape
-        out[r : r + h, c : c + w] = a
+        if h >= MANY_ROWS and 1 < w <= NARROW:  # Note [Narrow rows by columns]: a (43691, 3)
+            by_columns(out[r : r + h, c : c + w], a)  # block 206 -> 52 us
+        else:
+            out[r : r + h, c : c + w] = a
         r += h
         c += w
     return _make(out, dt)

@@ -246,7 +246,12 @@ def _diag_embed(input, offset=0, dim1=-2, dim2=-1):
     n = m + abs(offset)
     r = np.zeros(a.shape[:-1] + (n, n), a.dtype)
     start = offset if offset >= 0 else -offset * n
-    r.reshape(a.shape[:-1] + (n * n,))[..., start :: n + 1][..., :m] = a
+    d = r.reshape(a.shape[:-1] + (n * n,))[..., start :: n + 1][..., :m]
+    if a.size >= MANY_ROWS * m and 1 < m <= NARROW:  # Note [Narrow rows by columns]: 169 -> 90 us
+        for j in range(m):  # at (43691, 3)
+            _copyto(d[..., j], a[..., j])
+    else:
+        d[...] = a
     return _make(r, input._dtype)
 
 
