@@ -384,27 +384,29 @@ def new_full(self, size, fill_value, dtype, device, requires_grad, layout, pin_m
 
 
 def _strided(size, stride, dt):
-    if size.__class__ not in _SEQ or stride.__class__ not in _SEQ:
+    # (one condition, one zip loop, the buffer's size from the loop: ~0.15 us less a call)
+    c, d, npd = size.__class__, stride.__class__, _FILLED.get(dt)
+    if (c is not tuple and c is not list or d is not tuple and d is not list or npd is None
+            or len(size) != len(stride) or F.FILL_UNINITIALIZED[0]):  # fmt: skip
         return None
-    npd, nd = _FILLED.get(dt), len(size)
-    if npd is None or nd != len(stride) or F.FILL_UNINITIALIZED[0]:
-        return None
-    isz, n, bst = npd.itemsize, 1, [0] * nd  # one loop: the checks, the extent, the byte strides
-    for i in range(nd):
-        a, b = size[i], stride[i]
+    isz, n, bst = npd.itemsize, 1, []  # one loop: the checks, the extent, the byte strides
+    for a, b in zip(size, stride):
         if a.__class__ is not int or b.__class__ is not int or a < 0 or b < 0:
             return None
         n += (a - 1) * b
-        bst[i] = b * isz
+        bst.append(b * isz)
     try:  # strided_array's buffer and view; an impossible size: the body raises PyTorch's error
         buf = _empty(0 if 0 in size else n, npd)
     except (ValueError, MemoryError):
         return None
-    return _make(np.ndarray(size, npd, buf, 0, tuple(bst)), dt)
+    return _make(np.ndarray(size, npd, buf, 0, bst), dt)
 
 
 def empty_strided(size, stride, dtype):
-    return None if _off() else _strided(size, stride, D._default if dtype is None else dtype)
+    S = _S  # _off() written out
+    if S.td_modes or _V or _AUTOCAST:
+        return None
+    return _strided(size, stride, D._default if dtype is None else dtype)
 
 
 def new_empty_strided(self, size, stride, dtype, device, requires_grad, layout, pin_memory):
