@@ -108,7 +108,10 @@ def _flipped(a: np.ndarray, ds) -> np.ndarray:
         rows = a.reshape(a.shape[0], -1)
         v = rows.view(np.dtype((np.void, rows.shape[1] * a.itemsize)))
         return v[::-1].copy().view(a.dtype).reshape(a.shape)
-    return a[tuple(_REV if k in ds else _FULL for k in range(a.ndim))].copy()
+    idx = [_FULL] * nd  # (a generator's tuple cost ~0.6 us of a small flip)
+    for k in ds:
+        idx[k] = _REV
+    return a[tuple(idx)].copy()
 
 
 def _flip(input, dims):
