@@ -448,20 +448,20 @@ def _multinomial_impl(self, num_samples, replacement=False, generator=None):
     if rows.shape[0] == 0:
         return _make(np.zeros(out_shape, np.int64), D.int64)
     if not replacement or num_samples == 1:
-        if not (np.all(rows >= 0) and np.all(rows < np.inf)):
+        if not ((rows >= 0).all() and (rows < np.inf).all()):  # (methods: ~0.5 us less than np.all's layers)
             raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-        if np.any(rows.sum(-1) == 0):
+        if (rows.sum(-1) == 0).any():
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     else:
-        if np.any(rows < 0):
+        if (rows < 0).any():
             raise RuntimeError(
                 "invalid multinomial distribution (encountering probability entry < 0)"
             )
-        if not np.all(np.isfinite(rows)):
+        if not np.isfinite(rows).all():
             raise RuntimeError(
                 "invalid multinomial distribution (encountering probability entry = infinity or NaN)"
             )
-        if np.any(rows.sum(-1) <= 0):
+        if (rows.sum(-1) <= 0).any():
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     idx = K.multinomial(generator_of(generator), rows, num_samples, replacement)
     return _make(np.ascontiguousarray(idx.reshape(out_shape), dtype=np.int64), D.int64)
