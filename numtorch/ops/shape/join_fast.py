@@ -134,17 +134,6 @@ def stack(tensors, dim):
     return _make(out, dt)
 
 
-def _atleast(a, n):
-    nd = a.ndim
-    if nd >= n:
-        return a
-    if nd == 0:
-        return a.reshape((1,) * n)
-    if n == 2:
-        return a.reshape(1, a.shape[0])
-    return a.reshape(1, a.shape[0], 1) if nd == 1 else a.reshape(*a.shape, 1)
-
-
 def _family(rank, prep, dim_of):
     def fast(tensors):
         r = _arrays(tensors)
@@ -153,7 +142,10 @@ def _family(rank, prep, dim_of):
         arrays, dt = r
         for a in arrays:  # prep leaves arrays of ``rank`` dims or more as they are
             if a.ndim < rank:
-                arrays = [prep(a) for a in arrays]
+                out = []  # (a loop, not a comprehension's frame: ~0.2 us less a call)
+                for a in arrays:
+                    out.append(a if a.ndim >= rank else prep(a))
+                arrays = out
                 break
         return _join(arrays, dim_of(arrays), dt)
 
@@ -164,9 +156,22 @@ def _col(a):
     return a.reshape(a.size, 1) if a.ndim <= 1 else a
 
 
-hstack = _family(1, lambda a: _atleast(a, 1), lambda p: 0 if p[0].ndim == 1 else 1)
-vstack = _family(2, lambda a: _atleast(a, 2), lambda p: 0)
-dstack = _family(3, lambda a: _atleast(a, 3), lambda p: 2)
+def _atleast1(a):
+    return a.reshape(1)  # (only 0-d arrays reach it)
+
+
+def _atleast2(a):
+    return a.reshape(1, a.size)  # 0-d or 1-d: one row
+
+
+def _atleast3(a):
+    sh = a.shape
+    return a.reshape(1, a.size, 1) if len(sh) < 2 else a.reshape(sh[0], sh[1], 1)
+
+
+hstack = _family(1, _atleast1, lambda p: 0 if p[0].ndim == 1 else 1)
+vstack = _family(2, _atleast2, lambda p: 0)
+dstack = _family(3, _atleast3, lambda p: 2)
 column_stack = _family(2, _col, lambda p: 1)
 
 
