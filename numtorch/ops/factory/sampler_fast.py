@@ -77,11 +77,6 @@ def _target(self):
     return a if f.c_contiguous and f.writeable and f.aligned else None
 
 
-def _done(self):
-    self._vc[0] += 1
-    return self
-
-
 def _cast_in(a, values):
     tok = quiet(IGNORE)  # the body's np.errstate(all="ignore") around its casting copy
     try:
@@ -102,7 +97,8 @@ def uniform_(self, lo, hi):
     # K.uniform's lo + (hi - lo) * u in the dtype (u itself for [0, 1)); |result| <= max(|lo|, |hi|)
     draw = _KB.uniform32_ if a.itemsize == 4 else _KB.uniform64_
     _BG.fill(draw, _DG._np, a.ravel(), hi - lo, lo, lo != 0.0 or hi != 1.0)
-    return _done(self)
+    self._vc[0] += 1  # (the version bump written out: a frame less)
+    return self
 
 
 def normal_(self, mean, std):
@@ -117,7 +113,8 @@ def normal_(self, mean, std):
         _DG._np.standard_normal(out=a, dtype=_CT[a.dtype])
         np.multiply(a, std, out=a)
         np.add(a, mean, out=a)
-    return _done(self)
+    self._vc[0] += 1
+    return self
 
 
 def exponential_(self, lambd):
@@ -129,7 +126,8 @@ def exponential_(self, lambd):
         _BG.fill(_KZ.exponential_, _DG._np, a.ravel(), lambd)
     else:
         _cast_in(a, _DG._np.standard_exponential(a.shape) / lambd)
-    return _done(self)
+    self._vc[0] += 1
+    return self
 
 
 def cauchy_(self, median, sigma):
@@ -141,7 +139,8 @@ def cauchy_(self, median, sigma):
         _BG.fill(_KZ.cauchy_, _DG._np, a.ravel(), sigma, median)
     else:
         _cast_in(a, median + sigma * _DG._np.standard_cauchy(a.shape))
-    return _done(self)
+    self._vc[0] += 1
+    return self
 
 
 def log_normal_(self, mean, std):
@@ -149,7 +148,8 @@ def log_normal_(self, mean, std):
     if a is None or mean.__class__ not in _NUM or std.__class__ not in _NUM or not std > 0:
         return None
     _BG.fill(_KZ.log_normal_, _DG._np, a.ravel(), float(mean), float(std))  # lognormal's draws, cast
-    return _done(self)
+    self._vc[0] += 1
+    return self
 
 
 def geometric_(self, p):
@@ -157,7 +157,8 @@ def geometric_(self, p):
     if a is None or p.__class__ not in _NUM or not 0 < p < 1:
         return None
     _BG.fill(_KZ.geometric_, _DG._np, a.ravel(), float(p))  # geometric's int64 draws, cast
-    return _done(self)
+    self._vc[0] += 1
+    return self
 
 
 def bernoulli_(self, p):
@@ -165,7 +166,8 @@ def bernoulli_(self, p):
     if a is None or p.__class__ not in _NUM or not 0 <= p <= 1:
         return None
     _BG.fill(_KB.below_, _DG._np, a.ravel(), float(p))  # the body's random(shape) < p, cast in
-    return _done(self)
+    self._vc[0] += 1
+    return self
 
 
 def random_(self, args, to):
@@ -186,7 +188,8 @@ def random_(self, args, to):
         return None
     if a.size:  # the body's Generator.integers draws, stored exactly (integers_into, one frame less)
         _BG.fill(_KB.integers_into, _DG._np, a.ravel(), lo, hi - 1 - lo)  # (hi - 1 - lo < 2**54)
-    return _done(self)
+    self._vc[0] += 1
+    return self
 
 
 # ---- functional samplers of a tensor: bernoulli(probs), poisson(rates) ------------------------------------
