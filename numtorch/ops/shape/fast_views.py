@@ -185,28 +185,31 @@ def _int_list(v) -> bool:
 
 
 def _make_as_strided(body, as_strided_cpu):
+    seqs = (tuple, list, _Size)
+
     def fast(self, size, stride, storage_offset):
-        a = self._data
+        a, S = self._data, _STATE  # (_plain written out, one loop: ~0.25 us less a call)
         if (
-            (size.__class__ is tuple or size.__class__ is list or size.__class__ is _Size)
-            and (stride.__class__ is tuple or stride.__class__ is list or stride.__class__ is _Size)
+            size.__class__ in seqs
+            and stride.__class__ in seqs
             and len(size) == len(stride)
             and (storage_offset is None or storage_offset.__class__ is int and storage_offset >= 0)
-            and _plain(self)
+            and not (S.td_modes or S.fw_level >= 0 or self._device is not _CPU or self._rg and S.grad_enabled)
             and a.base is None
             and a.flags.c_contiguous
             and a.size
         ):  # the storage is ``a``: _strided's ndarray over its buffer (int sizes > 0, strides >= 0)
-            off, isz, bst = storage_offset or 0, a.itemsize, []
-            span = off
-            for k, s in zip(size, stride, strict=True):
+            off = storage_offset or 0
+            isz, bst, span = a.itemsize, [], off
+            for k, s in zip(size, stride):
                 if k.__class__ is not int or s.__class__ is not int or k <= 0 or s < 0:
                     break
                 span += (k - 1) * s
                 bst.append(s * isz)
             else:
                 if span < a.size:
-                    return _view(self, _ndarray(tuple(size), a.dtype, a, off * isz, tuple(bst)))
+                    shape = size if size.__class__ is tuple else tuple(size)
+                    return _view(self, _ndarray(shape, a.dtype, a, off * isz, bst))
         return general(self, size, stride, storage_offset)
 
     def general(self, size, stride, storage_offset):
