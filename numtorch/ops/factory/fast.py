@@ -288,10 +288,12 @@ def _source(t):
 def _like_shape(t, dtype, layout, device, requires_grad, memory_format):
     """(shape, dtype) of a plain *_like call whose result is C-contiguous (like_array's alloc:
     ``t`` is 0-d, 1-d or C-contiguous), else None."""
-    if layout is not None or device is not None or requires_grad is not False or memory_format is not None:
+    S = _S  # (_source written out: a frame less for every *_like call)
+    if (layout is not None or device is not None or requires_grad is not False or memory_format is not None
+            or S.td_modes or S.fw_level >= 0 or _V or _AUTOCAST or t._device is not _CPU or (t._rg and S.grad_enabled)):  # fmt: skip
         return None
-    a = _source(t)
-    if a is None or (a.ndim > 1 and not a.flags.c_contiguous):
+    a = t._data
+    if a.ndim > 1 and not a.flags.c_contiguous:
         return None
     return a.shape, t._dtype if dtype is None else dtype
 
