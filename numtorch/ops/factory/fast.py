@@ -392,7 +392,7 @@ def _strided(size, stride, dt):
             or len(size) != len(stride) or F.FILL_UNINITIALIZED[0]):  # fmt: skip
         return None
     isz, n, bst = npd.itemsize, 1, []  # one loop: the checks, the extent, the byte strides
-    for a, b in zip(size, stride):
+    for a, b in zip(size, stride, strict=True):
         if a.__class__ is not int or b.__class__ is not int or a < 0 or b < 0:
             return None
         n += (a - 1) * b

@@ -201,7 +201,7 @@ def _make_as_strided(body, as_strided_cpu):
         ):  # the storage is ``a``: _strided's ndarray over its buffer (int sizes > 0, strides >= 0)
             off = storage_offset or 0
             isz, bst, span = a.itemsize, [], off
-            for k, s in zip(size, stride):
+            for k, s in zip(size, stride, strict=True):
                 if k.__class__ is not int or s.__class__ is not int or k <= 0 or s < 0:
                     break
                 span += (k - 1) * s
