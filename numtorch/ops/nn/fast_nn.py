@@ -19,8 +19,6 @@
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from ... import _dtype as D
@@ -29,7 +27,8 @@ from ..._tensor import _make
 from ...kernels import PARALLEL_THRESHOLD
 from .._fast_guard import params
 from .._fast_guard import plain as _plain_any
-from .pool_plan import run as _run_plan
+from .pool_plan import execute as _execute
+from .pool_plan import learn as _learn
 from .pooling import K as _K
 from .pooling import pool_out_size
 from .pooling3d import K3 as _K3
@@ -176,7 +175,18 @@ def _key_ok(v) -> bool:
     return False
 
 
-_planned = functools.partial(_run_plan, _PLANS)  # (key, input, make): Note [Pool plans]
+def _k(v) -> bool:
+    # _key_ok without its call for the usual int
+    return v.__class__ is int or _key_ok(v)
+
+
+def _planned(key, input, make, *args):
+    """The plan of ``key`` run on ``input`` (``make(input, *args)`` plans its first call), or
+    None where it declines: pool_plan.run without a closure per call (Note [Pool plans])."""
+    p = _PLANS.get(key)
+    if p is None:
+        p = _learn(_PLANS, key, make(input, *args))
+    return _execute(_PLANS, key, p, input) if p else None
 
 
 def _serial(a, serial, parallel):
@@ -203,10 +213,10 @@ def _plan_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode):
 
 def _make_max_pool1d(body):
     def fast(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
-        if return_indices is False and ceil_mode.__class__ is bool and _plain(input) and _key_ok(kernel_size) \
-                and _key_ok(stride) and _key_ok(padding) and _key_ok(dilation):  # fmt: skip
+        if return_indices is False and ceil_mode.__class__ is bool and _k(kernel_size) and _k(stride) \
+                and _k(padding) and _k(dilation) and _plain(input):  # fmt: skip
             r = _planned(("max1", input._data.shape, input._dtype, kernel_size, stride, padding, dilation, ceil_mode), input,
-                         lambda: _plan_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode))  # fmt: skip
+                         _plan_max_pool1d, kernel_size, stride, padding, dilation, ceil_mode)  # fmt: skip
             return body(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices) if r is None else r
         if return_indices is False:
             g = _geometry1(input, kernel_size, stride, padding, dilation, ceil_mode)
@@ -234,11 +244,10 @@ def _plan_avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_inclu
 
 def _make_avg_pool1d(body):
     def fast(input, kernel_size, stride, padding, ceil_mode, count_include_pad):
-        if count_include_pad.__class__ is bool and ceil_mode.__class__ is bool and _plain(input) \
-                and _key_ok(kernel_size) and _key_ok(stride) and _key_ok(padding):  # fmt: skip
+        if count_include_pad.__class__ is bool and ceil_mode.__class__ is bool and _k(kernel_size) and _k(stride) \
+                and _k(padding) and _plain(input):  # fmt: skip
             r = _planned(("avg1", input._data.shape, input._dtype, kernel_size, stride, padding, ceil_mode, count_include_pad),
-                         input, lambda: _plan_avg_pool1d(input, kernel_size, stride, padding, ceil_mode,
-                                                         count_include_pad))  # fmt: skip
+                         input, _plan_avg_pool1d, kernel_size, stride, padding, ceil_mode, count_include_pad)  # fmt: skip
             return body(input, kernel_size, stride, padding, ceil_mode, count_include_pad) if r is None else r
         if count_include_pad.__class__ is bool:
             g = _geometry1(input, kernel_size, stride, padding, 1, ceil_mode)
@@ -286,10 +295,10 @@ def _plan_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode):
 
 def _make_max_pool2d(body):
     def fast(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
-        if return_indices is False and ceil_mode.__class__ is bool and _plain(input) and _key_ok(kernel_size) \
-                and _key_ok(stride) and _key_ok(padding) and _key_ok(dilation):  # fmt: skip
+        if return_indices is False and ceil_mode.__class__ is bool and _k(kernel_size) and _k(stride) \
+                and _k(padding) and _k(dilation) and _plain(input):  # fmt: skip
             r = _planned(("max2", input._data.shape, input._dtype, kernel_size, stride, padding, dilation, ceil_mode), input,
-                         lambda: _plan_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode))  # fmt: skip
+                         _plan_max_pool2d, kernel_size, stride, padding, dilation, ceil_mode)  # fmt: skip
             return body(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices) if r is None else r
         if return_indices is False:
             g = _geometry2(input, kernel_size, stride, padding, dilation, ceil_mode)
@@ -316,12 +325,11 @@ def _make_avg_pool2d(body):
         if count_include_pad.__class__ is bool and (
             divisor_override is None or divisor_override.__class__ is int and divisor_override
         ):
-            if ceil_mode.__class__ is bool and _plain(input) and _key_ok(kernel_size) and _key_ok(stride) \
-                    and _key_ok(padding):  # fmt: skip
+            if ceil_mode.__class__ is bool and _k(kernel_size) and _k(stride) and _k(padding) and _plain(input):
                 key = ("avg2", input._data.shape, input._dtype, kernel_size, stride, padding, ceil_mode, count_include_pad,
                        divisor_override)  # fmt: skip
-                r = _planned(key, input, lambda: _plan_avg_pool2d(input, kernel_size, stride, padding, ceil_mode,
-                                                                  count_include_pad, divisor_override))  # fmt: skip
+                r = _planned(key, input, _plan_avg_pool2d, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                             divisor_override)  # fmt: skip
                 if r is not None:
                     return r
                 return body(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -377,10 +385,10 @@ def _plan_3d(input, kernel_size, stride, padding, dilation, ceil_mode, cip, div)
 
 
 def _max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode):
-    if ceil_mode.__class__ is bool and _plain(input) and _key_ok(kernel_size) and _key_ok(stride) \
-            and _key_ok(padding) and _key_ok(dilation):  # fmt: skip
+    if ceil_mode.__class__ is bool and _k(kernel_size) and _k(stride) and _k(padding) and _k(dilation) \
+            and _plain(input):  # fmt: skip
         return _planned(("max3", input._data.shape, input._dtype, kernel_size, stride, padding, dilation, ceil_mode), input,
-                        lambda: _plan_3d(input, kernel_size, stride, padding, dilation, ceil_mode, None, None))  # fmt: skip
+                        _plan_3d, kernel_size, stride, padding, dilation, ceil_mode, None, None)  # fmt: skip
     g = _geometry3(input, kernel_size, stride, padding, dilation, ceil_mode, False)
     if g is None:
         return None
@@ -413,12 +421,11 @@ def _make_avg_pool3d(body):
         if count_include_pad.__class__ is bool and (
             divisor_override is None or divisor_override.__class__ is int and divisor_override
         ):
-            if ceil_mode.__class__ is bool and _plain(input) and _key_ok(kernel_size) and _key_ok(stride) \
-                    and _key_ok(padding):  # fmt: skip
+            if ceil_mode.__class__ is bool and _k(kernel_size) and _k(stride) and _k(padding) and _plain(input):
                 key = ("avg3", input._data.shape, input._dtype, kernel_size, stride, padding, ceil_mode, count_include_pad,
                        divisor_override)  # fmt: skip
-                r = _planned(key, input, lambda: _plan_3d(input, kernel_size, stride, padding, 1, ceil_mode,
-                                                          count_include_pad, divisor_override))  # fmt: skip
+                r = _planned(key, input, _plan_3d, kernel_size, stride, padding, 1, ceil_mode, count_include_pad,
+                             divisor_override)  # fmt: skip
                 if r is not None:
                     return r
                 return body(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
