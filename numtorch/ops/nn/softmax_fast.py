@@ -9,7 +9,7 @@ import numpy as np
 from ... import _dtype as D
 from ..._device import CPU
 from ..._state import STATE
-from ..._tensor import PLAIN_SUBCLASSES, Tensor, _make
+from ..._tensor import PLAIN_SUBCLASSES, Tensor
 from ...amp._policy import _INSTALLED as _AUTOCAST
 from ..reduction import _entries as EN
 from ..reduction import _reduce as E
@@ -27,9 +27,10 @@ from ..reduction.scan import _TINY
 # forward-AD level or autocast region, nothing to record, a plain class) on a C-contiguous
 # float32/float64 input of 1.._TINY elements and an int dim in range; anything else (and the
 # first call of a plan, which compiles or looks up the entry) goes the way it went.
-_PLANS: dict = {}  # (shape, dim, dtype, log) -> (entry, layout args, last-dim softmax)
+_PLANS: dict = {}  # (shape, strides, dim, dtype, log) -> (entry, layout args, last-dim softmax)
 _FLOATS = (D.float32, D.float64)
 _empty = np.empty
+_new = object.__new__
 
 
 def softmax_plain(x, dim, log):
@@ -40,18 +41,28 @@ def softmax_plain(x, dim, log):
             or dim.__class__ is not int or c is not Tensor and c not in PLAIN_SUBCLASSES):  # fmt: skip
         return None
     a = x._data
-    p = _PLANS.get((a.shape, dim, x._dtype, log))
+    # the strides in the key stand for a.flags.c_contiguous (a flags object per call): only a
+    # C-contiguous input's plan is ever stored
+    p = _PLANS.get((a.shape, a.strides, dim, x._dtype, log))
     if p is None:
         _plan(x, a, dim, log)
-        return None
-    if not a.flags.c_contiguous:
         return None
     entry, args, shift = p
     y = _empty(a.shape, a.dtype)
     xr, yr = a.ravel(), y.ravel()
     if not entry(xr, yr, *args) and shift:  # the shifted pass declined these values
         EN.call(E.KS, "softmax_rows_inline", (xr, yr, *args, False))  # Note [Softmax over short rows]
-    return _make(y, x._dtype)
+    # _make's slot fills written out (float32/float64 only: never bfloat16's device)
+    t = _new(Tensor)
+    t._data = y
+    t._dtype = x._dtype
+    t._device = CPU
+    t._rg = False
+    t._grad_fn = None
+    t._grad = None
+    t._vc = [0]
+    t._base = None
+    return t
 
 
 def _plan(x, a, dim, log) -> None:
@@ -71,4 +82,4 @@ def _plan(x, a, dim, log) -> None:
         name, args = "softmax_cols", (a.size // (R * inner), R, inner, log)
     entry = EN._ENTRIES.get((name, a.dtype))
     if entry is not None:
-        _PLANS[(s, dim, x._dtype, log)] = (entry, args, name == "softmax_rows_shift")
+        _PLANS[(s, a.strides, dim, x._dtype, log)] = (entry, args, name == "softmax_rows_shift")
