@@ -11,8 +11,9 @@
 # - max_pool2d/3d and avg_pool1d/2d/3d call the body's kernels with the same arguments (a 1-d
 #   pool is the 2-d kernel over (..., 1, L) planes), so the values are the kernel's; max_pool1d
 #   runs max_pool1d_rows, the same window walk and comparisons without the indices.
-# - prelu (up to 4096 elements) is where(x > 0, x, x * w) in the input's dtype: one correctly
-#   rounded product, as the fused kernel's (Note [Fused prelu]).
+# - prelu (up to 4096 elements) is one pass of the fused kernel's formula (Note [Fused prelu]),
+#   x if x > 0 else w * x in the input's dtype, through the compiled entry of prelu_small's
+#   kernel (NumPy's product, comparison and masked copy took three calls: 1.7x PyTorch's time).
 # Anything else - a gradient to record, a mode, another dtype, an empty input, a non-int or
 # out-of-range argument, any error - takes the body, so errors and graphs are the body's.
 # tests/nn/test_fast_nn.py compares both routes and checks which one ran.
@@ -24,9 +25,10 @@ import numpy as np
 from ... import _dtype as D
 from ..._dispatch import dispatch as _dispatch
 from ..._tensor import _make
-from ...kernels import PARALLEL_THRESHOLD
+from ...kernels import PARALLEL_THRESHOLD, lazy
 from .._fast_guard import params
 from .._fast_guard import plain as _plain_any
+from ..reduction import _entries as _EN
 from .pool_plan import execute as _execute
 from .pool_plan import learn as _learn
 from .pooling import K as _K
@@ -35,6 +37,7 @@ from .pooling3d import K3 as _K3
 from .resample import constant_pad_nd as _constant_pad_nd
 
 _FLOATS = (D.float32, D.float64)
+_KP = lazy("numtorch.kernels.cpu.nn.prelu_small")
 _arange = np.arange
 _empty = np.empty
 
@@ -454,15 +457,15 @@ def _make_prelu(body):
             and a.ndim  # 0-d: NumPy's product would be a scalar
             and a.size <= 4096  # larger: the fused kernel's one pass beats NumPy's three
         ):
-            nd = a.ndim
+            n = a.size
             if w.size == 1:
-                wv = w.reshape(())
-            elif nd >= 2 and w.size == a.shape[1]:
-                wv = w.reshape((w.size,) + (1,) * (nd - 2))
+                N, C = 1, 1
+            elif a.ndim >= 2 and w.size == a.shape[1]:
+                N, C = a.shape[0], w.size
             else:
                 return body(input, weight)
-            r = a * wv
-            np.copyto(r, a, where=a > 0)
+            r = _empty(a.shape, a.dtype)
+            _EN.call(_KP, "prelu_planes", (a.ravel(), w.ravel(), r.ravel(), N, C, n // (N * C) if n else 0))
             return _make(r, input._dtype)
         return body(input, weight)
 
