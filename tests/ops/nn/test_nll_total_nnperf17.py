@@ -38,7 +38,8 @@ def test_one_kernel_call_gives_the_bodys_bits(name, dtype, reduction, monkeypatc
     monkeypatch.setattr(softmax_fast, "softmax_plain", lambda *a: plans.append(real_plan(*a)) or plans[-1])
     rng = np.random.default_rng(2)
     fn, body = getattr(F, name), _body(name)
-    for shape, tshape in (((2, 3, 2, 2), (2, 2, 2)), ((5, 4), (5,))):
+    # 3 * 700 positions: total's blocks of 256 and its vectorised loop
+    for shape, tshape in (((2, 3, 2, 2), (2, 2, 2)), ((5, 4), (5,)), ((3, 5, 700, 1), (3, 700, 1))):
         x = torch.from_numpy(rng.standard_normal(shape) * 3).to(dtype)
         for t in (rng.integers(0, shape[1], tshape), np.full(tshape, -100), rng.integers(-1, shape[1] + 1, tshape)):
             t = torch.from_numpy(t.astype(np.int64))
@@ -51,5 +52,5 @@ def test_one_kernel_call_gives_the_bodys_bits(name, dtype, reduction, monkeypatc
                 continue
             want = ["nll_loss_checked"] if reduction == "none" else ["nll_loss_checked_total"]
             assert names == want
-            if name == "cross_entropy":
+            if name == "cross_entropy" and x.numel() <= 128:  # the tiny route of Note [Softmax plans]
                 assert plans and plans[-1] is not None
