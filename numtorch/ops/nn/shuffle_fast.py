@@ -33,7 +33,7 @@ def install(bindings) -> None:
     for b in bindings:
         if b.name in ("channel_shuffle", "native_channel_shuffle") and b.fast is None:
             b.fast = (or_body(_shuffle, b.body), params(b.sig))
-    from . import attention_fast, pixel_shuffle_fast  # session 17: installed here, not in numtorch/__init__.py's list
+    from . import attention_fast, hinge_fast, pixel_shuffle_fast  # session 17: installed here, not in numtorch/__init__.py's list
 
-    pixel_shuffle_fast.install(bindings)
-    attention_fast.install(bindings)
+    for m in (pixel_shuffle_fast, attention_fast, hinge_fast):
+        m.install(bindings)
