@@ -8,22 +8,12 @@ import numpy as np
 import pytest
 
 import numtorch as torch
-from numtorch.ops._registry import BINDINGS
 from numtorch.ops.nn import pixel_shuffle_fast as PS
-from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture_logs
 
-from ._fastcheck import outcome, same
+from ._fastcheck import grad_and_modes_take_the_body, outcome, same
+from .test_shuffle_fast import _b, _fn
 
 _BINDS = [(m, n) for m in ("torch", "torch.nn.functional") for n in ("pixel_shuffle", "pixel_unshuffle")]
-
-
-def _b(module, name):
-    (b,) = [b for b in BINDINGS if b.module == module and b.name == name]
-    return b
-
-
-def _fn(module, name):
-    return getattr(torch.nn.functional if module != "torch" else torch, name)
 
 
 def _spy(monkeypatch):
@@ -65,14 +55,8 @@ def test_the_rest_takes_the_body(module, name, monkeypatch):
                  (torch.randn(2, 6, 3, 5), 2), (torch.ones(2, 8, 4, 4, dtype=torch.uint32), 2)):  # fmt: skip
         same(outcome(_fn(module, name), *args), outcome(_b(module, name).body, *args))
     assert not ran
-    xg = x.clone().requires_grad_(True)
-    r = _fn(module, name)(xg, 2)
-    assert r.grad_fn is not None
-    r.sum().backward()
-    assert xg.grad is not None
-    with capture_logs() as logs, LoggingTensorMode():
-        _fn(module, name)(x, 2)
-    assert logs and name in "".join(logs) and not ran
+    logs = grad_and_modes_take_the_body(_fn(module, name), x, 2)
+    assert name in "".join(logs) and not ran
 
     class Sub(torch.Tensor):
         pass

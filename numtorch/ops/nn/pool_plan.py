@@ -7,15 +7,13 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype as D
-from ..._device import CPU as _CPU
-from ..._tensor import Tensor, _make, _view
+from ..._tensor import _make, _view
 from ..reduction._reduce import _entry
 
 _BUILTIN = len.__class__  # a compiled entry's class (Note [Compiled kernel entry])
 _empty = np.empty
 _I64 = np.dtype(np.int64)
 _DT_I64 = D.int64
-_new = object.__new__
 
 
 def run(plans: dict, key, input, make, indices=False):
@@ -59,16 +57,7 @@ def execute(plans: dict, key, plan, input, indices=False):
         fn(a.ravel(), out.ravel(), idx.ravel(), *args)
     else:
         fn(a.ravel(), out.ravel(), *args)
-    # _make's slot fills written out (the inputs are float32/float64: never bfloat16's device)
-    r = _new(Tensor)
-    r._data = out
-    r._dtype = input._dtype
-    r._device = _CPU
-    r._rg = False
-    r._grad_fn = None
-    r._grad = None
-    r._vc = [0]
-    r._base = None
+    r = _make(out, input._dtype)
     if vshape is not None:
         r = _view(r, out.reshape(vshape))
     if not indices:

@@ -9,7 +9,7 @@ import numpy as np
 from ... import _dtype as D
 from ..._device import CPU
 from ..._state import STATE
-from ..._tensor import PLAIN_SUBCLASSES, Tensor
+from ..._tensor import PLAIN_SUBCLASSES, Tensor, _make
 from ...amp._policy import _INSTALLED as _AUTOCAST
 from ..reduction import _entries as EN
 from ..reduction import _reduce as E
@@ -30,7 +30,6 @@ from ..reduction.scan import _TINY
 _PLANS: dict = {}  # (shape, strides, dim, dtype, log) -> (entry, layout args, last-dim softmax)
 _FLOATS = (D.float32, D.float64)
 _empty = np.empty
-_new = object.__new__
 
 
 def softmax_plain(x, dim, log):
@@ -52,17 +51,7 @@ def softmax_plain(x, dim, log):
     xr, yr = a.ravel(), y.ravel()
     if not entry(xr, yr, *args) and shift:  # the shifted pass declined these values
         EN.call(E.KS, "softmax_rows_inline", (xr, yr, *args, False))  # Note [Softmax over short rows]
-    # _make's slot fills written out (float32/float64 only: never bfloat16's device)
-    t = _new(Tensor)
-    t._data = y
-    t._dtype = x._dtype
-    t._device = CPU
-    t._rg = False
-    t._grad_fn = None
-    t._grad = None
-    t._vc = [0]
-    t._base = None
-    return t
+    return _make(y, x._dtype)
 
 
 def _plan(x, a, dim, log) -> None:
