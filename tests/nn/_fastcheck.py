@@ -28,3 +28,19 @@ def same(r, want):
     if want._is_view():
         assert r._base.shape == want._base.shape and r._base.stride() == want._base.stride()
     assert r.numpy().tobytes() == want.numpy().tobytes()
+
+
+def grad_and_modes_take_the_body(fn, x, *args):
+    """``fn(x, *args)`` records a graph that backward runs through when x requires grad, and a
+    dispatch mode sees its aten calls; returns the mode's log lines."""
+    from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture_logs
+
+    xg = x.clone().requires_grad_(True)
+    r = fn(xg, *args)
+    assert r.grad_fn is not None
+    r.sum().backward()
+    assert xg.grad is not None
+    with capture_logs() as logs, LoggingTensorMode():
+        fn(x, *args)
+    assert logs
+    return logs

@@ -9,3 +9,4 @@ from . import fast_nn  # noqa: F401,E402  (Note [Padding, pooling and prelu fast
 from . import fast_conv  # noqa: F401,E402  (Note [Convolution fast calls])
 from . import loss_fast, norm_layers_fast  # noqa: F401,E402  (session 15: Note [Loss binding fast calls], Note [Layer norm binding fast call])
 from . import adaptive_fast, embedding_bag_fast, lp_pool_fast, pool_plan, shuffle_fast, softmax_fast, unpool_fast  # noqa: F401,E402  (session 16)
+from . import attention_fast, hinge_fast, pixel_shuffle_fast  # noqa: F401,E402  (session 17, perf17e: installed by shuffle_fast.install)

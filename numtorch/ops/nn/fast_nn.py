@@ -11,31 +11,33 @@
 # - max_pool2d/3d and avg_pool1d/2d/3d call the body's kernels with the same arguments (a 1-d
 #   pool is the 2-d kernel over (..., 1, L) planes), so the values are the kernel's; max_pool1d
 #   runs max_pool1d_rows, the same window walk and comparisons without the indices.
-# - prelu (up to 4096 elements) is where(x > 0, x, x * w) in the input's dtype: one correctly
-#   rounded product, as the fused kernel's (Note [Fused prelu]).
+# - prelu (up to 4096 elements) is one pass of the fused kernel's formula (Note [Fused prelu]),
+#   x if x > 0 else w * x in the input's dtype, through the compiled entry of prelu_small's
+#   kernel (NumPy's product, comparison and masked copy took three calls: 1.7x PyTorch's time).
 # Anything else - a gradient to record, a mode, another dtype, an empty input, a non-int or
 # out-of-range argument, any error - takes the body, so errors and graphs are the body's.
 # tests/nn/test_fast_nn.py compares both routes and checks which one ran.
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from ... import _dtype as D
 from ..._dispatch import dispatch as _dispatch
 from ..._tensor import _make
-from ...kernels import PARALLEL_THRESHOLD
+from ...kernels import PARALLEL_THRESHOLD, lazy
 from .._fast_guard import params
 from .._fast_guard import plain as _plain_any
-from .pool_plan import run as _run_plan
+from ..reduction import _entries as _EN
+from .pool_plan import execute as _execute
+from .pool_plan import learn as _learn
 from .pooling import K as _K
 from .pooling import pool_out_size
 from .pooling3d import K3 as _K3
 from .resample import constant_pad_nd as _constant_pad_nd
 
 _FLOATS = (D.float32, D.float64)
+_KP = lazy("numtorch.kernels.cpu.nn.prelu_small")
 _arange = np.arange
 _empty = np.empty
 
@@ -176,7 +178,18 @@ def _key_ok(v) -> bool:
     return False
 
 
-_planned = functools.partial(_run_plan, _PLANS)  # (key, input, make): Note [Pool plans]
+def _k(v) -> bool:
+    # _key_ok without its call for the usual int
+    return v.__class__ is int or _key_ok(v)
+
+
+def _planned(key, input, make, *args):
+    """The plan of ``key`` run on ``input`` (``make(input, *args)`` plans its first call), or
+    None where it declines: pool_plan.run without a closure per call (Note [Pool plans])."""
+    p = _PLANS.get(key)
+    if p is None:
+        p = _learn(_PLANS, key, make(input, *args))
+    return _execute(_PLANS, key, p, input) if p else None
 
 
 def _serial(a, serial, parallel):
@@ -203,10 +216,10 @@ def _plan_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode):
 
 def _make_max_pool1d(body):
     def fast(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
-        if return_indices is False and ceil_mode.__class__ is bool and _plain(input) and _key_ok(kernel_size) \
-                and _key_ok(stride) and _key_ok(padding) and _key_ok(dilation):  # fmt: skip
+        if return_indices is False and ceil_mode.__class__ is bool and _k(kernel_size) and _k(stride) \
+                and _k(padding) and _k(dilation) and _plain(input):  # fmt: skip
             r = _planned(("max1", input._data.shape, input._dtype, kernel_size, stride, padding, dilation, ceil_mode), input,
-                         lambda: _plan_max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode))  # fmt: skip
+                         _plan_max_pool1d, kernel_size, stride, padding, dilation, ceil_mode)  # fmt: skip
             return body(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices) if r is None else r
         if return_indices is False:
             g = _geometry1(input, kernel_size, stride, padding, dilation, ceil_mode)
@@ -234,11 +247,10 @@ def _plan_avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_inclu
 
 def _make_avg_pool1d(body):
     def fast(input, kernel_size, stride, padding, ceil_mode, count_include_pad):
-        if count_include_pad.__class__ is bool and ceil_mode.__class__ is bool and _plain(input) \
-                and _key_ok(kernel_size) and _key_ok(stride) and _key_ok(padding):  # fmt: skip
+        if count_include_pad.__class__ is bool and ceil_mode.__class__ is bool and _k(kernel_size) and _k(stride) \
+                and _k(padding) and _plain(input):  # fmt: skip
             r = _planned(("avg1", input._data.shape, input._dtype, kernel_size, stride, padding, ceil_mode, count_include_pad),
-                         input, lambda: _plan_avg_pool1d(input, kernel_size, stride, padding, ceil_mode,
-                                                         count_include_pad))  # fmt: skip
+                         input, _plan_avg_pool1d, kernel_size, stride, padding, ceil_mode, count_include_pad)  # fmt: skip
             return body(input, kernel_size, stride, padding, ceil_mode, count_include_pad) if r is None else r
         if count_include_pad.__class__ is bool:
             g = _geometry1(input, kernel_size, stride, padding, 1, ceil_mode)
@@ -286,10 +298,10 @@ def _plan_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode):
 
 def _make_max_pool2d(body):
     def fast(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
-        if return_indices is False and ceil_mode.__class__ is bool and _plain(input) and _key_ok(kernel_size) \
-                and _key_ok(stride) and _key_ok(padding) and _key_ok(dilation):  # fmt: skip
+        if return_indices is False and ceil_mode.__class__ is bool and _k(kernel_size) and _k(stride) \
+                and _k(padding) and _k(dilation) and _plain(input):  # fmt: skip
             r = _planned(("max2", input._data.shape, input._dtype, kernel_size, stride, padding, dilation, ceil_mode), input,
-                         lambda: _plan_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode))  # fmt: skip
+                         _plan_max_pool2d, kernel_size, stride, padding, dilation, ceil_mode)  # fmt: skip
             return body(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices) if r is None else r
         if return_indices is False:
             g = _geometry2(input, kernel_size, stride, padding, dilation, ceil_mode)
@@ -316,12 +328,11 @@ def _make_avg_pool2d(body):
         if count_include_pad.__class__ is bool and (
             divisor_override is None or divisor_override.__class__ is int and divisor_override
         ):
-            if ceil_mode.__class__ is bool and _plain(input) and _key_ok(kernel_size) and _key_ok(stride) \
-                    and _key_ok(padding):  # fmt: skip
+            if ceil_mode.__class__ is bool and _k(kernel_size) and _k(stride) and _k(padding) and _plain(input):
                 key = ("avg2", input._data.shape, input._dtype, kernel_size, stride, padding, ceil_mode, count_include_pad,
                        divisor_override)  # fmt: skip
-                r = _planned(key, input, lambda: _plan_avg_pool2d(input, kernel_size, stride, padding, ceil_mode,
-                                                                  count_include_pad, divisor_override))  # fmt: skip
+                r = _planned(key, input, _plan_avg_pool2d, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                             divisor_override)  # fmt: skip
                 if r is not None:
                     return r
                 return body(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -377,10 +388,10 @@ def _plan_3d(input, kernel_size, stride, padding, dilation, ceil_mode, cip, div)
 
 
 def _max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode):
-    if ceil_mode.__class__ is bool and _plain(input) and _key_ok(kernel_size) and _key_ok(stride) \
-            and _key_ok(padding) and _key_ok(dilation):  # fmt: skip
+    if ceil_mode.__class__ is bool and _k(kernel_size) and _k(stride) and _k(padding) and _k(dilation) \
+            and _plain(input):  # fmt: skip
         return _planned(("max3", input._data.shape, input._dtype, kernel_size, stride, padding, dilation, ceil_mode), input,
-                        lambda: _plan_3d(input, kernel_size, stride, padding, dilation, ceil_mode, None, None))  # fmt: skip
+                        _plan_3d, kernel_size, stride, padding, dilation, ceil_mode, None, None)  # fmt: skip
     g = _geometry3(input, kernel_size, stride, padding, dilation, ceil_mode, False)
     if g is None:
         return None
@@ -413,12 +424,11 @@ def _make_avg_pool3d(body):
         if count_include_pad.__class__ is bool and (
             divisor_override is None or divisor_override.__class__ is int and divisor_override
         ):
-            if ceil_mode.__class__ is bool and _plain(input) and _key_ok(kernel_size) and _key_ok(stride) \
-                    and _key_ok(padding):  # fmt: skip
+            if ceil_mode.__class__ is bool and _k(kernel_size) and _k(stride) and _k(padding) and _plain(input):
                 key = ("avg3", input._data.shape, input._dtype, kernel_size, stride, padding, ceil_mode, count_include_pad,
                        divisor_override)  # fmt: skip
-                r = _planned(key, input, lambda: _plan_3d(input, kernel_size, stride, padding, 1, ceil_mode,
-                                                          count_include_pad, divisor_override))  # fmt: skip
+                r = _planned(key, input, _plan_3d, kernel_size, stride, padding, 1, ceil_mode, count_include_pad,
+                             divisor_override)  # fmt: skip
                 if r is not None:
                     return r
                 return body(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
@@ -447,15 +457,15 @@ def _make_prelu(body):
             and a.ndim  # 0-d: NumPy's product would be a scalar
             and a.size <= 4096  # larger: the fused kernel's one pass beats NumPy's three
         ):
-            nd = a.ndim
+            n = a.size
             if w.size == 1:
-                wv = w.reshape(())
-            elif nd >= 2 and w.size == a.shape[1]:
-                wv = w.reshape((w.size,) + (1,) * (nd - 2))
+                N, C = 1, 1
+            elif a.ndim >= 2 and w.size == a.shape[1]:
+                N, C = a.shape[0], w.size
             else:
                 return body(input, weight)
-            r = a * wv
-            np.copyto(r, a, where=a > 0)
+            r = _empty(a.shape, a.dtype)
+            _EN.call(_KP, "prelu_planes", (a.ravel(), w.ravel(), r.ravel(), N, C, n // (N * C) if n else 0))
             return _make(r, input._dtype)
         return body(input, weight)
 

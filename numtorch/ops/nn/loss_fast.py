@@ -22,14 +22,17 @@ import numpy as np
 
 from ... import _dtype as D
 from ..._tensor import _make
+from ...kernels import lazy
 from .._fast_guard import or_body, params, plain, recordless
 from ..reduction._entries import call
 from ..reduction.scan import _softmax_impl
 from . import loss_pointwise as _LP
+from . import softmax_fast as _SF
 from .loss import K
 from .loss_multimargin import MK as _MK
 
 _I64 = np.dtype(np.int64)
+_KT = lazy("numtorch.kernels.cpu.nn.nll_total")  # nll_loss_checked and total in one call
 _NOW = {np.dtype(t): np.empty(0, t) for t in (np.float32, np.float64)}  # no weight: all ones
 
 _RED = {"none": 0, "mean": 1, "sum": 2}
@@ -68,14 +71,15 @@ def _forward(x, target, plan, ignore_index):
     t = t.ravel()
     x = x.ravel()
     per = np.empty(t.size, x.dtype)
-    tw = call(K, "nll_loss_checked", (x, t, _NOW[x.dtype], C, S, ignore_index, per))
-    if tw < 0:  # a target out of range: the body raises
-        return None
     if red == 0:
-        return per.reshape(shape)
+        tw = call(K, "nll_loss_checked", (x, t, _NOW[x.dtype], C, S, ignore_index, per))
+        return None if tw < 0 else per.reshape(shape)  # a target out of range: the body raises
+    tw, tot = call(_KT, "nll_loss_checked_total", (x, t, _NOW[x.dtype], C, S, ignore_index, per))
+    if tw < 0:
+        return None
     if red == 2:
-        return np.array(call(K, "total", (per,)), x.dtype)
-    return np.array(call(K, "total", (per,)) / tw if tw else np.nan, x.dtype)
+        return np.array(tot, x.dtype)
+    return np.array(tot / tw if tw else np.nan, x.dtype)
 
 
 def _nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
@@ -97,7 +101,8 @@ def _cross_entropy(input, target, weight=None, size_average=None, ignore_index=-
     p = _plan(input, target, weight, size_average, ignore_index, reduce, reduction)
     if p is None:
         return None
-    r = _forward(_softmax_impl(input, 1, False, True)._data, target, p, ignore_index)
+    ls = _SF.softmax_plain(input, 1, True)  # Note [Softmax plans]: the tiny route's planned call
+    r = _forward((_softmax_impl(input, 1, False, True) if ls is None else ls)._data, target, p, ignore_index)
     if r is None:
         return None
     COUNT[0] += 1

@@ -27,13 +27,14 @@ import numpy as np
 
 from ... import _dtype as D
 from ..._tensor import Tensor, _make, _view
-from ...kernels import PARALLEL_THRESHOLD
+from ...kernels import PARALLEL_THRESHOLD, lazy
 from .._fast_guard import or_body, params, plain, recordless
 from ..reduction._entries import call
 from .normalization import LN, K, update_running
 
 _NP = {D.float32: np.dtype(np.float32), D.float64: np.dtype(np.float64)}
 _NONE = {D.float32: np.zeros(1, np.float32), D.float64: np.zeros(1, np.float64)}  # _arr(None): never read
+_LNS = lazy("numtorch.kernels.cpu.nn.layer_norm_small")
 COUNT = [0]  # calls that took the fast route (tests)
 BN_BODY: list = []
 
@@ -76,16 +77,12 @@ def _layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     b = w is not False and _param(bias, dt, tail)
     if b is False:
         return None
-    N = math.prod(tail)
-    M = a.size // N
-    x = a.reshape(-1)
-    np_dt = _NP[dt]
-    mean, rstd = np.empty(M, np_dt), np.empty(M, np_dt)
-    out = np.empty(x.size, np_dt)
-    call(LN, "moments", (x, N, mean, rstd, eps))
-    call(LN, "apply", (x, out, mean, rstd, w, b, N, weight is not None, bias is not None))
+    out = np.empty(shape, _NP[dt])
+    # moments then apply in one call (their statistics allocated inside: kernels/cpu/nn/layer_norm_small)
+    call(_LNS, "moments_apply", (a.ravel(), out.ravel(), w, b, math.prod(tail), eps, weight is not None,
+                                 bias is not None))  # fmt: skip
     COUNT[0] += 1
-    return _make(out.reshape(shape), dt)
+    return _make(out, dt)
 
 
 def _channels(input, weight, bias, eps):

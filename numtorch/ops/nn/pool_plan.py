@@ -25,23 +25,38 @@ def run(plans: dict, key, input, make, indices=False):
     the view of its result that the body's squeeze makes (Note [Adaptive pool plans])."""
     plan = plans.get(key)
     if plan is None:
-        plan = make() or False
-        if len(plans) >= 256:
-            plans.clear()
-        plans[key] = plan
-    if plan is False:
-        return None
+        plan = learn(plans, key, make())
+    return execute(plans, key, plan, input, indices) if plan else None
+
+
+def learn(plans: dict, key, plan):
+    """Store ``plan`` (None: the key declines, stored as False) for ``key``; returns it."""
+    plan = plan or False
+    if len(plans) >= 256:
+        plans.clear()
+    plans[key] = plan
+    return plan
+
+
+def execute(plans: dict, key, plan, input, indices=False):
+    """``run``'s call of a stored plan (not False) on ``input``: what a caller that looked the
+    key up itself calls (fast_nn's pools: no ``make`` closure per call)."""
     fn, args, oshape, with_idx, vshape = plan
     a = input._data
     out = _empty(oshape, a.dtype)
-    if with_idx:
-        idx = _empty(oshape, _I64)
-        call = (a.ravel(), out.ravel(), idx.ravel(), *args)
-    else:
-        call = (a.ravel(), out.ravel(), *args)
-    fn(*call)
-    if fn.__class__ is not _BUILTIN:
+    if fn.__class__ is not _BUILTIN:  # the plan's first call: its compiled entry from now on
+        if with_idx:
+            idx = _empty(oshape, _I64)
+            call = (a.ravel(), out.ravel(), idx.ravel(), *args)
+        else:
+            call = (a.ravel(), out.ravel(), *args)
+        fn(*call)
         plans[key] = (_entry(fn, call), args, oshape, with_idx, vshape)
+    elif with_idx:
+        idx = _empty(oshape, _I64)
+        fn(a.ravel(), out.ravel(), idx.ravel(), *args)
+    else:
+        fn(a.ravel(), out.ravel(), *args)
     r = _make(out, input._dtype)
     if vshape is not None:
         r = _view(r, out.reshape(vshape))

@@ -27,7 +27,7 @@ from ..reduction.scan import _TINY
 # forward-AD level or autocast region, nothing to record, a plain class) on a C-contiguous
 # float32/float64 input of 1.._TINY elements and an int dim in range; anything else (and the
 # first call of a plan, which compiles or looks up the entry) goes the way it went.
-_PLANS: dict = {}  # (shape, dim, dtype, log) -> (entry, layout args, last-dim softmax)
+_PLANS: dict = {}  # (shape, strides, dim, dtype, log) -> (entry, layout args, last-dim softmax)
 _FLOATS = (D.float32, D.float64)
 _empty = np.empty
 
@@ -40,11 +40,11 @@ def softmax_plain(x, dim, log):
             or dim.__class__ is not int or c is not Tensor and c not in PLAIN_SUBCLASSES):  # fmt: skip
         return None
     a = x._data
-    p = _PLANS.get((a.shape, dim, x._dtype, log))
+    # the strides in the key stand for a.flags.c_contiguous (a flags object per call): only a
+    # C-contiguous input's plan is ever stored
+    p = _PLANS.get((a.shape, a.strides, dim, x._dtype, log))
     if p is None:
         _plan(x, a, dim, log)
-        return None
-    if not a.flags.c_contiguous:
         return None
     entry, args, shift = p
     y = _empty(a.shape, a.dtype)
@@ -71,4 +71,4 @@ def _plan(x, a, dim, log) -> None:
         name, args = "softmax_cols", (a.size // (R * inner), R, inner, log)
     entry = EN._ENTRIES.get((name, a.dtype))
     if entry is not None:
-        _PLANS[(s, dim, x._dtype, log)] = (entry, args, name == "softmax_rows_shift")
+        _PLANS[(s, a.strides, dim, x._dtype, log)] = (entry, args, name == "softmax_rows_shift")

@@ -54,12 +54,13 @@ _NP_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 # (the binding's own test), the binding calls _softmax's op.fast itself, as the composite would.
 # Under autocast the composite runs instead: autocast's float32 rule sits in softmax.int's fast
 # slot, not in _softmax's (a float16 input must be upcast first).
-def _softmax_call(prim, composite, plan=None):
-    # plan: Note [Softmax plans] (ops/nn/softmax_fast.py), tried first; None declines
+def _softmax_call(prim, composite, plans, log):
+    # plans: the module of Note [Softmax plans] (ops/nn/softmax_fast.py), whose softmax_plain is
+    # tried first (None declines); looked up per call, not bound, so that tests can spy on it
     def call(x, dim, half_to_float):
         if _AUTOCAST:
             return composite.fast(x, dim, None)
-        r = None if plan is None else plan(x, dim)
+        r = plans.softmax_plain(x, dim, log)
         return prim.fast(x, dim, half_to_float) if r is None else r
 
     return call
@@ -75,8 +76,8 @@ def install() -> None:
     from ..nn import softmax_fast as SF
     from .scan import _log_softmax, _softmax
 
-    prims = {"softmax": _softmax_call(_softmax, aten.softmax.int, lambda x, d: SF.softmax_plain(x, d, False)),
-             "log_softmax": _softmax_call(_log_softmax, aten.log_softmax.int, lambda x, d: SF.softmax_plain(x, d, True))}  # fmt: skip
+    prims = {"softmax": _softmax_call(_softmax, aten.softmax.int, SF, False),
+             "log_softmax": _softmax_call(_log_softmax, aten.log_softmax.int, SF, True)}  # fmt: skip
     for b in BINDINGS:
         if b.name == "nansum" and b.module in ("torch", "Tensor") and b.fast is None:
             first = "self" if b.module == "Tensor" else "input"

@@ -34,10 +34,14 @@ class _Op:
         self.fast = lambda *v: (tag, v)
 
 
+class _NoPlans:  # softmax_fast's place: every plan declines
+    softmax_plain = staticmethod(lambda x, dim, log: None)
+
+
 def test_an_autocast_region_runs_the_composite():
     # autocast's rules sit in softmax.int's fast slot (CUDA's float32 rule: tests/cuda/test_amp.py),
     # so inside a region the bindings' call runs the composite, not the primitive
-    call = fast_bindings._softmax_call(_Op("prim"), _Op("composite"))
+    call = fast_bindings._softmax_call(_Op("prim"), _Op("composite"), _NoPlans, False)
     assert call(1, 2, False) == ("prim", (1, 2, False))
     with torch.autocast("cpu", dtype=torch.bfloat16):
         assert call(1, 2, False) == ("composite", (1, 2, None))
