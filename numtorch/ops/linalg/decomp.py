@@ -434,6 +434,9 @@ _LSTSQ_ILLEGAL = ("torch.linalg.lstsq: Argument 4 has illegal value. Most certai
                   "implementation calling the backend library.")  # fmt: skip
 
 
+_EPS: dict = {}  # real dtype -> its finfo's eps (a finfo is built per call otherwise)
+
+
 def _lstsq_cpu(A, B, rcond=None, driver=None):
     if A._data.ndim < 2:
         raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
@@ -468,31 +471,38 @@ def _lstsq_cpu(A, B, rcond=None, driver=None):
     nb = math.prod(batch)  # not -1: an empty matrix leaves the batch size ambiguous
     a = (a if a.shape[:-2] == batch else np.broadcast_to(a, batch + a.shape[-2:])).reshape(nb, m, n)
     b = (b if b.shape[:-2] == batch else np.broadcast_to(b, batch + b.shape[-2:])).reshape(nb, m, b.shape[-1])
-    eps = D.finfo(A._dtype.to_real()).eps
+    real = A._dtype.to_real()
+    eps = _EPS.get(real) or _EPS.setdefault(real, D.finfo(real).eps)
     rc = eps * max(m, n) if rcond is None or rcond < 0 else rcond
     k = b.shape[-1]
-    x = np.zeros((a.shape[0], n, k), a.dtype)
-    res = np.zeros((a.shape[0], k), A._dtype.to_real().np)
-    rank = np.zeros(a.shape[0], np.int64)
-    sv = np.zeros((a.shape[0], min(m, n)), A._dtype.to_real().np)
+    mn = min(m, n)
+    wants_res = driver != "gelsy" and m > n
     if a.size and k:
-        if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        if not (_all_true(_isfinite(a), axis=None) and _all_true(_isfinite(b), axis=None)):
             # LAPACK's scaling step refuses NaN/inf (an illegal argument), as PyTorch reports
             raise RuntimeError(_LSTSQ_ILLEGAL)
-        x[...], r, rank[...], sv[...] = _lstsq_batch(a, b, rc)
-        if m > n:  # np.linalg.lstsq's residuals: only of a full-rank tall matrix
+        # the gufunc's fresh float64 (complex128) arrays cast into the results' dtypes, as
+        # assignments into zeros did; residuals and singular values only where returned
+        x, r, rank, sv = _lstsq_batch(a, b, rc)
+        rank = rank.astype(np.int64)
+        if wants_res:  # np.linalg.lstsq's residuals: only of a full-rank tall matrix
+            res = np.zeros((a.shape[0], k), real.np)
             full = rank == n
             res[full] = r[full]
+    else:
+        x = np.zeros((a.shape[0], n, k), a.dtype)
+        rank = np.zeros(a.shape[0], np.int64)
+        sv = np.zeros((a.shape[0], mn), real.np)
+        res = np.zeros((a.shape[0], k), real.np)
     x = x.reshape(batch + (n, k))
     if vec:
         x = x[..., 0]
-    real = A._dtype.to_real()
     empty = _t(np.zeros((0,), real.np), real)
-    full_rank = bool(np.all(rank == min(m, n)))
-    resid = _t(res.reshape(batch + (k,))[..., 0] if vec else res.reshape(batch + (k,)), real) \
-        if driver != "gelsy" and m > n and full_rank else empty  # fmt: skip
+    resid = empty
+    if wants_res and _all_true(rank == mn, axis=None):
+        resid = _t(res.reshape(batch + (k,))[..., 0] if vec else res.reshape(batch + (k,)), real)
     rank_t = _t(rank.reshape(batch), D.int64) if driver != "gels" else _t(np.zeros((0,)), D.int64)
-    sv_t = _t(sv.reshape(batch + (min(m, n),)), real) if driver in ("gelsd", "gelss") else empty
+    sv_t = _t(sv.reshape(batch + (mn,)), real) if driver in ("gelsd", "gelss") else empty
     return _LSTSQ(_t(x, A._dtype), resid, rank_t, sv_t)
 
 
