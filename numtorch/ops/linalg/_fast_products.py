@@ -34,7 +34,7 @@ from .._quiet import quiet as _quiet
 from .._quiet import restore as _restore
 from ._contract import product as _product
 
-_dot, _matmul, _add, _moveaxis, _multiply = np.dot, np.matmul, np.add, np.moveaxis, np.multiply
+_dot, _matmul, _add, _multiply = np.dot, np.matmul, np.add, np.multiply
 
 _FLOATS = (D.float32, D.float64)
 
@@ -115,18 +115,14 @@ def _same(dt, *ts) -> bool:
     return True
 
 
-def _blas(x) -> bool:
-    return x.flags.forc  # C or Fortran order
-
-
-def _dot_add(x, y, shape, add):
-    """np.dot(x, y) (a fresh C-ordered ``shape`` array: Note [Dot's own result]), then ``add``
+def _dot_add(x, y, add):
+    """np.dot(x, y) (a fresh C-ordered array: Note [Dot's own result]), then ``add``
     added into it (quiet)."""
     tok = _quiet(_IGNORE)
     try:
         dest = _dot(x, y)
         if add is not None:
-            _add(dest, add, out=dest)
+            _add(dest, add, dest)
     finally:
         _restore(tok)
     return dest
@@ -141,7 +137,7 @@ def _matmul_add(x, y, add):
             dest = _empty((sx[0], sx[1], sy[2]), x.dtype)
             _matmul(x, y, out=dest)
         if add is not None:
-            _add(dest, add, out=dest)
+            _add(dest, add, dest)
     finally:
         _restore(tok)
     return dest
@@ -185,7 +181,7 @@ def _mm_ok(x, y) -> bool:
     """2-D operands with matching inner sizes of 2 or more, nonempty, in layouts BLAS takes."""
     sx, sy = x.shape, y.shape
     return (len(sx) == 2 and len(sy) == 2 and sx[1] == sy[0] and sx[1] > 1 and sx[0] * sy[1] > 0
-            and _blas(x) and _blas(y))  # fmt: skip
+            and x.flags.forc and y.flags.forc)  # fmt: skip
 
 
 def addmm(op):
@@ -197,7 +193,7 @@ def addmm(op):
         if _ones(beta, alpha) and _same(dt, input, m1, m2) and _mm_ok(x, y):
             shape = (x.shape[0], y.shape[1])
             if s.shape == shape or s.shape == shape[1:]:
-                return _make(_dot_add(x, y, shape, s), dt)
+                return _make(_dot_add(x, y, s), dt)
         return op.fast(input, m1, m2, beta, alpha)
 
     return fast
@@ -216,8 +212,15 @@ def addmv(op):
             and len(y.shape) == 1
         ):
             m, k = x.shape
-            if k > 1 and m and y.shape[0] == k and s.shape == (m,) and _blas(x) and _blas(y):
-                return _make(_dot_add(x, y, (m,), s), dt)
+            if (
+                k > 1
+                and m
+                and y.shape[0] == k
+                and s.shape == (m,)
+                and x.flags.forc
+                and y.flags.forc
+            ):
+                return _make(_dot_add(x, y, s), dt)
         return op.fast(input, mat, vec, beta, alpha)
 
     return fast
@@ -234,9 +237,12 @@ def addbmm(op):
             b, n, k = x.shape
             m = y.shape[2]
             if s.shape == (n, m):
-                xc, yc = _moveaxis(x, 0, 1).reshape(n, b * k), y.reshape(b * k, m)
-                if _blas(xc) and _blas(yc):
-                    return _make(_dot_add(xc, yc, (n, m), s), dt)
+                xc, yc = (
+                    x.transpose(1, 0, 2).reshape(n, b * k),
+                    y.reshape(b * k, m),
+                )  # np.moveaxis(x, 0, 1)
+                if xc.flags.forc and yc.flags.forc:
+                    return _make(_dot_add(xc, yc, s), dt)
         return op.fast(input, b1, b2, beta, alpha)
 
     return fast
@@ -253,7 +259,7 @@ def linear(op):
             if _mm_ok(x, y):
                 shape = (x.shape[0], y.shape[1])
                 if s.shape == shape or s.shape == shape[1:]:
-                    return _make(_dot_add(x, y, shape, s), dt)
+                    return _make(_dot_add(x, y, s), dt)
         return op.fast(input, weight, bias)
 
     return fast
@@ -276,7 +282,7 @@ def matrix_power(op):
             and s[0] == s[1]
             and s[0] > 1
             and _same(dt, A)
-            and _blas(a)
+            and a.flags.forc
         ):
             return op.fast(A, n)
         result, z = None, a

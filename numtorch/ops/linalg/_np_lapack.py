@@ -41,6 +41,7 @@ except (ImportError, AttributeError, TypeError):  # pragma: no cover - another N
 _FLOAT_CHARS = "fdFD"
 _REAL = {"f": np.float32, "d": np.float64, "F": np.float32, "D": np.float64}
 _TRIU: dict = {}
+_ZERO = (np.zeros(1), np.zeros(1, np.complex128))  # np.triu's zero (read only), by complexity
 
 
 def _direct(a: np.ndarray) -> bool:
@@ -85,7 +86,7 @@ def qr(a: np.ndarray, complete: bool):
         if len(_TRIU) > 256:
             _TRIU.clear()
         mask = _TRIU[(mc, n)] = np.tri(mc, n, -1, dtype=bool)
-    r = np.where(mask, np.zeros(1, w.dtype), w[..., :mc, :])
+    r = np.where(mask, _ZERO[cplx], w[..., :mc, :])
     return q.astype(a.dtype, copy=False), r.astype(a.dtype, copy=False)
 
 
