@@ -119,6 +119,14 @@ def eigh(a: np.ndarray, UPLO: str):
     return w.astype(_REAL[a.dtype.char], copy=False), v.astype(a.dtype, copy=False)
 
 
+def eigvalsh(a: np.ndarray, UPLO: str) -> np.ndarray:
+    """np.linalg.eigvalsh(a, UPLO) of a real array with UPLO "L" or "U", in float64 (the cast to
+    a's dtype is the caller's)."""
+    if not _direct(a) or a.dtype.kind == "c":
+        return np.linalg.eigvalsh(a, UPLO=UPLO).astype(np.float64, copy=False)
+    return _call(_EIG, _U.eigvalsh_lo if UPLO == "L" else _U.eigvalsh_up, a, signature="d->d")
+
+
 def solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """np.linalg.solve(a, b) for a and b (..., n, k) of one dtype."""
     if not _direct(a) or b.dtype != a.dtype or b.ndim < 2:

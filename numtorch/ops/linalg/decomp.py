@@ -246,7 +246,8 @@ def _linalg_eigvalsh(A, UPLO, out):
 
 public("eigh", "A, UPLO='L', *, out=None", _linalg_eigh, relevant=("A",), module="torch.linalg", ops=(linalg_eigh,))
 public("eigvalsh", "A, UPLO='L', *, out=None", _linalg_eigvalsh, relevant=("A",), module="torch.linalg",
-       ops=(linalg_eigvalsh,))  # fmt: skip
+       ops=(linalg_eigvalsh,), fast=(_fs.eigvalsh(_linalg_eigvalsh, linalg_eigh, linalg_eigvalsh, _lapack.eigvalsh),
+                                     ("A", "UPLO"), "out is None"))  # fmt: skip
 
 
 # ---- svd -------------------------------------------------------------------------------------------------

@@ -116,3 +116,110 @@ def test_det_takes_the_parity_from_its_lu_call(dtype):
             warnings.simplefilter("error")  # an overflowing product is inf without NumPy's warning
             got = torch.linalg.det(t)
         assert got.numpy().tobytes() == want.reshape(a.shape[:-2]).tobytes()
+
+
+# ---- Note [Eigenvalues without eigenvectors] -----------------------------------------------------
+def _sym(rng, shape, dtype):
+    a = rng.standard_normal(shape)
+    return (a + np.swapaxes(a, -1, -2)).astype(dtype)
+
+
+def _spy_values(monkeypatch):
+    from numpy.linalg import _umath_linalg as U
+
+    seen = []
+    for name in ("eigvalsh_lo", "eigvalsh_up"):
+        real = getattr(U, name)
+        monkeypatch.setattr(U, name, lambda *a, real=real, **k: seen.append(1) or real(*a, **k))
+    return seen
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_eigvalsh_of_plain_real_input_is_numpys_eigvalsh(dtype, monkeypatch):
+    seen = _spy_values(monkeypatch)
+    rng = np.random.default_rng(19)
+    for shape in [(3, 3), (2, 4, 4), (2, 3, 2, 2), (1, 1)]:
+        a = _sym(rng, shape, dtype)
+        for uplo in ("L", "U"):
+            n = len(seen)
+            got = torch.linalg.eigvalsh(torch.tensor(a), uplo)
+            assert len(seen) == n + 1  # the values-only route ran
+            want = np.linalg.eigvalsh(a, UPLO=uplo)
+            assert (
+                got.dtype == torch.tensor(a).dtype
+                and got.shape == want.shape
+                and got.is_contiguous()
+            )
+            assert got.numpy().tobytes() == want.tobytes()
+            # the body's eigh gives the same eigenvalues within its rounding
+            body = torch.linalg.eigh(torch.tensor(a), uplo).eigenvalues.numpy()
+            np.testing.assert_allclose(
+                got.numpy(), body, rtol=1e-5, atol=1e-5 if dtype == np.float32 else 1e-12
+            )
+    a = _sym(rng, (3, 3), dtype)
+    a_t = torch.tensor(a)
+    assert (
+        torch.linalg.eigvalsh(a_t.mT).numpy().tobytes() == np.linalg.eigvalsh(a.T).tobytes()
+    )  # strided
+
+
+def test_eigvalsh_takes_the_body_where_the_call_is_seen_recorded_or_refused(monkeypatch):
+    import numtorch.autograd.forward_ad as fwAD
+    from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture_logs
+
+    seen = _spy_values(monkeypatch)
+    rng = np.random.default_rng(20)
+    a = torch.tensor(_sym(rng, (2, 3, 3), np.float64))
+    with capture_logs(is_mode=True) as logs, LoggingTensorMode():
+        torch.linalg.eigvalsh(a)
+    assert "aten.linalg_eigh" in " ".join(logs)
+    x = a.clone().requires_grad_(True)
+    assert torch.linalg.eigvalsh(x).grad_fn is not None
+    assert torch.autograd.gradcheck(lambda t: torch.linalg.eigvalsh(t + t.mT), (x,))
+    with torch.no_grad():
+        assert torch.linalg.eigvalsh(x).grad_fn is None
+
+    class Sub(torch.Tensor):
+        pass
+
+    # a subclass: its __torch_function__ calls the binding again with torch functions disabled
+    assert type(torch.linalg.eigvalsh(a.as_subclass(Sub))) is Sub
+    n = len(seen)
+    with fwAD.dual_level():
+        d = fwAD.make_dual(a, torch.ones_like(a))
+        assert fwAD.unpack_dual(torch.linalg.eigvalsh(d)).tangent is not None
+
+    out = torch.empty(0, dtype=torch.float64)
+    assert torch.linalg.eigvalsh(a, out=out) is out
+    assert torch.linalg.eigvalsh(a, "l").shape == (2, 3)  # lower-case UPLO: the body's
+    c = torch.tensor(_sym(rng, (3, 3), np.float64) + 0j)
+    assert torch.linalg.eigvalsh(c).dtype == torch.float64
+    bad = a.clone()
+    bad[0, 1, 1] = math.nan
+    with pytest.raises(
+        torch.linalg.LinAlgError, match="linalg.eigh: The algorithm failed to converge"
+    ):
+        torch.linalg.eigvalsh(bad)
+    with pytest.raises(RuntimeError, match="linalg.eigh: A must be batches of square matrices"):
+        torch.linalg.eigvalsh(torch.ones(2, 3, dtype=torch.float64))
+    with pytest.raises(RuntimeError, match="Expected UPLO argument to be 'L' or 'U', but got X"):
+        torch.linalg.eigvalsh(a, "X")
+    assert torch.linalg.eigvalsh(torch.ones(0, 3, 3)).shape == (0, 3)
+    assert len(seen) == n  # none of these took the values-only route
+
+
+def test_eigvalsh_honours_a_kernel_registered_over_eigh(monkeypatch):
+    seen = _spy_values(monkeypatch)
+    a = torch.tensor(np.eye(3))
+    called = []
+    lib = torch.library.Library("aten", "IMPL")
+    try:
+        lib.impl(
+            "linalg_eigh",
+            lambda A, UPLO="L": called.append(1) or (torch.zeros(3, dtype=A.dtype), A),
+            "CPU",
+        )
+        assert torch.linalg.eigvalsh(a).tolist() == [0.0, 0.0, 0.0] and called and not seen
+    finally:
+        lib._destroy()
+    assert torch.linalg.eigvalsh(a).tolist() == [1.0, 1.0, 1.0] and seen
