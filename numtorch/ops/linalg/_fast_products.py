@@ -12,6 +12,13 @@ matmul / ``@`` on plain float32/float64 operands of rank 1 or 2."""
 # np.dot]): the same values. Anything else, errors included, is op.fast's (read at each call: a
 # registered kernel regenerates it).
 
+# Note [Dot's own result]
+# np.dot(x, y) without out= allocates a fresh C-ordered result and makes the same BLAS call as
+# with an np.empty out (the products' bits, tests/ops/linalg/test_small_products.py): the
+# np.empty and out= checks cost ~0.2 us of a 1.9 us mm. A product of two vectors keeps its
+# 0-d out (np.dot would return a NumPy scalar). np.matmul's own result of a stack is C-ordered
+# too; where it is not, the fast call computes again into the C-ordered array the body uses.
+
 from __future__ import annotations
 
 import numpy as np
@@ -22,20 +29,20 @@ from ..._device import CPU as _CPU
 from ..._state import STATE as _STATE
 from ..._tensor import _make
 from ...amp._policy import _INSTALLED as _AUTOCAST
-from .._fast_guard import free as _free
-from .._fast_guard import recordless as _recordless
 from .._quiet import IGNORE as _IGNORE
 from .._quiet import quiet as _quiet
 from .._quiet import restore as _restore
 from ._contract import product as _product
 
-_dot, _matmul, _add, _moveaxis, _multiply = np.dot, np.matmul, np.add, np.moveaxis, np.multiply
+_dot, _matmul, _add, _multiply = np.dot, np.matmul, np.add, np.multiply
 
 _FLOATS = (D.float32, D.float64)
 
 
 def make(op, ranks: frozenset):
     """The fast call of ``op(a, b)`` for these (rank of a, rank of b) pairs."""
+    one = len(ranks) == 1 and next(iter(ranks))  # mm, mv, dot: the ranks tested as two ints
+    ra, rb = one or (0, 0)
 
     def fast(a, b):
         S = _STATE
@@ -45,20 +52,27 @@ def make(op, ranks: frozenset):
             return op.fast(a, b)
         x, y = a._data, b._data
         sx, sy = x.shape, y.shape
-        if (len(sx), len(sy)) not in ranks or sx[-1] != sy[0] or sx[-1] == 1:
+        nx, ny = len(sx), len(sy)
+        if (nx != ra or ny != rb) if one else (nx, ny) not in ranks:
             return op.fast(a, b)
-        if not (x.flags.forc and y.flags.forc):  # C or Fortran order, each
+        k = sx[-1]
+        if k != sy[0] or k == 1 or not (x.flags.forc and y.flags.forc):  # C or Fortran order, each
             return op.fast(a, b)
-        dest = _empty(sx[:-1] + sy[1:], x.dtype)
-        if len(sx) == 3:  # a C-contiguous stack times a matrix: one GEMM on the stacked rows
+        if nx == 3:  # a C-contiguous stack times a matrix: one GEMM on the stacked rows
             if not (x.flags.c_contiguous and x.size):  # reshape(-1, 0) has no size to infer
                 return op.fast(a, b)
-            x, out = x.reshape(-1, sx[-1]), dest.reshape(-1, sy[-1])
-        else:
-            out = dest
+            dest = _empty(sx[:-1] + sy[1:], x.dtype)
+            x, out = x.reshape(-1, k), dest.reshape(-1, sy[-1])
+        elif nx + ny == 2:  # np.dot of two vectors returns a scalar: its 0-d array is the out
+            dest = out = _empty((), x.dtype)
+        else:  # np.dot allocates the C-ordered result product() passes it (Note [Dot's own result])
+            out = None
         tok = _quiet(_IGNORE)  # _contract.dot_quiet, inlined
         try:
-            _dot(x, y, out)
+            if out is None:
+                dest = _dot(x, y)
+            else:
+                _dot(x, y, out)
         finally:
             _restore(tok)
         return _make(dest, dt)
@@ -89,48 +103,52 @@ def _ones(beta, alpha) -> bool:
 
 
 def _same(dt, *ts) -> bool:
-    """free(), every tensor recordless and of dtype ``dt``, a BLAS float."""
-    if dt not in _FLOATS or not _free():
+    """free(), every tensor recordless and of dtype ``dt``, a BLAS float (_fast_guard's tests
+    written out: the calls cost ~0.3 us of a 2.7 us bmm; a float is never wide unsigned)."""
+    S = _STATE
+    if S.td_modes or S.fw_level >= 0 or _AUTOCAST or dt not in _FLOATS:
         return False
+    g = S.grad_enabled
     for t in ts:
-        if t._dtype is not dt or not _recordless(t):
+        if t._dtype is not dt or t._device is not _CPU or g and t._rg:
             return False
     return True
 
 
-def _blas(x) -> bool:
-    return x.flags.forc  # C or Fortran order
-
-
-def _dot_add(x, y, shape, add):
-    """np.dot(x, y) into a fresh ``shape`` array, then ``add`` added into it (quiet)."""
-    dest = _empty(shape, x.dtype)
+def _dot_add(x, y, add):
+    """np.dot(x, y) (a fresh C-ordered array: Note [Dot's own result]), then ``add``
+    added into it (quiet)."""
     tok = _quiet(_IGNORE)
     try:
-        _dot(x, y, dest)
+        dest = _dot(x, y)
         if add is not None:
-            _add(dest, add, out=dest)
+            _add(dest, add, dest)
     finally:
         _restore(tok)
     return dest
 
 
 def _matmul_add(x, y, add):
-    sx, sy = x.shape, y.shape
-    dest = _empty((sx[0], sx[1], sy[2]), x.dtype)
     tok = _quiet(_IGNORE)
     try:
-        _matmul(x, y, out=dest)
+        dest = _matmul(x, y)  # Note [Dot's own result]: np.matmul's out= parsing costs ~0.5 us
+        if not dest.flags.c_contiguous:  # the body's layout, and its BLAS call on that output
+            sx, sy = x.shape, y.shape
+            dest = _empty((sx[0], sx[1], sy[2]), x.dtype)
+            _matmul(x, y, out=dest)
         if add is not None:
-            _add(dest, add, out=dest)
+            _add(dest, add, dest)
     finally:
         _restore(tok)
     return dest
 
 
 def _bmm_shapes(sx, sy) -> bool:
-    return (len(sx) == 3 and len(sy) == 3 and sx[0] == sy[0] and sx[2] == sy[1] and sx[2] > 1
-            and sx[0] * sx[1] * sy[2] > 0)  # fmt: skip
+    if len(sx) != 3 or len(sy) != 3:
+        return False
+    b, n, k = sx
+    b2, k2, m = sy
+    return 1 < k == k2 and 0 < b == b2 and n > 0 and m > 0
 
 
 def bmm(op):
@@ -163,7 +181,7 @@ def _mm_ok(x, y) -> bool:
     """2-D operands with matching inner sizes of 2 or more, nonempty, in layouts BLAS takes."""
     sx, sy = x.shape, y.shape
     return (len(sx) == 2 and len(sy) == 2 and sx[1] == sy[0] and sx[1] > 1 and sx[0] * sy[1] > 0
-            and _blas(x) and _blas(y))  # fmt: skip
+            and x.flags.forc and y.flags.forc)  # fmt: skip
 
 
 def addmm(op):
@@ -175,7 +193,7 @@ def addmm(op):
         if _ones(beta, alpha) and _same(dt, input, m1, m2) and _mm_ok(x, y):
             shape = (x.shape[0], y.shape[1])
             if s.shape == shape or s.shape == shape[1:]:
-                return _make(_dot_add(x, y, shape, s), dt)
+                return _make(_dot_add(x, y, s), dt)
         return op.fast(input, m1, m2, beta, alpha)
 
     return fast
@@ -194,8 +212,15 @@ def addmv(op):
             and len(y.shape) == 1
         ):
             m, k = x.shape
-            if k > 1 and m and y.shape[0] == k and s.shape == (m,) and _blas(x) and _blas(y):
-                return _make(_dot_add(x, y, (m,), s), dt)
+            if (
+                k > 1
+                and m
+                and y.shape[0] == k
+                and s.shape == (m,)
+                and x.flags.forc
+                and y.flags.forc
+            ):
+                return _make(_dot_add(x, y, s), dt)
         return op.fast(input, mat, vec, beta, alpha)
 
     return fast
@@ -212,9 +237,12 @@ def addbmm(op):
             b, n, k = x.shape
             m = y.shape[2]
             if s.shape == (n, m):
-                xc, yc = _moveaxis(x, 0, 1).reshape(n, b * k), y.reshape(b * k, m)
-                if _blas(xc) and _blas(yc):
-                    return _make(_dot_add(xc, yc, (n, m), s), dt)
+                xc, yc = (
+                    x.transpose(1, 0, 2).reshape(n, b * k),
+                    y.reshape(b * k, m),
+                )  # np.moveaxis(x, 0, 1)
+                if xc.flags.forc and yc.flags.forc:
+                    return _make(_dot_add(xc, yc, s), dt)
         return op.fast(input, b1, b2, beta, alpha)
 
     return fast
@@ -231,7 +259,7 @@ def linear(op):
             if _mm_ok(x, y):
                 shape = (x.shape[0], y.shape[1])
                 if s.shape == shape or s.shape == shape[1:]:
-                    return _make(_dot_add(x, y, shape, s), dt)
+                    return _make(_dot_add(x, y, s), dt)
         return op.fast(input, weight, bias)
 
     return fast
@@ -254,7 +282,7 @@ def matrix_power(op):
             and s[0] == s[1]
             and s[0] > 1
             and _same(dt, A)
-            and _blas(a)
+            and a.flags.forc
         ):
             return op.fast(A, n)
         result, z = None, a

@@ -1,5 +1,5 @@
-"""Fast calls (Note [Binding fast call]) of kron, trace, cross (with a dim), block_diag, cdist and
-linalg.pinv."""
+"""Fast calls (Note [Binding fast call]) of kron, trace, cross (with a dim), block_diag, cdist,
+linalg.pinv and linalg.eigvalsh."""
 
 # Note [Small linalg fast calls]
 # kron (a composite of three reshapes and a mul), block_diag (per input two new_zeros and a
@@ -278,3 +278,33 @@ def _num(v) -> bool:
 
 
 _empty = np.empty
+
+
+# Note [Eigenvalues without eigenvectors]
+# linalg.eigvalsh is CompositeImplicit over linalg_eigh (its gradient needs the eigenvectors),
+# so every call ran LAPACK's syevd with the eigenvectors and dropped them: a batch of 43690 3x3
+# float32 matrices took 13.4 ms where PyTorch's eigvalsh (jobz = 'N') takes 4.9. Where nothing
+# records or sees the call (_fast_guard's free() and recordless()), a nonempty finite real
+# float32/float64 square batch with UPLO 'L' or 'U' and no kernel registered over either op
+# takes np.linalg.eigvalsh's own gufunc under its error state (float64, as NumPy computes a
+# float32 one): LAPACK's eigenvalues without vectors, as PyTorch computes eigvalsh, within
+# rounding of eigh's. Anything else, errors included, is the body's (test_linalg_perf17c.py).
+def eigvalsh(body, eigh_op, eigvalsh_op, values):
+    """The fast call ``fn(A, UPLO)`` of linalg.eigvalsh; ``values(a, UPLO)``: the eigenvalues of
+    an array of matrices (float64)."""
+    eigh_cpu, composite = eigh_op.impls.get("cpu"), eigvalsh_op.impls.get("composite")
+
+    def fast(A, UPLO):
+        dt = A._dtype
+        a = A._data
+        s = a.shape
+        if (dt in _FLOATS and (UPLO == "L" or UPLO == "U") and len(s) >= 2 and s[-1] == s[-2] and a.size and _free()
+                and _plain(A, _STATE.grad_enabled) and eigh_op.impls.get("cpu") is eigh_cpu
+                and eigvalsh_op.impls.get("composite") is composite and _all_true(_isfinite(a), axis=None)):  # fmt: skip
+            return _make(values(a, UPLO).astype(dt.np, copy=False), dt)
+        return body(A, UPLO, None)
+
+    return fast
+
+
+_isfinite, _all_true = np.isfinite, np.logical_and.reduce

@@ -41,6 +41,7 @@ except (ImportError, AttributeError, TypeError):  # pragma: no cover - another N
 _FLOAT_CHARS = "fdFD"
 _REAL = {"f": np.float32, "d": np.float64, "F": np.float32, "D": np.float64}
 _TRIU: dict = {}
+_ZERO = (np.zeros(1), np.zeros(1, np.complex128))  # np.triu's zero (read only), by complexity
 
 
 def _direct(a: np.ndarray) -> bool:
@@ -85,7 +86,7 @@ def qr(a: np.ndarray, complete: bool):
         if len(_TRIU) > 256:
             _TRIU.clear()
         mask = _TRIU[(mc, n)] = np.tri(mc, n, -1, dtype=bool)
-    r = np.where(mask, np.zeros(1, w.dtype), w[..., :mc, :])
+    r = np.where(mask, _ZERO[cplx], w[..., :mc, :])
     return q.astype(a.dtype, copy=False), r.astype(a.dtype, copy=False)
 
 
@@ -116,6 +117,14 @@ def eigh(a: np.ndarray, UPLO: str):
         _EIG, _U.eigh_lo if UPLO == "L" else _U.eigh_up, a, signature="D->dD" if cplx else "d->dd"
     )
     return w.astype(_REAL[a.dtype.char], copy=False), v.astype(a.dtype, copy=False)
+
+
+def eigvalsh(a: np.ndarray, UPLO: str) -> np.ndarray:
+    """np.linalg.eigvalsh(a, UPLO) of a real array with UPLO "L" or "U", in float64 (the cast to
+    a's dtype is the caller's)."""
+    if not _direct(a) or a.dtype.kind == "c":
+        return np.linalg.eigvalsh(a, UPLO=UPLO).astype(np.float64, copy=False)
+    return _call(_EIG, _U.eigvalsh_lo if UPLO == "L" else _U.eigvalsh_up, a, signature="d->d")
 
 
 def solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -469,7 +469,7 @@ def _addbmm_cpu(self, batch1, batch2, beta=1, alpha=1):
             what = {int: "Long", float: "Float"}.get(num.__class__, "ComplexFloat")
             raise RuntimeError(f"result type {what} can't be cast to the desired output type Bool")
     # sum over batches == one matmul of the batch-concatenated operands
-    x = np.moveaxis(batch1._data, 0, 1).reshape(n, b * k)
+    x = batch1._data.swapaxes(0, 1).reshape(n, b * k)  # np.moveaxis(batch1, 0, 1) of a 3-D batch
     prod = product(x, batch2._data.reshape(b * k, m))
     return _make(_addprod(base, prod, beta, alpha, self._dtype, b * k), self._dtype)
 

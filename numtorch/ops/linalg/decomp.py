@@ -29,6 +29,7 @@ from ...kernels import lazy
 _K = lazy("numtorch.kernels.cpu.linalg")
 # ndarray.all()'s reduction without np's Python wrapper (~0.3 us of a small cholesky)
 _isfinite, _all_true = np.isfinite, np.logical_and.reduce
+_isfinite_f = math.isfinite
 
 _EIGH = return_types.register("linalg_eigh", ("eigenvalues", "eigenvectors"))
 _LSVD = return_types.register("linalg_svd", ("U", "S", "Vh"))
@@ -83,6 +84,17 @@ def _check_pd(a: np.ndarray, fname: str, numpy_failed: bool) -> None:
             ) from None
 
 
+def _finite_diagonal(low: np.ndarray) -> bool:
+    """Whether every factor's diagonal is finite. A few real values: their Python sum, finite
+    only where all are (np.isfinite and its reduction over the strided diagonal cost ~1.6 us of a
+    6 us cholesky); a sum that overflows reads as not finite, which _check_pd re-checks."""
+    d = low.diagonal(0, -2, -1)
+    if d.ndim <= 2 and d.size <= 64 and low.dtype.kind == "f":
+        v = d.tolist()
+        return _isfinite_f(sum(map(sum, v)) if d.ndim == 2 else sum(v))
+    return bool(_all_true(_isfinite(d), axis=None))
+
+
 def _cholesky_cpu(A, upper=False, fname="linalg.cholesky"):
     _square(A, fname)
     _floating(A, fname)
@@ -98,7 +110,7 @@ def _cholesky_cpu(A, upper=False, fname="linalg.cholesky"):
         low = None
     # OpenBLAS's potrf (NumPy's) goes on past a NaN pivot, and scales by 1/inf = 0 where LAPACK
     # divides (inf/inf = NaN): a non-finite diagonal is re-checked in LAPACK's order, as torch fails
-    if low is None or not _all_true(_isfinite(low.diagonal(0, -2, -1)), axis=None):
+    if low is None or not _finite_diagonal(low):
         _check_pd(a, fname, low is None)
     if upper:
         low = np.swapaxes(low.conj() if low.dtype.kind == "c" else low, -1, -2)
@@ -234,7 +246,8 @@ def _linalg_eigvalsh(A, UPLO, out):
 
 public("eigh", "A, UPLO='L', *, out=None", _linalg_eigh, relevant=("A",), module="torch.linalg", ops=(linalg_eigh,))
 public("eigvalsh", "A, UPLO='L', *, out=None", _linalg_eigvalsh, relevant=("A",), module="torch.linalg",
-       ops=(linalg_eigvalsh,))  # fmt: skip
+       ops=(linalg_eigvalsh,), fast=(_fs.eigvalsh(_linalg_eigvalsh, linalg_eigh, linalg_eigvalsh, _lapack.eigvalsh),
+                                     ("A", "UPLO"), "out is None"))  # fmt: skip
 
 
 # ---- svd -------------------------------------------------------------------------------------------------
@@ -434,6 +447,9 @@ _LSTSQ_ILLEGAL = ("torch.linalg.lstsq: Argument 4 has illegal value. Most certai
                   "implementation calling the backend library.")  # fmt: skip
 
 
+_EPS: dict = {}  # real dtype -> its finfo's eps (a finfo is built per call otherwise)
+
+
 def _lstsq_cpu(A, B, rcond=None, driver=None):
     if A._data.ndim < 2:
         raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
@@ -468,31 +484,38 @@ def _lstsq_cpu(A, B, rcond=None, driver=None):
     nb = math.prod(batch)  # not -1: an empty matrix leaves the batch size ambiguous
     a = (a if a.shape[:-2] == batch else np.broadcast_to(a, batch + a.shape[-2:])).reshape(nb, m, n)
     b = (b if b.shape[:-2] == batch else np.broadcast_to(b, batch + b.shape[-2:])).reshape(nb, m, b.shape[-1])
-    eps = D.finfo(A._dtype.to_real()).eps
+    real = A._dtype.to_real()
+    eps = _EPS.get(real) or _EPS.setdefault(real, D.finfo(real).eps)
     rc = eps * max(m, n) if rcond is None or rcond < 0 else rcond
     k = b.shape[-1]
-    x = np.zeros((a.shape[0], n, k), a.dtype)
-    res = np.zeros((a.shape[0], k), A._dtype.to_real().np)
-    rank = np.zeros(a.shape[0], np.int64)
-    sv = np.zeros((a.shape[0], min(m, n)), A._dtype.to_real().np)
+    mn = min(m, n)
+    wants_res = driver != "gelsy" and m > n
     if a.size and k:
-        if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        if not (_all_true(_isfinite(a), axis=None) and _all_true(_isfinite(b), axis=None)):
             # LAPACK's scaling step refuses NaN/inf (an illegal argument), as PyTorch reports
             raise RuntimeError(_LSTSQ_ILLEGAL)
-        x[...], r, rank[...], sv[...] = _lstsq_batch(a, b, rc)
-        if m > n:  # np.linalg.lstsq's residuals: only of a full-rank tall matrix
+        # the gufunc's fresh float64 (complex128) arrays cast into the results' dtypes, as
+        # assignments into zeros did; residuals and singular values only where returned
+        x, r, rank, sv = _lstsq_batch(a, b, rc)
+        rank = rank.astype(np.int64)
+        if wants_res:  # np.linalg.lstsq's residuals: only of a full-rank tall matrix
+            res = np.zeros((a.shape[0], k), real.np)
             full = rank == n
             res[full] = r[full]
+    else:
+        x = np.zeros((a.shape[0], n, k), a.dtype)
+        rank = np.zeros(a.shape[0], np.int64)
+        sv = np.zeros((a.shape[0], mn), real.np)
+        res = np.zeros((a.shape[0], k), real.np)
     x = x.reshape(batch + (n, k))
     if vec:
         x = x[..., 0]
-    real = A._dtype.to_real()
     empty = _t(np.zeros((0,), real.np), real)
-    full_rank = bool(np.all(rank == min(m, n)))
-    resid = _t(res.reshape(batch + (k,))[..., 0] if vec else res.reshape(batch + (k,)), real) \
-        if driver != "gelsy" and m > n and full_rank else empty  # fmt: skip
+    resid = empty
+    if wants_res and _all_true(rank == mn, axis=None):
+        resid = _t(res.reshape(batch + (k,))[..., 0] if vec else res.reshape(batch + (k,)), real)
     rank_t = _t(rank.reshape(batch), D.int64) if driver != "gels" else _t(np.zeros((0,)), D.int64)
-    sv_t = _t(sv.reshape(batch + (min(m, n),)), real) if driver in ("gelsd", "gelss") else empty
+    sv_t = _t(sv.reshape(batch + (mn,)), real) if driver in ("gelsd", "gelss") else empty
     return _LSTSQ(_t(x, A._dtype), resid, rank_t, sv_t)
 
 

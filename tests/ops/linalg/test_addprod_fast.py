@@ -36,6 +36,7 @@ def _bmm_cases():
     yield _t(3, 4, 5, dtype=_F64), _t(3, 5, 2, dtype=_F64, special=True)
     yield _t(2, 3, 2).transpose(1, 2), _t(2, 2, 4)  # strided: the same matmul
     yield _t(3, 2, 2).transpose(0, 1), _t(2, 2, 3)
+    yield _t(3, 2, 2).permute(2, 1, 0), _t(4, 3, 2, dtype=torch.float32).permute(2, 1, 0)  # Fortran order
     yield _t(2, 2, 1), _t(2, 1, 4)  # k = 1: the op
     yield _t(2, 0, 3), _t(2, 3, 4)  # empty: the op
     yield _t(2, 2, 3), _t(2, 3, 4, dtype=_F64)  # dtypes differ: the op's error
@@ -78,6 +79,24 @@ def test_baddbmm_fast_call_matches_body():
             cases.append(((s, x, y), {"beta": beta, "alpha": alpha}))
     cases.append(((_t(2, 2, 4, dtype=_F64), x, y), {"beta": 1, "alpha": 1}))
     _check("baddbmm", cases)
+
+
+def test_bmm_result_in_another_layout_is_recomputed_in_the_bodys(monkeypatch):
+    # Note [Dot's own result]: np.matmul's own result is C-ordered for these operands; were it
+    # not, the fast call computes into a C-ordered array as the body does (same strides, bits)
+    from numtorch.ops.linalg import _fast_products as FP
+
+    real, seen = np.matmul, []
+
+    def fortran_first(x, y, *a, **k):
+        if a or k:
+            return real(x, y, *a, **k)
+        seen.append(1)
+        return np.asfortranarray(real(x, y) + 1)  # wrong values in another layout
+
+    monkeypatch.setattr(FP, "_matmul", fortran_first)
+    _check("bmm", [((x, y), {}) for x, y in list(_bmm_cases())[:4]])
+    assert seen
 
 
 def _mm_pairs():
