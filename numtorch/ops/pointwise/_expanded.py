@@ -7,10 +7,11 @@ import math
 
 import numpy as np
 
-from ..._tensor import Tensor, _make
+from ..._tensor import PLAIN_SUBCLASSES, Tensor, _make
 from ...kernels import PARALLEL_THRESHOLD
 from .._pointwise import _broadcast, big_prefix, strided_layout
 from .._quiet import IGNORE, quiet, restore
+from ._broadcast_fast import keep_plan
 from ._ufunc_route import UFUNC_MAX, UFUNCS
 
 # prep/early hooks whose checks a learned signature has passed already for any values of
@@ -30,7 +31,10 @@ def expanded_call(self, operands, params):
     # other a contiguous tensor of the same shape and dtype, whose same-dtype signature is
     # learned (Note [Elementwise fast signatures]). 12.5 us -> 4 us on a (3, 4) float32.
     a, b = operands
-    if a.__class__ is not Tensor or b.__class__ is not Tensor or a._dtype is not b._dtype:
+    ca, cb = a.__class__, b.__class__
+    if (ca is not Tensor and ca not in PLAIN_SUBCLASSES) or (cb is not Tensor and cb not in PLAIN_SUBCLASSES):
+        return None
+    if a._dtype is not b._dtype:
         return None
     d, e = a._data, b._data
     # a 0-d operand of the same dtype is one value too (x * scale, g.mul_(clip_coef))
@@ -46,6 +50,13 @@ def expanded_call(self, operands, params):
     f = self._sig.get((a._dtype, a._dtype, False))
     if f is None:
         return None
+    if not s.ndim and s.__class__ is np.ndarray and arr.__class__ is np.ndarray:
+        # a 0-d operand: the op's ufunc broadcasts it as the kernel reads its one value (Note
+        # [Inlined broadcast plans])
+        u = self._uf.get(a._dtype)
+        if u is not None and arr.size <= _BROADCAST_MAX.get(self.name, UFUNC_MAX):
+            keep_plan(self, a._dtype, d, e, arr.shape, f[0])
+            return _ufunc_broadcast(u, self.name, d, e, np.empty(arr.shape, f[0]), f[1])
     pw = self.variants["bifc"[a._dtype.category]]
     k = pw.kernel((big_prefix() if arr.size >= PARALLEL_THRESHOLD else "c_") + pat)
     v = s[(0,) * s.ndim].item()
@@ -83,6 +94,7 @@ def strided_call(self, a, d, e, params):
         dest = np.empty(lay[5], f[0])
         u = self._uf.get(a._dtype)
         if u is not None and lay[6] <= _BROADCAST_MAX.get(self.name, UFUNC_MAX):
+            keep_plan(self, a._dtype, d, e, lay[5], f[0])
             return _ufunc_broadcast(u, self.name, d, e, dest, f[1])
         try:
             pw.kernel(lay[0])(lay[1], dest.reshape(-1), 0, lay[2], d.reshape(-1), 0, lay[3], e.reshape(-1), 0, lay[4],
