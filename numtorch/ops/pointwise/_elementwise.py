@@ -108,7 +108,7 @@ class Elementwise(Pointwise):
             return src, ns
         src, ns = with_number_branch(self, src, ns, args)
         more, extra = broadcast_branch(self, args)
-        return src + more, {**ns, **extra}
+        return src + more, {**ns, **extra, "_scalar_as": scalar_as}
 
     def dtypes(self, operands):
         return self._dtypes(operands)[1:]

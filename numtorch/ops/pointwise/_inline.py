@@ -40,12 +40,11 @@ _INT_BRANCH = """
 
 
 def with_number_branch(ew, src: str, ns: dict, args: list) -> tuple[str, dict]:
-    """``src`` (Pointwise.inline_fast's binary case) followed by the number-operand branches."""
-    from ._elementwise import scalar_as
-
+    """``src`` (Pointwise.inline_fast's binary case) followed by the number-operand branches;
+    the caller binds ``_scalar_as`` (_elementwise.scalar_as)."""
     y, ps = args[1], args[2:]
     params = "".join(f" and {p}.__class__ is int and {p} == 1" for p in ps)
     make = inline_make_src("_r", "_f[1]", " " * 16)
     src += _BRANCH.format(y=y, params=params, ps="".join(f", {p}" for p in ps), make=make)
     src += _INT_BRANCH.format(y=y, params=params, ps="".join(f", {p}" for p in ps), make=make)
-    return src, {**ns, "_SIG": ew._sig, "_float": float, "_int": int, "_scalar_as": scalar_as}
+    return src, {**ns, "_SIG": ew._sig, "_float": float, "_int": int}
