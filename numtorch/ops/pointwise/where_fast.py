@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _dtype as D
-from ..._tensor import Tensor, _make
 from ..._device import CPU as _CPU
 from ..._state import STATE as _STATE
+from ..._tensor import Tensor, _make
 from .._fast_guard import or_body, params, plain
 from .._registry import BINDINGS
 
@@ -68,7 +68,10 @@ def install() -> int:
     n = 0
     for b in BINDINGS:
         if b.name == "where" and b.fast is None and b.module in ("torch", "Tensor"):
-            b.fast = (or_body(_where_fn if b.module == "torch" else _where_method, b.body), params(b.sig))
+            b.fast = (
+                or_body(_where_fn if b.module == "torch" else _where_method, b.body),
+                params(b.sig),
+            )
             n += 1
     return n
 

@@ -14,8 +14,10 @@ from numtorch.ops.pointwise import _elementwise, _expanded
 from numtorch.ops.pointwise._ufunc_route import UFUNC_MAX, UFUNCS
 from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture_logs
 
-from .test_broadcast_ufunc import _BINARY
-from .test_ufunc_route import _DTYPES, _elementwise as _op_of, _special, _spy
+from .test_broadcast_ufunc import _bits, _cases
+from .test_broadcast_ufunc import _pairs as _row_pairs
+from .test_ufunc_route import _elementwise as _op_of
+from .test_ufunc_route import _special, _spy
 
 
 @pytest.fixture
@@ -32,21 +34,12 @@ def body_calls(monkeypatch):
     return calls
 
 
-def _cases():
-    for name in _BINARY:
-        for c in UFUNCS[name][1]:
-            for dt in _DTYPES[c]:
-                yield name, dt
-
-
 def _pairs(dt):
     v = _special(dt)
-    k = len(v)
-    square = np.resize(np.roll(v, 3), (k, k))
-    pairs = [(v[:, None].copy(), v[None, :].copy()), (square, v.copy()), (square, v[:, None].copy())]
     # a 0-d operand on either side, every special value in turn
-    pairs += [(np.array(s), v.copy()) for s in v] + [(v.copy(), np.array(s)) for s in v]
-    return pairs
+    return (
+        _row_pairs(dt) + [(np.array(s), v.copy()) for s in v] + [(v.copy(), np.array(s)) for s in v]
+    )
 
 
 def _kernel(ew, op, x, y, params):
@@ -58,17 +51,6 @@ def _kernel(ew, op, x, y, params):
             return op.fast(x, y, *params)
     finally:
         ew._uf[x.dtype] = saved
-
-
-def _bits(got, want, a, b):
-    assert got.dtype == want.dtype and got.shape == want.shape and got.stride() == want.stride()
-    assert got._data.flags.c_contiguous and got._data.__class__ is np.ndarray
-    g, w = got._data.copy(), want._data.copy()
-    if g.dtype.kind == "f":  # which payload NaN op NaN keeps is each loop's own (Note [Ufunc route])
-        both = np.isnan(np.broadcast_to(a, g.shape)) & np.isnan(np.broadcast_to(b, g.shape))
-        assert np.isnan(g[both]).all() and np.isnan(w[both]).all()
-        g[both] = w[both] = 0
-    assert g.tobytes() == w.tobytes()
 
 
 @pytest.mark.parametrize("name,dt", list(_cases()), ids=lambda v: getattr(v, "__name__", v))
@@ -118,7 +100,8 @@ def counted(monkeypatch):
 
 
 @pytest.mark.parametrize(
-    "shapes", [((16, 32), (32,)), ((16, 32), (16, 1)), ((16, 1), (1, 32)), ((16, 32), ()), ((), (4, 8))]
+    "shapes",
+    [((16, 32), (32,)), ((16, 32), (16, 1)), ((16, 1), (1, 32)), ((16, 32), ()), ((), (4, 8))],
 )
 def test_dunder_and_function_take_the_plan(shapes, counted):
     x = torch.randn(*shapes[0])
@@ -164,7 +147,9 @@ def test_other_calls_go_through_the_body(counted):
     bb = torch.arange(256.0)
     big + bb
     r, fast = _fast(lambda: big + bb)
-    assert fast and np.array_equal(r._data, 1 + np.arange(256, dtype=np.float32)[None].repeat(512, 0))
+    assert fast and np.array_equal(
+        r._data, 1 + np.arange(256, dtype=np.float32)[None].repeat(512, 0)
+    )
     with pytest.raises(RuntimeError, match="must match the size"):
         torch.ones(2, 3) + torch.ones(4)
 

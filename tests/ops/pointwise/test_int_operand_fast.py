@@ -34,7 +34,15 @@ def body(monkeypatch):
 _OPS = [operator.add, operator.sub, operator.mul, operator.truediv, operator.eq, operator.ne, operator.lt,
         operator.ge, operator.and_, operator.or_, operator.xor, torch.add, torch.mul, torch.sub,
         torch.eq, torch.gt, torch.remainder, torch.fmod, torch.bitwise_and]  # fmt: skip
-_DTYPES = [torch.float32, torch.float64, torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64]
+_DTYPES = [
+    torch.float32,
+    torch.float64,
+    torch.int8,
+    torch.uint8,
+    torch.int16,
+    torch.int32,
+    torch.int64,
+]
 _INTS = [0, 1, -1, 3, 127, -128, 255, 300, -300, 2**31, 2**63 - 1, -(2**63), 2**63, 2**64 - 1]
 
 
@@ -80,7 +88,14 @@ class _Sub(torch.Tensor):
 def test_plain_calls_take_the_branch(body):
     x = torch.randn(3, 4)
     i = torch.arange(12).reshape(3, 4)
-    for f in (lambda: x + 1, lambda: i + 1, lambda: i == 3, lambda: x > 0, lambda: torch.add(i, 2), lambda: i * -1):
+    for f in (
+        lambda: x + 1,
+        lambda: i + 1,
+        lambda: i == 3,
+        lambda: x > 0,
+        lambda: torch.add(i, 2),
+        lambda: i * -1,
+    ):
         f()
         n = len(body)
         f()

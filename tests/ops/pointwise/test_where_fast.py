@@ -54,7 +54,10 @@ def test_where_fast_is_the_body_bit_for_bit(dt, layout, taken):
     if layout == "transposed":
         x, y, cond = x.t(), y.t(), cond.t()
     want = masked._where_body(cond, x, y)  # the body
-    for fn in (binding("where").fast[0], lambda c_, x_, y_: binding("where", "Tensor").fast[0](x_, c_, y_)):
+    for fn in (
+        binding("where").fast[0],
+        lambda c_, x_, y_: binding("where", "Tensor").fast[0](x_, c_, y_),
+    ):
         n = len(taken)
         got = fn(cond, x, y)
         assert len(taken) == n + 1, "the fast call was not taken"
