@@ -37,9 +37,10 @@ def _where(condition, input, other):
     ):
         c, a, b = condition._data, input._data, other._data
         if c.shape == a.shape == b.shape:
-            if c.flags.c_contiguous and a.flags.c_contiguous and b.flags.c_contiguous:
+            if a.size <= _PUTMASK_MAX and c.flags.c_contiguous and a.flags.c_contiguous and b.flags.c_contiguous:
                 # the same select as np.where, by a copy of ``other`` and a masked write of
-                # ``input`` at the same flat positions (0.6 against 0.9 us small)
+                # ``input`` at the same flat positions (0.6 against 0.9 us small; slower than
+                # np.where for large inputs: 85 against 76 us at 131072 float32)
                 r = b.copy()
                 np.putmask(r, c, a)
                 return _make(r, input._dtype)
@@ -58,6 +59,7 @@ def _where_method(self, condition, other):
 
 
 _IMPL: list = []
+_PUTMASK_MAX = 4096
 
 
 def install() -> int:

@@ -127,3 +127,17 @@ def test_a_library_kernel_takes_the_body():
     n = len(seen)
     torch.where(c, x, x)
     assert len(seen) == n
+
+
+def test_large_inputs_take_np_where(taken, monkeypatch):
+    calls = []
+    real = np.putmask
+    monkeypatch.setattr(where_fast.np, "putmask", lambda *a: calls.append(1) or real(*a))
+    for n, small in ((where_fast._PUTMASK_MAX, True), (where_fast._PUTMASK_MAX + 1, False)):
+        x = torch.randn(n)
+        y = torch.randn(n)
+        c = x > 0
+        calls.clear()
+        r = torch.where(c, x, y)
+        assert bool(calls) == small and np.array_equal(r._data, np.where(c._data, x._data, y._data))
+    assert len(taken) == 2
