@@ -170,7 +170,8 @@ def _fast_text(b: Binding, ns: dict) -> str:
         for i, a in enumerate(rest[2][1]):
             snames.append(a if isinstance(a, str) else f"_s{i}")
             ns.setdefault(f"_s{i}", a)
-        exact = f"({_plain(b.relevant[0])}) and _type({b.relevant[1]}) is float"
+        o = b.relevant[1]  # a float or an int: the pick takes the same overload for both
+        exact = f"({_plain(b.relevant[0])}) and (_type({o}) is float or _type({o}) is int)"
         text += tmpl.format(exact=exact, args=", ".join(snames), fn="_sop.fast")
     return text
 

@@ -6,3 +6,4 @@ from . import _elementwise, core, compare, extra, special, special_fns, float_pa
 from . import prepared_fast  # noqa: F401  (after the modules whose bindings it routes)
 from . import learned_fast  # noqa: F401  (after prepared_fast: it wraps lerp's routed body)
 from . import close_fast  # noqa: F401  (installed by reduction.arg_fast.install)
+from . import where_fast  # noqa: F401  (session 17: after ops.indexing declared where's bindings)

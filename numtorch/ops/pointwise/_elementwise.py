@@ -21,6 +21,7 @@ from ..._tensor import PLAIN_SUBCLASSES, Tensor, _make, check_inference_write
 from ...kernels import PARALLEL_THRESHOLD
 from ..._overlap import check_written
 from ..._bfloat16 import rounded
+from ._broadcast_fast import broadcast_branch
 from ._expanded import expanded_call, expanded_inplace, signature_hook
 from ._inline import with_number_branch
 from ._prepared import learn_prepared, prepared_call
@@ -54,7 +55,7 @@ class Elementwise(Pointwise):
     """
 
     __slots__ = ("variants", "kname", "errors", "prep", "zero_div", "kparams", "fast_ok", "opmath", "early",
-                 "strict_out", "_dtype_cache", "_sig", "_prepared", "_uf")  # fmt: skip
+                 "strict_out", "_dtype_cache", "_sig", "_prepared", "_uf", "_bp")  # fmt: skip
 
     def __init__(self, name, inputs, expr, params=(), rule="common", allow="bifc", kname=None,
                  errors=None, prep=None, zero_div=None, kparams=None, fast=None, opmath=(), early=None, strict_out=False,
@@ -81,6 +82,7 @@ class Elementwise(Pointwise):
         self._sig: dict = {}  # Note [Elementwise fast signatures]
         self._prepared: dict = {}  # Note [Elementwise prepared signatures]
         self._uf: dict = {}  # Note [Ufunc route]: dtype -> (ufunc, result dtype, quiet)
+        self._bp: dict = {}  # Note [Inlined broadcast plans]
         # fast: whether the engine's fast path may skip prep (it only takes plain int/float params)
         self.fast_ok = (prep is None and kparams is None) if fast is None else fast
 
@@ -102,7 +104,11 @@ class Elementwise(Pointwise):
         pre, extra = ufunc_branch(self, kind, args)
         src, ns = Pointwise.inline_fast(self, kind, args, pre)
         ns.update(extra)
-        return with_number_branch(self, src, ns, args) if kind == "binary" else (src, ns)
+        if kind != "binary":
+            return src, ns
+        src, ns = with_number_branch(self, src, ns, args)
+        more, extra = broadcast_branch(self, args)
+        return src + more, {**ns, **extra, "_scalar_as": scalar_as}
 
     def dtypes(self, operands):
         return self._dtypes(operands)[1:]

@@ -7,10 +7,11 @@ import math
 
 import numpy as np
 
-from ..._tensor import Tensor, _make
+from ..._tensor import PLAIN_SUBCLASSES, Tensor, _make
 from ...kernels import PARALLEL_THRESHOLD
 from .._pointwise import _broadcast, big_prefix, strided_layout
 from .._quiet import IGNORE, quiet, restore
+from ._broadcast_fast import keep_plan, row_entry
 from ._ufunc_route import UFUNC_MAX, UFUNCS
 
 # prep/early hooks whose checks a learned signature has passed already for any values of
@@ -30,7 +31,10 @@ def expanded_call(self, operands, params):
     # other a contiguous tensor of the same shape and dtype, whose same-dtype signature is
     # learned (Note [Elementwise fast signatures]). 12.5 us -> 4 us on a (3, 4) float32.
     a, b = operands
-    if a.__class__ is not Tensor or b.__class__ is not Tensor or a._dtype is not b._dtype:
+    ca, cb = a.__class__, b.__class__
+    if (ca is not Tensor and ca not in PLAIN_SUBCLASSES) or (cb is not Tensor and cb not in PLAIN_SUBCLASSES):
+        return None
+    if a._dtype is not b._dtype:
         return None
     d, e = a._data, b._data
     # a 0-d operand of the same dtype is one value too (x * scale, g.mul_(clip_coef))
@@ -46,6 +50,13 @@ def expanded_call(self, operands, params):
     f = self._sig.get((a._dtype, a._dtype, False))
     if f is None:
         return None
+    if not s.ndim and s.__class__ is np.ndarray and arr.__class__ is np.ndarray:
+        # a 0-d operand: the op's ufunc broadcasts it as the kernel reads its one value (Note
+        # [Inlined broadcast plans])
+        u = self._uf.get(a._dtype)
+        if u is not None and arr.size <= _BROADCAST_MAX.get(self.name, UFUNC_MAX):
+            keep_plan(self, a._dtype, d, e, (None, f[0], f[1], arr.shape))
+            return _ufunc_broadcast(u, self.name, d, e, np.empty(arr.shape, f[0]), f[1])
     pw = self.variants["bifc"[a._dtype.category]]
     k = pw.kernel((big_prefix() if arr.size >= PARALLEL_THRESHOLD else "c_") + pat)
     v = s[(0,) * s.ndim].item()
@@ -60,7 +71,7 @@ def strided_call(self, a, d, e, params):
     position embedding broadcast over rows (x + b, b of x's trailing shape: 42 -> 9 us on
     (2, 32, 64) + (32, 64) float32), or a transposed operand. The same _run_strided call as
     the general path's, so the same kernel and values; Note [Broadcast ufunc route] for two
-    C-contiguous operands of an op in the ufunc table."""
+    C-contiguous operands."""
     n, m = d.size, e.size
     if n <= 1 or m <= 1 or not any(d.strides) or not any(e.strides):
         return None  # one value (squashed by the general path) or empty
@@ -81,14 +92,19 @@ def strided_call(self, a, d, e, params):
                 return None  # no broadcast (the general path raises), or one shape: its contiguous kernels
             lay = _layout(d, e, np.empty(shape, f[0]), shape)
         dest = np.empty(lay[5], f[0])
-        u = self._uf.get(a._dtype)
-        if u is not None and lay[6] <= _BROADCAST_MAX.get(self.name, UFUNC_MAX):
-            return _ufunc_broadcast(u, self.name, d, e, dest, f[1])
+        plan = self._bp.get((a._dtype, d.shape, e.shape))
+        args = (lay[1], dest.reshape(-1), 0, lay[2], d.reshape(-1), 0, lay[3], e.reshape(-1), 0, lay[4], *params)
+        if plan is not None and plan[0] is not None and d.dtype is plan[4] and e.dtype is plan[4]:
+            plan[3](*args)  # Note [Inlined broadcast plans]: the row kernel's compiled entry
+            return _make(dest, f[1])
+        k = pw.kernel(lay[0])
         try:
-            pw.kernel(lay[0])(lay[1], dest.reshape(-1), 0, lay[2], d.reshape(-1), 0, lay[3], e.reshape(-1), 0, lay[4],
-                              *params)  # fmt: skip
+            k(*args)
         except Exception as exc:
             pw._untyped(exc, dest)
+        entry = row_entry(k, args)
+        if entry is not None:
+            keep_plan(self, a._dtype, d, e, (lay, f[0], f[1], entry, d.dtype))
         return _make(dest, f[1])
     if d.shape == e.shape:
         # a strided operand of the same shape (a tied weight's transposed gradient meeting its
@@ -117,13 +133,13 @@ def _shape_of(d, e):
 
 # Note [Broadcast ufunc route]
 # Two C-contiguous operands of different shapes (x + bias, x * scale[:, None], an outer
-# product by broadcasting) ran the row kernel: a Numba call of ten arguments (~1.4 us) after
-# the layout, ~7 us a small call where NumPy's broadcasting ufunc takes ~1 us. The ops of
-# Note [Ufunc route] give the kernel's bits element by element, and broadcasting changes only
-# which elements meet, so they take their ufunc here too, writing into a C-order result as the
-# kernel does. Bounded as that route: NumPy's broadcast loops keep up with the row kernels up to
-# ~32k elements for the arithmetic and comparison ops (131072 float32 (512, 256) + (256,):
-# 27 us against the kernel's 24), the others only to UFUNC_MAX.
+# product by broadcasting) run the row kernel (Note [Broadcast rows]) through its compiled
+# entry once it has run for the shapes (Note [Inlined broadcast plans]): ~0.4 us, where
+# NumPy's broadcasting ufunc took ~1.1 us (its iterator) and the dispatcher's typing of ten
+# arguments ~0.6. A 0-d operand of the same dtype (x * s) takes the op's ufunc of Note [Ufunc
+# route], which broadcasts one value at the same-shape loop's cost, bounded by size as that
+# route: NumPy's loops keep up with the kernels up to ~32k elements for the arithmetic and
+# comparison ops, the others only to UFUNC_MAX.
 _BROADCAST_MAX = dict.fromkeys(
     ("add", "sub", "rsub", "mul", "div", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge"), 32768
 )

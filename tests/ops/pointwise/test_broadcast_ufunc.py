@@ -1,6 +1,7 @@
-"""Note [Broadcast ufunc route]: two C-contiguous same-dtype operands of different shapes take the
-op's ufunc with broadcasting, bit for bit the row kernel's result; a program that only ever
-broadcasts learns the op's signature (Note [Elementwise fast signatures])."""
+"""Note [Broadcast ufunc route]: two C-contiguous same-dtype operands of different shapes run the
+row kernel through its compiled entry once it has run for the shapes (the ufunc only for a 0-d
+operand), bit for bit the dispatched row kernel's result; a program that only ever broadcasts
+learns the op's signature (Note [Elementwise fast signatures])."""
 
 from __future__ import annotations
 
@@ -8,8 +9,7 @@ import numpy as np
 import pytest
 
 import numtorch as torch
-from numtorch.ops.pointwise import _expanded
-from numtorch.ops.pointwise._ufunc_route import UFUNC_MAX, UFUNCS
+from numtorch.ops.pointwise._ufunc_route import UFUNCS
 
 from .test_ufunc_route import _DTYPES, _elementwise, _special, _spy
 
@@ -56,28 +56,32 @@ def test_broadcast_ufunc_is_the_row_kernel_bit_for_bit(name, dt):
             want = op.fast(x, y, *params)  # strided_call's row kernel
         finally:
             ew._uf[tdt] = saved
+        op.fast(x, y, *params)  # the row kernel has run: its entry is kept
+        plan = ew._bp.get((tdt, x._data.shape, y._data.shape))
+        assert plan is not None and plan[3] is not None, "the row kernel's entry was not kept"
         calls = _spy(ew, tdt)
         try:
             got = op.fast(x, y, *params)
         finally:
             ew._uf[tdt] = saved
-        if got.numel() <= _expanded._BROADCAST_MAX.get(name, UFUNC_MAX):
-            assert calls, "the broadcast ufunc route was not taken"
+        assert not calls  # the row kernel, not the ufunc
         _bits(got, want, a, b)
 
 
-def test_large_broadcasts_keep_the_row_kernel():
+def test_broadcasts_run_the_row_kernel_at_every_size():
     op, ew = _elementwise("add")
     x = torch.ones(512, 256)
     b = torch.arange(256, dtype=torch.float32)
     op.fast(x, x, 1)
     calls = _spy(ew, x.dtype)
     try:
-        r = x + b
-        small = x[:4] + b
+        for _ in range(2):
+            r = x + b
+            small = x[:4] + b
     finally:
         ew._uf[x.dtype] = (np.add, *ew._uf[x.dtype][1:])
-    assert len(calls) == 1  # the (4, 256) call only: 131072 elements stay on the kernel
+    assert not calls
+    assert ew._bp[(x.dtype, (512, 256), (256,))][3] is not None
     assert np.array_equal(r._data, 1 + np.arange(256, dtype=np.float32)[None].repeat(512, 0))
     assert np.array_equal(small._data, r._data[:4])
     op, ew = _elementwise("logical_and")
@@ -85,8 +89,8 @@ def test_large_broadcasts_keep_the_row_kernel():
     op.fast(x, x)
     calls = _spy(ew, x.dtype)
     try:
-        torch.logical_and(x, x[0])  # 400 elements: past the slow loops' UFUNC_MAX
-        torch.logical_and(x[:10], x[0])
+        torch.logical_and(x, torch.tensor(True))  # 400 elements: past the slow loops' UFUNC_MAX
+        torch.logical_and(x[:10], torch.tensor(True))  # a 0-d operand below it: the ufunc
     finally:
         ew._uf[x.dtype] = (np.logical_and, *ew._uf[x.dtype][1:])
     assert len(calls) == 1
@@ -103,9 +107,8 @@ def test_broadcast_calls_alone_learn_the_signature():
         b = torch.tensor([4.0, 5.0], dtype=dt)
         r = a * b  # the general path, which learns from a broadcast call now
         assert (dt, dt, False) in ew._sig and dt in ew._uf
-        calls = _spy(ew, dt)
         r2 = a * b
-        assert calls
+        assert ew._bp[(dt, (3, 1), (2,))][3] is not None  # the row kernel's entry (Note [Inlined broadcast plans])
         assert np.array_equal(r._data, a._data * b._data) and np.array_equal(r2._data, r._data)
     finally:
         for k, v in saved.items():

@@ -170,7 +170,8 @@ def test_other_calls_keep_the_body():
         assert (x + x.t().contiguous().t()).tolist() == [[0, 2, 4], [6, 8, 10]]  # strided other
         assert torch.add(x, x, alpha=2).tolist() == [[0, 3, 6], [9, 12, 15]]
         assert (x + x.double()).dtype is torch.float64
-        assert (x + x[0]).shape == (2, 3) and len(calls) == 1  # a broadcast: Note [Broadcast ufunc route]
+        assert (x + x[0]).shape == (2, 3) and not calls  # a broadcast: the row kernel (Note [Broadcast ufunc route])
+        assert (x + torch.tensor(1.0)).tolist() == [[1, 2, 3], [4, 5, 6]] and len(calls) == 1  # a 0-d operand: the ufunc
         o = torch.empty(2, 3)
         assert torch.add(x, x, out=o) is o and o.tolist() == [[0, 2, 4], [6, 8, 10]]
         g = x.clone().requires_grad_(True)
