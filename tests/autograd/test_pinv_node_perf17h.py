@@ -93,3 +93,31 @@ def test_values_while_a_conjugate_view_is_alive(dt):
     assert alive.is_conj()
     np.testing.assert_array_equal(numtorch.linalg.pinv(a).numpy(), want)
     np.testing.assert_array_equal(numtorch.linalg.pinv(h, hermitian=True).numpy(), want_h)
+
+
+@pytest.mark.parametrize("dt", [numtorch.float32, numtorch.float64])
+@pytest.mark.parametrize("kw", [{}, {"rtol": 0.3}, {"atol": 0.5}])
+def test_recorded_forward_takes_the_numpy_kernel(monkeypatch, dt, kw):
+    from numtorch.ops.linalg import _fast_small, decomp
+
+    seen = []
+    real = _fast_small.pinv_arrays
+    monkeypatch.setattr(_fast_small, "pinv_arrays", lambda *a: seen.append(1) or real(*a))
+    rng = np.random.default_rng(1)
+    for shape in [(3, 4), (4, 3), (2, 3, 3)]:
+        a = rng.standard_normal(shape)
+        x = numtorch.tensor(a, dtype=dt, requires_grad=True)
+        n = len(seen)
+        p = numtorch.linalg.pinv(x, **kw)
+        assert len(seen) == n + 1 and p.requires_grad
+        ref = decomp._pinv_composite(numtorch.tensor(a, dtype=dt), kw.get("atol"), kw.get("rtol"), False)
+        assert p.dtype == ref.dtype and p.shape == ref.shape and p.stride() == ref.stride()
+        np.testing.assert_array_equal(p.detach().numpy(), ref.numpy())
+    # hermitian, complex and lstsq's backward: the others take the decomposition or the kernel
+    n = len(seen)
+    numtorch.linalg.pinv(numtorch.eye(3, dtype=dt, requires_grad=True), hermitian=True)
+    numtorch.linalg.pinv(numtorch.randn(3, 3, dtype=numtorch.complex128, requires_grad=True))
+    assert len(seen) == n
+    b = numtorch.tensor(rng.standard_normal((4, 2)), dtype=dt)
+    numtorch.linalg.lstsq(numtorch.tensor(rng.standard_normal((4, 3)), dtype=dt, requires_grad=True), b).solution.sum().backward()
+    assert len(seen) == n + 1

@@ -400,11 +400,20 @@ def _pinv_composite(self, atol=None, rtol=None, hermitian=False):
     return (_mH_physical(vh) * inv.unsqueeze(-2).to(self.dtype)).matmul(_mH_physical(u))
 
 
+def _pinv_cpu(self, atol, rtol, hermitian):
+    # the fast call's NumPy arithmetic (the composite's bits) wherever it applies: the
+    # recorded forward and lstsq's backward take it too
+    if (self.__class__ is Tensor and self._dtype in _fs._FLOATS and hermitian is False and self._data.ndim >= 2
+            and self._data.size):  # fmt: skip
+        return _fs.pinv_arrays(self, atol, rtol, np_svd, product)
+    return _pinv_composite(self, atol, rtol, hermitian)
+
+
 # PyTorch's linalg_pinv is CompositeExplicitAutograd with its own formula (pinv_backward): one
 # node of a dozen products instead of the decomposition's svd, masks and broadcast product (30
 # recorded ops and svd's backward); the decomposition is its kernel, run below autograd.
 linalg_pinv = defop("linalg_pinv(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor",
-                    any_device=_pinv_composite,
+                    cpu=lambda self, atol, rtol, hermitian: _pinv_cpu(self, atol, rtol, hermitian), any_device=_pinv_composite,
                     backward={"self": lambda grad, result, self: _pinv_backward(grad, result, self)})  # fmt: skip
 
 
