@@ -52,3 +52,18 @@ def test_subclass_gradient_takes_the_binding(monkeypatch):
     r = _backward._sum_to(g, (3,))
     assert calls == [(3,)] and tuple(r.shape) == (3,)
     assert _backward._sum_to(numtorch.ones(2, 3), (1, 3)).shape == (1, 3) and calls == [(3,)]
+
+
+def test_expand_backward_takes_sum_to(monkeypatch):
+    calls = []
+    real = numtorch.Tensor.sum_to_size
+    monkeypatch.setattr(numtorch.Tensor, "sum_to_size", lambda self, *s: calls.append(s) or real(self, *s))
+    for shape, to in (((3, 1), (2, 3, 4)), ((4,), (3, 4)), ((2, 1, 3), (2, 5, 3))):
+        x = numtorch.randn(*shape, dtype=numtorch.float64, requires_grad=True)
+        w = numtorch.randn(*to, dtype=numtorch.float64)
+        (x.expand(*to) * w).sum().backward()
+        want = real(w, Size(shape))
+        assert x.grad.shape == want.shape
+        np.testing.assert_array_equal(x.grad.numpy(), want.numpy())
+        assert numtorch.autograd.gradgradcheck(lambda x, to=to: x.expand(*to), (x.detach().requires_grad_(),))
+    assert calls == []
