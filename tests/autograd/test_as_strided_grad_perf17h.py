@@ -14,7 +14,7 @@ from numtorch.ops.shape import _geometry as geo
 
 def _index_ref(size, stride, offset):
     idx = np.full(tuple(size), offset, np.int64)
-    for d, (n, s) in enumerate(zip(size, stride)):
+    for d, (n, s) in enumerate(zip(size, stride, strict=True)):
         shape = [1] * len(size)
         shape[d] = n
         idx = idx + (np.arange(n, dtype=np.int64) * s).reshape(shape)

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import numtorch
-from numtorch.autograd import gradcheck, gradgradcheck
 from numtorch.autograd import forward_ad as fwAD
+from numtorch.autograd import gradcheck, gradgradcheck
 from numtorch.ops.pointwise import extra
 
 from ._spy import OpLog

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import numtorch
-from numtorch.autograd import gradcheck, gradgradcheck
 from numtorch.autograd import forward_ad as fwAD
+from numtorch.autograd import gradcheck, gradgradcheck
 
 from ._spy import OpLog
 

@@ -20,7 +20,7 @@ from .core import K, _d
 # forward checked the bounds), it is np.zeros and the same add_slabs call: the same sums in
 # the same order, the same C-ordered result. Otherwise (a graph being built, a mode, forward
 # AD, other dtypes, a 0-d input) the ops as before.
-def backward(grad, self_sym_sizes, dim, index):
+def backward(grad, self_sym_sizes, dim, index, index_add):
     shape = tuple(self_sym_sizes)
     g, i = grad._data, index._data
     if (shape and g.ndim == len(shape) and i.ndim == 1 and i.dtype == np.int64 and g.flags.c_contiguous
@@ -31,6 +31,4 @@ def backward(grad, self_sym_sizes, dim, index):
             outer, inner = math.prod(shape[:d]), math.prod(shape[d + 1 :])
             K.add_slabs(out.reshape(-1), g.reshape(-1), i, outer, shape[d], inner, 0)
         return _make(out, grad._dtype)
-    from .scatter import index_add
-
     return _d(index_add, grad.new_zeros(shape), dim, index, grad, 1)
