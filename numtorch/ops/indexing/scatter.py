@@ -43,6 +43,7 @@ from .core import (
     parts,
 )
 from ..shape.inplace import checked_scalar
+from . import _index_select_grad as _isg
 
 
 # ---- gather / scatter--------------------------------------------------------------------------
@@ -477,11 +478,8 @@ _FILL0 = {"self": lambda grad, dim, index: _d(index_fill, grad, dim, index, 0)}
 index_select = defop(
     f"index_select({_G}) -> Tensor",
     cpu=_index_select_cpu,
-    backward={
-        "self": lambda grad, self, dim, index: _d(
-            index_add, grad.new_zeros(self._data.shape), dim, index, grad, 1
-        )
-    },
+    # Note [index_select's gradient in NumPy]
+    backward={"self": lambda grad, self_sym_sizes, dim, index: _isg.backward(grad, self_sym_sizes, dim, index, index_add)},
 )
 index_select_out = defop(
     f"index_select.out({_G}, *, {_OUT}",

@@ -242,35 +242,43 @@ _CDIST_MODES = (
 
 def pinv(body, svd, product):
     """The fast call ``fn(A, rcond, hermitian, atol, rtol)`` of linalg.pinv on a nonempty real
-    float32/float64 matrix (or batch), not hermitian, with float (or absent) tolerances: the
-    composite's arithmetic on the SVD's arrays, each step one IEEE operation per element in the
-    dtype as its op computes it (the scalars in the tensor's dtype, as PyTorch's), the final
-    product through the same product() its matmul calls, C-ordered as its mul leaves it."""
+    float32/float64 matrix (or batch), not hermitian, with float (or absent) tolerances
+    (``pinv_arrays``)."""
 
     def fast(A, rcond, hermitian, atol, rtol):
-        dt = A._dtype
         a = A._data
-        if not (_free() and dt in _FLOATS and _plain(A, _STATE.grad_enabled) and hermitian is False and rcond is None
-                and a.ndim >= 2 and a.size and _num(atol) and _num(rtol)):  # fmt: skip
+        if not (_free() and A._dtype in _FLOATS and _plain(A, _STATE.grad_enabled) and hermitian is False
+                and rcond is None and a.ndim >= 2 and a.size and _num(atol) and _num(rtol)):  # fmt: skip
             return body(A, rcond, hermitian, atol, rtol, None)
-        m, n = a.shape[-2:]
-        if rtol is None:
-            rtol = 0.0 if atol is not None and atol > 0 else float(np.finfo(dt.np).eps) * max(m, n)
-        atol = 0.0 if atol is None else atol
-        u, s, vh = svd(a, full_matrices=False)
-        u = np.ascontiguousarray(u)  # as the op returns it: product() sees the same layout
-        f = dt.np.type
-        tok = _quiet(_IGNORE)
-        try:
-            tol = np.maximum(s[..., :1] * f(rtol), f(atol))
-            inv = (s > tol).astype(f) / np.where(s <= tol, f(1.0), s)
-            scaled = _empty(a.shape[:-2] + (n, s.shape[-1]), f)
-            _multiply(vh.swapaxes(-1, -2), inv[..., None, :], out=scaled)
-        finally:
-            _restore(tok)
-        return _make(product(scaled, u.swapaxes(-1, -2)), dt)
+        return pinv_arrays(A, atol, rtol, svd, product)
 
     return fast
+
+
+def pinv_arrays(A, atol, rtol, svd, product):
+    """pinv of a nonempty real float32/float64 CPU ``A`` (not hermitian): the composite's
+    arithmetic on the SVD's arrays, each step one IEEE operation per element in the dtype as its
+    op computes it (the scalars in the tensor's dtype, as PyTorch's), the final product through
+    the same product() its matmul calls, C-ordered as its mul leaves it. The fast call's and,
+    below autograd, linalg_pinv's CPU kernel's."""
+    dt = A._dtype
+    a = A._data
+    m, n = a.shape[-2:]
+    if rtol is None:
+        rtol = 0.0 if atol is not None and atol > 0 else float(np.finfo(dt.np).eps) * max(m, n)
+    atol = 0.0 if atol is None else atol
+    u, s, vh = svd(a, full_matrices=False)
+    u = np.ascontiguousarray(u)  # as the op returns it: product() sees the same layout
+    f = dt.np.type
+    tok = _quiet(_IGNORE)
+    try:
+        tol = np.maximum(s[..., :1] * f(rtol), f(atol))
+        inv = (s > tol).astype(f) / np.where(s <= tol, f(1.0), s)
+        scaled = _empty(a.shape[:-2] + (n, s.shape[-1]), f)
+        _multiply(vh.swapaxes(-1, -2), inv[..., None, :], out=scaled)
+    finally:
+        _restore(tok)
+    return _make(product(scaled, u.swapaxes(-1, -2)), dt)
 
 
 def _num(v) -> bool:

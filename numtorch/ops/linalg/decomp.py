@@ -379,6 +379,14 @@ def _tol(v):
     return float(v.item() if isinstance(v, Tensor) else v)
 
 
+def _mH_physical(x):
+    # The kernel's conjugate transposes are copies, not conjugate views: it runs below
+    # autograd, inside _ConjMode's handling of the op when a conjugate view is alive
+    # elsewhere (Note [Conjugate views]), and there a view made here would reach kernels as
+    # its raw memory. The values are those the mode's resolved copies give.
+    return x.mT.conj_physical() if x._dtype.is_complex else x.mT
+
+
 def _pinv_composite(self, atol=None, rtol=None, hermitian=False):
     # at::linalg_pinv: singular values below max(atol, rtol * sigma_max) count as zero
     if self._data.ndim < 2 or self._dtype.category < D._FLOAT or self._dtype in (D.float16, D.bfloat16):
@@ -398,15 +406,28 @@ def _pinv_composite(self, atol=None, rtol=None, hermitian=False):
         big = lam.abs()
         tol = (big.amax(-1, keepdim=True) * rtol).clamp_min(atol)
         inv = (big > tol).to(lam.dtype) / lam.masked_fill(big <= tol, 1.0)
-        return v.matmul(inv.unsqueeze(-1).to(self.dtype) * _mH(v))
+        return v.matmul(inv.unsqueeze(-1).to(self.dtype) * _mH_physical(v))
     u, s, vh = dispatch(linalg_svd, [self, False, None])
     tol = (s[..., :1] * rtol).clamp_min(atol)
     inv = (s > tol).to(s.dtype) / s.masked_fill(s <= tol, 1.0)
-    return (_mH(vh) * inv.unsqueeze(-2).to(self.dtype)).matmul(_mH(u))
+    return (_mH_physical(vh) * inv.unsqueeze(-2).to(self.dtype)).matmul(_mH_physical(u))
 
 
+def _pinv_cpu(self, atol, rtol, hermitian):
+    # the fast call's NumPy arithmetic (the composite's bits) wherever it applies: the
+    # recorded forward and lstsq's backward take it too
+    if (self.__class__ is Tensor and self._dtype in _fs._FLOATS and hermitian is False and self._data.ndim >= 2
+            and self._data.size):  # fmt: skip
+        return _fs.pinv_arrays(self, atol, rtol, np_svd, product)
+    return _pinv_composite(self, atol, rtol, hermitian)
+
+
+# PyTorch's linalg_pinv is CompositeExplicitAutograd with its own formula (pinv_backward): one
+# node of a dozen products instead of the decomposition's svd, masks and broadcast product (30
+# recorded ops and svd's backward); the decomposition is its kernel, run below autograd.
 linalg_pinv = defop("linalg_pinv(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor",
-                    composite=_pinv_composite)  # fmt: skip
+                    cpu=lambda self, atol, rtol, hermitian: _pinv_cpu(self, atol, rtol, hermitian), any_device=_pinv_composite,
+                    backward={"self": lambda grad, result, self: _pinv_backward(grad, result, self)})  # fmt: skip
 
 
 def _linalg_pinv(A, rcond, hermitian, atol, rtol, out):

@@ -375,7 +375,31 @@ def _ldexp_out(self, other, out):
     return dispatch(_ALL["mul"]["T"]["out"], [self, _pow2(other, self), out])
 
 
-_register("ldexp", {"functional": defop("ldexp.Tensor(Tensor self, Tensor other) -> Tensor", composite=_ldexp),
+# Note [ldexp's own node]
+# PyTorch's ldexp.Tensor is CompositeExplicitAutograd with its own formulas (LdexpBackward0:
+# grad * pow(2, other).conj() and grad * result.conj() * ln 2); recording the composite cost
+# ten ops each way (two _to_copy, exp2, mul, their backwards). The composite is its kernel, run
+# below autograd, where the array route serves a recorded call too. One difference: an integer
+# exponent's factor is the composite's float64 2 ** other, not PyTorch's integer pow (0 for a
+# negative exponent: torch 2.13 gives ldexp(x, -2)'s gradient as 0).
+def _ldexp_self_grad(grad, other):
+    # an integer exponent takes 2 ** other in double (the composite's exact factor): PyTorch's
+    # pow(2, other) is an integer power there, 0 for every negative exponent
+    if other._dtype.category < D._FLOAT:
+        return _mul(grad, _pow2(other))
+    p = dispatch(_ALL["pow"]["F"]["functional"], [2, other])
+    return _mul(grad, p.conj() if p._dtype.is_complex else p)
+
+
+def _ldexp_other_grad(grad, result):
+    return _mul(_mul(grad, result.conj() if result._dtype.is_complex else result), _LN2)
+
+
+_LN2 = math.log(2.0)  # M_LN2
+
+
+_register("ldexp", {"functional": defop("ldexp.Tensor(Tensor self, Tensor other) -> Tensor", cpu=_ldexp, any_device=_ldexp,
+                                        backward={"other": _ldexp_other_grad, "self": _ldexp_self_grad}),
                     "out": defop("ldexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", composite=_ldexp_out),
                     "inplace": defop("ldexp_(Tensor(a!) self, Tensor other) -> Tensor(a!)", composite=_ldexp_)},
           second_tensor=True)  # fmt: skip

@@ -15,6 +15,7 @@ import numpy as np
 from ... import _dtype as D
 from ..._ops import ops
 from ..._tensor import Tensor, _make, _root_array, _view, _wrap_dim
+from ...autograd._backward import _sum_to
 from .._pointwise import _cname
 from .._registry import defop, public
 from ._format import contiguous_format
@@ -466,7 +467,7 @@ t = defop("t(Tensor(a) self) -> Tensor(a)", cpu=_t_cpu, backward={"self": lambda
 expand = defop(
     "expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)",
     cpu=_expand_cpu,
-    backward={"self": lambda grad, self_sym_sizes: grad.sum_to_size(self_sym_sizes)},
+    backward={"self": lambda grad, self_sym_sizes: _sum_to(grad, self_sym_sizes)},  # at::sum_to
 )
 swapaxes = defop("swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)",
                  composite=lambda self, axis0, axis1: _c(transpose, self, axis0, axis1))  # fmt: skip

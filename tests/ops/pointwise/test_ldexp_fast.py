@@ -72,7 +72,9 @@ def test_float_power_mode_and_grad_take_to():
     with capture_logs(is_mode=True) as logs, LoggingTensorMode():
         numtorch.float_power(x, 2.0)
         numtorch.ldexp(x, numtorch.tensor([1, 2]))
-    assert sum("_to_copy" in line for line in logs) >= 2  # both casts are seen by the mode
+    assert any("_to_copy" in line for line in logs)  # float_power's cast is seen by the mode
+    # Note [ldexp's own node]: ldexp is one op to a mode, as PyTorch's (not its casts)
+    assert any("aten.ldexp.Tensor" in line for line in logs)
     w = numtorch.tensor([1.0, 2.0], dtype=numtorch.float32, requires_grad=True)
     r = numtorch.float_power(w, 2.0)
     r.sum().backward()
@@ -84,7 +86,8 @@ def test_float_power_mode_and_grad_take_to():
 def test_exp2_entry_is_the_dispatched_kernel(edtype, shape):
     # Note [ldexp without the composite's ops]: 2 ** other by exp2's learned float64 entry
     x, e = _pair(np.float32, edtype, (257,))
-    numtorch.ldexp(x, e)  # learns exp2's float64 entry
+    numtorch.ldexp(x, e)  # learns exp2's float64 entry (its first call may only record it)
+    numtorch.ldexp(x, e)
     x, e = _pair(np.float32, edtype, shape)
     p = extra._exp2_f64(e._data)
     assert p is not None, "the entry route was not taken"
