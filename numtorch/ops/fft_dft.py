@@ -1,0 +1,140 @@
+"""Small single-precision transforms as direct DFTs (kernels/cpu/fft_dft.py).
+
+# Note [Direct DFT of small single-precision transforms]
+# A (4, 6) float32 fft2 made two pocketfft gufunc calls (~1.8 us each, mostly the gufunc's
+# per-call setup and plan lookup) and a Hermitian fill (~1.2 us) around ~0.1 us of arithmetic;
+# PyTorch's whole call is ~5 us. A float32/complex64 C-contiguous array whose transformed
+# lengths are at most _MAX_N and whose work (elements x length, per axis) is at most _MAX_WORK
+# is transformed instead by a direct O(n^2) DFT per axis, summed in float64 from float64 roots
+# and rounded once: within float32 rounding of pocketfft's float32 loop (closer to the exact
+# transform), one kernel call per axis. A real signal's full spectrum is mirrored inside the
+# r2c pass (no separate fill), and an inverse transform of a real signal (the conjugate of the
+# forward one) negates the imaginary parts as it stores them: the bits of conj_physical of the
+# forward result. c2c_array, r2c_array and c2r_array (ops/fft.py) take this route before
+# anything else, so the ops' bodies, the fast calls (Note [FFT fast calls]) and backward all
+# compute the same bits. float64 keeps pocketfft (np.fft's bits). Tests:
+# tests/ops/test_fft_dft_small.py.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..kernels import lazy
+
+_K = lazy("numtorch.kernels.cpu.fft_dft")
+
+_MAX_N = 32  # longest transformed axis (the direct sum is n operations an output)
+_MAX_WORK = 4096  # elements x length of one axis' pass (~2-4 us of kernel at most)
+_ROOTS: dict = {}
+_empty = np.empty
+_F32 = np.dtype(np.float32)
+_C64 = np.dtype(np.complex64)
+
+
+def usable(a: np.ndarray, dims, n_last: int = 0) -> bool:
+    """Whether a float32/complex64 ``a`` transformed over ``dims`` takes the direct DFTs
+    (``n_last``: a c2r's output length along dims[-1])."""
+    dt = a.dtype
+    if (dt is not _F32 and dt is not _C64) or not dims or not a.flags.c_contiguous:
+        return False
+    size = a.size
+    if not size:
+        return False
+    shape = a.shape
+    for d in dims:
+        n = shape[d]
+        if n > _MAX_N or n * size > _MAX_WORK:
+            return False
+    if n_last:
+        return n_last <= _MAX_N and n_last * size <= _MAX_WORK and shape[dims[-1]] == n_last // 2 + 1
+    return True
+
+
+def _roots(n: int, inverse: bool) -> tuple:
+    """w[e] = exp(-+2 pi i e / n) in float64, exactly conjugate-symmetric (w[n - e] =
+    conj(w[e])) with exact values at the quarter turns."""
+    key = (n, inverse)
+    r = _ROOTS.get(key)
+    if r is None:
+        e = np.arange(n)
+        m = np.minimum(e, n - e)  # the mirror image of the upper half
+        ang = (2.0 * math.pi / n) * m
+        wr, s = np.cos(ang), np.sin(ang)
+        wr[4 * m == n], s[4 * m == n] = 0.0, 1.0
+        wr[2 * m == n], s[2 * m == n] = -1.0, 0.0
+        wi = np.where(e > n - e, s, -s)  # the upper half: conjugates of the mirrored lower
+        if inverse:
+            wi = -wi
+        r = _ROOTS[key] = (wr, np.ascontiguousarray(wi))
+    return r
+
+
+def _scale(normalization: int, n: int) -> float:
+    return (1.0, 1.0 / math.sqrt(n), 1.0 / n)[normalization]
+
+
+def _split(shape, d: int) -> tuple:
+    outer = 1
+    for s in shape[:d]:
+        outer *= s
+    inner = 1
+    for s in shape[d + 1 :]:
+        inner *= s
+    return outer, inner
+
+
+def _c2c_pass(a, d: int, normalization: int, inverse: bool, neg: float):
+    shape = a.shape
+    n = shape[d]
+    outer, inner = _split(shape, d)
+    out = _empty(shape, _C64)
+    wr, wi = _roots(n, inverse)
+    _K.c2c_dft(a.view(np.float32).reshape(-1), out.view(np.float32).reshape(-1), outer, n, inner,
+               wr, wi, _scale(normalization, n), neg)  # fmt: skip
+    return out
+
+
+def c2c(a: np.ndarray, dims, normalization: int, forward: bool) -> np.ndarray:
+    """The c2c transform of complex64 ``a`` over ``dims`` (usable(a, dims))."""
+    for d in reversed(dims) if len(dims) > 1 else dims:
+        a = _c2c_pass(a, d, normalization, not forward, 1.0)
+    return a
+
+
+def r2c(a: np.ndarray, dims, normalization: int, onesided: bool, conj: bool = False) -> np.ndarray:
+    """The r2c transform of float32 ``a`` (usable(a, dims)): the half spectrum along dims[-1] or
+    the full one; with ``conj`` its conjugate."""
+    shape = a.shape
+    last = dims[-1]
+    n = shape[last]
+    m = n // 2 + 1 if onesided else n
+    outer, inner = _split(shape, last)
+    out = _empty(shape[:last] + (m,) + shape[last + 1 :], _C64)
+    wr, wi = _roots(n, False)
+    one = len(dims) == 1
+    _K.r2c_dft(a.reshape(-1), out.view(np.float32).reshape(-1), outer, n, inner, m, wr, wi,
+               _scale(normalization, n), -1.0 if conj and one else 1.0)  # fmt: skip
+    if one:
+        return out
+    rest = dims[-2::-1]
+    for i, d in enumerate(rest):
+        out = _c2c_pass(out, d, normalization, False, -1.0 if conj and i == len(rest) - 1 else 1.0)
+    return out
+
+
+def c2r(a: np.ndarray, dims, normalization: int, last_n: int) -> np.ndarray:
+    """The c2r transform of complex64 ``a`` (usable(a, dims, last_n)): ``last_n`` real points
+    along dims[-1] from its half spectrum there."""
+    for d in dims[:-1]:
+        a = _c2c_pass(a, d, normalization, True, 1.0)
+    shape = a.shape
+    last = dims[-1]
+    outer, inner = _split(shape, last)
+    out = _empty(shape[:last] + (last_n,) + shape[last + 1 :], _F32)
+    wr, wi = _roots(last_n, True)
+    _K.c2r_dft(a.view(np.float32).reshape(-1), out.reshape(-1), outer, last_n, inner, wr, wi,
+               _scale(normalization, last_n))  # fmt: skip
+    return out
