@@ -53,10 +53,10 @@ def usable(a: np.ndarray, dims, n_last: int = 0) -> bool:
     return True
 
 
-def _roots(n: int, inverse: bool) -> tuple:
+def _roots(n: int, inverse: bool, normalization: int) -> tuple:
     """w[e] = exp(-+2 pi i e / n) in float64, exactly conjugate-symmetric (w[n - e] =
-    conj(w[e])) with exact values at the quarter turns."""
-    key = (n, inverse)
+    conj(w[e])) with exact values at the quarter turns, and the factor of ``normalization``."""
+    key = (n, inverse, normalization)
     r = _ROOTS.get(key)
     if r is None:
         e = np.arange(n)
@@ -68,32 +68,16 @@ def _roots(n: int, inverse: bool) -> tuple:
         wi = np.where(e > n - e, s, -s)  # the upper half: conjugates of the mirrored lower
         if inverse:
             wi = -wi
-        r = _ROOTS[key] = (wr, np.ascontiguousarray(wi))
+        scale = (1.0, 1.0 / math.sqrt(n), 1.0 / n)[normalization]
+        if len(_ROOTS) > 1024:
+            _ROOTS.clear()
+        r = _ROOTS[key] = (wr, np.ascontiguousarray(wi), scale)
     return r
 
 
-def _scale(normalization: int, n: int) -> float:
-    return (1.0, 1.0 / math.sqrt(n), 1.0 / n)[normalization]
-
-
-def _split(shape, d: int) -> tuple:
-    outer = 1
-    for s in shape[:d]:
-        outer *= s
-    inner = 1
-    for s in shape[d + 1 :]:
-        inner *= s
-    return outer, inner
-
-
 def _c2c_pass(a, d: int, normalization: int, inverse: bool, neg: float):
-    shape = a.shape
-    n = shape[d]
-    outer, inner = _split(shape, d)
-    out = _empty(shape, _C64)
-    wr, wi = _roots(n, inverse)
-    _K.c2c_dft(a.view(np.float32).reshape(-1), out.view(np.float32).reshape(-1), outer, n, inner,
-               wr, wi, _scale(normalization, n), neg)  # fmt: skip
+    out = _empty(a.shape, _C64)
+    _K.c2c_dft(a, out, d, *_roots(a.shape[d], inverse, normalization), neg)
     return out
 
 
@@ -110,13 +94,9 @@ def r2c(a: np.ndarray, dims, normalization: int, onesided: bool, conj: bool = Fa
     shape = a.shape
     last = dims[-1]
     n = shape[last]
-    m = n // 2 + 1 if onesided else n
-    outer, inner = _split(shape, last)
-    out = _empty(shape[:last] + (m,) + shape[last + 1 :], _C64)
-    wr, wi = _roots(n, False)
+    out = _empty(shape[:last] + (n // 2 + 1 if onesided else n,) + shape[last + 1 :], _C64)
     one = len(dims) == 1
-    _K.r2c_dft(a.reshape(-1), out.view(np.float32).reshape(-1), outer, n, inner, m, wr, wi,
-               _scale(normalization, n), -1.0 if conj and one else 1.0)  # fmt: skip
+    _K.r2c_dft(a, out, last, *_roots(n, False, normalization), -1.0 if conj and one else 1.0)
     if one:
         return out
     rest = dims[-2::-1]
@@ -132,9 +112,6 @@ def c2r(a: np.ndarray, dims, normalization: int, last_n: int) -> np.ndarray:
         a = _c2c_pass(a, d, normalization, True, 1.0)
     shape = a.shape
     last = dims[-1]
-    outer, inner = _split(shape, last)
     out = _empty(shape[:last] + (last_n,) + shape[last + 1 :], _F32)
-    wr, wi = _roots(last_n, True)
-    _K.c2r_dft(a.view(np.float32).reshape(-1), out.reshape(-1), outer, last_n, inner, wr, wi,
-               _scale(normalization, last_n))  # fmt: skip
+    _K.c2r_dft(a, out, last, *_roots(last_n, True, normalization))
     return out
