@@ -18,8 +18,6 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..kernels import lazy
@@ -28,7 +26,6 @@ _K = lazy("numtorch.kernels.cpu.fft_dft")
 
 _MAX_N = 32  # longest transformed axis (the direct sum is n operations an output)
 _MAX_WORK = 4096  # elements x length of one axis' pass (~2-4 us of kernel at most)
-_ROOTS: dict = {}
 _empty = np.empty
 _F32 = np.dtype(np.float32)
 _C64 = np.dtype(np.complex64)
@@ -53,39 +50,11 @@ def usable(a: np.ndarray, dims, n_last: int = 0) -> bool:
     return True
 
 
-def _roots(n: int, inverse: bool, normalization: int) -> tuple:
-    """w[e] = exp(-+2 pi i e / n) in float64, exactly conjugate-symmetric (w[n - e] =
-    conj(w[e])) with exact values at the quarter turns, and the factor of ``normalization``."""
-    key = (n, inverse, normalization)
-    r = _ROOTS.get(key)
-    if r is None:
-        e = np.arange(n)
-        m = np.minimum(e, n - e)  # the mirror image of the upper half
-        ang = (2.0 * math.pi / n) * m
-        wr, s = np.cos(ang), np.sin(ang)
-        wr[4 * m == n], s[4 * m == n] = 0.0, 1.0
-        wr[2 * m == n], s[2 * m == n] = -1.0, 0.0
-        wi = np.where(e > n - e, s, -s)  # the upper half: conjugates of the mirrored lower
-        if inverse:
-            wi = -wi
-        scale = (1.0, 1.0 / math.sqrt(n), 1.0 / n)[normalization]
-        if len(_ROOTS) > 1024:
-            _ROOTS.clear()
-        r = _ROOTS[key] = (wr, np.ascontiguousarray(wi), scale)
-    return r
-
-
-def _c2c_pass(a, d: int, normalization: int, inverse: bool, neg: float):
-    out = _empty(a.shape, _C64)
-    _K.c2c_dft(a, out, d, *_roots(a.shape[d], inverse, normalization), neg)
-    return out
-
-
 def c2c(a: np.ndarray, dims, normalization: int, forward: bool) -> np.ndarray:
     """The c2c transform of complex64 ``a`` over ``dims`` (usable(a, dims))."""
-    for d in reversed(dims) if len(dims) > 1 else dims:
-        a = _c2c_pass(a, d, normalization, not forward, 1.0)
-    return a
+    out = _empty(a.shape, _C64)
+    _K.c2c_nd(a, out, tuple(dims), not forward, normalization)
+    return out
 
 
 def r2c(a: np.ndarray, dims, normalization: int, onesided: bool, conj: bool = False) -> np.ndarray:
@@ -95,23 +64,15 @@ def r2c(a: np.ndarray, dims, normalization: int, onesided: bool, conj: bool = Fa
     last = dims[-1]
     n = shape[last]
     out = _empty(shape[:last] + (n // 2 + 1 if onesided else n,) + shape[last + 1 :], _C64)
-    one = len(dims) == 1
-    _K.r2c_dft(a, out, last, *_roots(n, False, normalization), -1.0 if conj and one else 1.0)
-    if one:
-        return out
-    rest = dims[-2::-1]
-    for i, d in enumerate(rest):
-        out = _c2c_pass(out, d, normalization, False, -1.0 if conj and i == len(rest) - 1 else 1.0)
+    _K.r2c_nd(a, out, tuple(dims), normalization, -1.0 if conj else 1.0)
     return out
 
 
 def c2r(a: np.ndarray, dims, normalization: int, last_n: int) -> np.ndarray:
     """The c2r transform of complex64 ``a`` (usable(a, dims, last_n)): ``last_n`` real points
     along dims[-1] from its half spectrum there."""
-    for d in dims[:-1]:
-        a = _c2c_pass(a, d, normalization, True, 1.0)
     shape = a.shape
     last = dims[-1]
     out = _empty(shape[:last] + (last_n,) + shape[last + 1 :], _F32)
-    _K.c2r_dft(a, out, last, *_roots(last_n, True, normalization))
+    _K.c2r_nd(a, out, tuple(dims), normalization)
     return out
