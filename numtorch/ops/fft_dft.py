@@ -4,16 +4,16 @@
 # A (4, 6) float32 fft2 made two pocketfft gufunc calls (~1.8 us each, mostly the gufunc's
 # per-call setup and plan lookup) and a Hermitian fill (~1.2 us) around ~0.1 us of arithmetic;
 # PyTorch's whole call is ~5 us. A float32/complex64 C-contiguous array whose transformed
-# lengths are at most _MAX_N and whose work (elements x length, per axis) is at most _MAX_WORK
-# is transformed instead by a direct O(n^2) DFT per axis, summed in float64 from float64 roots
-# and rounded once: within float32 rounding of pocketfft's float32 loop (closer to the exact
-# transform), one kernel call per axis. A real signal's full spectrum is mirrored inside the
-# r2c pass (no separate fill), and an inverse transform of a real signal (the conjugate of the
-# forward one) negates the imaginary parts as it stores them: the bits of conj_physical of the
-# forward result. c2c_array, r2c_array and c2r_array (ops/fft.py) take this route before
-# anything else, so the ops' bodies, the fast calls (Note [FFT fast calls]) and backward all
-# compute the same bits. float64 keeps pocketfft (np.fft's bits). Tests:
-# tests/ops/test_fft_dft_small.py.
+# lengths are at most _MAX_N and whose work (elements x lengths) is at most _MAX_WORK is
+# transformed instead by one kernel call: a direct O(n) sum an output along each axis, in
+# float64 from float64 roots, rounded into the complex64 result after each axis (within float32
+# rounding of pocketfft's float32 loop and closer to the exact transform). A real signal's full
+# spectrum is mirrored inside the r2c pass (no separate fill), and an inverse transform of a
+# real signal (the conjugate of the forward one) negates the imaginary parts as it stores the
+# last axis: the bits of conj_physical of the forward result. c2c_array, r2c_array and
+# c2r_array (ops/fft.py) take this route before anything else, so the ops' bodies, the fast
+# calls (Note [FFT fast calls]) and backward compute the same bits. float64 keeps pocketfft
+# (np.fft's bits). Tests: tests/ops/test_fft_dft_small.py.
 """
 
 from __future__ import annotations
@@ -24,30 +24,36 @@ from ..kernels import lazy
 
 _K = lazy("numtorch.kernels.cpu.fft_dft")
 
-_MAX_N = 32  # longest transformed axis (the direct sum is n operations an output)
-_MAX_WORK = 4096  # elements x length of one axis' pass (~2-4 us of kernel at most)
+_MAX_N = 32  # longest transformed axis
+# elements x length summed over the axes: ~1 ns each in the kernel, where pocketfft's call
+# costs ~1.5 us an axis; measured level at ~1000 (a (16, 8) fft2, a (4, 16) fft)
+_MAX_WORK = 1024
 _empty = np.empty
 _F32 = np.dtype(np.float32)
 _C64 = np.dtype(np.complex64)
 
 
 def usable(a: np.ndarray, dims, n_last: int = 0) -> bool:
-    """Whether a float32/complex64 ``a`` transformed over ``dims`` takes the direct DFTs
-    (``n_last``: a c2r's output length along dims[-1])."""
+    """Whether a float32/complex64 ``a`` transformed over ``dims`` (wrapped) takes the direct
+    DFTs (``n_last``: a c2r's output length along dims[-1])."""
     dt = a.dtype
     if (dt is not _F32 and dt is not _C64) or not dims or not a.flags.c_contiguous:
         return False
-    size = a.size
-    if not size:
-        return False
     shape = a.shape
+    total = 0
     for d in dims:
-        n = shape[d]
-        if n > _MAX_N or n * size > _MAX_WORK:
+        if d < 0:
             return False
+        n = shape[d]
+        if n > _MAX_N:
+            return False
+        total += n
     if n_last:
-        return n_last <= _MAX_N and n_last * size <= _MAX_WORK and shape[dims[-1]] == n_last // 2 + 1
-    return True
+        if n_last > _MAX_N or shape[dims[-1]] != n_last // 2 + 1:
+            return False
+        total += n_last - shape[dims[-1]]
+    size = a.size
+    return 0 < size and size * total <= _MAX_WORK
 
 
 def c2c(a: np.ndarray, dims, normalization: int, forward: bool) -> np.ndarray:
