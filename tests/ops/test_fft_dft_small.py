@@ -141,8 +141,8 @@ def test_gradcheck_of_small_transforms():
     x = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)
     c = torch.randn(3, 3, dtype=torch.complex128, requires_grad=True)
     for fn in (torch.fft.fft2, torch.fft.rfft2, torch.fft.ihfft):
-        assert torch.autograd.gradcheck(lambda t: torch.view_as_real(fn(t)), (x,))
-        assert torch.autograd.gradgradcheck(lambda t: torch.view_as_real(fn(t)), (x,))
+        assert torch.autograd.gradcheck(lambda t, fn=fn: torch.view_as_real(fn(t)), (x,))
+        assert torch.autograd.gradgradcheck(lambda t, fn=fn: torch.view_as_real(fn(t)), (x,))
     for fn in (torch.fft.irfft2, torch.fft.hfft, torch.fft.ifft):
         assert torch.autograd.gradcheck(
             fn if fn is not torch.fft.ifft else (lambda t: torch.view_as_real(torch.fft.ifft(t))),
