@@ -178,12 +178,12 @@ def _convt(input, weight, bias, stride, padding, output_padding, groups, dilatio
         _GEO[key] = g
     if g is False:
         return None
-    geo, O, L, shape = g
+    geo, oc, L, shape = g
     out = np.ascontiguousarray(
         _convt_forward(_as4(contig(input, dt)), _as4(contig(weight, dt)), geo)
     )
     if bias is not None:
-        _KC.add_channel_bias(out.reshape(-1), contig(bias, dt), O, L)
+        _KC.add_channel_bias(out.reshape(-1), contig(bias, dt), oc, L)
     return _make(out.reshape(shape), dt)
 
 
