@@ -28,7 +28,18 @@ from .._fast_guard import or_body, params
 from .._fast_guard import plain as _plain_any
 from . import conv as _C
 from .conv import K as _KC
-from .conv import _as4, _check_conv, _convt_forward, _Geom, _im2col, contig
+from .conv import (
+    _as4,
+    _blocks,
+    _check_conv,
+    _col2im,
+    _convt_forward,
+    _fold_params,
+    _geo,
+    _Geom,
+    _im2col,
+    contig,
+)
 from .fast_nn import _ints
 
 _FLOATS = (D.float32, D.float64)
@@ -187,6 +198,98 @@ def _convt(input, weight, bias, stride, padding, output_padding, groups, dilatio
     return _make(out.reshape(shape), dt)
 
 
+# Note [Unfold and fold fast calls]
+# F.unfold / F.fold of a small input spent ~4 us in dispatch, _fold_params' four expand_param
+# calls, _fold_planes and _from_planes around a ~1 us im2col/col2im kernel. On a plain CPU
+# float32/float64 input with int (or 1 or 2 ints) parameters, the checks (_fold_params and the
+# block counts, with the body's order) run once per call shape (any error caches a decline and
+# the body raises it) and each call runs the body's steps (_im2col / _col2im on the contiguous
+# array, a leading axis added and dropped for unbatched input): the body's bits. Complex, bool,
+# half, empty inputs and anything else take the body.
+
+
+def _fold_plan(key, col: bool):
+    g = _GEO.get(key)
+    if g is None:
+        g = False
+        try:
+            if col:
+                _, shape, out, k, d, p, s = key
+                k, d, p, s = _fold_params(list(k), list(d), list(p), list(s))
+                N, ckk, L = shape if len(shape) == 3 else (1, *shape)
+                H, W = out
+                OH, OW = _blocks(H, W, k, d, p, s)
+                kk = k[0] * k[1]
+                if ckk % kk == 0 and OH * OW == L:
+                    C = ckk // kk
+                    g = ((N, C, H, W), _geo(C, H, W, k, d, p, s, OH, OW), (N, ckk, L))
+            else:
+                _, shape, k, d, p, s = key
+                k, d, p, s = _fold_params(list(k), list(d), list(p), list(s))
+                N, C, H, W = shape if len(shape) == 4 else (1, *shape)
+                OH, OW = _blocks(H, W, k, d, p, s)
+                if OH >= 1 and OW >= 1:
+                    g = (N, _geo(C, H, W, k, d, p, s, OH, OW), OH * OW, (N, C, H, W))
+        except Exception:  # noqa: BLE001  (the body raises it)
+            g = False
+        if len(_GEO) >= 256:
+            _GEO.clear()
+        _GEO[key] = g
+    return g
+
+
+def _plain_float(input) -> bool:
+    return (
+        input._dtype in _FLOATS
+        and (input.__class__ is _T or input.__class__ in _NOTF)
+        and _plain_any(input)
+        and input._data.size > 0
+    )
+
+
+def _unfold(input, kernel_size, dilation, padding, stride):
+    a = input._data
+    nd = a.ndim
+    if not (
+        (nd == 3 or nd == 4)
+        and _plain_float(input)
+        and _C.im2col.impls.get("cpu") is _C._im2col_cpu
+    ):
+        return None
+    k, d, p, s = _ints(kernel_size, 2), _ints(dilation, 2), _ints(padding, 2), _ints(stride, 2)
+    if k is None or d is None or p is None or s is None:
+        return None
+    g = _fold_plan((input._dtype, a.shape, k, d, p, s), False)
+    if g is False:
+        return None
+    N, geo, L, xshape = g
+    dt = input._dtype
+    cols = _im2col(contig(input, dt).reshape(xshape), N, geo, L)
+    return _make(cols if nd == 4 else cols[0], dt)
+
+
+def _fold(input, output_size, kernel_size, dilation, padding, stride):
+    a = input._data
+    nd = a.ndim
+    if not (
+        (nd == 2 or nd == 3)
+        and _plain_float(input)
+        and _C.col2im.impls.get("cpu") is _C._col2im_cpu
+    ):
+        return None
+    o, k, d = _ints(output_size, 2), _ints(kernel_size, 2), _ints(dilation, 2)
+    p, s = _ints(padding, 2), _ints(stride, 2)
+    if o is None or k is None or d is None or p is None or s is None:
+        return None
+    g = _fold_plan(("c", a.shape, o, k, d, p, s), True)
+    if g is False:
+        return None
+    shape, geo, cshape = g
+    dt = input._dtype
+    out = _col2im(contig(input, dt).reshape(cshape), shape, geo)
+    return _make(out if nd == 3 else out[0], dt)
+
+
 def install(bindings) -> None:
     """Attach the fast calls above (before _api.install)."""
     for b in bindings:
@@ -194,6 +297,8 @@ def install(bindings) -> None:
             continue
         if b.name in ("conv1d", "conv2d"):
             b.fast = (or_body(_conv, b.body), params(b.sig))
+        elif b.module == "torch.nn.functional" and b.name in ("unfold", "fold"):
+            b.fast = (or_body(_unfold if b.name == "unfold" else _fold, b.body), params(b.sig))
         elif b.name in ("conv_transpose1d", "conv_transpose2d"):
             b.fast = (or_body(_convt, b.body), params(b.sig))
         elif b.name == "convolution" and b.module == "torch" and not hasattr(b.body, "__wrapped__"):
