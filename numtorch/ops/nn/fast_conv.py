@@ -24,6 +24,7 @@ from ... import _dtype as D
 from ..._tensor import NO_TF_SUBCLASSES as _NOTF
 from ..._tensor import Tensor as _T
 from ..._tensor import _make
+from ...kernels import PARALLEL_THRESHOLD
 from .._fast_guard import or_body, params
 from .._fast_guard import plain as _plain_any
 from . import conv as _C
@@ -43,6 +44,7 @@ from .conv import (
 from .fast_nn import _ints
 
 _FLOATS = (D.float32, D.float64)
+_empty = np.empty
 _GEO: dict = {}  # (dtype, input, weight and bias shapes, stride, padding, dilation, groups) -> the forward plan, or False: decline
 
 
@@ -62,7 +64,13 @@ def _geometry(key, input, weight, bias):
                 g = False  # the body's zeros
             else:  # _conv_forward's steps with its shapes worked out
                 direct = g.trivial() and g.H == g.OH and g.W == g.OW  # _cols_of's reshape
-                g = (direct, g.N, (g.N, g.C, g.H * g.W), g.args(g.C, g.H, g.W, g.OH, g.OW), L,
+                # _im2col's array, allocated in the matmul's shape, and its kernel choice
+                ncol = g.N * g.C * g.KH * g.KW * L
+                im2col = (
+                    (g.N, g.G, ncol // (g.N * g.G * L), L),
+                    ncol >= PARALLEL_THRESHOLD,
+                )
+                g = (direct or im2col, g.N, (g.N, g.C, g.H * g.W), g.args(g.C, g.H, g.W, g.OH, g.OW), L,
                      (g.N, g.G, -1, L), (g.G, g.O // g.G, -1), (g.N, g.O, g.OH, g.OW),
                      g.out_shape(g.N, g.O, g.OH, g.OW), g.O)  # fmt: skip
         if len(_GEO) >= 256:
@@ -104,9 +112,14 @@ def _conv(input, weight, bias, stride, padding, dilation, groups):
         return None
     direct, N, xshape, args, L, cshape, wshape, oshape, shape, O = g
     x = contig(input, dt)
-    cols = x.reshape(xshape) if direct else _im2col(x, N, args, L)
+    if direct is True:
+        cols = x.reshape(cshape)
+    else:  # _im2col's kernel call, without its wrapper
+        cols = _empty(direct[0], x.dtype)
+        fn = _KC.im2col_parallel if direct[1] else _KC.im2col
+        fn(x.reshape(-1), cols.reshape(-1), *args)
     # weight_times_cols of a float dtype: one matmul (C-contiguous, as ascontiguousarray leaves it)
-    out = np.matmul(contig(weight, dt).reshape(wshape), cols.reshape(cshape)).reshape(oshape)
+    out = np.matmul(contig(weight, dt).reshape(wshape), cols).reshape(oshape)
     if bias is not None:
         _KC.add_channel_bias(out.reshape(-1), contig(bias, dt), O, L)
     return _make(out.reshape(shape), dt)
