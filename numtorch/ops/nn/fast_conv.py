@@ -28,6 +28,7 @@ from ...kernels import PARALLEL_THRESHOLD
 from .._fast_guard import or_body, params
 from .._fast_guard import plain as _plain_any
 from . import conv as _C
+from . import conv_gather as _gather
 from .conv import K as _KC
 from .conv import (
     _as4,
@@ -116,8 +117,9 @@ def _conv(input, weight, bias, stride, padding, dilation, groups):
         cols = x.reshape(cshape)
     else:  # _im2col's kernel call, without its wrapper
         cols = _empty(direct[0], x.dtype)
-        fn = _KC.im2col_parallel if direct[1] else _KC.im2col
-        fn(x.reshape(-1), cols.reshape(-1), *args)
+        xf, cf = x.reshape(-1), cols.reshape(-1)
+        if not _gather.im2col(xf, cf, N, args):  # Note [im2col of small planes by gather]
+            (_KC.im2col_parallel if direct[1] else _KC.im2col)(xf, cf, *args)
     # weight_times_cols of a float dtype: one matmul (C-contiguous, as ascontiguousarray leaves it)
     out = np.matmul(contig(weight, dt).reshape(wshape), cols).reshape(oshape)
     if bias is not None:
