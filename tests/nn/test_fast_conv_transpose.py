@@ -5,26 +5,14 @@ dtypes, bad arguments and a kernel registered over convolution take the body."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 import numtorch as torch
 import numtorch.nn.functional as F
-from numtorch.ops._registry import BINDINGS
-from numtorch.ops.nn import conv, fast_conv
+from numtorch.ops.nn import fast_conv
 from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture_logs
+from tests.nn.test_fast_conv import _body, _t, checks  # noqa: F401  (the fixture)
 from tests.ops._fastcall import outcome, same
-
-
-def _t(*shape, dtype=torch.float32, seed=0):
-    return torch.from_numpy(np.random.default_rng(seed + sum(shape)).standard_normal(shape)).to(
-        dtype
-    )
-
-
-def _body(name, module="torch.nn.functional"):
-    (b,) = [b for b in BINDINGS if b.module == module and b.name == name]
-    return getattr(b.body, "__wrapped__", b.body)
 
 
 def _calls():
@@ -53,17 +41,8 @@ def _calls():
     yield "conv_transpose2d", (_t(2, 3, 5, 4).transpose(2, 3), _t(3, 2, 2, 2), None, 1, 0, 0, 1, 1)
 
 
-@pytest.fixture
-def checks(monkeypatch):
-    calls = []
-    real = conv._check_conv
-    monkeypatch.setattr(conv, "_check_conv", lambda *a: calls.append(1) or real(*a))
-    monkeypatch.setattr(fast_conv, "_check_conv", lambda *a: calls.append(1) or real(*a))
-    return calls
-
-
 @pytest.mark.parametrize("module", ["torch", "torch.nn.functional"])
-def test_conv_transpose_matches_body(module, checks):
+def test_conv_transpose_matches_body(module, checks):  # noqa: F811  (the fixture)
     ran = 0
     for name, args in _calls():
         fn = getattr(torch if module == "torch" else F, name)
@@ -88,7 +67,7 @@ def test_conv_transpose_matches_body(module, checks):
     assert ran >= 13
 
 
-def test_grad_modes_autocast_subclasses_take_the_body(checks):
+def test_grad_modes_autocast_subclasses_take_the_body(checks):  # noqa: F811
     x = _t(1, 2, 4, dtype=torch.float64).requires_grad_()
     w = _t(2, 3, 3, dtype=torch.float64, seed=1).requires_grad_()
     b = _t(3, dtype=torch.float64, seed=2).requires_grad_()

@@ -80,6 +80,24 @@ def _geometry(key, input, weight, bias):
     return g
 
 
+def _operands(input, weight, bias, dt) -> bool:
+    """Plain operands of a (transposed) convolution, the bias of ``dt`` or None. torch.convolution's
+    route runs in its body, which any subclass reaches (vmap's BatchedTensor): only what a
+    binding's fast call takes (Note [Plain subclasses])."""
+    return (
+        (input.__class__ is _T or input.__class__ in _NOTF)
+        and (weight.__class__ is _T or weight.__class__ in _NOTF)
+        and _plain_any(input)
+        and _plain_any(weight)
+        and (
+            bias is None
+            or bias._dtype is dt
+            and (bias.__class__ is _T or bias.__class__ in _NOTF)
+            and _plain_any(bias)
+        )
+    )
+
+
 def _conv(input, weight, bias, stride, padding, dilation, groups):
     a, w = input._data, weight._data
     dt = input._dtype
@@ -90,18 +108,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups):
         and dt in _FLOATS
         and weight._dtype is dt
         and groups.__class__ is int
-        # torch.convolution's route runs in its body, which any subclass reaches (vmap's
-        # BatchedTensor): only what a binding's fast call takes (Note [Plain subclasses])
-        and (input.__class__ is _T or input.__class__ in _NOTF)
-        and (weight.__class__ is _T or weight.__class__ in _NOTF)
-        and _plain_any(input)
-        and _plain_any(weight)
-        and (
-            bias is None
-            or bias._dtype is dt
-            and (bias.__class__ is _T or bias.__class__ in _NOTF)
-            and _plain_any(bias)
-        )  # fmt: skip
+        and _operands(input, weight, bias, dt)
     ):
         return None
     s, p, d = _ints(stride, n), _ints(padding, n), _ints(dilation, n)
@@ -160,16 +167,7 @@ def _convt(input, weight, bias, stride, padding, output_padding, groups, dilatio
         and dt in _FLOATS
         and weight._dtype is dt
         and groups.__class__ is int
-        and (input.__class__ is _T or input.__class__ in _NOTF)
-        and (weight.__class__ is _T or weight.__class__ in _NOTF)
-        and _plain_any(input)
-        and _plain_any(weight)
-        and (
-            bias is None
-            or bias._dtype is dt
-            and (bias.__class__ is _T or bias.__class__ in _NOTF)
-            and _plain_any(bias)
-        )  # fmt: skip
+        and _operands(input, weight, bias, dt)
         and _C._convolution.impls.get("cpu") is _C._convolution_cpu
     ):
         return None
