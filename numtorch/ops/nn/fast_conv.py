@@ -80,12 +80,20 @@ def _geometry(key, input, weight, bias):
     return g
 
 
-def _operands(input, weight, bias, dt) -> bool:
-    """Plain operands of a (transposed) convolution, the bias of ``dt`` or None. torch.convolution's
-    route runs in its body, which any subclass reaches (vmap's BatchedTensor): only what a
-    binding's fast call takes (Note [Plain subclasses])."""
+def _operands(input, weight, bias, groups) -> bool:
+    """Plain batched 1-d/2-d operands of a (transposed) convolution of one float dtype, the bias
+    of it or None, int groups. torch.convolution's route runs in its body, which any subclass
+    reaches (vmap's BatchedTensor): only what a binding's fast call takes (Note [Plain
+    subclasses])."""
+    n = weight._data.ndim - 2
+    dt = input._dtype
     return (
-        (input.__class__ is _T or input.__class__ in _NOTF)
+        (n == 1 or n == 2)
+        and input._data.ndim == n + 2
+        and dt in _FLOATS
+        and weight._dtype is dt
+        and groups.__class__ is int
+        and (input.__class__ is _T or input.__class__ in _NOTF)
         and (weight.__class__ is _T or weight.__class__ in _NOTF)
         and _plain_any(input)
         and _plain_any(weight)
@@ -102,14 +110,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups):
     a, w = input._data, weight._data
     dt = input._dtype
     n = w.ndim - 2
-    if not (
-        (n == 1 or n == 2)
-        and a.ndim == w.ndim
-        and dt in _FLOATS
-        and weight._dtype is dt
-        and groups.__class__ is int
-        and _operands(input, weight, bias, dt)
-    ):
+    if not _operands(input, weight, bias, groups):
         return None
     s, p, d = _ints(stride, n), _ints(padding, n), _ints(dilation, n)
     if s is None or p is None or d is None:
@@ -161,14 +162,9 @@ def _convt(input, weight, bias, stride, padding, output_padding, groups, dilatio
     a, w = input._data, weight._data
     dt = input._dtype
     n = w.ndim - 2
-    if not (
-        (n == 1 or n == 2)
-        and a.ndim == w.ndim
-        and dt in _FLOATS
-        and weight._dtype is dt
-        and groups.__class__ is int
-        and _operands(input, weight, bias, dt)
-        and _C._convolution.impls.get("cpu") is _C._convolution_cpu
+    if (
+        not _operands(input, weight, bias, groups)
+        or _C._convolution.impls.get("cpu") is not _C._convolution_cpu
     ):
         return None
     s, p, op, d = _ints(stride, n), _ints(padding, n), _ints(output_padding, n), _ints(dilation, n)
