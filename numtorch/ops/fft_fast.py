@@ -110,6 +110,33 @@ def make_nd(kind: str, forward: bool, two_d: bool, body, arrays):
     return fast
 
 
+_SHIFT_PLANS: dict = {}
+
+
+def _shift_plan(shape: tuple, dims: tuple, sign: int) -> tuple:
+    """The (destination, source) index pairs that roll ``shape`` by half along ``dims``."""
+    key = (shape, dims, sign)
+    plan = _SHIFT_PLANS.get(key)
+    if plan is None:
+        pieces = []
+        for d, n in enumerate(shape):
+            k = (n // 2 if sign > 0 else n - n // 2) if d in dims else 0
+            if k == 0 or k == n:
+                pieces.append(((slice(None), slice(None)),))
+            else:  # roll by k: out[k:] = a[:n-k], out[:k] = a[n-k:]
+                pieces.append(
+                    ((slice(k, None), slice(0, n - k)), (slice(0, k), slice(n - k, None)))
+                )
+        plan = tuple(
+            (tuple(p[0] for p in combo), tuple(p[1] for p in combo))
+            for combo in itertools.product(*pieces)
+        )
+        if len(_SHIFT_PLANS) > 1024:
+            _SHIFT_PLANS.clear()
+        _SHIFT_PLANS[key] = plan
+    return plan
+
+
 def make_shift(sign: int, body):
     """The fast call ``fn(input, dim)`` of fftshift (``sign`` 1) or ifftshift (-1)."""
 
@@ -119,33 +146,28 @@ def make_shift(sign: int, body):
         dims = _dims_nd(nd, dim, False) if nd else None
         if dims is None or not _plain(input):
             return body(input, dim)
-        pieces = []
-        for d in range(nd):
-            n = a.shape[d]
-            k = (n // 2 if sign > 0 else n - n // 2) if d in dims else 0
-            if k == 0 or k == n:
-                pieces.append(((slice(None), slice(None)),))
-            else:  # roll by k: out[k:] = a[:n-k], out[:k] = a[n-k:]
-                pieces.append(
-                    ((slice(k, None), slice(0, n - k)), (slice(0, k), slice(n - k, None)))
-                )
         out = _empty(a.shape, a.dtype)
         if (
-            nd == 2
-            and a.size >= 4096
+            nd <= 2
+            and a.size
             and a.dtype.kind in "biufc"
             and a.dtype.char != "e"
             and a.flags.c_contiguous
         ):
-            # many short rows: one kernel pass instead of four strided slice copies
+            # one kernel pass (a small matrix: instead of four slice copies of ~1 us each;
+            # many short rows: NumPy's copies loop over a few values a row)
+            shape = a.shape
             ks = [
                 (n // 2 if sign > 0 else n - n // 2) % n if d in dims else 0
-                for d, n in enumerate(a.shape)
+                for d, n in enumerate(shape)
             ]
-            _K.roll2d(a, ks[0], ks[1], out)
+            if nd == 2:
+                _K.roll2d(a, ks[0], ks[1], out)
+            else:
+                _K.roll2d(a.reshape(1, -1), 0, ks[0], out.reshape(1, -1))
             return _make(out, input._dtype)
-        for combo in itertools.product(*pieces):
-            out[tuple(p[0] for p in combo)] = a[tuple(p[1] for p in combo)]
+        for dst, src in _shift_plan(a.shape, tuple(dims), sign):
+            out[dst] = a[src]
         return _make(out, input._dtype)
 
     return fast

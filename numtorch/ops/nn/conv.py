@@ -18,6 +18,7 @@ from ..._tensor import Tensor, _make
 from ...kernels import PARALLEL_THRESHOLD, lazy
 from .._pointwise import _cname
 from .._registry import defop, public
+from . import conv_gather as _gather
 
 K = lazy("numtorch.kernels.cpu.nn.conv")
 aten = _ops.aten  # Note [Composite bodies are below the Python API]
@@ -235,7 +236,7 @@ class _Geom:
 def _im2col(x: np.ndarray, n, geo_args, L) -> np.ndarray:
     C, KH, KW = geo_args[0], geo_args[3], geo_args[4]
     cols = np.empty((n, C * KH * KW, L), x.dtype)
-    if cols.size:
+    if cols.size and not _gather.im2col(x.reshape(-1), cols.reshape(-1), n, geo_args):
         fn = K.im2col_parallel if cols.size >= PARALLEL_THRESHOLD else K.im2col
         fn(x.reshape(-1), cols.reshape(-1), *geo_args)
     return cols

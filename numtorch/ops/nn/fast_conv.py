@@ -24,13 +24,28 @@ from ... import _dtype as D
 from ..._tensor import NO_TF_SUBCLASSES as _NOTF
 from ..._tensor import Tensor as _T
 from ..._tensor import _make
+from ...kernels import PARALLEL_THRESHOLD
 from .._fast_guard import or_body, params
 from .._fast_guard import plain as _plain_any
+from . import conv as _C
+from . import conv_gather as _gather
 from .conv import K as _KC
-from .conv import _check_conv, _Geom, _im2col, contig
+from .conv import (
+    _as4,
+    _blocks,
+    _check_conv,
+    _col2im,
+    _convt_forward,
+    _fold_params,
+    _geo,
+    _Geom,
+    _im2col,
+    contig,
+)
 from .fast_nn import _ints
 
 _FLOATS = (D.float32, D.float64)
+_empty = np.empty
 _GEO: dict = {}  # (dtype, input, weight and bias shapes, stride, padding, dilation, groups) -> the forward plan, or False: decline
 
 
@@ -50,7 +65,13 @@ def _geometry(key, input, weight, bias):
                 g = False  # the body's zeros
             else:  # _conv_forward's steps with its shapes worked out
                 direct = g.trivial() and g.H == g.OH and g.W == g.OW  # _cols_of's reshape
-                g = (direct, g.N, (g.N, g.C, g.H * g.W), g.args(g.C, g.H, g.W, g.OH, g.OW), L,
+                # _im2col's array, allocated in the matmul's shape, and its kernel choice
+                ncol = g.N * g.C * g.KH * g.KW * L
+                im2col = (
+                    (g.N, g.G, ncol // (g.N * g.G * L), L),
+                    ncol >= PARALLEL_THRESHOLD,
+                )
+                g = (direct or im2col, g.N, (g.N, g.C, g.H * g.W), g.args(g.C, g.H, g.W, g.OH, g.OW), L,
                      (g.N, g.G, -1, L), (g.G, g.O // g.G, -1), (g.N, g.O, g.OH, g.OW),
                      g.out_shape(g.N, g.O, g.OH, g.OW), g.O)  # fmt: skip
         if len(_GEO) >= 256:
@@ -59,25 +80,37 @@ def _geometry(key, input, weight, bias):
     return g
 
 
-def _conv(input, weight, bias, stride, padding, dilation, groups):
-    a, w = input._data, weight._data
+def _operands(input, weight, bias, groups) -> bool:
+    """Plain batched 1-d/2-d operands of a (transposed) convolution of one float dtype, the bias
+    of it or None, int groups. torch.convolution's route runs in its body, which any subclass
+    reaches (vmap's BatchedTensor): only what a binding's fast call takes (Note [Plain
+    subclasses])."""
+    n = weight._data.ndim - 2
     dt = input._dtype
-    n = w.ndim - 2
-    if not (
+    return (
         (n == 1 or n == 2)
-        and a.ndim == w.ndim
+        and input._data.ndim == n + 2
         and dt in _FLOATS
         and weight._dtype is dt
         and groups.__class__ is int
-        # torch.convolution's route runs in its body, which any subclass reaches (vmap's
-        # BatchedTensor): only what a binding's fast call takes (Note [Plain subclasses])
         and (input.__class__ is _T or input.__class__ in _NOTF)
         and (weight.__class__ is _T or weight.__class__ in _NOTF)
         and _plain_any(input)
         and _plain_any(weight)
-        and (bias is None or bias._dtype is dt and (bias.__class__ is _T or bias.__class__ in _NOTF)
-             and _plain_any(bias))  # fmt: skip
-    ):
+        and (
+            bias is None
+            or bias._dtype is dt
+            and (bias.__class__ is _T or bias.__class__ in _NOTF)
+            and _plain_any(bias)
+        )
+    )
+
+
+def _conv(input, weight, bias, stride, padding, dilation, groups):
+    a, w = input._data, weight._data
+    dt = input._dtype
+    n = w.ndim - 2
+    if not _operands(input, weight, bias, groups):
         return None
     s, p, d = _ints(stride, n), _ints(padding, n), _ints(dilation, n)
     if s is None or p is None or d is None:
@@ -88,15 +121,23 @@ def _conv(input, weight, bias, stride, padding, dilation, groups):
         return None
     direct, N, xshape, args, L, cshape, wshape, oshape, shape, O = g
     x = contig(input, dt)
-    cols = x.reshape(xshape) if direct else _im2col(x, N, args, L)
+    if direct is True:
+        cols = x.reshape(cshape)
+    else:  # _im2col's kernel call, without its wrapper
+        cols = _empty(direct[0], x.dtype)
+        xf, cf = x.reshape(-1), cols.reshape(-1)
+        if not _gather.im2col(xf, cf, N, args):  # Note [im2col of small planes by gather]
+            (_KC.im2col_parallel if direct[1] else _KC.im2col)(xf, cf, *args)
     # weight_times_cols of a float dtype: one matmul (C-contiguous, as ascontiguousarray leaves it)
-    out = np.matmul(contig(weight, dt).reshape(wshape), cols.reshape(cshape)).reshape(oshape)
+    out = np.matmul(contig(weight, dt).reshape(wshape), cols).reshape(oshape)
     if bias is not None:
         _KC.add_channel_bias(out.reshape(-1), contig(bias, dt), O, L)
     return _make(out.reshape(shape), dt)
 
 
-def _convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+def _convolution(
+    input, weight, bias, stride, padding, dilation, transposed, output_padding, groups
+):
     if transposed is False and output_padding.__class__ in (list, tuple):
         for v in output_padding:
             if v.__class__ is not int or v:
@@ -106,6 +147,158 @@ def _convolution(input, weight, bias, stride, padding, dilation, transposed, out
     return None
 
 
+# Note [Transposed convolution fast calls]
+# A small conv_transpose1d went public body -> dispatch of the composite -> _batchify and four
+# _ints -> dispatch of convolution -> _norm_params, _check_conv, compute_dtype and _Geom: ~17 us
+# where PyTorch takes ~7. The fast call takes what Note [Convolution fast calls]' takes (plain
+# CPU operands of one float dtype, batched 1-d/2-d, int parameters, int groups), checks and
+# builds the geometry once per call shape (transposed, with the output padding; any error
+# caches a decline and the body raises it) and runs _convolution_cpu's transposed steps on the
+# same arrays (_as4, _convt_forward, ascontiguousarray, add_channel_bias): the body's bits. It
+# declines where a kernel registered through numtorch.library replaced convolution's CPU one.
+
+
+def _convt(input, weight, bias, stride, padding, output_padding, groups, dilation):
+    a, w = input._data, weight._data
+    dt = input._dtype
+    n = w.ndim - 2
+    if (
+        not _operands(input, weight, bias, groups)
+        or _C._convolution.impls.get("cpu") is not _C._convolution_cpu
+    ):
+        return None
+    s, p, op, d = _ints(stride, n), _ints(padding, n), _ints(output_padding, n), _ints(dilation, n)
+    if s is None or p is None or op is None or d is None:
+        return None
+    key = (
+        "t",
+        dt,
+        a.shape,
+        w.shape,
+        None if bias is None else bias._data.shape,
+        s,
+        p,
+        op,
+        d,
+        groups,
+    )
+    g = _GEO.get(key)
+    if g is None:
+        g = False
+        try:
+            _check_conv(input, weight, bias, list(s), list(p), list(d), True, list(op), groups)
+            geo = _Geom(a.shape, w.shape, list(s), list(p), list(d), True, list(op), groups)
+        except Exception:  # noqa: BLE001  (the body raises it)
+            pass
+        else:
+            if geo.N * geo.O * geo.OH * geo.OW and a.size and w.size:  # else the body's zeros
+                g = (geo, geo.O, geo.OH * geo.OW, geo.out_shape(geo.N, geo.O, geo.OH, geo.OW))
+        if len(_GEO) >= 256:
+            _GEO.clear()
+        _GEO[key] = g
+    if g is False:
+        return None
+    geo, oc, L, shape = g
+    out = np.ascontiguousarray(
+        _convt_forward(_as4(contig(input, dt)), _as4(contig(weight, dt)), geo)
+    )
+    if bias is not None:
+        _KC.add_channel_bias(out.reshape(-1), contig(bias, dt), oc, L)
+    return _make(out.reshape(shape), dt)
+
+
+# Note [Unfold and fold fast calls]
+# F.unfold / F.fold of a small input spent ~4 us in dispatch, _fold_params' four expand_param
+# calls, _fold_planes and _from_planes around a ~1 us im2col/col2im kernel. On a plain CPU
+# float32/float64 input with int (or 1 or 2 ints) parameters, the checks (_fold_params and the
+# block counts, with the body's order) run once per call shape (any error caches a decline and
+# the body raises it) and each call runs the body's steps (_im2col / _col2im on the contiguous
+# array, a leading axis added and dropped for unbatched input): the body's bits. Complex, bool,
+# half, empty inputs and anything else take the body.
+
+
+def _fold_plan(key, col: bool):
+    g = _GEO.get(key)
+    if g is None:
+        g = False
+        try:
+            if col:
+                _, shape, out, k, d, p, s = key
+                k, d, p, s = _fold_params(list(k), list(d), list(p), list(s))
+                N, ckk, L = shape if len(shape) == 3 else (1, *shape)
+                H, W = out
+                OH, OW = _blocks(H, W, k, d, p, s)
+                kk = k[0] * k[1]
+                if ckk % kk == 0 and OH * OW == L:
+                    C = ckk // kk
+                    g = ((N, C, H, W), _geo(C, H, W, k, d, p, s, OH, OW), (N, ckk, L))
+            else:
+                _, shape, k, d, p, s = key
+                k, d, p, s = _fold_params(list(k), list(d), list(p), list(s))
+                N, C, H, W = shape if len(shape) == 4 else (1, *shape)
+                OH, OW = _blocks(H, W, k, d, p, s)
+                if OH >= 1 and OW >= 1:
+                    g = (N, _geo(C, H, W, k, d, p, s, OH, OW), OH * OW, (N, C, H, W))
+        except Exception:  # noqa: BLE001  (the body raises it)
+            g = False
+        if len(_GEO) >= 256:
+            _GEO.clear()
+        _GEO[key] = g
+    return g
+
+
+def _plain_float(input) -> bool:
+    return (
+        input._dtype in _FLOATS
+        and (input.__class__ is _T or input.__class__ in _NOTF)
+        and _plain_any(input)
+        and input._data.size > 0
+    )
+
+
+def _unfold(input, kernel_size, dilation, padding, stride):
+    a = input._data
+    nd = a.ndim
+    if not (
+        (nd == 3 or nd == 4)
+        and _plain_float(input)
+        and _C.im2col.impls.get("cpu") is _C._im2col_cpu
+    ):
+        return None
+    k, d, p, s = _ints(kernel_size, 2), _ints(dilation, 2), _ints(padding, 2), _ints(stride, 2)
+    if k is None or d is None or p is None or s is None:
+        return None
+    g = _fold_plan((input._dtype, a.shape, k, d, p, s), False)
+    if g is False:
+        return None
+    N, geo, L, xshape = g
+    dt = input._dtype
+    cols = _im2col(contig(input, dt).reshape(xshape), N, geo, L)
+    return _make(cols if nd == 4 else cols[0], dt)
+
+
+def _fold(input, output_size, kernel_size, dilation, padding, stride):
+    a = input._data
+    nd = a.ndim
+    if not (
+        (nd == 2 or nd == 3)
+        and _plain_float(input)
+        and _C.col2im.impls.get("cpu") is _C._col2im_cpu
+    ):
+        return None
+    o, k, d = _ints(output_size, 2), _ints(kernel_size, 2), _ints(dilation, 2)
+    p, s = _ints(padding, 2), _ints(stride, 2)
+    if o is None or k is None or d is None or p is None or s is None:
+        return None
+    g = _fold_plan(("c", a.shape, o, k, d, p, s), True)
+    if g is False:
+        return None
+    shape, geo, cshape = g
+    dt = input._dtype
+    out = _col2im(contig(input, dt).reshape(cshape), shape, geo)
+    return _make(out if nd == 3 else out[0], dt)
+
+
 def install(bindings) -> None:
     """Attach the fast calls above (before _api.install)."""
     for b in bindings:
@@ -113,6 +306,10 @@ def install(bindings) -> None:
             continue
         if b.name in ("conv1d", "conv2d"):
             b.fast = (or_body(_conv, b.body), params(b.sig))
+        elif b.module == "torch.nn.functional" and b.name in ("unfold", "fold"):
+            b.fast = (or_body(_unfold if b.name == "unfold" else _fold, b.body), params(b.sig))
+        elif b.name in ("conv_transpose1d", "conv_transpose2d"):
+            b.fast = (or_body(_convt, b.body), params(b.sig))
         elif b.name == "convolution" and b.module == "torch" and not hasattr(b.body, "__wrapped__"):
             # its bias has no default, so a None bias misses the binding's fast call (which
             # takes None only for an optional parameter): the route goes in the body, as Note
