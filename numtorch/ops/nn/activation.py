@@ -295,6 +295,11 @@ class _HardtanhPointwise(Pointwise):
             raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
         return super().__call__(operands, params, out, inplace)
 
+    def _learn(self, operands, compute, result, pat):
+        # the fast paths skip __call__'s uint8 test: uint8 calls stay on the general path
+        if compute is not D.uint8:
+            super()._learn(operands, compute, result, pat)
+
 
 _hardtanh = _act("hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor",
                  _HardtanhPointwise("hardtanh", _X, "min_val if self < min_val else (max_val if self > max_val else self)",
