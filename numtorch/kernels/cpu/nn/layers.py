@@ -167,3 +167,17 @@ def glu_backward(grad, x, gi, A, H, B):
             g = grad[ob + j]
             gi[ib + j] = g * s
             gi[ib + n + j] = g * x[ib + j] * s * (one - s)
+
+
+@kernel
+def prelu_rows(x, w, out, C, S):
+    """PReLU of an (A, C, S) block with one weight per channel (C = 1: one weight), as the
+    _prelu_kernel Pointwise computes it (fast_nn's prelu fast call)."""
+    A = x.size // (C * S)
+    for a in range(A):
+        for c in range(C):
+            wc = w[c]
+            base = (a * C + c) * S
+            for s in range(S):
+                v = x[base + s]
+                out[base + s] = v if v > 0 else wc * v
