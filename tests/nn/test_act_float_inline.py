@@ -158,3 +158,29 @@ def test_selu_fast_call_honours_a_replaced_composite(monkeypatch):
     assert seen
     monkeypatch.undo()
     A._selu.fast = torch._dispatch.make_fast(A._selu)
+
+
+@pytest.mark.parametrize("alpha", [0.7, 2])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_celu_runs_elus_entry_with_the_general_bits(alpha, dtype):
+    x = _x(dtype)
+    for _ in range(3):
+        F.celu(x, alpha)
+    pw = A._ELU
+    assert (dtype, alpha.__class__, int, float) in pw._entry
+    saved = pw._fast[dtype]
+
+    def boom(*a):
+        raise AssertionError("the numba dispatcher ran: the entry was not used")
+
+    pw._fast[dtype] = (saved[0], saved[1], boom, boom)
+    try:
+        r = F.celu(x, alpha)
+    finally:
+        pw._fast[dtype] = saved
+    _same(r, pw([x], [alpha, 1, 1 / alpha]))
+    with pytest.raises(RuntimeError, match="ZeroDivisionError: alpha cannot be 0 for CELU"):
+        F.celu(x, 0.0)
+    _same(F.celu(x, True), pw([x], [True, 1, 1.0]))
+    g = torch.randn(5, dtype=torch.float64, requires_grad=True)
+    torch.autograd.gradcheck(lambda t: F.celu(t, alpha), (g,))

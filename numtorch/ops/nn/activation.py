@@ -19,6 +19,7 @@ from ...autograd._api import grad as autograd_grad
 from ...autograd.grad_mode import enable_grad
 from .._pointwise import Pointwise, PointwiseDecl, defpointwise
 from .._fast_guard import params
+from .._pw_entry_call import entry_unary
 from .._registry import defop, public
 
 _F = "torch.nn.functional"
@@ -372,7 +373,8 @@ def _celu_backward(grad, self, alpha):
 
 
 _celu = defop("celu(Tensor self, Scalar alpha=1.) -> Tensor",
-              cpu=lambda self, alpha: _ELU.unary(self, alpha, 1, 1 / _celu_check(alpha)),
+              cpu=lambda self, alpha: entry_unary(_ELU, self, (self._dtype, alpha.__class__, int, float), alpha, 1,
+                                                  1 / _celu_check(alpha)),
               backward={"self": _celu_backward})  # fmt: skip
 _celu_ = defop("celu_(Tensor(a!) self, Scalar alpha=1.) -> Tensor(a!)",
                cpu=lambda self, alpha: _ELU([self], [alpha, 1, 1 / _celu_check(alpha)], inplace=True),
