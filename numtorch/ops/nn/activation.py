@@ -17,8 +17,8 @@ from ..._dispatch import dispatch
 from ..._ops import ops as _ops
 from ...autograd._api import grad as autograd_grad
 from ...autograd.grad_mode import enable_grad
-from .._pointwise import Pointwise, PointwiseDecl, defpointwise
 from .._fast_guard import params
+from .._pointwise import Pointwise, PointwiseDecl, defpointwise
 from .._pw_entry_call import entry_unary
 from .._registry import defop, public
 

@@ -29,12 +29,12 @@ from ..._tensor import _make
 from ...kernels import PARALLEL_THRESHOLD, lazy
 from .._fast_guard import params
 from .._fast_guard import plain as _plain_any
+from ..reduction._reduce import _entry as _reduce_entry
 from .pool_plan import run as _run_plan
 from .pooling import K as _K
 from .pooling import pool_out_size
 from .pooling3d import K3 as _K3
 from .resample import constant_pad_nd as _constant_pad_nd
-from ..reduction._reduce import _entry as _reduce_entry
 
 _KL = lazy("numtorch.kernels.cpu.nn.layers")
 

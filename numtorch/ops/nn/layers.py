@@ -17,9 +17,9 @@ from ...autograd.grad_mode import no_grad
 from ...kernels import lazy
 from .._pointwise import _cname
 from .._registry import body_of, defop, public
-from . import glu_fast as _glu_fast
 from ..linalg import _fast_products as _fp
 from ..sparse.core import embedding_sparse_grad
+from . import glu_fast as _glu_fast
 
 K = lazy("numtorch.kernels.cpu.nn.layers")
 _KI = lazy("numtorch.kernels.cpu.indexing")
