@@ -181,3 +181,23 @@ def prelu_rows(x, w, out, C, S):
             for s in range(S):
                 v = x[base + s]
                 out[base + s] = v if v > 0 else wc * v
+
+
+@kernel
+def prelu_rows_backward(g, x, w, gi, gw, C, S):
+    """_prelu_kernel_backward on an (A, C, S) block, one weight per channel: the input's and the
+    (unreduced) weight's gradients, as its two Pointwise kernels compute them."""
+    A = x.size // (C * S)
+    for a in range(A):
+        for c in range(C):
+            wc = w[c]
+            base = (a * C + c) * S
+            for s in range(S):
+                v = x[base + s]
+                gv = g[base + s]
+                if v > 0:
+                    gi[base + s] = gv
+                    gw[base + s] = 0
+                else:
+                    gi[base + s] = wc * gv
+                    gw[base + s] = v * gv
