@@ -94,7 +94,7 @@ def test_a_registered_kernel_takes_every_call():
 
 def test_prelu_fast_call_runs_the_compiled_entry(monkeypatch):
     # Note [PReLU fast call]: after the first call, the kernel's dispatcher is never called
-    from numtorch.ops.nn import fast_nn
+    from numtorch.ops.nn import prelu_rows
     from numtorch.ops.nn.layers_extra import _prelu
 
     for shape, w in [((2, 3, 4), torch.tensor([0.1, -0.2, 0.3])), ((2, 3), torch.tensor([0.25])), ((5,), torch.tensor(0.5))]:
@@ -106,7 +106,7 @@ def test_prelu_fast_call_runs_the_compiled_entry(monkeypatch):
                 def __getattr__(self, name):
                     raise AssertionError("the dispatcher ran")
 
-            monkeypatch.setattr(fast_nn, "_KL", Boom())
+            monkeypatch.setattr(prelu_rows, "K", Boom())
             same(F.prelu(x, ww), _prelu(x, ww))
             monkeypatch.undo()
 

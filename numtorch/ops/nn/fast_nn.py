@@ -26,17 +26,15 @@ import numpy as np
 from ... import _dtype as D
 from ..._dispatch import dispatch as _dispatch
 from ..._tensor import _make
-from ...kernels import PARALLEL_THRESHOLD, lazy
+from ...kernels import PARALLEL_THRESHOLD
 from .._fast_guard import params
 from .._fast_guard import plain as _plain_any
-from ..reduction._reduce import _entry as _reduce_entry
 from .pool_plan import run as _run_plan
 from .pooling import K as _K
 from .pooling import pool_out_size
 from .pooling3d import K3 as _K3
+from .prelu_rows import rows as _prelu_rows
 from .resample import constant_pad_nd as _constant_pad_nd
-
-_KL = lazy("numtorch.kernels.cpu.nn.layers")
 
 _FLOATS = (D.float32, D.float64)
 _arange = np.arange
@@ -439,8 +437,6 @@ def _make_avg_pool3d(body):
 
 # ---- prelu ---------------------------------------------------------------------------------------
 def _make_prelu(body):
-    entries: dict = {}  # array dtype -> prelu_rows' compiled entry
-
     def fast(input, weight):
         a, w = input._data, weight._data
         if (
@@ -450,10 +446,10 @@ def _make_prelu(body):
             and a.flags.c_contiguous
             and w.ndim <= 1
             and a.ndim  # 0-d: NumPy's product would be a scalar
-            and a.size <= 4096  # larger: the fused kernel's one pass beats NumPy's three
+            and a.size <= 4096  # larger: the body's own call of the same kernel costs nothing more
         ):
-            # Note [PReLU fast call]: one serial kernel through its compiled entry (NumPy's
-            # multiply, compare and masked copy cost ~1.5 us of a 3 us small call)
+            # Note [PReLU fast call]: Note [PReLU rows]'s kernel through its compiled entry
+            # (NumPy's multiply, compare and masked copy cost ~1.5 us of a 3 us small call)
             C = w.size
             if C == 1:
                 S = 1
@@ -461,17 +457,8 @@ def _make_prelu(body):
                 S = a.size // (a.shape[0] * C) if a.size else 1
             else:
                 return body(input, weight)
-            r = _empty(a.shape, a.dtype)
-            if a.size:
-                args = (a.ravel(), w.ravel(), r.ravel(), C, S)
-                f = entries.get(a.dtype) if w.dtype is a.dtype else None
-                if f is None:
-                    _KL.prelu_rows(*args)
-                    if w.dtype is a.dtype:  # ravel: every array C-contiguous 1-d
-                        entries[a.dtype] = _reduce_entry(_KL.prelu_rows, args)
-                else:
-                    f(*args)
-            return _make(r, input._dtype)
+            if a.size and w.dtype is a.dtype:
+                return _make(_prelu_rows(a, w, C, S), input._dtype)
         return body(input, weight)
 
     return fast

@@ -48,18 +48,26 @@ def layout(x, w):
     return None
 
 
-def forward(x, w, lay):
-    a = x._data
-    r = _empty(a.shape, a.dtype)
-    args = (a.ravel(), w._data.ravel(), r.ravel(), *lay)
-    f = _FWD.get(a.dtype)
+def _run(store: dict, name: str, args, dt) -> None:
+    f = store.get(dt)
     if f is None:
-        K.prelu_rows(*args)
-        _FWD[a.dtype] = _entry(K.prelu_rows, args)
+        kernel = getattr(K, name)
+        kernel(*args)
+        store[dt] = _entry(kernel, args)
     else:
         f(*args)
+
+
+def rows(a, w, C: int, S: int):
+    """prelu_rows of the C-contiguous array ``a`` with the weights ``w`` (one array dtype)."""
+    r = _empty(a.shape, a.dtype)
+    _run(_FWD, "prelu_rows", (a.ravel(), w.ravel(), r.ravel(), C, S), a.dtype)
+    return r
+
+
+def forward(x, w, lay):
     COUNT[0] += 1
-    return _make(r, x._dtype)
+    return _make(rows(x._data, w._data, *lay), x._dtype)
 
 
 def backward(g, x, w, lay):
@@ -67,11 +75,6 @@ def backward(g, x, w, lay):
     gi = _empty(a.shape, a.dtype)
     gw = _empty(a.shape, a.dtype)
     args = (g._data.ravel(), a.ravel(), w._data.ravel(), gi.ravel(), gw.ravel(), *lay)
-    f = _BWD.get(a.dtype)
-    if f is None:
-        K.prelu_rows_backward(*args)
-        _BWD[a.dtype] = _entry(K.prelu_rows_backward, args)
-    else:
-        f(*args)
+    _run(_BWD, "prelu_rows_backward", args, a.dtype)
     COUNT[0] += 1
     return _make(gi, x._dtype), _make(gw, x._dtype)

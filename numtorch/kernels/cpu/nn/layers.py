@@ -12,7 +12,6 @@ embedding backward, GLU.
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from numtorch.kernels._jit import inline, kernel, parallel_kernel, prange
@@ -173,14 +172,11 @@ def glu_backward(grad, x, gi, A, H, B):
 def prelu_rows(x, w, out, C, S):
     """PReLU of an (A, C, S) block with one weight per channel (C = 1: one weight), as the
     _prelu_kernel Pointwise computes it (fast_nn's prelu fast call)."""
-    A = x.size // (C * S)
-    for a in range(A):
-        for c in range(C):
-            wc = w[c]
-            base = (a * C + c) * S
-            for s in range(S):
-                v = x[base + s]
-                out[base + s] = v if v > 0 else wc * v
+    for row in range(x.size // S):
+        wc = w[row % C]
+        for i in range(row * S, row * S + S):
+            v = x[i]
+            out[i] = v if v > 0 else wc * v
 
 
 @kernel
