@@ -113,7 +113,7 @@ def test_prelu_fast_call_runs_the_compiled_entry(monkeypatch):
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 @pytest.mark.parametrize(("shape", "wshape"), [((2, 3, 4), (1, 3, 1)), ((2, 3), (1, 3)), ((5,), (1,)),
-                                               ((2, 3, 20), (1, 3, 1)), ((4, 2), (1, 1)), ((3,), ())])  # fmt: skip
+                                               ((2, 3, 20), (1, 3, 1)), ((4, 2), (1, 1)), ((3,), ()), ((2000, 3), (1, 3))])  # fmt: skip
 def test_prelu_rows_give_the_kernels_bits(shape, wshape, dtype):
     # Note [PReLU rows]: _prelu_kernel and its backward against their Pointwise kernels
     from numtorch.ops.nn import layers_extra as LE
@@ -139,7 +139,8 @@ def test_prelu_rows_decline_what_they_do_not_cover():
     x = _x((2, 3, 4))
     cases = [(x, torch.ones(2, 3, 4) * 0.5), (x.transpose(0, 2), torch.full((1, 1, 1), 0.5)),
              (x, torch.full((1, 3, 1), 0.5, dtype=torch.float64)), (x.to(torch.float16), torch.full((1, 3, 1), 0.5, dtype=torch.float16)),
-             (x[0, 0, :1], torch.full((1,), 0.5)), (x, torch.full((1, 1, 1, 1), 0.5))]  # fmt: skip
+             (x[0, 0, :1], torch.full((1,), 0.5)), (x, torch.full((1, 1, 1, 1), 0.5)),
+             (_x((3000, 3)), torch.full((1, 3), 0.5))]  # fmt: skip
     for a, w in cases:
         n = prelu_rows.COUNT[0]
         same(outcome(torch._dispatch.dispatch, LE._prelu_kernel, [a, w]), outcome(LE._prelu_binary, a, w))

@@ -9,7 +9,6 @@ from ... import _dtype as D
 from ..._tensor import PLAIN_SUBCLASSES as _PL
 from ..._tensor import Tensor as _T
 from ..._tensor import _make
-from ...kernels import PARALLEL_THRESHOLD as _PT
 from ...kernels import lazy
 from ..reduction._reduce import _entry
 
@@ -18,16 +17,18 @@ from ..reduction._reduce import _entry
 # Pointwise kernel took the broadcast route: strided_layout, three flat_parts and a dispatcher
 # call, ~15 us of a 24 us small forward with grad; its backward's NumPy route
 # (Note [prelu's backward in NumPy]) cost ~9 us more. Below the dispatcher, for a
-# C-contiguous float32/float64 input of a plain class, at least two elements and below the
-# parallel size, and a weight of its dtype that is one element or one per channel (dim 1),
-# the result is the same expressions over (A, C, S) rows (``self if self > 0 else weight *
-# self``; the backward's two, written in one pass), in the kernels' C order: a serial kernel
-# through its compiled entry, learned per array dtype on the first call.
+# C-contiguous float32/float64 input of a plain class and of 2 to SMALL elements, and a weight
+# of its dtype that is one element or one per channel (dim 1), the result is the same
+# expressions over (A, C, S) rows (``self if self > 0 else weight * self``; the backward's two,
+# written in one pass), in the kernels' C order: a serial kernel through its compiled entry,
+# learned per array dtype on the first call.
 K = lazy("numtorch.kernels.cpu.nn.layers")
 _FLOATS = (D.float32, D.float64)
 _FWD: dict = {}
 _BWD: dict = {}
 COUNT = [0]  # calls served here (tests read it)
+# larger: the strided kernel is as fast (131072 elements in rows of 4: 198 us against 186)
+SMALL = 8192
 _empty = np.empty
 
 
@@ -38,7 +39,7 @@ def layout(x, w):
         return None
     a, v = x._data, w._data
     nd = a.ndim
-    if not (a.flags.c_contiguous and 1 < a.size < _PT and a.dtype is v.dtype) or v.ndim > nd:
+    if not (a.flags.c_contiguous and 1 < a.size <= SMALL and a.dtype is v.dtype) or v.ndim > nd:
         return None
     C = v.size
     if C == 1:
