@@ -19,6 +19,7 @@ from .._tensor import InferenceVersion, Tensor, _make, check_inference_write, in
 from ..kernels import PARALLEL_THRESHOLD, _codegen
 from .._overlap import check_written
 from ._meta_rules import pointwise_meta
+from ._pw_param_gate import param_gate
 from ._strided_parts import flat_parts  # noqa: F401  (re-exported: fusion, the expanded fast paths)
 from ._wide_uint import refuse_uint
 
@@ -200,10 +201,10 @@ class Pointwise:
     def inline_fast(self, kind: str, args: list, pre: str = "") -> tuple[str, dict]:
         """Source of unary()/binary()'s same-dtype contiguous case, inlined into op.fast by the
         dispatcher (Note [Per-op fast path]); ``args`` name the operands, then the params.
-        Only serial calls with int params (alpha=1 ...) on same-shape C-contiguous operands take
-        it (``pre``: a subclass's case tried first); the rest call the impl. The learned entry
-        is the 1-D overload's: an N-d call passes flat views (a 2-d add through binary() cost
-        2.9 us against 1.3 us for 1-d)."""
+        Only serial calls with int params (alpha=1 ...), or float ones (Note [Inlined float
+        params]), on same-shape C-contiguous operands take it (``pre``: a subclass's case tried
+        first); the rest call the impl. The learned entry is the 1-D overload's: an N-d call
+        passes flat views (a 2-d add through binary() cost 2.9 us against 1.3 us for 1-d)."""
         n = 1 if kind == "unary" else 2
         x, ps = args[:n], args[n:]
         d = [f"_d{i}" for i in range(n)]
@@ -214,14 +215,16 @@ class Pointwise:
             head += f"\n        _d1 = {y}._data if {y}.__class__ is _T or {y}.__class__ in _PL else None"
             cond = ["_d1 is not None", f"{y}._dtype is x0._dtype", f"{y}._device is _CPU",
                     "_d1.shape == _d0.shape", "_d1.flags.c_contiguous", "_d0.flags.c_contiguous"]  # fmt: skip
-        cond += [f"{p}.__class__ is int" for p in ps]
+        # a subclass's own inlined case (Elementwise's) reads int params only
+        p_head, p_cond, key, learn = param_gate(ps, type(self).inline_fast is Pointwise.inline_fast)
+        head, cond = head + p_head, cond + p_cond
         flat = ", ".join([f"{a}.ravel()" for a in d] + ["_r.ravel()"] + ps)
         call = ", ".join(d + ["_r"] + ps)
         exact = " and ".join(f"{a}.__class__ is _nd" for a in d)
         src = f"""
         {head}
         if {" and ".join(cond)}:{pre}
-            _e = _PWE.get(x0._dtype)
+            _e = _PWE.get({key})
             if _e is not None and _d0.size < _PT and {exact} and _d0.dtype is _e[1]:
                 if _d0.ndim == 1:
                     _r = _empty(len(_d0), _e[2])
@@ -232,18 +235,18 @@ class Pointwise:
                 _rd = _e[3]
             else:
                 _f = _PWF.get(x0._dtype)
-                if _f is None or _d0.size >= _PT:
+                if _f is None or _d0.size >= _PT{learn}:
                     return _impl({", ".join(args)})
                 _r = _empty(_d0.shape, _f[0])
                 if _e is None:
-                    _learn_entry(_PWE, x0._dtype, _f, {flat})
+                    _learn_entry(_PWE, {key}, _f, {flat})
                 else:
                     _f[2]({flat})
                 _rd = _f[1]
 {inline_make_src("_r", "_rd", " " * 12)}"""
         ns = {"_PWF": self._fast, "_PWE": self._entry, "_PT": PARALLEL_THRESHOLD, "_empty": np.empty,
               "_new": object.__new__, "_nd": np.ndarray, "_learn_entry": _learn_entry,
-              "_IV": InferenceVersion}  # fmt: skip
+              "_IV": InferenceVersion, "_pp": _plain_params}  # fmt: skip
         return src, ns
 
     def _learn(self, operands, compute, result, pat):

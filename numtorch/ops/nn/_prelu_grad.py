@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import prelu_rows
+
 # Note [prelu's backward in NumPy]
 # prelu's weight is broadcast against the input ((1, C, 1) beside (N, C, L)), so both kernels of
 # _prelu_kernel_backward take the elementwise kernels' strided route, ~15 us a call at tens of
@@ -18,6 +20,9 @@ SMALL = 8192
 
 def cpu(grad_output, self, weight, kernels):
     g, x, w = grad_output._data, self._data, weight._data
+    lay = prelu_rows.layout(self, weight)
+    if lay is not None and g.dtype is x.dtype and g.shape == x.shape and g.flags.c_contiguous:
+        return prelu_rows.backward(grad_output, self, weight, lay)  # Note [PReLU rows]
     dt = g.dtype
     if (
         dt in _FLOATS

@@ -17,8 +17,9 @@ from ..._dispatch import dispatch
 from ..._ops import ops as _ops
 from ...autograd._api import grad as autograd_grad
 from ...autograd.grad_mode import enable_grad
-from .._pointwise import Pointwise, PointwiseDecl, defpointwise
 from .._fast_guard import params
+from .._pointwise import Pointwise, PointwiseDecl, defpointwise
+from .._pw_entry_call import entry_unary
 from .._registry import defop, public
 
 _F = "torch.nn.functional"
@@ -295,6 +296,11 @@ class _HardtanhPointwise(Pointwise):
             raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
         return super().__call__(operands, params, out, inplace)
 
+    def _learn(self, operands, compute, result, pat):
+        # the fast paths skip __call__'s uint8 test: uint8 calls stay on the general path
+        if compute is not D.uint8:
+            super()._learn(operands, compute, result, pat)
+
 
 _hardtanh = _act("hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor",
                  _HardtanhPointwise("hardtanh", _X, "min_val if self < min_val else (max_val if self > max_val else self)",
@@ -340,6 +346,21 @@ _selu_ = defop("selu_(Tensor(a!) self) -> Tensor(a!)",
                composite=lambda self: _elu_call(self, _SELU_ALPHA, _SELU_SCALE, 1, True))  # fmt: skip
 
 
+def _selu_fast(op, ip_op):
+    """selu's binding fast call: its composite's elu call, while that composite is selu's
+    (numtorch.library may replace it). A plain selu is elu's call to PyTorch's modes and
+    graphs as well (CompositeImplicitAutograd), so elu's op.fast gate decides the rest."""
+    impls, comp = op.impls, op.impls["composite"]
+    elu = _elu["inplace"] if ip_op else _elu["functional"]
+
+    def call(input):
+        if impls.get("composite") is comp:
+            return elu.fast(input, _SELU_ALPHA, _SELU_SCALE, 1)
+        return dispatch(op, [input])
+
+    return call
+
+
 def _celu_check(alpha):
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
@@ -352,7 +373,8 @@ def _celu_backward(grad, self, alpha):
 
 
 _celu = defop("celu(Tensor self, Scalar alpha=1.) -> Tensor",
-              cpu=lambda self, alpha: _ELU.unary(self, alpha, 1, 1 / _celu_check(alpha)),
+              cpu=lambda self, alpha: entry_unary(_ELU, self, (self._dtype, alpha.__class__, int, float), alpha, 1,
+                                                  1 / _celu_check(alpha)),
               backward={"self": _celu_backward})  # fmt: skip
 _celu_ = defop("celu_(Tensor(a!) self, Scalar alpha=1.) -> Tensor(a!)",
                cpu=lambda self, alpha: _ELU([self], [alpha, 1, 1 / _celu_check(alpha)], inplace=True),
@@ -364,9 +386,10 @@ _relu6_ = defop("relu6_(Tensor(a!) self) -> Tensor(a!)",
 
 
 # ---- public bindings --------------------------------------------------------------------------
-def _bind(name, sig, ops, doc, inplace_name=None):
+def _bind(name, sig, ops, doc, inplace_name=None, fast_fns=None):
     """``F.<name>(input, ..., inplace=False)`` choosing the functional or the in-place op, plus
-    ``F.<name>_`` (``inplace_name``) when PyTorch has it."""
+    ``F.<name>_`` (``inplace_name``) when PyTorch has it; ``fast_fns``: the two fast calls in
+    place of the ops' (Note [Binding fast call])."""
     fn, ip = ops if isinstance(ops, tuple) else (ops["functional"], ops.get("inplace"))
     has_inplace = sig.endswith("inplace=False")
 
@@ -379,7 +402,8 @@ def _bind(name, sig, ops, doc, inplace_name=None):
     body.__doc__ = doc
     # Note [Binding fast call]: a plain call is the body's dispatch of the functional op
     args = params(sig)
-    fast = (fn, args[:-1], "inplace is False") if has_inplace else (fn, args)
+    f, f_ip = fast_fns or (fn, ip)
+    fast = (f, args[:-1], "inplace is False") if has_inplace else (f, args)
     public(name, sig, body, module=_F, ops=(fn,) + ((ip,) if ip else ()), fast=fast)
     if inplace_name:
         n_args = sig.replace(", inplace=False", "")
@@ -388,7 +412,7 @@ def _bind(name, sig, ops, doc, inplace_name=None):
             return dispatch(ip, list(v))
 
         ibody.__doc__ = f"In-place version of :func:`{name}`."
-        public(inplace_name, n_args, ibody, module=_F, ops=(ip,), fast=(ip, params(n_args)))
+        public(inplace_name, n_args, ibody, module=_F, ops=(ip,), fast=(f_ip, params(n_args)))
 
 
 def _doc(text, call, out):
@@ -440,8 +464,10 @@ def _f_elu_(input, alpha):
     return _elu_call(input, alpha, 1, 1, True)
 
 
-public("elu", "input, alpha=1.0, inplace=False", _f_elu, module=_F, ops=(_elu["functional"],))
-public("elu_", "input, alpha=1.0", _f_elu_, module=_F, ops=(_elu["inplace"],))
+public("elu", "input, alpha=1.0, inplace=False", _f_elu, module=_F, ops=(_elu["functional"],),
+       fast=(_elu["functional"], ("input", "alpha", 1, 1), "inplace is False"))  # fmt: skip
+public("elu_", "input, alpha=1.0", _f_elu_, module=_F, ops=(_elu["inplace"],),
+       fast=(_elu["inplace"], ("input", "alpha", 1, 1)))  # fmt: skip
 _bind(
     "hardtanh",
     "input, min_val=-1.0, max_val=1.0, inplace=False",
@@ -465,6 +491,7 @@ _bind(
     (_selu, _selu_),
     _doc("Scaled ELU.", "selu(numtorch.tensor([0.0, 1.0]))", "tensor([0.0000, 1.0507])"),
     "selu_",
+    (_selu_fast(_selu, False), _selu_fast(_selu_, True)),
 )
 _bind(
     "celu",
@@ -555,19 +582,19 @@ _bind(
 )
 
 
-def _torch_level(name, sig, op, doc):
+def _torch_level(name, sig, op, doc, fast=None):
     def body(*v):
         return dispatch(op, list(v))
 
     body.__doc__ = doc
-    public(name, sig, body, module="torch", ops=(op,))
+    public(name, sig, body, module="torch", ops=(op,), fast=fast and (fast, params(sig)))
 
 
 _torch_level("relu_", "input", _relu["inplace"], "In-place :func:`relu`.")
 _torch_level(
     "threshold_", "input, threshold, value", _threshold["inplace"], "In-place :func:`threshold`."
 )
-_torch_level("selu", "input", _selu, "Scaled ELU; see :func:`numtorch.nn.functional.selu`.")
-_torch_level("selu_", "input", _selu_, "In-place :func:`selu`.")
+_torch_level("selu", "input", _selu, "Scaled ELU; see :func:`numtorch.nn.functional.selu`.", _selu_fast(_selu, False))
+_torch_level("selu_", "input", _selu_, "In-place :func:`selu`.", _selu_fast(_selu_, True))
 _torch_level("celu", "input, alpha=1.0", _celu, "CELU; see :func:`numtorch.nn.functional.celu`.")
 _torch_level("celu_", "input, alpha=1.0", _celu_, "In-place :func:`celu`.")

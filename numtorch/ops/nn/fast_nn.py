@@ -12,8 +12,8 @@
 #   pool is the 2-d kernel over (..., 1, L) planes), so the values are the kernel's; max_pool1d
 #   runs max_pool1d_rows, the same window walk and comparisons without the indices.
 # - prelu (up to 4096 elements) is one pass of the fused kernel's formula (Note [Fused prelu]),
-#   x if x > 0 else w * x in the input's dtype, through the compiled entry of prelu_small's
-#   kernel (NumPy's product, comparison and masked copy took three calls: 1.7x PyTorch's time).
+#   x if x > 0 else w * x in the input's dtype, through Note [PReLU rows]' compiled entry
+#   (NumPy's product, comparison and masked copy took three calls: 1.7x PyTorch's time).
 # Anything else - a gradient to record, a mode, another dtype, an empty input, a non-int or
 # out-of-range argument, any error - takes the body, so errors and graphs are the body's.
 # tests/nn/test_fast_nn.py compares both routes and checks which one ran.
@@ -25,19 +25,18 @@ import numpy as np
 from ... import _dtype as D
 from ..._dispatch import dispatch as _dispatch
 from ..._tensor import _make
-from ...kernels import PARALLEL_THRESHOLD, lazy
+from ...kernels import PARALLEL_THRESHOLD
 from .._fast_guard import params
 from .._fast_guard import plain as _plain_any
-from ..reduction import _entries as _EN
 from .pool_plan import execute as _execute
 from .pool_plan import learn as _learn
 from .pooling import K as _K
 from .pooling import pool_out_size
 from .pooling3d import K3 as _K3
+from .prelu_rows import rows as _prelu_rows
 from .resample import constant_pad_nd as _constant_pad_nd
 
 _FLOATS = (D.float32, D.float64)
-_KP = lazy("numtorch.kernels.cpu.nn.prelu_small")
 _arange = np.arange
 _empty = np.empty
 
@@ -455,18 +454,19 @@ def _make_prelu(body):
             and a.flags.c_contiguous
             and w.ndim <= 1
             and a.ndim  # 0-d: NumPy's product would be a scalar
-            and a.size <= 4096  # larger: the fused kernel's one pass beats NumPy's three
+            and a.size <= 4096  # larger: the body's own call of the same kernel costs nothing more
         ):
-            n = a.size
-            if w.size == 1:
-                N, C = 1, 1
-            elif a.ndim >= 2 and w.size == a.shape[1]:
-                N, C = a.shape[0], w.size
+            # Note [PReLU fast call]: Note [PReLU rows]'s kernel through its compiled entry
+            # (NumPy's multiply, compare and masked copy cost ~1.5 us of a 3 us small call)
+            C = w.size
+            if C == 1:
+                S = 1
+            elif a.ndim >= 2 and C == a.shape[1]:
+                S = a.size // (a.shape[0] * C) if a.size else 1
             else:
                 return body(input, weight)
-            r = _empty(a.shape, a.dtype)
-            _EN.call(_KP, "prelu_planes", (a.ravel(), w.ravel(), r.ravel(), N, C, n // (N * C) if n else 0))
-            return _make(r, input._dtype)
+            if a.size and w.dtype is a.dtype:
+                return _make(_prelu_rows(a, w, C, S), input._dtype)
         return body(input, weight)
 
     return fast

@@ -19,6 +19,7 @@ from .._pointwise import _cname
 from .._registry import body_of, defop, public
 from ..linalg import _fast_products as _fp
 from ..sparse.core import embedding_sparse_grad
+from . import glu_fast as _glu_fast
 
 K = lazy("numtorch.kernels.cpu.nn.layers")
 _KI = lazy("numtorch.kernels.cpu.indexing")
@@ -491,7 +492,8 @@ _simple("one_hot", "tensor, num_classes=-1", one_hot,
         "    tensor([[1, 0, 0],\n            [0, 0, 1]])\n", relevant=("tensor",))  # fmt: skip
 _simple("glu", "input, dim=-1", glu,
         "Gated linear unit: a * sigmoid(b) of the two halves along ``dim``.\n\n    >>> numtorch.nn.functional.glu("
-        "numtorch.tensor([1.0, 0.0]))\n    tensor([0.5000])\n")  # fmt: skip
+        "numtorch.tensor([1.0, 0.0]))\n    tensor([0.5000])\n",
+        fast=(_glu_fast.make(glu, _glu_cpu, K, lambda *v: dispatch(glu, list(v))), ("input", "dim")))  # fmt: skip
 _simple("cosine_similarity", "x1, x2, dim=1, eps=1e-08", cosine_similarity,
         "Cosine of the angle between x1 and x2 along ``dim``.\n\n    >>> numtorch.nn.functional.cosine_similarity("
         "numtorch.tensor([[1.0, 0.0]]), numtorch.tensor([[1.0, 1.0]]))\n    tensor([0.7071])\n",

@@ -10,7 +10,7 @@ from ..._ops import ops as _ops
 from .._pointwise import Pointwise, _cname, defpointwise
 from .._registry import defop, public
 from . import pooling as _pool
-from . import _prelu_grad
+from . import _prelu_grad, prelu_rows
 
 _F = "torch.nn.functional"
 aten = _ops.aten  # Note [Composite bodies are below the Python API]
@@ -77,6 +77,15 @@ _prelu_kernel = defpointwise(
     backward={("self", "weight"): lambda grad, self, weight: dispatch(_prelu_kernel_backward, [grad, self, weight])},
     holomorphic=False, inplace=False, out=False, function=False, method=False,
 )["functional"]  # fmt: skip
+_prelu_binary = _prelu_kernel.impls["cpu"]
+
+
+def _prelu_kernel_cpu(self, weight):
+    lay = prelu_rows.layout(self, weight)
+    return _prelu_binary(self, weight) if lay is None else prelu_rows.forward(self, weight, lay)  # Note [PReLU rows]
+
+
+_prelu_kernel.impls["cpu"] = _prelu_kernel_cpu
 prelu = defop("prelu(Tensor self, Tensor weight) -> Tensor", composite=_prelu)
 
 

@@ -44,8 +44,14 @@ def _route(body):
             k = f = None
             # (a second tensor, lerp's end, never gets a learned call here: its impl has one)
             plain = x._device is CPU and not (x._rg and S.grad_enabled)
-            if plain and v[1].__class__ is not Tensor and d.flags.c_contiguous:
-                k = _inline_key(x._dtype, v, len(v) - has_out)
+            a = v[1]
+            c = a.__class__
+            if plain and c is not Tensor and d.flags.c_contiguous:
+                n = len(v) - has_out
+                if n == 2 and (c is int or c is float and a == a and a != 0.0):
+                    k = (x._dtype, c, a)  # _inline_key's first case, without its frame
+                else:
+                    k = _inline_key(x._dtype, v, n)
                 f = memo.get(k)
                 if (f is not None and f is not _NEVER and d.dtype is f[1] and d.__class__ is _nd and 1 < d.size < _PT
                         and f[6].get("cpu") is f[7]):  # no kernel registered over it since (numtorch.library)  # fmt: skip

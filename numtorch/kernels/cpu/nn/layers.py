@@ -12,7 +12,6 @@ embedding backward, GLU.
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from numtorch.kernels._jit import inline, kernel, parallel_kernel, prange
@@ -167,3 +166,34 @@ def glu_backward(grad, x, gi, A, H, B):
             g = grad[ob + j]
             gi[ib + j] = g * s
             gi[ib + n + j] = g * x[ib + j] * s * (one - s)
+
+
+@kernel
+def prelu_rows(x, w, out, C, S):
+    """PReLU of an (A, C, S) block with one weight per channel (C = 1: one weight), as the
+    _prelu_kernel Pointwise computes it (fast_nn's prelu fast call)."""
+    for row in range(x.size // S):
+        wc = w[row % C]
+        for i in range(row * S, row * S + S):
+            v = x[i]
+            out[i] = v if v > 0 else wc * v
+
+
+@kernel
+def prelu_rows_backward(g, x, w, gi, gw, C, S):
+    """_prelu_kernel_backward on an (A, C, S) block, one weight per channel: the input's and the
+    (unreduced) weight's gradients, as its two Pointwise kernels compute them."""
+    A = x.size // (C * S)
+    for a in range(A):
+        for c in range(C):
+            wc = w[c]
+            base = (a * C + c) * S
+            for s in range(S):
+                v = x[base + s]
+                gv = g[base + s]
+                if v > 0:
+                    gi[base + s] = gv
+                    gw[base + s] = 0
+                else:
+                    gi[base + s] = wc * gv
+                    gw[base + s] = v * gv
