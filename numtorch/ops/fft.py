@@ -50,7 +50,9 @@ def c2c_array(a: np.ndarray, dim, normalization: int, forward: bool) -> np.ndarr
     if not dim:
         return a.copy()
     if _dft.usable(a, dim):  # Note [Direct DFT of small single-precision transforms]
-        return _dft.c2c(a, dim, normalization, forward)
+        r = _dft.c2c(a, dim, normalization, forward)
+        if r is not None:
+            return r
     if _use_kernel(a, dim, a.shape[dim[-1]], "c2c"):
         return _rows(a, dim[0], _k_c2c, not forward, normalization)
     return P.c2c(a, dim, normalization, forward)
@@ -60,7 +62,9 @@ def r2c_array(a: np.ndarray, dim, normalization: int, onesided: bool, conj: bool
     """The CPU _fft_r2c of real ``a``: the half spectrum, or with ``onesided`` False the full;
     with ``conj`` its conjugate (an inverse transform's: the full spectrum's fill writes it)."""
     if _dft.usable(a, dim):
-        return _dft.r2c(a, dim, normalization, onesided, conj)
+        r = _dft.r2c(a, dim, normalization, onesided, conj)
+        if r is not None:
+            return r
     if _use_kernel(a, dim, a.shape[dim[-1]], "r2c"):
         r = _rows(a, dim[0], _k_r2c, not onesided, normalization)
         return np.conjugate(r, out=r) if conj else r
@@ -73,7 +77,9 @@ def r2c_array(a: np.ndarray, dim, normalization: int, onesided: bool, conj: bool
 def c2r_array(a: np.ndarray, dim, normalization: int, last_dim_size: int) -> np.ndarray:
     """The CPU _fft_c2r of complex ``a``: ``last_dim_size`` real points along dim[-1]."""
     if _dft.usable(a, dim, last_dim_size):
-        return _dft.c2r(a, dim, normalization, last_dim_size)
+        r = _dft.c2r(a, dim, normalization, last_dim_size)
+        if r is not None:
+            return r
     if _use_kernel(a, dim, last_dim_size, "c2r") and a.shape[dim[0]] == last_dim_size // 2 + 1:
         return _rows(a, dim[0], _k_c2r, last_dim_size, normalization)
     return P.c2r(a, dim, normalization, last_dim_size)

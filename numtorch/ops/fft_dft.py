@@ -13,7 +13,9 @@
 # last axis: the bits of conj_physical of the forward result. c2c_array, r2c_array and
 # c2r_array (ops/fft.py) take this route before anything else, so the ops' bodies, the fast
 # calls (Note [FFT fast calls]) and backward compute the same bits. float64 keeps pocketfft
-# (np.fft's bits). Tests: tests/ops/test_fft_dft_small.py.
+# (np.fft's bits). An input holding a NaN or an infinity takes pocketfft too (the kernels check
+# and decline: a direct sum's inf * 0 gives NaN where pocketfft's butterflies give PyTorch's
+# values), so c2c/r2c/c2r return None there. Tests: tests/ops/test_fft_dft_small.py.
 """
 
 from __future__ import annotations
@@ -56,29 +58,27 @@ def usable(a: np.ndarray, dims, n_last: int = 0) -> bool:
     return 0 < size and size * total <= _MAX_WORK
 
 
-def c2c(a: np.ndarray, dims, normalization: int, forward: bool) -> np.ndarray:
-    """The c2c transform of complex64 ``a`` over ``dims`` (usable(a, dims))."""
+def c2c(a: np.ndarray, dims, normalization: int, forward: bool):
+    """The c2c transform of complex64 ``a`` over ``dims`` (usable(a, dims)); None where ``a``
+    is not all finite."""
     out = _empty(a.shape, _C64)
-    _K.c2c_nd(a, out, tuple(dims), not forward, normalization)
-    return out
+    return out if _K.c2c_nd(a, out, tuple(dims), not forward, normalization) else None
 
 
-def r2c(a: np.ndarray, dims, normalization: int, onesided: bool, conj: bool = False) -> np.ndarray:
+def r2c(a: np.ndarray, dims, normalization: int, onesided: bool, conj: bool = False):
     """The r2c transform of float32 ``a`` (usable(a, dims)): the half spectrum along dims[-1] or
-    the full one; with ``conj`` its conjugate."""
+    the full one; with ``conj`` its conjugate; None where ``a`` is not all finite."""
     shape = a.shape
     last = dims[-1]
     n = shape[last]
     out = _empty(shape[:last] + (n // 2 + 1 if onesided else n,) + shape[last + 1 :], _C64)
-    _K.r2c_nd(a, out, tuple(dims), normalization, -1.0 if conj else 1.0)
-    return out
+    return out if _K.r2c_nd(a, out, tuple(dims), normalization, -1.0 if conj else 1.0) else None
 
 
-def c2r(a: np.ndarray, dims, normalization: int, last_n: int) -> np.ndarray:
+def c2r(a: np.ndarray, dims, normalization: int, last_n: int):
     """The c2r transform of complex64 ``a`` (usable(a, dims, last_n)): ``last_n`` real points
-    along dims[-1] from its half spectrum there."""
+    along dims[-1] from its half spectrum there; None where ``a`` is not all finite."""
     shape = a.shape
     last = dims[-1]
     out = _empty(shape[:last] + (last_n,) + shape[last + 1 :], _F32)
-    _K.c2r_nd(a, out, tuple(dims), normalization)
-    return out
+    return out if _K.c2r_nd(a, out, tuple(dims), normalization) else None

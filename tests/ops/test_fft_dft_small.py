@@ -169,3 +169,41 @@ def test_small_shifts_run_roll2d(monkeypatch):
     torch.fft.fftshift(torch.ones(0, 3))  # empty: no kernel
     torch.fft.fftshift(x.half())  # float16: not a kernel dtype
     assert len(calls) == 2
+
+
+@pytest.mark.parametrize("special", [np.inf, -np.inf, np.nan])
+@pytest.mark.parametrize(
+    "call",
+    [lambda t: torch.fft.fft(t), lambda t: torch.fft.rfft(t.real.contiguous()), lambda t: torch.fft.ifft2(t),
+     lambda t: torch.fft.irfft(t), lambda t: torch.fft.fft(t.real.contiguous()), lambda t: torch.fft.ihfft(t.real.contiguous())],  # fmt: skip
+)
+def test_non_finite_inputs_take_pocketfft(call, special, monkeypatch):
+    # a direct sum multiplies an infinity by the roots' exact zeros (NaN); pocketfft's
+    # butterflies only add it: fft([inf, 0, 0, 0]) is inf+0j in every bin, as in PyTorch
+    v = np.zeros((2, 4), np.complex64)
+    v[0, 0] = special
+    v[1, 1] = complex(1.0, special)
+    ran = []
+    real_c2c, real_r2c, real_c2r = S._K.c2c_nd, S._K.r2c_nd, S._K.c2r_nd
+
+    def spy(real):
+        def f(*args):
+            ran.append(real(*args))
+            return ran[-1]
+
+        return f
+
+    monkeypatch.setattr(S, "_K", type("K", (), {"c2c_nd": staticmethod(spy(real_c2c)),
+                                                  "r2c_nd": staticmethod(spy(real_r2c)),
+                                                  "c2r_nd": staticmethod(spy(real_c2r))}))  # fmt: skip
+    got = call(torch.from_numpy(v))
+    assert ran and not any(ran)  # the kernel saw the value and declined
+    monkeypatch.setattr(S, "usable", lambda *a, **k: False)
+    want = call(torch.from_numpy(v))
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert got.numpy().tobytes() == want.numpy().tobytes()
+
+
+def test_fft_of_an_infinity_keeps_zero_imaginary_parts():
+    r = torch.fft.fft(torch.tensor([np.inf, 0.0, 0.0, 0.0], dtype=torch.float32)).numpy()
+    assert np.all(r.real == np.inf) and np.all(r.imag == 0)

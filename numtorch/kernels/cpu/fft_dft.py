@@ -6,7 +6,9 @@ An axis d of an array is read as (outer, n, inner) with the signal along the mid
 roots w[e] = exp(-+2 pi i e / n) (the sign picks the direction) are float64, exactly
 conjugate-symmetric, with exact values at the quarter turns; ``norm`` is PyTorch's
 fft_norm_mode (0: none, 1: 1/sqrt(n), 2: 1/n an axis) and ``neg`` -1.0 stores the conjugate
-(1.0 otherwise) in the last pass.
+(1.0 otherwise) in the last pass. Each kernel returns False, writing nothing, where the input
+holds a NaN or an infinity: a direct sum multiplies it by the roots' exact zeros (NaN) where
+pocketfft's butterflies only add it, so the caller takes pocketfft (its bits, PyTorch's values).
 """
 
 from __future__ import annotations
@@ -80,9 +82,27 @@ def _c2c_inplace(t, shape, d, inverse, norm, neg, wr, wi, col):
                 t[base + k * inner + i] = complex(sr * scale, si * scale * neg)
 
 
+@inline
+def _complex_finite(flat):
+    for x in flat:
+        if not (np.isfinite(x.real) and np.isfinite(x.imag)):
+            return False
+    return True
+
+
+@inline
+def _real_finite(flat):
+    for x in flat:
+        if not np.isfinite(x):
+            return False
+    return True
+
+
 @kernel
 def c2c_nd(src, dst, dims, inverse, norm):
     """dst = the c2c transform of complex src over ``dims`` (the last first)."""
+    if not _complex_finite(src.reshape(-1)):
+        return False
     t = dst.reshape(-1)
     t[:] = src.reshape(-1)
     mx = 1
@@ -93,6 +113,7 @@ def c2c_nd(src, dst, dims, inverse, norm):
     col = np.empty(mx, dst.dtype)
     for q in range(len(dims) - 1, -1, -1):
         _c2c_inplace(t, dst.shape, dims[q], inverse, norm, 1.0, wr, wi, col)
+    return True
 
 
 @kernel
@@ -100,6 +121,8 @@ def r2c_nd(src, dst, dims, norm, neg):
     """dst = the r2c transform of real src over ``dims``: along the last of them the first
     h = n // 2 + 1 bins, and with dst as long as src there the rest, the conjugates of their
     mirrors (as the Hermitian fill writes them); then c2c over the others, last first."""
+    if not _real_finite(src.reshape(-1)):
+        return False
     d = dims[-1]
     n = src.shape[d]
     m = dst.shape[d]
@@ -138,6 +161,7 @@ def r2c_nd(src, dst, dims, norm, neg):
                 t[db + k * inner + i] = t[db + (n - k) * inner + i].conjugate()
     for q in range(len(dims) - 2, -1, -1):
         _c2c_inplace(t, dst.shape, dims[q], False, norm, neg if q == 0 else 1.0, wr, wi, col)
+    return True
 
 
 @kernel
@@ -146,6 +170,8 @@ def c2r_nd(src, dst, dims, norm):
     then along the last n = dst.shape[d] real points from the half spectrum (n // 2 + 1 bins):
     the inverse sum over the bins and their mirrors' conjugates, the imaginary parts of X[0]
     (and of X[n / 2], n even) ignored, as pocketfft's c2r."""
+    if not _complex_finite(src.reshape(-1)):
+        return False
     d = dims[-1]
     n = dst.shape[d]
     mx = n
@@ -181,3 +207,4 @@ def c2r_nd(src, dst, dims, norm):
                     v = s[sb + (h - 1) * inner + i].real + 0.0
                     acc += v if j % 2 == 0 else -v
                 t[db + j * inner + i] = acc * scale
+    return True
