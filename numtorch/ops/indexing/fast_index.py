@@ -39,7 +39,11 @@ from ..._tensor import _make
 from .._fast_guard import free as _no_mode
 from .._fast_guard import or_body, params
 from .._fast_guard import recordless as _plain
+from ..._device import CPU as _CPU
+from ..._state import STATE as _STATE
+from ...amp._policy import _INSTALLED as _AUTOCAST
 from ..reduction._entries import call as _call
+from ..reduction._entries import entry as _entry
 from .core import _ADD, _KERNEL_DTYPES, K, _accumulate, _cstrides
 from .masked import argwhere_array
 from .scatter import reduce_into
@@ -283,23 +287,35 @@ def _search_plan(bsh, vsh, bdt, vdt, right, side):
         right = side == "right"
     if not (bdt is vdt and vdt in _SEARCH_DTYPES and bsh and (len(bsh) == 1 or bsh[:-1] == vsh[:-1]) and math.prod(vsh)):
         return False
-    nb = bsh[-1]
-    return (nb if len(bsh) > 1 else 0, nb, math.prod(vsh) if len(bsh) == 1 else vsh[-1], right)
+    nb = bsh[-1]  # [4]: search_rows' compiled entry, once a call has made it
+    return [nb if len(bsh) > 1 else 0, nb, math.prod(vsh) if len(bsh) == 1 else vsh[-1], right, None]
 
 
 def _searchsorted(sorted_sequence, input, out_int32=False, right=False, side=None, out=None, sorter=None):
-    """search_rows over same-dtype C-contiguous operands, as the body runs it (int64 result)."""
+    """search_rows over same-dtype C-contiguous operands, as the body runs it (int64 result):
+    the plan per (shapes, dtypes, right, side) keeps the checks' answer and the kernel's
+    compiled entry, and the guards are written out (a 0.1 us search under ~2.5 us of calls)."""
     if not (out is None and sorter is None and out_int32 is False and right.__class__ is bool
             and input.__class__ is _Tensor):  # fmt: skip
         return None
     b, v = sorted_sequence._data, input._data
-    p = _kept(_SEARCH, (b.shape, v.shape, sorted_sequence._dtype, input._dtype, right, side), _search_plan)
-    if not (p and b.flags.c_contiguous and v.flags.c_contiguous and _no_mode() and _plain(sorted_sequence)
-            and _plain(input)):  # fmt: skip
+    key = (b.shape, v.shape, sorted_sequence._dtype, input._dtype, right, side)
+    p = _SEARCH.get(key)
+    if p is None:
+        p = _kept(_SEARCH, key, _search_plan)
+    S = _STATE
+    if not (p and b.flags.c_contiguous and v.flags.c_contiguous) or S.td_modes or S.fw_level >= 0 or _AUTOCAST:
         return None
-    res = _empty(v.shape, np.int64)
-    _call(K, "search_rows", (b.reshape(-1), p[0], p[1], v.reshape(-1), p[2], p[3], res.reshape(-1)))
-    return _make(res, _I64)
+    if sorted_sequence._device is not _CPU or input._device is not _CPU:
+        return None
+    if (sorted_sequence._rg or input._rg) and S.grad_enabled:
+        return None
+    res = _empty(v.size, np.int64)
+    if p[4] is None:
+        p[4] = _entry(K, "search_rows", (b.ravel(), p[0], p[1], v.ravel(), p[2], p[3], res))[1]
+    else:
+        p[4](b.ravel(), p[0], p[1], v.ravel(), p[2], p[3], res)
+    return _make(res.reshape(v.shape) if v.ndim != 1 else res, _I64)
 
 
 def _bucketize(input, boundaries, out_int32=False, right=False, out=None):
