@@ -37,7 +37,7 @@ from ... import _dtype as D
 from ..._tensor import Tensor as _Tensor
 from ..._tensor import _make
 from .._fast_guard import free as _no_mode
-from .._fast_guard import or_body, params
+from .._fast_guard import or_body, pair, params
 from .._fast_guard import recordless as _plain
 from ..._device import CPU as _CPU
 from ..._state import STATE as _STATE
@@ -49,6 +49,7 @@ from .masked import argwhere_array
 from .scatter import reduce_into
 
 _empty = np.empty
+_nd = np.ndarray
 _I64 = D.int64
 _F32, _F64 = D.float32, D.float64
 _F32MAX = float(np.finfo(np.float32).max)
@@ -81,7 +82,8 @@ def _geometry(sh, ish, dim, wrap, ssh):
             return False
     st = _cstrides(sh)
     dim_st, st[d] = st[d], 0
-    return (np.array(ish, np.int64), np.array(st, np.int64), dim_st, np.array(_cstrides(ish), np.int64), d, sh[d])
+    # [6]: dim_offsets' compiled entry, once a call has made it
+    return [np.array(ish, np.int64), np.array(st, np.int64), dim_st, np.array(_cstrides(ish), np.int64), d, sh[d], None]
 
 
 def _offsets(input, dim, index, src=None, wrap=False):
@@ -89,28 +91,25 @@ def _offsets(input, dim, index, src=None, wrap=False):
     None where the fast call must decline (anything the body would check or refuse).
     ``wrap``: take_along_dim's negative indices, and its index the input's size off ``dim``."""
     i = index._data
-    if not (
-        index._dtype is _I64
-        and dim.__class__ is int
-        and i.size
-        and i.flags.c_contiguous
-        and _no_mode()
-        and _plain(input)
-        and _plain(index)
-    ):
+    if not (index._dtype is _I64 and dim.__class__ is int and i.size and i.flags.c_contiguous and pair(input, index)):
         return None
     ssh = None
     if src is not None:
         if not (_plain(src) and src._dtype is input._dtype):
             return None
         ssh = src._data.shape
-    p = _kept(_PREP, (input._data.shape, i.shape, dim, wrap, ssh), _geometry)
+    key = (input._data.shape, i.shape, dim, wrap, ssh)
+    p = _PREP.get(key)
+    if p is None:
+        p = _kept(_PREP, key, _geometry)
     if p is False:
         return None
     out = _empty(i.size, np.int64)
-    if _call(K, "dim_offsets", (p[0], 0, p[1], p[2], i.reshape(-1), 0, p[3], p[4], p[5], wrap, out)) >= 0:
-        return None
-    return out
+    if p[6] is None:
+        bad, p[6] = _entry(K, "dim_offsets", (p[0], 0, p[1], p[2], i.ravel(), 0, p[3], p[4], p[5], wrap, out))
+    else:
+        bad = p[6](p[0], 0, p[1], p[2], i.ravel(), 0, p[3], p[4], p[5], wrap, out)
+    return None if bad >= 0 else out
 
 
 def _values(src, ishape):
@@ -142,7 +141,40 @@ def _last_dim(input, dim, index, src=None) -> bool:
     )
 
 
+_LAST: dict = {}  # (input shape, index shape, dim, np dtype) -> [rows, input's last size, index's, entry] or False
+
+
+def _last_plan(sh, ish, dim, dt):
+    """Note [Last-dim gather and scatter-add]'s geometry where _last_dim's shape checks pass."""
+    n = len(sh)
+    if not (n >= 1 and (dim == n - 1 or dim == -1) and len(ish) == n and ish[:-1] == sh[:-1] and math.prod(ish)
+            and dt in _KERNEL_DTYPES):  # fmt: skip
+        return False
+    return [math.prod(ish) // ish[-1], sh[-1], ish[-1], None, None]  # [3] gather_last's entry, [4] scatter_add_last's
+
+
+def _last(input, dim, index):
+    """_last_plan's answer for a plain call of C-contiguous operands and an int64 index, else
+    None (then _last_dim and the general route decide, as before)."""
+    a, i = input._data, index._data
+    if not (index._dtype is _I64 and dim.__class__ is int and a.__class__ is _nd and a.flags.c_contiguous
+            and i.flags.c_contiguous and pair(input, index)):  # fmt: skip
+        return None
+    key = (a.shape, i.shape, dim, a.dtype)
+    p = _LAST.get(key)
+    return _kept(_LAST, key, _last_plan) if p is None else p
+
+
 def _gather(input, dim, index, sparse_grad=False, out=None):
+    if sparse_grad is False and out is None:
+        p = _last(input, dim, index)
+        if p:  # the plan's entry: the route below without its checks and _call
+            r = _empty(index._data.shape, input._data.dtype)
+            if p[3] is None:
+                bad, p[3] = _entry(K, "gather_last", (input._data.ravel(), index._data.ravel(), r.ravel(), *p[:3]))
+            else:
+                bad = p[3](input._data.ravel(), index._data.ravel(), r.ravel(), p[0], p[1], p[2])
+            return _make(r, input._dtype) if bad < 0 else None
     if sparse_grad is False and out is None and _last_dim(input, dim, index):
         a, i = input._data, index._data
         if not a.flags.c_contiguous:
@@ -208,6 +240,16 @@ def _add_last(input, index, src):
 
 
 def _scatter_add(input, dim, index, src, out=None):
+    if out is None and src.__class__ is _Tensor and src._dtype is input._dtype and src._data.shape == index._data.shape:
+        p = _last(input, dim, index)
+        if p and _plain(src):
+            res = input._data.copy()
+            s = src._data if src._data.flags.c_contiguous else np.ascontiguousarray(src._data)
+            if p[4] is None:
+                bad, p[4] = _entry(K, "scatter_add_last", (res.ravel(), index._data.ravel(), s.ravel(), *p[:3]))
+            else:
+                bad = p[4](res.ravel(), index._data.ravel(), s.ravel(), p[0], p[1], p[2])
+            return _make(res, input._dtype) if bad < 0 else None
     if out is None and _last_dim(input, dim, index, src):
         return _add_last(input, index, src)
     if out is None and input._data.dtype in _KERNEL_DTYPES:
