@@ -115,7 +115,7 @@ def _offsets(input, dim, index, src=None, wrap=False):
 def _values(src, ishape):
     s = src._data
     if s.shape == ishape and s.flags.c_contiguous:
-        return s.reshape(-1)  # the whole of src, in order: no slicing or copy
+        return s.ravel()  # the whole of src, in order: no slicing or copy
     return np.ascontiguousarray(s[tuple(slice(0, n) for n in ishape)]).reshape(-1)
 
 
@@ -223,7 +223,12 @@ def _scatter(input, dim, index, src=None, value=None, reduce=None, out=None):
     if src.__class__ is _Tensor and value is None and reduce is None and out is None:
         offs = _offsets(input, dim, index, src)
         if offs is not None:
-            res = np.array(input._data, order="C", copy=True)
+            a = input._data
+            if a.__class__ is _nd and a.dtype in _KERNEL_DTYPES:  # NumPy's assignment in order, one kernel pass
+                res = a.copy()
+                _call(K, "put_flat", (res.ravel(), offs, _values(src, index._data.shape), res.size, False))
+                return _make(res, input._dtype)
+            res = np.array(a, order="C", copy=True)
             res.reshape(-1)[offs] = _values(src, index._data.shape)
             return _make(res, input._dtype)
     return None
