@@ -89,9 +89,10 @@ def _aminmax(input, dim=None, keepdim=False, out=None):
     if lay is None:
         return None
     outer, R, inner, shape = lay
-    x = a.reshape(-1)
-    lo = np.empty(outer * inner, a.dtype)
-    hi = np.empty(outer * inner, a.dtype)
+    x = a.ravel()
+    lo_r = np.empty(shape, a.dtype)  # results in their shape, the kernels given ravel views
+    hi_r = np.empty(shape, a.dtype)
+    lo, hi = lo_r.ravel(), hi_r.ravel()
     if a.size >= _PT:
         E._launch(_AMIN.module(), x, lo, outer, R, inner, ())
         E._launch(_AMAX.module(), x, hi, outer, R, inner, ())
@@ -105,7 +106,7 @@ def _aminmax(input, dim=None, keepdim=False, out=None):
                 (e[1] or E._learn_col(comb, e))(x, r, outer, R, inner, min(inner, 1024))
     COUNT[0] += 1
     dt = input._dtype
-    return AMinMax(_make(lo.reshape(shape), dt), _make(hi.reshape(shape), dt))
+    return _tuple_new(AMinMax, (_make(lo_r, dt), _make(hi_r, dt)))  # the namedtuple's __new__
 
 
 def _learn(comb, dt):
@@ -169,7 +170,7 @@ def _topk(input, k, dim=-1, largest=True, sorted=True, out=None):
     if r is None:
         return None
     COUNT[0] += 1
-    return TopK(_make(r[0], input._dtype), _make(r[1], D.int64))
+    return _tuple_new(TopK, (_make(r[0], input._dtype), _make(r[1], D.int64)))
 
 
 def _tensor_topk(self, k, dim=-1, largest=True, sorted=True):
