@@ -389,42 +389,54 @@ def _dim_index(input, dim, index) -> bool:
     )
 
 
-def _slab_args(input, dim, index, source=None):
-    """(res copy's (outer, size, inner) view, 1-D index, source slabs) when the index_* body's
-    checks all pass on a plain call with a C-contiguous int64 1-D index; else None."""
-    a, i = input._data, index._data
-    nd = a.ndim
-    if not (a.size and _dim_index(input, dim, index)):
-        return None
+_SLABS: dict = {}  # (shape, dim, index length, source shape) -> (outer, size, inner) or False
+
+
+def _slab_plan(sh, dim, k, ss):
+    nd = len(sh)
+    if not (-nd <= dim < nd and math.prod(sh)):
+        return False
     d = dim % nd
-    sh = a.shape
-    outer, inner = 1, 1
-    for k in range(d):
-        outer *= sh[k]
-    for k in range(d + 1, nd):
-        inner *= sh[k]
+    if ss is not None and ss != sh[:d] + (k,) + sh[d + 1 :]:
+        return False
+    return (math.prod(sh[:d]), sh[d], math.prod(sh[d + 1 :]))
+
+
+def _slab_args(input, dim, index, source=None):
+    """(res, a C-order copy of input; its (outer, size, inner) slabs; the 1-D index; source's
+    flat C-order data) when the index_* body's checks all pass on a plain call with a
+    C-contiguous int64 1-D index; else None. The slab geometry is kept per call geometry."""
+    a, i = input._data, index._data
+    if not (dim.__class__ is int and index._dtype is _I64 and i.ndim == 1 and i.size and i.flags.c_contiguous
+            and pair(input, index)):  # fmt: skip
+        return None
     s = None
     if source is not None:
         if not (source._dtype is input._dtype and _plain(source)):
             return None
-        ss = source._data.shape
-        if ss != sh[:d] + (i.size,) + sh[d + 1 :]:
-            return None
-        s = np.ascontiguousarray(source._data).reshape(outer, i.size, inner)
-    res = np.array(a, order="C", copy=True)
-    return res, res.reshape(outer, sh[d], inner), i, s
+        s = source._data
+    key = (a.shape, dim, i.size, None if s is None else s.shape)
+    g = _SLABS.get(key)
+    if g is None:
+        g = _kept(_SLABS, key, _slab_plan)
+    if g is False:
+        return None
+    if s is not None:
+        s = s.ravel() if s.flags.c_contiguous else np.ascontiguousarray(s).ravel()
+    res = a.copy() if a.__class__ is _nd else np.array(a, order="C", copy=True)
+    return res, g, i, s
 
 
 def _index_copy(input, dim, index, source, out=None):
     g = _slab_args(input, dim, index, source) if out is None else None
     if g is not None:
-        dst = g[1]
+        res = g[0]
         if input._data.dtype in _KERNEL_DTYPES:  # bounds and the slab copies in one pass
-            if _call(K, "add_slabs", (dst.reshape(-1), g[3].reshape(-1), g[2], *dst.shape, 1)) < 0:
-                return _make(g[0], input._dtype)
-        elif _call(K, "first_out_of_range", (g[2], 0, dst.shape[1])) < 0:
-            dst[:, g[2]] = g[3]
-            return _make(g[0], input._dtype)
+            if _call(K, "add_slabs", (res.ravel(), g[3], g[2], *g[1], 1)) < 0:
+                return _make(res, input._dtype)
+        elif _call(K, "first_out_of_range", (g[2], 0, g[1][1])) < 0:
+            res.reshape(g[1])[:, g[2]] = g[3].reshape(g[1][0], g[2].size, g[1][2])
+            return _make(res, input._dtype)
     return None
 
 
@@ -432,8 +444,7 @@ def _index_add(input, dim, index, source, alpha=1, out=None):
     if out is None and alpha.__class__ is int and alpha == 1 and input._data.dtype in _KERNEL_DTYPES:
         g = _slab_args(input, dim, index, source)
         if g is not None:
-            dst = g[1]
-            if _call(K, "add_slabs", (dst.reshape(-1), g[3].reshape(-1), g[2], *dst.shape, 0)) < 0:
+            if _call(K, "add_slabs", (g[0].ravel(), g[3], g[2], *g[1], 0)) < 0:
                 return _make(g[0], input._dtype)
     return None
 
@@ -457,9 +468,9 @@ def _index_fill(input, dim, index, value):
     s = scalar(value, input._dtype)
     if s is not None:
         g = _slab_args(input, dim, index)
-        if g is not None and _call(K, "first_out_of_range", (g[2], -g[1].shape[1], g[1].shape[1])) < 0:
-            # NumPy's g[1][:, g[2]] = s as one kernel pass (negative indices wrap as there)
-            _call(K, "fill_slabs", (g[0].reshape(-1), g[2], *g[1].shape, s))
+        if g is not None and _call(K, "first_out_of_range", (g[2], -g[1][1], g[1][1])) < 0:
+            # NumPy's slabs[:, g[2]] = s as one kernel pass (negative indices wrap as there)
+            _call(K, "fill_slabs", (g[0].ravel(), g[2], *g[1], s))
             return _make(g[0], input._dtype)
     return None
 
