@@ -133,6 +133,19 @@ def first_out_of_range(idx, lo, hi):
     return -1
 
 
+@kernel
+def take_flat(src, idx, out, n):
+    """take: out[j] = src[idx[j]] of the flat C-order ``src`` of ``n`` elements, a negative
+    index counting from the end; returns the first position outside [-n, n) or -1 (the bounds
+    pass and NumPy's fancy gather in one loop)."""
+    for j in range(idx.shape[0]):
+        v = idx[j]
+        if v < -n or v >= n:
+            return j
+        out[j] = src[v + n if v < 0 else v]
+    return -1
+
+
 # Note [Last-dim gather and scatter-add]: gather / scatter_add along the last dim of C-contiguous
 # (rows, m) data by a (rows, k) index of the same leading sizes, with the bounds check, in one
 # pass (no offsets array); the same element order as dim_offsets + accumulate_at, so the same sums.

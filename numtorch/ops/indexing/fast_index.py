@@ -485,17 +485,16 @@ def _put(input, index, source, accumulate=False):
         and s.size == i.size
         and i.flags.c_contiguous
         and a.size
-        and _no_mode()
-        and _plain(input)
-        and _plain(index)
+        and pair(input, index)
         and _plain(source)
     ):
-        fi = i.reshape(-1)
+        fi = i.ravel()
         n = a.size
-        res = np.array(a, order="C", copy=True)  # the body's _target (a base ndarray)
-        src = s.reshape(-1) if s.flags.c_contiguous else np.ascontiguousarray(s).reshape(-1)
+        # the body's _target (a base ndarray)
+        res = a.copy() if a.__class__ is _nd else np.array(a, order="C", copy=True)
+        src = s.ravel() if s.flags.c_contiguous else np.ascontiguousarray(s).ravel()
         if a.dtype in _KERNEL_DTYPES:  # the body's wrap, assignment or accumulate_at in one pass
-            if _call(K, "put_flat", (res.reshape(-1), fi, src, n, accumulate)) < 0:
+            if _call(K, "put_flat", (res.ravel(), fi, src, n, accumulate)) < 0:
                 return _make(res, input._dtype)
         elif _call(K, "first_out_of_range", (fi, -n, n)) < 0:  # out of range: the body's error
             fi = np.where(fi < 0, fi + n, fi)  # the body's wrap
@@ -509,8 +508,14 @@ def _put(input, index, source, accumulate=False):
 
 def _take(input, index, out=None):
     a, i = input._data, index._data
-    if out is None and index._dtype is _I64 and i.size and a.size and _no_mode() and _plain(input) and _plain(index):
-        n, fi = a.size, i.reshape(-1)
+    if out is None and index._dtype is _I64 and i.size and a.size and pair(input, index):
+        n = a.size
+        if a.dtype in _KERNEL_DTYPES and i.flags.c_contiguous:  # the bounds pass and the gather in one
+            r = _empty(i.shape, a.dtype)
+            if _call(K, "take_flat", (a.ravel(), i.ravel(), r.ravel(), n)) < 0:
+                return _make(r, input._dtype)
+            return None  # out of range: the body's error
+        fi = i.reshape(-1)
         # (the compiled entry takes C-contiguous arrays only: a strided 1-D index stays strided)
         bad = _call(K, "first_out_of_range", (fi, -n, n)) if i.flags.c_contiguous else K.first_out_of_range(fi, -n, n)
         if bad < 0:  # out of range: the body's error
