@@ -146,6 +146,29 @@ def take_flat(src, idx, out, n):
     return -1
 
 
+@kernel
+def fill_where(dst, mask, value):
+    """masked_fill on flat C-order data: dst[j] = value where mask[j] (np.copyto's where=)."""
+    for j in range(dst.shape[0]):
+        if mask[j]:
+            dst[j] = value
+
+
+@kernel
+def scatter_where(dst, mask, src):
+    """masked_scatter on flat C-order data: the k-th True of ``mask`` takes src[k], in order;
+    returns False (``dst`` partly written: the caller drops it) where src runs out."""
+    k = 0
+    n = src.shape[0]
+    for j in range(dst.shape[0]):
+        if mask[j]:
+            if k >= n:
+                return False
+            dst[j] = src[k]
+            k += 1
+    return True
+
+
 # Note [Last-dim gather and scatter-add]: gather / scatter_add along the last dim of C-contiguous
 # (rows, m) data by a (rows, k) index of the same leading sizes, with the bounds check, in one
 # pass (no offsets array); the same element order as dim_offsets + accumulate_at, so the same sums.

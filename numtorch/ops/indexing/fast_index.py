@@ -203,14 +203,18 @@ def _take_along_dim(input, indices, dim=None, out=None):
 def _masked_scatter(input, mask, source):
     a, m, s = input._data, mask._data, source._data
     if (
-        _no_mode()
-        and mask._dtype is D.bool
+        mask._dtype is D.bool
         and source._dtype is input._dtype
         and m.shape == a.shape
-        and _plain(input)
-        and _plain(mask)
+        and pair(input, mask)
         and _plain(source)
     ):
+        if a.dtype in _KERNEL_DTYPES and a.__class__ is _nd:  # the count and the assignment in one pass
+            res = a.copy()
+            src = s.ravel() if s.flags.c_contiguous else np.ascontiguousarray(s).ravel()
+            if _call(K, "scatter_where", (res.ravel(), m.ravel(), src)):
+                return _make(res, input._dtype)
+            return None  # too few source elements: the body's error
         k = int(np.count_nonzero(m))
         if s.size >= k:
             res = np.array(a, order="C")
