@@ -26,7 +26,6 @@ import numpy as np
 from ... import _dtype as D
 from ..._tensor import Tensor as _Tensor
 from ..._tensor import _make
-from .._fast_guard import free as _no_mode
 from .._fast_guard import or_body, pair, params
 from .._fast_guard import recordless as _plain
 from ..reduction._entries import call as _call

@@ -34,14 +34,14 @@ import math
 import numpy as np
 
 from ... import _dtype as D
+from ..._device import CPU as _CPU
+from ..._state import STATE as _STATE
 from ..._tensor import Tensor as _Tensor
 from ..._tensor import _make
+from ...amp._policy import _INSTALLED as _AUTOCAST
 from .._fast_guard import free as _no_mode
 from .._fast_guard import or_body, pair, params
 from .._fast_guard import recordless as _plain
-from ..._device import CPU as _CPU
-from ..._state import STATE as _STATE
-from ...amp._policy import _INSTALLED as _AUTOCAST
 from ..reduction._entries import call as _call
 from ..reduction._entries import entry as _entry
 from .core import _ADD, _KERNEL_DTYPES, K, _accumulate, _cstrides

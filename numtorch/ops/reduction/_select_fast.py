@@ -23,7 +23,10 @@ import numpy as np
 
 from ...kernels import lazy
 from .._fast_guard import plain
-from ._entries import call, entry  # the kernels through their compiled entries (one set of types each)
+from ._entries import (  # the kernels through their compiled entries (one set of types each)
+    call,
+    entry,
+)
 
 K = lazy("numtorch.kernels.cpu.reduction.selection")
 _DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64))
