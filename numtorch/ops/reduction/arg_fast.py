@@ -93,7 +93,9 @@ def _aminmax(input, dim=None, keepdim=False, out=None):
     lo_r = np.empty(shape, a.dtype)  # results in their shape, the kernels given ravel views
     hi_r = np.empty(shape, a.dtype)
     lo, hi = lo_r.ravel(), hi_r.ravel()
-    if a.size >= _PT:
+    if inner > 1 and R <= 64:  # both folds in one pass (131072 float32 along a dim of 3: 465 -> 60 us)
+        call(E.K, "minmax_cols", (x, lo, hi, outer, R, inner))
+    elif a.size >= _PT:
         E._launch(_AMIN.module(), x, lo, outer, R, inner, ())
         E._launch(_AMAX.module(), x, hi, outer, R, inner, ())
     else:  # _launch's serial kernels, through the entries reduce_fast learns for amin and amax
