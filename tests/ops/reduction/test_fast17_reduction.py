@@ -113,3 +113,35 @@ def test_stats_float32_rounding(name):
         for a, b in zip(r, want, strict=True):
             same(a, b)
     assert torch.isinf(torch.var_mean(big)[0])  # the quiet route ran (and std_mean is finite)
+
+
+@pytest.mark.parametrize("name", ["amax", "amin"])
+@pytest.mark.parametrize("dt", [torch.float32, torch.float64, torch.int32, torch.int64])
+def test_whole_amax_by_numpy(name, dt, monkeypatch):
+    from numtorch.ops.reduction import _reduce
+
+    seen = []
+    real = dict(_reduce._NP_EXT)
+    monkeypatch.setattr(_reduce, "_NP_EXT", {k: (lambda a, f=f: seen.append(1) or f(a)) for k, f in real.items()})
+    rng = np.random.default_rng(11)
+    a = rng.integers(-50, 50, (10924, 3, 4)).astype(np.float64)
+    cases = [a, -np.abs(a), np.abs(a)]  # a zero extreme (+0.0 and -0.0 tie): the kernel's order
+    if dt.is_floating_point:
+        neg, pos = -np.abs(a), np.abs(a)  # zeros all -0.0, all +0.0: add the other sign
+        neg.reshape(-1)[[5, 70000]] = 0.0
+        pos.reshape(-1)[[5, 70000]] = -0.0
+        nan = a.copy()
+        nan.reshape(-1)[9] = np.nan
+        cases += [neg, pos, nan]
+    for c in cases:
+        x = torch.from_numpy(c).to(dt)
+        seen.clear()
+        r = getattr(torch, name)(x)
+        assert seen == [1]
+        with monkeypatch.context() as m:  # the kernel's answer
+            m.setattr(_reduce, "_NP_EXT_MIN", 1 << 62)
+            same(r, getattr(torch, name)(x))
+    small = torch.from_numpy(a[:10]).to(dt)
+    seen.clear()
+    getattr(torch, name)(small)
+    assert not seen  # below _NP_EXT_MIN: the kernel's entry
