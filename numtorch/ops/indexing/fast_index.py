@@ -248,17 +248,31 @@ def _add_last(input, index, src):
     return None
 
 
+_NO = object()  # _planned_add_last: not its case
+
+
+def _planned_add_last(input, dim, index, src):
+    """scatter_add_last through _last's plan and its kept entry: the result, None (an index
+    out of range: the body's error) or _NO where the plan does not take the call."""
+    if not (src.__class__ is _Tensor and src._dtype is input._dtype and src._data.shape == index._data.shape):
+        return _NO
+    p = _last(input, dim, index)
+    if not (p and _plain(src)):
+        return _NO
+    res = input._data.copy()
+    s = src._data if src._data.flags.c_contiguous else np.ascontiguousarray(src._data)
+    if p[4] is None:
+        bad, p[4] = _entry(K, "scatter_add_last", (res.ravel(), index._data.ravel(), s.ravel(), *p[:3]))
+    else:
+        bad = p[4](res.ravel(), index._data.ravel(), s.ravel(), p[0], p[1], p[2])
+    return _make(res, input._dtype) if bad < 0 else None
+
+
 def _scatter_add(input, dim, index, src, out=None):
-    if out is None and src.__class__ is _Tensor and src._dtype is input._dtype and src._data.shape == index._data.shape:
-        p = _last(input, dim, index)
-        if p and _plain(src):
-            res = input._data.copy()
-            s = src._data if src._data.flags.c_contiguous else np.ascontiguousarray(src._data)
-            if p[4] is None:
-                bad, p[4] = _entry(K, "scatter_add_last", (res.ravel(), index._data.ravel(), s.ravel(), *p[:3]))
-            else:
-                bad = p[4](res.ravel(), index._data.ravel(), s.ravel(), p[0], p[1], p[2])
-            return _make(res, input._dtype) if bad < 0 else None
+    if out is None:
+        r = _planned_add_last(input, dim, index, src)
+        if r is not _NO:
+            return r
     if out is None and _last_dim(input, dim, index, src):
         return _add_last(input, index, src)
     if out is None and input._data.dtype in _KERNEL_DTYPES:
@@ -278,8 +292,12 @@ def _scatter_reduce(input, dim, index, src, reduce, include_self=True, out=None)
         and reduce.__class__ is str
         and reduce in _REDUCES
     ):
-        if reduce == "sum" and include_self is True and _last_dim(input, dim, index, src):
-            return _add_last(input, index, src)
+        if reduce == "sum" and include_self is True:
+            r = _planned_add_last(input, dim, index, src)
+            if r is not _NO:
+                return r
+            if _last_dim(input, dim, index, src):
+                return _add_last(input, index, src)
         offs = _offsets(input, dim, index, src)
         if offs is not None:
             res = np.array(input._data, order="C", copy=True)

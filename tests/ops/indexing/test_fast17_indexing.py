@@ -84,13 +84,16 @@ def test_gather_and_scatter_add_last_dim_plans(monkeypatch):
             same(torch.gather(x, -1, i), _body("gather", x, -1, i, False, None))
             same(torch.scatter_add(x, 1, i, src), _body("scatter_add", x, 1, i, src, None))
             same(x.scatter_add(1, i, src), _body("scatter_add", x, 1, i, src, module="Tensor"))
+            for red, incl in (("sum", True), ("sum", False), ("amax", True), ("mean", True)):
+                same(torch.scatter_reduce(x, 1, i, src, red, include_self=incl),
+                     _body("scatter_reduce", x, 1, i, src, red, incl, None))  # fmt: skip
         # out of range, strided input, a strided source: the body's outcome
         bad = torch.tensor([[4, 0], [0, 0], [0, 0]])
         same(outcome(torch.gather, x, 1, bad), _body("gather", x, 1, bad, False, None))
         same(torch.gather(x.t().contiguous().t(), 1, i), _body("gather", x.t().contiguous().t(), 1, i, False, None))
         s2 = _x(2, 3, dtype=dt).t()
         same(torch.scatter_add(x, 1, i, s2), _body("scatter_add", x, 1, i, s2, None))
-    assert seen.count("gather_last") >= 8 and seen.count("scatter_add_last") >= 8
+    assert seen.count("gather_last") >= 8 and seen.count("scatter_add_last") >= 16  # scatter_reduce "sum" too
     x, i = _x(3, 4), torch.tensor([[3, 3], [2, 0], [1, 1]])
     _declines(fast_index._gather, (x, 1, i))
     _declines(fast_index._scatter_add, (x, 1, i, _x(3, 2)))
