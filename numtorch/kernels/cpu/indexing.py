@@ -169,6 +169,25 @@ def scatter_where(dst, mask, src):
     return True
 
 
+@kernel
+def index_put_2d(dst, i0, i1, vals, n0, n1, accumulate):
+    """index_put of two 1-D indices into the flat C-order ``dst`` of an (n0, n1) array: what
+    np.ravel_multi_index's offsets and the in-order assignment (or accumulate_at's +=) do, the
+    value vals[j] or, for one value, vals[0]; returns the first position holding an index
+    outside [0, n) (negative ones included: the body wraps them) or -1."""
+    one = vals.shape[0] == 1
+    for j in range(i0.shape[0]):
+        if i0[j] < 0 or i0[j] >= n0 or i1[j] < 0 or i1[j] >= n1:
+            return j
+    for j in range(i0.shape[0]):
+        v = vals[0] if one else vals[j]
+        if accumulate:
+            dst[i0[j] * n1 + i1[j]] += v
+        else:
+            dst[i0[j] * n1 + i1[j]] = v
+    return -1
+
+
 # Note [Last-dim gather and scatter-add]: gather / scatter_add along the last dim of C-contiguous
 # (rows, m) data by a (rows, k) index of the same leading sizes, with the bounds check, in one
 # pass (no offsets array); the same element order as dim_offsets + accumulate_at, so the same sums.

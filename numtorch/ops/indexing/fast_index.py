@@ -329,6 +329,14 @@ def _index_put(input, indices, values, accumulate=False):
             n = t._data.shape[0]
     if not n or (v.shape != (n,) and v.size != 1) or v.ndim > 1:
         return None
+    if len(indices) == 2 and a.dtype in _KERNEL_DTYPES and a.__class__ is _nd:
+        i0, i1 = indices[0]._data, indices[1]._data
+        if i0.flags.c_contiguous and i1.flags.c_contiguous:  # the offsets and the writes in one pass
+            res = a.copy()
+            vals = v.ravel() if v.flags.c_contiguous else np.ascontiguousarray(v).ravel()
+            if _call(K, "index_put_2d", (res.ravel(), i0, i1, vals, a.shape[0], a.shape[1], accumulate)) < 0:
+                return _make(res, input._dtype)
+            return None  # a negative or out-of-range index: the body's to wrap or report
     try:  # refuses negative and out-of-range indices: the body's to wrap or report
         offs = np.ravel_multi_index(tuple(t._data for t in indices), a.shape)
     except ValueError:

@@ -218,3 +218,27 @@ def test_pair_is_free_and_recordless_of_both():
         assert not G.pair(x, y)
     with forward_ad.dual_level():
         assert not G.pair(x, y)
+
+
+def test_index_put_2d_kernel(monkeypatch):
+    names = []
+    real = fast_index._call
+    monkeypatch.setattr(fast_index, "_call", lambda *a: names.append(a[1]) or real(*a))
+    for dt in (torch.float32, torch.float64, torch.int32, torch.int64, torch.float16):
+        x = _x(3, 4, dtype=dt)
+        for ind in ((torch.tensor([0, 2, 0, 0]), torch.tensor([1, 1, 3, 1])),  # repeated: in order
+                    (torch.tensor([0, -1]), torch.tensor([1, 2])),  # negative: the body wraps it
+                    (torch.tensor([0, 3]), torch.tensor([1, 2]))):  # fmt: skip
+            k = ind[0].numel()
+            for v in (_x(k, dtype=dt, seed=6), torch.tensor([2.5]).to(dt), torch.tensor(1.5).to(dt),
+                      _x(2 * k, dtype=dt)[::2]):  # fmt: skip
+                for acc in (False, True):
+                    names.clear()
+                    want = _body("index_put", x, ind, v, acc)
+                    same(outcome(torch.index_put, x, ind, v, acc), want)
+                    same(outcome(x.index_put, ind, v, acc), _body("index_put", x, ind, v, acc, module="Tensor"))
+                    kernel = dt in (torch.float32, torch.float64, torch.int32, torch.int64)
+                    assert ("index_put_2d" in names) == kernel
+    x = _x(3, 4)
+    ind = (torch.tensor([0, 2]), torch.tensor([1, 1]))
+    _declines(fast_index._index_put, (x, ind, _x(2), True))
