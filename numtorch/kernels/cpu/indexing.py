@@ -188,6 +188,25 @@ def index_put_2d(dst, i0, i1, vals, n0, n1, accumulate):
     return -1
 
 
+@kernel
+def scatter_2d(dst, idx, src, ir, ic, n1, sc, d, size, accumulate):
+    """scatter (``accumulate`` False) or scatter_add of an (ir, ic) index into the flat C-order
+    (n0, n1) ``dst`` along dim ``d`` (0 or 1, ``size`` entries), src[r, c] at r * sc + c: the
+    positions of dim_offsets in its order, so the same writes and sums; returns the first bad
+    index position or -1 (then ``dst`` is partly written: the caller drops it)."""
+    for r in range(ir):
+        for c in range(ic):
+            k = idx[r * ic + c]
+            if k < 0 or k >= size:
+                return r * ic + c
+            o = k * n1 + c if d == 0 else r * n1 + k
+            if accumulate:
+                dst[o] += src[r * sc + c]
+            else:
+                dst[o] = src[r * sc + c]
+    return -1
+
+
 # Note [Last-dim gather and scatter-add]: gather / scatter_add along the last dim of C-contiguous
 # (rows, m) data by a (rows, k) index of the same leading sizes, with the bounds check, in one
 # pass (no offsets array); the same element order as dim_offsets + accumulate_at, so the same sums.

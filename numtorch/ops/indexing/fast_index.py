@@ -55,6 +55,7 @@ _F32, _F64 = D.float32, D.float64
 _F32MAX = float(np.finfo(np.float32).max)
 _PREP: dict = {}  # (input shape, index shape, dim, wrap, src shape) -> _geometry's answer
 _REDUCES = ("sum", "prod", "mean", "amax", "amin")
+_NO = object()  # _scatter_2d / _planned_add_last: not that route's call
 
 
 def _kept(store: dict, key: tuple, make):
@@ -84,6 +85,30 @@ def _geometry(sh, ish, dim, wrap, ssh):
     dim_st, st[d] = st[d], 0
     # [6]: dim_offsets' compiled entry, once a call has made it
     return [np.array(ish, np.int64), np.array(st, np.int64), dim_st, np.array(_cstrides(ish), np.int64), d, sh[d], None]
+
+
+def _scatter_2d(input, dim, index, src, accumulate):
+    """scatter/scatter_add (src) of a 2-D input of the kernel dtypes as one scatter_2d pass
+    (dim_offsets' checks through its kept geometry, then no offsets array): the result, None
+    (an index out of range: the body's error) or _NO where this route does not take the call."""
+    a, i = input._data, index._data
+    if not (a.ndim == 2 and a.__class__ is _nd and a.dtype in _KERNEL_DTYPES and index._dtype is _I64
+            and dim.__class__ is int and i.size and i.flags.c_contiguous and src._dtype is input._dtype
+            and pair(input, index) and _plain(src)):  # fmt: skip
+        return _NO
+    s = src._data
+    key = (a.shape, i.shape, dim, False, s.shape)
+    p = _PREP.get(key)
+    if p is None:
+        p = _kept(_PREP, key, _geometry)
+    if p is False:
+        return _NO
+    res = a.copy()
+    s = s.ravel() if s.flags.c_contiguous else np.ascontiguousarray(s).ravel()
+    if _call(K, "scatter_2d", (res.ravel(), i.ravel(), s, i.shape[0], i.shape[1], a.shape[1], src._data.shape[1], p[4],
+                               p[5], accumulate)) < 0:  # fmt: skip
+        return _make(res, input._dtype)
+    return None
 
 
 def _offsets(input, dim, index, src=None, wrap=False):
@@ -225,6 +250,9 @@ def _masked_scatter(input, mask, source):
 
 def _scatter(input, dim, index, src=None, value=None, reduce=None, out=None):
     if src.__class__ is _Tensor and value is None and reduce is None and out is None:
+        r = _scatter_2d(input, dim, index, src, False)
+        if r is not _NO:
+            return r
         offs = _offsets(input, dim, index, src)
         if offs is not None:
             a = input._data
@@ -246,9 +274,6 @@ def _add_last(input, index, src):
                                      a.shape[-1], i.shape[-1])) < 0:  # fmt: skip
         return _make(res, input._dtype)
     return None
-
-
-_NO = object()  # _planned_add_last: not its case
 
 
 def _planned_add_last(input, dim, index, src):
@@ -275,6 +300,10 @@ def _scatter_add(input, dim, index, src, out=None):
             return r
     if out is None and _last_dim(input, dim, index, src):
         return _add_last(input, index, src)
+    if out is None and src.__class__ is _Tensor:
+        r = _scatter_2d(input, dim, index, src, True)
+        if r is not _NO:
+            return r
     if out is None and input._data.dtype in _KERNEL_DTYPES:
         offs = _offsets(input, dim, index, src)
         if offs is not None:

@@ -99,20 +99,29 @@ def test_gather_and_scatter_add_last_dim_plans(monkeypatch):
     _declines(fast_index._scatter_add, (x, 1, i, _x(3, 2)))
 
 
-def test_scatter_assigns_in_order_by_put_flat(monkeypatch):
+def test_scatter_assigns_in_order_by_put_flat_and_scatter_2d(monkeypatch):
     names = []
     real = fast_index._call
     monkeypatch.setattr(fast_index, "_call", lambda *a: names.append(a[1]) or real(*a))
-    for dt in (torch.float32, torch.int64, torch.float16, torch.bool):
-        x = _x(3, 4, dtype=dt)
-        i = torch.tensor([[2, 2, 0, 0], [2, 1, 2, 2]])  # repeated: the last write wins, as NumPy's
-        src = _x(2, 4, dtype=dt, seed=2)
-        names.clear()
-        same(torch.scatter(x, 0, i, src), _body("scatter", x, 0, i, src, None, None, None))
-        same(x.scatter(0, i, src), _body("scatter", x, 0, i, src, None, None, module="Tensor"))
-        assert ("put_flat" in names) == (dt in (torch.float32, torch.int64))
-    bad = torch.tensor([[3, 0, 0, 0]])
-    same(outcome(torch.scatter, x, 0, bad, src), _body("scatter", x, 0, bad, src, None, None, None))
+    for dt in (torch.float32, torch.int64, torch.int32, torch.float16, torch.bool):
+        kernel = dt in (torch.float32, torch.int64, torch.int32)
+        for x, i, src in (
+            (_x(3, 4, dtype=dt), torch.tensor([[2, 2, 0, 0], [2, 1, 2, 2]]), _x(2, 4, dtype=dt, seed=2)),
+            (_x(3, 4, dtype=dt), torch.tensor([[2, 2], [2, 1]]), _x(3, 5, dtype=dt, seed=2).t()),  # a larger, strided src
+            (_x(2, 3, 4, dtype=dt), torch.tensor([[[1, 1, 0, 0]], [[1, 0, 1, 1]]]), _x(2, 2, 4, dtype=dt, seed=2)),
+        ):  # repeated indices: the last write wins (sums in order), as NumPy's
+            for dim in (0, 1):
+                names.clear()
+                same(outcome(torch.scatter, x, dim, i, src), _body("scatter", x, dim, i, src, None, None, None))
+                same(outcome(x.scatter, dim, i, src), _body("scatter", x, dim, i, src, None, None, module="Tensor"))
+                same(outcome(torch.scatter_add, x, dim, i, src), _body("scatter_add", x, dim, i, src, None))
+                if dim == 0 and kernel:
+                    assert ("scatter_2d" if x.dim() == 2 else "put_flat") in names
+        bad = torch.tensor([[3, 0, 0, 0]])
+        x, src = _x(3, 4, dtype=dt), _x(2, 4, dtype=dt)
+        same(outcome(torch.scatter, x, 0, bad, src), _body("scatter", x, 0, bad, src, None, None, None))
+        same(outcome(torch.scatter_add, x, 0, bad, src), _body("scatter_add", x, 0, bad, src, None))
+    _declines(fast_index._scatter, (_x(3, 4), 0, torch.tensor([[2, 0]]), _x(1, 2)))
 
 
 def test_take_flat_kernel_and_route(monkeypatch):
