@@ -1,5 +1,5 @@
 """Fast calls (Note [Binding fast call]) of gather, take_along_dim, scatter (src), scatter_add,
-scatter_reduce, index_put, masked_scatter, searchsorted, bucketize, nonzero/argwhere,
+scatter_reduce, index_put, masked_scatter, searchsorted, bucketize (fast_search.py), nonzero/argwhere,
 index_copy/index_add/index_fill, put and take."""
 
 # Note [Indexing fast calls]
@@ -34,17 +34,15 @@ import math
 import numpy as np
 
 from ... import _dtype as D
-from ..._device import CPU as _CPU
-from ..._state import STATE as _STATE
 from ..._tensor import Tensor as _Tensor
 from ..._tensor import _make
-from ...amp._policy import _INSTALLED as _AUTOCAST
 from .._fast_guard import free as _no_mode
 from .._fast_guard import or_body, pair, params
 from .._fast_guard import recordless as _plain
 from ..reduction._entries import call as _call
 from ..reduction._entries import entry as _entry
 from .core import _ADD, _KERNEL_DTYPES, K, _accumulate, _cstrides
+from .fast_search import _SEARCH, _bucketize, _kept, _searchsorted  # noqa: F401  (_SEARCH: tests)
 from .masked import argwhere_array
 from .scatter import reduce_into
 
@@ -56,17 +54,6 @@ _F32MAX = float(np.finfo(np.float32).max)
 _PREP: dict = {}  # (input shape, index shape, dim, wrap, src shape) -> _geometry's answer
 _REDUCES = ("sum", "prod", "mean", "amax", "amin")
 _NO = object()  # _scatter_2d / _planned_add_last: not that route's call
-
-
-def _kept(store: dict, key: tuple, make):
-    """``make(*key)``, kept in ``store`` per key (cleared past 256 keys)."""
-    p = store.get(key)
-    if p is None:
-        p = make(*key)
-        if len(store) >= 256:
-            store.clear()
-        store[key] = p
-    return p
 
 
 def _geometry(sh, ish, dim, wrap, ssh):
@@ -378,56 +365,6 @@ def _index_put(input, indices, values, accumulate=False):
     else:
         res.reshape(-1)[offs] = vals
     return _make(res, input._dtype)
-
-
-_SEARCH_DTYPES = (D.float32, D.float64, D.int64, D.int32)
-_SEARCH: dict = {}  # (boundaries' and values' shapes and dtypes, right, side) -> _search_plan's answer
-
-
-def _search_plan(bsh, vsh, bdt, vdt, right, side):
-    """search_rows' (row stride, row length, values per row, right) where the body's checks
-    pass for these shapes, dtypes and flags; else False."""
-    if side is not None:
-        if side.__class__ is not str or side not in ("left", "right") or right and side == "left":
-            return False
-        right = side == "right"
-    if not (bdt is vdt and vdt in _SEARCH_DTYPES and bsh and (len(bsh) == 1 or bsh[:-1] == vsh[:-1]) and math.prod(vsh)):
-        return False
-    nb = bsh[-1]  # [4]: search_rows' compiled entry, once a call has made it
-    return [nb if len(bsh) > 1 else 0, nb, math.prod(vsh) if len(bsh) == 1 else vsh[-1], right, None]
-
-
-def _searchsorted(sorted_sequence, input, out_int32=False, right=False, side=None, out=None, sorter=None):
-    """search_rows over same-dtype C-contiguous operands, as the body runs it (int64 result):
-    the plan per (shapes, dtypes, right, side) keeps the checks' answer and the kernel's
-    compiled entry, and the guards are written out (a 0.1 us search under ~2.5 us of calls)."""
-    if not (out is None and sorter is None and out_int32 is False and right.__class__ is bool
-            and input.__class__ is _Tensor):  # fmt: skip
-        return None
-    b, v = sorted_sequence._data, input._data
-    key = (b.shape, v.shape, sorted_sequence._dtype, input._dtype, right, side)
-    p = _SEARCH.get(key)
-    if p is None:
-        p = _kept(_SEARCH, key, _search_plan)
-    S = _STATE
-    if not (p and b.flags.c_contiguous and v.flags.c_contiguous) or S.td_modes or S.fw_level >= 0 or _AUTOCAST:
-        return None
-    if sorted_sequence._device is not _CPU or input._device is not _CPU:
-        return None
-    if (sorted_sequence._rg or input._rg) and S.grad_enabled:
-        return None
-    res = _empty(v.size, np.int64)
-    if p[4] is None:
-        p[4] = _entry(K, "search_rows", (b.ravel(), p[0], p[1], v.ravel(), p[2], p[3], res))[1]
-    else:
-        p[4](b.ravel(), p[0], p[1], v.ravel(), p[2], p[3], res)
-    return _make(res.reshape(v.shape) if v.ndim != 1 else res, _I64)
-
-
-def _bucketize(input, boundaries, out_int32=False, right=False, out=None):
-    if boundaries._data.ndim == 1:
-        return _searchsorted(boundaries, input, out_int32, right, None, out)
-    return None
 
 
 def _dim_index(input, dim, index) -> bool:

@@ -12,7 +12,7 @@ import pytest
 import numtorch as torch
 from numtorch.autograd import forward_ad
 from numtorch.ops import _fast_guard as G
-from numtorch.ops.indexing import fast_fill, fast_index, masked
+from numtorch.ops.indexing import fast_fill, fast_index, fast_search, masked
 from numtorch.ops.indexing.core import K
 from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture_logs
 
@@ -60,7 +60,7 @@ def _counting(monkeypatch, module, store):
 
 @pytest.mark.parametrize("dt", [torch.float32, torch.float64, torch.int64, torch.int32])
 def test_searchsorted_plan_keeps_the_entry(dt, monkeypatch):
-    seen = _counting(monkeypatch, fast_index, fast_index._SEARCH)
+    seen = _counting(monkeypatch, fast_search, fast_search._SEARCH)
     seq = torch.tensor([[1, 3, 3, 5, 7], [0, 2, 4, 6, 8]]).to(dt)
     v = torch.tensor([[3, 6, 0], [8, 9, -1]]).to(dt)
     for _ in range(3):
@@ -70,7 +70,7 @@ def test_searchsorted_plan_keeps_the_entry(dt, monkeypatch):
             same(torch.bucketize(v, seq[0], **{k: w for k, w in kw.items() if k == "right"}),
                  _body("bucketize", v, seq[0], False, kw.get("right", False), None))  # fmt: skip
     assert len(seen) >= 6  # the kept entries ran the later calls
-    _declines(fast_index._searchsorted, (seq, v), grad_arg=1)
+    _declines(fast_search._searchsorted, (seq, v), grad_arg=1)
 
 
 def test_gather_and_scatter_add_last_dim_plans(monkeypatch):
