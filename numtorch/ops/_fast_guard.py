@@ -59,3 +59,15 @@ def attach(bindings, calls: dict) -> None:
         fast = calls.get((b.module, b.name))
         if fast is not None and b.fast is None:
             b.fast = (or_body(fast, b.body), params(b.sig))
+
+
+def pair(x, y) -> bool:
+    """free() and recordless(x) and recordless(y) in one call (the indexing fast calls of two
+    tensors: three calls cost ~0.15 us of a 2 us call)."""
+    S = _STATE
+    return (
+        x._device is _CPU is y._device
+        and x._dtype._rank <= 10 >= y._dtype._rank
+        and not ((x._rg or y._rg) and S.grad_enabled)
+        and not (S.td_modes or S.fw_level >= 0 or _AUTOCAST)
+    )

@@ -133,6 +133,80 @@ def first_out_of_range(idx, lo, hi):
     return -1
 
 
+@kernel
+def take_flat(src, idx, out, n):
+    """take: out[j] = src[idx[j]] of the flat C-order ``src`` of ``n`` elements, a negative
+    index counting from the end; returns the first position outside [-n, n) or -1 (the bounds
+    pass and NumPy's fancy gather in one loop)."""
+    for j in range(idx.shape[0]):
+        v = idx[j]
+        if v < -n or v >= n:
+            return j
+        out[j] = src[v + n if v < 0 else v]
+    return -1
+
+
+@kernel
+def fill_where(dst, mask, value):
+    """masked_fill on flat C-order data: dst[j] = value where mask[j] (np.copyto's where=)."""
+    for j in range(dst.shape[0]):
+        if mask[j]:
+            dst[j] = value
+
+
+@kernel
+def scatter_where(dst, mask, src):
+    """masked_scatter on flat C-order data: the k-th True of ``mask`` takes src[k], in order;
+    returns False (``dst`` partly written: the caller drops it) where src runs out."""
+    k = 0
+    n = src.shape[0]
+    for j in range(dst.shape[0]):
+        if mask[j]:
+            if k >= n:
+                return False
+            dst[j] = src[k]
+            k += 1
+    return True
+
+
+@kernel
+def index_put_2d(dst, i0, i1, vals, n0, n1, accumulate):
+    """index_put of two 1-D indices into the flat C-order ``dst`` of an (n0, n1) array: what
+    np.ravel_multi_index's offsets and the in-order assignment (or accumulate_at's +=) do, the
+    value vals[j] or, for one value, vals[0]; returns the first position holding an index
+    outside [0, n) (negative ones included: the body wraps them) or -1."""
+    one = vals.shape[0] == 1
+    for j in range(i0.shape[0]):
+        if i0[j] < 0 or i0[j] >= n0 or i1[j] < 0 or i1[j] >= n1:
+            return j
+    for j in range(i0.shape[0]):
+        v = vals[0] if one else vals[j]
+        if accumulate:
+            dst[i0[j] * n1 + i1[j]] += v
+        else:
+            dst[i0[j] * n1 + i1[j]] = v
+    return -1
+
+
+@kernel
+def scatter_2d(dst, idx, src, ir, ic, n1, sc, d, size, accumulate):
+    """scatter (``accumulate`` False) or scatter_add of an (ir, ic) index into the flat C-order
+    (n0, n1) ``dst`` along dim ``d`` (0 or 1, ``size`` entries), src[r, c] at r * sc + c: the
+    positions of dim_offsets in its order, so the same writes and sums; returns the first bad
+    index position or -1 (then ``dst`` is partly written: the caller drops it)."""
+    for r in range(ir):
+        for c in range(ic):
+            k = idx[r * ic + c]
+            if k < 0 or k >= size:
+                return r * ic + c
+            o = k * n1 + c if d == 0 else r * n1 + k
+            if accumulate:
+                dst[o] += src[r * sc + c]
+            else:
+                dst[o] = src[r * sc + c]
+    return -1
+
+
 # Note [Last-dim gather and scatter-add]: gather / scatter_add along the last dim of C-contiguous
 # (rows, m) data by a (rows, k) index of the same leading sizes, with the bounds check, in one
 # pass (no offsets array); the same element order as dim_offsets + accumulate_at, so the same sums.

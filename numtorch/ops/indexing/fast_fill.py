@@ -26,9 +26,10 @@ import numpy as np
 from ... import _dtype as D
 from ..._tensor import Tensor as _Tensor
 from ..._tensor import _make
-from .._fast_guard import free as _no_mode
-from .._fast_guard import or_body, params
+from .._fast_guard import or_body, pair, params
 from .._fast_guard import recordless as _plain
+from ..reduction._entries import call as _call
+from .core import K
 from .fast_index import _offsets, scalar
 
 _F32 = D.float32
@@ -59,7 +60,11 @@ def _masked_fill(input, mask, value):
     if input.__class__ is _Tensor and mask.__class__ is _Tensor and mask._dtype is D.bool:
         a, m = input._data, mask._data
         s = scalar(value, input._dtype)
-        if s is not None and m.shape == a.shape and _no_mode() and _plain(input) and _plain(mask):
+        if s is not None and m.shape == a.shape and pair(input, mask):
+            if a.__class__ is np.ndarray:  # np.copyto's where= as one kernel pass (~0.5 us less)
+                res = a.copy()
+                _call(K, "fill_where", (res.ravel(), m.ravel(), s))
+                return _make(res, input._dtype)
             res = np.array(a, order="C")
             _copyto(res, s, where=m)
             return _make(res, input._dtype)

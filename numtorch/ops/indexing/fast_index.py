@@ -1,5 +1,5 @@
 """Fast calls (Note [Binding fast call]) of gather, take_along_dim, scatter (src), scatter_add,
-scatter_reduce, index_put, masked_scatter, searchsorted, bucketize, nonzero/argwhere,
+scatter_reduce, index_put, masked_scatter, searchsorted, bucketize (fast_search.py), nonzero/argwhere,
 index_copy/index_add/index_fill, put and take."""
 
 # Note [Indexing fast calls]
@@ -37,30 +37,23 @@ from ... import _dtype as D
 from ..._tensor import Tensor as _Tensor
 from ..._tensor import _make
 from .._fast_guard import free as _no_mode
-from .._fast_guard import or_body, params
+from .._fast_guard import or_body, pair, params
 from .._fast_guard import recordless as _plain
 from ..reduction._entries import call as _call
+from ..reduction._entries import entry as _entry
 from .core import _ADD, _KERNEL_DTYPES, K, _accumulate, _cstrides
+from .fast_search import _SEARCH, _bucketize, _kept, _searchsorted  # noqa: F401  (_SEARCH: tests)
 from .masked import argwhere_array
 from .scatter import reduce_into
 
 _empty = np.empty
+_nd = np.ndarray
 _I64 = D.int64
 _F32, _F64 = D.float32, D.float64
 _F32MAX = float(np.finfo(np.float32).max)
 _PREP: dict = {}  # (input shape, index shape, dim, wrap, src shape) -> _geometry's answer
 _REDUCES = ("sum", "prod", "mean", "amax", "amin")
-
-
-def _kept(store: dict, key: tuple, make):
-    """``make(*key)``, kept in ``store`` per key (cleared past 256 keys)."""
-    p = store.get(key)
-    if p is None:
-        p = make(*key)
-        if len(store) >= 256:
-            store.clear()
-        store[key] = p
-    return p
+_NO = object()  # _scatter_2d / _planned_add_last: not that route's call
 
 
 def _geometry(sh, ish, dim, wrap, ssh):
@@ -77,7 +70,32 @@ def _geometry(sh, ish, dim, wrap, ssh):
             return False
     st = _cstrides(sh)
     dim_st, st[d] = st[d], 0
-    return (np.array(ish, np.int64), np.array(st, np.int64), dim_st, np.array(_cstrides(ish), np.int64), d, sh[d])
+    # [6]: dim_offsets' compiled entry, once a call has made it
+    return [np.array(ish, np.int64), np.array(st, np.int64), dim_st, np.array(_cstrides(ish), np.int64), d, sh[d], None]
+
+
+def _scatter_2d(input, dim, index, src, accumulate):
+    """scatter/scatter_add (src) of a 2-D input of the kernel dtypes as one scatter_2d pass
+    (dim_offsets' checks through its kept geometry, then no offsets array): the result, None
+    (an index out of range: the body's error) or _NO where this route does not take the call."""
+    a, i = input._data, index._data
+    if not (a.ndim == 2 and a.__class__ is _nd and a.dtype in _KERNEL_DTYPES and index._dtype is _I64
+            and dim.__class__ is int and i.size and i.flags.c_contiguous and src._dtype is input._dtype
+            and pair(input, index) and _plain(src)):  # fmt: skip
+        return _NO
+    s = src._data
+    key = (a.shape, i.shape, dim, False, s.shape)
+    p = _PREP.get(key)
+    if p is None:
+        p = _kept(_PREP, key, _geometry)
+    if p is False:
+        return _NO
+    res = a.copy()
+    s = s.ravel() if s.flags.c_contiguous else np.ascontiguousarray(s).ravel()
+    if _call(K, "scatter_2d", (res.ravel(), i.ravel(), s, i.shape[0], i.shape[1], a.shape[1], src._data.shape[1], p[4],
+                               p[5], accumulate)) < 0:  # fmt: skip
+        return _make(res, input._dtype)
+    return None
 
 
 def _offsets(input, dim, index, src=None, wrap=False):
@@ -85,34 +103,31 @@ def _offsets(input, dim, index, src=None, wrap=False):
     None where the fast call must decline (anything the body would check or refuse).
     ``wrap``: take_along_dim's negative indices, and its index the input's size off ``dim``."""
     i = index._data
-    if not (
-        index._dtype is _I64
-        and dim.__class__ is int
-        and i.size
-        and i.flags.c_contiguous
-        and _no_mode()
-        and _plain(input)
-        and _plain(index)
-    ):
+    if not (index._dtype is _I64 and dim.__class__ is int and i.size and i.flags.c_contiguous and pair(input, index)):
         return None
     ssh = None
     if src is not None:
         if not (_plain(src) and src._dtype is input._dtype):
             return None
         ssh = src._data.shape
-    p = _kept(_PREP, (input._data.shape, i.shape, dim, wrap, ssh), _geometry)
+    key = (input._data.shape, i.shape, dim, wrap, ssh)
+    p = _PREP.get(key)
+    if p is None:
+        p = _kept(_PREP, key, _geometry)
     if p is False:
         return None
     out = _empty(i.size, np.int64)
-    if _call(K, "dim_offsets", (p[0], 0, p[1], p[2], i.reshape(-1), 0, p[3], p[4], p[5], wrap, out)) >= 0:
-        return None
-    return out
+    if p[6] is None:
+        bad, p[6] = _entry(K, "dim_offsets", (p[0], 0, p[1], p[2], i.ravel(), 0, p[3], p[4], p[5], wrap, out))
+    else:
+        bad = p[6](p[0], 0, p[1], p[2], i.ravel(), 0, p[3], p[4], p[5], wrap, out)
+    return None if bad >= 0 else out
 
 
 def _values(src, ishape):
     s = src._data
     if s.shape == ishape and s.flags.c_contiguous:
-        return s.reshape(-1)  # the whole of src, in order: no slicing or copy
+        return s.ravel()  # the whole of src, in order: no slicing or copy
     return np.ascontiguousarray(s[tuple(slice(0, n) for n in ishape)]).reshape(-1)
 
 
@@ -138,7 +153,40 @@ def _last_dim(input, dim, index, src=None) -> bool:
     )
 
 
+_LAST: dict = {}  # (input shape, index shape, dim, np dtype) -> [rows, input's last size, index's, entry] or False
+
+
+def _last_plan(sh, ish, dim, dt):
+    """Note [Last-dim gather and scatter-add]'s geometry where _last_dim's shape checks pass."""
+    n = len(sh)
+    if not (n >= 1 and (dim == n - 1 or dim == -1) and len(ish) == n and ish[:-1] == sh[:-1] and math.prod(ish)
+            and dt in _KERNEL_DTYPES):  # fmt: skip
+        return False
+    return [math.prod(ish) // ish[-1], sh[-1], ish[-1], None, None]  # [3] gather_last's entry, [4] scatter_add_last's
+
+
+def _last(input, dim, index):
+    """_last_plan's answer for a plain call of C-contiguous operands and an int64 index, else
+    None (then _last_dim and the general route decide, as before)."""
+    a, i = input._data, index._data
+    if not (index._dtype is _I64 and dim.__class__ is int and a.__class__ is _nd and a.flags.c_contiguous
+            and i.flags.c_contiguous and pair(input, index)):  # fmt: skip
+        return None
+    key = (a.shape, i.shape, dim, a.dtype)
+    p = _LAST.get(key)
+    return _kept(_LAST, key, _last_plan) if p is None else p
+
+
 def _gather(input, dim, index, sparse_grad=False, out=None):
+    if sparse_grad is False and out is None:
+        p = _last(input, dim, index)
+        if p:  # the plan's entry: the route below without its checks and _call
+            r = _empty(index._data.shape, input._data.dtype)
+            if p[3] is None:
+                bad, p[3] = _entry(K, "gather_last", (input._data.ravel(), index._data.ravel(), r.ravel(), *p[:3]))
+            else:
+                bad = p[3](input._data.ravel(), index._data.ravel(), r.ravel(), p[0], p[1], p[2])
+            return _make(r, input._dtype) if bad < 0 else None
     if sparse_grad is False and out is None and _last_dim(input, dim, index):
         a, i = input._data, index._data
         if not a.flags.c_contiguous:
@@ -167,14 +215,18 @@ def _take_along_dim(input, indices, dim=None, out=None):
 def _masked_scatter(input, mask, source):
     a, m, s = input._data, mask._data, source._data
     if (
-        _no_mode()
-        and mask._dtype is D.bool
+        mask._dtype is D.bool
         and source._dtype is input._dtype
         and m.shape == a.shape
-        and _plain(input)
-        and _plain(mask)
+        and pair(input, mask)
         and _plain(source)
     ):
+        if a.dtype in _KERNEL_DTYPES and a.__class__ is _nd:  # the count and the assignment in one pass
+            res = a.copy()
+            src = s.ravel() if s.flags.c_contiguous else np.ascontiguousarray(s).ravel()
+            if _call(K, "scatter_where", (res.ravel(), m.ravel(), src)):
+                return _make(res, input._dtype)
+            return None  # too few source elements: the body's error
         k = int(np.count_nonzero(m))
         if s.size >= k:
             res = np.array(a, order="C")
@@ -185,9 +237,17 @@ def _masked_scatter(input, mask, source):
 
 def _scatter(input, dim, index, src=None, value=None, reduce=None, out=None):
     if src.__class__ is _Tensor and value is None and reduce is None and out is None:
+        r = _scatter_2d(input, dim, index, src, False)
+        if r is not _NO:
+            return r
         offs = _offsets(input, dim, index, src)
         if offs is not None:
-            res = np.array(input._data, order="C", copy=True)
+            a = input._data
+            if a.__class__ is _nd and a.dtype in _KERNEL_DTYPES:  # NumPy's assignment in order, one kernel pass
+                res = a.copy()
+                _call(K, "put_flat", (res.ravel(), offs, _values(src, index._data.shape), res.size, False))
+                return _make(res, input._dtype)
+            res = np.array(a, order="C", copy=True)
             res.reshape(-1)[offs] = _values(src, index._data.shape)
             return _make(res, input._dtype)
     return None
@@ -203,9 +263,34 @@ def _add_last(input, index, src):
     return None
 
 
+def _planned_add_last(input, dim, index, src):
+    """scatter_add_last through _last's plan and its kept entry: the result, None (an index
+    out of range: the body's error) or _NO where the plan does not take the call."""
+    if not (src.__class__ is _Tensor and src._dtype is input._dtype and src._data.shape == index._data.shape):
+        return _NO
+    p = _last(input, dim, index)
+    if not (p and _plain(src)):
+        return _NO
+    res = input._data.copy()
+    s = src._data if src._data.flags.c_contiguous else np.ascontiguousarray(src._data)
+    if p[4] is None:
+        bad, p[4] = _entry(K, "scatter_add_last", (res.ravel(), index._data.ravel(), s.ravel(), *p[:3]))
+    else:
+        bad = p[4](res.ravel(), index._data.ravel(), s.ravel(), p[0], p[1], p[2])
+    return _make(res, input._dtype) if bad < 0 else None
+
+
 def _scatter_add(input, dim, index, src, out=None):
+    if out is None:
+        r = _planned_add_last(input, dim, index, src)
+        if r is not _NO:
+            return r
     if out is None and _last_dim(input, dim, index, src):
         return _add_last(input, index, src)
+    if out is None and src.__class__ is _Tensor:
+        r = _scatter_2d(input, dim, index, src, True)
+        if r is not _NO:
+            return r
     if out is None and input._data.dtype in _KERNEL_DTYPES:
         offs = _offsets(input, dim, index, src)
         if offs is not None:
@@ -223,8 +308,12 @@ def _scatter_reduce(input, dim, index, src, reduce, include_self=True, out=None)
         and reduce.__class__ is str
         and reduce in _REDUCES
     ):
-        if reduce == "sum" and include_self is True and _last_dim(input, dim, index, src):
-            return _add_last(input, index, src)
+        if reduce == "sum" and include_self is True:
+            r = _planned_add_last(input, dim, index, src)
+            if r is not _NO:
+                return r
+            if _last_dim(input, dim, index, src):
+                return _add_last(input, index, src)
         offs = _offsets(input, dim, index, src)
         if offs is not None:
             res = np.array(input._data, order="C", copy=True)
@@ -256,6 +345,14 @@ def _index_put(input, indices, values, accumulate=False):
             n = t._data.shape[0]
     if not n or (v.shape != (n,) and v.size != 1) or v.ndim > 1:
         return None
+    if len(indices) == 2 and a.dtype in _KERNEL_DTYPES and a.__class__ is _nd:
+        i0, i1 = indices[0]._data, indices[1]._data
+        if i0.flags.c_contiguous and i1.flags.c_contiguous:  # the offsets and the writes in one pass
+            res = a.copy()
+            vals = v.ravel() if v.flags.c_contiguous else np.ascontiguousarray(v).ravel()
+            if _call(K, "index_put_2d", (res.ravel(), i0, i1, vals, a.shape[0], a.shape[1], accumulate)) < 0:
+                return _make(res, input._dtype)
+            return None  # a negative or out-of-range index: the body's to wrap or report
     try:  # refuses negative and out-of-range indices: the body's to wrap or report
         offs = np.ravel_multi_index(tuple(t._data for t in indices), a.shape)
     except ValueError:
@@ -268,44 +365,6 @@ def _index_put(input, indices, values, accumulate=False):
     else:
         res.reshape(-1)[offs] = vals
     return _make(res, input._dtype)
-
-
-_SEARCH_DTYPES = (D.float32, D.float64, D.int64, D.int32)
-_SEARCH: dict = {}  # (boundaries' and values' shapes and dtypes, right, side) -> _search_plan's answer
-
-
-def _search_plan(bsh, vsh, bdt, vdt, right, side):
-    """search_rows' (row stride, row length, values per row, right) where the body's checks
-    pass for these shapes, dtypes and flags; else False."""
-    if side is not None:
-        if side.__class__ is not str or side not in ("left", "right") or right and side == "left":
-            return False
-        right = side == "right"
-    if not (bdt is vdt and vdt in _SEARCH_DTYPES and bsh and (len(bsh) == 1 or bsh[:-1] == vsh[:-1]) and math.prod(vsh)):
-        return False
-    nb = bsh[-1]
-    return (nb if len(bsh) > 1 else 0, nb, math.prod(vsh) if len(bsh) == 1 else vsh[-1], right)
-
-
-def _searchsorted(sorted_sequence, input, out_int32=False, right=False, side=None, out=None, sorter=None):
-    """search_rows over same-dtype C-contiguous operands, as the body runs it (int64 result)."""
-    if not (out is None and sorter is None and out_int32 is False and right.__class__ is bool
-            and input.__class__ is _Tensor):  # fmt: skip
-        return None
-    b, v = sorted_sequence._data, input._data
-    p = _kept(_SEARCH, (b.shape, v.shape, sorted_sequence._dtype, input._dtype, right, side), _search_plan)
-    if not (p and b.flags.c_contiguous and v.flags.c_contiguous and _no_mode() and _plain(sorted_sequence)
-            and _plain(input)):  # fmt: skip
-        return None
-    res = _empty(v.shape, np.int64)
-    _call(K, "search_rows", (b.reshape(-1), p[0], p[1], v.reshape(-1), p[2], p[3], res.reshape(-1)))
-    return _make(res, _I64)
-
-
-def _bucketize(input, boundaries, out_int32=False, right=False, out=None):
-    if boundaries._data.ndim == 1:
-        return _searchsorted(boundaries, input, out_int32, right, None, out)
-    return None
 
 
 def _dim_index(input, dim, index) -> bool:
@@ -326,42 +385,54 @@ def _dim_index(input, dim, index) -> bool:
     )
 
 
-def _slab_args(input, dim, index, source=None):
-    """(res copy's (outer, size, inner) view, 1-D index, source slabs) when the index_* body's
-    checks all pass on a plain call with a C-contiguous int64 1-D index; else None."""
-    a, i = input._data, index._data
-    nd = a.ndim
-    if not (a.size and _dim_index(input, dim, index)):
-        return None
+_SLABS: dict = {}  # (shape, dim, index length, source shape) -> (outer, size, inner) or False
+
+
+def _slab_plan(sh, dim, k, ss):
+    nd = len(sh)
+    if not (-nd <= dim < nd and math.prod(sh)):
+        return False
     d = dim % nd
-    sh = a.shape
-    outer, inner = 1, 1
-    for k in range(d):
-        outer *= sh[k]
-    for k in range(d + 1, nd):
-        inner *= sh[k]
+    if ss is not None and ss != sh[:d] + (k,) + sh[d + 1 :]:
+        return False
+    return (math.prod(sh[:d]), sh[d], math.prod(sh[d + 1 :]))
+
+
+def _slab_args(input, dim, index, source=None):
+    """(res, a C-order copy of input; its (outer, size, inner) slabs; the 1-D index; source's
+    flat C-order data) when the index_* body's checks all pass on a plain call with a
+    C-contiguous int64 1-D index; else None. The slab geometry is kept per call geometry."""
+    a, i = input._data, index._data
+    if not (dim.__class__ is int and index._dtype is _I64 and i.ndim == 1 and i.size and i.flags.c_contiguous
+            and pair(input, index)):  # fmt: skip
+        return None
     s = None
     if source is not None:
         if not (source._dtype is input._dtype and _plain(source)):
             return None
-        ss = source._data.shape
-        if ss != sh[:d] + (i.size,) + sh[d + 1 :]:
-            return None
-        s = np.ascontiguousarray(source._data).reshape(outer, i.size, inner)
-    res = np.array(a, order="C", copy=True)
-    return res, res.reshape(outer, sh[d], inner), i, s
+        s = source._data
+    key = (a.shape, dim, i.size, None if s is None else s.shape)
+    g = _SLABS.get(key)
+    if g is None:
+        g = _kept(_SLABS, key, _slab_plan)
+    if g is False:
+        return None
+    if s is not None:
+        s = s.ravel() if s.flags.c_contiguous else np.ascontiguousarray(s).ravel()
+    res = a.copy() if a.__class__ is _nd else np.array(a, order="C", copy=True)
+    return res, g, i, s
 
 
 def _index_copy(input, dim, index, source, out=None):
     g = _slab_args(input, dim, index, source) if out is None else None
     if g is not None:
-        dst = g[1]
+        res = g[0]
         if input._data.dtype in _KERNEL_DTYPES:  # bounds and the slab copies in one pass
-            if _call(K, "add_slabs", (dst.reshape(-1), g[3].reshape(-1), g[2], *dst.shape, 1)) < 0:
-                return _make(g[0], input._dtype)
-        elif _call(K, "first_out_of_range", (g[2], 0, dst.shape[1])) < 0:
-            dst[:, g[2]] = g[3]
-            return _make(g[0], input._dtype)
+            if _call(K, "add_slabs", (res.ravel(), g[3], g[2], *g[1], 1)) < 0:
+                return _make(res, input._dtype)
+        elif _call(K, "first_out_of_range", (g[2], 0, g[1][1])) < 0:
+            res.reshape(g[1])[:, g[2]] = g[3].reshape(g[1][0], g[2].size, g[1][2])
+            return _make(res, input._dtype)
     return None
 
 
@@ -369,8 +440,7 @@ def _index_add(input, dim, index, source, alpha=1, out=None):
     if out is None and alpha.__class__ is int and alpha == 1 and input._data.dtype in _KERNEL_DTYPES:
         g = _slab_args(input, dim, index, source)
         if g is not None:
-            dst = g[1]
-            if _call(K, "add_slabs", (dst.reshape(-1), g[3].reshape(-1), g[2], *dst.shape, 0)) < 0:
+            if _call(K, "add_slabs", (g[0].ravel(), g[3], g[2], *g[1], 0)) < 0:
                 return _make(g[0], input._dtype)
     return None
 
@@ -394,9 +464,9 @@ def _index_fill(input, dim, index, value):
     s = scalar(value, input._dtype)
     if s is not None:
         g = _slab_args(input, dim, index)
-        if g is not None and _call(K, "first_out_of_range", (g[2], -g[1].shape[1], g[1].shape[1])) < 0:
-            # NumPy's g[1][:, g[2]] = s as one kernel pass (negative indices wrap as there)
-            _call(K, "fill_slabs", (g[0].reshape(-1), g[2], *g[1].shape, s))
+        if g is not None and _call(K, "first_out_of_range", (g[2], -g[1][1], g[1][1])) < 0:
+            # NumPy's slabs[:, g[2]] = s as one kernel pass (negative indices wrap as there)
+            _call(K, "fill_slabs", (g[0].ravel(), g[2], *g[1], s))
             return _make(g[0], input._dtype)
     return None
 
@@ -411,17 +481,16 @@ def _put(input, index, source, accumulate=False):
         and s.size == i.size
         and i.flags.c_contiguous
         and a.size
-        and _no_mode()
-        and _plain(input)
-        and _plain(index)
+        and pair(input, index)
         and _plain(source)
     ):
-        fi = i.reshape(-1)
+        fi = i.ravel()
         n = a.size
-        res = np.array(a, order="C", copy=True)  # the body's _target (a base ndarray)
-        src = s.reshape(-1) if s.flags.c_contiguous else np.ascontiguousarray(s).reshape(-1)
+        # the body's _target (a base ndarray)
+        res = a.copy() if a.__class__ is _nd else np.array(a, order="C", copy=True)
+        src = s.ravel() if s.flags.c_contiguous else np.ascontiguousarray(s).ravel()
         if a.dtype in _KERNEL_DTYPES:  # the body's wrap, assignment or accumulate_at in one pass
-            if _call(K, "put_flat", (res.reshape(-1), fi, src, n, accumulate)) < 0:
+            if _call(K, "put_flat", (res.ravel(), fi, src, n, accumulate)) < 0:
                 return _make(res, input._dtype)
         elif _call(K, "first_out_of_range", (fi, -n, n)) < 0:  # out of range: the body's error
             fi = np.where(fi < 0, fi + n, fi)  # the body's wrap
@@ -435,8 +504,14 @@ def _put(input, index, source, accumulate=False):
 
 def _take(input, index, out=None):
     a, i = input._data, index._data
-    if out is None and index._dtype is _I64 and i.size and a.size and _no_mode() and _plain(input) and _plain(index):
-        n, fi = a.size, i.reshape(-1)
+    if out is None and index._dtype is _I64 and i.size and a.size and pair(input, index):
+        n = a.size
+        if a.dtype in _KERNEL_DTYPES and i.flags.c_contiguous:  # the bounds pass and the gather in one
+            r = _empty(i.shape, a.dtype)
+            if _call(K, "take_flat", (a.ravel(), i.ravel(), r.ravel(), n)) < 0:
+                return _make(r, input._dtype)
+            return None  # out of range: the body's error
+        fi = i.reshape(-1)
         # (the compiled entry takes C-contiguous arrays only: a strided 1-D index stays strided)
         bad = _call(K, "first_out_of_range", (fi, -n, n)) if i.flags.c_contiguous else K.first_out_of_range(fi, -n, n)
         if bad < 0:  # out of range: the body's error

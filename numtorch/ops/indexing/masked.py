@@ -219,6 +219,7 @@ where_cond = defop(
 )
 _ARGWHERE_KERNEL = frozenset(np.dtype(t) for t in ("bool", "uint8", "int8", "int16", "int32", "int64", "float32", "float64"))
 _KC = lazy("numtorch.kernels.cpu.counting")
+_AW_ENTRIES: dict = {}  # (np dtype, ndim) -> argwhere_rows' compiled entry
 
 
 def argwhere_array(a: np.ndarray) -> np.ndarray:
@@ -227,9 +228,18 @@ def argwhere_array(a: np.ndarray) -> np.ndarray:
     transpose copy took 1.5 us; 131072 float32: np.argwhere 0.9 ms). Else, up to 4096
     elements, np.nonzero's coordinates in one np.array (np.argwhere's transpose and int64 copy
     are ~2x that there), above it np.argwhere."""
-    if a.ndim and a.dtype in _ARGWHERE_KERNEL and a.flags.c_contiguous:
+    f = a.flags
+    if a.ndim and a.dtype in _ARGWHERE_KERNEL and f.c_contiguous and f.aligned:
         out = np.empty((np.count_nonzero(a), a.ndim), np.int64)
-        _KC.argwhere_rows(a.reshape(-1), a.shape, out)
+        x = a.ravel()
+        e = _AW_ENTRIES.get((a.dtype, a.ndim))
+        if e is None:  # the dispatcher's type resolution once per (dtype, rank): ~0.6 us a call
+            from ..reduction._reduce import _entry
+
+            _KC.argwhere_rows(x, a.shape, out)
+            _AW_ENTRIES[a.dtype, a.ndim] = _entry(_KC.argwhere_rows, (x, a.shape, out))
+        else:
+            e(x, a.shape, out)
         return out
     if not a.ndim or a.size > 4096:
         return np.ascontiguousarray(np.argwhere(a), np.int64)  # argwhere is a transposed view

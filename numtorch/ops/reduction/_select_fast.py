@@ -23,7 +23,10 @@ import numpy as np
 
 from ...kernels import lazy
 from .._fast_guard import plain
-from ._entries import call  # the kernels through their compiled entries (one set of types each)
+from ._entries import (  # the kernels through their compiled entries (one set of types each)
+    call,
+    entry,
+)
 
 K = lazy("numtorch.kernels.cpu.reduction.selection")
 _DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64))
@@ -84,15 +87,38 @@ def kth(a: np.ndarray, d: int, how: int, k: int, keepdim: bool):
     return vals.reshape(p[2]), idx.reshape(p[2])
 
 
+_TOPK: dict = {}  # (shape, d, k, np dtype) -> [row view shape or None, kernel result shape, result shape or None, entry]
+
+
+def _topk_plan(sh, d, k, dt):
+    """topk's _plan with None for a reshape that would not change the shape, and a slot for
+    topk_rows' compiled entry; False where the op's NumPy route runs."""
+    if not (dt in _DTYPES and sh and math.prod(sh)) or k * sh[d] > _SORT_WORK:
+        return False
+    p = _plan(sh, d, k, False)
+    return [None if p[0] == sh else p[0], p[1], None if p[2] == p[1] else p[2], None]
+
+
 def topk(a: np.ndarray, d: int, k: int, largest: bool):
     """The first ``k`` along ``d`` in stable sorted order (sort: k = n)."""
-    if not _usable(a) or k * a.shape[d] > _SORT_WORK:
+    key = (a.shape, d, k, a.dtype)
+    p = _TOPK.get(key)
+    if p is None:
+        p = _TOPK[key] = _topk_plan(*key)
+        if len(_TOPK) > 512:
+            _TOPK.clear()
+    if p is False:
         return None
-    p = _plan(a.shape, d, k, False)
+    if not a.flags.c_contiguous:
+        a = np.ascontiguousarray(a)
     vals = np.empty(p[1], a.dtype)
     idx = np.empty(p[1], np.int64)
-    call(K, "topk_rows", (_rows(a, p[0]), k, largest, vals, idx))
-    return vals.reshape(p[2]), idx.reshape(p[2])
+    rows = a if p[0] is None else a.reshape(p[0])
+    if p[3] is None:
+        p[3] = entry(K, "topk_rows", (rows, k, largest, vals, idx))[1]
+    else:
+        p[3](rows, k, largest, vals, idx)
+    return (vals, idx) if p[2] is None else (vals.reshape(p[2]), idx.reshape(p[2]))
 
 
 def mode(a: np.ndarray, d: int, keepdim: bool):

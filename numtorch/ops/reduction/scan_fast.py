@@ -23,10 +23,11 @@ from .._fast_guard import attach
 from .._fast_guard import free as _no_mode
 from .._fast_guard import recordless as _plain
 from . import _reduce as E
-from ._entries import call
+from ._entries import entry
 
 _FLOATS = (D.float32, D.float64)
 _LAYOUTS: dict = {}  # (shape, dim) -> (outer, R, inner), or None for a dim out of range
+_ENTRY: dict = {}  # (shape, dim) -> (outer, R, inner, cumulative's compiled entry, its np dtype)
 
 
 def _layout(shape, dim):
@@ -58,13 +59,20 @@ def _scan(prod):
             and _plain(input)
         ):
             return None
-        lay = _layout(a.shape, dim)
+        sh = a.shape
+        res = np.empty(sh, a.dtype)  # (np.empty of the shape and ravel views: two reshapes fewer)
+        k = _ENTRY.get((sh, dim))  # the layout with the kernel's entry for the dtype last seen
+        if k is not None and k[4] is a.dtype:
+            k[3](a.ravel(), res.ravel(), k[0], k[1], k[2], np.empty(k[2], np.float64), prod)
+            return _make(res, input._dtype)
+        lay = _layout(sh, dim)
         if lay is None:
             return None
-        x = a.reshape(-1)
-        res = np.empty(x.size, x.dtype)
-        call(E.K, "cumulative", (x, res, lay[0], lay[1], lay[2], np.empty(lay[2], np.float64), prod))
-        return _make(res.reshape(a.shape), input._dtype)
+        e = entry(E.K, "cumulative", (a.ravel(), res.ravel(), *lay, np.empty(lay[2], np.float64), prod))[1]
+        if len(_ENTRY) >= 512:
+            _ENTRY.clear()
+        _ENTRY[sh, dim] = (*lay, e, a.dtype)
+        return _make(res, input._dtype)
 
     return fast
 

@@ -20,6 +20,8 @@ from . import _select_fast as S
 from ._select_fast import array as _array
 from .sorting import KthValue, Mode, Sort
 
+_tuple_new = tuple.__new__  # the result namedtuples' __new__ without its Python frame
+
 
 def _dim(a, dim):
     n = a.ndim
@@ -39,7 +41,7 @@ def _sort(input, dim=-1, descending=False, stable=None, out=None):
     if out is not None or not (stable is None or stable.__class__ is bool):
         return None
     r = _sorted(input, dim, descending)
-    return None if r is None else Sort(_make(r[0], input._dtype), _make(r[1], D.int64))
+    return None if r is None else _tuple_new(Sort, (_make(r[0], input._dtype), _make(r[1], D.int64)))
 
 
 def _argsort(input, dim=-1, descending=False, stable=False):
@@ -60,14 +62,14 @@ def _kthvalue(input, k, dim=-1, keepdim=False, out=None):
     if d is None or not 1 <= k <= a.shape[d]:
         return None
     r = S.kth(a, d, 0, k - 1, keepdim)
-    return None if r is None else KthValue(_make(r[0], input._dtype), _make(r[1], D.int64))
+    return None if r is None else _tuple_new(KthValue, (_make(r[0], input._dtype), _make(r[1], D.int64)))
 
 
 def _mode(input, dim=-1, keepdim=False, out=None):
     a = None if out is not None else _array(input, keepdim)
     d = None if a is None else _dim(a, dim)
     r = None if d is None else S.mode(a, d, keepdim)
-    return None if r is None else Mode(_make(r[0], input._dtype), _make(r[1], D.int64))
+    return None if r is None else _tuple_new(Mode, (_make(r[0], input._dtype), _make(r[1], D.int64)))
 
 
 CALLS = {"sort": _sort, "argsort": _argsort, "msort": _msort, "kthvalue": _kthvalue, "mode": _mode}

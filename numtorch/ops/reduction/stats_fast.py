@@ -29,6 +29,7 @@ from ._entries import call
 _FLOATS = (D.float32, D.float64)
 _F64 = np.dtype(np.float64)
 _F32 = np.dtype(np.float32)
+_F32MAX = float(np.finfo(np.float32).max)
 COUNT = [0]  # calls that took the fast route (tests)
 
 
@@ -50,6 +51,10 @@ def _whole(sqrt: bool):
         if sqrt:  # in double, as the body's np.sqrt (both the IEEE square root)
             var[0] = math.sqrt(var[0])
         COUNT[0] += 1
+        if dt is D.float32:
+            v, m = float(var[0]), float(mean[0])
+            if abs(v) <= _F32MAX and abs(m) <= _F32MAX:  # no overflow to quiet: the same rounding
+                return _make(np.array(v, _F32), dt), _make(np.array(m, _F32), dt)
         var, mean = var.reshape(()), mean.reshape(())
         if dt is D.float32:  # _reduce.wrap's casts, under one quiet state
             tok = quiet(IGNORE)

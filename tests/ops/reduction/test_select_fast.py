@@ -51,12 +51,16 @@ def _same(r1, r2):
 def _both(monkeypatch, src, name, *args, **kwargs):
     """src.name(*args) by the kernel route (which must be the one taken) and the NumPy route."""
     calls = []
-    real = F._rows
+    real, plan = F._rows, F._topk_plan
     monkeypatch.setattr(F, "_rows", lambda a, d: calls.append(1) or real(a, d))
+    # topk/sort keep a plan per geometry: a fresh one each time, made where the kernel runs
+    monkeypatch.setattr(F, "_TOPK", {})
+    monkeypatch.setattr(F, "_topk_plan", lambda *k: (calls.append(1) or p) if (p := plan(*k)) else p)
     fast = getattr(src, name)(*args, **kwargs)
     assert calls, "the kernel route was not taken"
     with monkeypatch.context() as m:
         m.setattr(F, "_DTYPES", frozenset())
+        m.setattr(F, "_TOPK", {})
         slow = getattr(src, name)(*args, **kwargs)
     return fast, slow
 

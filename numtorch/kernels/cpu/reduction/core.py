@@ -292,3 +292,25 @@ def all_equal(x, y):
         if not x[i] == y[i]:
             return False
     return True
+
+
+@kernel
+def minmax_cols(x, lo, hi, outer, R, inner):
+    """aminmax along R of (outer, R, inner), inner > 1 and R <= 64: amin's and amax's ``col``
+    fold in one pass (for R <= 64 that is one 64-row block: the first row, then each next row
+    combined in by the combiners' expressions, so the same values, NaN and -0.0 included)."""
+    for o in range(outer):
+        xb = o * R * inner
+        lo_o = lo[o * inner : o * inner + inner]
+        hi_o = hi[o * inner : o * inner + inner]
+        for i in range(inner):
+            lo_o[i] = x[xb + i]
+            hi_o[i] = x[xb + i]
+        for r in range(1, R):
+            xs = x[xb + r * inner : xb + r * inner + inner]
+            for i in range(inner):
+                v = xs[i]
+                a = lo_o[i]
+                lo_o[i] = a if (a < v or a != a) else v
+                b = hi_o[i]
+                hi_o[i] = b if (b > v or b != b) else v
