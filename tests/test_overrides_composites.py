@@ -89,8 +89,10 @@ REACHED = _reached_composites()
 def test_registry_has_composites_and_opinfos_reach_most():
     assert len(COMPOSITES) > 100
     # the bindings' fast calls compute some public calls without their composite (narrow,
-    # swapaxes, conj, the adaptive pools, ...: Note [Binding fast call]); those go unseen here
-    assert len(REACHED) > 40, sorted(map(str, set(COMPOSITES) - set(REACHED)))
+    # swapaxes, conj, the adaptive pools, conv_transpose1d/2d, hinge_embedding_loss, selu,
+    # scaled_dot_product_attention, linalg_eigvalsh, ...: Note [Binding fast call]); those go
+    # unseen here (ldexp.Tensor has its own node now: no longer a composite's call)
+    assert len(REACHED) > 35, sorted(map(str, set(COMPOSITES) - set(REACHED)))
 
 
 _MODULES = ("numtorch", "numtorch.nn.functional", "numtorch.linalg", "numtorch.special")
