@@ -17,9 +17,9 @@ import tempfile
 import types
 
 from . import overrides
+from ._C import TF_STATE
 from ._ops import OpOverload
 from ._state import STATE
-from ._C import TF_STATE
 from ._tensor import NO_TF_SUBCLASSES, PLAIN_SUBCLASSES
 from .ops._registry import BINDINGS, NOARG, Binding
 
@@ -213,7 +213,7 @@ def _schema_tensors(b: Binding) -> list:
     return out
 
 
-def _render(b: Binding, is_method: bool, tensor_type) -> tuple[str, dict, str]:
+def _render(b: Binding, is_method: bool, tensor_type, with_fast: bool = True) -> tuple[str, dict, str]:
     pos, kwonly = _split_sig(b.sig)
     names = [n.lstrip("*") for n, _ in pos + kwonly]
     strict = b.relevant[:1] if b.relevant[:1] in (("input",), ("self",)) else ()
@@ -237,7 +237,7 @@ def _render(b: Binding, is_method: bool, tensor_type) -> tuple[str, dict, str]:
         if not (is_method and index.get(r) == 0)
     )
     ns: dict = {}
-    fast = _fast_text(b, ns).replace("\n", "\n    ")  # inside the template's ``try``
+    fast = _fast_text(b, ns).replace("\n", "\n    ") if with_fast else ""  # inside the template's ``try``
     notimpl = b.fast is not None and len(b.fast) > 3 and b.fast[3]
     src = (_TEMPLATE_NOTIMPL if notimpl else _TEMPLATE).format(
         fast=fast,
@@ -300,6 +300,8 @@ def install(tensor_cls) -> dict[str, dict[str, types.FunctionType]]:
             setattr(tensor_cls, b.name, fn)
         by_module.setdefault(b.module, {})[b.name] = fn
         overrides.register_public(fn, b, is_method)
+        if b.fast is not None:
+            _INSTALLED.append((b, is_method, fn, tensor_cls))
     methods = by_module.get("Tensor", {})
     for alias, target in SAME_OBJECT.items():  # one object under two names, as in torch
         overrides.PUBLIC.pop(methods[alias], None)
@@ -309,6 +311,34 @@ def install(tensor_cls) -> dict[str, dict[str, types.FunctionType]]:
         if dunder in methods and target in methods:
             overrides.PUBLIC[methods[dunder]]._tf_func = methods[target]
     return by_module
+
+
+# Note [Fast calls under kernel overrides]
+# A binding's fast call computes without the dispatcher, so a kernel registered over an aten
+# op through numtorch.library (lib.impl("mm", f, "CPU")) would never be called. While any such
+# kernel is live, every generated binding runs the code rendered without its fast call: the
+# function objects keep their identity (references users hold see the change) and get their
+# code swapped, back again when the last override is removed. Meta kernels do not count (fast
+# calls serve CPU tensors only). Tests: tests/test_library_overrides_fast.py.
+_INSTALLED: list = []  # (binding, is_method, function, tensor class) of each fast-call binding
+_SAVED: dict = {}  # function -> its code with the fast call, while an override is live
+_OVERRIDES = [0]
+
+
+def aten_kernel_overrides(delta: int) -> None:
+    """Count a library kernel registered over an aten op (+1) or removed (-1)."""
+    before = _OVERRIDES[0]
+    _OVERRIDES[0] = now = max(0, before + delta)
+    if before == 0 and now:
+        for b, is_method, fn, tcls in _INSTALLED:
+            src, ns, filename = _render(b, is_method, tcls, with_fast=False)
+            exec(compile(src, filename, "exec"), ns)
+            _SAVED[fn] = fn.__code__
+            fn.__code__ = ns[b.name].__code__
+    elif before and not now:
+        for fn, code in _SAVED.items():
+            fn.__code__ = code
+        _SAVED.clear()
 
 
 # Note [Operators pass the method PyTorch passes]

@@ -14,16 +14,16 @@ from __future__ import annotations
 
 import weakref
 
+from ._api import aten_kernel_overrides
 from ._library.custom_ops import CustomOpDef, define_op, kernel_adapter, undefine_op
 from ._library.custom_ops import custom_op as custom_op
 from ._library.elementwise import elementwise as elementwise
-from ._library.reduction import reduction as reduction
 from ._library.infer_schema import Tag as Tag
 from ._library.infer_schema import infer_schema as infer_schema
+from ._library.numba_kernel import forget_plans
 from ._library.opcheck import OpCheckError as OpCheckError
 from ._library.opcheck import opcheck as opcheck
-from ._library.autograd import AutogradKernel
-from ._library.numba_kernel import forget_plans
+from ._library.reduction import reduction as reduction
 from ._ops import ops
 
 __all__ = ["Library", "custom_op", "define", "impl", "register_kernel", "register_autograd", "register_fake",
@@ -88,6 +88,8 @@ class Library:
             op.impls[key] = kernel_adapter(op, fn) if op._schema.namespace != "aten" else fn
             if key == "meta":
                 forget_plans(op)
+        if op._schema.namespace == "aten" and key != "meta":
+            aten_kernel_overrides(1)  # Note [Fast calls under kernel overrides]
         op._reset_fast()
 
     def fallthrough(self, *a, **k):
@@ -110,6 +112,8 @@ def _undo(defined, replaced) -> None:
             op.impls[key] = prev
         forget_plans(op)
         op._reset_fast()
+        if op._schema.namespace == "aten" and key != "meta":
+            aten_kernel_overrides(-1)
     replaced.clear()
     for op in defined:
         undefine_op(op)
@@ -136,7 +140,7 @@ def _resolve(qualname, default_ns: str | None = None):
     if not isinstance(qualname, str):
         if hasattr(qualname, "_schema"):
             return qualname
-        return getattr(qualname, "default")  # a packet
+        return qualname.default  # a packet
     ns, sep, rest = qualname.partition("::")
     if not sep:
         ns, rest = default_ns, qualname
