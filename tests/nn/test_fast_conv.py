@@ -60,19 +60,26 @@ def checks(monkeypatch):
     return calls
 
 
+def cached_twice(fn, args, want, checks, route):
+    """Call ``fn`` twice (the geometry cache cleared first) and compare both outcomes with the
+    body's ``want``; returns whether ``route`` computes the call and how often the checks ran
+    in the first call (``checks`` then holds the second call's)."""
+    fast_conv._GEO.clear()
+    checks.clear()
+    same(outcome(fn, *args), want)
+    first = len(checks)
+    checks.clear()
+    same(outcome(fn, *args), want)  # the second call: from the cache
+    return route(*args) is not None, first
+
+
 @pytest.mark.parametrize("module", ["torch", "torch.nn.functional"])
 def test_conv_matches_body(module, checks):
     ran = 0
     for name, args in _conv_calls():
         fn = getattr(torch if module == "torch" else F, name)
         want = outcome(_body(name, module), *args)
-        fast_conv._GEO.clear()
-        checks.clear()
-        same(outcome(fn, *args), want)
-        first = len(checks)
-        checks.clear()
-        same(outcome(fn, *args), want)  # the second call: from the cache
-        taken = fast_conv._conv(*args) is not None
+        taken, first = cached_twice(fn, args, want, checks, fast_conv._conv)
         ran += taken
         if taken:
             assert first == 1 and not checks, (name, args[3:])  # checked once, then cached

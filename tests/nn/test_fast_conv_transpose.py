@@ -11,7 +11,7 @@ import numtorch as torch
 import numtorch.nn.functional as F
 from numtorch.ops.nn import fast_conv
 from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture_logs
-from tests.nn.test_fast_conv import _body, _t, checks  # noqa: F401  (the fixture)
+from tests.nn.test_fast_conv import _body, _t, cached_twice, checks  # noqa: F401  (the fixture)
 from tests.ops._fastcall import outcome, same
 
 
@@ -47,13 +47,7 @@ def test_conv_transpose_matches_body(module, checks):  # noqa: F811  (the fixtur
     for name, args in _calls():
         fn = getattr(torch if module == "torch" else F, name)
         want = outcome(_body(name, module), *args)
-        fast_conv._GEO.clear()
-        checks.clear()
-        same(outcome(fn, *args), want)
-        first = len(checks)
-        checks.clear()
-        same(outcome(fn, *args), want)  # the second call: from the cache
-        taken = fast_conv._convt(*args) is not None
+        taken, first = cached_twice(fn, args, want, checks, fast_conv._convt)
         ran += taken
         if taken:
             assert first == 1 and not checks, (name, args[3:])  # checked once, then cached
