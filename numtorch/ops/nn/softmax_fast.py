@@ -69,6 +69,6 @@ def _plan(x, a, dim, log) -> None:
     else:
         inner = math.prod(s[d + 1 :])
         name, args = "softmax_cols", (a.size // (R * inner), R, inner, log)
-    entry = EN._ENTRIES.get((name, a.dtype))
+    entry = EN.learned(name, a.dtype)
     if entry is not None:
         _PLANS[(s, a.strides, dim, x._dtype, log)] = (entry, args, name == "softmax_rows_shift")

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from ._reduce import _entry
 
-_ENTRIES: dict = {}  # (kernel name, first argument's np dtype) -> compiled entry
-# the same entries by name, then dtype: two dict reads cost less than building and hashing the
-# (name, dtype) key (~60 ns of each fast call's kernel call)
+# kernel name -> first argument's np dtype -> compiled entry: two dict reads cost less than
+# building and hashing a (name, dtype) key (~60 ns of each fast call's kernel call)
 _BY_NAME: dict = {}
 _NONE: dict = {}
 
@@ -22,8 +21,7 @@ def call(mod, name: str, args: tuple):
         return k(*args)
     kernel = getattr(mod, name)
     r = kernel(*args)
-    k = _ENTRIES[(name, args[0].dtype)] = _entry(kernel, args)
-    _BY_NAME.setdefault(name, {})[args[0].dtype] = k
+    _BY_NAME.setdefault(name, {})[args[0].dtype] = _entry(kernel, args)
     return r
 
 
@@ -32,3 +30,8 @@ def entry(mod, name: str, args: tuple):
     entry in its own per-geometry plan and calls it directly afterwards."""
     r = call(mod, name, args)
     return r, _BY_NAME[name][args[0].dtype]
+
+
+def learned(name: str, dtype):
+    """The compiled entry ``call`` keeps for kernel ``name`` and first-argument dtype, or None."""
+    return _BY_NAME.get(name, _NONE).get(dtype)
