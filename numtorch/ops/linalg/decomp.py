@@ -18,6 +18,7 @@ from ..._dispatch import dispatch
 from ..._tensor import Tensor, _make
 from . import _block_diag as _bd
 from . import _fast_small as _fs
+from ._fast_cdist import cdist as _cdist_fast
 from .solve import _SOLVE, _floating, _norm_op, _square
 from .._registry import defop, public
 from ._contract import product
@@ -657,7 +658,7 @@ def _cdist_body(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary
 
 
 public("cdist", "x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary'", _cdist_body,
-       relevant=("x1", "x2"), ops=(_cdist,), fast=(_fs.cdist(_cdist_body, _norm_op), ("x1", "x2", "p", "compute_mode")))  # fmt: skip
+       relevant=("x1", "x2"), ops=(_cdist,), fast=(_cdist_fast(_cdist_body, _norm_op), ("x1", "x2", "p", "compute_mode")))  # fmt: skip
 
 
 def _block_diag_composite(tensors):
