@@ -2,6 +2,16 @@
 
 from __future__ import annotations
 
+import numpy as np
+
+from ... import _dtype as D
+from ..._device import CPU as _CPU
+from ..._state import STATE as _STATE
+from ..._tensor import _make
+from ...kernels import PARALLEL_THRESHOLD, lazy
+from .._fast_guard import free as _free
+from ..reduction.norm_fast import vnorm as _vnorm
+
 # Note [Short-row cdist]
 # cdist's body is a composite: the broadcast difference x1[..., :, None, :] - x2[..., None, :, :]
 # (the sub kernel) and linalg.vector_norm over its last dim (the norm fold's row kernel). Its
@@ -21,21 +31,15 @@ from __future__ import annotations
 # neither equal the result's nor hold one matrix, and errors, take those steps or the body
 # (tests/ops/linalg/test_cdist_perf18c.py).
 
-import numpy as np
-
-from ... import _dtype as D
-from ..._device import CPU as _CPU
-from ..._state import STATE as _STATE
-from ..._tensor import _make
-from ...kernels import PARALLEL_THRESHOLD, lazy
-from .._fast_guard import free as _free
-from ..reduction.norm_fast import vnorm as _vnorm
-
 _FLOATS = (D.float32, D.float64)
 # the most results the two-step route computes: past it NumPy's broadcast loops over the short
 # last dim run slower than the sub kernel the body calls
 _SMALL = 16384
-_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist")
+_MODES = (
+    "use_mm_for_euclid_dist_if_necessary",
+    "use_mm_for_euclid_dist",
+    "donot_use_mm_for_euclid_dist",
+)
 _subtract, _empty, _broadcast_shapes = np.subtract, np.empty, np.broadcast_shapes
 COUNT = [0]  # calls that took the kernel (tests)
 _K = lazy("numtorch.kernels.cpu.cdist")

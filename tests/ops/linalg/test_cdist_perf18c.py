@@ -30,10 +30,16 @@ def _pts(rng, shape, dtype, special=False):
 def _cases(rng, dtype):
     for m in (1, 2):
         yield _pts(rng, (5, m), dtype), _pts(rng, (4, m), dtype)
-        yield _pts(rng, (2, 3, m), dtype), _pts(rng, (1, 2, m), dtype)  # the sweep's batch broadcast
+        yield (
+            _pts(rng, (2, 3, m), dtype),
+            _pts(rng, (1, 2, m), dtype),
+        )  # the sweep's batch broadcast
         yield _pts(rng, (1, 3, m), dtype), _pts(rng, (4, 2, m), dtype)
         yield _pts(rng, (2, 3, 3, m), dtype), _pts(rng, (2, 3, 2, m), dtype)
-        yield _pts(rng, (3, 1, 4, m), dtype), _pts(rng, (1, 2, m), dtype)  # a batch of one broadcast to (3, 1)
+        yield (
+            _pts(rng, (3, 1, 4, m), dtype),
+            _pts(rng, (1, 2, m), dtype),
+        )  # a batch of one broadcast to (3, 1)
         yield _pts(rng, (7, m), dtype, True), _pts(rng, (6, m), dtype, True)  # inf, nan, -0, tiny
         yield _pts(rng, (m, 6), dtype).t(), _pts(rng, (3, m), dtype)  # non-contiguous
         yield _pts(rng, (1, m), dtype), _pts(rng, (1, m), dtype)
@@ -87,8 +93,16 @@ def test_other_rows_p_and_batches_take_the_two_steps_or_the_body():
         (_pts(rng, (4, 2), np.float32), _pts(rng, (5, 2), np.float32), 3.0),
         (_pts(rng, (4, 2), np.float64), _pts(rng, (5, 2), np.float64), 0.0),
         (_pts(rng, (4, 2), np.float64), _pts(rng, (5, 2), np.float64), float("inf")),
-        (_pts(rng, (2, 1, 4, 2), np.float32), _pts(rng, (1, 3, 5, 2), np.float32), 2.0),  # both broadcast
-        (_pts(rng, (3, 4, 2), np.float32), _pts(rng, (2, 5, 2), np.float32), 2.0),  # no broadcast: error
+        (
+            _pts(rng, (2, 1, 4, 2), np.float32),
+            _pts(rng, (1, 3, 5, 2), np.float32),
+            2.0,
+        ),  # both broadcast
+        (
+            _pts(rng, (3, 4, 2), np.float32),
+            _pts(rng, (2, 5, 2), np.float32),
+            2.0,
+        ),  # no broadcast: error
         (_pts(rng, (4, 2), np.float32), _pts(rng, (5, 2), np.float64), 2.0),  # mixed dtypes: error
         (_pts(rng, (0, 2), np.float32), _pts(rng, (5, 2), np.float32), 2.0),
     ]
