@@ -84,13 +84,11 @@ def _qr_real(a, mode):
         _K.qr_finish(w.reshape(-1, m, n), _NOQ, r.reshape(-1, mc, n), _NOQ)
         return q, r
     qo = _empty(q.shape, a.dtype)
-    _K.qr_finish(
-        w.reshape(-1, m, n), q.reshape(-1, m, mc), r.reshape(-1, mc, n), qo.reshape(-1, m, mc)
-    )
+    _K.qr_finish(w.reshape(-1, m, n), q.reshape(-1), r.reshape(-1, mc, n), qo.reshape(-1))
     return qo, r
 
 
-_NOQ = np.empty((0, 0, 0))  # mode "r": no Q to cast
+_NOQ = np.empty(0)  # mode "r": no Q to cast
 _empty = np.empty
 
 
