@@ -1,5 +1,5 @@
-"""Fast calls (Note [Binding fast call]) of kron, trace, cross (with a dim), block_diag, cdist,
-linalg.pinv and linalg.eigvalsh."""
+"""Fast calls (Note [Binding fast call]) of kron, trace, cross (with a dim), block_diag,
+linalg.pinv and linalg.eigvalsh (cdist's: _fast_cdist.py)."""
 
 # Note [Small linalg fast calls]
 # kron (a composite of three reshapes and a mul), block_diag (per input two new_zeros and a
@@ -14,7 +14,7 @@ linalg.pinv and linalg.eigvalsh."""
 # arrays, each step one IEEE operation per element as its op computes it. Anything else,
 # errors included, takes the op (or, for block_diag, the body: None). Values, dtype, shape and
 # strides are the bodies' (tests/ops/linalg/test_small_fast.py). kron and cdist take this route
-# for small results only (_SMALL).
+# for small results only (_SMALL; cdist's short rows at any size: Note [Short-row cdist]).
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ from .._quiet import restore as _restore
 from ..shape.fast_copies import MANY_ROWS, NARROW, by_columns
 
 _FLOATS = (D.float32, D.float64)
-# the most elements kron and cdist compute here: past it NumPy's broadcast loops over the short
+# the most elements kron computes here: past it NumPy's broadcast loops over the short
 # last dims of these products run slower than the pointwise kernels the bodies call
 _SMALL = 16384
 _zeros, _multiply, _array = np.zeros, np.multiply, np.array
@@ -207,37 +207,6 @@ def block_diag(tensors):
         r += h
         c += w
     return _make(out, dt)
-
-
-def cdist(body, norm_op):
-    """The fast call ``fn(x1, x2, p, compute_mode)`` of cdist: the composite's broadcast
-    difference (one IEEE subtraction per element, as its sub) and the same norm op on it."""
-
-    def fast(x1, x2, p, compute_mode):
-        dt = x1._dtype
-        g = _STATE.grad_enabled
-        a, b = x1._data, x2._data
-        if (_free() and x2._dtype is dt and dt in _FLOATS and _plain(x1, g) and _plain(x2, g) and a.ndim >= 2
-                and b.ndim >= 2 and a.shape[-1] == b.shape[-1] and a.size and b.size and (p.__class__ is float or p.__class__ is int)
-                and p >= 0 and (compute_mode is None or compute_mode.__class__ is str and compute_mode in _CDIST_MODES)):  # fmt: skip
-            if a.size * b.size // a.shape[-1] > _SMALL:
-                return body(x1, x2, p, compute_mode)
-            try:
-                diff = _subtract(a[..., :, None, :], b[..., None, :, :])
-            except ValueError:  # batch dims that do not broadcast: the body's error
-                return body(x1, x2, p, compute_mode)
-            return norm_op().fast(_make(diff, dt), float(p), [-1], False)
-        return body(x1, x2, p, compute_mode)
-
-    return fast
-
-
-_subtract = np.subtract
-_CDIST_MODES = (
-    "use_mm_for_euclid_dist_if_necessary",
-    "use_mm_for_euclid_dist",
-    "donot_use_mm_for_euclid_dist",
-)
 
 
 def pinv(body, svd, product):
