@@ -368,9 +368,22 @@ def _make_unsqueeze(body):
     def fast(input, dim):
         a = input._data
         n = a.ndim
-        if _plain(input) and dim.__class__ is int and -n - 1 <= dim <= n and _contig(a):
-            d = dim % (n + 1)
-            return _view(input, a.reshape(a.shape[:d] + (1,) + a.shape[d:]))
+        if (
+            _plain(input)
+            and dim.__class__ is int
+            and -n - 1 <= dim <= n
+            and a.flags.c_contiguous  # _contig(a) written out (a frame: ~0.04 us)
+            and a.size
+            and (n == 0 or a.strides[-1] == a.itemsize)
+        ):
+            d = dim % (n + 1)  # (the first and last dim: one tuple, not three: ~0.08 us)
+            if not d:
+                s = (1,) + a.shape
+            elif d == n:
+                s = a.shape + (1,)
+            else:
+                s = a.shape[:d] + (1,) + a.shape[d:]
+            return _view(input, a.reshape(s))
         return body(input, dim)
 
     return fast
