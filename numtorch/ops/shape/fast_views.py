@@ -257,17 +257,33 @@ def _complex_plain(self) -> bool:
 
 
 def _make_view_as_real(body):
-    pairs = {}  # complex dtype -> (its real dtype, the NumPy dtype of a (real, imag) pair)
+    # complex dtype -> (its real dtype, the NumPy dtype of a (real, imag) pair)
+    pairs = {
+        dt: (dt.to_real(), _np_dtype((dt.to_real().np, (2,))))
+        for dt in (_D.complex64, _D.complex128)
+    }
 
     def fast(input):
-        if _complex_plain(input):
-            p = pairs.get(input._dtype)
-            if p is None:
-                rt = input._dtype.to_real()
-                p = pairs[input._dtype] = (rt, _np_dtype((rt.np, (2,))))
+        # _complex_plain written out (two frames: ~0.07 us of a ~0.7 us call)
+        p, a, S = pairs.get(input._dtype), input._data, _STATE
+        if (
+            p is not None
+            and not (
+                S.td_modes
+                or S.fw_level >= 0
+                or input._device is not _CPU
+                or input._rg
+                and S.grad_enabled
+            )
+            and not input._is_conj
+            and a.size
+            and a.ndim
+            and a.flags.c_contiguous
+            and a.dtype.kind == "c"
+        ):
             # viewing as the pair's subarray dtype appends the dim of 2: the C-contiguous
             # (..., 2) view in one NumPy call (view + reshape: 0.5 us -> 0.23 us)
-            return _view(input, input._data.view(p[1]), p[0])
+            return _view(input, a.view(p[1]), p[0])
         return body(input)
 
     return fast
