@@ -5,12 +5,13 @@ share (fast_views.py): moved out of views.py, which is at its line cap.
 # Expanding to more dims than the input has (``bias.expand_as(x)``, ``broadcast_to``) walks
 # every output dim in Python to find its size and stride (_expand_geometry: ~0.4-0.6 us of a
 # ~1.4 us call for three dims, where PyTorch's whole call is ~0.8 us). The walk depends only on
-# the input array's shape and strides and the target sizes, so its answer (the output shape and
-# byte strides, or False where the body must run: an error or an unsupported size) is kept in
-# _GEOMETRY under (shape, strides, itemsize, sizes). Every size is checked to be an int first (True and
-# 2.0 hash and compare equal to 1 and 2, and are not the body's ints), so a key holds ints
-# only and the cached answer is the walk's for those very values. The table is cleared when it
-# reaches _GEOMETRY_MAX keys, so it stays bounded whatever shapes a program uses.
+# the input array's shape, strides and itemsize and the target sizes, so its answer (the output
+# shape and byte strides, or False where the body must run: an error or an unsupported size) is
+# kept in _GEOMETRY under (shape, strides, itemsize, sizes). Every size is checked to be an int
+# first (True and 2.0 hash and compare equal to 1 and 2, and are not the body's ints), so a key
+# holds ints only and the cached answer is the walk's for those very values. expand and
+# broadcast_to check their sizes; expand_as's are an ndarray's shape. The table is cleared when
+# it reaches _GEOMETRY_MAX keys, so it stays bounded whatever shapes a program uses.
 """
 
 from __future__ import annotations
@@ -109,8 +110,14 @@ def make_expand_as_fast(body):
     # checks and frame (the walk of sizes of x's rank gives the strides expand's short loop gives)
     def fast(self, other):
         S, a = _STATE, self._data
-        if (other.__class__ is not _Tensor or S.td_modes or S.fw_level >= 0 or self._device is not _CPU
-                or self._rg and S.grad_enabled):  # fmt: skip
+        if (
+            other.__class__ is not _Tensor
+            or S.td_modes
+            or S.fw_level >= 0
+            or self._device is not _CPU
+            or self._rg
+            and S.grad_enabled
+        ):
             return body(self, other)
         sz = other._data.shape
         if not sz or len(sz) < a.ndim or not a.size or not a.flags.c_contiguous:

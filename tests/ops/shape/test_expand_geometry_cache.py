@@ -12,8 +12,18 @@ import numtorch as torch
 from numtorch.ops._registry import BINDINGS
 from numtorch.ops.shape import fast_expand
 
-DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.bool, torch.int8, torch.int32,
-          torch.int64, torch.uint8, torch.complex64]  # fmt: skip
+DTYPES = [
+    torch.float32,
+    torch.float64,
+    torch.float16,
+    torch.bfloat16,
+    torch.bool,
+    torch.int8,
+    torch.int32,
+    torch.int64,
+    torch.uint8,
+    torch.complex64,
+]
 
 
 def _body(module, name):
@@ -50,8 +60,24 @@ def _inputs(dt):
     yield torch.zeros(0, 1, dtype=dt)  # empty: the body
 
 
-SIZES = [(2, 3, 4), (5, 3, 1), (2, -1, 4), (-1, 3, 4), (1, 3, 4), (2, 1, 3, 4), (7, 1, 4), (2, 3, 0), (3, 4), (4,),
-         (-1,), (2, 0, 4), (0, 3, 1), (-1, -1), (2, 3, 5), (1, 1, 1, 1)]  # fmt: skip
+SIZES = [
+    (2, 3, 4),
+    (5, 3, 1),
+    (2, -1, 4),
+    (-1, 3, 4),
+    (1, 3, 4),
+    (2, 1, 3, 4),
+    (7, 1, 4),
+    (2, 3, 0),
+    (3, 4),
+    (4,),
+    (-1,),
+    (2, 0, 4),
+    (0, 3, 1),
+    (-1, -1),
+    (2, 3, 5),
+    (1, 1, 1, 1),
+]
 
 
 @pytest.mark.parametrize("dt", DTYPES, ids=str)

@@ -13,8 +13,20 @@ import numtorch as torch
 from numtorch.ops._registry import BINDINGS
 from numtorch.ops.shape import fast_views as fv
 
-DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.bool, torch.int8, torch.int32,
-          torch.int64, torch.uint8, torch.uint32, torch.complex64, torch.complex128]  # fmt: skip
+DTYPES = [
+    torch.float32,
+    torch.float64,
+    torch.float16,
+    torch.bfloat16,
+    torch.bool,
+    torch.int8,
+    torch.int32,
+    torch.int64,
+    torch.uint8,
+    torch.uint32,
+    torch.complex64,
+    torch.complex128,
+]
 
 
 def _body(module, name):
