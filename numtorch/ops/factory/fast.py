@@ -401,8 +401,11 @@ def _strided(size, stride, dt):
             f = False
         m *= a
     try:  # strided_array's buffer and view; an impossible size: the body raises PyTorch's error
-        if n == m and m and (f or _c_layout(size, stride)):  # Note [Dense empty_strided]
-            return _make(_empty(size, npd, "F" if f else "C"), dt)
+        if n == m and m:  # Note [Dense empty_strided]
+            if f and len(size) > 1:
+                return _make(_empty(size[::-1], npd).T, dt)
+            if _c_layout(size, stride):
+                return _make(_empty(size, npd), dt)
         buf = _empty(0 if 0 in size else n, npd)
     except (ValueError, MemoryError):
         return None
@@ -413,11 +416,14 @@ def _strided(size, stride, dt):
 # Note [Dense empty_strided]
 # empty_strided's body allocates a flat buffer of the extent's elements and puts an ndarray of
 # the given strides over it: np.ndarray over a fresh buffer costs ~0.25 us more than the
-# allocation. Where the strides are exactly NumPy's F or C layout of the sizes (all sizes > 0:
-# the extent is then the element count), ``np.empty(size, order=...)`` is that very array in
-# one call: the same shape and strides, its own buffer of the same element count, uninitialised
-# as the body's. Any other strides (overlapping, with gaps or zeros, other permutations, size-1
-# dims with strides NumPy would not give them) take the buffer and the view.
+# allocation. Where the strides are exactly NumPy's C layout of the sizes (all sizes > 0: the
+# extent is then the element count), ``np.empty(size)`` is that very array in one call: the
+# same shape and strides, its own buffer of the same element count, uninitialised as the body's.
+# The F layout is the transpose (``.T``: every axis reversed) of ``np.empty`` of the reversed
+# sizes, never ``np.empty(order="F")``: a tensor's storage is its root array (Note [Storage is
+# the root NumPy buffer]), which must stay C-contiguous for ``untyped_storage()`` to view the
+# tensor's memory rather than copy it. Any other strides (overlapping, with gaps or zeros, other
+# permutations, size-1 dims with strides NumPy would not give them) take the buffer and view.
 def _c_layout(size, stride):
     """Whether ``stride`` (elements) is NumPy's C layout of ``size``."""
     k, i = 1, len(size)

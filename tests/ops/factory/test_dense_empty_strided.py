@@ -7,7 +7,9 @@ from __future__ import annotations
 import pytest
 
 import numtorch as torch
+from numtorch._tensor import _root_array
 from numtorch.ops._registry import BINDINGS
+from numtorch.ops.factory.fast import _c_layout
 
 DTYPES = [
     torch.float32,
@@ -82,6 +84,14 @@ def _same(r, want):
     assert r._data.flags.c_contiguous == want._data.flags.c_contiguous
     assert r._data.flags.f_contiguous == want._data.flags.f_contiguous
     assert r._base is None and r._version == 0 and r.device == want.device
+    # the storage is the tensor's memory (Note [Storage is the root NumPy buffer]), not a copy
+    assert r.untyped_storage().data_ptr() == r.data_ptr()
+    assert _root_array(r._data).flags.c_contiguous
+    if r.numel():
+        s = r.untyped_storage()
+        r.fill_(1)
+        s.fill_(0)
+        assert not (r != 0).any()  # a write through the storage reaches the tensor
 
 
 def _calls(size, stride, dt):
@@ -98,8 +108,12 @@ def test_dense_layouts_are_one_allocation(dt):
     for size, stride in DENSE:
         for r, want in _calls(size, stride, dt):
             _same(r, want)
-            assert r._data.base is None  # np.empty's own array: no view over a buffer
-            assert want._data.base is not None  # (the body's view: the routes differ)
+            assert want._data.base is not None and want._data.base.ndim == 1  # the body's buffer
+            if len(size) > 1 and _c_layout(size[::-1], stride[::-1]):  # F: np.empty(reversed).T
+                root = r._data.base
+                assert root.base is None and root.shape == tuple(size)[::-1]
+            else:  # C: np.empty's own array, no view over a buffer
+                assert _c_layout(size, stride) and r._data.base is None
 
 
 @pytest.mark.parametrize("dt", DTYPES, ids=str)
