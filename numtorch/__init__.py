@@ -82,6 +82,7 @@ for _fast in (ops.nn.fast_nn, ops.nn.fast_conv, ops.indexing.fast_fill, ops.inde
               ops.nn.adaptive_fast, ops.nn.unpool_fast, ops.nn.lp_pool_fast, ops.nn.shuffle_fast,
               ops.nn.embedding_bag_fast):  # session 16 (perf16e)
     _fast.install(ops._registry.BINDINGS)
+ops.nn.attention_mha_fast.install(ops._registry.BINDINGS)  # session 18: Note [Multi-head attention fast call]
 _BY_MODULE = _api.install(Tensor)
 from . import _linalg_utils, _misc_api, _tensor_legacy, _tensor_tf  # noqa: E402
 
