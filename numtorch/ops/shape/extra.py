@@ -36,7 +36,13 @@ def _rot90(self, k=1, dims=(0, 1)):
     return self.contiguous() if not self.is_contiguous() else self.clone()
 
 
-rot90 = defop("rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor", composite=_rot90)
+# Note [rot90's own node]
+# PyTorch's rot90 is CompositeExplicitAutograd with derivatives.yaml's ``grad.rot90(-k, dims)``
+# (Rot90Backward0). Recording the decomposition instead (flip, transpose) built two nodes and ran
+# their two backwards; now the decomposition is the kernel below autograd (the same flip copy and
+# transposed view) and the backward is one rot90 the other way, which a mode sees as aten.rot90.
+rot90 = defop("rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor", any_device=_rot90,
+              backward={"self": lambda grad, k, dims: _c(rot90, grad, -k, list(dims))})  # fmt: skip
 
 
 def _rot90_body(input, k, dims):
