@@ -46,7 +46,14 @@ def test_a_mode_sees_rot90_forward_and_backward():
 
 
 def test_results_keep_the_decompositions_values_and_strides():
-    for dt in (torch.float32, torch.float16, torch.bfloat16, torch.complex64, torch.int64, torch.bool):
+    for dt in (
+        torch.float32,
+        torch.float16,
+        torch.bfloat16,
+        torch.complex64,
+        torch.int64,
+        torch.bool,
+    ):
         x = torch.arange(12).reshape(3, 4).to(dt)
         for k in range(4):
             a = x.rot90(k)

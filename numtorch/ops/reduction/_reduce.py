@@ -106,8 +106,8 @@ def layout_plan(a: np.ndarray, dims: tuple):
 def _merge(s: tuple, dims: list, kept: list, perm):
     # the plan of b = a.transpose(perm) (a itself where perm is None), C-contiguous, of shape s
     if dims and dims[-1] - dims[0] + 1 == len(dims):
-        outer, R, inner = math.prod(s[: dims[0]]), math.prod(s[dims[0] : dims[-1] + 1]), math.prod(s[dims[-1] + 1 :])
-        return perm, False, outer, R, inner, kept
+        lo, hi = dims[0], dims[-1] + 1
+        return perm, False, math.prod(s[:lo]), math.prod(s[lo:hi]), math.prod(s[hi:]), kept
     if not dims:
         return perm, False, math.prod(s), 1, 1, kept
     order = [i for i in range(len(s)) if i not in dims] + dims
@@ -404,7 +404,8 @@ def reduce_fast(comb, acc: dict, full, one, slow, nodim=None):
                         if rec is None or st.anomaly:
                             return slow(self, dim, keepdim)
                     if strided:
-                        r = _strided(e, comb, a, None if op is not None and lay is None else dim, keepdim)
+                        whole = op is not None and lay is None  # every dim, keepdim False
+                        r = _strided(e, comb, a, None if whole else dim, keepdim)
                         if r is None:
                             return slow(self, dim, keepdim)
                     elif lay is None:

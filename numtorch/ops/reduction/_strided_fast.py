@@ -70,5 +70,14 @@ def _plan(plans: dict, key, a: np.ndarray, dim, keepdim: bool):
         order = tuple(sorted(range(len(kept)), key=lambda i: kept[i]))
     if len(plans) > 512:
         plans.clear()
-    p = plans[key] = (None if axes is None else tuple(axes), copy, outer, R, inner, kshape, order, shape)
+    p = plans[key] = (
+        None if axes is None else tuple(axes),
+        copy,
+        outer,
+        R,
+        inner,
+        kshape,
+        order,
+        shape,
+    )
     return p
