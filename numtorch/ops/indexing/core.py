@@ -451,7 +451,9 @@ def _index_put_self_grad(grad, indices, accumulate):
     if accumulate:
         return grad
     k = _ipg.key(grad, indices)  # Note [index_put's gradient in NumPy]
-    return _d(index_put_op, grad, indices, grad.new_zeros(()), False) if k is None else _ipg.self_grad(grad, k)
+    if k is None:
+        return _d(index_put_op, grad, indices, grad.new_zeros(()), False)
+    return _ipg.self_grad(grad, k)
 
 
 def _index_put_values_grad(grad, indices):
