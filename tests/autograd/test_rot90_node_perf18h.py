@@ -70,3 +70,20 @@ def test_errors_are_raised_with_grad():
         x.rot90(1, (0,))
     with pytest.raises(IndexError, match="Dimension out of range"):
         x.rot90(1, (0, 2))
+
+
+@pytest.mark.parametrize("dt", [torch.float32, torch.float64])
+def test_the_numpy_gradient_is_the_ops_in_c_order(dt):
+    # Note [rot90's own node]: under the gate one C-order copy; with a graph, the rot90 op
+    x = torch.randn(3, 4, 5, dtype=dt, requires_grad=True)
+    w = torch.randn(5, 4, 3, dtype=dt)
+    for k, dims in ((1, (0, 2)), (-1, (2, 0)), (2, (1, 2)), (3, (-1, 0)), (0, (0, 1))):
+        y = x.rot90(k, dims)
+        g = torch.randn(y.shape, dtype=dt)
+        (plain,) = torch.autograd.grad(y, x, g, retain_graph=True)
+        (ops,) = torch.autograd.grad(y, x, g, create_graph=True)
+        assert plain.is_contiguous() and torch.equal(plain, ops.detach())
+        assert torch.equal(plain, x.new_tensor(np.rot90(g.numpy(), -k, dims).copy()))
+    y = x.rot90(1, (0, 2))
+    y.backward(w.expand(5, 4, 3))  # an expanded gradient, as sum()'s of a large input
+    assert x.grad.is_contiguous() and torch.equal(x.grad, w.rot90(-1, (0, 2)))
