@@ -29,6 +29,7 @@ from ...kernels import lazy
 from .._pointwise import _cname, _resize_out
 from .._registry import defop, public
 from ..shape.inplace import checked_scalar
+from . import _index_put_grad as _ipg
 
 K = lazy("numtorch.kernels.cpu.indexing")
 _ATEN = _ops.namespace("aten")
@@ -447,14 +448,21 @@ def _index_backward(grad, self, indices):
 
 
 def _index_put_self_grad(grad, indices, accumulate):
-    return grad if accumulate else _d(index_put_op, grad, indices, grad.new_zeros(()), False)
+    if accumulate:
+        return grad
+    k = _ipg.key(grad, indices)  # Note [index_put's gradient in NumPy]
+    if k is None:
+        return _d(index_put_op, grad, indices, grad.new_zeros(()), False)
+    return _ipg.self_grad(grad, k)
+
+
+def _index_put_values_grad(grad, indices):
+    k = _ipg.key(grad, indices)
+    return _d(index_op, grad, indices) if k is None else _ipg.values_grad(grad, k)
 
 
 _IP = "Tensor?[] indices, Tensor values, bool accumulate=False"
-_IP_GRAD = {
-    "self": _index_put_self_grad,
-    "values": lambda grad, indices: _d(index_op, grad, indices),
-}
+_IP_GRAD = {"self": _index_put_self_grad, "values": _index_put_values_grad}
 index_op = defop("index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", cpu=_index_cpu,
                  backward={"self": _index_backward})  # fmt: skip
 index_out = defop("index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)",

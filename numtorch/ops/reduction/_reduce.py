@@ -83,45 +83,49 @@ def out_shape(shape: tuple, dims: tuple, keepdim: bool) -> tuple:
 # ---- layout -------------------------------------------------------------------------------
 def layout(a: np.ndarray, dims: tuple):
     """(flat contiguous data, outer, R, inner, kept dims in kernel order); Note [Reduction layout]."""
+    axes, copy, outer, R, inner, kept = layout_plan(a, dims)
+    return flat_data(a, axes, copy), outer, R, inner, kept
+
+
+def layout_plan(a: np.ndarray, dims: tuple):
+    """(axes, copy, outer, R, inner, kept): ``flat_data(a, axes, copy)`` is the kernel's block.
+
+    It depends on ``a``'s shape, strides and ``dims`` only, so a caller may keep it per
+    (shape, strides, dims) of one dtype (Note [Strided reduction plan])."""
     if not a.flags.c_contiguous:
         perm = sorted(range(a.ndim), key=lambda i: -a.strides[i] if a.shape[i] > 1 else 0)
         b = a.transpose(perm)
         if b.flags.c_contiguous:
-            kd = [perm.index(d) for d in dims]
-            return _merge(b, sorted(kd), [perm[i] for i in range(a.ndim) if i not in kd])
+            kd = sorted([perm.index(d) for d in dims])
+            return _merge(b.shape, kd, [perm[i] for i in range(a.ndim) if i not in kd], perm)
         kept = [i for i in range(a.ndim) if i not in dims]
-        b = np.ascontiguousarray(a.transpose(kept + list(dims)))
-        return (
-            b.reshape(-1),
-            math.prod(b.shape[: len(kept)]),
-            math.prod(b.shape[len(kept) :]),
-            1,
-            kept,
-        )
-    return _merge(a, list(dims), [i for i in range(a.ndim) if i not in dims])
+        return _moved(a.shape, kept + list(dims), len(kept), kept)
+    return _merge(a.shape, list(dims), [i for i in range(a.ndim) if i not in dims], None)
 
 
-def _merge(b: np.ndarray, dims: list, kept: list):
+def _merge(s: tuple, dims: list, kept: list, perm):
+    # the plan of b = a.transpose(perm) (a itself where perm is None), C-contiguous, of shape s
     if dims and dims[-1] - dims[0] + 1 == len(dims):
-        s = b.shape
-        return (
-            b.reshape(-1),
-            math.prod(s[: dims[0]]),
-            math.prod(s[dims[0] : dims[-1] + 1]),
-            math.prod(s[dims[-1] + 1 :]),
-            kept,
-        )
+        lo, hi = dims[0], dims[-1] + 1
+        return perm, False, math.prod(s[:lo]), math.prod(s[lo:hi]), math.prod(s[hi:]), kept
     if not dims:
-        return b.reshape(-1), b.size, 1, 1, kept
-    order = [i for i in range(b.ndim) if i not in dims]
-    c = np.ascontiguousarray(b.transpose(order + dims))
-    return (
-        c.reshape(-1),
-        math.prod(c.shape[: len(order)]),
-        math.prod(c.shape[len(order) :]),
-        1,
-        kept,
-    )
+        return perm, False, math.prod(s), 1, 1, kept
+    order = [i for i in range(len(s)) if i not in dims] + dims
+    if perm is not None:  # b.transpose(order) is a.transpose(perm[order])
+        order = [perm[i] for i in order]
+        s = [s[perm.index(i)] for i in range(len(s))]  # a's shape
+    return _moved(s, order, len(s) - len(dims), kept)
+
+
+def _moved(shape, axes: list, k: int, kept: list):
+    # a copy of a.transpose(axes), whose first k dims are kept and the rest reduced
+    moved = [shape[i] for i in axes]
+    return axes, True, math.prod(moved[:k]), math.prod(moved[k:]), 1, kept
+
+
+def flat_data(a: np.ndarray, axes, copy: bool) -> np.ndarray:
+    b = a if axes is None else a.transpose(axes)
+    return (np.ascontiguousarray(b) if copy else b).reshape(-1)
 
 
 def restore(flat: np.ndarray, shape: tuple, dims: tuple, kept: list, keepdim: bool) -> np.ndarray:
@@ -347,12 +351,14 @@ def reduce_fast(comb, acc: dict, full, one, slow, nodim=None):
     ``one=(op, tail)``: the op of one int dim, called with ``(self, dim, keepdim, *tail)``
     (None: not taken); ``slow(self, dim, keepdim)``: the body's call."""
     assert not comb.nan_pass
-    store: dict = {}  # input dtype -> [row entry, col entry, input np dtype, result np dtype, result dtype]
+    store: dict = {}  # input dtype -> _learn's entry
     shapes: dict = {}  # (shape, dim, keepdim) -> (outer, R, inner, result shape)
     recs = [None, None]  # record_output of the full / one-dim op, made when first needed
     fop, fextra = full if full is not None else (None, ())
     dop, dtail = one if one is not None else (None, ())
     by_tuple = nodim == ()  # else the full reduction is ``dim is nodim`` (None or NOARG)
+    # Note [Strided reduction plan]: a tuple of dims where the one-dim op takes a list (not prod)
+    tuples = dop is not None and dop._schema.arguments[1].type.startswith("int[")
 
     def fast(self, dim=None, keepdim=False):
         st = _STATE
@@ -382,7 +388,13 @@ def reduce_fast(comb, acc: dict, full, one, slow, nodim=None):
                 else:
                     op = None
                 f = a.flags
-                if op is not None and f.c_contiguous and f.aligned:
+                strided = (not f.c_contiguous or op is None) and n < _PT and f.aligned
+                if strided and op is None:  # Note [Strided reduction plan]: a tuple of dims
+                    strided = (
+                        tuples and dim.__class__ is tuple and dim and keepdim.__class__ is bool
+                        and a.ndim and not (self._rg and st.grad_enabled)
+                    )  # fmt: skip
+                if (op is not None and f.c_contiguous and f.aligned) or strided:
                     rec = None
                     if self._rg and st.grad_enabled:
                         ri = lay is not None
@@ -391,7 +403,12 @@ def reduce_fast(comb, acc: dict, full, one, slow, nodim=None):
                             rec = _recorder(recs, ri, op)
                         if rec is None or st.anomaly:
                             return slow(self, dim, keepdim)
-                    if lay is None:
+                    if strided:
+                        whole = op is not None and lay is None  # every dim, keepdim False
+                        r = _strided(e, comb, a, None if whole else dim, keepdim)
+                        if r is None:
+                            return slow(self, dim, keepdim)
+                    elif lay is None:
                         r = _empty(1, e[3])
                         # Note [Whole amax by NumPy]: a large amax/amin of all elements is NumPy's
                         # SIMD max/min (131072 float32: 17 -> 7 us) where the value cannot depend
@@ -504,6 +521,70 @@ def select_fast(largest: bool, op, cls, slow):
     return fast
 
 
+# Note [Strided reduction plan]
+# x.t().sum(), g.sum((0, 2), keepdim=True) (the engine's _sum_to of a broadcast input's
+# gradient) and the sum of an expanded tensor took the binding's body: dispatch, fold, dims_arg,
+# layout's sort of the strides, restore (~10 us at 48 elements, against 2 us for a contiguous
+# x.sum()). What layout does to an input depends only on its shape, its strides and the reduced
+# dims (layout_plan: which transpose, whether it is copied, (outer, R, inner), the kept
+# dims' order), and restore's only on those and keepdim, so reduce_fast keeps both per
+# (shape, strides, dims, keepdim) in the dtype's learned entry and runs them: the same block
+# (the same transpose and copy), the same serial row/col kernel through its compiled entry, the
+# same reorder of the result: the body's values bit for bit. Below PARALLEL_THRESHOLD elements
+# only (the body may pick a parallel kernel from there on). A tuple of dims is taken when each is
+# an exact int (True or 1.0 hash as a cached 1) and nothing is recorded (its recording goes
+# through the body); a dims tuple the body refuses (out of range, repeated) is not kept and the
+# body raises.
+
+def _strided(e: list, comb, a: np.ndarray, dim, keepdim: bool):
+    """The reduction's result array of a non-empty aligned ndarray ``a`` of ``e``'s dtype over
+    ``dim`` (None: every dim, keepdim False; an int; a tuple of ints), or None for the body."""
+    if dim.__class__ is tuple:
+        for d in dim:  # True or 1.0 would hash as a kept 1
+            if d.__class__ is not int:
+                return None
+    plans = e[5]
+    key = (a.shape, a.strides, dim, keepdim)
+    p = plans.get(key)
+    if p is None:
+        p = _strided_plan(plans, key, a, dim, keepdim)
+        if p is None:
+            return None
+    axes, copy, outer, R, inner, kshape, order, shape = p
+    b = a if axes is None else a.transpose(axes)
+    x = (np.ascontiguousarray(b) if copy else b).reshape(-1)
+    r = _empty(outer * inner, e[3])
+    if inner == 1:
+        e[0](x, r, outer, R)
+    else:
+        k = e[1]
+        if k is None:
+            k = _learn_col(comb, e)
+        k(x, r, outer, R, inner, min(inner, 1024))
+    if order is None:
+        return r.reshape(shape)
+    return np.ascontiguousarray(r.reshape(kshape).transpose(order)).reshape(shape)
+
+
+def _strided_plan(plans: dict, key, a: np.ndarray, dim, keepdim: bool):
+    # layout_plan and restore's reorder of ``a`` over ``dim``; None where the body raises
+    try:
+        dims = dims_arg(dim, a.ndim)
+    except (IndexError, RuntimeError, TypeError):
+        return None
+    axes, copy, outer, R, inner, kept = layout_plan(a, dims)
+    shape = out_shape(a.shape, dims, keepdim)
+    kshape = order = None
+    if kept != sorted(kept):  # restore's transpose back to the kept dims' order
+        kshape = tuple([a.shape[k] for k in kept])
+        order = tuple(sorted(range(len(kept)), key=lambda i: kept[i]))
+    if len(plans) > 512:
+        plans.clear()
+    axes = None if axes is None else tuple(axes)
+    p = plans[key] = (axes, copy, outer, R, inner, kshape, order, shape)
+    return p
+
+
 def _recorder(recs: list, i: int, op):
     # record_output(op), kept in recs[i]; None when op's recording cannot be generated
     if op is None or not _engine.recordable(op):
@@ -536,7 +617,8 @@ def _learn(comb, store: dict, dt, acc: dict):
     x = np.zeros(1, dt.np)
     r = np.empty(1, kernel_dtype(res))
     kernel(x, r, 1, 1)
-    e = store[dt] = [_entry(kernel, (x, r, 1, 1)), None, x.dtype, r.dtype, res]
+    # the row and col entries, input and result np dtypes, result dtype, strided plans
+    e = store[dt] = [_entry(kernel, (x, r, 1, 1)), None, x.dtype, r.dtype, res, {}]
     return e
 
 

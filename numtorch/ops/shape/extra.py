@@ -10,6 +10,7 @@ from ... import _factory_utils as F
 from ..._dispatch import dispatch
 from ..._tensor import _make
 from ..reduction._reduce import wrap_dim
+from .. import _formula_np as _fnp
 from .._registry import defop
 from .core import _c, both
 from .copy import flip
@@ -36,7 +37,23 @@ def _rot90(self, k=1, dims=(0, 1)):
     return self.contiguous() if not self.is_contiguous() else self.clone()
 
 
-rot90 = defop("rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor", composite=_rot90)
+# Note [rot90's own node]
+# PyTorch's rot90 is CompositeExplicitAutograd with derivatives.yaml's ``grad.rot90(-k, dims)``
+# (Rot90Backward0). Recording the decomposition instead (flip, transpose) built two nodes and ran
+# their two backwards; now the decomposition is the kernel below autograd (the same flip copy and
+# transposed view) and the backward is one rot90 the other way, which a mode sees as aten.rot90.
+# Under Note [Backward formulas in NumPy]'s gate it is that rotation copied once in C order: the
+# op's result is a transposed view for odd k, which AccumulateGrad then copied again (a large
+# gradient, expanded from sum(), paid both copies: 165 -> 250 us at 131k elements).
+def _rot90_grad(grad, k, dims):
+    if _fnp.plain(grad, any_size=True):
+        ds = [wrap_dim(d, grad.ndim) for d in dims]  # the forward checked them
+        return _make(np.ascontiguousarray(np.rot90(grad._data, -k, ds)), grad._dtype)
+    return _c(rot90, grad, -k, list(dims))
+
+
+rot90 = defop("rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor", any_device=_rot90,
+              backward={"self": _rot90_grad})  # fmt: skip
 
 
 def _rot90_body(input, k, dims):
