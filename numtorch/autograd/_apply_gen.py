@@ -120,8 +120,8 @@ def _by_keyword(fn, params):
 
 def _unpack_seq(v, node):
     # a list or tuple value: as _engine._unpack
-    if v.__class__ is list and v and isinstance(v[0], SavedTensor):
-        return [s.unpack(node) for s in v]
+    if v.__class__ is list and any(isinstance(s, SavedTensor) for s in v):  # None in a Tensor?[]
+        return [s.unpack(node) if isinstance(s, SavedTensor) else s for s in v]
     if isinstance(v, tuple) and any(isinstance(s, SavedTensor) for s in v):  # ``results``
         return tuple(s.unpack(node) if isinstance(s, SavedTensor) else s for s in v)
     return v

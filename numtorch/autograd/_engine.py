@@ -150,8 +150,8 @@ def _zeros(meta) -> Tensor:
 def _unpack(v, node):
     if isinstance(v, SavedTensor):
         return v.unpack(node)
-    if isinstance(v, list) and v and isinstance(v[0], SavedTensor):
-        return [s.unpack(node) for s in v]
+    if isinstance(v, list) and any(isinstance(s, SavedTensor) for s in v):  # None in a Tensor?[]
+        return [s.unpack(node) if isinstance(s, SavedTensor) else s for s in v]
     if isinstance(v, tuple) and any(isinstance(s, SavedTensor) for s in v):  # ``results``
         return tuple(s.unpack(node) if isinstance(s, SavedTensor) else s for s in v)
     return v
@@ -296,8 +296,9 @@ def _record(op, vals, fw=True):
             if st.anomaly & SAVED_HOOKS:
                 pack(sv, v)
             saved[name] = sv
-        elif isinstance(v, (list, tuple)) and v and isinstance(v[0], Tensor):
-            saved[name] = [SavedTensor(t) for t in v]
+        elif isinstance(v, (list, tuple)) and any(isinstance(t, Tensor) for t in v):
+            # a Tensor?[] (index_put's indices) holds None beside its tensors
+            saved[name] = [SavedTensor(t) if isinstance(t, Tensor) else t for t in v]
         else:
             saved[name] = list(v) if isinstance(v, list) else v
     for name, idx in plan.props:
@@ -624,8 +625,9 @@ def _save_inputs(op, deriv, vals, inplace):
             if inplace and idx == op.self_idx:
                 v = _make(v._data.copy(), v._dtype, Tensor, v._device)
             saved[name] = SavedTensor(v, tname=f", which is input '{name}' of {deriv.node_name}")
-        elif isinstance(v, (list, tuple)) and v and isinstance(v[0], Tensor):
-            saved[name] = [SavedTensor(t) for t in v]
+        elif isinstance(v, (list, tuple)) and any(isinstance(t, Tensor) for t in v):
+            # a Tensor?[] (index_put's indices) holds None beside its tensors
+            saved[name] = [SavedTensor(t) if isinstance(t, Tensor) else t for t in v]
         else:
             saved[name] = list(v) if isinstance(v, list) else v
     return saved
