@@ -183,14 +183,22 @@ def _bmm_checks(s1, s2, d1: D.dtype, d2: D.dtype, kernel="bmm") -> None:
 
 def broadcast_error(a, b, offset=0):
     """PyTorch's message for shapes that do not broadcast (dims counted from the left of the result)."""
+    a, b = tuple(a), tuple(b)
+    if a == b:  # a linalg.cross's backward (~1.6 us through the loop and generators below)
+        return a
     n = max(len(a), len(b))
-    a, b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    out = []
     for i, (x, y) in enumerate(zip(a, b, strict=True)):
-        if x != y and x != 1 and y != 1:
+        if x == y or y == 1:
+            out.append(x)
+        elif x == 1:
+            out.append(y)
+        else:
             raise RuntimeError(
                 f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton dimension {i + offset}"
             )
-    return tuple(max(x, y) if min(x, y) else 0 for x, y in zip(a, b, strict=True))
+    return tuple(out)
 
 
 def _estrides(a: np.ndarray) -> tuple:
