@@ -19,7 +19,7 @@ from .._quiet import IGNORE as _IGNORE
 from .._quiet import quiet as _quiet
 from .._quiet import restore as _restore
 
-_empty, _dot = np.empty, np.dot
+_empty = np.empty
 
 _CXX = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
         "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
@@ -34,7 +34,7 @@ def dot_quiet(x: np.ndarray, y: np.ndarray, dest: np.ndarray) -> None:
     floating-point flags]): Note [Small products through np.dot]'s one BLAS call."""
     tok = _quiet(_IGNORE)
     try:
-        _dot(x, y, dest)
+        x.dot(y, dest)  # np.dot's C function without its dispatch (Note [Dot's own result])
     finally:
         _restore(tok)
 
