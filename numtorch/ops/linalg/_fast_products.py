@@ -49,8 +49,9 @@ def make(op, ranks: frozenset):
     def fast(a, b):
         S = _STATE
         dt = a._dtype
-        if (S.td_modes or S.fw_level >= 0 or _AUTOCAST or b._dtype is not dt or dt not in _FLOATS or a._device is not _CPU
-                or b._device is not _CPU or S.grad_enabled and (a._rg or b._rg)):  # fmt: skip
+        if (S.td_modes or S.fw_level >= 0 or _AUTOCAST or b._dtype is not dt or dt not in _FLOATS
+                or a._device is not _CPU or b._device is not _CPU
+                or S.grad_enabled and (a._rg or b._rg)):  # fmt: skip
             return op.fast(a, b)
         x, y = a._data, b._data
         sx, sy = x.shape, y.shape
@@ -157,10 +158,29 @@ def bmm(op):
     """The fast call ``fn(input, mat2)`` of bmm."""
 
     def fast(a, b):
-        dt = a._dtype
-        if not (_same(dt, a, b) and _bmm_shapes(a._data.shape, b._data.shape)):
+        S = _STATE
+        dt = a._dtype  # _same and _bmm_shapes written out (~0.15 us of a 1.9 us bmm)
+        if (S.td_modes or S.fw_level >= 0 or _AUTOCAST or b._dtype is not dt or dt not in _FLOATS
+                or a._device is not _CPU or b._device is not _CPU
+                or S.grad_enabled and (a._rg or b._rg)):  # fmt: skip
             return op.fast(a, b)
-        return _make(_matmul_add(a._data, b._data, None), dt)
+        x, y = a._data, b._data
+        sx, sy = x.shape, y.shape
+        if len(sx) != 3 or len(sy) != 3:
+            return op.fast(a, b)
+        nb, n, k = sx
+        nb2, k2, m = sy
+        if not (1 < k == k2 and 0 < nb == nb2 and n > 0 and m > 0):
+            return op.fast(a, b)
+        tok = _quiet(_IGNORE)
+        try:
+            dest = _matmul(x, y)  # Note [Dot's own result]
+            if not dest.flags.c_contiguous:
+                dest = _empty((nb, n, m), x.dtype)
+                _matmul(x, y, out=dest)
+        finally:
+            _restore(tok)
+        return _make(dest, dt)
 
     return fast
 
@@ -169,10 +189,20 @@ def baddbmm(op):
     """The fast call ``fn(input, batch1, batch2, beta, alpha)`` of baddbmm."""
 
     def fast(input, b1, b2, beta, alpha):
-        dt = input._dtype
+        S = _STATE
+        dt = input._dtype  # _ones, _same and _bmm_shapes written out, as bmm's
+        if (beta.__class__ is not int or alpha.__class__ is not int or beta != 1 or alpha != 1
+                or S.td_modes or S.fw_level >= 0 or _AUTOCAST or dt not in _FLOATS
+                or b1._dtype is not dt or b2._dtype is not dt or input._device is not _CPU or b1._device is not _CPU or b2._device is not _CPU
+                or S.grad_enabled and (input._rg or b1._rg or b2._rg)):  # fmt: skip
+            return op.fast(input, b1, b2, beta, alpha)
         x, y, s = b1._data, b2._data, input._data
-        if not (_ones(beta, alpha) and _same(dt, input, b1, b2) and _bmm_shapes(x.shape, y.shape)
-                and s.shape == (x.shape[0], x.shape[1], y.shape[2])):  # fmt: skip
+        sx, sy = x.shape, y.shape
+        if len(sx) != 3 or len(sy) != 3:
+            return op.fast(input, b1, b2, beta, alpha)
+        nb, n, k = sx
+        nb2, k2, m = sy
+        if not (1 < k == k2 and 0 < nb == nb2 and n > 0 and m > 0 and s.shape == (nb, n, m)):
             return op.fast(input, b1, b2, beta, alpha)
         return _make(_matmul_add(x, y, s), dt)
 
