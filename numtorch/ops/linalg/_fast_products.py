@@ -193,7 +193,8 @@ def baddbmm(op):
         dt = input._dtype  # _ones, _same and _bmm_shapes written out, as bmm's
         if (beta.__class__ is not int or alpha.__class__ is not int or beta != 1 or alpha != 1
                 or S.td_modes or S.fw_level >= 0 or _AUTOCAST or dt not in _FLOATS
-                or b1._dtype is not dt or b2._dtype is not dt or input._device is not _CPU or b1._device is not _CPU or b2._device is not _CPU
+                or b1._dtype is not dt or b2._dtype is not dt
+                or input._device is not _CPU or b1._device is not _CPU or b2._device is not _CPU
                 or S.grad_enabled and (input._rg or b1._rg or b2._rg)):  # fmt: skip
             return op.fast(input, b1, b2, beta, alpha)
         x, y, s = b1._data, b2._data, input._data
