@@ -236,23 +236,20 @@ def addmv(op):
     """The fast call ``fn(input, mat, vec, beta, alpha)`` of addmv."""
 
     def fast(input, mat, vec, beta, alpha):
-        dt = input._dtype
+        S = _STATE
+        dt = input._dtype  # _ones and _same written out, as baddbmm's
+        if (beta.__class__ is not int or alpha.__class__ is not int or beta != 1 or alpha != 1
+                or S.td_modes or S.fw_level >= 0 or _AUTOCAST or dt not in _FLOATS
+                or mat._dtype is not dt or vec._dtype is not dt
+                or input._device is not _CPU or mat._device is not _CPU or vec._device is not _CPU
+                or S.grad_enabled and (input._rg or mat._rg or vec._rg)):  # fmt: skip
+            return op.fast(input, mat, vec, beta, alpha)
         x, y, s = mat._data, vec._data, input._data
-        if (
-            _ones(beta, alpha)
-            and _same(dt, input, mat, vec)
-            and len(x.shape) == 2
-            and len(y.shape) == 1
-        ):
-            m, k = x.shape
-            if (
-                k > 1
-                and m
-                and y.shape[0] == k
-                and s.shape == (m,)
-                and x.flags.forc
-                and y.flags.forc
-            ):
+        sx = x.shape
+        if len(sx) == 2 and len(y.shape) == 1:
+            m, k = sx
+            if (k > 1 and m and y.shape[0] == k and s.shape == (m,)
+                    and x.flags.forc and y.flags.forc):  # fmt: skip
                 return _make(_dot_add(x, y, s), dt)
         return op.fast(input, mat, vec, beta, alpha)
 
