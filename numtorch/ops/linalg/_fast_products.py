@@ -221,9 +221,16 @@ def addmm(op):
     """The fast call ``fn(input, mat1, mat2, beta, alpha)`` of addmm."""
 
     def fast(input, m1, m2, beta, alpha):
-        dt = input._dtype
+        S = _STATE
+        dt = input._dtype  # _ones and _same written out, as baddbmm's
+        if (beta.__class__ is not int or alpha.__class__ is not int or beta != 1 or alpha != 1
+                or S.td_modes or S.fw_level >= 0 or _AUTOCAST or dt not in _FLOATS
+                or m1._dtype is not dt or m2._dtype is not dt
+                or input._device is not _CPU or m1._device is not _CPU or m2._device is not _CPU
+                or S.grad_enabled and (input._rg or m1._rg or m2._rg)):  # fmt: skip
+            return op.fast(input, m1, m2, beta, alpha)
         x, y, s = m1._data, m2._data, input._data
-        if _ones(beta, alpha) and _same(dt, input, m1, m2) and _mm_ok(x, y):
+        if _mm_ok(x, y):
             shape = (x.shape[0], y.shape[1])
             if s.shape == shape or s.shape == shape[1:]:
                 return _make(_dot_add(x, y, s), dt)
