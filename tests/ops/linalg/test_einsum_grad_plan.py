@@ -1,6 +1,7 @@
 """Note [einsum backward plans]: einsum's derivative, planned once per equation and shapes,
 gives the unplanned derivative's gradients bit for bit (the same dispatches on the same
-operands), and a second backward of the same shapes does not parse the equation again."""
+operands), and a second backward of the same shapes does not parse the equation again; a
+contraction's result never shares its operands' memory (a pair's without np.shares_memory)."""
 
 from __future__ import annotations
 
@@ -106,3 +107,16 @@ def test_gradients_match_finite_differences_from_a_plan():
         x = torch.randn(3, 3, dtype=torch.float64, requires_grad=True)
         y = torch.randn(3, 2, dtype=torch.float64, requires_grad=True)
         assert torch.autograd.gradcheck(lambda x, y: torch.einsum("ii,ij->j", x, y), (x, y))
+
+
+@pytest.mark.parametrize(
+    ("equation", "shapes"), CASES + [("ij->ji", [(2, 3)]), ("ii->i", [(3, 3)])]
+)
+def test_results_never_share_the_operands_memory(equation, shapes, monkeypatch):
+    calls = []
+    real = np.shares_memory
+    monkeypatch.setattr(np, "shares_memory", lambda *a: calls.append(a) or real(*a))
+    tensors = [torch.randn(*s) for s in shapes]
+    r = torch.einsum(equation, *tensors)
+    assert not any(real(r.numpy(), t.numpy()) for t in tensors)
+    assert bool(calls) == (len(shapes) != 2)  # a pair's result is product()'s fresh array
