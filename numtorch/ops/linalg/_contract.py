@@ -527,7 +527,11 @@ def einsum_compute(equation: str, tensors: list) -> tuple[np.ndarray, D.dtype]:
     res = np.asarray(res)
     # a pair's result comes from product()'s fresh array (np.shares_memory: ~0.25 us an operand);
     # np.einsum of one operand (or none summed) may return a view of it
-    if res.dtype != res_dt.np or len(ops) != 2 and any(np.shares_memory(res, t._data) for t in tensors):
+    if (
+        res.dtype != res_dt.np
+        or len(ops) != 2
+        and any(np.shares_memory(res, t._data) for t in tensors)
+    ):
         res = res.astype(res_dt.np)
     return res, res_dt
 
