@@ -19,7 +19,7 @@ from .._quiet import IGNORE as _IGNORE
 from .._quiet import quiet as _quiet
 from .._quiet import restore as _restore
 
-_empty, _dot = np.empty, np.dot
+_empty = np.empty
 
 _CXX = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
         "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
@@ -34,7 +34,7 @@ def dot_quiet(x: np.ndarray, y: np.ndarray, dest: np.ndarray) -> None:
     floating-point flags]): Note [Small products through np.dot]'s one BLAS call."""
     tok = _quiet(_IGNORE)
     try:
-        _dot(x, y, dest)
+        x.dot(y, dest)  # np.dot's C function without its dispatch (Note [Dot's own result])
     finally:
         _restore(tok)
 
@@ -183,14 +183,22 @@ def _bmm_checks(s1, s2, d1: D.dtype, d2: D.dtype, kernel="bmm") -> None:
 
 def broadcast_error(a, b, offset=0):
     """PyTorch's message for shapes that do not broadcast (dims counted from the left of the result)."""
+    a, b = tuple(a), tuple(b)
+    if a == b:  # a linalg.cross's backward (~1.6 us through the loop and generators below)
+        return a
     n = max(len(a), len(b))
-    a, b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    out = []
     for i, (x, y) in enumerate(zip(a, b, strict=True)):
-        if x != y and x != 1 and y != 1:
+        if x == y or y == 1:
+            out.append(x)
+        elif x == 1:
+            out.append(y)
+        else:
             raise RuntimeError(
                 f"The size of tensor a ({x}) must match the size of tensor b ({y}) at non-singleton dimension {i + offset}"
             )
-    return tuple(max(x, y) if min(x, y) else 0 for x, y in zip(a, b, strict=True))
+    return tuple(out)
 
 
 def _estrides(a: np.ndarray) -> tuple:
@@ -517,7 +525,13 @@ def einsum_compute(equation: str, tensors: list) -> tuple[np.ndarray, D.dtype]:
         with np.errstate(all="ignore"):
             res = np.einsum(*args, [ids[x] for x in out], optimize="greedy" if len(ops) > 2 else False)
     res = np.asarray(res)
-    if res.dtype != res_dt.np or any(np.shares_memory(res, t._data) for t in tensors):
+    # a pair's result comes from product()'s fresh array (np.shares_memory: ~0.25 us an operand);
+    # np.einsum of one operand (or none summed) may return a view of it
+    if (
+        res.dtype != res_dt.np
+        or len(ops) != 2
+        and any(np.shares_memory(res, t._data) for t in tensors)
+    ):
         res = res.astype(res_dt.np)
     return res, res_dt
 
@@ -582,6 +596,17 @@ def parse_sublists(args) -> tuple[str, list]:
 
 
 # ---- derivative -------------------------------------------------------------------------------------
+# Note [einsum backward plans]
+# einsum's derivative parsed the equation and built each operand's gradient equation, its
+# identity/ones operands' sizes and the broadcast of the result with the operand's shape on
+# every backward: ~25 us of a small inner's (or tensordot's) 107 us forward+backward. All of it
+# depends only on the equation and the operands' shapes, so it is planned once per such key (as
+# Note [einsum plans]) and the same dispatches then run with the same equations and operands:
+# the gradients are the unplanned ones. Only the operands' values, the grad's dtype (the extra
+# operands' dtype, the conjugate of complex operands) and the expand are read per call.
+_GRAD_PLANS: dict = {}
+
+
 def einsum_backward(grad, equation: str, tensors: list) -> list:
     """d(einsum)/d(operand i) = einsum(grad, other operands -> operand i's subscripts); repeated
     subscripts get an identity operand, subscripts summed only within operand i a ones operand.
@@ -593,38 +618,54 @@ def einsum_backward(grad, equation: str, tensors: list) -> list:
 
     einsum_op = ops.aten.einsum.default  # through the op table: linalg/core.py imports this module
 
-    labels, out, sizes = parse(equation, [t._data.shape for t in tensors])
-    used = sorted(set(out).union(*labels))
-    letter = {x: _char((i + 26) % 52) for i, x in enumerate(used)}
-    fresh = iter(_char((i + 26) % 52) for i in range(len(used), _NLETTERS))
+    key = (equation, *[t._data.shape for t in tensors])
+    plan = _GRAD_PLANS.get(key)
+    if plan is None:
+        if len(_GRAD_PLANS) >= _PLAN_MAX:
+            _GRAD_PLANS.clear()
+        plan = _GRAD_PLANS[key] = _grad_plan(equation, [t._data.shape for t in tensors])
     dt, kw = grad._dtype, [None, None, None]
     cplx = dt.category == D._COMPLEX
     grads = []
-    for i, t in enumerate(tensors):
-        others = [
-            (u.conj() if cplx else u, "".join(letter[x] for x in labels[j]))
-            for j, u in enumerate(tensors)
-            if j != i
-        ]
+    for i, (eq, others, extra) in enumerate(plan):
+        operands = [grad] + [tensors[j].conj() if cplx else tensors[j] for j in others]
+        for n, diagonal in extra:
+            spec = (eye_m, [n, n, dt, *kw]) if diagonal else (ones, [[n], dt, *kw])
+            operands.append(dispatch(*spec))
+        g = dispatch(einsum_op, [eq, operands, None])
+        # a label operand i holds with size n but every other operand with size 1 comes back as 1:
+        # expand it, so that the engine's sum_to_size can then fold the other way round
+        gs, ts = g._data.shape, tensors[i]._data.shape
+        full = gs if gs == ts else np.broadcast_shapes(gs, ts)
+        grads.append(g if full == gs else g.expand(list(full)))
+    return grads
+
+
+def _grad_plan(equation: str, shapes: list) -> list:
+    """Per operand: (its gradient's equation, the indices of the other operands it takes, the
+    (size, is an identity) of its extra operands) (Note [einsum backward plans])."""
+    labels, out, sizes = parse(equation, shapes)
+    used = sorted(set(out).union(*labels))
+    letter = {x: _char((i + 26) % 52) for i, x in enumerate(used)}
+    fresh = iter(_char((i + 26) % 52) for i in range(len(used), _NLETTERS))
+    plan = []
+    for i, shape in enumerate(shapes):
+        others = [j for j in range(len(shapes)) if j != i]
+        subs = ["".join(letter[x] for x in labels[j]) for j in others]
         extra, target, seen = [], [], set()
         for x in labels[i]:
             if x in seen:  # a diagonal: the identity ties the repeated subscript to a fresh one
                 f = next(fresh)
                 target.append(f)
-                extra.append((dispatch(eye_m, [sizes[x], sizes[x], dt, *kw]), letter[x] + f))
+                extra.append(((sizes[x], True), letter[x] + f))
             else:
                 seen.add(x)
                 target.append(letter[x])
-        have = set("".join(letter[x] for x in out) + "".join(s for _, s in others + extra))
+        have = set("".join(letter[x] for x in out) + "".join(subs) + "".join(s for _, s in extra))
         for dim, x in enumerate(labels[i]):
             if letter[x] not in have:
                 have.add(letter[x])
-                extra.append((dispatch(ones, [[t._data.shape[dim]], dt, *kw]), letter[x]))
-        subs = ["".join(letter[x] for x in out)] + [s for _, s in others + extra]
-        eq = ",".join(subs) + "->" + "".join(target)
-        g = dispatch(einsum_op, [eq, [grad] + [u for u, _ in others + extra], None])
-        # a label operand i holds with size n but every other operand with size 1 comes back as 1:
-        # expand it, so that the engine's sum_to_size can then fold the other way round
-        full = np.broadcast_shapes(g._data.shape, t._data.shape)
-        grads.append(g if full == g._data.shape else g.expand(list(full)))
-    return grads
+                extra.append(((shape[dim], False), letter[x]))
+        eq = ",".join(["".join(letter[x] for x in out)] + subs + [s for _, s in extra])
+        plan.append((eq + "->" + "".join(target), others, [spec for spec, _ in extra]))
+    return plan

@@ -146,32 +146,48 @@ def cross(op, cross3=None):
     given (the binding's condition: without a dim the body warns), whose composite calls
     linalg.cross's op: with ``cross3`` (the op's array function), same-rank plain inputs of one
     kernel dtype (float32/float64/int32/int64), 3 along an int ``dim`` and shapes that
-    broadcast run it on the arrays without the op's checks (Note [Small linalg fast calls])."""
+    broadcast run it on the arrays without the op's checks (Note [Small linalg fast calls]);
+    the dim and the result's shape are planned per pair of shapes and dim."""
 
     def fast(input, other, dim):
         dt = input._dtype
+        S = _STATE
+        if (cross3 is None or other._dtype is not dt or dim.__class__ is not int or dt not in _CROSS_DTYPES
+                or S.td_modes or S.fw_level >= 0 or _AUTOCAST or input._device is not _CPU
+                or other._device is not _CPU or S.grad_enabled and (input._rg or other._rg)):  # fmt: skip
+            return op.fast(input, other, dim)
         a, b = input._data, other._data
-        sa, sb = a.shape, b.shape
-        n = len(sa)
-        if cross3 is None or not (_free() and other._dtype is dt and dt in _CROSS_DTYPES and dim.__class__ is int
-                                  and len(sb) == n and -n <= dim < n and _plain(input, _STATE.grad_enabled)
-                                  and _plain(other, _STATE.grad_enabled)):  # fmt: skip
+        key = (a.shape, b.shape, dim)
+        plan = _CROSS_PLANS.get(key)
+        if plan is None:
+            if len(_CROSS_PLANS) >= 1024:
+                _CROSS_PLANS.clear()
+            plan = _CROSS_PLANS[key] = _cross_plan(a.shape, b.shape, dim)
+        if not plan:
             return op.fast(input, other, dim)
-        d = dim + n if dim < 0 else dim
-        if sa[d] != 3 or sb[d] != 3:
-            return op.fast(input, other, dim)
-        if sa == sb:
-            shape = sa
-        else:
-            shape = []
-            for x, y in zip(sa, sb, strict=True):
-                if x != y and x != 1 and y != 1:
-                    return op.fast(input, other, dim)
-                shape.append(y if x == 1 else x)
-            shape = tuple(shape)
-        return _make(cross3(a, b, d, shape), dt)
+        return _make(cross3(a, b, *plan), dt)
 
     return fast
+
+
+_CROSS_PLANS: dict = {}
+
+
+def _cross_plan(sa: tuple, sb: tuple, dim: int):
+    """(dim wrapped, the result's shape) of linalg.cross on these shapes, or False where the op
+    would raise (its error is the op's)."""
+    n = len(sa)
+    if len(sb) != n or not -n <= dim < n:
+        return False
+    d = dim + n if dim < 0 else dim
+    if sa[d] != 3 or sb[d] != 3:
+        return False
+    shape = []
+    for x, y in zip(sa, sb, strict=True):
+        if x != y and x != 1 and y != 1:
+            return False
+        shape.append(y if x == 1 else x)
+    return d, tuple(shape)
 
 
 _CROSS_DTYPES = (D.float32, D.float64, D.int32, D.int64)

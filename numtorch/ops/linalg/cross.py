@@ -21,6 +21,7 @@ from .core import _bind, _cj, _op
 
 _empty, _mul, _sub = np.empty, np.multiply, np.subtract
 _K = lazy("numtorch.kernels.cpu.linalg")
+_KC = lazy("numtorch.kernels.cpu.linalg_cross")
 _KERNEL_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.int64, np.int32))
 _ALL, _K0, _K1, _K2 = slice(None), slice(0, 1), slice(1, 2), slice(2, 3)
 
@@ -53,12 +54,60 @@ def _full(a: np.ndarray, shape: tuple) -> np.ndarray:
     return full
 
 
+# Note [Cross offsets]
+# A small cross product of broadcast operands copied each one to the full shape before the
+# kernel (np.empty and np.copyto, ~0.6 us of linalg.cross's 3.2 us on (4, 1, 3) x (4, 2, 3))
+# and reshaped all three arrays to (pre, 3, post) (~0.3 us). Up to _OFFSET_MAX elements,
+# C-contiguous operands (each in its own shape) are read in place by kernels'
+# cross3_offsets: per row of the result's leading dims, each operand's offset into its flat
+# storage (repeated where it broadcasts), its components' distance and its step over the
+# trailing dims (0 where it broadcasts over all of them; over only some: the copies). The
+# offsets depend only on the two shapes and the dim, so they are planned once per such key
+# (False: the copies). The same products and differences per element as cross3 (np.cross's
+# bits: tests/ops/linalg/test_cross_offsets.py). Above the bound the copies are a small part
+# of the time, and the plans' offset arrays would grow with the input.
+_OFFSET_MAX = 4096
+_OFFSET_PLANS: dict = {}
+
+
+def _offset_plan(sx: tuple, sy: tuple, d: int, shape: tuple):
+    """cross3_offsets' plan array for these shapes, or False (the copies)."""
+    if not 0 < math.prod(shape) <= _OFFSET_MAX:
+        return False
+    tail_shape = shape[d + 1 :]
+    steps, offsets = [], []
+    for s in (sx, sy):
+        tail = s[d + 1 :]
+        if tail == tail_shape:
+            steps += [math.prod(tail), 1]
+        elif math.prod(tail) == 1:
+            steps += [1, 0]
+        else:
+            return False
+        rows = np.zeros(1, np.int64)
+        for k in range(d):
+            stride = 0 if s[k] == 1 else math.prod(s[k + 1 :])
+            rows = (rows[:, None] + np.arange(shape[k], dtype=np.int64) * stride).reshape(-1)
+        offsets.append(rows)
+    head = np.array(steps + [math.prod(tail_shape)], np.int64)
+    return np.concatenate([head, *offsets])
+
+
 def _cross3(x: np.ndarray, y: np.ndarray, d: int, shape: tuple) -> np.ndarray:
     """np.cross(x, y, axis=d) of one dtype as a C-contiguous array: the same products and
     differences per element (c0 = x1 y2 - x2 y1, ...), written into the result's slices instead
     of np.cross's moveaxis, temporaries and final copy (a small cross: 15 us -> ~4)."""
     out = _empty(shape, x.dtype)
     if x.dtype in _KERNEL_DTYPES:  # the same per element, in one Numba pass (kernels' cross3)
+        key = (x.shape, y.shape, d)
+        plan = _OFFSET_PLANS.get(key)
+        if plan is None:
+            if len(_OFFSET_PLANS) >= 1024:
+                _OFFSET_PLANS.clear()
+            plan = _OFFSET_PLANS[key] = _offset_plan(x.shape, y.shape, d, shape)
+        if plan is not False and x.flags.c_contiguous and y.flags.c_contiguous:
+            _KC.cross3_offsets(x.ravel(), y.ravel(), out.ravel(), plan)  # Note [Cross offsets]
+            return out
         pre, post = math.prod(shape[:d]), math.prod(shape[d + 1 :])
         _K.cross3(_full(x, shape).reshape(pre, 3, post), _full(y, shape).reshape(pre, 3, post),
                   out.reshape(pre, 3, post))  # fmt: skip
