@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from numtorch.kernels._jit import inline, kernel, parallel_kernel, prange
-from numtorch.kernels.cpu.nn.pooling import _end, _start
+from numtorch.kernels.cpu.nn.pooling import _end, _start, window_lowest
 
 
 @inline
@@ -43,14 +43,23 @@ def _max_pool_volume(x, out, idx, p, geo):
                 # start from the window's first element, as PyTorch from its first index: a float
                 # -inf turned the best int64 into a float (2**63 - 1 came out as -2**63)
                 at = (d0 * H + h0) * W + w0
-                best = x[xb + at]
-                for d in range(d0, d1, DD):
-                    for h in range(h0, h1, DH):
-                        for w in range(w0, w1, DW):
-                            v = x[xb + (d * H + h) * W + w]
+                best = x[xb + at] if d0 < d1 and h0 < h1 and w0 < w1 else window_lowest(x)
+                # while loops over flat offsets: Note [Window walks without trip counts]
+                d = d0
+                while d < d1:
+                    r = (d * H + h0) * W + w0
+                    r1 = (d * H + h1) * W
+                    while r < r1:
+                        q = r
+                        q1 = r - w0 + w1
+                        while q < q1:
+                            v = x[xb + q]
                             if v > best or v != v:  # NaN wins, as in PyTorch's kernel
                                 best = v
-                                at = (d * H + h) * W + w
+                                at = q
+                            q += DW
+                        r += DH * W
+                    d += DD
                 o = ob + (od * OH + oh) * OW + ow
                 out[o] = best
                 idx[o] = at
