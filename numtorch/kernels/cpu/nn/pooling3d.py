@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from numtorch.kernels._jit import inline, kernel, parallel_kernel, prange
+from numtorch.kernels.cpu.nn.pool_windows import max4_rows
 from numtorch.kernels.cpu.nn.pooling import _end, _start, window_lowest
 
 
@@ -65,17 +66,71 @@ def _max_pool_volume(x, out, idx, p, geo):
                 idx[o] = at
 
 
+@inline
+def _max_pool_volumes4(x, out, idx, p, geo):
+    # volumes p .. p + 3 together: Note [Four planes per window]
+    D, H, W, KD, KH, KW = geo[0], geo[1], geo[2], geo[3], geo[4], geo[5]
+    SD, SH, SW, PD, PH, PW = geo[6], geo[7], geo[8], geo[9], geo[10], geo[11]
+    DD, DH, DW, OD, OH, OW = geo[12], geo[13], geo[14], geo[15], geo[16], geo[17]
+    V = D * H * W
+    OV = OD * OH * OW
+    xb = p * V
+    o = p * OV
+    for od in range(OD):
+        d0, d1 = _first(od, SD, PD, DD, KD, D)
+        for oh in range(OH):
+            h0, h1 = _first(oh, SH, PH, DH, KH, H)
+            for ow in range(OW):
+                w0, w1 = _first(ow, SW, PW, DW, KW, W)
+                at = (d0 * H + h0) * W + w0
+                t0 = t1 = t2 = t3 = at
+                if d0 < d1 and h0 < h1 and w0 < w1:
+                    b0 = x[xb + at]
+                    b1 = x[xb + V + at]
+                    b2 = x[xb + 2 * V + at]
+                    b3 = x[xb + 3 * V + at]
+                    d = d0
+                    while d < d1:
+                        r = (d * H + h0) * W + w0
+                        r1 = (d * H + h1) * W
+                        b0, b1, b2, b3, t0, t1, t2, t3 = max4_rows(x, xb, V, r, r1, DH * W, w1 - w0, DW,
+                                                                   b0, b1, b2, b3, t0, t1, t2, t3)  # fmt: skip
+                        d += DD
+                else:
+                    b0 = b1 = b2 = b3 = window_lowest(x)
+                out[o] = b0
+                out[o + OV] = b1
+                out[o + 2 * OV] = b2
+                out[o + 3 * OV] = b3
+                idx[o] = t0
+                idx[o + OV] = t1
+                idx[o + 2 * OV] = t2
+                idx[o + 3 * OV] = t3
+                o += 1
+
+
 @kernel
 def max_pool3d(x, out, idx, geo):
     """Max over each window of every volume; ``idx`` (int64) receives argmax positions."""
-    for p in range(out.size // (geo[15] * geo[16] * geo[17])):
+    P = out.size // (geo[15] * geo[16] * geo[17])
+    G = P // 4 if geo[3] * geo[4] * geo[5] > 4 else 0  # as max_pool2d
+    for g in range(G):
+        _max_pool_volumes4(x, out, idx, 4 * g, geo)
+    for p in range(4 * G, P):
         _max_pool_volume(x, out, idx, p, geo)
 
 
 @parallel_kernel
 def max_pool3d_parallel(x, out, idx, geo):
-    for p in prange(out.size // (geo[15] * geo[16] * geo[17])):
-        _max_pool_volume(x, out, idx, p, geo)
+    P = out.size // (geo[15] * geo[16] * geo[17])
+    if geo[3] * geo[4] * geo[5] > 4:
+        for g in prange(P // 4):
+            _max_pool_volumes4(x, out, idx, 4 * g, geo)
+        for p in range(P - P % 4, P):
+            _max_pool_volume(x, out, idx, p, geo)
+    else:
+        for p in prange(P):
+            _max_pool_volume(x, out, idx, p, geo)
 
 
 @inline
