@@ -226,3 +226,35 @@ def test_adaptive_pools_match_bruteforce(dt):
         a = rng.standard_normal(shape).astype(dt)
         rv, _ = _ref_adaptive(a, osz, False)
         np.testing.assert_array_equal(F.adaptive_avg_pool2d(torch.from_numpy(a), osz).numpy(), rv)
+
+
+def _ref_adaptive_max3d(x, osz):
+    sp = x.shape[-3:]
+    planes = x.reshape(-1, *sp)
+    vals = np.empty((len(planes), *osz), x.dtype)
+    idx = np.empty((len(planes), *osz), np.int64)
+    for o in np.ndindex(*osz):
+        lo = [o[i] * sp[i] // osz[i] for i in range(3)]
+        hi = [-(-(o[i] + 1) * sp[i] // osz[i]) for i in range(3)]
+        for q, plane in enumerate(planes):
+            best, at = plane[tuple(lo)], int(np.ravel_multi_index(lo, sp))
+            for pos in np.ndindex(*[hi[i] - lo[i] for i in range(3)]):
+                tap = tuple(lo[i] + pos[i] for i in range(3))
+                if plane[tap] > best or plane[tap] != plane[tap]:
+                    best, at = plane[tap], int(np.ravel_multi_index(tap, sp))
+            vals[(q, *o)], idx[(q, *o)] = best, at
+    return vals.reshape(x.shape[:-3] + tuple(osz)), idx.reshape(x.shape[:-3] + tuple(osz))
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_adaptive_max_pool3d_matches_bruteforce(dt):
+    # four volumes per window and the P % 4 remainder (P = N * C from 1 to 9)
+    rng = np.random.default_rng(33)
+    for _ in range(12):
+        shape = (*(int(v) for v in rng.integers(1, 4, 2)), *(int(v) for v in rng.integers(1, 7, 3)))
+        osz = tuple(int(v) for v in rng.integers(1, 6, 3))
+        a = _sample(rng, shape, dt)
+        v, i = F.adaptive_max_pool3d(torch.from_numpy(a), osz, return_indices=True)
+        rv, ri = _ref_adaptive_max3d(a, osz)
+        np.testing.assert_array_equal(v.numpy(), rv)
+        np.testing.assert_array_equal(i.numpy(), ri)

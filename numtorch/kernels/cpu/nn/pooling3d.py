@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from numtorch.kernels._jit import inline, kernel, parallel_kernel, prange
-from numtorch.kernels.cpu.nn.pool_windows import max4_rows
-from numtorch.kernels.cpu.nn.pooling import _end, _start, window_lowest
+from numtorch.kernels.cpu.nn.pool_windows import max4_rows, take
+from numtorch.kernels.cpu.nn.pooling import _adaptive_bounds, _end, _start, window_lowest
 
 
 @inline
@@ -262,5 +262,49 @@ def adaptive_avg_pool3d_backward(grad, gi, geo):
 @kernel
 def adaptive_max_pool3d(x, out, idx, geo):
     """Max over the adaptive windows; ``idx`` receives flat argmax positions in the volume."""
-    for p in range(out.size // (geo[3] * geo[4] * geo[5])):
-        _adaptive_volume(x, out, idx, out, out, p, geo, 2)
+    # bounds once per call (Note [Window walks without trip counts]), four volumes per window
+    # (Note [Four planes per window]); the mode-2 walk of _adaptive_volume's order otherwise
+    D, H, W, OD, OH, OW = geo[0], geo[1], geo[2], geo[3], geo[4], geo[5]
+    db = _adaptive_bounds(D, OD)
+    hb = _adaptive_bounds(H, OH)
+    wb = _adaptive_bounds(W, OW)
+    V = D * H * W
+    OV = OD * OH * OW
+    P = out.size // OV
+    p = 0
+    while p < P:
+        four = p + 4 <= P
+        xb = p * V
+        o = p * OV
+        for od in range(OD):
+            d0, d1 = db[2 * od], db[2 * od + 1]
+            for oh in range(OH):
+                h0, h1 = hb[2 * oh], hb[2 * oh + 1]
+                for ow in range(OW):
+                    w0, w1 = wb[2 * ow], wb[2 * ow + 1]
+                    at = (d0 * H + h0) * W + w0
+                    b0 = x[xb + at]
+                    t0 = at
+                    if four:
+                        b1, b2, b3 = x[xb + V + at], x[xb + 2 * V + at], x[xb + 3 * V + at]
+                        t1 = t2 = t3 = at
+                        for d in range(d0, d1):
+                            r = (d * H + h0) * W + w0
+                            b0, b1, b2, b3, t0, t1, t2, t3 = max4_rows(x, xb, V, r, (d * H + h1) * W, W, w1 - w0, 1,
+                                                                       b0, b1, b2, b3, t0, t1, t2, t3)  # fmt: skip
+                        out[o + OV] = b1
+                        out[o + 2 * OV] = b2
+                        out[o + 3 * OV] = b3
+                        idx[o + OV] = t1
+                        idx[o + 2 * OV] = t2
+                        idx[o + 3 * OV] = t3
+                    else:
+                        for d in range(d0, d1):
+                            for h in range(h0, h1):
+                                for w in range(w0, w1):
+                                    q = (d * H + h) * W + w
+                                    b0, t0 = take(x[xb + q], b0, t0, q)
+                    out[o] = b0
+                    idx[o] = t0
+                    o += 1
+        p += 4 if four else 1
