@@ -10,7 +10,14 @@ from __future__ import annotations
 import numpy as np
 
 from numtorch.kernels._jit import inline, kernel, parallel_kernel, prange, scalar_overload
-from numtorch.kernels.cpu.nn.pool_windows import max4, sum4, take
+from numtorch.kernels.cpu.nn.pool_windows import (
+    max4,
+    max_pool_plane,
+    max_pool_planes4,
+    sum4,
+    take,
+    window_lowest,
+)
 from numtorch.kernels.cpu.pointwise.scalar import div_trunc_int
 
 
@@ -27,110 +34,15 @@ def _window_mean_typer(acc, d):
     return lambda acc, d: acc / d
 
 
-# Note [Window walks without trip counts]
-# A ``range(h0, h1, DH)`` with a run-time step computes its trip count with an integer division
-# (and Python's floor rounding) each time it starts: the max-pool window loops started two such
-# ranges per output (and ``_start``/``_end``'s divisions ran per output and plane in the
-# adaptive pools). On the sweep's (2185, 2, 5, 6) 2x2 max pool those divisions were most of
-# the kernel's ~18 ns per output (2.8x PyTorch). The windows are now walked with while loops
-# over flat offsets (as max_pool1d_rows already was), and the adaptive pools compute their
-# window bounds once per call, not per plane. The elements are read and compared in the same
-# order, so values and indices are unchanged.
-def window_lowest(x):
-    return -np.inf
-
-
-@scalar_overload(window_lowest)
-def _window_lowest_typer(x):
-    # an empty max window's value (dilation stepped its start past its end): PyTorch's -inf, or
-    # the integer type's lowest value (std::numeric_limits::min); reading the window's first
-    # element there read past the plane
-    if str(x.dtype).startswith(("int", "uint")):
-        lo = np.iinfo(str(x.dtype)).min
-        return lambda x: x.dtype.type(lo)
-    return lambda x: x.dtype.type(-np.inf)
-
-
-@inline
-def _max_pool_plane(x, out, idx, p, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW):
-    xb = p * H * W
-    o = p * OH * OW
-    RH = DH * W
-    for oh in range(OH):
-        h0 = oh * SH - PH
-        h1 = min(h0 + (KH - 1) * DH + 1, H)
-        while h0 < 0:
-            h0 += DH
-        for ow in range(OW):
-            w0 = ow * SW - PW
-            w1 = min(w0 + (KW - 1) * DW + 1, W)
-            while w0 < 0:
-                w0 += DW
-            # start from the window's first element, as PyTorch from its first index: a float
-            # -inf turned the best int64 into a float (2**63 - 1 came out as -2**63)
-            at = h0 * W + w0
-            best = x[xb + at] if h0 < h1 and w0 < w1 else window_lowest(x)
-            r = at
-            r1 = h1 * W
-            while r < r1:  # the window's rows h0, h0 + DH, ... < h1, as flat row starts
-                q = r
-                q1 = r - w0 + w1
-                while q < q1:
-                    v = x[xb + q]
-                    # NaN wins, as in PyTorch's kernel
-                    if v > best or v != v:
-                        best = v
-                        at = q
-                    q += DW
-                r += RH
-            out[o] = best
-            idx[o] = at
-            o += 1
-
-
-@inline
-def _max_pool_planes4(x, out, idx, p, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW):
-    # planes p .. p + 3 together: Note [Four planes per window]
-    HW = H * W
-    OHW = OH * OW
-    xb = p * HW
-    o = p * OHW
-    for oh in range(OH):
-        h0 = oh * SH - PH
-        h1 = min(h0 + (KH - 1) * DH + 1, H)
-        while h0 < 0:
-            h0 += DH
-        for ow in range(OW):
-            w0 = ow * SW - PW
-            w1 = min(w0 + (KW - 1) * DW + 1, W)
-            while w0 < 0:
-                w0 += DW
-            at = h0 * W + w0
-            if h0 < h1 and w0 < w1:
-                b0, b1, b2, b3, t0, t1, t2, t3 = max4(x, xb, HW, at, h1 * W, DH * W, w1 - w0, DW)
-            else:
-                b0 = b1 = b2 = b3 = window_lowest(x)
-                t0 = t1 = t2 = t3 = at
-            out[o] = b0
-            out[o + OHW] = b1
-            out[o + 2 * OHW] = b2
-            out[o + 3 * OHW] = b3
-            idx[o] = t0
-            idx[o + OHW] = t1
-            idx[o + 2 * OHW] = t2
-            idx[o + 3 * OHW] = t3
-            o += 1
-
-
 @kernel
 def max_pool2d(x, out, idx, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW):
     """Max over each window of every plane; ``idx`` (int64) receives the argmax positions."""
     P = out.size // (OH * OW)
     G = P // 4 if KH * KW > 4 else 0  # windows of up to 4 elements: one plane at a time is faster
     for g in range(G):
-        _max_pool_planes4(x, out, idx, 4 * g, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW)
+        max_pool_planes4(x, out, idx, 4 * g, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW)
     for p in range(4 * G, P):
-        _max_pool_plane(x, out, idx, p, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW)
+        max_pool_plane(x, out, idx, p, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW)
 
 
 @parallel_kernel
@@ -138,12 +50,12 @@ def max_pool2d_parallel(x, out, idx, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, O
     P = out.size // (OH * OW)
     if KH * KW > 4:
         for g in prange(P // 4):
-            _max_pool_planes4(x, out, idx, 4 * g, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW)
+            max_pool_planes4(x, out, idx, 4 * g, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW)
         for p in range(P - P % 4, P):
-            _max_pool_plane(x, out, idx, p, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW)
+            max_pool_plane(x, out, idx, p, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW)
     else:
         for p in prange(P):
-            _max_pool_plane(x, out, idx, p, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW)
+            max_pool_plane(x, out, idx, p, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW)
 
 
 @kernel
@@ -419,8 +331,8 @@ def resample2d_backward(grad, gi, H, W, OH, OW, hi0, hi1, hw0, hw1, wi0, wi1, ww
 @kernel
 def max_pool1d_rows(x, out, L, K, S, P, D, OL):
     """max_pool1d's values over contiguous rows of ``L`` (no indices): the window walk and the
-    comparisons of ``_max_pool_plane`` with H == 1 (first element first, NaN wins), so the same
-    values; ``_max_pool_plane``'s 2-D loops cost ~3x on short rows."""
+    comparisons of ``max_pool_plane`` with H == 1 (first element first, NaN wins), so the same
+    values; ``max_pool_plane``'s 2-D loops cost ~3x on short rows."""
     for p in range(out.size // OL):
         xb = p * L
         ob = p * OL

@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from numtorch.kernels._jit import inline, kernel, parallel_kernel, prange
-from numtorch.kernels.cpu.nn.pool_windows import max4_rows, take
-from numtorch.kernels.cpu.nn.pooling import _adaptive_bounds, _end, _start, window_lowest
+from numtorch.kernels.cpu.nn.pool_windows import max4_rows, take, window_lowest
+from numtorch.kernels.cpu.nn.pooling import _adaptive_bounds, _end, _start
 
 
 @inline
