@@ -10,6 +10,14 @@ from __future__ import annotations
 import numpy as np
 
 from numtorch.kernels._jit import inline, kernel, parallel_kernel, prange, scalar_overload
+from numtorch.kernels.cpu.nn.pool_windows import (
+    max4,
+    max_pool_plane,
+    max_pool_planes4,
+    sum4,
+    take,
+    window_lowest,
+)
 from numtorch.kernels.cpu.pointwise.scalar import div_trunc_int
 
 
@@ -26,46 +34,28 @@ def _window_mean_typer(acc, d):
     return lambda acc, d: acc / d
 
 
-@inline
-def _max_pool_plane(x, out, idx, p, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW):
-    xb = p * H * W
-    ob = p * OH * OW
-    for oh in range(OH):
-        h0 = oh * SH - PH
-        h1 = min(h0 + (KH - 1) * DH + 1, H)
-        while h0 < 0:
-            h0 += DH
-        for ow in range(OW):
-            w0 = ow * SW - PW
-            w1 = min(w0 + (KW - 1) * DW + 1, W)
-            while w0 < 0:
-                w0 += DW
-            # start from the window's first element, as PyTorch from its first index: a float
-            # -inf turned the best int64 into a float (2**63 - 1 came out as -2**63)
-            at = h0 * W + w0
-            best = x[xb + at]
-            for h in range(h0, h1, DH):
-                for w in range(w0, w1, DW):
-                    v = x[xb + h * W + w]
-                    # NaN wins, as in PyTorch's kernel
-                    if v > best or v != v:
-                        best = v
-                        at = h * W + w
-            out[ob + oh * OW + ow] = best
-            idx[ob + oh * OW + ow] = at
-
-
 @kernel
 def max_pool2d(x, out, idx, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW):
     """Max over each window of every plane; ``idx`` (int64) receives the argmax positions."""
-    for p in range(out.size // (OH * OW)):
-        _max_pool_plane(x, out, idx, p, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW)
+    P = out.size // (OH * OW)
+    G = P // 4 if KH * KW > 4 else 0  # windows of up to 4 elements: one plane at a time is faster
+    for g in range(G):
+        max_pool_planes4(x, out, idx, 4 * g, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW)
+    for p in range(4 * G, P):
+        max_pool_plane(x, out, idx, p, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW)
 
 
 @parallel_kernel
 def max_pool2d_parallel(x, out, idx, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW):
-    for p in prange(out.size // (OH * OW)):
-        _max_pool_plane(x, out, idx, p, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW)
+    P = out.size // (OH * OW)
+    if KH * KW > 4:
+        for g in prange(P // 4):
+            max_pool_planes4(x, out, idx, 4 * g, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW)
+        for p in range(P - P % 4, P):
+            max_pool_plane(x, out, idx, p, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW)
+    else:
+        for p in prange(P):
+            max_pool_plane(x, out, idx, p, H, W, KH, KW, SH, SW, PH, PW, DH, DW, OH, OW)
 
 
 @kernel
@@ -171,23 +161,51 @@ def _end(o, isz, osz):
     return ((o + 1) * isz + osz - 1) // osz
 
 
+@inline
+def _adaptive_bounds(isz, osz):
+    """[start, end) of the adaptive windows of every output position, interleaved (computed
+    once per call: Note [Window walks without trip counts])."""
+    b = np.empty(2 * osz, np.int64)
+    for o in range(osz):
+        b[2 * o] = _start(o, isz, osz)
+        b[2 * o + 1] = _end(o, isz, osz)
+    return b
+
+
 @kernel
 def adaptive_avg_pool2d(x, out, H, W, OH, OW):
     """Mean over the adaptive windows [floor(o*I/O), ceil((o+1)*I/O)) of each plane."""
-    for p in range(out.size // (OH * OW)):
-        xb = p * H * W
-        ob = p * OH * OW
+    hb = _adaptive_bounds(H, OH)
+    wb = _adaptive_bounds(W, OW)
+    HW = H * W
+    OHW = OH * OW
+    P = out.size // OHW
+    p = 0
+    while p < P:
+        four = p + 4 <= P  # Note [Four planes per window]; the last P % 4 planes one by one
+        xb = p * HW
+        o = p * OHW
         for oh in range(OH):
-            h0 = _start(oh, H, OH)
-            h1 = _end(oh, H, OH)
+            h0 = hb[2 * oh]
+            h1 = hb[2 * oh + 1]
             for ow in range(OW):
-                w0 = _start(ow, W, OW)
-                w1 = _end(ow, W, OW)
-                acc = x.dtype.type(0)  # not x[0] * 0: a NaN or inf there would reach every window
-                for h in range(h0, h1):
-                    for w in range(w0, w1):
-                        acc += x[xb + h * W + w]
-                out[ob + oh * OW + ow] = acc / ((h1 - h0) * (w1 - w0))
+                w0 = wb[2 * ow]
+                w1 = wb[2 * ow + 1]
+                n = (h1 - h0) * (w1 - w0)
+                if four:
+                    s0, s1, s2, s3 = sum4(x, xb, HW, h0 * W + w0, h1 * W, W, w1 - w0)
+                    out[o] = s0 / n
+                    out[o + OHW] = s1 / n
+                    out[o + 2 * OHW] = s2 / n
+                    out[o + 3 * OHW] = s3 / n
+                else:
+                    acc = x.dtype.type(0)  # as sum4's
+                    for h in range(h0, h1):
+                        for w in range(w0, w1):
+                            acc += x[xb + h * W + w]
+                    out[o] = acc / n
+                o += 1
+        p += 4 if four else 1
 
 
 @kernel
@@ -213,25 +231,41 @@ def adaptive_avg_pool2d_backward(grad, gi, H, W, OH, OW):
 @kernel
 def adaptive_max_pool2d(x, out, idx, H, W, OH, OW):
     """Max over the adaptive windows; ``idx`` receives flat argmax positions in the plane."""
-    for p in range(out.size // (OH * OW)):
-        xb = p * H * W
-        ob = p * OH * OW
+    hb = _adaptive_bounds(H, OH)
+    wb = _adaptive_bounds(W, OW)
+    HW = H * W
+    OHW = OH * OW
+    P = out.size // OHW
+    p = 0
+    while p < P:
+        four = p + 4 <= P  # Note [Four planes per window]; the last P % 4 planes one by one
+        xb = p * HW
+        o = p * OHW
         for oh in range(OH):
-            h0 = _start(oh, H, OH)
-            h1 = _end(oh, H, OH)
+            h0 = hb[2 * oh]
+            h1 = hb[2 * oh + 1]
             for ow in range(OW):
-                w0 = _start(ow, W, OW)
-                w1 = _end(ow, W, OW)
+                w0 = wb[2 * ow]
+                w1 = wb[2 * ow + 1]
                 at = h0 * W + w0
-                best = x[xb + at]
-                for h in range(h0, h1):
-                    for w in range(w0, w1):
-                        v = x[xb + h * W + w]
-                        if v > best or v != v:
-                            best = v
-                            at = h * W + w
-                out[ob + oh * OW + ow] = best
-                idx[ob + oh * OW + ow] = at
+                if four:
+                    b0, b1, b2, b3, t0, t1, t2, t3 = max4(x, xb, HW, at, h1 * W, W, w1 - w0, 1)
+                    out[o + OHW] = b1
+                    out[o + 2 * OHW] = b2
+                    out[o + 3 * OHW] = b3
+                    idx[o + OHW] = t1
+                    idx[o + 2 * OHW] = t2
+                    idx[o + 3 * OHW] = t3
+                else:
+                    b0 = x[xb + at]
+                    t0 = at
+                    for h in range(h0, h1):
+                        for w in range(w0, w1):
+                            b0, t0 = take(x[xb + h * W + w], b0, t0, h * W + w)
+                out[o] = b0
+                idx[o] = t0
+                o += 1
+        p += 4 if four else 1
 
 
 @inline
@@ -297,8 +331,8 @@ def resample2d_backward(grad, gi, H, W, OH, OW, hi0, hi1, hw0, hw1, wi0, wi1, ww
 @kernel
 def max_pool1d_rows(x, out, L, K, S, P, D, OL):
     """max_pool1d's values over contiguous rows of ``L`` (no indices): the window walk and the
-    comparisons of ``_max_pool_plane`` with H == 1 (first element first, NaN wins), so the same
-    values; ``_max_pool_plane``'s 2-D loops cost ~3x on short rows."""
+    comparisons of ``max_pool_plane`` with H == 1 (first element first, NaN wins), so the same
+    values; ``max_pool_plane``'s 2-D loops cost ~3x on short rows."""
     for p in range(out.size // OL):
         xb = p * L
         ob = p * OL
@@ -307,7 +341,7 @@ def max_pool1d_rows(x, out, L, K, S, P, D, OL):
             w1 = min(w0 + (K - 1) * D + 1, L)
             while w0 < 0:
                 w0 += D
-            best = x[xb + w0]
+            best = x[xb + w0] if w0 < w1 else window_lowest(x)
             w = w0 + D
             while w < w1:
                 v = x[xb + w]
