@@ -32,11 +32,12 @@ _VECTOR_MATH = tuple(
     for mod in ("np", "math")
 )  # fmt: skip
 # scalar.py / special.py / gauss.py helpers with a vectorizable CPU version (vmath_erf.py,
-# vmath_gauss.py, vmath_bessel.py, vmath_bessel_jy.py, vmath_sinc.py, vmath_lgamma.py); the CUDA
-# generator keeps the portable ones
+# vmath_gauss.py, vmath_bessel.py, vmath_bessel_jy.py, vmath_sinc.py, vmath_lgamma.py,
+# vmath_shift.py); the CUDA generator keeps the portable ones
 _VECTOR_HELPERS = re.compile(
     r"\b(gelu_erf|gelu_erf_backward|erfinv|logaddexp|remainder_float|div_floor_float|ndtr|ndtri|log_ndtr|erfcx|"
-    r"bessel_i0|bessel_i0e|bessel_i1|bessel_i1e|sinc_real|lgamma|bessel_j0|bessel_j1|bessel_y0|bessel_y1|spherical_j0)\("
+    r"bessel_i0|bessel_i0e|bessel_i1|bessel_i1e|sinc_real|lgamma|bessel_j0|bessel_j1|bessel_y0|bessel_y1|spherical_j0|"
+    r"lshift|rshift)\("
 )
 # vector name -> (guard, fast version) for Note [Guarded fast paths] (vmath_trig.py)
 _GUARDED = {"vsin": ("vtrig_ok", "vsin_fast"), "vcos": ("vtrig_ok", "vcos_fast"), "vtan": ("vtrig_ok", "vtan_fast"),
@@ -108,6 +109,7 @@ def render_pointwise(inputs: list[str], params: list[str], expr: str, wide=()) -
         "    vbessel_i0, vbessel_i0e, vbessel_i1, vbessel_i1e)",
         "from numtorch.kernels.cpu.pointwise.vmath_sinc import vsinc_real  # noqa: F401",
         "from numtorch.kernels.cpu.pointwise.vmath_lgamma import vlgamma  # noqa: F401",
+        "from numtorch.kernels.cpu.pointwise.vmath_shift import vlshift, vrshift  # noqa: F401",
         "from numtorch.kernels.cpu.pointwise.vmath_bessel_jy import (  # noqa: F401",
         "    vbessel_j0, vbessel_j1, vbessel_y0, vbessel_y1, vspherical_j0)",
         "",
