@@ -32,12 +32,15 @@ _VECTOR_MATH = tuple(
     for mod in ("np", "math")
 )  # fmt: skip
 # scalar.py / special.py / gauss.py helpers with a vectorizable CPU version (vmath_erf.py,
-# vmath_gauss.py, vmath_bessel.py, vmath_bessel_jy.py, vmath_sinc.py, vmath_lgamma.py); the CUDA
-# generator keeps the portable ones
+# vmath_gauss.py, vmath_bessel.py, vmath_bessel_jy.py, vmath_sinc.py, vmath_lgamma.py,
+# vmath_shift.py); the CUDA generator keeps the portable ones
 _VECTOR_HELPERS = re.compile(
     r"\b(gelu_erf|gelu_erf_backward|erfinv|logaddexp|remainder_float|div_floor_float|ndtr|ndtri|log_ndtr|erfcx|"
-    r"bessel_i0|bessel_i0e|bessel_i1|bessel_i1e|sinc_real|lgamma|bessel_j0|bessel_j1|bessel_y0|bessel_y1|spherical_j0)\("
+    r"bessel_i0|bessel_i0e|bessel_i1|bessel_i1e|sinc_real|lgamma|bessel_j0|bessel_j1|bessel_y0|bessel_y1|spherical_j0|"
+    r"lshift|rshift)\("
 )
+# ``a ** b`` of two names (pow's expression): vmath_pow.py's vpow (Note [float32 pow])
+_POWER = re.compile(r"\b(\w+) \*\* (\w+)\b")
 # vector name -> (guard, fast version) for Note [Guarded fast paths] (vmath_trig.py)
 _GUARDED = {"vsin": ("vtrig_ok", "vsin_fast"), "vcos": ("vtrig_ok", "vcos_fast"), "vtan": ("vtrig_ok", "vtan_fast"),
             "vfmod": ("vfmod_ok", "vfmod_fast"), "vremainder_float": ("vfmod_ok", "vremainder_fast"),
@@ -65,6 +68,7 @@ def vector_expr(expr: str) -> str:
     """``expr`` with its math calls and helpers swapped for the vectorizable CPU versions."""
     for np_fn, v_fn in _VECTOR_MATH:
         expr = expr.replace(np_fn, v_fn)
+    expr = _POWER.sub(r"vpow(\1, \2)", expr)
     return _VECTOR_HELPERS.sub(r"v\1(", expr)
 
 
@@ -108,6 +112,8 @@ def render_pointwise(inputs: list[str], params: list[str], expr: str, wide=()) -
         "    vbessel_i0, vbessel_i0e, vbessel_i1, vbessel_i1e)",
         "from numtorch.kernels.cpu.pointwise.vmath_sinc import vsinc_real  # noqa: F401",
         "from numtorch.kernels.cpu.pointwise.vmath_lgamma import vlgamma  # noqa: F401",
+        "from numtorch.kernels.cpu.pointwise.vmath_shift import vlshift, vrshift  # noqa: F401",
+        "from numtorch.kernels.cpu.pointwise.vmath_pow import vpow  # noqa: F401",
         "from numtorch.kernels.cpu.pointwise.vmath_bessel_jy import (  # noqa: F401",
         "    vbessel_j0, vbessel_j1, vbessel_y0, vbessel_y1, vspherical_j0)",
         "",

@@ -49,13 +49,21 @@ def _fptrunc_half_bits(typingctx, x):
 def f32_to_f16_fptrunc(src, dst):
     """``dst[i]`` = the float16 bits of float32 ``src[i]`` by fptrunc (Note [float16 by fptrunc]);
     only where ``fptrunc_is_an_instruction()``."""
+    # NaN lanes are rare: the conversion loop only notes that one was seen (one compare a lane)
+    # and a second pass writes NumPy's NaN bits; selecting them in every lane cost ~9 integer
+    # operations a vector (7.1 -> 5.8 us per 131072 values, PyTorch's whole call 6.5)
     bits = src.view(np.int32)
+    seen = False
     for i in range(src.shape[0]):
-        u = bits[i]
-        a = np.int32(u & 0x7FFFFFFF)
-        h = np.int32(_fptrunc_half_bits(src[i]))
-        nan = np.int32((u >> 16) & 0x8000) | (np.int32(0x7C00) + max((a >> 13) & 0x3FF, np.int32(1)))
-        dst[i] = np.uint16(nan if a > 0x7F800000 else h)
+        dst[i] = np.uint16(_fptrunc_half_bits(src[i]))
+        seen |= (bits[i] & 0x7FFFFFFF) > 0x7F800000
+    if seen:
+        for i in range(src.shape[0]):
+            u = bits[i]
+            a = np.int32(u & 0x7FFFFFFF)
+            if a > 0x7F800000:
+                nan = np.int32(0x7C00) + max((a >> 13) & 0x3FF, np.int32(1))
+                dst[i] = np.uint16(np.int32((u >> 16) & 0x8000) | nan)
 
 
 @kernel
