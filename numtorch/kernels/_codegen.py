@@ -46,7 +46,7 @@ _GUARDED = {"vsin": ("vtrig_ok", "vsin_fast"), "vcos": ("vtrig_ok", "vcos_fast")
             "vfmod": ("vfmod_ok", "vfmod_fast"), "vremainder_float": ("vfmod_ok", "vremainder_fast"),
             "vdiv_floor_float": ("vfmod_ok", "vdiv_floor_fast")}  # fmt: skip
 _GUARD_BLOCK = 16  # elements per guarded block: one float32 AVX-512 vector
-_VERSION = "3"  # bump when the templates below change shape
+_VERSION = "4"  # bump when the templates below change shape
 
 
 # the scalar helpers every generated pointwise module may call, CPU and CUDA alike (the CUDA
@@ -127,6 +127,9 @@ def render_pointwise(inputs: list[str], params: list[str], expr: str, wide=()) -
             if pat[0] == "a":
                 out += _render_contig(prefix + "i", deco, rng, pat, inputs, params, expr, True, wide, guarded)
         out += _render_rows(pat, inputs, params, expr)
+    if n == 2:
+        for roles in TWO_LEVEL_ROLES:
+            out += _render_two_level(roles, inputs, params, expr)
     out += _render_strided(inputs, params, expr)
     return "\n".join(out) + "\n"
 
@@ -262,6 +265,37 @@ def _render_rows(pat, inputs, params, expr):
     lines += ["            if idx[d] < shape[d]:", "                break"]
     lines += [f"            {a}p -= {a}s[d] * shape[d]" for a in ops]
     lines += ["            idx[d] = 0", "            d -= 1"]
+    return lines
+
+
+# Note [Two-level broadcast kernels]
+# ``x + bias`` ((16, 32) + (32,)), ``x * c`` (c of shape (16, 1)) and ``c + r`` ((16, 1) + (1, 32))
+# ran the row kernel of Note [Broadcast rows] through its compiled entry: ten arguments (four
+# int64 layout arrays) and three reshape views, ~0.75 us of a 1.8 us call. Two C-contiguous
+# operands whose broadcast splits the output into rows x inner, each operand being the whole
+# output ("a"), one row repeated ("r", ``inner`` values) or one value per row ("c", ``rows``
+# values), take ``b_<roles>(x0, x1, out, inner)`` instead: the arrays as they are (flattened
+# inside, C-contiguous by type), the same row loop and expression per element, so the same bits.
+TWO_LEVEL_ROLES = ("ar", "ra", "ac", "ca", "cr", "rc")
+
+
+def _render_two_level(roles, inputs, params, expr):
+    args = ["x0", "x1", "out", "inner"] + list(params)
+    lines = ["", "@kernel", f"def b_{roles}({', '.join(args)}):"]
+    lines += _cast_params("x0", params)
+    lines += [f"    {f}_ = {a}.reshape({a}.size)" for f, a in (("fo", "out"), ("f0", "x0"), ("f1", "x1"))]
+    lines += [f"    r{i}_ = f{i}_[0:inner]" for i, k in enumerate(roles) if k == "r"]
+    lines += ["    for row_ in range(fo_.size // inner):", "        st_ = row_ * inner",
+              "        o_ = fo_[st_:st_ + inner]"]  # fmt: skip
+    for i, (name, k) in enumerate(zip(inputs, roles, strict=True)):
+        if k == "a":
+            lines.append(f"        r{i}_ = f{i}_[st_:st_ + inner]")
+        elif k == "c":
+            lines.append(f"        {name}_ = f{i}_[row_]")
+    lines.append("        for j in range(inner):")
+    for i, (name, k) in enumerate(zip(inputs, roles, strict=True)):
+        lines.append(f"            {name} = " + (f"{name}_" if k == "c" else f"r{i}_[j]"))
+    lines.append(f"            o_[j] = {expr}")
     return lines
 
 

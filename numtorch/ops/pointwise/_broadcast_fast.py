@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..._tensor import inline_make_src
@@ -15,7 +17,8 @@ from ._ufunc_route import UFUNCS
 # row kernel (Note [Broadcast rows]) for two C-contiguous operands of one dtype, it keeps a plan
 # under (dtype, shape, shape): the cached layout, the result dtype and the kernel's compiled
 # entry for those argument types and the operands' NumPy dtype object (Note [Compiled kernel
-# entry]); for a 0-d operand it keeps
+# entry]; Note [Two-level broadcast kernels] where the shapes split into rows x inner: then the
+# plan holds the output shape and ``inner``, else the layout and 0); for a 0-d operand it keeps
 # (None, result dtypes, shape) and takes the op's ufunc (Note [Broadcast ufunc route]). The body
 # itself calls a kept entry, and op.fast's broadcast branch looks the plan up and makes the same
 # call, so a plan holds only what the body decided for those shapes (its hooks, a learned
@@ -31,8 +34,12 @@ _BRANCH = """
             if _p is not None and _d0.flags.c_contiguous and _d1.flags.c_contiguous and _d0.__class__ is _nd and _d1.__class__ is _nd:
                 _l = _p[0]
                 if _l is not None and _d0.dtype is _p[4] and _d1.dtype is _p[4]:
-                    _r = _empty(_l[5], _p[1])
-                    _p[3](_l[1], _r.reshape(-1), 0, _l[2], _d0.reshape(-1), 0, _l[3], _d1.reshape(-1), 0, _l[4]{ps})
+                    if _p[5]:
+                        _r = _empty(_l, _p[1])
+                        _p[3](_d0, _d1, _r, _p[5]{ps})
+                    else:
+                        _r = _empty(_l[5], _p[1])
+                        _p[3](_l[1], _r.reshape(-1), 0, _l[2], _d0.reshape(-1), 0, _l[3], _d1.reshape(-1), 0, _l[4]{ps})
 {make}{zerod}"""
 
 _ZEROD = """
@@ -83,3 +90,29 @@ def row_entry(k, args):
 
     ov = k.overloads.get(tuple(typeof(a) for a in args))
     return None if ov is None else ov.entry_point
+
+
+def two_level(dshape: tuple, eshape: tuple, shape: tuple):
+    """(roles, inner) of Note [Two-level broadcast kernels] for two operand shapes broadcast to
+    ``shape``, or None where they do not split into rows x inner that way."""
+    nd = len(shape)
+    keep = [k for k in range(nd) if shape[k] != 1]
+    full = []  # per operand: whether each kept dim is the output's whole extent
+    for s in (dshape, eshape):
+        s = (1,) * (nd - len(s)) + tuple(s)
+        full.append([s[k] == shape[k] for k in keep])
+    for t in range(1, len(keep)):
+        roles = ""
+        for f in full:
+            head, tail = f[:t], f[t:]
+            if all(head) and all(tail):
+                roles += "a"
+            elif all(tail) and not any(head):
+                roles += "r"
+            elif all(head) and not any(tail):
+                roles += "c"
+            else:
+                break
+        if len(roles) == 2 and roles[0] != roles[1]:
+            return roles, math.prod(shape[keep[t] :])
+    return None

@@ -11,7 +11,7 @@ from ..._tensor import PLAIN_SUBCLASSES, Tensor, _make
 from ...kernels import PARALLEL_THRESHOLD
 from .._pointwise import _broadcast, big_prefix, strided_layout
 from .._quiet import IGNORE, quiet, restore
-from ._broadcast_fast import keep_plan, row_entry
+from ._broadcast_fast import keep_plan, row_entry, two_level
 from ._ufunc_route import UFUNC_MAX, UFUNCS
 
 # prep/early hooks whose checks a learned signature has passed already for any values of
@@ -93,18 +93,23 @@ def strided_call(self, a, d, e, params):
             lay = _layout(d, e, np.empty(shape, f[0]), shape)
         dest = np.empty(lay[5], f[0])
         plan = self._bp.get((a._dtype, d.shape, e.shape))
-        args = (lay[1], dest.reshape(-1), 0, lay[2], d.reshape(-1), 0, lay[3], e.reshape(-1), 0, lay[4], *params)
+        two = lay[7]  # Note [Two-level broadcast kernels]
+        if two is not None:
+            args = (d, e, dest, two[1], *params)
+        else:
+            args = (lay[1], dest.reshape(-1), 0, lay[2], d.reshape(-1), 0, lay[3], e.reshape(-1), 0, lay[4], *params)
         if plan is not None and plan[0] is not None and d.dtype is plan[4] and e.dtype is plan[4]:
-            plan[3](*args)  # Note [Inlined broadcast plans]: the row kernel's compiled entry
+            plan[3](*args)  # Note [Inlined broadcast plans]: the kernel's compiled entry
             return _make(dest, f[1])
-        k = pw.kernel(lay[0])
+        k = pw.kernel(lay[0] if two is None else "b_" + two[0])
         try:
             k(*args)
         except Exception as exc:
             pw._untyped(exc, dest)
         entry = row_entry(k, args)
         if entry is not None:
-            keep_plan(self, a._dtype, d, e, (lay, f[0], f[1], entry, d.dtype))
+            kept = (lay[5], two[1]) if two is not None else (lay, 0)
+            keep_plan(self, a._dtype, d, e, (kept[0], f[0], f[1], entry, d.dtype, kept[1]))
         return _make(dest, f[1])
     if d.shape == e.shape:
         # a strided operand of the same shape (a tied weight's transposed gradient meeting its
@@ -159,13 +164,15 @@ def _ufunc_broadcast(u, name, d, e, dest, result):
 
 
 # (shape, shape) of two C-contiguous operands -> (variant, int64 shape, the int64 strides of
-# dest, d and e from strided_layout, the broadcast shape, its size); kernels only read these arrays
+# dest, d and e from strided_layout, the broadcast shape, its size, two_level's (roles, inner)
+# or None); kernels only read these arrays
 _LAYOUTS: dict = {}
 
 
 def _layout(d, e, dest, shape):
     variant, shp, parts = strided_layout(dest, (d, e), shape)
-    lay = (variant, shp, parts[2], parts[5], parts[8], tuple(shape), dest.size)
+    two = two_level(d.shape, e.shape, shape)
+    lay = (variant, shp, parts[2], parts[5], parts[8], tuple(shape), dest.size, two)
     if len(_LAYOUTS) > 256:
         _LAYOUTS.clear()
     _LAYOUTS[(d.shape, e.shape)] = lay
