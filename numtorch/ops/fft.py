@@ -30,6 +30,7 @@ from .._tensor import Tensor, _make, _wrap_dim
 from . import _pocketfft as P
 from . import fft_dft as _dft
 from . import fft_fast as _ff
+from . import fft_rows as _short
 from ._pointwise import _cname
 from ._registry import body_of, defop, public
 from .._ops import ops as _ops
@@ -63,6 +64,10 @@ def r2c_array(a: np.ndarray, dim, normalization: int, onesided: bool, conj: bool
     with ``conj`` its conjugate (an inverse transform's: the full spectrum's fill writes it)."""
     if _dft.usable(a, dim):
         r = _dft.r2c(a, dim, normalization, onesided, conj)
+        if r is not None:
+            return r
+    elif _short.usable(a, dim):  # Note [Short real rows by a DFT matrix]
+        r = _short.r2c(a, normalization, onesided, conj)
         if r is not None:
             return r
     if _use_kernel(a, dim, a.shape[dim[-1]], "r2c"):

@@ -84,20 +84,25 @@ def count_at(counts, offsets):
 def search_rows(bounds, bstride, nb, values, nv, right, out):
     """out[k] = insertion point of values[k] in its row of sorted ``bounds`` (row r holds
     bounds[r * bstride : r * bstride + nb]; bstride 0 shares one row). NaN sorts last, as in
-    PyTorch's lower/upper bound loops."""
-    for k in range(values.shape[0]):
-        b0 = (k // nv) * bstride
-        v = values[k]
-        lo = 0
-        hi = nb
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            b = bounds[b0 + mid]
-            if not (b > v if right else b >= v):
-                lo = mid + 1
-            else:
-                hi = mid
-        out[k] = lo
+    PyTorch's lower/upper bound loops: the same probes (lo, hi, mid = (lo + hi) >> 1), so an
+    unsorted row gives their answer too. Written as base/count with selects (no branch on the
+    data: a mispredicted branch a probe cost ~1.5x PyTorch's time on 5 boundaries), and a loop
+    over rows instead of a division per value."""
+    rows = values.shape[0] // nv if nv > 0 else 0
+    for r in range(rows):
+        b0 = r * bstride
+        for k in range(r * nv, r * nv + nv):
+            v = values[k]
+            base = 0  # lo
+            n = nb  # hi - lo
+            while n > 0:
+                half = n >> 1
+                m = base + half  # mid
+                b = bounds[b0 + m]
+                up = not (b > v) if right else not (b >= v)
+                base = m + 1 if up else base
+                n = n - half - 1 if up else half
+            out[k] = base
 
 
 @kernel

@@ -67,12 +67,13 @@ def _searchsorted(sorted_sequence, input, out_int32=False, right=False, side=Non
         return None
     if (sorted_sequence._rg or input._rg) and S.grad_enabled:
         return None
-    res = _empty(v.size, np.int64)
+    res = _empty(v.shape, np.int64)  # in its shape: the kernel fills a flat view (no reshape after)
+    args = (b.ravel(), p[0], p[1], v.ravel(), p[2], p[3], res.ravel())
     if p[4] is None:
-        p[4] = _entry(K, "search_rows", (b.ravel(), p[0], p[1], v.ravel(), p[2], p[3], res))[1]
+        p[4] = _entry(K, "search_rows", args)[1]
     else:
-        p[4](b.ravel(), p[0], p[1], v.ravel(), p[2], p[3], res)
-    return _make(res.reshape(v.shape) if v.ndim != 1 else res, _I64)
+        p[4](*args)
+    return _make(res, _I64)
 
 
 def _bucketize(input, boundaries, out_int32=False, right=False, out=None):

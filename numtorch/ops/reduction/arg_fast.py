@@ -29,6 +29,7 @@ from ...kernels import PARALLEL_THRESHOLD
 from .._fast_guard import or_body, params
 from . import _reduce as E
 from . import _select_fast as S
+from . import median_all as _M
 from ._entries import call, entry
 from ._select_fast import array as _array
 from .core import _AMAX, _AMIN, AMinMax
@@ -185,7 +186,11 @@ def _median_all(skip_nan: bool):
         a = None if dim is not None or out is not None else _array(input, keepdim)
         if a is None:
             return None
-        v = call(SK, "lower_median", (a.reshape(-1), skip_nan))
+        flat = a.reshape(-1)
+        if flat.size >= _M.NP_MIN:  # Note [Whole-tensor median by NumPy's partition]
+            v = _M.lower_median(flat, skip_nan)
+        else:
+            v = call(SK, "lower_median", (flat, skip_nan))
         COUNT[0] += 1
         return _make(np.array(v, a.dtype), input._dtype)
 

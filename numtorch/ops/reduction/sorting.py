@@ -14,6 +14,7 @@ from ..._tensor import Tensor, _make
 from ...kernels import lazy
 from . import _reduce as E
 from . import _select_fast as F
+from . import median_all as _M
 from .._registry import defop
 from .core import _call, _decl, _evenly, _fn, _select_bw
 
@@ -299,7 +300,11 @@ def _declare_median(name, pick, cls):
                 return _make(np.array(np.nan).astype(self._dtype.np), self._dtype)
         _prep(self, 0, "median", "median_cpu")
         if self._dtype in _KERNEL_DTYPES:  # one quickselect kernel: ~20x less than _select's NumPy calls
-            v = K.lower_median(self._data.reshape(-1), pick is _nanmedian_pos)
+            flat = self._data.reshape(-1)
+            if flat.size >= _M.NP_MIN:  # Note [Whole-tensor median by NumPy's partition]
+                v = _M.lower_median(flat, pick is _nanmedian_pos)
+            else:
+                v = K.lower_median(flat, pick is _nanmedian_pos)
             return _make(np.array(v, self._dtype.np), self._dtype)
         flat = E.wrap(self._data.reshape(-1), self._dtype)
         return _select(flat, 0, False, cls, pick, "median").values
