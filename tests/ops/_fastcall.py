@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import warnings
 
+import numtorch as torch
 from numtorch.ops._registry import BINDINGS
 
 
@@ -31,3 +32,17 @@ def same(r, want):
         return
     assert r.shape == want.shape and r.dtype == want.dtype and r.stride() == want.stride()
     assert r._data.tobytes() == want._data.tobytes()  # storage bits (bfloat16 has no numpy())
+
+
+def same_view(r, want, x):
+    """The same exception, or the body's view of ``x``: shape, strides, offset, storage, base,
+    version counter and values."""
+    if isinstance(want, tuple):
+        assert r == want
+        return
+    assert r.shape == want.shape and r.stride() == want.stride() and r.dtype == want.dtype
+    assert r.storage_offset() == want.storage_offset()
+    assert r.untyped_storage().data_ptr() == want.untyped_storage().data_ptr()
+    assert r._base is (x if x._base is None else x._base) and r._base is want._base
+    assert r._version == x._version and r._is_view()
+    assert torch.equal(r, want)

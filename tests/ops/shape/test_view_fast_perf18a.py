@@ -10,8 +10,16 @@ import numpy as np
 import pytest
 
 import numtorch as torch
-from numtorch.ops._registry import BINDINGS
 from numtorch.ops.shape import fast_views as fv
+
+from .._fastcall import binding
+from .._fastcall import outcome as _outcome
+from .._fastcall import same_view as _same
+
+
+def _body(module, name):
+    return binding(name, module).body
+
 
 DTYPES = [
     torch.float32,
@@ -27,30 +35,6 @@ DTYPES = [
     torch.complex64,
     torch.complex128,
 ]
-
-
-def _body(module, name):
-    (b,) = [b for b in BINDINGS if b.module == module and b.name == name]
-    return b.body
-
-
-def _outcome(fn, *args):
-    try:
-        return fn(*args)
-    except Exception as e:  # noqa: BLE001  (both routes must raise alike)
-        return (type(e), str(e))
-
-
-def _same(r, want, x):
-    if isinstance(want, tuple):
-        assert r == want
-        return
-    assert r.shape == want.shape and r.stride() == want.stride() and r.dtype == want.dtype
-    assert r.storage_offset() == want.storage_offset()
-    assert r.untyped_storage().data_ptr() == want.untyped_storage().data_ptr()
-    assert r._base is (x if x._base is None else x._base) and r._base is want._base
-    assert r._version == x._version and r._is_view()
-    assert torch.equal(r, want)
 
 
 def _inputs(dt):
