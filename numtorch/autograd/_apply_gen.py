@@ -120,7 +120,9 @@ def _by_keyword(fn, params):
 
 def _unpack_seq(v, node):
     # a list or tuple value: as _engine._unpack
-    if v.__class__ is list and any(isinstance(s, SavedTensor) for s in v):  # None in a Tensor?[]
+    if v.__class__ is list and v and (  # None in a Tensor?[]
+        isinstance(v[0], SavedTensor) or v[0] is None and any(isinstance(s, SavedTensor) for s in v)
+    ):
         return [s.unpack(node) if isinstance(s, SavedTensor) else s for s in v]
     if isinstance(v, tuple) and any(isinstance(s, SavedTensor) for s in v):  # ``results``
         return tuple(s.unpack(node) if isinstance(s, SavedTensor) else s for s in v)

@@ -147,10 +147,23 @@ def _zeros(meta) -> Tensor:
     return _make(np.zeros(shape, dtype.np), dtype)
 
 
+def _tensor_list(v) -> bool:
+    """A list or tuple of tensors to save one by one, a Tensor?[] (index_put's indices) holding
+    None beside them included; the first element decides for every other list (sizes, dims)
+    without a scan."""
+    return (
+        isinstance(v, (list, tuple))
+        and len(v) > 0
+        and (isinstance(v[0], Tensor) or v[0] is None and any(isinstance(t, Tensor) for t in v))
+    )
+
+
 def _unpack(v, node):
     if isinstance(v, SavedTensor):
         return v.unpack(node)
-    if isinstance(v, list) and any(isinstance(s, SavedTensor) for s in v):  # None in a Tensor?[]
+    if isinstance(v, list) and v and (  # None in a Tensor?[]: as _save_inputs
+        isinstance(v[0], SavedTensor) or v[0] is None and any(isinstance(s, SavedTensor) for s in v)
+    ):
         return [s.unpack(node) if isinstance(s, SavedTensor) else s for s in v]
     if isinstance(v, tuple) and any(isinstance(s, SavedTensor) for s in v):  # ``results``
         return tuple(s.unpack(node) if isinstance(s, SavedTensor) else s for s in v)
@@ -296,8 +309,7 @@ def _record(op, vals, fw=True):
             if st.anomaly & SAVED_HOOKS:
                 pack(sv, v)
             saved[name] = sv
-        elif isinstance(v, (list, tuple)) and any(isinstance(t, Tensor) for t in v):
-            # a Tensor?[] (index_put's indices) holds None beside its tensors
+        elif _tensor_list(v):
             saved[name] = [SavedTensor(t) if isinstance(t, Tensor) else t for t in v]
         else:
             saved[name] = list(v) if isinstance(v, list) else v
@@ -625,8 +637,7 @@ def _save_inputs(op, deriv, vals, inplace):
             if inplace and idx == op.self_idx:
                 v = _make(v._data.copy(), v._dtype, Tensor, v._device)
             saved[name] = SavedTensor(v, tname=f", which is input '{name}' of {deriv.node_name}")
-        elif isinstance(v, (list, tuple)) and any(isinstance(t, Tensor) for t in v):
-            # a Tensor?[] (index_put's indices) holds None beside its tensors
+        elif _tensor_list(v):
             saved[name] = [SavedTensor(t) if isinstance(t, Tensor) else t for t in v]
         else:
             saved[name] = list(v) if isinstance(v, list) else v

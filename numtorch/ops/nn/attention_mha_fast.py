@@ -14,6 +14,7 @@ from .._quiet import IGNORE as _IGNORE
 from .._quiet import quiet as _quiet
 from .._quiet import restore as _restore
 from ..linalg._contract import product
+from .attention import _sdpa
 
 _empty, _multiply = np.empty, np.multiply
 
@@ -34,27 +35,21 @@ _empty, _multiply = np.empty, np.multiply
 _FLOATS = (D.float32, D.float64)
 _CLASSES: set = set()  # Tensor and nn.Parameter (a module's weights), filled by install
 _OVERRIDES = [0]  # _api's count of kernels registered over aten ops, bound by install
-_ADDMM = None  # aten.addmm.default, bound on first use (the op table is filled by then)
+_ADDMM = None  # aten.addmm.default, bound by install (the op table is filled by then)
 
 
 def _linear_rows(x, w, b):
-    """F.linear of the (L, N, E) array ``x`` with weight/bias arrays of dtype ``dt`` as the
-    linear composite computes it: one addmm over the rows of the contiguous layout."""
-    global _ADDMM
-    if _ADDMM is None:
-        from ..._ops import ops
-
-        _ADDMM = ops.aten.addmm.default
+    """F.linear of the (L, N, E) tensor ``x`` with weight ``w`` and bias ``b`` as the linear
+    composite computes it: one addmm over the rows of the contiguous layout (an array)."""
     dt = x._dtype
     a = x._data
-    if not a.flags.c_contiguous:  # _rows_linear: a batch_first module's transposed input
+    swapped = not a.flags.c_contiguous  # _rows_linear: a batch_first module's transposed input
+    if swapped:
         a = a.swapaxes(0, 1)
-        flat = _make(a.reshape(-1, a.shape[-1]), dt)
-        r = dispatch(_ADDMM, [b, flat, _make(w._data.T, dt), 1, 1])._data
-        return r.reshape(*a.shape[:-1], r.shape[-1]).swapaxes(0, 1)
     flat = _make(a.reshape(-1, a.shape[-1]), dt)
     r = dispatch(_ADDMM, [b, flat, _make(w._data.T, dt), 1, 1])._data
-    return r.reshape(*a.shape[:-1], r.shape[-1])
+    r = r.reshape(*a.shape[:-1], r.shape[-1])
+    return r.swapaxes(0, 1) if swapped else r
 
 
 def _rows_ok(x) -> bool:
@@ -123,8 +118,6 @@ def _mha_fast(query, key, value, embed_dim_to_check, num_heads, in_proj_weight, 
         w = _make(product(qs, k.swapaxes(-2, -1)), dt).softmax(-1)
         out = product(w._data, v).swapaxes(0, 1).reshape(L * N, E)
     else:
-        from .attention import _sdpa
-
         o = _sdpa(_make(q.reshape(N, H, L, hd), dt), _make(k.reshape(N, H, S, hd), dt),
                   _make(v.reshape(N, H, S, hd), dt), None, 0.0, False, None, False)  # fmt: skip
         out = o._data.transpose(2, 0, 1, 3).reshape(N * L, E)
@@ -153,12 +146,14 @@ def install(bindings) -> None:
     relevant arguments, and bias_k, bias_v and the masks are mostly None here; a body-level
     call is not swapped out while a kernel is registered over an aten op (Note [Fast calls
     under kernel overrides]), so it declines itself then."""
-    global _OVERRIDES
+    global _OVERRIDES, _ADDMM
     from ... import _api
+    from ..._ops import ops
     from ..._tensor import Tensor
     from ...nn.parameter import Parameter
 
     _OVERRIDES = _api._OVERRIDES
+    _ADDMM = ops.aten.addmm.default
     _CLASSES.update((Tensor, Parameter))
     for b in bindings:
         if (
