@@ -23,6 +23,7 @@ from .._pointwise import Pointwise, _cname
 from .._registry import defop
 from ..reduction._entries import call
 from .loss import MEAN, NONE, SUM
+from .loss_grad_kernel import kernel_call, negated
 
 K = lazy("numtorch.kernels.cpu.nn.loss")
 _ST = ["self", "target"]
@@ -57,6 +58,7 @@ def _norm(self: Tensor, target: Tensor, reduction: int) -> float:
 
 
 PW: dict = {}  # loss name -> its forward Pointwise (Note [Elementwise loss binding fast calls])
+BWD_PW: dict = {}  # backward op -> its Pointwise (Note [Loss gradients through their kernel])
 
 
 def _loss_ops(name, pw, bwd_pw, param=None, default="1."):
@@ -73,7 +75,7 @@ def _loss_ops(name, pw, bwd_pw, param=None, default="1."):
             if reduction == MEAN:
                 total = total / x.size if x.size else np.nan
             return _make(np.array(total, self._dtype.np), self._dtype)
-        elems = pw([self, target], list(ps))
+        elems = pw.binary(self, target, *ps)  # its general route unless same-shape plain operands
         if name == "huber_loss" and elems._dtype is not self._dtype:
             # at::huber_loss writes into empty_like(input): computed in the promoted type,
             # stored in the input's (TensorIterator refuses a float result into an integer input).
@@ -91,6 +93,7 @@ def _loss_ops(name, pw, bwd_pw, param=None, default="1."):
     )
     bwd_op = defop(f"{name}_backward(Tensor grad_output, Tensor self, Tensor target, int reduction{extra}) -> Tensor",
                    cpu=bwd_cpu)  # fmt: skip
+    BWD_PW[bwd_op] = bwd_pw
     return op, bwd_op
 
 
@@ -155,7 +158,18 @@ huber_loss, huber_loss_backward = _loss_ops(
 
 
 def _call(op, *v):
-    return dispatch(op, list(v))
+    """op(grad, self, target, reduction, *params): by its kernel where Note [Loss gradients
+    through their kernel]'s gate holds, else its dispatch."""
+    g, s, t, red, *ps = v
+    r = kernel_call(BWD_PW[op], g, s, t, (_norm(s, t, red), *ps))
+    return dispatch(op, list(v)) if r is None else r
+
+
+def _neg_call(op, *v):
+    """-op(...): the kernel's result negated in place of neg's dispatch, where the gate holds"""
+    g, s, t, red, *ps = v
+    r = kernel_call(BWD_PW[op], g, s, t, (_norm(s, t, red), *ps))
+    return -dispatch(op, list(v)) if r is None else negated(r)
 
 
 _set_backward(
@@ -189,8 +203,8 @@ _set_backward(
         "self": lambda grad, self, target, reduction, beta: _call(
             smooth_l1_loss_backward, grad, self, target, reduction, beta
         ),
-        "target": lambda grad, self, target, reduction, beta: (
-            -_call(smooth_l1_loss_backward, grad, self, target, reduction, beta)
+        "target": lambda grad, self, target, reduction, beta: _neg_call(
+            smooth_l1_loss_backward, grad, self, target, reduction, beta
         ),
     },
 )
@@ -214,8 +228,8 @@ _set_backward(
         "self": lambda grad, self, target, reduction, delta: _call(
             huber_loss_backward, grad, self, target, reduction, delta
         ),
-        "target": lambda grad, self, target, reduction, delta: (
-            -_call(huber_loss_backward, grad, self, target, reduction, delta)
+        "target": lambda grad, self, target, reduction, delta: _neg_call(
+            huber_loss_backward, grad, self, target, reduction, delta
         ),
     },
 )
@@ -293,6 +307,16 @@ def _bce_backward_cpu(grad_output, self, target, weight, reduction):
     return _BCE_BWD([grad_output, self, target, 1.0 if weight is None else weight], [norm])
 
 
+def _bce_grad(grad, self, target, weight, reduction):
+    # Note [Loss gradients through their kernel]: no weight is the engine's "s" operand 1.0
+    r = None
+    if weight is None:
+        r = kernel_call(_BCE_BWD, grad, self, target, (_norm(self, target, reduction),), (1.0,))
+    if r is None:
+        return dispatch(binary_cross_entropy_backward, [grad, self, target, weight, reduction])
+    return r
+
+
 def _w(t, weight):
     return t * weight if weight is not None else t
 
@@ -317,9 +341,8 @@ def _bce_dd_target(grad, grad_output, self, weight, reduction):
 binary_cross_entropy = defop(
     "binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor",
     cpu=_bce_cpu,
-    backward={"self": lambda grad, self, target, weight, reduction: dispatch(
-        binary_cross_entropy_backward, [grad, self, target, weight, reduction]),
-        "target": _bce_target_grad},
+    backward={"self": lambda grad, self, target, weight, reduction: _bce_grad(grad, self, target, weight, reduction),
+              "target": _bce_target_grad},
 )  # fmt: skip
 binary_cross_entropy_backward = defop(
     "binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, "
