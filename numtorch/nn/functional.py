@@ -633,7 +633,7 @@ def _elementwise_loss(name, op, doc):
         _size_warning(input, target)
         if size_average is not None or reduce is not None:
             reduction = _Reduction.legacy_get_string(size_average, reduce)
-        x, t = numtorch.broadcast_tensors(input, target)
+        x, t = _lp.same_shape_pair(input, target) or numtorch.broadcast_tensors(input, target)
         if weight is not None:
             err = (x - t) * (x - t) if name == "mse_loss" else (x - t).abs()
             return _weighted(err, weight, input, reduction)
@@ -669,7 +669,8 @@ def _smooth_l1_loss(input, target, size_average, reduce, reduction, beta):
     _size_warning(input, target)
     if size_average is not None or reduce is not None:
         reduction = _Reduction.legacy_get_string(size_average, reduce)
-    x, t = numtorch.broadcast_tensors(input, target)  # before the reduction's check, as torch
+    # before the reduction's check, as torch (Note [Loss bodies skip a same-shape broadcast])
+    x, t = _lp.same_shape_pair(input, target) or numtorch.broadcast_tensors(input, target)
     return _lp.smooth_l1_checked(x, t, _Reduction.get_enum(reduction), beta)
 
 
@@ -681,7 +682,7 @@ def _huber_loss(input, target, reduction, delta, weight):
     tensor(1.3125)
     """
     _size_warning(input, target)
-    x, t = numtorch.broadcast_tensors(input, target)
+    x, t = _lp.same_shape_pair(input, target) or numtorch.broadcast_tensors(input, target)
     if weight is None:
         return _lp.huber_checked(x, t, _Reduction.get_enum(reduction), delta)
     if weight.size() != input.size():

@@ -30,7 +30,8 @@ _BOUND = [False]
 COUNT = [0]  # calls that took the kernel (tests)
 
 
-def _overridden() -> bool:
+def overridden() -> bool:
+    """Whether a kernel is registered over an aten op (bound to _api's count on first use)."""
     if not _BOUND[0]:
         global _OVERRIDES
         from ... import _api
@@ -57,7 +58,7 @@ def kernel_call(pw, grad, a, b, params, tail=()):
         gv, pat = g.reshape(-1)[0].item() if g.ndim == 0 else g[(0,) * g.ndim].item(), "sa"
     else:
         return None
-    if _overridden():
+    if overridden():
         return None
     # a float parameter of a float dtype is _param's own result
     pvals = [p if p.__class__ is float else _param(p, dt) for p in params]

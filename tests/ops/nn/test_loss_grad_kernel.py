@@ -162,3 +162,73 @@ def test_a_kernel_registered_over_the_backward_op_is_called():
     a.grad = None
     F.mse_loss(a, b).backward()
     assert a.grad.abs().sum().item() > 0
+
+
+# ---- Note [Loss bodies skip a same-shape broadcast] -------------------------------------------------
+PAIR_LOSSES = ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"]
+
+
+def _spy_broadcasts(monkeypatch):
+    calls = []
+    real = torch.broadcast_tensors
+
+    def spy(*tensors):
+        calls.append(len(tensors))
+        return real(*tensors)
+
+    monkeypatch.setattr(torch, "broadcast_tensors", spy)
+    return calls
+
+
+@pytest.mark.parametrize("name", PAIR_LOSSES)
+def test_same_shape_operands_skip_broadcast_tensors(name, monkeypatch):
+    x, t = _pair("mse_loss", (3, 4), np.float32)
+    calls = _spy_broadcasts(monkeypatch)
+    a = torch.from_numpy(x).requires_grad_(True)
+    b = torch.from_numpy(t).requires_grad_(True)
+    out = getattr(F, name)(a, b, reduction="none")
+    assert calls == []
+    assert out.grad_fn is not None
+    # a broadcast target and a subclass still take broadcast_tensors
+    with pytest.warns(UserWarning):
+        getattr(F, name)(a, b[:1])
+    assert calls == [2]
+    getattr(F, name)(a, b.as_subclass(_Sub))
+    assert calls == [2, 2]
+
+
+class _Sub(torch.Tensor):
+    pass
+
+
+@pytest.mark.parametrize("name", PAIR_LOSSES)
+def test_under_a_torch_function_mode_the_loss_is_seen_once(name):
+    # as in PyTorch: the handler runs with its mode off, so the body's calls are not seen
+    from numtorch.overrides import TorchFunctionMode
+
+    seen = []
+
+    class Log(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append(getattr(func, "__name__", str(func)))
+            return func(*args, **(kwargs or {}))
+
+    a, b = torch.randn(3, 4, requires_grad=True), torch.randn(3, 4)
+    want = getattr(F, name)(a, b)
+    with Log():
+        got = getattr(F, name)(a, b)
+    assert seen == [name]
+    same(got.detach(), want.detach())
+
+
+def test_a_library_kernel_over_an_aten_op_keeps_broadcast_tensors(monkeypatch):
+    calls = _spy_broadcasts(monkeypatch)
+    lib = torch.library.Library("aten", "IMPL")
+    lib.impl("mm", lambda a, b: a, "CPU")
+    try:
+        F.mse_loss(torch.randn(3, requires_grad=True), torch.randn(3))
+    finally:
+        lib._destroy()
+    assert calls == [2]
+    F.mse_loss(torch.randn(3, requires_grad=True), torch.randn(3))
+    assert calls == [2]
