@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import _dtype as D
 from ..._tensor import Tensor, _make
+from ...kernels import PARALLEL_THRESHOLD
 from .._formula_np import plain
 from .._pointwise import _param
 
@@ -27,7 +29,8 @@ from .._pointwise import _param
 # else calls the op. Tests: tests/ops/nn/test_loss_grad_kernel.py.
 _OVERRIDES = [0]  # _api's count of kernels registered over aten ops, bound on first use
 _BOUND = [False]
-COUNT = [0]  # calls that took the kernel (tests)
+COUNT = [0]  # formula calls that took the kernel (tests)
+PAIR_COUNT = [0]  # pair_kernel calls (tests)
 
 
 def overridden() -> bool:
@@ -72,3 +75,21 @@ def kernel_call(pw, grad, a, b, params, tail=()):
 def negated(t: Tensor) -> Tensor:
     """-t of a result above (neg's kernel flips the sign bit, as np.negative does)."""
     return _make(np.negative(t._data), t._dtype)
+
+
+_FLOATS = (D.float32, D.float64)
+
+
+def pair_kernel(pw, a, b, tail=()):
+    """``pw([a, b, *tail])`` by the serial contiguous kernel ("c_aa" + "s" per Python float in
+    ``tail``) the engine's general route runs for C-contiguous float32/float64 operands of one
+    dtype and one shape of 2 to PARALLEL_THRESHOLD elements, else None. For an op's own CPU
+    function (binary_cross_entropy's elements), below the dispatcher: the body's bits."""
+    x, y, dt = a._data, b._data, a._dtype
+    if not (b._dtype is dt and dt in _FLOATS and x.shape == y.shape and 1 < x.size < PARALLEL_THRESHOLD
+            and x.flags.c_contiguous and y.flags.c_contiguous):  # fmt: skip
+        return None
+    res = np.empty(x.shape, x.dtype)
+    pw.kernel("c_aa" + "s" * len(tail))(x.reshape(-1), y.reshape(-1), *tail, res.reshape(-1))
+    PAIR_COUNT[0] += 1
+    return _make(res, dt)

@@ -26,7 +26,7 @@ from .._pointwise import Pointwise, _cname
 from .._registry import defop
 from ..reduction._entries import call
 from .loss import MEAN, NONE, SUM
-from .loss_grad_kernel import kernel_call, negated, overridden
+from .loss_grad_kernel import kernel_call, negated, overridden, pair_kernel
 
 K = lazy("numtorch.kernels.cpu.nn.loss")
 _ST = ["self", "target"]
@@ -318,7 +318,8 @@ def _bce_cpu(self, target, weight, reduction):
         raise RuntimeError("all elements of input should be between 0 and 1")
     if not _unit(target._data):  # NaN fails both comparisons, as in PyTorch's kernel check
         raise RuntimeError("all elements of target should be between 0 and 1")
-    return _reduce(_BCE([self, target, 1.0 if weight is None else weight]), reduction)
+    elems = pair_kernel(_BCE, self, target, (1.0,)) if weight is None else None
+    return _reduce(_BCE([self, target, 1.0 if weight is None else weight]) if elems is None else elems, reduction)
 
 
 def _bce_backward_cpu(grad_output, self, target, weight, reduction):

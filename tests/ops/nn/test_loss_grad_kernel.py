@@ -232,3 +232,43 @@ def test_a_library_kernel_over_an_aten_op_keeps_broadcast_tensors(monkeypatch):
     assert calls == [2]
     F.mse_loss(torch.randn(3, requires_grad=True), torch.randn(3))
     assert calls == [2]
+
+
+# ---- binary_cross_entropy's elements by pair_kernel -----------------------------------------------------
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("shape", [(3, 4), (7,), (2, 3, 5)])
+def test_bce_elements_by_the_engines_kernel(dtype, reduction, shape):
+    from numtorch.ops.nn import loss_pointwise as LP
+
+    x, t = _pair("binary_cross_entropy", shape, dtype)
+    x.flat[0], x.flat[1], t.flat[2] = 0.0, 1.0, 1.0  # log(0): the -100 clamp
+    a, b = torch.from_numpy(x), torch.from_numpy(t)
+    n = LG.PAIR_COUNT[0]
+    got = F.binary_cross_entropy(a, b, reduction=reduction)
+    assert LG.PAIR_COUNT[0] == n + 1
+    elems = LP._BCE([a, b, 1.0])  # the engine's general route
+    want = LP._reduce(elems, {"none": 0, "mean": 1, "sum": 2}[reduction])
+    same(got, want)
+
+
+@pytest.mark.parametrize(
+    "case", ["transposed", "one element", "float16", "weight", "parallel size"]
+)
+def test_bce_elements_other_inputs_take_the_engine(case):
+    from numtorch.ops.nn import loss_pointwise as LP
+
+    shape = {"one element": (1,), "parallel size": (1 << 18,)}.get(case, (3, 4))
+    x, t = _pair("binary_cross_entropy", shape, np.float32)
+    a, b = torch.from_numpy(x), torch.from_numpy(t)
+    w = None
+    if case == "transposed":
+        a, b = a.reshape(4, 3).t(), b.reshape(4, 3).t()
+    elif case == "float16":
+        a, b = a.half(), b.half()
+    elif case == "weight":
+        w = torch.ones(3, 4)
+    n = LG.PAIR_COUNT[0]
+    got = F.binary_cross_entropy(a, b, weight=w, reduction="none")
+    assert LG.PAIR_COUNT[0] == n
+    same(got, LP._BCE([a, b, 1.0 if w is None else w]))
