@@ -390,7 +390,9 @@ def _bce_logits_cpu(self, target, weight, pos_weight, reduction):
     if self._dtype.category != D._FLOAT:  # PyTorch's formula starts with log_sigmoid(input)
         raise NotImplementedError(f'"log_sigmoid_cpu" not implemented for \'{_cname(self._dtype)}\'')
     ops = [self, target, 1.0 if weight is None else weight]
-    elems = _BCE_LOGITS_NO_PW(ops) if pos_weight is None else _BCE_LOGITS([*ops, pos_weight])
+    elems = pair_kernel(_BCE_LOGITS_NO_PW, self, target, (1.0,)) if weight is None and pos_weight is None else None
+    if elems is None:
+        elems = _BCE_LOGITS_NO_PW(ops) if pos_weight is None else _BCE_LOGITS([*ops, pos_weight])
     if target._dtype.category == D._FLOAT and elems._dtype is not target._dtype:
         # PyTorch builds the loss as (1 - target).mul_(input)...: the target's dtype.
         elems = _make(elems._data.astype(target._dtype.np), target._dtype)

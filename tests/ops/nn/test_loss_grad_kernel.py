@@ -272,3 +272,37 @@ def test_bce_elements_other_inputs_take_the_engine(case):
     got = F.binary_cross_entropy(a, b, weight=w, reduction="none")
     assert LG.PAIR_COUNT[0] == n
     same(got, LP._BCE([a, b, 1.0 if w is None else w]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("shape", [(3, 4), (7,), (2, 3, 5)])
+def test_bce_with_logits_elements_by_the_engines_kernel(dtype, reduction, shape):
+    from numtorch.ops.nn import loss_pointwise as LP
+
+    x, t = _pair("mse_loss", shape, dtype, special=False)
+    x.flat[:4] = [0.0, -0.0, 40.0, -800.0]
+    x.flat[4], t.flat[5] = np.inf, 1.0
+    a, b = torch.from_numpy(x * 10), torch.from_numpy(t)
+    n = LG.PAIR_COUNT[0]
+    got = F.binary_cross_entropy_with_logits(a, b, reduction=reduction)
+    assert LG.PAIR_COUNT[0] == n + 1
+    elems = LP._BCE_LOGITS_NO_PW([a, b, 1.0])  # the engine's general route
+    same(got, LP._reduce(elems, {"none": 0, "mean": 1, "sum": 2}[reduction]))
+
+
+@pytest.mark.parametrize("case", ["weight", "pos_weight", "mixed dtypes", "transposed"])
+def test_bce_with_logits_other_inputs_take_the_engine(case):
+    a, b = torch.randn(3, 4), torch.rand(3, 4)
+    kw = {}
+    if case == "weight":
+        kw["weight"] = torch.rand(3, 4)
+    elif case == "pos_weight":
+        kw["pos_weight"] = torch.rand(4)
+    elif case == "mixed dtypes":
+        b = b.double()
+    else:
+        a, b = a.t(), b.t()
+    n = LG.PAIR_COUNT[0]
+    F.binary_cross_entropy_with_logits(a, b, **kw)
+    assert LG.PAIR_COUNT[0] == n
