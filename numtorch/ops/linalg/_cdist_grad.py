@@ -31,9 +31,14 @@ aten = _ops.aten  # Note [Composite bodies are below the Python API]
 # every tied coordinate takes the whole gradient, as PyTorch's (the norm's formula split it).
 # The formula is written in ops with a denominator of 1 where d = 0, so a second derivative reads
 # no 0/0 (PyTorch's _cdist_backward has none; the composite had one and gradgradcheck uses it).
-# For p = 1 and 2 under Note [Backward formulas in NumPy]'s gate the pointwise product is NumPy's
-# (the same IEEE operations in the same order, tests/autograd/test_cdist_node_perf19f.py compares
-# bits with the ops under create_graph) and the sums stay the sum op's.
+# For p = 1 and 2 under Note [Backward formulas in NumPy]'s gate (any size) the contributions
+# come from one kernel (kernels/cpu/cdist.py pair_grad: the same IEEE operations per element in
+# the ops' order; NumPy's broadcasts over a short last dim were 2.6x the old norm formula at 131k
+# results), or NumPy's where a side's batch dims are neither the result's nor one matrix; the
+# sums stay the sum op's. Both are the ops' bits (tests/autograd/test_cdist_node_perf19f.py
+# compares them with the ops under create_graph). A dispatch mode sees aten.cdist (PyTorch's
+# sees _cdist_forward, the op its composite cdist calls), and a kernel registered over aten.cdist
+# is called, as PyTorch's; while any aten override is live the kernel takes the composite.
 
 
 def _contribution_ops(grad, x1, x2, p, result):
