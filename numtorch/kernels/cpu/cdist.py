@@ -47,3 +47,32 @@ def _short_rows(a, b, out, p1):
 
 
 short_rows, short_rows_parallel = serial_and_parallel(_short_rows)
+
+
+def _pair_grad(a, b, g, d, out, p1):
+    """out[k, i, j, m] = g[k, i, j] (a[k or 0, i, m] - b[k or 0, j, m]) / d[k, i, j], +0 where
+    d[k, i, j] == 0 (the 2-norm's _cdist_backward term), or g[k, i, j] sgn(a - b) where ``p1``:
+    each the IEEE operations of the formula's ops, in their order (Note [cdist's own node])."""
+    B, P, R, M = out.shape
+    sa = 1 if a.shape[0] > 1 else 0
+    sb = 1 if b.shape[0] > 1 else 0
+    for t in prange(B * P):
+        k = t // P
+        i = t - k * P
+        ka = k * sa
+        kb = k * sb
+        for j in range(R):
+            gg = g[k, i, j]
+            dd = d[k, i, j]
+            for m in range(M):
+                x = a[ka, i, m] - b[kb, j, m]
+                if p1:
+                    s = 1.0 if x > 0 else (-1.0 if x < 0 else 0.0)
+                    out[k, i, j, m] = gg * s
+                elif dd == 0:
+                    out[k, i, j, m] = 0.0
+                else:
+                    out[k, i, j, m] = gg * x / dd
+
+
+pair_grad, pair_grad_parallel = serial_and_parallel(_pair_grad)

@@ -10,6 +10,9 @@ from ..._state import STATE as _STATE
 from ..._tensor import _make
 from ...kernels import PARALLEL_THRESHOLD, lazy
 from .._fast_guard import free as _free
+from .._quiet import IGNORE as _IGNORE
+from .._quiet import quiet as _quiet
+from .._quiet import restore as _restore
 from ..reduction.norm_fast import vnorm as _vnorm
 
 # Note [Short-row cdist]
@@ -75,6 +78,39 @@ def _short_rows(a, b, p1: bool):
     return out
 
 
+class _NormPending:
+    # the difference whose p-norm vnorm declines (p outside its set): the caller's norm op
+    __slots__ = ("diff",)
+
+    def __init__(self, diff):
+        self.diff = diff
+
+
+def arrays(a, b, dt, p):
+    """The body's result array for checked operands (one float32/float64 dtype ``dt``, at least
+    2-d, nonempty, equal rows, p >= 0), a _NormPending whose difference needs the norm op, or
+    None where the body must run (large results past the kernel's shapes, batch dims that do
+    not broadcast)."""
+    if a.shape[-1] <= 2 and (p == 2 or p == 1):
+        r = _short_rows(a, b, p == 1)
+        if r is not None:
+            return r
+    if a.size * b.size // a.shape[-1] > _SMALL:
+        return None
+    # C order, as the sub kernel writes it: NumPy keeps a transposed operand's layout, the
+    # norm then folded another order than the body's; quiet, as PyTorch (inf - inf is nan)
+    token = _quiet(_IGNORE)
+    try:
+        diff = _subtract(a[..., :, None, :], b[..., None, :, :], order="C")
+    except ValueError:  # batch dims that do not broadcast: the body's error
+        return None
+    finally:
+        _restore(token)
+    d = _make(diff, dt)
+    r = _vnorm(d, float(p), -1, False)
+    return _NormPending(d) if r is None else r
+
+
 def cdist(body, norm_op):
     """The fast call ``fn(x1, x2, p, compute_mode)`` of cdist (Note [Short-row cdist]):
     ``norm_op()`` is aten.norm.ScalarOpt_dim, whose fast call takes the p that vnorm declines."""
@@ -86,19 +122,12 @@ def cdist(body, norm_op):
         if (_free() and x2._dtype is dt and dt in _FLOATS and _plain(x1, g) and _plain(x2, g) and a.ndim >= 2
                 and b.ndim >= 2 and a.shape[-1] == b.shape[-1] and a.size and b.size and (p.__class__ is float or p.__class__ is int)
                 and p >= 0 and (compute_mode is None or compute_mode.__class__ is str and compute_mode in _MODES)):  # fmt: skip
-            if a.shape[-1] <= 2 and (p == 2 or p == 1):
-                r = _short_rows(a, b, p == 1)
-                if r is not None:
-                    return _make(r, dt)
-            if a.size * b.size // a.shape[-1] > _SMALL:
+            r = arrays(a, b, dt, p)
+            if r is None:
                 return body(x1, x2, p, compute_mode)
-            try:
-                diff = _subtract(a[..., :, None, :], b[..., None, :, :])
-            except ValueError:  # batch dims that do not broadcast: the body's error
-                return body(x1, x2, p, compute_mode)
-            d = _make(diff, dt)
-            r = _vnorm(d, float(p), -1, False)
-            return norm_op().fast(d, float(p), [-1], False) if r is None else _make(r, dt)
+            if r.__class__ is _NormPending:
+                return norm_op().fast(r.diff, float(p), [-1], False)
+            return _make(r, dt)
         return body(x1, x2, p, compute_mode)
 
     return fast

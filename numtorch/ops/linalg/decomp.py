@@ -14,10 +14,13 @@ from numpy.linalg import _umath_linalg
 from ... import _dtype as D
 from ... import _factory_utils as F
 from ... import return_types
+from ..._api import _OVERRIDES
 from ..._dispatch import dispatch
 from ..._tensor import Tensor, _make
 from . import _block_diag as _bd
 from . import _fast_small as _fs
+from ._cdist_grad import cdist_backward
+from ._fast_cdist import arrays as _cdist_arrays
 from ._fast_cdist import cdist as _cdist_fast
 from .solve import _SOLVE, _floating, _norm_op, _square
 from .._registry import defop, public
@@ -31,6 +34,7 @@ _K = lazy("numtorch.kernels.cpu.linalg")
 # ndarray.all()'s reduction without np's Python wrapper (~0.3 us of a small cholesky)
 _isfinite, _all_true = np.isfinite, np.logical_and.reduce
 _isfinite_f = math.isfinite
+_FLOATS_CDIST = (D.float32, D.float64)
 
 _EIGH = return_types.register("linalg_eigh", ("eigenvalues", "eigenvectors"))
 _LSVD = return_types.register("linalg_svd", ("U", "S", "Vh"))
@@ -647,8 +651,24 @@ def _cdist_composite(x1, x2, p=2.0, compute_mode=None):
     return dispatch(_VNORM[0], [diff, p, [-1], False, None])
 
 
+def _cdist_cpu(x1, x2, p, compute_mode):
+    # the fast call's arrays where they apply (the composite's bits), else the composite below
+    # autograd; its checks raise the errors. While a kernel is registered over an aten op the
+    # composite runs, so one over linalg_vector_norm is still called (Note [Fast calls under
+    # kernel overrides])
+    dt = x1._dtype
+    a, b = x1._data, x2._data
+    if (x2._dtype is dt and dt in _FLOATS_CDIST and a.ndim >= 2 and b.ndim >= 2 and a.shape[-1] == b.shape[-1]
+            and a.size and b.size and p >= 0 and compute_mode in (None, 0, 1, 2) and not _OVERRIDES[0]):  # fmt: skip
+        r = _cdist_arrays(a, b, dt, p)
+        if r.__class__ is np.ndarray:
+            return _make(r, dt)
+    return _cdist_composite(x1, x2, p, compute_mode)
+
+
+# Note [cdist's own node]: one CdistBackward0 with PyTorch's _cdist_backward formula
 _cdist = defop("cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor",
-               composite=_cdist_composite)  # fmt: skip
+               cpu=_cdist_cpu, any_device=_cdist_composite, backward={("x1", "x2"): cdist_backward})  # fmt: skip
 _MODES = {None: None, "use_mm_for_euclid_dist_if_necessary": None, "use_mm_for_euclid_dist": 1,
           "donot_use_mm_for_euclid_dist": 2}  # fmt: skip
 
