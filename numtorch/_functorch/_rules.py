@@ -68,7 +68,7 @@ _TRAILING = {"tril", "triu", "linalg_inv", "inverse", "linalg_cholesky", "choles
 # nn ops with an optional leading N: (the rank with N,) the batch dim folds into N
 _FOLD = {"convolution": 0, "max_pool2d_with_indices": 4, "avg_pool2d": 4, "upsample_nearest2d": 4,
          "upsample_bilinear2d": 4, "reflection_pad2d": 4, "replication_pad2d": 4,
-         "reflection_pad1d": 3, "replication_pad1d": 3, "adaptive_avg_pool2d": 4,
+         "reflection_pad1d": 3, "replication_pad1d": 3, "reflection_pad3d": 5, "replication_pad3d": 5, "adaptive_avg_pool2d": 4,
          "_adaptive_avg_pool2d": 4, "adaptive_max_pool2d": 4, "im2col": 4, "col2im": 3, "avg_pool3d": 5,
          "max_pool3d_with_indices": 5, "adaptive_max_pool3d": 5, "_adaptive_avg_pool3d": 5}  # fmt: skip
 _RANDOM_NAMES = {"rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial",

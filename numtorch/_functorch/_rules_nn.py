@@ -313,6 +313,7 @@ def embedding_backward_rule(op, vals, lv):
 _FOLD_ALL = {"avg_pool2d_backward": 4, "max_pool2d_with_indices_backward": 4, "_adaptive_avg_pool2d_backward": 4,
              "adaptive_max_pool2d_backward": 4, "reflection_pad2d_backward": 4, "replication_pad2d_backward": 4,
              "reflection_pad1d_backward": 3, "replication_pad1d_backward": 3, "avg_pool3d_backward": 5,
+             "reflection_pad3d_backward": 5, "replication_pad3d_backward": 5,
              "max_pool3d_with_indices_backward": 5, "adaptive_max_pool3d_backward": 5,
              "_adaptive_avg_pool3d_backward": 5}  # fmt: skip
 

@@ -580,7 +580,9 @@ SHAPE_RULES: dict = {
     "bucketize": searchsorted, "complex": lambda a: broadcast([_sh(a["real"]), _sh(a["imag"])]),
     "histc": lambda a: (a["bins"],), "glu": glu,
     "reflection_pad1d": pad_nd, "reflection_pad2d": pad_nd, "replication_pad1d": pad_nd,
-    "replication_pad2d": pad_nd, "pixel_unshuffle": pixel_unshuffle, "im2col": im2col, "col2im": col2im,
+    "replication_pad2d": pad_nd, "reflection_pad3d": pad_nd, "replication_pad3d": pad_nd,
+    **dict.fromkeys((f"{m}_pad{n}d_backward" for m in ("reflection", "replication") for n in (1, 2, 3)), lambda a: _sh(a["self"])),
+    "pixel_unshuffle": pixel_unshuffle, "im2col": im2col, "col2im": col2im,
 }  # fmt: skip
 
 # rules giving (shape, dtype) per result, for ops the dtype probe cannot run (Note [Linalg meta

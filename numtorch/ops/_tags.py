@@ -33,7 +33,7 @@ clamp.Tensor relu leaky_relu elu gelu hardtanh convolution convolution_backward 
 embedding_dense_backward native_layer_norm native_layer_norm_backward native_group_norm
 native_group_norm_backward max_pool2d_with_indices max_pool2d_with_indices_backward avg_pool2d
 avg_pool2d_backward avg_pool1d _adaptive_avg_pool2d _adaptive_avg_pool2d_backward
-reflection_pad1d reflection_pad2d replication_pad2d constant_pad_nd _fft_r2c _fft_c2r
+reflection_pad1d reflection_pad2d replication_pad2d reflection_pad3d replication_pad3d constant_pad_nd _fft_r2c _fft_c2r
 max_pool3d_with_indices avg_pool3d _adaptive_avg_pool3d
 """.split())
 

@@ -274,3 +274,16 @@ def fill_slabs(dst, idx, outer, size, inner, value):
             d0 = (o * size + r) * inner
             for c in range(inner):
                 dst[d0 + c] = value
+
+
+@kernel
+def add_rows_at(dst, src, idx, outer, size):
+    """dst[o, idx[j]] += src[o, j] over C-contiguous (outer, size) / (outer, len(idx)) data, in
+    the order of o then j: the scatter-add of a gather's gradient along its last dim (3-d
+    padding's backward); ``idx`` was built in range by the caller."""
+    k = idx.shape[0]
+    for o in range(outer):
+        d0 = o * size
+        s0 = o * k
+        for j in range(k):
+            dst[d0 + idx[j]] += src[s0 + j]

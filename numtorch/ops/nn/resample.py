@@ -14,6 +14,7 @@ from ...kernels import PARALLEL_THRESHOLD, lazy
 from .._pointwise import _cname
 from .._registry import defop
 from .conv import compute_dtype, contig
+from .pad3d import PAD3D_OPS
 
 K = lazy("numtorch.kernels.cpu.nn.pooling")
 
@@ -375,38 +376,9 @@ def _pad(self, pad, mode, value):
         )
     if mode == "circular":
         return dispatch(_pad_circular_op, [self, pad])
-    if n == 3:
-        return _pad3d(self, pad, mode)
+    if n == 3:  # Note [3-d padding as one gather]
+        return dispatch(PAD3D_OPS[mode], [self, pad])
     return dispatch(_PAD_OPS[(mode, n)], [self, pad])
-
-
-def _pad3d(self, pad, mode):
-    """reflect / replicate over the last three dims as gathers (index_select's backward
-    accumulates the repeated edges), one dim at a time."""
-    if mode == "replicate" and any(s == 0 for s in self.shape[-3:]):
-        raise RuntimeError(
-            "Expected 4D or 5D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for "
-            f"input, but got: {list(self.shape)}"
-        )
-    out = self
-    for k in range(3):
-        dim, lo, hi = self.dim() - 1 - k, pad[2 * k], pad[2 * k + 1]
-        size = self.shape[dim]
-        if mode == "reflect" and (lo >= size or hi >= size):
-            raise RuntimeError(
-                f"Argument #{4 + 2 * k}: Padding size should be less than the corresponding input dimension, but "
-                f"got: padding ({lo}, {hi}) at dimension {dim} of input {list(self.shape)}"
-            )
-        i = np.arange(-lo, size + hi, dtype=np.int64)
-        if mode == "reflect":
-            i = (size - 1) - np.abs((size - 1) - np.abs(i))
-        else:
-            i = np.clip(i, 0, size - 1)
-        idx = _make(i, D.int64)
-        if self.device.type != "cpu":  # meta: the gather's index lives beside its input
-            idx = idx.to(self.device)
-        out = out.index_select(dim, idx)
-    return out
 
 
 pad = defop(
