@@ -693,6 +693,10 @@ def _make_getitem_fast(body):
                         rec_select = _engine.record_output(select)
                     return rec_select(t, self, 0, key)
                 return t
+            elif key.__class__ is tuple and not grad:  # Note [Basic index tuples]
+                r = basic_view(a, key)
+                if r is not None:
+                    return _view(self, r)
         return body(self, key)
 
     return fast
@@ -740,4 +744,5 @@ from ..._size import Size as _Size  # noqa: E402
 from ...autograd import _engine  # noqa: E402
 from .core import view as _aten_view  # noqa: E402
 from . import fast_views  # noqa: E402
+from .basic_index import basic_view  # noqa: E402
 from .fast_expand import make_expand_fast as _make_expand_fast  # noqa: E402
