@@ -90,7 +90,7 @@ def test_other_keys_take_the_body(taken, key):
     assert got == want
 
 
-def test_a_call_that_records_takes_the_body(taken):
+def test_a_call_that_records_two_nodes_takes_the_body(taken):
     x = torch.arange(30.0).reshape(2, 3, 5).requires_grad_()
     y = x[:, 1:, 2]
     assert taken == [] and y.grad_fn is not None
@@ -103,6 +103,31 @@ def test_a_call_that_records_takes_the_body(taken):
     assert taken == [True] and z.grad_fn is None and not z.requires_grad
 
 
+RECORDED_KEYS = [
+    (S(None), -1), (S(None), S(None, -1), S(None)), (Ellipsis, S(2, 9, 3)), (-1, Ellipsis), (S(1, None),),
+    (S(None), S(None), 0), (Ellipsis, 1, S(None)), (S(None), S(-3, 7)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("key", RECORDED_KEYS, ids=repr)
+def test_one_recorded_item_takes_the_view_with_the_bodys_node(taken, key):
+    x = torch.tensor(np.arange(4 * 8 * 16, dtype=np.float64).reshape(4, 8, 16)).requires_grad_()
+    got = x[key]
+    assert taken == [True]
+    with _Body():
+        want = x[key]
+    assert type(got.grad_fn) is type(want.grad_fn) and got.grad_fn._saved == want.grad_fn._saved
+    assert got.grad_fn.next_functions == want.grad_fn.next_functions
+    assert got.shape == want.shape and got.stride() == want.stride() and got._base is x
+    np.testing.assert_array_equal(got.detach().numpy(), x.detach().numpy()[key])
+    w = torch.tensor(np.random.default_rng(0).normal(size=tuple(got.shape)))
+    (g,) = torch.autograd.grad((got * w).sum(), x)
+    ref = np.zeros((4, 8, 16))
+    ref[key] = w.numpy()
+    np.testing.assert_array_equal(g.numpy(), ref)
+    assert torch.autograd.gradcheck(lambda t: t[key], (x,))
+
+
 def test_zero_dim_and_empty_sources():
     e = torch.zeros(0, 3)
     assert e[:, 1:].shape == (0, 2) and e[..., 0].shape == (0,)
@@ -110,3 +135,70 @@ def test_zero_dim_and_empty_sources():
         e[0, 0]
     s = torch.tensor(2.5)
     assert s[()].item() == 2.5 and s[None].shape == (1,) and s[...].shape == ()
+
+
+@pytest.fixture
+def took(monkeypatch):
+    seen = []
+    real = views.take_rows
+
+    def spy(self, key):
+        r = real(self, key)
+        seen.append(r is not None)
+        return r
+
+    monkeypatch.setattr(views, "take_rows", spy)
+    return seen
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool", "complex64", "float16"])
+@pytest.mark.parametrize("index", [[0, 2, -1], [[1, 0], [3, 3]], [], [-4], [[[2]]]])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "1-d"])
+def test_one_index_tensor_gathers_rows_as_the_body(took, dtype, index, layout):
+    a = np.arange(24).reshape(4, 6).astype(dtype)
+    x = torch.tensor(a)
+    if layout == "transposed":
+        x = torch.tensor(np.ascontiguousarray(a.T)).t()  # (4, 6), strides (1, 4)
+    elif layout == "1-d":
+        x = torch.tensor(a[:, 0].copy())
+    for idt in (torch.int64, torch.int32):
+        i = torch.tensor(index, dtype=idt)
+        took.clear()
+        got = x[i]
+        assert took == [True]
+        with _Body():
+            want = x[i]
+        assert got.shape == want.shape and got.stride() == want.stride() and got.dtype is want.dtype
+        assert got.is_contiguous() and got._base is None and got.grad_fn is None
+        np.testing.assert_array_equal(got.numpy(), x.numpy()[np.asarray(index, dtype=np.int64)])
+        x.add_(1) if dtype != "bool" else x.logical_not_()  # a copy: keeps the values it read
+        assert not np.array_equal(got.numpy(), x.numpy()[np.asarray(index, dtype=np.int64)]) or not index
+
+
+@pytest.mark.parametrize(
+    "case", ["out of range", "negative out of range", "0-d", "bool mask", "uint8 mask", "float", "records", "conj"]
+)
+def test_other_index_tensors_take_the_body(took, case):
+    x = torch.arange(24.0).reshape(4, 6)
+    i = {"out of range": torch.tensor([1, 4]), "negative out of range": torch.tensor([-5]), "0-d": torch.tensor(2),
+         "bool mask": torch.tensor([True, False, True, False]), "uint8 mask": torch.tensor([1, 0, 1, 0], dtype=torch.uint8),
+         "float": torch.tensor([1.0]), "records": torch.tensor([0, 1]), "conj": torch.tensor([0, 1])}[case]  # fmt: skip
+    if case == "records":
+        x.requires_grad_()
+    if case == "conj":
+        x = (x * (1 + 1j)).conj()
+
+    def outcome():
+        try:
+            r = x[i]
+        except Exception as e:  # noqa: BLE001  (both routes must raise alike)
+            return type(e), str(e)
+        return r.shape, r.stride(), r.detach().resolve_conj().numpy().tolist(), r.is_conj(), r.grad_fn is not None
+
+    got = outcome()
+    assert not any(took)
+    with _Body():
+        want = outcome()
+    assert got == want
+    if case == "records":
+        assert got[-1]
