@@ -106,3 +106,4 @@ def take_rows(self, key):
         return np.take(self._data, key._data, axis=0)
     except IndexError:
         return None
+
