@@ -80,7 +80,8 @@ for _fast in (ops.nn.fast_nn, ops.nn.fast_conv, ops.indexing.fast_fill, ops.inde
               ops.shape.fast_copies, ops.shape.fast_inplace, ops.reduction.norm_fast, ops.reduction.arg_fast,
               ops.reduction.stats_fast, ops.nn.loss_fast, ops.nn.norm_layers_fast,  # sessions 14-15
               ops.nn.adaptive_fast, ops.nn.unpool_fast, ops.nn.lp_pool_fast, ops.nn.shuffle_fast,
-              ops.nn.embedding_bag_fast):  # session 16 (perf16e)
+              ops.nn.embedding_bag_fast,  # session 16 (perf16e)
+              ops.shape.setitem_fast):  # session 19: Note [Setitem fast call]
     _fast.install(ops._registry.BINDINGS)
 ops.nn.attention_mha_fast.install(ops._registry.BINDINGS)  # session 18: Note [Multi-head attention fast call]
 _BY_MODULE = _api.install(Tensor)

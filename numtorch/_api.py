@@ -18,6 +18,7 @@ import types
 
 from . import overrides
 from ._C import TF_STATE
+from ._device import CPU
 from ._ops import OpOverload
 from ._state import STATE
 from ._tensor import NO_TF_SUBCLASSES, PLAIN_SUBCLASSES
@@ -273,6 +274,7 @@ def _render(b: Binding, is_method: bool, tensor_type, with_fast: bool = True) ->
         "_oom": out_of_memory,
         "_not_tensor": not_tensor,
         "NOARG": NOARG,  # Note [Absent argument]
+        "_CPU": CPU,  # a factory's fast call takes device=CPU as None (Note [Factory binding fast call])
     })
     return src, ns, f"<numtorch.{b.module}.{b.name}>"
 

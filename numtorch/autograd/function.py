@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import weakref
 
 from .._functorch._levels import GRAD_DEPTH, VMAP_LEVELS
 from .._state import STATE
@@ -228,8 +229,32 @@ def _restore_dirty_tangents(ctx, args, before) -> None:
                 _set_tangent(a, t)
 
 
+# forward function -> (its signature, the defaults of its parameters when every parameter is
+# plain positional-or-keyword, else None): inspect.signature costs ~10 us a call, and a call
+# that passes such parameters positionally binds to its arguments and the trailing defaults
+_SIGNATURES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_PLAIN_PARAM = inspect.Parameter.POSITIONAL_OR_KEYWORD
+_NO_DEFAULT = inspect.Parameter.empty
+
+
 def _bind_defaults(fn, args, kwargs):
-    sig = inspect.signature(fn)
+    try:
+        sig, defaults = _SIGNATURES[fn]
+    except (KeyError, TypeError):  # TypeError: not weak-referenceable (a callable object)
+        sig = inspect.signature(fn)
+        ps = sig.parameters.values()
+        defaults = tuple(p.default for p in ps) if all(p.kind is _PLAIN_PARAM for p in ps) else None
+        try:
+            _SIGNATURES[fn] = (sig, defaults)
+        except TypeError:
+            pass
+    if not kwargs and defaults is not None and len(args) <= len(defaults):
+        rest = defaults[len(args) :]
+        for d in rest:  # ``in`` would compare a tensor default with ==
+            if d is _NO_DEFAULT:
+                break  # a required parameter is missing: sig.bind raises Python's error
+        else:
+            return (*args, *rest)
     bound = sig.bind(*args, **kwargs)
     bound.apply_defaults()
     return tuple(bound.args)

@@ -26,10 +26,11 @@ from ..._device import CPU as _CPU
 from ..._tensor import _make
 from .._fast_guard import free
 from .._quiet import IGNORE, quiet, restore
+from .fast import ON_CPU
 
 _SEQ = (list, tuple)
 _NP = {D.float32: np.float32, D.float64: np.float64, D.int64: np.int64}
-COND = "device is None and requires_grad is False and pin_memory is False"
+COND = f"{ON_CPU} and requires_grad is False and pin_memory is False"
 
 
 def _kinds(data):

@@ -42,7 +42,12 @@ _FILLED = {dt: dt.np for dt in (D.bool, D.uint8, D.int8, D.int16, D.int32, D.int
                                 D.float32, D.float64, D.complex64, D.complex128)}  # fmt: skip
 _ARANGE = {D.int64: np.int64, D.int32: np.int32, D.float32: np.float32, D.float64: np.float64}
 _ARANGE_EXACT = 1 << 24  # integers below this are exact in float32: np.arange gives the kernel's values
-COND = "out is None and layout is None and device is None and requires_grad is False and pin_memory is False"
+# ``torch.zeros(n, device=x.device)``, ``device="cpu"`` or ``device=torch.device("cpu")`` is the
+# CPU, the default: the same tensor as device=None (create() passes a CPU device either way, and
+# the result carries CPU); any other device ("cpu:0", "meta", "cuda") takes the body
+ON_CPU = ("(device is None or device is _CPU or device.__class__ is str and device == 'cpu'"
+          " or device.__class__ is _CPU.__class__ and device == _CPU)")
+COND = f"out is None and layout is None and {ON_CPU} and requires_grad is False and pin_memory is False"
 SIZED_COND = "size is None and " + COND
 STRIDED_COND = COND.partition(" and ")[2]  # empty_strided has no out=
 RANDOM_COND = "generator is None and " + SIZED_COND
@@ -140,14 +145,36 @@ def scalar_tensor(s, dtype):
 
 
 def arange(start, end, step, dtype):
-    """arange(n) of int64, int32, float32 or float64 (n < 2**24: exact in each, so
-    np.arange's values are the kernel's start + step * i)."""
-    dt = D.int64 if dtype is None else dtype
-    npdt = _ARANGE.get(dt)
-    if (end is not None or step.__class__ is not int or step != 1 or start.__class__ is not int
-            or npdt is None or not 0 <= start < _ARANGE_EXACT or _off()):  # fmt: skip
+    """arange of Python ints and floats into int64, int32, float32 or float64, every bound and
+    step below 2**24 in magnitude. All ints: np.arange's values are the kernel's start + step * i
+    (exact in each dtype) and its length ceil((end - start) / step) is exact (a quotient of
+    integers below 2**25 rounds to an integer only when it is one). A float among them: a
+    float dtype, the kernel's own double arithmetic. Errors (zero step, a step of the wrong
+    sign, non-finite bounds) are the body's."""
+    if end is None:
+        if start.__class__ is int and dtype is None and 0 <= start < _ARANGE_EXACT and not _off():
+            return _make(np.arange(start, dtype=np.int64), D.int64)  # arange(n): the common call
+        start, end = 0, start
+    tp = (start.__class__, end.__class__, step.__class__)
+    for t in tp:
+        if t is not int and t is not float:  # bool, NumPy scalars, tensors: the body
+            return None
+    lim = _ARANGE_EXACT
+    if _off() or not (-lim < start < lim and -lim < end < lim and -lim < step < lim):
+        return None  # NaN compares False: the body's error too
+    if not (0 < step and start <= end or step < 0 and end <= start):
         return None
-    return _make(np.arange(start, dtype=npdt), dt)
+    if tp == (int, int, int):
+        dt = D.int64 if dtype is None else dtype
+        npdt = _ARANGE.get(dt)
+        return None if npdt is None else _make(np.arange(start, end, step, dtype=npdt), dt)
+    dt = D._default if dtype is None else dtype
+    if dt is not D.float32 and dt is not D.float64:
+        return None
+    a = np.arange(math.ceil((end - start) / step), dtype=np.float64)
+    a *= step  # the kernel's start + step * i in double, rounded once to the dtype
+    a += start
+    return _make(a if dt is D.float64 else a.astype(np.float32), dt)
 
 
 def eye(n, m, dtype):

@@ -189,8 +189,9 @@ def _correction(name, dim, unbiased, correction):
 def _std_var_out_kernel(x, dim, out):
     # torch 2.13's std_var_out picks its CPU kernel by the out dtype: a reduction to one element
     # goes to std_var_all, which has no half kernel; any other reduction of a real input into a
-    # complex out reaches std_cpu, which has no complex one (seed 80)
-    if not x._data.size or x._dtype.category == D._COMPLEX:
+    # complex out reaches std_cpu, which has no complex one (seed 80). An integer input is the
+    # op's dtype error first, before any dim check (seed 24)
+    if not x._data.size or x._dtype.category != D._FLOAT:
         return
     full = all(x._data.shape[d] == 1 for d in range(x.dim()) if d not in E.dims_arg(dim, x.dim()))
     if full and x._dtype in (D.float16, D.bfloat16) and out._dtype not in (D.float16, D.bfloat16):

@@ -92,6 +92,14 @@ def checked_scalar(value, dt: D.dtype):
         return np.array(value).astype(dt.np)[()]
 
 
+def unchecked_half(value, dt: D.dtype) -> np.ndarray:
+    """A real Python or NumPy number as a 0-d float16/bfloat16 array, rounded once from double
+    with no overflow check (inf past the range): the scalar tensor PyTorch's ``x[key] = v``
+    makes for these dtypes, where fill_ and masked_fill raise c10's overflow error."""
+    with np.errstate(over="ignore"):
+        return np.array(float(value)).astype(dt.np)
+
+
 def _fill_cpu(self, value):
     check_inference_write(self)
     v = checked_scalar(value, self._dtype)

@@ -693,6 +693,26 @@ def _make_getitem_fast(body):
                         rec_select = _engine.record_output(select)
                     return rec_select(t, self, 0, key)
                 return t
+            elif key.__class__ is tuple:  # Note [Basic index tuples]
+                one = single_item(key, a.ndim) if grad else None
+                r = basic_view(a, key) if one is not None or not grad else None
+                if r is not None:
+                    t = _view(self, r)
+                    if grad:  # the body's one node: SelectBackward0 / SliceBackward0 on that dim
+                        d, k = one
+                        if k.__class__ is int:
+                            if rec_select is None or rec_select.deriv is not select.autograd:
+                                rec_select = _engine.record_output(select)
+                            return rec_select(t, self, d, k)
+                        if rec_slice is None or rec_slice.deriv is not slice.autograd:
+                            rec_slice = _engine.record_output(slice)
+                        return rec_slice(t, self, d, 0 if k.start is None else k.start,
+                                         _INT64_MAX if k.stop is None else k.stop, 1 if k.step is None else k.step)  # fmt: skip
+                    return t
+            elif not grad:  # Note [One index tensor]
+                r = take_rows(self, key)
+                if r is not None:
+                    return _make(r, self._dtype)
         return body(self, key)
 
     return fast
@@ -740,4 +760,5 @@ from ..._size import Size as _Size  # noqa: E402
 from ...autograd import _engine  # noqa: E402
 from .core import view as _aten_view  # noqa: E402
 from . import fast_views  # noqa: E402
+from .basic_index import basic_view, single_item, take_rows  # noqa: E402
 from .fast_expand import make_expand_fast as _make_expand_fast  # noqa: E402

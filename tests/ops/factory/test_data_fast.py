@@ -44,6 +44,8 @@ FAST = [
     ("as_tensor inferred", lambda: torch.as_tensor([0.5, 1.5])),
     ("new_tensor", lambda: torch.zeros(2, dtype=torch.float64).new_tensor([[1, 2], [3, 4]])),
     ("new_tensor dtype", lambda: torch.zeros(2, dtype=torch.int32).new_tensor([1.5, 2.5], dtype=torch.float32)),
+    ("cpu", lambda: torch.tensor([1.5, 2.0], device="cpu")),
+    ("cpu device", lambda: torch.tensor([[1, 2]], device=torch.zeros(1).device)),
 ]  # fmt: skip
 BODY = [
     ("bool", lambda: torch.tensor([True, 1.0])), ("complex", lambda: torch.tensor([1.0, 2j])),
@@ -54,7 +56,7 @@ BODY = [
     ("int too big for float", lambda: torch.tensor([10**400], dtype=torch.float32)),
     ("int32", lambda: torch.tensor([1, 2], dtype=torch.int32)), ("float to int64", lambda: torch.tensor([1.5], dtype=torch.int64)),
     ("python dtype", lambda: torch.tensor([1.5], dtype=float)), ("bad dtype", lambda: torch.tensor([1.5], dtype=[1])),
-    ("requires_grad", lambda: torch.tensor([1.5], requires_grad=True)), ("device", lambda: torch.tensor([1.5], device="cpu")),
+    ("requires_grad", lambda: torch.tensor([1.5], requires_grad=True)), ("device", lambda: torch.tensor([1.5], device="meta")),
     ("string", lambda: torch.tensor(["1.5"])), ("None", lambda: torch.tensor([None, 1.0], dtype=torch.float32)),
     ("no numbers", lambda: torch.tensor([])), ("scalar", lambda: torch.tensor(1.5)),
     ("float16", lambda: torch.tensor([1.5], dtype=torch.float16)),

@@ -13,16 +13,20 @@ from numtorch.testing._internal.logging_tensor import LoggingTensorMode, capture
 
 # name -> calls that take the fast route
 FAST = {
-    "zeros": [((2, 3), {}), (((2, 3),), {}), (([4],), {"dtype": torch.int32}), ((0, 3), {}),
+    "zeros": [((2, 3), {}), (((2, 3),), {}), ((2,), {"device": "cpu"}), ((2,), {"device": torch.device("cpu")}), (([4],), {"dtype": torch.int32}), ((0, 3), {}),
               ((2,), {"dtype": torch.bool}), ((3,), {"dtype": torch.complex64})],
-    "ones": [((2, 3), {}), ((5,), {"dtype": torch.float64}), ((2,), {"dtype": torch.int8})],
+    "ones": [((2, 3), {}), ((5,), {"dtype": torch.float64}), ((2,), {"dtype": torch.int8}), ((3,), {"device": "cpu"})],
     "empty": [((2, 3), {}), ((4,), {"dtype": torch.int64})],
     "full": [(((2, 3), 2.5), {}), (((2,), 7), {"dtype": torch.float64}), (((3,), 0.0), {}),
              (((2,), float("nan")), {}), (((2,), float("-inf")), {"dtype": torch.float32})],
     "arange": [((5,), {}), ((5,), {"dtype": torch.float32}), ((0,), {}), ((7,), {"dtype": torch.int32}),
-               ((9,), {"dtype": torch.float64})],
+               ((9,), {"dtype": torch.float64}), ((0, 5), {}), ((0, 32, 2), {}), ((-3, 7, 3), {}), ((10, 0, -3), {}),
+               ((5, 5), {}), ((0, 9, 4), {"dtype": torch.float32}), ((5.0,), {}), ((0.5, 3, 0.25), {}),
+               ((1, 2.5, 0.5), {"dtype": torch.float64}), ((0, 1, 0.1), {}), ((1, -2, -0.3), {}), ((-0.0, 1.0), {}),
+               ((-0.0, -1.0, -0.5), {}), ((0.1, 0.1), {}), ((2**24 - 1,), {}), ((-(2**24) + 1, 2**24 - 1, 2**22), {}),
+               ((5,), {"device": "cpu"}), ((0, 4, 2), {"device": torch.device("cpu")})],
     "scalar_tensor": [((3,), {}), ((2.5,), {}), ((1e300,), {"dtype": torch.float64})],
-    "rand": [((2, 3), {}), ((4,), {"dtype": torch.float64}), ((0,), {})],
+    "rand": [((2, 3), {}), ((4,), {"dtype": torch.float64}), ((0,), {}), ((3,), {"device": torch.device("cpu")})],
     "randint": [((10, (3,)), {}), ((-4, 9, (2, 3)), {}), ((5, [4]), {"dtype": torch.int64}), ((0, 2**63 - 1, (3,)), {}),
                 ((3, (0,)), {}), ((2, 3, (4,)), {})],
     "randperm": [((5,), {}), ((0,), {}), ((7,), {"dtype": torch.int32}), ((9,), {"dtype": torch.float64})],
@@ -37,12 +41,15 @@ FAST = {
 # calls the fast call declines: the body runs (and gives the same results or errors as before)
 BODY = {
     "zeros": [((), {}), ((-1,), {}), ((2, True), {}), ((2,), {"dtype": torch.bfloat16}), ((2,), {"out": None, "requires_grad": True}),
-              ((2,), {"size": (3,)}), ((2,), {"device": "cpu"}), ((2**62, 2**62), {}), ((2.0,), {})],
+              ((2,), {"size": (3,)}), ((2,), {"device": "meta"}), ((2**62, 2**62), {}), ((2.0,), {})],
     "ones": [((2,), {"dtype": torch.bfloat16}), ((2,), {"requires_grad": True})],
     "empty": [((2,), {"dtype": torch.bfloat16}), ((-2,), {})],
     "full": [(((2,), 7), {}), (((2,), True), {}), (((2,), 1e39), {"dtype": torch.float32}), (((2,), 1 + 2j), {}),
              ((2, 1.0), {}), (((2,), 1.0), {"dtype": torch.int64}), (((-1,), 1.0), {})],
-    "arange": [((0, 5), {}), ((5.0,), {}), ((5,), {"dtype": torch.float16}), ((-1,), {}), ((2**25,), {"dtype": torch.float32})],
+    "arange": [((5,), {"dtype": torch.float16}), ((-1,), {}), ((2**25,), {"dtype": torch.float32}), ((2**24,), {}),
+               ((0, 5, 0), {}), ((5, 0), {}), ((0, 5, -1), {}), ((float("nan"),), {}), ((0, float("inf")), {}),
+               ((0, 2.5), {"dtype": torch.int64}), ((True, 3), {}), ((np.int64(4),), {}), ((1 + 1j,), {}),
+               ((0, 5), {"dtype": torch.bool}), ((3,), {"device": "cpu:0"}), ((3,), {"device": "meta"})],
     "scalar_tensor": [((True,), {}), ((1 + 1j,), {}), ((1e39,), {}), ((3,), {"dtype": torch.int64})],
     "rand": [((2,), {"dtype": torch.float16}), ((2,), {"generator": torch.Generator()}), ((2,), {"dtype": torch.int64}),
              ((-1,), {})],
@@ -86,9 +93,11 @@ def _same(a, b):
     if isinstance(a, tuple):
         assert a == b
         return
-    assert a.dtype is b.dtype and a.shape == b.shape and a.stride() == b.stride()
+    assert a.dtype is b.dtype and a.shape == b.shape and a.stride() == b.stride() and a.device == b.device
     assert a.requires_grad == b.requires_grad and a.is_contiguous() == b.is_contiguous()
     a, b = a.detach(), b.detach()
+    if a.device.type == "meta":  # no values
+        return
     if a.dtype is torch.bfloat16:
         assert a.float().tolist() == b.float().tolist()
     elif a.dtype.is_floating_point or a.dtype.is_complex:

@@ -279,3 +279,25 @@ def test_a_negative_float_overflows_an_unsigned_fill(value):
     with pytest.raises(RuntimeError, match="^value cannot be converted to type uint8_t without overflow$"):
         nt.masked_fill(x, m, value)
     assert nt.masked_fill(x, m, nt.tensor(-1)).tolist() == [255, 0, 255]  # an integer wraps
+
+
+@pytest.mark.parametrize("dtype", [nt.float16, nt.bfloat16])
+@pytest.mark.parametrize("how", ["mask", "basic", "int", "list", "ellipsis"])
+def test_setitem_of_a_number_past_a_half_range_writes_inf(dtype, how):
+    # fuzz seed 22: x[mask] = 2**31 on float16 raised c10's overflow error; PyTorch's setitem
+    # makes its scalar tensor without the check (inf), as its fill_ / masked_fill do not
+    big = {nt.float16: [2**31, 1e10, 70000, -1e5], nt.bfloat16: [1e39, 3.4e39, -1e300]}[dtype]
+    for v in big:
+        x = nt.zeros(2, 3, dtype=dtype)
+        key = {"mask": x > -1, "basic": 0, "int": (0, 1), "list": [0, 1], "ellipsis": Ellipsis}[how]
+        x[key] = v
+        assert x[0, 1].item() == math.copysign(math.inf, v)
+    x = nt.zeros(2, 3, dtype=dtype)
+    x[0, 1] = 65510 if dtype is nt.float16 else 70000  # in range after rounding: rounded once
+    assert x[0, 1].item() == (65504.0 if dtype is nt.float16 else 70144.0)
+    x[1] = -129.5
+    assert x[1, 0].item() == (-129.5 if dtype is nt.float16 else -130.0)
+    with pytest.raises(RuntimeError, match="without overflow"):  # fill_ keeps c10's check
+        x.fill_(1e39)
+    with pytest.raises(RuntimeError, match="without overflow"):
+        x.masked_fill_(x > -1, 1e39)

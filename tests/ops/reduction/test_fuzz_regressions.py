@@ -471,3 +471,14 @@ def test_kthvalue_checks_out_dtypes_before_the_kernel_dtype_refusal():
         numtorch.kthvalue(x, 1, 0, out=(numtorch.zeros(2, 3), numtorch.zeros(0, dtype=numtorch.int64)))
     with pytest.raises(NotImplementedError, match="^\"kthvalue_cpu\" not implemented for 'Bool'$"):
         numtorch.kthvalue(x, 1, 0, out=(numtorch.zeros(0, dtype=numtorch.bool), numtorch.zeros(0, dtype=numtorch.int64)))
+
+
+@pytest.mark.parametrize("name", ["std", "var"])
+def test_std_var_out_of_an_integer_input_is_the_dtype_error_before_the_dim(name):
+    # fuzz seed 24: with out=, the out-kernel check ran the dim check first (an IndexError)
+    fn = getattr(numtorch, name)
+    for dim in (-3, 5):
+        with pytest.raises(RuntimeError, match="^std and var only support floating point and complex dtypes$"):
+            fn(numtorch.tensor([5, 1, 0, 3]), dim=dim, keepdim=True, out=numtorch.zeros(()))
+    with pytest.raises(IndexError, match="^Dimension out of range"):  # a float input: the dim error
+        fn(numtorch.tensor([5.0, 1.0]), dim=5, out=numtorch.zeros(()))
