@@ -22,7 +22,7 @@ from ...kernels import PARALLEL_THRESHOLD
 from ..._overlap import check_written
 from ..._bfloat16 import rounded
 from ._broadcast_fast import broadcast_branch
-from ._expanded import expanded_call, expanded_inplace, signature_hook
+from ._expanded import expanded_call, expanded_inplace, signature_hook, small_copy
 from ._inline import with_number_branch
 from ._prepared import learn_prepared, prepared_call
 from ._learned import learned
@@ -33,6 +33,7 @@ from .._wide_uint import refuse_uint
 from ._examples import EXAMPLES  # noqa: F401 (re-exported: the op modules extend it)
 
 CAT = "bifc"  # category letter by D category index
+_NUMBERS = frozenset((int, float, bool))  # a Python-number operand of the learned "as" signatures
 TYPEMETA = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
             "int32": "int", "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
             "float64": "double", "complex64": "c10::complex<float>",
@@ -235,14 +236,20 @@ class Elementwise(Pointwise):
     def _fast_call(self, operands, params, inplace, out=None):
         a = operands[0]
         ca = a.__class__
-        if (ca is not Tensor and ca not in PLAIN_SUBCLASSES) or not a._data.flags.c_contiguous:
-            if len(operands) == 2 and not inplace and out is None:
-                return expanded_call(self, operands, params)
+        if ca is not Tensor and ca not in PLAIN_SUBCLASSES:
             return None
+        d = a._data
+        if not d.flags.c_contiguous:
+            if inplace or out is not None:
+                return None
+            if len(operands) == 2 and operands[1].__class__ not in _NUMBERS:
+                return expanded_call(self, operands, params)
+            d = small_copy(d)  # Note [Small strided operands run contiguous]
+            if d is None:
+                return None
         for p in params:
             if p.__class__ is not int or p != 1:
                 return None
-        d = a._data
         flat = d.ndim == 1  # 1-D: the arrays themselves, no reshape views
         args = [d if flat else d.reshape(-1)]
         if len(operands) == 2:
@@ -298,7 +305,7 @@ class Elementwise(Pointwise):
             return
         if type(a) is not Tensor and type(a) not in PLAIN_SUBCLASSES:
             return
-        if a._dtype is not compute or not a._data.flags.c_contiguous:
+        if a._dtype is not compute:  # any layout: the fast paths check theirs per call
             return
         if self.zero_div is not None and compute.category <= D._INT:
             return

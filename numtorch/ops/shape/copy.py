@@ -109,17 +109,43 @@ def _format_strides(shape, fmt: memory_format):
     return _c_strides(shape)
 
 
+# Note [Preserved layout cache]
+# clone/flip/to of a view ask empty_layout for the preserve_format layout of the input: its
+# element strides, or infer_dense_strides' insertion sort where they are not dense, compared
+# with the C strides (~0.6 us of a 3.7 us clone of a (4, 5) expanded gradient). The answer
+# depends only on the shape, byte strides and itemsize, so it is kept in _PRESERVED under
+# those (None: C order, the common answer for an expanded or transposed-back input), cleared
+# at _PRESERVED_MAX keys. Every NumPy shape and stride is an int: nothing else hashes equal.
+_PRESERVED: dict = {}
+_PRESERVED_MAX = 512
+
+
+def _preserved_strides(a: np.ndarray):
+    key = (a.shape, a.strides, a.itemsize)
+    st = _PRESERVED.get(key, False)
+    if st is False:
+        st = _est(a)
+        if not _dense(a.shape, st):
+            st = _infer_dense_strides(a.shape, st)
+        if st == _c_strides(a.shape):
+            st = None
+        if len(_PRESERVED) >= _PRESERVED_MAX:
+            _PRESERVED.clear()
+        _PRESERVED[key] = st
+    return st
+
+
 def empty_layout(a: np.ndarray, fmt: memory_format, npd=None) -> np.ndarray:
     """An uninitialised array shaped like ``a``, laid out as ``empty_like(a, memory_format=fmt)``."""
     npd = a.dtype if npd is None else npd
     if fmt is preserve_format:
-        st = _est(a)
-        if not _dense(a.shape, st):
-            st = _infer_dense_strides(a.shape, st)
+        st = _preserved_strides(a)
+        if st is None:
+            return np.empty(a.shape, npd)
     else:
         st = _format_strides(a.shape, fmt)
-    if st == _c_strides(a.shape):
-        return np.empty(a.shape, npd)
+        if st == _c_strides(a.shape):
+            return np.empty(a.shape, npd)
     return _strided(np.empty(a.size, npd), a.shape, st)
 
 
