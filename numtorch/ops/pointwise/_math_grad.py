@@ -1,0 +1,90 @@
+"""pow's, sinc's, xlogy's and the inverse trigonometric functions' backward formulas with their
+arithmetic in NumPy and their transcendental parts still the ops (Note [Masked formulas in
+NumPy]; pointwise/core.py is at its size cap)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import _dtype as D
+from ..._tensor import Tensor, _make
+
+# Note [Arithmetic of formulas in NumPy]
+# pow's formulas are six ops each (grad * where(e == 0, 0, e * pow(self, e - 1)); sinc's nine),
+# of which only pow / log / sin / cos / rsqrt / xlogy are transcendental. Under Note [Masked
+# formulas in NumPy]'s gate (these run through its ``numpy_first(..., raw=True)``) the
+# transcendental parts stay the ops, called on the same values as the op formula calls them
+# (their kernels, so their bits), and the rest is NumPy's correctly rounded +, -, *, /, the
+# comparisons and where, in the formula's order: the op formula's bits, in fewer calls.
+
+
+def _t(a, like):
+    return _make(a, like._dtype)
+
+
+def pow_self(pow_op):
+    # pow's gradient for self; pow_op: core's _pow
+    def bw(grad, self, exponent):
+        if exponent.__class__ is Tensor:
+            e = exponent._data
+            p = pow_op(self, _t(e - 1, exponent))._data
+            return grad._data * np.where(e == 0, 0.0, e * p)
+        if exponent == 0:  # zeros_like: the op formula's
+            return None
+        return grad._data * (pow_op(self, exponent - 1)._data * exponent)
+
+    return bw
+
+
+def pow_exponent(log_op):
+    # pow's gradient for a tensor exponent of a tensor self; log_op(x): core's log
+    def bw(grad, self, exponent, result):
+        if self.__class__ is not Tensor:
+            return None
+        a = self._data
+        mask = (a == 0) & (exponent._data >= 0)
+        return grad._data * np.where(mask, 0.0, result._data * log_op(self)._data)
+
+    return bw
+
+
+def sinc_self(sin_op, cos_op):
+    def bw(grad, self):
+        a = self._data
+        px = a * np.pi
+        pxt = _t(px, self)
+        d = (px * cos_op(pxt)._data - sin_op(pxt)._data) / (px * a)
+        return grad._data * np.where(a == 0, 0.0, d)
+
+    return bw
+
+
+def xlogy_self(xlogy_op):
+    def bw(grad, self, other):
+        if self.__class__ is not Tensor or other.__class__ is not Tensor:
+            return None
+        return grad._data * xlogy_op(_make(self._data != 0, D.bool), other)._data
+
+    return bw
+
+
+def xlogy_other(grad, self, other):
+    return grad * self / other
+
+
+def rsqrt_one_minus_sq(rsqrt_op, sign):
+    # asin (sign 1): grad * rsqrt(1 - x * x); acos (sign -1): -(grad * rsqrt(1 - x * x))
+    def bw(grad, self):
+        a = self._data
+        r = grad._data * rsqrt_op(_t(1 - a * a, self))._data
+        return r if sign > 0 else -r
+
+    return bw
+
+
+def atanh_self(grad, self):
+    return grad / (1 - self * self)
+
+
+def hypot_part(grad, x, result):
+    return grad * x / result
