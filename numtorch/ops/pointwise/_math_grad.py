@@ -88,3 +88,29 @@ def atanh_self(grad, self):
 
 def hypot_part(grad, x, result):
     return grad * x / result
+
+
+def i1_self(i0_op):
+    # d i1/dx = i0 - i1/x, 1/2 at 0
+    def bw(grad, self, result):
+        a = self._data
+        return grad._data * np.where(a == 0.0, 0.5, i0_op(self)._data - result._data / a)
+
+    return bw
+
+
+def i1e_self(i0e_op, sign_op):
+    # d i1e/dx = i0e - i1e (sign(x) + 1/x), 1/2 at 0
+    def bw(grad, self, result):
+        a = self._data
+        d = i0e_op(self)._data - result._data * (sign_op(self)._data + 1 / a)
+        return grad._data * np.where(a == 0.0, 0.5, d)
+
+    return bw
+
+
+def i0e_self(i1e_op, sign_op):
+    def bw(grad, self, result):
+        return grad._data * (i1e_op(self)._data - sign_op(self)._data * result._data)
+
+    return bw

@@ -90,6 +90,9 @@ CASES = {
     "xlogy": (torch.xlogy, (_vals, _pos)),
     "xlogy_scalar_other": (lambda a: torch.xlogy(a, 2.5), (_vals,)),
     "xlogy_scalar_self": (lambda b: torch.xlogy(2.5, b), (_pos,)),
+    "special_i1": (torch.special.i1, (_vals,)),
+    "special_i1e": (torch.special.i1e, (_vals,)),
+    "special_i0e": (torch.special.i0e, (_vals,)),
 }
 
 
@@ -273,6 +276,9 @@ def test_a_kernel_registered_over_a_formula_op_is_called(count):
         "atanh",
         "hypot",
         "xlogy",
+        "special_i1",
+        "special_i1e",
+        "special_i0e",
     ],
 )
 def test_gradcheck_and_gradgradcheck(name):
