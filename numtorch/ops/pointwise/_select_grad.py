@@ -9,8 +9,10 @@ import math
 import numpy as np
 
 from ..._api import _OVERRIDES
-from ..._tensor import _make
-from .._formula_np import plain
+from ..._device import CPU
+from ..._state import STATE
+from ..._tensor import Tensor, _make
+from .._formula_np import _FLOATS, SMALL
 from .._quiet import IGNORE, quiet, restore
 
 # Note [Masked formulas in NumPy]
@@ -36,20 +38,30 @@ def _number_ok(v, dt) -> bool:
 
 
 def _gate(grad, *xs) -> bool:
-    """Tensors of grad's dtype, numbers or None, under the gate (Note [Masked formulas in NumPy])."""
-    if _OVERRIDES[0]:
+    """Tensors of grad's dtype, numbers or None, under the gate (Note [Masked formulas in NumPy]);
+    Note [Backward formulas in NumPy]'s ``plain`` in one pass."""
+    st = STATE
+    if st.grad_enabled or st.td_modes or st.fw_level >= 0 or _OVERRIDES[0]:
         return False
-    ts = [x for x in xs if x is not None and x.__class__ is not int and x.__class__ is not float]
-    if not plain(grad, *ts):
+    g = grad._data
+    dt = g.dtype
+    if (
+        grad.__class__ is not Tensor
+        or grad._device is not CPU
+        or dt not in _FLOATS
+        or g.size > SMALL
+    ):
         return False
-    dt = grad._data.dtype
     for x in xs:
-        if x is None:
-            continue
-        if x.__class__ is int or x.__class__ is float:
+        c = x.__class__
+        if c is Tensor:
+            a = x._data
+            if x._device is not CPU or a.dtype != dt or a.size > SMALL:
+                return False
+        elif c is float or c is int:
             if not _number_ok(x, dt):
                 return False
-        elif x._data.dtype != dt:
+        elif x is not None:
             return False
     return True
 
@@ -60,7 +72,8 @@ def _a(x):
 
 def _out(a, grad):
     # a 0-d result comes back as a NumPy scalar (ascontiguousarray would make it 1-d)
-    a = np.asarray(a, grad._data.dtype)
+    if a.__class__ is not np.ndarray or a.dtype != grad._data.dtype:
+        a = np.asarray(a, grad._data.dtype)
     return _make(a if a.flags.c_contiguous else np.ascontiguousarray(a), grad._dtype)
 
 
