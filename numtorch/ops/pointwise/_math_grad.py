@@ -114,3 +114,39 @@ def i0e_self(i1e_op, sign_op):
         return grad._data * (i1e_op(self)._data - sign_op(self)._data * result._data)
 
     return bw
+
+
+def atan2_part(key):
+    # d atan2(y, x): x / (y*y + x*x) for y (self), -y / (...) for x; reciprocal is 1 / v
+    def bw(grad, self, other):
+        recip = 1 / (self * self + other * other)
+        return grad * (other if key == "self" else -self) * recip
+
+    return bw
+
+
+def div_mode_other(div_op):
+    # remainder / fmod: -(grad * div(self, other, rounding_mode)); div_op: that op
+    def bw(grad, self, other):
+        if self.__class__ is not Tensor or other.__class__ is not Tensor:
+            return None
+        return -(grad._data * div_op(self, other)._data)
+
+    return bw
+
+
+def logaddexp_part(exp_op, key):
+    # grad / (exp(other - self) + 1) for self (exp2 for logaddexp2), the operands swapped for other
+    def bw(grad, self, other):
+        a, b = (other, self) if key == "self" else (self, other)
+        return grad._data / (exp_op(_t(a._data - b._data, a))._data + 1)
+
+    return bw
+
+
+def rsqrt_self(pow_op):
+    # (grad * -0.5) * pow(result, 3)
+    def bw(grad, result):
+        return (grad._data * -0.5) * pow_op(result, 3)._data
+
+    return bw

@@ -29,7 +29,8 @@ from ._elementwise import (
 from ._clamp import clamp_bounds, clamp_complex, scalar_bound
 from ._square import square_composite
 from ._minmax_grad import max_bw
-from ._math_grad import atanh_self, hypot_part, pow_exponent, pow_self, rsqrt_one_minus_sq, xlogy_other, xlogy_self
+from ._math_grad import (atan2_part, atanh_self, div_mode_other, hypot_part, logaddexp_part, pow_exponent, pow_self,
+                         rsqrt_one_minus_sq, rsqrt_self, xlogy_other, xlogy_self)  # fmt: skip
 from ._select_grad import bound_keep, clamp_max, clamp_min, clamp_self, fmax_bw, numpy_first
 from ._mul_grad import product as _bw_product
 from .._pointwise import _cname, defpointwise
@@ -361,10 +362,8 @@ _binary("floor_divide", Elementwise("floor_divide", _T2, {"bi": "div_floor_int(s
 
 
 def _floor_or_trunc_bw(mode):
-    def bw(grad, self, other):
-        return _neg(_mul(grad, dispatch(_DIVM_T["functional"], [self, other, mode])))
-
-    return bw
+    return numpy_first(div_mode_other(lambda a, b: dispatch(_DIVM_T["functional"], [a, b, mode])), raw=True)(
+        lambda grad, self, other: _neg(_mul(grad, dispatch(_DIVM_T["functional"], [self, other, mode]))))  # fmt: skip
 
 
 _binary("remainder", Elementwise("remainder", _T2, {"bi": "remainder_int(self, other)", "f": "remainder_float(self, other)"},
@@ -477,7 +476,7 @@ def _rsq(sign):
 
 _fl("reciprocal", "np.divide(1, self)", lambda grad, result: _mul(_neg(grad), _mul(result, result)))
 _fl("sqrt", {"bif": "np.sqrt(self)", "c": "csqrt99(self)"}, lambda grad, result: _div(grad, _mul(result, 2)))
-_fl("rsqrt", "rsqrt(self)", lambda grad, result: _mul(_mul(grad, -0.5), _pow(result, 3)))
+_fl("rsqrt", "rsqrt(self)", numpy_first(rsqrt_self(_pow), raw=True)(lambda grad, result: _mul(_mul(grad, -0.5), _pow(result, 3))))
 _fl("exp", {"bif": "np.exp(self)", "c": "cexp99(self)"}, lambda grad, result: _mul(grad, result))
 _fl("exp2", {"bif": "np.exp2(self)", "c": "cexp2_99(self)"}, lambda grad, result: _mul(grad, _mul(result, _LN2)))
 _fl("expm1", "np.expm1(self)", lambda grad, result: _mul(grad, _add(result, 1)))
@@ -585,6 +584,7 @@ for _n, _k in (("bitwise_left_shift", "lshift"), ("bitwise_right_shift", "rshift
 
 # ---- binary float math, min / max ------------------------------------------------------------------
 def _atan2_bw(key):
+    @numpy_first(atan2_part(key))  # Note [Arithmetic of formulas in NumPy]
     def bw(grad, self, other):
         recip = _u("reciprocal", _add(_mul(self, self), _mul(other, other)))
         return _mul(_mul(grad, other if key == "self" else _neg(self)), recip)
@@ -598,8 +598,8 @@ _binary("hypot", Elementwise("hypot", _T2, "np.hypot(self, other)", allow="f"),
         {"self": numpy_first(hypot_part)(lambda grad, self, result: _div(_mul(grad, self), result)),
          "other": numpy_first(hypot_part)(lambda grad, other, result: _div(_mul(grad, other), result))}, S=None, t="", second_tensor=True)  # fmt: skip
 _binary("logaddexp", Elementwise("logaddexp", _T2, {"f": "logaddexp(self, other)", "c": "logaddexp_complex(self, other)"}, allow="fc"),
-        {"self": lambda grad, self, other: _div(grad, _add(_u("exp", _sub(other, self)), 1)),
-         "other": lambda grad, self, other: _div(grad, _add(_u("exp", _sub(self, other)), 1))},
+        {"self": numpy_first(logaddexp_part(lambda x: _u("exp", x), "self"), raw=True)(lambda grad, self, other: _div(grad, _add(_u("exp", _sub(other, self)), 1))),
+         "other": numpy_first(logaddexp_part(lambda x: _u("exp", x), "other"), raw=True)(lambda grad, self, other: _div(grad, _add(_u("exp", _sub(self, other)), 1)))},
         S=None, t="", ov={"T": {"inplace": False}}, second_tensor=True, inplace=False)  # fmt: skip
 
 

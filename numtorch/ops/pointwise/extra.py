@@ -14,7 +14,7 @@ from ..._device import CPU
 from ..._state import STATE
 from ..._tensor import Tensor, _make, _view, check_inference_write
 from ._elementwise import Elementwise
-from ._math_grad import sinc_self
+from ._math_grad import logaddexp_part, sinc_self
 from ._select_grad import copysign_self, numpy_first
 from ._select_grad import times_zero as _times_zero
 from .._fast_guard import free
@@ -70,6 +70,7 @@ _binary("copysign", Elementwise("copysign", _T2, "np.copysign(self, other)", rul
 
 
 def _logaddexp2_bw(key):
+    @numpy_first(logaddexp_part(lambda x: _u("exp2", x), key), raw=True)  # Note [Arithmetic of formulas in NumPy]
     def bw(grad, self, other):
         a, b = (other, self) if key == "self" else (self, other)
         return _div(grad, _add(_u("exp2", _sub(a, b)), 1))

@@ -93,6 +93,12 @@ CASES = {
     "special_i1": (torch.special.i1, (_vals,)),
     "special_i1e": (torch.special.i1e, (_vals,)),
     "special_i0e": (torch.special.i0e, (_vals,)),
+    "atan2": (torch.atan2, (_vals, _vals)),
+    "remainder": (torch.remainder, (_vals, _vals)),
+    "fmod": (torch.fmod, (_vals, _vals)),
+    "logaddexp": (torch.logaddexp, (_vals, _vals)),
+    "logaddexp2": (torch.logaddexp2, (_vals, _vals)),
+    "rsqrt": (torch.rsqrt, (_pos,)),
 }
 
 
@@ -279,6 +285,12 @@ def test_a_kernel_registered_over_a_formula_op_is_called(count):
         "special_i1",
         "special_i1e",
         "special_i0e",
+        "atan2",
+        "remainder",
+        "fmod",
+        "logaddexp",
+        "logaddexp2",
+        "rsqrt",
     ],
 )
 def test_gradcheck_and_gradgradcheck(name):
