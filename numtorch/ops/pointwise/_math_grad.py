@@ -150,3 +150,37 @@ def rsqrt_self(pow_op):
         return (grad._data * -0.5) * pow_op(result, 3)._data
 
     return bw
+
+
+def reciprocal_self(grad, result):
+    return -grad * (result * result)
+
+
+def tan_self(grad, result):
+    return grad * (result * result + 1)
+
+
+def atan_self(grad, self):
+    return grad / (self * self + 1)
+
+
+def asinh_self(rsqrt_op):
+    # grad * rsqrt(x * x + 1)
+    def bw(grad, self):
+        a = self._data
+        return grad._data * rsqrt_op(_t(a * a + 1, self))._data
+
+    return bw
+
+
+def erf_self(exp_op, c):
+    # erf (c = 2 / sqrt(pi)) and erfc (-2 / sqrt(pi)): grad * (exp(-(x * x)) * c)
+    def bw(grad, self):
+        a = self._data
+        return grad._data * (exp_op(_t(-(a * a), self))._data * c)
+
+    return bw
+
+
+def addcdiv_tensor2(grad, tensor1, tensor2, value):
+    return -((grad * value) * tensor1 / (tensor2 * tensor2))

@@ -30,7 +30,8 @@ from ._clamp import clamp_bounds, clamp_complex, scalar_bound
 from ._square import square_composite
 from ._minmax_grad import max_bw
 from ._math_grad import (atan2_part, atanh_self, div_mode_other, hypot_part, logaddexp_part, pow_exponent, pow_self,
-                         rsqrt_one_minus_sq, rsqrt_self, xlogy_other, xlogy_self)  # fmt: skip
+                         rsqrt_one_minus_sq, rsqrt_self, xlogy_other, xlogy_self, reciprocal_self, tan_self, atan_self,
+                         asinh_self, erf_self, addcdiv_tensor2)  # fmt: skip
 from ._select_grad import bound_keep, clamp_max, clamp_min, clamp_self, fmax_bw, numpy_first
 from ._mul_grad import product as _bw_product
 from .._pointwise import _cname, defpointwise
@@ -474,7 +475,7 @@ def _rsq(sign):
     return rsqrt_one_minus_sq(lambda x: _u("rsqrt", x), sign)
 
 
-_fl("reciprocal", "np.divide(1, self)", lambda grad, result: _mul(_neg(grad), _mul(result, result)))
+_fl("reciprocal", "np.divide(1, self)", numpy_first(reciprocal_self)(lambda grad, result: _mul(_neg(grad), _mul(result, result))))
 _fl("sqrt", {"bif": "np.sqrt(self)", "c": "csqrt99(self)"}, lambda grad, result: _div(grad, _mul(result, 2)))
 _fl("rsqrt", "rsqrt(self)", numpy_first(rsqrt_self(_pow), raw=True)(lambda grad, result: _mul(_mul(grad, -0.5), _pow(result, 3))))
 _fl("exp", {"bif": "np.exp(self)", "c": "cexp99(self)"}, lambda grad, result: _mul(grad, result))
@@ -486,16 +487,16 @@ _fl("log10", "np.log10(self)", lambda grad, self: _div(grad, _mul(self, _LN10)))
 _fl("log1p", "np.log1p(self)", lambda grad, self: _div(grad, _add(self, 1)))
 _fl("sin", {"bif": "np.sin(self)", "c": "csin99(self)"}, lambda grad, self: _mul(grad, _u("cos", self)))
 _fl("cos", {"bif": "np.cos(self)", "c": "ccos99(self)"}, lambda grad, self: _mul(grad, _neg(_u("sin", self))))
-_fl("tan", {"bif": "np.tan(self)", "c": "ctan99(self)"}, lambda grad, result: _mul(grad, _add(_mul(result, result), 1)))
+_fl("tan", {"bif": "np.tan(self)", "c": "ctan99(self)"}, numpy_first(tan_self)(lambda grad, result: _mul(grad, _add(_mul(result, result), 1))))
 _fl("asin", {"bif": "np.arcsin(self)", "c": "casin99(self)"}, numpy_first(_rsq(1), raw=True)(lambda grad, self: _mul(grad, _u("rsqrt", _one_minus_sq(self)))), aliases=("arcsin",))
 _fl("acos", {"bif": "np.arccos(self)", "c": "cacos99(self)"}, numpy_first(_rsq(-1), raw=True)(lambda grad, self: _neg(_mul(grad, _u("rsqrt", _one_minus_sq(self))))), aliases=("arccos",))
-_fl("atan", {"bif": "np.arctan(self)", "c": "catan99(self)"}, lambda grad, self: _div(grad, _add(_mul(self, self), 1)), aliases=("arctan",))
+_fl("atan", {"bif": "np.arctan(self)", "c": "catan99(self)"}, numpy_first(atan_self)(lambda grad, self: _div(grad, _add(_mul(self, self), 1))), aliases=("arctan",))
 _fl("sinh", {"bif": "np.sinh(self)", "c": "csinh99(self)"}, lambda grad, self: _mul(grad, _u("cosh", self)))
 _fl("cosh", {"bif": "np.cosh(self)", "c": "ccosh99(self)"}, lambda grad, self: _mul(grad, _u("sinh", self)))
-_fl("asinh", {"bif": "np.arcsinh(self)", "c": "casinh99(self)"}, lambda grad, self: _mul(grad, _u("rsqrt", _add(_mul(self, self), 1))), aliases=("arcsinh",))
+_fl("asinh", {"bif": "np.arcsinh(self)", "c": "casinh99(self)"}, numpy_first(asinh_self(lambda x: _u("rsqrt", x)), raw=True)(lambda grad, self: _mul(grad, _u("rsqrt", _add(_mul(self, self), 1)))), aliases=("arcsinh",))
 _fl("acosh", {"bif": "np.arccosh(self)", "c": "cacosh99(self)"}, lambda grad, self: _mul(grad, _acosh_d(self)), aliases=("arccosh",))
 _fl("atanh", {"bif": "np.arctanh(self)", "c": "catanh99(self)"}, numpy_first(atanh_self)(lambda grad, self: _div(grad, _one_minus_sq(self))), aliases=("arctanh",))
-_fl("erf", "math.erf(self)", lambda grad, self: _mul(grad, _mul(_u("exp", _neg(_mul(self, self))), 2 / math.sqrt(math.pi))),
+_fl("erf", "math.erf(self)", numpy_first(erf_self(lambda x: _u("exp", x), 2 / math.sqrt(math.pi)), raw=True)(lambda grad, self: _mul(grad, _mul(_u("exp", _neg(_mul(self, self))), 2 / math.sqrt(math.pi)))),
     allow="bif", kname="erf_vml_cpu")  # fmt: skip
 
 # backward helpers are ops themselves, so double backward works (as in PyTorch)
@@ -730,8 +731,8 @@ _register("addcmul", _decl("addcmul" + _ADDC, Elementwise("addcmul", ["self", "t
 _register("addcdiv", _decl("addcdiv" + _ADDC, Elementwise("addcdiv", ["self", "tensor1", "tensor2"], "self + np.divide(value * tensor1, tensor2)",
                                                           ["value"], prep=addcdiv_check),
                            {"self": lambda grad: grad, "tensor1": lambda grad, tensor2, value: _div(_mul(grad, value), tensor2),
-                            "tensor2": lambda grad, tensor1, tensor2, value: _neg(_div(_mul(_mul(grad, value), tensor1),
-                                                                                     _mul(tensor2, tensor2)))}))  # fmt: skip
+                            "tensor2": numpy_first(addcdiv_tensor2)(lambda grad, tensor1, tensor2, value: _neg(_div(_mul(_mul(grad, value), tensor1),
+                                                                                     _mul(tensor2, tensor2))))}))  # fmt: skip
 
 
 # ---- Tensor operator dunders --------------------------------------------------------------------

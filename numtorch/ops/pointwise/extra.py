@@ -14,7 +14,7 @@ from ..._device import CPU
 from ..._state import STATE
 from ..._tensor import Tensor, _make, _view, check_inference_write
 from ._elementwise import Elementwise
-from ._math_grad import logaddexp_part, sinc_self
+from ._math_grad import erf_self, logaddexp_part, sinc_self
 from ._select_grad import copysign_self, numpy_first
 from ._select_grad import times_zero as _times_zero
 from .._fast_guard import free
@@ -46,7 +46,8 @@ from .core import (
 
 # fmt: off
 _fl("erfc", "math.erfc(self)",
-    lambda grad, self: _mul(grad, _mul(_u("exp", _neg(_mul(self, self))), -2 / math.sqrt(math.pi))),
+    numpy_first(erf_self(lambda x: _u("exp", x), -2 / math.sqrt(math.pi)), raw=True)(
+        lambda grad, self: _mul(grad, _mul(_u("exp", _neg(_mul(self, self))), -2 / math.sqrt(math.pi)))),
     allow="bif", kname="erfc_vml_cpu")
 
 

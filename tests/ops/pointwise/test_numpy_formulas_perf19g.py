@@ -99,6 +99,13 @@ CASES = {
     "logaddexp": (torch.logaddexp, (_vals, _vals)),
     "logaddexp2": (torch.logaddexp2, (_vals, _vals)),
     "rsqrt": (torch.rsqrt, (_pos,)),
+    "reciprocal": (torch.reciprocal, (_vals,)),
+    "tan": (torch.tan, (_vals,)),
+    "atan": (torch.atan, (_vals,)),
+    "asinh": (torch.asinh, (_vals,)),
+    "erf": (torch.erf, (_vals,)),
+    "erfc": (torch.erfc, (_vals,)),
+    "addcdiv": (lambda a, b, c: torch.addcdiv(a, b, c, value=0.3), (_vals, _vals, _pos)),
 }
 
 
@@ -291,6 +298,13 @@ def test_a_kernel_registered_over_a_formula_op_is_called(count):
         "logaddexp",
         "logaddexp2",
         "rsqrt",
+        "reciprocal",
+        "tan",
+        "atan",
+        "asinh",
+        "erf",
+        "erfc",
+        "addcdiv",
     ],
 )
 def test_gradcheck_and_gradgradcheck(name):
