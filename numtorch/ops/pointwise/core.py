@@ -29,9 +29,7 @@ from ._elementwise import (
 from ._clamp import clamp_bounds, clamp_complex, scalar_bound
 from ._square import square_composite
 from ._minmax_grad import max_bw
-from ._math_grad import (atan2_part, atanh_self, div_mode_other, hypot_part, logaddexp_part, pow_exponent, pow_self,
-                         rsqrt_one_minus_sq, rsqrt_self, xlogy_other, xlogy_self, reciprocal_self, tan_self, atan_self,
-                         asinh_self, erf_self, addcdiv_tensor2)  # fmt: skip
+from ._math_grad import asinh_self, atan2_part, atan_self, atanh_self, erf_self, logaddexp_part, pow_exponent, pow_self, rsqrt_one_minus_sq, tan_self  # fmt: skip
 from ._select_grad import bound_keep, clamp_max, clamp_min, clamp_self, fmax_bw, numpy_first
 from ._mul_grad import product as _bw_product
 from .._pointwise import _cname, defpointwise
@@ -363,8 +361,10 @@ _binary("floor_divide", Elementwise("floor_divide", _T2, {"bi": "div_floor_int(s
 
 
 def _floor_or_trunc_bw(mode):
-    return numpy_first(div_mode_other(lambda a, b: dispatch(_DIVM_T["functional"], [a, b, mode])), raw=True)(
-        lambda grad, self, other: _neg(_mul(grad, dispatch(_DIVM_T["functional"], [self, other, mode]))))  # fmt: skip
+    def bw(grad, self, other):
+        return _neg(_mul(grad, dispatch(_DIVM_T["functional"], [self, other, mode])))
+
+    return bw
 
 
 _binary("remainder", Elementwise("remainder", _T2, {"bi": "remainder_int(self, other)", "f": "remainder_float(self, other)"},
@@ -471,13 +471,9 @@ def _one_minus_sq(x):
     return _sub(1, _mul(x, x))
 
 
-def _rsq(sign):
-    return rsqrt_one_minus_sq(lambda x: _u("rsqrt", x), sign)
-
-
-_fl("reciprocal", "np.divide(1, self)", numpy_first(reciprocal_self)(lambda grad, result: _mul(_neg(grad), _mul(result, result))))
+_fl("reciprocal", "np.divide(1, self)", lambda grad, result: _mul(_neg(grad), _mul(result, result)))
 _fl("sqrt", {"bif": "np.sqrt(self)", "c": "csqrt99(self)"}, lambda grad, result: _div(grad, _mul(result, 2)))
-_fl("rsqrt", "rsqrt(self)", numpy_first(rsqrt_self(_pow), raw=True)(lambda grad, result: _mul(_mul(grad, -0.5), _pow(result, 3))))
+_fl("rsqrt", "rsqrt(self)", lambda grad, result: _mul(_mul(grad, -0.5), _pow(result, 3)))
 _fl("exp", {"bif": "np.exp(self)", "c": "cexp99(self)"}, lambda grad, result: _mul(grad, result))
 _fl("exp2", {"bif": "np.exp2(self)", "c": "cexp2_99(self)"}, lambda grad, result: _mul(grad, _mul(result, _LN2)))
 _fl("expm1", "np.expm1(self)", lambda grad, result: _mul(grad, _add(result, 1)))
@@ -488,8 +484,8 @@ _fl("log1p", "np.log1p(self)", lambda grad, self: _div(grad, _add(self, 1)))
 _fl("sin", {"bif": "np.sin(self)", "c": "csin99(self)"}, lambda grad, self: _mul(grad, _u("cos", self)))
 _fl("cos", {"bif": "np.cos(self)", "c": "ccos99(self)"}, lambda grad, self: _mul(grad, _neg(_u("sin", self))))
 _fl("tan", {"bif": "np.tan(self)", "c": "ctan99(self)"}, numpy_first(tan_self)(lambda grad, result: _mul(grad, _add(_mul(result, result), 1))))
-_fl("asin", {"bif": "np.arcsin(self)", "c": "casin99(self)"}, numpy_first(_rsq(1), raw=True)(lambda grad, self: _mul(grad, _u("rsqrt", _one_minus_sq(self)))), aliases=("arcsin",))
-_fl("acos", {"bif": "np.arccos(self)", "c": "cacos99(self)"}, numpy_first(_rsq(-1), raw=True)(lambda grad, self: _neg(_mul(grad, _u("rsqrt", _one_minus_sq(self))))), aliases=("arccos",))
+_fl("asin", {"bif": "np.arcsin(self)", "c": "casin99(self)"}, numpy_first(rsqrt_one_minus_sq(lambda x: _u("rsqrt", x), 1), raw=True)(lambda grad, self: _mul(grad, _u("rsqrt", _one_minus_sq(self)))), aliases=("arcsin",))
+_fl("acos", {"bif": "np.arccos(self)", "c": "cacos99(self)"}, numpy_first(rsqrt_one_minus_sq(lambda x: _u("rsqrt", x), -1), raw=True)(lambda grad, self: _neg(_mul(grad, _u("rsqrt", _one_minus_sq(self))))), aliases=("arccos",))
 _fl("atan", {"bif": "np.arctan(self)", "c": "catan99(self)"}, numpy_first(atan_self)(lambda grad, self: _div(grad, _add(_mul(self, self), 1))), aliases=("arctan",))
 _fl("sinh", {"bif": "np.sinh(self)", "c": "csinh99(self)"}, lambda grad, self: _mul(grad, _u("cosh", self)))
 _fl("cosh", {"bif": "np.cosh(self)", "c": "ccosh99(self)"}, lambda grad, self: _mul(grad, _u("sinh", self)))
@@ -596,8 +592,8 @@ def _atan2_bw(key):
 _binary(("atan2", "arctan2"), Elementwise("atan2", _T2, "np.arctan2(self, other)", rule="float", allow="bif"),
         {"self": _atan2_bw("self"), "other": _atan2_bw("other")}, S=None, t="", second_tensor=True)  # fmt: skip
 _binary("hypot", Elementwise("hypot", _T2, "np.hypot(self, other)", allow="f"),
-        {"self": numpy_first(hypot_part)(lambda grad, self, result: _div(_mul(grad, self), result)),
-         "other": numpy_first(hypot_part)(lambda grad, other, result: _div(_mul(grad, other), result))}, S=None, t="", second_tensor=True)  # fmt: skip
+        {"self": lambda grad, self, result: _div(_mul(grad, self), result),
+         "other": lambda grad, other, result: _div(_mul(grad, other), result)}, S=None, t="", second_tensor=True)  # fmt: skip
 _binary("logaddexp", Elementwise("logaddexp", _T2, {"f": "logaddexp(self, other)", "c": "logaddexp_complex(self, other)"}, allow="fc"),
         {"self": numpy_first(logaddexp_part(lambda x: _u("exp", x), "self"), raw=True)(lambda grad, self, other: _div(grad, _add(_u("exp", _sub(other, self)), 1))),
          "other": numpy_first(logaddexp_part(lambda x: _u("exp", x), "other"), raw=True)(lambda grad, self, other: _div(grad, _add(_u("exp", _sub(self, other)), 1)))},
@@ -609,8 +605,8 @@ def _xlogy(a, b):
 
 
 _binary("xlogy", Elementwise("xlogy", _T2, "xlogy(self, other)", rule="float", allow="bif"),
-        {"self": numpy_first(xlogy_self(_xlogy), raw=True)(lambda grad, self, other: _mul(grad, _xlogy(_cmp("ne", self, 0), other))),
-         "other": numpy_first(xlogy_other)(lambda grad, self, other: _div(_mul(grad, self), other))},
+        {"self": lambda grad, self, other: _mul(grad, _xlogy(_cmp("ne", self, 0), other)),
+         "other": lambda grad, self, other: _div(_mul(grad, self), other)},
         S="Scalar_Other", F="Scalar_Self", first_number=True,
         ov={"T": {"out_overload": "OutTensor"}, "S": {"out_overload": "OutScalar_Other"}, "F": {"out_overload": "OutScalar_Self"}})  # fmt: skip
 
@@ -731,8 +727,8 @@ _register("addcmul", _decl("addcmul" + _ADDC, Elementwise("addcmul", ["self", "t
 _register("addcdiv", _decl("addcdiv" + _ADDC, Elementwise("addcdiv", ["self", "tensor1", "tensor2"], "self + np.divide(value * tensor1, tensor2)",
                                                           ["value"], prep=addcdiv_check),
                            {"self": lambda grad: grad, "tensor1": lambda grad, tensor2, value: _div(_mul(grad, value), tensor2),
-                            "tensor2": numpy_first(addcdiv_tensor2)(lambda grad, tensor1, tensor2, value: _neg(_div(_mul(_mul(grad, value), tensor1),
-                                                                                     _mul(tensor2, tensor2))))}))  # fmt: skip
+                            "tensor2": lambda grad, tensor1, tensor2, value: _neg(_div(_mul(_mul(grad, value), tensor1),
+                                                                                     _mul(tensor2, tensor2)))}))  # fmt: skip
 
 
 # ---- Tensor operator dunders --------------------------------------------------------------------

@@ -16,7 +16,7 @@ from ..._dispatch import dispatch
 from ..._tensor import Tensor
 from .._registry import defop, public
 from ._elementwise import EXAMPLES, Elementwise
-from ._math_grad import i0e_self, i1_self, i1e_self
+from ._math_grad import i1_self, i1e_self
 from ._select_grad import numpy_first
 from .core import _ALL, _T2, _add, _cmp, _decl, _div, _fast_args, _mul, _neg, _pick_ts, _publish, _sub, _u, _where
 
@@ -89,8 +89,7 @@ _I0 = _decl("i0(Tensor self) -> Tensor", Elementwise("i0", ["self"], "bessel_i0(
 _ALL.setdefault("i0", {}).update(T=_I0)
 _publish("i0", _pick_ts(_I0), _I0["functional"])
 _special("i0", _I0, _doc("i0", "Modified Bessel function of the first kind of order 0", *_ex("i0", "tensor([1.0635, 2.2796])")))
-_unary("i0e", "bessel_i0e(self)", numpy_first(i0e_self(lambda x: _call("special_i1e", x), lambda x: _u("sign", x)), raw=True)(
-           lambda grad, self, result: _mul(grad, _sub(_call("special_i1e", self), _mul(_u("sign", self), result)))),
+_unary("i0e", "bessel_i0e(self)", lambda grad, self, result: _mul(grad, _sub(_call("special_i1e", self), _mul(_u("sign", self), result))),
        *_ex("i0e", "tensor([0.6450, 0.3085])"), "Exponentially scaled modified Bessel function of order 0: exp(-|x|) i0(x)")  # fmt: skip
 _unary("i1", "bessel_i1(self)", _i1_over_x_d, *_ex("i1", "tensor([0.2579, 1.5906])"),
        "Modified Bessel function of the first kind of order 1")  # fmt: skip
