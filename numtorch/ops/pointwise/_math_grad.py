@@ -21,7 +21,8 @@ from ..._tensor import Tensor, _make
 
 
 def _t(a, like):
-    return _make(a, like._dtype)
+    # an intermediate as the ops' operand: NumPy returns a scalar, not a 0-d array, from 0-d math
+    return _make(np.asarray(a, like._data.dtype), like._dtype)
 
 
 def pow_self(pow_op):

@@ -303,3 +303,30 @@ def test_gradcheck_and_gradgradcheck(name):
         xs.append(torch.tensor(a, dtype=torch.float64, requires_grad=True))
     assert torch.autograd.gradcheck(fn, xs)
     assert torch.autograd.gradgradcheck(fn, xs)
+
+
+def test_a_0d_intermediate_reaches_the_ops_as_a_0d_array():
+    # NumPy's 0-d arithmetic returns a scalar; an op's first call in a process (its _first_call
+    # route) failed on a tensor holding one (erf / sinc / logaddexp backward of a 0-d input)
+    from numtorch.ops.pointwise import _math_grad
+
+    like = torch.tensor(0.5)
+    a = like.numpy() * like.numpy()
+    assert not isinstance(a, np.ndarray)
+    t = _math_grad._t(a, like)
+    assert t._data.__class__ is np.ndarray and t._data.shape == () and t._data.dtype == np.float32
+
+
+def test_first_call_of_the_kept_op_on_a_0d_input():
+    import subprocess
+    import sys
+
+    code = (
+        "import math\n"
+        "import numtorch as t\n"
+        "x = t.tensor(0.3, dtype=t.float64, requires_grad=True)\n"
+        "(g,) = t.autograd.grad(t.erf(x), x)\n"
+        "assert g.shape == () and abs(g.item() - 2 / math.sqrt(math.pi) * math.exp(-0.09)) < 1e-12\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
