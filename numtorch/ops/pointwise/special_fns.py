@@ -213,7 +213,23 @@ def _mvlgamma(self, p):
     return _add(acc, p * (p - 1) / 4 * math.log(math.pi))
 
 
-_MVL = defop("mvlgamma(Tensor self, int p) -> Tensor", composite=_mvlgamma)
+def _mvlgamma_bw(grad, self, p):
+    # PyTorch's mvlgamma_backward: grad * sum_j digamma(x - j/2)
+    acc = None
+    for j in range(p):
+        d = _u("digamma", _sub(self, j / 2) if j else self)
+        acc = d if acc is None else _add(acc, d)
+    return _mul(grad, acc)
+
+
+# Note [mvlgamma's own node]
+# PyTorch's mvlgamma is CompositeExplicitAutograd with MvlgammaBackward0; recording the
+# composite cost 3p ops each way (p lgammas, their subs and adds, and their backwards: 2.0x
+# PyTorch's fwd+bwd at p = 2). The composite is the kernel, run below autograd; the formula is
+# mvlgamma_backward's, summed in the composite's order (j = 0 first: PyTorch sums its arange's
+# row, j = p - 1 first, so a gradient may differ from PyTorch's in the last bit).
+_MVL = defop("mvlgamma(Tensor self, int p) -> Tensor", cpu=_mvlgamma, any_device=_mvlgamma,
+             backward={"self": _mvlgamma_bw})  # fmt: skip
 _MVL_OUT = defop("mvlgamma.out(Tensor self, int p, *, Tensor(a!) out) -> Tensor(a!)",
                  composite=lambda self, p, out: out.copy_(dispatch(_MVL, [self, p])))  # fmt: skip
 _MVL_ = defop("mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!)", composite=lambda self, p: self.copy_(dispatch(_MVL, [self, p])))
