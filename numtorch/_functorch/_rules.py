@@ -36,7 +36,7 @@ _POINTWISE_NAMES = {
     "hardswish_backward", "hardsigmoid_backward", "gelu", "complex", "angle", "isfinite", "isnan",
     "isinf", "isposinf", "isneginf", "signbit", "sgn", "conj_physical", "_conj_physical", "positive", "bitwise_not",
     "logical_not", "logical_and", "logical_or", "logical_xor", "frac", "round", "trunc", "square",
-    "copy", "celu", "pow", "floor_divide", "zero", "frexp",
+    "copy", "celu", "pow", "floor_divide", "zero", "frexp", "mvlgamma",
 }  # fmt: skip
 # reductions where dim=None (or an empty list) means every dim
 _ALL_WHEN_NONE = {"sum", "mean", "nansum", "amax", "amin", "argmax", "argmin", "var", "std",

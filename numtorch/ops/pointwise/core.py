@@ -29,6 +29,8 @@ from ._elementwise import (
 from ._clamp import clamp_bounds, clamp_complex, scalar_bound
 from ._square import square_composite
 from ._minmax_grad import max_bw
+from ._math_grad import asinh_self, atan2_part, atan_self, atanh_self, erf_self, logaddexp_part, pow_exponent, pow_self, rsqrt_one_minus_sq, tan_self  # fmt: skip
+from ._select_grad import bound_keep, clamp_max, clamp_min, clamp_self, fmax_bw, numpy_first
 from ._mul_grad import product as _bw_product
 from .._pointwise import _cname, defpointwise
 from ._overloads import two_numbers
@@ -374,6 +376,7 @@ _binary("fmod", Elementwise("fmod", _T2, {"bi": "fmod_int(self, other)", "f": "n
 
 
 # ---- pow / square --------------------------------------------------------------------------------
+@numpy_first(pow_self(_pow), raw=True)  # Note [Arithmetic of formulas in NumPy]
 def _pow_bw_self(grad, self, exponent):
     e = exponent
     if not isinstance(e, Tensor):
@@ -381,6 +384,7 @@ def _pow_bw_self(grad, self, exponent):
     return _mul(grad, _where(_cmp("eq", e, 0), 0.0, _mul(e, _pow(self, _sub(e, 1)))))
 
 
+@numpy_first(pow_exponent(lambda x: _u("log", x)), raw=True)
 def _pow_bw_exponent(grad, self, exponent, result):
     if not isinstance(self, Tensor):
         g = _mul(result, _log_scalar(self))
@@ -479,16 +483,16 @@ _fl("log10", "np.log10(self)", lambda grad, self: _div(grad, _mul(self, _LN10)))
 _fl("log1p", "np.log1p(self)", lambda grad, self: _div(grad, _add(self, 1)))
 _fl("sin", {"bif": "np.sin(self)", "c": "csin99(self)"}, lambda grad, self: _mul(grad, _u("cos", self)))
 _fl("cos", {"bif": "np.cos(self)", "c": "ccos99(self)"}, lambda grad, self: _mul(grad, _neg(_u("sin", self))))
-_fl("tan", {"bif": "np.tan(self)", "c": "ctan99(self)"}, lambda grad, result: _mul(grad, _add(_mul(result, result), 1)))
-_fl("asin", {"bif": "np.arcsin(self)", "c": "casin99(self)"}, lambda grad, self: _mul(grad, _u("rsqrt", _one_minus_sq(self))), aliases=("arcsin",))
-_fl("acos", {"bif": "np.arccos(self)", "c": "cacos99(self)"}, lambda grad, self: _neg(_mul(grad, _u("rsqrt", _one_minus_sq(self)))), aliases=("arccos",))
-_fl("atan", {"bif": "np.arctan(self)", "c": "catan99(self)"}, lambda grad, self: _div(grad, _add(_mul(self, self), 1)), aliases=("arctan",))
+_fl("tan", {"bif": "np.tan(self)", "c": "ctan99(self)"}, numpy_first(tan_self)(lambda grad, result: _mul(grad, _add(_mul(result, result), 1))))
+_fl("asin", {"bif": "np.arcsin(self)", "c": "casin99(self)"}, numpy_first(rsqrt_one_minus_sq(lambda x: _u("rsqrt", x), 1), raw=True)(lambda grad, self: _mul(grad, _u("rsqrt", _one_minus_sq(self)))), aliases=("arcsin",))
+_fl("acos", {"bif": "np.arccos(self)", "c": "cacos99(self)"}, numpy_first(rsqrt_one_minus_sq(lambda x: _u("rsqrt", x), -1), raw=True)(lambda grad, self: _neg(_mul(grad, _u("rsqrt", _one_minus_sq(self))))), aliases=("arccos",))
+_fl("atan", {"bif": "np.arctan(self)", "c": "catan99(self)"}, numpy_first(atan_self)(lambda grad, self: _div(grad, _add(_mul(self, self), 1))), aliases=("arctan",))
 _fl("sinh", {"bif": "np.sinh(self)", "c": "csinh99(self)"}, lambda grad, self: _mul(grad, _u("cosh", self)))
 _fl("cosh", {"bif": "np.cosh(self)", "c": "ccosh99(self)"}, lambda grad, self: _mul(grad, _u("sinh", self)))
-_fl("asinh", {"bif": "np.arcsinh(self)", "c": "casinh99(self)"}, lambda grad, self: _mul(grad, _u("rsqrt", _add(_mul(self, self), 1))), aliases=("arcsinh",))
+_fl("asinh", {"bif": "np.arcsinh(self)", "c": "casinh99(self)"}, numpy_first(asinh_self(lambda x: _u("rsqrt", x)), raw=True)(lambda grad, self: _mul(grad, _u("rsqrt", _add(_mul(self, self), 1)))), aliases=("arcsinh",))
 _fl("acosh", {"bif": "np.arccosh(self)", "c": "cacosh99(self)"}, lambda grad, self: _mul(grad, _acosh_d(self)), aliases=("arccosh",))
-_fl("atanh", {"bif": "np.arctanh(self)", "c": "catanh99(self)"}, lambda grad, self: _div(grad, _one_minus_sq(self)), aliases=("arctanh",))
-_fl("erf", "math.erf(self)", lambda grad, self: _mul(grad, _mul(_u("exp", _neg(_mul(self, self))), 2 / math.sqrt(math.pi))),
+_fl("atanh", {"bif": "np.arctanh(self)", "c": "catanh99(self)"}, numpy_first(atanh_self)(lambda grad, self: _div(grad, _one_minus_sq(self))), aliases=("arctanh",))
+_fl("erf", "math.erf(self)", numpy_first(erf_self(lambda x: _u("exp", x), 2 / math.sqrt(math.pi)), raw=True)(lambda grad, self: _mul(grad, _mul(_u("exp", _neg(_mul(self, self))), 2 / math.sqrt(math.pi)))),
     allow="bif", kname="erf_vml_cpu")  # fmt: skip
 
 # backward helpers are ops themselves, so double backward works (as in PyTorch)
@@ -577,6 +581,7 @@ for _n, _k in (("bitwise_left_shift", "lshift"), ("bitwise_right_shift", "rshift
 
 # ---- binary float math, min / max ------------------------------------------------------------------
 def _atan2_bw(key):
+    @numpy_first(atan2_part(key))  # Note [Arithmetic of formulas in NumPy]
     def bw(grad, self, other):
         recip = _u("reciprocal", _add(_mul(self, self), _mul(other, other)))
         return _mul(_mul(grad, other if key == "self" else _neg(self)), recip)
@@ -590,8 +595,8 @@ _binary("hypot", Elementwise("hypot", _T2, "np.hypot(self, other)", allow="f"),
         {"self": lambda grad, self, result: _div(_mul(grad, self), result),
          "other": lambda grad, other, result: _div(_mul(grad, other), result)}, S=None, t="", second_tensor=True)  # fmt: skip
 _binary("logaddexp", Elementwise("logaddexp", _T2, {"f": "logaddexp(self, other)", "c": "logaddexp_complex(self, other)"}, allow="fc"),
-        {"self": lambda grad, self, other: _div(grad, _add(_u("exp", _sub(other, self)), 1)),
-         "other": lambda grad, self, other: _div(grad, _add(_u("exp", _sub(self, other)), 1))},
+        {"self": numpy_first(logaddexp_part(lambda x: _u("exp", x), "self"), raw=True)(lambda grad, self, other: _div(grad, _add(_u("exp", _sub(other, self)), 1))),
+         "other": numpy_first(logaddexp_part(lambda x: _u("exp", x), "other"), raw=True)(lambda grad, self, other: _div(grad, _add(_u("exp", _sub(self, other)), 1)))},
         S=None, t="", ov={"T": {"inplace": False}}, second_tensor=True, inplace=False)  # fmt: skip
 
 
@@ -606,17 +611,9 @@ _binary("xlogy", Elementwise("xlogy", _T2, "xlogy(self, other)", rule="float", a
         ov={"T": {"out_overload": "OutTensor"}, "S": {"out_overload": "OutScalar_Other"}, "F": {"out_overload": "OutScalar_Self"}})  # fmt: skip
 
 
-def _fmax_bw(keep, key):
-    def bw(grad, self, other):
-        m = _or(_cmp(keep, self, other), _u("isnan", other))
-        return _where(m, grad, 0.0) if key == "self" else _where(m, 0.0, grad)
-
-    return bw
-
-
 for _n, _e, _lose, _keep in (("maximum", "maximum", "lt", None), ("minimum", "minimum", "gt", None),
                              ("fmax", "fmax", None, "ge"), ("fmin", "fmin", None, "le")):  # fmt: skip
-    _bw = (lambda k, _l=_lose: max_bw(_l, k, (_where, _cmp, _div))) if _lose else (lambda k, _k=_keep: _fmax_bw(_k, k))
+    _bw = (lambda k, _l=_lose: max_bw(_l, k, (_where, _cmp, _div))) if _lose else (lambda k, _k=_keep: fmax_bw(_k, k, (_where, _cmp, _or, _u)))
     _binary(_n, Elementwise(_n, _T2, f"{_e}(self, other)", allow="bif",
                             errors={"c": (RuntimeError, f"{_n} not implemented for complex tensors.")}),
             {"self": _bw("self"), "other": _bw("other")}, S=None, t="", ov={"T": {"inplace": False}},
@@ -654,17 +651,19 @@ def _clamp_mask(self, lo, hi):
     return mh if m is None else m if mh is None else _and(m, mh)
 
 
+@numpy_first(clamp_min)
 def _clamp_bw_min(grad, self, min, max):
     m = _cmp("lt", self, min)
     return _where(m if max is None else _and(m, _cmp("lt", min, max)), grad, 0.0)
 
 
+@numpy_first(clamp_max)
 def _clamp_bw_max(grad, self, min, max):
     m = _cmp("gt", self, max)
     return _where(m if min is None else _or(m, _cmp("lt", max, min)), grad, 0.0)
 
 
-_clamp_self = {"self": lambda grad, self, min, max: _where(_clamp_mask(self, min, max), grad, 0.0)}
+_clamp_self = {"self": numpy_first(clamp_self)(lambda grad, self, min, max: _where(_clamp_mask(self, min, max), grad, 0.0))}
 _cs, _cmin_s, _cmax_s = _clamp_router("_scalar_cpu", "if")
 _ct = _clamp_router("_cpu", "bif")[0]  # Tensor bounds: a complex bound meets the kernels' dtype checks
 _CLAMP_S = _decl("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor", _cs, _clamp_self)
@@ -694,10 +693,10 @@ def _pick_clamp(v):
 _ALL["clamp"] = {"T": _CLAMP_T, "S": _CLAMP_S}
 _publish(("clamp", "clip"), _pick_clamp, _CLAMP_T["functional"])
 _BOUND_BW = {
-    "min": ({"self": lambda grad, self, min: _where(_cmp("ge", self, min), grad, 0.0)},
-            {"min": lambda grad, self, min: _where(_cmp("lt", self, min), grad, 0.0)}),
-    "max": ({"self": lambda grad, self, max: _where(_cmp("le", self, max), grad, 0.0)},
-            {"max": lambda grad, self, max: _where(_cmp("gt", self, max), grad, 0.0)}),
+    "min": ({"self": numpy_first(bound_keep("ge"))(lambda grad, self, min: _where(_cmp("ge", self, min), grad, 0.0))},
+            {"min": numpy_first(bound_keep("lt"))(lambda grad, self, min: _where(_cmp("lt", self, min), grad, 0.0))}),
+    "max": ({"self": numpy_first(bound_keep("le"))(lambda grad, self, max: _where(_cmp("le", self, max), grad, 0.0))},
+            {"max": numpy_first(bound_keep("gt"))(lambda grad, self, max: _where(_cmp("gt", self, max), grad, 0.0))}),
 }  # fmt: skip
 for _b, _s, _e in (("min", _cmin_s, "maximum"), ("max", _cmax_s, "minimum")):
     _keep, _lose = _BOUND_BW[_b]

@@ -14,6 +14,9 @@ from ..._device import CPU
 from ..._state import STATE
 from ..._tensor import Tensor, _make, _view, check_inference_write
 from ._elementwise import Elementwise
+from ._math_grad import erf_self, logaddexp_part, sinc_self
+from ._select_grad import copysign_self, numpy_first
+from ._select_grad import times_zero as _times_zero
 from .._fast_guard import free
 from .._quiet import IGNORE as _IGNORE
 from .._quiet import quiet as _quiet
@@ -43,7 +46,8 @@ from .core import (
 
 # fmt: off
 _fl("erfc", "math.erfc(self)",
-    lambda grad, self: _mul(grad, _mul(_u("exp", _neg(_mul(self, self))), -2 / math.sqrt(math.pi))),
+    numpy_first(erf_self(lambda x: _u("exp", x), -2 / math.sqrt(math.pi)), raw=True)(
+        lambda grad, self: _mul(grad, _mul(_u("exp", _neg(_mul(self, self))), -2 / math.sqrt(math.pi)))),
     allow="bif", kname="erfc_vml_cpu")
 
 
@@ -56,16 +60,18 @@ for _n, _k in (("deg2rad", math.pi / 180), ("rad2deg", 180 / math.pi)):
         errors={"c": (RuntimeError, f"{_n} is not supported for complex tensors.")})
 
 
+@numpy_first(copysign_self)
 def _copysign_bw_self(grad, self, result):
     # PyTorch's copysign_tensor_self_backward: grad * result / self, zero where self == 0
     return _where(_cmp("eq", self, 0), 0.0, _mul(grad, _div(result, self)))
 
 
 _binary("copysign", Elementwise("copysign", _T2, "np.copysign(self, other)", rule="float", allow="bif"),
-        {"self": _copysign_bw_self, "other": lambda grad: _mul(grad, 0.0)})  # zero, kept on the graph for double backward
+        {"self": _copysign_bw_self, "other": numpy_first(_times_zero)(lambda grad: _mul(grad, 0.0))})  # zero, kept on the graph for double backward
 
 
 def _logaddexp2_bw(key):
+    @numpy_first(logaddexp_part(lambda x: _u("exp2", x), key), raw=True)  # Note [Arithmetic of formulas in NumPy]
     def bw(grad, self, other):
         a, b = (other, self) if key == "self" else (self, other)
         return _div(grad, _add(_u("exp2", _sub(a, b)), 1))
@@ -129,6 +135,7 @@ _LOGIT = _decl("logit(Tensor self, float? eps=None) -> Tensor",
 _register("logit", _LOGIT, fsig="input, eps=None, *, out=None", msig="self, eps=None")
 
 
+@numpy_first(sinc_self(lambda x: _u("sin", x), lambda x: _u("cos", x)), raw=True)
 def _sinc_bw(grad, self):
     px = _mul(self, math.pi)
     d = _div(_sub(_mul(px, _u("cos", px)), _u("sin", px)), _mul(px, self))

@@ -16,6 +16,8 @@ from ..._dispatch import dispatch
 from ..._tensor import Tensor
 from .._registry import defop, public
 from ._elementwise import EXAMPLES, Elementwise
+from ._math_grad import i1_self, i1e_self
+from ._select_grad import numpy_first
 from .core import _ALL, _T2, _add, _cmp, _decl, _div, _fast_args, _mul, _neg, _pick_ts, _publish, _sub, _u, _where
 
 _SQRT_2PI = math.sqrt(2 * math.pi)
@@ -63,12 +65,14 @@ def _ex(name, shows, args="numtorch.tensor([0.5, 2.0])"):
 
 
 # ---- the modified Bessel functions --------------------------------------------------------------
+@numpy_first(i1_self(lambda x: _call("i0", x)), raw=True)  # Note [Arithmetic of formulas in NumPy]
 def _i1_over_x_d(grad, self, result):
     # d i1/dx = i0 - i1/x, 1/2 at 0
     d = _sub(_call("i0", self), _div(result, self))
     return _mul(grad, _where(_cmp("eq", self, 0.0), 0.5, d))
 
 
+@numpy_first(i1e_self(lambda x: _call("special_i0e", x), lambda x: _u("sign", x)), raw=True)
 def _i1e_d(grad, self, result):
     # d i1e/dx = i0e - i1e (sign(x) + 1/x), 1/2 at 0
     d = _sub(_call("special_i0e", self), _mul(result, _add(_u("sign", self), _u("reciprocal", self))))
@@ -209,7 +213,23 @@ def _mvlgamma(self, p):
     return _add(acc, p * (p - 1) / 4 * math.log(math.pi))
 
 
-_MVL = defop("mvlgamma(Tensor self, int p) -> Tensor", composite=_mvlgamma)
+def _mvlgamma_bw(grad, self, p):
+    # PyTorch's mvlgamma_backward: grad * sum_j digamma(x - j/2)
+    acc = None
+    for j in range(p):
+        d = _u("digamma", _sub(self, j / 2) if j else self)
+        acc = d if acc is None else _add(acc, d)
+    return _mul(grad, acc)
+
+
+# Note [mvlgamma's own node]
+# PyTorch's mvlgamma is CompositeExplicitAutograd with MvlgammaBackward0; recording the
+# composite cost 3p ops each way (p lgammas, their subs and adds, and their backwards: 2.0x
+# PyTorch's fwd+bwd at p = 2). The composite is the kernel, run below autograd; the formula is
+# mvlgamma_backward's, summed in the composite's order (j = 0 first: PyTorch sums its arange's
+# row, j = p - 1 first, so a gradient may differ from PyTorch's in the last bit).
+_MVL = defop("mvlgamma(Tensor self, int p) -> Tensor", cpu=_mvlgamma, any_device=_mvlgamma,
+             backward={"self": _mvlgamma_bw})  # fmt: skip
 _MVL_OUT = defop("mvlgamma.out(Tensor self, int p, *, Tensor(a!) out) -> Tensor(a!)",
                  composite=lambda self, p, out: out.copy_(dispatch(_MVL, [self, p])))  # fmt: skip
 _MVL_ = defop("mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!)", composite=lambda self, p: self.copy_(dispatch(_MVL, [self, p])))
