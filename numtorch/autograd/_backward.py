@@ -20,14 +20,25 @@ def run_backward(roots, root_grads, keep_graph: bool, create_graph: bool, inputs
     if inputs is not None:
         for i, e in enumerate(inputs):
             targets.setdefault((id(e[0]), e[1]), []).append(i)
-    deps, needed = _dependencies([r[0] for r in roots], inputs)
-    outer_task = GRAPH_TASK[0]
-    GRAPH_TASK[0] = (next(TASK_IDS), {r[0] for r in roots}, deps, needed)  # Note [Graph task]
-    buffers: dict = {}
-    for (node, nr), g in zip(roots, root_grads):
-        buf = buffers.setdefault(node, [None] * _nout(node))
-        buf[nr] = g if buf[nr] is None else _sum_below_tf(buf[nr], g)
-    ready = [n for n in buffers if deps.get(n, 0) == 0]
+    if len(roots) == 1:  # backward()'s usual call: no set, dict or list built per root
+        (root, nr), g = roots[0], root_grads[0]
+        deps, needed = _dependencies((root,), inputs)
+        buf = [None] * root._nout
+        buf[nr] = g
+        buffers = {root: buf}
+        outer_task = GRAPH_TASK[0]
+        GRAPH_TASK[0] = (next(TASK_IDS), {root}, deps, needed)  # Note [Graph task]
+        ready = [root] if root not in deps else []
+    else:
+        deps, needed = _dependencies([r[0] for r in roots], inputs)
+        outer_task = GRAPH_TASK[0]
+        GRAPH_TASK[0] = (next(TASK_IDS), {r[0] for r in roots}, deps, needed)  # Note [Graph task]
+        buffers = {}
+        for (node, nr), g in zip(roots, root_grads):
+            buf = buffers.setdefault(node, [None] * node._nout)
+            buf[nr] = g if buf[nr] is None else _sum_below_tf(buf[nr], g)
+        ready = [n for n in buffers if deps.get(n, 0) == 0]
+    buf = g = None
     captured = [None] * (len(inputs) if inputs is not None else 0)
     prev = STATE.grad_enabled
     STATE.grad_enabled = create_graph
@@ -54,7 +65,16 @@ def run_backward(roots, root_grads, keep_graph: bool, create_graph: bool, inputs
                 grad_inputs = node.apply(*grads)
                 if grad_inputs.__class__ is not tuple:
                     grad_inputs = (grad_inputs,)
-                grad_inputs = _validate(node, grad_inputs)
+                metas = node._input_meta  # _validate's common case, inlined: nothing to fix
+                if len(metas) == len(grad_inputs):
+                    for g, m in zip(grad_inputs, metas):
+                        if g is not None and m is not None and (
+                            g._data.shape != m[0] or g._dtype is not m[1]
+                        ):
+                            grad_inputs = _validate(node, grad_inputs)
+                            break
+                else:
+                    grad_inputs = _validate(node, grad_inputs)
             else:
                 grad_inputs = _call_node(node, grads)
             grads = None
@@ -66,7 +86,7 @@ def run_backward(roots, root_grads, keep_graph: bool, create_graph: bool, inputs
                 if g is not None:
                     buf = buffers.get(nx)
                     if buf is None:
-                        buf = buffers[nx] = [None] * getattr(nx, "_nout", 1)
+                        buf = buffers[nx] = [None] * nx._nout
                     buf[nr] = g if buf[nr] is None else _sum_below_tf(buf[nr], g)
                 d = deps[nx] - 1
                 deps[nx] = d
@@ -76,7 +96,7 @@ def run_backward(roots, root_grads, keep_graph: bool, create_graph: bool, inputs
                     else:
                         _skip(nx, deps, buffers, ready)
             # no stale references: Note [Stealing the incoming gradient]
-            grad_inputs = buf = g = None
+            grad_inputs = buf = g = m = None
     finally:
         STATE.grad_enabled = prev
         GRAPH_TASK[0] = outer_task
@@ -97,10 +117,6 @@ def _skip(node, deps, buffers, ready) -> None:
                     ready.append(nx)
                 else:
                     stack.append(nx)
-
-
-def _nout(node) -> int:
-    return getattr(node, "_nout", 1)
 
 
 def _dependencies(root_nodes, inputs):
