@@ -22,7 +22,7 @@ def run_backward(roots, root_grads, keep_graph: bool, create_graph: bool, inputs
             targets.setdefault((id(e[0]), e[1]), []).append(i)
     if len(roots) == 1:  # backward()'s usual call: no set, dict or list built per root
         (root, nr), g = roots[0], root_grads[0]
-        deps, needed = _dependencies((root,), inputs)
+        deps, needed = (_root_dependencies(root), None) if inputs is None else _dependencies((root,), inputs)
         buf = [None] * root._nout
         buf[nr] = g
         buffers = {root: buf}
@@ -120,6 +120,8 @@ def _skip(node, deps, buffers, ready) -> None:
 
 
 def _dependencies(root_nodes, inputs):
+    if inputs is None and len(root_nodes) == 1:
+        return _root_dependencies(root_nodes[0]), None
     deps: dict = {}
     seen = set()
     stack = []
@@ -150,6 +152,25 @@ def _dependencies(root_nodes, inputs):
         if n in target_nodes or any(nx in needed or nx in target_nodes for nx, _ in n.next_functions if nx is not None):
             needed.add(n)
     return deps, needed
+
+
+def _root_dependencies(root) -> dict:
+    # _dependencies of one root and no inputs: a graph is acyclic, so its root is never reached
+    # again and the counts themselves tell which nodes were seen (no set beside them)
+    deps: dict = {}
+    stack = [root]
+    pop, push = stack.pop, stack.append
+    while stack:
+        for nx, _ in pop().next_functions:
+            if nx is None:
+                continue
+            d = deps.get(nx)
+            if d is None:
+                deps[nx] = 1
+                push(nx)
+            else:
+                deps[nx] = d + 1
+    return deps
 
 
 def _topo(nodes):
