@@ -257,11 +257,22 @@ def _sum_to(g, shape):
         return g.sum_to_size(Size(shape))
     have = g._data.shape
     lead = len(have) - len(shape)
-    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and have[lead + i] != 1)
+    dims = list(range(lead))  # a loop, not a generator: ~0.5 us less
+    i = lead
+    for s in shape:
+        if s == 1 and have[i] != 1:
+            dims.append(i)
+        i += 1
+    if lead == len(dims) and not STATE.td_modes:
+        # Note [Summing leading dims away]: only leading dims to sum (a bias's gradient): the
+        # same reduction without keepdim is already of ``shape``, the same values (keepdim only
+        # shapes the result), with no reshape after it: ~1.5 us of a 3 us sum_to. A dispatch
+        # mode sees at::sum_to's own calls (sum with keepdim, then the reshape), as before.
+        return g.sum(dims[0] if lead == 1 else tuple(dims))
     if len(dims) == 1:
         g = g.sum(dims[0], keepdim=True)
     elif dims:
-        g = g.sum(dims, keepdim=True)
+        g = g.sum(tuple(dims), keepdim=True)
     return g.reshape(shape) if lead else g
 
 

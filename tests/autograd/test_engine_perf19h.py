@@ -214,3 +214,38 @@ def test_roots_together_sum_into_one_buffer():
     a, b = torch.split(x * 2, [1, 2])
     torch.autograd.backward([a, b, a], [torch.ones(1), torch.ones(2), torch.ones(1)])
     np.testing.assert_array_equal(x.grad.numpy(), [4.0, 2.0, 2.0])
+
+
+SUM_TO = [((3, 2), (2,)), ((4, 3, 2), (2,)), ((4, 3, 2), (3, 2)), ((3, 2), ()), ((5,), ()),
+          ((4, 3, 2), (3, 1)), ((4, 3, 2), (1, 2)), ((3, 2), (1, 2)), ((2, 1000, 3), (3,))]  # fmt: skip
+
+
+@pytest.mark.parametrize("have,shape", SUM_TO, ids=str)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16,
+                                   torch.complex64], ids=str)  # fmt: skip
+def test_sum_to_leading_dims_matches_keepdim_and_reshape(have, shape, dtype):
+    from numtorch.autograd._backward import _sum_to
+
+    g = _leaf(have, dtype, 3) * 100  # magnitudes where the order of additions shows
+    lead = len(have) - len(shape)
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and have[lead + i] != 1)
+    want = g.sum(dims, keepdim=True)
+    want = want.reshape(shape) if lead else want
+    got = _sum_to(g, shape)
+    assert got.shape == want.shape == shape and got.dtype == want.dtype
+    assert got._data.tobytes() == want._data.tobytes()
+    log = OpLog(short=True)
+    with log:
+        moded = _sum_to(g, shape)
+    assert moded._data.tobytes() == want._data.tobytes()
+    if lead and len(dims) == lead:  # a mode sees at::sum_to's own calls, keepdim and reshape
+        assert log.calls[0] == "sum.dim_IntList" and any("reshape" in c or "view" in c for c in log.calls[1:])
+
+
+def test_bias_gradient_is_the_leading_sum():
+    x, w = torch.randn(4, 3, dtype=torch.float64), torch.randn(2, 3, dtype=torch.float64)
+    b = torch.randn(2, dtype=torch.float64, requires_grad=True)
+    torch.nn.functional.linear(x, w, b).sum().backward()
+    np.testing.assert_array_equal(b.grad.numpy(), [4.0, 4.0])
+    assert b.grad.shape == (2,)
+    assert torch.autograd.gradcheck(lambda b: (x @ w.t() + b).sin(), (b.detach().requires_grad_(),))
