@@ -40,28 +40,30 @@ def run_backward(roots, root_grads, keep_graph: bool, create_graph: bool, inputs
         ready = [n for n in buffers if deps.get(n, 0) == 0]
     buf = g = None
     captured = [None] * (len(inputs) if inputs is not None else 0)
-    prev = STATE.grad_enabled
-    STATE.grad_enabled = create_graph
+    st, acc_cls, acc_fn = STATE, AccumulateGrad, _tensor_hooks.accumulate  # locals: read per node
+    pop, push, take, find = ready.pop, ready.append, buffers.pop, buffers.get
+    prev = st.grad_enabled
+    st.grad_enabled = create_graph
     try:
         while ready:
-            node = ready.pop()
-            grads = buffers.pop(node)
+            node = pop()
+            grads = take(node)
             if node._pre_hooks:
                 grads = _tensor_hooks.run_pre_hooks(node, grads)
             if targets:
                 for nr, g in enumerate(grads):
                     for i in targets.get((id(node), nr), ()):
                         captured[i] = g
-            if node.__class__ is AccumulateGrad:
+            if node.__class__ is acc_cls:
                 if accumulate and (inputs is None or (id(node), 0) in targets) and grads[0] is not None:
                     g = grads[0]
                     grads = None  # the buffer's reference goes: the leaf may take g's storage
-                    _tensor_hooks.accumulate(node.variable, g, create_graph)
+                    acc_fn(node.variable, g, create_graph)
                     g = None
                 continue
             if needed is not None and node not in needed:
                 continue
-            if node._hooks is None and not STATE.anomaly:  # _call_node's common case, inlined
+            if node._hooks is None and not st.anomaly:  # _call_node's common case, inlined
                 grad_inputs = node.apply(*grads)
                 if grad_inputs.__class__ is not tuple:
                     grad_inputs = (grad_inputs,)
@@ -84,7 +86,7 @@ def run_backward(roots, root_grads, keep_graph: bool, create_graph: bool, inputs
                 if nx is None:
                     continue
                 if g is not None:
-                    buf = buffers.get(nx)
+                    buf = find(nx)
                     if buf is None:
                         buf = buffers[nx] = [None] * nx._nout
                     buf[nr] = g if buf[nr] is None else _sum_below_tf(buf[nr], g)
@@ -92,13 +94,13 @@ def run_backward(roots, root_grads, keep_graph: bool, create_graph: bool, inputs
                 deps[nx] = d
                 if d == 0:
                     if nx in buffers:
-                        ready.append(nx)
+                        push(nx)
                     else:
                         _skip(nx, deps, buffers, ready)
             # no stale references: Note [Stealing the incoming gradient]
             grad_inputs = buf = g = m = None
     finally:
-        STATE.grad_enabled = prev
+        st.grad_enabled = prev
         GRAPH_TASK[0] = outer_task
     return captured
 
