@@ -265,7 +265,7 @@ def _sum_to(g, shape):
         if s == 1 and have[i] != 1:
             dims.append(i)
         i += 1
-    if lead == len(dims) and not STATE.td_modes:
+    if lead and lead == len(dims) and not STATE.td_modes:
         # Note [Summing leading dims away]: only leading dims to sum (a bias's gradient): the
         # same reduction without keepdim is already of ``shape``, the same values (keepdim only
         # shapes the result), with no reshape after it: ~1.5 us of a 3 us sum_to. A dispatch
