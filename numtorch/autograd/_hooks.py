@@ -7,11 +7,11 @@ import sys
 import numpy as np
 
 from .. import _dtype as D
-from .._C import ALL_DISABLED, TF_STATE
 from .._api import _OVERRIDES
+from .._C import ALL_DISABLED, TF_STATE
 from .._device import CPU
-from .._state import STATE
 from .._sparse_tensor import SparseCooTensor
+from .._state import STATE
 from .._tensor import PY_DISPATCH_TYPES, Tensor, _make, _view
 from ..kernels import PARALLEL_THRESHOLD
 
