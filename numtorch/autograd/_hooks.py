@@ -13,6 +13,7 @@ from .._device import CPU
 from .._sparse_tensor import SparseCooTensor
 from .._state import STATE
 from .._tensor import PY_DISPATCH_TYPES, Tensor, _make, _view
+from ..amp._policy import _INSTALLED as _AUTOCAST
 from ..kernels import PARALLEL_THRESHOLD
 
 
@@ -115,16 +116,17 @@ def _add_op():
 # small fwd+bwd gap. For two plain CPU tensors of one dtype whose addition is one IEEE add per
 # element (float32, float64, complex64, complex128: what the kernel computes, bit for bit), a
 # C-contiguous writable .grad of g's shape that is no inference tensor and shares no memory
-# with g, below the parallel threshold, with no dispatch mode, no forward-AD level and no
-# library kernel over an aten op (Note [Fast calls under kernel overrides]), nothing that call
+# with g, below the parallel threshold, with no dispatch mode, forward-AD level, autocast region
+# or library kernel over an aten op (Note [Fast calls under kernel overrides]), nothing that call
 # decides can differ: np.add writes the sum in place and the version counter moves as add_'s
 # does. Anything else (float16, bfloat16, broadcasting, strided or large .grad) calls add_.
 _ADD_DTYPES = frozenset((D.float32, D.float64, D.complex64, D.complex128))
 
 
 def _unseen() -> bool:
-    # no dispatch mode, forward-AD level or library kernel would see the aten call we skip
-    return not (STATE.td_modes or STATE.fw_level >= 0 or _OVERRIDES[0])
+    # _fast_guard.free() (no dispatch mode, forward-AD level or autocast region) and no library
+    # kernel: nothing would see the aten call we skip
+    return not (STATE.td_modes or STATE.fw_level >= 0 or _AUTOCAST or _OVERRIDES[0])
 
 
 def _add_in_place(t: Tensor, g: Tensor) -> bool:

@@ -136,6 +136,16 @@ def test_a_library_kernel_over_add_is_called(spy):
     np.testing.assert_array_equal(x.grad.numpy(), [7.0, 7.0, 7.0])
 
 
+def test_autocast_region_takes_add_(spy):
+    x = torch.randn(3, requires_grad=True)
+    x.grad = torch.ones(3)
+    g = torch.randn(3)
+    with torch.autocast("cpu"):
+        x.backward(g)
+    assert spy == [False]
+    np.testing.assert_array_equal(x.grad.numpy(), np.float32(1) + g.numpy())
+
+
 def test_hooks_still_run_around_in_place_accumulation(spy):
     x = torch.randn(3, requires_grad=True)
     x.grad = torch.ones(3)
