@@ -170,8 +170,16 @@ def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs
         gradient is None or gradient.__class__ is Tensor
     ):
         # backward()'s path for one plain tensor (nothing to hand to __torch_function__), inlined
-        e = gradient_edge(self)
-        grads = _make_grads((self,), (gradient,))
+        fn = self._grad_fn
+        e = (fn, self._out_nr) if fn is not None else gradient_edge(self)
+        if (gradient is None and fn is not None and self._rg and self._data.size == 1
+                and self._dtype.category == 2 and self._device is CPU and not STATE.td_modes
+                and not VMAP_LEVELS):  # fmt: skip
+            g = np.empty(self._data.shape, self._data.dtype)  # _make_grads' implicit 1, inlined
+            g.fill(1)
+            grads = [_make(g, self._dtype)]
+        else:
+            grads = _make_grads((self,), (gradient,))
         if e is None:
             raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
         run_backward([e], grads, create_graph if retain_graph is None else retain_graph, create_graph)

@@ -37,11 +37,6 @@ _FREED = (
 GONE = object()
 
 
-def saved_tensorish(name, v, tensor_args) -> bool:
-    return name in tensor_args or name == "result" or v.__class__ is SavedTensor or (
-        isinstance(v, (list, tuple)) and any(x.__class__ is SavedTensor for x in v))  # fmt: skip
-
-
 class Node:
     """A backward function in the autograd graph (what ``tensor.grad_fn`` returns).
 
@@ -53,6 +48,7 @@ class Node:
 
     # rarely set: class defaults, so creating a node (once per recorded op) writes two slots
     _pre_hooks = None  # {output_nr: [hook]} from Tensor.register_hook on outputs
+    _nout = 1  # outputs: set per node only for multi-output ones
     _hooks = None
     _trace = None
 
