@@ -81,7 +81,9 @@ def test_two_level_kernel_is_the_row_kernel_bit_for_bit(name, dt, monkeypatch):
         d, e = _values(dt, a, i), _values(dt, b, 100 + i)
         x, y = torch.from_numpy(d), torch.from_numpy(e)
         want = _row_kernel(ew, dt, d, e, params)
-        ew._uf.pop(x.dtype, None)  # no ufunc route for the same shapes: the kernels only
+        # no ufunc route for the same shapes, the kernels only; restored after the test (the
+        # learned signature never learns it again, and test_ufunc_route needs it)
+        monkeypatch.delitem(ew._uf, x.dtype, raising=False)
         with np.errstate(all="ignore"):
             op.fast(x, x, *params)  # learns the same-dtype signature
             first = op.fast(x, y, *params)  # the body: runs b_<roles>, keeps its entry
