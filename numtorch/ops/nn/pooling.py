@@ -17,8 +17,8 @@ from ..._dispatch import dispatch
 from ..._state import STATE
 from ..._tensor import Tensor, _make
 from ...kernels import PARALLEL_THRESHOLD, lazy
-from .._registry import defop
 from .._pointwise import _cname
+from .._registry import defop
 from .conv import compute_dtype, contig
 
 K = lazy("numtorch.kernels.cpu.nn.pooling")
