@@ -87,3 +87,24 @@ def test_the_rest_takes_the_body(monkeypatch):
     with capture_logs() as logs, LoggingTensorMode():
         F.embedding_bag(i, w, off)
     assert logs and not ran
+
+
+@pytest.mark.parametrize("dim", [1, 2, 3, 4, 5, 7, 8, 9, 17])
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_offsets_reduce_lanes_and_row_loop(dim, mode, dtype, monkeypatch):
+    # offsets_reduce folds up to 8 columns four at a time (the last column repeated past the
+    # end) and more a row at a time; long bags, empty bags, NaN/inf/-0.0 in every column and
+    # strided indices all give the body's bits
+    ran = _spy(monkeypatch)
+    rng = np.random.default_rng(dim)
+    a = rng.standard_normal((11, dim)) * 5
+    a[1], a[2], a[3] = np.nan, np.inf, -0.0
+    w = torch.from_numpy(a).to(dtype)
+    i = torch.from_numpy(rng.integers(0, 11, 2000))
+    for idx, off in [(i, torch.tensor([0, 0, 700, 700, 1999])), (i[::2], torch.tensor([0, 3, 1000])),
+                     (i[4:], torch.tensor([0, 1996])), (i.reshape(50, 40), None)]:  # fmt: skip
+        want = _body(idx, w, off, mode=mode)
+        ran.clear()
+        same(F.embedding_bag(idx, w, off, mode=mode), want)
+        assert ran

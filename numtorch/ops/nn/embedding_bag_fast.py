@@ -6,12 +6,9 @@ import numpy as np
 
 from ... import _dtype as D
 from ..._tensor import _make
-from ...kernels import lazy
 from .._fast_guard import or_body, params, plain, recordless
 from ..reduction._entries import call
 from .embedding_bag import EB
-
-_KR = lazy("numtorch.kernels.cpu.reduction.core")
 
 # Note [embedding_bag fast call]
 # F.embedding_bag of a small batch ran the public body's argument checks, the composite (index
@@ -22,9 +19,14 @@ _KR = lazy("numtorch.kernels.cpu.reduction.core")
 # or autocast region, nothing to record), int64 indices, 1-D with int64 1-D offsets that start
 # at 0, ascend and end within the input (or 2-D, offsets None), no max_norm, per-sample
 # weights, padding_idx, include_last_offset, scale_grad_by_freq or sparse - the call makes the
-# same bag_reduce kernel call: each index's bag from EB.bags (the body's searchsorted for
-# ascending starts), keep all ones, counts by np.bincount. An index out of range (one
-# minmax_all pass) or any other argument takes the body, whose checks raise PyTorch's errors.
+# same arithmetic as the body's bag_reduce kernel call, in one kernel (offsets_reduce) that
+# walks each bag's run of indices straight from the offsets: no bag, keep or counts arrays (the
+# body's bags, np.ones and np.bincount passes over the indices were most of a large call), and
+# for a few columns one register accumulator per (bag, column) where bag_reduce stores into
+# the output per index and column. Each (bag, column) still sums (or compares) its rows in
+# index order from zero and divides by the bag's size, so the result is the body's bit for bit.
+# Descending offsets or an index out of range (the kernel's first passes, before any row is
+# read) or any other argument takes the body, whose checks raise PyTorch's errors.
 _MODES = {"sum": 0, "mean": 1, "max": 2}
 _FLOATS = (D.float32, D.float64)
 
@@ -42,29 +44,22 @@ def _embedding_bag(input, weight, offsets, max_norm, norm_type, scale_grad_by_fr
     n = i.size
     if i.ndim == 2 and offsets is None:
         starts = np.arange(0, n, i.shape[1], dtype=np.int64)
-    elif i.ndim == 1 and offsets.__class__ is input.__class__ and offsets._dtype is D.int64 and recordless(offsets):
+    elif (
+        i.ndim == 1
+        and offsets.__class__ is input.__class__
+        and offsets._dtype is D.int64
+        and recordless(offsets)
+    ):
         starts = offsets._data
         if starts.ndim != 1 or not starts.size or starts[0] != 0 or starts[-1] > n:
-            return None
-        if starts.size > 1 and not (starts[1:] >= starts[:-1]).all():
             return None
         starts = np.ascontiguousarray(starts)
     else:
         return None
-    idx = i.ravel()
-    mm = np.empty(2, np.int64)
-    call(_KR, "minmax_all", (idx, mm))  # compiled entries (Note [Compiled kernel entry])
-    if mm[0] < 0 or mm[1] >= w.shape[0]:
+    out = np.zeros((starts.size, w.shape[1]), w.dtype)
+    # compiled entries (Note [Compiled kernel entry]); 1: unsorted starts or an index out of range
+    if call(EB, "offsets_reduce", (w, i.ravel(), starts, m, out, w.dtype.type(1))):
         return None
-    n_bags = starts.size
-    bag = np.zeros(n, np.int64)
-    call(EB, "bags", (starts, n, bag))
-    counts = np.bincount(bag, minlength=n_bags)[:n_bags].astype(np.int64)
-    out = np.zeros((n_bags, w.shape[1]), w.dtype)
-    arg = np.zeros(out.shape if m == 2 else (0, 0), np.int64)
-    if out.size:
-        call(EB, "bag_reduce", (w, idx, bag, np.ones(n, bool), np.zeros(1, w.dtype), False, counts, m, out, arg,
-                                w.dtype.type(1)))  # fmt: skip
     return _make(out, weight._dtype)
 
 

@@ -9,8 +9,8 @@ from ..._dispatch import dispatch
 from ..._ops import ops as _ops
 from .._pointwise import Pointwise, _cname, defpointwise
 from .._registry import defop, public
+from . import _prelu_grad, prelu_rows, unpool_node
 from . import pooling as _pool
-from . import _prelu_grad, prelu_rows
 
 _F = "torch.nn.functional"
 aten = _ops.aten  # Note [Composite bodies are below the Python API]
@@ -167,13 +167,20 @@ def _max_unpool(self, indices, output_size, n):
     return out if batched else out.squeeze(0)
 
 
+# Note [max_unpool's own node]
 max_unpool2d = defop(
     "max_unpool2d(Tensor self, Tensor indices, SymInt[2] output_size) -> Tensor",
-    composite=lambda self, indices, output_size: _max_unpool(self, indices, output_size, 2),
+    any_device=lambda self, indices, output_size: unpool_node.kernel(
+        self, indices, output_size, 2, _max_unpool
+    ),
+    backward={"self": lambda grad, indices: unpool_node.grad(grad, indices, 2)},
 )
 max_unpool3d = defop(
     "max_unpool3d(Tensor self, Tensor indices, SymInt[3] output_size, int[3] stride, int[3] padding) -> Tensor",
-    composite=lambda self, indices, output_size, stride, padding: _max_unpool(self, indices, output_size, 3),
+    any_device=lambda self, indices, output_size, stride, padding: unpool_node.kernel(
+        self, indices, output_size, 3, _max_unpool
+    ),
+    backward={"self": lambda grad, indices: unpool_node.grad(grad, indices, 3)},
 )
 
 

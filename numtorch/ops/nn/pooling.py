@@ -17,8 +17,8 @@ from ..._dispatch import dispatch
 from ..._state import STATE
 from ..._tensor import Tensor, _make
 from ...kernels import PARALLEL_THRESHOLD, lazy
-from .._registry import defop
 from .._pointwise import _cname
+from .._registry import defop
 from .conv import compute_dtype, contig
 
 K = lazy("numtorch.kernels.cpu.nn.pooling")
@@ -74,7 +74,50 @@ def _planes(x: Tensor, op: str):
     return x._data.shape[-2], x._data.shape[-1]
 
 
+# Note [Pool geometry cache]
+# The 2-d and 3-d pools' CPU kernels (forward and backward) worked their geometry out of the
+# arguments on every call: the int-or-list normalisation, PyTorch's output-size arithmetic and
+# each check (3-d: ~10% of a small max_pool3d's fwd+bwd, twice per step). The geometry is a
+# function of the input's shape and the arguments only, so a successful one is kept per (shape,
+# arguments, op) when every argument is an int, a bool, a string or a list/tuple of ints (a
+# list and a tuple of the same ints give the same geometry); anything else, and every call
+# that raises, works it out as before. Callers only read what they get back.
+_GEOMETRY: dict = {}
+
+
+def geometry_key(shape, args):
+    """The cache key of ``args`` with ``shape``, or None where an argument is of another kind."""
+    for a in args:
+        c = a.__class__
+        if c is list or c is tuple:
+            for e in a:
+                if e.__class__ is not int:
+                    return None
+        elif c is not int and c is not bool and c is not str:
+            return None
+    return (shape, *(tuple(a) if a.__class__ is list else a for a in args))
+
+
+def cached_geometry(fn, x, *args):
+    """``fn(x, *args)``, kept per geometry_key (Note [Pool geometry cache])."""
+    key = geometry_key(x._data.shape, args)
+    g = _GEOMETRY.get(key) if key is not None else None
+    if g is None:
+        g = fn(x, *args)
+        if key is not None:
+            if len(_GEOMETRY) >= 512:
+                _GEOMETRY.clear()
+            _GEOMETRY[key] = g
+    return g
+
+
 def _pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, op):
+    return cached_geometry(
+        _work_out_geometry, x, kernel_size, stride, padding, dilation, ceil_mode, op
+    )
+
+
+def _work_out_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, op):
     k = _pair(kernel_size, "kernel_size", op)
     s = _pair(stride, "stride", op, allow_empty=True) or list(k)
     p = _pair(padding, "padding", op)

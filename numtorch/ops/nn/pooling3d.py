@@ -5,6 +5,8 @@ kernels' arguments)."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ... import _dtype as D
@@ -15,7 +17,7 @@ from .._pointwise import _cname
 from .._registry import defop, public
 from .conv import compute_dtype, contig
 from .layers_extra import _lp_finish
-from .pooling import pool_out_size
+from .pooling import cached_geometry, pool_out_size
 
 K3 = lazy("numtorch.kernels.cpu.nn.pooling3d")
 K = lazy("numtorch.kernels.cpu.nn.pooling")
@@ -45,6 +47,12 @@ def _triple(v, name, op, allow_empty=False) -> list:
 
 
 def _geometry(x, kernel_size, stride, padding, dilation, ceil_mode, op, check_input_size):
+    # Note [Pool geometry cache]
+    return cached_geometry(_work_out_geometry, x, kernel_size, stride, padding, dilation, ceil_mode, op,
+                           check_input_size)  # fmt: skip
+
+
+def _work_out_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, op, check_input_size):
     k = _triple(kernel_size, "kernel_size", op)
     s = _triple(stride, "stride", op, allow_empty=True) or list(k)
     p = _triple(padding, "padding", op)
@@ -97,10 +105,10 @@ def scatter_max3d(grad_output, self, indices):
     """grad_input: ``grad_output`` added at the saved argmax positions of each volume."""
     dt = compute_dtype(self, "max_pool3d_with_indices_backward")
     gi = np.zeros(self._data.shape, dt.np)
-    odhw = int(np.prod(indices._data.shape[-3:]))
+    odhw = math.prod(indices._data.shape[-3:])
     if gi.size and odhw:
         K.max_pool_backward(contig(grad_output, dt).reshape(-1), contig(indices, D.int64).reshape(-1),
-                            gi.reshape(-1), int(np.prod(self._data.shape[-3:])), odhw)  # fmt: skip
+                            gi.reshape(-1), math.prod(self._data.shape[-3:]), odhw)  # fmt: skip
     return _finish(gi, self)
 
 

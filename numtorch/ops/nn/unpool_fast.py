@@ -10,6 +10,7 @@ from ... import _dtype as D
 from ..._tensor import _make, _view
 from ...kernels import lazy
 from . import fast_nn as _FN
+from .unpool_node import place
 
 _KR = lazy("numtorch.kernels.cpu.reduction.core")
 
@@ -21,11 +22,10 @@ _KR = lazy("numtorch.kernels.cpu.reduction.core")
 # (fast_nn._plain) with plain int64 indices of its shape, int (or tuples of int) kernel_size,
 # stride and padding and no output_size, the call runs the same steps on the arrays: one
 # minmax_all pass over the indices (out of range: the body runs and raises), the planes'
-# flat offsets and one NumPy assignment into zeros - the body's scatter fast call
-# (indexing/fast_index._scatter) writes the same offsets with the same assignment, so repeated
-# indices keep the same value. The result is, as the body's, a view of the (N, C, volume)
-# scatter result (its reshape, and the 1-d form's squeeze, are views). Anything else takes
-# the body.
+# flat offsets and one NumPy assignment into zeros (unpool_node.place: the body's kernel,
+# Note [max_unpool's own node], makes the same call). The result is, as the body's, a new
+# tensor (the 1-d form: a view, the body's squeeze(-1) of max_unpool2d's (N, C, L, 1) result).
+# Anything else takes the body.
 _I64 = D.int64
 _SIZES: dict = {}  # (input shape, k, s, p as int tuples) -> _sizes'
 
@@ -74,12 +74,11 @@ def _unpool(n):
         _KR.minmax_all(ii, mm)
         if mm[0] < 0 or mm[1] >= volume:
             return None
-        planes = a.size // math.prod(a.shape[-n:])
-        res = np.zeros(planes * volume, a.dtype)
-        offs = ii.reshape(planes, -1) + np.arange(0, planes * volume, volume, dtype=np.int64)[:, None]
-        res[offs.reshape(-1)] = a.ravel()
-        base = _make(res.reshape((-1, a.shape[-n - 1], volume)), input._dtype)
-        return _view(base, res.reshape(a.shape[:-n] + size))
+        res = place(a, ii, a.size // math.prod(a.shape[-n:]), volume).reshape(a.shape[:-n] + size)
+        if n != 1:
+            return _make(res, input._dtype)
+        # the body's squeeze(-1) of max_unpool2d's (N, C, L, 1) result
+        return _view(_make(res.reshape(res.shape + (1,)), input._dtype), res)
 
     return fast
 
