@@ -13,7 +13,7 @@ from ..._tensor import Tensor, _make
 from .._registry import body_of, defop, public
 from . import _reduce as E
 from ._grad import kept, plain, wrap
-from .fast_bindings import nanmean_plain
+from .fast_bindings import nanmean_count, nanmean_plain
 from .core import (
     _NORMP,
     _NORMS,
@@ -437,7 +437,9 @@ def _nanmean_impl(self, dim=None, keepdim=False, dtype=None):
         r = nanmean_plain(self, dim, keepdim)
         if r is not None:
             return r
-    factor = self.isnan().logical_not_().sum(dim, keepdim)
+    factor = nanmean_count(self, dim, keepdim)  # Note [nanmean's count with a graph]
+    if factor is None:
+        factor = self.isnan().logical_not_().sum(dim, keepdim)
     return self.nansum(dim, keepdim, dtype=dtype).div(factor)
 
 
