@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import _api
 from ... import _dtype as D
 from ..._device import CPU
 from ..._dispatch import dispatch
@@ -52,14 +53,15 @@ _NP_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 # Where nanmean records (its input requires grad), nanmean_plain declines and the composite ran
 # isnan, logical_not_ and sum for the count, three dispatched ops no graph takes in (the count
 # has no gradient). With nothing to see them (no dispatch mode, forward-AD level or autocast
-# region) and a plain float32/float64 CPU Tensor, the count is NumPy's, the same int64 values in
-# the sum's shape; nansum and div are recorded as before (NansumBackward0, DivBackward0).
+# region, no kernel registered over an aten op: Note [Fast calls under kernel overrides]) and a
+# plain float32/float64 CPU Tensor, the count is NumPy's, the same int64 values in the sum's
+# shape; nansum and div are recorded as before (NansumBackward0, DivBackward0).
 def nanmean_count(self, dim, keepdim):
     """The composite's non-NaN count of a recording call, or None where its ops must run."""
     a = self._data
     S = STATE
     if (self.__class__ is not Tensor or self._device is not CPU or a.ndim == 0 or a.dtype not in _NP_FLOATS
-            or S.td_modes or S.fw_level >= 0 or _AUTOCAST):  # fmt: skip
+            or S.td_modes or S.fw_level >= 0 or _AUTOCAST or _api._OVERRIDES[0]):  # fmt: skip
         return None
     dims = E.dims_arg(dim, a.ndim)
     return _make(np.asarray((a == a).sum(axis=tuple(dims), keepdims=keepdim), np.int64), D.int64)

@@ -88,3 +88,18 @@ def test_gradients():
     x.requires_grad_()
     assert gradcheck(lambda t: torch.nanmean(t, 1).nan_to_num(), (x,))
     assert gradgradcheck(lambda t: torch.nanmean(t, 0, True).nan_to_num(), (x,))
+
+
+def test_a_kernel_registered_over_isnan_is_called(spy):
+    # Note [Fast calls under kernel overrides]: the composite's ops run while one is registered
+    seen = []
+    lib = torch.library.Library("aten", "IMPL")
+    lib.impl("isnan", lambda t: seen.append(1) or torch.zeros(t.shape, dtype=torch.bool), "CPU")
+    try:
+        x = torch.tensor([[1.0, float("nan")], [2.0, 3.0]], requires_grad=True)
+        r = torch.nanmean(x, 1)
+    finally:
+        del lib
+    assert seen == [1] and spy == [None]
+    assert r.grad_fn is not None and r.tolist() == [0.5, 2.5]  # nansum over a count of 2
+    assert torch.nanmean(x, 1).tolist() == [1.0, 2.5]  # removed: the count again
