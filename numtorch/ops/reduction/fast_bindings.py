@@ -35,8 +35,10 @@ _NANSUM_FAST = E.reduce_fast(_NANSUM, _FLOATS, (nansum, (None, False, None)), (n
 def nanmean_plain(self, dim, keepdim):
     """nanmean(self, dim, keepdim) of a plain call, or None where the composite must run."""
     a = self._data
+    # a kernel registered over isnan, sum, ... is called (Note [Fast calls under kernel overrides])
     if (self.__class__ is not Tensor or self._device is not CPU or a.ndim == 0 or a.dtype not in _NP_FLOATS
-            or STATE.td_modes or STATE.fw_level >= 0 or (self._rg and STATE.grad_enabled)):  # fmt: skip
+            or STATE.td_modes or STATE.fw_level >= 0 or (self._rg and STATE.grad_enabled)
+            or _api._OVERRIDES[0]):  # fmt: skip
         return None
     dims = E.dims_arg(dim, a.ndim)
     s = _NANSUM_FAST(self, dim, keepdim)

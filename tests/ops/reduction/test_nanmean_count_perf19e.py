@@ -103,3 +103,15 @@ def test_a_kernel_registered_over_isnan_is_called(spy):
     assert seen == [1] and spy == [None]
     assert r.grad_fn is not None and r.tolist() == [0.5, 2.5]  # nansum over a count of 2
     assert torch.nanmean(x, 1).tolist() == [1.0, 2.5]  # removed: the count again
+
+
+def test_a_kernel_registered_over_isnan_is_called_without_grad():
+    # nanmean_plain (Note [nanmean without the composite's ops]) declines likewise
+    seen = []
+    lib = torch.library.Library("aten", "IMPL")
+    lib.impl("isnan", lambda t: seen.append(1) or torch.zeros(t.shape, dtype=torch.bool), "CPU")
+    try:
+        r = torch.nanmean(torch.tensor([[1.0, float("nan")], [2.0, 3.0]]), 1)
+    finally:
+        del lib
+    assert seen == [1] and r.tolist() == [0.5, 2.5]
