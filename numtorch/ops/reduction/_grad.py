@@ -51,6 +51,16 @@ def _expand_back(grad, self, dim, keepdim):
     return _expand_to(grad, self.shape, dim, keepdim)
 
 
+def nansum_grad(grad, self, dim, keepdim):
+    """nansum's backward: ``grad`` where ``self`` is not NaN, 0 where it is."""
+    if plain(grad, self):  # Note [Backward formulas in NumPy]: the expand and the mul by a mask
+        a = self._data
+        out = np.empty(a.shape, grad._data.dtype)
+        np.multiply(kept(grad, a.ndim, dim, keepdim), a == a, out=out)  # g * 1.0 or g * 0.0, as mul
+        return _make(out, grad._dtype)
+    return _expand_back(grad, self, dim, keepdim) * (self == self)
+
+
 def _expand_to(grad, sizes, dim, keepdim):
     if _plain_small(grad, sizes):
         a = grad._data

@@ -20,7 +20,7 @@ from ..._ops import ops as _ops
 from ..._tensor import Tensor, _make
 from ...kernels._codegen_reduction import Combiner
 from . import _reduce as E
-from ._grad import _expand_back, _expand_to, evenly, full_grad, full_mean_grad, plain, restore_dims, select  # noqa: F401
+from ._grad import _expand_back, _expand_to, evenly, full_grad, full_mean_grad, nansum_grad, plain, restore_dims, select  # noqa: F401
 from ..._overlap import check_no_internal_overlap
 from .._registry import NOARG, OPS, defop, holomorphic, public
 
@@ -263,7 +263,7 @@ def _nansum_cpu(self, dim, keepdim, dtype):
 nansum, nansum_out = _decl(
     "nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
     _nansum_cpu,
-    {"self": lambda grad, self, dim, keepdim: _expand_back(grad, self, dim, keepdim) * (self == self)},
+    {"self": nansum_grad},
     out="nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",
 )  # fmt: skip
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import _api
+from ... import _dtype as D
 from ..._device import CPU
 from ..._dispatch import dispatch
 from ..._state import STATE
@@ -33,8 +35,10 @@ _NANSUM_FAST = E.reduce_fast(_NANSUM, _FLOATS, (nansum, (None, False, None)), (n
 def nanmean_plain(self, dim, keepdim):
     """nanmean(self, dim, keepdim) of a plain call, or None where the composite must run."""
     a = self._data
+    # a kernel registered over isnan, sum, ... is called (Note [Fast calls under kernel overrides])
     if (self.__class__ is not Tensor or self._device is not CPU or a.ndim == 0 or a.dtype not in _NP_FLOATS
-            or STATE.td_modes or STATE.fw_level >= 0 or (self._rg and STATE.grad_enabled)):  # fmt: skip
+            or STATE.td_modes or STATE.fw_level >= 0 or (self._rg and STATE.grad_enabled)
+            or _api._OVERRIDES[0]):  # fmt: skip
         return None
     dims = E.dims_arg(dim, a.ndim)
     s = _NANSUM_FAST(self, dim, keepdim)
@@ -45,6 +49,28 @@ def nanmean_plain(self, dim, keepdim):
 
 
 _NP_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+# Note [nanmean's count with a graph]
+# Where nanmean records (its input requires grad), nanmean_plain declines and the composite ran
+# isnan, logical_not_ and sum for the count, three dispatched ops no graph takes in (the count
+# has no gradient). With nothing to see them (no dispatch mode, forward-AD level or autocast
+# region, no kernel registered over an aten op: Note [Fast calls under kernel overrides]) and a
+# plain float32/float64 CPU Tensor of at most _COUNT_MAX elements, the count is NumPy's, the
+# same int64 values in the sum's shape; nansum and div are recorded as before (NansumBackward0,
+# DivBackward0).
+_COUNT_MAX = 8192  # measured: NumPy's bool sum along a dim of 131k elements is slower than the ops
+
+
+def nanmean_count(self, dim, keepdim):
+    """The composite's non-NaN count of a recording call, or None where its ops must run."""
+    a = self._data
+    S = STATE
+    if (self.__class__ is not Tensor or self._device is not CPU or a.ndim == 0 or a.dtype not in _NP_FLOATS
+            or a.size > _COUNT_MAX or S.td_modes or S.fw_level >= 0 or _AUTOCAST or _api._OVERRIDES[0]):  # fmt: skip
+        return None
+    dims = E.dims_arg(dim, a.ndim)
+    return _make(np.asarray((a == a).sum(axis=tuple(dims), keepdims=keepdim), np.int64), D.int64)
 
 
 # Note [Softmax binding fast call]

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from numtorch.kernels._jit import kernel, prange, reassoc_kernel, reassoc_parallel_kernel
+from numtorch.kernels._jit import inline, kernel, prange, reassoc_kernel, reassoc_parallel_kernel
 
 
 @reassoc_kernel
@@ -44,7 +44,13 @@ def moments_parallel(x, N, mean, rstd, eps):
         _moments_row(x, r * N, N, mean, rstd, r, eps)
 
 
-@kernel
+# Note [Layer norm's apply row is inlined]
+# apply and apply_parallel call _apply_row once per row. As its own compiled function, each call
+# (its arrays passed and sliced) cost ~50 ns: at rows of 4 elements (32769 rows) apply took 1.6 ms,
+# 20x its inlined loop, and a large F.layer_norm over short rows ran 2.5x PyTorch's time. Numba
+# inlines it now (the same loop and arithmetic in each caller, no fastmath flag, so the same bits;
+# _compile/codegen's fused layer_norm kernels call it too, Note [Fused layer_norm prologue]).
+@inline
 def _apply_row(x, out, base, N, m, rs, w, b, has_w, has_b):
     xr = x[base : base + N]
     o = out[base : base + N]
