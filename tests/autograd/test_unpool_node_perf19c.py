@@ -10,17 +10,8 @@ import pytest
 import numtorch as torch
 import numtorch.nn.functional as F
 from numtorch.ops.nn import layers_extra, unpool_node
-from numtorch.utils._python_dispatch import TorchDispatchMode
 
-
-class _Log(TorchDispatchMode):
-    def __init__(self):
-        super().__init__()
-        self.seen = []
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.seen.append(str(func))
-        return func(*args, **(kwargs or {}))
+from ._spy import OpLog as _Log
 
 
 def _count(monkeypatch, name):
@@ -124,10 +115,10 @@ def test_a_mode_sees_the_op_forward_and_backward():
     yg = y.requires_grad_(True)
     with _Log() as m:
         out = torch.ops.aten.max_unpool2d(yg, idx, list(size))
-    assert m.seen == ["aten.max_unpool2d.default"]
+    assert m.calls == ["aten.max_unpool2d.default"]
     with _Log() as m:
         out.sum().backward()
-    assert "aten.gather.default" in m.seen and "aten.scatter.src" not in m.seen
+    assert "aten.gather.default" in m.calls and "aten.scatter.src" not in m.calls
 
 
 @pytest.mark.parametrize("n", [1, 2, 3])

@@ -12,6 +12,9 @@ import numtorch as torch
 from numtorch.ops.pointwise import _elementwise as ew
 from numtorch.ops.pointwise import _expanded as ex
 
+from .._fastcall import outcome as _outcome
+from .._fastcall import same as _same
+
 DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64, torch.int32,
           torch.int8, torch.uint8, torch.bool, torch.complex64]  # fmt: skip
 
@@ -47,19 +50,6 @@ def _calls():
     yield "gt", lambda t: t > 0.5
 
 
-def _outcome(fn, *args):
-    try:
-        return fn(*args)
-    except Exception as e:  # noqa: BLE001  (both routes must raise alike)
-        return (type(e), str(e))
-
-
-def _same(r, want):
-    if isinstance(want, tuple):
-        assert r == want
-        return
-    assert r.shape == want.shape and r.dtype == want.dtype and r.stride() == want.stride()
-    assert r._data.tobytes() == want._data.tobytes()
 
 
 @pytest.mark.parametrize("dt", DTYPES, ids=str)

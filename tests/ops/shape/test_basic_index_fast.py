@@ -10,26 +10,27 @@ import pytest
 
 import numtorch as torch
 from numtorch.ops.shape import views
-from numtorch.utils._python_dispatch import TorchDispatchMode
+
+from .._fastcall import BodyMode as _Body
 
 
-class _Body(TorchDispatchMode):  # any dispatch mode sends the call to the body
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        return func(*args, **(kwargs or {}))
+def _route_spy(monkeypatch, name):
+    """Whether each call of views.<name> (a route of the getitem fast call) gave a result."""
+    seen = []
+    real = getattr(views, name)
+
+    def spy(*a):
+        r = real(*a)
+        seen.append(r is not None)
+        return r
+
+    monkeypatch.setattr(views, name, spy)
+    return seen
 
 
 @pytest.fixture
 def taken(monkeypatch):
-    seen = []
-    real = views.basic_view
-
-    def spy(a, key):
-        r = real(a, key)
-        seen.append(r is not None)
-        return r
-
-    monkeypatch.setattr(views, "basic_view", spy)
-    return seen
+    return _route_spy(monkeypatch, "basic_view")
 
 
 S = slice
@@ -139,16 +140,7 @@ def test_zero_dim_and_empty_sources():
 
 @pytest.fixture
 def took(monkeypatch):
-    seen = []
-    real = views.take_rows
-
-    def spy(self, key):
-        r = real(self, key)
-        seen.append(r is not None)
-        return r
-
-    monkeypatch.setattr(views, "take_rows", spy)
-    return seen
+    return _route_spy(monkeypatch, "take_rows")
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool", "complex64", "float16"])

@@ -10,12 +10,8 @@ import numpy as np
 import pytest
 
 import numtorch as torch
-from numtorch.utils._python_dispatch import TorchDispatchMode
 
-
-class _Body(TorchDispatchMode):  # any dispatch mode sends the call to the body
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        return func(*args, **(kwargs or {}))
+from .._fastcall import BodyMode as _Body
 
 
 @pytest.fixture
