@@ -152,8 +152,10 @@ def arange(start, end, step, dtype):
     float dtype, the kernel's own double arithmetic. Errors (zero step, a step of the wrong
     sign, non-finite bounds) are the body's."""
     if end is None:
-        if start.__class__ is int and dtype is None and 0 <= start < _ARANGE_EXACT and not _off():
-            return _make(np.arange(start, dtype=np.int64), D.int64)  # arange(n): the common call
+        if start.__class__ is int and 0 <= start < _ARANGE_EXACT:  # arange(n): the common call
+            dt = D.int64 if dtype is None else dtype
+            npdt = _ARANGE.get(dt)
+            return None if npdt is None or _off() else _make(np.arange(start, dtype=npdt), dt)
         start, end = 0, start
     tp = (start.__class__, end.__class__, step.__class__)
     for t in tp:
