@@ -111,6 +111,12 @@ _REFUSED = {
 }  # fmt: skip
 
 
+# Ops with a CPU kernel whose composite (their any-device implementation) raises PyTorch's
+# refusal after its shape checks and answers empty inputs, as PyTorch's kernel does: a
+# bfloat16 call runs that composite on the bfloat16 operands instead of the float32 route
+_BY_COMPOSITE = frozenset(("cdist",))
+
+
 def _refusal(op, vals):
     name = op._schema.name
     r = _REFUSED.get(name)
@@ -142,6 +148,8 @@ def run(fn, op, vals):
     """Call the CPU kernel ``fn`` for a call that has a bfloat16 operand or dtype argument."""
     if op.kind == "view" or _sampler(op):  # views: NumPy's; samplers: NumPy draws on the dtype's grid
         return fn(*vals)
+    if op._schema.name in _BY_COMPOSITE:
+        return op.impls["any"](*vals)
     err = _refusal(op, vals)
     if err is not None:
         raise err
