@@ -148,7 +148,10 @@ def _product_out(check):
         x, dt = self._data, self._dtype
         if dt is not other._dtype:  # Note [Empty bmm]: only an empty bmm gets here, in batch2's dtype
             x, dt = x.astype(other._data.dtype), other._dtype
-        prepare_out(out, _result_shape(self._data.shape, other._data.shape), dt)
+        shape = _result_shape(self._data.shape, other._data.shape)
+        if (check is _mm_check or check is _matmul_checks and d1 == d2 == 2) and out._data.shape == shape:
+            F.check_no_internal_overlap(out._data)  # mm_out's internal-overlap error (bmm_out, mv_out: none)
+        prepare_out(out, shape, dt)
         product(x, other._data, out=out._data)
         out._vc[0] += 1
         return out

@@ -425,3 +425,24 @@ def test_matmul_of_a_stack_with_an_empty_inner_dim_has_zero_gradients(create_gra
     b = numtorch.zeros(0, 4, requires_grad=True)
     ga, gb = numtorch.autograd.grad((a @ b).sum(), (a, b), create_graph=create_graph)
     assert ga.shape == (2, 3, 0) and gb.shape == (0, 4)
+
+
+def test_mm_into_an_expanded_out_raises_the_internal_overlap_error():
+    # fuzz seed 26: mm wrote into an out whose elements share memory; PyTorch's mm_out (and
+    # matmul of two matrices, its fold) raises, its bmm_out and mv_out write
+    a, b = numtorch.randn(3, 4), numtorch.randn(4, 2)
+    for fn in (numtorch.mm, numtorch.matmul):
+        out = numtorch.zeros(1, 2).expand(3, 2)
+        with pytest.raises(RuntimeError, match="^unsupported operation: more than one element of the written-to tensor"):
+            fn(a, b, out=out)
+        assert out.tolist() == [[0.0, 0.0]] * 3
+        dense = numtorch.zeros(3, 2)
+        fn(a, b, out=dense)
+        np.testing.assert_allclose(dense.numpy(), a.numpy() @ b.numpy(), rtol=1e-6)
+    resized = numtorch.zeros(1).expand(5)  # a resized out owns fresh memory
+    with pytest.warns(UserWarning):
+        numtorch.mm(a, b, out=resized)
+    assert resized.shape == (3, 2)
+    bo = numtorch.zeros(1, 3, 5).expand(2, 3, 5)
+    numtorch.bmm(numtorch.ones(2, 3, 4), numtorch.ones(2, 4, 5), out=bo)  # written, as PyTorch
+    assert bo.tolist() == [[[4.0] * 5] * 3] * 2
