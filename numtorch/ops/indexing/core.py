@@ -28,7 +28,7 @@ from ..._tensor import Tensor, _make, check_inference_write
 from ...kernels import lazy
 from .._pointwise import _cname, _resize_out
 from .._registry import defop, public
-from ..shape.inplace import checked_scalar, unchecked_half
+from ..shape.inplace import checked_scalar, setitem_scalar
 from . import _index_put_grad as _ipg
 
 K = lazy("numtorch.kernels.cpu.indexing")
@@ -725,12 +725,7 @@ def _value_tensor(self: Tensor, v) -> Tensor:
         return v
     tp = type(v)
     if tp is bool or tp is int or isinstance(v, (np.integer, float, complex)):
-        if isinstance(v, int) and not -(2**63) <= v < 2**63:
-            raise ValueError("Overflow when unpacking long long")
-        dt = self._dtype
-        if (dt is D.float16 or dt is D.bfloat16) and tp is not bool and not isinstance(v, complex):
-            return _make(unchecked_half(v, dt), dt)  # PyTorch's setitem: inf past the range
-        return _make(np.array(checked_scalar(v, dt), dt.np), dt)
+        return _make(np.array(setitem_scalar(v, self._dtype), self._dtype.np), self._dtype)
     mod = tp.__module__
     name = tp.__qualname__ if mod == "builtins" else f"{mod.partition('.')[0]}.{tp.__qualname__}"
     raise TypeError(f"can't assign a {name} to a torch.{_cname(self._dtype)}Tensor")

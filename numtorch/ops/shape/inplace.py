@@ -92,12 +92,18 @@ def checked_scalar(value, dt: D.dtype):
         return np.array(value).astype(dt.np)[()]
 
 
-def unchecked_half(value, dt: D.dtype) -> np.ndarray:
-    """A real Python or NumPy number as a 0-d float16/bfloat16 array, rounded once from double
-    with no overflow check (inf past the range): the scalar tensor PyTorch's ``x[key] = v``
-    makes for these dtypes, where fill_ and masked_fill raise c10's overflow error."""
-    with np.errstate(over="ignore"):
-        return np.array(float(value)).astype(dt.np)
+def setitem_scalar(value, dt: D.dtype):
+    """The NumPy scalar of ``dt`` that ``x[key] = value`` writes for a bool or a Python/NumPy real or
+    complex number, with the body's errors (an int outside int64: ValueError). A real non-bool
+    number into float16/bfloat16 is rounded once from double with no overflow check (inf past
+    the range): PyTorch's setitem scalar tensor, where fill_ and masked_fill raise c10's
+    overflow error; every other value takes checked_scalar's conversion and errors."""
+    if isinstance(value, int) and not -(2**63) <= value < 2**63:
+        raise ValueError("Overflow when unpacking long long")
+    if (dt is D.float16 or dt is D.bfloat16) and type(value) is not bool and not isinstance(value, complex):
+        with np.errstate(over="ignore"):
+            return np.array(float(value)).astype(dt.np)[()]
+    return checked_scalar(value, dt)
 
 
 def _fill_cpu(self, value):

@@ -12,7 +12,7 @@ from ..._device import CPU
 from ..._state import STATE
 from ..._tensor import Tensor
 from .basic_index import basic_view
-from .inplace import checked_scalar, unchecked_half
+from .inplace import setitem_scalar
 
 _slice, _Ellipsis = builtins.slice, builtins.Ellipsis
 
@@ -24,7 +24,7 @@ _slice, _Ellipsis = builtins.slice, builtins.Ellipsis
 # Note [Basic index tuples]) takes the view the body's select/slice chain makes; a bool mask or
 # one int64 index tensor takes NumPy's index assignment of a number (shape or bounds errors are
 # raised by NumPy before it writes anything, and the body raises PyTorch's). A number is
-# converted as the body converts it (checked_scalar, or unchecked_half for float16); a tensor
+# converted as the body converts it (setitem_scalar, the body's own conversion); a tensor
 # value must have x's dtype, share no memory with x, and broadcast (NumPy's assignment rule is
 # copy_'s expand after the leading ones are stripped). The target must be writable and dense
 # (so no view of it overlaps itself: copy_'s internal-overlap check), not an inference tensor
@@ -32,9 +32,9 @@ _slice, _Ellipsis = builtins.slice, builtins.Ellipsis
 # the body's copy_/fill_/index_put_ does. Anything else, and every error, is the body's.
 def make_setitem_fast(body):
     def number(v, dt):
-        if v.__class__ is float or v.__class__ is bool or v.__class__ is int and -(2**63) <= v < 2**63:
+        if v.__class__ is float or v.__class__ is bool or v.__class__ is int:
             try:
-                return unchecked_half(v, dt) if dt is D.float16 and v.__class__ is not bool else checked_scalar(v, dt)
+                return setitem_scalar(v, dt)
             except (RuntimeError, OverflowError, ValueError):  # the body raises it
                 return None
         return None
