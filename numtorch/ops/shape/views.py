@@ -663,8 +663,20 @@ def _make_getitem_fast(body):
     # (Note [Reshape fast path]); an empty slice keeps PyTorch's offset through the body.
     rec_slice = rec_select = None  # record_output(op), made on the first call that records
 
-    def fast(self, key):
+    def record(t, self, d, k):
+        # the body's one node for the int or slice k on dim d: SelectBackward0 / SliceBackward0
+        # with the values indexing._select/_slice pass
         nonlocal rec_slice, rec_select
+        if k.__class__ is int:
+            if rec_select is None or rec_select.deriv is not select.autograd:
+                rec_select = _engine.record_output(select)
+            return rec_select(t, self, d, k)
+        if rec_slice is None or rec_slice.deriv is not slice.autograd:
+            rec_slice = _engine.record_output(slice)
+        return rec_slice(t, self, d, 0 if k.start is None else k.start,
+                         _INT64_MAX if k.stop is None else k.stop, 1 if k.step is None else k.step)  # fmt: skip
+
+    def fast(self, key):
         st = _STATE
         a = self._data
         grad = self._rg and st.grad_enabled
@@ -680,35 +692,16 @@ def _make_getitem_fast(body):
                     r = a[key]
                     if r.size or not a.size:
                         t = _view(self, r)
-                        if grad:  # SliceBackward0 with the values indexing._slice passes
-                            if rec_slice is None or rec_slice.deriv is not slice.autograd:
-                                rec_slice = _engine.record_output(slice)
-                            return rec_slice(t, self, 0, 0 if start is None else start,
-                                             _INT64_MAX if stop is None else stop, 1 if step is None else step)  # fmt: skip
-                        return t
+                        return record(t, self, 0, key) if grad else t
             elif key.__class__ is int and -n <= key < n:
                 t = _view(self, a[key, ...])
-                if grad:
-                    if rec_select is None or rec_select.deriv is not select.autograd:
-                        rec_select = _engine.record_output(select)
-                    return rec_select(t, self, 0, key)
-                return t
+                return record(t, self, 0, key) if grad else t
             elif key.__class__ is tuple:  # Note [Basic index tuples]
                 one = single_item(key, a.ndim) if grad else None
                 r = basic_view(a, key) if one is not None or not grad else None
                 if r is not None:
                     t = _view(self, r)
-                    if grad:  # the body's one node: SelectBackward0 / SliceBackward0 on that dim
-                        d, k = one
-                        if k.__class__ is int:
-                            if rec_select is None or rec_select.deriv is not select.autograd:
-                                rec_select = _engine.record_output(select)
-                            return rec_select(t, self, d, k)
-                        if rec_slice is None or rec_slice.deriv is not slice.autograd:
-                            rec_slice = _engine.record_output(slice)
-                        return rec_slice(t, self, d, 0 if k.start is None else k.start,
-                                         _INT64_MAX if k.stop is None else k.stop, 1 if k.step is None else k.step)  # fmt: skip
-                    return t
+                    return record(t, self, *one) if grad else t
             elif not grad:  # Note [One index tensor]
                 r = take_rows(self, key)
                 if r is not None:
