@@ -25,6 +25,7 @@ from ..._device import CPU
 from ..._tensor import Tensor
 
 _slice, _Ellipsis = builtins.slice, builtins.Ellipsis
+_FULL = _slice(None)
 _INDEX_DTYPES = (D.int64, D.int32)
 
 
@@ -69,6 +70,33 @@ def basic_view(a, key: tuple):
             d += nd - used
     r = a[key] if ellipsis else a[(*key, _Ellipsis)]  # the Ellipsis: an array, never a scalar
     return r if r.size or not a.size else None
+
+
+
+# Note [New axes in a basic index]
+# ``x[:, None]``, ``x[None]``, ``x[..., None]``, ``x[1:, None, :]``: PyTorch applies the key left
+# to right and a None is an unsqueeze of the tensor at that point, its stride the next dim's
+# size * stride (1 at the end); NumPy's new axis has stride 0. When every item after the first
+# None is None, ``:`` or the Ellipsis, the dims an unsqueeze sees next are final, so PyTorch's
+# result is the basic view of the key without its Nones, with unit dims inserted by that rule:
+# for a C-contiguous view without unit dims (whose strides NumPy's flag does not constrain)
+# those are C strides, what NumPy's reshape to the key's shape gives, without a copy. Other
+# views, and keys with an int or a slice after a None, take the body.
+def newaxis_view(a, key: tuple):
+    """``a[key]`` as an array view with PyTorch's strides for a key holding None (Note [New axes
+    in a basic index]), else None."""
+    first = key.index(None)
+    rest = list(key[:first])
+    for k in key[first + 1 :]:
+        if k is None:
+            continue
+        if k is not _Ellipsis and not (k.__class__ is _slice and k == _FULL):
+            return None
+        rest.append(k)
+    r = basic_view(a, tuple(rest))
+    if r is None or not r.size or not r.flags.c_contiguous or 1 in r.shape:
+        return None
+    return r.reshape(a[key].shape)  # NumPy places the new axes where PyTorch does
 
 
 def single_item(key: tuple, ndim: int):

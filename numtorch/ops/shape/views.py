@@ -702,6 +702,14 @@ def _make_getitem_fast(body):
                 if r is not None:
                     t = _view(self, r)
                     return record(t, self, *one) if grad else t
+                if not grad and None in key:  # Note [New axes in a basic index]
+                    r = newaxis_view(a, key)
+                    if r is not None:
+                        return _view(self, r)
+            elif key is None and not grad:
+                r = newaxis_view(a, (None,))
+                if r is not None:
+                    return _view(self, r)
             elif not grad:  # Note [One index tensor]
                 r = take_rows(self, key)
                 if r is not None:
@@ -753,5 +761,5 @@ from ..._size import Size as _Size  # noqa: E402
 from ...autograd import _engine  # noqa: E402
 from .core import view as _aten_view  # noqa: E402
 from . import fast_views  # noqa: E402
-from .basic_index import basic_view, single_item, take_rows  # noqa: E402
+from .basic_index import basic_view, newaxis_view, single_item, take_rows  # noqa: E402
 from .fast_expand import make_expand_fast as _make_expand_fast  # noqa: E402

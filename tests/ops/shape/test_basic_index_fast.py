@@ -1,7 +1,8 @@
 """Note [Basic index tuples]: ``x[key]`` for a tuple of slices, ints and one Ellipsis, with
 nothing to record, is NumPy's view of the same memory, with the sizes, strides, offset, base and
 version counter the body's select/slice chain gives; every other key (None included), and a
-call that records, takes the body (and its errors)."""
+call that records, takes the body (and its errors). Note [New axes in a basic index]: a key with
+None and nothing but ``:``/Ellipsis after its first None is the same view with PyTorch's strides."""
 
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ FAST_KEYS = [
 BODY_KEYS = [
     (S(None), [0, 1]), (S(None), True), (np.int64(1), 0), (S(None, None, -1),), (S(None, None, 0),), (5, 0), (0, -6),
     (Ellipsis, Ellipsis), (0, 1, 2, 3), (S(2, 2),), (S(None), S(3, 1)), (S(None), torch.tensor(1)), (S(1.0, None),),
-    (S(10, 20),), (S(0, 10), S(-3, 2)), (S(-7, 1),), (None,), (S(None), None, 2), (Ellipsis, None), (0, Ellipsis, Ellipsis),
+    (S(10, 20),), (S(0, 10), S(-3, 2)), (S(-7, 1),), (S(None), None, 2), (None, 0), (0, Ellipsis, Ellipsis),
 ]  # fmt: skip
 
 
@@ -194,3 +195,45 @@ def test_other_index_tensors_take_the_body(took, case):
     assert got == want
     if case == "records":
         assert got[-1]
+
+
+NEWAXIS_KEYS = [
+    None, (None,), (S(None), None), (Ellipsis, None), (None, Ellipsis), (S(None), None, S(None)), (1, None),
+    (S(1, None), None), (None, S(None), None), (Ellipsis, None, None), (0, S(1, 3), None), (S(None, None, 2), None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("contiguous", [True, False])
+@pytest.mark.parametrize("key", NEWAXIS_KEYS, ids=repr)
+def test_new_axes_take_the_view_with_pytorchs_strides(monkeypatch, key, contiguous):
+    seen = _route_spy(monkeypatch, "newaxis_view")
+    x = _source(contiguous)
+    got = x[key]
+    with _Body():
+        want = x[key]
+    # PyTorch's unsqueeze stride: the next dim's size * stride, 1 at the end (NumPy's is 0)
+    assert got.shape == want.shape and got.stride() == want.stride() and 0 not in got.stride()
+    assert got.storage_offset() == want.storage_offset() and got.grad_fn is None
+    np.testing.assert_array_equal(got.numpy(), x.numpy()[key])
+    root = x if x._base is None else x._base
+    assert got._base is root
+    x.add_(1)
+    assert got._version == x._version
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    # the view route for a C-contiguous view without unit dims; the body otherwise
+    assert any(seen) == (contiguous and key not in ((S(None, None, 2), None), (S(1, None), None))), seen
+
+
+def test_new_axes_with_unit_dims_or_records_take_the_body(monkeypatch):
+    seen = _route_spy(monkeypatch, "newaxis_view")
+    base = torch.tensor(np.arange(6.0).reshape(6, 1))
+    u = base.as_strided((3, 1), (2, 5))  # a unit dim with a stride NumPy's reshape would not keep
+    got = u[:, None]
+    with _Body():
+        want = u[:, None]
+    assert got.stride() == want.stride() == (2, 5, 5) and not any(seen)
+    x = torch.ones(2, 3, requires_grad=True)
+    y = x[:, None]
+    assert type(y.grad_fn).__name__ == "UnsqueezeBackward0" and seen == [False] * len(seen)
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.ones((2, 3)))
