@@ -80,6 +80,8 @@ CASES = {
     "pow_scalar": (lambda a: torch.pow(a, 2.5), (_vals,)),
     "pow_scalar_tenth": (lambda a: torch.pow(a, 0.1), (_pos,)),
     "pow_scalar_int": (lambda a: a**3, (_vals,)),
+    "square": (torch.square, (_vals,)),  # pow(self, 1) skipped: it is a copy
+    "pow_two_float": (lambda a: torch.pow(a, 2.0), (_vals,)),
     "pow_number_base": (lambda b: torch.pow(2.5, b), (_vals,)),
     "float_power": (torch.float_power, (_pos, _vals)),
     "sinc": (torch.sinc, (_vals,)),
