@@ -285,23 +285,6 @@ def addbmm(op):
     return fast
 
 
-def linear(op):
-    """The fast call ``fn(input, weight, bias)`` of F.linear on a matrix with a bias: its body's
-    addmm(bias, input, weight.t()) as addmm's fast call runs it (Note [Addprod fast calls])."""
-
-    def fast(input, weight, bias):
-        dt = input._dtype
-        if bias is not None and _same(dt, input, weight, bias):
-            x, y, s = input._data, weight._data.T, bias._data
-            if _mm_ok(x, y):
-                shape = (x.shape[0], y.shape[1])
-                if s.shape == shape or s.shape == shape[1:]:
-                    return _make(_dot_add(x, y, s), dt)
-        return op.fast(input, weight, bias)
-
-    return fast
-
-
 def matrix_power(op):
     """The fast call ``fn(A, n)`` of matrix_power / linalg.matrix_power for a float32/float64
     matrix (2 x 2 or larger, in a layout BLAS takes) and an int n >= 2: the composite's binary

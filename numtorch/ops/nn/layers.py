@@ -17,6 +17,7 @@ from ...autograd.grad_mode import no_grad
 from ...kernels import lazy
 from .._pointwise import _cname
 from .._registry import body_of, defop, public
+from ..linalg import _fast_linear as _fl
 from ..linalg import _fast_products as _fp
 from ..sparse.core import embedding_sparse_grad
 from . import glu_fast as _glu_fast
@@ -481,7 +482,7 @@ def _simple(name, sig, op, doc, modules=(_F,), relevant=("input",), fast=None):
 _simple("linear", "input, weight, bias=None", linear,
         "y = x W^T + b.\n\n    >>> numtorch.nn.functional.linear(numtorch.ones(1, 2), numtorch.ones(3, 2)).shape\n"
         "    torch.Size([1, 3])\n", relevant=("input", "weight", "bias"),
-        fast=(_fp.linear(linear), ("input", "weight", "bias")))  # fmt: skip
+        fast=(_fl.linear(linear), ("input", "weight", "bias")))  # fmt: skip
 _simple("bilinear", "input1, input2, weight, bias=None", bilinear,
         "y = x1^T A x2 + b.\n\n    >>> numtorch.nn.functional.bilinear(numtorch.ones(1, 2), numtorch.ones(1, 3), "
         "numtorch.ones(4, 2, 3)).shape\n    torch.Size([1, 4])\n", modules=(_F, "torch"),
