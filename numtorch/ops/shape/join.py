@@ -195,7 +195,10 @@ def _stack_family(name: str, prep, dim_of):
 
 
 def _col(x):
-    return _c(reshape, x, [x.numel(), 1]) if x.ndim <= 1 else x
+    # reshape(numel, 1) of a 0-d or 1-D tensor is always viewable: reshape's own view, without
+    # its composite's size inference and stride test
+    a = x._data
+    return _c(view, x, [a.size, 1]) if a.ndim <= 1 else x
 
 
 def _first_dim(parts):

@@ -237,3 +237,26 @@ def test_native_channel_shuffle_stays_the_decomposition():
     y = torch.native_channel_shuffle(x, 2)
     assert type(y.grad_fn).__name__ != "ChannelShuffleBackward0"
     assert np.array_equal(y.detach().numpy(), F.channel_shuffle(x, 2).detach().numpy())
+
+
+def test_column_stack_views_its_vectors():
+    base = torch.randn(6, dtype=torch.float64, requires_grad=True)
+    v = base[::2]  # a non-contiguous 1-D input
+    s = torch.tensor(2.0, dtype=torch.float64, requires_grad=True)  # 0-d: one row
+    m = torch.randn(3, 2, dtype=torch.float64, requires_grad=True)
+    with _Seen() as seen:
+        y = torch.column_stack([v, m])
+    assert "aten.view.default" in seen.names and "aten.cat.default" in seen.names
+    assert np.array_equal(
+        y.detach().numpy(), np.column_stack([v.detach().numpy(), m.detach().numpy()])
+    )
+    w = torch.arange(9.0, dtype=torch.float64).view(3, 3)
+    y.backward(w)
+    ref = np.zeros(6)
+    ref[::2] = w[:, 0].numpy()
+    assert np.array_equal(base.grad.numpy(), ref)
+    z = torch.column_stack([s, torch.ones(1, 2, dtype=torch.float64)])
+    assert z.shape == (1, 3) and z[0, 0].item() == 2.0
+    assert torch.autograd.gradcheck(
+        lambda p, q: torch.column_stack([p, q]), (v.detach().requires_grad_(), m)
+    )
