@@ -260,3 +260,21 @@ def test_column_stack_views_its_vectors():
     assert torch.autograd.gradcheck(
         lambda p, q: torch.column_stack([p, q]), (v.detach().requires_grad_(), m)
     )
+
+
+def test_channel_shuffle_under_vmap_folds_the_batch_into_n():
+    import warnings
+
+    from numtorch.func import grad, vmap
+
+    xb = torch.randn(4, 2, 6, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no per-sample fallback's performance warning
+        r = vmap(lambda t: F.channel_shuffle(t, 2))(xb)
+        r1 = vmap(lambda t: F.channel_shuffle(t, 3), in_dims=1)(xb.transpose(0, 1))
+        w = torch.arange(36.0).view(2, 6, 3)
+        g = vmap(grad(lambda t: (F.channel_shuffle(t, 2) * w).sum()))(xb)
+    for t, a, b, c in zip(xb, r, r1, g, strict=True):
+        assert np.array_equal(a.numpy(), _shuffle_ref(t.numpy(), 2))
+        assert np.array_equal(b.numpy(), _shuffle_ref(t.numpy(), 3))
+        assert np.array_equal(c.numpy(), _shuffle_ref(w.numpy(), 3))  # the inverse shuffle of w
