@@ -71,6 +71,8 @@ _FOLD = {"convolution": 0, "max_pool2d_with_indices": 4, "avg_pool2d": 4, "upsam
          "reflection_pad1d": 3, "replication_pad1d": 3, "reflection_pad3d": 5, "replication_pad3d": 5, "adaptive_avg_pool2d": 4,
          "_adaptive_avg_pool2d": 4, "adaptive_max_pool2d": 4, "im2col": 4, "col2im": 3, "avg_pool3d": 5,
          "max_pool3d_with_indices": 5, "adaptive_max_pool3d": 5, "_adaptive_avg_pool3d": 5}  # fmt: skip
+# ops whose N is never optional, of any rank (channel_shuffle: Note [channel_shuffle's own node])
+_FOLD_ANY = {"channel_shuffle"}
 _RANDOM_NAMES = {"rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial",
                  "poisson", "rand_like", "randn_like", "randint_like", "uniform", "uniform_",
                  "normal_", "random_", "exponential_", "bernoulli_", "geometric_", "cauchy_",
@@ -122,7 +124,7 @@ def _classify(op):
         return size_rule
     if name in _TRAILING:
         return trailing
-    if name in _FOLD:
+    if name in _FOLD or name in _FOLD_ANY:
         return fold_rule
     if name in ("cat", "concat", "concatenate"):
         return cat_rule
@@ -355,7 +357,8 @@ def trailing(op, vals, lv):
 def fold_rule(op, vals, lv):
     level = lv.level
     x = vals[0]
-    full = _FOLD[op._schema.name] or vals[1]._data.ndim
+    name = op._schema.name
+    full = x._data.ndim if name in _FOLD_ANY else _FOLD[name] or vals[1]._data.ndim
     others = [i for i in op.tensor_idx[1:] if is_batched_at(vals[i], level)]
     if not is_batched_at(x, level) or others:
         return _loop(op, vals, lv)

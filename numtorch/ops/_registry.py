@@ -16,6 +16,7 @@ from typing import Callable
 
 from .._ops import OpOverload, register_overload
 from .._schema import parse_schema
+from .._tensor import Tensor
 from ._wide_uint import guard as uint_guard
 
 OPS: dict[str, OpOverload] = {}
@@ -148,12 +149,26 @@ def saved_property(t, name: str):
     """What a saved ``<arg>_sym_sizes`` / ``<arg>_options`` keeps of tensor ``t`` (of each
     tensor of a list: block_diag_backward's sizes)."""
     if t.__class__ is list or t.__class__ is tuple:
+        if name.endswith(SIZES):  # a formula only reads them: a plain tensor's array shape will do
+            return [x._data.shape if x.__class__ is Tensor else x.shape for x in t]
         return [saved_property(x, name) for x in t]
     return t.shape if name.endswith(SIZES) else (t.dtype, t.device)
 
 
+_SAVED_INDEX: dict = {}  # (id(args), name) -> (args, index): the generic recorder asks per call
+
+
 def saved_index(args, name: str) -> int:
     """The schema position of a saved name: an argument, or the one its property names."""
+    hit = _SAVED_INDEX.get((id(args), name))
+    if hit is not None and hit[0] is args:
+        return hit[1]
+    i = _saved_index(args, name)
+    _SAVED_INDEX[(id(args), name)] = (args, i)
+    return i
+
+
+def _saved_index(args, name: str) -> int:
     for i, a in enumerate(args):
         if a.name == name:
             return i

@@ -7,6 +7,7 @@ from __future__ import annotations
 from ... import _dtype as D
 from ..._dispatch import dispatch
 from ..._ops import ops as _ops
+from ..._tensor import _make
 from .._pointwise import Pointwise, _cname, defpointwise
 from .._registry import defop, public
 from . import _prelu_grad, prelu_rows, unpool_node
@@ -109,7 +110,7 @@ rrelu = defop(
 
 
 # ---- channel shuffle ---------------------------------------------------------------------------------------
-def _channel_shuffle(self, groups):
+def _channel_shuffle_check(self, groups):
     if self.dim() <= 2:
         raise RuntimeError(
             f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(self.shape)}"
@@ -118,17 +119,42 @@ def _channel_shuffle(self, groups):
         raise RuntimeError(
             f"Number of groups to divide channels in must be positive. Value of groups:{groups}"
         )
-    n, c, rest = self.shape[0], self.shape[1], list(self.shape[2:])
+    c = self.shape[1]
     if c % groups:
         raise RuntimeError(
             f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups."
         )
+
+
+def _channel_shuffle(self, groups):
+    _channel_shuffle_check(self, groups)
+    n, c, rest = self.shape[0], self.shape[1], list(self.shape[2:])
     x = self.reshape([n, groups, c // groups] + rest).transpose(1, 2)
     return x.reshape([n, c] + rest)
 
 
+# Note [channel_shuffle's own node]
+# ATen's channel_shuffle is CompositeExplicitAutograd over its CPU kernel, with derivatives.yaml's
+# ``channel_shuffle(grad, grad.size(1) / groups)`` (ChannelShuffleBackward0: the inverse
+# shuffle). Recording the decomposition instead built four nodes (view, transpose, clone,
+# unsafe view) and ran their four backwards. The CPU kernel is the decomposition's copy (C
+# order) for every groups, 1 and C included, as PyTorch's kernel copies; native_channel_shuffle
+# stays the decomposition (math_channel_shuffle), and other devices run it below autograd.
+def _channel_shuffle_cpu(self, groups):
+    _channel_shuffle_check(self, groups)
+    a = self._data
+    c = a.shape[1]
+    y = a.reshape((a.shape[0], groups, c // groups) + a.shape[2:]).swapaxes(1, 2)
+    return _make(y.copy(order="C").reshape(a.shape), self._dtype)
+
+
 channel_shuffle = defop(
-    "channel_shuffle(Tensor self, SymInt groups) -> Tensor", composite=_channel_shuffle
+    "channel_shuffle(Tensor self, SymInt groups) -> Tensor",
+    cpu=_channel_shuffle_cpu,
+    any_device=_channel_shuffle,
+    backward={
+        "self": lambda grad, groups: dispatch(channel_shuffle, [grad, grad.shape[1] // groups])
+    },
 )
 native_channel_shuffle = defop(
     "native_channel_shuffle(Tensor self, SymInt groups) -> Tensor", composite=_channel_shuffle

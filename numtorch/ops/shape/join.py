@@ -12,10 +12,9 @@ from ..._tensor import Tensor, _make, _wrap_dim
 from .._pointwise import _broadcast, _cname
 from .._registry import defop, public
 from . import join_fast as _jf
-from .copy import write_out, zeros_like_tensor
+from . import join_grad as _jg
+from .copy import write_out
 from .core import _c, _int, _sh, expand, reshape, unsqueeze, view
-from .views import select as _select
-from .views import slice as _slice
 
 
 # ---- cat / stack ---------------------------------------------------------------------------------
@@ -122,23 +121,8 @@ def _cat_out_cpu(tensors, dim, out):
     return write_out(out, r._data)
 
 
-def _cat_grad(grad, tensors, dim):
-    valid = [x for x in tensors if not _legacy_empty(x)]
-    d = _wrap_dim(dim, valid[0].ndim) if valid else 0
-    out, start = [], 0
-    for x in tensors:
-        if _legacy_empty(x):
-            out.append(zeros_like_tensor(x))
-            continue
-        n = x.shape[d]
-        g = _c(_slice, grad, d, start, start + n, 1)
-        out.append(g if g.dtype is x.dtype else g.to(x.dtype))
-        start += n
-    return out
-
-
 cat = defop(
-    "cat(Tensor[] tensors, int dim=0) -> Tensor", cpu=_cat_cpu, backward={"tensors": _cat_grad}
+    "cat(Tensor[] tensors, int dim=0) -> Tensor", cpu=_cat_cpu, backward={"tensors": _jg.cat_grad}
 )
 cat_out = defop(
     "cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", cpu=_cat_out_cpu
@@ -188,7 +172,7 @@ def _stack_out(tensors, dim, out):
 
 
 stack = defop("stack(Tensor[] tensors, int dim=0) -> Tensor", cpu=_stack_cpu, any_device=_stack_any,
-              backward={"tensors": lambda grad, dim: [_c(_select, grad, dim, i) for i in range(grad.shape[dim])]})  # fmt: skip
+              backward={"tensors": _jg.stack_grad})  # fmt: skip
 stack_out = defop("stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", cpu=_stack_out,
                   any_device=_stack_out)  # fmt: skip
 
@@ -211,7 +195,10 @@ def _stack_family(name: str, prep, dim_of):
 
 
 def _col(x):
-    return _c(reshape, x, [x.numel(), 1]) if x.ndim <= 1 else x
+    # reshape(numel, 1) of a 0-d or 1-D tensor is always viewable: reshape's own view, without
+    # its composite's size inference and stride test
+    a = x._data
+    return _c(view, x, [a.size, 1]) if a.ndim <= 1 else x
 
 
 def _first_dim(parts):
