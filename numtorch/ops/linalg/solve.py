@@ -20,7 +20,7 @@ from .._quiet import IGNORE as _IGNORE
 from .._quiet import quiet as _quiet
 from .._quiet import restore as _restore
 from .._registry import defop, public
-from . import _det_grad
+from . import _decomp_grad, _det_grad
 from . import _fast_products as _fp
 from . import _np_lapack as _lapack
 from .core import LinAlgError, _bind, _cj, _mH, _op, broadcast_error, np_svd
@@ -339,6 +339,9 @@ def _solve_cpu(A, B, left=True):
 
 def _solve_backward(grad, A, B, left, result):
     vec = _vector_rhs(A, B)
+    fast = _decomp_grad.solve(grad, A, left, vec, result)  # Note [Decomposition derivatives in NumPy]
+    if fast is not None:
+        return fast
     d = -1 if left else -2
     g, x = (grad.unsqueeze(d), result.unsqueeze(d)) if vec else (grad, result)
     gb = dispatch(_SOLVE[0], [_mH(A), g, left])

@@ -63,6 +63,12 @@ _CASES = {
     "svd_u_only_tall": (lambda x: (numtorch.linalg.svd(x)[0][..., :2] ** 2,), (2, 4, 2)),
     "svd_vh_only_wide": (lambda x: (numtorch.linalg.svd(x, False)[2] ** 2,), (3, 5)),
     "svd_s_only": (lambda x: (numtorch.linalg.svd(x)[1],), (2, 3)),
+    "solve": (lambda x: (numtorch.linalg.solve(_spd(x), x),), (3, 3)),
+    "solve_vector_batch": (lambda x: (numtorch.linalg.solve(_spd(x), x[..., 0]),), (2, 3, 3)),
+    "solve_right_broadcast": (
+        lambda x: (numtorch.linalg.solve(_spd(x[0]), x[:, :2], left=False),),
+        (2, 3, 3),
+    ),
     "torch_svd": (lambda x: (numtorch.svd(x)[0] ** 2, numtorch.svd(x)[2] ** 2), (2, 3, 2)),
 }
 
@@ -132,7 +138,7 @@ def test_errors_come_before_the_numpy_formula(hits):
 
 
 @pytest.mark.parametrize("name", ["cholesky_upper_batch", "qr_wide", "qr_tall_batch", "eigh",
-                                  "svd_wide_batch", "svd_full_tall"])  # fmt: skip
+                                  "svd_wide_batch", "svd_full_tall", "solve_vector_batch"])  # fmt: skip
 def test_gradcheck_and_gradgradcheck(name):
     fn, shape = _CASES[name]
     x = numtorch.tensor(np.random.default_rng(3).standard_normal(shape), requires_grad=True)
