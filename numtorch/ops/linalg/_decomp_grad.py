@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._tensor import Tensor, _make
+from ..._tensor import Tensor
 from .._formula_np import plain, wrap
-from . import solve as _s  # solve.py imports this module: its functions are read at each call
 from ._contract import product
+from .solve import solve_arrays as _solve
 
 # Note [Decomposition derivatives in NumPy]
 # The derivatives of cholesky, qr, eigh and svd (Notes [Cholesky derivative], [QR derivative],
@@ -32,18 +32,7 @@ def _sw(a: np.ndarray) -> np.ndarray:
     return a.swapaxes(-1, -2)
 
 
-_isfinite, _all_true, _where = np.isfinite, np.logical_and.reduce, np.where
-
-
-def _solve(a: np.ndarray, b: np.ndarray, left: bool, like: Tensor) -> np.ndarray:
-    # linalg_solve's kernel; its small finite route (Note [Small batched inverse]) called as the
-    # kernel calls it, without the checks a formula's operands pass (~4 of its ~9 us)
-    if a.shape[:-2] == b.shape[:-2] and a.shape[-1] <= 4 and _all_true(_isfinite(a), axis=None):
-        x = _s._solve_small(a, b) if left else _s._solve_small(_sw(a), _sw(b))
-        if x is not None:
-            return _c(x if left else _sw(x))
-    dt = like._dtype
-    return _s._solve_cpu(_make(a, dt), _make(b, dt), left)._data
+_where = np.where
 
 
 _TRI: dict = {}
@@ -175,17 +164,3 @@ def svd(grads, full_matrices: bool, results) -> Tensor | None:
         ga = product(_c(ga), va) + sgv - product(product(sgv, _sw(va)), va)
         return wrap(product(ua, _c(ga)), u)
     return wrap(product(ua, product(_c(ga), va)), u)
-
-
-def solve(grad: Tensor, A: Tensor, left: bool, vec: bool, result: Tensor):
-    """_solve_backward on the arrays (gA, gB), or None."""
-    if not plain(grad, A, result) or grad._dtype is not A._dtype or result._dtype is not A._dtype:
-        return None
-    g, x = grad._data, result._data
-    if vec:
-        g, x = (g[..., None], x[..., None]) if left else (g[..., None, :], x[..., None, :])
-    gb = _solve(_sw(A._data), g, left, A)
-    ga = -(product(gb, _sw(x)) if left else product(_sw(x), gb))
-    if vec:
-        gb = gb[..., 0] if left else gb[..., 0, :]
-    return wrap(ga, A), wrap(gb, A)

@@ -10,7 +10,10 @@ import pytest
 import numtorch
 from numtorch.autograd import gradcheck, gradgradcheck
 from numtorch.ops.linalg import _decomp_grad
+from numtorch.ops.linalg import solve as _solve_module
 from tests.autograd._spy import OpLog
+
+_MODULES = (_decomp_grad, _solve_module)  # solve's formula lives beside its op
 
 
 @pytest.fixture
@@ -23,7 +26,8 @@ def hits(monkeypatch):
         seen.append(a.shape)
         return real(a, like)
 
-    monkeypatch.setattr(_decomp_grad, "wrap", counted)
+    for module in _MODULES:
+        monkeypatch.setattr(module, "wrap", counted)
     return seen
 
 
@@ -96,7 +100,8 @@ def test_numpy_formula_matches_the_ops(name, dtype, weighted, hits, monkeypatch)
     a = np.random.default_rng(1).standard_normal(_CASES[name][1])
     got = _grad(name, a, dtype, 2, weighted)
     assert hits, "the NumPy formula was not taken"
-    monkeypatch.setattr(_decomp_grad, "plain", lambda *t, **k: False)
+    for module in _MODULES:
+        monkeypatch.setattr(module, "plain", lambda *t, **k: False)
     ref = _grad(name, a, dtype, 2, weighted)
     assert got.dtype == ref.dtype and got.stride() == ref.stride()
     np.testing.assert_array_equal(got.numpy(), ref.numpy())
