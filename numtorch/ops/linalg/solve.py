@@ -419,6 +419,9 @@ def _svdvals_cpu(A, driver=None):
 
 def _svdvals_backward(grad, A):
     # dS = U^H dA V, so dA = U diag(g) V^H (U and V are constants here: first order only)
+    if plain(grad, A) and grad._dtype is A._dtype:  # Note [Decomposition derivatives in NumPy]
+        u, _, vh = np_svd(A._data.astype(A._dtype.np), full_matrices=False)  # _svd's kernel
+        return wrap(product(np.ascontiguousarray(u * grad._data[..., None, :]), vh), A)
     u, _, vh = dispatch(_svd, [A.detach(), False, True, None])
     return (u * grad.unsqueeze(-2)).matmul(vh)
 

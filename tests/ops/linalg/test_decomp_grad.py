@@ -73,6 +73,7 @@ _CASES = {
         lambda x: (numtorch.linalg.solve(_spd(x[0]), x[:, :2], left=False),),
         (2, 3, 3),
     ),
+    "svdvals": (lambda x: (numtorch.linalg.svdvals(x),), (2, 3, 4)),
     "torch_svd": (lambda x: (numtorch.svd(x)[0] ** 2, numtorch.svd(x)[2] ** 2), (2, 3, 2)),
 }
 
