@@ -166,3 +166,21 @@ def svd(grads, full_matrices: bool, results) -> Tensor | None:
         ga = product(_c(ga), va) + sgv - product(product(sgv, _sw(va)), va)
         return wrap(product(ua, _c(ga)), u)
     return wrap(product(ua, product(_c(ga), va)), u)
+
+
+def pinv(grad: Tensor, pinva: Tensor, a: Tensor) -> Tensor | None:
+    """_pinv_backward (real) on the arrays, or None."""
+    if not plain(grad, pinva, a) or grad._dtype is not a._dtype or pinva._dtype is not a._dtype:
+        return None
+    p, x = pinva._data, a._data
+    m, n = x.shape[-2], x.shape[-1]
+    ph, gh = _sw(p), _sw(grad._data)
+    if m <= n:
+        kk = product(gh, p)
+        kp = product(kk, ph)
+        r = -_sw(product(p, kk)) + kp - product(product(x, p), kp)
+        return wrap(r + product(product(ph, p), _c(gh - product(kk, x))), a)
+    kk = product(p, gh)
+    pk = product(ph, kk)
+    r = -_sw(product(kk, p)) + product(product(_c(gh - product(x, kk)), p), ph) + pk
+    return wrap(r - product(product(pk, p), x), a)

@@ -580,6 +580,9 @@ def _lstsq_batch(a: np.ndarray, b: np.ndarray, rcond: float) -> tuple:
 
 def _pinv_backward(grad, pinva, a):
     # PyTorch's pinv_backward (the products arranged for the smaller dimension)
+    fast = _dg.pinv(grad, pinva, a)  # Note [Decomposition derivatives in NumPy]
+    if fast is not None:
+        return fast
     m, n = a.shape[-2], a.shape[-1]
     pinvah, gradh = _mH(pinva), _mH(grad)
     if m <= n:

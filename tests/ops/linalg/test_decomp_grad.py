@@ -74,6 +74,9 @@ _CASES = {
         (2, 3, 3),
     ),
     "svdvals": (lambda x: (numtorch.linalg.svdvals(x),), (2, 3, 4)),
+    "pinv_wide": (lambda x: (numtorch.linalg.pinv(x),), (2, 4)),
+    "pinv_tall_batch": (lambda x: (numtorch.linalg.pinv(x),), (2, 4, 3)),
+    "lstsq": (lambda x: (numtorch.linalg.lstsq(x, x[..., :2]).solution,), (2, 4, 3)),
     "torch_svd": (lambda x: (numtorch.svd(x)[0] ** 2, numtorch.svd(x)[2] ** 2), (2, 3, 2)),
 }
 
@@ -144,7 +147,7 @@ def test_errors_come_before_the_numpy_formula(hits):
 
 
 @pytest.mark.parametrize("name", ["cholesky_upper_batch", "qr_wide", "qr_tall_batch", "eigh",
-                                  "svd_wide_batch", "svd_full_tall", "solve_vector_batch"])  # fmt: skip
+                                  "svd_wide_batch", "svd_full_tall", "solve_vector_batch", "pinv_wide"])  # fmt: skip
 def test_gradcheck_and_gradgradcheck(name):
     fn, shape = _CASES[name]
     x = numtorch.tensor(np.random.default_rng(3).standard_normal(shape), requires_grad=True)
