@@ -154,3 +154,25 @@ def test_gradcheck_and_gradgradcheck(name):
     loss = lambda t: sum((o * o).sum() for o in fn(t))  # noqa: E731
     assert gradcheck(loss, (x,))
     assert gradgradcheck(loss, (x,))
+
+
+def test_a_kernel_registered_over_solve_is_called_by_the_formulas(hits):
+    # Note [Fast calls under kernel overrides]: plain() declines, so the ops (and the kernel) run
+    seen = []
+    lib = numtorch.library.Library("aten", "IMPL")
+
+    def kernel(A, B, left=True):
+        seen.append(tuple(B.shape))
+        return numtorch.zeros(B.shape, dtype=B.dtype)
+
+    lib.impl("linalg_solve", kernel, "CPU")
+    try:
+        a = numtorch.randn(3, 3, dtype=numtorch.float64, requires_grad=True)
+        numtorch.linalg.cholesky(_spd(a)).sum().backward()
+        numtorch.linalg.qr(a)[0].sum().backward()
+    finally:
+        lib._destroy()
+    assert len(seen) == 4 and not hits
+    b = numtorch.randn(3, 3, dtype=numtorch.float64, requires_grad=True)
+    numtorch.linalg.cholesky(_spd(b)).sum().backward()
+    assert hits and len(seen) == 4  # the NumPy formula is back once the kernel is removed
