@@ -18,6 +18,7 @@ from ..._api import _OVERRIDES
 from ..._dispatch import dispatch
 from ..._tensor import Tensor, _make
 from . import _block_diag as _bd
+from . import _decomp_grad as _dg
 from . import _fast_small as _fs
 from ._cdist_grad import cdist_backward
 from ._fast_cdist import arrays as _cdist_arrays
@@ -126,6 +127,9 @@ def _cholesky_backward(grad, upper, result):
     # Note [Cholesky derivative]: PyTorch's cholesky_backward. With phi = L^H gL, gA is
     # L^{-H} sym(phi) L^{-1}, sym() keeping the lower triangle with the diagonal halved and
     # mirroring it: a Hermitian gradient (the input is taken as Hermitian, only one triangle read).
+    fast = _dg.cholesky(grad, upper, result)  # Note [Decomposition derivatives in NumPy]
+    if fast is not None:
+        return fast
     low, gl = (_mH(result), _mH(grad)) if upper else (result, grad)
     phi = _mH(low).matmul(gl).tril()
     phi = 0.5 * (phi + _mH(phi.tril(-1)))
@@ -205,6 +209,9 @@ def _eigh_backward(grads, results):
     # gA = V (diag(gL) + skew(V^H gV) / E) V^H, E_ij = L_j - L_i (diagonal set to 1). Eigenvectors
     # are defined up to a phase (a sign when real): the loss must not depend on it, and the
     # formula is valid for distinct eigenvalues only (E has zeros otherwise).
+    fast = _dg.eigh(grads, results)  # Note [Decomposition derivatives in NumPy]
+    if fast is not None:
+        return fast
     gl, gv = grads
     lam, v = results
     if gv is None:  # eigvalsh: PyTorch's V diag(gL) V^H, as (V * gL) @ V^H
@@ -284,6 +291,9 @@ def _svd_backward(grads, full_matrices, results):
     # first k = min(m, n) columns of U and rows of Vh, as derivatives.yaml does). Valid for
     # distinct nonzero singular values; singular vectors are defined up to a sign (a phase when
     # complex), so the loss must be invariant to (u_i, v_i) -> (-u_i, -v_i).
+    fast = _dg.svd(grads, full_matrices, results)  # Note [Decomposition derivatives in NumPy]
+    if fast is not None:
+        return fast
     gu, gs, gvh = grads
     u, s, vh = results
     k = s.shape[-1]
@@ -570,6 +580,9 @@ def _lstsq_batch(a: np.ndarray, b: np.ndarray, rcond: float) -> tuple:
 
 def _pinv_backward(grad, pinva, a):
     # PyTorch's pinv_backward (the products arranged for the smaller dimension)
+    fast = _dg.pinv(grad, pinva, a)  # Note [Decomposition derivatives in NumPy]
+    if fast is not None:
+        return fast
     m, n = a.shape[-2], a.shape[-1]
     pinvah, gradh = _mH(pinva), _mH(grad)
     if m <= n:

@@ -12,6 +12,7 @@ from .._quiet import quiet as _quiet
 from .._quiet import restore as _restore
 from .._registry import defop, public
 from ..shape.join import cat
+from . import _decomp_grad as _dg
 from . import _np_lapack as _lapack
 from .core import _mH
 from .solve import _SOLVE, _floating
@@ -121,6 +122,9 @@ def _qr_backward(grads, A, mode, results):
         raise RuntimeError(
             "The QR decomposition is not differentiable when mode='complete' and nrows > ncols."
         )
+    fast = _dg.qr(grads, A, results)  # Note [Decomposition derivatives in NumPy]
+    if fast is not None:
+        return fast
     gq = grads[0] if grads[0] is not None else q.new_zeros(q.shape)
     gr = grads[1] if grads[1] is not None else r.new_zeros(r.shape)
     if m >= n:
