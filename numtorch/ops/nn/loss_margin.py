@@ -15,6 +15,7 @@ from ..._dispatch import dispatch
 from ..._ops import ops as _ops
 from ...autograd.grad_mode import no_grad
 from .._registry import defop, public
+from .gaussian_nll_fast import clamp_clone, var_negative
 from .layers import pairwise_distance
 from .loss import forbid_grad
 from .loss_multimargin import multi_margin_loss, multilabel_margin_loss
@@ -138,8 +139,12 @@ def _f_gaussian(input, target, var, full, eps, reduction):
         if var < 0:
             raise ValueError("var has negative entry/entries")
         var = input.new_ones(input.shape) * var
-    elif not var.is_meta and bool((var < 0).any()):
-        raise ValueError("var has negative entry/entries")
+    elif not var.is_meta:
+        neg = var_negative(var)  # Note [Gaussian NLL's check and clamp]
+        if neg is None:
+            neg = bool((var < 0).any())
+        if neg:
+            raise ValueError("var has negative entry/entries")
     if var.size() != input.size():
         if input.size()[:-1] == var.size():
             var = var.unsqueeze(-1)
@@ -151,8 +156,9 @@ def _f_gaussian(input, target, var, full, eps, reduction):
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
     var = var.clone()
-    with no_grad():
-        var.clamp_(min=eps)
+    if not clamp_clone(var, eps):
+        with no_grad():
+            var.clamp_(min=eps)
     loss = (var.log() + (input - target) ** 2 / var) * 0.5
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)

@@ -41,6 +41,8 @@ _PLANS: dict = {}  # (shape, dim, keepdim, comb name, dtype) -> _plan's tuple
 _nd = np.ndarray
 _PT = PARALLEL_THRESHOLD
 COUNT = [0]  # calls that took the fast route (tests)
+# norm's CPU function's calls that took it (Note [The recorded norm takes the fast call's kernel])
+BODY_COUNT = [0]
 
 
 def _plan(key, shape: tuple, dim, keepdim: bool, comb, swap: bool, dt):
@@ -72,7 +74,7 @@ def _plan(key, shape: tuple, dim, keepdim: bool, comb, swap: bool, dt):
     return plan
 
 
-def _run(a, dt, comb, dim, keepdim, swap):
+def _run(a, dt, comb, dim, keepdim, swap, count=COUNT):
     # ``comb`` over ``dim`` of a non-empty C-contiguous aligned float32/float64 ndarray, as fold
     # runs it; ``dim`` an int or a tuple of ints; None where the body must run
     key = (a.shape, dim, keepdim, comb.name, dt)  # the name: a frozen dataclass hashes its fields
@@ -88,11 +90,11 @@ def _run(a, dt, comb, dim, keepdim, swap):
         k(flat, r, outer, R)
     else:
         k(flat, r, outer, R, inner, min(inner, 1024))
-    COUNT[0] += 1
+    count[0] += 1
     return r.reshape(shape)
 
 
-def vnorm(x, p, dim, keepdim):
+def vnorm(x, p, dim, keepdim, count=COUNT):
     """The ndarray aten.norm.ScalarOpt_dim(x, p, dim, keepdim) gives a plain float32/float64 ``x``,
     or None where the body must run (Note [Norm fast calls])."""
     a = x._data
@@ -116,7 +118,7 @@ def vnorm(x, p, dim, keepdim):
     f = a.flags
     if comb is None or not (f.c_contiguous and f.aligned and a.size):
         return None
-    return _run(a, dt, comb, dim, keepdim, p != 0)
+    return _run(a, dt, comb, dim, keepdim, p != 0, count)
 
 
 def _plain(x) -> bool:
