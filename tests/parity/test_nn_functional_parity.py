@@ -378,3 +378,15 @@ def test_int64_avg_pool_truncates_like_cpp():
         assert F.avg_pool1d(numtorch.tensor(x), **kw).tolist() == TF.avg_pool1d(torch.tensor(x), **kw).tolist()
     got = F.avg_pool2d(numtorch.tensor(x), (1, 3), divisor_override=2)
     assert got.tolist() == TF.avg_pool2d(torch.tensor(x), (1, 3), divisor_override=2).tolist()
+
+
+def test_cosine_similarity_gradient_below_eps_matches_torch():
+    a, b = [[1e-9, 0.0, 0.0], [1.0, 2.0, 3.0]], [[1.0, 2.0, 3.0], [3.0, 1.0, 2.0]]
+    grads = []
+    for lib in (numtorch, torch):
+        x = lib.tensor(a, dtype=lib.float64, requires_grad=True)
+        y = lib.tensor(b, dtype=lib.float64, requires_grad=True)
+        lib.nn.functional.cosine_similarity(x, y).sum().backward()
+        grads.append((x.grad.numpy(), y.grad.numpy()))
+    for g, w in zip(*grads, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-12)

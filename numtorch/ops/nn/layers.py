@@ -449,8 +449,13 @@ def _cosine_similarity(x1, x2, dim, eps):
     x1, x2 = (x if x.dtype.category == D._FLOAT else x.to(common) for x in (x1, x2))
     # broadcast before normalising: a size-1 ``dim`` in one input must not be normalised on its own
     x1, x2 = aten.broadcast_tensors.default([x1, x2])
-    n1 = x1.norm(2, dim, keepdim=True).clamp_min(eps)
-    n2 = x2.norm(2, dim, keepdim=True).clamp_min(eps)
+    # PyTorch clamps clones of the norms in place under no_grad: the gradient flows through the
+    # clamp (a norm below eps gets one), and a mode sees linalg_vector_norm, clone, clamp_min_
+    n1 = aten.linalg_vector_norm.default(x1, 2, [dim], True).clone()
+    n2 = aten.linalg_vector_norm.default(x2, 2, [dim], True).clone()
+    with no_grad():
+        n1.clamp_min_(eps)
+        n2.clamp_min_(eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
