@@ -46,3 +46,18 @@ def test_empty_inputs_and_supported_ops_still_run():
     assert nt.sort(_u(3)).values.dtype is U16 and nt.cumsum(_u(3), 0).tolist() == [1, 2, 3]
     assert nt.zeros(2, 2, dtype=U16).fill_diagonal_(1).tolist() == [[1, 0], [0, 1]]
     assert nt.maximum(nt.ones(2, dtype=nt.int64), nt.zeros(2, dtype=nt.int64)).tolist() == [1, 1]
+
+
+@pytest.mark.parametrize("dtype", [nt.uint16, nt.uint32, nt.uint64])
+def test_channel_shuffle_refuses_wide_unsigned_after_its_shape_checks(dtype):
+    name = {nt.uint16: "UInt16", nt.uint32: "UInt32", nt.uint64: "UInt64"}[dtype]
+    x = nt.ones(1, 4, 2, dtype=dtype)
+    for f in (nt.channel_shuffle, nt.native_channel_shuffle, nt.nn.functional.channel_shuffle):
+        with pytest.raises(NotImplementedError, match=f"^\"channel_shuffle\" not implemented for '{name}'$"):
+            f(x, 2)
+        with pytest.raises(RuntimeError, match="expects input with > 2 dims"):
+            f(nt.ones(4, 2, dtype=dtype), 2)  # the shape check first, as PyTorch
+        with pytest.raises(RuntimeError, match="must be divisible by groups"):
+            f(x, 3)
+        assert f(nt.ones(0, 4, 2, dtype=dtype), 2).shape == (0, 4, 2)  # the kernel never runs
+    assert nt.channel_shuffle(nt.arange(4, dtype=nt.uint8).view(1, 4, 1), 2).flatten().tolist() == [0, 2, 1, 3]

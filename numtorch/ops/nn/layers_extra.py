@@ -110,6 +110,12 @@ rrelu = defop(
 
 
 # ---- channel shuffle ---------------------------------------------------------------------------------------
+def _channel_shuffle_dtype(self):
+    # after the shape checks, as PyTorch's CPU kernel, which an empty input never reaches
+    if self._dtype._rank > 10 and self._data.size:  # Note [Wide unsigned dtypes]
+        raise NotImplementedError(f"\"channel_shuffle\" not implemented for '{D._CXX_NAMES[self._dtype.name]}'")
+
+
 def _channel_shuffle_check(self, groups):
     if self.dim() <= 2:
         raise RuntimeError(
@@ -128,6 +134,8 @@ def _channel_shuffle_check(self, groups):
 
 def _channel_shuffle(self, groups):
     _channel_shuffle_check(self, groups)
+    if self.device.type == "cpu":
+        _channel_shuffle_dtype(self)
     n, c, rest = self.shape[0], self.shape[1], list(self.shape[2:])
     x = self.reshape([n, groups, c // groups] + rest).transpose(1, 2)
     return x.reshape([n, c] + rest)
@@ -142,6 +150,7 @@ def _channel_shuffle(self, groups):
 # stays the decomposition (math_channel_shuffle), and other devices run it below autograd.
 def _channel_shuffle_cpu(self, groups):
     _channel_shuffle_check(self, groups)
+    _channel_shuffle_dtype(self)
     a = self._data
     c = a.shape[1]
     y = a.reshape((a.shape[0], groups, c // groups) + a.shape[2:]).swapaxes(1, 2)
