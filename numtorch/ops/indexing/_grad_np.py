@@ -137,7 +137,7 @@ def _dim_index(grad: Tensor, dim, index: Tensor):
         return None
     d = dim % nd
     n = g.shape[d]
-    if i.size and K.first_out_of_range(i, -n, n) >= 0:
+    if i.size and _call(K, "first_out_of_range", (np.ascontiguousarray(i), -n, n)) >= 0:
         return None
     return d, i
 
@@ -157,8 +157,12 @@ def index_fill_zero(grad: Tensor, dim, index: Tensor) -> Tensor | None:
 def index_select_grad(grad: Tensor, dim, index: Tensor) -> Tensor | None:
     """index_copy's and index_add's source: index_select(grad, dim, index)."""
     p = _dim_index(grad, dim, index)
-    if p is None or (p[1].size and p[1].min() < 0):  # index_select refuses negative indices
-        return None
+    if p is None or (
+        p[1].size
+        and _call(K, "first_out_of_range", (np.ascontiguousarray(p[1]), 0, grad._data.shape[p[0]]))
+        >= 0
+    ):
+        return None  # index_select refuses negative indices
     return _make(np.take(grad._data, p[1], axis=p[0]), grad._dtype)
 
 
@@ -168,8 +172,8 @@ def _flat(grad: Tensor, n: int, index: Tensor) -> np.ndarray | None:
     if not (index.__class__ is Tensor and index._device is CPU and i.dtype == _I64 and i.size and n
             and plain(grad)):  # fmt: skip
         return None
-    f = i.reshape(-1)
-    return f if K.first_out_of_range(f, -n, n) < 0 else None
+    f = np.ascontiguousarray(i).reshape(-1)
+    return f if _call(K, "first_out_of_range", (f, -n, n)) < 0 else None
 
 
 def take_self(grad: Tensor, shape: tuple, index: Tensor) -> Tensor | None:

@@ -1,10 +1,12 @@
-"""The out-of-place CPU kernels of gather, take_along_dim, scatter (src), scatter_add,
-scatter_reduce, index_put, index_add/index_copy/index_fill, put, take and masked_scatter try
-their binding fast call's core first (Note [Kernels try the fast cores])."""
+"""The out-of-place CPU kernels of gather, take_along_dim, scatter, scatter_add, scatter_reduce,
+index_put, index_add/index_copy/index_fill, put, take, masked_fill and masked_scatter try their
+binding fast call's core first (Note [Kernels try the fast cores])."""
 
 from __future__ import annotations
 
+from ..._tensor import Tensor
 from .core import index_put_op
+from .fast_fill import _masked_fill, _scatter_number
 from .fast_index import (
     _gather,
     _index_add,
@@ -19,7 +21,7 @@ from .fast_index import (
     _take,
     _take_along_dim,
 )
-from .masked import masked_scatter, put, take, take_along_dim
+from .masked import masked_fill, masked_fill_t, masked_scatter, put, take, take_along_dim
 from .scatter import (
     gather,
     index_add,
@@ -28,6 +30,7 @@ from .scatter import (
     scatter_add,
     scatter_reduce,
     scatter_src,
+    scatter_value,
 )
 
 # Note [Kernels try the fast cores]
@@ -35,17 +38,23 @@ from .scatter import (
 # op's CPU kernel through the autograd recorder, which runs the kernel with grad mode off. That
 # kernel was the body: index_put's walks the indices' expansion, layout, bounds and offsets
 # (~15 us on a small call), take_along_dim's ~11 us, gather's ~5, where the fast call's core
-# (Note [Indexing fast calls]) computes the same result bit for bit in 1-2 us for every call it
-# takes. So the kernels of the out-of-place ops call that core first; it declines (None)
-# wherever it does at the binding (a mode or autocast region, a wide unsigned dtype, a shape,
-# dtype, layout or index it does not take, anything that would raise), and then the body runs
-# as before. Nothing observable changes: a dispatch mode sees the same aten op (the kernel is
-# below it), a kernel registered over the op replaces this one (Note [Fast calls under kernel
-# overrides]), and the result is the body's. tests/ops/indexing/test_kernel_first_perf20c.py.
+# (Note [Indexing fast calls], Note [Number fill fast routes]) computes the same result bit for
+# bit in 1-2 us for every call it takes. So the out-of-place kernels, called with an operand
+# that requires grad (a recording call; other calls reach the kernel only where the binding's
+# core declined already, or from tests that compare the core with the body, which must keep
+# running the body), call that core first. It declines (None) wherever it does at the binding
+# (a mode or autocast region, a wide unsigned dtype, a shape, dtype, layout or index it does
+# not take, anything that would raise), and then the body runs as before. Nothing observable
+# changes: a dispatch mode sees the same aten op (the kernel is below it), a kernel registered
+# over the op replaces this one (Note [Fast calls under kernel overrides]), and the result is
+# the body's. tests/ops/indexing/test_kernel_first_perf20c.py.
 _CORES = (
     (gather, _gather),
     (take_along_dim, _take_along_dim),
     (scatter_src, _scatter),
+    (scatter_value, _scatter_number),
+    (masked_fill, _masked_fill),
+    (masked_fill_t, _masked_fill),
     (scatter_add, _scatter_add),
     (scatter_reduce, _scatter_reduce),
     (index_put_op, _index_put),
@@ -60,8 +69,11 @@ _CORES = (
 
 def _first(fast, body):
     def cpu(*vals):
-        r = fast(*vals)
-        return body(*vals) if r is None else r
+        for v in vals:
+            if isinstance(v, Tensor) and v._rg:  # a recording call: the core, if it takes it
+                r = fast(*vals)
+                return body(*vals) if r is None else r
+        return body(*vals)
 
     cpu.body = body
     return cpu

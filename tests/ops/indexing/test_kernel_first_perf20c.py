@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import numtorch as torch
-from numtorch.ops.indexing import core, fast_index, kernel_first, masked, scatter
+from numtorch.ops.indexing import core, fast_fill, fast_index, kernel_first, masked, scatter
 from numtorch.utils._python_dispatch import TorchDispatchMode
 
 
@@ -41,6 +41,9 @@ CASES = {
     "put": (masked.put, "_put", lambda x, y: torch.put(x, _i(0, -1, 5), y[0, :3])),
     "put_accumulate": (masked.put, "_put", lambda x, y: x.put(_i(0, 0, -12), y[0, :3], accumulate=True)),
     "take": (masked.take, "_take", lambda x, y: torch.take(x, torch.tensor([[0, 11], [-1, 0]]))),
+    "scatter_value": (scatter.scatter_value, "_scatter_number", lambda x, y: x.scatter(1, _IDX, 3)),
+    "masked_fill": (masked.masked_fill, "_masked_fill", lambda x, y: torch.masked_fill(x, _MASK, -2)),
+    "masked_fill_tensor": (masked.masked_fill_t, "_masked_fill", lambda x, y: x.masked_fill(_MASK, y[0, 0])),
     "masked_scatter": (masked.masked_scatter, "_masked_scatter", lambda x, y: torch.masked_scatter(x, _MASK, y)),
 }  # fmt: skip
 
@@ -105,7 +108,8 @@ def test_recording_call_takes_the_core_with_the_body_result(name, dtype, spied):
         got = call(xr, yr)
     if grad:
         assert got.grad_fn is not None
-        assert core_name in [n for n, _ in spied], spied
+        if dtype is not torch.bfloat16:  # (bfloat16 reaches the kernel as float32, not recording)
+            assert core_name in [n for n, _ in spied], spied
         if dtype in (torch.float32, torch.float64):
             assert (core_name, True) in spied, spied  # taken, not declined
     assert got.dtype == want.dtype and got.shape == want.shape and got.stride() == want.stride()
@@ -206,7 +210,7 @@ def test_a_kernel_registered_over_the_op_is_called_when_recording():
 def test_every_kernel_is_wrapped_once():
     for op, fast in kernel_first._CORES:
         assert op.impls["cpu"].body is not None
-        assert getattr(fast_index, fast.__name__) is fast  # the cores themselves
+        assert fast.__module__ in (fast_index.__name__, fast_fill.__name__)  # the cores themselves
     kernel_first.install()  # a second install leaves the wrappers as they are
     for op, _ in kernel_first._CORES:
         assert getattr(op.impls["cpu"].body, "body", None) is None
