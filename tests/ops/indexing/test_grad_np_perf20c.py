@@ -218,12 +218,20 @@ def test_zero_d_empty_and_other_indices_match_the_ops(name):
             _same(a, b, name)
 
 
-def test_large_gradients_run_the_ops(count):
+def test_large_masked_gradients_run_the_ops_and_large_gathers_take_the_route(count):
     x = torch.randn(100, 100, requires_grad=True)
-    idx = torch.randint(0, 100, (100, 90))
-    torch.gather(x, 1, idx).sum().backward()
     torch.where(x > 0, x, x * 2).sum().backward()
-    assert not count
+    torch.masked_fill(x, x > 0, 1.0).sum().backward()
+    assert not count  # plain()'s SMALL bound
+    idx = torch.randint(-100, 100, (100, 90))
+    for fn in (lambda t: torch.gather(t, 1, idx % 100), lambda t: torch.take_along_dim(t, idx, 1),
+               lambda t: torch.scatter(t, 1, idx % 100, 2.0)):  # fmt: skip
+        g = torch.randn(*fn(x).shape)
+        want = torch.autograd.grad(fn(x), [x], g, create_graph=True)[0]
+        count.clear()
+        got = torch.autograd.grad(fn(x), [x], g)[0]
+        assert count
+        _same(got, want, "large")
 
 
 def test_a_mode_sees_the_ops():
