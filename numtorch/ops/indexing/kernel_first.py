@@ -4,6 +4,7 @@ binding fast call's core first (Note [Kernels try the fast cores])."""
 
 from __future__ import annotations
 
+from ..._api import _OVERRIDES
 from ..._tensor import Tensor
 from .core import index_put_op
 from .fast_fill import _masked_fill, _scatter_number
@@ -46,8 +47,9 @@ from .scatter import (
 # (a mode or autocast region, a wide unsigned dtype, a shape, dtype, layout or index it does
 # not take, anything that would raise), and then the body runs as before. Nothing observable
 # changes: a dispatch mode sees the same aten op (the kernel is below it), a kernel registered
-# over the op replaces this one (Note [Fast calls under kernel overrides]), and the result is
-# the body's. tests/ops/indexing/test_kernel_first_perf20c.py.
+# over the op replaces this one, and while any aten kernel is registered the body runs (Note
+# [Fast calls under kernel overrides]); the result is the body's.
+# tests/ops/indexing/test_kernel_first_perf20c.py.
 _CORES = (
     (gather, _gather),
     (take_along_dim, _take_along_dim),
@@ -69,8 +71,8 @@ _CORES = (
 
 def _first(fast, body):
     def cpu(*vals):
-        for v in vals:
-            if isinstance(v, Tensor) and v._rg:  # a recording call: the core, if it takes it
+        for v in vals:  # a recording call, no kernel registered over any aten op: the core
+            if isinstance(v, Tensor) and v._rg and not _OVERRIDES[0]:
                 r = fast(*vals)
                 return body(*vals) if r is None else r
         return body(*vals)

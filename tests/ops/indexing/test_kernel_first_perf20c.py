@@ -207,6 +207,21 @@ def test_a_kernel_registered_over_the_op_is_called_when_recording():
     )
 
 
+def test_a_kernel_over_another_aten_op_leaves_the_bodies(spied):
+    x = torch.randn(3, 4, requires_grad=True)
+    lib = torch.library.Library("aten", "IMPL")
+    lib.impl("mm", lambda a, b: torch.zeros(a.shape[0], b.shape[1]), "CPU")
+    try:
+        r = torch.gather(x, 1, _IDX)
+    finally:
+        lib._destroy()
+    assert (
+        not spied and r.grad_fn is not None
+    )  # the body (Note [Fast calls under kernel overrides])
+    torch.gather(x, 1, _IDX)
+    assert spied == [("_gather", True)]
+
+
 def test_every_kernel_is_wrapped_once():
     for op, fast in kernel_first._CORES:
         assert op.impls["cpu"].body is not None
