@@ -32,6 +32,7 @@ from .core import (
     bind,
     parts,
 )
+from . import _grad_np as _gnp
 from .scatter import scatter_add
 from ..shape.inplace import checked_scalar
 
@@ -129,14 +130,35 @@ def _masked_scatter_backward_cpu(grad_output, mask, sizes):
     return _make(out.reshape(sizes), grad_output._dtype)
 
 
-_MASK0 = {"self": lambda grad, mask: _d(masked_fill, grad, mask, 0)}
+def _mask0_grad(grad, mask):  # Note [Indexing gradients in NumPy]: NumPy's route, else the op
+    r = _gnp.masked_zero(grad, mask)
+    return _d(masked_fill, grad, mask, 0) if r is None else r
+
+
+def _where_self_grad(grad, condition):
+    r = _gnp.where_grad(grad, condition, True)
+    return _d(where_so, condition, grad, 0) if r is None else r
+
+
+def _where_other_grad(grad, condition):
+    r = _gnp.where_grad(grad, condition, False)
+    return _d(where_ss, condition, 0, grad) if r is None else r
+
+
+def _masked_scatter_source_grad(grad, mask, source):
+    if _gnp.mask_of(grad, mask) is not None:  # the op's own kernel, not dispatched
+        return _masked_scatter_backward_cpu(grad, mask, list(source._data.shape))
+    return _d(masked_scatter_backward, grad, mask, list(source._data.shape))
+
+
+_MASK0 = {"self": _mask0_grad}
 masked_fill, masked_fill_, masked_fill_out = _trio("masked_fill", "Tensor mask, Scalar value", _masked_fill_impl,
                                                    _MASK0, "Scalar", "Scalar_out")  # fmt: skip
 masked_fill_t, masked_fill_t_, masked_fill_t_out = _trio(
     "masked_fill",
     "Tensor mask, Tensor value",
     _masked_fill_impl,
-    {**_MASK0, "value": lambda grad, mask: _d(where_so, mask, grad, 0).sum()},
+    {**_MASK0, "value": lambda grad, mask: _where_self_grad(grad, mask).sum()},
     "Tensor",
     "Tensor_out",
 )
@@ -159,9 +181,7 @@ masked_scatter, masked_scatter_, masked_scatter_out = _trio(
     _masked_scatter_impl,
     {
         **_MASK0,
-        "source": lambda grad, mask, source: _d(
-            masked_scatter_backward, grad, mask, list(source._data.shape)
-        ),
+        "source": _masked_scatter_source_grad,
     },
 )
 
@@ -197,8 +217,7 @@ def _nonzero_numpy_cpu(self):
     return [_t(a.astype(np.int64)) for a in np.nonzero(np.atleast_1d(self._data))]
 
 
-_WG = {"self": lambda grad, condition: _d(where_so, condition, grad, 0),
-       "other": lambda grad, condition: _d(where_ss, condition, 0, grad)}  # fmt: skip
+_WG = {"self": _where_self_grad, "other": _where_other_grad}
 where_self = defop(
     "where.self(Tensor condition, Tensor self, Tensor other) -> Tensor",
     cpu=_where_cpu,
@@ -360,6 +379,9 @@ def _take_along_dim_grad(grad, self, indices, dim):
     if dim is None:
         return _d(put, grad.new_zeros(self._data.shape), indices, grad, True)
     d, sshape, shape = _tad_shapes(self, indices, dim)
+    r = _gnp.gather_self(grad, sshape, d, indices, wrap=True)  # Note [Indexing gradients in NumPy]
+    if r is not None:
+        return r
     if plain(grad) and indices.__class__ is Tensor and indices._device is grad._device:
         # Note [Backward formulas in NumPy]: the same scatter_add of the broadcast indices
         i = list(np.ix_(*(np.arange(n) for n in shape)))
@@ -373,23 +395,27 @@ def _take_along_dim_grad(grad, self, indices, dim):
 
 
 def _put_source_grad(grad, index, source):
-    return _d(take, grad, index.reshape(source._data.shape))
+    r = _gnp.take_grad(grad, index, source._data.shape)
+    return _d(take, grad, index.reshape(source._data.shape)) if r is None else r
 
 
-_PUT_GRAD = {
-    "self": lambda grad, index, source, accumulate: (
-        grad if accumulate else _d(put, grad, index, grad.new_zeros(source._data.shape), False)
-    ),
-    "source": _put_source_grad,
-}
+def _put_self_grad(grad, index, source, accumulate):
+    if accumulate:
+        return grad
+    r = _gnp.put_zero(grad, index)
+    return _d(put, grad, index, grad.new_zeros(source._data.shape), False) if r is None else r
+
+
+def _take_grad(grad, self, index):
+    r = _gnp.take_self(grad, self._data.shape, index)
+    return _d(put, grad.new_zeros(self._data.shape), index, grad, True) if r is None else r
+
+
+_PUT_GRAD = {"self": _put_self_grad, "source": _put_source_grad}
 take = defop(
     "take(Tensor self, Tensor index) -> Tensor",
     cpu=_take_cpu,
-    backward={
-        "self": lambda grad, self, index: _d(
-            put, grad.new_zeros(self._data.shape), index, grad, True
-        )
-    },
+    backward={"self": _take_grad},
 )
 take_out = defop(
     f"take.out(Tensor self, Tensor index, *, {_OUT}",

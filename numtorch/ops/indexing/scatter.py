@@ -43,6 +43,7 @@ from .core import (
     parts,
 )
 from ..shape.inplace import checked_scalar
+from . import _grad_np as _gnp
 from . import _index_select_grad as _isg
 
 
@@ -225,18 +226,26 @@ def _no_grad_reduce(grad):
     raise RuntimeError("derivative for aten::scatter is not implemented")
 
 
-_GATHER_GRAD = {
-    "self": lambda grad, self, dim, index: _d(
-        scatter_add, grad.new_zeros(self._data.shape), dim, index, grad  # on grad's device
-    )
-}
-_SRC_GRAD = {"self": lambda grad, dim, index: _d(scatter_value, grad, dim, index, 0),
-             "src": lambda grad, dim, index: _d(gather, grad, dim, index, False)}  # fmt: skip
-_VALUE_GRAD = {"self": lambda grad, dim, index: _d(scatter_value, grad, dim, index, 0)}
-_ADD_GRAD = {
-    "self": lambda grad: grad,
-    "src": lambda grad, dim, index: _d(gather, grad, dim, index, False),
-}
+# Note [Indexing gradients in NumPy]: each formula's NumPy route, else its op (on grad's device)
+def _gather_grad(grad, self, dim, index):
+    r = _gnp.gather_self(grad, self._data.shape, dim, index)
+    return _d(scatter_add, grad.new_zeros(self._data.shape), dim, index, grad) if r is None else r
+
+
+def _scatter_self_grad(grad, dim, index):
+    r = _gnp.scatter_zero(grad, dim, index)
+    return _d(scatter_value, grad, dim, index, 0) if r is None else r
+
+
+def _scatter_src_grad(grad, dim, index):
+    r = _gnp.gather_grad(grad, dim, index)
+    return _d(gather, grad, dim, index, False) if r is None else r
+
+
+_GATHER_GRAD = {"self": _gather_grad}
+_SRC_GRAD = {"self": _scatter_self_grad, "src": _scatter_src_grad}
+_VALUE_GRAD = {"self": _scatter_self_grad}
+_ADD_GRAD = {"self": lambda grad: grad, "src": _scatter_src_grad}
 _RED_GRAD = {("self", "src"): _scatter_reduce_grad}
 _NO_GRAD = {"self": _no_grad_reduce, "src": _no_grad_reduce}
 _NO_GRAD_V = {"self": _no_grad_reduce}
@@ -469,12 +478,22 @@ def _index_fill_impl(inplace, self, dim, index, value):
     return _finish(self, res, inplace)
 
 
+def _select_grad(grad, dim, index):
+    r = _gnp.index_select_grad(grad, dim, index)
+    return _d(index_select, grad, dim, index) if r is None else r
+
+
 def _index_add_source_grad(grad, dim, index, source, alpha):
-    g = _d(index_select, grad, dim, index)
+    g = _select_grad(grad, dim, index)
     return g if type(alpha) in (int, float) and alpha == 1 else g * alpha
 
 
-_FILL0 = {"self": lambda grad, dim, index: _d(index_fill, grad, dim, index, 0)}
+def _fill0_grad(grad, dim, index):
+    r = _gnp.index_fill_zero(grad, dim, index)
+    return _d(index_fill, grad, dim, index, 0) if r is None else r
+
+
+_FILL0 = {"self": _fill0_grad}
 index_select = defop(
     f"index_select({_G}) -> Tensor",
     cpu=_index_select_cpu,
@@ -491,7 +510,7 @@ index_copy, index_copy_, index_copy_out = _trio(
     "index_copy",
     "int dim, Tensor index, Tensor source",
     _index_copy_impl,
-    {**_FILL0, "source": lambda grad, dim, index: _d(index_select, grad, dim, index)},
+    {**_FILL0, "source": _select_grad},
 )
 index_fill, index_fill_, index_fill_out = _trio("index_fill", "int dim, Tensor index, Scalar value", _index_fill_impl,
                                                 _FILL0, "int_Scalar", "int_Scalar_out")  # fmt: skip
@@ -499,7 +518,7 @@ index_fill_t, index_fill_t_, index_fill_t_out = _trio(
     "index_fill",
     "int dim, Tensor index, Tensor value",
     _index_fill_impl,
-    {**_FILL0, "value": lambda grad, dim, index: _d(index_select, grad, dim, index).sum()},
+    {**_FILL0, "value": lambda grad, dim, index: _select_grad(grad, dim, index).sum()},
     "int_Tensor",
     "int_Tensor_out",
 )

@@ -543,7 +543,7 @@ _NTN = _decl("nan_to_num(Tensor self, float? nan=None, float? posinf=None, float
                                                   "c": "nan_to_num_complex(self, nan, posinf, neginf)"},
                          ["nan", "posinf", "neginf"], prep=nan_to_num_params,
                          errors={"out": (RuntimeError, "nan_to_num: dtype of out: {out} should be same as input: {input}")}),
-             {"self": lambda grad, self: _mul(grad, _u("isfinite", self))})  # fmt: skip
+             {"self": numpy_first(lambda g, a: g * np.isfinite(a))(lambda grad, self: _mul(grad, _u("isfinite", self)))})  # fmt: skip
 _register("nan_to_num", _NTN, fsig="input, nan=0.0, posinf=None, neginf=None, *, out=None",
           msig="self, nan=0.0, posinf=None, neginf=None")  # fmt: skip
 
