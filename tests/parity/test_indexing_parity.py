@@ -459,3 +459,13 @@ OVERLAP = {
 @pytest.mark.parametrize("name", OVERLAP)
 def test_writes_from_overlapping_memory_match_torch(name):
     _same(*_both(_overlap_case(OVERLAP[name])))
+
+
+def test_index_fill_value_gradient_with_repeated_index_matches_torch():
+    grads = []
+    for lib in (numtorch, torch):
+        x = lib.arange(12.0, dtype=lib.float64).reshape(3, 4).requires_grad_()
+        v = lib.tensor(2.0, dtype=lib.float64, requires_grad=True)
+        x.index_fill(1, lib.tensor([3, 0, 3, 3]), v).backward(lib.arange(12.0, dtype=lib.float64).reshape(3, 4))
+        grads.append((v.grad.item(), x.grad.tolist()))
+    assert grads[0] == grads[1]

@@ -493,6 +493,13 @@ def _fill0_grad(grad, dim, index):
     return _d(index_fill, grad, dim, index, 0) if r is None else r
 
 
+def _fill_value_grad(grad, dim, index):
+    # derivatives.yaml: grad.index_select(dim, _unique(index)).sum(): a repeated index fills once
+    from ..reduction.sorting import unique2
+
+    return _select_grad(grad, dim, _d(unique2, index, False, False, False)[0]).sum()
+
+
 _FILL0 = {"self": _fill0_grad}
 index_select = defop(
     f"index_select({_G}) -> Tensor",
@@ -518,7 +525,7 @@ index_fill_t, index_fill_t_, index_fill_t_out = _trio(
     "index_fill",
     "int dim, Tensor index, Tensor value",
     _index_fill_impl,
-    {**_FILL0, "value": lambda grad, dim, index: _select_grad(grad, dim, index).sum()},
+    {**_FILL0, "value": _fill_value_grad},
     "int_Tensor",
     "int_Tensor_out",
 )

@@ -4,6 +4,7 @@ values are PyTorch 2.13's."""
 import math
 import warnings
 
+import numpy as np
 import pytest
 
 import numtorch as nt
@@ -301,3 +302,18 @@ def test_setitem_of_a_number_past_a_half_range_writes_inf(dtype, how):
         x.fill_(1e39)
     with pytest.raises(RuntimeError, match="without overflow"):
         x.masked_fill_(x > -1, 1e39)
+
+
+def test_index_fill_value_gradient_counts_a_repeated_index_once():
+    # derivatives.yaml: grad.index_select(dim, _unique(index)).sum(); summing the index as given
+    # counted column 0 twice (42 where PyTorch gives 30)
+    x = nt.arange(12.0, dtype=nt.float64).reshape(3, 4).requires_grad_()
+    v = nt.tensor(2.0, dtype=nt.float64, requires_grad=True)
+    idx = nt.tensor([0, 2, 0])
+    g = np.arange(12.0).reshape(3, 4)
+    x.index_fill(1, idx, v).backward(nt.tensor(g))
+    assert v.grad.item() == g[:, [0, 2]].sum() == 30.0
+    want = g.copy()
+    want[:, [0, 2]] = 0
+    np.testing.assert_array_equal(x.grad.numpy(), want)
+    assert nt.autograd.gradcheck(lambda t, s: t.index_fill(1, idx, s), (x, v))
