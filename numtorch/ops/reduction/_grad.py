@@ -152,13 +152,16 @@ def select(
     (Note [Selection gradients put in one kernel])."""
     if indices.__class__ is not Tensor or indices._device is not CPU or dim.__class__ is not int:
         return None
-    a = self._data
-    n = a.ndim
-    idx, g = kept(indices, n, dim, keepdim), kept(grad, n, dim, keepdim)
+    a, idx, g = self._data, indices._data, grad._data
+    n, s = a.ndim, a.shape
     d = dim + n if dim < 0 else dim
-    s = a.shape
-    if not (0 <= d < n and idx.dtype == np.int64 and g.dtype == a.dtype and idx.shape == g.shape
-            and g.ndim == n and g.shape[:d] == s[:d] and g.shape[d + 1 :] == s[d + 1 :]):  # fmt: skip
+    if not (0 <= d < n and idx.shape == g.shape):
+        return None
+    if not keepdim:  # the reduced dim back as 1 (restore_dims' view; kept()'s, dim being an int)
+        ks = idx.shape[:d] + (1,) + idx.shape[d:]
+        idx, g = idx.reshape(ks), g.reshape(ks)
+    if not (idx.dtype == np.int64 and g.dtype == a.dtype and g.ndim == n
+            and g.shape[:d] == s[:d] and g.shape[d + 1 :] == s[d + 1 :]):  # fmt: skip
         return None
     out = np.zeros(s, g.dtype)
     if out.size:
