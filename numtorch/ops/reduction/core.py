@@ -528,7 +528,7 @@ def _select_bw(grad, self, dim, keepdim, result1):
     # scatter the values' gradient back to the selected indices (max.dim, kthvalue, ...)
     if self.dim() == 0:
         return grad
-    if plain(grad, self):
+    if plain(grad, self, any_size=True):  # Note [Selection gradients put in one kernel]
         out = select(grad, self, dim, keepdim, result1)
         if out is not None:
             return out

@@ -208,7 +208,7 @@ def _cumext(largest, cls, name):
 def _cumext_bw(grad, self, dim, result1):
     if self.dim() == 0 or self.numel() == 0:  # an empty input took no dim (cpu above)
         return grad
-    if plain(grad, self):  # Note [Selection gradients put in one kernel]
+    if plain(grad, self, any_size=True):  # Note [Selection gradients put in one kernel]
         out = select(grad, self, dim, True, result1, accumulate=True)
         if out is not None:
             return out

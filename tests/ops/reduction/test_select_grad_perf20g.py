@@ -117,6 +117,17 @@ def test_repeated_cummax_indices_sum_in_index_order(spy):
     assert gx.numpy()[0] == want and not np.signbit(gx.numpy()[1:]).any()  # 0 + -0.0 is +0.0
 
 
+@pytest.mark.parametrize("name", ["max", "sort", "topk", "cummax"])
+def test_above_the_gates_small_size(name, spy):
+    # Note [Backward formulas in NumPy]'s SMALL bound is waived: the kernel is one pass
+    a = np.random.default_rng(5).integers(-50, 50, (3, 5000)).astype(np.float32)
+    want = _grads(lambda x: SELECT[name](x, 1), a, True)
+    spy.clear()
+    got = _grads(lambda x: SELECT[name](x, 1), a, False)
+    assert spy == ["put_along_dim"]
+    assert got.numpy().tobytes() == want.numpy().tobytes()
+
+
 def test_zero_dim_and_empty_inputs(spy):
     for fn in (lambda x: x.max(0), lambda x: x.cummax(0), lambda x: x.sort(0), lambda x: x.prod(0)):
         x = torch.tensor(2.5).requires_grad_()
