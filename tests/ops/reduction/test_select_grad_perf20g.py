@@ -219,3 +219,11 @@ def test_gradcheck(name):
     fn = SELECT[name]
     assert gradcheck(lambda t: _first(fn(t, 1)), (x,))
     assert gradgradcheck(lambda t: _first(fn(t, 1)), (x,))
+
+
+def test_a_float_k_leaves_no_topk_plan_behind():
+    # 2.0 == 2 as dict keys: a plan kept for topk(x, 2.0) made a later topk(x, 2) fail
+    x = torch.from_numpy(np.arange(60, dtype=np.float32).reshape(3, 4, 5))
+    with pytest.raises(TypeError):
+        torch.topk(x, 2.0, 1)
+    assert torch.topk(x, 2, 1).indices[0, :, 0].tolist() == [3, 2]
