@@ -20,7 +20,7 @@ from ..._ops import ops as _ops
 from ..._tensor import Tensor, _make
 from ...kernels._codegen_reduction import Combiner
 from . import _reduce as E
-from ._grad import _expand_back, _expand_to, evenly, full_grad, full_mean_grad, nansum_grad, plain, restore_dims, select  # noqa: F401
+from ._grad import _expand_back, _expand_to, evenly, full_grad, full_mean_grad, nansum_grad, plain, prod_bw, restore_dims, select  # noqa: F401
 from ..._overlap import check_no_internal_overlap
 from .._registry import NOARG, OPS, defop, holomorphic, public
 
@@ -345,26 +345,6 @@ def _prod_cpu(self, dim, keepdim, dtype):
     return fold(_PROD, self, dim, keepdim, _sum_dtype(self._dtype, dtype), 1, cast_input=True)
 
 
-def _prod_bw(grad, self, result, dim=None, keepdim=False):
-    if self.dim() == 0:
-        return grad
-    if dim is None:
-        flat = self.reshape(-1)
-        return _prod_bw(grad.reshape(1), flat, result.reshape(1), 0, True).reshape(self.shape)
-    grad = restore_dims(grad, self.dim(), dim, keepdim)
-    result = restore_dims(result, self.dim(), dim, keepdim)
-    if self.count_nonzero() == self.numel():
-        return grad * result / self
-    # zeros: the product of the others is exclusive cumprods from the left times from the right
-    return grad * _exclusive_cumprod(self, dim) * _exclusive_cumprod(self.flip(dim), dim).flip(dim)
-
-
-def _exclusive_cumprod(x, dim):
-    n = x.shape[dim]
-    ones = x.narrow(dim, 0, 1) * 0 + 1
-    return aten.cat.default([ones, x.narrow(dim, 0, n - 1)], dim).cumprod(dim)
-
-
 # formulas call other areas' ops through the aten namespace, below the Python API
 # (Note [Composite bodies are below the Python API]); a packet picks its overload per call
 aten = _ops.aten
@@ -373,12 +353,12 @@ aten = _ops.aten
 prod_all, prod_all_out = _decl(
     "prod(Tensor self, *, ScalarType? dtype=None) -> Tensor",
     lambda self, dtype: _prod_cpu(self, None, False, dtype),
-    {"self": holomorphic(lambda grad, self, result: _prod_bw(grad, self, result))},
+    {"self": holomorphic(lambda grad, self, result: prod_bw(grad, self, result))},
     out="prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",
 )  # fmt: skip
 prod_dim, prod_out = _decl(
     "prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
-    _prod_cpu, {"self": holomorphic(_prod_bw)}, node_name="ProdBackward1",
+    _prod_cpu, {"self": holomorphic(prod_bw)}, node_name="ProdBackward1",
     out="prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",
 )  # fmt: skip
 
@@ -548,7 +528,7 @@ def _select_bw(grad, self, dim, keepdim, result1):
     # scatter the values' gradient back to the selected indices (max.dim, kthvalue, ...)
     if self.dim() == 0:
         return grad
-    if plain(grad, self):
+    if plain(grad, self, any_size=True):  # Note [Selection gradients put in one kernel]
         out = select(grad, self, dim, keepdim, result1)
         if out is not None:
             return out

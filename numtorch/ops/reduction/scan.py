@@ -15,7 +15,7 @@ from ..._state import STATE
 from ..._tensor import Tensor, _make
 from . import _reduce as E
 from .._registry import defop, holomorphic, public
-from ._grad import plain, wrap
+from ._grad import plain, select, wrap
 from ._entries import call
 from .core import _call, _decl, _fn, _sum_dtype, aten
 
@@ -208,6 +208,10 @@ def _cumext(largest, cls, name):
 def _cumext_bw(grad, self, dim, result1):
     if self.dim() == 0 or self.numel() == 0:  # an empty input took no dim (cpu above)
         return grad
+    if plain(grad, self, any_size=True):  # Note [Selection gradients put in one kernel]
+        out = select(grad, self, dim, True, result1, accumulate=True)
+        if out is not None:
+            return out
     return aten.zeros_like.default(self).scatter_add(dim, result1, grad)
 
 

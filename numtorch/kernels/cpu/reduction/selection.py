@@ -146,3 +146,27 @@ def mode_short_rows(a, vals, idx):
             best, last = mode_of_sorted(sv, si, n)
             vals[o, i] = sv[best]
             idx[o, i] = last
+
+
+@kernel
+def put_along_dim(g, idx, out, outer, k, r, inner, accumulate):
+    """Backward of a selection or running extreme: ``g`` and ``idx`` (outer, k, inner), flat, put
+    into the zeros ``out`` (outer, r, inner) at ``idx`` along the middle axis; ``accumulate`` adds
+    (scatter_add's ``0 + g``: -0.0 becomes +0.0, repeated indices sum in index order) where
+    assignment (scatter's) keeps ``g``'s bits. -1 when done, else the first out-of-range
+    position (``out`` is then partly written: the caller discards it)."""
+    p = 0
+    for o in range(outer):
+        base = o * r * inner
+        for _ in range(k):
+            for i in range(inner):
+                j = idx[p]
+                if j < 0 or j >= r:
+                    return p
+                q = base + j * inner + i
+                if accumulate:
+                    out[q] += g[p]
+                else:
+                    out[q] = g[p]
+                p += 1
+    return -1
