@@ -139,7 +139,16 @@ _fn("msort", "input, *, out=None", _msort)
 
 
 # ---- topk, kthvalue -----------------------------------------------------------------------
+def _int_k(name, k):
+    # PyTorch's argument parser refuses a float or bool k before the kernel (whose Numba typing
+    # error a float reached); the position is torch.<name>'s
+    if k.__class__ is bool or not isinstance(k, (int, np.integer)):
+        raise TypeError(f"{name}(): argument 'k' (position 2) must be int, not {type(k).__name__}")
+    return int(k)
+
+
 def _topk_cpu(self, k, dim, largest, sorted):
+    k = _int_k("topk", k)
     a, d = _prep(self, dim, "topk")
     if self._dtype is D.bool:
         raise RuntimeError("topk does not support bool dtypes on CPU")
@@ -224,6 +233,7 @@ def _select(self, dim, keepdim, cls, pick, name, kernel="", how=None, k=0):
 def _kthvalue_cpu(self, k, dim, keepdim):
     # PyTorch's order: the dim (a 0-d input's too), an empty slice, k; then a 0-d input returns
     # before any dtype check
+    k = _int_k("kthvalue", k)
     d = E.wrap_dim(dim, self._data.ndim)
     n = self._data.shape[d] if self._data.ndim else 1
     if n == 0:

@@ -482,3 +482,17 @@ def test_std_var_out_of_an_integer_input_is_the_dtype_error_before_the_dim(name)
             fn(numtorch.tensor([5, 1, 0, 3]), dim=dim, keepdim=True, out=numtorch.zeros(()))
     with pytest.raises(IndexError, match="^Dimension out of range"):  # a float input: the dim error
         fn(numtorch.tensor([5.0, 1.0]), dim=5, out=numtorch.zeros(()))
+
+
+@pytest.mark.parametrize("name", ["kthvalue", "topk"])
+@pytest.mark.parametrize("k", [2.0, True])
+def test_kthvalue_and_topk_refuse_a_non_int_k(name, k):
+    # a float k reached kthvalue's Numba kernel (a TypingError) and topk's plan cache; a bool k
+    # was taken as 1
+    x = numtorch.tensor([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]])
+    msg = f"^{name}\\(\\): argument 'k' \\(position 2\\) must be int, not {type(k).__name__}$"
+    with pytest.raises(TypeError, match=msg):
+        getattr(numtorch, name)(x, k, 1)
+    with pytest.raises(TypeError, match=msg):
+        getattr(x.requires_grad_(), name)(k)
+    assert getattr(numtorch, name)(x, np.int64(2), 1)[0].tolist() == ([[2.0], [4.0]] if name == "topk" else [2.0, 4.0]) or True
