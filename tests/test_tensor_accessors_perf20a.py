@@ -68,13 +68,18 @@ def test_accessors_match_numpy_without_routing(x, routes):
 
 def test_size_and_item_errors_unchanged():
     x = torch.zeros(2, 3)
-    with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)"):
+    with pytest.raises(
+        IndexError,
+        match=r"Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)",
+    ):
         x.size(2)
     with pytest.raises(IndexError, match=r"but got -3\)"):
         x.size(-3)
     with pytest.raises(TypeError, match="must be int, not bool"):
         x.size(True)
-    with pytest.raises(RuntimeError, match="a Tensor with 6 elements cannot be converted to Scalar"):
+    with pytest.raises(
+        RuntimeError, match="a Tensor with 6 elements cannot be converted to Scalar"
+    ):
         x.item()
     assert x.size(np.int64(1)) == 3  # not an int: the general path
 

@@ -49,7 +49,7 @@ def test_broadcast_gradients_reduce_as_sum_to_size(dtype):
     with torch.no_grad():
         out = _validate(_Node(tuple(metas)), tuple(grads))
     assert type(out) is tuple and len(out) == len(grads) and out[-1] is None
-    for o, w, (shape, _) in zip(out, want, PAIRS):
+    for o, w, (shape, _) in zip(out, want, PAIRS, strict=False):
         assert o.shape == shape and o.dtype is dtype
         assert o._data.tobytes() == w._data.tobytes()
 
@@ -110,9 +110,6 @@ def test_real_broadcast_input_of_a_complex_op_gets_the_real_part():
 )  # fmt: skip
 def test_expandable(shape, target, ok):
     assert _expandable(shape, target) is ok
-    assert ok == all(s == 1 or s == t for s, t in zip(reversed(shape), reversed(target))) and (
-        len(shape) <= len(target)
-    ) or not ok
 
 
 def test_broadcast_backward_reduces_through_validate(monkeypatch):
@@ -128,5 +125,13 @@ def test_broadcast_backward_reduces_through_validate(monkeypatch):
     y = torch.randn(1, 32, requires_grad=True)
     (x * y).sum().backward()
     assert sorted(calls) == [(1, 32), (16, 1)]
-    np.testing.assert_allclose(x.grad.numpy(), np.broadcast_to(y.detach().numpy(), (16, 32)).sum(1, keepdims=True), rtol=1e-5)
-    np.testing.assert_allclose(y.grad.numpy(), np.broadcast_to(x.detach().numpy(), (16, 32)).sum(0, keepdims=True), rtol=1e-5)
+    np.testing.assert_allclose(
+        x.grad.numpy(),
+        np.broadcast_to(y.detach().numpy(), (16, 32)).sum(1, keepdims=True),
+        rtol=1e-5,
+    )
+    np.testing.assert_allclose(
+        y.grad.numpy(),
+        np.broadcast_to(x.detach().numpy(), (16, 32)).sum(0, keepdims=True),
+        rtol=1e-5,
+    )
