@@ -14,6 +14,8 @@ from ._C import TensorBase, _disabled_torch_function_impl
 from ._device import BF16_CPU, CPU, to_device
 from ._size import Size
 from ._state import STATE
+from ._strides import STRIDES as _STRIDES
+from ._strides import elem_strides as _elem_strides
 
 _new = object.__new__
 _BF = D.bfloat16
@@ -115,6 +117,10 @@ class Tensor(TensorBase):
     # ---- metadata ---------------------------------------------------------------------
     @property
     def shape(self) -> Size:
+        if self.__class__ is not Tensor or STATE.tf_modes:  # Note [Self-gated accessors]
+            r = _ROUTE[0](self, "shape")
+            if r is not _NO_HANDLER:
+                return r
         return Size(self._data.shape)
 
     def size(self, dim: int | None = None):
@@ -125,6 +131,9 @@ class Tensor(TensorBase):
         """
         if dim is None:
             return Size(self._data.shape)
+        shape = self._data.shape
+        if dim.__class__ is int and -len(shape) <= dim < len(shape):  # _wrap_dim's common case
+            return shape[dim]
         if dim.__class__ is bool:  # PyTorch's parser takes no bool for an int
             raise TypeError("size(): argument 'dim' (position 1) must be int, not bool")
         return self._data.shape[_wrap_dim(dim, self._data.ndim, "size")]
@@ -136,8 +145,10 @@ class Tensor(TensorBase):
         (3, 1)
         """
         a = self._data
-        isz = a.itemsize
-        st = tuple(s // isz for s in a.strides)
+        key = (a.strides, a.itemsize)
+        st = _STRIDES.get(key)
+        if st is None:
+            st = _elem_strides(key)
         if not a.size and a.ndim and not any(st):  # NumPy 2 zeroes an empty array's strides
             st = _contiguous_strides(a.shape)
         if dim is None:
@@ -146,10 +157,18 @@ class Tensor(TensorBase):
 
     @property
     def dtype(self) -> D.dtype:
+        if self.__class__ is not Tensor or STATE.tf_modes:  # Note [Self-gated accessors]
+            r = _ROUTE[0](self, "dtype")
+            if r is not _NO_HANDLER:
+                return r
         return self._dtype
 
     @property
     def device(self):
+        if self.__class__ is not Tensor or STATE.tf_modes:  # Note [Self-gated accessors]
+            r = _ROUTE[0](self, "device")
+            if r is not _NO_HANDLER:
+                return r
         return self._device
 
     @property
@@ -169,17 +188,31 @@ class Tensor(TensorBase):
 
     @property
     def ndim(self) -> int:
+        if self.__class__ is not Tensor or STATE.tf_modes:  # Note [Self-gated accessors]
+            r = _ROUTE[0](self, "ndim")
+            if r is not _NO_HANDLER:
+                return r
         return self._data.ndim
 
     def dim(self) -> int:
+        if self.__class__ is not Tensor or STATE.tf_modes:  # Note [Self-gated accessors]
+            r = _ROUTE[0](self, "dim")
+            if r is not _NO_HANDLER:
+                return r
         return self._data.ndim
 
-    ndimension = dim
+    def ndimension(self) -> int:  # its own function: a handler sees Tensor.ndimension, as in torch
+        return self._data.ndim
 
     def numel(self) -> int:
+        if self.__class__ is not Tensor or STATE.tf_modes:  # Note [Self-gated accessors]
+            r = _ROUTE[0](self, "numel")
+            if r is not _NO_HANDLER:
+                return r
         return self._data.size
 
-    nelement = numel
+    def nelement(self) -> int:
+        return self._data.size
 
     def element_size(self) -> int:
         return self._dtype.itemsize
@@ -398,6 +431,10 @@ class Tensor(TensorBase):
         >>> numtorch.tensor([2.5]).item()
         2.5
         """
+        if self.__class__ is not Tensor or STATE.tf_modes:  # Note [Self-gated accessors]
+            r = _ROUTE[0](self, "item")
+            if r is not _NO_HANDLER:
+                return r
         n = self._data.size
         if n != 1:
             raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
@@ -604,6 +641,8 @@ def _wrapper_array(shape, strides, storage_offset, npdt, meta=False):
 
 
 _LOCAL_SCALAR = [None]  # Tensor.item()'s op (aten._local_scalar_dense), held after first use
+_ROUTE = [None]  # Note [Self-gated accessors]: _tensor_tf._route, set by its install()
+_NO_HANDLER = object()
 
 
 def _make(data, dt, cls=Tensor, device=CPU, vc=None) -> Tensor:

@@ -225,31 +225,48 @@ def _validate(node, grad_inputs):
                 break
         else:
             return grad_inputs
-    out = list(grad_inputs)
-    for i, g in enumerate(out):
-        if g is None or i >= len(metas) or metas[i] is None:
+    # Note [Reducing broadcast gradients]: a broadcast input's gradient (x * b with b of shape
+    # (1, n), a bias, a 0-d operand) reaches here with the output's shape. Each slot is tested
+    # by plain loops (no list copy, enumerate, or _expandable's zip/reversed/all generator):
+    # those cost ~1.5 us of every broadcast input's gradient, as much as its sum_to.
+    out = None
+    i = 0
+    n = len(metas)
+    for g in grad_inputs:
+        if g is None or i >= n:
+            i += 1
             continue
-        shape, dtype, _ = metas[i]
+        m = metas[i]
+        if m is None:
+            i += 1
+            continue
+        h = g
+        shape = m[0]
         if g._data.shape != shape:
             if not _expandable(shape, g._data.shape):
                 raise RuntimeError(
                     f"Function {node.name()} returned an invalid gradient at index {i} - got "
                     f"{list(g._data.shape)} but expected shape compatible with {list(shape)}"
                 )
-            g = _sum_to(g, shape)
-        if g._dtype is not dtype:
-            if g._dtype.is_complex and not dtype.is_complex:
-                if isinstance(node, OpNode):  # a real input of a complex op: PyTorch's handle_r_to_c
-                    out[i] = g.real.to(dtype)
-                    continue
-                raise RuntimeError(
-                    "Expected isFloatingType(grad.scalar_type()) || (input_is_complex == "
-                    "grad_is_complex) to be true, but got false.  (Could this error message be "
-                    "improved?  If so, please report an enhancement request to PyTorch.)"
-                )
-            g = g.to(dtype)
-        out[i] = g
-    return tuple(out)
+            h = _sum_to(g, shape)
+        dtype = m[1]
+        if h._dtype is not dtype:
+            if h._dtype.is_complex and not dtype.is_complex:
+                if not isinstance(node, OpNode):
+                    raise RuntimeError(
+                        "Expected isFloatingType(grad.scalar_type()) || (input_is_complex == "
+                        "grad_is_complex) to be true, but got false.  (Could this error message be "
+                        "improved?  If so, please report an enhancement request to PyTorch.)"
+                    )
+                h = h.real.to(dtype)  # a real input of a complex op: PyTorch's handle_r_to_c
+            else:
+                h = h.to(dtype)
+        if h is not g:
+            if out is None:
+                out = list(grad_inputs)
+            out[i] = h
+        i += 1
+    return grad_inputs if out is None else tuple(out)
 
 
 def _sum_to(g, shape):
@@ -279,8 +296,15 @@ def _sum_to(g, shape):
 
 
 def _expandable(shape, target) -> bool:
-    pairs = zip(reversed(shape), reversed(target))
-    return len(shape) <= len(target) and all(s == 1 or s == t for s, t in pairs)
+    # from the last dim, as at::is_expandable_to; a plain loop (a zip/all generator cost ~0.8 us)
+    k = len(target) - len(shape)
+    if k < 0:
+        return False
+    for s in shape:
+        if s != 1 and s != target[k]:
+            return False
+        k += 1
+    return True
 
 
 def _check_nan(node, grad_inputs) -> None:
