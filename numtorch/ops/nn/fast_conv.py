@@ -107,11 +107,15 @@ def _operands(input, weight, bias, groups) -> bool:
 
 
 def _conv(input, weight, bias, stride, padding, dilation, groups):
+    if not _operands(input, weight, bias, groups):
+        return None
+    return _conv_run(input, weight, bias, stride, padding, dilation, groups)
+
+
+def _conv_run(input, weight, bias, stride, padding, dilation, groups):
     a, w = input._data, weight._data
     dt = input._dtype
     n = w.ndim - 2
-    if not _operands(input, weight, bias, groups):
-        return None
     s, p, d = _ints(stride, n), _ints(padding, n), _ints(dilation, n)
     if s is None or p is None or d is None:
         return None
@@ -145,6 +149,40 @@ def _convolution(
         if len(output_padding) == weight._data.ndim - 2:
             return _conv(input, weight, bias, stride, padding, dilation, groups)
     return None
+
+
+# Note [Recorded convolutions take the planned steps]
+# A convolution that records (an input or the weight requires grad) runs _convolution_cpu
+# below autograd, which worked out _norm_params, _check_conv and _Geom per call (~3.5 us of a
+# small conv's ~8). The body first tries _conv_run: the same plan cache and steps as Note
+# [Convolution fast calls] (so the same bits), on what that route takes short of its
+# plain-operand gate, which dispatch has already passed (modes, autograd and overrides are
+# above the CPU kernel). A decline (another dtype or rank, transposed, an error to raise)
+# continues in the body.
+def _convolution_below(
+    input, weight, bias, stride, padding, dilation, transposed, output_padding, groups
+):
+    n = weight._data.ndim - 2
+    dt = input._dtype
+    if (
+        (n == 1 or n == 2)
+        and input._data.ndim == n + 2
+        and dt in _FLOATS
+        and weight._dtype is dt
+        and groups.__class__ is int
+        and (bias is None or bias._dtype is dt)
+        and transposed is False
+        and output_padding.__class__ in (list, tuple)
+        and len(output_padding) == n
+    ):
+        for v in output_padding:
+            if v.__class__ is not int or v:
+                return None
+        return _conv_run(input, weight, bias, stride, padding, dilation, groups)
+    return None
+
+
+_C.FORWARD_ROUTE[0] = _convolution_below
 
 
 # Note [Transposed convolution fast calls]
