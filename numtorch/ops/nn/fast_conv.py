@@ -157,8 +157,9 @@ def _convolution(
 # small conv's ~8). The body first tries _conv_run: the same plan cache and steps as Note
 # [Convolution fast calls] (so the same bits), on what that route takes short of its
 # plain-operand gate, which dispatch has already passed (modes, autograd and overrides are
-# above the CPU kernel). A decline (another dtype or rank, transposed, an error to raise)
-# continues in the body.
+# above the CPU kernel); a transposed one takes Note [Transposed convolution fast calls]' plan
+# and steps the same way. A decline (another dtype or rank, an error to raise) continues in
+# the body.
 def _convolution_below(
     input, weight, bias, stride, padding, dilation, transposed, output_padding, groups
 ):
@@ -171,10 +172,13 @@ def _convolution_below(
         and weight._dtype is dt
         and groups.__class__ is int
         and (bias is None or bias._dtype is dt)
-        and transposed is False
         and output_padding.__class__ in (list, tuple)
         and len(output_padding) == n
     ):
+        if transposed is True:  # Note [Transposed convolution fast calls]' plan and steps
+            return _convt_run(input, weight, bias, stride, padding, output_padding, groups, dilation)
+        if transposed is not False:
+            return None
         for v in output_padding:
             if v.__class__ is not int or v:
                 return None
@@ -197,14 +201,18 @@ _C.FORWARD_ROUTE[0] = _convolution_below
 
 
 def _convt(input, weight, bias, stride, padding, output_padding, groups, dilation):
-    a, w = input._data, weight._data
-    dt = input._dtype
-    n = w.ndim - 2
     if (
         not _operands(input, weight, bias, groups)
         or _C._convolution.impls.get("cpu") is not _C._convolution_cpu
     ):
         return None
+    return _convt_run(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def _convt_run(input, weight, bias, stride, padding, output_padding, groups, dilation):
+    a, w = input._data, weight._data
+    dt = input._dtype
+    n = w.ndim - 2
     s, p, op, d = _ints(stride, n), _ints(padding, n), _ints(output_padding, n), _ints(dilation, n)
     if s is None or p is None or op is None or d is None:
         return None
