@@ -176,7 +176,8 @@ def _convolution_below(
         and len(output_padding) == n
     ):
         if transposed is True:  # Note [Transposed convolution fast calls]' plan and steps
-            return _convt_run(input, weight, bias, stride, padding, output_padding, groups, dilation)
+            p = (stride, padding, output_padding, groups, dilation)
+            return _convt_run(input, weight, bias, *p)
         if transposed is not False:
             return None
         for v in output_padding:
