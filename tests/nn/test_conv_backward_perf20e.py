@@ -10,6 +10,7 @@ import pytest
 
 import numtorch as torch
 import numtorch.nn.functional as F
+from numtorch.autograd.graph import SavedTensor
 from numtorch.ops.nn import conv, fast_conv
 from numtorch.utils._python_dispatch import TorchDispatchMode
 
@@ -216,3 +217,61 @@ def test_recorded_convolution_errors_are_the_bodys():
         torch.convolution(_t(1, 2, 4, 4), w, _t(4), [1, 1], [0, 0], [1, 1], False, [0, 0], 1)
     with pytest.raises(RuntimeError, match="non-positive stride"):
         torch.convolution(_t(1, 2, 4, 4), w, None, [0, 1], [0, 0], [1, 1], False, [0, 0], 1)
+
+
+_RECORDED = [  # conv1d/conv2d calls: input shape, weight shape, bias, stride, padding, dilation, groups
+    ((1, 2, 4, 4), (3, 2, 2, 2), False, 1, 0, 1, 1),
+    ((2, 4, 6, 5), (6, 2, 3, 2), True, (2, 1), [1, 0], (1, 2), 2),
+    ((3, 2, 9), (4, 2, 3), True, 2, [1], 1, 1),
+]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16])
+@pytest.mark.parametrize("case", _RECORDED)
+def test_recorded_conv_calls_dispatch_convolution_directly(case, dtype, monkeypatch):
+    xs, ws, has_b, s, p, d, g = case
+    fn = F.conv2d if len(xs) == 4 else F.conv1d
+
+    def run():
+        x = _t(*xs, dtype=dtype).requires_grad_()
+        w = torch.nn.Parameter(_t(*ws, dtype=dtype, seed=1))
+        b = _t(ws[0], dtype=dtype, seed=2).requires_grad_() if has_b else None
+        out = fn(x, w, b, s, p, d, g)
+        saved = {k: v for k, v in out.grad_fn._saved.items() if not isinstance(v, SavedTensor)}
+        out.sum().backward()
+        grads = [t.grad for t in (x, w, b) if t is not None]
+        return out, grads, saved
+
+    taken = []
+    real = fast_conv._recorded
+    monkeypatch.setattr(fast_conv, "_recorded", lambda *a: taken.append(real(*a)) or taken[-1])
+    got, got_g, got_s = run()
+    assert type(got.grad_fn).__name__ == "ConvolutionBackward0"
+    routed = taken[0] is not None
+    assert routed == (dtype is not torch.float16)
+    monkeypatch.setattr(fast_conv, "_recorded", lambda *a: None)  # the composite's call
+    want, want_g, want_s = run()
+    assert got_s == want_s and len(got_s) == 6  # stride ... groups: the composite's values
+    assert all(v.__class__ is want_s[k].__class__ for k, v in got_s.items())
+    assert got.dtype == want.dtype and got.shape == want.shape and got.stride() == want.stride()
+    assert got.detach().float().numpy().tobytes() == want.detach().float().numpy().tobytes()
+    for a, b in zip(got_g, want_g, strict=True):
+        assert a.float().numpy().tobytes() == b.float().numpy().tobytes()
+
+
+def test_recorded_conv_calls_decline_where_something_would_see_them():
+    x, w = _t(1, 2, 4, 4).requires_grad_(), _t(3, 2, 2, 2)
+    with _Log():
+        assert fast_conv._recorded(x, w, None, 1, 0, 1, 1) is None  # a mode sees the composite
+    assert fast_conv._recorded(x, w, None, 1.0, 0, 1, 1) is None  # a float stride: the body's error
+    assert fast_conv._recorded(x.double(), w, None, 1, 0, 1, 1) is None  # mixed dtypes
+    assert fast_conv._recorded(x[0], w, None, 1, 0, 1, 1) is None  # unbatched
+    with torch.no_grad():
+        assert fast_conv._recorded(x, w, None, 1, 0, 1, 1) is None
+    seen = []
+    lib = torch.library.Library("aten", "IMPL")
+    lib.impl("conv2d", lambda *a: seen.append(1) or torch.zeros(1, 3, 3, 3), "CPU")
+    try:
+        assert fast_conv._recorded(x, w, None, 1, 0, 1, 1) is None
+    finally:
+        lib._destroy()
