@@ -59,6 +59,8 @@ def gen_apply(deriv, slots: dict, plan: tuple, method: dict | None = None):
                 args.append("grads[0]")
             elif p == "grads":
                 args.append("tuple(grads)")
+            elif p == "grad_input_mask":  # Note [Joint formulas' grad_input_mask] (_engine.py)
+                args.append(f"[{', '.join(f'nf[{k}][0] is not None' for k in ks)}]")
             else:
                 v = f"_a{j}"
                 L += [

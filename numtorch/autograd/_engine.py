@@ -91,6 +91,8 @@ class OpNode(Node):
                     args.append(grads[0])
                 elif p == "grads":
                     args.append(tuple(grads))
+                elif p == "grad_input_mask":  # Note [Joint formulas' grad_input_mask]
+                    args.append([_any_needed(self, slots[k]) for k in key] if joint else [True])
                 else:
                     v = saved[p]
                     c = v.__class__
@@ -178,6 +180,11 @@ def _unpack(v, node):
     return v
 
 
+# Note [Joint formulas' grad_input_mask]
+# A joint formula (one key naming several inputs) runs when any of its inputs needs a gradient;
+# one that names ``grad_input_mask``, as derivatives.yaml's convolution formula does, gets one
+# bool per name of its key (that input's edge is defined) and computes only those gradients,
+# so ConvolutionBackward0 of a first layer makes no grad_input (its GEMM and col2im).
 def _any_needed(node, t) -> bool:
     nf = node.next_functions
     if isinstance(t, int):

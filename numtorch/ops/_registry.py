@@ -76,7 +76,8 @@ class Derivative:
     whose parameter names say what it needs: ``grad``/``grads``, ``result``/``results`` (or one
     output ``result0``, ``result1``, ... as PyTorch's derivatives.yaml names them) and schema
     argument names, or ``<arg>_sym_sizes`` / ``<arg>_options`` for only that tensor argument's
-    shape / (dtype, device). Note [Saved tensors are inferred from backward's parameters].
+    shape / (dtype, device); a joint formula may name ``grad_input_mask`` (Note [Joint formulas'
+    grad_input_mask]). Note [Saved tensors are inferred from backward's parameters].
     """
 
     formulas: dict
@@ -201,7 +202,7 @@ def make_derivative(schema, backward: dict, jvp=None, node_name=None) -> Derivat
                 rnames.add(n)
             elif (n in argnames or property_arg(n) in argnames) and n not in saved:
                 saved.append(n)
-            elif n not in ("grad", "grads") and n not in argnames:
+            elif n not in ("grad", "grads", "grad_input_mask") and n not in argnames:
                 raise TypeError(f"{schema.name}: backward formula parameter '{n}' is not an argument")
     jvp_params = tuple(inspect.signature(jvp).parameters) if jvp is not None else ()
     name = node_name or _node_name(schema.name)

@@ -1,6 +1,7 @@
 """Note [im2col of small planes by gather]: the gather writes the plane kernel's columns bit for
 bit (padding, strides, dilation, groups' layout), convolutions and F.unfold of a batch of small
-planes take it, and wide rows, small batches and large maps keep the plane kernel."""
+planes (and, since session 20, of a few samples) take it, and wide rows and large maps keep the
+plane kernel."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ _GEOMS = [  # N, C, H, W, KH, KW, stride, padding, dilation
     (16, 2, 7, 5, 2, 3, (3, 2), (2, 1), (2, 1)),
     (16, 2, 1, 9, 1, 3, (1, 2), (0, 4), (1, 3)),  # a 1-d convolution's planes
     (16, 1, 2, 2, 3, 3, (1, 1), (2, 2), (1, 1)),  # padding wider than the input
+    (1, 2, 4, 4, 2, 2, (1, 1), (0, 0), (1, 1)),  # one sample (session 20)
+    (3, 2, 5, 5, 3, 3, (2, 2), (1, 1), (1, 1)),
 ]
 
 
@@ -63,7 +66,10 @@ def test_batches_of_small_planes_take_the_gather(monkeypatch):
     del calls[:]
     F.unfold(x, 2)
     assert calls == [True]
-    for args in ((torch.randn(4, 2, 4, 4), 2), (torch.randn(16, 2, 4, 40), 2),  # few samples, wide rows
+    del calls[:]
+    F.unfold(torch.randn(1, 2, 4, 4), 2)  # one sample: the kept map
+    assert calls == [True]
+    for args in ((torch.randn(16, 2, 4, 40), 2),  # wide rows
                  (torch.randn(16, 64, 8, 8), 3)):  # a large map  # fmt: skip
         del calls[:]
         F.unfold(*args)

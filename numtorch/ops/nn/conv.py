@@ -16,6 +16,7 @@ from ..._dispatch import dispatch
 from ..._ops import ops as _ops
 from ..._tensor import Tensor, _make
 from ...kernels import PARALLEL_THRESHOLD, lazy
+from .._formula_np import plain as _plain_formula
 from .._pointwise import _cname
 from .._registry import defop, public
 from . import conv_gather as _gather
@@ -268,6 +269,10 @@ def _gemm_nt(a4, b4):
     """
     N, G, A, _ = a4.shape
     B = b4.shape[2]
+    if N == 1:  # the loop's one product, added to zeros as it is there (-0.0 becomes 0.0)
+        out = np.matmul(a4[0], b4[0].transpose(0, 2, 1))
+        out += 0.0
+        return out
     out = np.zeros((G, A, B), np.result_type(a4, b4))
     chunk = max(1, min(N, (1 << 20) // max(G * A * B, 1)))
     bt = b4.transpose(0, 1, 3, 2)
@@ -371,9 +376,19 @@ def _norm_params(weight, stride, padding, dilation, output_padding):
             expand_param(dilation, "dilation", n), expand_param(output_padding, "output_padding", n))  # fmt: skip
 
 
+FORWARD_ROUTE: list = [None]  # Note [Recorded convolutions take the planned steps] (fast_conv.py)
+
+
 def _convolution_cpu(
     input, weight, bias, stride, padding, dilation, transposed, output_padding, groups
 ):
+    route = FORWARD_ROUTE[0]
+    if route is not None:
+        out = route(
+            input, weight, bias, stride, padding, dilation, transposed, output_padding, groups
+        )
+        if out is not None:
+            return out
     if weight._data.ndim - 2 in ND_IMPLS and input._data.ndim == weight._data.ndim:
         return ND_IMPLS[weight._data.ndim - 2][0](input, weight, bias, stride, padding, dilation,
                                               transposed, output_padding, groups)  # fmt: skip
@@ -409,21 +424,9 @@ def _convolution_backward_cpu(grad_output, input, weight, bias_sizes, stride, pa
     if weight._data.ndim - 2 in ND_IMPLS:
         return ND_IMPLS[weight._data.ndim - 2][1](grad_output, input, weight, bias_sizes, stride, padding, dilation,
                                               transposed, output_padding, groups, output_mask)  # fmt: skip
-    stride, padding, dilation, output_padding = _norm_params(
-        weight, stride, padding, dilation, output_padding
-    )
     dt = compute_dtype(input, "slow_conv2d_cpu")
-    g = _Geom(
-        input._data.shape,
-        weight._data.shape,
-        stride,
-        padding,
-        dilation,
-        transposed,
-        output_padding,
-        groups,
-    )
-    go, x, w = (_as4(contig(t, dt)) for t in (grad_output, input, weight))
+    g = _backward_geom(input, weight, stride, padding, dilation, transposed, output_padding, groups)
+    go, x, w = _as4(contig(grad_output, dt)), _as4(contig(input, dt)), _as4(contig(weight, dt))
     w4 = (g.O, g.C // g.G, g.KH, g.KW) if not transposed else (g.C, g.O // g.G, g.KH, g.KW)
     empty = go.size == 0 or x.size == 0 or w.size == 0
     res = [None, None, None]
@@ -447,6 +450,36 @@ def _convolution_backward_cpu(grad_output, input, weight, bias_sizes, stride, pa
     return tuple(res)
 
 
+_BWD_GEOM: dict = {}  # (shapes, parameters) -> _Geom: Note [Convolution backward geometry]
+
+
+# Note [Convolution backward geometry]
+# A small convolution's backward worked out _norm_params' four expand_param calls and a _Geom
+# per call (~2 us of ~7). The geometry depends only on the shapes and the int parameters, which
+# the forward checked, so it is kept per (shapes, parameters); a call whose parameters are not
+# int sequences is worked out each time. A _Geom is never written after __init__.
+def _backward_geom(input, weight, stride, padding, dilation, transposed, output_padding, groups):
+    n = weight._data.ndim - 2
+    key = None
+    lists = (stride, padding, dilation, output_padding)
+    if all(v.__class__ is list and len(v) == n for v in lists):  # n each: the flat key is unambiguous
+        key = (input._data.shape, weight._data.shape, *stride, *padding, *dilation, *output_padding,
+               transposed, groups)  # fmt: skip
+        g = _BWD_GEOM.get(key)
+        if g is not None:
+            return g
+    stride, padding, dilation, output_padding = _norm_params(
+        weight, stride, padding, dilation, output_padding
+    )
+    xs, ws = input._data.shape, weight._data.shape
+    g = _Geom(xs, ws, stride, padding, dilation, transposed, output_padding, groups)
+    if key is not None and groups.__class__ is int and all(v.__class__ is int for v in key[2:-2]):
+        if len(_BWD_GEOM) >= 256:
+            _BWD_GEOM.clear()
+        _BWD_GEOM[key] = g
+    return g
+
+
 def _wrap(a: np.ndarray, like: Tensor) -> Tensor:
     a = np.ascontiguousarray(a.reshape(like._data.shape), dtype=like._dtype.np)
     return _make(a, like._dtype)
@@ -465,15 +498,17 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     )
 
 
-def _conv_grad(which):
-    mask = [which == 0, which == 1, which == 2]
-
-    def formula(grad, input, weight, stride, padding, dilation, transposed, output_padding, groups):
-        sizes = [grad.shape[1]] if which == 2 else None
-        return convolution_backward(grad, input, weight, sizes, stride, padding, dilation, transposed,
-                                    output_padding, groups, mask)[which]  # fmt: skip
-
-    return formula
+def _conv_grads(grad, input, weight, stride, padding, dilation, transposed, output_padding, groups,
+                grad_input_mask):  # fmt: skip
+    # derivatives.yaml's formula: one convolution_backward for the inputs that need a gradient
+    # (Note [Joint formulas' grad_input_mask]); under Note [Backward formulas in NumPy]'s gate
+    # its CPU body, called directly, is the op's arithmetic without dispatch (any size: the
+    # same kernels)
+    p = (stride, padding, dilation, transposed, output_padding, groups, grad_input_mask)
+    if _plain_formula(grad, input, weight, any_size=True):
+        return _convolution_backward_cpu(grad, input, weight, None, *p)
+    sizes = [grad.shape[1]] if grad_input_mask[2] else None
+    return convolution_backward(grad, input, weight, sizes, *p)
 
 
 def _conv_double_backward(grads, grad_output, input, weight, stride, padding, dilation, transposed,
@@ -506,7 +541,7 @@ _P = "SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, Sym
 _convolution = defop(
     f"convolution(Tensor input, Tensor weight, Tensor? bias, {_P}) -> Tensor",
     cpu=_convolution_cpu,
-    backward={"input": _conv_grad(0), "weight": _conv_grad(1), "bias": _conv_grad(2)},
+    backward={("input", "weight", "bias"): _conv_grads},
 )
 _convolution_backward = defop(
     f"convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, {_P}, "
