@@ -85,11 +85,8 @@ def _geometry(key, input, weight, bias):
     return g
 
 
-def _operands(input, weight, bias, groups) -> bool:
-    """Plain batched 1-d/2-d operands of a (transposed) convolution of one float dtype, the bias
-    of it or None, int groups. torch.convolution's route runs in its body, which any subclass
-    reaches (vmap's BatchedTensor): only what a binding's fast call takes (Note [Plain
-    subclasses])."""
+def _geometry_ok(input, weight, bias, groups) -> bool:
+    """Batched 1-d/2-d operands of one float dtype (the bias of it or None), int groups."""
     n = weight._data.ndim - 2
     dt = input._dtype
     return (
@@ -98,16 +95,22 @@ def _operands(input, weight, bias, groups) -> bool:
         and dt in _FLOATS
         and weight._dtype is dt
         and groups.__class__ is int
+        and (bias is None or bias._dtype is dt)
+    )
+
+
+def _operands(input, weight, bias, groups) -> bool:
+    """Plain batched 1-d/2-d operands of a (transposed) convolution of one float dtype, the bias
+    of it or None, int groups. torch.convolution's route runs in its body, which any subclass
+    reaches (vmap's BatchedTensor): only what a binding's fast call takes (Note [Plain
+    subclasses])."""
+    return (
+        _geometry_ok(input, weight, bias, groups)
         and (input.__class__ is _T or input.__class__ in _NOTF)
         and (weight.__class__ is _T or weight.__class__ in _NOTF)
         and _plain_any(input)
         and _plain_any(weight)
-        and (
-            bias is None
-            or bias._dtype is dt
-            and (bias.__class__ is _T or bias.__class__ in _NOTF)
-            and _plain_any(bias)
-        )
+        and (bias is None or (bias.__class__ is _T or bias.__class__ in _NOTF) and _plain_any(bias))
     )
 
 
@@ -222,17 +225,10 @@ def _convolution(
 def _convolution_below(
     input, weight, bias, stride, padding, dilation, transposed, output_padding, groups
 ):
-    n = weight._data.ndim - 2
-    dt = input._dtype
     if (
-        (n == 1 or n == 2)
-        and input._data.ndim == n + 2
-        and dt in _FLOATS
-        and weight._dtype is dt
-        and groups.__class__ is int
-        and (bias is None or bias._dtype is dt)
+        _geometry_ok(input, weight, bias, groups)
         and output_padding.__class__ in (list, tuple)
-        and len(output_padding) == n
+        and len(output_padding) == weight._data.ndim - 2
     ):
         if transposed is True:  # Note [Transposed convolution fast calls]' plan and steps
             p = (stride, padding, output_padding, groups, dilation)
