@@ -84,8 +84,14 @@ def basic_view(a, key: tuple):
 # views, and keys with an int or a slice after a None, take the body.
 def newaxis_view(a, key: tuple):
     """``a[key]`` as an array view with PyTorch's strides for a key holding None (Note [New axes
-    in a basic index]), else None."""
-    first = key.index(None)
+    in a basic index]), else None (a key without None too)."""
+    first = 0  # by identity: ``None in key`` would call a tensor item's __eq__
+    for k in key:
+        if k is None:
+            break
+        first += 1
+    else:
+        return None
     rest = list(key[:first])
     for k in key[first + 1 :]:
         if k is None:

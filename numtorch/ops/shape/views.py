@@ -702,7 +702,7 @@ def _make_getitem_fast(body):
                 if r is not None:
                     t = _view(self, r)
                     return record(t, self, *one) if grad else t
-                if not grad and None in key:  # Note [New axes in a basic index]
+                if not grad:  # Note [New axes in a basic index]
                     r = newaxis_view(a, key)
                     if r is not None:
                         return _view(self, r)
