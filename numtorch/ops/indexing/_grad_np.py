@@ -108,14 +108,22 @@ def gather_self(
     return _make(out, grad._dtype)
 
 
-def scatter_zero(grad: Tensor, dim, index: Tensor) -> Tensor | None:
-    """scatter's self: scatter(grad, dim, index, 0)."""
+def _grad_offsets(grad: Tensor, dim, index: Tensor):
+    """(index array, flat offsets into grad) under the gate, or None: scatter's and gather's
+    formulas on grad's own shape."""
     i = _index(index)
     if i is None or not plain(grad, any_size=True):
         return None
     offs = _offsets(grad._data.shape, dim, i)
-    if offs is None:
+    return None if offs is None else (i, offs)
+
+
+def scatter_zero(grad: Tensor, dim, index: Tensor) -> Tensor | None:
+    """scatter's self: scatter(grad, dim, index, 0)."""
+    io = _grad_offsets(grad, dim, index)
+    if io is None:
         return None
+    offs = io[1]
     out = np.array(grad._data, order="C", copy=True)
     out.reshape(-1)[offs] = 0
     return _make(out, grad._dtype)
@@ -123,12 +131,10 @@ def scatter_zero(grad: Tensor, dim, index: Tensor) -> Tensor | None:
 
 def gather_grad(grad: Tensor, dim, index: Tensor) -> Tensor | None:
     """scatter's and scatter_add's src: gather(grad, dim, index)."""
-    i = _index(index)
-    if i is None or not plain(grad, any_size=True):
+    io = _grad_offsets(grad, dim, index)
+    if io is None:
         return None
-    offs = _offsets(grad._data.shape, dim, i)
-    if offs is None:
-        return None
+    i, offs = io
     return _make(np.ascontiguousarray(grad._data).reshape(-1)[offs].reshape(i.shape), grad._dtype)
 
 
