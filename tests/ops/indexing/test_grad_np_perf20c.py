@@ -15,7 +15,7 @@ import pytest
 import numtorch as torch
 from numtorch.ops.indexing import _grad_np
 from numtorch.ops.pointwise import _select_grad
-from numtorch.utils._python_dispatch import TorchDispatchMode
+from tests.autograd._spy import OpLog
 
 
 @pytest.fixture
@@ -235,21 +235,15 @@ def test_large_masked_gradients_run_the_ops_and_large_gathers_take_the_route(cou
 
 
 def test_a_mode_sees_the_ops():
-    seen = []
-
-    class Log(TorchDispatchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            seen.append(str(func))
-            return func(*args, **(kwargs or {}))
-
+    log = OpLog()
     x = torch.randn(3, 4, requires_grad=True)
     y = torch.randn(3, 4, requires_grad=True)
     outs = [torch.gather(x, 1, _IDX2), torch.where(_MASK, x, y), torch.scatter(x, 1, _IDX2, 1.0)]
-    with Log():
+    with log:
         for o in outs:
             torch.autograd.grad(o.sum(), [x], allow_unused=True)
     for op in ("aten.scatter_add.default", "aten.where.ScalarOther", "aten.scatter.value"):
-        assert op in seen, (op, seen)
+        assert op in log.calls, (op, log.calls)
 
 
 def test_a_kernel_registered_over_the_op_is_called():

@@ -10,7 +10,7 @@ import pytest
 
 import numtorch as torch
 from numtorch.ops.indexing import core, fast_fill, fast_index, kernel_first, masked, scatter
-from numtorch.utils._python_dispatch import TorchDispatchMode
+from tests.autograd._spy import OpLog
 
 
 def _i(*v):
@@ -171,19 +171,13 @@ def test_recorded_gradients_unchanged():
 
 
 def test_a_mode_sees_the_aten_ops():
-    seen = []
-
-    class Log(TorchDispatchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            seen.append(str(func))
-            return func(*args, **(kwargs or {}))
-
+    log = OpLog()
     x = torch.randn(3, 4, requires_grad=True)
     i, j, v = _i(0), _i(1), torch.ones(1)
-    with Log():
+    with log:
         torch.gather(x, 1, _IDX)
         x.index_put((i, j), v, True)
-    assert seen == ["aten.gather.default", "aten.index_put.default"]
+    assert log.calls == ["aten.gather.default", "aten.index_put.default"]
 
 
 def test_a_kernel_registered_over_the_op_is_called_when_recording():
